@@ -1,0 +1,125 @@
+"""Run the rules over one file: parse once, build the module's facts once, ask every enabled rule.
+
+Both front ends call this: the flake8 plugin (with flake8's tree and lines) and ``ms-lint check``.
+Nothing here raises on bad input: an internal error becomes an MS900 finding.
+"""
+from __future__ import annotations
+
+import ast
+import tokenize
+from typing import Iterable, Sequence
+
+from ms_lint.findings import Finding
+from ms_lint.settings import Settings
+
+INTERNAL_ERROR = "MS900"
+
+# A file that names none of these cannot hold a hazard, so it is skipped before any analysis.
+_RELEVANT_WORDS = ("mindspore", "construct", "jit", "bprop")
+
+
+def may_hold_hazards(source: str) -> bool:
+    return any(word in source for word in _RELEVANT_WORDS)
+
+
+def internal_error(path: str, exc: BaseException) -> Finding:
+    summary = f"{type(exc).__name__}: {exc}".replace("\n", " ")
+    if len(summary) > 200:
+        summary = summary[:197] + "..."
+    return Finding(
+        path=path,
+        line=1,
+        col=0,
+        code=INTERNAL_ERROR,
+        message=f"ms-lint could not check this file ({summary}); please report it with the file",
+    )
+
+
+def check_tree(
+    tree: ast.Module,
+    source: str,
+    path: str,
+    settings: Settings,
+    codes: Iterable[str] | None = None,
+) -> list[Finding]:
+    """All findings of the enabled rules (``codes``: the codes to run; default: the rules on by default)."""
+    from ms_lint.facts import ModuleFacts
+    from ms_lint.rules import rules_for
+
+    try:
+        if not may_hold_hazards(source):
+            return []
+        module = ModuleFacts(tree, path, settings, source=source)
+        findings: list[Finding] = []
+        for rule in rules_for(codes):
+            findings.extend(rule.check(module))
+        return _one_finding_per_cause(findings)
+    except RecursionError as exc:
+        return [internal_error(path, RecursionError(f"code nested too deeply to analyse ({exc})"))]
+    except Exception as exc:  # noqa: BLE001 -- a checker exception must never abort the user's run
+        return [internal_error(path, exc)]
+
+
+def check_source(source: str, path: str, settings: Settings, codes: Iterable[str] | None = None) -> list[Finding]:
+    """Parse ``source`` and check it. A file that does not parse gives no MS finding (flake8 reports E999)."""
+    if not may_hold_hazards(source):
+        return []
+    try:
+        tree = ast.parse(source, filename=path)
+    except (SyntaxError, ValueError):
+        return []
+    except RecursionError as exc:
+        return [internal_error(path, RecursionError(f"code nested too deeply to parse ({exc})"))]
+    except MemoryError as exc:
+        return [internal_error(path, exc)]
+    return check_tree(tree, source, path, settings, codes)
+
+
+def read_source(path: str) -> str:
+    """Read a Python file as Python does: honour its coding cookie and BOM; undecodable bytes are replaced."""
+    with open(path, "rb") as handle:
+        data = handle.read()
+    try:
+        encoding, _ = tokenize.detect_encoding(iter(data.splitlines(keepends=True)).__next__)
+    except SyntaxError:
+        encoding = "utf-8"
+    try:
+        text = data.decode(encoding)
+    except (UnicodeDecodeError, LookupError):
+        text = data.decode("utf-8", errors="replace")
+    return text.lstrip("\ufeff")
+
+
+def check_file(path: str, settings: Settings, codes: Iterable[str] | None = None) -> list[Finding]:
+    try:
+        source = read_source(path)
+    except OSError as exc:
+        return [internal_error(path, exc)]
+    return check_source(source, path, settings, codes)
+
+
+def _one_finding_per_cause(findings: Sequence[Finding]) -> list[Finding]:
+    """Drop a finding when a rule that replaces its code reported the same node."""
+    from ms_lint.rules import RULES_BY_CODE
+
+    replaced: set[tuple[int, str]] = set()
+    for finding in findings:
+        rule = RULES_BY_CODE.get(finding.code)
+        if rule is not None and finding.node is not None:
+            for code in rule.replaces:
+                replaced.add((id(finding.node), code))
+    kept = [f for f in findings if f.node is None or (id(f.node), f.code) not in replaced]
+    kept.sort(key=lambda f: (f.line, f.col, f.code))
+    return _unique(kept)
+
+
+def _unique(findings: list[Finding]) -> list[Finding]:
+    seen = set()
+    result = []
+    for finding in findings:
+        key = (finding.line, finding.col, finding.code)
+        if key not in seen:
+            seen.add(key)
+            result.append(finding)
+    return result
+

@@ -1,0 +1,37 @@
+"""What a rule reports."""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One hazard at one place in one file.
+
+    ``scope`` names the graph unit the finding sits in (``"Decoder"`` for a Cell class, ``"train_step"`` for a
+    jit function, ``""`` at module level); the validator groups findings by it.
+    """
+
+    path: str
+    line: int
+    col: int
+    code: str
+    message: str
+    scope: str = ""
+    node: ast.AST | None = field(default=None, compare=False, repr=False, hash=False)
+
+    @property
+    def text(self) -> str:
+        """The finding as flake8 prints its message: code first."""
+        return f"{self.code} {self.message}"
+
+    def to_dict(self) -> dict:
+        return {
+            "path": self.path,
+            "line": self.line,
+            "col": self.col,
+            "code": self.code,
+            "message": self.message,
+            "scope": self.scope,
+        }

@@ -1,0 +1,103 @@
+"""What ms-lint knows about MindSpore's and other libraries' names.
+
+Generated facts (which ``mindspore.nn`` classes are Cells and own parameters, which APIs MindSpore refuses in graph
+code) come from ``data/mindspore_api.json``, written by ``python -m ms_lint.tools.generate_tables`` from the
+installed MindSpore. Hand-kept facts (host libraries, random functions) are below, each with its reason.
+"""
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from importlib import resources
+
+MINDSPORE = "mindspore"
+
+# Libraries whose calls run on the host, in Python: on tensor values they fail to compile under STRICT, and their
+# arrays are not tensors. MindSpore's own modules (mindspore.numpy, mindspore.scipy) are graph-capable and excluded.
+HOST_LIBRARIES = frozenset({
+    "numpy", "scipy", "math", "cmath", "torch", "pandas", "cv2", "PIL", "sklearn", "skimage", "tensorflow",
+    "jax", "statistics", "numba", "cupy", "paddle", "imageio",
+})
+
+# numpy/scipy calls that build an array from nothing: their result is a host array even from constant arguments.
+ARRAY_CONSTRUCTORS = frozenset({
+    "array", "asarray", "ascontiguousarray", "ones", "zeros", "full", "empty", "arange", "linspace", "logspace",
+    "eye", "identity", "ones_like", "zeros_like", "full_like", "empty_like", "tile", "repeat", "stack",
+    "concatenate", "meshgrid", "tril", "triu", "diag", "frombuffer", "fromfunction", "load", "loadtxt",
+    "tensor", "from_numpy", "randn", "rand", "randint", "normal", "uniform",
+})
+
+# Host random sources: in graph code they run once at compile time, so every step sees the same draw (MS104).
+HOST_RANDOM_MODULES = frozenset({"numpy.random", "random", "torch.random", "secrets"})
+HOST_RANDOM_FUNCTIONS = frozenset({
+    "torch.rand", "torch.randn", "torch.randint", "torch.randperm", "torch.rand_like", "torch.randn_like",
+    "torch.randint_like", "torch.normal", "torch.bernoulli", "torch.multinomial", "torch.poisson",
+    "os.urandom", "uuid.uuid4", "time.time", "time.perf_counter",
+})
+
+# Tensor attributes and methods whose value is known at compile time (shapes and types, not data).
+STATIC_TENSOR_ATTRIBUTES = frozenset({"shape", "ndim", "dtype", "size", "itemsize", "nbytes", "strides"})
+STATIC_TENSOR_METHODS = frozenset({"dim", "ndimension", "numel", "nelement", "dtype", "is_contiguous"})
+# Tensor methods that copy the data to the host.
+HOST_CONVERSION_METHODS = frozenset({"asnumpy", "tolist", "numpy"})
+# MindSpore functions whose result is static (a shape, a rank, a dtype), not a tensor.
+STATIC_MINDSPORE_FUNCTIONS = frozenset({
+    "mindspore.ops.shape", "mindspore.ops.rank", "mindspore.ops.dtype", "mindspore.ops.functional.shape",
+    "mindspore.ops.functional.rank", "mindspore.ops.functional.dtype", "mindspore.ops.function.shape",
+    "mindspore.ops.operations.Shape", "mindspore.ops.size",
+})
+# Common names of the parameters a MindSpore layer owns, read through ``self.layer.<name>`` in graph code.
+LAYER_PARAMETER_NAMES = frozenset({
+    "weight", "bias", "gamma", "beta", "moving_mean", "moving_variance", "embedding_table", "alpha",
+})
+CELL_CONTAINERS = frozenset({"CellList", "SequentialCell", "CellDict"})
+PARAMETER_CONTAINERS = frozenset({"ParameterTuple"})
+
+
+def top_package(qualname: str) -> str:
+    return qualname.split(".", 1)[0]
+
+
+def is_mindspore(qualname: str | None) -> bool:
+    return bool(qualname) and (qualname == MINDSPORE or qualname.startswith(MINDSPORE + "."))
+
+
+def is_host_library(qualname: str | None) -> bool:
+    return bool(qualname) and top_package(qualname) in HOST_LIBRARIES
+
+
+def last_name(qualname: str) -> str:
+    return qualname.rsplit(".", 1)[-1]
+
+
+def is_mindspore_name(qualname: str | None, *names: str) -> bool:
+    """``qualname`` is a MindSpore object whose own name is one of ``names``, through any public or private path.
+
+    MindSpore re-exports most objects from several modules (``mindspore.Parameter``,
+    ``mindspore.common.parameter.Parameter``), so the last component decides, inside the ``mindspore`` package.
+    """
+    return is_mindspore(qualname) and last_name(qualname) in names
+
+
+def is_nn_name(qualname: str | None) -> bool:
+    return bool(qualname) and qualname.startswith("mindspore.nn.")
+
+
+@lru_cache(maxsize=1)
+def tables() -> dict:
+    with resources.files("ms_lint").joinpath("data/mindspore_api.json").open("r", encoding="utf-8") as handle:
+        return json.load(handle)
+
+
+def nn_cell_entry(qualname: str | None) -> dict | None:
+    """The generated entry for a ``mindspore.nn`` Cell class, or None when ``qualname`` is not one."""
+    if not is_nn_name(qualname):
+        return None
+    name = last_name(qualname)
+    if name == "Cell":
+        return {"parameters": False, "optimizer": False}
+    return tables()["nn_cells"].get(name)
+
+
+def is_mindspore_cell_class(qualname: str | None) -> bool:
+    return nn_cell_entry(qualname) is not None

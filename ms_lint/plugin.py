@@ -1,0 +1,61 @@
+"""The flake8 plugin: flake8 hands over its tree and lines; findings go back as ``MSxxx message``."""
+from __future__ import annotations
+
+import ast
+from typing import Iterator
+
+from ms_lint import __version__
+from ms_lint.settings import Settings, SettingsError
+
+
+class MsLintChecker:
+    name = "ms-lint"
+    version = __version__
+
+    settings = Settings()
+
+    def __init__(self, tree: ast.Module, filename: str, lines: list[str]):
+        self.tree = tree
+        self.filename = filename
+        self.lines = lines
+
+    @classmethod
+    def add_options(cls, option_manager) -> None:
+        from ms_lint.rules import ALL_RULES
+
+        option_manager.add_option(
+            "--ms-mode",
+            default="graph",
+            parse_from_config=True,
+            help="How Cells run where a module does not call set_context(mode=...): graph (GRAPH_MODE, "
+            "default) or pynative (only @jit code is compiled).",
+        )
+        option_manager.add_option(
+            "--ms-syntax-level",
+            default="strict",
+            parse_from_config=True,
+            help="MindSpore jit_syntax_level to check against: strict (default; what compiles also exports "
+            "MindIR) or lax (report only what fails or misbehaves under LAX too).",
+        )
+        off_by_default = [rule.code for rule in ALL_RULES if not rule.enabled_by_default]
+        if off_by_default:
+            option_manager.extend_default_ignore(off_by_default)
+
+    @classmethod
+    def parse_options(cls, options) -> None:
+        try:
+            cls.settings = Settings.from_values(
+                getattr(options, "ms_mode", None), getattr(options, "ms_syntax_level", None)
+            )
+        except SettingsError as exc:
+            # flake8 turns a SystemExit message into one error line, which is what an unknown value deserves.
+            raise SystemExit(f"flake8: error: {exc}") from None
+
+    def run(self) -> Iterator[tuple[int, int, str, type]]:
+        from ms_lint.engine import check_tree
+        from ms_lint.rules import RULES_BY_CODE
+
+        source = "".join(self.lines)
+        # flake8 filters by --select/--ignore/noqa itself, so every rule runs here.
+        for finding in check_tree(self.tree, source, self.filename, self.settings, RULES_BY_CODE):
+            yield finding.line, finding.col, finding.text, type(self)

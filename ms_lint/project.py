@@ -1,0 +1,94 @@
+"""Classes defined in the user's other modules: found on demand, when a base class is not resolved locally.
+
+Only the user's own project is searched (the source root above the file's top package, and the file's own
+directory), never site-packages: a Cell base from another module of the project is common, and following
+third-party code would make every editor keystroke pay for parsing libraries.
+"""
+from __future__ import annotations
+
+import ast
+import os
+from typing import TYPE_CHECKING
+
+from ms_lint.settings import Settings
+
+if TYPE_CHECKING:
+    from ms_lint.facts import ModuleFacts
+
+_MAX_REEXPORT_HOPS = 8
+_module_cache: dict[tuple[str, float, Settings], "ModuleFacts | None"] = {}
+_in_progress: set[str] = set()
+
+
+def source_roots(path: str) -> list[str]:
+    """Directories a module of this project is imported from: above the top package, and the file's own."""
+    directory = os.path.dirname(os.path.abspath(path))
+    own = directory
+    while os.path.isfile(os.path.join(directory, "__init__.py")):
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            break
+        directory = parent
+    return [directory] if directory == own else [directory, own]
+
+
+def find_module_file(module: str, roots: list[str]) -> str | None:
+    """The file of ``module`` under ``roots`` (astroid's finder, limited to the project), or None."""
+    from astroid import modutils
+
+    try:
+        found = modutils.file_from_modpath(module.split("."), path=roots)
+    except (ImportError, SyntaxError, ValueError, AttributeError):
+        return None
+    if not found or not found.endswith(".py"):
+        return None
+    found = os.path.abspath(found)
+    return found if any(found.startswith(os.path.abspath(root) + os.sep) for root in roots) else None
+
+
+def project_class_facts(path: str, qualname: str, settings: Settings) -> tuple["ModuleFacts", str] | None:
+    """(facts of the defining module, class name) for the project class ``qualname`` seen from file ``path``."""
+    if not path or qualname.startswith("."):
+        return None
+    roots = source_roots(path)
+    for _ in range(_MAX_REEXPORT_HOPS):
+        if "." not in qualname:
+            return None
+        module_name, class_name = qualname.rsplit(".", 1)
+        module_file = find_module_file(module_name, roots)
+        if module_file is None:
+            return None
+        facts = _module_facts(module_file, settings)
+        if facts is None:
+            return None
+        if class_name in facts.classes:
+            return facts, class_name
+        reexported = facts.names.get(class_name)
+        if reexported is None or reexported == qualname:
+            return None
+        qualname = reexported
+    return None
+
+
+def _module_facts(module_file: str, settings: Settings) -> "ModuleFacts | None":
+    from ms_lint.engine import read_source
+    from ms_lint.facts import ModuleFacts
+
+    try:
+        key = (module_file, os.path.getmtime(module_file), settings)
+    except OSError:
+        return None
+    if key in _module_cache:
+        return _module_cache[key]
+    if module_file in _in_progress:  # classes that inherit from each other across modules
+        return None
+    _in_progress.add(module_file)
+    try:
+        source = read_source(module_file)
+        facts = ModuleFacts(ast.parse(source, filename=module_file), module_file, settings, source, graph_code=False)
+    except (OSError, SyntaxError, ValueError, RecursionError):
+        facts = None
+    finally:
+        _in_progress.discard(module_file)
+    _module_cache[key] = facts
+    return facts

@@ -1,0 +1,43 @@
+"""The registry: every rule, by code. The README table, ``ms-lint rules``, SARIF metadata and the checks run
+all come from ``ALL_RULES``."""
+from __future__ import annotations
+
+from typing import Iterable
+
+from ms_lint.rules.base import Rule
+from ms_lint.rules.ms101_host_library_call import HostLibraryCall
+from ms_lint.rules.ms102_tensor_to_host import TensorToHost
+from ms_lint.rules.ms103_user_type_in_graph import UserTypeInGraph
+from ms_lint.rules.ms201_plain_container_of_cells import PlainContainerOfCells
+from ms_lint.rules.ms202_plain_container_of_parameters import PlainContainerOfParameters
+from ms_lint.rules.ms301_to_float_with_amp_level import ToFloatWithAmpLevel
+from ms_lint.rules.ms401_distributed_without_seed import DistributedWithoutSeed
+from ms_lint.rules.ms900_internal_error import InternalError
+
+ALL_RULES: tuple[type[Rule], ...] = (
+    HostLibraryCall,
+    TensorToHost,
+    UserTypeInGraph,
+    PlainContainerOfCells,
+    PlainContainerOfParameters,
+    ToFloatWithAmpLevel,
+    DistributedWithoutSeed,
+    InternalError,
+)
+
+RULES_BY_CODE: dict[str, type[Rule]] = {rule.code: rule for rule in ALL_RULES}
+DEFAULT_CODES: frozenset[str] = frozenset(rule.code for rule in ALL_RULES if rule.enabled_by_default)
+
+_instances: dict[str, Rule] = {}
+
+
+def rules_for(codes: Iterable[str] | None = None) -> list[Rule]:
+    """Rule instances for ``codes`` (exact codes), in registry order; ``None`` means the default set."""
+    wanted = DEFAULT_CODES if codes is None else frozenset(codes)
+    result = []
+    for rule_class in ALL_RULES:
+        if rule_class.code in wanted:
+            if rule_class.code not in _instances:
+                _instances[rule_class.code] = rule_class()
+            result.append(_instances[rule_class.code])
+    return result

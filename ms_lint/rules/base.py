@@ -1,0 +1,85 @@
+"""What every rule is: a code, its documentation, and a check that reads the module's facts."""
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING, ClassVar, Iterator
+
+from ms_lint.findings import Finding
+
+if TYPE_CHECKING:
+    from ms_lint.facts import ModuleFacts
+
+
+class Rule:
+    """One hazard. Subclasses fill in the class attributes and ``check``.
+
+    The documentation attributes are the single source of ``ms-lint rules``, the README table, SARIF rule
+    metadata and flake8's code list: ``summary`` (one line, what is reported), ``what`` (what the rule does),
+    ``why`` (what MindSpore does, per syntax level), ``example`` (code that is reported), ``use_instead``
+    (the fixed code) and ``autofix`` (what ``ms-lint check --fix`` does, or ``""`` when there is no fix).
+    """
+
+    code: ClassVar[str]
+    name: ClassVar[str]
+    summary: ClassVar[str]
+    fix_summary: ClassVar[str]
+    what: ClassVar[str]
+    why: ClassVar[str]
+    example: ClassVar[str]
+    use_instead: ClassVar[str]
+    autofix: ClassVar[str] = ""
+    enabled_by_default: ClassVar[bool] = True
+    # Codes whose finding on the same node this rule replaces: one root cause gives one finding.
+    replaces: ClassVar[tuple[str, ...]] = ()
+
+    def check(self, module: "ModuleFacts") -> Iterator[Finding]:
+        raise NotImplementedError
+
+    def finding(self, module: "ModuleFacts", node: ast.AST, message: str, scope: str | None = None) -> Finding:
+        return Finding(
+            path=module.path,
+            line=getattr(node, "lineno", 1),
+            col=getattr(node, "col_offset", 0),
+            code=self.code,
+            message=message,
+            scope=module.scope_name(node) if scope is None else scope,
+            node=node,
+        )
+
+    @classmethod
+    def documentation(cls) -> str:
+        """The rule's whole documentation as Markdown, with fixed headings."""
+        parts = [
+            f"# {cls.code} {cls.name}",
+            "",
+            cls.summary,
+            "",
+            "## What it does",
+            _dedent(cls.what),
+            "",
+            "## Why is this bad?",
+            _dedent(cls.why),
+            "",
+            "## Example",
+            "```python",
+            _dedent(cls.example),
+            "```",
+            "",
+            "## Use instead",
+            "```python",
+            _dedent(cls.use_instead),
+            "```",
+            "",
+            "## Autofix",
+            _dedent(cls.autofix) if cls.autofix else "None: the fix needs a decision only the author can make.",
+        ]
+        if not cls.enabled_by_default:
+            parts += ["", "## Enabling", f"Off by default; enable it with `--extend-select={cls.code}` (flake8) or "
+                      f"`--select={cls.code}` / `extend-select = [\"{cls.code}\"]` (ms-lint)."]
+        return "\n".join(parts).rstrip() + "\n"
+
+
+def _dedent(text: str) -> str:
+    import textwrap
+
+    return textwrap.dedent(text).strip("\n")

@@ -1,0 +1,132 @@
+"""MS101: a host library (numpy, scipy, math, torch, ...) computing on tensor data in graph code."""
+from __future__ import annotations
+
+import ast
+from typing import Iterator
+
+from ms_lint import mindspore_api as api
+from ms_lint.facts import HOST, TENSOR, GraphFunction, ModuleFacts
+from ms_lint.findings import Finding
+from ms_lint.rules.base import Rule
+
+
+class HostLibraryCall(Rule):
+    code = "MS101"
+    name = "host-library-call"
+    summary = "numpy/scipy/math/torch call on tensor data, or a numpy array used as a tensor operand, in graph code"
+    fix_summary = "use `mindspore.ops`/`mindspore.numpy`; build constant arrays once in `__init__` as Tensors"
+    what = """
+        Reports a call into a host library (numpy, scipy, math, torch, pandas, cv2, PIL, ...) inside graph code
+        (`construct`, `bprop`, `@jit` functions and what they call) when an argument is tensor data, and a host
+        array used directly as an operand of a tensor operation (`x + np.ones((2, 3))`). Calls on compile-time
+        constants (`np.sqrt(self.dim)`, `np.prod(x.shape)`, `Tensor(np.ones((2, 2)))`) are not reported.
+    """
+    why = """
+        The graph compiler can only evaluate host-library calls on constants. On tensor data:
+        - STRICT (and COMPATIBLE): the compile fails, `ValueError: ... inputs should be constant`.
+        - LAX: numpy/scipy/math calls run in the Python interpreter (slow, float64); torch calls raise TypeError
+          when the graph runs. With `--ms-syntax-level=lax` only torch calls are reported.
+        A raw numpy array as a tensor operand fails at every level (STRICT: ValueError at compile; LAX: TypeError
+        when it runs), also when it happens in a helper called from `construct`.
+    """
+    example = """
+        import numpy as np
+        from mindspore import nn
+
+        class Net(nn.Cell):
+            def construct(self, x):
+                return np.sin(x) + np.ones((2, 3))
+    """
+    use_instead = """
+        import mindspore
+        import numpy as np
+        from mindspore import Tensor, nn, ops
+
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.offset = Tensor(np.ones((2, 3)), mindspore.float32)
+
+            def construct(self, x):
+                return ops.sin(x) + self.offset
+    """
+
+    def check(self, module: ModuleFacts) -> Iterator[Finding]:
+        for function in module.graph_functions:
+            host_arrays = _names_bound_to_host_arrays(module, function)
+            for node in function.nodes:
+                if isinstance(node, ast.Call):
+                    yield from self._host_call(module, function, node)
+                    yield from self._host_operands_of_op(module, function, node, host_arrays)
+                elif isinstance(node, ast.BinOp):
+                    yield from self._host_operands(module, function, (node.left, node.right), host_arrays)
+
+    def _host_call(self, module: ModuleFacts, function: GraphFunction, call: ast.Call) -> Iterator[Finding]:
+        qualname = module.qualname(call.func)
+        if not api.is_host_library(qualname):
+            return
+        arguments = [*call.args, *(k.value for k in call.keywords)]
+        if not any(function.kind(a) == TENSOR for a in arguments):
+            return
+        is_torch = api.top_package(qualname) == "torch"
+        if not function.strict and not is_torch:
+            return
+        if is_torch:
+            when = "fails at every syntax level (STRICT: compile error; LAX: TypeError when the graph runs)"
+        else:
+            when = ('fails to compile under STRICT ("inputs should be constant"); LAX runs it in the Python '
+                    "interpreter, slowly and in float64")
+        yield self.finding(
+            module, call,
+            f"{qualname}() on tensor data in graph code ({function.label}) {when}; use {_alternative(qualname)}",
+        )
+
+    def _host_operands(self, module, function, operands, host_arrays) -> Iterator[Finding]:
+        if not any(function.kind(o) == TENSOR for o in operands):
+            return
+        for operand in operands:
+            source = _host_array_source(module, operand, host_arrays)
+            if source is not None:
+                yield self.finding(
+                    module, source,
+                    f"a {api.top_package(module.qualname(source.func) or 'numpy')} array used as an operand of a "
+                    f"tensor operation in graph code ({function.label}) fails at every syntax level (STRICT: "
+                    "ValueError at compile; LAX: TypeError when it runs); create it once in __init__ as a Tensor, "
+                    "or build it with mindspore.ops",
+                )
+
+    def _host_operands_of_op(self, module, function, call, host_arrays) -> Iterator[Finding]:
+        qualname = module.qualname(call.func)
+        if not (qualname and api.is_mindspore(qualname)) or api.is_mindspore_name(
+                qualname, "Tensor", "Parameter", "tensor", "from_numpy"):
+            return
+        yield from self._host_operands(module, function, [*call.args, *(k.value for k in call.keywords)],
+                                       host_arrays)
+
+
+def _names_bound_to_host_arrays(module: ModuleFacts, function: GraphFunction) -> dict[str, ast.Call]:
+    names = {}
+    for node in function.nodes:
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and function.kind(node.value) == HOST:
+            if api.is_host_library(module.qualname(node.value.func)):
+                for target in node.targets:
+                    if isinstance(target, ast.Name):
+                        names[target.id] = node.value
+    return names
+
+
+def _host_array_source(module: ModuleFacts, operand: ast.AST, host_arrays: dict[str, ast.Call]) -> ast.Call | None:
+    if isinstance(operand, ast.Name):
+        return host_arrays.get(operand.id)
+    if isinstance(operand, ast.Call) and api.is_host_library(module.qualname(operand.func)):
+        if api.last_name(module.qualname(operand.func)) in api.ARRAY_CONSTRUCTORS or any(
+                isinstance(a, (ast.List, ast.Tuple)) for a in operand.args):
+            return operand
+    return None
+
+
+def _alternative(qualname: str) -> str:
+    name = api.last_name(qualname)
+    if name in api.tables().get("ops_functions", ()):
+        return f"mindspore.ops.{name}"
+    return "the mindspore.ops or mindspore.numpy equivalent"

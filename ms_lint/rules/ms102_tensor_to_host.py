@@ -1,0 +1,57 @@
+"""MS102: ``Tensor.asnumpy()``/``.tolist()``/``.numpy()`` on tensor data in graph code."""
+from __future__ import annotations
+
+import ast
+from typing import Iterator
+
+from ms_lint import mindspore_api as api
+from ms_lint.facts import TENSOR, ModuleFacts
+from ms_lint.findings import Finding
+from ms_lint.rules.base import Rule
+
+
+class TensorToHost(Rule):
+    code = "MS102"
+    name = "tensor-to-host"
+    summary = "`Tensor.asnumpy()`, `.tolist()` or `.numpy()` in graph code"
+    fix_summary = "stay on tensors with `mindspore.ops`; `.item()` and `float(t)` are supported"
+    what = """
+        Reports `asnumpy()`, `tolist()` and `numpy()` called on tensor data in graph code. `x.item()` and
+        `float(x.sum())` are supported by the compiler and not reported.
+    """
+    why = """
+        A graph has no host copy of its tensors. Under STRICT the compile fails (AttributeError: the method is not
+        supported in graph mode); under LAX the call runs in the Python interpreter, which breaks MindIR export and
+        takes the data off the device on every step. With `--ms-syntax-level=lax` it is not reported.
+        In PyNative mode the same conversion cuts the gradient (see MS112).
+    """
+    example = """
+        class Net(nn.Cell):
+            def construct(self, x):
+                scale = x.max().asnumpy()
+                return x / scale
+    """
+    use_instead = """
+        class Net(nn.Cell):
+            def construct(self, x):
+                scale = x.max()
+                return x / scale
+    """
+
+    def check(self, module: ModuleFacts) -> Iterator[Finding]:
+        for function in module.graph_functions:
+            if not function.strict:
+                continue
+            for node in function.nodes:
+                if (
+                    isinstance(node, ast.Call)
+                    and isinstance(node.func, ast.Attribute)
+                    and node.func.attr in api.HOST_CONVERSION_METHODS
+                    and function.kind(node.func.value) == TENSOR
+                ):
+                    yield self.finding(
+                        module, node,
+                        f".{node.func.attr}() on a tensor in graph code ({function.label}) fails to compile under "
+                        "STRICT (AttributeError); keep the computation on tensors with mindspore.ops (.item() and "
+                        "float() are supported)",
+                    )

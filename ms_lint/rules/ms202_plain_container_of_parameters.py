@@ -1,0 +1,53 @@
+"""MS202: Parameters kept in a plain Python list or tuple on a Cell."""
+from __future__ import annotations
+
+from typing import Iterator
+
+from ms_lint.facts import ModuleFacts
+from ms_lint.findings import Finding
+from ms_lint.rules.base import Rule
+
+
+class PlainContainerOfParameters(Rule):
+    code = "MS202"
+    name = "plain-container-of-parameters"
+    summary = "Parameters stored on a Cell in a plain list or tuple"
+    fix_summary = "`ParameterTuple`"
+    autofix = """
+        `ms-lint check --fix` wraps the list or tuple in `ParameterTuple(...)` and adds the import. Safe: the
+        Parameters become visible to `trainable_params()`, optimizers and checkpoints.
+    """
+    what = """
+        Reports the statement that puts a `Parameter` into a Python list, tuple or dict that a Cell keeps as an
+        attribute (`self.scales = [Parameter(...), Parameter(...)]`). Not reported when the container is wrapped
+        in `ParameterTuple` or its Parameters are registered one by one.
+    """
+    why = """
+        Only Parameters assigned to an attribute directly, or held in a `ParameterTuple`, are registered. Parameters
+        in a plain list are invisible to `trainable_params()`: the optimizer never updates them and checkpoints do
+        not save them, in every mode.
+    """
+    example = """
+        class Scale(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.scales = [Parameter(Tensor(1.0), name=f"s{i}") for i in range(3)]
+    """
+    use_instead = """
+        class Scale(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.scales = ParameterTuple([Parameter(Tensor(1.0), name=f"s{i}") for i in range(3)])
+    """
+
+    def check(self, module: ModuleFacts) -> Iterator[Finding]:
+        for container in module.plain_containers():
+            for statement, kind in container.element_sites:
+                if kind != "parameter":
+                    continue
+                yield self.finding(
+                    module, statement,
+                    f"Parameters in a plain Python container ({container.target}) on {container.owner.name} are not "
+                    "registered: invisible to trainable_params(), never trained or saved; use ParameterTuple",
+                    scope=container.owner.name,
+                )

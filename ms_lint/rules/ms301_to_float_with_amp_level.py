@@ -1,0 +1,150 @@
+"""MS301: a network converted with ``to_float``/``auto_mixed_precision`` then given an amp level again."""
+from __future__ import annotations
+
+import ast
+from typing import Iterator
+
+from ms_lint import mindspore_api as api
+from ms_lint.facts import CallSite, ModuleFacts
+from ms_lint.findings import Finding
+from ms_lint.rules.base import Rule
+
+_CONVERTERS = ("auto_mixed_precision", "custom_mixed_precision")
+# Where each amp-applying API takes its level: (keyword, position of the positional argument).
+_AMP_LEVEL_ARGUMENT = {
+    "Model": ("amp_level", None),
+    "build_train_network": ("level", 3),
+    "auto_mixed_precision": ("amp_level", 1),
+}
+
+
+class ToFloatWithAmpLevel(Rule):
+    code = "MS301"
+    name = "to-float-with-amp-level"
+    summary = "a network converted by `to_float`/`auto_mixed_precision` given an amp level other than O0"
+    fix_summary = "choose one: keep `to_float` and pass `amp_level=\"O0\"`, or drop `to_float`"
+    what = """
+        Reports the call that applies an amp level (`Model(..., amp_level=...)`, `amp.build_train_network(...,
+        level=...)`, `amp.auto_mixed_precision(net, ...)`) other than `"O0"` to a network that was already converted
+        in the same module, by `to_float(...)` on itself or any of its sub-cells (also inside its class) or by
+        `amp.auto_mixed_precision`/`amp.custom_mixed_precision`. Wrapping the network in other Cells
+        (`nn.WithLossCell(net, loss)`) does not hide the conversion.
+    """
+    why = """
+        MindSpore raises nothing and prints nothing: the amp level re-casts the network, so a layer the author kept
+        in float32 with `cell.to_float(mindspore.float32)` silently runs in float16. MindSpore's documentation says
+        a network already converted must be given `amp_level="O0"`.
+    """
+    example = """
+        net = Net()
+        net.head.to_float(mindspore.float32)
+        model = Model(net, loss_fn, optimizer, amp_level="O2")
+    """
+    use_instead = """
+        net = Net()
+        net.to_float(mindspore.float16)
+        net.head.to_float(mindspore.float32)
+        model = Model(net, loss_fn, optimizer, amp_level="O0")
+    """
+
+    def check(self, module: ModuleFacts) -> Iterator[Finding]:
+        converted = _converted_networks(module)
+        if not converted:
+            return
+        for site in module.calls:
+            name = api.last_name(site.qualname or "")
+            if name not in _AMP_LEVEL_ARGUMENT or not api.is_mindspore(site.qualname):
+                continue
+            level = _amp_level(site.node, *_AMP_LEVEL_ARGUMENT[name])
+            if level is None or level == "O0":
+                continue
+            network = _network_argument(site.node)
+            if isinstance(network, ast.Name) and (id(site.function), network.id) in converted:
+                origin = converted[(id(site.function), network.id)]
+                if origin is site.node:
+                    continue
+                yield self.finding(
+                    module, site.node,
+                    f"{network.id} was already converted to mixed precision (line {origin.lineno}) and is given "
+                    f"amp level {level!r} here: MindSpore silently re-casts it, turning layers kept in float32 to "
+                    'float16; pass amp_level="O0" for a converted network, or drop the manual conversion',
+                    scope="",
+                )
+
+
+def _converted_networks(module: ModuleFacts) -> dict[tuple[int, str], ast.Call]:
+    """(enclosing function id, variable name) -> the call that converted it, for every converted network."""
+    converting_classes = set()
+    converted: dict[tuple[int, str], ast.Call] = {}
+    for site in module.calls:
+        func = site.node.func
+        if isinstance(func, ast.Attribute) and func.attr == "to_float":
+            root = _root_name(func.value)
+            if root is None:
+                continue
+            if site.owner is not None and site.function is not None and root == _self_of(site.function):
+                converting_classes.add(site.owner.name)
+            else:
+                converted.setdefault((id(site.function), root), site.node)
+        elif api.is_mindspore_name(site.qualname, *_CONVERTERS) and site.node.args:
+            network = site.node.args[0]
+            if isinstance(network, ast.Name):
+                converted.setdefault((id(site.function), network.id), site.node)
+    # Instances of converting classes, and Cells built around converted networks, are converted too.
+    for _ in range(3):
+        for site in module.calls:
+            assigned = _assigned_name(module, site)
+            if assigned is None:
+                continue
+            key = (id(site.function), assigned)
+            if key in converted:
+                continue
+            built = module.class_of_constructor(site.node)
+            if built and built[1] is not None and built[1].name in converting_classes:
+                converted[key] = site.node
+                continue
+            for argument in site.node.args:
+                if isinstance(argument, ast.Name) and (id(site.function), argument.id) in converted and (
+                        module.builds_cell(site.node) or api.is_mindspore_name(site.qualname, *_CONVERTERS)):
+                    converted[key] = converted[(id(site.function), argument.id)]
+                    break
+    return converted
+
+
+def _assigned_name(module: ModuleFacts, site: CallSite) -> str | None:
+    parent = module.assignment_of(site.node)
+    if parent is not None and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name):
+        return parent.targets[0].id
+    return None
+
+
+def _root_name(expr: ast.AST) -> str | None:
+    while isinstance(expr, (ast.Attribute, ast.Subscript)):
+        expr = expr.value
+    if isinstance(expr, ast.Call):
+        return _root_name(expr.func) if isinstance(expr.func, ast.Attribute) else None
+    return expr.id if isinstance(expr, ast.Name) else None
+
+
+def _self_of(function) -> str | None:
+    positional = function.args.posonlyargs + function.args.args
+    return positional[0].arg if positional else None
+
+
+def _network_argument(call: ast.Call) -> ast.AST | None:
+    for keyword in call.keywords:
+        if keyword.arg == "network":
+            return keyword.value
+    return call.args[0] if call.args else None
+
+
+def _amp_level(call: ast.Call, keyword_name: str, position: int | None) -> str | None:
+    value = None
+    for keyword in call.keywords:
+        if keyword.arg == keyword_name:
+            value = keyword.value
+    if value is None and position is not None and len(call.args) > position:
+        value = call.args[position]
+    if isinstance(value, ast.Constant) and isinstance(value.value, str):
+        return value.value
+    return None

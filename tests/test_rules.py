@@ -1,0 +1,54 @@
+"""Every rule against its fixture files, whose expected findings are written inline (``x = np.sin(x)  # MS101``).
+
+A fixture may start with an options line, ``# ms-lint: syntax_level=lax mode=pynative``. Every MS code a line
+should get is listed in its trailing comment; a line with no code must get no finding. Fixture directories are
+small packages, for the cross-module cases.
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from ms_lint.engine import check_file
+from ms_lint.rules import ALL_RULES, RULES_BY_CODE
+from ms_lint.settings import Settings
+
+FIXTURES = Path(__file__).parent / "fixtures" / "rules"
+FIXTURE_FILES = sorted(p for p in FIXTURES.rglob("*.py"))
+_EXPECTED = re.compile(r"\bMS\d{3}\b")
+_OPTIONS = re.compile(r"^# ms-lint:(.*)$", re.MULTILINE)
+
+
+def expected_findings(path: Path) -> set[tuple[int, str]]:
+    expected = set()
+    for number, line in enumerate(path.read_text().splitlines(), start=1):
+        if "#" in line and not line.lstrip().startswith("# ms-lint:"):
+            comment = line[line.index("#"):]
+            expected.update((number, code) for code in _EXPECTED.findall(comment))
+    return expected
+
+
+def fixture_settings(path: Path) -> Settings:
+    match = _OPTIONS.search(path.read_text())
+    values = dict(item.split("=", 1) for item in match.group(1).split()) if match else {}
+    return Settings.from_values(values.get("mode"), values.get("syntax_level"))
+
+
+@pytest.mark.parametrize("path", FIXTURE_FILES, ids=lambda p: str(p.relative_to(FIXTURES)))
+def test_fixture_findings_match_inline_expectations(path: Path):
+    found = {(f.line, f.code) for f in check_file(str(path), fixture_settings(path), RULES_BY_CODE)}
+    expected = expected_findings(path)
+    assert sorted(found - expected) == [], "unexpected findings"
+    assert sorted(expected - found) == [], "expected findings not reported"
+
+
+@pytest.mark.parametrize("rule", [r for r in ALL_RULES if r.code != "MS900"], ids=lambda r: r.code)
+def test_every_rule_has_positive_and_negative_fixtures(rule):
+    own = [p for p in FIXTURE_FILES if p.name.startswith(rule.code) or p.parent.name.startswith(rule.code)]
+    assert own, f"no fixture named {rule.code}*.py"
+    codes = [code for p in own for _, code in expected_findings(p)]
+    assert rule.code in codes, f"{rule.code} fixtures expect no {rule.code} finding"
+    lines = sum(len(p.read_text().splitlines()) for p in own)
+    assert lines > len(codes) + 10, f"{rule.code} fixtures have no clean code around the findings"
