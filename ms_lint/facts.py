@@ -154,13 +154,47 @@ class GraphFunction:
         elif isinstance(target, (ast.Tuple, ast.List)):
             values = value.elts if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(
                 target.elts) else None
+            returned = self._returned_elements(value) if values is None else None
             for index, element in enumerate(target.elts):
                 if values is not None:
                     self._bind(env, element, self.kind(values[index]), values[index])
+                elif returned is not None and len(returned) == len(target.elts):
+                    self._bind_structured(env, element, returned[index])
                 else:
                     self._bind(env, element, kind, None)
         elif isinstance(target, ast.Starred):
             self._bind(env, target.value, kind, None)
+
+    def _bind_structured(self, env: dict, target: ast.AST, kinds) -> None:
+        if isinstance(kinds, list) and isinstance(target, (ast.Tuple, ast.List)) and len(kinds) == len(target.elts):
+            for element, element_kinds in zip(target.elts, kinds):
+                self._bind_structured(env, element, element_kinds)
+        else:
+            self._bind(env, target, join(*_flatten(kinds)), None)
+
+    def _returned_elements(self, value: ast.AST | None) -> list | None:
+        """Per-element kinds of the tuple a called helper or sub-cell returns (``x, (h, w) = self.embed(x)``)."""
+        if not isinstance(value, ast.Call) or self.owner is None:
+            return None
+        func = value.func
+        if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
+                and func.value.id == self.self_name):
+            return None
+        found = self.owner.find_method(func.attr)
+        if found is None:
+            sub_cell = self.module._local_sub_cell(self.owner, func.attr)
+            if sub_cell is None or "construct" not in sub_cell.methods:
+                return None
+            found = (sub_cell, sub_cell.methods["construct"])
+        kinds = _argument_kinds(self, value, found[1], bound=not _is_static(found[1]))
+        structured = self.module.returned_structure(found[1], found[0], kinds)
+        return structured if isinstance(structured, list) else None
+
+    def structure(self, expr: ast.AST):
+        """Like ``kind``, but a tuple literal keeps one entry per element."""
+        if isinstance(expr, ast.Tuple) and not any(isinstance(e, ast.Starred) for e in expr.elts):
+            return [self.structure(e) for e in expr.elts]
+        return self.kind(expr)
 
     def _bind_loop(self, env: dict, target: ast.AST, iterable: ast.AST) -> None:
         if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name):
@@ -241,9 +275,15 @@ class GraphFunction:
                     return HOST
                 return receiver_kind
             if isinstance(func.value, ast.Name) and func.value.id == self.self_name and self.owner is not None:
-                if self.owner.find_method(func.attr) is None:
+                found = self.owner.find_method(func.attr)
+                if found is None:
                     return TENSOR  # a sub-cell or primitive held on self: its call builds tensors
-                return join(*argument_kinds)
+                kinds = _argument_kinds(self, call, found[1], bound=not _is_static(found[1]))
+                return self.module.return_kind(found[1], found[0], kinds, join(*argument_kinds))
+        if isinstance(func, ast.Name) and func.id in self.module.functions and func.id not in self.env:
+            target = self.module.functions[func.id]
+            kinds = _argument_kinds(self, call, target, bound=False)
+            return self.module.return_kind(target, None, kinds, join(*argument_kinds))
         qualname = self.module.qualname(func)
         if qualname is None:
             if isinstance(func, ast.Call):  # P.Add()(x, y)
@@ -307,6 +347,8 @@ class ModuleFacts:
         self.graph_functions: list[GraphFunction] = []
         self._graph_by_node: dict[int, GraphFunction] = {}
         self._plain_containers: list[PlainContainer] | None = None
+        self._return_kinds: dict[tuple, str | None] = {}
+        self._returns_in_progress: set[int] = set()
         if graph_code:
             self._find_graph_code()
 
@@ -659,11 +701,15 @@ class ModuleFacts:
             if changed and existing not in queue:
                 queue.append(existing)
 
+        sub_cells = self._sub_cell_classes()
         for info in self.classes.values():
             if info.is_cell and self.mode == "graph":
                 for name in ("construct", "bprop"):
                     if name in info.methods:
-                        add(info.methods[name], info, f"{name} of Cell {info.name}", strict, None)
+                        # A Cell used only as a sub-cell here gets its input kinds from the calls (`self.pos(B, H, W)`
+                        # with ints from a shape), like any helper.
+                        kinds = {} if name == "construct" and info.name in sub_cells else None
+                        add(info.methods[name], info, f"{name} of Cell {info.name}", strict, kinds)
             if info.is_jit_class:
                 for method in info.methods.values():
                     add(method, info, f"method of @jit_class {info.name}", strict, None)
@@ -700,8 +746,11 @@ class ModuleFacts:
                     if found is not None and func.attr not in ("construct", "bprop", "__init__"):
                         owner, target = found
                         bound = not _is_static(target)
-                    elif found is None and caller.owner.has_attribute("cell_attributes", func.attr):
-                        continue
+                    elif found is None:
+                        sub_cell = self._local_sub_cell(caller.owner, func.attr)
+                        if sub_cell is None or "construct" not in sub_cell.methods:
+                            continue
+                        owner, target, bound = sub_cell, sub_cell.methods["construct"], True
                 elif func.value.id in self.classes:
                     found = self.classes[func.value.id].find_method(func.attr)
                     if found is not None:
@@ -715,6 +764,41 @@ class ModuleFacts:
             if target is None or target is caller.node:
                 continue
             yield target, owner, _argument_kinds(caller, node, target, bound)
+
+    def _sub_cell_classes(self) -> set[str]:
+        """Local Cell classes built only as ``self.attr = Cls(...)`` and called as ``self.attr(...)`` here."""
+        attributes: dict[str, set[str]] = {}
+        excluded: set[str] = set()
+        for site in self.calls:
+            built = self.class_of_constructor(site.node)
+            if not built or built[2] is not self or built[1] is None or not built[1].is_cell:
+                continue
+            assignment = self.assignment_of(site.node)
+            target = assignment.targets[0] if assignment is not None and len(assignment.targets) == 1 else None
+            if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
+                attributes.setdefault(built[1].name, set()).add(target.attr)
+            else:
+                excluded.add(built[1].name)
+        called = {
+            site.node.func.attr for site in self.calls
+            if isinstance(site.node.func, ast.Attribute) and isinstance(site.node.func.value, ast.Name)
+        }
+        return {name for name, attrs in attributes.items() if name not in excluded and attrs <= called}
+
+    def _local_sub_cell(self, owner: ClassInfo, attribute: str) -> ClassInfo | None:
+        classes, seen = [owner], set()
+        while classes:
+            info = classes.pop()
+            if info.name in seen:
+                continue
+            seen.add(info.name)
+            qualname = info.cell_attributes.get(attribute)
+            if qualname:
+                if qualname.startswith(self.local_prefix):
+                    return self.classes.get(qualname[len(self.local_prefix):])
+                return None
+            classes.extend(info.local_bases)
+        return None
 
     def _called_through_global(self, name: str) -> Iterator[tuple[FunctionNode, ClassInfo | None, dict]]:
         """A module-level Cell instance (``net = Net()``) or gradient function (``grad_fn = value_and_grad(f)``)
@@ -735,6 +819,33 @@ class ModuleFacts:
                 yield function, None, _root_parameter_kinds(function, None)
             elif isinstance(first, ast.Name):
                 yield from self._called_through_global(first.id)
+
+    def return_kind(self, function: FunctionNode, owner: ClassInfo | None, kinds: dict[str, str | None],
+                    fallback: str | None) -> str | None:
+        """The kind of what ``function`` returns when called with arguments of ``kinds`` (a helper returning
+        ``x.shape`` gives a constant even from a tensor argument)."""
+        structured = self.returned_structure(function, owner, kinds, fallback)
+        return join(*_flatten(structured))
+
+    def returned_structure(self, function: FunctionNode, owner: ClassInfo | None, kinds: dict[str, str | None],
+                           fallback: str | None = TENSOR):
+        """What ``function`` returns for arguments of ``kinds``: a kind, or a list of them for a tuple."""
+        key = (id(function), tuple(sorted(kinds.items())))
+        if key in self._return_kinds:
+            return self._return_kinds[key]
+        if id(function) in self._returns_in_progress or len(self._returns_in_progress) > 8:
+            return fallback  # recursion: do not look deeper
+        self._returns_in_progress.add(id(function))
+        try:
+            probe = GraphFunction(self, function, owner, "", strict=False)
+            probe.parameter_kinds = dict(kinds)
+            probe.compute_environment()
+            returned = [probe.structure(n.value) for n in probe.nodes if isinstance(n, ast.Return) and n.value]
+            result = _join_structures(returned)
+        finally:
+            self._returns_in_progress.discard(id(function))
+        self._return_kinds[key] = result
+        return result
 
     def graph_function_of(self, node: FunctionNode) -> GraphFunction | None:
         return self._graph_by_node.get(id(node))
@@ -972,6 +1083,20 @@ class _ContainerScan:
                 call.args[0], ast.Name) and call.args[0].id == self_name:
             return True
         return isinstance(func, ast.Attribute) and func.attr in ("insert_child_to_cell", "insert_param_to_cell")
+
+
+def _flatten(structure) -> list:
+    if isinstance(structure, list):
+        return [kind for element in structure for kind in _flatten(element)]
+    return [structure]
+
+
+def _join_structures(structures: list):
+    if not structures:
+        return None
+    if all(isinstance(s, list) and len(s) == len(structures[0]) for s in structures):
+        return [_join_structures([s[i] for s in structures]) for i in range(len(structures[0]))]
+    return join(*(kind for s in structures for kind in _flatten(s)))
 
 
 def _argument_kinds(caller: GraphFunction, call: ast.Call, target: FunctionNode, bound: bool) -> dict:

@@ -37,7 +37,8 @@ HOST_RANDOM_FUNCTIONS = frozenset({
 
 # Tensor attributes and methods whose value is known at compile time (shapes and types, not data).
 STATIC_TENSOR_ATTRIBUTES = frozenset({"shape", "ndim", "dtype", "size", "itemsize", "nbytes", "strides"})
-STATIC_TENSOR_METHODS = frozenset({"dim", "ndimension", "numel", "nelement", "dtype", "is_contiguous"})
+# `size()` is the PyTorch spelling of the shape, kept by many ports.
+STATIC_TENSOR_METHODS = frozenset({"dim", "ndimension", "numel", "nelement", "dtype", "is_contiguous", "size"})
 # Tensor methods that copy the data to the host.
 HOST_CONVERSION_METHODS = frozenset({"asnumpy", "tolist", "numpy"})
 # MindSpore functions whose result is static (a shape, a rank, a dtype), not a tensor.

@@ -1,0 +1,59 @@
+"""Compile small Cells with the real MindSpore, in one subprocess for many cases (importing MindSpore is slow).
+
+Each case is a source file defining ``Net`` and the inputs to compile it with; the result says whether the
+GRAPH_MODE compile at the given syntax level raised, and what.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from dataclasses import dataclass
+from pathlib import Path
+
+_RUNNER = r'''
+import importlib.util, json, sys, traceback
+import numpy as np
+import mindspore as ms
+results = []
+for case in json.load(sys.stdin):
+    ms.set_context(mode=ms.GRAPH_MODE, jit_syntax_level=getattr(ms, case["level"]))
+    try:
+        spec = importlib.util.spec_from_file_location(case["module"], case["path"])
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        net = module.Net()
+        inputs = [ms.Tensor(np.ones(shape, np.float32)) for shape in case["shapes"]]
+        output = net(*inputs)
+        results.append({"ok": True, "params": [p.name for p in net.trainable_params()]})
+    except BaseException as exc:
+        results.append({"ok": False, "error": type(exc).__name__, "message": str(exc)[:2000]})
+print("@@RESULTS@@" + json.dumps(results))
+'''
+
+
+@dataclass
+class CompileResult:
+    ok: bool
+    error: str = ""
+    message: str = ""
+    params: tuple[str, ...] = ()
+
+
+def compile_cases(cases: list[tuple[str, str, list[list[int]]]], workdir: Path) -> list[CompileResult]:
+    """``cases``: (source defining Net, level "STRICT"/"LAX", input shapes). Returns one result per case."""
+    payload = []
+    for index, (source, level, shapes) in enumerate(cases):
+        path = workdir / f"case_{index}.py"
+        path.write_text(textwrap.dedent(source))
+        payload.append({"module": f"case_{index}", "path": str(path), "level": level, "shapes": shapes})
+    completed = subprocess.run(
+        [sys.executable, "-c", _RUNNER], input=json.dumps(payload), capture_output=True, text=True,
+        cwd=workdir, timeout=600, env={**os.environ, "GLOG_v": "3"},
+    )
+    marker = completed.stdout.rfind("@@RESULTS@@")
+    assert marker >= 0, f"the MindSpore compile process failed:\n{completed.stderr[-3000:]}"
+    raw = json.loads(completed.stdout[marker + len("@@RESULTS@@"):])
+    return [CompileResult(r["ok"], r.get("error", ""), r.get("message", ""), tuple(r.get("params", ()))) for r in raw]
