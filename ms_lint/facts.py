@@ -58,6 +58,8 @@ class ClassInfo:
     tensor_attributes: set[str] = field(default_factory=set)
     cell_attributes: dict[str, str | None] = field(default_factory=dict)
     object_attributes: dict[str, str] = field(default_factory=dict)
+    parameter_attributes: set[str] = field(default_factory=set)
+    attribute_constructors: dict[str, str] = field(default_factory=dict)  # attribute -> qualname of what built it
 
     def find_method(self, name: str, _seen: frozenset = frozenset()) -> tuple["ClassInfo", FunctionNode] | None:
         """The method ``name`` as Python's attribute lookup finds it among this module's classes."""
@@ -66,6 +68,17 @@ class ClassInfo:
         for base in self.local_bases:
             if base.name not in _seen:
                 found = base.find_method(name, _seen | {self.name})
+                if found:
+                    return found
+        return None
+
+    def attribute_constructor(self, attribute: str, _seen: frozenset = frozenset()) -> str | None:
+        """The qualified name of what ``self.<attribute> = X(...)`` built, here or in a local base class."""
+        if attribute in self.attribute_constructors:
+            return self.attribute_constructors[attribute]
+        for base in self.local_bases:
+            if base.name not in _seen:
+                found = base.attribute_constructor(attribute, _seen | {self.name})
                 if found:
                     return found
         return None
@@ -576,6 +589,10 @@ class ModuleFacts:
     def _classify_attribute(self, info: ClassInfo, attribute: str, value: ast.AST) -> None:
         if isinstance(value, ast.Call):
             qualname = self.qualname(value.func)
+            if qualname:
+                info.attribute_constructors.setdefault(attribute, qualname)
+            if api.is_mindspore_name(qualname, "Parameter", "ParameterTuple"):
+                info.parameter_attributes.add(attribute)
             if api.is_mindspore_name(qualname, "Parameter", "Tensor", "tensor", "initializer", "ParameterTuple"):
                 info.tensor_attributes.add(attribute)
                 return

@@ -32,7 +32,14 @@ HOST_RANDOM_MODULES = frozenset({"numpy.random", "random", "torch.random", "secr
 HOST_RANDOM_FUNCTIONS = frozenset({
     "torch.rand", "torch.randn", "torch.randint", "torch.randperm", "torch.rand_like", "torch.randn_like",
     "torch.randint_like", "torch.normal", "torch.bernoulli", "torch.multinomial", "torch.poisson",
-    "os.urandom", "uuid.uuid4", "time.time", "time.perf_counter",
+    "os.urandom", "uuid.uuid4",
+})
+
+# Host concurrency and processes: started from graph code, they run once while the graph compiles (MS105).
+HOST_CONCURRENCY_MODULES = frozenset({"threading", "multiprocessing", "concurrent", "subprocess", "_thread", "asyncio"})
+HOST_PROCESS_FUNCTIONS = frozenset({
+    "os.system", "os.popen", "os.fork", "os.forkpty", "os.spawnl", "os.spawnv", "os.spawnlp", "os.spawnvp",
+    "os.execv", "os.execl", "os.posix_spawn", "os.kill",
 })
 
 # Tensor attributes and methods whose value is known at compile time (shapes and types, not data).
@@ -53,6 +60,17 @@ LAYER_PARAMETER_NAMES = frozenset({
 })
 CELL_CONTAINERS = frozenset({"CellList", "SequentialCell", "CellDict"})
 PARAMETER_CONTAINERS = frozenset({"ParameterTuple"})
+
+
+def is_host_random(qualname: str | None) -> bool:
+    if not qualname:
+        return False
+    return qualname in HOST_RANDOM_FUNCTIONS or any(
+        qualname.startswith(module + ".") for module in HOST_RANDOM_MODULES)
+
+
+def is_host_concurrency(qualname: str | None) -> bool:
+    return bool(qualname) and (top_package(qualname) in HOST_CONCURRENCY_MODULES or qualname in HOST_PROCESS_FUNCTIONS)
 
 
 def top_package(qualname: str) -> str:

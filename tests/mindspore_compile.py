@@ -26,8 +26,10 @@ for case in json.load(sys.stdin):
         spec.loader.exec_module(module)
         net = module.Net()
         inputs = [ms.Tensor(np.ones(shape, np.float32)) for shape in case["shapes"]]
-        output = net(*inputs)
-        results.append({"ok": True, "params": [p.name for p in net.trainable_params()]})
+        first = net(*inputs)
+        second = net(*inputs)
+        repeated = bool(np.array_equal(first.asnumpy(), second.asnumpy())) if hasattr(first, "asnumpy") else None
+        results.append({"ok": True, "params": [p.name for p in net.trainable_params()], "repeated": repeated})
     except BaseException as exc:
         results.append({"ok": False, "error": type(exc).__name__, "message": str(exc)[:2000]})
 print("@@RESULTS@@" + json.dumps(results))
@@ -40,6 +42,7 @@ class CompileResult:
     error: str = ""
     message: str = ""
     params: tuple[str, ...] = ()
+    repeated: bool | None = None  # two calls on the same input gave the same output
 
 
 def compile_cases(cases: list[tuple[str, str, list[list[int]]]], workdir: Path) -> list[CompileResult]:
@@ -56,4 +59,7 @@ def compile_cases(cases: list[tuple[str, str, list[list[int]]]], workdir: Path) 
     marker = completed.stdout.rfind("@@RESULTS@@")
     assert marker >= 0, f"the MindSpore compile process failed:\n{completed.stderr[-3000:]}"
     raw = json.loads(completed.stdout[marker + len("@@RESULTS@@"):])
-    return [CompileResult(r["ok"], r.get("error", ""), r.get("message", ""), tuple(r.get("params", ()))) for r in raw]
+    return [
+        CompileResult(r["ok"], r.get("error", ""), r.get("message", ""), tuple(r.get("params", ())), r.get("repeated"))
+        for r in raw
+    ]

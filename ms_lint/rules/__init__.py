@@ -8,6 +8,14 @@ from ms_lint.rules.base import Rule
 from ms_lint.rules.ms101_host_library_call import HostLibraryCall
 from ms_lint.rules.ms102_tensor_to_host import TensorToHost
 from ms_lint.rules.ms103_user_type_in_graph import UserTypeInGraph
+from ms_lint.rules.ms104_host_randomness import HostRandomness
+from ms_lint.rules.ms105_host_concurrency import HostConcurrency
+from ms_lint.rules.ms106_cell_or_parameter_in_graph import CellOrParameterInGraph
+from ms_lint.rules.ms107_set_data_in_graph import SetDataInGraph
+from ms_lint.rules.ms108_state_written_in_graph import StateWrittenInGraph
+from ms_lint.rules.ms109_unsupported_syntax import UnsupportedSyntax
+from ms_lint.rules.ms110_dynamic_shape import DynamicShape
+from ms_lint.rules.ms111_jit_forbidden_api import JitForbiddenApi
 from ms_lint.rules.ms201_plain_container_of_cells import PlainContainerOfCells
 from ms_lint.rules.ms202_plain_container_of_parameters import PlainContainerOfParameters
 from ms_lint.rules.ms301_to_float_with_amp_level import ToFloatWithAmpLevel
@@ -18,6 +26,14 @@ ALL_RULES: tuple[type[Rule], ...] = (
     HostLibraryCall,
     TensorToHost,
     UserTypeInGraph,
+    HostRandomness,
+    HostConcurrency,
+    CellOrParameterInGraph,
+    SetDataInGraph,
+    StateWrittenInGraph,
+    UnsupportedSyntax,
+    DynamicShape,
+    JitForbiddenApi,
     PlainContainerOfCells,
     PlainContainerOfParameters,
     ToFloatWithAmpLevel,

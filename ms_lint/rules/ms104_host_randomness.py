@@ -1,0 +1,51 @@
+"""MS104: host random numbers drawn in graph code."""
+from __future__ import annotations
+
+import ast
+from typing import Iterator
+
+from ms_lint import mindspore_api as api
+from ms_lint.facts import ModuleFacts
+from ms_lint.findings import Finding
+from ms_lint.rules.base import Rule
+
+
+class HostRandomness(Rule):
+    code = "MS104"
+    name = "host-randomness"
+    summary = "`numpy.random`, `random` or `torch.rand*` in graph code: drawn once at compile time"
+    fix_summary = "`mindspore.ops` random ops (`ops.uniform`, `ops.standard_normal`, `ops.bernoulli`) or the data pipeline"
+    replaces = ("MS101",)
+    what = """
+        Reports calls to host random sources (`numpy.random.*`, `random.*`, `torch.rand*`/`randn`/`randint`/...,
+        `os.urandom`, `uuid.uuid4`) inside graph code.
+    """
+    why = """
+        Graph code runs Python only while compiling. A host random call is evaluated once, at compile time, and its
+        value becomes a constant of the graph: every step then reuses the same "random" number (the same dropout
+        mask, the same augmentation). It compiles and runs without an error at every syntax level, which is what
+        makes it dangerous.
+    """
+    example = """
+        class Noise(nn.Cell):
+            def construct(self, x):
+                return x + np.random.normal(0.0, 0.1)
+    """
+    use_instead = """
+        class Noise(nn.Cell):
+            def construct(self, x):
+                return x + ops.standard_normal(x.shape) * 0.1
+    """
+
+    def check(self, module: ModuleFacts) -> Iterator[Finding]:
+        for function in module.graph_functions:
+            for node in function.nodes:
+                if isinstance(node, ast.Call):
+                    qualname = module.qualname(node.func)
+                    if api.is_host_random(qualname):
+                        yield self.finding(
+                            module, node,
+                            f"{qualname}() in graph code ({function.label}) is drawn once, at compile time: every "
+                            "step reuses the same value (all syntax levels); use mindspore.ops random ops "
+                            "(ops.uniform, ops.standard_normal, ops.bernoulli) or draw in the data pipeline",
+                        )

@@ -1,0 +1,72 @@
+"""MS106: a weighted Cell, or a Parameter, created in graph code."""
+from __future__ import annotations
+
+import ast
+from typing import Iterator
+
+from ms_lint import mindspore_api as api
+from ms_lint.facts import ModuleFacts
+from ms_lint.findings import Finding
+from ms_lint.rules.base import Rule
+
+
+class CellOrParameterInGraph(Rule):
+    code = "MS106"
+    name = "cell-or-parameter-in-graph"
+    summary = "a Cell with parameters, or a `Parameter`, created in graph code"
+    fix_summary = "create it in `__init__` and call it in `construct`"
+    replaces = ("MS111",)
+    what = """
+        Reports a Cell that owns parameters (`nn.Dense(3, 4)(x)` in `construct`, or a Cell class of the project
+        whose `__init__` creates parameters or weighted sub-cells) and `Parameter(...)`/`initializer(...)` created
+        in graph code. Parameter-free Cells (activations, pooling, `nn.Softmax()`, losses without weights) are not
+        reported: which `mindspore.nn` classes own parameters is read from MindSpore itself.
+    """
+    why = """
+        A Cell built in `construct` is built once, while the graph compiles: its weights are frozen at their
+        initial random values and never appear in `trainable_params()`, so the network trains without them
+        (silently, at every syntax level). `Parameter(...)` and `initializer(...)` in graph code fail to compile at
+        every level.
+    """
+    example = """
+        class Head(nn.Cell):
+            def construct(self, x):
+                return nn.Dense(16, 4)(x)
+    """
+    use_instead = """
+        class Head(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Dense(16, 4)
+
+            def construct(self, x):
+                return self.fc(x)
+    """
+
+    def check(self, module: ModuleFacts) -> Iterator[Finding]:
+        for function in module.graph_functions:
+            for node in function.nodes:
+                if not isinstance(node, ast.Call):
+                    continue
+                qualname = module.qualname(node.func)
+                if module.builds_parameter(node) or api.is_mindspore_name(qualname, "initializer"):
+                    yield self.finding(
+                        module, node,
+                        f"{api.last_name(qualname)}(...) in graph code ({function.label}) fails to compile at every "
+                        "syntax level; create the Parameter in __init__ and update it with ops.assign",
+                    )
+                elif module.builds_cell(node) and _owns_own_parameters(module, node, qualname):
+                    yield self.finding(
+                        module, node,
+                        f"{api.last_name(qualname)} created in graph code ({function.label}) is built once at "
+                        "compile time: its weights are frozen and never trained (all syntax levels); create it in "
+                        "__init__ and call it in construct",
+                    )
+
+
+def _owns_own_parameters(module: ModuleFacts, call: ast.Call, qualname: str | None) -> bool:
+    # A container (SequentialCell([...])) owns only what it is given; the weighted Cells inside are reported.
+    entry = api.nn_cell_entry(qualname)
+    if entry is not None and entry.get("parameters") == "wrapped":
+        return False
+    return bool(module.owns_parameters(call))

@@ -1,0 +1,71 @@
+"""MS107: ``Parameter.set_data``/``init_data`` in graph code."""
+from __future__ import annotations
+
+import ast
+from typing import Iterator
+
+from ms_lint.facts import TENSOR, GraphFunction, ModuleFacts
+from ms_lint.findings import Finding
+from ms_lint.rules.base import Rule
+
+_METHODS = ("set_data", "init_data")
+
+
+def _may_be_parameter(function: GraphFunction, receiver: ast.AST) -> bool:
+    """Tensor data, or an attribute of the Cell (Parameters are often inherited or set up by a base class)."""
+    if function.kind(receiver) == TENSOR:
+        return True
+    return isinstance(receiver, ast.Attribute) and isinstance(receiver.value, ast.Name) and (
+        receiver.value.id == function.self_name)
+
+
+class SetDataInGraph(Rule):
+    code = "MS107"
+    name = "set-data-in-graph"
+    summary = "`Parameter.set_data(...)`/`init_data()` in graph code"
+    fix_summary = "`ops.assign(param, value)`"
+    replaces = ("MS111",)
+    autofix = """
+        `ms-lint check --fix` rewrites `param.set_data(value)` to `ops.assign(param, value)` and imports `ops` with
+        the module's existing alias. Safe: `ops.assign` is the graph-mode form of the same update.
+    """
+    what = """
+        Reports `set_data(...)` and `init_data()` called on a Parameter (or any tensor attribute of the Cell) in
+        graph code.
+    """
+    why = """
+        Replacing a Parameter's data is a host-side operation: in graph code it fails at every syntax level
+        (STRICT: AttributeError "the 'Parameter' object's method 'set_data' is not supported"; LAX: RuntimeError).
+        `ops.assign` updates the Parameter inside the graph.
+    """
+    example = """
+        class Ema(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.average = Parameter(Tensor(0.0), requires_grad=False)
+
+            def construct(self, x):
+                self.average.set_data(self.average * 0.9 + x * 0.1)
+                return x
+    """
+    use_instead = """
+        class Ema(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.average = Parameter(Tensor(0.0), requires_grad=False)
+
+            def construct(self, x):
+                ops.assign(self.average, self.average * 0.9 + x * 0.1)
+                return x
+    """
+
+    def check(self, module: ModuleFacts) -> Iterator[Finding]:
+        for function in module.graph_functions:
+            for node in function.nodes:
+                if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                        and node.func.attr in _METHODS and _may_be_parameter(function, node.func.value)):
+                    yield self.finding(
+                        module, node,
+                        f"Parameter.{node.func.attr}() in graph code ({function.label}) fails to compile at every "
+                        "syntax level; use ops.assign(param, value)",
+                    )

@@ -1,0 +1,74 @@
+"""MS108: attributes and globals written from graph code."""
+from __future__ import annotations
+
+import ast
+from typing import Iterator
+
+from ms_lint.facts import GraphFunction, ModuleFacts
+from ms_lint.findings import Finding
+from ms_lint.rules.base import Rule
+
+
+class StateWrittenInGraph(Rule):
+    code = "MS108"
+    name = "state-written-in-graph"
+    summary = "a non-Parameter attribute of the Cell, or a `global`, written in graph code"
+    fix_summary = "keep the state in a `Parameter` updated with `ops.assign`, or return it"
+    what = """
+        Reports `self.attr = ...` (and `self.attr += ...`) in graph code when `attr` is not a Parameter of the Cell,
+        and assignments to names declared `global` in graph code. Writing a Parameter attribute is supported.
+    """
+    why = """
+        The Cell's Python attributes are constants of the compiled graph. Under STRICT, writing one fails
+        (AttributeError); under LAX the write happens once, during compilation, and later calls silently return the
+        first call's value. A `global` written in graph code is likewise updated once, at compile time, and the
+        graph keeps the stale value, at every level.
+    """
+    example = """
+        class Net(nn.Cell):
+            def construct(self, x):
+                self.last_input = x
+                return x * 2
+    """
+    use_instead = """
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.last_input = Parameter(ops.zeros((2, 3)), requires_grad=False)
+
+            def construct(self, x):
+                ops.assign(self.last_input, x)
+                return x * 2
+    """
+
+    def check(self, module: ModuleFacts) -> Iterator[Finding]:
+        for function in module.graph_functions:
+            declared_global = {name for node in function.nodes if isinstance(node, ast.Global) for name in node.names}
+            for node in function.nodes:
+                if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+                    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                    for target in targets:
+                        yield from self._written(module, function, node, target, declared_global)
+
+    def _written(self, module: ModuleFacts, function: GraphFunction, statement: ast.AST, target: ast.AST,
+                 declared_global: set[str]) -> Iterator[Finding]:
+        if isinstance(target, (ast.Tuple, ast.List)):
+            for element in target.elts:
+                yield from self._written(module, function, statement, element, declared_global)
+            return
+        if isinstance(target, ast.Name) and target.id in declared_global:
+            yield self.finding(
+                module, statement,
+                f"global {target.id} written in graph code ({function.label}) is updated once, at compile time; the "
+                "graph keeps the stale value (all syntax levels); keep it in a Parameter updated with ops.assign",
+            )
+        elif (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
+              and target.value.id == function.self_name and function.owner is not None
+              and function.owner.is_cell
+              and not function.owner.has_attribute("parameter_attributes", target.attr)):
+            yield self.finding(
+                module, statement,
+                f"self.{target.attr} written in graph code ({function.label}) is not a Parameter: fails to compile "
+                "under STRICT (AttributeError), and under LAX later calls silently return the first call's value; "
+                "keep it in a Parameter updated with ops.assign, or return it",
+            )

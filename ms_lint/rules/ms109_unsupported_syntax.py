@@ -1,0 +1,105 @@
+"""MS109: Python syntax the graph compiler rejects at every level."""
+from __future__ import annotations
+
+import ast
+from typing import Iterator
+
+from ms_lint.facts import GraphFunction, ModuleFacts
+from ms_lint.findings import Finding
+from ms_lint.rules.base import Rule
+
+_STATEMENTS = {
+    ast.Try: "try statement",
+    ast.Delete: "del statement",
+    ast.Import: "import statement",
+    ast.ImportFrom: "import statement",
+    ast.Match: "match statement",
+    ast.Nonlocal: "nonlocal statement",
+    ast.AsyncWith: "async with statement",
+    ast.AsyncFor: "async for statement",
+    ast.Yield: "yield",
+    ast.YieldFrom: "yield from",
+    ast.Await: "await",
+    ast.Set: "set literal",
+    ast.SetComp: "set comprehension",
+    ast.NamedExpr: "walrus operator (:=)",
+}
+if hasattr(ast, "TryStar"):
+    _STATEMENTS[ast.TryStar] = "try statement"
+
+
+class UnsupportedSyntax(Rule):
+    code = "MS109"
+    name = "unsupported-syntax"
+    summary = "syntax graph code cannot compile: try, del, yield, import, match, nonlocal, with, sets, :=, async"
+    fix_summary = "move it out of graph code, or rewrite with supported syntax (tuples, if/else, @jit_class)"
+    what = """
+        Reports in graph code: `try`, `del`, `yield`/`yield from` (also in a helper called from graph code),
+        `import`, `match`, `nonlocal`, `with` on an object that is not a `@jit_class` instance, set literals and
+        set comprehensions, the walrus operator, `async`/`await`, and calling a `@classmethod` of a Cell.
+    """
+    why = """
+        The graph compiler has no translation for these; the compile fails at every syntax level, e.g.
+        "Unsupported statement 'Try'" or "Unsupported expression 'Set'". A Cell's classmethod called from
+        `construct` fails with TypeError.
+    """
+    example = """
+        class Net(nn.Cell):
+            def construct(self, x):
+                try:
+                    return x / x.sum()
+                except ZeroDivisionError:
+                    return x
+    """
+    use_instead = """
+        class Net(nn.Cell):
+            def construct(self, x):
+                total = x.sum()
+                if total == 0:
+                    return x
+                return x / total
+    """
+
+    def check(self, module: ModuleFacts) -> Iterator[Finding]:
+        for function in module.graph_functions:
+            if isinstance(function.node, ast.AsyncFunctionDef):
+                yield self._finding(module, function, function.node, "async function")
+            for node in function.nodes:
+                description = _STATEMENTS.get(type(node))
+                if description is None and isinstance(node, ast.With) and not _all_jit_class(module, node):
+                    description = "with statement"
+                if description is None and isinstance(node, ast.Call) and _calls_cell_classmethod(
+                        module, function, node):
+                    description = f"call of the classmethod {node.func.attr}() of a Cell"
+                if description is not None:
+                    yield self._finding(module, function, node, description)
+
+    def _finding(self, module, function: GraphFunction, node: ast.AST, description: str) -> Finding:
+        return self.finding(
+            module, node,
+            f"{description} in graph code ({function.label}) fails to compile at every syntax level; move it out of "
+            "graph code or rewrite it with supported syntax",
+        )
+
+
+def _all_jit_class(module: ModuleFacts, statement: ast.With) -> bool:
+    for item in statement.items:
+        built = module.class_of_constructor(item.context_expr)
+        if not (built and built[1] is not None and built[1].is_jit_class):
+            return False
+    return True
+
+
+def _calls_cell_classmethod(module: ModuleFacts, function: GraphFunction, call: ast.Call) -> bool:
+    func = call.func
+    if not isinstance(func, ast.Attribute) or not isinstance(func.value, ast.Name):
+        return False
+    if func.value.id == function.self_name and function.owner is not None:
+        owner = function.owner
+    else:
+        owner = module.classes.get(func.value.id)
+    if owner is None or not owner.is_cell:
+        return False
+    found = owner.find_method(func.attr)
+    return found is not None and any(
+        isinstance(d, ast.Name) and d.id == "classmethod" for d in found[1].decorator_list)

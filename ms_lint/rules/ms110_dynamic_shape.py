@@ -1,0 +1,115 @@
+"""MS110: operations whose output shape depends on the data, in graph code (off by default)."""
+from __future__ import annotations
+
+import ast
+from typing import Iterator
+
+from ms_lint import mindspore_api as api
+from ms_lint.facts import TENSOR, GraphFunction, ModuleFacts
+from ms_lint.findings import Finding
+from ms_lint.rules.base import Rule
+
+_DYNAMIC_OPERATIONS = frozenset({
+    "masked_select", "nonzero", "unique", "unique_consecutive", "unique_with_pad", "argwhere", "MaskedSelect",
+    "NonZero", "Unique", "UniqueConsecutive",
+})
+_BOOLEAN_OPERATIONS = frozenset({
+    "logical_and", "logical_or", "logical_not", "logical_xor", "isnan", "isinf", "isfinite", "gt", "ge", "lt",
+    "le", "eq", "ne", "equal", "not_equal", "greater", "greater_equal", "less", "less_equal", "bool",
+})
+
+
+class DynamicShape(Rule):
+    code = "MS110"
+    name = "dynamic-shape"
+    summary = "data-dependent output shape in graph code: boolean masks, `masked_select`, `nonzero`, `unique`, `topk(k=tensor)`"
+    fix_summary = "the mask-multiply pattern (`x * mask`, `ops.select`) or fixed-size operations"
+    enabled_by_default = False
+    what = """
+        Reports, in graph code, boolean-mask indexing (`x[x > 0]`, `x[mask]`), `masked_select`, `nonzero`,
+        `unique`, `argwhere`, and `topk` with a tensor `k`. Off by default: enable it when the code must run on
+        Ascend.
+    """
+    why = """
+        These operations produce a tensor whose shape depends on the data. They compile on CPU and GPU as dynamic
+        shape, but dynamic shape is slow, and unsupported for many operators, on Ascend, and it prevents graph sinking.
+    """
+    example = """
+        class Net(nn.Cell):
+            def construct(self, x):
+                return x[x > 0].sum()
+    """
+    use_instead = """
+        class Net(nn.Cell):
+            def construct(self, x):
+                return (x * (x > 0)).sum()
+    """
+
+    def check(self, module: ModuleFacts) -> Iterator[Finding]:
+        for function in module.graph_functions:
+            masks = _boolean_names(module, function)
+            for node in function.nodes:
+                description = None
+                if isinstance(node, ast.Subscript) and function.kind(node.value) == TENSOR and _is_boolean_mask(
+                        module, function, node.slice, masks):
+                    description = "boolean-mask indexing"
+                elif isinstance(node, ast.Call):
+                    description = _dynamic_call(module, function, node)
+                if description:
+                    yield self.finding(
+                        module, node,
+                        f"{description} in graph code ({function.label}) gives a data-dependent shape: it compiles "
+                        "on CPU/GPU but is slow or unsupported on Ascend; use the mask-multiply pattern (x * mask, "
+                        "ops.select) or a fixed-size operation",
+                    )
+
+
+def _operation_name(module: ModuleFacts, function: GraphFunction, call: ast.Call) -> str | None:
+    qualname = module.qualname(call.func)
+    if api.is_mindspore(qualname):
+        return api.last_name(qualname)
+    if isinstance(call.func, ast.Attribute) and function.kind(call.func.value) == TENSOR:
+        return call.func.attr
+    if isinstance(call.func, ast.Call) and api.is_mindspore(module.qualname(call.func.func)):
+        return api.last_name(module.qualname(call.func.func))  # ops.Unique()(x)
+    return None
+
+
+def _dynamic_call(module: ModuleFacts, function: GraphFunction, call: ast.Call) -> str | None:
+    name = _operation_name(module, function, call)
+    if name in _DYNAMIC_OPERATIONS:
+        return f"{name}()"
+    if name == "topk":
+        receiver_is_tensor = isinstance(call.func, ast.Attribute) and function.kind(call.func.value) == TENSOR
+        k = call.args[0 if receiver_is_tensor else 1] if len(call.args) > (0 if receiver_is_tensor else 1) else None
+        k = next((kw.value for kw in call.keywords if kw.arg == "k"), k)
+        if k is not None and function.kind(k) == TENSOR:
+            return "topk() with a tensor k"
+    return None
+
+
+def _boolean_names(module: ModuleFacts, function: GraphFunction) -> set[str]:
+    names = set()
+    for node in function.nodes:
+        if isinstance(node, ast.Assign) and _is_boolean_expression(module, function, node.value, names):
+            names.update(t.id for t in node.targets if isinstance(t, ast.Name))
+    return names
+
+
+def _is_boolean_expression(module, function, expr, names) -> bool:
+    if isinstance(expr, ast.Compare):
+        return function.kind(expr) == TENSOR
+    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, (ast.Invert, ast.Not)):
+        return _is_boolean_expression(module, function, expr.operand, names)
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, (ast.BitAnd, ast.BitOr, ast.BitXor)):
+        return _is_boolean_mask(module, function, expr.left, names) or _is_boolean_mask(
+            module, function, expr.right, names)
+    if isinstance(expr, ast.Call):
+        return _operation_name(module, function, expr) in _BOOLEAN_OPERATIONS
+    return False
+
+
+def _is_boolean_mask(module, function, expr, names) -> bool:
+    if isinstance(expr, ast.Name):
+        return expr.id in names
+    return _is_boolean_expression(module, function, expr, names)

@@ -1,0 +1,94 @@
+"""MS111: APIs that MindSpore itself refuses in graph code, as listed by the installed MindSpore."""
+from __future__ import annotations
+
+import ast
+from typing import Iterator
+
+from ms_lint import mindspore_api as api
+from ms_lint.facts import TENSOR, GraphFunction, ModuleFacts
+from ms_lint.findings import Finding
+from ms_lint.rules.base import Rule
+
+_ALTERNATIVES = {
+    "set_data": "use ops.assign(param, value)",
+    "assign_value": "use ops.assign(param, value)",
+}
+
+
+class JitForbiddenApi(Rule):
+    code = "MS111"
+    name = "jit-forbidden-api"
+    summary = "an API MindSpore refuses in graph code (`trainable_params`, `register_forward_hook`, `get_context`, ...)"
+    fix_summary = "call it in `__init__` or outside the Cell; in graph code use the graph-mode alternative"
+    what = """
+        Reports calls in graph code to the APIs MindSpore's own jit-forbidden registry refuses: Cell methods such as
+        `trainable_params()`, `get_parameters()`, `state_dict()`, `to()`, `register_forward_hook()` (on `self` or a
+        sub-cell), `Tensor.assign_value()`, and functions of `mindspore.context`, `mindspore.log` and
+        `mindspore.common.initializer` (in any spelling, e.g. `ms.get_context`). The list is read from the installed
+        MindSpore by `python -m ms_lint.tools.generate_tables` and shipped with the MindSpore version it came from.
+        Calls MS106 or MS107 already report are not reported again.
+    """
+    why = """
+        MindSpore checks every call in graph code against this registry and stops the compile at every syntax level:
+        "Failed to compile in GRAPH_MODE because the method or function '...' is not supported in 'construct' or
+        function with @jit decorator".
+    """
+    example = """
+        class Net(nn.Cell):
+            def construct(self, x):
+                count = len(self.trainable_params())
+                return x * count
+    """
+    use_instead = """
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.count = len(self.trainable_params())
+
+            def construct(self, x):
+                return x * self.count
+    """
+
+    def check(self, module: ModuleFacts) -> Iterator[Finding]:
+        forbidden = api.tables()["jit_forbidden"]
+        functions = frozenset(forbidden["functions"])
+        modules = tuple(name + "." for name in forbidden["modules"])
+        methods = {owner: frozenset(names) for owner, names in forbidden["methods"].items()}
+        for function in module.graph_functions:
+            for node in function.nodes:
+                if not isinstance(node, ast.Call):
+                    continue
+                qualname = module.qualname(node.func)
+                if qualname and (qualname in functions or qualname.startswith(modules)):
+                    yield self._finding(module, function, node, qualname, api.last_name(qualname))
+                    continue
+                method = _forbidden_method(function, node, methods)
+                if method:
+                    yield self._finding(module, function, node, method, node.func.attr)
+
+    def _finding(self, module, function: GraphFunction, node: ast.Call, api_name: str, short: str) -> Finding:
+        fix = _ALTERNATIVES.get(short, "call it in __init__ or outside the Cell and keep the result")
+        return self.finding(
+            module, node,
+            f"{api_name}() is refused by MindSpore in graph code ({function.label}): fails to compile at every "
+            f"syntax level; {fix}",
+        )
+
+
+def _forbidden_method(function: GraphFunction, call: ast.Call, methods: dict[str, frozenset]) -> str | None:
+    func = call.func
+    if not isinstance(func, ast.Attribute):
+        return None
+    receiver = func.value
+    owner = function.owner
+    if func.attr in methods.get("Cell", ()) and owner is not None and owner.is_cell:
+        if isinstance(receiver, ast.Name) and receiver.id == function.self_name:
+            return f"Cell.{func.attr}"
+        if (isinstance(receiver, ast.Attribute) and isinstance(receiver.value, ast.Name)
+                and receiver.value.id == function.self_name and owner.has_attribute("cell_attributes", receiver.attr)):
+            return f"Cell.{func.attr}"
+    if function.kind(receiver) == TENSOR:
+        for owner_name in ("Parameter", "Tensor"):
+            if func.attr in methods.get(owner_name, ()):
+                return f"{owner_name}.{func.attr}"
+    return None

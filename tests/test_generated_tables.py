@@ -1,0 +1,167 @@
+"""The shipped MindSpore API tables: their shape, known facts, and that they match the installed MindSpore."""
+from __future__ import annotations
+
+import importlib.metadata
+import importlib.util
+import json
+import subprocess
+import sys
+from importlib import resources
+
+import pytest
+
+from ms_lint.tools import generate_tables
+
+SHIPPED_TEXT = resources.files("ms_lint").joinpath("data/mindspore_api.json").read_text(encoding="utf-8")
+SHIPPED = json.loads(SHIPPED_TEXT)
+
+
+def test_top_level_keys():
+    assert set(SHIPPED) == {
+        "mindspore_version", "nn_cells", "jit_forbidden", "ops_functions", "ops_primitives", "dataset_transforms",
+    }
+    assert SHIPPED["mindspore_version"].startswith("2.10.")
+
+
+def test_file_is_in_canonical_form():
+    # Regenerating must give byte-identical output, so the shipped file is exactly the canonical rendering.
+    assert generate_tables.render(SHIPPED) == SHIPPED_TEXT
+
+
+def test_every_list_is_sorted_and_unique():
+    lists = [SHIPPED["ops_functions"], SHIPPED["ops_primitives"], SHIPPED["dataset_transforms"],
+             SHIPPED["jit_forbidden"]["functions"], SHIPPED["jit_forbidden"]["modules"],
+             *SHIPPED["jit_forbidden"]["methods"].values()]
+    for names in lists:
+        assert names == sorted(set(names))
+
+
+def test_nn_cell_entries_have_the_documented_shape():
+    cells = SHIPPED["nn_cells"]
+    assert len(cells) > 150
+    for name, entry in cells.items():
+        assert set(entry) == {"parameters", "optimizer"}, name
+        assert entry["parameters"] in (True, False, "wrapped"), name
+        assert isinstance(entry["optimizer"], bool), name
+        if entry["optimizer"]:
+            # Every optimizer owns at least its global step and learning rate.
+            assert entry["parameters"] is True, name
+
+
+@pytest.mark.parametrize("name", ["Dense", "Conv2d", "BatchNorm2d", "LayerNorm", "Embedding", "LSTM", "GRU",
+                                  "RNN", "PReLU", "MultiheadAttention", "TransformerEncoderLayer"])
+def test_weighted_layers_own_parameters(name):
+    assert SHIPPED["nn_cells"][name]["parameters"] is True
+
+
+@pytest.mark.parametrize("name", ["ReLU", "Softmax", "Flatten", "Dropout", "MaxPool2d", "AvgPool2d", "MSELoss",
+                                  "CrossEntropyLoss", "SoftmaxCrossEntropyWithLogits", "Identity", "Cell"])
+def test_weightless_cells_own_none(name):
+    assert SHIPPED["nn_cells"][name]["parameters"] is False
+
+
+@pytest.mark.parametrize("name", ["SequentialCell", "CellList", "CellDict", "WithLossCell", "TrainOneStepCell",
+                                  "WithEvalCell"])
+def test_containers_and_wrappers_are_wrapped(name):
+    assert SHIPPED["nn_cells"][name]["parameters"] == "wrapped"
+
+
+def test_optimizers_are_marked():
+    cells = SHIPPED["nn_cells"]
+    for name in ("Momentum", "Adam", "SGD", "Optimizer"):
+        assert cells[name]["optimizer"] is True
+    for name in ("Dense", "TrainOneStepCell", "CosineDecayLR"):
+        assert cells[name]["optimizer"] is False
+
+
+def test_jit_forbidden_methods():
+    methods = SHIPPED["jit_forbidden"]["methods"]
+    assert {"trainable_params", "untrainable_params", "get_parameters", "register_forward_hook"} <= set(
+        methods["Cell"])
+    assert "set_data" in methods["Parameter"]
+    assert "assign_value" in methods["Tensor"]
+    # Construction is not refused by the compiler, so registered constructors are left out.
+    assert not any(name.startswith("__") for names in methods.values() for name in names)
+
+
+def test_jit_forbidden_functions_and_modules():
+    forbidden = SHIPPED["jit_forbidden"]
+    assert {"mindspore.context", "mindspore.common.initializer", "mindspore.log"} <= set(forbidden["modules"])
+    functions = set(forbidden["functions"])
+    # Both the defining name and the public re-export are listed.
+    assert {"mindspore.context.set_context", "mindspore.set_context", "mindspore.get_context",
+            "mindspore.common.initializer.initializer", "mindspore.common.initializer.Normal",
+            "mindspore.log.info"} <= functions
+
+
+def test_operator_tables():
+    assert {"add", "matmul", "reshape", "flip", "div"} <= set(SHIPPED["ops_functions"])
+    assert {"Add", "ReduceSum", "MatMul"} <= set(SHIPPED["ops_primitives"])
+    assert all(name[0].isupper() for name in SHIPPED["ops_primitives"])
+    assert all(not name[0].isupper() for name in SHIPPED["ops_functions"])
+    assert "mindspore.dataset.vision.Resize" in SHIPPED["dataset_transforms"]
+
+
+def test_difference_summary_names_the_changed_facts():
+    tampered = json.loads(SHIPPED_TEXT)
+    tampered["nn_cells"]["Dense"]["parameters"] = False
+    tampered["ops_primitives"].remove("Add")
+    lines = generate_tables.difference_summary(generate_tables.render(tampered), SHIPPED_TEXT)
+    assert '- nn_cells.Dense.parameters = false' in lines
+    assert '+ nn_cells.Dense.parameters = true' in lines
+    assert '+ ops_primitives[] "Add"' in lines
+
+
+def test_difference_summary_reports_invalid_json():
+    lines = generate_tables.difference_summary("{not json", SHIPPED_TEXT)
+    assert len(lines) == 1 and "not valid JSON" in lines[0]
+
+
+def test_without_mindspore_the_generator_fails_in_one_line(tmp_path):
+    output = tmp_path / "tables.json"
+    script = (
+        "import sys; sys.modules['mindspore'] = None\n"
+        "from ms_lint.tools.generate_tables import main\n"
+        f"sys.exit(main(['--output', {str(output)!r}]))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2
+    assert result.stderr.count("\n") == 1 and "cannot import MindSpore" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert not output.exists()
+
+
+def _require_matching_mindspore() -> None:
+    if importlib.util.find_spec("mindspore") is None:
+        pytest.skip("MindSpore is not installed")
+    installed = importlib.metadata.version("mindspore")
+    if installed != SHIPPED["mindspore_version"]:
+        pytest.skip(f"installed MindSpore {installed} differs from the tables' {SHIPPED['mindspore_version']}")
+
+
+def _run_generator(*args: str, cwd) -> subprocess.CompletedProcess:
+    # A separate process: the generator builds every nn Cell, which must not touch this process's MindSpore state.
+    return subprocess.run([sys.executable, "-m", "ms_lint.tools.generate_tables", *args],
+                          capture_output=True, text=True, timeout=600, cwd=cwd)
+
+
+@pytest.mark.mindspore
+def test_shipped_tables_match_the_installed_mindspore(tmp_path):
+    _require_matching_mindspore()
+    result = _run_generator("--check", cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "up to date" in result.stdout
+
+
+@pytest.mark.mindspore
+def test_check_reports_a_stale_file(tmp_path):
+    _require_matching_mindspore()
+    tampered = json.loads(SHIPPED_TEXT)
+    tampered["jit_forbidden"]["methods"]["Cell"].remove("trainable_params")
+    stale = tmp_path / "stale.json"
+    stale.write_text(generate_tables.render(tampered), encoding="utf-8")
+    result = _run_generator("--check", "--output", str(stale), cwd=tmp_path)
+    assert result.returncode == 1
+    assert '+ jit_forbidden.methods.Cell[] "trainable_params"' in result.stdout
+    # --check never writes.
+    assert stale.read_text(encoding="utf-8") == generate_tables.render(tampered)
