@@ -1,0 +1,25 @@
+"""Single-card fine-tuning without a seed: not reproducible (MS402, off by default)."""
+import mindspore
+from mindspore import nn
+
+from segmenter.model import Segmenter
+
+
+def finetune(dataset):
+    net = Segmenter()
+    loss_fn = nn.CrossEntropyLoss()
+    optimizer = nn.SGD(net.trainable_params(), learning_rate=0.01)
+
+    def forward(image, label):
+        return loss_fn(net(image), label)
+
+    grad_fn = mindspore.value_and_grad(forward, None, optimizer.parameters)
+    for image, label in dataset:
+        loss, grads = grad_fn(image, label)
+        optimizer(grads)
+
+
+if __name__ == "__main__":
+    from segmenter.data import create_dataset
+
+    finetune(create_dataset())
