@@ -43,21 +43,26 @@ def check_tree(
     codes: Iterable[str] | None = None,
 ) -> list[Finding]:
     """All findings of the enabled rules (``codes``: the codes to run; default: the rules on by default)."""
+    return analyse(tree, source, path, settings, codes)[1]
+
+
+def analyse(tree: ast.Module, source: str, path: str, settings: Settings, codes: Iterable[str] | None = None):
+    """(module facts, findings); the facts are None when the file was skipped or the analysis failed."""
     from ms_lint.facts import ModuleFacts
     from ms_lint.rules import rules_for
 
     try:
         if not may_hold_hazards(source):
-            return []
+            return None, []
         module = ModuleFacts(tree, path, settings, source=source)
         findings: list[Finding] = []
         for rule in rules_for(codes):
             findings.extend(rule.check(module))
-        return _one_finding_per_cause(findings)
+        return module, _one_finding_per_cause(findings)
     except RecursionError as exc:
-        return [internal_error(path, RecursionError(f"code nested too deeply to analyse ({exc})"))]
+        return None, [internal_error(path, RecursionError(f"code nested too deeply to analyse ({exc})"))]
     except Exception as exc:  # noqa: BLE001 -- a checker exception must never abort the user's run
-        return [internal_error(path, exc)]
+        return None, [internal_error(path, exc)]
 
 
 def check_source(source: str, path: str, settings: Settings, codes: Iterable[str] | None = None) -> list[Finding]:

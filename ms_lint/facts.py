@@ -36,6 +36,23 @@ _KIND_PASSING_BUILTINS = frozenset({
 })
 _JIT_NAMES = ("jit", "ms_function")
 _GRAD_NAMES = ("grad", "value_and_grad", "GradOperation", "vjp", "jvp")
+# Results that are counts, indices, flags or shapes: host data reaching a result only through them carries no
+# value into it (an index selects data, it is not differentiated).
+_INDEX_BUILTINS = frozenset({"len", "int", "bool", "range", "isinstance", "type", "str", "repr", "hash", "id",
+                             "callable", "hasattr"})
+_INDEX_FUNCTIONS = frozenset({
+    "argmax", "argmin", "argsort", "nonzero", "flatnonzero", "argwhere", "searchsorted", "digitize", "count_nonzero",
+    "isnan", "isinf", "isfinite", "any", "all", "logical_and", "logical_or", "logical_not", "equal", "not_equal",
+    "greater", "greater_equal", "less", "less_equal",
+})
+# Methods that change a container in place: their arguments become part of it.
+_MUTATING_METHODS = frozenset({"append", "extend", "insert", "update", "add", "setdefault", "appendleft",
+                               "extendleft"})
+# Cell methods that return the Cell itself, so ``Net().set_train()`` is still the Cell.
+_CELL_METHODS_RETURNING_SELF = frozenset({
+    "set_grad", "set_train", "to_float", "set_boost", "add_flags", "add_flags_recursive", "apply",
+    "set_broadcast_flag", "set_comm_fusion",
+})
 
 
 def join(*kinds: str | None) -> str | None:
@@ -102,6 +119,8 @@ class PlainContainer:
     stored_on_self: bool = False
     wrapped: bool = False
     is_dict: bool = False
+    created_by: ast.Assign | None = None  # the assignment that built the container
+    stored_by: ast.Assign | None = None  # the assignment that put it on self
 
 
 class GraphFunction:
@@ -118,6 +137,7 @@ class GraphFunction:
         self.objects: dict[str, str] = {}  # local name -> user class name, for MS103
         self.env: dict[str, str | None] = {}
         self.nodes: list[ast.AST] = list(_walk_body(node))
+        self._returned_data: set[int] | None = None
 
     @property
     def scope(self) -> str:
@@ -220,6 +240,89 @@ class GraphFunction:
                 self._bind(env, target.elts[1], self.kind(iterable.args[0]), None)
                 return
         self._bind(env, target, self.kind(iterable), None)
+
+    def reaches_return(self, expr: ast.AST) -> bool:
+        """Whether the value of ``expr`` (a node of this function) is part of what the function returns."""
+        return id(expr) in self.returned_data()
+
+    def returned_data(self) -> set[int]:
+        """Ids of the expressions whose values are part of what this function returns, following assignments
+        backwards (flow-insensitive, like the environment). In ``h = x.asnumpy(); return Tensor(h * 2)`` the
+        ``x.asnumpy()`` call is; in ``print(x.asnumpy())``, ``if x.asnumpy().any():`` or ``y[int(n.asnumpy())]``
+        it is not (a condition, an index or a count does not carry a value into the result)."""
+        if self._returned_data is not None:
+            return self._returned_data
+        nested = {id(inner) for node in self.nodes if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+                  for inner in ast.walk(node) if inner is not node}
+        flows: dict[str, list[ast.AST]] = {}
+        for node in self.nodes:
+            for name, value in _value_flows(node):
+                flows.setdefault(name, []).append(value)
+        pending = [n.value for n in self.nodes if isinstance(n, ast.Return) and n.value is not None
+                   and id(n) not in nested]
+        found: set[int] = set()
+        names: set[str] = set()
+        while pending:
+            for part in self._data_parts(pending.pop()):
+                found.add(id(part))
+                if isinstance(part, ast.Name) and part.id not in names:
+                    names.add(part.id)
+                    pending.extend(flows.get(part.id, ()))
+        self._returned_data = found
+        return found
+
+    def _data_parts(self, expr: ast.AST) -> Iterator[ast.AST]:
+        """``expr`` and the sub-expressions whose values are part of its value: operands, elements, call arguments,
+        the receiver of a method; not subscripts, conditions, comparisons, shapes, nor counts and indices computed
+        from data (``len``, ``int``, ``argmax``, ``.astype(np.int32)``)."""
+        stack = [expr]
+        while stack:
+            node = stack.pop()
+            yield node
+            if isinstance(node, ast.Attribute):
+                if node.attr not in api.STATIC_TENSOR_ATTRIBUTES:
+                    stack.append(node.value)
+            elif isinstance(node, ast.Call):
+                if not self._gives_index(node):
+                    stack.extend(node.args)
+                    stack.extend(k.value for k in node.keywords)
+                    if isinstance(node.func, ast.Attribute):
+                        stack.append(node.func.value)
+            elif isinstance(node, ast.BinOp):
+                stack.extend((node.left, node.right))
+            elif isinstance(node, ast.UnaryOp) and not isinstance(node.op, ast.Not):
+                stack.append(node.operand)
+            elif isinstance(node, ast.BoolOp):
+                stack.extend(node.values)
+            elif isinstance(node, ast.IfExp):
+                stack.extend((node.body, node.orelse))
+            elif isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+                stack.extend(node.elts)
+            elif isinstance(node, ast.Dict):
+                stack.extend(node.values)
+            elif isinstance(node, (ast.ListComp, ast.GeneratorExp, ast.SetComp)):
+                stack.append(node.elt)
+            elif isinstance(node, ast.DictComp):
+                stack.append(node.value)
+            elif isinstance(node, (ast.Subscript, ast.Starred, ast.NamedExpr, ast.Await)):
+                stack.append(node.value)
+
+    def _gives_index(self, call: ast.Call) -> bool:
+        """A call whose result is a count, an index, a flag or a shape rather than data values."""
+        func = call.func
+        if isinstance(func, ast.Attribute):
+            if func.attr in api.STATIC_TENSOR_METHODS or func.attr in _INDEX_FUNCTIONS:
+                return True
+            if func.attr == "astype" and call.args and any(
+                    word in ast.unparse(call.args[0]) for word in ("int", "bool")):
+                return True
+        qualname = self.module.qualname(func)
+        name = api.last_name(qualname) if qualname else None
+        if qualname and qualname.startswith("builtins.") and name in _INDEX_BUILTINS:
+            return True
+        if name == "where" and len(call.args) == 1:
+            return True
+        return name in _INDEX_FUNCTIONS
 
     def is_tensor(self, expr: ast.AST) -> bool:
         return self.kind(expr) == TENSOR
@@ -328,6 +431,16 @@ class GraphFunction:
         return join(*argument_kinds)
 
 
+class EagerFunction(GraphFunction):
+    """A function PyNative runs eagerly for a Cell: a ``construct`` that is not graph code, or a function of this
+    module it calls, with the same tensor-value environment as graph code. ``output_of``: the Cells whose output
+    this function's return value is part of (their ``construct``, or a helper whose result they return)."""
+
+    def __init__(self, module: "ModuleFacts", node: FunctionNode, owner: ClassInfo | None, reason: str):
+        super().__init__(module, node, owner, reason, strict=False)
+        self.output_of: list[ClassInfo] = []
+
+
 @dataclass
 class CallSite:
     node: ast.Call
@@ -362,6 +475,7 @@ class ModuleFacts:
         self._plain_containers: list[PlainContainer] | None = None
         self._return_kinds: dict[tuple, str | None] = {}
         self._returns_in_progress: set[int] = set()
+        self._eager_functions: list[EagerFunction] | None = None
         if graph_code:
             self._find_graph_code()
 
@@ -454,6 +568,13 @@ class ModuleFacts:
         self.calls.reverse()
         for site in self.calls:
             site.qualname = self.qualname(site.node.func)
+
+    def local_name_for(self, qualname: str) -> str | None:
+        """A name this module already binds to ``qualname`` (``nn`` for ``mindspore.nn``), if any."""
+        for name, bound in self.names.items():
+            if bound == qualname:
+                return name
+        return None
 
     def assignment_of(self, value: ast.AST) -> ast.Assign | None:
         """The assignment statement whose right-hand side is ``value``."""
@@ -750,6 +871,12 @@ class ModuleFacts:
 
     def _callees(self, caller: GraphFunction) -> Iterator[tuple[FunctionNode, ClassInfo | None, dict]]:
         """Functions of this module that ``caller`` calls, with the kinds of the arguments it passes."""
+        for _, target, owner, kinds in self.calls_from(caller):
+            yield target, owner, kinds
+
+    def calls_from(self, caller: GraphFunction) -> Iterator[tuple[ast.Call, FunctionNode, ClassInfo | None, dict]]:
+        """Each call in ``caller`` to a function of this module: (the call, the function, its class, the kinds of
+        the arguments the call passes)."""
         for node in caller.nodes:
             if not isinstance(node, ast.Call):
                 continue
@@ -776,11 +903,12 @@ class ModuleFacts:
                 if func.id in self.functions and func.id not in caller.env:
                     target = self.functions[func.id]
                 elif self.mode == "pynative" or caller.owner is None:
-                    yield from self._called_through_global(func.id)
+                    for target, owner, kinds in self._called_through_global(func.id):
+                        yield node, target, owner, kinds
                     continue
             if target is None or target is caller.node:
                 continue
-            yield target, owner, _argument_kinds(caller, node, target, bound)
+            yield node, target, owner, _argument_kinds(caller, node, target, bound)
 
     def _sub_cell_classes(self) -> set[str]:
         """Local Cell classes built only as ``self.attr = Cls(...)`` and called as ``self.attr(...)`` here."""
@@ -869,6 +997,137 @@ class ModuleFacts:
 
     def is_graph_code(self, node: FunctionNode) -> bool:
         return id(node) in self._graph_by_node
+
+    # -- eager code (PyNative) ----------------------------------------------------------------------------
+
+    def eager_functions(self) -> list[EagerFunction]:
+        """The functions PyNative runs eagerly inside Cells: each Cell's ``construct`` that is not graph code (every
+        Cell of a PyNative module), and the functions of this module they call that are not graph code either."""
+        if self._eager_functions is not None:
+            return self._eager_functions
+        functions: dict[int, EagerFunction] = {}
+        queue: list[EagerFunction] = []
+
+        def add(node: FunctionNode, owner: ClassInfo | None, reason: str, kinds: dict) -> EagerFunction | None:
+            if self.is_graph_code(node):
+                return None
+            existing = functions.get(id(node))
+            if existing is None:
+                existing = functions[id(node)] = EagerFunction(self, node, owner, reason)
+                existing.parameter_kinds = dict(kinds)
+                queue.append(existing)
+                return existing
+            for name, kind in kinds.items():
+                merged = join(existing.parameter_kinds.get(name), kind)
+                if merged != existing.parameter_kinds.get(name):
+                    existing.parameter_kinds[name] = merged
+                    if existing not in queue:
+                        queue.append(existing)
+            return existing
+
+        sub_cells = self._sub_cell_classes()
+        constructs: set[int] = set()
+        for info in self.classes.values():
+            found = info.find_method("construct") if info.is_cell else None
+            if found is None:
+                continue
+            owner, node = found
+            kinds = {} if info.name in sub_cells else _root_parameter_kinds(node, owner)
+            construct = add(node, owner, f"construct of Cell {owner.name}", kinds)
+            if construct is not None:
+                constructs.add(id(node))
+                if info not in construct.output_of:
+                    construct.output_of.append(info)
+        while queue:
+            function = queue.pop(0)
+            function.compute_environment()
+            for _, callee, owner, kinds in self.calls_from(function):
+                add(callee, owner, f"called from {function.label}", kinds)
+        # A helper's return value is part of a Cell's output when the call to it is part of the caller's return
+        # value; another Cell's construct keeps its own Cell (and its own bprop).
+        changed = True
+        while changed:
+            changed = False
+            for function in functions.values():
+                for call, callee, _, _ in self.calls_from(function):
+                    helper = functions.get(id(callee))
+                    if helper is None or id(callee) in constructs or not function.reaches_return(call):
+                        continue
+                    for info in function.output_of:
+                        if info not in helper.output_of:
+                            helper.output_of.append(info)
+                            changed = True
+        self._eager_functions = list(functions.values())
+        return self._eager_functions
+
+    def inherits_method(self, info: ClassInfo, name: str, _seen: frozenset = frozenset()) -> bool:
+        """Whether class ``info`` defines method ``name`` or inherits it from a class of this module or of the
+        project's other modules (MindSpore's own classes are not followed)."""
+        if name in info.methods:
+            return True
+        for base in info.node.bases:
+            qualname = self.qualname(base)
+            if not qualname or qualname in _seen or api.is_mindspore(qualname) or qualname.startswith("builtins."):
+                continue
+            if qualname.startswith(self.local_prefix):
+                local = self.classes.get(qualname[len(self.local_prefix):])
+                if local is not None and self.inherits_method(local, name, _seen | {qualname}):
+                    return True
+                continue
+            from ms_lint.project import project_class_facts
+
+            found = project_class_facts(self.path, qualname, self.settings)
+            if found and found[0].inherits_method(found[0].classes[found[1]], name, _seen | {qualname}):
+                return True
+        return False
+
+    def value_bound_to(self, expr: ast.AST, function: FunctionNode | None, owner: ClassInfo | None) -> ast.AST | None:
+        """What the name or ``self.<attribute>`` ``expr`` holds where it is used in ``function`` (None: module-level
+        code): the last assignment above it in that scope, else the module-level one; for ``self.<attribute>``, the
+        first assignment in a method of ``owner`` or of its local bases."""
+        if isinstance(expr, ast.Name):
+            line = getattr(expr, "lineno", 0)
+            bound = None
+            for node in _scope_nodes(self.tree if function is None else function):
+                if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None and node.lineno < line:
+                    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                    if any(isinstance(t, ast.Name) and t.id == expr.id for t in targets):
+                        if bound is None or node.lineno >= bound.lineno:
+                            bound = node
+            if bound is not None:
+                return bound.value
+            if function is None or expr.id in {a.arg for a in ast.walk(function.args) if isinstance(a, ast.arg)}:
+                return None
+            return self.module_assignments.get(expr.id)
+        if not (isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and owner is not None
+                and function is not None and expr.value.id == _first_argument(function)):
+            return None
+        classes, seen = [owner], set()
+        while classes:
+            info = classes.pop(0)
+            if info.name in seen:
+                continue
+            seen.add(info.name)
+            for method in sorted(info.methods.values(), key=lambda m: m.name != "__init__"):
+                self_name = _first_argument(method)
+                for node in ast.walk(method):
+                    if isinstance(node, ast.Assign) and any(
+                            isinstance(t, ast.Attribute) and t.attr == expr.attr and isinstance(t.value, ast.Name)
+                            and t.value.id == self_name for t in node.targets):
+                        return node.value
+            classes.extend(info.local_bases)
+        return None
+
+    def cell_origin(self, expr: ast.AST, function: FunctionNode | None, owner: ClassInfo | None) -> ast.AST | None:
+        """The expression that built the Cell instance ``expr`` holds (``net`` after ``net = Net()``, ``self.net``
+        after ``self.net = nn.Dense(2, 2)``, possibly chained: ``Net().set_train()``), or None when ``expr`` is not
+        known to hold a Cell."""
+        value = self.value_bound_to(expr, function, owner)
+        built = value
+        while isinstance(built, ast.Call) and isinstance(built.func, ast.Attribute) and (
+                built.func.attr in _CELL_METHODS_RETURNING_SELF):
+            built = built.func.value
+        return value if built is not None and self.builds_cell(built) else None
 
     # -- plain containers on Cells (MS201, MS202) ---------------------------------------------------------
 
@@ -1028,7 +1287,7 @@ class _ContainerScan:
                 for target in node.targets:
                     if isinstance(target, ast.Name):
                         if contents is not None:
-                            container = PlainContainer(self.info, target.id, is_dict=contents[1])
+                            container = PlainContainer(self.info, target.id, is_dict=contents[1], created_by=node)
                             local[target.id] = container
                             found.append(container)
                             if node.lineno not in registered_lines:
@@ -1039,7 +1298,8 @@ class _ContainerScan:
                             target.value.id == self_name):
                         container = None
                         if contents is not None:
-                            container = PlainContainer(self.info, f"self.{target.attr}", is_dict=contents[1])
+                            container = PlainContainer(self.info, f"self.{target.attr}", is_dict=contents[1],
+                                                       created_by=node)
                             found.append(container)
                             if node.lineno not in registered_lines:
                                 add_site(container, node, contents[0])
@@ -1050,6 +1310,7 @@ class _ContainerScan:
                             container = self.returned.get(value.func.attr)
                         if container is not None:
                             container.stored_on_self = True
+                            container.stored_by = container.stored_by or node
                             self.attributes[target.attr] = container
                         elif target.attr in self.attributes:
                             del self.attributes[target.attr]  # rebound to something else, e.g. nn.CellList(...)
@@ -1100,6 +1361,49 @@ class _ContainerScan:
                 call.args[0], ast.Name) and call.args[0].id == self_name:
             return True
         return isinstance(func, ast.Attribute) and func.attr in ("insert_child_to_cell", "insert_param_to_cell")
+
+
+def _value_flows(node: ast.AST) -> Iterator[tuple[str, ast.AST]]:
+    """(name, expression) for each value that ``node`` puts into a local name: assignments, loop targets,
+    ``with ... as``, and in-place container updates (``out.append(v)``, ``out[i] = v``)."""
+    if isinstance(node, ast.Assign):
+        for target in node.targets:
+            yield from _target_flows(target, node.value)
+    elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.NamedExpr)) and node.value is not None:
+        yield from _target_flows(node.target, node.value)
+    elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+        yield from _target_flows(node.target, node.iter)
+    elif isinstance(node, ast.withitem) and node.optional_vars is not None:
+        yield from _target_flows(node.optional_vars, node.context_expr)
+    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and (
+            node.func.attr in _MUTATING_METHODS):
+        root = _subscript_root(node.func.value)
+        if root is not None:
+            for argument in [*node.args, *(k.value for k in node.keywords)]:
+                yield root, argument
+
+
+def _target_flows(target: ast.AST, value: ast.AST) -> Iterator[tuple[str, ast.AST]]:
+    if isinstance(target, ast.Name):
+        yield target.id, value
+    elif isinstance(target, (ast.Tuple, ast.List)):
+        paired = isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(target.elts) and not any(
+            isinstance(e, ast.Starred) for e in (*value.elts, *target.elts))
+        for index, element in enumerate(target.elts):
+            yield from _target_flows(element, value.elts[index] if paired else value)
+    elif isinstance(target, ast.Starred):
+        yield from _target_flows(target.value, value)
+    elif isinstance(target, ast.Subscript):
+        root = _subscript_root(target)
+        if root is not None:
+            yield root, value
+
+
+def _subscript_root(expr: ast.AST) -> str | None:
+    """``out`` for ``out``, ``out[i]`` and ``out[i][j]``; None for anything else (``self.cache[i]``)."""
+    while isinstance(expr, ast.Subscript):
+        expr = expr.value
+    return expr.id if isinstance(expr, ast.Name) else None
 
 
 def _flatten(structure) -> list:
@@ -1174,6 +1478,19 @@ def _walk_body(function: FunctionNode) -> Iterator[ast.AST]:
         if isinstance(node, ast.ClassDef):
             continue
         stack.extend(reversed(list(ast.iter_child_nodes(node))))
+
+
+def _scope_nodes(scope: ast.AST) -> Iterator[ast.AST]:
+    """The nodes of a function's body, or of a module's own code (not inside its functions and classes)."""
+    if not isinstance(scope, ast.Module):
+        yield from _walk_body(scope)
+        return
+    stack = list(reversed(scope.body))
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            stack.extend(reversed(list(ast.iter_child_nodes(node))))
 
 
 def _walk_class(info: ClassInfo) -> Iterator[ast.AST]:

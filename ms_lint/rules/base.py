@@ -8,6 +8,7 @@ from ms_lint.findings import Finding
 
 if TYPE_CHECKING:
     from ms_lint.facts import ModuleFacts
+    from ms_lint.fixes import Edit, FixContext
 
 
 class Rule:
@@ -34,6 +35,10 @@ class Rule:
 
     def check(self, module: "ModuleFacts") -> Iterator[Finding]:
         raise NotImplementedError
+
+    def fix(self, context: "FixContext", finding: Finding) -> list["Edit"]:
+        """Source edits that remove ``finding`` (rules with ``autofix`` override this); empty when not fixable."""
+        return []
 
     def finding(self, module: "ModuleFacts", node: ast.AST, message: str, scope: str | None = None) -> Finding:
         return Finding(

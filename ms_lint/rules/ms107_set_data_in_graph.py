@@ -6,6 +6,7 @@ from typing import Iterator
 
 from ms_lint.facts import TENSOR, GraphFunction, ModuleFacts
 from ms_lint.findings import Finding
+from ms_lint.fixes import Edit, FixContext
 from ms_lint.rules.base import Rule
 
 _METHODS = ("set_data", "init_data")
@@ -58,6 +59,14 @@ class SetDataInGraph(Rule):
                 ops.assign(self.average, self.average * 0.9 + x * 0.1)
                 return x
     """
+
+    def fix(self, context: FixContext, finding: Finding) -> list[Edit]:
+        call = finding.node
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "set_data"
+                and len(call.args) == 1 and not call.keywords):
+            return []  # init_data() and set_data(..., slice_shape=...) have no ops.assign form
+        assign = context.reference("mindspore.ops") + ".assign"
+        return [context.replace(call, f"{assign}({context.text(call.func.value)}, {context.text(call.args[0])})")]
 
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         for function in module.graph_functions:

@@ -5,6 +5,7 @@ from typing import Iterator
 
 from ms_lint.facts import ModuleFacts
 from ms_lint.findings import Finding
+from ms_lint.fixes import Edit, FixContext, wrap_container
 from ms_lint.rules.base import Rule
 
 
@@ -55,6 +56,13 @@ class PlainContainerOfCells(Rule):
                     x = block(x)
                 return x
     """
+
+    def fix(self, context: FixContext, finding: Finding) -> list[Edit]:
+        container = next((c for c in context.module.plain_containers()
+                          if any(site is finding.node for site, _ in c.element_sites)), None)
+        if container is None:
+            return []
+        return wrap_container(context, finding, "mindspore.nn.CellDict" if container.is_dict else "mindspore.nn.CellList")
 
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         for container in module.plain_containers():

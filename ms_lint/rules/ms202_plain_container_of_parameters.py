@@ -5,6 +5,7 @@ from typing import Iterator
 
 from ms_lint.facts import ModuleFacts
 from ms_lint.findings import Finding
+from ms_lint.fixes import Edit, FixContext, wrap_container
 from ms_lint.rules.base import Rule
 
 
@@ -39,6 +40,9 @@ class PlainContainerOfParameters(Rule):
                 super().__init__()
                 self.scales = ParameterTuple([Parameter(Tensor(1.0), name=f"s{i}") for i in range(3)])
     """
+
+    def fix(self, context: FixContext, finding: Finding) -> list[Edit]:
+        return wrap_container(context, finding, "mindspore.ParameterTuple", appendable=False)
 
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         for container in module.plain_containers():
