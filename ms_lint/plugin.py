@@ -13,6 +13,7 @@ class MsLintChecker:
     version = __version__
 
     settings = Settings()
+    codes: frozenset[str] | None = None  # None: the rules on by default
 
     def __init__(self, tree: ast.Module, filename: str, lines: list[str]):
         self.tree = tree
@@ -43,6 +44,9 @@ class MsLintChecker:
 
     @classmethod
     def parse_options(cls, options) -> None:
+        cls.codes = codes_to_run(
+            [*(getattr(options, "select", None) or ()), *(getattr(options, "extend_select", None) or ())]
+        )
         try:
             cls.settings = Settings.from_values(
                 getattr(options, "ms_mode", None), getattr(options, "ms_syntax_level", None)
@@ -53,9 +57,20 @@ class MsLintChecker:
 
     def run(self) -> Iterator[tuple[int, int, str, type]]:
         from ms_lint.engine import check_tree
-        from ms_lint.rules import RULES_BY_CODE
 
         source = "".join(self.lines)
-        # flake8 filters by --select/--ignore/noqa itself, so every rule runs here.
-        for finding in check_tree(self.tree, source, self.filename, self.settings, RULES_BY_CODE):
+        # flake8 filters by --select/--ignore/noqa itself; the plugin only leaves out off-by-default rules nobody
+        # named, because flake8 would let `--select=MS` turn them on.
+        for finding in check_tree(self.tree, source, self.filename, self.settings, self.codes or RULES_BY_CODE):
             yield finding.line, finding.col, finding.text, type(self)
+
+
+def codes_to_run(selected: list[str]) -> frozenset[str]:
+    """The rules on by default, plus each off-by-default rule a selection names more precisely than ``MS``."""
+    from ms_lint.rules import ALL_RULES
+
+    named = [entry.strip().upper() for entry in selected if len(entry.strip()) > 2]
+    return frozenset(
+        rule.code for rule in ALL_RULES
+        if rule.enabled_by_default or any(rule.code.startswith(prefix) for prefix in named)
+    )
