@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import os
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from ms_lint.settings import Settings
@@ -32,6 +33,12 @@ def source_roots(path: str) -> list[str]:
     return [directory] if directory == own else [directory, own]
 
 
+@lru_cache(maxsize=4096)
+def _in_project(top_level: str, roots: tuple[str, ...]) -> bool:
+    return any(os.path.isdir(os.path.join(root, top_level)) or os.path.isfile(os.path.join(root, top_level + ".py"))
+               for root in roots)
+
+
 def find_module_file(module: str, roots: list[str]) -> str | None:
     """The file of ``module`` under ``roots`` (astroid's finder, limited to the project), or None."""
     from astroid import modutils
@@ -51,6 +58,8 @@ def project_class_facts(path: str, qualname: str, settings: Settings) -> tuple["
     if not path or qualname.startswith("."):
         return None
     roots = source_roots(path)
+    if not _in_project(qualname.split(".", 1)[0], tuple(roots)):
+        return None  # the standard library or a third-party package: never searched
     for _ in range(_MAX_REEXPORT_HOPS):
         if "." not in qualname:
             return None
