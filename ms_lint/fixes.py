@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 import difflib
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING, Callable, Iterable
 
 from ms_lint.settings import Settings
 
@@ -93,12 +93,13 @@ class FixContext:
                 anchor = statement
             else:
                 break
-        lines = "".join(f"{line}\n" for line in sorted(self.new_imports))
+        newline = "\r\n" if "\r\n" in self.source else "\n"
+        lines = "".join(f"{line}{newline}" for line in sorted(self.new_imports))
         if anchor is None:
             return Edit(0, 0, lines)
         position = self._line_starts[anchor.end_lineno] if anchor.end_lineno < len(self._line_starts) else len(
             self.source)
-        prefix = "" if self.source[:position].endswith("\n") else "\n"
+        prefix = "" if self.source[:position].endswith("\n") else newline
         return Edit(position, position, prefix + lines)
 
 
@@ -133,8 +134,12 @@ def apply_edits(source: str, edits: Iterable[Edit]) -> tuple[str, int]:
     return source, len(chosen)
 
 
-def fix_source(source: str, path: str, settings: Settings, codes: Iterable[str] | None = None) -> FixResult:
-    """Fix what can be fixed mechanically; ``remaining`` holds the findings left afterwards."""
+def fix_source(source: str, path: str, settings: Settings, codes: Iterable[str] | None = None,
+               accept: Callable[[list], list] | None = None) -> FixResult:
+    """Fix what can be fixed mechanically; ``remaining`` holds the findings left afterwards.
+
+    ``accept`` narrows the findings to fix (the command's selection and ``# noqa``); by default all of them.
+    """
     from ms_lint.engine import analyse
     from ms_lint.rules import RULES_BY_CODE
 
@@ -153,7 +158,7 @@ def fix_source(source: str, path: str, settings: Settings, codes: Iterable[str] 
         context = FixContext(module, current)
         edits: list[Edit] = []
         fixed_findings = 0
-        for finding in findings:
+        for finding in (accept(findings) if accept else findings):
             rule = RULES_BY_CODE.get(finding.code)
             rule_edits = rule().fix(context, finding) if rule is not None and rule.autofix else []
             if rule_edits:
@@ -199,3 +204,19 @@ def wrap_container(context: FixContext, finding: "Finding", registering_qualname
         # CellList takes only a list.
         return [context.replace(value, f"{callee}(list({context.text(value)}))")]
     return [context.wrap(value, callee)]
+
+
+def write_fixed(path: str, fixed: str) -> None:
+    """Write ``fixed`` back in the file's own encoding (coding cookie, BOM) and newline style."""
+    import tokenize
+
+    with open(path, "rb") as handle:
+        original = handle.read()
+    try:
+        encoding, _ = tokenize.detect_encoding(iter(original.splitlines(keepends=True)).__next__)
+    except SyntaxError:
+        encoding = "utf-8"
+    if encoding == "utf-8-sig" or original.startswith(b"\xef\xbb\xbf"):
+        encoding = "utf-8-sig"
+    with open(path, "w", encoding=encoding, newline="") as handle:
+        handle.write(fixed)

@@ -1,0 +1,347 @@
+"""``ms-lint check PATH...``: the MS checks alone, without flake8's style checks, for CI and pre-commit.
+
+It finds files as flake8 does (its exclude defaults and patterns), decides what to report with flake8's own
+select/ignore logic and ``# noqa`` handling, and reads the same options as the flake8 plugin, so a file gets the
+same MS findings from both. Exit status: 0 clean (or ``--exit-zero``), 1 findings, 2 usage, configuration or
+read errors.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from dataclasses import dataclass, field, replace
+from typing import Sequence
+
+from ms_lint.config import OUTPUT_FORMATS, ConfigError, LintOptions, resolve_options
+
+# Below this many files a process pool costs more than it saves, unless --jobs asks for one.
+AUTO_PARALLEL_MIN_FILES = 24
+STDIN = "-"
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "check",
+        help="report MindSpore graph-mode hazards (the MS rules only, without flake8's style checks)",
+        description="Report MindSpore graph-mode hazards in Python files. Reads options from [tool.ms-lint] in "
+        "pyproject.toml and from flake8's configuration ([flake8] in setup.cfg, tox.ini or .flake8); options "
+        "given here take precedence. Exit status: 0 no findings, 1 findings, 2 usage or configuration error or a "
+        "file that could not be read.",
+    )
+    parser.add_argument(
+        "paths", nargs="*", metavar="PATH",
+        help="files and directories to check (default: the current directory); - reads standard input",
+    )
+    parser.add_argument("--format", help=f"output format: {', '.join(OUTPUT_FORMATS)} (default: text, flake8's)")
+    parser.add_argument("--output-file", metavar="FILE", help="write the report to FILE instead of standard output")
+    codes = parser.add_argument_group("selecting rules (flake8's semantics: codes and prefixes, longest wins)")
+    codes.add_argument("--select", action="append", metavar="CODES",
+                       help="report only these codes, replacing the default selection (e.g. MS1,MS201)")
+    codes.add_argument("--ignore", action="append", metavar="CODES",
+                       help="ignore these codes, replacing the default ignore list; prefer --extend-ignore, "
+                       "which keeps the rules that are off by default off")
+    codes.add_argument("--extend-select", action="append", metavar="CODES",
+                       help="add codes to the selection (turns on rules that are off by default)")
+    codes.add_argument("--extend-ignore", action="append", metavar="CODES", help="add codes to the ignore list")
+    codes.add_argument("--per-file-ignores", metavar="MAPPING",
+                       help="codes to ignore in some files, e.g. 'tests/*:MS101 scripts/*.py:MS1,MS2'")
+    codes.add_argument("--disable-noqa", action="store_true", default=None,
+                       help="report findings on lines marked # noqa too")
+    files = parser.add_argument_group("finding files")
+    files.add_argument("--exclude", action="append", metavar="PATTERNS",
+                       help="comma-separated files or directories to skip, replacing flake8's default list "
+                       "(.svn,CVS,.bzr,.hg,.git,__pycache__,.tox,.nox,.eggs,*.egg)")
+    files.add_argument("--extend-exclude", action="append", metavar="PATTERNS",
+                       help="comma-separated files or directories to skip as well")
+    files.add_argument("--filename", action="append", metavar="PATTERNS",
+                       help="file name patterns checked inside directories (default: *.py)")
+    files.add_argument("--stdin-display-name", default="stdin", metavar="NAME",
+                       help="the path of the code read from standard input: used in the report, for "
+                       "per-file-ignores and to find the modules it imports (default: stdin)")
+    model = parser.add_argument_group("how MindSpore runs the code (same options as the flake8 plugin)")
+    model.add_argument("--ms-mode", metavar="MODE",
+                       help="graph (default): Cells run in GRAPH_MODE unless a module says otherwise; "
+                       "pynative: only @jit code is compiled")
+    model.add_argument("--ms-syntax-level", metavar="LEVEL",
+                       help="strict (default): report what fails under STRICT; lax: only what fails or "
+                       "misbehaves under LAX too")
+    fixing = parser.add_argument_group("fixing")
+    fixing.add_argument("--fix", action="store_true",
+                        help="rewrite the mechanical cases in place (MS201, MS202, MS107, MS205: see `ms-lint rules`), "
+                        "then report what is left; with - the fixed code goes to standard output")
+    fixing.add_argument("--diff", action="store_true", help="print the fixes as a unified diff; change no file")
+    run = parser.add_argument_group("running")
+    run.add_argument("--exit-zero", action="store_true", help="exit with status 0 even when there are findings")
+    run.add_argument("-j", "--jobs", metavar="N",
+                     help="processes to check files with: a number, or auto (default: one per CPU when there "
+                     "are many files, else in this process)")
+    run.add_argument("--config", metavar="FILE",
+                     help="read options from FILE only (pyproject.toml, setup.cfg, tox.ini or .flake8)")
+    run.add_argument("--isolated", action="store_true", help="read no configuration file")
+    parser.set_defaults(handler=run_check)
+
+
+def _joined(values: Sequence[str] | None) -> str | None:
+    return None if values is None else ",".join(values)
+
+
+def command_line_options(args: argparse.Namespace) -> dict:
+    return {
+        "select": _joined(args.select),
+        "ignore": _joined(args.ignore),
+        "extend-select": _joined(args.extend_select),
+        "extend-ignore": _joined(args.extend_ignore),
+        "per-file-ignores": args.per_file_ignores,
+        "exclude": _joined(args.exclude),
+        "extend-exclude": _joined(args.extend_exclude),
+        "filename": _joined(args.filename),
+        "ms-mode": args.ms_mode,
+        "ms-syntax-level": args.ms_syntax_level,
+        "disable-noqa": args.disable_noqa,
+        "jobs": args.jobs,
+        "format": args.format,
+    }
+
+
+def run_check(args: argparse.Namespace) -> int:
+    from ms_lint.output import render
+
+    try:
+        options = resolve_options(command_line_options(args), config_file=args.config, isolated=args.isolated)
+    except ConfigError as exc:
+        return _error(str(exc))
+    paths = list(args.paths) or ["."]
+    missing = [path for path in paths if path != STDIN and not os.path.exists(path)]
+    if missing:
+        return _error("; ".join(f"{path}: no such file or directory" for path in missing))
+    if not options.selected_codes():
+        where = f" ({', '.join(str(source) for source in options.sources)})" if options.sources else ""
+        print(f"ms-lint: warning: the selection{where} enables no MS rule; nothing is reported", file=sys.stderr)
+
+    files = discover_files(paths, options, args.stdin_display_name)
+    if args.fix or args.diff:
+        status = fix_files(files, options, args)
+        if status is not None:
+            return status
+    outcome = check_files(files, options, stdin_display_name=args.stdin_display_name)
+    report = render(outcome.reported, options.format, files_checked=outcome.files_checked, errors=outcome.errors)
+    try:
+        _write(report, args.output_file)
+    except OSError as exc:
+        return _error(f"{args.output_file}: cannot write the report ({exc.strerror or exc})")
+    for error in outcome.errors:
+        print(f"ms-lint: error: {error}", file=sys.stderr)
+    if outcome.errors:
+        return 2
+    return 1 if outcome.reported and not args.exit_zero else 0
+
+
+def fix_files(files: Sequence[str], options: LintOptions, args: argparse.Namespace) -> int | None:
+    """Apply (``--fix``) or show (``--diff``) the fixes; an exit status when nothing more is to be done."""
+    from ms_lint.engine import read_source
+    from ms_lint.fixes import fix_source, write_fixed
+
+    diffs, fixed_findings, fixed_files = [], 0, 0
+    for path in files:
+        try:
+            source = read_stdin() if path == STDIN else read_source(path)
+        except OSError:
+            continue  # reported as unreadable by the check that follows
+        shown = args.stdin_display_name if path == STDIN else path
+        result = fix_source(source, shown, options.settings, codes=None,
+                            accept=lambda findings, shown=shown, source=source: fixable(findings, shown, source,
+                                                                                        options))
+        if path == STDIN and args.fix and not args.diff:
+            _write(result.fixed, args.output_file)
+            return 0
+        if not result.changed:
+            continue
+        if args.diff:
+            diffs.append(result.diff())
+        else:
+            write_fixed(path, result.fixed)
+        fixed_findings += result.applied
+        fixed_files += 1
+    if args.diff:
+        _write("".join(diffs), args.output_file)
+        return 1 if diffs and not args.exit_zero else 0
+    if fixed_files:
+        print(f"ms-lint: fixed {fixed_findings} finding(s) in {fixed_files} file(s)", file=sys.stderr)
+    return None
+
+
+def fixable(findings: list, path: str, source: str, options: LintOptions) -> list:
+    """The findings the user asked for: selected for ``path`` and not silenced by ``# noqa``."""
+    from ms_lint.noqa import without_noqa
+
+    selected = options.selected_codes(path)
+    findings = [f for f in findings if f.code in selected]
+    if findings and not options.disable_noqa:
+        findings = without_noqa(findings, source.splitlines(keepends=True))
+    return findings
+
+
+def _error(message: str) -> int:
+    print(f"ms-lint: error: {message}", file=sys.stderr)
+    return 2
+
+
+def _write(report: str, output_file: str | None) -> None:
+    if output_file:
+        with open(output_file, "w", encoding="utf-8") as handle:
+            handle.write(report)
+        return
+    stream = sys.stdout
+    try:
+        try:
+            stream.write(report)
+            stream.flush()
+        except UnicodeEncodeError:
+            stream.buffer.write(report.encode(stream.encoding or "utf-8", errors="replace"))
+            stream.flush()
+    except BrokenPipeError:
+        # The reader left (`ms-lint check | head`): nothing more to say, and no traceback at exit either.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, stream.fileno())
+
+
+# --------------------------------------------------------------------------------------------------------- files
+
+
+def discover_files(paths: Sequence[str], options: LintOptions, stdin_display_name: str = "stdin") -> list[str]:
+    """The files to check, as flake8 expands them (``-`` stays ``-``); each once, in order."""
+    from flake8.discover_files import expand_paths
+
+    found = expand_paths(
+        paths=list(paths),
+        stdin_display_name=stdin_display_name,
+        filename_patterns=options.filename,
+        exclude=options.all_excludes,
+    )
+    return list(dict.fromkeys(found))
+
+
+# ------------------------------------------------------------------------------------------------------ checking
+
+
+@dataclass
+class Outcome:
+    """What a run found: the reported findings, the files that could not be read, how many files were checked."""
+
+    reported: list = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    files_checked: int = 0
+
+
+def lint_source(source: str, path: str, options: LintOptions) -> list:
+    """The reported findings for ``source`` shown as ``path``: selection, per-file ignores and ``# noqa`` applied."""
+    from ms_lint.engine import check_source
+    from ms_lint.noqa import file_is_skipped, without_noqa
+    from ms_lint.output import Reported, region_of
+    from ms_lint.rules import RULES_BY_CODE
+
+    lines = source.splitlines(keepends=True)
+    if not options.disable_noqa and file_is_skipped(lines):
+        return []
+    selected = options.selected_codes(path)
+    if not selected:
+        return []
+    # Every rule runs, as in the flake8 plugin, so that a rule that replaces another's finding on the same node
+    # does so here too; the selection filters afterwards.
+    findings = [f for f in check_source(source, path, options.settings, RULES_BY_CODE) if f.code in selected]
+    if findings and not options.disable_noqa:
+        findings = without_noqa(findings, lines)
+    return [Reported(replace(finding, node=None), region_of(finding, lines)) for finding in findings]
+
+
+def lint_path(path: str, options: LintOptions) -> tuple[list, str | None]:
+    """``(reported findings, None)``, or ``([], why)`` when the file cannot be read."""
+    from ms_lint.engine import read_source
+
+    try:
+        source = read_source(path)
+    except OSError as exc:
+        return [], f"{path}: cannot read it ({exc.strerror or exc})"
+    return lint_source(source, path, options), None
+
+
+def read_stdin() -> str:
+    """Standard input decoded as Python reads a file (coding cookie, BOM), undecodable bytes replaced."""
+    import io
+    import tokenize
+
+    data = sys.stdin.buffer.read()
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        text = data.decode(encoding)
+    except (SyntaxError, LookupError, UnicodeDecodeError):
+        text = data.decode("utf-8", errors="replace")
+    return text.lstrip("\ufeff")
+
+
+_worker_options: LintOptions | None = None
+
+
+def _start_worker(options: LintOptions) -> None:
+    global _worker_options
+    _worker_options = options
+
+
+def _lint_in_worker(path: str) -> tuple[list, str | None]:
+    try:
+        return lint_path(path, _worker_options)
+    except Exception as exc:  # noqa: BLE001 -- one file's failure must not lose the others' results
+        return [], f"{path}: {type(exc).__name__}: {exc}"
+
+
+def available_cpus() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def pool_size(requested: int | None, file_count: int) -> int:
+    """How many processes to use: one for few files unless asked, never more than files."""
+    if file_count < 2:
+        return 1
+    if requested is None:
+        if os.environ.get("PRE_COMMIT") == "1":
+            return 1  # pre-commit already runs one ms-lint per CPU on its share of the files
+        return 1 if file_count < AUTO_PARALLEL_MIN_FILES else min(available_cpus(), file_count)
+    return max(1, min(requested, file_count))
+
+
+def check_files(files: Sequence[str], options: LintOptions, *, stdin_display_name: str = "stdin") -> Outcome:
+    outcome = Outcome()
+    paths = [path for path in files if path != STDIN]
+    if len(paths) != len(files):
+        outcome.reported.extend(lint_source(read_stdin(), stdin_display_name, options))
+        outcome.files_checked += 1
+    for reported, error in _lint_paths(paths, options):
+        outcome.reported.extend(reported)
+        if error is None:
+            outcome.files_checked += 1
+        else:
+            outcome.errors.append(error)
+    outcome.reported.sort(key=lambda r: (r.finding.path, r.finding.line, r.finding.col, r.finding.code))
+    return outcome
+
+
+def _lint_paths(paths: Sequence[str], options: LintOptions):
+    jobs = pool_size(options.jobs, len(paths))
+    if jobs > 1:
+        try:
+            return _lint_in_pool(paths, options, jobs)
+        except (OSError, ImportError):
+            pass  # no process pool on this system (no semaphores, no fork): check in this process
+    return [lint_path(path, options) for path in paths]
+
+
+def _lint_in_pool(paths: Sequence[str], options: LintOptions, jobs: int):
+    import multiprocessing
+
+    chunksize = max(1, len(paths) // (jobs * 4))
+    with multiprocessing.get_context().Pool(jobs, initializer=_start_worker, initargs=(options,)) as pool:
+        return pool.map(_lint_in_worker, paths, chunksize=chunksize)

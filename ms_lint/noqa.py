@@ -1,0 +1,61 @@
+"""``# noqa`` as flake8 reads it, for ``ms-lint check`` and the pytest plugin (flake8 applies it itself).
+
+flake8's own pieces do the work: its regular expressions (``flake8.defaults.NOQA_INLINE_REGEXP``/``NOQA_FILE``)
+and its decision (``Violation.is_inline_ignored``): a bare ``# noqa`` silences every code on the line,
+``# noqa: MS101,MS2`` the listed codes and prefixes, and a line ``# flake8: noqa`` skips the whole file. As in
+flake8, a comment anywhere in a multi-line string or statement token range counts for every line of it.
+"""
+from __future__ import annotations
+
+import io
+import tokenize
+from typing import Iterable, Sequence
+
+from ms_lint.findings import Finding
+
+
+def file_is_skipped(lines: Sequence[str]) -> bool:
+    """A line that is only ``# flake8: noqa`` turns off checking for the file (flake8's rule)."""
+    from flake8.defaults import NOQA_FILE
+
+    return any(NOQA_FILE.match(line) for line in lines)
+
+
+def _noqa_line_mapping(lines: Sequence[str]) -> dict[int, str]:
+    """Line number -> the text flake8 searches for ``noqa``: the whole token range the line belongs to."""
+    mapping: dict[int, str] = {}
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO("".join(lines)).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return mapping
+    first, last = len(lines) + 2, -1
+    for token in tokens:
+        if token.type in (tokenize.ENDMARKER, tokenize.DEDENT):
+            continue
+        first = min(first, token.start[0])
+        last = max(last, token.end[0])
+        if token.type in (tokenize.NL, tokenize.NEWLINE):
+            joined = "".join(lines[first - 1:last])
+            for number in range(first, last + 1):
+                mapping[number] = joined
+            first, last = len(lines) + 2, -1
+    return mapping
+
+
+def without_noqa(findings: Iterable[Finding], lines: Sequence[str]) -> list[Finding]:
+    """The findings that no ``# noqa`` comment silences."""
+    from flake8.violation import Violation
+
+    findings = list(findings)
+    if not findings or not any("noqa" in line.lower() for line in lines):
+        return findings
+    mapping = _noqa_line_mapping(lines)
+    kept = []
+    for finding in findings:
+        physical = mapping.get(finding.line)
+        if physical is None:
+            physical = lines[finding.line - 1] if 0 < finding.line <= len(lines) else ""
+        violation = Violation(finding.code, finding.path, finding.line, finding.col + 1, finding.message, physical)
+        if not violation.is_inline_ignored(disable_noqa=False):
+            kept.append(finding)
+    return kept
