@@ -466,6 +466,7 @@ class ModuleFacts:
         self.calls: list[CallSite] = []
         self.class_of_function: dict[int, ClassInfo] = {}
         self._enclosing: list[tuple[ast.AST, ClassInfo | None]] = []
+        self._scope_by_line: list[str] | None = None
         self._assignment_of_value: dict[int, ast.Assign] = {}
         self._index()
         self._resolve_classes()
@@ -1036,7 +1037,7 @@ class ModuleFacts:
             construct = add(node, owner, f"construct of Cell {owner.name}", kinds)
             if construct is not None:
                 constructs.add(id(node))
-                if info not in construct.output_of:
+                if not any(known is info for known in construct.output_of):
                     construct.output_of.append(info)
         while queue:
             function = queue.pop(0)
@@ -1054,7 +1055,7 @@ class ModuleFacts:
                     if helper is None or id(callee) in constructs or not function.reaches_return(call):
                         continue
                     for info in function.output_of:
-                        if info not in helper.output_of:
+                        if not any(known is info for known in helper.output_of):
                             helper.output_of.append(info)
                             changed = True
         self._eager_functions = list(functions.values())
@@ -1171,20 +1172,27 @@ class ModuleFacts:
 
     def scope_name(self, node: ast.AST) -> str:
         """The Cell class or function a finding at ``node`` belongs to (innermost class, else outermost function)."""
+        if self._scope_by_line is None:
+            self._scope_by_line = self._scopes_of_lines()
         line = getattr(node, "lineno", 0)
-        best_class = None
-        outer_function = None
-        for definition, _ in self._enclosing:
-            if not (definition.lineno <= line <= (definition.end_lineno or definition.lineno)):
-                continue
-            if isinstance(definition, ast.ClassDef):
-                if best_class is None or definition.lineno >= best_class.lineno:
-                    best_class = definition
-            elif outer_function is None or definition.lineno < outer_function.lineno:
-                outer_function = definition
-        if best_class is not None:
-            return best_class.name
-        return outer_function.name if outer_function is not None else ""
+        return self._scope_by_line[line] if 0 <= line < len(self._scope_by_line) else ""
+
+    def _scopes_of_lines(self) -> list[str]:
+        # One table per module: a file with thousands of Cells and findings would otherwise scan every
+        # definition for every finding.
+        definitions = [definition for definition, _ in self._enclosing]
+        last_line = max((d.end_lineno or d.lineno for d in definitions), default=0)
+        classes: list[str | None] = [None] * (last_line + 1)
+        functions: list[str | None] = [None] * (last_line + 1)
+        # Later writes win: the class starting last (innermost) and the function starting first (outermost).
+        for definition in sorted((d for d in definitions if isinstance(d, ast.ClassDef)), key=lambda d: d.lineno):
+            for line in range(definition.lineno, (definition.end_lineno or definition.lineno) + 1):
+                classes[line] = definition.name
+        for definition in sorted((d for d in reversed(definitions) if not isinstance(d, ast.ClassDef)),
+                                 key=lambda d: -d.lineno):
+            for line in range(definition.lineno, (definition.end_lineno or definition.lineno) + 1):
+                functions[line] = definition.name
+        return [class_name or function_name or "" for class_name, function_name in zip(classes, functions)]
 
 
 class _ContainerScan:

@@ -16,10 +16,17 @@ from ms_lint.rules.ms108_state_written_in_graph import StateWrittenInGraph
 from ms_lint.rules.ms109_unsupported_syntax import UnsupportedSyntax
 from ms_lint.rules.ms110_dynamic_shape import DynamicShape
 from ms_lint.rules.ms111_jit_forbidden_api import JitForbiddenApi
+from ms_lint.rules.ms112_gradient_cut_by_host_copy import GradientCutByHostCopy
+from ms_lint.rules.ms113_grad_after_call_without_set_grad import GradAfterCallWithoutSetGrad
 from ms_lint.rules.ms201_plain_container_of_cells import PlainContainerOfCells
 from ms_lint.rules.ms202_plain_container_of_parameters import PlainContainerOfParameters
+from ms_lint.rules.ms203_forward_without_construct import ForwardWithoutConstruct
+from ms_lint.rules.ms204_init_without_super import InitWithoutSuper
+from ms_lint.rules.ms205_conv_padding_without_pad_mode import ConvPaddingWithoutPadMode
 from ms_lint.rules.ms301_to_float_with_amp_level import ToFloatWithAmpLevel
 from ms_lint.rules.ms401_distributed_without_seed import DistributedWithoutSeed
+from ms_lint.rules.ms402_training_without_seed import TrainingWithoutSeed
+from ms_lint.rules.ms501_operator_in_data_pipeline import OperatorInDataPipeline
 from ms_lint.rules.ms900_internal_error import InternalError
 
 ALL_RULES: tuple[type[Rule], ...] = (
@@ -34,10 +41,17 @@ ALL_RULES: tuple[type[Rule], ...] = (
     UnsupportedSyntax,
     DynamicShape,
     JitForbiddenApi,
+    GradientCutByHostCopy,
+    GradAfterCallWithoutSetGrad,
     PlainContainerOfCells,
     PlainContainerOfParameters,
+    ForwardWithoutConstruct,
+    InitWithoutSuper,
+    ConvPaddingWithoutPadMode,
     ToFloatWithAmpLevel,
     DistributedWithoutSeed,
+    TrainingWithoutSeed,
+    OperatorInDataPipeline,
     InternalError,
 )
 
