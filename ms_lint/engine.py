@@ -23,7 +23,7 @@ def may_hold_hazards(source: str) -> bool:
 
 
 def internal_error(path: str, exc: BaseException) -> Finding:
-    summary = f"{type(exc).__name__}: {exc}".replace("\n", " ")
+    summary = (f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__).replace("\n", " ")
     if len(summary) > 200:
         summary = summary[:197] + "..."
     return Finding(
@@ -48,10 +48,10 @@ def check_tree(
 
 def analyse(tree: ast.Module, source: str, path: str, settings: Settings, codes: Iterable[str] | None = None):
     """(module facts, findings); the facts are None when the file was skipped or the analysis failed."""
-    from ms_lint.facts import ModuleFacts
-    from ms_lint.rules import rules_for
-
     try:
+        from ms_lint.facts import ModuleFacts
+        from ms_lint.rules import rules_for
+
         if not may_hold_hazards(source):
             return None, []
         module = ModuleFacts(tree, path, settings, source=source)
@@ -75,8 +75,9 @@ def check_source(source: str, path: str, settings: Settings, codes: Iterable[str
         return []
     except RecursionError as exc:
         return [internal_error(path, RecursionError(f"code nested too deeply to parse ({exc})"))]
-    except MemoryError as exc:
-        return [internal_error(path, exc)]
+    except MemoryError:
+        # CPython's parser raises a bare MemoryError when its own stack overflows on deeply nested code.
+        return [internal_error(path, MemoryError("code nested too deeply to parse (the parser ran out of memory)"))]
     return check_tree(tree, source, path, settings, codes)
 
 
@@ -99,7 +100,10 @@ def check_file(path: str, settings: Settings, codes: Iterable[str] | None = None
     try:
         source = read_source(path)
     except OSError as exc:
-        return [internal_error(path, exc)]
+        # Not a fault of ms-lint: say why the file could not be read (a directory, a symlink loop, permissions).
+        reason = f"{type(exc).__name__}: {exc.strerror}" if exc.strerror else f"{type(exc).__name__}: {exc}"
+        return [Finding(path=path, line=1, col=0, code=INTERNAL_ERROR,
+                        message=f"ms-lint could not read this file ({reason})")]
     return check_source(source, path, settings, codes)
 
 
@@ -127,4 +131,3 @@ def _unique(findings: list[Finding]) -> list[Finding]:
             seen.add(key)
             result.append(finding)
     return result
-

@@ -156,8 +156,8 @@ class GraphFunction:
 
     def compute_environment(self) -> None:
         env: dict[str, str | None] = dict(self.parameter_kinds)
-        assignments = [n for n in self.nodes if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.For,
-                                                                 ast.comprehension, ast.NamedExpr, ast.withitem))]
+        binding = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.For, ast.comprehension, ast.NamedExpr, ast.withitem)
+        assignments = [n for n in self.nodes if isinstance(n, binding)]
         # Flow-insensitive: a name is tensor data if any assignment makes it so; two rounds settle loops.
         for _ in range(2):
             self.env = env
@@ -597,7 +597,8 @@ class ModuleFacts:
                 if name and name.startswith(self.local_prefix) and name[len(self.local_prefix):] in self.classes:
                     info.local_bases.append(self.classes[name[len(self.local_prefix):]])
             info.is_jit_class = any(
-                api.is_mindspore_name(self.qualname(_decorator_callee(d)), "jit_class") for d in info.node.decorator_list
+                api.is_mindspore_name(self.qualname(_decorator_callee(d)), "jit_class")
+                for d in info.node.decorator_list
             )
         for info in self.classes.values():
             info.is_cell = self._class_is_cell(info, frozenset())
@@ -742,8 +743,8 @@ class ModuleFacts:
                 return None
             return name
         value = self.module_assignments.get(name)
-        if isinstance(value, ast.Call) and self.qualname(value.func) in ("collections.namedtuple",
-                                                                          "typing.NamedTuple"):
+        namedtuple_factories = ("collections.namedtuple", "typing.NamedTuple")
+        if isinstance(value, ast.Call) and self.qualname(value.func) in namedtuple_factories:
             return name
         return None
 
@@ -1164,9 +1165,15 @@ class ModuleFacts:
                 result.append(site)
         return result
 
-    def seed_calls(self) -> list[CallSite]:
-        """``mindspore.set_seed`` in any spelling (``manual_seed`` does not seed parameter initialisation)."""
-        return list(self.calls_to("set_seed"))
+    def seeds_mindspore(self) -> bool:
+        """The module calls ``mindspore.set_seed`` (any spelling), directly or through a seeding helper of the project.
+
+        ``manual_seed`` does not seed parameter initialisation and ``mindspore.dataset.config.set_seed`` seeds only
+        the data pipeline: neither counts. A helper whose source cannot be read (a third-party ``seed_everything``)
+        is trusted when its name speaks of seeding.
+        """
+        known: dict[tuple[int, str], bool] = {}
+        return any(_seeds(self, site.qualname, 0, known) for site in self.calls)
 
     # -- locations ----------------------------------------------------------------------------------------
 
@@ -1250,8 +1257,8 @@ class _ContainerScan:
             return [self.element_kind(expr.value, cell_names, self_name)], True
         if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Mult):
             return self.elements(expr.left, cell_names, self_name) or self.elements(expr.right, cell_names, self_name)
-        if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id in ("list", "tuple", "dict") \
-                and len(expr.args) == 1:
+        if (isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name)
+                and expr.func.id in ("list", "tuple", "dict") and len(expr.args) == 1):
             inner = self.elements(expr.args[0], cell_names, self_name)
             return (inner[0], expr.func.id == "dict" or inner[1]) if inner else None
         return None
@@ -1284,8 +1291,8 @@ class _ContainerScan:
                 self._registers_child(call, self_name) for call in ast.walk(loop) if isinstance(call, ast.Call))
         ]
         registered_lines = {n.lineno for loop in registering_loops for n in ast.walk(loop) if hasattr(n, "lineno")}
-        nodes = sorted((n for n in ast.walk(method) if isinstance(n, (ast.Assign, ast.AugAssign, ast.Call,
-                                                                         ast.Return))),
+        tracked = (ast.Assign, ast.AugAssign, ast.Call, ast.Return)
+        nodes = sorted((n for n in ast.walk(method) if isinstance(n, tracked)),
                        # A call runs before the assignment that stores its result: `self.x = nn.CellList(self.x)`.
                        key=lambda n: (n.lineno, not isinstance(n, ast.Call), n.col_offset))
         for node in nodes:
@@ -1412,6 +1419,37 @@ def _subscript_root(expr: ast.AST) -> str | None:
     while isinstance(expr, ast.Subscript):
         expr = expr.value
     return expr.id if isinstance(expr, ast.Name) else None
+
+
+_MAX_SEED_DEPTH = 4
+
+
+def _seeds(module: ModuleFacts, qualname: str | None, depth: int, known: dict) -> bool:
+    if not qualname or depth > _MAX_SEED_DEPTH:
+        return False
+    if api.is_mindspore(qualname):
+        return api.last_name(qualname) == "set_seed" and not qualname.startswith("mindspore.dataset")
+    if api.is_host_library(qualname) or qualname.startswith(("builtins.", "random.", "os.", "sys.")):
+        return False
+    key = (id(module), qualname)
+    if key not in known:
+        known[key] = False  # a helper that calls itself does not seed through the recursion
+        from ms_lint.project import project_function
+
+        found = project_function(module, qualname)
+        if isinstance(found, str):  # a project module re-exporting a MindSpore function
+            known[key] = _seeds(module, found, depth + 1, known)
+        elif found is None:
+            known[key] = "seed" in api.last_name(qualname).lower() and not qualname.startswith(module.local_prefix)
+        else:
+            facts, node = found
+            known[key] = any(
+                _seeds(facts, site.qualname, depth + 1, known) for site in facts.calls if _inside(site.node, node))
+    return known[key]
+
+
+def _inside(node: ast.AST, function: ast.AST) -> bool:
+    return function.lineno <= node.lineno <= (function.end_lineno or function.lineno)
 
 
 def _flatten(structure) -> list:

@@ -61,7 +61,7 @@ class MsLintChecker:
         source = "".join(self.lines)
         # flake8 filters by --select/--ignore/noqa itself; the plugin only leaves out off-by-default rules nobody
         # named, because flake8 would let `--select=MS` turn them on.
-        for finding in check_tree(self.tree, source, self.filename, self.settings, self.codes or RULES_BY_CODE):
+        for finding in check_tree(self.tree, source, self.filename, self.settings, self.codes):
             yield finding.line, finding.col, finding.text, type(self)
 
 

@@ -47,7 +47,8 @@ def find_module_file(module: str, roots: list[str]) -> str | None:
         found = modutils.file_from_modpath(module.split("."), path=roots)
     except (ImportError, SyntaxError, ValueError, AttributeError):
         return None
-    if not found or not found.endswith(".py"):
+    # Only a regular file: a directory named like a module, or a FIFO that would block the read, is no module.
+    if not found or not found.endswith(".py") or not os.path.isfile(found):
         return None
     found = os.path.abspath(found)
     return found if any(found.startswith(os.path.abspath(root) + os.sep) for root in roots) else None
@@ -95,9 +96,36 @@ def _module_facts(module_file: str, settings: Settings) -> "ModuleFacts | None":
     try:
         source = read_source(module_file)
         facts = ModuleFacts(ast.parse(source, filename=module_file), module_file, settings, source, graph_code=False)
-    except (OSError, SyntaxError, ValueError, RecursionError):
+    except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
         facts = None
     finally:
         _in_progress.discard(module_file)
     _module_cache[key] = facts
     return facts
+
+
+def project_function(module: "ModuleFacts", qualname: str, hops: int = 0):
+    """The module-level function ``qualname`` names, seen from ``module``: ``(facts, FunctionDef)`` in this module or
+    another module of the project; the MindSpore name when a project module merely re-exports one; else None."""
+    if qualname.startswith(module.local_prefix):
+        node = module.functions.get(qualname[len(module.local_prefix):])
+        return (module, node) if node is not None else None
+    if "." not in qualname or hops > _MAX_REEXPORT_HOPS:
+        return None
+    roots = source_roots(module.path)
+    if not _in_project(qualname.split(".", 1)[0], tuple(roots)):
+        return None  # the standard library or a third-party package: never searched
+    module_name, function_name = qualname.rsplit(".", 1)
+    module_file = find_module_file(module_name, roots)
+    other = _module_facts(module_file, module.settings) if module_file else None
+    if other is None:
+        return None
+    node = other.functions.get(function_name)
+    if node is not None:
+        return other, node
+    reexported = other.names.get(function_name)
+    if not reexported or reexported == qualname:
+        return None
+    if reexported == "mindspore" or reexported.startswith("mindspore."):
+        return reexported
+    return project_function(other, reexported, hops + 1)

@@ -14,7 +14,7 @@ class HostRandomness(Rule):
     code = "MS104"
     name = "host-randomness"
     summary = "`numpy.random`, `random` or `torch.rand*` in graph code: drawn once at compile time"
-    fix_summary = "`mindspore.ops` random ops (`ops.uniform`, `ops.standard_normal`, `ops.bernoulli`) or the data pipeline"
+    fix_summary = "`mindspore.ops` random ops (`ops.uniform`, `ops.standard_normal`, ...) or the data pipeline"
     replaces = ("MS101",)
     what = """
         Reports calls to host random sources (`numpy.random.*`, `random.*`, `torch.rand*`/`randn`/`randint`/...,

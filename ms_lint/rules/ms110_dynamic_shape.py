@@ -22,7 +22,8 @@ _BOOLEAN_OPERATIONS = frozenset({
 class DynamicShape(Rule):
     code = "MS110"
     name = "dynamic-shape"
-    summary = "data-dependent output shape in graph code: boolean masks, `masked_select`, `nonzero`, `unique`, `topk(k=tensor)`"
+    summary = ("data-dependent output shape in graph code: boolean masks, `masked_select`, `nonzero`, `unique`, "
+               "`topk(k=tensor)`")
     fix_summary = "the mask-multiply pattern (`x * mask`, `ops.select`) or fixed-size operations"
     enabled_by_default = False
     what = """

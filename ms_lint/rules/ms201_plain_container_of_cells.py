@@ -62,7 +62,8 @@ class PlainContainerOfCells(Rule):
                           if any(site is finding.node for site, _ in c.element_sites)), None)
         if container is None:
             return []
-        return wrap_container(context, finding, "mindspore.nn.CellDict" if container.is_dict else "mindspore.nn.CellList")
+        registering = "mindspore.nn.CellDict" if container.is_dict else "mindspore.nn.CellList"
+        return wrap_container(context, finding, registering)
 
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         for container in module.plain_containers():

@@ -51,7 +51,7 @@ class DistributedWithoutSeed(Rule):
 
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         inits = communication_init_calls(module)
-        if not inits or module.seed_calls():
+        if not inits or module.seeds_mindspore():
             return
         training = module.training_calls()
         if not training:

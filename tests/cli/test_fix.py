@@ -53,15 +53,17 @@ def test_fix_leaves_noqa_and_unselected_findings_alone(tmp_path):
 
 def test_fix_on_standard_input_prints_the_fixed_code(tmp_path):
     source = (PAIRS / "set_data_before.py").read_bytes()
-    run = run_process("check", "--isolated", "--fix", "--stdin-display-name=ema.py", "-", cwd=tmp_path, stdin=source)
+    run = run_process("check", "--isolated", "--fix", "--stdin-display-name=ema.py", "-", cwd=tmp_path,
+                      stdin=source)
     assert run.status == 0
     assert run.out == (PAIRS / "set_data_after.py").read_text()
 
 
 def test_fix_keeps_the_file_encoding_and_newlines(tmp_path):
     target = tmp_path / "latin.py"
-    source = ("# -*- coding: latin-1 -*-\r\n# caf\xe9\r\nfrom mindspore import nn\r\n\r\n\r\nclass S(nn.Cell):\r\n"
-              "    def __init__(self):\r\n        super().__init__()\r\n        self.a = nn.Conv2d(3, 8, 3, padding=1)\r\n")
+    source = ("# -*- coding: latin-1 -*-\r\n# caf\xe9\r\nfrom mindspore import nn\r\n\r\n\r\n"
+              "class S(nn.Cell):\r\n    def __init__(self):\r\n        super().__init__()\r\n"
+              "        self.a = nn.Conv2d(3, 8, 3, padding=1)\r\n")
     target.write_bytes(source.encode("latin-1"))
     run_process("check", "--isolated", "--fix", "latin.py", cwd=tmp_path)
     fixed = target.read_bytes().decode("latin-1")
