@@ -1,0 +1,203 @@
+#!/usr/bin/env python3
+"""How fast ``ms-lint validate`` compiles: jobs per second with 1 and 2 worker processes after warm-up, and the
+time of a re-run that finds everything in the cache.
+
+Run it from the repository root, in the environment where ms-lint and MindSpore are installed::
+
+    python benchmarks/validator.py                        # 24 units, 3 repetitions, table on stdout
+    python benchmarks/validator.py --units 48 --repeat 5 --json benchmarks/results-validator.json
+
+The project is generated in a temporary directory: ``--units`` / 3 modules of a package, each with three Cells
+that the static checks flag: one whose compile fails (numpy on a tensor, MS101: confirmed), one holding a Dense
+and a LayerNorm in a plain list (MS201: compiles, then the parameter probe runs), and one holding parameter-free
+activations in a plain list (MS201: compiles, nothing lost). Small Cells on purpose: the figure is the
+validator's overhead per job (scheduling, import, instance, compile, probe, verdict), not MindSpore's compile
+time of a large model.
+
+What is measured:
+
+1. Worker start-up: seconds until every worker of the pool has imported MindSpore and compiled its warm-up Cell.
+2. Compile throughput: each worker first runs one job of a separate warm-up module; then all units are validated
+   ``--repeat`` times with the cache off, and the median run gives jobs/s. The first repetition also imports the
+   generated modules in the workers; later ones find them imported, as a long run does for modules it has seen.
+3. Warm re-run from the cache: after one run that fills ``.ms_lint_cache/``, the median of ``--repeat`` in-process
+   ``validate_paths`` runs (static checks included, no worker started), and the median wall time of the whole
+   ``ms-lint validate`` command in a fresh process (interpreter start included).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+MODULE = '''\
+import numpy as np
+from mindspore import Tensor, nn
+
+
+class Sine{index}(nn.Cell):
+    def construct(self, x):
+        return Tensor(np.sin(x)) * {index}
+
+
+class Stages{index}(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.stages = [nn.Dense(8, 8), nn.LayerNorm((8,))]
+
+    def construct(self, x):
+        for stage in self.stages:
+            x = stage(x)
+        return x
+
+
+class Activations{index}(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.activations = [nn.ReLU(), nn.Tanh()]
+
+    def construct(self, x):
+        return self.activations[0](x) * self.activations[1](x) + {index}
+'''
+
+
+def generate_project(root: Path, modules: int) -> Path:
+    project = root / "bench_project"
+    package = project / "benchpkg"
+    package.mkdir(parents=True)
+    (project / "pyproject.toml").write_text('[project]\nname = "bench-project"\nversion = "0"\n')
+    (package / "__init__.py").write_text("")
+    for index in range(modules):
+        (package / f"models_{index}.py").write_text(MODULE.format(index=index))
+    warm_up = project / "warmup"
+    warm_up.mkdir()
+    (warm_up / "__init__.py").write_text("")
+    for index in range(2):
+        (warm_up / f"warm_{index}.py").write_text(MODULE.format(index=100 + index))
+    return project
+
+
+def findings_under(path: Path, options):
+    from ms_lint.validate.runner import static_findings
+
+    findings, files, _ = static_findings([str(path)], options)
+    return findings, files
+
+
+def throughput(findings, warm_up_findings, workers: int, repeat: int) -> dict:
+    from ms_lint.validate.pool import PoolConfig, WorkerPool
+    from ms_lint.validate.runner import ValidateOptions, validate_findings
+
+    options = ValidateOptions(use_cache=False)
+    started = time.perf_counter()
+    pool = WorkerPool(PoolConfig(size=workers, timeout=300))
+    try:
+        pool.wait_all_ready(timeout=600)
+        startup = time.perf_counter() - started
+        # One job per worker outside the measurement: every worker has compiled a user Cell before timing.
+        per_worker = [f for f in warm_up_findings if f.scope.startswith("Sine")][:workers]
+        validate_findings(per_worker, options, pool=pool)
+        units = len({(f.path, f.scope) for f in findings})
+        times = []
+        for _ in range(repeat):
+            started = time.perf_counter()
+            report = validate_findings(findings, options, pool=pool)
+            times.append(time.perf_counter() - started)
+            assert len(report.units) == units, "every unit must have run"
+    finally:
+        pool.close()
+    median = statistics.median(times)
+    return {"workers": workers, "units": units, "startup_s": startup, "runs_s": times, "median_s": median,
+            "jobs_per_s": units / median}
+
+
+def cached_rerun(project: Path, lint_options, repeat: int) -> dict:
+    from ms_lint.validate.runner import ValidateOptions, validate_paths
+
+    options = ValidateOptions(use_cache=True, jobs=2)
+    cache = project / ".ms_lint_cache"
+    shutil.rmtree(cache, ignore_errors=True)
+    started = time.perf_counter()
+    filled = validate_paths([str(project / "benchpkg")], options, lint_options=lint_options)
+    fill = time.perf_counter() - started
+    in_process = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        report = validate_paths([str(project / "benchpkg")], options, lint_options=lint_options)
+        in_process.append(time.perf_counter() - started)
+        assert all(unit.cached for unit in report.units), "a warm re-run must come from the cache"
+    command = [sys.executable, "-m", "ms_lint.cli", "validate", str(project / "benchpkg")]
+    whole = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        completed = subprocess.run(command, capture_output=True, text=True, cwd=str(project))
+        whole.append(time.perf_counter() - started)
+        if completed.returncode not in (0, 1) or "(0 run," not in completed.stdout:
+            raise SystemExit(f"the cached command run failed: {completed.stderr or completed.stdout}")
+    return {"units": len(filled.units), "fill_s": fill, "in_process_s": in_process,
+            "in_process_median_s": statistics.median(in_process), "command_s": whole,
+            "command_median_s": statistics.median(whole)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--units", type=int, default=24, help="Cells to validate (a multiple of 3; default 24)")
+    parser.add_argument("--repeat", type=int, default=3, help="repetitions per measurement (default 3)")
+    parser.add_argument("--workers", default="1,2", help="worker counts to measure (default 1,2)")
+    parser.add_argument("--json", metavar="PATH", help="write the figures as JSON")
+    args = parser.parse_args(argv)
+    try:
+        import mindspore  # noqa: F401 -- only to fail early with a clear message
+        from importlib.metadata import version
+
+        mindspore_version = version("mindspore")
+    except ImportError:
+        print("benchmarks/validator.py needs MindSpore: pip install 'ms-lint[validate]'", file=sys.stderr)
+        return 2
+    from ms_lint.validate.runner import lint_options_for
+
+    modules = max(1, args.units // 3)
+    workers = [int(part) for part in args.workers.split(",") if part.strip()]
+    lint_options = lint_options_for("strict")
+    with tempfile.TemporaryDirectory(prefix="ms-lint-validator-bench-") as scratch:
+        project = generate_project(Path(scratch), modules)
+        findings, files = findings_under(project / "benchpkg", lint_options)
+        warm_up_findings, _ = findings_under(project / "warmup", lint_options)
+        if len({(f.path, f.scope) for f in findings}) != modules * 3:
+            raise SystemExit("the static checks did not flag every generated Cell; is ms-lint complete?")
+        measured = [throughput(findings, warm_up_findings, count, args.repeat) for count in workers]
+        cached = cached_rerun(project, lint_options, args.repeat)
+
+    rows = []
+    for result in measured:
+        rows.append([f"{result['workers']} worker(s): start-up", f"{result['startup_s']:.2f} s"])
+        rows.append([f"{result['workers']} worker(s): {result['units']} jobs after warm-up",
+                     f"{result['median_s']:.2f} s, {result['jobs_per_s']:.1f} jobs/s"])
+    rows.append([f"re-run from cache, {cached['units']} units (in process)", f"{cached['in_process_median_s']:.2f} s"])
+    rows.append(["re-run from cache (whole ms-lint validate command)", f"{cached['command_median_s']:.2f} s"])
+    rows.append(["first run that filled the cache (2 workers, start-up included)", f"{cached['fill_s']:.2f} s"])
+
+    width = max(len(label) for label, _ in rows)
+    print(f"ms-lint validate benchmark: MindSpore {mindspore_version}, Python {platform.python_version()}, "
+          f"{os.cpu_count()} CPU(s), {modules * 3} units in {len(files)} files, median of {args.repeat}")
+    for label, value in rows:
+        print(f"  {label.ljust(width)}  {value}")
+    if args.json:
+        document = {
+            "mindspore": mindspore_version, "python": platform.python_version(), "cpus": os.cpu_count(),
+            "units": modules * 3, "repeat": args.repeat, "throughput": measured, "cache": cached, "rows": rows,
+        }
+        Path(args.json).write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,128 @@
+"""``ms-lint validate``: compile the Cells and jit functions that carry findings with the installed MindSpore
+and give every finding a verdict (confirmed, not reproduced, inconclusive, not applicable)."""
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import sys
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "validate",
+        help="compile flagged Cells with MindSpore and give every finding a verdict",
+        description=(
+            "Run the static checks, then compile each Cell class or jit function that carries findings with "
+            "the installed MindSpore (GRAPH_MODE, on the chosen device and syntax level) in isolated worker "
+            "processes, and say for every finding whether the hazard is real there. Defaults can be set in "
+            "[tool.ms-lint.validate] of the project's pyproject.toml."
+        ),
+    )
+    parser.add_argument("paths", nargs="+", metavar="PATH", help="files or directories to validate")
+    parser.add_argument("--device", help="CPU (default), GPU or Ascend: the device to compile for")
+    parser.add_argument("--syntax-level", choices=("strict", "lax"), type=str.lower,
+                        help="jit_syntax_level to compile with (default: strict)")
+    parser.add_argument("--jobs", "-j", type=int, help="worker processes (default: CPU count, at most 4)")
+    parser.add_argument("--timeout", type=float, help="seconds one job may take (default: 120)")
+    parser.add_argument("--memory-limit", type=int, metavar="MB",
+                        help="memory one job may add to a worker, in MB (default: 4096)")
+    parser.add_argument("--examples", metavar="FILE",
+                        help="the examples file (default: ms_lint_examples.py at the project root)")
+    parser.add_argument("--format", choices=("text", "json"), default="text", help="output format")
+    parser.add_argument("--fail-on", choices=("confirmed", "any", "never"), default="confirmed",
+                        help="exit 1 when a finding is confirmed (default), when any finding is not cleared "
+                        "(any verdict but 'not reproduced'), or never")
+    parser.add_argument("--no-cache", action="store_true", help="compile everything again instead of reusing .ms_lint_cache (which the new results refresh)")
+    parser.add_argument("--results", metavar="FILE",
+                        help="write results as they arrive to this JSON-lines file (default: "
+                        ".ms_lint_cache/last-validate-run.jsonl at the project root)")
+    parser.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of stdout")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ms_lint.validate.project import ProjectError, load_config, locate_module
+    from ms_lint.validate.report import ProgressBar, exit_status, render_json, render_text
+    from ms_lint.validate.runner import ValidateError, ValidateOptions, lint_options_for, validate_paths
+
+    try:
+        config = _project_config(args.paths, load_config, locate_module)
+        # The static checks read [tool.ms-lint] and flake8's files as `ms-lint check` does; their syntax
+        # level is the default of the compile's.
+        lint_options = lint_options_for(args.syntax_level or config.syntax_level)
+        options = ValidateOptions(
+            device=args.device or config.device or "CPU",
+            syntax_level=lint_options.settings.syntax_level,
+            jobs=args.jobs or config.jobs,
+            timeout=args.timeout or config.timeout or 120.0,
+            memory_limit_mb=args.memory_limit or config.memory_limit or 4096,
+            examples=args.examples,
+            use_cache=not args.no_cache,
+            results_path=args.results,
+        ).normalized()
+    except (ProjectError, ValidateError) as exc:
+        return _fail(str(exc))
+    progress = ProgressBar() if args.format == "text" and not args.output else ProgressBar(stream=_NoTerminal())
+    previous_handler = _interrupt_on_sigterm()
+    try:
+        report = validate_paths(args.paths, options, progress=progress, lint_options=lint_options)
+    except (ValidateError, ProjectError) as exc:
+        return _fail(str(exc))
+    finally:
+        progress.finish()
+        _restore_sigterm(previous_handler)
+    text = render_json(report) if args.format == "json" else render_text(report)
+    if args.output:
+        try:
+            with open(args.output, "w", encoding="utf-8") as handle:
+                handle.write(text)
+        except OSError as exc:
+            return _fail(f"cannot write {args.output}: {exc.strerror or exc}")
+    else:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    return exit_status(report, args.fail_on)
+
+
+def _project_config(paths, load_config, locate_module):
+    """The configuration of the project the first path belongs to (command-line options win)."""
+    for path in paths:
+        if os.path.isfile(path):
+            return load_config(locate_module(path).project_root)
+        if os.path.isdir(path):
+            from ms_lint.validate.project import find_project_root
+
+            return load_config(find_project_root(os.path.abspath(path)))
+    from ms_lint.validate.project import ValidateConfig
+
+    return ValidateConfig(project_root=os.getcwd())
+
+
+def _fail(message: str) -> int:
+    print(f"ms-lint validate: {message}", file=sys.stderr)
+    return 2
+
+
+class _NoTerminal:
+    def isatty(self) -> bool:
+        return False
+
+
+def _interrupt_on_sigterm():
+    """A CI job that times out sends SIGTERM: stop like Ctrl-C, so results so far are reported."""
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    try:
+        return signal.signal(signal.SIGTERM, interrupt)
+    except ValueError:  # not the main thread
+        return None
+
+
+def _restore_sigterm(previous) -> None:
+    if previous is not None:
+        try:
+            signal.signal(signal.SIGTERM, previous)
+        except ValueError:
+            pass

@@ -1,0 +1,16 @@
+"""The runtime validator: compile the Cells and jit functions that carry findings with the installed MindSpore,
+on the chosen device and syntax level, and give every finding a verdict.
+
+Layers, each depending only on the ones before it:
+
+- ``expectations``: per code, what MindSpore does with the hazard (the one table the verdicts come from);
+- ``project``: files, project roots, module import paths, ``[tool.ms-lint.validate]`` configuration;
+- ``planning``: findings -> jobs (one per Cell class or jit function), with their cache keys;
+- ``worker`` / ``probes``: the worker process (imports MindSpore once, runs many jobs in isolation);
+- ``pool``: worker processes with timeouts, memory limits and restarts;
+- ``verdicts``: a job's outcome + the findings -> one verdict per finding;
+- ``cache``: outcomes stored under ``.ms_lint_cache/`` and the incremental run log;
+- ``runner`` / ``report``: the whole run, and its text/JSON output.
+
+Nothing in this package imports MindSpore except the worker process.
+"""

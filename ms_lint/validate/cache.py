@@ -1,0 +1,120 @@
+"""Outcomes of past jobs under ``.ms_lint_cache/validate/`` at the project root, and the incremental run log.
+
+An outcome is stored under its job's cache key (module and project-import sources, examples file, target,
+MindSpore version, device, syntax level, ms-lint version), so a re-run with nothing changed compiles nothing.
+Timeouts, crashes and out-of-memory ends are not stored: they may depend on the machine's load.
+"""
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import threading
+import time
+
+from ms_lint.validate.project import CACHE_DIR_NAME
+
+_STORED_STATUSES = {"ok", "error", "exit", "needs_example", "not_found", "not_compilable"}
+
+
+class OutcomeCache:
+    """``read``: whether stored outcomes are used; new outcomes are always stored (a run that ignored the cache
+    refreshes it)."""
+
+    def __init__(self, read: bool = True):
+        self.read = read
+        self.problems: list[str] = []
+        self._unwritable: set[str] = set()
+
+    @staticmethod
+    def directory(project_root: str) -> str:
+        return os.path.join(project_root, CACHE_DIR_NAME, "validate")
+
+    def _path(self, project_root: str, key: str) -> str:
+        return os.path.join(self.directory(project_root), key[:2], f"{key}.json")
+
+    def get(self, project_root: str, key: str) -> dict | None:
+        if not self.read or not key:
+            return None
+        try:
+            with open(self._path(project_root, key), encoding="utf-8") as handle:
+                entry = json.load(handle)
+        except (OSError, ValueError):
+            return None
+        outcome = entry.get("outcome") if isinstance(entry, dict) else None
+        return outcome if isinstance(outcome, dict) else None
+
+    def put(self, project_root: str, key: str, outcome: dict) -> None:
+        if not key or outcome.get("status") not in _STORED_STATUSES:
+            return
+        if project_root in self._unwritable:
+            return
+        path = self._path(project_root, key)
+        try:
+            _ensure_cache_root(os.path.join(project_root, CACHE_DIR_NAME))
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            _write_atomically(path, json.dumps({"stored": time.time(), "outcome": outcome}, default=str))
+        except OSError as exc:
+            self._unwritable.add(project_root)
+            self.problems.append(f"cannot write the cache under {project_root} ({exc.strerror or exc})")
+
+
+def _ensure_cache_root(root: str) -> None:
+    os.makedirs(root, exist_ok=True)
+    ignore = os.path.join(root, ".gitignore")
+    if not os.path.exists(ignore):
+        # Like pytest's cache: the directory describes itself as not to be committed.
+        _write_atomically(ignore, "# created by ms-lint\n*\n")
+
+
+def _write_atomically(path: str, text: str) -> None:
+    directory = os.path.dirname(path)
+    handle, temporary = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=".json")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+        raise
+
+
+class RunLog:
+    """A JSON-lines record of the run, written as results arrive: an interrupted or killed run leaves behind
+    what it had checked (``unit`` lines) and what it had planned (the ``start`` line)."""
+
+    def __init__(self, path: str | None):
+        self.path = path
+        self.problem: str | None = None
+        self._lock = threading.Lock()
+        self._stream = None
+        if path:
+            try:
+                os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+                if os.path.basename(os.path.dirname(os.path.abspath(path))) == CACHE_DIR_NAME:
+                    _ensure_cache_root(os.path.dirname(os.path.abspath(path)))
+                self._stream = open(path, "w", encoding="utf-8")
+            except OSError as exc:
+                self.problem = f"cannot write the run log {path} ({exc.strerror or exc})"
+
+    def write(self, record: dict) -> None:
+        if self._stream is None:
+            return
+        with self._lock:
+            try:
+                self._stream.write(json.dumps(record, default=str) + "\n")
+                self._stream.flush()
+            except (OSError, ValueError):
+                pass
+
+    def close(self) -> None:
+        if self._stream is not None:
+            with self._lock:
+                try:
+                    self._stream.close()
+                except OSError:
+                    pass
+                self._stream = None

@@ -1,0 +1,183 @@
+"""What MindSpore does with each hazard, as far as the validator can observe it: the single table verdicts use.
+
+Measured with MindSpore 2.10 (see the rule documentation for the per-level details). A code missing from the
+table is treated as a compile failure that must be located at the finding's line.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# How a finding can be checked.
+COMPILE = "compile"  # the Cell fails to compile (or to be called) at the finding
+CONSTRUCTION = "construction"  # building the Cell instance fails
+PARAMETER_PROBE = "parameter probe"  # compiles; trainable_params() shows what is lost
+RANDOMNESS_PROBE = "randomness probe"  # compiles; repeated calls show a value frozen at compile time
+SILENT = "silent"  # compiles and misbehaves in a way no probe observes
+MODULE_LEVEL = "module level"  # not inside a Cell or jit function: nothing to compile
+
+LEVELS = ("strict", "lax")
+
+
+@dataclass(frozen=True)
+class Expectation:
+    check: str
+    # Syntax levels at which the compile is expected to fail; at the others the hazard is silent or absent.
+    fails_at: frozenset = frozenset(LEVELS)
+    # Error kinds that mean "this hazard": any exception type listed, with a message matching any pattern.
+    error_types: tuple[str, ...] = ()
+    patterns: tuple[str, ...] = ()
+    # Where the compiler points: "finding" (the finding's line) or "anywhere" (e.g. the use in construct).
+    located: str = "finding"
+    # What a successful compile means when the hazard does not fail at this level, and whether the hazard is
+    # then silent (wrong results no probe observes: "not applicable") rather than absent ("not reproduced").
+    silent_note: str = ""
+    silent: bool = False
+    # For checks with nothing to compile: why, when it is not simply module-level code.
+    nothing_to_compile: str = ""
+
+    def error_matches(self, error_type: str, message: str) -> bool:
+        if self.error_types and error_type not in self.error_types:
+            return False
+        if not self.patterns:
+            return bool(self.error_types)
+        return any(re.search(pattern, message, re.IGNORECASE) for pattern in self.patterns)
+
+    def expected_to_fail(self, level: str) -> bool:
+        return level in self.fails_at
+
+
+_STRICT = frozenset({"strict"})
+_EAGER = ("an eager-mode (PyNative) hazard: a GRAPH_MODE compile cannot show it; the Cell runs in PyNative, where "
+          "the gradient (MS112) or the forward count (MS113) is wrong without an error")
+
+EXPECTATIONS: dict[str, Expectation] = {
+    "MS101": Expectation(
+        COMPILE,
+        fails_at=_STRICT,
+        error_types=("ValueError", "TypeError", "RuntimeError"),
+        patterns=(r"should be constant", r"nonconstant", r"not supported", r"numpy", r"Unsupported"),
+        silent_note="under LAX the call runs in the Python interpreter (slow, float64), or fails at run time",
+    ),
+    "MS102": Expectation(
+        COMPILE,
+        fails_at=_STRICT,
+        error_types=("AttributeError",),
+        patterns=(r"asnumpy", r"tolist", r"has no attribute"),
+        silent_note="under LAX the conversion runs in the Python interpreter",
+    ),
+    "MS103": Expectation(
+        COMPILE,
+        fails_at=_STRICT,
+        error_types=("TypeError", "AttributeError", "ValueError"),
+        patterns=(r"modify a member attribute", r"member attribute", r"not supported"),
+        located="anywhere",
+        silent_note="under LAX the object is interpreted and its state changes only during compilation",
+        silent=True,
+    ),
+    "MS104": Expectation(
+        RANDOMNESS_PROBE,
+        fails_at=frozenset(),
+        silent_note="the value is drawn once at compile time and reused by every call",
+    ),
+    "MS105": Expectation(
+        SILENT,
+        fails_at=frozenset(),
+        error_types=("ValueError",),
+        patterns=(r"should be constant", r"nonconstant"),
+        silent_note="the thread runs once while compiling and never again; no probe observes that",
+    ),
+    "MS106": Expectation(
+        COMPILE,
+        fails_at=frozenset(),
+        error_types=("ValueError", "TypeError", "RuntimeError"),
+        patterns=(r"Parameter", r"initializer", r"not supported in 'construct'"),
+        silent_note="a Cell created in construct compiles with its weights frozen at compile time; "
+        "no probe observes that",
+        silent=True,
+    ),
+    "MS107": Expectation(
+        COMPILE,
+        error_types=("AttributeError", "RuntimeError"),
+        patterns=(r"set_data",),
+    ),
+    "MS108": Expectation(
+        COMPILE,
+        fails_at=_STRICT,
+        error_types=("AttributeError", "TypeError"),
+        patterns=(r"has no attribute", r"member attribute", r"Parameter type"),
+        silent_note="under LAX the attribute keeps the value of the first call; no probe observes that",
+        silent=True,
+    ),
+    "MS109": Expectation(
+        COMPILE,
+        error_types=("RuntimeError", "SyntaxError", "TypeError", "ValueError"),
+        patterns=(r"Unsupported (statement|expression|syntax)", r"not supported"),
+    ),
+    "MS110": Expectation(
+        COMPILE,
+        fails_at=frozenset(),
+        error_types=("RuntimeError", "ValueError", "TypeError"),
+        patterns=(r"dynamic", r"shape"),
+        silent_note="dynamic shapes compile on this device; they fail or recompile on devices that need "
+        "static shapes",
+    ),
+    "MS111": Expectation(
+        COMPILE,
+        error_types=("ValueError", "RuntimeError", "TypeError"),
+        patterns=(r"not supported in 'construct'", r"not supported", r"forbidden"),
+    ),
+    "MS201": Expectation(
+        PARAMETER_PROBE,
+        fails_at=frozenset(),
+        error_types=("RuntimeError", "ValueError"),
+        patterns=(r"already exists",),
+        located="anywhere",
+    ),
+    "MS202": Expectation(
+        PARAMETER_PROBE,
+        fails_at=frozenset(),
+        error_types=("RuntimeError", "ValueError"),
+        patterns=(r"already exists",),
+        located="anywhere",
+    ),
+    "MS203": Expectation(
+        COMPILE,
+        error_types=("AttributeError", "RuntimeError", "NotImplementedError"),
+        patterns=(r"'construct' is not defined", r"construct"),
+        located="anywhere",
+    ),
+    "MS204": Expectation(
+        CONSTRUCTION,
+        error_types=("AttributeError", "RuntimeError", "TypeError"),
+        patterns=(r"_auto_prefix", r"has no attribute", r"__init__"),
+        located="anywhere",
+    ),
+    "MS205": Expectation(
+        CONSTRUCTION,
+        error_types=("ValueError",),
+        patterns=(r"pad",),
+        located="anywhere",
+    ),
+    "MS112": Expectation(MODULE_LEVEL, nothing_to_compile=_EAGER),
+    "MS113": Expectation(MODULE_LEVEL, nothing_to_compile=_EAGER),
+    "MS301": Expectation(MODULE_LEVEL),
+    "MS401": Expectation(MODULE_LEVEL),
+    "MS402": Expectation(MODULE_LEVEL),
+    "MS501": Expectation(MODULE_LEVEL),
+    "MS900": Expectation(MODULE_LEVEL),
+}
+
+_DEFAULT = Expectation(COMPILE)
+
+
+def expectation_for(code: str) -> Expectation:
+    return EXPECTATIONS.get(code, _DEFAULT)
+
+
+def probes_for(codes) -> list[str]:
+    """The probes a job runs for its findings' codes, in a stable order."""
+    wanted = {expectation_for(code).check for code in codes}
+    return [name for name, check in (("parameters", PARAMETER_PROBE), ("randomness", RANDOMNESS_PROBE))
+            if check in wanted]
+

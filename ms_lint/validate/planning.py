@@ -1,0 +1,287 @@
+"""From findings to jobs: one job per Cell class or jit function that carries findings.
+
+A job says what the worker imports (module, import root), what it compiles (the target's qualified name), with
+which inputs (an example, config input specs, or placeholders), which probes it runs, and its cache key.
+Module-level findings get no job: there is nothing to compile.
+"""
+from __future__ import annotations
+
+import ast
+import hashlib
+import json
+import os
+from collections import OrderedDict
+from dataclasses import dataclass, field
+
+from ms_lint.findings import Finding
+from ms_lint.validate.expectations import MODULE_LEVEL, PARAMETER_PROBE, expectation_for, probes_for
+from ms_lint.validate.project import EXAMPLES_FILE_NAME, ModuleLocation, load_config, locate_module
+
+# Bumped when the worker's outcome format or behaviour changes, so old cache entries are not reused.
+OUTCOME_FORMAT = 4
+
+
+@dataclass
+class Job:
+    """One unit to compile: a Cell class or a jit function, with the findings inside it."""
+
+    target: str  # "package.module:QualName", the name examples are registered under
+    location: ModuleLocation
+    qualname: str
+    findings: list[Finding]
+    probes: list[str]
+    examples_file: str | None
+    input_specs: list[str] | None
+    container_attributes: dict[int, str] = field(default_factory=dict)  # finding line -> self.<attr>
+    cache_key: str = ""
+
+    @property
+    def path(self) -> str:
+        return self.location.path
+
+    def request(self, syntax_level: str) -> dict:
+        """What the worker needs, as JSON-ready data."""
+        return {
+            "target": self.target,
+            "path": self.location.path,
+            "module": self.location.module,
+            "import_root": self.location.import_root,
+            "qualname": self.qualname,
+            "examples_file": self.examples_file,
+            "input_specs": self.input_specs,
+            "probes": self.probes,
+            "syntax_level": syntax_level,
+        }
+
+
+@dataclass
+class Plan:
+    jobs: list[Job]
+    module_level: list[Finding]  # findings with no Cell or jit function to compile
+
+
+def plan_jobs(
+    findings: list[Finding],
+    examples_override: str | None = None,
+    device: str = "CPU",
+    syntax_level: str = "strict",
+    mindspore_version: str = "",
+    tool_version: str = "",
+) -> Plan:
+    """Group ``findings`` by the Cell class or jit function they sit in and describe each group as a job."""
+    groups: "OrderedDict[tuple[str, str], list[Finding]]" = OrderedDict()
+    module_level: list[Finding] = []
+    # Jobs run in file and line order, whatever order the files were found in.
+    for finding in sorted(findings, key=lambda f: (os.path.abspath(f.path), f.line, f.col, f.code)):
+        if not finding.scope or expectation_for(finding.code).check == MODULE_LEVEL:
+            module_level.append(finding)
+            continue
+        groups.setdefault((os.path.abspath(finding.path), finding.scope), []).append(finding)
+
+    groups = _attach_helpers_to_cells(groups)
+    jobs = []
+    for (path, scope), group in groups.items():
+        location = locate_module(path)
+        config = load_config(location.project_root)
+        target = f"{location.module}:{scope}"
+        examples_file = _examples_file(location.project_root, config.examples, examples_override)
+        specs = config.inputs.get(target)
+        job = Job(
+            target=target,
+            location=location,
+            qualname=scope,
+            findings=sorted(group, key=lambda f: (f.line, f.col, f.code)),
+            probes=probes_for(f.code for f in group),
+            examples_file=examples_file,
+            input_specs=list(specs) if specs else None,
+            container_attributes=_container_attributes(path, group),
+        )
+        job.cache_key = cache_key(job, device, syntax_level, mindspore_version, tool_version)
+        jobs.append(job)
+    return Plan(jobs=jobs, module_level=module_level)
+
+
+def _attach_helpers_to_cells(groups):
+    """Findings in a plain module-level function (a helper that construct calls) are validated by compiling a
+    class of the same file that calls it: the compile goes through the helper and fails at its line."""
+    result: "OrderedDict[tuple[str, str], list[Finding]]" = OrderedDict()
+    trees: dict[str, ast.Module | None] = {}
+    for (path, scope), group in groups.items():
+        if path not in trees:
+            trees[path] = _parse(path)
+        caller = _calling_class(trees[path], scope) if trees[path] is not None else None
+        key = (path, caller or scope)
+        result.setdefault(key, []).extend(group)
+    return result
+
+
+def _calling_class(tree: ast.Module, scope: str) -> str | None:
+    function = next((node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+                     and node.name == scope), None)
+    if function is None or any(_names_jit(decorator) for decorator in function.decorator_list):
+        return None
+    for node in tree.body:
+        if not isinstance(node, ast.ClassDef):
+            continue
+        for inner in ast.walk(node):
+            if isinstance(inner, ast.Call):
+                called = inner.func
+                name = called.id if isinstance(called, ast.Name) else getattr(called, "attr", None)
+                if name == scope:
+                    return node.name
+    return None
+
+
+def _names_jit(decorator: ast.expr) -> bool:
+    if isinstance(decorator, ast.Call):
+        decorator = decorator.func
+    name = decorator.id if isinstance(decorator, ast.Name) else getattr(decorator, "attr", "")
+    return name in ("jit", "ms_function", "jit_class")
+
+
+def _examples_file(project_root: str, configured: str | None, override: str | None) -> str | None:
+    if override:
+        return os.path.abspath(override)
+    candidate = os.path.join(project_root, configured or EXAMPLES_FILE_NAME)
+    return os.path.abspath(candidate) if os.path.isfile(candidate) else None
+
+
+def _container_attributes(path: str, findings: list[Finding]) -> dict[int, str]:
+    """For container findings, the ``self.<attr>`` assigned on the finding's line (the probe reports by attribute)."""
+    wanted = {f.line for f in findings if expectation_for(f.code).check == PARAMETER_PROBE}
+    if not wanted:
+        return {}
+    tree = _parse(path)
+    if tree is None:
+        return {}
+    result: dict[int, str] = {}
+    for node in ast.walk(tree):
+        targets: list[ast.expr] = []
+        if isinstance(node, ast.Assign):
+            targets = list(node.targets)
+        elif isinstance(node, (ast.AnnAssign, ast.AugAssign)):
+            targets = [node.target]
+        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+            # self.layers.append(nn.Dense(...)) builds the list one item at a time.
+            func = node.value.func
+            if isinstance(func, ast.Attribute):
+                targets = [func.value]
+        for target in targets:
+            if (
+                isinstance(target, ast.Attribute)
+                and isinstance(target.value, ast.Name)
+                and target.value.id == "self"
+            ):
+                for line in range(node.lineno, (getattr(node, "end_lineno", None) or node.lineno) + 1):
+                    if line in wanted and line not in result:
+                        result[line] = target.attr
+    return result
+
+
+def _parse(path: str) -> ast.Module | None:
+    from ms_lint.engine import read_source
+
+    try:
+        return ast.parse(read_source(path), filename=path)
+    except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Cache keys: everything the worker's outcome depends on.
+
+def cache_key(job: Job, device: str, syntax_level: str, mindspore_version: str, tool_version: str) -> str:
+    digest = hashlib.sha256()
+    header = {
+        "format": OUTCOME_FORMAT,
+        "ms-lint": tool_version,
+        "mindspore": mindspore_version,
+        "device": device,
+        "level": syntax_level,
+        "target": job.target,
+        "import_root": job.location.import_root,
+        "probes": job.probes,
+        "inputs": job.input_specs,
+    }
+    digest.update(json.dumps(header, sort_keys=True).encode())
+    for path in sorted(project_sources(job.location)):
+        digest.update(path.encode() + b"\0")
+        digest.update(_file_digest(path))
+    if job.examples_file:
+        digest.update(b"examples\0" + job.examples_file.encode() + b"\0")
+        digest.update(_file_digest(job.examples_file))
+    return digest.hexdigest()
+
+
+def _file_digest(path: str) -> bytes:
+    try:
+        with open(path, "rb") as handle:
+            return hashlib.sha256(handle.read()).digest()
+    except OSError:
+        return b"missing"
+
+
+def project_sources(location: ModuleLocation, limit: int = 2000) -> set[str]:
+    """The module's file, the ``__init__.py`` files of its packages, and every file of the same import root
+    it imports, transitively (all of them run when the worker imports the module)."""
+    root = location.import_root
+    seen: set[str] = set()
+    pending = [location.path]
+    pending.extend(_package_inits(location.path, root))
+    while pending and len(seen) < limit:
+        path = pending.pop()
+        if path in seen or not os.path.isfile(path):
+            continue
+        seen.add(path)
+        tree = _parse(path)
+        if tree is None:
+            continue
+        for module_name in _imported_modules(tree, path, root):
+            for candidate in _module_files(module_name, root):
+                if candidate not in seen:
+                    pending.append(candidate)
+                    pending.extend(_package_inits(candidate, root))
+    return seen
+
+
+def _package_inits(path: str, root: str) -> list[str]:
+    inits = []
+    directory = os.path.dirname(path)
+    while directory.startswith(root) and directory != root:
+        init = os.path.join(directory, "__init__.py")
+        if os.path.isfile(init):
+            inits.append(init)
+        directory = os.path.dirname(directory)
+    return inits
+
+
+def _imported_modules(tree: ast.Module, path: str, root: str) -> list[str]:
+    package_parts = os.path.relpath(os.path.dirname(path), root).split(os.sep)
+    package_parts = [] if package_parts == ["."] else package_parts
+    names = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.extend(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package_parts[: len(package_parts) - (node.level - 1)] if node.level > 1 else package_parts
+                prefix = ".".join(base)
+                module = f"{prefix}.{node.module}" if node.module and prefix else (node.module or prefix)
+            else:
+                module = node.module or ""
+            if module:
+                names.append(module)
+                # "from pkg import sub" may import the submodule pkg.sub.
+                names.extend(f"{module}.{alias.name}" for alias in node.names if alias.name != "*")
+    return names
+
+
+def _module_files(module_name: str, root: str) -> list[str]:
+    parts = module_name.split(".")
+    files = []
+    for count in range(1, len(parts) + 1):
+        base = os.path.join(root, *parts[:count])
+        for candidate in (base + ".py", os.path.join(base, "__init__.py")):
+            if os.path.isfile(candidate):
+                files.append(candidate)
+    return files

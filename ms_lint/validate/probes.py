@@ -1,0 +1,125 @@
+"""Probes for hazards that compile fine. Run inside the worker process (they use MindSpore).
+
+- ``parameter_probe``: the Cells and Parameters held in plain Python lists, tuples and dicts on a Cell's
+  attributes are not registered: their parameters are missing from ``trainable_params()`` (never trained or
+  saved), and equal names collide in the graph.
+- ``randomness_probe``: host randomness (``np.random``, ``random``) in graph code is drawn once at compile time:
+  two calls on the same input give identical outputs in GRAPH_MODE and different ones in PyNative.
+"""
+from __future__ import annotations
+
+from collections import Counter
+
+_MAX_DEPTH = 3
+_MAX_LISTED = 12
+
+
+def parameter_probe(cell) -> dict:
+    """Parameters reachable through plain containers on ``cell`` and its sub-Cells that ``cell`` does not own."""
+    from mindspore import Parameter, nn
+
+    internal = set(vars(nn.Cell()))
+    registered = {id(parameter) for parameter in cell.get_parameters()}
+    trainable = list(cell.trainable_params())
+    containers = []
+    unregistered_names: list[str] = []
+    for owner_name, owner in cell.cells_and_names():
+        for attribute, value in list(vars(owner).items()):
+            if attribute in internal or not isinstance(value, (list, tuple, dict)):
+                continue
+            if isinstance(value, tuple) and type(value).__name__ == "ParameterTuple":
+                continue
+            holder = f"{owner_name}.{attribute}" if owner_name else attribute
+            found = {"cells": 0, "parameters": 0, "held_parameters": 0, "missing": [], "missing_count": 0}
+            _walk_container(value, holder, found, registered, unregistered_names, Parameter, nn.Cell, 0)
+            if found["cells"] or found["parameters"]:
+                containers.append({
+                    "attribute": attribute,
+                    "owner": owner_name,
+                    "kind": type(value).__name__,
+                    "cells": found["cells"],
+                    "parameters": found["parameters"],
+                    "held_parameters": found["held_parameters"],
+                    "missing": found["missing"][:_MAX_LISTED],
+                    "missing_count": found["missing_count"],
+                })
+    names = Counter([parameter.name for parameter in trainable] + unregistered_names)
+    return {
+        "trainable": len(trainable),
+        "containers": containers,
+        "duplicate_names": sorted(name for name, count in names.items() if count > 1),
+    }
+
+
+def _walk_container(value, path, found, registered, unregistered_names, parameter_type, cell_type, depth):
+    if depth > _MAX_DEPTH:
+        return
+    items = value.items() if isinstance(value, dict) else enumerate(value)
+    for key, item in items:
+        item_path = f"{path}[{key!r}]"
+        if isinstance(item, cell_type):
+            found["cells"] += 1
+            for name, parameter in item.parameters_and_names():
+                found["held_parameters"] += 1
+                if id(parameter) not in registered:
+                    found["missing_count"] += 1
+                    found["missing"].append(f"{item_path}.{name}")
+                    unregistered_names.append(parameter.name)
+        elif isinstance(item, parameter_type):
+            found["parameters"] += 1
+            found["held_parameters"] += 1
+            if id(item) not in registered:
+                found["missing_count"] += 1
+                found["missing"].append(f"{item_path} ({item.name})")
+                unregistered_names.append(item.name)
+        elif isinstance(item, (list, tuple, dict)):
+            _walk_container(item, item_path, found, registered, unregistered_names, parameter_type, cell_type,
+                            depth + 1)
+
+
+def randomness_probe(target, inputs, eager=None) -> dict:
+    """Call ``target`` twice on the same inputs in GRAPH_MODE, then twice in PyNative, and compare outputs.
+
+    ``eager``: what runs in PyNative (the undecorated function of a jit function); the target itself by default.
+    """
+    import mindspore
+
+    mindspore.set_context(mode=mindspore.GRAPH_MODE)
+    graph_first = _to_numpy(target(*inputs))
+    graph_second = _to_numpy(target(*inputs))
+    mindspore.set_context(mode=mindspore.PYNATIVE_MODE)
+    try:
+        eager = eager or target
+        eager_first = _to_numpy(eager(*inputs))
+        eager_second = _to_numpy(eager(*inputs))
+    finally:
+        mindspore.set_context(mode=mindspore.GRAPH_MODE)
+    return {
+        "graph_repeats": _same(graph_first, graph_second),
+        "pynative_repeats": _same(eager_first, eager_second),
+    }
+
+
+def _to_numpy(value):
+    import numpy as np
+
+    if isinstance(value, (list, tuple)):
+        return [_to_numpy(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _to_numpy(item) for key, item in value.items()}
+    if hasattr(value, "asnumpy"):
+        return value.asnumpy()
+    return np.asarray(value)
+
+
+def _same(first, second) -> bool:
+    import numpy as np
+
+    if isinstance(first, list) and isinstance(second, list):
+        return len(first) == len(second) and all(_same(a, b) for a, b in zip(first, second))
+    if isinstance(first, dict) and isinstance(second, dict):
+        return first.keys() == second.keys() and all(_same(first[key], second[key]) for key in first)
+    try:
+        return bool(np.array_equal(first, second, equal_nan=True))
+    except TypeError:
+        return bool(np.array_equal(first, second))

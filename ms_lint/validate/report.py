@@ -1,0 +1,170 @@
+"""How a validation run is shown: one line per finding, then a summary table (text), or one JSON document."""
+from __future__ import annotations
+
+import json
+import sys
+import textwrap
+import time
+from collections import Counter
+
+from ms_lint.validate.project import display_path
+from ms_lint.validate.verdicts import (
+    CONFIRMED,
+    CONFIRMED_BY_PROBE,
+    INCONCLUSIVE,
+    NOT_APPLICABLE,
+    NOT_CHECKED,
+    NOT_REPRODUCED,
+)
+
+_COLUMNS = (CONFIRMED, CONFIRMED_BY_PROBE, NOT_REPRODUCED, INCONCLUSIVE, NOT_APPLICABLE, NOT_CHECKED)
+_HEADINGS = {
+    CONFIRMED: "confirmed",
+    CONFIRMED_BY_PROBE: "by probe",
+    NOT_REPRODUCED: "not reproduced",
+    INCONCLUSIVE: "inconclusive",
+    NOT_APPLICABLE: "not applicable",
+    NOT_CHECKED: "not checked",
+}
+FORMAT_VERSION = 1
+
+
+def render_text(report, show_examples: bool = True) -> str:
+    lines: list[str] = []
+    examples_shown: set[str] = set()
+    for verdict in report.verdicts:
+        finding = verdict.finding
+        message = verdict.message
+        if verdict.compiler_location and verdict.verdict in (CONFIRMED,):
+            path, _, line = verdict.compiler_location.rpartition(":")
+            if int(line or 0) != finding.line or not _same(path, finding.path):
+                message += f" [compiler points at {display_path(path)}:{line}]"
+        elif verdict.compiler_message and verdict.compiler_message not in message:
+            message += f" [compiler: {verdict.compiler_message}]"
+        if verdict.notes:
+            message += f" (note: {'; '.join(verdict.notes)})"
+        lines.append(
+            f"{display_path(finding.path)}:{finding.line}: {finding.code} {verdict.verdict} "
+            f"({verdict.device}, {verdict.level}): {message}"
+        )
+        if show_examples and verdict.example and verdict.target not in examples_shown:
+            examples_shown.add(verdict.target)
+            lines.append(f"    add this example to {_examples_file_hint(verdict)}:")
+            lines.extend(textwrap.indent(verdict.example.rstrip("\n"), "        ").splitlines())
+    if lines:
+        lines.append("")
+    lines.extend(summary_lines(report))
+    return "\n".join(lines) + "\n"
+
+
+def _same(first: str, second: str) -> bool:
+    from ms_lint.validate.locations import same_file
+
+    return same_file(first, second)
+
+
+def _examples_file_hint(verdict) -> str:
+    from ms_lint.validate.project import EXAMPLES_FILE_NAME, locate_module
+
+    root = locate_module(verdict.finding.path).project_root
+    return display_path(f"{root}/{EXAMPLES_FILE_NAME}")
+
+
+def summary_lines(report) -> list[str]:
+    options = report.options
+    cached = sum(1 for unit in report.units if unit.cached)
+    compiled = len(report.units) - cached
+    header = (
+        f"MindSpore {report.mindspore_version or '(not installed)'} on {options.device}, "
+        f"{options.syntax_level.upper()}: {len(report.verdicts)} finding(s) in {report.files} file(s), "
+        f"{len(report.units)} unit(s) ({compiled} run, {cached} from cache), {report.seconds:.1f} s"
+    )
+    lines = [header]
+    if not report.verdicts:
+        lines.append("nothing to validate: the static checks found no hazards")
+    else:
+        columns = [column for column in _COLUMNS if column != NOT_CHECKED or report.interrupted]
+        counts: dict[str, Counter] = {}
+        for verdict in report.verdicts:
+            counts.setdefault(verdict.finding.code, Counter())[verdict.verdict] += 1
+        totals = Counter()
+        for counter in counts.values():
+            totals.update(counter)
+        rows = [["code"] + [_HEADINGS[column] for column in columns]]
+        for code in sorted(counts):
+            rows.append([code] + [str(counts[code][column]) for column in columns])
+        rows.append(["total"] + [str(totals[column]) for column in columns])
+        widths = [max(len(row[index]) for row in rows) for index in range(len(rows[0]))]
+        for row in rows:
+            cells = [row[0].ljust(widths[0])] + [cell.rjust(width) for cell, width in zip(row[1:], widths[1:])]
+            lines.append("  ".join(cells).rstrip())
+    if report.interrupted:
+        lines.append(
+            f"interrupted: {len(report.not_checked)} unit(s) not checked: {', '.join(report.not_checked) or '-'}"
+        )
+    for problem in report.problems:
+        lines.append(f"warning: {problem}")
+    return lines
+
+
+def render_json(report) -> str:
+    options = report.options
+    counts = Counter(verdict.verdict for verdict in report.verdicts)
+    document = {
+        "format": FORMAT_VERSION,
+        "tool": "ms-lint validate",
+        "mindspore": report.mindspore_version,
+        "device": options.device,
+        "syntax_level": options.syntax_level,
+        "files": report.files,
+        "seconds": round(report.seconds, 3),
+        "interrupted": report.interrupted,
+        "not_checked": report.not_checked,
+        "summary": {column: counts.get(column, 0) for column in _COLUMNS},
+        "findings": [verdict.to_dict() for verdict in report.verdicts],
+        "units": [unit.to_dict() for unit in report.units],
+        "problems": report.problems,
+        "run_log": report.run_log,
+    }
+    return json.dumps(document, indent=2) + "\n"
+
+
+def exit_status(report, fail_on: str) -> int:
+    """``confirmed``: 1 when any finding is confirmed (by compile or probe). ``any``: 1 when any finding was not
+    cleared by the run (anything but "not reproduced"). ``never``: 0. An interrupted run exits 130."""
+    if report.interrupted:
+        return 130
+    if fail_on == "never":
+        return 0
+    if fail_on == "any":
+        return int(any(verdict.verdict != NOT_REPRODUCED for verdict in report.verdicts))
+    return int(bool(report.confirmed))
+
+
+class ProgressBar:
+    """A one-line progress bar on a terminal's stderr; silent elsewhere and for runs of a few jobs."""
+
+    def __init__(self, stream=None, minimum_jobs: int = 4, width: int = 24):
+        self.stream = stream or sys.stderr
+        self.minimum_jobs = minimum_jobs
+        self.width = width
+        self.enabled = bool(getattr(self.stream, "isatty", lambda: False)())
+        self.started = time.monotonic()
+        self.drawn = False
+
+    def __call__(self, done: int, total: int, target: str) -> None:
+        if not self.enabled or total < self.minimum_jobs:
+            return
+        filled = int(self.width * done / total) if total else self.width
+        bar = "#" * filled + "." * (self.width - filled)
+        elapsed = time.monotonic() - self.started
+        label = target if len(target) <= 40 else "..." + target[-37:]
+        self.stream.write(f"\r[{bar}] {done}/{total} compiled, {elapsed:.0f} s  {label:<40}")
+        self.stream.flush()
+        self.drawn = True
+
+    def finish(self) -> None:
+        if self.drawn:
+            self.stream.write("\r" + " " * (self.width + 80) + "\r")
+            self.stream.flush()
+            self.drawn = False

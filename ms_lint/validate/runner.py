@@ -1,0 +1,300 @@
+"""A whole validation run: static checks -> jobs -> cache or workers -> verdicts -> report.
+
+Results are recorded as they arrive (cache entries and the run log); an interrupted run (Ctrl-C, SIGTERM from
+a CI timeout) stops the workers and still reports what it checked and what it did not.
+"""
+from __future__ import annotations
+
+import os
+import time
+from concurrent.futures import FIRST_COMPLETED, wait
+from dataclasses import dataclass, field
+from typing import Callable
+
+from ms_lint.findings import Finding
+from ms_lint.validate.cache import OutcomeCache, RunLog
+from ms_lint.validate.planning import Job, plan_jobs
+from ms_lint.validate.project import CACHE_DIR_NAME, EXAMPLES_FILE_NAME, ProjectError, locate_module
+from ms_lint.validate.verdicts import (
+    Verdict,
+    confirm_across_units,
+    decide,
+    module_level_verdict,
+    not_checked_verdict,
+)
+
+DEVICES = {"cpu": "CPU", "gpu": "GPU", "ascend": "Ascend"}
+SYNTAX_LEVELS = ("strict", "lax")
+RUN_LOG_NAME = "last-validate-run.jsonl"
+
+
+class ValidateError(Exception):
+    """Something that stops the whole run; ``str()`` is one line for the user."""
+
+
+@dataclass
+class ValidateOptions:
+    device: str = "CPU"
+    syntax_level: str = "strict"
+    jobs: int | None = None
+    timeout: float = 120.0
+    memory_limit_mb: int = 4096
+    output_limit_mb: float = 64
+    examples: str | None = None
+    use_cache: bool = True
+    results_path: str | None = None  # the run log; default: .ms_lint_cache/last-validate-run.jsonl
+
+    def normalized(self) -> "ValidateOptions":
+        device = DEVICES.get(str(self.device).strip().lower())
+        if device is None:
+            raise ValidateError(f"unknown device {self.device!r}: use one of CPU, GPU, Ascend")
+        level = str(self.syntax_level).strip().lower()
+        if level not in SYNTAX_LEVELS:
+            raise ValidateError(f"unknown syntax level {self.syntax_level!r}: use strict or lax")
+        if self.timeout is None or self.timeout <= 0:
+            raise ValidateError(f"--timeout must be a positive number of seconds, not {self.timeout!r}")
+        if self.jobs is not None and self.jobs < 1:
+            raise ValidateError(f"--jobs must be at least 1, not {self.jobs!r}")
+        if self.examples and not os.path.isfile(self.examples):
+            raise ValidateError(f"examples file {self.examples} does not exist")
+        return ValidateOptions(
+            device=device, syntax_level=level, jobs=self.jobs, timeout=float(self.timeout),
+            memory_limit_mb=int(self.memory_limit_mb), output_limit_mb=self.output_limit_mb,
+            examples=self.examples, use_cache=self.use_cache, results_path=self.results_path,
+        )
+
+
+@dataclass
+class UnitResult:
+    target: str
+    path: str
+    status: str
+    seconds: float | None
+    cached: bool
+    compiled: bool | None
+    inputs: list[str] = field(default_factory=list)
+    instance: str | None = None
+
+    def to_dict(self) -> dict:
+        return dict(self.__dict__)
+
+
+@dataclass
+class Report:
+    options: ValidateOptions
+    verdicts: list[Verdict]
+    units: list[UnitResult]
+    mindspore_version: str
+    files: int
+    seconds: float
+    interrupted: bool = False
+    not_checked: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    run_log: str | None = None
+
+    @property
+    def confirmed(self) -> list[Verdict]:
+        return [verdict for verdict in self.verdicts if verdict.confirmed]
+
+
+ProgressCallback = Callable[[int, int, str], None]
+
+
+def static_findings(paths: list[str], lint_options) -> tuple[list[Finding], list[str], list[str]]:
+    """``(findings, files, problems)``: the static checks as ``ms-lint check`` runs them (file discovery,
+    selection, per-file ignores and ``# noqa`` from the same configuration)."""
+    from ms_lint.commands.check import discover_files, lint_path
+
+    for path in paths:
+        if not os.path.exists(path):
+            raise ValidateError(f"no such file or directory: {path}")
+    files = [
+        os.path.abspath(path) for path in discover_files(paths, lint_options)
+        if os.path.basename(path) != EXAMPLES_FILE_NAME
+    ]
+    findings: list[Finding] = []
+    problems: list[str] = []
+    for path in files:
+        reported, error = lint_path(path, lint_options)
+        if error:
+            problems.append(error)
+        findings.extend(item.finding for item in reported)
+    return findings, files, problems
+
+
+def lint_options_for(syntax_level: str | None = None, cwd: str | None = None):
+    """``ms-lint check``'s options from the configuration files, at the validator's syntax level."""
+    from ms_lint.config import ConfigError, resolve_options
+
+    try:
+        return resolve_options({"ms-syntax-level": syntax_level}, cwd=cwd)
+    except ConfigError as exc:
+        raise ValidateError(str(exc)) from None
+
+
+def validate_paths(paths: list[str], options: ValidateOptions, pool=None,
+                   progress: ProgressCallback | None = None, lint_options=None) -> Report:
+    """Run the static checks over ``paths`` and validate their findings."""
+    options = options.normalized()
+    lint_options = lint_options or lint_options_for(options.syntax_level)
+    findings, files, problems = static_findings(paths, lint_options)
+    default_log = None
+    if files:
+        default_log = os.path.join(locate_module(files[0]).project_root, CACHE_DIR_NAME, RUN_LOG_NAME)
+    report = validate_findings(findings, options, pool=pool, progress=progress, files=len(files),
+                               default_log=default_log)
+    report.problems[:0] = problems
+    return report
+
+
+def mindspore_version() -> str | None:
+    from importlib import metadata
+
+    for name in ("mindspore", "mindspore-gpu", "mindspore-ascend"):
+        try:
+            return metadata.version(name)
+        except metadata.PackageNotFoundError:
+            continue
+    return None
+
+
+def validate_findings(findings: list[Finding], options: ValidateOptions, pool=None,
+                      progress: ProgressCallback | None = None, files: int | None = None,
+                      default_log: str | None = None) -> Report:
+    """Verdicts for ``findings``. ``pool``: a started ``WorkerPool`` to use (and leave open); by default the
+    run starts its own, sized to the work, and closes it."""
+    from ms_lint import __version__
+
+    options = options.normalized()
+    started = time.monotonic()
+    version = mindspore_version() or ""
+    try:
+        plan = plan_jobs(findings, options.examples, options.device, options.syntax_level, version, __version__)
+    except ProjectError as exc:
+        raise ValidateError(str(exc)) from None
+    device, level = options.device, options.syntax_level
+    verdicts = [module_level_verdict(finding, device, level) for finding in plan.module_level]
+    units: list[UnitResult] = []
+    results: list[tuple[Job, dict]] = []
+    cache = OutcomeCache(options.use_cache)
+    # The default run log lives in the project's cache; a run with nothing to compile leaves it alone.
+    log = RunLog(options.results_path or (default_log if plan.jobs else None))
+    problems = [log.problem] if log.problem else []
+    log.write({
+        "event": "start", "device": device, "syntax_level": level, "mindspore": version,
+        "units": [job.target for job in plan.jobs], "findings": len(findings),
+    })
+    for verdict in verdicts:
+        log.write({"event": "finding", "verdict": verdict.to_dict()})
+
+    pending: list[Job] = []
+    for job in plan.jobs:
+        outcome = cache.get(job.location.project_root, job.cache_key)
+        if outcome is None:
+            pending.append(job)
+            continue
+        _record(job, outcome, True, options, verdicts, units, log)
+        results.append((job, outcome))
+
+    interrupted = False
+    not_checked: list[Job] = []
+    if pending:
+        if not version:
+            raise ValidateError("MindSpore is not installed: pip install 'ms-lint[validate]' (or mindspore>=2.10)")
+        from ms_lint.validate.pool import WorkerStartError
+
+        own_pool = pool is None
+        if own_pool:
+            try:
+                pool = _start_pool(options, len(pending))
+            except WorkerStartError as exc:
+                raise ValidateError(str(exc)) from None
+        futures = {}
+        try:
+            for job in pending:
+                request = job.request(level)
+                futures[pool.submit(request, timeout=options.timeout, memory_limit_mb=options.memory_limit_mb,
+                                    output_limit_bytes=int(options.output_limit_mb * (1 << 20)))] = job
+            done_count = 0
+            remaining = set(futures)
+            if progress:
+                progress(0, len(pending), "")
+            while remaining:
+                finished, remaining = wait(remaining, return_when=FIRST_COMPLETED)
+                for future in finished:
+                    job = futures[future]
+                    error = future.exception()
+                    if error is not None:
+                        if isinstance(error, WorkerStartError):
+                            raise ValidateError(str(error)) from None
+                        raise error
+                    outcome = future.result()
+                    cache.put(job.location.project_root, job.cache_key, outcome)
+                    _record(job, outcome, False, options, verdicts, units, log)
+                    results.append((job, outcome))
+                    done_count += 1
+                    if progress:
+                        progress(done_count, len(pending), job.target)
+        except KeyboardInterrupt:
+            interrupted = True
+            for future, job in futures.items():
+                if not future.done() or future.cancelled():
+                    future.cancel()
+                    not_checked.append(job)
+            if own_pool:
+                pool.close(kill=True)
+                own_pool = False
+        finally:
+            if own_pool:
+                pool.close()
+    for job in not_checked:
+        verdicts.extend(not_checked_verdict(finding, device, level, job.target) for finding in job.findings)
+    log.write({"event": "end", "interrupted": interrupted, "not_checked": [job.target for job in not_checked]})
+    log.close()
+    problems.extend(cache.problems)
+    confirm_across_units(verdicts, results)
+    verdicts.sort(key=lambda v: (v.finding.path, v.finding.line, v.finding.col, v.finding.code))
+    return Report(
+        options=options,
+        verdicts=verdicts,
+        units=units,
+        mindspore_version=version,
+        files=files if files is not None else len({f.path for f in findings}),
+        seconds=time.monotonic() - started,
+        interrupted=interrupted,
+        not_checked=[job.target for job in not_checked],
+        problems=problems,
+        run_log=log.path if plan.jobs or options.results_path else None,
+    )
+
+
+def _start_pool(options: ValidateOptions, pending: int):
+    from ms_lint.validate.pool import PoolConfig, WorkerPool
+
+    size = options.jobs or min(os.cpu_count() or 1, 4)
+    config = PoolConfig(
+        device=options.device,
+        size=max(1, min(size, pending)),
+        timeout=options.timeout,
+        memory_limit_mb=options.memory_limit_mb,
+        output_limit_bytes=int(options.output_limit_mb * (1 << 20)),
+    )
+    return WorkerPool(config)
+
+
+def _record(job: Job, outcome: dict, cached: bool, options: ValidateOptions, verdicts: list, units: list,
+            log: RunLog) -> None:
+    unit_verdicts = decide(job, outcome, options.device, options.syntax_level, cached=cached)
+    verdicts.extend(unit_verdicts)
+    units.append(UnitResult(
+        target=job.target,
+        path=job.path,
+        status=outcome.get("status", "?"),
+        seconds=outcome.get("seconds"),
+        cached=cached,
+        compiled=outcome.get("compiled"),
+        inputs=list(outcome.get("inputs") or []),
+        instance=outcome.get("instance"),
+    ))
+    log.write({"event": "unit", "target": job.target, "cached": cached,
+               "verdicts": [verdict.to_dict() for verdict in unit_verdicts]})

@@ -1,0 +1,447 @@
+"""A job's outcome + its findings -> one verdict per finding.
+
+``confirmed``: the compile (or the construction) fails, and where the compiler points, or the kind of error,
+matches the finding. ``confirmed by probe``: it compiles, and a probe shows the silent hazard. ``not
+reproduced``: it compiles (or the probe finds nothing lost). ``inconclusive``: the validator could not decide
+(no instance or inputs, an unrelated error, a timeout, a crash), always with the reason and, where it helps,
+the example to write. ``not applicable``: there is nothing the validator can run for this finding.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ms_lint.findings import Finding
+from ms_lint.validate.expectations import (
+    COMPILE,
+    CONSTRUCTION,
+    MODULE_LEVEL,
+    PARAMETER_PROBE,
+    RANDOMNESS_PROBE,
+    SILENT,
+    Expectation,
+    expectation_for,
+)
+from ms_lint.validate.locations import Location, parse_locations, same_file
+
+CONFIRMED = "confirmed"
+CONFIRMED_BY_PROBE = "confirmed by probe"
+NOT_REPRODUCED = "not reproduced"
+INCONCLUSIVE = "inconclusive"
+NOT_APPLICABLE = "not applicable"
+NOT_CHECKED = "not checked"  # an interrupted run never got to it
+
+VERDICTS = (CONFIRMED, CONFIRMED_BY_PROBE, NOT_REPRODUCED, INCONCLUSIVE, NOT_APPLICABLE)
+CONFIRMED_KINDS = (CONFIRMED, CONFIRMED_BY_PROBE)
+
+_STAGE_PHRASES = {
+    "start": "starting the job",
+    "import": "importing the module",
+    "examples": "loading the examples file",
+    "resolve": "looking up the target",
+    "instance": "building the instance",
+    "example": "running the example",
+    "construction": "building the instance",
+    "compile": "compiling",
+    "probe": "probing",
+}
+
+
+@dataclass
+class Verdict:
+    finding: Finding
+    verdict: str
+    message: str
+    device: str
+    level: str
+    target: str = ""
+    compiler_message: str | None = None  # the first line of the compiler's (or constructor's) error
+    compiler_location: str | None = None  # "path:line" the compiler pointed at
+    example: str | None = None  # the example to add to the examples file
+    notes: list[str] = field(default_factory=list)
+    cached: bool = False
+
+    @property
+    def confirmed(self) -> bool:
+        return self.verdict in CONFIRMED_KINDS
+
+    def to_dict(self) -> dict:
+        data = self.finding.to_dict()
+        data.update({
+            "verdict": self.verdict,
+            "explanation": self.message,
+            "device": self.device,
+            "syntax_level": self.level,
+            "target": self.target,
+            "compiler_message": self.compiler_message,
+            "compiler_location": self.compiler_location,
+            "example": self.example,
+            "notes": list(self.notes),
+            "cached": self.cached,
+        })
+        return data
+
+
+def module_level_verdict(finding: Finding, device: str, level: str) -> Verdict:
+    if finding.code == "MS900":
+        message = "the static check itself failed on this file; nothing to compile"
+    elif expectation_for(finding.code).nothing_to_compile:
+        message = expectation_for(finding.code).nothing_to_compile
+    elif not finding.scope and expectation_for(finding.code).check != MODULE_LEVEL:
+        message = "not inside a Cell or a @jit function: there is nothing to compile"
+    else:
+        message = "module-level finding: there is no Cell to compile, so no compile probe"
+    return Verdict(finding, NOT_APPLICABLE, message, device, level)
+
+
+def not_checked_verdict(finding: Finding, device: str, level: str, target: str) -> Verdict:
+    return Verdict(finding, NOT_CHECKED, "the run was interrupted before this was checked", device, level, target)
+
+
+def decide(job, outcome: dict, device: str, level: str, cached: bool = False) -> list[Verdict]:
+    """One verdict per finding of ``job`` (a ``planning.Job``) from the worker's ``outcome``."""
+    effective_level = outcome.get("effective_level") or level
+    context = _Context(job, outcome, device, effective_level, cached)
+    verdicts = [context.verdict_for(finding) for finding in job.findings]
+    notes = list(outcome.get("notes") or [])
+    if effective_level != level:
+        setting = "fullgraph=True" if effective_level == "strict" else "no fullgraph=True"
+        notes.append(f"a @jit function with {setting} compiles under {effective_level.upper()} whatever the "
+                     f"syntax level asked")
+    for verdict in verdicts:
+        # A note the explanation already gives (the output limit) is not repeated.
+        already_said = "output limit" in verdict.message
+        verdict.notes.extend(note for note in notes if not (already_said and "output limit" in note))
+        verdict.cached = cached
+    return verdicts
+
+
+class _Context:
+    def __init__(self, job, outcome: dict, device: str, level: str, cached: bool):
+        self.job = job
+        self.outcome = outcome
+        self.device = device
+        self.level = level
+        self.error = outcome.get("error") or None
+        self.status = outcome.get("status", "ok")
+        text = ""
+        if self.error:
+            text = (self.error.get("message") or "") + "\n" + "\n".join(outcome.get("compile_log") or [])
+        self.locations = parse_locations(text)
+        self.user_locations = [loc for loc in self.locations if same_file(loc.path, job.path)]
+
+    # -- helpers -------------------------------------------------------------------------------------------------
+
+    def make(self, finding: Finding, verdict: str, message: str, **extra) -> Verdict:
+        return Verdict(finding, verdict, message, self.device, self.level, self.job.target, **extra)
+
+    def stage_phrase(self, stage: str | None) -> str:
+        return _STAGE_PHRASES.get(stage or "", stage or "running the job")
+
+    def example_text(self, concrete: bool = False) -> str:
+        from ms_lint.examples import suggest_example
+
+        signature = self.outcome.get("signature") or {}
+        return suggest_example(
+            self.job.target,
+            init_parameters=signature.get("init", []),
+            call_parameters=signature.get("call", []),
+            is_cell=self.outcome.get("kind", "cell") == "cell",
+            concrete_inputs=concrete,
+        )
+
+    def first_line(self) -> str:
+        return (self.error or {}).get("first_line") or ""
+
+    def location_text(self, location: Location | None) -> str | None:
+        if location is None:
+            return None
+        return f"{location.path}:{location.start}"
+
+    # -- the decision --------------------------------------------------------------------------------------------
+
+    def verdict_for(self, finding: Finding) -> Verdict:
+        expectation = expectation_for(finding.code)
+        if expectation.check == MODULE_LEVEL:
+            return module_level_verdict(finding, self.device, self.level)
+        failure = self.unit_failure(finding)
+        if failure is not None:
+            return failure
+        error_stage = (self.error or {}).get("stage")
+        if self.error and error_stage in ("construction", "example"):
+            return self.construction_failed(finding, expectation, error_stage)
+        if self.error and error_stage == "compile":
+            return self.compile_failed(finding, expectation)
+        if expectation.check == CONSTRUCTION:
+            who = "the example" if self.outcome.get("instance") == "example" else f"{self.job.qualname}()"
+            return self.make(finding, NOT_REPRODUCED, f"{who} built the instance and it compiled without error")
+        return self.compiled(finding, expectation)
+
+    def unit_failure(self, finding: Finding) -> Verdict | None:
+        """Verdicts for jobs that never got to a compile result: the same reason for every finding."""
+        outcome = self.outcome
+        status = self.status
+        stage = outcome.get("stage")
+        output = outcome.get("output") or {}
+        flooded = output.get("limit_reached")
+        if status == "timeout":
+            message = f"did not finish within {outcome.get('timeout', 0):g} s while {self.stage_phrase(stage)}"
+            if stage == "import":
+                message += " (does the module run work at import time? guard it with if __name__ == '__main__':)"
+            elif stage == "compile":
+                message += " (raise --timeout for large models)"
+            return self.make(finding, INCONCLUSIVE, message)
+        if status == "crashed":
+            message = f"the worker process died ({outcome.get('exit')}) while {self.stage_phrase(stage)}"
+            if isinstance(outcome.get("returncode"), int) and outcome["returncode"] >= 0:
+                message += "; the code called os._exit() or the interpreter aborted"
+            last = _last_line(output.get("tail") or output.get("head") or "")
+            if last:
+                message += f"; last output: {last}"
+            return self.make(finding, INCONCLUSIVE, message)
+        if status == "out_of_memory":
+            message = (
+                f"used more than the {outcome.get('memory_limit_mb')} MB memory limit while "
+                f"{self.stage_phrase(stage)} ({outcome.get('rss_mb')} MB resident); the worker was ended"
+            )
+            return self.make(finding, INCONCLUSIVE, message)
+        error_stage = (self.error or {}).get("stage")
+        if status == "exit":
+            code = outcome.get("exit_code")
+            return self.make(
+                finding, INCONCLUSIVE,
+                f"the code called sys.exit({'' if code is None else code!r}) while {self.stage_phrase(error_stage)}",
+            )
+        if status == "error" and (self.error or {}).get("type") == "MemoryError":
+            limit = outcome.get("memory_limit_mb")
+            return self.make(
+                finding, INCONCLUSIVE,
+                f"ran out of memory while {self.stage_phrase(error_stage)}"
+                + (f" (memory limit {limit} MB; raise it with --memory-limit)" if limit else ""),
+            )
+        if status == "error" and error_stage in ("import", "examples", "resolve", "instance", "probe", "start"):
+            where = {
+                "import": f"importing {self.job.location.module} raised",
+                "examples": f"the examples file {outcome.get('examples_file') or self.job.examples_file} raised",
+            }.get(error_stage, f"{self.stage_phrase(error_stage)} raised")
+            message = f"{where} {self.first_line()}"
+            if flooded:
+                limit = outcome.get("output_limit_bytes") or 0
+                message = (f"printed more than the {limit / (1 << 20):g} MB output limit while "
+                           f"{self.stage_phrase(error_stage)}, so its writes failed: {self.first_line()}")
+            where = _raised_at(self.error)
+            if where:
+                message += f" (at {where})"
+            return self.make(finding, INCONCLUSIVE, message, compiler_message=None)
+        if status == "not_found" or status == "not_compilable":
+            return self.make(finding, INCONCLUSIVE, outcome.get("message", "nothing to compile"))
+        if status == "needs_example":
+            return self.make(
+                finding, INCONCLUSIVE,
+                f"{outcome.get('needs')}: no example is registered for {self.job.target}",
+                example=self.example_text(concrete=expectation_for(finding.code).check == RANDOMNESS_PROBE),
+            )
+        return None
+
+    def construction_failed(self, finding: Finding, expectation: Expectation, stage: str) -> Verdict:
+        error = self.error or {}
+        first = self.first_line()
+        kind_matches = expectation.error_matches(error.get("type", ""), error.get("message", ""))
+        if expectation.check == CONSTRUCTION and kind_matches:
+            return self.make(finding, CONFIRMED, first, compiler_message=first)
+        who = "the example" if stage == "example" else f"{self.job.qualname}() (no arguments)"
+        raised_at = _raised_at(error)
+        where = f" at {raised_at}" if raised_at else ""
+        return self.make(
+            finding, INCONCLUSIVE, f"{who} raised {first}{where}, so nothing could be compiled",
+            compiler_message=first,
+            example=self.example_text() if stage == "construction" else None,
+        )
+
+    def compile_failed(self, finding: Finding, expectation: Expectation) -> Verdict:
+        error = self.error or {}
+        first = self.first_line()
+        kind_matches = expectation.error_matches(error.get("type", ""), error.get("message", ""))
+        at_line = [loc for loc in self.user_locations if loc.start == finding.line]
+        around = [loc for loc in self.user_locations if loc.contains(finding.line)]
+        if at_line:
+            return self.make(finding, CONFIRMED, first, compiler_message=first,
+                             compiler_location=self.location_text(at_line[0]))
+        if kind_matches and (around or expectation.located == "anywhere" or not self.user_locations):
+            location = (around or self.user_locations or [None])[0]
+            return self.make(finding, CONFIRMED, first, compiler_message=first,
+                             compiler_location=self.location_text(location))
+        if expectation.check == PARAMETER_PROBE:
+            probed = self.parameter_verdict(finding, compiled=False)
+            if probed.verdict == CONFIRMED_BY_PROBE:
+                probed.compiler_message = first
+                return probed
+        if self.user_locations:
+            location = self.user_locations[0]
+            owner = next((f for f in self.job.findings if location.contains(f.line) and f is not finding
+                          and location.start == f.line), None)
+            if owner is not None:
+                message = (f"compilation stopped earlier, at line {location.start} ({owner.code}), before "
+                           f"reaching this line")
+            else:
+                message = f"the compile failed at line {location.start}, not at this finding: {first}"
+            return self.make(finding, INCONCLUSIVE, message, compiler_message=first,
+                             compiler_location=self.location_text(location))
+        message = f"the compile failed with an error unrelated to this finding: {first}"
+        if self.outcome.get("instance") == "default":
+            message += " (placeholder inputs may not fit this Cell: register an example with real shapes)"
+        return self.make(finding, INCONCLUSIVE, message, compiler_message=first,
+                         example=self.example_text() if self.outcome.get("instance") == "default" else None)
+
+    def compiled(self, finding: Finding, expectation: Expectation) -> Verdict:
+        where = f"compiles under {self.level.upper()} on {self.device}"
+        if expectation.check == PARAMETER_PROBE:
+            return self.parameter_verdict(finding, compiled=True)
+        if expectation.check == RANDOMNESS_PROBE:
+            return self.randomness_verdict(finding)
+        if expectation.check == SILENT:
+            return self.make(finding, NOT_APPLICABLE, f"{where}, as expected: {expectation.silent_note}")
+        if expectation.check == COMPILE and not expectation.expected_to_fail(self.level):
+            if expectation.silent:
+                return self.make(finding, NOT_APPLICABLE, f"{where}, as expected: {expectation.silent_note}")
+            note = f" ({expectation.silent_note})" if expectation.silent_note else ""
+            return self.make(finding, NOT_REPRODUCED, f"{where}{note}")
+        return self.make(finding, NOT_REPRODUCED, where)
+
+    def parameter_verdict(self, finding: Finding, compiled: bool) -> Verdict:
+        probe = (self.outcome.get("probes") or {}).get("parameters")
+        if not probe:
+            return self.make(finding, INCONCLUSIVE, "the parameter probe did not run (no instance was built)")
+        if "error" in probe:
+            return self.make(finding, INCONCLUSIVE, f"the parameter probe failed: {probe['error']}")
+        attribute = self.job.container_attributes.get(finding.line)
+        containers = probe.get("containers") or []
+        candidates = [c for c in containers if c["attribute"] == attribute] if attribute else containers
+        lost = [c for c in candidates if c.get("missing_count")]
+        holder = _holders(lost or candidates) or (f"self.{attribute}" if attribute else "plain containers")
+        if lost:
+            count = sum(c["missing_count"] for c in lost)
+            names = [name for c in lost for name in c["missing"]]
+            shown = ", ".join(names[:6]) + (", ..." if count > 6 else "")
+            kinds = "/".join(sorted({c["kind"] for c in lost}))
+            message = (f"trainable_params() misses {count} parameter(s) held in the plain {kinds} {holder}: "
+                       f"{shown}; they are never trained or saved")
+            duplicates = probe.get("duplicate_names") or []
+            if duplicates:
+                message += f"; parameter names used twice: {', '.join(duplicates[:6])}"
+            return self.make(finding, CONFIRMED_BY_PROBE, message)
+        if candidates:
+            cells = sum(c["cells"] for c in candidates)
+            parameters = sum(c["parameters"] for c in candidates)
+            held = sum(c.get("held_parameters", 0) for c in candidates)
+            prefix = "compiles; " if compiled else ""
+            if held == 0:
+                return self.make(
+                    finding, NOT_REPRODUCED,
+                    f"{prefix}{holder} holds {cells} Cell(s) without parameters, so trainable_params() misses "
+                    f"nothing",
+                )
+            what = ", ".join(part for part in (f"{cells} Cell(s)" if cells else "",
+                                               f"{parameters} Parameter(s)" if parameters else "") if part)
+            return self.make(
+                finding, NOT_REPRODUCED,
+                f"{prefix}{holder} holds {what} whose {held} parameter(s) are all registered through other "
+                f"attributes, so trainable_params() misses none",
+            )
+        return self.make(
+            finding, INCONCLUSIVE,
+            f"{holder} held no Cells or Parameters once the instance was built, so the probe saw nothing "
+            f"(is it filled later? register an example that builds it fully)",
+            example=self.example_text(),
+        )
+
+    def randomness_verdict(self, finding: Finding) -> Verdict:
+        probe = (self.outcome.get("probes") or {}).get("randomness") or {}
+        if "skipped" in probe:
+            return self.make(finding, INCONCLUSIVE, f"the randomness probe was skipped: {probe['skipped']}",
+                             example=self.example_text(concrete=True))
+        if "error" in probe:
+            return self.make(finding, INCONCLUSIVE, f"the randomness probe failed: {probe['error']}")
+        if not probe:
+            return self.make(finding, INCONCLUSIVE, "the randomness probe did not run",
+                             example=self.example_text(concrete=True))
+        if probe.get("graph_repeats") and not probe.get("pynative_repeats"):
+            return self.make(
+                finding, CONFIRMED_BY_PROBE,
+                "two calls on the same input return identical outputs in GRAPH_MODE and different ones in "
+                "PyNative: the random value is drawn once at compile time",
+            )
+        if not probe.get("graph_repeats"):
+            return self.make(finding, NOT_REPRODUCED, "two GRAPH_MODE calls on the same input return different "
+                             "outputs: the random value is not frozen")
+        return self.make(finding, INCONCLUSIVE, "outputs repeat in PyNative too: for this example the random "
+                         "value does not reach the output")
+
+
+def confirm_across_units(verdicts: list[Verdict], results: list) -> None:
+    """Confirm, in place, findings another unit's failure points at.
+
+    A Cell that needs arguments (so no instance of its own) is often built and compiled by a bigger Cell that
+    has defaults: when that compile fails at the finding's line, or its construction raises there with the
+    finding's kind of error, the finding is confirmed. ``results``: ``(job, outcome)`` for every unit.
+    """
+    evidence = []
+    for job, outcome in results:
+        error = outcome.get("error") or {}
+        stage = error.get("stage")
+        if stage == "compile":
+            text = (error.get("message") or "") + "\n" + "\n".join(outcome.get("compile_log") or [])
+            for location in parse_locations(text):
+                evidence.append((location.path, location.start, error, job.target, "compiling"))
+        elif stage in ("construction", "example"):
+            frames = error.get("traceback") or []
+            if frames and isinstance(frames[-1], (list, tuple)):
+                evidence.append((frames[-1][0], frames[-1][1], error, job.target, "building"))
+    if not evidence:
+        return
+    for verdict in verdicts:
+        if verdict.verdict != INCONCLUSIVE:
+            continue
+        finding = verdict.finding
+        expectation = expectation_for(finding.code)
+        for path, line, error, target, doing in evidence:
+            if target == verdict.target or line != finding.line or not same_file(path, finding.path):
+                continue
+            kind_matches = expectation.error_matches(error.get("type", ""), error.get("message", ""))
+            if doing == "building" and not kind_matches:
+                continue
+            first = error.get("first_line") or ""
+            verdict.verdict = CONFIRMED
+            verdict.message = f"{first} (seen while {doing} {target})"
+            verdict.compiler_message = first
+            verdict.compiler_location = f"{path}:{line}"
+            verdict.example = None
+            break
+
+
+def _raised_at(error: dict | None) -> str:
+    """Where user code raised: the last traceback frame outside MindSpore, as ``path:line``."""
+    from ms_lint.validate.project import display_path
+
+    frames = (error or {}).get("traceback") or []
+    if not frames or not isinstance(frames[-1], (list, tuple)):
+        return ""
+    path, line = frames[-1][0], frames[-1][1]
+    return f"{display_path(path)}:{line}"
+
+
+def _holders(containers: list[dict]) -> str:
+    names = []
+    for container in containers:
+        owner = f"{container['owner']}." if container.get("owner") else ""
+        name = f"self.{owner}{container['attribute']}"
+        if name not in names:
+            names.append(name)
+    return ", ".join(names)
+
+
+def _last_line(text: str) -> str:
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    if not lines:
+        return ""
+    line = lines[-1]
+    return line if len(line) <= 200 else line[:197] + "..."

@@ -1,0 +1,761 @@
+"""The worker process: imports MindSpore once, then runs jobs sent by the pool, one at a time.
+
+Started by ``ms_lint.validate.pool`` as ``python -m ms_lint.validate.worker REQUEST_FD RESPONSE_FD CONFIG_JSON``.
+Requests and answers are JSON lines on two dedicated pipes, never on stdin/stdout: user code can print, read
+stdin (it is /dev/null) or write to fd 1 without disturbing the protocol. Each job runs in its own scratch
+directory (a failed compile writes ``rank_0/`` into the cwd) with fds 1 and 2 sent to a file of bounded size.
+
+Messages to the pool: ``{"event": "ready", ...}`` once, ``{"event": "fatal", ...}`` if MindSpore or the device
+cannot be used, then per job ``{"event": "stage", "stage": ...}`` before each step (so a hang or crash can be
+placed) and ``{"event": "result", "outcome": {...}}``.
+"""
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import inspect
+import json
+import os
+import shutil
+import signal
+import sys
+import tempfile
+import time
+import traceback
+
+from ms_lint.validate.locations import location_lines
+
+MESSAGE_LIMIT = 16_000
+OUTPUT_HEAD = 2_000
+NOISY_OUTPUT = 1 << 20  # output above this is worth a note in the verdict
+STAGES = ("import", "examples", "resolve", "instance", "compile", "probe")
+
+
+class Worker:
+    def __init__(self, request_fd: int, response_fd: int, config: dict):
+        self.requests = os.fdopen(request_fd, "rb")
+        self.responses = os.fdopen(response_fd, "wb", buffering=0)
+        self.device = config["device"]
+        self.memory_limit_mb = config.get("memory_limit_mb") or 0
+        self.output_limit = config.get("output_limit_bytes") or (64 << 20)
+        self.scratch_root = config["scratch_root"]
+        self.pid = os.getpid()
+        self.forks = 0
+        self.mindspore = None
+        self.baseline_modules: set[str] = set()
+        self.baseline_path: list[str] = []
+        self.baseline_environ: dict[str, str] = {}
+        self.user_roots: list[str] = []
+        self.current_root: str | None = None
+        self.examples_cache: dict[tuple, dict] = {}
+
+    # -- start-up ------------------------------------------------------------------------------------------------
+
+    def start(self) -> bool:
+        self._isolate()
+        try:
+            import mindspore
+        except BaseException as exc:  # noqa: BLE001 -- any failure here is reported, never raised
+            self.send({"event": "fatal", "kind": "import", "message": _first_line(exc)})
+            return False
+        self.mindspore = mindspore
+        supported = _supported_devices()
+        if self.device not in supported:
+            self.send({
+                "event": "fatal", "kind": "device", "message": f"device {self.device} is not available",
+                "supported": supported, "mindspore": mindspore.__version__,
+            })
+            return False
+        try:
+            mindspore.set_device(self.device)
+            mindspore.set_context(mode=mindspore.GRAPH_MODE)
+            self._warm_up()
+        except BaseException as exc:  # noqa: BLE001
+            self.send({
+                "event": "fatal", "kind": "device", "message": _first_line(exc),
+                "supported": supported, "mindspore": mindspore.__version__,
+            })
+            return False
+        self.baseline_modules = {name.split(".")[0] for name in sys.modules}
+        self.baseline_path = [entry for entry in sys.path if entry not in ("", os.getcwd())]
+        self.baseline_environ = dict(os.environ)
+        self.send({
+            "event": "ready", "pid": self.pid, "mindspore": mindspore.__version__, "device": self.device,
+            "supported": supported,
+        })
+        return True
+
+    def _isolate(self) -> None:
+        import resource
+
+        devnull = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(devnull, 0)
+        os.close(devnull)
+        try:
+            resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        except (ValueError, OSError):
+            pass
+        # A user print loop must not fill the disk: writes past the limit fail with EFBIG instead.
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        _set_soft_limit(resource.RLIMIT_FSIZE, self.output_limit)
+        _die_with_parent()
+        os.register_at_fork(after_in_parent=self._count_fork)
+
+    def _count_fork(self) -> None:
+        self.forks += 1
+
+    def _warm_up(self) -> None:
+        """Compile one tiny Cell so that the first real job does not pay for MindSpore's lazy start-up."""
+        import mindspore
+        from mindspore import nn, ops
+
+        class _WarmUp(nn.Cell):
+            def construct(self, x):
+                return ops.relu(x) + 1
+
+        scratch = tempfile.mkdtemp(prefix="warm-up-", dir=self.scratch_root)
+        previous = os.getcwd()
+        try:
+            os.chdir(scratch)
+            _WarmUp().compile(mindspore.Tensor(shape=[-2], dtype=mindspore.float32))
+        finally:
+            os.chdir(previous)
+            shutil.rmtree(scratch, ignore_errors=True)
+
+    def _apply_limits(self, memory_limit_mb: int | None, output_limit: int | None) -> None:
+        """Per job: cap the address space at what the worker already maps plus the memory limit (a job that
+        allocates beyond it gets MemoryError instead of taking the machine down), and the size of any file
+        written (the job's output) at the output limit."""
+        import resource
+
+        memory_limit_mb = self.memory_limit_mb if memory_limit_mb is None else memory_limit_mb
+        self.output_limit = output_limit or self.output_limit
+        _set_soft_limit(resource.RLIMIT_FSIZE, self.output_limit)
+        size = _vm_size_bytes()
+        if not memory_limit_mb or size is None:
+            _set_soft_limit(resource.RLIMIT_AS, resource.RLIM_INFINITY)
+            return
+        # Thread stacks and allocator arenas reserve address space they never touch; leave room for them.
+        _set_soft_limit(resource.RLIMIT_AS, size + memory_limit_mb * (1 << 20) + (1 << 30))
+
+    # -- protocol ------------------------------------------------------------------------------------------------
+
+    def send(self, message: dict) -> None:
+        if os.getpid() != self.pid:
+            return
+        data = memoryview((json.dumps(message, default=str) + "\n").encode())
+        while data:
+            written = self.responses.write(data)
+            data = data[written or 0:]
+
+    def serve(self) -> None:
+        while True:
+            line = self.requests.readline()
+            if not line:
+                return
+            try:
+                request = json.loads(line)
+            except ValueError:
+                continue
+            if request.get("op") == "exit":
+                return
+            if request.get("op") == "run":
+                outcome = self.run_job(request["job"])
+                if os.getpid() != self.pid:
+                    # A process forked by user code came back up to here: it must not answer or go on.
+                    os._exit(0)
+                self.send({"event": "result", "outcome": outcome})
+
+    # -- one job -------------------------------------------------------------------------------------------------
+
+    def run_job(self, job: dict) -> dict:
+        started = time.monotonic()
+        self.forks = 0
+        children_before = _child_processes(self.pid)
+        self._apply_limits(job.get("memory_limit_mb"), job.get("output_limit_bytes"))
+        outcome: dict = {"target": job["target"], "stage": "start", "status": "ok", "notes": [],
+                         "memory_limit_mb": job.get("memory_limit_mb", self.memory_limit_mb)}
+        scratch = tempfile.mkdtemp(prefix="job-", dir=self.scratch_root)
+        previous_cwd = os.getcwd()
+        capture = _OutputCapture(os.path.join(scratch, "output.txt"))
+        try:
+            os.chdir(scratch)
+            state = _JobState(job)
+            for stage in STAGES:
+                if state.stop:
+                    break
+                outcome["stage"] = stage
+                self.send({"event": "stage", "stage": stage, "scratch": scratch})
+                if stage == "compile":
+                    self._compile_and_record(state, outcome, capture)
+                else:
+                    getattr(self, f"_stage_{stage}")(state, outcome)
+        except BaseException as exc:  # noqa: BLE001 -- SystemExit, KeyboardInterrupt and friends included
+            if os.getpid() != self.pid:
+                os._exit(0)
+            _record_exception(outcome, exc, outcome["stage"])
+        finally:
+            if os.getpid() != self.pid:
+                os._exit(0)
+            capture.restore()
+            _restore_streams()
+            try:
+                os.chdir(previous_cwd)
+            except OSError:
+                os.chdir(self.scratch_root)
+            self._restore_process_state()
+        outcome["output"] = capture.summary(self.output_limit)
+        outcome["output_limit_bytes"] = self.output_limit
+        if outcome["output"]["limit_reached"]:
+            outcome["notes"].append(
+                f"printed more than the {self.output_limit / (1 << 20):g} MB output limit; writes past it failed"
+            )
+        elif outcome["output"]["bytes"] >= NOISY_OUTPUT:
+            outcome["notes"].append(f"printed {outcome['output']['bytes'] / (1 << 20):.1f} MB of output")
+        if self.forks:
+            outcome["forks"] = self.forks
+            outcome["notes"].append(f"forked {self.forks} process(es)")
+        leftover = _child_processes(self.pid) - children_before
+        if leftover:
+            _end_processes(leftover)
+            outcome["notes"].append(f"left {len(leftover)} child process(es) behind; ms-lint ended them")
+        outcome["seconds"] = round(time.monotonic() - started, 3)
+        shutil.rmtree(scratch, ignore_errors=True)
+        return outcome
+
+    def _compile_and_record(self, state: "_JobState", outcome: dict, capture: "_OutputCapture") -> None:
+        """A compile error is the expected result of most jobs: record it and let the probes still run."""
+        start = capture.size()
+        try:
+            self._stage_compile(state, outcome)
+        except Exception as exc:  # noqa: BLE001 -- SystemExit and friends go up to run_job
+            _record_exception(outcome, exc, "compile")
+            outcome["compiled"] = False
+        finally:
+            outcome["compile_log"] = location_lines(capture.read_from(start))
+
+    def _restore_process_state(self) -> None:
+        if os.environ != self.baseline_environ:
+            os.environ.clear()
+            os.environ.update(self.baseline_environ)
+        try:
+            self.mindspore.set_context(mode=self.mindspore.GRAPH_MODE)
+        except Exception:  # noqa: BLE001 -- a broken context shows up in the next job's outcome
+            pass
+
+    def _stage_import(self, state: "_JobState", outcome: dict) -> None:
+        job = state.job
+        root = job["import_root"]
+        if self.current_root is not None and root != self.current_root:
+            self._forget_user_modules()
+        self.current_root = root
+        if root not in self.user_roots:
+            self.user_roots.append(root)
+        sys.path[:] = [root] + self.baseline_path
+        examples = job.get("examples_file")
+        if examples:
+            sys.path.insert(1, os.path.dirname(examples))
+        importlib.invalidate_caches()
+        state.module = self._import(job["module"], job["path"])
+
+    def _import(self, name: str, path: str):
+        top = name.split(".")[0]
+        if top in self.baseline_modules and not _module_file_is(sys.modules.get(top), path, top):
+            if "." in name:
+                raise ImportError(
+                    f"package {top!r} has the name of a module MindSpore already imported; rename the package"
+                )
+            # A script named like a standard module ("random.py") is loaded from its path under another name.
+            return _load_from_path(f"_ms_lint_script_{abs(hash(path))}", path)
+        module = importlib.import_module(name)
+        loaded_from = getattr(module, "__file__", None)
+        if loaded_from and not _same_path(loaded_from, path):
+            raise ImportError(f"'import {name}' loads {loaded_from}, not {path}; is another {top!r} on sys.path?")
+        return module
+
+    def _forget_user_modules(self) -> None:
+        for name, module in list(sys.modules.items()):
+            if name.split(".")[0] in self.baseline_modules:
+                continue
+            file = getattr(module, "__file__", None) or ""
+            if any(file.startswith(root + os.sep) for root in self.user_roots) or name.startswith("_ms_lint_"):
+                del sys.modules[name]
+        self.examples_cache.clear()
+
+    def _stage_examples(self, state: "_JobState", outcome: dict) -> None:
+        path = state.job.get("examples_file")
+        if not path:
+            return
+        if not os.path.isfile(path):
+            raise FileNotFoundError(f"examples file {path} does not exist")
+        stat = os.stat(path)
+        key = (path, stat.st_mtime_ns, stat.st_size)
+        if key not in self.examples_cache:
+            from ms_lint import examples
+
+            examples.clear()
+            _load_from_path(f"_ms_lint_examples_{abs(hash(path))}", path)
+            self.examples_cache[key] = examples.registered()
+        state.example = self.examples_cache[key].get(state.job["target"])
+        outcome["examples_file"] = path
+
+    def _stage_resolve(self, state: "_JobState", outcome: dict) -> None:
+        obj = state.module
+        for part in state.job["qualname"].split("."):
+            if not hasattr(obj, part):
+                outcome["status"] = "not_found"
+                outcome["message"] = f"{state.job['qualname']} is not defined in {state.job['module']} at import"
+                state.stop = True
+                return
+            obj = getattr(obj, part)
+        state.target = obj
+
+    def _stage_instance(self, state: "_JobState", outcome: dict) -> None:
+        from mindspore import nn
+
+        target = state.target
+        job = state.job
+        is_cell_class = isinstance(target, type) and issubclass(target, nn.Cell)
+        is_jit_function = callable(target) and getattr(target, "__wrapped_by_jit__", False)
+        call_parameters: list[str] | None = None
+        if is_cell_class:
+            outcome["kind"] = "cell"
+            call_parameters = _call_parameters(getattr(target, "construct", None), skip_first=True)
+            required = _required_parameters(target.__init__, skip_first=True)
+            outcome["signature"] = {"init": required, "call": call_parameters or []}
+        elif is_jit_function:
+            outcome["kind"] = "jit function"
+            outcome["effective_level"] = _jit_level(target)
+            call_parameters = _call_parameters(target, skip_first=False)
+            required = []
+            outcome["signature"] = {"init": [], "call": call_parameters or []}
+
+        if state.example is not None:
+            from ms_lint.examples import normalize_example_result
+
+            outcome["instance"] = "example"
+            outcome["stage"] = "example"
+            obj, inputs = normalize_example_result(job["target"], state.example())
+            state.obj, state.inputs = obj, inputs
+            state.eager = getattr(obj, "__wrapped__", None)
+            outcome["inputs"] = [_describe(value) for value in inputs]
+            outcome["concrete_inputs"] = all(_is_concrete(value) for value in inputs)
+            if getattr(obj, "__wrapped_by_jit__", False):
+                outcome["effective_level"] = _jit_level(obj)
+            return
+
+        if not (is_cell_class or is_jit_function):
+            outcome["status"] = "not_compilable"
+            if isinstance(target, nn.Cell):
+                outcome["message"] = f"{job['qualname']} is a Cell instance, not a class: register an example for it"
+            else:
+                kind = "class" if isinstance(target, type) else type(target).__name__
+                outcome["message"] = (
+                    f"{job['qualname']} is a {kind}, not a Cell subclass or a @jit function: the validator "
+                    f"compiles the Cell that uses it, or an example registered for it"
+                )
+            state.stop = True
+            return
+        if required or call_parameters is None:
+            outcome["status"] = "needs_example"
+            outcome["needs"] = (
+                f"{job['qualname']}() needs {', '.join(required)}" if required
+                else f"{job['qualname']} has keyword-only parameters without defaults"
+            )
+            state.stop = True
+            return
+        outcome["instance"] = "default"
+        if is_cell_class:
+            outcome["stage"] = "construction"
+            state.obj = target()
+        else:
+            state.obj = target
+            state.eager = getattr(target, "__wrapped__", None)
+        state.inputs = self._placeholders(call_parameters, job.get("input_specs"))
+        outcome["inputs"] = [_describe(value) for value in state.inputs]
+        outcome["concrete_inputs"] = all(_is_concrete(value) for value in state.inputs)
+
+    def _placeholders(self, names: list[str], specs: list[str] | None) -> tuple:
+        import mindspore
+
+        from ms_lint.validate.project import parse_input_spec
+
+        inputs = []
+        for index, _ in enumerate(names):
+            if specs and index < len(specs):
+                dtype, shape = parse_input_spec(specs[index])
+            else:
+                dtype, shape = "float32", None
+            inputs.append(mindspore.Tensor(shape=[-2] if shape is None else shape, dtype=getattr(mindspore, dtype)))
+        return tuple(inputs)
+
+    def _stage_compile(self, state: "_JobState", outcome: dict) -> None:
+        import mindspore
+
+        level = state.job.get("syntax_level", "strict").upper()
+        mindspore.set_context(mode=mindspore.GRAPH_MODE, jit_syntax_level=getattr(mindspore, level))
+        obj = state.obj
+        started = time.monotonic()
+        if isinstance(obj, mindspore.nn.Cell):
+            obj.compile(*state.inputs)
+        elif getattr(obj, "__wrapped_by_jit__", False):
+            outcome.setdefault("effective_level", _jit_level(obj))
+            # Compile without running, as Cell.compile does: data-less placeholders cannot run.
+            os.environ["MS_DEV_PRECOMPILE_ONLY"] = "1"
+            try:
+                obj(*state.inputs)
+            finally:
+                os.environ.pop("MS_DEV_PRECOMPILE_ONLY", None)
+        else:
+            outcome["status"] = "not_compilable"
+            outcome["message"] = (
+                f"the example for {state.job['target']} returned {type(obj).__name__}, which is neither a Cell "
+                f"nor a @jit function"
+            )
+            state.stop = True
+            return
+        outcome["compiled"] = True
+        outcome["compile_seconds"] = round(time.monotonic() - started, 3)
+
+    def _stage_probe(self, state: "_JobState", outcome: dict) -> None:
+        from mindspore import nn
+
+        from ms_lint.validate import probes
+
+        wanted = state.job.get("probes") or []
+        results = outcome.setdefault("probes", {})
+        if "parameters" in wanted and isinstance(state.obj, nn.Cell):
+            results["parameters"] = _run_probe(probes.parameter_probe, state.obj)
+        if "randomness" in wanted:
+            if state.example is None:
+                results["randomness"] = {"skipped": "it needs an example with concrete inputs"}
+            elif not outcome.get("compiled"):
+                results["randomness"] = {"skipped": "the Cell did not compile"}
+            elif not outcome.get("concrete_inputs"):
+                results["randomness"] = {"skipped": "the example's inputs are placeholders without data"}
+            else:
+                results["randomness"] = _run_probe(probes.randomness_probe, state.obj, state.inputs, state.eager)
+
+
+def _run_probe(probe, *args) -> dict:
+    try:
+        return probe(*args)
+    except Exception as exc:  # noqa: BLE001 -- a probe that fails leaves the finding inconclusive
+        return {"error": _first_line(exc)}
+
+
+class _JobState:
+    def __init__(self, job: dict):
+        self.job = job
+        self.stop = False
+        self.module = None
+        self.example = None
+        self.target = None
+        self.obj = None
+        self.inputs: tuple = ()
+        self.eager = None
+
+
+def _record_exception(outcome: dict, exc: BaseException, stage: str) -> None:
+    outcome["status"] = "exit" if isinstance(exc, SystemExit) else "error"
+    if isinstance(exc, SystemExit):
+        outcome["exit_code"] = exc.code if isinstance(exc.code, (int, type(None))) else str(exc.code)
+    outcome["error"] = {
+        "stage": stage,
+        "type": type(exc).__name__,
+        "first_line": _first_line(exc),
+        "message": _message(exc)[:MESSAGE_LIMIT],
+        "traceback": _user_traceback(exc),
+    }
+
+
+def _message(exc: BaseException) -> str:
+    try:
+        return str(exc)
+    except Exception:  # noqa: BLE001 -- a broken __str__ in user code
+        return repr(exc)
+
+
+def _first_line(exc: BaseException) -> str:
+    lines = [line.strip() for line in _message(exc).splitlines() if line.strip()]
+    text = lines[0] if lines else ""
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _user_traceback(exc: BaseException, limit: int = 12) -> list[list]:
+    """The frames of the traceback outside MindSpore and ms-lint: where user code raised."""
+    frames = []
+    for frame in traceback.extract_tb(exc.__traceback__):
+        file = frame.filename.replace("\\", "/")
+        if "/mindspore/" in file or "/ms_lint/" in file or file.startswith("<frozen"):
+            continue
+        frames.append([frame.filename, frame.lineno, frame.name])
+    return frames[-limit:]
+
+
+def _required_parameters(function, skip_first: bool) -> list[str]:
+    try:
+        signature = inspect.signature(function)
+    except (TypeError, ValueError):
+        return []
+    parameters = list(signature.parameters.values())
+    if skip_first and parameters and parameters[0].kind in (
+        inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD
+    ):
+        parameters = parameters[1:]
+    return [
+        parameter.name for parameter in parameters
+        if parameter.default is inspect.Parameter.empty
+        and parameter.kind not in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
+    ]
+
+
+def _call_parameters(function, skip_first: bool) -> list[str] | None:
+    """Positional parameters without default (each gets an input); None when a keyword-only one needs a value."""
+    if function is None:
+        return []
+    try:
+        signature = inspect.signature(function)
+    except (TypeError, ValueError):
+        return []
+    parameters = list(signature.parameters.values())
+    if skip_first and parameters and parameters[0].name == "self":
+        parameters = parameters[1:]
+    names = []
+    for parameter in parameters:
+        if parameter.default is not inspect.Parameter.empty:
+            continue
+        if parameter.kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD):
+            names.append(parameter.name)
+        elif parameter.kind == inspect.Parameter.KEYWORD_ONLY:
+            return None
+    return names
+
+
+def _jit_level(function) -> str:
+    """The level a @jit function compiles at: its own ``fullgraph`` decides (True: STRICT, else LAX)."""
+    for cell in getattr(function, "__closure__", None) or ():
+        try:
+            config = cell.cell_contents
+        except ValueError:
+            continue
+        level = getattr(config, "jit_config_dict", {}) if config is not None else {}
+        if isinstance(level, dict) and level.get("jit_syntax_level"):
+            return str(level["jit_syntax_level"]).lower()
+    return "lax"
+
+
+def _describe(value) -> str:
+    shape = getattr(value, "shape", None)
+    dtype = getattr(value, "dtype", None)
+    if shape is not None and dtype is not None:
+        return f"Tensor(shape={list(shape)}, dtype={dtype})"
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _is_concrete(value) -> bool:
+    shape = getattr(value, "shape", None)
+    if shape is None:
+        return True
+    return all(isinstance(dim, int) and dim >= 0 for dim in shape)
+
+
+def _supported_devices() -> list[str]:
+    try:
+        from mindspore._c_expression import MSContext
+
+        context = MSContext.get_instance()
+        return [device for device in ("CPU", "GPU", "Ascend") if context.is_pkg_support_device(device)]
+    except Exception:  # noqa: BLE001 -- an older MindSpore without this query: let set_device decide
+        return ["CPU", "GPU", "Ascend"]
+
+
+def _load_from_path(name: str, path: str):
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        sys.modules.pop(name, None)
+        raise
+    return module
+
+
+def _module_file_is(module, path: str, top: str) -> bool:
+    file = getattr(module, "__file__", None)
+    if not file:
+        return False
+    if _same_path(file, path):
+        return True
+    # The top package of path: its __init__.py.
+    directory = os.path.dirname(path)
+    while directory and os.path.basename(directory) != top:
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return False
+        directory = parent
+    return _same_path(file, os.path.join(directory, "__init__.py"))
+
+
+def _same_path(first: str, second: str) -> bool:
+    try:
+        return os.path.realpath(first) == os.path.realpath(second)
+    except (OSError, ValueError):
+        return False
+
+
+def _set_soft_limit(which: int, value: int) -> None:
+    import resource
+
+    try:
+        _, hard = resource.getrlimit(which)
+        if hard != resource.RLIM_INFINITY and (value == resource.RLIM_INFINITY or value > hard):
+            value = hard
+        resource.setrlimit(which, (value, hard))
+    except (ValueError, OSError):
+        pass
+
+
+def _vm_size_bytes() -> int | None:
+    try:
+        with open("/proc/self/status") as handle:
+            for line in handle:
+                if line.startswith("VmSize:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        return None
+    return None
+
+
+def _child_processes(pid: int) -> set[int]:
+    """The processes whose parent is ``pid`` (Linux /proc; elsewhere none are tracked)."""
+    children = set()
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return children
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as handle:
+                fields = handle.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if len(fields) > 1 and fields[1].isdigit() and int(fields[1]) == pid:
+            children.add(int(entry))
+    return children
+
+
+def _end_processes(pids: set[int]) -> None:
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+    for pid in pids:
+        try:
+            os.waitpid(pid, 0)
+        except ChildProcessError:
+            pass
+        except OSError:
+            pass
+
+
+def _die_with_parent() -> None:
+    """Linux: end this worker when the process that started it dies (an interrupted run leaves nothing)."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        pr_set_pdeathsig = 1
+        libc.prctl(pr_set_pdeathsig, signal.SIGKILL)
+    except (OSError, AttributeError):
+        pass
+
+
+def _restore_streams() -> None:
+    for name in ("stdout", "stderr"):
+        original = getattr(sys, f"__{name}__")
+        if getattr(sys, name) is not original and original is not None:
+            setattr(sys, name, original)
+
+
+class _OutputCapture:
+    """Sends fds 1 and 2 (Python's prints and MindSpore's C++ logs alike) to a file for one job."""
+
+    def __init__(self, path: str):
+        _flush_streams()
+        self.path = path
+        self.fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o600)
+        self.saved = (os.dup(1), os.dup(2))
+        os.dup2(self.fd, 1)
+        os.dup2(self.fd, 2)
+        self.restored = False
+
+    def size(self) -> int:
+        _flush_streams()
+        try:
+            return os.fstat(self.fd).st_size
+        except OSError:
+            return 0
+
+    def read_from(self, offset: int, limit: int = 1 << 20) -> str:
+        _flush_streams()
+        try:
+            with open(self.path, "rb") as handle:
+                handle.seek(offset)
+                return handle.read(limit).decode("utf-8", errors="replace")
+        except OSError:
+            return ""
+
+    def restore(self) -> None:
+        if self.restored:
+            return
+        _flush_streams()
+        os.dup2(self.saved[0], 1)
+        os.dup2(self.saved[1], 2)
+        for fd in (*self.saved, self.fd):
+            os.close(fd)
+        self.restored = True
+
+    def summary(self, limit: int) -> dict:
+        try:
+            size = os.path.getsize(self.path)
+            with open(self.path, "rb") as handle:
+                head = handle.read(OUTPUT_HEAD).decode("utf-8", errors="replace")
+        except OSError:
+            size, head = 0, ""
+        return {"bytes": size, "head": head, "limit_reached": size >= limit}
+
+
+def _flush_streams() -> None:
+    for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
+        try:
+            if stream is not None:
+                stream.flush()
+        except (OSError, ValueError):
+            pass
+
+
+def main(argv: list[str]) -> int:
+    request_fd, response_fd, config_text = int(argv[0]), int(argv[1]), argv[2]
+    if sys.path and sys.path[0] in ("", os.getcwd()):
+        del sys.path[0]
+    worker = Worker(request_fd, response_fd, json.loads(config_text))
+    status = 0 if worker.start() else 3
+    if status == 0:
+        worker.serve()
+    _flush_streams()
+    # Nothing is left to save: skip MindSpore's interpreter shutdown, which takes seconds.
+    os._exit(status)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

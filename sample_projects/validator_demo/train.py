@@ -1,0 +1,19 @@
+"""Train the classifier with mixed precision."""
+import mindspore as ms
+from mindspore import nn
+from mindspore.train import Model
+
+from demo.blocks import FeedForward
+
+
+def main():
+    net = FeedForward()
+    net.to_float(ms.float16)
+    loss = nn.MSELoss()
+    optimizer = nn.Adam(net.trainable_params())
+    model = Model(net, loss, optimizer, amp_level="O2")
+    return model
+
+
+if __name__ == "__main__":
+    main()

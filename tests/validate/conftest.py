@@ -1,0 +1,55 @@
+"""Shared pieces of the validator's tests: private copies of the test projects, one worker pool for the session
+(importing MindSpore costs seconds per process), and findings built at known lines."""
+from __future__ import annotations
+
+import importlib.util
+import shutil
+from pathlib import Path
+
+import pytest
+
+from ms_lint.findings import Finding
+
+PROJECTS = Path(__file__).parent / "projects"
+REPOSITORY = Path(__file__).parents[2]
+HAS_MINDSPORE = importlib.util.find_spec("mindspore") is not None
+
+needs_mindspore = pytest.mark.skipif(not HAS_MINDSPORE, reason="MindSpore is not installed")
+
+
+@pytest.fixture(scope="session")
+def projects(tmp_path_factory) -> Path:
+    """A copy of tests/validate/projects: runs write their cache next to the project."""
+    root = tmp_path_factory.mktemp("validate-projects")
+    for project in PROJECTS.iterdir():
+        if project.is_dir():
+            ignored = shutil.ignore_patterns("__pycache__", ".ms_lint_cache")
+            shutil.copytree(project, root / project.name, ignore=ignored)
+    return root
+
+
+@pytest.fixture(scope="session")
+def worker_pool():
+    """Two workers for the whole session; tests pass their own timeouts and limits per job."""
+    from ms_lint.validate.pool import PoolConfig, WorkerPool
+
+    pool = WorkerPool(PoolConfig(size=2, timeout=60, memory_limit_mb=2048))
+    yield pool
+    pool.close()
+
+
+def finding_at(path: Path, text: str, code: str, scope: str, occurrence: int = 1) -> Finding:
+    """A finding on the line of ``path`` that contains ``text`` (its ``occurrence``-th such line)."""
+    seen = 0
+    for number, line in enumerate(path.read_text().splitlines(), start=1):
+        if text in line:
+            seen += 1
+            if seen == occurrence:
+                return Finding(str(path), number, line.index(text), code, f"{code} in {scope}", scope)
+    raise AssertionError(f"{text!r} is not in {path}")
+
+
+def only(verdicts, code: str | None = None):
+    chosen = [v for v in verdicts if code is None or v.finding.code == code]
+    assert len(chosen) == 1, [(v.finding.code, v.verdict, v.message) for v in verdicts]
+    return chosen[0]

@@ -1,0 +1,269 @@
+"""From a job's outcome to verdicts, on outcomes shaped as the worker reports them (no MindSpore)."""
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from ms_lint.findings import Finding
+from ms_lint.validate.locations import parse_locations
+from ms_lint.validate.planning import plan_jobs
+from ms_lint.validate.verdicts import (
+    CONFIRMED,
+    CONFIRMED_BY_PROBE,
+    INCONCLUSIVE,
+    NOT_APPLICABLE,
+    NOT_REPRODUCED,
+    confirm_across_units,
+    decide,
+    module_level_verdict,
+)
+
+
+@pytest.fixture
+def module(tmp_path):
+    path = tmp_path / "net.py"
+    path.write_text(textwrap.dedent("""\
+        import numpy as np
+        from mindspore import nn
+
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.layers = [nn.Dense(2, 2), nn.Dense(2, 2)]
+
+            def construct(self, x):
+                y = np.sin(x)
+                z = x.asnumpy()
+                return y + z
+    """))
+    return path
+
+
+def job_for(path, *findings):
+    return plan_jobs([Finding(str(path), line, 0, code, "m", "Net") for line, code in findings]).jobs[0]
+
+
+def compile_error(path, line, kind="ValueError", text="the inputs should be constant", stage="compile"):
+    return {
+        "status": "error", "stage": "probe", "instance": "default", "kind": "cell",
+        "signature": {"init": [], "call": ["x"]},
+        "error": {"stage": stage, "type": kind, "first_line": f"{kind}: {text}",
+                  "message": f"{text}\n\n# 0 In file {path}:{line}, 8~20\n    code\n", "traceback": []},
+    }
+
+
+def test_a_compile_error_at_the_finding_line_confirms_it(module):
+    job = job_for(module, (10, "MS101"))
+    verdict, = decide(job, compile_error(module, 10), "CPU", "strict")
+    assert verdict.verdict == CONFIRMED
+    assert verdict.message == "ValueError: the inputs should be constant"
+    assert verdict.compiler_location == f"{module}:10"
+
+
+def test_an_error_elsewhere_in_the_file_leaves_it_inconclusive_naming_the_line(module):
+    job = job_for(module, (11, "MS102"))
+    verdict, = decide(job, compile_error(module, 10), "CPU", "strict")
+    assert verdict.verdict == INCONCLUSIVE
+    assert "line 10" in verdict.message and "the inputs should be constant" in verdict.message
+
+
+def test_when_the_compile_stops_at_one_finding_the_next_ones_say_so(module):
+    job = job_for(module, (10, "MS101"), (11, "MS102"))
+    first, second = decide(job, compile_error(module, 10), "CPU", "strict")
+    assert first.verdict == CONFIRMED
+    assert second.verdict == INCONCLUSIVE
+    assert "stopped earlier, at line 10 (MS101)" in second.message
+
+
+def test_the_error_kind_confirms_when_the_compiler_names_no_location(module):
+    job = job_for(module, (11, "MS102"))
+    outcome = compile_error(module, 11, "AttributeError", "cannot get attributes asnumpy")
+    outcome["error"]["message"] = "cannot get attributes asnumpy"
+    assert decide(job, outcome, "CPU", "strict")[0].verdict == CONFIRMED
+
+
+def test_locations_in_the_compile_log_count_too(module):
+    job = job_for(module, (11, "MS108"))
+    outcome = compile_error(module, 0, "AttributeError", "The 'Net' object has no attribute 'cache'.")
+    outcome["error"]["message"] = "The 'Net' object has no attribute 'cache'."
+    outcome["compile_log"] = [f"# In file {module}:11, 8~18"]
+    assert decide(job, outcome, "CPU", "strict")[0].verdict == CONFIRMED
+
+
+def test_an_unrelated_error_without_location_is_inconclusive_and_suggests_an_example(module):
+    job = job_for(module, (10, "MS101"))
+    outcome = compile_error(module, 0, "RuntimeError", "output index [0] large than the output size")
+    outcome["error"]["message"] = "output index [0] large than the output size"
+    verdict, = decide(job, outcome, "CPU", "strict")
+    assert verdict.verdict == INCONCLUSIVE
+    assert "placeholder inputs" in verdict.message
+    assert verdict.compiler_message == "RuntimeError: output index [0] large than the output size"
+    assert '@ms_lint.example("net:Net")' in verdict.example
+
+
+def test_a_list_of_cells_is_confirmed_by_the_name_clash_wherever_the_compiler_points(module):
+    job = job_for(module, (7, "MS201"))
+    outcome = compile_error(module, 12, "RuntimeError", "its name 'weight' already exists")
+    assert decide(job, outcome, "CPU", "strict")[0].verdict == CONFIRMED
+
+
+def probe_outcome(containers, duplicates=()):
+    return {"status": "ok", "stage": "probe", "compiled": True, "kind": "cell",
+            "probes": {"parameters": {"trainable": 0, "containers": containers,
+                                      "duplicate_names": list(duplicates)}}}
+
+
+def container(attribute, cells=2, parameters=0, held=4, missing=None):
+    missing = missing if missing is not None else [f"{attribute}[0].weight", f"{attribute}[0].bias"]
+    return {"attribute": attribute, "owner": "", "kind": "list", "cells": cells, "parameters": parameters,
+            "held_parameters": held, "missing": missing, "missing_count": len(missing)}
+
+
+def test_the_parameter_probe_confirms_a_list_that_hides_parameters(module):
+    job = job_for(module, (7, "MS201"))
+    verdict, = decide(job, probe_outcome([container("layers")], ["weight"]), "CPU", "strict")
+    assert verdict.verdict == CONFIRMED_BY_PROBE
+    assert "misses 2 parameter(s) held in the plain list self.layers: layers[0].weight" in verdict.message
+    assert "used twice: weight" in verdict.message
+
+
+def test_the_parameter_probe_clears_a_list_of_parameter_free_cells(module):
+    job = job_for(module, (7, "MS201"))
+    verdict, = decide(job, probe_outcome([container("layers", held=0, missing=[])]), "CPU", "strict")
+    assert verdict.verdict == NOT_REPRODUCED
+    assert "without parameters" in verdict.message
+
+
+def test_the_parameter_probe_reports_only_the_finding_s_attribute(module):
+    job = job_for(module, (7, "MS201"))
+    outcome = probe_outcome([container("other"), container("layers", held=0, missing=[])])
+    assert decide(job, outcome, "CPU", "strict")[0].verdict == NOT_REPRODUCED
+
+
+def test_an_empty_container_at_construction_leaves_the_probe_inconclusive(module):
+    job = job_for(module, (7, "MS201"))
+    assert decide(job, probe_outcome([]), "CPU", "strict")[0].verdict == INCONCLUSIVE
+
+
+@pytest.mark.parametrize("probe, verdict", [
+    ({"graph_repeats": True, "pynative_repeats": False}, CONFIRMED_BY_PROBE),
+    ({"graph_repeats": False, "pynative_repeats": False}, NOT_REPRODUCED),
+    ({"graph_repeats": True, "pynative_repeats": True}, INCONCLUSIVE),
+    ({"skipped": "it needs an example with concrete inputs"}, INCONCLUSIVE),
+    ({"error": "ValueError: boom"}, INCONCLUSIVE),
+])
+def test_the_randomness_probe(module, probe, verdict):
+    job = job_for(module, (10, "MS104"))
+    outcome = {"status": "ok", "compiled": True, "kind": "cell", "probes": {"randomness": probe},
+               "signature": {"init": [], "call": ["x"]}}
+    result, = decide(job, outcome, "CPU", "strict")
+    assert result.verdict == verdict
+    if "skipped" in probe:
+        assert "ms.ops.ones(" in result.example
+
+
+def test_a_clean_compile_is_not_reproduced_or_says_the_hazard_is_silent(module):
+    job = job_for(module, (10, "MS101"), (11, "MS106"), (11, "MS105"))
+    outcome = {"status": "ok", "compiled": True, "kind": "cell"}
+    host, created, thread = decide(job, outcome, "CPU", "strict")
+    assert (host.verdict, host.message) == (NOT_REPRODUCED, "compiles under STRICT on CPU")
+    assert created.verdict == NOT_APPLICABLE and "no probe" in created.message
+    assert thread.verdict == NOT_APPLICABLE
+    lax, = decide(job_for(module, (10, "MS101")), outcome, "CPU", "lax")
+    assert lax.verdict == NOT_REPRODUCED and "LAX" in lax.message
+    silent, = decide(job_for(module, (11, "MS108")), outcome, "CPU", "lax")
+    assert silent.verdict == NOT_APPLICABLE
+
+
+def test_a_jit_function_reports_the_level_it_compiles_at(module):
+    outcome = {"status": "ok", "compiled": True, "kind": "jit function", "effective_level": "lax"}
+    verdict, = decide(job_for(module, (10, "MS101")), outcome, "CPU", "strict")
+    assert verdict.level == "lax" and "LAX" in verdict.message
+
+
+@pytest.mark.parametrize("outcome, expected", [
+    ({"status": "timeout", "stage": "import", "timeout": 5}, "did not finish within 5 s while importing"),
+    ({"status": "timeout", "stage": "compile", "timeout": 5}, "raise --timeout"),
+    ({"status": "crashed", "stage": "import", "returncode": -11, "exit": "killed by SIGSEGV",
+      "output": {"tail": "Segmentation fault\n"}}, "died (killed by SIGSEGV) while importing"),
+    ({"status": "crashed", "stage": "import", "returncode": 7, "exit": "exit status 7"}, "os._exit()"),
+    ({"status": "out_of_memory", "stage": "compile", "rss_mb": 900, "memory_limit_mb": 512},
+     "more than the 512 MB memory limit while compiling"),
+    ({"status": "exit", "exit_code": 3, "error": {"stage": "import", "type": "SystemExit", "first_line": "3"}},
+     "called sys.exit(3) while importing"),
+    ({"status": "error", "error": {"stage": "import", "type": "KeyError", "first_line": "KeyError: 'depth'",
+                                   "traceback": [["/p/net.py", 4, "<module>"]]}},
+     "importing net raised KeyError: 'depth' (at /p/net.py:4)"),
+    ({"status": "error", "memory_limit_mb": 256,
+      "error": {"stage": "import", "type": "MemoryError", "first_line": "MemoryError"}}, "memory limit 256 MB"),
+    ({"status": "error", "output": {"limit_reached": True}, "output_limit_bytes": 2 << 20,
+      "error": {"stage": "import", "type": "OSError", "first_line": "OSError: [Errno 27] File too large"}},
+     "printed more than the 2 MB output limit"),
+    ({"status": "not_found", "message": "Net is not defined in net at import"}, "not defined"),
+])
+def test_jobs_that_never_compiled_are_inconclusive_with_the_reason(module, outcome, expected):
+    verdict, = decide(job_for(module, (10, "MS101")), outcome, "CPU", "strict")
+    assert verdict.verdict == INCONCLUSIVE
+    assert expected in verdict.message
+
+
+def test_a_cell_that_needs_arguments_gets_the_example_to_write(module):
+    outcome = {"status": "needs_example", "kind": "cell", "needs": "Net() needs dim",
+               "signature": {"init": ["dim"], "call": ["x"]}}
+    verdict, = decide(job_for(module, (10, "MS101")), outcome, "CPU", "strict")
+    assert verdict.verdict == INCONCLUSIVE
+    assert verdict.message == "Net() needs dim: no example is registered for net:Net"
+    assert "cell = Net(dim=...)" in verdict.example
+
+
+def test_construction_errors_confirm_construction_hazards_only(module):
+    outcome = {"status": "error", "instance": "default", "kind": "cell", "signature": {"init": [], "call": ["x"]},
+               "error": {"stage": "construction", "type": "ValueError",
+                         "first_line": "ValueError: the 'pad' must be zero when 'pad_mode' is not 'pad'",
+                         "message": "the 'pad' must be zero when 'pad_mode' is not 'pad'",
+                         "traceback": [["/p/net.py", 6, "__init__"]]}}
+    conv, host = decide(job_for(module, (6, "MS205"), (10, "MS101")), outcome, "CPU", "strict")
+    assert conv.verdict == CONFIRMED
+    assert host.verdict == INCONCLUSIVE
+    assert "Net() (no arguments) raised ValueError" in host.message and "/p/net.py:6" in host.message
+
+
+def test_a_failure_in_another_unit_at_the_finding_line_confirms_it(module, tmp_path):
+    needs_arguments = job_for(module, (6, "MS205"))
+    outcome = {"status": "needs_example", "kind": "cell", "needs": "Net() needs dim",
+               "signature": {"init": ["dim"], "call": ["x"]}}
+    verdicts = decide(needs_arguments, outcome, "CPU", "strict")
+    other = tmp_path / "model.py"
+    other.write_text("class Model: pass\n")
+    builder = plan_jobs([Finding(str(other), 1, 0, "MS101", "m", "Model")]).jobs[0]
+    failure = {"status": "error", "error": {
+        "stage": "construction", "type": "ValueError", "first_line": "ValueError: pad must be zero",
+        "message": "pad must be zero", "traceback": [[str(module), 6, "__init__"]]}}
+    confirm_across_units(verdicts, [(needs_arguments, outcome), (builder, failure)])
+    assert verdicts[0].verdict == CONFIRMED
+    assert verdicts[0].message == "ValueError: pad must be zero (seen while building model:Model)"
+    assert verdicts[0].example is None
+
+
+def test_module_level_findings_are_not_applicable():
+    finding = Finding("train.py", 3, 0, "MS301", "m", "")
+    verdict = module_level_verdict(finding, "CPU", "strict")
+    assert verdict.verdict == NOT_APPLICABLE and "no compile probe" in verdict.message
+
+
+def test_eager_findings_are_not_applicable_and_say_why():
+    finding = Finding("train.py", 24, 0, "MS112", "m", "Scale")
+    verdict = module_level_verdict(finding, "CPU", "strict")
+    assert verdict.verdict == NOT_APPLICABLE and "eager-mode (PyNative) hazard" in verdict.message
+
+
+def test_compiler_locations_in_every_format():
+    text = textwrap.dedent("""\
+        # 0 In file /abs/net.py:10, 12~21
+        In file /abs/net.py:9~13, 4~16
+        # In file /abs/other dir/model.py:78~83, 4~16
+        # 1 In file /abs/net.py:10, 12~21
+    """)
+    assert [(loc.path, loc.start, loc.end) for loc in parse_locations(text)] == [
+        ("/abs/net.py", 10, 10), ("/abs/net.py", 9, 13), ("/abs/other dir/model.py", 78, 83)]
