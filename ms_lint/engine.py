@@ -81,19 +81,28 @@ def check_source(source: str, path: str, settings: Settings, codes: Iterable[str
     return check_tree(tree, source, path, settings, codes)
 
 
-def read_source(path: str) -> str:
-    """Read a Python file as Python does: honour its coding cookie and BOM; undecodable bytes are replaced."""
-    with open(path, "rb") as handle:
-        data = handle.read()
+def source_encoding(data: bytes) -> str:
+    """The encoding Python reads ``data`` with: its coding cookie or BOM (``utf-8-sig``), else UTF-8."""
     try:
         encoding, _ = tokenize.detect_encoding(iter(data.splitlines(keepends=True)).__next__)
     except SyntaxError:
-        encoding = "utf-8"
+        return "utf-8"
+    return encoding
+
+
+def decode_source(data: bytes) -> str:
+    """Python source bytes as text, as Python reads them; undecodable bytes are replaced, the BOM dropped."""
     try:
-        text = data.decode(encoding)
+        text = data.decode(source_encoding(data))
     except (UnicodeDecodeError, LookupError):
         text = data.decode("utf-8", errors="replace")
     return text.lstrip("\ufeff")
+
+
+def read_source(path: str) -> str:
+    """Read a Python file as Python does: honour its coding cookie and BOM; undecodable bytes are replaced."""
+    with open(path, "rb") as handle:
+        return decode_source(handle.read())
 
 
 def check_file(path: str, settings: Settings, codes: Iterable[str] | None = None) -> list[Finding]:

@@ -78,35 +78,28 @@ class ClassInfo:
     parameter_attributes: set[str] = field(default_factory=set)
     attribute_constructors: dict[str, str] = field(default_factory=dict)  # attribute -> qualname of what built it
 
-    def find_method(self, name: str, _seen: frozenset = frozenset()) -> tuple["ClassInfo", FunctionNode] | None:
+    def lineage(self) -> Iterator["ClassInfo"]:
+        """This class, then its base classes of this module, in lookup order; each once, even through cycles."""
+        stack, seen = [self], set()
+        while stack:
+            info = stack.pop()
+            if id(info) in seen:
+                continue
+            seen.add(id(info))
+            yield info
+            stack.extend(reversed(info.local_bases))
+
+    def find_method(self, name: str) -> tuple["ClassInfo", FunctionNode] | None:
         """The method ``name`` as Python's attribute lookup finds it among this module's classes."""
-        if name in self.methods:
-            return self, self.methods[name]
-        for base in self.local_bases:
-            if base.name not in _seen:
-                found = base.find_method(name, _seen | {self.name})
-                if found:
-                    return found
-        return None
+        return next(((info, info.methods[name]) for info in self.lineage() if name in info.methods), None)
 
-    def attribute_constructor(self, attribute: str, _seen: frozenset = frozenset()) -> str | None:
+    def attribute_constructor(self, attribute: str) -> str | None:
         """The qualified name of what ``self.<attribute> = X(...)`` built, here or in a local base class."""
-        if attribute in self.attribute_constructors:
-            return self.attribute_constructors[attribute]
-        for base in self.local_bases:
-            if base.name not in _seen:
-                found = base.attribute_constructor(attribute, _seen | {self.name})
-                if found:
-                    return found
-        return None
+        return next((info.attribute_constructors[attribute] for info in self.lineage()
+                     if attribute in info.attribute_constructors), None)
 
-    def has_attribute(self, kind: str, attribute: str, _seen: frozenset = frozenset()) -> bool:
-        if attribute in getattr(self, kind):
-            return True
-        return any(
-            base.has_attribute(kind, attribute, _seen | {self.name}) for base in self.local_bases
-            if base.name not in _seen
-        )
+    def has_attribute(self, kind: str, attribute: str) -> bool:
+        return any(attribute in getattr(info, kind) for info in self.lineage())
 
 
 @dataclass
@@ -323,6 +316,14 @@ class GraphFunction:
         if name == "where" and len(call.args) == 1:
             return True
         return name in _INDEX_FUNCTIONS
+
+    def host_conversions(self) -> list[ast.Call]:
+        """Calls that copy tensor data to the host: ``x.asnumpy()``, ``.tolist()``, ``.numpy()``."""
+        return [
+            node for node in self.nodes
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            and node.func.attr in api.HOST_CONVERSION_METHODS and self.kind(node.func.value) == TENSOR
+        ]
 
     def is_tensor(self, expr: ast.AST) -> bool:
         return self.kind(expr) == TENSOR
@@ -933,18 +934,10 @@ class ModuleFacts:
         return {name for name, attrs in attributes.items() if name not in excluded and attrs <= called}
 
     def _local_sub_cell(self, owner: ClassInfo, attribute: str) -> ClassInfo | None:
-        classes, seen = [owner], set()
-        while classes:
-            info = classes.pop()
-            if info.name in seen:
-                continue
-            seen.add(info.name)
-            qualname = info.cell_attributes.get(attribute)
-            if qualname:
-                if qualname.startswith(self.local_prefix):
-                    return self.classes.get(qualname[len(self.local_prefix):])
-                return None
-            classes.extend(info.local_bases)
+        qualname = next((info.cell_attributes[attribute] for info in owner.lineage()
+                         if info.cell_attributes.get(attribute)), None)
+        if qualname and qualname.startswith(self.local_prefix):
+            return self.classes.get(qualname[len(self.local_prefix):])
         return None
 
     def _called_through_global(self, name: str) -> Iterator[tuple[FunctionNode, ClassInfo | None, dict]]:
@@ -1104,12 +1097,7 @@ class ModuleFacts:
         if not (isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and owner is not None
                 and function is not None and expr.value.id == _first_argument(function)):
             return None
-        classes, seen = [owner], set()
-        while classes:
-            info = classes.pop(0)
-            if info.name in seen:
-                continue
-            seen.add(info.name)
+        for info in owner.lineage():
             for method in sorted(info.methods.values(), key=lambda m: m.name != "__init__"):
                 self_name = _first_argument(method)
                 for node in ast.walk(method):
@@ -1117,7 +1105,6 @@ class ModuleFacts:
                             isinstance(t, ast.Attribute) and t.attr == expr.attr and isinstance(t.value, ast.Name)
                             and t.value.id == self_name for t in node.targets):
                         return node.value
-            classes.extend(info.local_bases)
         return None
 
     def cell_origin(self, expr: ast.AST, function: FunctionNode | None, owner: ClassInfo | None) -> ast.AST | None:

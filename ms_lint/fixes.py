@@ -208,15 +208,9 @@ def wrap_container(context: FixContext, finding: "Finding", registering_qualname
 
 def write_fixed(path: str, fixed: str) -> None:
     """Write ``fixed`` back in the file's own encoding (coding cookie, BOM) and newline style."""
-    import tokenize
+    from ms_lint.engine import source_encoding
 
     with open(path, "rb") as handle:
-        original = handle.read()
-    try:
-        encoding, _ = tokenize.detect_encoding(iter(original.splitlines(keepends=True)).__next__)
-    except SyntaxError:
-        encoding = "utf-8"
-    if encoding == "utf-8-sig" or original.startswith(b"\xef\xbb\xbf"):
-        encoding = "utf-8-sig"
+        encoding = source_encoding(handle.read())
     with open(path, "w", encoding=encoding, newline="") as handle:
         handle.write(fixed)

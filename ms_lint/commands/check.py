@@ -268,16 +268,9 @@ def lint_path(path: str, options: LintOptions) -> tuple[list, str | None]:
 
 def read_stdin() -> str:
     """Standard input decoded as Python reads a file (coding cookie, BOM), undecodable bytes replaced."""
-    import io
-    import tokenize
+    from ms_lint.engine import decode_source
 
-    data = sys.stdin.buffer.read()
-    try:
-        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-        text = data.decode(encoding)
-    except (SyntaxError, LookupError, UnicodeDecodeError):
-        text = data.decode("utf-8", errors="replace")
-    return text.lstrip("\ufeff")
+    return decode_source(sys.stdin.buffer.read())
 
 
 _worker_options: LintOptions | None = None

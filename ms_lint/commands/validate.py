@@ -33,7 +33,9 @@ def register(subparsers) -> None:
     parser.add_argument("--fail-on", choices=("confirmed", "any", "never"), default="confirmed",
                         help="exit 1 when a finding is confirmed (default), when any finding is not cleared "
                         "(any verdict but 'not reproduced'), or never")
-    parser.add_argument("--no-cache", action="store_true", help="compile everything again instead of reusing .ms_lint_cache (which the new results refresh)")
+    parser.add_argument("--no-cache", action="store_true",
+                        help="compile everything again instead of reusing .ms_lint_cache (which the new results "
+                        "refresh)")
     parser.add_argument("--results", metavar="FILE",
                         help="write results as they arrive to this JSON-lines file (default: "
                         ".ms_lint_cache/last-validate-run.jsonl at the project root)")

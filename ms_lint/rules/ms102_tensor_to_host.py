@@ -1,11 +1,9 @@
 """MS102: ``Tensor.asnumpy()``/``.tolist()``/``.numpy()`` on tensor data in graph code."""
 from __future__ import annotations
 
-import ast
 from typing import Iterator
 
-from ms_lint import mindspore_api as api
-from ms_lint.facts import TENSOR, ModuleFacts
+from ms_lint.facts import ModuleFacts
 from ms_lint.findings import Finding
 from ms_lint.rules.base import Rule
 
@@ -42,16 +40,10 @@ class TensorToHost(Rule):
         for function in module.graph_functions:
             if not function.strict:
                 continue
-            for node in function.nodes:
-                if (
-                    isinstance(node, ast.Call)
-                    and isinstance(node.func, ast.Attribute)
-                    and node.func.attr in api.HOST_CONVERSION_METHODS
-                    and function.kind(node.func.value) == TENSOR
-                ):
-                    yield self.finding(
-                        module, node,
-                        f".{node.func.attr}() on a tensor in graph code ({function.label}) fails to compile under "
-                        "STRICT (AttributeError); keep the computation on tensors with mindspore.ops (.item() and "
-                        "float() are supported)",
-                    )
+            for node in function.host_conversions():
+                yield self.finding(
+                    module, node,
+                    f".{node.func.attr}() on a tensor in graph code ({function.label}) fails to compile under "
+                    "STRICT (AttributeError); keep the computation on tensors with mindspore.ops (.item() and "
+                    "float() are supported)",
+                )

@@ -95,14 +95,5 @@ class UserTypeInGraph(Rule):
 
 
 def _object_attribute(function: GraphFunction, attribute: str) -> str | None:
-    classes = [function.owner]
-    seen = set()
-    while classes:
-        info = classes.pop()
-        if info.name in seen:
-            continue
-        seen.add(info.name)
-        if attribute in info.object_attributes:
-            return info.object_attributes[attribute]
-        classes.extend(info.local_bases)
-    return None
+    return next((info.object_attributes[attribute] for info in function.owner.lineage()
+                 if attribute in info.object_attributes), None)

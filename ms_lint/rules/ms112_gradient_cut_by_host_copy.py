@@ -1,11 +1,9 @@
 """MS112: a PyNative Cell's output built from a host copy of a tensor (``asnumpy()``): its gradient is zero."""
 from __future__ import annotations
 
-import ast
 from typing import Iterator
 
-from ms_lint import mindspore_api as api
-from ms_lint.facts import TENSOR, ModuleFacts
+from ms_lint.facts import ModuleFacts
 from ms_lint.findings import Finding
 from ms_lint.rules.base import Rule
 
@@ -71,19 +69,14 @@ class GradientCutByHostCopy(Rule):
             cells = [info for info in function.output_of if not module.inherits_method(info, "bprop")]
             if not cells:
                 continue
-            for node in function.nodes:
-                if (
-                    isinstance(node, ast.Call)
-                    and isinstance(node.func, ast.Attribute)
-                    and node.func.attr in api.HOST_CONVERSION_METHODS
-                    and function.kind(node.func.value) == TENSOR
-                    and function.reaches_return(node)
-                ):
-                    names = " and ".join(info.name for info in cells)
-                    where = "" if function.node.name == "construct" else f" (in {function.label})"
-                    yield self.finding(
-                        module, node,
-                        f".{node.func.attr}() copies a tensor to the host and the output of {names} is built from "
-                        f"it{where}: PyNative gradients through host data are zero (like .detach()); compute it with "
-                        f"mindspore.ops, or define {cells[0].name}.bprop",
-                    )
+            for node in function.host_conversions():
+                if not function.reaches_return(node):
+                    continue
+                names = " and ".join(info.name for info in cells)
+                where = "" if function.node.name == "construct" else f" (in {function.label})"
+                yield self.finding(
+                    module, node,
+                    f".{node.func.attr}() copies a tensor to the host and the output of {names} is built from "
+                    f"it{where}: PyNative gradients through host data are zero (like .detach()); compute it with "
+                    f"mindspore.ops, or define {cells[0].name}.bprop",
+                )

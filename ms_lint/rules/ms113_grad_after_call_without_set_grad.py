@@ -270,14 +270,7 @@ def _inside(module: ModuleFacts, node: ast.AST, scope: _Scope) -> bool:
 
 
 def _class_and_bases(info: ClassInfo | None) -> list[ClassInfo]:
-    found: list[ClassInfo] = []
-    pending = [info] if info is not None else []
-    while pending:
-        current = pending.pop()
-        if not any(current is known for known in found):
-            found.append(current)
-            pending.extend(current.local_bases)
-    return found
+    return list(info.lineage()) if info is not None else []
 
 
 def _binds(scope: _Scope, key: str) -> bool:

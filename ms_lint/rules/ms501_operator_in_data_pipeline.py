@@ -338,12 +338,7 @@ def _operator_held_by_module(module: ModuleFacts, name: str) -> str | None:
 
 def _operator_held_by_attribute(module: ModuleFacts, owner: ClassInfo, attribute: str) -> str | None:
     """``self.<attribute>`` bound to an operator object or a Cell in one of the class's methods."""
-    classes, seen = [owner], set()
-    while classes:
-        info = classes.pop()
-        if info.name in seen:
-            continue
-        seen.add(info.name)
+    for info in owner.lineage():
         for method in info.methods.values():
             self_name = _self_name(method)
             for node in ast.walk(method):
@@ -353,7 +348,6 @@ def _operator_held_by_attribute(module: ModuleFacts, owner: ClassInfo, attribute
                     name = _operator_of_expression(module, node.value)
                     if name:
                         return name
-        classes.extend(info.local_bases)
     return None
 
 

@@ -180,4 +180,3 @@ def probes_for(codes) -> list[str]:
     wanted = {expectation_for(code).check for code in codes}
     return [name for name, check in (("parameters", PARAMETER_PROBE), ("randomness", RANDOMNESS_PROBE))
             if check in wanted]
-
