@@ -65,14 +65,24 @@ def analyse(tree: ast.Module, source: str, path: str, settings: Settings, codes:
         return None, [internal_error(path, exc)]
 
 
-def check_source(source: str, path: str, settings: Settings, codes: Iterable[str] | None = None) -> list[Finding]:
-    """Parse ``source`` and check it. A file that does not parse gives no MS finding (flake8 reports E999)."""
-    if not may_hold_hazards(source):
+SYNTAX_ERROR = "E999"
+
+
+def check_source(source: str, path: str, settings: Settings, codes: Iterable[str] | None = None,
+                 report_syntax_errors: bool = False) -> list[Finding]:
+    """Parse ``source`` and check it. A file that does not parse gives no MS finding: flake8 reports it as E999,
+    and with ``report_syntax_errors`` (for front ends other than flake8) so does this function."""
+    if not may_hold_hazards(source) and not report_syntax_errors:
         return []
     try:
         tree = ast.parse(source, filename=path)
-    except (SyntaxError, ValueError):
-        return []
+    except (SyntaxError, ValueError) as exc:
+        if not report_syntax_errors:
+            return []
+        line = getattr(exc, "lineno", None) or 1
+        column = max((getattr(exc, "offset", None) or 1) - 1, 0)
+        reason = getattr(exc, "msg", None) or str(exc)
+        return [Finding(path, line, column, SYNTAX_ERROR, f"{type(exc).__name__}: {reason}")]
     except RecursionError as exc:
         return [internal_error(path, RecursionError(f"code nested too deeply to parse ({exc})"))]
     except MemoryError:

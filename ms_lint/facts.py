@@ -804,6 +804,11 @@ class ModuleFacts:
             return "pynative"
         return self.settings.mode
 
+    def _runs_at_compile_time(self, function: FunctionNode) -> bool:
+        """``@constexpr``/``@_primexpr`` functions run in Python while the graph compiles, on constants."""
+        return any(api.is_mindspore_name(self.qualname(_decorator_callee(d)), "constexpr", "_primexpr", "primexpr")
+                   for d in function.decorator_list)
+
     def _jit_decorator(self, function: FunctionNode) -> ast.AST | None:
         for decorator in function.decorator_list:
             if api.is_mindspore_name(self.qualname(_decorator_callee(decorator)), *_JIT_NAMES):
@@ -851,9 +856,12 @@ class ModuleFacts:
                         # with ints from a shape), like any helper.
                         kinds = {} if name == "construct" and info.name in sub_cells else None
                         add(info.methods[name], info, f"{name} of Cell {info.name}", strict, kinds)
-            if info.is_jit_class:
-                for method in info.methods.values():
-                    add(method, info, f"method of @jit_class {info.name}", strict, None)
+            if info.is_jit_class and self.mode == "graph":
+                # Construction runs in Python unless the object is built inside graph code, where the methods
+                # called are followed like any helper.
+                for name, method in info.methods.items():
+                    if name not in ("__init__", "__new__"):
+                        add(method, info, f"method of @jit_class {info.name}", strict, None)
         for node in ast.walk(self.tree):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 decorator = self._jit_decorator(node)
@@ -909,7 +917,7 @@ class ModuleFacts:
                     for target, owner, kinds in self._called_through_global(func.id):
                         yield node, target, owner, kinds
                     continue
-            if target is None or target is caller.node:
+            if target is None or target is caller.node or self._runs_at_compile_time(target):
                 continue
             yield node, target, owner, _argument_kinds(caller, node, target, bound)
 
@@ -1278,6 +1286,17 @@ class _ContainerScan:
                 self._registers_child(call, self_name) for call in ast.walk(loop) if isinstance(call, ast.Call))
         ]
         registered_lines = {n.lineno for loop in registering_loops for n in ast.walk(loop) if hasattr(n, "lineno")}
+        # Cells registered one by one in straight-line code: `self.insert_child_to_cell("0", conv)`.
+        registered_names = {
+            argument.id for call in ast.walk(method) if isinstance(call, ast.Call)
+            and self._registers_child(call, self_name) for argument in call.args[1:] if isinstance(argument, ast.Name)
+        }
+
+        def registered_elsewhere(value: ast.AST) -> bool:
+            elements = value.elts if isinstance(value, (ast.List, ast.Tuple)) else []
+            names = [e for e in elements if self.element_kind(e, cell_names, self_name) == "cell"]
+            return bool(names) and all(isinstance(e, ast.Name) and e.id in registered_names for e in names)
+
         tracked = (ast.Assign, ast.AugAssign, ast.Call, ast.Return)
         nodes = sorted((n for n in ast.walk(method) if isinstance(n, tracked)),
                        # A call runs before the assignment that stores its result: `self.x = nn.CellList(self.x)`.
@@ -1292,7 +1311,7 @@ class _ContainerScan:
                             container = PlainContainer(self.info, target.id, is_dict=contents[1], created_by=node)
                             local[target.id] = container
                             found.append(container)
-                            if node.lineno not in registered_lines:
+                            if node.lineno not in registered_lines and not registered_elsewhere(value):
                                 add_site(container, node, contents[0])
                         elif self.element_kind(value, cell_names, self_name) == "cell":
                             cell_names.add(target.id)
@@ -1303,7 +1322,7 @@ class _ContainerScan:
                             container = PlainContainer(self.info, f"self.{target.attr}", is_dict=contents[1],
                                                        created_by=node)
                             found.append(container)
-                            if node.lineno not in registered_lines:
+                            if node.lineno not in registered_lines and not registered_elsewhere(value):
                                 add_site(container, node, contents[0])
                         elif isinstance(value, ast.Name) and value.id in local:
                             container = local[value.id]

@@ -56,9 +56,14 @@ class MsLintChecker:
             raise SystemExit(f"flake8: error: {exc}") from None
 
     def run(self) -> Iterator[tuple[int, int, str, type]]:
-        from ms_lint.engine import check_tree
+        from ms_lint.engine import check_tree, internal_error
 
-        source = "".join(self.lines)
+        try:
+            source = "".join(self.lines)
+        except TypeError as exc:  # never raise into flake8, whatever it hands over
+            finding = internal_error(self.filename, exc)
+            yield finding.line, finding.col, finding.text, type(self)
+            return
         # flake8 filters by --select/--ignore/noqa itself; the plugin only leaves out off-by-default rules nobody
         # named, because flake8 would let `--select=MS` turn them on.
         for finding in check_tree(self.tree, source, self.filename, self.settings, self.codes):

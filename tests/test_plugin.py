@@ -77,3 +77,12 @@ def test_unknown_option_value_is_one_clear_error(project):
     assert result.returncode != 0
     assert "ms-syntax-level must be one of strict, lax, not 'loose'" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_plugin_turns_unusable_input_into_a_finding_instead_of_raising():
+    import ast
+
+    from ms_lint.plugin import MsLintChecker
+
+    results = list(MsLintChecker(ast.parse("x = 1\n"), "model.py", None).run())
+    assert [(line, message.split()[0]) for line, _, message, _ in results] == [(1, "MS900")]

@@ -236,7 +236,7 @@ class Outcome:
 
 def lint_source(source: str, path: str, options: LintOptions) -> list:
     """The reported findings for ``source`` shown as ``path``: selection, per-file ignores and ``# noqa`` applied."""
-    from ms_lint.engine import check_source
+    from ms_lint.engine import SYNTAX_ERROR, check_source
     from ms_lint.noqa import file_is_skipped, without_noqa
     from ms_lint.output import Reported, region_of
     from ms_lint.rules import RULES_BY_CODE
@@ -249,7 +249,9 @@ def lint_source(source: str, path: str, options: LintOptions) -> list:
         return []
     # Every rule runs, as in the flake8 plugin, so that a rule that replaces another's finding on the same node
     # does so here too; the selection filters afterwards.
-    findings = [f for f in check_source(source, path, options.settings, RULES_BY_CODE) if f.code in selected]
+    # A file that does not parse is reported as flake8 reports it (E999), whatever the selection.
+    findings = [f for f in check_source(source, path, options.settings, RULES_BY_CODE, report_syntax_errors=True)
+                if f.code in selected or f.code == SYNTAX_ERROR]
     if findings and not options.disable_noqa:
         findings = without_noqa(findings, lines)
     return [Reported(replace(finding, node=None), region_of(finding, lines)) for finding in findings]

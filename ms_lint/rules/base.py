@@ -30,6 +30,8 @@ class Rule:
     use_instead: ClassVar[str]
     autofix: ClassVar[str] = ""
     enabled_by_default: ClassVar[bool] = True
+    # How SARIF and GitHub annotations show the finding: "error", "warning" or "note".
+    level: ClassVar[str] = "error"
     # Codes whose finding on the same node this rule replaces: one root cause gives one finding.
     replaces: ClassVar[tuple[str, ...]] = ()
 

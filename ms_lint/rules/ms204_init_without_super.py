@@ -50,7 +50,7 @@ class InitWithoutSuper(Rule):
             init = info.methods.get("__init__")
             if not info.is_cell or init is None or not _first_argument(init):
                 continue
-            if _initialises_base(module, info, init, set()):
+            if _initialises_base(module, info, init, set()) or _only_raises(init):
                 continue
             yield self.finding(
                 module, init,
@@ -59,6 +59,13 @@ class InitWithoutSuper(Rule):
                 "call super().__init__() first",
                 scope=info.name,
             )
+
+
+def _only_raises(method: FunctionNode) -> bool:
+    """An ``__init__`` that only raises (``raise NotImplementedError``) never builds an instance to break."""
+    body = [statement for statement in method.body
+            if not (isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant))]
+    return len(body) == 1 and isinstance(body[0], ast.Raise)
 
 
 def _initialises_base(module: ModuleFacts, info: ClassInfo, method: FunctionNode, seen: set[str]) -> bool:

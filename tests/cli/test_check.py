@@ -363,3 +363,14 @@ def test_github_format_escapes_paths(project, ms_lint):
     shutil.copy(project / "pkg" / "model.py", odd)
     run = ms_lint("check", "--isolated", "--format", "github", str(odd.name))
     assert run.out.splitlines()[0].startswith("::error file=odd%2Cname%3Ax.py,line=8,col=9,title=MS201::")
+
+
+def test_a_file_that_does_not_parse_is_reported_as_flake8_does(tmp_path):
+    (tmp_path / "broken.py").write_text("import mindspore\n\n\ndef f(:\n    pass\n")
+    (tmp_path / "python2.py").write_text('print "no mindspore here"\n')
+    run = run_process("check", "--isolated", "--select=MS101", ".", cwd=tmp_path)
+    assert run.status == 1
+    assert sorted(run.out.splitlines()) == [
+        "./broken.py:4:7: E999 SyntaxError: invalid syntax",
+        "./python2.py:1:1: E999 SyntaxError: Missing parentheses in call to 'print'. Did you mean print(...)?",
+    ]

@@ -1,0 +1,290 @@
+"""Run every ms-lint rule over published MindSpore projects and report what it finds.
+
+    python benchmarks/corpus.py                        # download (once), unzip, check, print the tables
+    python benchmarks/corpus.py --json results.json    # also write every finding as JSON
+    python benchmarks/corpus.py --source /path/to/unzipped/wheels --no-download
+
+The wheels are fetched by exact version with ``pip download --no-deps`` into ``benchmarks/.corpus/`` (git-ignored)
+and unzipped next to them. Every ``.py`` file is checked with ``ms_lint.engine.check_file`` and all codes, in a
+pool of processes. The report gives files, lines and findings per package, findings per code, and every MS900
+(ms-lint could not check a file) with its message: the target is none. A file whose check raises, or runs past
+``--file-timeout``, is listed too; neither should ever happen.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import os
+import signal
+import subprocess
+import sys
+import time
+import traceback
+import zipfile
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+DEFAULT_DESTINATION = HERE / ".corpus"
+PACKAGES = [
+    "mindcv==0.3.0",
+    "mindyolo==0.5.0",
+    "mindocr==0.5.0",
+    "mindnlp==0.5.1",
+    "mindformers==2.1.0",
+    "mindone==0.5.0",
+]
+INTERNAL_ERROR = "MS900"
+
+
+class FileTimeout(Exception):
+    pass
+
+
+@dataclass
+class FileResult:
+    package: str
+    path: str  # relative to the package's unzipped directory
+    lines: int
+    seconds: float
+    findings: list[dict] = field(default_factory=list)
+    crash: str | None = None  # a traceback: check_file raised (it must not)
+    timed_out: bool = False
+
+
+# ------------------------------------------------------------------------------------------------ the wheels
+
+def wheel_stem(spec: str) -> str:
+    name, _, version = spec.partition("==")
+    return f"{name.replace('-', '_')}-{version}"
+
+
+def download(spec: str, wheels: Path) -> Path:
+    """The wheel of ``spec`` in ``wheels``, downloaded with pip unless it is there already."""
+    stem = wheel_stem(spec)
+    found = sorted(wheels.glob(f"{stem}-*.whl"))
+    if found:
+        return found[0]
+    wheels.mkdir(parents=True, exist_ok=True)
+    command = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "--dest", str(wheels),
+               spec]
+    print(f"downloading {spec}", file=sys.stderr)
+    completed = subprocess.run(command, capture_output=True, text=True)
+    found = sorted(wheels.glob(f"{stem}-*.whl"))
+    if completed.returncode != 0 or not found:
+        raise SystemExit(f"corpus: pip could not download {spec}:\n{completed.stderr.strip()}")
+    return found[0]
+
+
+def unzip(wheel: Path, sources: Path) -> Path:
+    target = sources / wheel.stem
+    marker = target / ".unzipped"
+    if not marker.exists():
+        with zipfile.ZipFile(wheel) as archive:
+            archive.extractall(target)
+        marker.write_text("")
+    return target
+
+
+def package_directories(args: argparse.Namespace) -> dict[str, Path]:
+    """spec -> directory holding the package's unzipped files."""
+    directories: dict[str, Path] = {}
+    for spec in args.packages:
+        stem = wheel_stem(spec)
+        local = sorted(args.source.glob(f"{stem}-*")) if args.source else []
+        local = [path for path in local if path.is_dir()]
+        if local:
+            directories[spec] = local[0]
+        elif args.no_download:
+            print(f"corpus: skipping {spec}: not found under {args.source} and --no-download given", file=sys.stderr)
+        else:
+            directories[spec] = unzip(download(spec, args.destination / "wheels"), args.destination / "src")
+    return directories
+
+
+# ------------------------------------------------------------------------------------------------- checking
+
+_settings = None
+_codes = None
+_file_timeout = 0
+
+
+def _start_worker(mode: str, syntax_level: str, file_timeout: int) -> None:
+    global _settings, _codes, _file_timeout
+    from ms_lint.rules import RULES_BY_CODE
+    from ms_lint.settings import Settings
+
+    _settings = Settings(mode=mode, syntax_level=syntax_level)
+    _codes = tuple(RULES_BY_CODE)
+    _file_timeout = file_timeout
+    if file_timeout and hasattr(signal, "SIGALRM"):
+        signal.signal(signal.SIGALRM, _on_alarm)
+
+
+def _on_alarm(signum, frame):
+    raise FileTimeout()
+
+
+def check_one(job: tuple[str, str, str]) -> FileResult:
+    from ms_lint.engine import check_file
+
+    package, root, relative = job
+    path = os.path.join(root, relative)
+    try:
+        with open(path, "rb") as handle:
+            lines = handle.read().count(b"\n")
+    except OSError:
+        lines = 0
+    result = FileResult(package=package, path=relative, lines=lines, seconds=0.0)
+    started = time.perf_counter()
+    if _file_timeout and hasattr(signal, "SIGALRM"):
+        signal.alarm(_file_timeout)
+    try:
+        findings = check_file(path, _settings, _codes)
+        result.findings = [{**f.to_dict(), "path": relative} for f in findings]
+    except FileTimeout:
+        result.timed_out = True
+    except BaseException:  # noqa: BLE001 -- the corpus run reports it instead of stopping
+        result.crash = traceback.format_exc()
+    finally:
+        if _file_timeout and hasattr(signal, "SIGALRM"):
+            signal.alarm(0)
+    result.seconds = time.perf_counter() - started
+    return result
+
+
+def python_files(directory: Path) -> list[str]:
+    found = []
+    for root, dirs, files in os.walk(directory):
+        dirs.sort()
+        for name in sorted(files):
+            if name.endswith(".py"):
+                found.append(os.path.relpath(os.path.join(root, name), directory))
+    return found
+
+
+def check_all(directories: dict[str, Path], args: argparse.Namespace) -> list[FileResult]:
+    jobs = [(spec, str(directory), relative) for spec, directory in directories.items()
+            for relative in python_files(directory)]
+    initargs = (args.mode, args.syntax_level, args.file_timeout)
+    if args.jobs == 1:
+        _start_worker(*initargs)
+        return [check_one(job) for job in jobs]
+    with multiprocessing.get_context().Pool(args.jobs, initializer=_start_worker, initargs=initargs) as pool:
+        return list(pool.imap_unordered(check_one, jobs, chunksize=4))
+
+
+# -------------------------------------------------------------------------------------------------- report
+
+def summarise(results: list[FileResult], directories: dict[str, Path], seconds: float) -> dict:
+    from ms_lint.rules import ALL_RULES
+
+    packages = {}
+    for spec in directories:
+        mine = [r for r in results if r.package == spec]
+        packages[spec] = {
+            "files": len(mine),
+            "lines": sum(r.lines for r in mine),
+            "findings": sum(len(r.findings) for r in mine),
+            "per_code": dict(sorted(Counter(f["code"] for r in mine for f in r.findings).items())),
+            "seconds": round(sum(r.seconds for r in mine), 2),
+        }
+    per_code = Counter(f["code"] for r in results for f in r.findings)
+    internal_errors = [
+        {"package": r.package, "path": r.path, "message": f["message"]}
+        for r in results for f in r.findings if f["code"] == INTERNAL_ERROR
+    ]
+    slowest = sorted(results, key=lambda r: r.seconds, reverse=True)[:10]
+    return {
+        "settings": {},
+        "packages": packages,
+        "files": len(results),
+        "lines": sum(r.lines for r in results),
+        "findings": sum(len(r.findings) for r in results),
+        "per_code": {rule.code: per_code.get(rule.code, 0) for rule in ALL_RULES},
+        "ms900": internal_errors,
+        "crashes": [{"package": r.package, "path": r.path, "traceback": r.crash} for r in results if r.crash],
+        "timeouts": [{"package": r.package, "path": r.path} for r in results if r.timed_out],
+        "slowest": [{"package": r.package, "path": r.path, "seconds": round(r.seconds, 2)} for r in slowest],
+        "seconds": round(seconds, 1),
+        "results": [
+            {"package": r.package, "path": r.path, "lines": r.lines, "seconds": round(r.seconds, 3),
+             "findings": r.findings}
+            for r in sorted(results, key=lambda r: (r.package, r.path))
+        ],
+    }
+
+
+def print_report(summary: dict) -> None:
+    out = sys.stdout
+    codes = [code for code, count in summary["per_code"].items() if count]
+    print(f"ms-lint corpus run ({summary['settings']['mode']} mode, {summary['settings']['syntax_level']}): "
+          f"{summary['files']} files, {summary['lines']} lines, {summary['findings']} findings, "
+          f"{summary['seconds']} s", file=out)
+    print(file=out)
+    header = ["package", "files", "lines", "findings", *codes]
+    rows = [[spec, str(p["files"]), str(p["lines"]), str(p["findings"]),
+             *(str(p["per_code"].get(code, 0)) for code in codes)] for spec, p in summary["packages"].items()]
+    rows.append(["total", str(summary["files"]), str(summary["lines"]), str(summary["findings"]),
+                 *(str(summary["per_code"][code]) for code in codes)])
+    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
+    for row in [header, ["-" * w for w in widths], *rows]:
+        print("  ".join(cell.ljust(widths[0]) if i == 0 else cell.rjust(widths[i]) for i, cell in enumerate(row)),
+              file=out)
+    print(file=out)
+    print(f"MS900 (ms-lint could not check the file): {len(summary['ms900'])}", file=out)
+    for entry in summary["ms900"]:
+        print(f"  {entry['package']}: {entry['path']}: {entry['message']}", file=out)
+    if summary["crashes"]:
+        print(f"check_file raised on {len(summary['crashes'])} files:", file=out)
+        for entry in summary["crashes"]:
+            print(f"  {entry['package']}: {entry['path']}\n{entry['traceback']}", file=out)
+    if summary["timeouts"]:
+        print(f"timed out on {len(summary['timeouts'])} files:", file=out)
+        for entry in summary["timeouts"]:
+            print(f"  {entry['package']}: {entry['path']}", file=out)
+    print("slowest files: " + ", ".join(f"{e['path']} ({e['seconds']} s)" for e in summary["slowest"][:5]),
+          file=out)
+
+
+def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--packages", nargs="+", default=PACKAGES, metavar="NAME==VERSION",
+                        help="the wheels to check (default: %(default)s)")
+    parser.add_argument("--destination", type=Path, default=DEFAULT_DESTINATION,
+                        help="where wheels are downloaded and unzipped (default: benchmarks/.corpus)")
+    parser.add_argument("--source", type=Path, default=None,
+                        help="a directory of already unzipped wheels (NAME-VERSION-*/) to use instead of downloading")
+    parser.add_argument("--no-download", action="store_true", help="only use what --source holds")
+    parser.add_argument("--json", type=Path, default=None, metavar="FILE",
+                        help="write the summary and every finding to FILE")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="worker processes (default: CPUs)")
+    parser.add_argument("--mode", choices=("graph", "pynative"), default="graph")
+    parser.add_argument("--syntax-level", choices=("strict", "lax"), default="strict")
+    parser.add_argument("--file-timeout", type=int, default=120, metavar="SECONDS",
+                        help="report a file whose check runs longer than this as timed out (0: no limit)")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_arguments(argv)
+    directories = package_directories(args)
+    if not directories:
+        print("corpus: nothing to check", file=sys.stderr)
+        return 2
+    started = time.perf_counter()
+    results = check_all(directories, args)
+    summary = summarise(results, directories, time.perf_counter() - started)
+    summary["settings"] = {"mode": args.mode, "syntax_level": args.syntax_level}
+    print_report(summary)
+    if args.json:
+        args.json.write_text(json.dumps(summary, indent=1) + "\n")
+        print(f"wrote {args.json}", file=sys.stderr)
+    return 1 if summary["ms900"] or summary["crashes"] or summary["timeouts"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
