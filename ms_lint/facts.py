@@ -174,7 +174,8 @@ class GraphFunction:
     def _bind(self, env: dict, target: ast.AST, kind: str | None, value: ast.AST | None) -> None:
         if isinstance(target, ast.Name):
             env[target.id] = join(env.get(target.id), kind)
-            user_class = self.module.user_class_of(value, self) if value is not None else None
+            user_class = self.module.user_class_name(self.module.qualname(value.func)) if isinstance(
+                value, ast.Call) else None
             if user_class:
                 self.objects[target.id] = user_class
         elif isinstance(target, (ast.Tuple, ast.List)):
@@ -755,11 +756,6 @@ class ModuleFacts:
     def _is_exception(self, info: ClassInfo) -> bool:
         return any((self.qualname(b) or "").endswith(("Exception", "Error", "Warning")) for b in info.node.bases)
 
-    def user_class_of(self, value: ast.AST, function: GraphFunction) -> str | None:
-        if isinstance(value, ast.Call):
-            return self.user_class_name(self.qualname(value.func))
-        return None
-
     def mutating_methods(self, class_name: str) -> set[str]:
         """Methods of user class ``class_name`` that assign to an attribute of the instance."""
         info = self.classes.get(class_name)
@@ -994,9 +990,6 @@ class ModuleFacts:
             self._returns_in_progress.discard(id(function))
         self._return_kinds[key] = result
         return result
-
-    def graph_function_of(self, node: FunctionNode) -> GraphFunction | None:
-        return self._graph_by_node.get(id(node))
 
     def is_graph_code(self, node: FunctionNode) -> bool:
         return id(node) in self._graph_by_node
