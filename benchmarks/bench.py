@@ -1,0 +1,786 @@
+#!/usr/bin/env python3
+"""How much ms-lint costs on real MindSpore code: flake8 with and without the MS plugin, a peer plugin, the CLI,
+the editor latency and the parse floor, measured in one run.
+
+Run it from the repository root, in the environment where ms-lint is installed (``pip install -e .``)::
+
+    python benchmarks/bench.py                      # 5 repetitions, table on stdout, raw runs in results.json
+    python benchmarks/bench.py --repeat 3 --skip torchfix --json /tmp/bench.json
+
+The corpus is four wheels of MindSpore projects, fetched by exact version from PyPI (``pip download --no-deps``)
+and unpacked into ``benchmarks/.corpus/`` (reused when present): mindcv 0.3.0, mindyolo 0.5.0, mindocr 0.5.0 and
+mindnlp 0.5.1, about 1,000 files and 285,000 lines.
+
+What is measured (medians over ``--repeat`` repetitions; the cases of one repetition run one after another and
+their order rotates from one repetition to the next, so drift in the machine's load falls on every case alike):
+
+1. flake8 without a plugin (pyflakes, pycodestyle and mccabe, flake8's own bundle) against flake8 with the MS
+   plugin, ``--jobs=1`` and ``--jobs=2``, and the ratio of the two.
+2. The same with TorchFix's flake8 plugin instead of ours, the peer ratio. TorchFix is installed with
+   ``pip install --no-deps --target benchmarks/.venvs/torchfix`` together with the only package it needs that
+   flake8 does not bring, libcst, at a version inside TorchFix's pin; PyYAML comes from the environment (installed
+   there too if missing). TorchFix declares no dependency on torch, which the script verifies from its metadata,
+   so no second torch is pulled and the project's environment is left as it is.
+3. ``ms-lint check`` alone (``--jobs 1`` and ``--jobs 2``): files/s, lines/s, peak memory. Where the ``check``
+   command is not installed, the engine is timed directly (``ms_lint.engine.check_file`` over the files, in one
+   process) and the rows say so.
+4. Editor latency for the largest model file (the largest file in a ``models`` folder that defines a
+   ``construct``), sent on standard input as editors do (``flake8 --stdin-display-name=PATH -``), with and without
+   the plugin. *Cold*: a fresh flake8 process per check, which is how editor integrations run flake8; the added
+   latency is the difference of the medians. *Warm*: one long-lived process that imports flake8 and the plugins
+   once and then checks the same input again and again through flake8's ``Application`` (what an in-process
+   host such as a language server pays per keystroke); its first check is reported apart from the median of
+   the following ones. The plugin alone (``MsLintChecker(tree, ...).run()`` on a tree flake8 would hand it) is
+   timed in the same process.
+5. The runtime validator, through ``benchmarks/validator.py`` when both it and ``ms-lint validate`` exist;
+   otherwise the row says why it was skipped.
+6. The floor: reading and ``ast.parse``-ing the same files in one process, timed inside the process and as a
+   whole process (interpreter start included, as in every other row).
+
+Switching a plugin off. flake8 7 has no option that keeps an installed plugin from running: ``--extend-ignore``
+and ``--select`` only filter the codes a plugin reported after it ran, and ``--enable-extensions`` concerns only
+plugins that declare ``off_by_default``. So every flake8 run goes through this script's ``flake8`` mode, which
+starts flake8 in a fresh process of the same interpreter after narrowing flake8's plugin discovery
+(``flake8.plugins.finder._find_importlib_plugins``) to flake8's bundle plus the one plugin under test. Same
+interpreter, same installed packages, same files, same options: the plugin is the only difference, and no other
+plugin that happens to be installed enters any variant. (A second environment without ms-lint would differ in
+more than the plugin: package versions, import paths, bytecode caches.) Before measuring, each variant's plugin
+list is checked with ``--version``, and after the first repetition each variant's report is checked: MS codes
+only where the MS plugin runs, TOR codes only where TorchFix runs, and as many MS findings from flake8 as from
+``ms-lint check``. The process pool is forced to the ``fork``
+start method so that workers inherit the narrowed discovery; it is flake8's own fast path on Linux, where it is
+the default start method up to Python 3.13.
+
+Timing. Wall time is the child's lifetime seen from this process; CPU time is user plus system time of the child
+and of the workers it waited for (``os.wait4``); peak memory is the largest resident set among them. On a shared
+machine wall time stretches with the load of other processes while CPU time hardly moves, so both are reported,
+with the load averages (``os.getloadavg``) before and after every run. Ratios are medians of the per-repetition
+ratios of runs made back to back.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+DEFAULT_CORPUS = HERE / ".corpus"
+DEFAULT_JSON = HERE / "results.json"
+TORCHFIX_SITE = HERE / ".venvs" / "torchfix"
+
+CORPUS = (("mindcv", "0.3.0"), ("mindyolo", "0.5.0"), ("mindocr", "0.5.0"), ("mindnlp", "0.5.1"))
+TORCHFIX_VERSION = "0.7.0"
+LIBCST_FOR_TORCHFIX = "1.5.1"  # TorchFix 0.7.0 pins libcst>=1.5.0,<1.6.0
+
+# The distributions whose flake8 plugins make up "plain flake8": flake8's reporters, pyflakes, pycodestyle, mccabe.
+FLAKE8_BUNDLE = frozenset({"flake8", "pyflakes", "pycodestyle", "mccabe"})
+VARIANT_PLUGINS = {"plain": frozenset(), "ms": frozenset({"ms-lint"}), "torchfix": frozenset({"torchfix"})}
+VARIANT_LABELS = {"plain": "flake8", "ms": "flake8 + MS", "torchfix": "flake8 + TorchFix"}
+VARIANT_CODE_PREFIX = {"ms": "MS", "torchfix": "TOR"}
+
+TARGET_FLAKE8_RATIO = 1.10
+GOAL_FLAKE8_RATIO = 1.05
+TARGET_FLOOR_RATIO = 5.0
+TARGET_ADDED_LATENCY_MS = 150.0
+
+GROUPS = ("flake8", "torchfix", "check", "editor", "warm", "floor", "validator")
+REPORT_LINE = re.compile(r":\d+:\d+: ([A-Z]+\d+)\b")
+
+
+class BenchError(Exception):
+    """Something the benchmark cannot work around; the message says what."""
+
+
+# ------------------------------------------------------------------------------------------------ child modes
+# The script runs itself in these modes as the measured child processes, so that one file holds the benchmark.
+
+
+def _normalized(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def flake8_with_only(variant: str, flake8_argv: list[str]) -> int:
+    """Run flake8's command line with plugin discovery narrowed to flake8's bundle plus ``variant``'s plugin."""
+    import multiprocessing
+
+    if "fork" in multiprocessing.get_all_start_methods():
+        multiprocessing.set_start_method("fork", force=True)
+    from flake8.plugins import finder
+
+    allowed = FLAKE8_BUNDLE | VARIANT_PLUGINS[variant]
+    discover_all = finder._find_importlib_plugins
+
+    def discover_allowed():
+        return (plugin for plugin in discover_all() if _normalized(plugin.package) in allowed)
+
+    finder._find_importlib_plugins = discover_allowed
+    from flake8.main.cli import main
+
+    return main(flake8_argv)
+
+
+def flake8_warm(variant: str, display_name: str, checks: int) -> int:
+    """Check standard input ``checks`` times in one flake8 process; print the timings as JSON."""
+    started = time.perf_counter()
+    from flake8.plugins import finder
+
+    allowed = FLAKE8_BUNDLE | VARIANT_PLUGINS[variant]
+    discover_all = finder._find_importlib_plugins
+    finder._find_importlib_plugins = lambda: (p for p in discover_all() if _normalized(p.package) in allowed)
+    from flake8.main.application import Application
+
+    app = Application()
+    app.initialize(["--isolated", "--jobs=1", f"--output-file={os.devnull}",
+                    f"--stdin-display-name={display_name}", "-"])
+    ready = time.perf_counter()
+    seconds = []
+    for _ in range(checks):
+        begin = time.perf_counter()
+        app.run_checks()  # flake8 keeps standard input after the first read, so every check sees the same text
+        app.report()
+        seconds.append(time.perf_counter() - begin)
+    result = {"startup_s": ready - started, "check_s": seconds, "reported": app.result_count}
+    if variant == "ms":
+        result["plugin_alone_s"] = _time_plugin_alone(display_name, checks)
+    print(json.dumps(result))
+    return 0
+
+
+def _time_plugin_alone(display_name: str, checks: int) -> list[float]:
+    import ast
+
+    from flake8 import utils
+
+    from ms_lint.plugin import MsLintChecker
+
+    source = utils.stdin_get_value()
+    lines = source.splitlines(keepends=True)
+    seconds = []
+    for _ in range(checks):
+        tree = ast.parse(source)  # flake8 hands every plugin a fresh tree
+        begin = time.perf_counter()
+        list(MsLintChecker(tree, display_name, lines).run())
+        seconds.append(time.perf_counter() - begin)
+    return seconds
+
+
+def parse_floor(file_list: str) -> int:
+    """Read and ``ast.parse`` every file of the list in this process; print the timings as JSON."""
+    import ast
+
+    paths = Path(file_list).read_text(encoding="utf-8").splitlines()
+    read_s = parse_s = 0.0
+    for path in paths:
+        begin = time.perf_counter()
+        with open(path, "rb") as handle:
+            data = handle.read()
+        middle = time.perf_counter()
+        try:
+            ast.parse(data, filename=path)
+        except (SyntaxError, ValueError):
+            pass
+        read_s += middle - begin
+        parse_s += time.perf_counter() - middle
+    print(json.dumps({"files": len(paths), "read_s": read_s, "parse_s": parse_s}))
+    return 0
+
+
+def engine_in_process(file_list: str) -> int:
+    """``ms_lint.engine.check_file`` over every file of the list in this process; print timings and codes."""
+    import_begin = time.perf_counter()
+    from ms_lint.engine import check_file
+    from ms_lint.rules import RULES_BY_CODE
+    from ms_lint.settings import Settings
+
+    begin = time.perf_counter()
+    paths = Path(file_list).read_text(encoding="utf-8").splitlines()
+    settings = Settings()
+    codes: dict[str, int] = {}
+    for path in paths:
+        for finding in check_file(path, settings, RULES_BY_CODE):
+            codes[finding.code] = codes.get(finding.code, 0) + 1
+    print(json.dumps({"import_s": begin - import_begin, "check_s": time.perf_counter() - begin, "codes": codes}))
+    return 0
+
+
+CHILD_MODES = {
+    "flake8": lambda argv: flake8_with_only(argv[0], argv[1:]),
+    "flake8-warm": lambda argv: flake8_warm(argv[0], argv[1], int(argv[2])),
+    "floor": lambda argv: parse_floor(argv[0]),
+    "engine": lambda argv: engine_in_process(argv[0]),
+}
+
+
+# ------------------------------------------------------------------------------------------------- preparation
+
+
+def log(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def pip(*args: str) -> None:
+    command = [sys.executable, "-m", "pip", "--disable-pip-version-check", *args]
+    completed = subprocess.run(command, capture_output=True, text=True)
+    if completed.returncode != 0:
+        tail = (completed.stderr or completed.stdout).strip().splitlines()[-3:]
+        raise BenchError(f"`pip {' '.join(args)}` failed: {' | '.join(tail)}")
+
+
+def prepare_corpus(corpus: Path, wanted: list[tuple[str, str]]) -> list[Path]:
+    """The unpacked project folders, downloading and unpacking the wheels that are not there yet."""
+    wheels = corpus / "wheels"
+    folders = []
+    for name, version in wanted:
+        folder = corpus / f"{name}-{version}"
+        done = folder / ".unpacked"
+        if not done.exists():
+            found = sorted(wheels.glob(f"{name}-{version}-*.whl"))
+            if not found:
+                log(f"downloading {name}=={version} from PyPI")
+                wheels.mkdir(parents=True, exist_ok=True)
+                pip("download", "--no-deps", "--only-binary=:all:", "--dest", str(wheels), f"{name}=={version}")
+                found = sorted(wheels.glob(f"{name}-{version}-*.whl"))
+            if not found:
+                raise BenchError(f"pip downloaded no wheel for {name}=={version} into {wheels}")
+            shutil.rmtree(folder, ignore_errors=True)
+            with zipfile.ZipFile(found[0]) as archive:
+                archive.extractall(folder)
+            done.write_text(found[0].name + "\n", encoding="utf-8")
+        folders.append(folder)
+    return folders
+
+
+def prepare_torchfix() -> dict:
+    """TorchFix and libcst in their own site folder; what TorchFix declares it needs, for the record."""
+    marker = TORCHFIX_SITE / ".installed"
+    if not marker.exists():
+        log(f"installing TorchFix {TORCHFIX_VERSION} into {TORCHFIX_SITE.relative_to(REPO)}")
+        shutil.rmtree(TORCHFIX_SITE, ignore_errors=True)
+        packages = [f"torchfix=={TORCHFIX_VERSION}", f"libcst=={LIBCST_FOR_TORCHFIX}"]
+        try:
+            import yaml  # noqa: F401 -- TorchFix reads its symbol tables with PyYAML
+        except ImportError:
+            packages.append("pyyaml")
+        pip("install", "--no-deps", "--only-binary=:all:", "--no-compile", "--target", str(TORCHFIX_SITE), *packages)
+        marker.write_text(" ".join(packages) + "\n", encoding="utf-8")
+    requires = []
+    for metadata in TORCHFIX_SITE.glob("[Tt]orch[Ff]ix-*.dist-info/METADATA"):
+        for line in metadata.read_text(encoding="utf-8").splitlines():
+            if line.startswith("Requires-Dist:") and "extra ==" not in line:
+                requires.append(line.split(":", 1)[1].strip())
+    if any(re.match(r"torch\b", requirement) for requirement in requires):
+        raise BenchError(f"TorchFix now requires torch ({requires}); refusing to install a second torch")
+    return {"site": str(TORCHFIX_SITE), "requires": requires, "installed": marker.read_text().split()}
+
+
+def corpus_files(folders: list[Path]) -> list[str]:
+    """The files flake8 checks in these folders (its default patterns and excludes), in flake8's order."""
+    from flake8 import defaults
+    from flake8.discover_files import expand_paths
+
+    return list(expand_paths(paths=[str(f) for f in folders], stdin_display_name="stdin",
+                             filename_patterns=["*.py"], exclude=list(defaults.EXCLUDE)))
+
+
+def count_lines(paths: list[str]) -> int:
+    total = 0
+    for path in paths:
+        with open(path, "rb") as handle:
+            total += len(handle.read().splitlines())
+    return total
+
+
+def largest_model_file(paths: list[str]) -> str:
+    candidates = []
+    for path in paths:
+        if "models" not in Path(path).parts:
+            continue
+        text = Path(path).read_text(encoding="utf-8", errors="replace")
+        if "def construct(" in text:
+            candidates.append((len(text.splitlines()), path))
+    if not candidates:
+        raise BenchError("no file in a models folder defines construct: is the corpus complete?")
+    return max(candidates)[1]
+
+
+def source_digest() -> str:
+    """A digest of the ms_lint sources measured, so that runs of different code are not compared by mistake."""
+    import hashlib
+    import importlib.util
+
+    package = Path(importlib.util.find_spec("ms_lint").origin).parent
+    digest = hashlib.sha256()
+    for path in sorted(package.rglob("*.py")):
+        digest.update(str(path.relative_to(package)).encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def has_module(name: str) -> bool:
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec(name) is not None
+    except ModuleNotFoundError:
+        return False
+
+
+# ---------------------------------------------------------------------------------------------------- measuring
+
+
+@dataclass
+class Case:
+    key: str
+    label: str
+    argv: list[str]
+    env: dict = field(default_factory=dict)
+    stdin: str | None = None
+    variant: str | None = None  # the flake8 variant, for checking its report
+    captures_json: bool = False  # the child prints one JSON line of its own timings
+
+
+@dataclass
+class Run:
+    wall_s: float
+    cpu_s: float
+    peak_rss_mb: float
+    returncode: int
+    load_before: list[float]
+    load_after: list[float]
+    codes: dict[str, int]
+    inner: dict | None
+
+
+def measure(case: Case, cwd: Path) -> Run:
+    env = {**os.environ, **case.env}
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        stdin = open(case.stdin, "rb") if case.stdin else subprocess.DEVNULL
+        try:
+            load_before = list(os.getloadavg())
+            begin = time.perf_counter()
+            child = subprocess.Popen(case.argv, cwd=cwd, env=env, stdin=stdin, stdout=out, stderr=err)
+            _, status, usage = os.wait4(child.pid, 0)
+            wall = time.perf_counter() - begin
+            child.returncode = os.waitstatus_to_exitcode(status)
+            load_after = list(os.getloadavg())
+        finally:
+            if case.stdin:
+                stdin.close()
+        out.seek(0)
+        text = out.read().decode("utf-8", errors="replace")
+        err.seek(0)
+        error_text = err.read().decode("utf-8", errors="replace")
+    if child.returncode not in (0, 1):
+        tail = " | ".join(error_text.strip().splitlines()[-3:]) or text.strip()[-300:]
+        raise BenchError(f"{case.label} exited with {child.returncode}: {tail}")
+    codes: dict[str, int] = {}
+    inner = None
+    if case.captures_json:
+        inner = json.loads(text.strip().splitlines()[-1])
+        codes = inner.get("codes", {})
+    else:
+        for match in REPORT_LINE.finditer(text):
+            codes[match.group(1)] = codes.get(match.group(1), 0) + 1
+    # ru_maxrss is in kilobytes on Linux and in bytes on macOS.
+    rss_mb = usage.ru_maxrss / (1024 * 1024 if sys.platform == "darwin" else 1024)
+    return Run(wall, usage.ru_utime + usage.ru_stime, rss_mb, child.returncode, load_before, load_after, codes, inner)
+
+
+def run_rotating(cases: list[Case], repeat: int, cwd: Path, record: dict, on_rep=None, what: str = "") -> None:
+    """Run every case ``repeat`` times; each repetition starts one case later than the previous one."""
+    for rep in range(repeat):
+        shift = rep % len(cases)
+        for case in cases[shift:] + cases[:shift]:
+            run = measure(case, cwd)
+            record.setdefault(case.key, []).append(run.__dict__)
+            log(f"[{what} {rep + 1}/{repeat}] {case.label}: {run.wall_s:.2f} s wall, {run.cpu_s:.2f} s cpu, "
+                f"{run.peak_rss_mb:.0f} MB, load {run.load_before[0]:.1f}")
+        if on_rep:
+            on_rep(rep)
+
+
+def flake8_case(variant: str, args: list[str], key: str, label: str, env: dict, stdin: str | None = None) -> Case:
+    argv = [sys.executable, str(Path(__file__).resolve()), "--child", "flake8", variant, "--isolated", *args]
+    return Case(key, label, argv, env=env, stdin=stdin, variant=variant)
+
+
+def check_plugins(variant: str, env: dict, cwd: Path) -> str:
+    """flake8's ``--version`` for the variant, after checking it lists exactly the expected plugins."""
+    argv = [sys.executable, str(Path(__file__).resolve()), "--child", "flake8", variant, "--version"]
+    completed = subprocess.run(argv, cwd=cwd, env={**os.environ, **env}, capture_output=True, text=True)
+    text = completed.stdout.strip()
+    listed = re.search(r"\((.*)\)", text)
+    names = {_normalized(part.split(":")[0].strip()) for part in listed.group(1).split(",")} if listed else set()
+    expected = (FLAKE8_BUNDLE - {"flake8"}) | VARIANT_PLUGINS[variant]
+    if names != expected:
+        raise BenchError(f"flake8 for '{variant}' loads {sorted(names)}, expected {sorted(expected)}: {text}"
+                         f"{completed.stderr.strip()[-300:]}")
+    return text
+
+
+def _count_prefix(codes: dict[str, int], prefix: str) -> int:
+    """Findings whose code is ``prefix`` followed by digits (``MS`` counts MS101, not MSX1)."""
+    return sum(n for code, n in codes.items() if re.fullmatch(prefix + r"\d+", code))
+
+
+def verify_reports(record: dict, cases: list[Case]) -> list[str]:
+    """Each variant's first report holds its plugin's codes and no other plugin's."""
+    problems = []
+    for case in cases:
+        if case.variant is None or case.key not in record:
+            continue
+        codes = record[case.key][0]["codes"]
+        for variant, prefix in VARIANT_CODE_PREFIX.items():
+            present = _count_prefix(codes, prefix)
+            if variant != case.variant and present:
+                problems.append(f"{case.label} reported {present} {prefix} findings without that plugin")
+    # The plugin and the command share the engine, so they must report the same number of MS findings.
+    counts = {key: _count_prefix(record[key][0]["codes"], "MS")
+              for key in ("flake8-ms-j1", "check-j1") if key in record}
+    if len(set(counts.values())) > 1:
+        problems.append(f"MS findings differ between flake8 and ms-lint check: {counts}")
+    return problems
+
+
+# ------------------------------------------------------------------------------------------------- summarizing
+
+
+def median(values):
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else None
+
+
+def paired_ratio(record: dict, key: str, base: str, metric: str):
+    """The median of the per-repetition ratios key/base (runs of one repetition ran back to back)."""
+    pairs = zip(record.get(key, []), record.get(base, []))
+    return median([a[metric] / b[metric] for a, b in pairs if b[metric] > 0])
+
+
+def fmt(value, pattern="{:.2f}", missing="-"):
+    return missing if value is None else pattern.format(value)
+
+
+def verdict(value, limit) -> str:
+    if value is None:
+        return "n/a"
+    return "ok" if value <= limit else "MISSED"
+
+
+def build_table(results: dict) -> str:
+    runs = results["runs"]
+    meta = results["meta"]
+    files, lines = meta["files"], meta["lines"]
+    rows: list[tuple[str, ...]] = []
+
+    def add(label, key, base=None, throughput=False, note=""):
+        if key not in runs:
+            return
+        wall = median([r["wall_s"] for r in runs[key]])
+        cpu = median([r["cpu_s"] for r in runs[key]])
+        rss = max(r["peak_rss_mb"] for r in runs[key])
+        ratio = ""
+        if base and base in runs:
+            ratio = (f"{fmt(paired_ratio(runs, key, base, 'wall_s'), '{:.3f}')} / "
+                     f"{fmt(paired_ratio(runs, key, base, 'cpu_s'), '{:.3f}')}")
+        speed = f"{files / wall:,.0f} / {lines / wall:,.0f}" if throughput and wall else ""
+        rows.append((label, f"{wall:.2f}", f"{cpu:.2f}", ratio, speed, f"{rss:.0f}", note))
+
+    for jobs in (1, 2):
+        add(f"flake8 --jobs={jobs}", f"flake8-plain-j{jobs}", throughput=True)
+        add(f"flake8 + MS --jobs={jobs}", f"flake8-ms-j{jobs}", f"flake8-plain-j{jobs}", True, "ratio: vs flake8")
+        add(f"flake8 + TorchFix --jobs={jobs}", f"flake8-torchfix-j{jobs}", f"flake8-plain-j{jobs}", True,
+            "peer ratio: vs flake8")
+    check_label = "ms-lint check" if meta.get("check_command") else "ms_lint.engine in one process (no check cmd)"
+    add(f"{check_label} --jobs 1", "check-j1", "floor", True, "ratio: vs parse floor process")
+    add(f"{check_label} --jobs 2", "check-j2", "floor", True, "ratio: vs parse floor process")
+    add("engine in one process (read+parse+rules)", "engine", "floor", True, "process; inner times below")
+    add("floor: read + ast.parse, one process", "floor", throughput=True)
+    add("stdin, one file: flake8", "stdin-plain")
+    add("stdin, one file: flake8 + MS", "stdin-ms", "stdin-plain", note="cold: a process per check")
+    add("stdin, one file: flake8 + TorchFix", "stdin-torchfix", "stdin-plain")
+
+    header = ("case", "wall s", "cpu s", "ratio wall / cpu", "files/s / lines/s", "peak MB", "")
+    widths = [max(len(str(row[i])) for row in [header, *rows]) for i in range(len(header))]
+    out = [f"Corpus: {files} files, {lines:,} lines ({', '.join(meta['corpus'])}); {meta['repeat']} repetitions, "
+           f"medians; {meta['cpus']} CPUs; load average {fmt(meta['load_start'][0], '{:.1f}')} at start, "
+           f"{fmt(meta.get('load_end', [None])[0], '{:.1f}')} at end, "
+           f"median {fmt(meta.get('load_median'), '{:.1f}')} during runs"]
+    out.append("  ".join(h.ljust(w) for h, w in zip(header, widths)))
+    out.append("  ".join("-" * w for w in widths))
+    for row in rows:
+        out.append("  ".join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip())
+
+    extra = []
+    floor_inner = median([r["inner"]["parse_s"] + r["inner"]["read_s"] for r in runs.get("floor", [])])
+    engine_inner = median([r["inner"]["check_s"] for r in runs.get("engine", [])])
+    if floor_inner and engine_inner:
+        extra.append(f"in-process: read+parse {floor_inner:.2f} s ({lines / floor_inner:,.0f} lines/s); engine "
+                     f"{engine_inner:.2f} s ({lines / engine_inner:,.0f} lines/s) = {engine_inner / floor_inner:.2f}x "
+                     f"the floor")
+    editor = results.get("editor", {})
+    if editor.get("added_cold_ms") is not None:
+        extra.append(f"editor file {meta['editor_file']} ({meta['editor_lines']} lines): added latency cold "
+                     f"{editor['added_cold_ms']:.0f} ms (wall) / {editor['added_cold_cpu_ms']:.0f} ms (cpu)")
+    warm = results.get("warm", {})
+    if warm.get("ms") and warm.get("plain"):
+        extra.append(f"warm (one process, check #2..): flake8 {warm['plain']['median_ms']:.1f} ms, flake8 + MS "
+                     f"{warm['ms']['median_ms']:.1f} ms, added {warm['added_ms']:.1f} ms; plugin alone "
+                     f"{warm['ms']['plugin_alone_median_ms']:.1f} ms; first check in the process: "
+                     f"{warm['plain']['first_ms']:.0f} / {warm['ms']['first_ms']:.0f} ms")
+    validator = results.get("validator", {})
+    if validator:
+        if validator.get("skipped"):
+            extra.append(f"validator: skipped ({validator['skipped']})")
+        for row in validator.get("rows", []):
+            extra.append(f"validator: {row[0]}: {row[1]}")
+
+    targets = results.get("targets", {})
+    if targets:
+        extra.append("targets (--jobs=1; wall / cpu):")
+        for name, (wall_value, cpu_value, limit, shown) in targets.items():
+            extra.append(f"  {name}: {shown.format(wall_value if wall_value is not None else float('nan'))} / "
+                         f"{shown.format(cpu_value if cpu_value is not None else float('nan'))} "
+                         f"(limit {shown.format(limit)}): {verdict(wall_value, limit)} / {verdict(cpu_value, limit)}")
+    for problem in results.get("problems", []):
+        extra.append(f"warning: {problem}")
+    return "\n".join(out + [""] + extra)
+
+
+def summarize(results: dict) -> None:
+    runs = results["runs"]
+    loads = [r["load_before"][0] for case in runs.values() for r in case]
+    results["meta"]["load_median"] = median(loads)
+    editor = results.setdefault("editor", {})
+    if "stdin-ms" in runs and "stdin-plain" in runs:
+        plain = median([r["wall_s"] for r in runs["stdin-plain"]])
+        with_ms = median([r["wall_s"] for r in runs["stdin-ms"]])
+        editor["added_cold_ms"] = (with_ms - plain) * 1000
+        editor["added_cold_cpu_ms"] = (median([r["cpu_s"] for r in runs["stdin-ms"]])
+                                       - median([r["cpu_s"] for r in runs["stdin-plain"]])) * 1000
+    targets = {}
+    if "flake8-ms-j1" in runs:
+        targets[f"flake8 + MS / flake8 (goal {GOAL_FLAKE8_RATIO:.2f}x)"] = (
+            paired_ratio(runs, "flake8-ms-j1", "flake8-plain-j1", "wall_s"),
+            paired_ratio(runs, "flake8-ms-j1", "flake8-plain-j1", "cpu_s"), TARGET_FLAKE8_RATIO, "{:.3f}x")
+    if "check-j1" in runs and "floor" in runs:
+        targets["ms-lint check / parse floor"] = (
+            paired_ratio(runs, "check-j1", "floor", "wall_s"), paired_ratio(runs, "check-j1", "floor", "cpu_s"),
+            TARGET_FLOOR_RATIO, "{:.2f}x")
+    if editor.get("added_cold_ms") is not None:
+        targets["one-file added latency, cold"] = (
+            editor["added_cold_ms"], editor["added_cold_cpu_ms"], TARGET_ADDED_LATENCY_MS, "{:.0f} ms")
+    results["targets"] = targets
+
+
+# ------------------------------------------------------------------------------------------------------- main
+
+
+def run_validator(results: dict, repeat: int) -> None:
+    script = HERE / "validator.py"
+    if not has_module("ms_lint.commands.validate"):
+        results["validator"] = {"skipped": "ms-lint validate is not installed"}
+        return
+    if not script.exists():
+        results["validator"] = {"skipped": f"{script.relative_to(REPO)} does not exist"}
+        return
+    with tempfile.TemporaryDirectory() as scratch:
+        output = Path(scratch) / "validator.json"
+        command = [sys.executable, str(script), "--json", str(output), "--repeat", str(repeat)]
+        log(f"running {' '.join(command[1:])}")
+        completed = subprocess.run(command, cwd=REPO, capture_output=True, text=True)
+        if completed.returncode != 0 or not output.exists():
+            said = (completed.stderr or completed.stdout).strip().splitlines()
+            first = said[0][:200] if said else "no output"
+            results["validator"] = {"skipped": f"benchmarks/validator.py exited with {completed.returncode}: {first}",
+                                    "stderr": completed.stderr[-4000:], "stdout": completed.stdout[-4000:]}
+            return
+        data = json.loads(output.read_text(encoding="utf-8"))
+    rows = data.get("rows") if isinstance(data, dict) else None
+    results["validator"] = {"raw": data, "rows": rows if isinstance(rows, list) else [["results", "in the JSON"]],
+                            "stdout": completed.stdout[-4000:]}
+
+
+def warm_latency(results: dict, variants: list[str], editor_file: str, display: str, env: dict, checks: int,
+                 cwd: Path) -> None:
+    warm = results.setdefault("warm", {})
+    for variant in variants:
+        case = Case(f"warm-{variant}", f"warm {VARIANT_LABELS[variant]}",
+                    [sys.executable, str(Path(__file__).resolve()), "--child", "flake8-warm", variant, display,
+                     str(checks)], env=env, stdin=editor_file, captures_json=True)
+        run = measure(case, cwd)
+        inner = run.inner
+        entry = {"process_wall_s": run.wall_s, "startup_s": inner["startup_s"], "check_s": inner["check_s"],
+                 "first_ms": inner["check_s"][0] * 1000, "median_ms": median(inner["check_s"][1:]) * 1000}
+        if "plugin_alone_s" in inner:
+            entry["plugin_alone_s"] = inner["plugin_alone_s"]
+            entry["plugin_alone_first_ms"] = inner["plugin_alone_s"][0] * 1000
+            entry["plugin_alone_median_ms"] = median(inner["plugin_alone_s"][1:]) * 1000
+        warm[variant] = entry
+        log(f"[warm] {case.label}: first {entry['first_ms']:.0f} ms, then median {entry['median_ms']:.1f} ms")
+    if "ms" in warm and "plain" in warm:
+        warm["added_ms"] = warm["ms"]["median_ms"] - warm["plain"]["median_ms"]
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--repeat", type=int, default=5, help="repetitions of every corpus case (default: 5)")
+    parser.add_argument("--editor-repeat", type=int, default=None,
+                        help="repetitions of the one-file stdin cases (default: 4 x --repeat)")
+    parser.add_argument("--warm-checks", type=int, default=30,
+                        help="checks of the editor file in the warm process (default: 30)")
+    parser.add_argument("--json", default=str(DEFAULT_JSON), help="where to write the raw numbers "
+                        "(default: benchmarks/results.json)")
+    parser.add_argument("--corpus", default=str(DEFAULT_CORPUS), help="where the wheels are unpacked "
+                        "(default: benchmarks/.corpus)")
+    parser.add_argument("--packages", help="comma-separated subset of the corpus, e.g. mindyolo,mindcv "
+                        "(default: all four; targets are defined on all four)")
+    parser.add_argument("--skip", default="", help=f"comma-separated groups to leave out: {', '.join(GROUPS)}")
+    parser.add_argument("--jobs", default="1,2", help="flake8 and ms-lint --jobs values (default: 1,2)")
+    args = parser.parse_args(argv)
+    if args.repeat < 1:
+        parser.error("--repeat must be at least 1")
+    unknown = set(filter(None, args.skip.split(","))) - set(GROUPS)
+    if unknown:
+        parser.error(f"--skip: unknown group(s) {', '.join(sorted(unknown))}; choose from {', '.join(GROUPS)}")
+    return args
+
+
+def main(argv: list[str]) -> int:
+    if argv[:1] == ["--child"]:
+        return CHILD_MODES[argv[1]](argv[2:])
+    args = parse_args(argv)
+    try:
+        return bench(args)
+    except BenchError as exc:
+        print(f"bench: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("bench: interrupted", file=sys.stderr)
+        return 130
+
+
+def bench(args: argparse.Namespace) -> int:
+    import flake8
+
+    skip = set(filter(None, args.skip.split(",")))
+    jobs_values = [int(j) for j in args.jobs.split(",") if j.strip()]
+    corpus = Path(args.corpus).resolve()
+    wanted = list(CORPUS)
+    if args.packages:
+        names = {n.strip() for n in args.packages.split(",")}
+        wanted = [(n, v) for n, v in CORPUS if n in names]
+        if not wanted:
+            raise BenchError(f"--packages: none of {sorted(names)} is in the corpus ({[n for n, _ in CORPUS]})")
+    if not has_module("ms_lint.plugin"):
+        raise BenchError("ms_lint is not importable: run `pip install -e .` in this environment first")
+
+    folders = prepare_corpus(corpus, wanted)
+    files = corpus_files(folders)
+    lines = count_lines(files)
+    editor_file = largest_model_file(files)
+    editor_display = os.path.relpath(editor_file, corpus)
+    torchfix = None
+    if "torchfix" not in skip:
+        torchfix = prepare_torchfix()
+    # Every flake8 variant runs with the same import path, TorchFix's folder included, so it differs only by plugin.
+    flake8_env = {"PYTHONPATH": os.pathsep.join(filter(None, [str(TORCHFIX_SITE) if torchfix else "",
+                                                              os.environ.get("PYTHONPATH", "")]))}
+    variants = ["plain", "ms"] + (["torchfix"] if torchfix else [])
+    check_command = has_module("ms_lint.commands.check")
+
+    results: dict = {
+        "meta": {
+            "corpus": [f"{n}=={v}" for n, v in wanted], "files": len(files), "lines": lines,
+            "editor_file": editor_display, "editor_lines": count_lines([editor_file]), "repeat": args.repeat,
+            "python": sys.version.split()[0], "platform": platform.platform(), "cpus": os.cpu_count(),
+            "flake8": flake8.__version__, "torchfix": torchfix, "check_command": check_command,
+            "ms_lint_sources": source_digest(),
+            "load_start": list(os.getloadavg()), "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        },
+        "runs": {}, "problems": [],
+    }
+    results["meta"]["flake8_versions"] = {v: check_plugins(v, flake8_env, corpus) for v in variants}
+    json_path = Path(args.json)
+    json_path.parent.mkdir(parents=True, exist_ok=True)
+
+    def save(_rep=None):
+        json_path.write_text(json.dumps(results, indent=1), encoding="utf-8")
+
+    with tempfile.TemporaryDirectory() as scratch:
+        file_list = Path(scratch) / "files.txt"
+        file_list.write_text("\n".join(files) + "\n", encoding="utf-8")
+        folder_args = [os.path.relpath(f, corpus) for f in folders]
+        me = [sys.executable, str(Path(__file__).resolve()), "--child"]
+
+        # Editor latency first: it is short, and its first untimed round warms the OS caches and bytecode.
+        if "editor" not in skip:
+            editor_cases = [
+                flake8_case(v, [f"--stdin-display-name={editor_display}", "-"], f"stdin-{v}",
+                            f"stdin {VARIANT_LABELS[v]}", flake8_env, stdin=editor_file) for v in variants]
+            for case in editor_cases:
+                measure(case, corpus)
+            run_rotating(editor_cases, args.editor_repeat or 4 * args.repeat, corpus, results["runs"],
+                         what="editor")
+            save()
+        if "warm" not in skip:
+            warm_latency(results, [v for v in variants if v != "torchfix"] + (["torchfix"] if torchfix else []),
+                         editor_file, editor_display, flake8_env, args.warm_checks, corpus)
+            save()
+
+        cases: list[Case] = []
+        for jobs in jobs_values:
+            if "flake8" not in skip:
+                for variant in variants:
+                    cases.append(flake8_case(variant, [f"--jobs={jobs}", *folder_args], f"flake8-{variant}-j{jobs}",
+                                             f"{VARIANT_LABELS[variant]} --jobs={jobs}", flake8_env))
+            if "check" not in skip and check_command:
+                cases.append(Case(f"check-j{jobs}", f"ms-lint check --jobs {jobs}",
+                                  [sys.executable, "-m", "ms_lint.cli", "check", "--isolated", "--exit-zero",
+                                   "--jobs", str(jobs), *folder_args]))
+        if "check" not in skip:
+            engine_case = Case("engine", "ms_lint.engine in one process", [*me, "engine", str(file_list)],
+                               captures_json=True)
+            if not check_command:
+                engine_case.key = "check-j1"
+            cases.append(engine_case)
+        if "floor" not in skip:
+            cases.append(Case("floor", "read + ast.parse in one process", [*me, "floor", str(file_list)],
+                              captures_json=True))
+
+        def after_rep(rep):
+            if rep == 0:
+                results["problems"].extend(verify_reports(results["runs"], cases))
+                for problem in results["problems"]:
+                    log(f"warning: {problem}")
+            save()
+
+        if cases:
+            run_rotating(cases, args.repeat, corpus, results["runs"], on_rep=after_rep, what="corpus")
+
+    if "validator" not in skip:
+        run_validator(results, args.repeat)
+    results["meta"]["load_end"] = list(os.getloadavg())
+    results["meta"]["finished"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+    summarize(results)
+    save()
+    table = build_table(results)
+    results["table"] = table
+    save()
+    print(table)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
