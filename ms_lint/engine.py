@@ -43,7 +43,10 @@ def check_tree(
     codes: Iterable[str] | None = None,
 ) -> list[Finding]:
     """All findings of the enabled rules (``codes``: the codes to run; default: the rules on by default)."""
-    return analyse(tree, source, path, settings, codes)[1]
+    module, findings = analyse(tree, source, path, settings, codes)
+    if module is not None:
+        module.release()
+    return findings
 
 
 def analyse(tree: ast.Module, source: str, path: str, settings: Settings, codes: Iterable[str] | None = None):
@@ -63,6 +66,10 @@ def analyse(tree: ast.Module, source: str, path: str, settings: Settings, codes:
         return None, [internal_error(path, RecursionError(f"code nested too deeply to analyse ({exc})"))]
     except Exception as exc:  # noqa: BLE001 -- a checker exception must never abort the user's run
         return None, [internal_error(path, exc)]
+    finally:
+        from ms_lint.project import forget_full_facts
+
+        forget_full_facts()
 
 
 SYNTAX_ERROR = "E999"

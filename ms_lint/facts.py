@@ -14,11 +14,14 @@ from __future__ import annotations
 
 import ast
 import os
+import weakref
 from dataclasses import dataclass, field
 from typing import Iterator
 
 from ms_lint import mindspore_api as api
+from ms_lint.project import ProjectClass
 from ms_lint.settings import Settings
+from ms_lint.syntax import NodeIndex
 
 TENSOR = "tensor"  # data known only when the graph runs
 HOST = "host"  # a host array (numpy and friends), not a tensor
@@ -64,19 +67,52 @@ def join(*kinds: str | None) -> str | None:
     return None
 
 
-@dataclass
 class ClassInfo:
-    name: str
-    node: ast.ClassDef
-    methods: dict[str, FunctionNode] = field(default_factory=dict)
-    is_cell: bool = False
-    is_jit_class: bool = False
-    local_bases: list["ClassInfo"] = field(default_factory=list)
-    tensor_attributes: set[str] = field(default_factory=set)
-    cell_attributes: dict[str, str | None] = field(default_factory=dict)
-    object_attributes: dict[str, str] = field(default_factory=dict)
-    parameter_attributes: set[str] = field(default_factory=set)
-    attribute_constructors: dict[str, str] = field(default_factory=dict)  # attribute -> qualname of what built it
+    """One class of a module: its methods, whether it is a Cell or a ``@jit_class``, and what its instance
+    attributes hold (found on first use: in another module of the project only a base class is usually asked
+    about, and classifying its attributes would load every module they come from)."""
+
+    def __init__(self, name: str, node: ast.ClassDef, module: "ModuleFacts | None" = None):
+        self.name = name
+        self.node = node
+        self.methods: dict[str, FunctionNode] = {}
+        self.is_cell = False
+        self.is_jit_class = False
+        self.local_bases: list[ClassInfo] = []
+        # weak: the module owns its classes, and a cycle would keep the whole tree alive until a full collection
+        self._module = weakref.ref(module) if module is not None else None
+        self._tensor_attributes: set[str] = set()
+        self._cell_attributes: dict[str, str | None] = {}
+        self._object_attributes: dict[str, str] = {}
+        self._parameter_attributes: set[str] = set()
+        self._attribute_constructors: dict[str, str] = {}  # attribute -> qualname of what built it
+
+    def _attributes(self) -> "ClassInfo":
+        if self._module is not None:
+            module, self._module = self._module(), None
+            if module is not None:
+                module._collect_attributes(self)
+        return self
+
+    @property
+    def tensor_attributes(self) -> set[str]:
+        return self._attributes()._tensor_attributes
+
+    @property
+    def cell_attributes(self) -> dict[str, str | None]:
+        return self._attributes()._cell_attributes
+
+    @property
+    def object_attributes(self) -> dict[str, str]:
+        return self._attributes()._object_attributes
+
+    @property
+    def parameter_attributes(self) -> set[str]:
+        return self._attributes()._parameter_attributes
+
+    @property
+    def attribute_constructors(self) -> dict[str, str]:
+        return self._attributes()._attribute_constructors
 
     def lineage(self) -> Iterator["ClassInfo"]:
         """This class, then its base classes of this module, in lookup order; each once, even through cycles."""
@@ -129,7 +165,7 @@ class GraphFunction:
         self.parameter_kinds: dict[str, str | None] = {}
         self.objects: dict[str, str] = {}  # local name -> user class name, for MS103
         self.env: dict[str, str | None] = {}
-        self.nodes: list[ast.AST] = list(_walk_body(node))
+        self.nodes: list[ast.AST] = module.index.body(node)  # shared: never modified
         self._returned_data: set[int] | None = None
 
     @property
@@ -247,7 +283,7 @@ class GraphFunction:
         if self._returned_data is not None:
             return self._returned_data
         nested = {id(inner) for node in self.nodes if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
-                  for inner in ast.walk(node) if inner is not node}
+                  for inner in self.module.index.subtree(node)[1:]}
         flows: dict[str, list[ast.AST]] = {}
         for node in self.nodes:
             for name, value in _value_flows(node):
@@ -443,6 +479,11 @@ class EagerFunction(GraphFunction):
         self.output_of: list[ClassInfo] = []
 
 
+# What a constructor call builds: (qualified name, what is known of the class, the module's facts when the class is
+# one of the module's own).
+BuiltClass = tuple[str, ClassInfo | ProjectClass | None, "ModuleFacts | None"]
+
+
 @dataclass
 class CallSite:
     node: ast.Call
@@ -470,6 +511,10 @@ class ModuleFacts:
         self._enclosing: list[tuple[ast.AST, ClassInfo | None]] = []
         self._scope_by_line: list[str] | None = None
         self._assignment_of_value: dict[int, ast.Assign] = {}
+        self.index = NodeIndex(tree)
+        # qualified name -> what class_of_constructor says; asked for every call, answered once per name
+        self._classes_named: dict[str, BuiltClass | None] = {}
+        self._sub_cells: set[str] | None = None
         self._index()
         self._resolve_classes()
         self.mode = self._mode()
@@ -481,6 +526,15 @@ class ModuleFacts:
         self._eager_functions: list[EagerFunction] | None = None
         if graph_code:
             self._find_graph_code()
+
+    def release(self) -> None:
+        """Untie the cycles between these facts and their graph functions once the rules are done, so that the
+        memory returns when the last reference goes instead of lingering for the garbage collector (which a
+        flake8 run would then keep rescanning, file after file)."""
+        self.graph_functions = []
+        self._graph_by_node = {}
+        self._eager_functions = None
+        self._classes_named = {}
 
     # -- names -------------------------------------------------------------------------------------------
 
@@ -534,41 +588,42 @@ class ModuleFacts:
     # -- indexing: one walk over the module ---------------------------------------------------------------
 
     def _index(self) -> None:
-        stack: list[tuple[ast.AST, FunctionNode | None, ClassInfo | None]] = [(self.tree, None, None)]
-        while stack:
-            node, function, owner = stack.pop()
-            if isinstance(node, (ast.Import, ast.ImportFrom)):
+        nodes = self.index.nodes
+        # (position where it ends, innermost function, innermost class) of the definitions around a position
+        contexts: list[tuple[int, FunctionNode | None, ClassInfo | None]] = [(len(nodes), None, None)]
+        class_body: tuple[int, int, ClassInfo] | None = None  # a class whose header is being read
+        for position, node in enumerate(nodes):
+            while position >= contexts[-1][0]:
+                contexts.pop()
+            if class_body is not None and position == class_body[0]:
+                # A class's bases and decorators belong to the code around it; its body to the class.
+                contexts.append((class_body[1], None, class_body[2]))
+                class_body = None
+            _, function, owner = contexts[-1]
+            node_type = node.__class__
+            if node_type is ast.Call:
+                self.calls.append(CallSite(node, None, function, owner))
+            elif node_type is ast.Assign:
+                self._assignment_of_value[id(node.value)] = node
+                if function is None and owner is None:
+                    for target in node.targets:
+                        if isinstance(target, ast.Name):
+                            self.module_assignments.setdefault(target.id, node.value)
+            elif node_type is ast.Import or node_type is ast.ImportFrom:
                 self._bind_import(node)
-            elif isinstance(node, ast.ClassDef):
-                info = ClassInfo(node.name, node)
+            elif node_type is ast.ClassDef:
+                info = ClassInfo(node.name, node, self)
                 self.classes.setdefault(node.name, info)
                 self._enclosing.append((node, info))
-                for child in reversed(node.body):
-                    stack.append((child, None, info))
-                for child in node.bases + node.keywords + node.decorator_list:
-                    stack.append((child, function, owner))
-                continue
-            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                class_body = (*self.index.body_span(node), info)
+            elif node_type is ast.FunctionDef or node_type is ast.AsyncFunctionDef:
                 if owner is not None and function is None:
                     owner.methods.setdefault(node.name, node)
                     self.class_of_function[id(node)] = owner
                 elif owner is None and function is None:
                     self.functions.setdefault(node.name, node)
                 self._enclosing.append((node, owner))
-                for child in ast.iter_child_nodes(node):
-                    stack.append((child, node, owner))
-                continue
-            elif isinstance(node, ast.Call):
-                self.calls.append(CallSite(node, None, function, owner))
-            elif isinstance(node, ast.Assign):
-                self._assignment_of_value[id(node.value)] = node
-                if function is None and owner is None:
-                    for target in node.targets:
-                        if isinstance(target, ast.Name):
-                            self.module_assignments.setdefault(target.id, node.value)
-            for child in ast.iter_child_nodes(node):
-                stack.append((child, function, owner))
-        self.calls.reverse()
+                contexts.append((self.index.body_span(node)[1], node, owner))
         for site in self.calls:
             site.qualname = self.qualname(site.node.func)
 
@@ -604,8 +659,6 @@ class ModuleFacts:
             )
         for info in self.classes.values():
             info.is_cell = self._class_is_cell(info, frozenset())
-        for info in self.classes.values():
-            self._collect_attributes(info)
 
     def _class_is_cell(self, info: ClassInfo, seen: frozenset) -> bool:
         if info.name in seen:
@@ -627,29 +680,33 @@ class ModuleFacts:
     def _project_class_is_cell(self, qualname: str) -> bool:
         if api.is_mindspore(qualname) or qualname.startswith("builtins."):
             return False
-        from ms_lint.project import project_class_facts
+        from ms_lint.project import project_class
 
-        found = project_class_facts(self.path, qualname, self.settings)
-        return bool(found and found[0].classes[found[1]].is_cell)
+        found = project_class(self.path, qualname, self.settings)
+        return bool(found and found.is_cell)
 
-    def class_of_constructor(self, call: ast.AST) -> tuple[str, ClassInfo | None, "ModuleFacts | None"] | None:
-        """For ``Foo(...)``: (qualified name, class facts, module facts) of the class it builds, when known."""
+    def class_of_constructor(self, call: ast.AST) -> BuiltClass | None:
+        """For ``Foo(...)``: (qualified name, what is known of the class, the facts of this module when the class is
+        one of its own) of the class it builds; None when ``Foo`` names nothing known. A class of another module
+        of the project comes as its summary (see ``project_class_facts`` for its tree)."""
         if not isinstance(call, ast.Call):
             return None
         qualname = self.qualname(call.func)
         if qualname is None:
             return None
+        if qualname not in self._classes_named:
+            self._classes_named[qualname] = self._class_named(qualname)
+        return self._classes_named[qualname]
+
+    def _class_named(self, qualname: str) -> BuiltClass | None:
         if qualname.startswith(self.local_prefix):
             local = self.classes.get(qualname[len(self.local_prefix):])
             return (qualname, local, self) if local is not None else None
         if api.is_mindspore(qualname) or qualname.startswith("builtins.") or api.is_host_library(qualname):
             return (qualname, None, None)
-        from ms_lint.project import project_class_facts
+        from ms_lint.project import project_class
 
-        found = project_class_facts(self.path, qualname, self.settings)
-        if found:
-            return (qualname, found[0].classes[found[1]], found[0])
-        return (qualname, None, None)
+        return (qualname, project_class(self.path, qualname, self.settings), None)
 
     def builds_cell(self, expr: ast.AST | None) -> bool:
         """``expr`` constructs a Cell (a ``mindspore.nn`` class or a Cell class of the project)."""
@@ -673,8 +730,15 @@ class ModuleFacts:
             if entry["parameters"] == "wrapped":
                 return any(module_owns for module_owns in self._wrapped_cells_own(call, _seen))
             return bool(entry["parameters"])
-        if info is None or module is None or not info.is_cell or info.name in _seen:
+        if info is None or not info.is_cell or info.name in _seen:
             return None
+        if module is None:  # a class of another module of the project
+            from ms_lint.project import project_class_facts
+
+            found = project_class_facts(self.path, qualname, self.settings)
+            if not found:
+                return None
+            module, info = found[0], found[0].classes[found[1]]
         return module._class_owns_parameters(info, _seen | {info.name})
 
     def _wrapped_cells_own(self, call: ast.Call, seen: frozenset) -> Iterator[bool]:
@@ -684,7 +748,7 @@ class ModuleFacts:
                     yield bool(self.owns_parameters(element, seen))
 
     def _class_owns_parameters(self, info: ClassInfo, seen: frozenset) -> bool:
-        for node in _walk_class(info):
+        for node in (node for method in info.methods.values() for node in self.index.subtree(method)):
             if isinstance(node, ast.Call):
                 if self.builds_parameter(node) or api.is_mindspore_name(self.qualname(node.func), "initializer"):
                     return True
@@ -701,7 +765,7 @@ class ModuleFacts:
             self_name = _first_argument(method)
             if self_name is None:
                 continue
-            for node in ast.walk(method):
+            for node in self.index.subtree(method):
                 if not isinstance(node, (ast.Assign, ast.AnnAssign)) or node.value is None:
                     continue
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
@@ -766,7 +830,7 @@ class ModuleFacts:
             self_name = _first_argument(method)
             if name == "__init__" or self_name is None or _is_static(method):
                 continue
-            for node in ast.walk(method):
+            for node in self.index.subtree(method):
                 targets = []
                 if isinstance(node, ast.Assign):
                     targets = node.targets
@@ -858,7 +922,7 @@ class ModuleFacts:
                 for name, method in info.methods.items():
                     if name not in ("__init__", "__new__"):
                         add(method, info, f"method of @jit_class {info.name}", strict, None)
-        for node in ast.walk(self.tree):
+        for node in self.index.nodes:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 decorator = self._jit_decorator(node)
                 if decorator is not None:
@@ -919,9 +983,16 @@ class ModuleFacts:
 
     def _sub_cell_classes(self) -> set[str]:
         """Local Cell classes built only as ``self.attr = Cls(...)`` and called as ``self.attr(...)`` here."""
+        if self._sub_cells is None:
+            self._sub_cells = self._find_sub_cell_classes()
+        return self._sub_cells
+
+    def _find_sub_cell_classes(self) -> set[str]:
         attributes: dict[str, set[str]] = {}
         excluded: set[str] = set()
         for site in self.calls:
+            if not (site.qualname and site.qualname.startswith(self.local_prefix)):
+                continue  # only this module's classes can be its sub-cells
             built = self.class_of_constructor(site.node)
             if not built or built[2] is not self or built[1] is None or not built[1].is_cell:
                 continue
@@ -1084,7 +1155,7 @@ class ModuleFacts:
         if isinstance(expr, ast.Name):
             line = getattr(expr, "lineno", 0)
             bound = None
-            for node in _scope_nodes(self.tree if function is None else function):
+            for node in self.index.own_code(self.tree if function is None else function):
                 if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None and node.lineno < line:
                     targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                     if any(isinstance(t, ast.Name) and t.id == expr.id for t in targets):
@@ -1101,7 +1172,7 @@ class ModuleFacts:
         for info in owner.lineage():
             for method in sorted(info.methods.values(), key=lambda m: m.name != "__init__"):
                 self_name = _first_argument(method)
-                for node in ast.walk(method):
+                for node in self.index.subtree(method):
                     if isinstance(node, ast.Assign) and any(
                             isinstance(t, ast.Attribute) and t.attr == expr.attr and isinstance(t.value, ast.Name)
                             and t.value.id == self_name for t in node.targets):
@@ -1229,7 +1300,8 @@ class _ContainerScan:
         return None
 
     def _returns_cell(self, method: FunctionNode) -> bool:
-        returns = [n.value for n in ast.walk(method) if isinstance(n, ast.Return) and n.value is not None]
+        returns = [n.value for n in self.module.index.subtree(method) if isinstance(n, ast.Return)
+                   and n.value is not None]
         return bool(returns) and all(self.module.builds_cell(value) for value in returns)
 
     def elements(self, expr: ast.AST, cell_names: set[str], self_name: str) -> tuple[list[str | None], bool] | None:
@@ -1274,14 +1346,17 @@ class _ContainerScan:
                     container.element_sites.append((statement, kind))
                     return
 
+        index = self.module.index
+        method_nodes = index.subtree(method)
         registering_loops = [
-            loop for loop in ast.walk(method) if isinstance(loop, (ast.For, ast.While)) and any(
-                self._registers_child(call, self_name) for call in ast.walk(loop) if isinstance(call, ast.Call))
+            loop for loop in method_nodes if isinstance(loop, (ast.For, ast.While)) and any(
+                self._registers_child(call, self_name) for call in index.subtree(loop) if isinstance(call, ast.Call))
         ]
-        registered_lines = {n.lineno for loop in registering_loops for n in ast.walk(loop) if hasattr(n, "lineno")}
+        registered_lines = {n.lineno for loop in registering_loops for n in index.subtree(loop)
+                            if hasattr(n, "lineno")}
         # Cells registered one by one in straight-line code: `self.insert_child_to_cell("0", conv)`.
         registered_names = {
-            argument.id for call in ast.walk(method) if isinstance(call, ast.Call)
+            argument.id for call in method_nodes if isinstance(call, ast.Call)
             and self._registers_child(call, self_name) for argument in call.args[1:] if isinstance(argument, ast.Name)
         }
 
@@ -1291,7 +1366,7 @@ class _ContainerScan:
             return bool(names) and all(isinstance(e, ast.Name) and e.id in registered_names for e in names)
 
         tracked = (ast.Assign, ast.AugAssign, ast.Call, ast.Return)
-        nodes = sorted((n for n in ast.walk(method) if isinstance(n, tracked)),
+        nodes = sorted((n for n in method_nodes if isinstance(n, tracked)),
                        # A call runs before the assignment that stores its result: `self.x = nn.CellList(self.x)`.
                        key=lambda n: (n.lineno, not isinstance(n, ast.Call), n.col_offset))
         for node in nodes:
@@ -1349,11 +1424,12 @@ class _ContainerScan:
                             kinds = contents[0] if contents is not None and func.attr in ("extend", "update") else [
                                 self.element_kind(argument, cell_names, self_name)]
                             add_site(container, node, kinds)
-                elif self._registers(node):
-                    for argument in [*node.args, *(k.value for k in node.keywords)]:
-                        argument = argument.value if isinstance(argument, ast.Starred) else argument
-                        container = target_of(argument)
-                        if container is not None:
+                else:
+                    arguments = [*node.args, *(k.value for k in node.keywords)]
+                    handed = [target_of(a.value if isinstance(a, ast.Starred) else a) for a in arguments]
+                    # Whether the callee registers what it gets is asked only when it gets a container.
+                    if any(handed) and self._registers(node):
+                        for container in filter(None, handed):
                             container.wrapped = True
                 for loop in registering_loops:
                     iterated = ast.walk(loop.iter) if isinstance(loop, ast.For) else ()
@@ -1512,35 +1588,6 @@ def _root_parameter_kinds(node: FunctionNode, owner: ClassInfo | None) -> dict[s
         if argument is not None:
             kinds[argument.arg] = TENSOR
     return kinds
-
-
-def _walk_body(function: FunctionNode) -> Iterator[ast.AST]:
-    """Every node of ``function``'s body and defaults, nested functions and lambdas included."""
-    stack = list(reversed(function.body))
-    while stack:
-        node = stack.pop()
-        yield node
-        if isinstance(node, ast.ClassDef):
-            continue
-        stack.extend(reversed(list(ast.iter_child_nodes(node))))
-
-
-def _scope_nodes(scope: ast.AST) -> Iterator[ast.AST]:
-    """The nodes of a function's body, or of a module's own code (not inside its functions and classes)."""
-    if not isinstance(scope, ast.Module):
-        yield from _walk_body(scope)
-        return
-    stack = list(reversed(scope.body))
-    while stack:
-        node = stack.pop()
-        yield node
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            stack.extend(reversed(list(ast.iter_child_nodes(node))))
-
-
-def _walk_class(info: ClassInfo) -> Iterator[ast.AST]:
-    for method in info.methods.values():
-        yield from ast.walk(method)
 
 
 def _first_argument(function: FunctionNode) -> str | None:

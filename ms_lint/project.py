@@ -3,11 +3,17 @@
 Only the user's own project is searched (the source root above the file's top package, and the file's own
 directory), never site-packages: a Cell base from another module of the project is common, and following
 third-party code would make every editor keystroke pay for parsing libraries.
+
+Two caches, because a flake8 run checks a whole project in one process. What most questions need (is this class
+a Cell, what does this module re-export) is kept for the whole process as a small summary per module and file
+version. The full facts of another module (its tree) are kept only while one file is analysed: keeping hundreds
+of trees alive would make every full garbage collection of the host process scan them, file after file.
 """
 from __future__ import annotations
 
 import ast
 import os
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -17,20 +23,45 @@ if TYPE_CHECKING:
     from ms_lint.facts import ModuleFacts
 
 _MAX_REEXPORT_HOPS = 8
-_module_cache: dict[tuple[str, float, Settings], "ModuleFacts | None"] = {}
+_full_facts: dict[tuple[str, float, Settings], "ModuleFacts | None"] = {}  # for the file being analysed
+_summaries: dict[tuple[str, float, Settings], "ModuleSummary | None"] = {}  # for the whole process
 _in_progress: set[str] = set()
+
+
+@dataclass(frozen=True)
+class ProjectClass:
+    """What is known of a class of another module of the project without keeping that module's tree."""
+
+    name: str
+    is_cell: bool
+    is_jit_class: bool
+
+
+@dataclass(frozen=True)
+class ModuleSummary:
+    names: dict[str, str]  # local name -> qualified name (what the module imports, hence re-exports)
+    classes: dict[str, ProjectClass]
+
+
+def forget_full_facts() -> None:
+    """Drop the other modules' trees kept while a file was analysed (their summaries stay)."""
+    _full_facts.clear()
 
 
 def source_roots(path: str) -> list[str]:
     """Directories a module of this project is imported from: above the top package, and the file's own."""
-    directory = os.path.dirname(os.path.abspath(path))
+    return list(_source_roots_of(os.path.dirname(os.path.abspath(path))))
+
+
+@lru_cache(maxsize=1024)
+def _source_roots_of(directory: str) -> tuple[str, ...]:
     own = directory
     while os.path.isfile(os.path.join(directory, "__init__.py")):
         parent = os.path.dirname(directory)
         if parent == directory:
             break
         directory = parent
-    return [directory] if directory == own else [directory, own]
+    return (directory,) if directory == own else (directory, own)
 
 
 @lru_cache(maxsize=4096)
@@ -41,10 +72,15 @@ def _in_project(top_level: str, roots: tuple[str, ...]) -> bool:
 
 def find_module_file(module: str, roots: list[str]) -> str | None:
     """The file of ``module`` under ``roots`` (astroid's finder, limited to the project), or None."""
+    return _find_module_file(module, tuple(roots))
+
+
+@lru_cache(maxsize=4096)
+def _find_module_file(module: str, roots: tuple[str, ...]) -> str | None:
     from astroid import modutils
 
     try:
-        found = modutils.file_from_modpath(module.split("."), path=roots)
+        found = modutils.file_from_modpath(module.split("."), path=list(roots))
     except (ImportError, SyntaxError, ValueError, AttributeError):
         return None
     # Only a regular file: a directory named like a module, or a FIFO that would block the read, is no module.
@@ -54,8 +90,18 @@ def find_module_file(module: str, roots: list[str]) -> str | None:
     return found if any(found.startswith(os.path.abspath(root) + os.sep) for root in roots) else None
 
 
+def project_class(path: str, qualname: str, settings: Settings) -> ProjectClass | None:
+    """The summary of the project class ``qualname`` seen from file ``path``."""
+    found = _find_class(path, qualname, settings, _module_summary)
+    return found[0].classes[found[1]] if found else None
+
+
 def project_class_facts(path: str, qualname: str, settings: Settings) -> tuple["ModuleFacts", str] | None:
     """(facts of the defining module, class name) for the project class ``qualname`` seen from file ``path``."""
+    return _find_class(path, qualname, settings, _module_facts)
+
+
+def _find_class(path: str, qualname: str, settings: Settings, load):
     if not path or qualname.startswith("."):
         return None
     roots = source_roots(path)
@@ -68,28 +114,52 @@ def project_class_facts(path: str, qualname: str, settings: Settings) -> tuple["
         module_file = find_module_file(module_name, roots)
         if module_file is None:
             return None
-        facts = _module_facts(module_file, settings)
-        if facts is None:
+        module = load(module_file, settings)
+        if module is None:
             return None
-        if class_name in facts.classes:
-            return facts, class_name
-        reexported = facts.names.get(class_name)
+        if class_name in module.classes:
+            return module, class_name
+        reexported = module.names.get(class_name)
         if reexported is None or reexported == qualname:
             return None
         qualname = reexported
     return None
 
 
+def _version(module_file: str, settings: Settings) -> tuple[str, float, Settings] | None:
+    try:
+        return module_file, os.path.getmtime(module_file), settings
+    except OSError:
+        return None
+
+
+def _module_summary(module_file: str, settings: Settings) -> ModuleSummary | None:
+    key = _version(module_file, settings)
+    if key is None:
+        return None
+    if key not in _summaries:
+        if module_file in _in_progress:
+            return None  # classes that inherit from each other across modules: unknown while it is being read
+        facts = _module_facts(module_file, settings)
+        if facts is None:
+            _summaries[key] = None  # unreadable or not Python
+            return None
+        _summaries[key] = ModuleSummary(
+            names=dict(facts.names),
+            classes={name: ProjectClass(name, info.is_cell, info.is_jit_class) for name, info in facts.classes.items()},
+        )
+    return _summaries[key]
+
+
 def _module_facts(module_file: str, settings: Settings) -> "ModuleFacts | None":
     from ms_lint.engine import read_source
     from ms_lint.facts import ModuleFacts
 
-    try:
-        key = (module_file, os.path.getmtime(module_file), settings)
-    except OSError:
+    key = _version(module_file, settings)
+    if key is None:
         return None
-    if key in _module_cache:
-        return _module_cache[key]
+    if key in _full_facts:
+        return _full_facts[key]
     if module_file in _in_progress:  # classes that inherit from each other across modules
         return None
     _in_progress.add(module_file)
@@ -100,7 +170,7 @@ def _module_facts(module_file: str, settings: Settings) -> "ModuleFacts | None":
         facts = None
     finally:
         _in_progress.discard(module_file)
-    _module_cache[key] = facts
+    _full_facts[key] = facts
     return facts
 
 

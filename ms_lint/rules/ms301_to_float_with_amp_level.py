@@ -90,6 +90,8 @@ def _converted_networks(module: ModuleFacts) -> dict[tuple[int, str], ast.Call]:
             network = site.node.args[0]
             if isinstance(network, ast.Name):
                 converted.setdefault((id(site.function), network.id), site.node)
+    if not converted and not converting_classes:
+        return converted
     # Instances of converting classes, and Cells built around converted networks, are converted too.
     for _ in range(3):
         for site in module.calls:

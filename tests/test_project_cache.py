@@ -1,0 +1,127 @@
+"""What one process keeps between files: summaries of the project's other modules, by file version, and nothing
+that holds a tree (a flake8 run over a whole project would otherwise drag every tree through each full garbage
+collection)."""
+from __future__ import annotations
+
+import ast
+import gc
+import os
+import textwrap
+import weakref
+from pathlib import Path
+
+import pytest
+
+from ms_lint import project
+from ms_lint.engine import check_file, check_tree
+from ms_lint.settings import Settings
+
+HEAD = textwrap.dedent('''
+    import numpy as np
+    from pkg.blocks import Block
+
+
+    class Head(Block):
+        def construct(self, x):
+            return np.sin(x)
+''')
+
+CELL_BLOCK = textwrap.dedent('''
+    import mindspore.nn as nn
+
+
+    class Block(nn.Cell):
+        pass
+''')
+
+PLAIN_BLOCK = textwrap.dedent('''
+    class Block:
+        pass
+''')
+
+
+@pytest.fixture
+def package(tmp_path: Path) -> Path:
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "blocks.py").write_text(CELL_BLOCK)
+    (tmp_path / "pkg" / "head.py").write_text(HEAD)
+    return tmp_path
+
+
+def codes(path: Path) -> list[str]:
+    return [finding.code for finding in check_file(str(path), Settings())]
+
+
+def test_a_base_class_module_edited_between_two_checks_is_read_again(package):
+    head = package / "pkg" / "head.py"
+    blocks = package / "pkg" / "blocks.py"
+    assert codes(head) == ["MS101"]
+    blocks.write_text(PLAIN_BLOCK)
+    later = os.stat(blocks).st_mtime + 5
+    os.utime(blocks, (later, later))
+    assert codes(head) == [], "Block is no Cell any more, so Head.construct is plain Python"
+
+
+def test_only_summaries_outlive_the_file_being_checked(package):
+    head = package / "pkg" / "head.py"
+    assert codes(head) == ["MS101"]
+    assert project._full_facts == {}
+    blocks = str(package / "pkg" / "blocks.py")
+    summaries = [summary for (path, _, _), summary in project._summaries.items() if path == blocks]
+    assert len(summaries) == 1
+    assert summaries[0].classes["Block"].is_cell
+    assert "nn" in summaries[0].names
+
+
+def test_a_deeper_question_about_another_module_reads_its_tree_for_that_file_only(package):
+    # Whether a Cell built in graph code owns parameters needs the other module's tree (MS106 leaves a
+    # parameter-free Cell alone).
+    (package / "pkg" / "blocks.py").write_text(CELL_BLOCK + textwrap.dedent('''
+        class Dense(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.inner = nn.Dense(2, 2)
+    '''))
+    holder = package / "pkg" / "holder.py"
+    holder.write_text(textwrap.dedent('''
+        import mindspore.nn as nn
+        from pkg.blocks import Block, Dense
+
+
+        class Holder(nn.Cell):
+            def construct(self, x):
+                trained = Dense()
+                empty = Block()
+                return empty(trained(x))
+    '''))
+    found = check_file(str(holder), Settings())
+    assert [(f.line, f.code) for f in found] == [(8, "MS106")]
+    assert project._full_facts == {}
+
+
+def test_the_checked_tree_is_freed_without_waiting_for_the_garbage_collector(package):
+    source = (package / "pkg" / "head.py").read_text() + textwrap.dedent('''
+
+        class Other(Head):
+            def __init__(self):
+                super().__init__()
+                self.scale = 2
+
+            def construct(self, x):
+                return self.helper(x) * self.scale
+
+            def helper(self, y):
+                return y.asnumpy()
+    ''')
+    gc.collect()
+    gc.disable()
+    try:
+        tree = ast.parse(source)
+        alive = weakref.ref(tree)
+        findings = check_tree(tree, source, str(package / "pkg" / "head.py"), Settings())
+        assert findings
+        del tree, findings
+        assert alive() is None, "a reference cycle keeps the tree until a full collection"
+    finally:
+        gc.enable()

@@ -1,0 +1,154 @@
+"""The one pre-order pass every question reads (``ms_lint.syntax``): same nodes as ``ast.walk``, source order,
+definitions' bodies as contiguous runs, and no recursion however deep the code."""
+from __future__ import annotations
+
+import ast
+import textwrap
+
+from ms_lint.syntax import NodeIndex, preorder
+
+SOURCE = textwrap.dedent('''
+    import numpy as np
+
+    LIMIT = np.zeros(3)
+
+    @decorate(np.ones(2))
+    def helper(x, scale=np.float32(2)):
+        y = x * scale
+
+        def inner(z):
+            return z + 1
+
+        class Local:
+            attribute = np.arange(4)
+
+            def method(self):
+                return self.attribute
+
+        total = sum(lambda_value for lambda_value in (lambda q: [q, q])(y))
+        for item in range(3):
+            while item:
+                item -= 1
+        return inner(y) + total
+
+    class Net(Base, metaclass=Meta):
+        size = 4
+
+        def construct(self, x):
+            return helper(x)
+
+    print(helper(LIMIT))
+''')
+
+CONTEXTS = (ast.Load, ast.Store, ast.Del)
+
+
+def ids(nodes) -> list[int]:
+    return sorted(id(node) for node in nodes)
+
+
+def walk_without_contexts(node: ast.AST) -> list[ast.AST]:
+    return [n for n in ast.walk(node) if not isinstance(n, CONTEXTS)]
+
+
+def find(tree: ast.AST, node_type: type, name: str) -> ast.AST:
+    return next(n for n in ast.walk(tree) if isinstance(n, node_type) and getattr(n, "name", None) == name)
+
+
+def test_the_index_holds_the_nodes_ast_walk_finds_but_the_contexts():
+    tree = ast.parse(SOURCE)
+    index = NodeIndex(tree)
+    assert ids(index.nodes) == ids(walk_without_contexts(tree))
+    assert not any(isinstance(node, CONTEXTS) for node in index.nodes)
+
+
+def test_nodes_come_in_source_order_with_a_definitions_header_before_its_body():
+    tree = ast.parse(SOURCE)
+    index = NodeIndex(tree)
+    statements = [node for node in index.nodes if isinstance(node, ast.stmt)]
+    helper = find(tree, ast.FunctionDef, "helper")
+    net = find(tree, ast.ClassDef, "Net")
+    # Statements in order of their lines, except a definition's decorators, which come with its header.
+    assert [s.lineno for s in statements] == sorted(s.lineno for s in statements)
+    position = {id(node): number for number, node in enumerate(index.nodes)}
+    decorator_call = helper.decorator_list[0]
+    assert position[id(helper)] < position[id(decorator_call)] < position[id(helper.body[0])]
+    assert position[id(net.bases[0])] < position[id(net.keywords[0])] < position[id(net.body[0])]
+
+
+def test_subtree_of_a_definition_or_loop_is_what_ast_walk_gives():
+    tree = ast.parse(SOURCE)
+    index = NodeIndex(tree)
+    spanned = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.ClassDef, ast.For, ast.While,
+                                                            ast.Lambda))]
+    assert len(spanned) == 9  # six definitions, a lambda, a for and a while
+    for node in spanned:
+        subtree = index.subtree(node)
+        assert subtree[0] is node
+        assert ids(subtree) == ids(walk_without_contexts(node))
+
+
+def test_subtree_of_a_node_from_elsewhere_is_walked_on_demand():
+    index = NodeIndex(ast.parse(SOURCE))
+    other = ast.parse("def f(a):\n    return [a, -a]\n").body[0]
+    assert ids(index.subtree(other)) == ids(walk_without_contexts(other))
+    assert ids(index.subtree(other.body[0])) == ids(walk_without_contexts(other.body[0]))
+
+
+def test_body_of_a_function_enters_nested_functions_and_lambdas_but_not_classes():
+    tree = ast.parse(SOURCE)
+    index = NodeIndex(tree)
+    helper = find(tree, ast.FunctionDef, "helper")
+    local = find(tree, ast.ClassDef, "Local")
+    inner = find(tree, ast.FunctionDef, "inner")
+    body = index.body(helper)
+    expected = [n for statement in helper.body for n in walk_without_contexts(statement)]
+    inside_local = {id(n) for n in walk_without_contexts(local)} - {id(local)}
+    assert ids(body) == ids(n for n in expected if id(n) not in inside_local)
+    assert local in body and inner in body and inner.body[0] in body
+    assert not any(isinstance(n, ast.arguments) and n is helper.args for n in body), "arguments are not body"
+    assert helper.decorator_list[0] not in body
+    assert index.body(helper) is body, "a body is computed once"
+
+
+def test_body_of_a_function_from_elsewhere_is_walked_on_demand():
+    index = NodeIndex(ast.parse(SOURCE))
+    other = ast.parse("def f(a):\n    class C:\n        x = 1\n    return a\n").body[0]
+    body = index.body(other)
+    assert [type(n).__name__ for n in body] == ["ClassDef", "Return", "Name"]
+
+
+def test_own_code_of_a_module_leaves_out_functions_classes_and_lambdas():
+    tree = ast.parse(SOURCE + "key = (lambda k: k * 2)(3)\n")
+    index = NodeIndex(tree)
+    own = list(index.own_code(tree))
+    names = {n.id for n in own if isinstance(n, ast.Name)}
+    assert names == {"LIMIT", "np", "print", "helper", "key"}
+    lambdas = [n for n in own if isinstance(n, ast.Lambda)]
+    assert len(lambdas) == 1 and lambdas[0].body not in own
+    assert find(tree, ast.FunctionDef, "helper") in own, "the definitions themselves are part of the module's code"
+
+
+def test_own_code_of_a_function_is_its_body():
+    tree = ast.parse(SOURCE)
+    index = NodeIndex(tree)
+    helper = find(tree, ast.FunctionDef, "helper")
+    assert list(index.own_code(helper)) == index.body(helper)
+
+
+def test_leaves_that_are_not_nodes_are_skipped():
+    tree = ast.parse("def f(*, a=None, b):\n    global g, h\n    return {**a, 'k': b}\n")
+    index = NodeIndex(tree)
+    assert all(isinstance(node, ast.AST) for node in index.nodes)
+    assert ids(index.nodes) == ids(walk_without_contexts(tree))
+
+
+def test_code_nested_far_deeper_than_the_recursion_limit():
+    depth = 20_000
+    expression = ast.Name(id="x", ctx=ast.Load())
+    for _ in range(depth):
+        expression = ast.UnaryOp(op=ast.USub(), operand=expression)
+    tree = ast.Module(body=[ast.Expr(value=expression)], type_ignores=[])
+    index = NodeIndex(tree)
+    assert len([n for n in index.nodes if isinstance(n, ast.UnaryOp)]) == depth
+    assert len(preorder(tree.body[0])) == len(index.nodes) - 1
