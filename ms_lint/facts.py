@@ -38,6 +38,9 @@ _KIND_PASSING_BUILTINS = frozenset({
     "divmod", "zip", "enumerate", "iter", "next", "dict",
 })
 _JIT_NAMES = ("jit", "ms_function")
+# The nodes the module's index records (see ModuleFacts._index).
+_INDEXED_NODE_TYPES = frozenset({ast.Call, ast.Assign, ast.Import, ast.ImportFrom, ast.ClassDef, ast.FunctionDef,
+                                 ast.AsyncFunctionDef})
 _GRAD_NAMES = ("grad", "value_and_grad", "GradOperation", "vjp", "jvp")
 # Results that are counts, indices, flags or shapes: host data reaching a result only through them carries no
 # value into it (an index selects data, it is not differentiated).
@@ -168,6 +171,11 @@ class GraphFunction:
         self.nodes: list[ast.AST] = module.index.body(node)  # shared: never modified
         self._returned_data: set[int] | None = None
 
+    def nodes_of(self, *node_types: type) -> list[ast.AST]:
+        """The nodes of this function of these types (exactly: parsed trees hold no subclasses), in source order;
+        one list per set of types, shared by every rule that asks."""
+        return self.module.index.body_nodes_of(self.node, node_types)
+
     @property
     def scope(self) -> str:
         return self.owner.name if self.owner else self.node.name
@@ -185,8 +193,8 @@ class GraphFunction:
 
     def compute_environment(self) -> None:
         env: dict[str, str | None] = dict(self.parameter_kinds)
-        binding = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.For, ast.comprehension, ast.NamedExpr, ast.withitem)
-        assignments = [n for n in self.nodes if isinstance(n, binding)]
+        assignments = self.nodes_of(ast.Assign, ast.AugAssign, ast.AnnAssign, ast.For, ast.comprehension,
+                                    ast.NamedExpr, ast.withitem)
         # Flow-insensitive: a name is tensor data if any assignment makes it so; two rounds settle loops.
         for _ in range(2):
             self.env = env
@@ -282,13 +290,13 @@ class GraphFunction:
         it is not (a condition, an index or a count does not carry a value into the result)."""
         if self._returned_data is not None:
             return self._returned_data
-        nested = {id(inner) for node in self.nodes if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        nested = {id(inner) for node in self.nodes_of(ast.FunctionDef, ast.AsyncFunctionDef)
                   for inner in self.module.index.subtree(node)[1:]}
         flows: dict[str, list[ast.AST]] = {}
         for node in self.nodes:
             for name, value in _value_flows(node):
                 flows.setdefault(name, []).append(value)
-        pending = [n.value for n in self.nodes if isinstance(n, ast.Return) and n.value is not None
+        pending = [n.value for n in self.nodes_of(ast.Return) if n.value is not None
                    and id(n) not in nested]
         found: set[int] = set()
         names: set[str] = set()
@@ -357,8 +365,8 @@ class GraphFunction:
     def host_conversions(self) -> list[ast.Call]:
         """Calls that copy tensor data to the host: ``x.asnumpy()``, ``.tolist()``, ``.numpy()``."""
         return [
-            node for node in self.nodes
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            node for node in self.nodes_of(ast.Call)
+            if isinstance(node.func, ast.Attribute)
             and node.func.attr in api.HOST_CONVERSION_METHODS and self.kind(node.func.value) == TENSOR
         ]
 
@@ -592,13 +600,15 @@ class ModuleFacts:
         # (position where it ends, innermost function, innermost class) of the definitions around a position
         contexts: list[tuple[int, FunctionNode | None, ClassInfo | None]] = [(len(nodes), None, None)]
         class_body: tuple[int, int, ClassInfo] | None = None  # a class whose header is being read
-        for position, node in enumerate(nodes):
-            while position >= contexts[-1][0]:
-                contexts.pop()
-            if class_body is not None and position == class_body[0]:
+        indexed = _INDEXED_NODE_TYPES
+        for position in [position for position, node in enumerate(nodes) if node.__class__ in indexed]:
+            node = nodes[position]
+            if class_body is not None and position >= class_body[0]:
                 # A class's bases and decorators belong to the code around it; its body to the class.
                 contexts.append((class_body[1], None, class_body[2]))
                 class_body = None
+            while position >= contexts[-1][0]:
+                contexts.pop()
             _, function, owner = contexts[-1]
             node_type = node.__class__
             if node_type is ast.Call:
@@ -922,8 +932,8 @@ class ModuleFacts:
                 for name, method in info.methods.items():
                     if name not in ("__init__", "__new__"):
                         add(method, info, f"method of @jit_class {info.name}", strict, None)
-        for node in self.index.nodes:
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        for node, _ in self._enclosing:
+            if not isinstance(node, ast.ClassDef):
                 decorator = self._jit_decorator(node)
                 if decorator is not None:
                     add(node, self.class_of_function.get(id(node)), "decorated with @jit", self._is_strict(decorator),
@@ -948,9 +958,7 @@ class ModuleFacts:
     def calls_from(self, caller: GraphFunction) -> Iterator[tuple[ast.Call, FunctionNode, ClassInfo | None, dict]]:
         """Each call in ``caller`` to a function of this module: (the call, the function, its class, the kinds of
         the arguments the call passes)."""
-        for node in caller.nodes:
-            if not isinstance(node, ast.Call):
-                continue
+        for node in caller.nodes_of(ast.Call):
             func = node.func
             target: FunctionNode | None = None
             owner: ClassInfo | None = None
@@ -1055,7 +1063,7 @@ class ModuleFacts:
             probe = GraphFunction(self, function, owner, "", strict=False)
             probe.parameter_kinds = dict(kinds)
             probe.compute_environment()
-            returned = [probe.structure(n.value) for n in probe.nodes if isinstance(n, ast.Return) and n.value]
+            returned = [probe.structure(n.value) for n in probe.nodes_of(ast.Return) if n.value]
             result = _join_structures(returned)
         finally:
             self._returns_in_progress.discard(id(function))

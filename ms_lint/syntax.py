@@ -136,6 +136,7 @@ class NodeIndex:
         self._spans = _Spans()
         self.nodes: list[ast.AST] = _traverse(tree, self._spans)
         self._bodies: dict[int, list[ast.AST]] = {}
+        self._typed_bodies: dict[tuple[int, tuple[type, ...]], list[ast.AST]] = {}
 
     def _start(self, node: ast.AST) -> int | None:
         start = self._spans.starts.get(id(node))
@@ -155,17 +156,29 @@ class NodeIndex:
     def body(self, function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.AST]:
         """Every node of ``function``'s body, nested functions and lambdas included; a class defined in it is
         listed but not entered."""
-        cached = self._bodies.get(id(function))
-        if cached is not None:
-            return cached
         if self._start(function) is None:  # not from this module's tree
-            body = [node for statement in function.body for node in preorder(statement)]
-        else:
-            body = self.nodes[self._spans.body_starts[id(function)]:self._spans.ends[id(function)]]
-        result = self._skipping_inside(body, (ast.ClassDef,)) if any(
-            node.__class__ is ast.ClassDef for node in body) else body
-        self._bodies[id(function)] = result
-        return result
+            return self._without_class_bodies([node for statement in function.body for node in preorder(statement)])
+        body = self._bodies.get(id(function))
+        if body is None:
+            body = self._bodies[id(function)] = self._without_class_bodies(
+                self.nodes[self._spans.body_starts[id(function)]:self._spans.ends[id(function)]])
+        return body
+
+    def body_nodes_of(self, function: ast.FunctionDef | ast.AsyncFunctionDef,
+                      node_types: tuple[type, ...]) -> list[ast.AST]:
+        """The nodes of ``function``'s body (as ``body`` gives them) of exactly these types, in source order."""
+        if self._start(function) is None:
+            return [node for node in self.body(function) if node.__class__ in node_types]
+        key = (id(function), node_types)
+        found = self._typed_bodies.get(key)
+        if found is None:
+            found = self._typed_bodies[key] = [node for node in self.body(function) if node.__class__ in node_types]
+        return found
+
+    def _without_class_bodies(self, nodes: list[ast.AST]) -> list[ast.AST]:
+        if any(node.__class__ is ast.ClassDef for node in nodes):
+            return self._skipping_inside(nodes, (ast.ClassDef,))
+        return nodes
 
     def own_code(self, scope: ast.AST) -> Iterator[ast.AST]:
         """The nodes of a function's body, or of a module's own code outside its functions and classes."""

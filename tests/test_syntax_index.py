@@ -79,8 +79,8 @@ def test_nodes_come_in_source_order_with_a_definitions_header_before_its_body():
 def test_subtree_of_a_definition_or_loop_is_what_ast_walk_gives():
     tree = ast.parse(SOURCE)
     index = NodeIndex(tree)
-    spanned = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.ClassDef, ast.For, ast.While,
-                                                            ast.Lambda))]
+    spanned_types = (ast.FunctionDef, ast.ClassDef, ast.For, ast.While, ast.Lambda)
+    spanned = [n for n in ast.walk(tree) if isinstance(n, spanned_types)]
     assert len(spanned) == 9  # six definitions, a lambda, a for and a while
     for node in spanned:
         subtree = index.subtree(node)

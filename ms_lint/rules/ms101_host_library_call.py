@@ -54,7 +54,7 @@ class HostLibraryCall(Rule):
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         for function in module.graph_functions:
             host_arrays = _names_bound_to_host_arrays(module, function)
-            for node in function.nodes:
+            for node in function.nodes_of(ast.Call, ast.BinOp):
                 if isinstance(node, ast.Call):
                     yield from self._host_call(module, function, node)
                     yield from self._host_operands_of_op(module, function, node, host_arrays)
@@ -106,8 +106,8 @@ class HostLibraryCall(Rule):
 
 def _names_bound_to_host_arrays(module: ModuleFacts, function: GraphFunction) -> dict[str, ast.Call]:
     names = {}
-    for node in function.nodes:
-        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and function.kind(node.value) == HOST:
+    for node in function.nodes_of(ast.Assign):
+        if isinstance(node.value, ast.Call) and function.kind(node.value) == HOST:
             if api.is_host_library(module.qualname(node.value.func)):
                 for target in node.targets:
                     if isinstance(target, ast.Name):

@@ -57,10 +57,9 @@ class UserTypeInGraph(Rule):
         for function in module.graph_functions:
             if not function.strict:
                 continue
-            for node in function.nodes:
-                if isinstance(node, ast.Call):
-                    yield from self._mutating_call(module, function, node)
-                    yield from self._built_from_tensors(module, function, node)
+            for node in function.nodes_of(ast.Call):
+                yield from self._mutating_call(module, function, node)
+                yield from self._built_from_tensors(module, function, node)
 
     def _mutating_call(self, module: ModuleFacts, function: GraphFunction, call: ast.Call) -> Iterator[Finding]:
         func = call.func

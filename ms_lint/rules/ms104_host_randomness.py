@@ -39,13 +39,12 @@ class HostRandomness(Rule):
 
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         for function in module.graph_functions:
-            for node in function.nodes:
-                if isinstance(node, ast.Call):
-                    qualname = module.qualname(node.func)
-                    if api.is_host_random(qualname):
-                        yield self.finding(
-                            module, node,
-                            f"{qualname}() in graph code ({function.label}) is drawn once, at compile time: every "
-                            "step reuses the same value (all syntax levels); use mindspore.ops random ops "
-                            "(ops.uniform, ops.standard_normal, ops.bernoulli) or draw in the data pipeline",
-                        )
+            for node in function.nodes_of(ast.Call):
+                qualname = module.qualname(node.func)
+                if api.is_host_random(qualname):
+                    yield self.finding(
+                        module, node,
+                        f"{qualname}() in graph code ({function.label}) is drawn once, at compile time: every "
+                        "step reuses the same value (all syntax levels); use mindspore.ops random ops "
+                        "(ops.uniform, ops.standard_normal, ops.bernoulli) or draw in the data pipeline",
+                    )

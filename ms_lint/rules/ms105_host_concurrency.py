@@ -42,16 +42,15 @@ class HostConcurrency(Rule):
 
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         for function in module.graph_functions:
-            for node in function.nodes:
-                if isinstance(node, ast.Call):
-                    started = _what_it_starts(module, function, node)
-                    if started:
-                        yield self.finding(
-                            module, node,
-                            f"{started} in graph code ({function.label}) runs once, while the graph compiles, and "
-                            "never on later steps (all syntax levels); start it outside graph code (training loop, "
-                            "callback, data pipeline)",
-                        )
+            for node in function.nodes_of(ast.Call):
+                started = _what_it_starts(module, function, node)
+                if started:
+                    yield self.finding(
+                        module, node,
+                        f"{started} in graph code ({function.label}) runs once, while the graph compiles, and "
+                        "never on later steps (all syntax levels); start it outside graph code (training loop, "
+                        "callback, data pipeline)",
+                    )
 
 
 def _what_it_starts(module: ModuleFacts, function: GraphFunction, call: ast.Call) -> str | None:

@@ -45,9 +45,7 @@ class CellOrParameterInGraph(Rule):
 
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         for function in module.graph_functions:
-            for node in function.nodes:
-                if not isinstance(node, ast.Call):
-                    continue
+            for node in function.nodes_of(ast.Call):
                 qualname = module.qualname(node.func)
                 if module.builds_parameter(node) or api.is_mindspore_name(qualname, "initializer"):
                     yield self.finding(

@@ -70,8 +70,8 @@ class SetDataInGraph(Rule):
 
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         for function in module.graph_functions:
-            for node in function.nodes:
-                if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            for node in function.nodes_of(ast.Call):
+                if (isinstance(node.func, ast.Attribute)
                         and node.func.attr in _METHODS and _may_be_parameter(function, node.func.value)):
                     yield self.finding(
                         module, node,

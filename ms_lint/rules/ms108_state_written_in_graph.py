@@ -43,12 +43,11 @@ class StateWrittenInGraph(Rule):
 
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         for function in module.graph_functions:
-            declared_global = {name for node in function.nodes if isinstance(node, ast.Global) for name in node.names}
-            for node in function.nodes:
-                if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
-                    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-                    for target in targets:
-                        yield from self._written(module, function, node, target, declared_global)
+            declared_global = {name for node in function.nodes_of(ast.Global) for name in node.names}
+            for node in function.nodes_of(ast.Assign, ast.AugAssign, ast.AnnAssign):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                for target in targets:
+                    yield from self._written(module, function, node, target, declared_global)
 
     def _written(self, module: ModuleFacts, function: GraphFunction, statement: ast.AST, target: ast.AST,
                  declared_global: set[str]) -> Iterator[Finding]:

@@ -49,7 +49,7 @@ class DynamicShape(Rule):
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         for function in module.graph_functions:
             masks = _boolean_names(module, function)
-            for node in function.nodes:
+            for node in function.nodes_of(ast.Subscript, ast.Call):
                 description = None
                 if isinstance(node, ast.Subscript) and function.kind(node.value) == TENSOR and _is_boolean_mask(
                         module, function, node.slice, masks):
@@ -91,8 +91,8 @@ def _dynamic_call(module: ModuleFacts, function: GraphFunction, call: ast.Call) 
 
 def _boolean_names(module: ModuleFacts, function: GraphFunction) -> set[str]:
     names = set()
-    for node in function.nodes:
-        if isinstance(node, ast.Assign) and _is_boolean_expression(module, function, node.value, names):
+    for node in function.nodes_of(ast.Assign):
+        if _is_boolean_expression(module, function, node.value, names):
             names.update(t.id for t in node.targets if isinstance(t, ast.Name))
     return names
 

@@ -55,9 +55,7 @@ class JitForbiddenApi(Rule):
         modules = tuple(name + "." for name in forbidden["modules"])
         methods = {owner: frozenset(names) for owner, names in forbidden["methods"].items()}
         for function in module.graph_functions:
-            for node in function.nodes:
-                if not isinstance(node, ast.Call):
-                    continue
+            for node in function.nodes_of(ast.Call):
                 qualname = module.qualname(node.func)
                 if qualname and (qualname in functions or qualname.startswith(modules)):
                     yield self._finding(module, function, node, qualname, api.last_name(qualname))
