@@ -126,9 +126,38 @@ def flake8_with_only(variant: str, flake8_argv: list[str]) -> int:
         return (plugin for plugin in discover_all() if _normalized(plugin.package) in allowed)
 
     finder._find_importlib_plugins = discover_allowed
+    if variant == "ms":
+        _report_plugin_cpu_at_exit()
     from flake8.main.cli import main
 
     return main(flake8_argv)
+
+
+PLUGIN_CPU_MARK = "bench: MS plugin cpu seconds: "
+
+
+def _report_plugin_cpu_at_exit() -> None:
+    """Add up the CPU time this process spends inside the MS plugin's ``run`` and print it on stderr at exit.
+
+    Set against the CPU time of the same run, it gives the plugin's share of that run, which the load of other
+    processes cannot skew the way it skews two runs made one after the other. Pool workers (``--jobs=2``) leave
+    through ``os._exit`` and print nothing, so only serial runs report it."""
+    import atexit
+
+    from ms_lint.plugin import MsLintChecker
+
+    spent = [0.0]
+    run = MsLintChecker.run
+
+    def timed_run(self):
+        start = time.process_time()
+        try:
+            yield from run(self)
+        finally:
+            spent[0] += time.process_time() - start
+
+    MsLintChecker.run = timed_run
+    atexit.register(lambda: print(f"{PLUGIN_CPU_MARK}{spent[0]:.6f}", file=sys.stderr))
 
 
 def flake8_warm(variant: str, display_name: str, checks: int) -> int:
@@ -285,6 +314,20 @@ def prepare_torchfix() -> dict:
     return {"site": str(TORCHFIX_SITE), "requires": requires, "installed": marker.read_text().split()}
 
 
+def compile_plugin_sources(torchfix: bool) -> None:
+    """Write the bytecode of ms_lint (and TorchFix) as ``pip install`` does for installed packages, so that no
+    plugin compiles its sources in every measured process. flake8 and its bundle have theirs from their install;
+    an editable install, or an environment with PYTHONDONTWRITEBYTECODE set, would otherwise leave ms-lint without."""
+    import compileall
+
+    import ms_lint
+
+    folders = [Path(ms_lint.__file__).parent] + ([TORCHFIX_SITE / "torchfix"] if torchfix else [])
+    for folder in folders:
+        if not compileall.compile_dir(str(folder), quiet=1):
+            raise BenchError(f"could not compile the sources in {folder}")
+
+
 def corpus_files(folders: list[Path]) -> list[str]:
     """The files flake8 checks in these folders (its default patterns and excludes), in flake8's order."""
     from flake8 import defaults
@@ -360,6 +403,7 @@ class Run:
     load_after: list[float]
     codes: dict[str, int]
     inner: dict | None
+    plugin_cpu_s: float | None = None  # CPU time inside the MS plugin, when the child reported it
 
 
 def measure(case: Case, cwd: Path) -> Run:
@@ -392,9 +436,12 @@ def measure(case: Case, cwd: Path) -> Run:
     else:
         for match in REPORT_LINE.finditer(text):
             codes[match.group(1)] = codes.get(match.group(1), 0) + 1
+    plugin_cpu = [float(line[len(PLUGIN_CPU_MARK):]) for line in error_text.splitlines()
+                  if line.startswith(PLUGIN_CPU_MARK)]
     # ru_maxrss is in kilobytes on Linux and in bytes on macOS.
     rss_mb = usage.ru_maxrss / (1024 * 1024 if sys.platform == "darwin" else 1024)
-    return Run(wall, usage.ru_utime + usage.ru_stime, rss_mb, child.returncode, load_before, load_after, codes, inner)
+    return Run(wall, usage.ru_utime + usage.ru_stime, rss_mb, child.returncode, load_before, load_after, codes, inner,
+               plugin_cpu[-1] if plugin_cpu else None)
 
 
 def run_rotating(cases: list[Case], repeat: int, cwd: Path, record: dict, on_rep=None, what: str = "") -> None:
@@ -538,6 +585,12 @@ def build_table(results: dict) -> str:
                      f"{warm['ms']['median_ms']:.1f} ms, added {warm['added_ms']:.1f} ms; plugin alone "
                      f"{warm['ms']['plugin_alone_median_ms']:.1f} ms; first check in the process: "
                      f"{warm['plain']['first_ms']:.0f} / {warm['ms']['first_ms']:.0f} ms")
+    share = results.get("plugin_share")
+    if share:
+        extra.append(f"inside the flake8 + MS --jobs=1 runs: the plugin's own CPU time {share['plugin_cpu_s']:.2f} s "
+                     f"of {share['run_cpu_s']:.2f} s ({share['percent']:.1f}%), the ratio that run implies "
+                     f"{share['ratio']:.3f}x (medians; the garbage collector's extra work outside the plugin and "
+                     f"the import are not in it)")
     validator = results.get("validator", {})
     if validator:
         if validator.get("skipped"):
@@ -568,6 +621,15 @@ def summarize(results: dict) -> None:
         editor["added_cold_ms"] = (with_ms - plain) * 1000
         editor["added_cold_cpu_ms"] = (median([r["cpu_s"] for r in runs["stdin-ms"]])
                                        - median([r["cpu_s"] for r in runs["stdin-plain"]])) * 1000
+    shares = [(r["plugin_cpu_s"], r["cpu_s"]) for r in runs.get("flake8-ms-j1", [])
+              if r.get("plugin_cpu_s") is not None and r["cpu_s"] > r["plugin_cpu_s"]]
+    if shares:
+        results["plugin_share"] = {
+            "plugin_cpu_s": median([plugin for plugin, _ in shares]),
+            "run_cpu_s": median([run for _, run in shares]),
+            "percent": median([100 * plugin / run for plugin, run in shares]),
+            "ratio": median([run / (run - plugin) for plugin, run in shares]),
+        }
     targets = {}
     if "flake8-ms-j1" in runs:
         targets[f"flake8 + MS / flake8 (goal {GOAL_FLAKE8_RATIO:.2f}x)"] = (
@@ -699,6 +761,7 @@ def bench(args: argparse.Namespace) -> int:
                                                               os.environ.get("PYTHONPATH", "")]))}
     variants = ["plain", "ms"] + (["torchfix"] if torchfix else [])
     check_command = has_module("ms_lint.commands.check")
+    compile_plugin_sources(torchfix is not None)
 
     results: dict = {
         "meta": {

@@ -71,23 +71,25 @@ def _in_project(top_level: str, roots: tuple[str, ...]) -> bool:
 
 
 def find_module_file(module: str, roots: list[str]) -> str | None:
-    """The file of ``module`` under ``roots`` (astroid's finder, limited to the project), or None."""
+    """The file of ``module`` under ``roots``, the project's source roots, or None."""
     return _find_module_file(module, tuple(roots))
 
 
 @lru_cache(maxsize=4096)
 def _find_module_file(module: str, roots: tuple[str, ...]) -> str | None:
-    from astroid import modutils
-
-    try:
-        found = modutils.file_from_modpath(module.split("."), path=list(roots))
-    except (ImportError, SyntaxError, ValueError, AttributeError):
+    # Where Python's path finder would look: a package's __init__.py, else the module's .py file. Only regular
+    # files count: a directory named like a module, or a FIFO that would block the read, is no module.
+    *packages, name = parts = module.split(".")
+    if not all(parts) or any(os.sep in part for part in parts):
         return None
-    # Only a regular file: a directory named like a module, or a FIFO that would block the read, is no module.
-    if not found or not found.endswith(".py") or not os.path.isfile(found):
-        return None
-    found = os.path.abspath(found)
-    return found if any(found.startswith(os.path.abspath(root) + os.sep) for root in roots) else None
+    for root in roots:
+        directory = os.path.join(root, *packages)
+        if not os.path.isdir(directory):
+            continue
+        for candidate in (os.path.join(directory, name, "__init__.py"), os.path.join(directory, name + ".py")):
+            if os.path.isfile(candidate):
+                return os.path.abspath(candidate)
+    return None
 
 
 def project_class(path: str, qualname: str, settings: Settings) -> ProjectClass | None:
