@@ -6,8 +6,9 @@ third-party code would make every editor keystroke pay for parsing libraries.
 
 Two caches, because a flake8 run checks a whole project in one process. What most questions need (is this class
 a Cell, what does this module re-export) is kept for the whole process as a small summary per module and file
-version. The full facts of another module (its tree) are kept only while one file is analysed: keeping hundreds
-of trees alive would make every full garbage collection of the host process scan them, file after file.
+version, and so is where each module's file lies. The full facts of another module (its tree) are kept only while
+one file is analysed: keeping hundreds of trees alive would make every full garbage collection of the host process
+scan them, file after file.
 """
 from __future__ import annotations
 
@@ -24,7 +25,8 @@ if TYPE_CHECKING:
 
 _MAX_REEXPORT_HOPS = 8
 _full_facts: dict[tuple[str, float, Settings], "ModuleFacts | None"] = {}  # for the file being analysed
-_summaries: dict[tuple[str, float, Settings], "ModuleSummary | None"] = {}  # for the whole process
+# (file, settings) -> (the file's version, its summary), for the whole process
+_summaries: dict[tuple[str, Settings], tuple[tuple[str, float, Settings], "ModuleSummary | None"]] = {}
 _in_progress: set[str] = set()
 
 
@@ -136,21 +138,21 @@ def _version(module_file: str, settings: Settings) -> tuple[str, float, Settings
 
 
 def _module_summary(module_file: str, settings: Settings) -> ModuleSummary | None:
-    key = _version(module_file, settings)
-    if key is None:
+    version = _version(module_file, settings)
+    if version is None:
         return None
-    if key not in _summaries:
-        if module_file in _in_progress:
-            return None  # classes that inherit from each other across modules: unknown while it is being read
-        facts = _module_facts(module_file, settings)
-        if facts is None:
-            _summaries[key] = None  # unreadable or not Python
-            return None
-        _summaries[key] = ModuleSummary(
-            names=dict(facts.names),
-            classes={name: ProjectClass(name, info.is_cell, info.is_jit_class) for name, info in facts.classes.items()},
-        )
-    return _summaries[key]
+    known = _summaries.get((module_file, settings))
+    if known is not None and known[0] == version:
+        return known[1]
+    if module_file in _in_progress:
+        return None  # classes that inherit from each other across modules: unknown while it is being read
+    facts = _module_facts(module_file, settings)
+    summary = None if facts is None else ModuleSummary(  # None: unreadable, or not Python
+        names=dict(facts.names),
+        classes={name: ProjectClass(name, info.is_cell, info.is_jit_class) for name, info in facts.classes.items()},
+    )
+    _summaries[(module_file, settings)] = (version, summary)  # an older version of the file is forgotten
+    return summary
 
 
 def _module_facts(module_file: str, settings: Settings) -> "ModuleFacts | None":

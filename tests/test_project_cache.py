@@ -61,6 +61,7 @@ def test_a_base_class_module_edited_between_two_checks_is_read_again(package):
     later = os.stat(blocks).st_mtime + 5
     os.utime(blocks, (later, later))
     assert codes(head) == [], "Block is no Cell any more, so Head.construct is plain Python"
+    assert len([key for key in project._summaries if key[0] == str(blocks)]) == 1, "the old version is forgotten"
 
 
 def test_only_summaries_outlive_the_file_being_checked(package):
@@ -68,7 +69,7 @@ def test_only_summaries_outlive_the_file_being_checked(package):
     assert codes(head) == ["MS101"]
     assert project._full_facts == {}
     blocks = str(package / "pkg" / "blocks.py")
-    summaries = [summary for (path, _, _), summary in project._summaries.items() if path == blocks]
+    summaries = [summary for (path, _), (_, summary) in project._summaries.items() if path == blocks]
     assert len(summaries) == 1
     assert summaries[0].classes["Block"].is_cell
     assert "nn" in summaries[0].names
