@@ -38,9 +38,6 @@ _KIND_PASSING_BUILTINS = frozenset({
     "divmod", "zip", "enumerate", "iter", "next", "dict",
 })
 _JIT_NAMES = ("jit", "ms_function")
-# The nodes the module's index records (see ModuleFacts._index).
-_INDEXED_NODE_TYPES = frozenset({ast.Call, ast.Assign, ast.Import, ast.ImportFrom, ast.ClassDef, ast.FunctionDef,
-                                 ast.AsyncFunctionDef})
 _GRAD_NAMES = ("grad", "value_and_grad", "GradOperation", "vjp", "jvp")
 # Results that are counts, indices, flags or shapes: host data reaching a result only through them carries no
 # value into it (an index selects data, it is not differentiated).
@@ -54,6 +51,9 @@ _INDEX_FUNCTIONS = frozenset({
 # Methods that change a container in place: their arguments become part of it.
 _MUTATING_METHODS = frozenset({"append", "extend", "insert", "update", "add", "setdefault", "appendleft",
                                "extendleft"})
+# The nodes the module's index records (see ModuleFacts._index).
+_INDEXED_NODE_TYPES = frozenset({ast.Call, ast.Assign, ast.Import, ast.ImportFrom, ast.ClassDef, ast.FunctionDef,
+                                 ast.AsyncFunctionDef})
 # Cell methods that return the Cell itself, so ``Net().set_train()`` is still the Cell.
 _CELL_METHODS_RETURNING_SELF = frozenset({
     "set_grad", "set_train", "to_float", "set_boost", "add_flags", "add_flags_recursive", "apply",

@@ -185,7 +185,7 @@ class GradAfterCallWithoutSetGrad(Rule):
             return False
         names = {node.id for a in arguments for node in ast.walk(a) if isinstance(node, ast.Name)}
         between = (_position(forward), _position(run))
-        for node in ast.walk(scope.function or module.tree):
+        for node in module.index.subtree(scope.function or module.tree):
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and node.id in names and (
                     between[0] < _position(node) < between[1]) and _inside(module, node, scope):
                 return False
@@ -200,7 +200,7 @@ class GradAfterCallWithoutSetGrad(Rule):
             if origin.func.attr == "set_grad" and _enables(origin):
                 return True
             origin = origin.func.value
-        bound_here = _binds(scope, key)
+        bound_here = _binds(module, scope, key)
         # self.<attr> is the same object only in methods of the same class (or the bases it inherits them from).
         classes = _class_and_bases(scope.owner) if "." in key else None
         for node, function, owner in self._set_grad_sites(module, key):
@@ -217,8 +217,8 @@ class GradAfterCallWithoutSetGrad(Rule):
         for site in module.calls:
             if self._sets_grad(module, site.node, key):
                 yield site.node, site.function, site.owner
-        functions = [n for n in ast.walk(module.tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
-        for node in ast.walk(module.tree):
+        functions = [n for n in module.index.nodes if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        for node in module.index.nodes:
             if isinstance(node, ast.Assign) and self._sets_grad(module, node, key):
                 around = [f for f in functions if f.lineno <= node.lineno <= (f.end_lineno or f.lineno)]
                 function = max(around, key=lambda f: f.lineno) if around else None
@@ -273,7 +273,7 @@ def _class_and_bases(info: ClassInfo | None) -> list[ClassInfo]:
     return list(info.lineage()) if info is not None else []
 
 
-def _binds(scope: _Scope, key: str) -> bool:
+def _binds(module: ModuleFacts, scope: _Scope, key: str) -> bool:
     """Whether the instance is a name this scope binds, so that only its own set_grad calls count (a global or an
     attribute may be given set_grad anywhere else, in ``__init__`` or at module level)."""
     if "." in key:
@@ -281,4 +281,4 @@ def _binds(scope: _Scope, key: str) -> bool:
     if scope.function is None:
         return True
     return any(isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and node.id == key
-               for node in ast.walk(scope.function))
+               for node in module.index.subtree(scope.function))

@@ -72,7 +72,7 @@ def _initialises_base(module: ModuleFacts, info: ClassInfo, method: FunctionNode
     """``method`` (or a method of the class it calls on ``self``) calls the base class initialiser."""
     seen.add(method.name)
     self_name = _first_argument(method)
-    for node in ast.walk(method):
+    for node in module.index.subtree(method):
         if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
             continue
         func = node.func
