@@ -6,10 +6,10 @@ Nothing here raises on bad input: an internal error becomes an MS900 finding.
 from __future__ import annotations
 
 import ast
-import tokenize
 from typing import Iterable, Sequence
 
 from ms_lint.findings import Finding
+from ms_lint.model.source import decode_source, read_source, source_encoding  # noqa: F401 -- re-exported
 from ms_lint.settings import Settings
 
 INTERNAL_ERROR = "MS900"
@@ -52,7 +52,7 @@ def check_tree(
 def analyse(tree: ast.Module, source: str, path: str, settings: Settings, codes: Iterable[str] | None = None):
     """(module facts, findings); the facts are None when the file was skipped or the analysis failed."""
     try:
-        from ms_lint.facts import ModuleFacts
+        from ms_lint.model import ModuleFacts
         from ms_lint.rules import rules_for
 
         if not may_hold_hazards(source):
@@ -67,7 +67,7 @@ def analyse(tree: ast.Module, source: str, path: str, settings: Settings, codes:
     except Exception as exc:  # noqa: BLE001 -- a checker exception must never abort the user's run
         return None, [internal_error(path, exc)]
     finally:
-        from ms_lint.project import forget_full_facts
+        from ms_lint.model.project import forget_full_facts
 
         forget_full_facts()
 
@@ -96,30 +96,6 @@ def check_source(source: str, path: str, settings: Settings, codes: Iterable[str
         # CPython's parser raises a bare MemoryError when its own stack overflows on deeply nested code.
         return [internal_error(path, MemoryError("code nested too deeply to parse (the parser ran out of memory)"))]
     return check_tree(tree, source, path, settings, codes)
-
-
-def source_encoding(data: bytes) -> str:
-    """The encoding Python reads ``data`` with: its coding cookie or BOM (``utf-8-sig``), else UTF-8."""
-    try:
-        encoding, _ = tokenize.detect_encoding(iter(data.splitlines(keepends=True)).__next__)
-    except SyntaxError:
-        return "utf-8"
-    return encoding
-
-
-def decode_source(data: bytes) -> str:
-    """Python source bytes as text, as Python reads them; undecodable bytes are replaced, the BOM dropped."""
-    try:
-        text = data.decode(source_encoding(data))
-    except (UnicodeDecodeError, LookupError):
-        text = data.decode("utf-8", errors="replace")
-    return text.lstrip("\ufeff")
-
-
-def read_source(path: str) -> str:
-    """Read a Python file as Python does: honour its coding cookie and BOM; undecodable bytes are replaced."""
-    with open(path, "rb") as handle:
-        return decode_source(handle.read())
 
 
 def check_file(path: str, settings: Settings, codes: Iterable[str] | None = None) -> list[Finding]:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Callable, Iterable
 from ms_lint.settings import Settings
 
 if TYPE_CHECKING:
-    from ms_lint.facts import ModuleFacts
+    from ms_lint.model import ModuleFacts
     from ms_lint.findings import Finding
 
 _MAX_PASSES = 5

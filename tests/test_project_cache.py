@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from ms_lint import project
+from ms_lint.model import project
 from ms_lint.engine import check_file, check_tree
 from ms_lint.settings import Settings
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 import textwrap
 
-from ms_lint.syntax import NodeIndex, preorder
+from ms_lint.model.syntax import NodeIndex, preorder
 
 SOURCE = textwrap.dedent('''
     import numpy as np

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, ClassVar, Iterator
 from ms_lint.findings import Finding
 
 if TYPE_CHECKING:
-    from ms_lint.facts import ModuleFacts
+    from ms_lint.model import ModuleFacts
     from ms_lint.fixes import Edit, FixContext
 
 

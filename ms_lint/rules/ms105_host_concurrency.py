@@ -5,7 +5,7 @@ import ast
 from typing import Iterator
 
 from ms_lint import mindspore_api as api
-from ms_lint.facts import GraphFunction, ModuleFacts
+from ms_lint.model import GraphFunction, ModuleFacts
 from ms_lint.findings import Finding
 from ms_lint.rules.base import Rule
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import ast
 from typing import Iterator
 
-from ms_lint.facts import TENSOR, GraphFunction, ModuleFacts
+from ms_lint.model import TENSOR, GraphFunction, ModuleFacts
 from ms_lint.findings import Finding
 from ms_lint.fixes import Edit, FixContext
 from ms_lint.rules.base import Rule

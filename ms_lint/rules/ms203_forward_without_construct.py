@@ -5,7 +5,7 @@ import ast
 from typing import Iterator
 
 from ms_lint import mindspore_api as api
-from ms_lint.facts import ClassInfo, ModuleFacts
+from ms_lint.model import ClassInfo, ModuleFacts
 from ms_lint.findings import Finding
 from ms_lint.rules.base import Rule
 
@@ -53,7 +53,7 @@ def class_member(module: ModuleFacts, info: ClassInfo, name: str, _depth: int = 
 def _project_class_member(module: ModuleFacts, qualname: str, name: str, depth: int) -> bool | None:
     if qualname.startswith("builtins.") or api.is_host_library(qualname):
         return None
-    from ms_lint.project import project_class_facts
+    from ms_lint.model.project import project_class_facts
 
     found = project_class_facts(module.path, qualname, module.settings)
     if not found:

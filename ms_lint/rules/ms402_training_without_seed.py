@@ -5,7 +5,7 @@ import ast
 from typing import Iterator
 
 from ms_lint import mindspore_api as api
-from ms_lint.facts import CallSite, ModuleFacts
+from ms_lint.model import CallSite, ModuleFacts
 from ms_lint.findings import Finding
 from ms_lint.rules.base import Rule
 from ms_lint.rules.ms401_distributed_without_seed import communication_init_calls

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Iterator
 
 from ms_lint import mindspore_api as api
-from ms_lint.facts import ClassInfo, FunctionNode, ModuleFacts
+from ms_lint.model import ClassInfo, FunctionNode, ModuleFacts
 from ms_lint.findings import Finding
 from ms_lint.rules.base import Rule
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from ms_lint.facts import ModuleFacts
+from ms_lint.model import ModuleFacts
 from ms_lint.findings import Finding
 from ms_lint.rules.base import Rule
 

@@ -18,10 +18,11 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from ms_lint.model.source import read_source
 from ms_lint.settings import Settings
 
 if TYPE_CHECKING:
-    from ms_lint.facts import ModuleFacts
+    from ms_lint.model.module import ModuleFacts
 
 _MAX_REEXPORT_HOPS = 8
 _full_facts: dict[tuple[str, float, Settings], "ModuleFacts | None"] = {}  # for the file being analysed
@@ -156,8 +157,7 @@ def _module_summary(module_file: str, settings: Settings) -> ModuleSummary | Non
 
 
 def _module_facts(module_file: str, settings: Settings) -> "ModuleFacts | None":
-    from ms_lint.engine import read_source
-    from ms_lint.facts import ModuleFacts
+    from ms_lint.model.module import ModuleFacts
 
     key = _version(module_file, settings)
     if key is None:

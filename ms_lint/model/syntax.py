@@ -14,6 +14,8 @@ import ast
 from operator import attrgetter
 from typing import Iterator
 
+FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
+
 # Nodes whose subtree (and, for definitions, body) is remembered as a slice of the list.
 _SPANNED = frozenset({ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, ast.For,
                       ast.AsyncFor, ast.While})
@@ -205,3 +207,28 @@ class NodeIndex:
             else:
                 position += 1
         return result
+
+
+# -- small questions about definitions -------------------------------------------------------------------
+
+def first_argument(function: FunctionNode) -> str | None:
+    positional = function.args.posonlyargs + function.args.args
+    if not positional or is_static(function):
+        return None
+    return positional[0].arg
+
+
+def is_static(function: FunctionNode) -> bool:
+    return any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in function.decorator_list)
+
+
+def is_attribute_of(target: ast.AST, name: str) -> bool:
+    while isinstance(target, (ast.Attribute, ast.Subscript)):
+        if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == name:
+            return True
+        target = target.value
+    return False
+
+
+def decorator_callee(decorator: ast.AST) -> ast.AST:
+    return decorator.func if isinstance(decorator, ast.Call) else decorator

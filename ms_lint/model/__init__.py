@@ -1,0 +1,21 @@
+"""The model of a module's graph code: what every rule asks, computed once per file.
+
+Layers, each asking only those above it in this list (and never the engine or a rule):
+
+- ``syntax``: one pre-order pass over the tree, shared by every question; ``source``: reading files as Python does;
+- ``scopes``: every name resolved by Python's scoping rules to the binding in force where it is used, imports to
+  qualified names (``np`` -> ``numpy``, ``Base`` -> ``mindspore.nn.Cell``);
+- ``values``: which expressions are tensor data, host arrays or constants; constant conditions;
+- ``project``: classes and functions of the project's other modules, kept as summaries;
+- ``classes``: Cell lineage, jit classes, user classes, what a Cell's attributes hold;
+- ``graph``: which functions MindSpore compiles and why, with the kinds flowing into them;
+- ``module``: ``ModuleFacts``, the one object a rule is given.
+"""
+from ms_lint.model.classes import ClassInfo, PlainContainer
+from ms_lint.model.graph import EagerFunction, GraphFunction
+from ms_lint.model.module import CallSite, ModuleFacts
+from ms_lint.model.syntax import FunctionNode
+from ms_lint.model.values import HOST, TENSOR, join
+
+__all__ = ["CallSite", "ClassInfo", "EagerFunction", "FunctionNode", "GraphFunction", "HOST", "ModuleFacts",
+           "PlainContainer", "TENSOR", "join"]

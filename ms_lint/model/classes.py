@@ -1,0 +1,532 @@
+"""Classes: Cell lineage (MindSpore's Cells, the project's bases in other modules), jit classes, user classes and
+what their methods mutate, what a Cell's attributes hold, and the plain containers of Cells or Parameters."""
+from __future__ import annotations
+
+import ast
+import weakref
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Iterator
+
+from ms_lint import mindspore_api as api
+from ms_lint.model.project import ProjectClass, project_class, project_class_facts
+from ms_lint.model.syntax import FunctionNode, decorator_callee, first_argument, is_attribute_of, is_static
+
+if TYPE_CHECKING:
+    from ms_lint.model.module import ModuleFacts
+
+# Cell methods that return the Cell itself, so ``Net().set_train()`` is still the Cell.
+CELL_METHODS_RETURNING_SELF = frozenset({
+    "set_grad", "set_train", "to_float", "set_boost", "add_flags", "add_flags_recursive", "apply",
+    "set_broadcast_flag", "set_comm_fusion",
+})
+
+
+class ClassInfo:
+    """One class of a module: its methods, whether it is a Cell or a ``@jit_class``, and what its instance
+    attributes hold (found on first use: in another module of the project only a base class is usually asked
+    about, and classifying its attributes would load every module they come from)."""
+
+    def __init__(self, name: str, node: ast.ClassDef, module: "ModuleFacts | None" = None):
+        self.name = name
+        self.node = node
+        self.methods: dict[str, FunctionNode] = {}
+        self.is_cell = False
+        self.is_jit_class = False
+        self.local_bases: list[ClassInfo] = []
+        # weak: the module owns its classes, and a cycle would keep the whole tree alive until a full collection
+        self._module = weakref.ref(module) if module is not None else None
+        self._tensor_attributes: set[str] = set()
+        self._cell_attributes: dict[str, str | None] = {}
+        self._object_attributes: dict[str, str] = {}
+        self._parameter_attributes: set[str] = set()
+        self._attribute_constructors: dict[str, str] = {}  # attribute -> qualname of what built it
+
+    def _attributes(self) -> "ClassInfo":
+        if self._module is not None:
+            module, self._module = self._module(), None
+            if module is not None:
+                module._collect_attributes(self)
+        return self
+
+    @property
+    def tensor_attributes(self) -> set[str]:
+        return self._attributes()._tensor_attributes
+
+    @property
+    def cell_attributes(self) -> dict[str, str | None]:
+        return self._attributes()._cell_attributes
+
+    @property
+    def object_attributes(self) -> dict[str, str]:
+        return self._attributes()._object_attributes
+
+    @property
+    def parameter_attributes(self) -> set[str]:
+        return self._attributes()._parameter_attributes
+
+    @property
+    def attribute_constructors(self) -> dict[str, str]:
+        return self._attributes()._attribute_constructors
+
+    def lineage(self) -> Iterator["ClassInfo"]:
+        """This class, then its base classes of this module, in lookup order; each once, even through cycles."""
+        stack, seen = [self], set()
+        while stack:
+            info = stack.pop()
+            if id(info) in seen:
+                continue
+            seen.add(id(info))
+            yield info
+            stack.extend(reversed(info.local_bases))
+
+    def find_method(self, name: str) -> tuple["ClassInfo", FunctionNode] | None:
+        """The method ``name`` as Python's attribute lookup finds it among this module's classes."""
+        return next(((info, info.methods[name]) for info in self.lineage() if name in info.methods), None)
+
+    def attribute_constructor(self, attribute: str) -> str | None:
+        """The qualified name of what ``self.<attribute> = X(...)`` built, here or in a local base class."""
+        return next((info.attribute_constructors[attribute] for info in self.lineage()
+                     if attribute in info.attribute_constructors), None)
+
+    def has_attribute(self, kind: str, attribute: str) -> bool:
+        return any(attribute in getattr(info, kind) for info in self.lineage())
+
+
+@dataclass
+class PlainContainer:
+    """A Python list/tuple/dict that ends up on a Cell, and the statements that put elements in it."""
+
+    owner: ClassInfo
+    target: str  # "self.blocks" or a local name
+    element_sites: list[tuple[ast.AST, str]] = field(default_factory=list)  # (statement, "cell" | "parameter")
+    stored_on_self: bool = False
+    wrapped: bool = False
+    is_dict: bool = False
+    created_by: ast.Assign | None = None  # the assignment that built the container
+    stored_by: ast.Assign | None = None  # the assignment that put it on self
+
+
+# What a constructor call builds: (qualified name, what is known of the class, the module's facts when the class is
+# one of the module's own).
+BuiltClass = tuple[str, ClassInfo | ProjectClass | None, "ModuleFacts | None"]
+
+
+class ClassFacts:
+    """The questions about classes: which are Cells, what they build and own, what their attributes hold. A part of
+    ``ModuleFacts``; it asks the names below it (``qualname``) and the project index."""
+
+    # -- classes ------------------------------------------------------------------------------------------
+
+    def _resolve_classes(self) -> None:
+        for info in self.classes.values():
+            for base in info.node.bases:
+                name = self.qualname(base)
+                if name and name.startswith(self.local_prefix) and name[len(self.local_prefix):] in self.classes:
+                    info.local_bases.append(self.classes[name[len(self.local_prefix):]])
+            info.is_jit_class = any(
+                api.is_mindspore_name(self.qualname(decorator_callee(d)), "jit_class")
+                for d in info.node.decorator_list
+            )
+        for info in self.classes.values():
+            info.is_cell = self._class_is_cell(info, frozenset())
+
+    def _class_is_cell(self, info: ClassInfo, seen: frozenset) -> bool:
+        if info.name in seen:
+            return False
+        for base in info.node.bases:
+            name = self.qualname(base)
+            if name is None:
+                continue
+            if api.is_mindspore_cell_class(name):
+                return True
+            if name.startswith(self.local_prefix):
+                local = self.classes.get(name[len(self.local_prefix):])
+                if local is not None and self._class_is_cell(local, seen | {info.name}):
+                    return True
+            elif self._project_class_is_cell(name):
+                return True
+        return False
+
+    def _project_class_is_cell(self, qualname: str) -> bool:
+        if api.is_mindspore(qualname) or qualname.startswith("builtins."):
+            return False
+
+        found = project_class(self.path, qualname, self.settings)
+        return bool(found and found.is_cell)
+
+    def class_of_constructor(self, call: ast.AST) -> BuiltClass | None:
+        """For ``Foo(...)``: (qualified name, what is known of the class, the facts of this module when the class is
+        one of its own) of the class it builds; None when ``Foo`` names nothing known. A class of another module
+        of the project comes as its summary (see ``project_class_facts`` for its tree)."""
+        if not isinstance(call, ast.Call):
+            return None
+        qualname = self.qualname(call.func)
+        if qualname is None:
+            return None
+        if qualname not in self._classes_named:
+            self._classes_named[qualname] = self._class_named(qualname)
+        return self._classes_named[qualname]
+
+    def _class_named(self, qualname: str) -> BuiltClass | None:
+        if qualname.startswith(self.local_prefix):
+            local = self.classes.get(qualname[len(self.local_prefix):])
+            return (qualname, local, self) if local is not None else None
+        if api.is_mindspore(qualname) or qualname.startswith("builtins.") or api.is_host_library(qualname):
+            return (qualname, None, None)
+
+        return (qualname, project_class(self.path, qualname, self.settings), None)
+
+    def builds_cell(self, expr: ast.AST | None) -> bool:
+        """``expr`` constructs a Cell (a ``mindspore.nn`` class or a Cell class of the project)."""
+        built = self.class_of_constructor(expr)
+        if built is None:
+            return False
+        qualname, info, _ = built
+        return api.is_mindspore_cell_class(qualname) or bool(info and info.is_cell)
+
+    def builds_parameter(self, expr: ast.AST | None) -> bool:
+        return isinstance(expr, ast.Call) and api.is_mindspore_name(self.qualname(expr.func), "Parameter")
+
+    def owns_parameters(self, call: ast.Call, _seen: frozenset = frozenset()) -> bool | None:
+        """Whether the Cell ``call`` builds owns parameters: True, False, or None when unknown."""
+        built = self.class_of_constructor(call)
+        if built is None:
+            return None
+        qualname, info, module = built
+        entry = api.nn_cell_entry(qualname)
+        if entry is not None:
+            if entry["parameters"] == "wrapped":
+                return any(module_owns for module_owns in self._wrapped_cells_own(call, _seen))
+            return bool(entry["parameters"])
+        if info is None or not info.is_cell or info.name in _seen:
+            return None
+        if module is None:  # a class of another module of the project
+
+            found = project_class_facts(self.path, qualname, self.settings)
+            if not found:
+                return None
+            module, info = found[0], found[0].classes[found[1]]
+        return module._class_owns_parameters(info, _seen | {info.name})
+
+    def _wrapped_cells_own(self, call: ast.Call, seen: frozenset) -> Iterator[bool]:
+        for argument in [*call.args, *(k.value for k in call.keywords)]:
+            for element in ast.walk(argument):
+                if isinstance(element, ast.Call) and self.builds_cell(element):
+                    yield bool(self.owns_parameters(element, seen))
+
+    def _class_owns_parameters(self, info: ClassInfo, seen: frozenset) -> bool:
+        for node in (node for method in info.methods.values() for node in self.index.subtree(method)):
+            if isinstance(node, ast.Call):
+                if self.builds_parameter(node) or api.is_mindspore_name(self.qualname(node.func), "initializer"):
+                    return True
+                if self.builds_cell(node) and self.owns_parameters(node, seen):
+                    return True
+        for base in info.node.bases:
+            base_call = ast.Call(func=base, args=[], keywords=[])
+            if self.owns_parameters(base_call, seen):
+                return True
+        return False
+
+    def _collect_attributes(self, info: ClassInfo) -> None:
+        for method in info.methods.values():
+            self_name = first_argument(method)
+            if self_name is None:
+                continue
+            for node in self.index.subtree(method):
+                if not isinstance(node, (ast.Assign, ast.AnnAssign)) or node.value is None:
+                    continue
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                for target in targets:
+                    if not (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
+                            and target.value.id == self_name):
+                        continue
+                    self._classify_attribute(info, target.attr, node.value)
+
+    def _classify_attribute(self, info: ClassInfo, attribute: str, value: ast.AST) -> None:
+        if isinstance(value, ast.Call):
+            qualname = self.qualname(value.func)
+            if qualname:
+                info.attribute_constructors.setdefault(attribute, qualname)
+            if api.is_mindspore_name(qualname, "Parameter", "ParameterTuple"):
+                info.parameter_attributes.add(attribute)
+            if api.is_mindspore_name(qualname, "Parameter", "Tensor", "tensor", "initializer", "ParameterTuple"):
+                info.tensor_attributes.add(attribute)
+                return
+            if self.builds_cell(value):
+                info.cell_attributes[attribute] = qualname
+                return
+            if api.is_mindspore(qualname) and api.last_name(qualname)[:1].islower() and (
+                    qualname.startswith(("mindspore.ops.", "mindspore.numpy."))):
+                info.tensor_attributes.add(attribute)
+                return
+            user_class = self.user_class_name(qualname)
+            if user_class:
+                info.object_attributes[attribute] = user_class
+
+    # -- user-defined types (MS103) -----------------------------------------------------------------------
+
+    def user_class_name(self, qualname: str | None) -> str | None:
+        """The name of a plain user class of this module (not a Cell, not ``@jit_class``, not an Enum)."""
+        if not qualname or not qualname.startswith(self.local_prefix):
+            return None
+        name = qualname[len(self.local_prefix):]
+        info = self.classes.get(name)
+        if info is not None:
+            if info.is_cell or info.is_jit_class or self._is_enum(info) or self._is_exception(info):
+                return None
+            return name
+        value = self.module_assignments.get(name)
+        namedtuple_factories = ("collections.namedtuple", "typing.NamedTuple")
+        if isinstance(value, ast.Call) and self.qualname(value.func) in namedtuple_factories:
+            return name
+        return None
+
+    def _is_enum(self, info: ClassInfo) -> bool:
+        return any((self.qualname(b) or "").startswith("enum.") for b in info.node.bases)
+
+    def _is_exception(self, info: ClassInfo) -> bool:
+        return any((self.qualname(b) or "").endswith(("Exception", "Error", "Warning")) for b in info.node.bases)
+
+    def mutating_methods(self, class_name: str) -> set[str]:
+        """Methods of user class ``class_name`` that assign to an attribute of the instance."""
+        info = self.classes.get(class_name)
+        result = set()
+        if info is None:
+            return result
+        for name, method in info.methods.items():
+            self_name = first_argument(method)
+            if name == "__init__" or self_name is None or is_static(method):
+                continue
+            for node in self.index.subtree(method):
+                targets = []
+                if isinstance(node, ast.Assign):
+                    targets = node.targets
+                elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+                    targets = [node.target]
+                if any(is_attribute_of(t, self_name) for t in targets):
+                    result.add(name)
+                    break
+        return result
+
+    def inherits_method(self, info: ClassInfo, name: str, _seen: frozenset = frozenset()) -> bool:
+        """Whether class ``info`` defines method ``name`` or inherits it from a class of this module or of the
+        project's other modules (MindSpore's own classes are not followed)."""
+        if name in info.methods:
+            return True
+        for base in info.node.bases:
+            qualname = self.qualname(base)
+            if not qualname or qualname in _seen or api.is_mindspore(qualname) or qualname.startswith("builtins."):
+                continue
+            if qualname.startswith(self.local_prefix):
+                local = self.classes.get(qualname[len(self.local_prefix):])
+                if local is not None and self.inherits_method(local, name, _seen | {qualname}):
+                    return True
+                continue
+
+            found = project_class_facts(self.path, qualname, self.settings)
+            if found and found[0].inherits_method(found[0].classes[found[1]], name, _seen | {qualname}):
+                return True
+        return False
+
+    # -- plain containers on Cells (MS201, MS202) ---------------------------------------------------------
+
+    def plain_containers(self) -> list[PlainContainer]:
+        """Python lists/tuples/dicts of Cells or Parameters that a Cell keeps as attributes, unregistered."""
+        if self._plain_containers is None:
+            self._plain_containers = []
+            for info in self.classes.values():
+                if info.is_cell:
+                    self._plain_containers.extend(_ContainerScan(self, info).run())
+        return self._plain_containers
+
+
+class _ContainerScan:
+    """Follows plain containers through one Cell class's methods: where Cells or Parameters are put in, whether the
+    container ends up on ``self``, and whether it is handed to a registering container or Cell."""
+
+    def __init__(self, module: ModuleFacts, info: ClassInfo):
+        self.module = module
+        self.info = info
+        self.attributes: dict[str, PlainContainer] = {}
+        self.returned: dict[str, PlainContainer] = {}  # method name -> container it returns
+
+    def run(self) -> list[PlainContainer]:
+        found: list[PlainContainer] = []
+        methods = sorted(self.info.methods.values(), key=lambda m: m.name == "__init__")  # helpers first
+        for method in methods:
+            found.extend(self._scan(method))
+        unique = []
+        for container in found:
+            if container not in unique and container.stored_on_self and not container.wrapped and (
+                    container.element_sites):
+                unique.append(container)
+        return unique
+
+    def element_kind(self, expr: ast.AST | None, cell_names: set[str], self_name: str) -> str | None:
+        if expr is None:
+            return None
+        if isinstance(expr, ast.Name) and expr.id in cell_names:
+            return "cell"
+        if self.module.builds_cell(expr):
+            return "cell"
+        if self.module.builds_parameter(expr):
+            return "parameter"
+        if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and isinstance(
+                expr.func.value, ast.Name) and expr.func.value.id == self_name:
+            helper = self.info.methods.get(expr.func.attr)
+            if helper is not None and self._returns_cell(helper):
+                return "cell"
+        return None
+
+    def _returns_cell(self, method: FunctionNode) -> bool:
+        returns = [n.value for n in self.module.index.subtree(method) if isinstance(n, ast.Return)
+                   and n.value is not None]
+        return bool(returns) and all(self.module.builds_cell(value) for value in returns)
+
+    def elements(self, expr: ast.AST, cell_names: set[str], self_name: str) -> tuple[list[str | None], bool] | None:
+        """(element kinds, is a dict) when ``expr`` builds a plain container, else None."""
+        if isinstance(expr, (ast.List, ast.Tuple)):
+            return [self.element_kind(e.value if isinstance(e, ast.Starred) else e, cell_names, self_name)
+                    for e in expr.elts], False
+        if isinstance(expr, (ast.ListComp, ast.GeneratorExp)):
+            return [self.element_kind(expr.elt, cell_names, self_name)], False
+        if isinstance(expr, ast.Dict):
+            return [self.element_kind(v, cell_names, self_name) for v in expr.values], True
+        if isinstance(expr, ast.DictComp):
+            return [self.element_kind(expr.value, cell_names, self_name)], True
+        if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Mult):
+            return self.elements(expr.left, cell_names, self_name) or self.elements(expr.right, cell_names, self_name)
+        if (isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name)
+                and expr.func.id in ("list", "tuple", "dict") and len(expr.args) == 1):
+            inner = self.elements(expr.args[0], cell_names, self_name)
+            return (inner[0], expr.func.id == "dict" or inner[1]) if inner else None
+        return None
+
+    def _scan(self, method: FunctionNode) -> list[PlainContainer]:
+        self_name = first_argument(method)
+        if self_name is None:
+            return []
+        local: dict[str, PlainContainer] = {}
+        cell_names: set[str] = set()
+        found: list[PlainContainer] = []
+
+        def target_of(expr: ast.AST) -> PlainContainer | None:
+            if isinstance(expr, ast.Name):
+                return local.get(expr.id)
+            if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id == self_name:
+                return self.attributes.get(expr.attr)
+            return None
+
+        def add_site(container: PlainContainer | None, statement: ast.AST, kinds) -> None:
+            if container is None:
+                return
+            for kind in kinds:
+                if kind in ("cell", "parameter"):
+                    container.element_sites.append((statement, kind))
+                    return
+
+        index = self.module.index
+        method_nodes = index.subtree(method)
+        registering_loops = [
+            loop for loop in method_nodes if isinstance(loop, (ast.For, ast.While)) and any(
+                self._registers_child(call, self_name) for call in index.subtree(loop) if isinstance(call, ast.Call))
+        ]
+        registered_lines = {n.lineno for loop in registering_loops for n in index.subtree(loop)
+                            if hasattr(n, "lineno")}
+        # Cells registered one by one in straight-line code: `self.insert_child_to_cell("0", conv)`.
+        registered_names = {
+            argument.id for call in method_nodes if isinstance(call, ast.Call)
+            and self._registers_child(call, self_name) for argument in call.args[1:] if isinstance(argument, ast.Name)
+        }
+
+        def registered_elsewhere(value: ast.AST) -> bool:
+            elements = value.elts if isinstance(value, (ast.List, ast.Tuple)) else []
+            names = [e for e in elements if self.element_kind(e, cell_names, self_name) == "cell"]
+            return bool(names) and all(isinstance(e, ast.Name) and e.id in registered_names for e in names)
+
+        tracked = (ast.Assign, ast.AugAssign, ast.Call, ast.Return)
+        nodes = sorted((n for n in method_nodes if isinstance(n, tracked)),
+                       # A call runs before the assignment that stores its result: `self.x = nn.CellList(self.x)`.
+                       key=lambda n: (n.lineno, not isinstance(n, ast.Call), n.col_offset))
+        for node in nodes:
+            if isinstance(node, ast.Assign):
+                value = node.value
+                contents = self.elements(value, cell_names, self_name)
+                for target in node.targets:
+                    if isinstance(target, ast.Name):
+                        if contents is not None:
+                            container = PlainContainer(self.info, target.id, is_dict=contents[1], created_by=node)
+                            local[target.id] = container
+                            found.append(container)
+                            if node.lineno not in registered_lines and not registered_elsewhere(value):
+                                add_site(container, node, contents[0])
+                        elif self.element_kind(value, cell_names, self_name) == "cell":
+                            cell_names.add(target.id)
+                    elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and (
+                            target.value.id == self_name):
+                        container = None
+                        if contents is not None:
+                            container = PlainContainer(self.info, f"self.{target.attr}", is_dict=contents[1],
+                                                       created_by=node)
+                            found.append(container)
+                            if node.lineno not in registered_lines and not registered_elsewhere(value):
+                                add_site(container, node, contents[0])
+                        elif isinstance(value, ast.Name) and value.id in local:
+                            container = local[value.id]
+                        elif isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and isinstance(
+                                value.func.value, ast.Name) and value.func.value.id == self_name:
+                            container = self.returned.get(value.func.attr)
+                        if container is not None:
+                            container.stored_on_self = True
+                            container.stored_by = container.stored_by or node
+                            self.attributes[target.attr] = container
+                        elif target.attr in self.attributes:
+                            del self.attributes[target.attr]  # rebound to something else, e.g. nn.CellList(...)
+                    elif isinstance(target, ast.Subscript):
+                        add_site(target_of(target.value), node,
+                                 [self.element_kind(value, cell_names, self_name)])
+            elif isinstance(node, ast.AugAssign):
+                contents = self.elements(node.value, cell_names, self_name)
+                if contents is not None:
+                    add_site(target_of(node.target), node, contents[0])
+            elif isinstance(node, ast.Return) and isinstance(node.value, ast.Name) and node.value.id in local:
+                self.returned[method.name] = local[node.value.id]
+            elif isinstance(node, ast.Call):
+                func = node.func
+                if isinstance(func, ast.Attribute) and func.attr in ("append", "insert", "extend", "add",
+                                                                     "setdefault", "update"):
+                    container = target_of(func.value)
+                    if container is not None and node.lineno not in registered_lines:
+                        arguments = node.args[1:] if func.attr in ("insert", "setdefault") else node.args
+                        for argument in arguments:
+                            contents = self.elements(argument, cell_names, self_name)
+                            kinds = contents[0] if contents is not None and func.attr in ("extend", "update") else [
+                                self.element_kind(argument, cell_names, self_name)]
+                            add_site(container, node, kinds)
+                else:
+                    arguments = [*node.args, *(k.value for k in node.keywords)]
+                    handed = [target_of(a.value if isinstance(a, ast.Starred) else a) for a in arguments]
+                    # Whether the callee registers what it gets is asked only when it gets a container.
+                    if any(handed) and self._registers(node):
+                        for container in filter(None, handed):
+                            container.wrapped = True
+                for loop in registering_loops:
+                    iterated = ast.walk(loop.iter) if isinstance(loop, ast.For) else ()
+                    for container in filter(None, map(target_of, iterated)):
+                        container.wrapped = True
+        return found
+
+    def _registers(self, call: ast.Call) -> bool:
+        """A call that registers the Cells or Parameters it is given: a Cell container, ParameterTuple, or any
+        Cell constructor taking them."""
+        qualname = self.module.qualname(call.func)
+        return api.is_mindspore_name(qualname, *api.CELL_CONTAINERS, *api.PARAMETER_CONTAINERS) or (
+            self.module.builds_cell(call))
+
+    @staticmethod
+    def _registers_child(call: ast.Call, self_name: str) -> bool:
+        func = call.func
+        if isinstance(func, ast.Name) and func.id == "setattr" and call.args and isinstance(
+                call.args[0], ast.Name) and call.args[0].id == self_name:
+            return True
+        return isinstance(func, ast.Attribute) and func.attr in ("insert_child_to_cell", "insert_param_to_cell")

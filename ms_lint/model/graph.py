@@ -1,0 +1,688 @@
+"""Graph code: the functions MindSpore compiles (construct, bprop, jit, jit_class methods, and what they call),
+each with its tensor-value environment; and the functions a PyNative Cell runs eagerly."""
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING, Iterator
+
+from ms_lint import mindspore_api as api
+from ms_lint.model.classes import ClassInfo
+from ms_lint.model.syntax import FunctionNode, decorator_callee, is_static
+from ms_lint.model.values import (BUILTIN_STATIC_CALLS, HOST, INDEX_BUILTINS, INDEX_FUNCTIONS, KIND_PASSING_BUILTINS,
+                                  TENSOR, flatten, join, join_structures, value_flows)
+
+if TYPE_CHECKING:
+    from ms_lint.model.module import ModuleFacts
+
+JIT_NAMES = ("jit", "ms_function")
+GRAD_NAMES = ("grad", "value_and_grad", "GradOperation", "vjp", "jvp")
+
+
+class GraphFunction:
+    """A function MindSpore compiles, with its tensor-value environment."""
+
+    def __init__(self, module: "ModuleFacts", node: FunctionNode, owner: ClassInfo | None, reason: str,
+                 strict: bool):
+        self.module = module
+        self.node = node
+        self.owner = owner
+        self.reason = reason
+        self.strict = strict
+        self.parameter_kinds: dict[str, str | None] = {}
+        self.objects: dict[str, str] = {}  # local name -> user class name, for MS103
+        self.env: dict[str, str | None] = {}
+        self.nodes: list[ast.AST] = module.index.body(node)  # shared: never modified
+        self._returned_data: set[int] | None = None
+
+    def nodes_of(self, *node_types: type) -> list[ast.AST]:
+        """The nodes of this function of these types (exactly: parsed trees hold no subclasses), in source order;
+        one list per set of types, shared by every rule that asks."""
+        return self.module.index.body_nodes_of(self.node, node_types)
+
+    @property
+    def scope(self) -> str:
+        return self.owner.name if self.owner else self.node.name
+
+    @property
+    def label(self) -> str:
+        return f"{self.owner.name}.{self.node.name}" if self.owner else self.node.name
+
+    @property
+    def self_name(self) -> str | None:
+        args = self.node.args.posonlyargs + self.node.args.args
+        if self.owner is not None and args and not is_static(self.node):
+            return args[0].arg
+        return None
+
+    def compute_environment(self) -> None:
+        env: dict[str, str | None] = dict(self.parameter_kinds)
+        assignments = self.nodes_of(ast.Assign, ast.AugAssign, ast.AnnAssign, ast.For, ast.comprehension,
+                                    ast.NamedExpr, ast.withitem)
+        # Flow-insensitive: a name is tensor data if any assignment makes it so; two rounds settle loops.
+        for _ in range(2):
+            self.env = env
+            for stmt in assignments:
+                if isinstance(stmt, ast.Assign):
+                    kind = self.kind(stmt.value)
+                    for target in stmt.targets:
+                        self._bind(env, target, kind, stmt.value)
+                elif isinstance(stmt, ast.AugAssign):
+                    self._bind(env, stmt.target, join(self.kind(stmt.target), self.kind(stmt.value)), stmt.value)
+                elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
+                    self._bind(env, stmt.target, self.kind(stmt.value), stmt.value)
+                elif isinstance(stmt, (ast.For, ast.comprehension)):
+                    self._bind_loop(env, stmt.target, stmt.iter)
+                elif isinstance(stmt, ast.NamedExpr):
+                    self._bind(env, stmt.target, self.kind(stmt.value), stmt.value)
+                elif isinstance(stmt, ast.withitem) and stmt.optional_vars is not None:
+                    self._bind(env, stmt.optional_vars, self.kind(stmt.context_expr), stmt.context_expr)
+        self.env = env
+
+    def _bind(self, env: dict, target: ast.AST, kind: str | None, value: ast.AST | None) -> None:
+        if isinstance(target, ast.Name):
+            env[target.id] = join(env.get(target.id), kind)
+            user_class = self.module.user_class_name(self.module.qualname(value.func)) if isinstance(
+                value, ast.Call) else None
+            if user_class:
+                self.objects[target.id] = user_class
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            values = value.elts if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(
+                target.elts) else None
+            returned = self._returned_elements(value) if values is None else None
+            for index, element in enumerate(target.elts):
+                if values is not None:
+                    self._bind(env, element, self.kind(values[index]), values[index])
+                elif returned is not None and len(returned) == len(target.elts):
+                    self._bind_structured(env, element, returned[index])
+                else:
+                    self._bind(env, element, kind, None)
+        elif isinstance(target, ast.Starred):
+            self._bind(env, target.value, kind, None)
+
+    def _bind_structured(self, env: dict, target: ast.AST, kinds) -> None:
+        if isinstance(kinds, list) and isinstance(target, (ast.Tuple, ast.List)) and len(kinds) == len(target.elts):
+            for element, element_kinds in zip(target.elts, kinds):
+                self._bind_structured(env, element, element_kinds)
+        else:
+            self._bind(env, target, join(*flatten(kinds)), None)
+
+    def _returned_elements(self, value: ast.AST | None) -> list | None:
+        """Per-element kinds of the tuple a called helper or sub-cell returns (``x, (h, w) = self.embed(x)``)."""
+        if not isinstance(value, ast.Call) or self.owner is None:
+            return None
+        func = value.func
+        if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
+                and func.value.id == self.self_name):
+            return None
+        found = self.owner.find_method(func.attr)
+        if found is None:
+            sub_cell = self.module._local_sub_cell(self.owner, func.attr)
+            if sub_cell is None or "construct" not in sub_cell.methods:
+                return None
+            found = (sub_cell, sub_cell.methods["construct"])
+        kinds = parameter_kinds_of_call(self, value, found[1], bound=not is_static(found[1]))
+        structured = self.module.returned_structure(found[1], found[0], kinds)
+        return structured if isinstance(structured, list) else None
+
+    def structure(self, expr: ast.AST):
+        """Like ``kind``, but a tuple literal keeps one entry per element."""
+        if isinstance(expr, ast.Tuple) and not any(isinstance(e, ast.Starred) for e in expr.elts):
+            return [self.structure(e) for e in expr.elts]
+        return self.kind(expr)
+
+    def _bind_loop(self, env: dict, target: ast.AST, iterable: ast.AST) -> None:
+        if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name):
+            if iterable.func.id == "range":
+                self._bind(env, target, None, None)
+                return
+            if iterable.func.id == "enumerate" and iterable.args and isinstance(target, ast.Tuple) and len(
+                    target.elts) == 2:
+                self._bind(env, target.elts[0], None, None)
+                self._bind(env, target.elts[1], self.kind(iterable.args[0]), None)
+                return
+        self._bind(env, target, self.kind(iterable), None)
+
+    def reaches_return(self, expr: ast.AST) -> bool:
+        """Whether the value of ``expr`` (a node of this function) is part of what the function returns."""
+        return id(expr) in self.returned_data()
+
+    def returned_data(self) -> set[int]:
+        """Ids of the expressions whose values are part of what this function returns, following assignments
+        backwards (flow-insensitive, like the environment). In ``h = x.asnumpy(); return Tensor(h * 2)`` the
+        ``x.asnumpy()`` call is; in ``print(x.asnumpy())``, ``if x.asnumpy().any():`` or ``y[int(n.asnumpy())]``
+        it is not (a condition, an index or a count does not carry a value into the result)."""
+        if self._returned_data is not None:
+            return self._returned_data
+        nested = {id(inner) for node in self.nodes_of(ast.FunctionDef, ast.AsyncFunctionDef)
+                  for inner in self.module.index.subtree(node)[1:]}
+        flows: dict[str, list[ast.AST]] = {}
+        for node in self.nodes:
+            for name, value in value_flows(node):
+                flows.setdefault(name, []).append(value)
+        pending = [n.value for n in self.nodes_of(ast.Return) if n.value is not None
+                   and id(n) not in nested]
+        found: set[int] = set()
+        names: set[str] = set()
+        while pending:
+            for part in self._data_parts(pending.pop()):
+                found.add(id(part))
+                if isinstance(part, ast.Name) and part.id not in names:
+                    names.add(part.id)
+                    pending.extend(flows.get(part.id, ()))
+        self._returned_data = found
+        return found
+
+    def _data_parts(self, expr: ast.AST) -> Iterator[ast.AST]:
+        """``expr`` and the sub-expressions whose values are part of its value: operands, elements, call arguments,
+        the receiver of a method; not subscripts, conditions, comparisons, shapes, nor counts and indices computed
+        from data (``len``, ``int``, ``argmax``, ``.astype(np.int32)``)."""
+        stack = [expr]
+        while stack:
+            node = stack.pop()
+            yield node
+            if isinstance(node, ast.Attribute):
+                if node.attr not in api.STATIC_TENSOR_ATTRIBUTES:
+                    stack.append(node.value)
+            elif isinstance(node, ast.Call):
+                if not self._gives_index(node):
+                    stack.extend(node.args)
+                    stack.extend(k.value for k in node.keywords)
+                    if isinstance(node.func, ast.Attribute):
+                        stack.append(node.func.value)
+            elif isinstance(node, ast.BinOp):
+                stack.extend((node.left, node.right))
+            elif isinstance(node, ast.UnaryOp) and not isinstance(node.op, ast.Not):
+                stack.append(node.operand)
+            elif isinstance(node, ast.BoolOp):
+                stack.extend(node.values)
+            elif isinstance(node, ast.IfExp):
+                stack.extend((node.body, node.orelse))
+            elif isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+                stack.extend(node.elts)
+            elif isinstance(node, ast.Dict):
+                stack.extend(node.values)
+            elif isinstance(node, (ast.ListComp, ast.GeneratorExp, ast.SetComp)):
+                stack.append(node.elt)
+            elif isinstance(node, ast.DictComp):
+                stack.append(node.value)
+            elif isinstance(node, (ast.Subscript, ast.Starred, ast.NamedExpr, ast.Await)):
+                stack.append(node.value)
+
+    def _gives_index(self, call: ast.Call) -> bool:
+        """A call whose result is a count, an index, a flag or a shape rather than data values."""
+        func = call.func
+        if isinstance(func, ast.Attribute):
+            if func.attr in api.STATIC_TENSOR_METHODS or func.attr in INDEX_FUNCTIONS:
+                return True
+            if func.attr == "astype" and call.args and any(
+                    word in ast.unparse(call.args[0]) for word in ("int", "bool")):
+                return True
+        qualname = self.module.qualname(func)
+        name = api.last_name(qualname) if qualname else None
+        if qualname and qualname.startswith("builtins.") and name in INDEX_BUILTINS:
+            return True
+        if name == "where" and len(call.args) == 1:
+            return True
+        return name in INDEX_FUNCTIONS
+
+    def host_conversions(self) -> list[ast.Call]:
+        """Calls that copy tensor data to the host: ``x.asnumpy()``, ``.tolist()``, ``.numpy()``."""
+        return [
+            node for node in self.nodes_of(ast.Call)
+            if isinstance(node.func, ast.Attribute)
+            and node.func.attr in api.HOST_CONVERSION_METHODS and self.kind(node.func.value) == TENSOR
+        ]
+
+    def is_tensor(self, expr: ast.AST) -> bool:
+        return self.kind(expr) == TENSOR
+
+    def kind(self, expr: ast.AST | None) -> str | None:
+        """TENSOR for tensor data, HOST for a host array, None for a compile-time constant or unknown value."""
+        if expr is None or isinstance(expr, (ast.Constant, ast.JoinedStr, ast.Lambda)):
+            return None
+        if isinstance(expr, ast.Name):
+            return self.env.get(expr.id)
+        if isinstance(expr, ast.Attribute):
+            return self._attribute_kind(expr)
+        if isinstance(expr, ast.Subscript):
+            return self.kind(expr.value)
+        if isinstance(expr, ast.BinOp):
+            return join(self.kind(expr.left), self.kind(expr.right))
+        if isinstance(expr, ast.UnaryOp):
+            return self.kind(expr.operand)
+        if isinstance(expr, ast.BoolOp):
+            return join(*(self.kind(v) for v in expr.values))
+        if isinstance(expr, ast.Compare):
+            return join(self.kind(expr.left), *(self.kind(c) for c in expr.comparators))
+        if isinstance(expr, ast.IfExp):
+            return join(self.kind(expr.body), self.kind(expr.orelse))
+        if isinstance(expr, (ast.Tuple, ast.List, ast.Set)):
+            return join(*(self.kind(e) for e in expr.elts))
+        if isinstance(expr, (ast.ListComp, ast.GeneratorExp, ast.SetComp)):
+            return self.kind(expr.elt)
+        if isinstance(expr, ast.DictComp):
+            return self.kind(expr.value)
+        if isinstance(expr, ast.Dict):
+            return join(*(self.kind(v) for v in expr.values))
+        if isinstance(expr, (ast.Starred, ast.NamedExpr, ast.Await)):
+            return self.kind(expr.value)
+        if isinstance(expr, ast.Call):
+            return self._call_kind(expr)
+        return None
+
+    def _attribute_kind(self, expr: ast.Attribute) -> str | None:
+        if expr.attr in api.STATIC_TENSOR_ATTRIBUTES:
+            return None
+        value = expr.value
+        if isinstance(value, ast.Name) and value.id == self.self_name and self.owner is not None:
+            return TENSOR if self.owner.has_attribute("tensor_attributes", expr.attr) else None
+        if (
+            isinstance(value, ast.Attribute)
+            and isinstance(value.value, ast.Name)
+            and value.value.id == self.self_name
+            and self.owner is not None
+            and self.owner.has_attribute("cell_attributes", value.attr)
+        ):
+            return TENSOR if expr.attr in api.LAYER_PARAMETER_NAMES else None
+        if isinstance(value, (ast.Name, ast.Attribute)) and self.module.qualname(value):
+            return None  # a module attribute such as ms.float32
+        return self.kind(value)
+
+    def _call_kind(self, call: ast.Call) -> str | None:
+        argument_kinds = [self.kind(a) for a in call.args] + [self.kind(k.value) for k in call.keywords]
+        func = call.func
+        if isinstance(func, ast.Attribute):
+            receiver_kind = self.kind(func.value)
+            if receiver_kind in (TENSOR, HOST):
+                if func.attr in api.STATIC_TENSOR_METHODS:
+                    return None
+                if func.attr in api.HOST_CONVERSION_METHODS:
+                    return HOST
+                return receiver_kind
+            if isinstance(func.value, ast.Name) and func.value.id == self.self_name and self.owner is not None:
+                found = self.owner.find_method(func.attr)
+                if found is None:
+                    return TENSOR  # a sub-cell or primitive held on self: its call builds tensors
+                kinds = parameter_kinds_of_call(self, call, found[1], bound=not is_static(found[1]))
+                return self.module.return_kind(found[1], found[0], kinds, join(*argument_kinds))
+        if isinstance(func, ast.Name) and func.id in self.module.functions and func.id not in self.env:
+            target = self.module.functions[func.id]
+            kinds = parameter_kinds_of_call(self, call, target, bound=False)
+            return self.module.return_kind(target, None, kinds, join(*argument_kinds))
+        qualname = self.module.qualname(func)
+        if qualname is None:
+            if isinstance(func, ast.Call):  # P.Add()(x, y)
+                return join(*argument_kinds) or (TENSOR if api.is_mindspore(self.module.qualname(func.func)) else None)
+            return join(*argument_kinds)
+        if qualname.startswith("builtins."):
+            name = qualname[len("builtins."):]
+            if name in KIND_PASSING_BUILTINS:
+                return join(*argument_kinds)
+            if name in BUILTIN_STATIC_CALLS:
+                return None
+            return join(*argument_kinds)
+        if api.is_mindspore(qualname):
+            if qualname in api.STATIC_MINDSPORE_FUNCTIONS:
+                return None
+            if api.is_mindspore_name(qualname, "Tensor", "Parameter", "tensor", "initializer"):
+                return TENSOR
+            if api.last_name(qualname)[:1].isupper():
+                return None  # a Cell, primitive or dtype object, not data
+            return TENSOR
+        if api.is_host_library(qualname):
+            if api.last_name(qualname) in api.ARRAY_CONSTRUCTORS or HOST in argument_kinds or TENSOR in argument_kinds:
+                return HOST
+            return None
+        local_class = self.module.classes.get(qualname.rsplit(".", 1)[-1]) if qualname.startswith(
+            self.module.local_prefix) else None
+        if local_class is not None and local_class.is_cell:
+            return None  # constructing a Cell gives a Cell, not data
+        return join(*argument_kinds)
+
+
+class EagerFunction(GraphFunction):
+    """A function PyNative runs eagerly for a Cell: a ``construct`` that is not graph code, or a function of this
+    module it calls, with the same tensor-value environment as graph code. ``output_of``: the Cells whose output
+    this function's return value is part of (their ``construct``, or a helper whose result they return)."""
+
+    def __init__(self, module: "ModuleFacts", node: FunctionNode, owner: ClassInfo | None, reason: str):
+        super().__init__(module, node, owner, reason, strict=False)
+        self.output_of: list[ClassInfo] = []
+
+
+class GraphCode:
+    """Which functions MindSpore compiles, and why; which a PyNative Cell runs eagerly; what helpers return. A part
+    of ``ModuleFacts``; it asks the classes and names below it."""
+
+    # -- mode and graph code ------------------------------------------------------------------------------
+
+    def _mode(self) -> str:
+        """``pynative`` when the module selects PYNATIVE_MODE and never GRAPH_MODE; ``graph`` when it selects
+        GRAPH_MODE; otherwise what the settings say."""
+        graph = pynative = False
+        for site in self.calls_to("set_context"):
+            for keyword in site.node.keywords:
+                if keyword.arg != "mode":
+                    continue
+                for node in ast.walk(keyword.value):
+                    name = self.qualname(node) if isinstance(node, (ast.Name, ast.Attribute)) else None
+                    if (name and name.endswith("GRAPH_MODE")) or (isinstance(node, ast.Constant) and node.value == 0):
+                        graph = True
+                    if (name and name.endswith("PYNATIVE_MODE")) or (
+                            isinstance(node, ast.Constant) and node.value == 1):
+                        pynative = True
+        if graph:
+            return "graph"
+        if pynative:
+            return "pynative"
+        return self.settings.mode
+
+    def _runs_at_compile_time(self, function: FunctionNode) -> bool:
+        """``@constexpr``/``@_primexpr`` functions run in Python while the graph compiles, on constants."""
+        return any(api.is_mindspore_name(self.qualname(decorator_callee(d)), "constexpr", "_primexpr", "primexpr")
+                   for d in function.decorator_list)
+
+    def _jit_decorator(self, function: FunctionNode) -> ast.AST | None:
+        for decorator in function.decorator_list:
+            if api.is_mindspore_name(self.qualname(decorator_callee(decorator)), *JIT_NAMES):
+                return decorator
+        return None
+
+    def _is_strict(self, jit_decorator: ast.AST | None) -> bool:
+        if isinstance(jit_decorator, ast.Call):
+            for keyword in jit_decorator.keywords:
+                if keyword.arg == "fullgraph" and isinstance(keyword.value, ast.Constant):
+                    if keyword.value.value is True:
+                        return True
+        return self.settings.syntax_level == "strict"
+
+    def _find_graph_code(self) -> None:
+        queue: list[GraphFunction] = []
+        strict = self.settings.syntax_level == "strict"
+
+        def add(node: FunctionNode, owner: ClassInfo | None, reason: str, is_strict: bool,
+                kinds: dict[str, str | None] | None) -> None:
+            existing = self._graph_by_node.get(id(node))
+            if existing is None:
+                existing = GraphFunction(self, node, owner, reason, is_strict)
+                existing.parameter_kinds = root_parameter_kinds(node, owner) if kinds is None else dict(kinds)
+                self._graph_by_node[id(node)] = existing
+                self.graph_functions.append(existing)
+                queue.append(existing)
+                return
+            changed = is_strict and not existing.strict
+            existing.strict = existing.strict or is_strict
+            for name, kind in (kinds or {}).items():
+                merged = join(existing.parameter_kinds.get(name), kind)
+                if merged != existing.parameter_kinds.get(name):
+                    existing.parameter_kinds[name] = merged
+                    changed = True
+            if changed and existing not in queue:
+                queue.append(existing)
+
+        sub_cells = self._sub_cell_classes()
+        for info in self.classes.values():
+            if info.is_cell and self.mode == "graph":
+                for name in ("construct", "bprop"):
+                    if name in info.methods:
+                        # A Cell used only as a sub-cell here gets its input kinds from the calls (`self.pos(B, H, W)`
+                        # with ints from a shape), like any helper.
+                        kinds = {} if name == "construct" and info.name in sub_cells else None
+                        add(info.methods[name], info, f"{name} of Cell {info.name}", strict, kinds)
+            if info.is_jit_class and self.mode == "graph":
+                # Construction runs in Python unless the object is built inside graph code, where the methods
+                # called are followed like any helper.
+                for name, method in info.methods.items():
+                    if name not in ("__init__", "__new__"):
+                        add(method, info, f"method of @jit_class {info.name}", strict, None)
+        for node, _ in self._enclosing:
+            if not isinstance(node, ast.ClassDef):
+                decorator = self._jit_decorator(node)
+                if decorator is not None:
+                    add(node, self.class_of_function.get(id(node)), "decorated with @jit", self._is_strict(decorator),
+                        None)
+        for site in self.calls_to(*JIT_NAMES):
+            if site.node.args and isinstance(site.node.args[0], ast.Name):
+                target = self.functions.get(site.node.args[0].id)
+                if target is not None:
+                    add(target, None, "wrapped with jit(...)", self._is_strict(site.node), None)
+
+        while queue:
+            graph_function = queue.pop(0)
+            graph_function.compute_environment()
+            for callee, owner, kinds in self._callees(graph_function):
+                add(callee, owner, f"called from {graph_function.label}", graph_function.strict, kinds)
+
+    def _callees(self, caller: GraphFunction) -> Iterator[tuple[FunctionNode, ClassInfo | None, dict]]:
+        """Functions of this module that ``caller`` calls, with the kinds of the arguments it passes."""
+        for _, target, owner, kinds in self.calls_from(caller):
+            yield target, owner, kinds
+
+    def calls_from(self, caller: GraphFunction) -> Iterator[tuple[ast.Call, FunctionNode, ClassInfo | None, dict]]:
+        """Each call in ``caller`` to a function of this module: (the call, the function, its class, the kinds of
+        the arguments the call passes)."""
+        for node in caller.nodes_of(ast.Call):
+            func = node.func
+            target: FunctionNode | None = None
+            owner: ClassInfo | None = None
+            bound = False
+            if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+                if func.value.id == caller.self_name and caller.owner is not None:
+                    found = caller.owner.find_method(func.attr)
+                    if found is not None and func.attr not in ("construct", "bprop", "__init__"):
+                        owner, target = found
+                        bound = not is_static(target)
+                    elif found is None:
+                        sub_cell = self._local_sub_cell(caller.owner, func.attr)
+                        if sub_cell is None or "construct" not in sub_cell.methods:
+                            continue
+                        owner, target, bound = sub_cell, sub_cell.methods["construct"], True
+                elif func.value.id in self.classes:
+                    found = self.classes[func.value.id].find_method(func.attr)
+                    if found is not None:
+                        owner, target = found
+            elif isinstance(func, ast.Name):
+                if func.id in self.functions and func.id not in caller.env:
+                    target = self.functions[func.id]
+                elif self.mode == "pynative" or caller.owner is None:
+                    for target, owner, kinds in self._called_through_global(func.id):
+                        yield node, target, owner, kinds
+                    continue
+            if target is None or target is caller.node or self._runs_at_compile_time(target):
+                continue
+            yield node, target, owner, parameter_kinds_of_call(caller, node, target, bound)
+
+    def _sub_cell_classes(self) -> set[str]:
+        """Local Cell classes built only as ``self.attr = Cls(...)`` and called as ``self.attr(...)`` here."""
+        if self._sub_cells is None:
+            self._sub_cells = self._find_sub_cell_classes()
+        return self._sub_cells
+
+    def _find_sub_cell_classes(self) -> set[str]:
+        attributes: dict[str, set[str]] = {}
+        excluded: set[str] = set()
+        for site in self.calls:
+            if not (site.qualname and site.qualname.startswith(self.local_prefix)):
+                continue  # only this module's classes can be its sub-cells
+            built = self.class_of_constructor(site.node)
+            if not built or built[2] is not self or built[1] is None or not built[1].is_cell:
+                continue
+            assignment = self.assignment_of(site.node)
+            target = assignment.targets[0] if assignment is not None and len(assignment.targets) == 1 else None
+            if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
+                attributes.setdefault(built[1].name, set()).add(target.attr)
+            else:
+                excluded.add(built[1].name)
+        called = {
+            site.node.func.attr for site in self.calls
+            if isinstance(site.node.func, ast.Attribute) and isinstance(site.node.func.value, ast.Name)
+        }
+        return {name for name, attrs in attributes.items() if name not in excluded and attrs <= called}
+
+    def _local_sub_cell(self, owner: ClassInfo, attribute: str) -> ClassInfo | None:
+        qualname = next((info.cell_attributes[attribute] for info in owner.lineage()
+                         if info.cell_attributes.get(attribute)), None)
+        if qualname and qualname.startswith(self.local_prefix):
+            return self.classes.get(qualname[len(self.local_prefix):])
+        return None
+
+    def _called_through_global(self, name: str) -> Iterator[tuple[FunctionNode, ClassInfo | None, dict]]:
+        """A module-level Cell instance (``net = Net()``) or gradient function (``grad_fn = value_and_grad(f)``)
+        called from graph code: what it runs is compiled too."""
+        value = self.module_assignments.get(name)
+        if not isinstance(value, ast.Call):
+            return
+        built = self.class_of_constructor(value)
+        if built and built[1] is not None and built[1].is_cell and built[2] is self:
+            method = built[1].find_method("construct")
+            if method is not None:
+                yield method[1], method[0], root_parameter_kinds(method[1], method[0])
+            return
+        if api.is_mindspore_name(self.qualname(value.func), *GRAD_NAMES) and value.args:
+            first = value.args[0]
+            if isinstance(first, ast.Name) and first.id in self.functions:
+                function = self.functions[first.id]
+                yield function, None, root_parameter_kinds(function, None)
+            elif isinstance(first, ast.Name):
+                yield from self._called_through_global(first.id)
+
+    def return_kind(self, function: FunctionNode, owner: ClassInfo | None, kinds: dict[str, str | None],
+                    fallback: str | None) -> str | None:
+        """The kind of what ``function`` returns when called with arguments of ``kinds`` (a helper returning
+        ``x.shape`` gives a constant even from a tensor argument)."""
+        structured = self.returned_structure(function, owner, kinds, fallback)
+        return join(*flatten(structured))
+
+    def returned_structure(self, function: FunctionNode, owner: ClassInfo | None, kinds: dict[str, str | None],
+                           fallback: str | None = TENSOR):
+        """What ``function`` returns for arguments of ``kinds``: a kind, or a list of them for a tuple."""
+        key = (id(function), tuple(sorted(kinds.items())))
+        if key in self._return_kinds:
+            return self._return_kinds[key]
+        if id(function) in self._returns_in_progress or len(self._returns_in_progress) > 8:
+            return fallback  # recursion: do not look deeper
+        self._returns_in_progress.add(id(function))
+        try:
+            probe = GraphFunction(self, function, owner, "", strict=False)
+            probe.parameter_kinds = dict(kinds)
+            probe.compute_environment()
+            returned = [probe.structure(n.value) for n in probe.nodes_of(ast.Return) if n.value]
+            result = join_structures(returned)
+        finally:
+            self._returns_in_progress.discard(id(function))
+        self._return_kinds[key] = result
+        return result
+
+    def is_graph_code(self, node: FunctionNode) -> bool:
+        return id(node) in self._graph_by_node
+
+    # -- eager code (PyNative) ----------------------------------------------------------------------------
+
+    def eager_functions(self) -> list[EagerFunction]:
+        """The functions PyNative runs eagerly inside Cells: each Cell's ``construct`` that is not graph code (every
+        Cell of a PyNative module), and the functions of this module they call that are not graph code either."""
+        if self._eager_functions is not None:
+            return self._eager_functions
+        functions: dict[int, EagerFunction] = {}
+        queue: list[EagerFunction] = []
+
+        def add(node: FunctionNode, owner: ClassInfo | None, reason: str, kinds: dict) -> EagerFunction | None:
+            if self.is_graph_code(node):
+                return None
+            existing = functions.get(id(node))
+            if existing is None:
+                existing = functions[id(node)] = EagerFunction(self, node, owner, reason)
+                existing.parameter_kinds = dict(kinds)
+                queue.append(existing)
+                return existing
+            for name, kind in kinds.items():
+                merged = join(existing.parameter_kinds.get(name), kind)
+                if merged != existing.parameter_kinds.get(name):
+                    existing.parameter_kinds[name] = merged
+                    if existing not in queue:
+                        queue.append(existing)
+            return existing
+
+        sub_cells = self._sub_cell_classes()
+        constructs: set[int] = set()
+        for info in self.classes.values():
+            found = info.find_method("construct") if info.is_cell else None
+            if found is None:
+                continue
+            owner, node = found
+            kinds = {} if info.name in sub_cells else root_parameter_kinds(node, owner)
+            construct = add(node, owner, f"construct of Cell {owner.name}", kinds)
+            if construct is not None:
+                constructs.add(id(node))
+                if not any(known is info for known in construct.output_of):
+                    construct.output_of.append(info)
+        while queue:
+            function = queue.pop(0)
+            function.compute_environment()
+            for _, callee, owner, kinds in self.calls_from(function):
+                add(callee, owner, f"called from {function.label}", kinds)
+        # A helper's return value is part of a Cell's output when the call to it is part of the caller's return
+        # value; another Cell's construct keeps its own Cell (and its own bprop).
+        changed = True
+        while changed:
+            changed = False
+            for function in functions.values():
+                for call, callee, _, _ in self.calls_from(function):
+                    helper = functions.get(id(callee))
+                    if helper is None or id(callee) in constructs or not function.reaches_return(call):
+                        continue
+                    for info in function.output_of:
+                        if not any(known is info for known in helper.output_of):
+                            helper.output_of.append(info)
+                            changed = True
+        self._eager_functions = list(functions.values())
+        return self._eager_functions
+
+
+def parameter_kinds_of_call(caller: GraphFunction, call: ast.Call, target: FunctionNode, bound: bool) -> dict:
+    parameters = [a.arg for a in target.args.posonlyargs + target.args.args]
+    if bound and parameters:
+        parameters = parameters[1:]
+    kinds: dict[str, str | None] = {name: None for name in parameters}
+    kinds.update({a.arg: None for a in target.args.kwonlyargs})
+    for index, argument in enumerate(call.args):
+        if isinstance(argument, ast.Starred):
+            for name in parameters[index:]:
+                kinds[name] = join(kinds[name], caller.kind(argument))
+            if target.args.vararg:
+                kinds[target.args.vararg.arg] = caller.kind(argument)
+            break
+        if index < len(parameters):
+            kinds[parameters[index]] = caller.kind(argument)
+        elif target.args.vararg:
+            kinds[target.args.vararg.arg] = join(kinds.get(target.args.vararg.arg), caller.kind(argument))
+    for keyword in call.keywords:
+        if keyword.arg in kinds:
+            kinds[keyword.arg] = caller.kind(keyword.value)
+        elif keyword.arg is None or target.args.kwarg:
+            for name in kinds:
+                kinds[name] = join(kinds[name], caller.kind(keyword.value)) if keyword.arg is None else kinds[name]
+    return kinds
+
+
+def root_parameter_kinds(node: FunctionNode, owner: ClassInfo | None) -> dict[str, str | None]:
+    """The inputs of a compiled function are tensor data, except parameters defaulting to a literal (flags)."""
+    args = node.args
+    positional = args.posonlyargs + args.args
+    if owner is not None and positional and not is_static(node):
+        positional = positional[1:]
+    defaults: dict[str, ast.AST] = {}
+    for argument, default in zip(reversed(args.posonlyargs + args.args), reversed(args.defaults)):
+        defaults[argument.arg] = default
+    for argument, default in zip(args.kwonlyargs, args.kw_defaults):
+        if default is not None:
+            defaults[argument.arg] = default
+    kinds: dict[str, str | None] = {}
+    for argument in positional + args.kwonlyargs:
+        default = defaults.get(argument.arg)
+        literal = isinstance(default, ast.Constant) and default.value is not None
+        kinds[argument.arg] = None if literal else TENSOR
+    for argument in (args.vararg, args.kwarg):
+        if argument is not None:
+            kinds[argument.arg] = TENSOR
+    return kinds

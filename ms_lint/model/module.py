@@ -1,0 +1,259 @@
+"""ModuleFacts: everything the rules ask about one module, computed once per file from its layers (names,
+classes, graph code) over one pre-order pass of the tree."""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import Iterator
+
+from ms_lint import mindspore_api as api
+from ms_lint.model.classes import CELL_METHODS_RETURNING_SELF, BuiltClass, ClassFacts, ClassInfo, PlainContainer
+from ms_lint.model.project import project_function
+from ms_lint.model.graph import EagerFunction, GraphCode, GraphFunction
+from ms_lint.model.scopes import NameResolution, module_name_of
+from ms_lint.model.syntax import FunctionNode, NodeIndex, first_argument
+from ms_lint.settings import Settings
+
+# The nodes the module's index records (see ModuleFacts._index).
+_INDEXED_NODE_TYPES = frozenset({ast.Call, ast.Assign, ast.Import, ast.ImportFrom, ast.ClassDef, ast.FunctionDef,
+                                 ast.AsyncFunctionDef})
+
+
+@dataclass
+class CallSite:
+    node: ast.Call
+    qualname: str | None
+    function: FunctionNode | None  # the innermost function around the call, None at module or class level
+    owner: ClassInfo | None  # the innermost class around the call
+
+
+class ModuleFacts(NameResolution, ClassFacts, GraphCode):
+    """Everything the rules ask about one module. Build once per file; every rule reads it."""
+
+    def __init__(self, tree: ast.Module, path: str, settings: Settings, source: str = "", graph_code: bool = True):
+        self.tree = tree
+        self.path = path
+        self.settings = settings
+        self.source = source
+        self.module_name, self.package = module_name_of(path)
+        self.local_prefix = (self.module_name or "<module>") + "."
+        self.names: dict[str, str] = {}
+        self.classes: dict[str, ClassInfo] = {}
+        self.functions: dict[str, FunctionNode] = {}
+        self.module_assignments: dict[str, ast.AST] = {}
+        self.calls: list[CallSite] = []
+        self.class_of_function: dict[int, ClassInfo] = {}
+        self._enclosing: list[tuple[ast.AST, ClassInfo | None]] = []
+        self._scope_by_line: list[str] | None = None
+        self._assignment_of_value: dict[int, ast.Assign] = {}
+        self.index = NodeIndex(tree)
+        # qualified name -> what class_of_constructor says; asked for every call, answered once per name
+        self._classes_named: dict[str, BuiltClass | None] = {}
+        self._sub_cells: set[str] | None = None
+        self._index()
+        self._resolve_classes()
+        self.mode = self._mode()
+        self.graph_functions: list[GraphFunction] = []
+        self._graph_by_node: dict[int, GraphFunction] = {}
+        self._plain_containers: list[PlainContainer] | None = None
+        self._return_kinds: dict[tuple, str | None] = {}
+        self._returns_in_progress: set[int] = set()
+        self._eager_functions: list[EagerFunction] | None = None
+        if graph_code:
+            self._find_graph_code()
+
+    def release(self) -> None:
+        """Untie the cycles between these facts and their graph functions once the rules are done, so that the
+        memory returns when the last reference goes instead of lingering for the garbage collector (which a
+        flake8 run would then keep rescanning, file after file)."""
+        self.graph_functions = []
+        self._graph_by_node = {}
+        self._eager_functions = None
+        self._classes_named = {}
+
+    # -- indexing: one walk over the module ---------------------------------------------------------------
+
+    def _index(self) -> None:
+        nodes = self.index.nodes
+        # (position where it ends, innermost function, innermost class) of the definitions around a position
+        contexts: list[tuple[int, FunctionNode | None, ClassInfo | None]] = [(len(nodes), None, None)]
+        class_body: tuple[int, int, ClassInfo] | None = None  # a class whose header is being read
+        indexed = _INDEXED_NODE_TYPES
+        for position in [position for position, node in enumerate(nodes) if node.__class__ in indexed]:
+            node = nodes[position]
+            if class_body is not None and position >= class_body[0]:
+                # A class's bases and decorators belong to the code around it; its body to the class.
+                contexts.append((class_body[1], None, class_body[2]))
+                class_body = None
+            while position >= contexts[-1][0]:
+                contexts.pop()
+            _, function, owner = contexts[-1]
+            node_type = node.__class__
+            if node_type is ast.Call:
+                self.calls.append(CallSite(node, None, function, owner))
+            elif node_type is ast.Assign:
+                self._assignment_of_value[id(node.value)] = node
+                if function is None and owner is None:
+                    for target in node.targets:
+                        if isinstance(target, ast.Name):
+                            self.module_assignments.setdefault(target.id, node.value)
+            elif node_type is ast.Import or node_type is ast.ImportFrom:
+                self._bind_import(node)
+            elif node_type is ast.ClassDef:
+                info = ClassInfo(node.name, node, self)
+                self.classes.setdefault(node.name, info)
+                self._enclosing.append((node, info))
+                class_body = (*self.index.body_span(node), info)
+            elif node_type is ast.FunctionDef or node_type is ast.AsyncFunctionDef:
+                if owner is not None and function is None:
+                    owner.methods.setdefault(node.name, node)
+                    self.class_of_function[id(node)] = owner
+                elif owner is None and function is None:
+                    self.functions.setdefault(node.name, node)
+                self._enclosing.append((node, owner))
+                contexts.append((self.index.body_span(node)[1], node, owner))
+        for site in self.calls:
+            site.qualname = self.qualname(site.node.func)
+
+    def assignment_of(self, value: ast.AST) -> ast.Assign | None:
+        """The assignment statement whose right-hand side is ``value``."""
+        return self._assignment_of_value.get(id(value))
+
+    def calls_to(self, *names: str, mindspore_only: bool = True) -> Iterator[CallSite]:
+        """Calls whose callee's own name is one of ``names`` (inside MindSpore, unless told otherwise)."""
+        for site in self.calls:
+            if site.qualname and api.last_name(site.qualname) in names and (
+                    not mindspore_only or api.is_mindspore(site.qualname)):
+                yield site
+
+    # -- values bound to names -----------------------------------------------------------------------------
+
+    def value_bound_to(self, expr: ast.AST, function: FunctionNode | None, owner: ClassInfo | None) -> ast.AST | None:
+        """What the name or ``self.<attribute>`` ``expr`` holds where it is used in ``function`` (None: module-level
+        code): the last assignment above it in that scope, else the module-level one; for ``self.<attribute>``, the
+        first assignment in a method of ``owner`` or of its local bases."""
+        if isinstance(expr, ast.Name):
+            line = getattr(expr, "lineno", 0)
+            bound = None
+            for node in self.index.own_code(self.tree if function is None else function):
+                if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None and node.lineno < line:
+                    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                    if any(isinstance(t, ast.Name) and t.id == expr.id for t in targets):
+                        if bound is None or node.lineno >= bound.lineno:
+                            bound = node
+            if bound is not None:
+                return bound.value
+            if function is None or expr.id in {a.arg for a in ast.walk(function.args) if isinstance(a, ast.arg)}:
+                return None
+            return self.module_assignments.get(expr.id)
+        if not (isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and owner is not None
+                and function is not None and expr.value.id == first_argument(function)):
+            return None
+        for info in owner.lineage():
+            for method in sorted(info.methods.values(), key=lambda m: m.name != "__init__"):
+                self_name = first_argument(method)
+                for node in self.index.subtree(method):
+                    if isinstance(node, ast.Assign) and any(
+                            isinstance(t, ast.Attribute) and t.attr == expr.attr and isinstance(t.value, ast.Name)
+                            and t.value.id == self_name for t in node.targets):
+                        return node.value
+        return None
+
+    def cell_origin(self, expr: ast.AST, function: FunctionNode | None, owner: ClassInfo | None) -> ast.AST | None:
+        """The expression that built the Cell instance ``expr`` holds (``net`` after ``net = Net()``, ``self.net``
+        after ``self.net = nn.Dense(2, 2)``, possibly chained: ``Net().set_train()``), or None when ``expr`` is not
+        known to hold a Cell."""
+        value = self.value_bound_to(expr, function, owner)
+        built = value
+        while isinstance(built, ast.Call) and isinstance(built.func, ast.Attribute) and (
+                built.func.attr in CELL_METHODS_RETURNING_SELF):
+            built = built.func.value
+        return value if built is not None and self.builds_cell(built) else None
+
+    # -- training scripts (MS401, MS402) ------------------------------------------------------------------
+
+    def training_calls(self) -> list[CallSite]:
+        """Calls that show the module trains: optimizers, Model with an optimizer, ``.train(``, TrainOneStep
+        cells, and gradient functions."""
+        result = []
+        for site in self.calls:
+            qualname = site.qualname or ""
+            func = site.node.func
+            entry = api.nn_cell_entry(qualname)
+            if entry is not None and entry.get("optimizer"):
+                result.append(site)
+            elif api.is_mindspore_name(qualname, "Model") and (
+                    len(site.node.args) >= 3 or any(k.arg == "optimizer" for k in site.node.keywords)):
+                result.append(site)
+            elif api.is_mindspore(qualname) and api.last_name(qualname).startswith("TrainOneStep"):
+                result.append(site)
+            elif api.is_mindspore_name(qualname, "grad", "value_and_grad", "GradOperation", "build_train_network"):
+                result.append(site)
+            elif isinstance(func, ast.Attribute) and func.attr == "train" and (site.node.args or site.node.keywords):
+                result.append(site)
+        return result
+
+    def seeds_mindspore(self) -> bool:
+        """The module calls ``mindspore.set_seed`` (any spelling), directly or through a seeding helper of the project.
+
+        ``manual_seed`` does not seed parameter initialisation and ``mindspore.dataset.config.set_seed`` seeds only
+        the data pipeline: neither counts. A helper whose source cannot be read (a third-party ``seed_everything``)
+        is trusted when its name speaks of seeding.
+        """
+        known: dict[tuple[int, str], bool] = {}
+        return any(_seeds(self, site.qualname, 0, known) for site in self.calls)
+
+    # -- locations ----------------------------------------------------------------------------------------
+
+    def scope_name(self, node: ast.AST) -> str:
+        """The Cell class or function a finding at ``node`` belongs to (innermost class, else outermost function)."""
+        if self._scope_by_line is None:
+            self._scope_by_line = self._scopes_of_lines()
+        line = getattr(node, "lineno", 0)
+        return self._scope_by_line[line] if 0 <= line < len(self._scope_by_line) else ""
+
+    def _scopes_of_lines(self) -> list[str]:
+        # One table per module: a file with thousands of Cells and findings would otherwise scan every
+        # definition for every finding.
+        definitions = [definition for definition, _ in self._enclosing]
+        last_line = max((d.end_lineno or d.lineno for d in definitions), default=0)
+        classes: list[str | None] = [None] * (last_line + 1)
+        functions: list[str | None] = [None] * (last_line + 1)
+        # Later writes win: the class starting last (innermost) and the function starting first (outermost).
+        for definition in sorted((d for d in definitions if isinstance(d, ast.ClassDef)), key=lambda d: d.lineno):
+            for line in range(definition.lineno, (definition.end_lineno or definition.lineno) + 1):
+                classes[line] = definition.name
+        for definition in sorted((d for d in reversed(definitions) if not isinstance(d, ast.ClassDef)),
+                                 key=lambda d: -d.lineno):
+            for line in range(definition.lineno, (definition.end_lineno or definition.lineno) + 1):
+                functions[line] = definition.name
+        return [class_name or function_name or "" for class_name, function_name in zip(classes, functions)]
+
+
+_MAX_SEED_DEPTH = 4
+
+
+def _seeds(module: ModuleFacts, qualname: str | None, depth: int, known: dict) -> bool:
+    if not qualname or depth > _MAX_SEED_DEPTH:
+        return False
+    if api.is_mindspore(qualname):
+        return api.last_name(qualname) == "set_seed" and not qualname.startswith("mindspore.dataset")
+    if api.is_host_library(qualname) or qualname.startswith(("builtins.", "random.", "os.", "sys.")):
+        return False
+    key = (id(module), qualname)
+    if key not in known:
+        known[key] = False  # a helper that calls itself does not seed through the recursion
+        found = project_function(module, qualname)
+        if isinstance(found, str):  # a project module re-exporting a MindSpore function
+            known[key] = _seeds(module, found, depth + 1, known)
+        elif found is None:
+            known[key] = "seed" in api.last_name(qualname).lower() and not qualname.startswith(module.local_prefix)
+        else:
+            facts, node = found
+            known[key] = any(
+                _seeds(facts, site.qualname, depth + 1, known) for site in facts.calls if _inside(site.node, node))
+    return known[key]
+
+
+def _inside(node: ast.AST, function: ast.AST) -> bool:
+    return function.lineno <= node.lineno <= (function.end_lineno or function.lineno)
