@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Iterator
 from ms_lint import mindspore_api as api
 from ms_lint.model.project import ProjectClass, project_class, project_class_facts
 from ms_lint.model.syntax import FunctionNode, decorator_callee, first_argument, is_attribute_of, is_static
+from ms_lint.model.values import UNKNOWN, literal
 
 if TYPE_CHECKING:
     from ms_lint.model.module import ModuleFacts
@@ -28,6 +29,7 @@ class ClassInfo:
 
     def __init__(self, name: str, node: ast.ClassDef, module: "ModuleFacts | None" = None):
         self.name = name
+        self.key = name  # where ``ModuleFacts.classes`` files it: its __qualname__, unique in the module
         self.node = node
         self.methods: dict[str, FunctionNode] = {}
         self.is_cell = False
@@ -40,6 +42,8 @@ class ClassInfo:
         self._object_attributes: dict[str, str] = {}
         self._parameter_attributes: set[str] = set()
         self._attribute_constructors: dict[str, str] = {}  # attribute -> qualname of what built it
+        # attribute -> (method, value) of each write to ``self.<attribute>``; the value is None for ``+=``
+        self._attribute_writes: dict[str, list[tuple[str, ast.AST | None]]] = {}
 
     def _attributes(self) -> "ClassInfo":
         if self._module is not None:
@@ -67,6 +71,21 @@ class ClassInfo:
     @property
     def attribute_constructors(self) -> dict[str, str]:
         return self._attributes()._attribute_constructors
+
+    @property
+    def attribute_writes(self) -> dict[str, list[tuple[str, ast.AST | None]]]:
+        return self._attributes()._attribute_writes
+
+    def constant_attribute(self, attribute: str):
+        """The constant ``self.<attribute>`` holds in every instance: one write in ``__init__`` (or the class body)
+        of a literal, and no other anywhere in the class's lineage; else UNKNOWN. ``self.training`` is never
+        constant: ``set_train`` switches it."""
+        if attribute == "training":
+            return UNKNOWN
+        writes = [write for info in self.lineage() for write in info.attribute_writes.get(attribute, ())]
+        if len(writes) != 1 or writes[0][0] not in ("__init__", "<class body>"):
+            return UNKNOWN
+        return literal(writes[0][1])
 
     def lineage(self) -> Iterator["ClassInfo"]:
         """This class, then its base classes of this module, in lookup order; each once, even through cycles."""
@@ -121,8 +140,9 @@ class ClassFacts:
         for info in self.classes.values():
             for base in info.node.bases:
                 name = self.qualname(base)
-                if name and name.startswith(self.local_prefix) and name[len(self.local_prefix):] in self.classes:
-                    info.local_bases.append(self.classes[name[len(self.local_prefix):]])
+                local = self.local_class(name)
+                if local is not None:
+                    info.local_bases.append(local)
             info.is_jit_class = any(
                 api.is_mindspore_name(self.qualname(decorator_callee(d)), "jit_class")
                 for d in info.node.decorator_list
@@ -131,7 +151,7 @@ class ClassFacts:
             info.is_cell = self._class_is_cell(info, frozenset())
 
     def _class_is_cell(self, info: ClassInfo, seen: frozenset) -> bool:
-        if info.name in seen:
+        if info.key in seen:
             return False
         for base in info.node.bases:
             name = self.qualname(base)
@@ -141,7 +161,7 @@ class ClassFacts:
                 return True
             if name.startswith(self.local_prefix):
                 local = self.classes.get(name[len(self.local_prefix):])
-                if local is not None and self._class_is_cell(local, seen | {info.name}):
+                if local is not None and self._class_is_cell(local, seen | {info.key}):
                     return True
             elif self._project_class_is_cell(name):
                 return True
@@ -198,15 +218,14 @@ class ClassFacts:
             if entry["parameters"] == "wrapped":
                 return any(module_owns for module_owns in self._wrapped_cells_own(call, _seen))
             return bool(entry["parameters"])
-        if info is None or not info.is_cell or info.name in _seen:
+        if info is None or not info.is_cell or qualname in _seen:
             return None
         if module is None:  # a class of another module of the project
-
             found = project_class_facts(self.path, qualname, self.settings)
             if not found:
                 return None
             module, info = found[0], found[0].classes[found[1]]
-        return module._class_owns_parameters(info, _seen | {info.name})
+        return module._class_owns_parameters(info, _seen | {qualname})
 
     def _wrapped_cells_own(self, call: ast.Call, seen: frozenset) -> Iterator[bool]:
         for argument in [*call.args, *(k.value for k in call.keywords)]:
@@ -228,18 +247,37 @@ class ClassFacts:
         return False
 
     def _collect_attributes(self, info: ClassInfo) -> None:
+        writes = info._attribute_writes
+        for statement in info.node.body:
+            if isinstance(statement, ast.Assign):
+                for target in statement.targets:
+                    if isinstance(target, ast.Name):
+                        writes.setdefault(target.id, []).append(("<class body>", statement.value))
         for method in info.methods.values():
             self_name = first_argument(method)
             if self_name is None:
                 continue
             for node in self.index.subtree(method):
-                if not isinstance(node, (ast.Assign, ast.AnnAssign)) or node.value is None:
+                node_type = node.__class__
+                if node_type is ast.AugAssign:
+                    target = node.target
+                    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and (
+                            target.value.id == self_name):
+                        writes.setdefault(target.attr, []).append((method.name, None))
                     continue
-                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                if (node_type is not ast.Assign and node_type is not ast.AnnAssign) or node.value is None:
+                    continue
+                targets = node.targets if node_type is ast.Assign else [node.target]
                 for target in targets:
+                    if isinstance(target, (ast.Tuple, ast.List)):  # ``self.a, self.b = ...``: values unknown
+                        for element in target.elts:
+                            if is_attribute_of(element, self_name) and isinstance(element, ast.Attribute):
+                                writes.setdefault(element.attr, []).append((method.name, None))
+                        continue
                     if not (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
                             and target.value.id == self_name):
                         continue
+                    writes.setdefault(target.attr, []).append((method.name, node.value))
                     self._classify_attribute(info, target.attr, node.value)
 
     def _classify_attribute(self, info: ClassInfo, attribute: str, value: ast.AST) -> None:

@@ -8,14 +8,16 @@ from typing import TYPE_CHECKING, Iterator
 from ms_lint import mindspore_api as api
 from ms_lint.model.classes import ClassInfo
 from ms_lint.model.syntax import FunctionNode, decorator_callee, is_static
+from ms_lint.model.scopes import ASSIGNMENT, PARAMETER
 from ms_lint.model.values import (BUILTIN_STATIC_CALLS, HOST, INDEX_BUILTINS, INDEX_FUNCTIONS, KIND_PASSING_BUILTINS,
-                                  TENSOR, flatten, join, join_structures, value_flows)
+                                  TENSOR, UNKNOWN, constant_value, flatten, join, join_structures, literal, value_flows)
 
 if TYPE_CHECKING:
     from ms_lint.model.module import ModuleFacts
 
 JIT_NAMES = ("jit", "ms_function")
 GRAD_NAMES = ("grad", "value_and_grad", "GradOperation", "vjp", "jvp")
+_BRANCHES = (ast.If, ast.IfExp)
 
 
 class GraphFunction:
@@ -31,13 +33,93 @@ class GraphFunction:
         self.parameter_kinds: dict[str, str | None] = {}
         self.objects: dict[str, str] = {}  # local name -> user class name, for MS103
         self.env: dict[str, str | None] = {}
-        self.nodes: list[ast.AST] = module.index.body(node)  # shared: never modified
+        # parameter -> the constants graph callers pass it (as (type, value) pairs), or UNKNOWN
+        self.parameter_values: dict[str, object] = {}
+        self._dead: set[int] = set()  # ids of the nodes of branches MindSpore's parser drops
+        self._live: dict[tuple[type, ...], list[ast.AST]] = {}
         self._returned_data: set[int] | None = None
 
+    @property
+    def nodes(self) -> list[ast.AST]:
+        """Every node of this function that MindSpore compiles: its body without the dead branches."""
+        return self.nodes_of()
+
     def nodes_of(self, *node_types: type) -> list[ast.AST]:
-        """The nodes of this function of these types (exactly: parsed trees hold no subclasses), in source order;
-        one list per set of types, shared by every rule that asks."""
-        return self.module.index.body_nodes_of(self.node, node_types)
+        """The nodes of this function of these types (exactly: parsed trees hold no subclasses; none given: all),
+        in source order, without dead branches; one list per set of types, shared by every rule that asks."""
+        index = self.module.index
+        every = index.body_nodes_of(self.node, node_types) if node_types else index.body(self.node)
+        if not self._dead:
+            return every
+        live = self._live.get(node_types)
+        if live is None:
+            dead = self._dead
+            live = self._live[node_types] = [node for node in every if id(node) not in dead]
+        return live
+
+    def is_dead(self, node: ast.AST) -> bool:
+        """Whether ``node`` lies in a branch of this function that is never compiled."""
+        return id(node) in self._dead
+
+    # -- constant folding, as MindSpore's parser does it ---------------------------------------------------------
+
+    def constant(self, expr: ast.AST):
+        """The compile-time constant ``expr`` folds to in this function, or UNKNOWN."""
+        return constant_value(expr, self._constant_of)
+
+    def _constant_of(self, expr: ast.AST):
+        if isinstance(expr, ast.Attribute):
+            value = expr.value
+            if isinstance(value, ast.Name) and value.id == self.self_name and self.owner is not None:
+                return self.owner.constant_attribute(expr.attr)
+            return UNKNOWN
+        binding = self.module.scopes.binding(expr)
+        if binding is None or len(binding.scope.bindings[expr.id]) != 1:
+            return UNKNOWN  # a builtin, or a name bound more than once
+        if binding.kind == PARAMETER:
+            values = self.parameter_values.get(expr.id, UNKNOWN) if binding.scope.node is self.node else UNKNOWN
+            return next(iter(values))[1] if values is not UNKNOWN and len(values) == 1 else UNKNOWN
+        if binding.kind == ASSIGNMENT and expr.id not in self.module.scopes.declared_global:
+            return literal(binding.value)
+        return UNKNOWN
+
+    def find_dead_code(self) -> None:
+        """Mark the branches whose condition folds to a constant, and what follows a taken branch that returns."""
+        self._dead, self._live = set(), {}
+        index = self.module.index
+        if not index.body_nodes_of(self.node, _BRANCHES):
+            return
+        dropped: list[ast.AST] = []
+        self._drop_in_block(self.node.body, dropped)
+        for expression in index.body_nodes_of(self.node, (ast.IfExp,)):
+            value = self.constant(expression.test)
+            if value is not UNKNOWN:
+                dropped.append(expression.orelse if value else expression.body)
+        self._dead = {id(node) for root in dropped for node in index.subtree(root)}
+
+    def _drop_in_block(self, statements: list[ast.stmt], dropped: list[ast.AST]) -> None:
+        for position, statement in enumerate(statements):
+            if isinstance(statement, ast.If):
+                value = self.constant(statement.test)
+                if value is UNKNOWN:
+                    self._drop_in_block(statement.body, dropped)
+                    self._drop_in_block(statement.orelse, dropped)
+                    continue
+                taken, other = (statement.body, statement.orelse) if value else (statement.orelse, statement.body)
+                dropped.extend(other)
+                self._drop_in_block(taken, dropped)
+                if taken and isinstance(taken[-1], (ast.Return, ast.Raise)):
+                    dropped.extend(statements[position + 1:])
+                    return
+            elif isinstance(statement, (ast.For, ast.AsyncFor, ast.While)):
+                self._drop_in_block(statement.body, dropped)
+                self._drop_in_block(statement.orelse, dropped)
+            elif isinstance(statement, (ast.With, ast.AsyncWith)):
+                self._drop_in_block(statement.body, dropped)
+            elif isinstance(statement, ast.Try):
+                for block in (statement.body, *(h.body for h in statement.handlers), statement.orelse,
+                              statement.finalbody):
+                    self._drop_in_block(block, dropped)
 
     @property
     def scope(self) -> str:
@@ -55,6 +137,7 @@ class GraphFunction:
         return None
 
     def compute_environment(self) -> None:
+        self.find_dead_code()
         env: dict[str, str | None] = dict(self.parameter_kinds)
         assignments = self.nodes_of(ast.Assign, ast.AugAssign, ast.AnnAssign, ast.For, ast.comprehension,
                                     ast.NamedExpr, ast.withitem)
@@ -305,8 +388,8 @@ class GraphFunction:
                     return TENSOR  # a sub-cell or primitive held on self: its call builds tensors
                 kinds = parameter_kinds_of_call(self, call, found[1], bound=not is_static(found[1]))
                 return self.module.return_kind(found[1], found[0], kinds, join(*argument_kinds))
-        if isinstance(func, ast.Name) and func.id in self.module.functions and func.id not in self.env:
-            target = self.module.functions[func.id]
+        target = self.module.local_function(func) if isinstance(func, ast.Name) and func.id not in self.env else None
+        if target is not None:
             kinds = parameter_kinds_of_call(self, call, target, bound=False)
             return self.module.return_kind(target, None, kinds, join(*argument_kinds))
         qualname = self.module.qualname(func)
@@ -333,8 +416,7 @@ class GraphFunction:
             if api.last_name(qualname) in api.ARRAY_CONSTRUCTORS or HOST in argument_kinds or TENSOR in argument_kinds:
                 return HOST
             return None
-        local_class = self.module.classes.get(qualname.rsplit(".", 1)[-1]) if qualname.startswith(
-            self.module.local_prefix) else None
+        local_class = self.module.local_class(qualname)
         if local_class is not None and local_class.is_cell:
             return None  # constructing a Cell gives a Cell, not data
         return join(*argument_kinds)
@@ -401,11 +483,13 @@ class GraphCode:
         strict = self.settings.syntax_level == "strict"
 
         def add(node: FunctionNode, owner: ClassInfo | None, reason: str, is_strict: bool,
-                kinds: dict[str, str | None] | None) -> None:
+                kinds: dict[str, str | None] | None, values: dict[str, object] | None = None) -> None:
             existing = self._graph_by_node.get(id(node))
             if existing is None:
                 existing = GraphFunction(self, node, owner, reason, is_strict)
                 existing.parameter_kinds = root_parameter_kinds(node, owner) if kinds is None else dict(kinds)
+                existing.parameter_values = (root_parameter_values(node, self.keyword_arguments()) if kinds is None
+                                             else dict(values or {}))
                 self._graph_by_node[id(node)] = existing
                 self.graph_functions.append(existing)
                 queue.append(existing)
@@ -417,6 +501,12 @@ class GraphCode:
                 if merged != existing.parameter_kinds.get(name):
                     existing.parameter_kinds[name] = merged
                     changed = True
+            for name, passed in (values or {}).items():
+                known = existing.parameter_values.get(name)
+                merged = passed if known is None else UNKNOWN if UNKNOWN in (known, passed) else known | passed
+                if merged != known:
+                    existing.parameter_values[name] = merged
+                    changed = True
             if changed and existing not in queue:
                 queue.append(existing)
 
@@ -427,7 +517,7 @@ class GraphCode:
                     if name in info.methods:
                         # A Cell used only as a sub-cell here gets its input kinds from the calls (`self.pos(B, H, W)`
                         # with ints from a shape), like any helper.
-                        kinds = {} if name == "construct" and info.name in sub_cells else None
+                        kinds = {} if name == "construct" and info.key in sub_cells else None
                         add(info.methods[name], info, f"{name} of Cell {info.name}", strict, kinds)
             if info.is_jit_class and self.mode == "graph":
                 # Construction runs in Python unless the object is built inside graph code, where the methods
@@ -443,20 +533,30 @@ class GraphCode:
                         None)
         for site in self.calls_to(*JIT_NAMES):
             if site.node.args and isinstance(site.node.args[0], ast.Name):
-                target = self.functions.get(site.node.args[0].id)
+                target = self.local_function(site.node.args[0])
                 if target is not None:
                     add(target, None, "wrapped with jit(...)", self._is_strict(site.node), None)
 
         while queue:
             graph_function = queue.pop(0)
             graph_function.compute_environment()
-            for callee, owner, kinds in self._callees(graph_function):
-                add(callee, owner, f"called from {graph_function.label}", graph_function.strict, kinds)
+            for call, callee, owner, kinds in self.calls_from(graph_function):
+                add(callee, owner, f"called from {graph_function.label}", graph_function.strict, kinds,
+                    parameter_values_of_call(graph_function, call, callee, kinds))
 
-    def _callees(self, caller: GraphFunction) -> Iterator[tuple[FunctionNode, ClassInfo | None, dict]]:
-        """Functions of this module that ``caller`` calls, with the kinds of the arguments it passes."""
-        for _, target, owner, kinds in self.calls_from(caller):
-            yield target, owner, kinds
+    def keyword_arguments(self) -> dict[str, object]:
+        """For each keyword any call of this module passes: the constants it passes, or UNKNOWN."""
+        if self._keyword_arguments is None:
+            found: dict[str, object] = {}
+            for site in self.calls:
+                for keyword in site.node.keywords:
+                    if keyword.arg is not None:
+                        known = found.get(keyword.arg)
+                        passed = _constants(literal(keyword.value))
+                        found[keyword.arg] = passed if known is None else (
+                            UNKNOWN if UNKNOWN in (known, passed) else known | passed)
+            self._keyword_arguments = found
+        return self._keyword_arguments
 
     def calls_from(self, caller: GraphFunction) -> Iterator[tuple[ast.Call, FunctionNode, ClassInfo | None, dict]]:
         """Each call in ``caller`` to a function of this module: (the call, the function, its class, the kinds of
@@ -477,13 +577,14 @@ class GraphCode:
                         if sub_cell is None or "construct" not in sub_cell.methods:
                             continue
                         owner, target, bound = sub_cell, sub_cell.methods["construct"], True
-                elif func.value.id in self.classes:
-                    found = self.classes[func.value.id].find_method(func.attr)
+                elif self.local_class(self.qualname(func.value)) is not None:
+                    found = self.local_class(self.qualname(func.value)).find_method(func.attr)
                     if found is not None:
                         owner, target = found
             elif isinstance(func, ast.Name):
-                if func.id in self.functions and func.id not in caller.env:
-                    target = self.functions[func.id]
+                local = self.local_function(func) if func.id not in caller.env else None
+                if local is not None:
+                    target = local
                 elif self.mode == "pynative" or caller.owner is None:
                     for target, owner, kinds in self._called_through_global(func.id):
                         yield node, target, owner, kinds
@@ -510,9 +611,9 @@ class GraphCode:
             assignment = self.assignment_of(site.node)
             target = assignment.targets[0] if assignment is not None and len(assignment.targets) == 1 else None
             if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
-                attributes.setdefault(built[1].name, set()).add(target.attr)
+                attributes.setdefault(built[1].key, set()).add(target.attr)
             else:
-                excluded.add(built[1].name)
+                excluded.add(built[1].key)
         called = {
             site.node.func.attr for site in self.calls
             if isinstance(site.node.func, ast.Attribute) and isinstance(site.node.func.value, ast.Name)
@@ -540,8 +641,8 @@ class GraphCode:
             return
         if api.is_mindspore_name(self.qualname(value.func), *GRAD_NAMES) and value.args:
             first = value.args[0]
-            if isinstance(first, ast.Name) and first.id in self.functions:
-                function = self.functions[first.id]
+            if isinstance(first, ast.Name) and self.local_function(first) is not None:
+                function = self.local_function(first)
                 yield function, None, root_parameter_kinds(function, None)
             elif isinstance(first, ast.Name):
                 yield from self._called_through_global(first.id)
@@ -610,7 +711,7 @@ class GraphCode:
             if found is None:
                 continue
             owner, node = found
-            kinds = {} if info.name in sub_cells else root_parameter_kinds(node, owner)
+            kinds = {} if info.key in sub_cells else root_parameter_kinds(node, owner)
             construct = add(node, owner, f"construct of Cell {owner.name}", kinds)
             if construct is not None:
                 constructs.add(id(node))
@@ -686,3 +787,59 @@ def root_parameter_kinds(node: FunctionNode, owner: ClassInfo | None) -> dict[st
         if argument is not None:
             kinds[argument.arg] = TENSOR
     return kinds
+
+
+def _constants(value) -> object:
+    """A constant as the set of constants a parameter is passed; UNKNOWN stays UNKNOWN."""
+    return UNKNOWN if value is UNKNOWN else frozenset({(type(value).__name__, value)})
+
+
+def root_parameter_values(node: FunctionNode, keyword_arguments: dict[str, object]) -> dict[str, object]:
+    """What the parameters of a compiled entry point (``construct``, a ``@jit`` function) hold when the graph code
+    of the project does not pass them: a flag's literal default (``return_dict=False``, ``output_type="ms"``),
+    unless a call of this module passes that keyword something else (``self.block(x, use_cache=use_cache)``
+    reaches a Cell built in a way the model cannot follow). A ``None`` default is left unknown: it usually
+    stands for an optional tensor input that callers do pass."""
+    args = node.args
+    values: dict[str, object] = {}
+    for argument, default in [*zip(reversed(args.posonlyargs + args.args), reversed(args.defaults)),
+                              *zip(args.kwonlyargs, args.kw_defaults)]:
+        value = literal(default) if default is not None else UNKNOWN
+        value = UNKNOWN if value is None else _constants(value)
+        passed = keyword_arguments.get(argument.arg)
+        if passed is not None and value is not UNKNOWN and (passed is UNKNOWN or passed | value != value):
+            value = UNKNOWN
+        values[argument.arg] = value
+    return values
+
+
+def parameter_values_of_call(caller: GraphFunction, call: ast.Call, target: FunctionNode, kinds: dict) -> dict:
+    """The constants ``call`` passes to each parameter of ``target`` (its default when the call does not pass it),
+    UNKNOWN where the argument is not a constant. ``kinds`` names the parameters the call fills."""
+    args = target.args
+    positional = [a.arg for a in args.posonlyargs + args.args]
+    positional = positional[len(positional) - len([p for p in positional if p in kinds]):]
+    defaults = {a.arg: d for a, d in zip(reversed(args.posonlyargs + args.args), reversed(args.defaults))}
+    defaults.update({a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None})
+    passed: dict[str, ast.AST] = {}
+    unpacked = False
+    for position, argument in enumerate(call.args):
+        if isinstance(argument, ast.Starred):
+            unpacked = True
+            break
+        if position < len(positional):
+            passed[positional[position]] = argument
+    for keyword in call.keywords:
+        if keyword.arg is None:
+            unpacked = True
+        else:
+            passed[keyword.arg] = keyword.value
+    values: dict[str, object] = {}
+    for name in kinds:
+        if name in passed:
+            values[name] = _constants(caller.constant(passed[name]))
+        elif not unpacked and name in defaults:
+            values[name] = _constants(literal(defaults[name]))
+        else:
+            values[name] = UNKNOWN
+    return values

@@ -10,13 +10,14 @@ from ms_lint import mindspore_api as api
 from ms_lint.model.classes import CELL_METHODS_RETURNING_SELF, BuiltClass, ClassFacts, ClassInfo, PlainContainer
 from ms_lint.model.project import project_function
 from ms_lint.model.graph import EagerFunction, GraphCode, GraphFunction
-from ms_lint.model.scopes import NameResolution, module_name_of
+from ms_lint.model.scopes import CLASS, FUNCTION, Binding, Scope, Scopes, module_name_of
 from ms_lint.model.syntax import FunctionNode, NodeIndex, first_argument
 from ms_lint.settings import Settings
 
 # The nodes the module's index records (see ModuleFacts._index).
 _INDEXED_NODE_TYPES = frozenset({ast.Call, ast.Assign, ast.Import, ast.ImportFrom, ast.ClassDef, ast.FunctionDef,
-                                 ast.AsyncFunctionDef})
+                                 ast.AsyncFunctionDef, ast.Global, ast.AnnAssign, ast.AugAssign, ast.For,
+                                 ast.AsyncFor, ast.withitem})
 
 
 @dataclass
@@ -27,7 +28,7 @@ class CallSite:
     owner: ClassInfo | None  # the innermost class around the call
 
 
-class ModuleFacts(NameResolution, ClassFacts, GraphCode):
+class ModuleFacts(ClassFacts, GraphCode):
     """Everything the rules ask about one module. Build once per file; every rule reads it."""
 
     def __init__(self, tree: ast.Module, path: str, settings: Settings, source: str = "", graph_code: bool = True):
@@ -47,9 +48,11 @@ class ModuleFacts(NameResolution, ClassFacts, GraphCode):
         self._scope_by_line: list[str] | None = None
         self._assignment_of_value: dict[int, ast.Assign] = {}
         self.index = NodeIndex(tree)
+        self.scopes = Scopes(tree, self.local_prefix, self.package)
         # qualified name -> what class_of_constructor says; asked for every call, answered once per name
         self._classes_named: dict[str, BuiltClass | None] = {}
         self._sub_cells: set[str] | None = None
+        self._keyword_arguments: dict[str, object] | None = None
         self._index()
         self._resolve_classes()
         self.mode = self._mode()
@@ -75,45 +78,101 @@ class ModuleFacts(NameResolution, ClassFacts, GraphCode):
 
     def _index(self) -> None:
         nodes = self.index.nodes
-        # (position where it ends, innermost function, innermost class) of the definitions around a position
-        contexts: list[tuple[int, FunctionNode | None, ClassInfo | None]] = [(len(nodes), None, None)]
-        class_body: tuple[int, int, ClassInfo] | None = None  # a class whose header is being read
+        scopes = self.scopes
+        # (position where it ends, innermost function, innermost class, scope) of the definitions around a position
+        contexts: list[tuple[int, FunctionNode | None, ClassInfo | None, Scope]] = [
+            (len(nodes), None, None, scopes.module)]
+        class_body: tuple[int, int, ClassInfo, Scope] | None = None  # a class whose header is being read
+        class_bindings: list[tuple[Binding, ClassInfo]] = []
         indexed = _INDEXED_NODE_TYPES
         for position in [position for position, node in enumerate(nodes) if node.__class__ in indexed]:
             node = nodes[position]
             if class_body is not None and position >= class_body[0]:
                 # A class's bases and decorators belong to the code around it; its body to the class.
-                contexts.append((class_body[1], None, class_body[2]))
+                contexts.append((class_body[1], None, class_body[2], class_body[3]))
                 class_body = None
             while position >= contexts[-1][0]:
                 contexts.pop()
-            _, function, owner = contexts[-1]
+            _, function, owner, scope = contexts[-1]
             node_type = node.__class__
             if node_type is ast.Call:
                 self.calls.append(CallSite(node, None, function, owner))
             elif node_type is ast.Assign:
                 self._assignment_of_value[id(node.value)] = node
-                if function is None and owner is None:
+                at = (node.lineno, node.col_offset)
+                for target in node.targets:
+                    scopes.bind_targets(scope, target, node.value, at)
+                if scope is scopes.module:
                     for target in node.targets:
                         if isinstance(target, ast.Name):
                             self.module_assignments.setdefault(target.id, node.value)
             elif node_type is ast.Import or node_type is ast.ImportFrom:
-                self._bind_import(node)
+                scopes.bind_import(scope, node)
             elif node_type is ast.ClassDef:
                 info = ClassInfo(node.name, node, self)
-                self.classes.setdefault(node.name, info)
+                binding = scopes.bind(scope, node.name, CLASS, (node.lineno, node.col_offset), node)
+                class_bindings.append((binding, info))
                 self._enclosing.append((node, info))
-                class_body = (*self.index.body_span(node), info)
+                class_body = (*self.index.body_span(node), info, scopes.open(node, scope))
             elif node_type is ast.FunctionDef or node_type is ast.AsyncFunctionDef:
                 if owner is not None and function is None:
                     owner.methods.setdefault(node.name, node)
                     self.class_of_function[id(node)] = owner
-                elif owner is None and function is None:
-                    self.functions.setdefault(node.name, node)
+                elif scope is scopes.module:
+                    self.functions[node.name] = node  # the definition in force once the module has run
+                scopes.bind(scope, node.name, FUNCTION, (node.lineno, node.col_offset), node)
                 self._enclosing.append((node, owner))
-                contexts.append((self.index.body_span(node)[1], node, owner))
+                contexts.append((self.index.body_span(node)[1], node, owner, scopes.open(node, scope)))
+            elif node_type is ast.Global:
+                scope.global_names.update(node.names)
+            elif node_type is ast.AnnAssign or node_type is ast.AugAssign:
+                if node_type is ast.AugAssign or node.value is not None:
+                    scopes.bind_targets(scope, node.target, None, (node.lineno, node.col_offset))
+            elif node_type is ast.For or node_type is ast.AsyncFor:
+                scopes.bind_targets(scope, node.target, None, (node.lineno, node.col_offset))
+            elif node_type is ast.withitem:
+                if node.optional_vars is not None:
+                    scopes.bind_targets(scope, node.optional_vars, None, (node.context_expr.lineno, 0))
+        scopes.finish()
+        self._key_classes(class_bindings)
+        self.names = scopes.module_imports()
         for site in self.calls:
             site.qualname = self.qualname(site.node.func)
+
+    def _key_classes(self, class_bindings: list[tuple["Binding", ClassInfo]]) -> None:
+        """Give every class its key in ``classes``: its path as Python's ``__qualname__`` writes it (``Net``,
+        ``test_a.<locals>.Net``); a class redefined in the same scope keeps the plain key for the definition in
+        force at the end of the scope, the earlier ones get ``Net@<line>``."""
+        for binding, info in class_bindings:
+            later = binding.scope.bindings[binding.name]
+            redefined = any(other.kind == CLASS and other.position > binding.position for other in later)
+            info.key = binding.scope.path + info.name + (f"@{info.node.lineno}" if redefined else "")
+            binding.qualname = self.local_prefix + info.key
+            self.classes[info.key] = info
+
+    def qualname(self, expr: ast.AST | None) -> str | None:
+        """The qualified name ``expr`` (a Name or dotted Attribute) is bound to where it is used, or None."""
+        return self.scopes.qualname(expr)
+
+    def local_class(self, qualname: str | None) -> ClassInfo | None:
+        """The class of this module that ``qualname`` names."""
+        if qualname and qualname.startswith(self.local_prefix):
+            return self.classes.get(qualname[len(self.local_prefix):])
+        return None
+
+    def local_function(self, expr: ast.AST) -> FunctionNode | None:
+        """The function of this module (at any depth) that the name ``expr`` calls where it is used."""
+        if not isinstance(expr, ast.Name):
+            return None
+        binding = self.scopes.binding(expr)
+        return binding.value if binding is not None and binding.kind == FUNCTION else None
+
+    def local_name_for(self, qualname: str) -> str | None:
+        """A name this module already binds to ``qualname`` (``nn`` for ``mindspore.nn``), if any."""
+        for name, bound in self.names.items():
+            if bound == qualname:
+                return name
+        return None
 
     def assignment_of(self, value: ast.AST) -> ast.Assign | None:
         """The assignment statement whose right-hand side is ``value``."""

@@ -3,66 +3,250 @@ from __future__ import annotations
 
 import ast
 import os
+import weakref
+from bisect import bisect_right
 
 
-class NameResolution:
-    """(mixin)"""
+IMPORT, CLASS, FUNCTION, ASSIGNMENT, PARAMETER = "import", "class", "function", "assignment", "parameter"
+_UNRESOLVED = object()  # a name whose answer depends on where it is used
+_MAX_ALIAS_DEPTH = 8
 
-    # -- names -------------------------------------------------------------------------------------------
+Position = tuple[int, int]  # (line, column)
+
+
+class Binding:
+    """One binding of a name: an import, a class or function definition, an assignment or a parameter."""
+
+    __slots__ = ("name", "kind", "position", "value", "_scope", "qualname")
+
+    def __init__(self, name: str, kind: str, position: Position, value, scope: "Scope"):
+        self.name = name
+        self.kind = kind
+        self.position = position
+        # IMPORT: the qualified name; CLASS/FUNCTION: the definition; ASSIGNMENT: the value, or None when the
+        # target is not the whole value (tuple unpacking, loops, augmented assignments); PARAMETER: None.
+        self.value = value
+        # weak: the scope holds its bindings, and a cycle would keep the module's tree alive until a full collection
+        self._scope = weakref.ref(scope)
+        self.qualname: str | None = None  # CLASS: set once the module's class keys are known
+
+    @property
+    def scope(self) -> "Scope":
+        return self._scope()
+
+
+class Scope:
+    """A module, class or function scope: its bindings in source order, and the part of the file it spans."""
+
+    __slots__ = ("node", "kind", "parent", "path", "bindings", "global_names", "start", "end", "__weakref__")
+
+    def __init__(self, node: ast.AST, kind: str, parent: "Scope | None", path: str, start: Position,
+                 end: Position):
+        self.node = node
+        self.kind = kind  # "module", "class" or "function"
+        self.parent = parent
+        self.path = path  # what Python's __qualname__ puts before a name defined here: "", "f.<locals>.", "C."
+        self.bindings: dict[str, list[Binding]] = {}
+        self.global_names: set[str] = set()
+        self.start = start
+        self.end = end
+
+    def contains(self, position: Position) -> bool:
+        return self.start <= position < self.end
+
+
+class Scopes:
+    """Every scope of a module and what each name is bound to, resolved by Python's rules as pyflakes and ruff's
+    semantic model do: a function's local names shadow the module's, a class body is not visible to the functions
+    inside it, ``global`` sends a name to the module, and a use sees the binding in force where it is: in the same
+    scope the last one above it, from a nested function the last one of the enclosing scope (the function runs
+    after the enclosing code has bound it)."""
+
+    def __init__(self, tree: ast.Module, local_prefix: str, package: str | None):
+        self.local_prefix = local_prefix
+        self.package = package
+        far = (1 << 30, 0)
+        self.module = Scope(tree, "module", None, "", (0, 0), far)
+        self._nested: list[Scope] = []  # class and function scopes, by where their bodies start
+        self._answers: dict[str, object] = {}
+        self._resolving: set[int] = set()
+
+    # -- building (ModuleFacts' one pass over the tree calls these) ------------------------------------------
+
+    def open(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, parent: Scope) -> Scope:
+        """The scope of a definition's body, nested in ``parent``."""
+        is_class = isinstance(node, ast.ClassDef)
+        first = node.body[0]
+        scope = Scope(node, "class" if is_class else "function", parent,
+                      parent.path + node.name + ("." if is_class else ".<locals>."),
+                      (first.lineno, first.col_offset), (node.end_lineno or node.lineno, node.end_col_offset or 0))
+        self._nested.append(scope)
+        if not is_class:
+            arguments = node.args
+            for argument in (*arguments.posonlyargs, *arguments.args, arguments.vararg, *arguments.kwonlyargs,
+                             arguments.kwarg):
+                if argument is not None:
+                    self.bind(scope, argument.arg, PARAMETER, (node.lineno, node.col_offset), None)
+        return scope
+
+    def bind(self, scope: Scope, name: str, kind: str, position: Position, value) -> Binding:
+        binding = Binding(name, kind, position, value, scope)
+        scope.bindings.setdefault(name, []).append(binding)
+        return binding
+
+    def bind_import(self, scope: Scope, node: ast.Import | ast.ImportFrom) -> None:
+        position = (node.lineno, node.col_offset)
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname:
+                    self.bind(scope, alias.asname, IMPORT, position, alias.name)
+                else:
+                    top = alias.name.split(".", 1)[0]
+                    self.bind(scope, top, IMPORT, position, top)
+            return
+        base = absolute_module(node.module, node.level, self.package)
+        for alias in node.names:
+            if alias.name != "*":
+                self.bind(scope, alias.asname or alias.name, IMPORT, position,
+                          f"{base}.{alias.name}" if base else alias.name)
+
+    def bind_targets(self, scope: Scope, target: ast.AST, value: ast.AST | None, position: Position) -> None:
+        """The names an assignment (or a loop, ``with ... as``) binds; ``value`` only for a plain ``name = value``."""
+        if isinstance(target, ast.Name):
+            self.bind(scope, target.id, ASSIGNMENT, position, value)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            for element in target.elts:
+                self.bind_targets(scope, element, None, position)
+        elif isinstance(target, ast.Starred):
+            self.bind_targets(scope, target.value, None, position)
+
+    def finish(self) -> None:
+        self.declared_global = {name for scope in self._nested for name in scope.global_names}
+        self._nested.sort(key=lambda scope: scope.start)
+        self._starts = [scope.start for scope in self._nested]
+
+    # -- questions ---------------------------------------------------------------------------------------------
+
+    def scope_at(self, node: ast.AST) -> Scope:
+        """The innermost scope whose code holds ``node`` (the module for a node without a position)."""
+        line = getattr(node, "lineno", None)
+        if line is None:
+            return self.module
+        position = (line, node.col_offset)
+        index = bisect_right(self._starts, position) - 1
+        scope = self._nested[index] if index >= 0 else self.module
+        while not scope.contains(position):
+            scope = scope.parent
+        return scope
+
+    def binding(self, name: ast.Name) -> Binding | None:
+        """The binding in force where ``name`` is used, or None (a builtin, or a name bound nowhere)."""
+        scope = self.scope_at(name)
+        position = (name.lineno, name.col_offset) if hasattr(name, "lineno") else None
+        return self.lookup(name.id, scope, position)
+
+    def lookup(self, name: str, scope: Scope, position: Position | None) -> Binding | None:
+        if name in scope.global_names:
+            scope, position = self.module, None
+        first = True
+        fallback = None
+        while scope is not None:
+            if first or scope.kind != "class":  # a class body is not visible to the functions inside it
+                bindings = scope.bindings.get(name)
+                if bindings:
+                    if not first or position is None:
+                        return _in_force(bindings)
+                    above = [b for b in bindings if b.position < position]
+                    if above:
+                        return _in_force(above)
+                    if scope.kind == "function":
+                        return _in_force(bindings)  # a local name, whatever the order
+                    fallback = fallback or _in_force(bindings)
+            first = False
+            scope = scope.parent
+        return fallback
 
     def qualname(self, expr: ast.AST | None) -> str | None:
-        """The qualified name ``expr`` (a Name or dotted Attribute) is bound to, or None."""
+        """The qualified name ``expr`` (a Name or dotted Attribute) is bound to where it is used, or None."""
         parts = []
         while isinstance(expr, ast.Attribute):
             parts.append(expr.attr)
             expr = expr.value
         if not isinstance(expr, ast.Name):
             return None
-        head = self._resolve_name(expr.id)
-        if head is None:
+        answer = self._answers.get(expr.id, _UNRESOLVED)
+        if answer is _UNRESOLVED:
+            answer = self._single_answer(expr.id)
+            self._answers[expr.id] = answer
+        if answer is _UNRESOLVED:
+            answer = self._name_qualname(self.binding(expr), expr.id)
+        if answer is None:
             return None
-        return ".".join([head, *reversed(parts)])
+        return ".".join([answer, *reversed(parts)]) if parts else answer
 
-    def _resolve_name(self, name: str, _depth: int = 0) -> str | None:
-        if name in self.names:
-            return self.names[name]
-        if name in self.classes or name in self.functions:
-            return self.local_prefix + name
-        alias = self.module_assignments.get(name)
-        if alias is not None and _depth < 8 and isinstance(alias, (ast.Name, ast.Attribute)):
-            parts = []
-            while isinstance(alias, ast.Attribute):
-                parts.append(alias.attr)
-                alias = alias.value
-            head = self._resolve_name(alias.id, _depth + 1) if isinstance(alias, ast.Name) else None
-            return ".".join([head, *reversed(parts)]) if head else None
-        if name in self.module_assignments:
-            return self.local_prefix + name
-        if name in BUILTIN_NAMES:
-            return "builtins." + name
+    def _single_answer(self, name: str):
+        """The qualified name of ``name`` when it is the same wherever it is used, else _UNRESOLVED: most names have
+        one binding, or only local ones that name no module or class, and need no look-up of their scope."""
+        bindings = [b for scope in (self.module, *self._nested) for b in scope.bindings.get(name, ())]
+        unbound = "builtins." + name if name in BUILTIN_NAMES else None
+        if not bindings:
+            return unbound
+        answers = set()
+        for binding in bindings:
+            if binding.kind == ASSIGNMENT and isinstance(binding.value, (ast.Name, ast.Attribute)):
+                return _UNRESOLVED  # an alias: resolved where it is bound
+            answers.add(self._name_qualname(binding, name))
+        if len(bindings) > 1 or bindings[0].scope is not self.module:
+            answers.add(unbound)
+        return answers.pop() if len(answers) == 1 else _UNRESOLVED
+
+    def _name_qualname(self, binding: Binding | None, name: str) -> str | None:
+        if binding is None:
+            return "builtins." + name if name in BUILTIN_NAMES else None
+        kind = binding.kind
+        if kind == IMPORT:
+            return binding.value
+        if kind == CLASS:
+            return binding.qualname
+        if kind == FUNCTION:
+            return self.local_prefix + binding.scope.path + name
+        if kind == ASSIGNMENT:
+            value = binding.value
+            if isinstance(value, (ast.Name, ast.Attribute)) and id(binding) not in self._resolving and len(
+                    self._resolving) < _MAX_ALIAS_DEPTH:
+                self._resolving.add(id(binding))
+                try:
+                    return self._alias_qualname(value, binding)
+                finally:
+                    self._resolving.discard(id(binding))
+            if binding.scope is self.module:
+                return self.local_prefix + name  # a module constant or object, named by the module
         return None
 
-    def _bind_import(self, node: ast.Import | ast.ImportFrom) -> None:
-        if isinstance(node, ast.Import):
-            for alias in node.names:
-                if alias.asname:
-                    self.names[alias.asname] = alias.name
-                else:
-                    top = alias.name.split(".", 1)[0]
-                    self.names[top] = top
-            return
-        base = absolute_module(node.module, node.level, self.package)
-        for alias in node.names:
-            if alias.name == "*":
-                continue
-            self.names[alias.asname or alias.name] = f"{base}.{alias.name}" if base else alias.name
+    def _alias_qualname(self, value: ast.AST, binding: Binding) -> str | None:
+        parts = []
+        while isinstance(value, ast.Attribute):
+            parts.append(value.attr)
+            value = value.value
+        if not isinstance(value, ast.Name):
+            return None
+        head = self._name_qualname(self.lookup(value.id, binding.scope, binding.position), value.id)
+        return ".".join([head, *reversed(parts)]) if head else None
 
-    def local_name_for(self, qualname: str) -> str | None:
-        """A name this module already binds to ``qualname`` (``nn`` for ``mindspore.nn``), if any."""
-        for name, bound in self.names.items():
-            if bound == qualname:
-                return name
-        return None
+    def module_imports(self) -> dict[str, str]:
+        """Module-level names bound by imports (what the module re-exports), the last binding of each."""
+        return {name: bindings[-1].value for name, bindings in self.module.bindings.items()
+                if bindings[-1].kind == IMPORT}
+
+
+def _in_force(bindings: list[Binding]) -> Binding:
+    """The last of ``bindings``, passing over ``name = None`` placeholders (``except ImportError: nn = None``)
+    when a real binding comes before them: the code that uses the name runs where the real one exists."""
+    for binding in reversed(bindings):
+        value = binding.value
+        if not (binding.kind == ASSIGNMENT and isinstance(value, ast.Constant) and value.value is None):
+            return binding
+    return bindings[-1]
 
 
 def absolute_module(module: str | None, level: int, package: str | None) -> str | None:

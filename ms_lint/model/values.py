@@ -99,3 +99,66 @@ def join_structures(structures: list):
     if all(isinstance(s, list) and len(s) == len(structures[0]) for s in structures):
         return [join_structures([s[i] for s in structures]) for i in range(len(structures[0]))]
     return join(*(kind for s in structures for kind in flatten(s)))
+
+
+# -- constant conditions ----------------------------------------------------------------------------------------
+
+UNKNOWN = object()  # a value that is not a compile-time constant, or not known to be one
+_CONSTANT_TYPES = (bool, int, float, str, type(None))
+_COMPARISONS = {
+    ast.Eq: lambda a, b: a == b, ast.NotEq: lambda a, b: a != b, ast.Is: lambda a, b: a is b,
+    ast.IsNot: lambda a, b: a is not b, ast.Lt: lambda a, b: a < b, ast.LtE: lambda a, b: a <= b,
+    ast.Gt: lambda a, b: a > b, ast.GtE: lambda a, b: a >= b, ast.In: lambda a, b: a in b,
+    ast.NotIn: lambda a, b: a not in b,
+}
+
+
+def literal(expr: ast.AST | None):
+    """The value of a literal (``True``, ``"np"``, ``3``, ``None``, ``-1``, a tuple of them), else UNKNOWN."""
+    if isinstance(expr, ast.Constant) and isinstance(expr.value, _CONSTANT_TYPES):
+        return expr.value
+    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.USub) and isinstance(expr.operand, ast.Constant):
+        value = expr.operand.value
+        return -value if isinstance(value, (int, float)) and not isinstance(value, bool) else UNKNOWN
+    if isinstance(expr, ast.Tuple):
+        values = tuple(literal(e) for e in expr.elts)
+        return UNKNOWN if any(v is UNKNOWN for v in values) else values
+    return UNKNOWN
+
+
+def constant_value(expr: ast.AST, lookup) -> object:
+    """The value of ``expr`` when MindSpore's parser can fold it to a constant, else UNKNOWN. ``lookup(node)`` gives
+    the constant a Name or ``self.<attribute>`` holds (or UNKNOWN); the rest is folded as Python would: ``not``,
+    ``and``/``or``, comparisons and ``is None`` on constants."""
+    value = literal(expr)
+    if value is not UNKNOWN:
+        return value
+    if isinstance(expr, (ast.Name, ast.Attribute)):
+        return lookup(expr)
+    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
+        operand = constant_value(expr.operand, lookup)
+        return UNKNOWN if operand is UNKNOWN else not operand
+    if isinstance(expr, ast.BoolOp):
+        # Python's short-circuit: an unknown operand after a deciding one does not matter.
+        for operand in expr.values:
+            value = constant_value(operand, lookup)
+            if value is UNKNOWN:
+                return UNKNOWN
+            if bool(value) == isinstance(expr.op, ast.Or):
+                return value
+        return value
+    if isinstance(expr, ast.Compare):
+        left = constant_value(expr.left, lookup)
+        for operator, comparator in zip(expr.ops, expr.comparators):
+            right = constant_value(comparator, lookup)
+            compare = _COMPARISONS.get(type(operator))
+            if left is UNKNOWN or right is UNKNOWN or compare is None:
+                return UNKNOWN
+            try:
+                if not compare(left, right):
+                    return False
+            except TypeError:
+                return UNKNOWN
+            left = right
+        return True
+    return UNKNOWN

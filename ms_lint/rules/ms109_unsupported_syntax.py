@@ -97,7 +97,7 @@ def _calls_cell_classmethod(module: ModuleFacts, function: GraphFunction, call: 
     if func.value.id == function.self_name and function.owner is not None:
         owner = function.owner
     else:
-        owner = module.classes.get(func.value.id)
+        owner = module.local_class(module.qualname(func.value))
     if owner is None or not owner.is_cell:
         return False
     found = owner.find_method(func.attr)

@@ -203,7 +203,7 @@ def _entries_of(module: ModuleFacts, expr: ast.AST, owner: ClassInfo | None, sco
     elif isinstance(expr, ast.Lambda):
         yield _Entry(expr, owner, f"{role} lambda")
     elif isinstance(expr, ast.Name):
-        function = _function_named(module, expr.id, scope)
+        function = module.local_function(expr)
         if function is not None:
             yield _Entry(function, None, f"{role} {expr.id}")
             return
@@ -231,32 +231,17 @@ def _entries_of(module: ModuleFacts, expr: ast.AST, owner: ClassInfo | None, sco
         elif operator_name(module, qualname) or module.builds_cell(expr):
             yield _Entry(expr, None, role)
         else:
-            info = _local_class(module, qualname)
+            info = module.local_class(qualname)
             if info is not None and not info.is_cell:
                 found = info.find_method("__call__")
                 if found is not None:
                     yield _Entry(found[1], found[0], f"{role} {info.name}.__call__")
 
 
-def _function_named(module: ModuleFacts, name: str, scope: ast.AST) -> FunctionNode | None:
-    """The function ``name`` refers to from ``scope``: one defined in ``scope`` itself, else a module function."""
-    if scope is not module.tree:
-        for node in _walk_scope(scope):
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
-                return node
-    return module.functions.get(name)
-
-
-def _local_class(module: ModuleFacts, qualname: str | None) -> ClassInfo | None:
-    if not qualname or not qualname.startswith(module.local_prefix):
-        return None
-    return module.classes.get(qualname[len(module.local_prefix):])
-
-
 def _source_classes(module: ModuleFacts, source: ast.AST | None, scope: ast.AST) -> list[ClassInfo]:
     """The module's classes whose instances ``source`` may be."""
     if isinstance(source, ast.Call):
-        info = _local_class(module, module.qualname(source.func))
+        info = module.local_class(module.qualname(source.func))
         return [info] if info is not None and not info.is_cell else []
     if isinstance(source, ast.Name):
         values = _values_of(source.id, scope)
@@ -309,8 +294,8 @@ def _calls_in(module: ModuleFacts, function: FunctionNode | ast.Lambda, owner: C
                 held = _operator_held_by_module(module, func.id)
                 if held:
                     yield node, held
-                elif func.id in module.functions:
-                    yield from _calls_in(module, module.functions[func.id], None, seen)
+                elif module.local_function(func) is not None:
+                    yield from _calls_in(module, module.local_function(func), None, seen)
             elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and (
                     self_name is not None and func.value.id == self_name):
                 found = owner.find_method(func.attr)

@@ -1,0 +1,151 @@
+"""The model's answers to the questions every rule asks: names, classes, constants, graph code."""
+from __future__ import annotations
+
+import ast
+import textwrap
+
+from ms_lint.model import ModuleFacts
+from ms_lint.model.values import UNKNOWN, constant_value
+from ms_lint.settings import Settings
+
+
+def facts(source: str, settings: Settings = Settings()) -> ModuleFacts:
+    source = textwrap.dedent(source)
+    return ModuleFacts(ast.parse(source), "case.py", settings, source)
+
+
+def names_in(module: ModuleFacts, name: str) -> list[ast.Name]:
+    return [n for n in ast.walk(module.tree) if isinstance(n, ast.Name) and n.id == name]
+
+
+def test_a_name_resolves_to_the_binding_in_force_where_it_is_used():
+    module = facts("""
+        import numpy as np
+
+        def uses_module_numpy(x):
+            return np.sin(x)
+
+        def has_own_np(x):
+            import math as np
+            return np.sin(x)
+
+        def parameter_np(np):
+            return np.sin(1)
+    """)
+    module_level, own_import, parameter = [n for n in names_in(module, "np") if isinstance(n.ctx, ast.Load)]
+    assert module.qualname(ast.Attribute(value=module_level, attr="sin")) == "numpy.sin"
+    assert module.qualname(ast.Attribute(value=own_import, attr="sin")) == "math.sin"
+    assert module.qualname(parameter) is None
+
+
+def test_class_bodies_are_not_visible_to_their_methods():
+    module = facts("""
+        import numpy as np
+
+        class Holder:
+            np = None
+
+            def method(self, x):
+                return np.sin(x)
+    """)
+    (use,) = [n for n in names_in(module, "np") if isinstance(n.ctx, ast.Load)]
+    assert module.qualname(use) == "numpy"
+
+
+def test_global_declaration_sends_a_name_to_the_module():
+    module = facts("""
+        import numpy as np
+
+        def f():
+            global np
+            np = 3
+            return np
+    """)
+    use = [n for n in names_in(module, "np") if isinstance(n.ctx, ast.Load)][-1]
+    assert module.scopes.binding(use).scope is module.scopes.module
+
+
+def test_each_class_gets_a_key_of_its_own():
+    module = facts("""
+        import mindspore.nn as nn
+
+        def test_a():
+            class Net(nn.Cell):
+                pass
+
+        def test_b():
+            class Net:
+                pass
+
+        class Shim(nn.Cell):
+            pass
+
+        class Shim(nn.Cell):
+            pass
+    """)
+    assert set(module.classes) == {"test_a.<locals>.Net", "test_b.<locals>.Net", "Shim@12", "Shim"}
+    assert module.classes["test_a.<locals>.Net"].is_cell
+    assert not module.classes["test_b.<locals>.Net"].is_cell
+    assert module.classes["Shim"].node.lineno == 15  # the definition in force once the module has run
+
+
+def test_placeholder_for_a_failed_import_does_not_hide_the_import():
+    module = facts("""
+        try:
+            import mindspore.nn as nn
+        except ImportError:
+            nn = None
+
+        class Net(nn.Cell):
+            pass
+    """)
+    assert module.classes["Net"].is_cell
+
+
+def test_constant_folding():
+    lookup = {"flag": False, "mode": "ms"}.get
+
+    def fold(expression: str):
+        return constant_value(ast.parse(expression, mode="eval").body,
+                              lambda node: lookup(getattr(node, "id", ""), UNKNOWN))
+
+    assert fold("not flag") is True
+    assert fold("flag and unknown") is False
+    assert fold("unknown and flag") is UNKNOWN
+    assert fold("mode == 'np'") is False
+    assert fold("mode in ('ms', 'np')") is True
+    assert fold("mode is None") is False
+    assert fold("unknown") is UNKNOWN
+    assert fold("-1 < 0 < 2") is True
+
+
+def test_dead_branches_are_not_graph_code():
+    module = facts("""
+        import mindspore.nn as nn
+        import numpy as np
+
+        def helper(x, output_type="np"):
+            if output_type == "np":
+                return np.sin(x)
+            return x
+
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.debug = False
+
+            def construct(self, x, return_dict=False):
+                if self.debug:
+                    print(x)
+                if not return_dict:
+                    return (helper(x, output_type="ms"),)
+                return x
+    """)
+    construct, helper = module.graph_functions
+    assert construct.parameter_values["return_dict"] == frozenset({("bool", False)})
+    assert helper.parameter_values["output_type"] == frozenset({("str", "ms")})
+    assert not [n for n in helper.nodes_of(ast.Call) if isinstance(n.func, ast.Attribute) and n.func.attr == "sin"]
+    assert not [n for n in construct.nodes_of(ast.Call) if getattr(n.func, "id", "") == "print"]
+    (last_return,) = [n for n in ast.walk(construct.node)
+                      if isinstance(n, ast.Return) and isinstance(n.value, ast.Name)]
+    assert construct.is_dead(last_return)
