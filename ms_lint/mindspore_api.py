@@ -58,6 +58,8 @@ STATIC_MINDSPORE_FUNCTIONS = frozenset({
 LAYER_PARAMETER_NAMES = frozenset({
     "weight", "bias", "gamma", "beta", "moving_mean", "moving_variance", "embedding_table", "alpha",
 })
+# Base classes of MindSpore operators: a subclass is a custom operator, built and called in graph code.
+PRIMITIVE_BASES = frozenset({"Primitive", "PrimitiveWithInfer", "PrimitiveWithCheck", "Custom"})
 CELL_CONTAINERS = frozenset({"CellList", "SequentialCell", "CellDict"})
 PARAMETER_CONTAINERS = frozenset({"ParameterTuple"})
 
@@ -102,6 +104,10 @@ def is_nn_name(qualname: str | None) -> bool:
     return bool(qualname) and qualname.startswith("mindspore.nn.")
 
 
+def is_mint_nn_name(qualname: str | None) -> bool:
+    return bool(qualname) and qualname.startswith("mindspore.mint.nn.")
+
+
 @lru_cache(maxsize=1)
 def tables() -> dict:
     with resources.files("ms_lint").joinpath("data/mindspore_api.json").open("r", encoding="utf-8") as handle:
@@ -109,13 +115,18 @@ def tables() -> dict:
 
 
 def nn_cell_entry(qualname: str | None) -> dict | None:
-    """The generated entry for a ``mindspore.nn`` Cell class, or None when ``qualname`` is not one."""
-    if not is_nn_name(qualname):
+    """The generated entry for a Cell class of ``mindspore.nn`` or ``mindspore.mint.nn`` (whose layers are Cells
+    with the same meaning), or None when ``qualname`` is not one."""
+    if is_nn_name(qualname):
+        table = "nn_cells"
+    elif is_mint_nn_name(qualname):
+        table = "mint_nn_cells"
+    else:
         return None
     name = last_name(qualname)
     if name == "Cell":
         return {"parameters": False, "optimizer": False}
-    return tables()["nn_cells"].get(name)
+    return tables()[table].get(name)
 
 
 def is_mindspore_cell_class(qualname: str | None) -> bool:

@@ -18,7 +18,8 @@ SHIPPED = json.loads(SHIPPED_TEXT)
 
 def test_top_level_keys():
     assert set(SHIPPED) == {
-        "mindspore_version", "nn_cells", "jit_forbidden", "ops_functions", "ops_primitives", "dataset_transforms",
+        "mindspore_version", "nn_cells", "mint_nn_cells", "jit_forbidden", "ops_functions", "ops_primitives",
+        "dataset_transforms",
     }
     assert SHIPPED["mindspore_version"].startswith("2.10.")
 
@@ -34,6 +35,15 @@ def test_every_list_is_sorted_and_unique():
              *SHIPPED["jit_forbidden"]["methods"].values()]
     for names in lists:
         assert names == sorted(set(names))
+
+
+def test_mint_layers_are_classified_like_nn_layers():
+    cells = SHIPPED["mint_nn_cells"]
+    assert cells["Linear"]["parameters"] is True
+    assert cells["Conv2d"]["parameters"] is True
+    assert cells["ReLU"]["parameters"] is False
+    assert cells["Dropout"]["parameters"] is False
+    assert all(not entry["optimizer"] for entry in cells.values())
 
 
 def test_nn_cell_entries_have_the_documented_shape():

@@ -3,6 +3,9 @@ from __future__ import annotations
 
 import ast
 import textwrap
+from pathlib import Path
+
+import pytest
 
 from ms_lint.model import ModuleFacts
 from ms_lint.model.values import UNKNOWN, constant_value
@@ -149,3 +152,52 @@ def test_dead_branches_are_not_graph_code():
     (last_return,) = [n for n in ast.walk(construct.node)
                       if isinstance(n, ast.Return) and isinstance(n.value, ast.Name)]
     assert construct.is_dead(last_return)
+
+
+def test_mint_layers_are_cells_with_their_parameters():
+    module = facts("""
+        import mindspore as ms
+        from mindspore import mint
+
+        class Head(ms.nn.Cell):
+            def construct(self, x):
+                return mint.nn.Linear(4, 4)(x) + mint.nn.ReLU()(x)
+    """)
+    linear, relu = [site.node for site in module.calls if site.qualname and site.qualname.startswith("mindspore.mint")]
+    assert module.builds_cell(linear) and module.owns_parameters(linear) is True
+    assert module.builds_cell(relu) and module.owns_parameters(relu) is False
+
+
+def test_custom_operators_are_no_user_types():
+    module = facts("""
+        from mindspore.ops import PrimitiveWithInfer
+        from mindspore.ops.primitive import Primitive
+
+        class AllGather(PrimitiveWithInfer):
+            pass
+
+        class Local(AllGather):
+            pass
+
+        class Plain:
+            pass
+    """)
+    assert module.user_class_name(module.local_prefix + "AllGather") is None
+    assert module.user_class_name(module.local_prefix + "Local") is None
+    assert module.user_class_name(module.local_prefix + "Plain") == "Plain"
+
+
+@pytest.mark.mindspore
+@pytest.mark.parametrize("package", ["nn/layer", "mint/nn"])
+def test_mindspores_own_layers_give_no_graph_code_finding(package):
+    import mindspore
+
+    from ms_lint.engine import check_file
+    from ms_lint.rules import RULES_BY_CODE
+
+    root = Path(mindspore.__file__).parent / package
+    files = sorted(root.rglob("*.py"))
+    assert len(files) > 5
+    graph_codes = {code for code in RULES_BY_CODE if code.startswith("MS1") and code not in ("MS112", "MS113")}
+    found = [f for path in files for f in check_file(str(path), Settings(), graph_codes)]
+    assert found == []

@@ -310,7 +310,8 @@ class ClassFacts:
         name = qualname[len(self.local_prefix):]
         info = self.classes.get(name)
         if info is not None:
-            if info.is_cell or info.is_jit_class or self._is_enum(info) or self._is_exception(info):
+            if (info.is_cell or info.is_jit_class or self.is_operator_class(info) or self._is_enum(info)
+                    or self._is_exception(info)):
                 return None
             return name
         value = self.module_assignments.get(name)
@@ -318,6 +319,12 @@ class ClassFacts:
         if isinstance(value, ast.Call) and self.qualname(value.func) in namedtuple_factories:
             return name
         return None
+
+    def is_operator_class(self, info: ClassInfo) -> bool:
+        """A custom operator: a subclass of MindSpore's ``Primitive`` (``PrimitiveWithInfer``, ``Custom``, ...),
+        directly or through classes of this module. Graph code builds and calls operators: they are no user type."""
+        return any(api.is_mindspore_name(self.qualname(base), *api.PRIMITIVE_BASES)
+                   for known in info.lineage() for base in known.node.bases)
 
     def _is_enum(self, info: ClassInfo) -> bool:
         return any((self.qualname(b) or "").startswith("enum.") for b in info.node.bases)

@@ -7,6 +7,8 @@ The tables hold what the installed MindSpore itself says, so that the static rul
   (``"wrapped"``: ``SequentialCell``, ``WithLossCell``, ...); ``optimizer`` tells whether it is an Optimizer.
   Decided by building each class with small arguments and reading ``get_parameters()``; classes that cannot be
   built outside a device or a distributed job are decided from their sources (see ``--explain``).
+* ``mint_nn_cells``: the same for ``mindspore.mint.nn``, whose layers are Cells with the meaning of ``mindspore.nn``
+  ones (PyTorch-style arguments).
 * ``jit_forbidden``: MindSpore's own registry of APIs that graph code refuses (``@jit_forbidden_register``
   methods and functions, plus whole modules), read live after import. ``methods`` maps the class that defines
   a refused method to its names; subclasses inherit the refusal (every Cell subclass; a Parameter instance is
@@ -286,11 +288,12 @@ def _decide_from_source(cls: type, cell_base: type, decided: dict[str, CellDecis
     return CellDecision(False, "source: no parameter or weighted sub-cell created")
 
 
-def classify_cells(ms: types.ModuleType) -> dict[str, CellDecision]:
-    nn = ms.nn
+def classify_cells(ms: types.ModuleType, namespace: types.ModuleType | None = None) -> dict[str, CellDecision]:
+    """Every public Cell class of ``namespace`` (``mindspore.nn`` by default; also ``mindspore.mint.nn``)."""
+    nn = namespace or ms.nn
     names = sorted(
         name for name in dir(nn)
-        if not name.startswith("_") and inspect.isclass(getattr(nn, name)) and issubclass(getattr(nn, name), nn.Cell)
+        if not name.startswith("_") and inspect.isclass(getattr(nn, name)) and issubclass(getattr(nn, name), ms.nn.Cell)
     )
     decided: dict[str, CellDecision] = {}
     undecided: list[tuple[str, list[str]]] = []
@@ -312,7 +315,7 @@ def classify_cells(ms: types.ModuleType) -> dict[str, CellDecision]:
             decided[name] = CellDecision(False, "built: no parameters")
     # Read after every buildable class is decided: a source that builds one of the weighted ones is weighted too.
     for name, errors in undecided:
-        decision = _decide_from_source(getattr(nn, name), nn.Cell, decided)
+        decision = _decide_from_source(getattr(nn, name), ms.nn.Cell, decided)
         decision.how += f" (cannot build: {errors[0]})"
         decided[name] = decision
     return dict(sorted(decided.items()))
@@ -462,6 +465,7 @@ def build_tables(explain: dict[str, CellDecision] | None = None) -> dict[str, An
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         cells = classify_cells(ms)
+        mint_cells = classify_cells(ms, importlib.import_module("mindspore.mint.nn"))
         jit_forbidden = jit_forbidden_tables(ms)
         ops_functions, ops_primitives = ops_tables(ms)
         transforms = dataset_transform_table()
@@ -473,6 +477,9 @@ def build_tables(explain: dict[str, CellDecision] | None = None) -> dict[str, An
         "nn_cells": {
             name: {"parameters": d.parameters, "optimizer": issubclass(getattr(ms.nn, name), optimizer_base)}
             for name, d in cells.items()
+        },
+        "mint_nn_cells": {
+            name: {"parameters": d.parameters, "optimizer": False} for name, d in mint_cells.items()
         },
         "jit_forbidden": jit_forbidden,
         "ops_functions": ops_functions,
