@@ -28,7 +28,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from ms_lint.settings import MODES, SYNTAX_LEVELS, Settings
+from ms_lint.settings import MODES, SYNTAX_LEVELS, Settings, SettingsError, parse_per_path_modes
 
 OUTPUT_FORMATS = ("text", "json", "sarif", "github")
 FLAKE8_FILES = ("setup.cfg", "tox.ini", ".flake8")
@@ -126,6 +126,7 @@ class LintOptions:
             f"select={self.select}", f"ignore={self.ignore}", f"extend_select={self.extend_select}",
             f"extend_ignore={self.extend_ignore}", f"per_file_ignores={self.per_file_ignores}",
             f"mode={self.settings.mode}", f"syntax_level={self.settings.syntax_level}",
+            f"per_path_modes={self.settings.per_path_modes}",
             f"disable_noqa={self.disable_noqa}",
         ]
         return ";".join(parts)
@@ -221,6 +222,15 @@ def _parse_per_file_ignores(value: Any, where: str, name: str, base: str) -> lis
     return result
 
 
+def _parse_per_path_modes(value: Any, where: str, name: str, base: str) -> tuple[tuple[str, str], ...]:
+    try:
+        modes = parse_per_path_modes(value, base)
+        Settings(per_path_modes=modes)  # validates each mode
+    except SettingsError as exc:
+        raise ConfigError(f"{where}: {exc}") from None
+    return modes
+
+
 def _parse_choice(choices: Sequence[str]) -> Callable[[Any, str, str], str]:
     def parse(value: Any, where: str, name: str) -> str:
         text = value.strip().lower() if isinstance(value, str) else value
@@ -274,6 +284,7 @@ OPTIONS: dict[str, _Option] = {
         _Option("filename", _parse_filename_patterns),
         _Option("ms-mode", _parse_choice(MODES)),
         _Option("ms-syntax-level", _parse_choice(SYNTAX_LEVELS)),
+        _Option("per-path-ms-mode", _with_base(_parse_per_path_modes)),
         _Option("disable-noqa", _parse_bool),
         _Option("jobs", _parse_jobs),
         _Option("format", _parse_choice(OUTPUT_FORMATS), from_flake8=False),
@@ -490,7 +501,8 @@ def resolve_options(
     options.extend_exclude = values.get("extend-exclude", [])
     options.filename = values.get("filename", ["*.py"])
     options.settings = Settings(
-        mode=values.get("ms-mode", "graph"), syntax_level=values.get("ms-syntax-level", "strict")
+        mode=values.get("ms-mode", "graph"), syntax_level=values.get("ms-syntax-level", "strict"),
+        per_path_modes=values.get("per-path-ms-mode", ()),
     )
     options.disable_noqa = values.get("disable-noqa", False)
     options.jobs = values.get("jobs")

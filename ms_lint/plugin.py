@@ -38,6 +38,14 @@ class MsLintChecker:
             help="MindSpore jit_syntax_level to check against: strict (default; what compiles also exports "
             "MindIR) or lax (report only what fails or misbehaves under LAX too).",
         )
+        option_manager.add_option(
+            "--per-path-ms-mode",
+            default="",
+            parse_from_config=True,
+            help="PATTERN:MODE pairs (comma or newline separated): files matching a pattern run their Cells in "
+            "that mode (pkg/eager/*:pynative) unless they call set_context themselves; patterns with a / are "
+            "relative to the current directory.",
+        )
         off_by_default = [rule.code for rule in ALL_RULES if not rule.enabled_by_default]
         if off_by_default:
             option_manager.extend_default_ignore(off_by_default)
@@ -49,7 +57,8 @@ class MsLintChecker:
         )
         try:
             cls.settings = Settings.from_values(
-                getattr(options, "ms_mode", None), getattr(options, "ms_syntax_level", None)
+                getattr(options, "ms_mode", None), getattr(options, "ms_syntax_level", None),
+                getattr(options, "per_path_ms_mode", None),
             )
         except SettingsError as exc:
             # flake8 turns a SystemExit message into one error line, which is what an unknown value deserves.

@@ -1,7 +1,9 @@
 """The options every entry point (flake8, ``ms-lint``, pytest) shares, with their validation."""
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
+from fnmatch import fnmatch
 
 MODES = ("graph", "pynative")
 SYNTAX_LEVELS = ("strict", "lax")
@@ -23,18 +25,65 @@ class Settings:
 
     mode: str = "graph"
     syntax_level: str = "strict"
+    # (pattern, mode) pairs: files matching a pattern run their Cells in that mode unless they call set_context
+    # themselves (a package that only runs eagerly: ``pkg/pynative/*: pynative``); the longest pattern wins.
+    per_path_modes: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self):
         if self.mode not in MODES:
             raise SettingsError(f"ms-mode must be one of {', '.join(MODES)}, not {self.mode!r}")
+        for pattern, mode in self.per_path_modes:
+            if mode not in MODES:
+                raise SettingsError(
+                    f"per-path-ms-mode: the mode for {pattern!r} must be one of {', '.join(MODES)}, not {mode!r}")
         if self.syntax_level not in SYNTAX_LEVELS:
             raise SettingsError(
                 f"ms-syntax-level must be one of {', '.join(SYNTAX_LEVELS)}, not {self.syntax_level!r}"
             )
 
+    def mode_for(self, path: str) -> str:
+        """The mode of the file at ``path`` (matched as flake8's per-file-ignores are: by its name or its absolute
+        path)."""
+        if self.per_path_modes and path:
+            absolute = os.path.abspath(path)
+            name = os.path.basename(path)
+            matching = [(len(pattern), mode) for pattern, mode in self.per_path_modes
+                        if fnmatch(name, pattern) or fnmatch(absolute, pattern)]
+            if matching:
+                return max(matching)[1]
+        return self.mode
+
     @classmethod
-    def from_values(cls, mode: str | None = None, syntax_level: str | None = None) -> "Settings":
+    def from_values(cls, mode: str | None = None, syntax_level: str | None = None,
+                    per_path_modes: str | list | dict | None = None, base: str | None = None) -> "Settings":
         return cls(
             mode=(mode or "graph").strip().lower(),
             syntax_level=(syntax_level or "strict").strip().lower(),
+            per_path_modes=parse_per_path_modes(per_path_modes, base),
         )
+
+
+def parse_per_path_modes(value: str | list | dict | None, base: str | None = None) -> tuple[tuple[str, str], ...]:
+    """``PATTERN: MODE`` entries (separated by newlines or commas, or a list of them, or a TOML table of pattern =
+    mode) as (pattern, mode) pairs; a pattern holding ``/`` is relative to ``base`` (default: the current
+    directory), as flake8 resolves per-file-ignores."""
+    if not value:
+        return ()
+    if isinstance(value, dict):
+        entries = [(str(pattern), str(mode)) for pattern, mode in value.items()]
+    else:
+        text = "\n".join(value) if isinstance(value, (list, tuple)) else str(value)
+        entries = []
+        for entry in text.replace(",", "\n").splitlines():
+            if not entry.strip():
+                continue
+            pattern, separator, mode = entry.rpartition(":")
+            if not separator or not pattern.strip() or not mode.strip():
+                raise SettingsError(f"per-path-ms-mode entries are 'PATTERN: MODE' (like 'pkg/eager/*: pynative'), "
+                                    f"not {entry.strip()!r}")
+            entries.append((pattern, mode))
+    root = base or os.getcwd()
+    return tuple(
+        (os.path.abspath(os.path.join(root, pattern.strip())) if "/" in pattern else pattern.strip(),
+         mode.strip().lower())
+        for pattern, mode in entries)

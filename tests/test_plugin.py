@@ -86,3 +86,24 @@ def test_plugin_turns_unusable_input_into_a_finding_instead_of_raising():
 
     results = list(MsLintChecker(ast.parse("x = 1\n"), "model.py", None).run())
     assert [(line, message.split()[0]) for line, _, message, _ in results] == [(1, "MS900")]
+
+
+def test_per_path_mode_from_the_command_line_and_the_config_file(project):
+    eager = project / "eager"
+    eager.mkdir()
+    (eager / "model.py").write_text(SOURCE)
+    result = flake8("--select=MS", "--per-path-ms-mode=eager/*:pynative", "model.py", "eager/model.py", cwd=project)
+    codes = {(line.split(":")[0], line.split()[1]) for line in result.stdout.splitlines()}
+    assert ("eager/model.py", "MS112") in codes and ("eager/model.py", "MS101") not in codes
+    assert ("model.py", "MS101") in codes and ("model.py", "MS112") not in codes
+    (project / "setup.cfg").write_text("[flake8]\nselect = MS\nper-path-ms-mode =\n    eager/*: pynative\n")
+    result = subprocess.run([sys.executable, "-m", "flake8", "eager/model.py"], cwd=project, capture_output=True,
+                            text=True, timeout=120)
+    assert [line.split()[1] for line in result.stdout.splitlines()] == ["MS112"]
+
+
+def test_per_path_mode_with_an_unknown_mode_is_one_clear_error(project):
+    result = flake8("--select=MS", "--per-path-ms-mode=eager/*:eagerly", "model.py", cwd=project)
+    assert result.returncode != 0
+    assert "per-path-ms-mode: the mode for" in result.stderr and "'eagerly'" in result.stderr
+    assert "Traceback" not in result.stderr

@@ -66,6 +66,9 @@ def register(subparsers) -> None:
     model.add_argument("--ms-syntax-level", metavar="LEVEL",
                        help="strict (default): report what fails under STRICT; lax: only what fails or "
                        "misbehaves under LAX too")
+    model.add_argument("--per-path-ms-mode", metavar="PATTERN:MODE",
+                       help="comma-separated PATTERN:MODE pairs: files matching a pattern run their Cells in that "
+                       "mode (pkg/eager/*:pynative) unless they call set_context themselves")
     fixing = parser.add_argument_group("fixing")
     fixing.add_argument("--fix", action="store_true",
                         help="rewrite the mechanical cases in place (MS201, MS202, MS107, MS205: see `ms-lint rules`), "
@@ -98,6 +101,7 @@ def command_line_options(args: argparse.Namespace) -> dict:
         "filename": _joined(args.filename),
         "ms-mode": args.ms_mode,
         "ms-syntax-level": args.ms_syntax_level,
+        "per-path-ms-mode": args.per_path_ms_mode,
         "disable-noqa": args.disable_noqa,
         "jobs": args.jobs,
         "format": args.format,

@@ -457,7 +457,7 @@ class GraphCode:
             return "graph"
         if pynative:
             return "pynative"
-        return self.settings.mode
+        return self.settings.mode_for(self.path)
 
     def _runs_at_compile_time(self, function: FunctionNode) -> bool:
         """``@constexpr``/``@_primexpr`` functions run in Python while the graph compiles, on constants."""

@@ -6,17 +6,20 @@ from typing import Iterator
 
 from ms_lint import mindspore_api as api
 from ms_lint.model import CallSite, ModuleFacts
+from ms_lint.model.graph import GRAD_NAMES
 from ms_lint.findings import Finding
 from ms_lint.rules.base import Rule
 from ms_lint.rules.ms401_distributed_without_seed import communication_init_calls
 
 
 def is_script(module: ModuleFacts) -> bool:
-    """The module runs as a program: it has an ``if __name__ == "__main__":`` block, or trains at top level."""
+    """The module runs as a program: it has an ``if __name__ == "__main__":`` block, or trains at top level. Building
+    a gradient function at top level (``grad_op = GradOperation()``) defines a tool for others; it trains nothing."""
     for statement in module.tree.body:
         if isinstance(statement, ast.If) and _is_main_guard(statement.test):
             return True
-    return any(site.function is None and site.owner is None for site in module.training_calls())
+    return any(site.function is None and site.owner is None and not api.is_mindspore_name(site.qualname, *GRAD_NAMES)
+               for site in module.training_calls())
 
 
 def _is_main_guard(test: ast.AST) -> bool:

@@ -261,3 +261,40 @@ def test_resolve_options_defaults(tmp_path):
 def test_resolve_options_rejects_unknown_command_line_names(tmp_path):
     with pytest.raises(ConfigError, match="unknown option 'colour'"):
         resolve_options({"colour": "auto"}, cwd=str(tmp_path), isolated=True)
+
+
+# ---------------------------------------------------------------------------------------------- per-path-ms-mode
+
+
+def test_per_path_mode_in_the_ms_lint_table(project, ms_lint):
+    write(project / "pyproject.toml", """
+        [tool.ms-lint.per-path-ms-mode]
+        "pkg/*" = "pynative"
+    """)
+    pynative = ms_lint("check", "--extend-select=MS112")
+    graph = ms_lint("check", "--isolated", "--extend-select=MS112")
+    assert codes_of(pynative) != codes_of(graph)
+    assert "MS101" in codes_of(graph) and "MS101" not in codes_of(pynative)
+
+
+def test_per_path_mode_in_flake8s_section_and_on_the_command_line(project, ms_lint):
+    write(project / "setup.cfg", """
+        [flake8]
+        per-path-ms-mode =
+            pkg/*: pynative
+    """)
+    assert "MS101" not in codes_of(ms_lint("check"))
+    assert "MS101" in codes_of(ms_lint("check", "--per-path-ms-mode=other/*:pynative"))
+
+
+def test_per_path_mode_errors_name_the_file_and_the_entry(project, ms_lint):
+    write(project / "pyproject.toml", """
+        [tool.ms-lint]
+        per-path-ms-mode = ["pkg/*: eagerly"]
+    """)
+    assert_one_line_error(ms_lint("check"), "pyproject.toml", "per-path-ms-mode", "'eagerly'")
+    write(project / "pyproject.toml", """
+        [tool.ms-lint]
+        per-path-ms-mode = ["pkg/* pynative"]
+    """)
+    assert_one_line_error(ms_lint("check"), "PATTERN: MODE")
