@@ -37,6 +37,13 @@ PACKAGES = [
     "mindone==0.5.0",
 ]
 INTERNAL_ERROR = "MS900"
+# What each project would put in its own configuration: packages that only ever run eagerly (per-path-ms-mode).
+# mindformers.pynative is the PyNative trainer stack (DTensor dispatch, no jit or GRAPH_MODE in the subpackage);
+# mindnlp's mindbnb wraps the bitsandbytes C kernels through ctypes, which no graph can call.
+PER_PATH_MODES = {
+    "mindformers": ["mindformers/pynative/*: pynative"],
+    "mindnlp": ["mindnlp/quant/mindbnb/*: pynative"],
+}
 
 
 class FileTimeout(Exception):
@@ -111,12 +118,12 @@ _codes = None
 _file_timeout = 0
 
 
-def _start_worker(mode: str, syntax_level: str, file_timeout: int) -> None:
+def _start_worker(mode: str, syntax_level: str, file_timeout: int, per_path_modes: tuple) -> None:
     global _settings, _codes, _file_timeout
     from ms_lint.rules import RULES_BY_CODE
     from ms_lint.settings import Settings
 
-    _settings = Settings(mode=mode, syntax_level=syntax_level)
+    _settings = Settings(mode=mode, syntax_level=syntax_level, per_path_modes=per_path_modes)
     _codes = tuple(RULES_BY_CODE)
     _file_timeout = file_timeout
     if file_timeout and hasattr(signal, "SIGALRM"):
@@ -168,7 +175,14 @@ def python_files(directory: Path) -> list[str]:
 def check_all(directories: dict[str, Path], args: argparse.Namespace) -> list[FileResult]:
     jobs = [(spec, str(directory), relative) for spec, directory in directories.items()
             for relative in python_files(directory)]
-    initargs = (args.mode, args.syntax_level, args.file_timeout)
+    per_path_modes: tuple = ()
+    if not args.no_project_config:
+        from ms_lint.settings import parse_per_path_modes
+
+        per_path_modes = tuple(
+            pair for spec, directory in directories.items()
+            for pair in parse_per_path_modes(PER_PATH_MODES.get(spec.split("==")[0]), str(directory)))
+    initargs = (args.mode, args.syntax_level, args.file_timeout, per_path_modes)
     if args.jobs == 1:
         _start_worker(*initargs)
         return [check_one(job) for job in jobs]
@@ -264,6 +278,8 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="worker processes (default: CPUs)")
     parser.add_argument("--mode", choices=("graph", "pynative"), default="graph")
     parser.add_argument("--syntax-level", choices=("strict", "lax"), default="strict")
+    parser.add_argument("--no-project-config", action="store_true",
+                        help="leave out the per-path modes each project would configure (PER_PATH_MODES)")
     parser.add_argument("--file-timeout", type=int, default=120, metavar="SECONDS",
                         help="report a file whose check runs longer than this as timed out (0: no limit)")
     return parser.parse_args(argv)
@@ -278,7 +294,8 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     results = check_all(directories, args)
     summary = summarise(results, directories, time.perf_counter() - started)
-    summary["settings"] = {"mode": args.mode, "syntax_level": args.syntax_level}
+    summary["settings"] = {"mode": args.mode, "syntax_level": args.syntax_level,
+                           "per_path_modes": {} if args.no_project_config else PER_PATH_MODES}
     print_report(summary)
     if args.json:
         args.json.write_text(json.dumps(summary, indent=1) + "\n")

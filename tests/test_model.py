@@ -201,3 +201,22 @@ def test_mindspores_own_layers_give_no_graph_code_finding(package):
     graph_codes = {code for code in RULES_BY_CODE if code.startswith("MS1") and code not in ("MS112", "MS113")}
     found = [f for path in files for f in check_file(str(path), Settings(), graph_codes)]
     assert found == []
+
+
+def test_parameters_annotated_as_python_values_are_no_tensors():
+    module = facts("""
+        from typing import List, Literal, Optional, Sequence, Tuple, Union
+        import mindspore as ms
+        from mindspore import nn
+
+        class Net(nn.Cell):
+            def construct(self, x: ms.Tensor, dim: int, scale: float, flag: bool, name: str,
+                          sizes: tuple[int, ...], shape: Tuple[int, int], ids: list[int], more: List[int],
+                          maybe: Optional[int], seq: Sequence[int], either: Union[int, str], text: "Optional[str]",
+                          union: int | None, mode: Literal["np", "ms"], mask: Optional[ms.Tensor], plain,
+                          *sizes_rest: int, **options: str):
+                return x
+    """)
+    (construct,) = module.graph_functions
+    tensors = {name for name, kind in construct.parameter_kinds.items() if kind == "tensor"}
+    assert tensors == {"x", "mask", "plain"}

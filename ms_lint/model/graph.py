@@ -7,10 +7,11 @@ from typing import TYPE_CHECKING, Iterator
 
 from ms_lint import mindspore_api as api
 from ms_lint.model.classes import ClassInfo
-from ms_lint.model.syntax import FunctionNode, decorator_callee, is_static
+from ms_lint.model.syntax import FunctionNode, decorator_callee, first_argument, is_static
 from ms_lint.model.scopes import ASSIGNMENT, PARAMETER
 from ms_lint.model.values import (BUILTIN_STATIC_CALLS, HOST, INDEX_BUILTINS, INDEX_FUNCTIONS, KIND_PASSING_BUILTINS,
-                                  TENSOR, UNKNOWN, constant_value, flatten, join, join_structures, literal, value_flows)
+                                  TENSOR, UNKNOWN, annotates_python_value, constant_value, flatten, join,
+                                  join_structures, literal, value_flows)
 
 if TYPE_CHECKING:
     from ms_lint.model.module import ModuleFacts
@@ -36,6 +37,7 @@ class GraphFunction:
         # parameter -> the constants graph callers pass it (as (type, value) pairs), or UNKNOWN
         self.parameter_values: dict[str, object] = {}
         self._dead: set[int] = set()  # ids of the nodes of branches MindSpore's parser drops
+        self._folding: set[int] = set()  # bindings being folded (a guard against ``x = x``-style cycles)
         self._live: dict[tuple[type, ...], list[ast.AST]] = {}
         self._returned_data: set[int] | None = None
 
@@ -74,14 +76,39 @@ class GraphFunction:
                 return self.owner.constant_attribute(expr.attr)
             return UNKNOWN
         binding = self.module.scopes.binding(expr)
-        if binding is None or len(binding.scope.bindings[expr.id]) != 1:
-            return UNKNOWN  # a builtin, or a name bound more than once
-        if binding.kind == PARAMETER:
-            values = self.parameter_values.get(expr.id, UNKNOWN) if binding.scope.node is self.node else UNKNOWN
-            return next(iter(values))[1] if values is not UNKNOWN and len(values) == 1 else UNKNOWN
-        if binding.kind == ASSIGNMENT and expr.id not in self.module.scopes.declared_global:
-            return literal(binding.value)
+        if binding is None:
+            return UNKNOWN  # a builtin, or a name bound nowhere
+        if binding.scope.node is self.node:
+            return self._local_constant(binding)
+        if len(binding.scope.bindings[expr.id]) == 1 and binding.kind == ASSIGNMENT and (
+                expr.id not in self.module.scopes.declared_global):
+            return literal(binding.value)  # a module constant
         return UNKNOWN
+
+    def _local_constant(self, binding):
+        """A parameter's one constant, or what a straight-line assignment of this function's body folds to:
+        ``return_dict = return_dict if return_dict is not None else self.config.use_return_dict`` keeps the
+        parameter's constant. An assignment inside a branch or a loop, or any other binding, is not followed."""
+        if binding.kind == PARAMETER:
+            if not all(other is binding or self._straight_line(other)
+                       for other in binding.scope.bindings[binding.name]):
+                return UNKNOWN  # reassigned in a branch or a loop: which value a use sees depends on the run
+            values = self.parameter_values.get(binding.name, UNKNOWN)
+            return next(iter(values))[1] if values is not UNKNOWN and len(values) == 1 else UNKNOWN
+        if not self._straight_line(binding) or id(binding) in self._folding:
+            return UNKNOWN
+        self._folding.add(id(binding))
+        try:
+            return self.constant(binding.value)
+        finally:
+            self._folding.discard(id(binding))
+
+    def _straight_line(self, binding) -> bool:
+        """``name = value`` as a statement of this function's own body, outside any branch or loop."""
+        if binding.kind != ASSIGNMENT or binding.value is None:
+            return False
+        statement = self.module.assignment_of(binding.value)
+        return statement is not None and any(s is statement for s in self.node.body)
 
     def find_dead_code(self) -> None:
         """Mark the branches whose condition folds to a constant, and what follows a taken branch that returns."""
@@ -545,10 +572,14 @@ class GraphCode:
                     parameter_values_of_call(graph_function, call, callee, kinds))
 
     def keyword_arguments(self) -> dict[str, object]:
-        """For each keyword any call of this module passes: the constants it passes, or UNKNOWN."""
+        """For each keyword passed by a call of this module whose callee the model cannot name (``layer(x, k=v)``
+        over a CellList, ``self.blocks[kind](x, k=v)``): the constants it passes, or UNKNOWN. Such a call may reach
+        any Cell; a call to a known function or Cell reaches only that one, and is followed as a call."""
         if self._keyword_arguments is None:
             found: dict[str, object] = {}
             for site in self.calls:
+                if site.node.keywords and self._callee_is_known(site):
+                    continue
                 for keyword in site.node.keywords:
                     if keyword.arg is not None:
                         known = found.get(keyword.arg)
@@ -557,6 +588,16 @@ class GraphCode:
                             UNKNOWN if UNKNOWN in (known, passed) else known | passed)
             self._keyword_arguments = found
         return self._keyword_arguments
+
+    def _callee_is_known(self, site) -> bool:
+        func = site.node.func
+        if site.qualname is not None:
+            return True  # a function, class or library object named by the module's names
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and site.owner is not None and (
+                site.function is not None and func.value.id == first_argument(site.function)):
+            return site.owner.find_method(func.attr) is not None or any(
+                info.cell_attributes.get(func.attr) for info in site.owner.lineage())
+        return False
 
     def calls_from(self, caller: GraphFunction) -> Iterator[tuple[ast.Call, FunctionNode, ClassInfo | None, dict]]:
         """Each call in ``caller`` to a function of this module: (the call, the function, its class, the kinds of
@@ -767,7 +808,8 @@ def parameter_kinds_of_call(caller: GraphFunction, call: ast.Call, target: Funct
 
 
 def root_parameter_kinds(node: FunctionNode, owner: ClassInfo | None) -> dict[str, str | None]:
-    """The inputs of a compiled function are tensor data, except parameters defaulting to a literal (flags)."""
+    """The inputs of a compiled function are tensor data, except parameters defaulting to a literal (flags) and
+    parameters annotated as Python values (``dim: int``, ``sizes: tuple[int, ...]``, ``mode: Optional[str]``)."""
     args = node.args
     positional = args.posonlyargs + args.args
     if owner is not None and positional and not is_static(node):
@@ -782,10 +824,10 @@ def root_parameter_kinds(node: FunctionNode, owner: ClassInfo | None) -> dict[st
     for argument in positional + args.kwonlyargs:
         default = defaults.get(argument.arg)
         literal = isinstance(default, ast.Constant) and default.value is not None
-        kinds[argument.arg] = None if literal else TENSOR
+        kinds[argument.arg] = None if literal or annotates_python_value(argument.annotation) else TENSOR
     for argument in (args.vararg, args.kwarg):
         if argument is not None:
-            kinds[argument.arg] = TENSOR
+            kinds[argument.arg] = None if annotates_python_value(argument.annotation) else TENSOR
     return kinds
 
 

@@ -99,7 +99,7 @@ class ModuleFacts(ClassFacts, GraphCode):
                 self.calls.append(CallSite(node, None, function, owner))
             elif node_type is ast.Assign:
                 self._assignment_of_value[id(node.value)] = node
-                at = (node.lineno, node.col_offset)
+                at = (node.end_lineno, node.end_col_offset)  # the names are bound once the value is computed
                 for target in node.targets:
                     scopes.bind_targets(scope, target, node.value, at)
                 if scope is scopes.module:
@@ -127,7 +127,7 @@ class ModuleFacts(ClassFacts, GraphCode):
                 scope.global_names.update(node.names)
             elif node_type is ast.AnnAssign or node_type is ast.AugAssign:
                 if node_type is ast.AugAssign or node.value is not None:
-                    scopes.bind_targets(scope, node.target, None, (node.lineno, node.col_offset))
+                    scopes.bind_targets(scope, node.target, None, (node.end_lineno, node.end_col_offset))
             elif node_type is ast.For or node_type is ast.AsyncFor:
                 scopes.bind_targets(scope, node.target, None, (node.lineno, node.col_offset))
             elif node_type is ast.withitem:

@@ -147,6 +147,9 @@ def constant_value(expr: ast.AST, lookup) -> object:
             if bool(value) == isinstance(expr.op, ast.Or):
                 return value
         return value
+    if isinstance(expr, ast.IfExp):
+        test = constant_value(expr.test, lookup)
+        return UNKNOWN if test is UNKNOWN else constant_value(expr.body if test else expr.orelse, lookup)
     if isinstance(expr, ast.Compare):
         left = constant_value(expr.left, lookup)
         for operator, comparator in zip(expr.ops, expr.comparators):
@@ -162,3 +165,45 @@ def constant_value(expr: ast.AST, lookup) -> object:
             left = right
         return True
     return UNKNOWN
+
+
+# -- annotations ------------------------------------------------------------------------------------------------
+
+_PYTHON_VALUE_TYPES = frozenset({"int", "float", "bool", "str", "bytes", "complex", "None", "NoneType", "Ellipsis"})
+# Generic types that hold only what their arguments say: ``tuple[int, ...]``, ``Optional[int]``, ``Sequence[int]``.
+_CONTAINER_TYPES = frozenset({
+    "tuple", "Tuple", "list", "List", "Sequence", "MutableSequence", "Iterable", "Optional", "Union", "Final",
+    "dict", "Dict", "Mapping", "set", "Set", "frozenset", "FrozenSet", "Type", "type",
+})
+
+
+def annotates_python_value(annotation: ast.AST | None) -> bool:
+    """Whether ``annotation`` names only Python values (numbers, strings, flags, and containers or unions of them),
+    so the parameter holds no tensor: ``int``, ``tuple[int, ...]``, ``Optional[str]``, ``"List[int]"``, ``int | None``,
+    ``Literal["np", "ms"]``. An unknown or tensor annotation is not one."""
+    if annotation is None:
+        return False
+    if isinstance(annotation, ast.Constant):
+        if annotation.value is None or annotation.value is Ellipsis:
+            return True
+        if isinstance(annotation.value, str):
+            try:
+                return annotates_python_value(ast.parse(annotation.value, mode="eval").body)
+            except SyntaxError:
+                return False
+        return False
+    if isinstance(annotation, (ast.Name, ast.Attribute)):
+        return (annotation.id if isinstance(annotation, ast.Name) else annotation.attr) in _PYTHON_VALUE_TYPES
+    if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
+        return annotates_python_value(annotation.left) and annotates_python_value(annotation.right)
+    if isinstance(annotation, ast.Subscript):
+        generic = annotation.value
+        name = generic.id if isinstance(generic, ast.Name) else generic.attr if isinstance(
+            generic, ast.Attribute) else None
+        if name == "Literal":
+            return True
+        if name not in _CONTAINER_TYPES:
+            return False
+        arguments = annotation.slice.elts if isinstance(annotation.slice, ast.Tuple) else [annotation.slice]
+        return all(annotates_python_value(argument) for argument in arguments)
+    return False

@@ -1,6 +1,8 @@
 """MS112: a PyNative Cell's output built from a host copy of a tensor (``asnumpy()``): its gradient is zero."""
 from __future__ import annotations
 
+import ast
+import re
 from typing import Iterator
 
 from ms_lint.model import ModuleFacts
@@ -19,7 +21,9 @@ class GradientCutByHostCopy(Rule):
         copy (`Tensor(x.asnumpy() * 2)`, `x / x.max().asnumpy()`), and the Cell has no `bprop` method of its own or
         inherited (from this module or another module of the project). Not reported: host reads whose value does
         not reach the output (logging, `print(float(x.mean().asnumpy()))`, a condition such as
-        `if x.asnumpy().any():`, an index or count such as `int(n.asnumpy())` or `np.argsort(...)`). A module is
+        `if x.asnumpy().any():`, an index or count such as `int(n.asnumpy())` or `np.argsort(...)`), and host copies
+        of tensors named as integer data (`input_ids.tolist()`, `attention_mask[i].asnumpy()`), which have no
+        gradient to cut. A module is
         PyNative when it calls `set_context(mode=PYNATIVE_MODE)` or `--ms-mode=pynative` is given; in graph code
         the conversion is MS102's, and is not reported twice.
     """
@@ -70,7 +74,7 @@ class GradientCutByHostCopy(Rule):
             if not cells:
                 continue
             for node in function.host_conversions():
-                if not function.reaches_return(node):
+                if not function.reaches_return(node) or holds_integers(node.func.value):
                     continue
                 names = " and ".join(info.name for info in cells)
                 where = "" if function.node.name == "construct" else f" (in {function.label})"
@@ -80,3 +84,21 @@ class GradientCutByHostCopy(Rule):
                     f"it{where}: PyNative gradients through host data are zero (like .detach()); compute it with "
                     f"mindspore.ops, or define {cells[0].name}.bprop",
                 )
+
+
+# Names that hold token ids, indices, masks, counts: integer tensors, which have no gradient to cut.
+_INTEGER_NAMES = re.compile(r"(^|_)(ids?|index|indices|idx|mask|masks|positions?|lengths?|lens?|labels?|counts?)$")
+
+
+def holds_integers(expr: ast.AST) -> bool:
+    """``input_ids``, ``attention_mask[i]``, ``position_ids.flatten()``: a tensor named as integer data."""
+    while isinstance(expr, (ast.Subscript, ast.Call, ast.Attribute)):
+        if isinstance(expr, ast.Call):
+            expr = expr.func
+        if isinstance(expr, ast.Attribute) and not isinstance(expr.value, ast.Name):
+            expr = expr.value
+        elif isinstance(expr, ast.Attribute):
+            return bool(_INTEGER_NAMES.search(expr.attr)) or bool(_INTEGER_NAMES.search(expr.value.id))
+        elif isinstance(expr, ast.Subscript):
+            expr = expr.value
+    return isinstance(expr, ast.Name) and bool(_INTEGER_NAMES.search(expr.id))

@@ -6,6 +6,7 @@ from typing import Iterator
 
 from ms_lint import mindspore_api as api
 from ms_lint.model import ClassInfo, ModuleFacts
+from ms_lint.model.syntax import is_static
 from ms_lint.findings import Finding
 from ms_lint.rules.base import Rule
 
@@ -80,8 +81,9 @@ class ForwardWithoutConstruct(Rule):
     what = """
         Reports the `def forward` line of a Cell subclass that neither defines nor inherits `construct` (bases are
         followed in the module, across the project's modules and into MindSpore: subclassing `nn.Dense` brings
-        its `construct`). Not reported: a class that also overrides `__call__`, and a base class whose subclasses
-        in the module define `construct` (an abstract base whose `forward` is a helper).
+        its `construct`). Not reported: a class that also overrides `__call__`, a base class whose subclasses
+        in the module define `construct` (an abstract base whose `forward` is a helper), and a static
+        `forward(ctx, ...)` (a port of a PyTorch autograd Function, used through `.apply`, not called as a Cell).
     """
     why = """
         MindSpore calls a Cell's `construct`, never `forward`. A Cell ported from PyTorch with only `forward` builds
@@ -110,8 +112,8 @@ class ForwardWithoutConstruct(Rule):
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         for info in module.classes.values():
             forward = info.methods.get("forward")
-            if not info.is_cell or forward is None:
-                continue
+            if not info.is_cell or forward is None or is_static(forward):
+                continue  # a static forward(ctx, ...) belongs to an autograd-Function port used through .apply
             if class_member(module, info, "construct") is not False:
                 continue
             if class_member(module, info, "__call__") is not False:
