@@ -120,8 +120,28 @@ def _one_finding_per_cause(findings: Sequence[Finding]) -> list[Finding]:
             for code in rule.replaces:
                 replaced.add((id(finding.node), code))
     kept = [f for f in findings if f.node is None or (id(f.node), f.code) not in replaced]
+    kept = _without_nested_causes(kept)
     kept.sort(key=lambda f: (f.line, f.col, f.code))
     return _unique(kept)
+
+
+def _without_nested_causes(findings: list[Finding]) -> list[Finding]:
+    """Drop a finding that lies inside the node of a finding whose rule covers its code (``covers_nested``)."""
+    from ms_lint.rules import RULES_BY_CODE
+
+    covering = [(f, RULES_BY_CODE[f.code].covers_nested) for f in findings
+                if f.node is not None and f.code in RULES_BY_CODE and RULES_BY_CODE[f.code].covers_nested]
+    if not covering:
+        return findings
+
+    def inside(inner: Finding, outer: Finding) -> bool:
+        a, b = inner.node, outer.node
+        return inner is not outer and hasattr(a, "end_lineno") and hasattr(b, "end_lineno") and (
+            (b.lineno, b.col_offset) <= (a.lineno, a.col_offset)
+            and (a.end_lineno, a.end_col_offset) <= (b.end_lineno, b.end_col_offset))
+
+    return [f for f in findings
+            if not any(f.code in codes and inside(f, outer) for outer, codes in covering)]
 
 
 def _unique(findings: list[Finding]) -> list[Finding]:

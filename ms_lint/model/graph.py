@@ -40,6 +40,7 @@ class GraphFunction:
         self._folding: set[int] = set()  # bindings being folded (a guard against ``x = x``-style cycles)
         self._live: dict[tuple[type, ...], list[ast.AST]] = {}
         self._returned_data: set[int] | None = None
+        self._host_copy_names: dict | None = None
 
     @property
     def nodes(self) -> list[ast.AST]:
@@ -342,6 +343,31 @@ class GraphFunction:
             if isinstance(node.func, ast.Attribute)
             and node.func.attr in api.HOST_CONVERSION_METHODS and self.kind(node.func.value) == TENSOR
         ]
+
+    def host_copy_in(self, expr: ast.AST) -> ast.Call | None:
+        """The ``x.asnumpy()``/``.tolist()``/``.numpy()`` of tensor data whose host copy is part of the value of
+        ``expr``, directly or through local names (``h = x.asnumpy(); np.tanh(h)``), or None."""
+        copies = self._host_copies()
+        for part in self._data_parts(expr):
+            if isinstance(part, ast.Call) and id(part) in copies:
+                return part
+            if isinstance(part, ast.Name) and part.id in copies:
+                return copies[part.id]
+        return None
+
+    def _host_copies(self) -> dict:
+        """ids of the host conversions of tensor data, and the local names assigned one (name -> the conversion).
+        Only the copy itself counts: what numpy computes from it is that numpy call's result, reported there."""
+        if self._host_copy_names is None:
+            found: dict = {id(call): call for call in self.host_conversions()}
+            if found:
+                for name, value in [flow for node in self.nodes for flow in value_flows(node)]:
+                    copy = next((found[id(part)] for part in self._data_parts(value)
+                                 if isinstance(part, ast.Call) and id(part) in found), None)
+                    if copy is not None and name not in found:
+                        found[name] = copy
+            self._host_copy_names = found
+        return self._host_copy_names
 
     def is_tensor(self, expr: ast.AST) -> bool:
         return self.kind(expr) == TENSOR

@@ -34,6 +34,9 @@ class Rule:
     level: ClassVar[str] = "error"
     # Codes whose finding on the same node this rule replaces: one root cause gives one finding.
     replaces: ClassVar[tuple[str, ...]] = ()
+    # Codes whose findings inside this rule's node are the same root cause: ``Parameter(initializer(Zero(), s))``
+    # in construct is one MS106, not also an MS106 for ``initializer`` and an MS111 for ``Zero()``.
+    covers_nested: ClassVar[tuple[str, ...]] = ()
 
     def check(self, module: "ModuleFacts") -> Iterator[Finding]:
         raise NotImplementedError

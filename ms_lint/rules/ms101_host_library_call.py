@@ -17,7 +17,8 @@ class HostLibraryCall(Rule):
     fix_summary = "use `mindspore.ops`/`mindspore.numpy`; build constant arrays once in `__init__` as Tensors"
     what = """
         Reports a call into a host library (numpy, scipy, math, torch, pandas, cv2, PIL, ...) inside graph code
-        (`construct`, `bprop`, `@jit` functions and what they call) when an argument is tensor data, and a host
+        (`construct`, `bprop`, `@jit` functions and what they call) when an argument is tensor data or a host copy
+        of it (`np.tanh(x.asnumpy())`: MS102 reports the copy, MS101 the numpy call left once it is gone), and a host
         array used directly as an operand of a tensor operation (`x + np.ones((2, 3))`). Calls on compile-time
         constants (`np.sqrt(self.dim)`, `np.prod(x.shape)`, `Tensor(np.ones((2, 2)))`) are not reported.
     """
@@ -66,8 +67,13 @@ class HostLibraryCall(Rule):
         if not api.is_host_library(qualname):
             return
         arguments = [*call.args, *(k.value for k in call.keywords)]
+        copy = None
         if not any(function.kind(a) == TENSOR for a in arguments):
-            return
+            # On a host copy of tensor data (np.tanh(x.asnumpy())) the call is a hazard of its own: replacing the
+            # copy (MS102) leaves a numpy call on a tensor.
+            copy = next(filter(None, map(function.host_copy_in, arguments)), None) if function.strict else None
+            if copy is None:
+                return
         is_torch = api.top_package(qualname) == "torch"
         if not function.strict and not is_torch:
             return
@@ -76,9 +82,10 @@ class HostLibraryCall(Rule):
         else:
             when = ('fails to compile under STRICT ("inputs should be constant"); LAX runs it in the Python '
                     "interpreter, slowly and in float64")
+        data = f"a host copy of tensor data (.{copy.func.attr}())" if copy is not None else "tensor data"
         yield self.finding(
             module, call,
-            f"{qualname}() on tensor data in graph code ({function.label}) {when}; use {_alternative(qualname)}",
+            f"{qualname}() on {data} in graph code ({function.label}) {when}; use {_alternative(qualname)}",
         )
 
     def _host_operands(self, module, function, operands, host_arrays) -> Iterator[Finding]:

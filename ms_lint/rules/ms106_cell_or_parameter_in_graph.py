@@ -16,6 +16,7 @@ class CellOrParameterInGraph(Rule):
     summary = "a Cell with parameters, or a `Parameter`, created in graph code"
     fix_summary = "create it in `__init__` and call it in `construct`"
     replaces = ("MS111",)
+    covers_nested = ("MS106", "MS111")
     what = """
         Reports a Cell that owns parameters (`nn.Dense(3, 4)(x)` in `construct`, or a Cell class of the project
         whose `__init__` creates parameters or weighted sub-cells) and `Parameter(...)`/`initializer(...)` created
