@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Iterator
 from ms_lint import mindspore_api as api
 from ms_lint.model.project import ProjectClass, project_class, project_class_facts
 from ms_lint.model.syntax import FunctionNode, decorator_callee, first_argument, is_attribute_of, is_static
-from ms_lint.model.values import UNKNOWN, literal
+from ms_lint.model.values import UNKNOWN, annotated_class, literal
 
 if TYPE_CHECKING:
     from ms_lint.model.module import ModuleFacts
@@ -39,7 +39,7 @@ class ClassInfo:
         self._module = weakref.ref(module) if module is not None else None
         self._tensor_attributes: set[str] = set()
         self._cell_attributes: dict[str, str | None] = {}
-        self._object_attributes: dict[str, str] = {}
+        self._object_attributes: dict[str, "UserType"] = {}
         self._parameter_attributes: set[str] = set()
         self._attribute_constructors: dict[str, str] = {}  # attribute -> qualname of what built it
         # attribute -> (method, value) of each write to ``self.<attribute>``; the value is None for ``+=``
@@ -61,7 +61,7 @@ class ClassInfo:
         return self._attributes()._cell_attributes
 
     @property
-    def object_attributes(self) -> dict[str, str]:
+    def object_attributes(self) -> dict[str, "UserType"]:
         return self._attributes()._object_attributes
 
     @property
@@ -124,6 +124,32 @@ class PlainContainer:
     created_by: ast.Assign | None = None  # the assignment that built the container
     stored_by: ast.Assign | None = None  # the assignment that put it on self
 
+
+@dataclass(frozen=True, eq=False)
+class UserType:
+    """A plain user class (not a Cell, jit class, operator, Enum or exception), in this module or another module of
+    the project, as graph code sees its instances."""
+
+    module: "ModuleFacts"  # the facts of the module that defines it
+    key: str  # its key in that module's ``classes``, or the namedtuple's name
+
+    @property
+    def name(self) -> str:
+        return self.key.rsplit(".", 1)[-1].split("@")[0]
+
+    def mutation(self, method: str) -> str | None:
+        """How calling ``method`` changes an instance: "container" (a list, dict or object it holds), "attribute"
+        (rebinds an attribute), or None."""
+        return self.module.mutations(self.key).get(method)
+
+
+# Parameter names MindSpore's own wrappers give the Cell they wrap (WithLossCell(backbone, ...),
+# TrainOneStepCell(network, ...)).
+_CELL_PARAMETER_NAMES = frozenset({"network", "net", "backbone", "cell"})
+
+# Methods of a container that change it; each also changes the object holding the container.
+CONTAINER_MUTATORS = frozenset({"append", "extend", "insert", "update", "add", "setdefault", "appendleft",
+                                "extendleft", "pop", "popitem", "remove", "clear", "discard", "__setitem__"})
 
 # What a constructor call builds: (qualified name, what is known of the class, the module's facts when the class is
 # one of the module's own).
@@ -279,6 +305,22 @@ class ClassFacts:
                         continue
                     writes.setdefault(target.attr, []).append((method.name, node.value))
                     self._classify_attribute(info, target.attr, node.value)
+                    if isinstance(node.value, ast.Name) and self._given_cell(method, node.value.id):
+                        info.cell_attributes.setdefault(target.attr, None)
+
+    def _given_cell(self, method: FunctionNode, name: str) -> bool:
+        """``name`` is a parameter of ``method`` that takes a Cell: annotated with a Cell class, or named as
+        MindSpore's wrappers name the network they wrap (``network``, ``backbone``, ...)."""
+        arguments = method.args
+        for argument in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs):
+            if argument.arg == name:
+                qualname = annotated_class(argument.annotation, self.qualname)
+                if qualname is not None:
+                    built = self._class_named(qualname)
+                    return bool(built) and (api.is_mindspore_cell_class(built[0])
+                                            or bool(built[1] and built[1].is_cell))
+                return name in _CELL_PARAMETER_NAMES
+        return False
 
     def _classify_attribute(self, info: ClassInfo, attribute: str, value: ast.AST) -> None:
         if isinstance(value, ast.Call):
@@ -297,9 +339,9 @@ class ClassFacts:
                     qualname.startswith(("mindspore.ops.", "mindspore.numpy."))):
                 info.tensor_attributes.add(attribute)
                 return
-            user_class = self.user_class_name(qualname)
-            if user_class:
-                info.object_attributes[attribute] = user_class
+            user_type = self.user_type(qualname)
+            if user_type is not None:
+                info.object_attributes[attribute] = user_type
 
     # -- user-defined types (MS103) -----------------------------------------------------------------------
 
@@ -332,25 +374,62 @@ class ClassFacts:
     def _is_exception(self, info: ClassInfo) -> bool:
         return any((self.qualname(b) or "").endswith(("Exception", "Error", "Warning")) for b in info.node.bases)
 
+    def user_type(self, qualname: str | None) -> UserType | None:
+        """The plain user class ``qualname`` names: one of this module's, or of another module of the project."""
+        if not qualname:
+            return None
+        key = self.user_class_name(qualname)
+        if key is not None:
+            return UserType(self, key)
+        if qualname.startswith(self.local_prefix) or api.is_mindspore(qualname) or api.is_host_library(qualname) or (
+                qualname.startswith("builtins.")):
+            return None
+        summary = project_class(self.path, qualname, self.settings)  # cheap, kept between files
+        if summary is None or summary.is_cell or summary.is_jit_class:
+            return None
+        found = project_class_facts(self.path, qualname, self.settings)
+        if found is None:
+            return None
+        other, name = found
+        key = other.user_class_name(other.local_prefix + name)
+        return UserType(other, key) if key is not None else None
+
     def mutating_methods(self, class_name: str) -> set[str]:
-        """Methods of user class ``class_name`` that assign to an attribute of the instance."""
-        info = self.classes.get(class_name)
-        result = set()
+        """Methods of user class ``class_name`` that change the instance (see ``mutations``)."""
+        return set(self.mutations(class_name))
+
+    def mutations(self, class_key: str) -> dict[str, str]:
+        """For each method of user class ``class_key`` (its own or inherited in this module) that changes the
+        instance: "container" when it changes a container or object the instance holds (``self.items.append(x)``,
+        ``self.cache[k] = v``, ``self.layers[i].update(k, v)``), else "attribute" when it rebinds an attribute
+        (``self.steps += 1``). A method that calls a changing method of ``self`` changes it the same way."""
+        known = self._mutations.get(class_key)
+        if known is not None:
+            return known
+        info = self.classes.get(class_key)
+        result: dict[str, str] = {}
+        self._mutations[class_key] = result
         if info is None:
             return result
-        for name, method in info.methods.items():
+        methods = {name: method for owner in reversed(list(info.lineage())) for name, method in owner.methods.items()}
+        calls: dict[str, set[str]] = {}
+        for name, method in methods.items():
             self_name = first_argument(method)
             if name == "__init__" or self_name is None or is_static(method):
                 continue
-            for node in self.index.subtree(method):
-                targets = []
-                if isinstance(node, ast.Assign):
-                    targets = node.targets
-                elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
-                    targets = [node.target]
-                if any(is_attribute_of(t, self_name) for t in targets):
-                    result.add(name)
-                    break
+            kind, called = _changes_made_by(self.index.subtree(method), self_name)
+            if kind:
+                result[name] = kind
+            calls[name] = called
+        changed = True
+        while changed:
+            changed = False
+            for name, called in calls.items():
+                for callee in called:
+                    inherited = result.get(callee)
+                    if inherited and result.get(name) != "container" and result.get(name) != inherited:
+                        result[name] = "container" if "container" in (inherited, result.get(name)) else inherited
+                        changed = True
         return result
 
     def inherits_method(self, info: ClassInfo, name: str, _seen: frozenset = frozenset()) -> bool:
@@ -575,3 +654,35 @@ class _ContainerScan:
                 call.args[0], ast.Name) and call.args[0].id == self_name:
             return True
         return isinstance(func, ast.Attribute) and func.attr in ("insert_child_to_cell", "insert_param_to_cell")
+
+
+def _changes_made_by(nodes: list[ast.AST], self_name: str) -> tuple[str | None, set[str]]:
+    """How the code ``nodes`` changes the object ``self_name`` ("container", "attribute" or None), and the names of
+    the methods of ``self_name`` it calls."""
+    kind = None
+    called: set[str] = set()
+    for node in nodes:
+        node_type = node.__class__
+        if node_type is ast.Call:
+            func = node.func
+            if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == self_name:
+                called.add(func.attr)
+            elif isinstance(func, ast.Attribute) and func.attr in CONTAINER_MUTATORS and is_attribute_of(
+                    func.value, self_name):
+                kind = "container"
+            continue
+        if node_type is ast.Assign:
+            targets = node.targets
+        elif node_type is ast.AugAssign or node_type is ast.AnnAssign:
+            targets = [node.target]
+        elif node_type is ast.Delete:
+            targets = node.targets
+        else:
+            continue
+        for target in targets:
+            for element in (target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]):
+                if isinstance(element, ast.Subscript) and is_attribute_of(element, self_name):
+                    kind = "container"
+                elif is_attribute_of(element, self_name) and kind is None:
+                    kind = "attribute"
+    return kind, called

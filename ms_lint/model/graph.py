@@ -6,12 +6,12 @@ import ast
 from typing import TYPE_CHECKING, Iterator
 
 from ms_lint import mindspore_api as api
-from ms_lint.model.classes import ClassInfo
+from ms_lint.model.classes import ClassInfo, UserType
 from ms_lint.model.syntax import FunctionNode, decorator_callee, first_argument, is_static
 from ms_lint.model.scopes import ASSIGNMENT, PARAMETER
 from ms_lint.model.values import (BUILTIN_STATIC_CALLS, HOST, INDEX_BUILTINS, INDEX_FUNCTIONS, KIND_PASSING_BUILTINS,
-                                  TENSOR, UNKNOWN, annotates_python_value, constant_value, flatten, join,
-                                  join_structures, literal, value_flows)
+                                  TENSOR, UNKNOWN, annotated_class, annotates_python_value, constant_value,
+                                  flatten, join, join_structures, literal, value_flows)
 
 if TYPE_CHECKING:
     from ms_lint.model.module import ModuleFacts
@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 JIT_NAMES = ("jit", "ms_function")
 GRAD_NAMES = ("grad", "value_and_grad", "GradOperation", "vjp", "jvp")
 _BRANCHES = (ast.If, ast.IfExp)
+_NO_TYPE = UserType(None, "")  # an annotation that names no user class
 
 
 class GraphFunction:
@@ -32,7 +33,7 @@ class GraphFunction:
         self.reason = reason
         self.strict = strict
         self.parameter_kinds: dict[str, str | None] = {}
-        self.objects: dict[str, str] = {}  # local name -> user class name, for MS103
+        self.objects: dict[str, UserType] = {}  # local name -> the user class of the object it holds
         self.env: dict[str, str | None] = {}
         # parameter -> the constants graph callers pass it (as (type, value) pairs), or UNKNOWN
         self.parameter_values: dict[str, object] = {}
@@ -41,6 +42,7 @@ class GraphFunction:
         self._live: dict[tuple[type, ...], list[ast.AST]] = {}
         self._returned_data: set[int] | None = None
         self._host_copy_names: dict | None = None
+        self._annotated_types: dict | None = None  # parameter -> its annotation, then the UserType it names
 
     @property
     def nodes(self) -> list[ast.AST]:
@@ -195,7 +197,7 @@ class GraphFunction:
             user_class = self.module.user_class_name(self.module.qualname(value.func)) if isinstance(
                 value, ast.Call) else None
             if user_class:
-                self.objects[target.id] = user_class
+                self.objects[target.id] = UserType(self.module, user_class)
         elif isinstance(target, (ast.Tuple, ast.List)):
             values = value.elts if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(
                 target.elts) else None
@@ -343,6 +345,31 @@ class GraphFunction:
             if isinstance(node.func, ast.Attribute)
             and node.func.attr in api.HOST_CONVERSION_METHODS and self.kind(node.func.value) == TENSOR
         ]
+
+    def object_type(self, expr: ast.AST) -> UserType | None:
+        """The user class of the object ``expr`` holds: a local name built from one, ``self.<attribute>`` holding
+        one, or a parameter annotated with one (``past_key_values: Optional[Cache]``)."""
+        if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and (
+                expr.value.id == self.self_name and self.owner is not None):
+            return next((info.object_attributes[expr.attr] for info in self.owner.lineage()
+                         if expr.attr in info.object_attributes), None)
+        if not isinstance(expr, ast.Name):
+            return None
+        if expr.id in self.objects:
+            return self.objects[expr.id]
+        if self._annotated_types is None:
+            arguments = self.node.args
+            self._annotated_types = {
+                argument.arg: argument.annotation for argument in (
+                    *arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)
+                if argument.annotation is not None and not annotates_python_value(argument.annotation)}
+        annotation = self._annotated_types.get(expr.id)
+        if annotation is None:
+            return None
+        if not isinstance(annotation, UserType):
+            annotation = self._annotated_types[expr.id] = self.module.user_type(
+                annotated_class(annotation, self.module.qualname)) or _NO_TYPE
+        return annotation if annotation is not _NO_TYPE else None
 
     def host_copy_in(self, expr: ast.AST) -> ast.Call | None:
         """The ``x.asnumpy()``/``.tolist()``/``.numpy()`` of tensor data whose host copy is part of the value of
@@ -615,6 +642,14 @@ class GraphCode:
             self._keyword_arguments = found
         return self._keyword_arguments
 
+    def _user_method(self, caller: GraphFunction, func: ast.Attribute) -> tuple[ClassInfo | None, FunctionNode | None]:
+        """The method of a user object of this module that ``obj.method`` or ``self.obj.method`` calls."""
+        user_type = caller.object_type(func.value)
+        if user_type is None or user_type.module is not self:
+            return None, None
+        found = self.classes[user_type.key].find_method(func.attr) if user_type.key in self.classes else None
+        return found if found is not None else (None, None)
+
     def _callee_is_known(self, site) -> bool:
         func = site.node.func
         if site.qualname is not None:
@@ -648,6 +683,12 @@ class GraphCode:
                     found = self.local_class(self.qualname(func.value)).find_method(func.attr)
                     if found is not None:
                         owner, target = found
+                else:
+                    owner, target = self._user_method(caller, func)
+                    bound = target is not None
+            elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Attribute):
+                owner, target = self._user_method(caller, func)
+                bound = target is not None
             elif isinstance(func, ast.Name):
                 local = self.local_function(func) if func.id not in caller.env else None
                 if local is not None:

@@ -53,6 +53,7 @@ class ModuleFacts(ClassFacts, GraphCode):
         self._classes_named: dict[str, BuiltClass | None] = {}
         self._sub_cells: set[str] | None = None
         self._keyword_arguments: dict[str, object] | None = None
+        self._mutations: dict[str, dict[str, str]] = {}
         self._index()
         self._resolve_classes()
         self.mode = self._mode()

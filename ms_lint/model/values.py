@@ -207,3 +207,25 @@ def annotates_python_value(annotation: ast.AST | None) -> bool:
         arguments = annotation.slice.elts if isinstance(annotation.slice, ast.Tuple) else [annotation.slice]
         return all(annotates_python_value(argument) for argument in arguments)
     return False
+
+
+def annotated_class(annotation: ast.AST | None, qualname) -> str | None:
+    """The qualified name of the one class an annotation names, looking through ``Optional[...]``, ``X | None`` and
+    quotes: ``Optional[Cache]`` -> the qualified name of ``Cache``. ``qualname`` resolves a name."""
+    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+        try:
+            annotation = ast.parse(annotation.value, mode="eval").body
+        except SyntaxError:
+            return None
+    if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
+        sides = [side for side in (annotation.left, annotation.right)
+                 if not (isinstance(side, ast.Constant) and side.value is None)]
+        return annotated_class(sides[0], qualname) if len(sides) == 1 else None
+    if isinstance(annotation, ast.Subscript):
+        generic = annotation.value
+        if (generic.id if isinstance(generic, ast.Name) else getattr(generic, "attr", None)) == "Optional":
+            return annotated_class(annotation.slice, qualname)
+        return None
+    if isinstance(annotation, (ast.Name, ast.Attribute)):
+        return qualname(annotation)
+    return None

@@ -1,0 +1,193 @@
+"""What the model claims about MindSpore, checked with the real MindSpore 2.10 compile on CPU: branches the parser
+folds away, what user objects keep, and which parameters are no tensors. Each case is linted at both syntax levels
+and compiled at both; one subprocess compiles every case."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from ms_lint.engine import check_source
+from ms_lint.settings import Settings
+
+pytestmark = pytest.mark.mindspore
+
+HEADER = """
+import math
+from typing import Optional
+import numpy as np
+import mindspore as ms
+from mindspore import nn, ops, Tensor
+"""
+
+# (id, code reported, source, STRICT outcome, LAX outcome). An outcome is "fail" (the first call raises), "ok" (it
+# runs), or "silent" (it runs, and the module's ``evidence(net)`` shows what graph mode lost). The code is
+# expected at a level whose outcome is not "ok". ``arguments(x)``, when defined, gives the call's arguments.
+CASES = [
+    ("early-return-on-a-flag-default", None, """
+        class Net(nn.Cell):
+            def construct(self, x, return_dict: bool = False):
+                if not return_dict:
+                    return x * 2
+                return np.sin(x)
+    """, "ok", "ok"),
+    ("flag-fixed-in-init", None, """
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.use_numpy = False
+            def construct(self, x):
+                if self.use_numpy:
+                    return np.sin(x)
+                return x
+    """, "ok", "ok"),
+    ("flag-a-constructor-switches-on", "MS101", """
+        class Switchable(nn.Cell):
+            def __init__(self, use_numpy=False):
+                super().__init__()
+                self.use_numpy = use_numpy
+            def construct(self, x):
+                if self.use_numpy:
+                    return np.sin(x)
+                return x
+        class Net(Switchable):
+            def __init__(self):
+                super().__init__(True)
+    """, "fail", "ok"),
+    ("helper-called-with-one-output-type", None, """
+        def embed(x, output_type="np"):
+            if output_type == "np":
+                return np.sin(x)
+            return ops.sin(x)
+        class Net(nn.Cell):
+            def construct(self, x):
+                return embed(x, output_type="ms")
+    """, "ok", "ok"),
+    ("fallback-to-config-keeps-the-flag", None, """
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.use_return_dict = True
+            def construct(self, x, return_dict: Optional[bool] = False):
+                return_dict = return_dict if return_dict is not None else self.use_return_dict
+                if not return_dict:
+                    return x
+                return np.sin(x)
+    """, "ok", "ok"),
+    ("annotated-int-parameter", None, """
+        class Net(nn.Cell):
+            def construct(self, x, n: int = 4):
+                return x * math.sqrt(n)
+    """, "ok", "ok"),
+    ("list-appended-in-a-held-object", "MS103", """
+        class Items:
+            def __init__(self):
+                self.items = []
+            def add(self, x):
+                self.items.append(x)
+                return x
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.store = Items()
+            def construct(self, x):
+                self.store.add(x)
+                return x * 2
+        def evidence(net):
+            return len(net.store.items) == 0  # two calls, nothing kept
+    """, "silent", "silent"),
+    ("cache-passed-in-and-updated", "MS103", """
+        class Cache:
+            def __init__(self):
+                self.key_cache = []
+            def update(self, key, layer):
+                if len(self.key_cache) <= layer:
+                    self.key_cache.append(key)
+                else:
+                    self.key_cache[layer] = ops.cat([self.key_cache[layer], key], axis=0)
+                return self.key_cache[layer]
+        class Net(nn.Cell):
+            def construct(self, x, past_key_values: Optional[Cache] = None):
+                if past_key_values is not None:
+                    x = past_key_values.update(x, 0)
+                return x
+        def arguments(x):
+            return x, Cache()
+    """, "fail", "fail"),
+    ("pure-method-of-a-held-object", None, """
+        class Scaler:
+            def __init__(self, factor):
+                self.factor = factor
+            def apply(self, x):
+                return x * self.factor
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.scaler = Scaler(3.0)
+            def construct(self, x):
+                return self.scaler.apply(x)
+    """, "ok", "ok"),
+]
+
+_RUNNER = r'''
+import importlib.util, json, sys
+import numpy as np
+import mindspore as ms
+results = []
+for case in json.load(sys.stdin):
+    ms.set_context(mode=ms.GRAPH_MODE, jit_syntax_level=getattr(ms, case["level"]))
+    try:
+        spec = importlib.util.spec_from_file_location(case["module"], case["path"])
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        net = module.Net()
+        x = ms.Tensor(np.ones((2, 3), np.float32))
+        arguments = module.arguments(x) if hasattr(module, "arguments") else (x,)
+        net(*arguments)
+        net(*arguments)
+        evidence = module.evidence(net) if hasattr(module, "evidence") else None
+        results.append({"ok": True, "evidence": evidence})
+    except BaseException as exc:
+        results.append({"ok": False, "error": type(exc).__name__, "message": str(exc)[:1000]})
+print("@@RESULTS@@" + json.dumps(results))
+'''
+
+
+@pytest.fixture(scope="module")
+def outcomes(tmp_path_factory):
+    workdir = tmp_path_factory.mktemp("model_cases")
+    payload = []
+    for index, (_, _, source, _, _) in enumerate(CASES):
+        for level in ("STRICT", "LAX"):
+            # MindSpore imports the module of the code it compiles by name: one importable file per compile.
+            path = workdir / f"case_{index}_{level.lower()}.py"
+            path.write_text(HEADER + textwrap.dedent(source))
+            payload.append({"module": path.stem, "path": str(path), "level": level})
+    completed = subprocess.run([sys.executable, "-c", _RUNNER], input=json.dumps(payload), capture_output=True,
+                               text=True, cwd=workdir, timeout=600, env={**os.environ, "GLOG_v": "3"})
+    marker = completed.stdout.rfind("@@RESULTS@@")
+    assert marker >= 0, completed.stderr[-3000:]
+    results = json.loads(completed.stdout[marker + len("@@RESULTS@@"):])
+    return {case[0]: (results[2 * i], results[2 * i + 1]) for i, case in enumerate(CASES)}
+
+
+def _observed(result: dict, expected: str) -> str:
+    if not result["ok"]:
+        return "fail"
+    return "silent" if expected == "silent" and result["evidence"] else "ok"
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_the_model_agrees_with_the_compiler(case, outcomes):
+    name, code, source, strict_outcome, lax_outcome = case
+    strict, lax = outcomes[name]
+    assert _observed(strict, strict_outcome) == strict_outcome, strict.get("message", "")[:500]
+    assert _observed(lax, lax_outcome) == lax_outcome, lax.get("message", "")[:500]
+    full = HEADER + textwrap.dedent(source)
+    for level, outcome in (("strict", strict_outcome), ("lax", lax_outcome)):
+        found = {f.code for f in check_source(full, "case.py", Settings(syntax_level=level))}
+        assert found == ({code} if code and outcome != "ok" else set()), level
