@@ -118,6 +118,69 @@ CASES = [
         def arguments(x):
             return x, Cache()
     """, "fail", "fail"),
+    ("thread-without-tensor-data", "MS105", """
+        import threading, time
+        COUNT = {"runs": 0}
+        def log_step():
+            COUNT["runs"] += 1
+        class Net(nn.Cell):
+            def construct(self, x):
+                threading.Thread(target=log_step).start()
+                return x * 2
+        def evidence(net):
+            time.sleep(0.3)
+            return COUNT["runs"] == 1  # two calls: it ran once, while compiling
+    """, "silent", "silent"),
+    ("thread-given-tensor-data", "MS105", """
+        import threading
+        def record(value):
+            return value
+        class Net(nn.Cell):
+            def construct(self, x):
+                threading.Thread(target=record, args=(x,)).start()
+                return x * 2
+    """, "fail", "ok"),
+    ("scalar-attribute-written", "MS108", """
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.steps = 0
+            def construct(self, x):
+                self.steps += 1
+                return x * self.steps
+        def evidence(net):
+            return net.steps != 2
+    """, "fail", "ok"),
+    ("tensor-attribute-written", "MS108", """
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.last = None
+            def construct(self, x):
+                self.last = x * 2
+                return x
+        def evidence(net):
+            net(ms.Tensor(np.full((2, 3), 5.0, np.float32)))
+            return float(net.last.asnumpy()[0, 0]) == 2.0  # still the first input's value
+    """, "fail", "silent"),
+    ("with-a-held-jit-class-instance", None, """
+        @ms.jit_class
+        class Scope:
+            def __init__(self):
+                self.depth = 3
+            def __enter__(self):
+                return self
+            def __exit__(self, *args):
+                return False
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.scope = Scope()
+            def construct(self, x):
+                with self.scope as held:
+                    x = x * held.depth
+                return x
+    """, "ok", "ok"),
     ("pure-method-of-a-held-object", None, """
         class Scaler:
             def __init__(self, factor):
@@ -143,6 +206,7 @@ for case in json.load(sys.stdin):
     try:
         spec = importlib.util.spec_from_file_location(case["module"], case["path"])
         module = importlib.util.module_from_spec(spec)
+        sys.modules[case["module"]] = module  # the module MindSpore looks the compiled code's globals up in
         spec.loader.exec_module(module)
         net = module.Net()
         x = ms.Tensor(np.ones((2, 3), np.float32))

@@ -371,6 +371,20 @@ class GraphFunction:
                 annotated_class(annotation, self.module.qualname)) or _NO_TYPE
         return annotation if annotation is not _NO_TYPE else None
 
+    def holds_jit_class_instance(self, expr: ast.AST) -> bool:
+        """``expr`` is an instance of a ``@jit_class`` class: built here (``Ctx()``), held by the Cell
+        (``self.ctx`` after ``self.ctx = Ctx()``) or by a local name bound to one."""
+        module = self.module
+        if isinstance(expr, ast.Name):
+            expr = module.value_bound_to(expr, self.node, self.owner)
+        elif isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and (
+                expr.value.id == self.self_name and self.owner is not None):
+            qualname = self.owner.attribute_constructor(expr.attr)
+            built = module._class_named(qualname) if qualname else None
+            return bool(built and built[1] is not None and built[1].is_jit_class)
+        built = module.class_of_constructor(expr) if isinstance(expr, ast.Call) else None
+        return bool(built and built[1] is not None and built[1].is_jit_class)
+
     def host_copy_in(self, expr: ast.AST) -> ast.Call | None:
         """The ``x.asnumpy()``/``.tolist()``/``.numpy()`` of tensor data whose host copy is part of the value of
         ``expr``, directly or through local names (``h = x.asnumpy(); np.tanh(h)``), or None."""

@@ -5,7 +5,7 @@ import ast
 from typing import Iterator
 
 from ms_lint import mindspore_api as api
-from ms_lint.model import GraphFunction, ModuleFacts
+from ms_lint.model import TENSOR, GraphFunction, ModuleFacts
 from ms_lint.findings import Finding
 from ms_lint.rules.base import Rule
 
@@ -21,9 +21,11 @@ class HostConcurrency(Rule):
         Cell (`self.pool.submit(...)` where `self.pool = ThreadPoolExecutor()`).
     """
     why = """
-        Graph code runs Python only while compiling: a thread or process started there runs once, during the
-        compile, and never on later steps, at every syntax level. Submitting a tensor computation to an executor
-        additionally fails under STRICT (ValueError).
+        Graph code runs Python only while compiling (measured on MindSpore 2.10 CPU): a thread or process started
+        there without tensor data runs once, during the compile, and never on later steps, at every syntax level
+        (also in `@jit` functions). Given tensor data (`Thread(target=f, args=(x,))`, an executor's `submit` of a
+        tensor computation) it fails to compile under STRICT (ValueError: the inputs should be constant), while LAX
+        runs it in the Python interpreter on every call; with `--ms-syntax-level=lax` those are not reported.
     """
     example = """
         class Net(nn.Cell):
@@ -44,13 +46,23 @@ class HostConcurrency(Rule):
         for function in module.graph_functions:
             for node in function.nodes_of(ast.Call):
                 started = _what_it_starts(module, function, node)
-                if started:
-                    yield self.finding(
-                        module, node,
-                        f"{started} in graph code ({function.label}) runs once, while the graph compiles, and "
-                        "never on later steps (all syntax levels); start it outside graph code (training loop, "
-                        "callback, data pipeline)",
-                    )
+                if not started:
+                    continue
+                if any(function.kind(a) == TENSOR for a in [*node.args, *(k.value for k in node.keywords)]):
+                    if function.strict:  # LAX runs it in the interpreter, on every call
+                        yield self.finding(
+                            module, node,
+                            f"{started} given tensor data in graph code ({function.label}) fails to compile under "
+                            "STRICT (ValueError: the inputs should be constant); start it outside graph code "
+                            "(training loop, callback, data pipeline)",
+                        )
+                    continue
+                yield self.finding(
+                    module, node,
+                    f"{started} in graph code ({function.label}) runs once, while the graph compiles, and "
+                    "never on later steps (all syntax levels); start it outside graph code (training loop, "
+                    "callback, data pipeline)",
+                )
 
 
 def _what_it_starts(module: ModuleFacts, function: GraphFunction, call: ast.Call) -> str | None:

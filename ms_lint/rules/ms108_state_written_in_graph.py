@@ -4,7 +4,7 @@ from __future__ import annotations
 import ast
 from typing import Iterator
 
-from ms_lint.model import GraphFunction, ModuleFacts
+from ms_lint.model import TENSOR, GraphFunction, ModuleFacts
 from ms_lint.findings import Finding
 from ms_lint.rules.base import Rule
 
@@ -16,13 +16,16 @@ class StateWrittenInGraph(Rule):
     fix_summary = "keep the state in a `Parameter` updated with `ops.assign`, or return it"
     what = """
         Reports `self.attr = ...` (and `self.attr += ...`) in graph code when `attr` is not a Parameter of the Cell,
-        and assignments to names declared `global` in graph code. Writing a Parameter attribute is supported.
+        and assignments to names declared `global` in graph code. Writing a Parameter attribute is supported. Under
+        `--ms-syntax-level=lax` only writes of tensor data are reported.
     """
     why = """
-        The Cell's Python attributes are constants of the compiled graph. Under STRICT, writing one fails
-        (AttributeError); under LAX the write happens once, during compilation, and later calls silently return the
-        first call's value. A `global` written in graph code is likewise updated once, at compile time, and the
-        graph keeps the stale value, at every level.
+        The Cell's Python attributes are constants of the compiled graph (measured on MindSpore 2.10 CPU). Under
+        STRICT, writing one fails (TypeError: "the member attribute must be of the Parameter type"). Under LAX a
+        scalar attribute (`self.steps += 1`, `self.a = self.a + 1`) is updated correctly on every call, but an
+        attribute given tensor data (`self.cache = x * 2`) keeps the first call's value: later calls silently see
+        stale data, so with `--ms-syntax-level=lax` only tensor-valued writes are reported. A `global` written in
+        graph code is updated once, at compile time, and the graph keeps the stale value, at every level.
     """
     example = """
         class Net(nn.Cell):
@@ -65,9 +68,18 @@ class StateWrittenInGraph(Rule):
               and target.value.id == function.self_name and function.owner is not None
               and function.owner.is_cell
               and not function.owner.has_attribute("parameter_attributes", target.attr)):
+            value = getattr(statement, "value", None)
+            tensor = function.kind(value) == TENSOR or (
+                isinstance(statement, ast.AugAssign) and function.kind(target) == TENSOR)
+            if tensor:
+                consequence = "and under LAX later calls silently see the first call's value"
+            elif function.strict:
+                consequence = "LAX updates it on every call"
+            else:
+                return  # a scalar written under LAX: updated correctly
             yield self.finding(
                 module, statement,
                 f"self.{target.attr} written in graph code ({function.label}) is not a Parameter: fails to compile "
-                "under STRICT (AttributeError), and under LAX later calls silently return the first call's value; "
-                "keep it in a Parameter updated with ops.assign, or return it",
+                f"under STRICT (TypeError), {consequence}; keep it in a Parameter updated with ops.assign, or "
+                "return it",
             )

@@ -66,7 +66,8 @@ class UnsupportedSyntax(Rule):
                 yield self._finding(module, function, function.node, "async function")
             for node in function.nodes:
                 description = _STATEMENTS.get(type(node))
-                if description is None and isinstance(node, ast.With) and not _all_jit_class(module, node):
+                if description is None and isinstance(node, ast.With) and not all(
+                        function.holds_jit_class_instance(item.context_expr) for item in node.items):
                     description = "with statement"
                 if description is None and isinstance(node, ast.Call) and _calls_cell_classmethod(
                         module, function, node):
@@ -80,14 +81,6 @@ class UnsupportedSyntax(Rule):
             f"{description} in graph code ({function.label}) fails to compile at every syntax level; move it out of "
             "graph code or rewrite it with supported syntax",
         )
-
-
-def _all_jit_class(module: ModuleFacts, statement: ast.With) -> bool:
-    for item in statement.items:
-        built = module.class_of_constructor(item.context_expr)
-        if not (built and built[1] is not None and built[1].is_jit_class):
-            return False
-    return True
 
 
 def _calls_cell_classmethod(module: ModuleFacts, function: GraphFunction, call: ast.Call) -> bool:
