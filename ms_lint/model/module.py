@@ -49,6 +49,7 @@ class ModuleFacts(ClassFacts, GraphCode):
         self._assignment_of_value: dict[int, ast.Assign] = {}
         self.index = NodeIndex(tree)
         self.scopes = Scopes(tree, self.local_prefix, self.package)
+        self.qualname = self.scopes.qualname  # asked hundreds of times per file: no wrapper call in between
         # qualified name -> what class_of_constructor says; asked for every call, answered once per name
         self._classes_named: dict[str, BuiltClass | None] = {}
         self._sub_cells: set[str] | None = None

@@ -27,7 +27,7 @@ class Binding:
         # target is not the whole value (tuple unpacking, loops, augmented assignments); PARAMETER: None.
         self.value = value
         # weak: the scope holds its bindings, and a cycle would keep the module's tree alive until a full collection
-        self._scope = weakref.ref(scope)
+        self._scope = scope.weak
         self.qualname: str | None = None  # CLASS: set once the module's class keys are known
 
     @property
@@ -38,7 +38,8 @@ class Binding:
 class Scope:
     """A module, class or function scope: its bindings in source order, and the part of the file it spans."""
 
-    __slots__ = ("node", "kind", "parent", "path", "bindings", "global_names", "start", "end", "__weakref__")
+    __slots__ = ("node", "kind", "parent", "path", "bindings", "global_names", "start", "end", "weak", "parameters",
+                 "__weakref__")
 
     def __init__(self, node: ast.AST, kind: str, parent: "Scope | None", path: str, start: Position,
                  end: Position):
@@ -50,6 +51,9 @@ class Scope:
         self.global_names: set[str] = set()
         self.start = start
         self.end = end
+        self.weak = weakref.ref(self)  # one reference for all its bindings (a weak one: no cycle)
+        # a function's parameter names; their bindings are made when a look-up first meets them (most never are)
+        self.parameters: frozenset[str] = frozenset()
 
     def contains(self, position: Position) -> bool:
         return self.start <= position < self.end
@@ -69,6 +73,8 @@ class Scopes:
         self.module = Scope(tree, "module", None, "", (0, 0), far)
         self._nested: list[Scope] = []  # class and function scopes, by where their bodies start
         self._answers: dict[str, object] = {}
+        self._every_binding: dict[str, list[Binding]] = {}  # name -> its bindings in every scope, parameters aside
+        self._parameter_names: dict[str, bool] = {}  # every name a function of the module takes as a parameter
         self._resolving: set[int] = set()
 
     # -- building (ModuleFacts' one pass over the tree calls these) ------------------------------------------
@@ -83,15 +89,27 @@ class Scopes:
         self._nested.append(scope)
         if not is_class:
             arguments = node.args
-            for argument in (*arguments.posonlyargs, *arguments.args, arguments.vararg, *arguments.kwonlyargs,
-                             arguments.kwarg):
-                if argument is not None:
-                    self.bind(scope, argument.arg, PARAMETER, (node.lineno, node.col_offset), None)
+            names = [argument.arg for argument in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)]
+            names.extend(argument.arg for argument in (arguments.vararg, arguments.kwarg) if argument is not None)
+            scope.parameters = frozenset(names)
+            parameter_names = self._parameter_names
+            for name in names:
+                parameter_names[name] = True
         return scope
+
+    def _with_parameter(self, scope: Scope, name: str) -> list[Binding]:
+        """The bindings of ``name`` in function ``scope``, its parameter binding first, made on first use."""
+        bindings = scope.bindings.get(name)
+        if bindings is None or bindings[0].kind != PARAMETER:
+            node = scope.node
+            binding = Binding(name, PARAMETER, (node.lineno, node.col_offset), None, scope)
+            bindings = scope.bindings[name] = [binding, *(bindings or ())]
+        return bindings
 
     def bind(self, scope: Scope, name: str, kind: str, position: Position, value) -> Binding:
         binding = Binding(name, kind, position, value, scope)
         scope.bindings.setdefault(name, []).append(binding)
+        self._every_binding.setdefault(name, []).append(binding)
         return binding
 
     def bind_import(self, scope: Scope, node: ast.Import | ast.ImportFrom) -> None:
@@ -152,7 +170,7 @@ class Scopes:
         fallback = None
         while scope is not None:
             if first or scope.kind != "class":  # a class body is not visible to the functions inside it
-                bindings = scope.bindings.get(name)
+                bindings = self._with_parameter(scope, name) if name in scope.parameters else scope.bindings.get(name)
                 if bindings:
                     if not first or position is None:
                         return _in_force(bindings)
@@ -187,16 +205,17 @@ class Scopes:
     def _single_answer(self, name: str):
         """The qualified name of ``name`` when it is the same wherever it is used, else _UNRESOLVED: most names have
         one binding, or only local ones that name no module or class, and need no look-up of their scope."""
-        bindings = [b for scope in (self.module, *self._nested) for b in scope.bindings.get(name, ())]
+        bindings = self._every_binding.get(name, ())
         unbound = "builtins." + name if name in BUILTIN_NAMES else None
-        if not bindings:
+        is_parameter = name in self._parameter_names
+        if not bindings and not is_parameter:
             return unbound
-        answers = set()
+        answers = {None} if is_parameter else set()  # a parameter names no module or class
         for binding in bindings:
             if binding.kind == ASSIGNMENT and isinstance(binding.value, (ast.Name, ast.Attribute)):
                 return _UNRESOLVED  # an alias: resolved where it is bound
             answers.add(self._name_qualname(binding, name))
-        if len(bindings) > 1 or bindings[0].scope is not self.module:
+        if is_parameter or len(bindings) > 1 or bindings[0].scope is not self.module:
             answers.add(unbound)
         return answers.pop() if len(answers) == 1 else _UNRESOLVED
 
