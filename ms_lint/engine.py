@@ -107,13 +107,25 @@ def source_encoding(data: bytes) -> str:
     return encoding
 
 
-def decode_source(data: bytes) -> str:
-    """Python source bytes as text, as Python reads them; undecodable bytes are replaced, the BOM dropped."""
+def decode_source(data: bytes, strict: bool = False) -> str:
+    """Python source bytes as text, as Python reads them, the BOM dropped. Undecodable bytes are replaced, or with
+    ``strict`` raise ``UnicodeDecodeError`` (``LookupError`` for an unknown coding), as Python refuses the file."""
     try:
         text = data.decode(source_encoding(data))
     except (UnicodeDecodeError, LookupError):
+        if strict:
+            raise
         text = data.decode("utf-8", errors="replace")
     return text.lstrip("\ufeff")
+
+
+DECODE_ERROR = "E902"
+
+
+def decode_error(path: str, data: bytes, exc: Exception) -> Finding:
+    """flake8's one-line E902 for a file Python cannot decode, on the line of the first undecodable byte."""
+    line = data[:exc.start].count(b"\n") + 1 if isinstance(exc, UnicodeDecodeError) else 1
+    return Finding(path, line, 0, DECODE_ERROR, f"{type(exc).__name__}: {exc}")
 
 
 def read_source(path: str) -> str:

@@ -43,10 +43,10 @@ def demo(tmp_path_factory):
 def test_unknown_paths_and_devices_are_one_line_errors(run, tmp_path):
     status, out, err = run(str(tmp_path / "missing"))
     assert (status, out) == (2, "")
-    assert err == f"ms-lint validate: no such file or directory: {tmp_path / 'missing'}\n"
+    assert err == f"ms-lint: error: no such file or directory: {tmp_path / 'missing'}\n"
     status, out, err = run(str(tmp_path), "--device", "TPU")
     assert status == 2
-    assert err == "ms-lint validate: unknown device 'TPU': use one of CPU, GPU, Ascend\n"
+    assert err == "ms-lint: error: unknown device 'TPU': use one of CPU, GPU, Ascend\n"
 
 
 def test_a_project_without_findings_needs_no_mindspore_run(run, tmp_path):
@@ -102,7 +102,7 @@ def test_a_device_this_mindspore_cannot_use_is_one_clear_line(run, demo):
         pytest.skip("this MindSpore can use Ascend here")
     assert out == ""
     assert err.count("\n") == 1
-    assert err.startswith("ms-lint validate: device Ascend is not available: this MindSpore (")
+    assert err.startswith("ms-lint: error: device Ascend is not available: this MindSpore (")
     assert "supports CPU" in err
 
 
