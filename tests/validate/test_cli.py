@@ -57,6 +57,22 @@ def test_a_project_without_findings_needs_no_mindspore_run(run, tmp_path):
     assert not (tmp_path / ".ms_lint_cache").exists()
 
 
+def test_a_file_that_does_not_parse_is_an_error(run, tmp_path):
+    (tmp_path / "broken.py").write_text("import mindspore\n\n\ndef f(:\n    pass\n")
+    (tmp_path / "latin.py").write_bytes(b"import mindspore\nNAME = 'caf\xe9'\n")
+    (tmp_path / "clean.py").write_text("import mindspore\n\ndef f():\n    return 1\n")
+    status, out, err = run(str(tmp_path), "--fail-on", "never")
+    assert status == 2
+    lines = err.splitlines()
+    assert f"ms-lint: error: {tmp_path / 'broken.py'}:4: the file does not parse (E999 SyntaxError: invalid " \
+           "syntax); nothing in it was validated" in lines
+    assert any(line.startswith(f"ms-lint: error: {tmp_path / 'latin.py'}:2: the file does not parse (E902 "
+                               "UnicodeDecodeError") for line in lines), err
+    assert "the file does not parse: nothing in it can be compiled" in out
+    status, out, err = run(str(tmp_path / "clean.py"))
+    assert (status, err) == (0, "")
+
+
 @pytest.mark.mindspore
 @needs_mindspore
 def test_the_demo_project_shows_every_verdict(run, demo, monkeypatch):
