@@ -30,10 +30,10 @@ _full_facts: dict[tuple[str, float, Settings], "ModuleFacts | None"] = {}  # for
 _summaries: dict[tuple[str, Settings], tuple[tuple[str, float, Settings], "ModuleSummary | None"]] = {}
 _in_progress: set[str] = set()
 # Module lookups, for caches of results: (module, source roots) -> the file found (None: none). Every active recorder
-# sees every lookup; a summary kept for the process remembers the lookups made while it was built, and replays them
-# whenever it is reused, so that what one file's analysis read is complete even when it read summaries only.
+# sees every lookup; a module's kept facts and summary remember the lookups made while they were built, and replay
+# them whenever they are reused, so that what one file's analysis read is complete even when it read summaries only.
 _recorders: list[dict[tuple[str, tuple[str, ...]], str | None]] = []
-_lookups_of: dict[str, dict[tuple[str, tuple[str, ...]], str | None]] = {}
+_lookups_of: dict[tuple[str, Settings], dict[tuple[str, tuple[str, ...]], str | None]] = {}
 
 
 @dataclass(frozen=True)
@@ -63,9 +63,9 @@ def recording_lookups():
         _recorders.remove(lookups)
 
 
-def _replay_lookups(module_file: str) -> None:
+def _replay_lookups(module_file: str, settings: Settings) -> None:
     for recorder in _recorders:
-        recorder.update(_lookups_of.get(module_file, ()))
+        recorder.update(_lookups_of.get((module_file, settings), ()))
 
 
 def forget_full_facts() -> None:
@@ -169,7 +169,7 @@ def _module_summary(module_file: str, settings: Settings) -> ModuleSummary | Non
         return None
     known = _summaries.get((module_file, settings))
     if known is not None and known[0] == version:
-        _replay_lookups(module_file)
+        _replay_lookups(module_file, settings)
         return known[1]
     if module_file in _in_progress:
         return None  # classes that inherit from each other across modules: unknown while it is being read
@@ -179,7 +179,7 @@ def _module_summary(module_file: str, settings: Settings) -> ModuleSummary | Non
             names=dict(facts.names),
             classes={name: ProjectClass(name, info.is_cell, info.is_jit_class) for name, info in facts.classes.items()},
         )
-    _lookups_of[module_file] = lookups
+    _lookups_of[(module_file, settings)] = lookups
     _summaries[(module_file, settings)] = (version, summary)  # an older version of the file is forgotten
     return summary
 
@@ -192,13 +192,17 @@ def _module_facts(module_file: str, settings: Settings) -> "ModuleFacts | None":
     if key is None:
         return None
     if key in _full_facts:
+        _replay_lookups(module_file, settings)
         return _full_facts[key]
     if module_file in _in_progress:  # classes that inherit from each other across modules
         return None
     _in_progress.add(module_file)
     try:
         source = read_source(module_file)
-        facts = ModuleFacts(ast.parse(source, filename=module_file), module_file, settings, source, graph_code=False)
+        with recording_lookups() as lookups:
+            facts = ModuleFacts(ast.parse(source, filename=module_file), module_file, settings, source,
+                                graph_code=False)
+        _lookups_of[(module_file, settings)] = lookups
     except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
         facts = None
     finally:
