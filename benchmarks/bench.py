@@ -36,6 +36,13 @@ their order rotates from one repetition to the next, so drift in the machine's l
    otherwise the row says why it was skipped.
 6. The floor: reading and ``ast.parse``-ing the same files in one process, timed inside the process and as a
    whole process (interpreter start included, as in every other row).
+7. ``ms-lint check``'s result cache on mindone 0.5.0 (1,729 files, fetched like the corpus): per repetition, on a
+   fresh copy of the project with an empty cache, ``--no-cache``, then a cold run (which fills the cache), a warm
+   run (nothing changed) and a run after editing one base-class module (a comment appended to the project module
+   that the most files' analyses read and that defines a Cell subclass), each ``-v`` so that the report says how
+   many files came from the cache; the edited run is compared with the number of files whose cache entries name the
+   edited module. The four runs share their findings (checked), and are reported side by side as ratios of the
+   cold run. The corpus cases above run with ``--no-cache``: they measure the checks, not the cache.
 
 Switching a plugin off. flake8 7 has no option that keeps an installed plugin from running: ``--extend-ignore``
 and ``--select`` only filter the codes a plugin reported after it ran, and ``--enable-extensions`` concerns only
@@ -95,8 +102,12 @@ GOAL_FLAKE8_RATIO = 1.05
 TARGET_FLOOR_RATIO = 5.0
 TARGET_ADDED_LATENCY_MS = 150.0
 
-GROUPS = ("flake8", "torchfix", "check", "editor", "warm", "floor", "validator")
+CACHE_CORPUS = ("mindone", "0.5.0")
+TARGET_WARM_CACHE_RATIO = 0.10
+
+GROUPS = ("flake8", "torchfix", "check", "editor", "warm", "floor", "validator", "cache")
 REPORT_LINE = re.compile(r":\d+:\d+: ([A-Z]+\d+)\b")
+CACHE_LINE = re.compile(r"^ms-lint: (\d+) file\(s\) checked, (\d+) of them from the cache$", re.MULTILINE)
 
 
 class BenchError(Exception):
@@ -404,6 +415,7 @@ class Run:
     codes: dict[str, int]
     inner: dict | None
     plugin_cpu_s: float | None = None  # CPU time inside the MS plugin, when the child reported it
+    cache: list[int] | None = None  # [files checked, of them from the cache], from `ms-lint check -v`
 
 
 def measure(case: Case, cwd: Path) -> Run:
@@ -440,8 +452,9 @@ def measure(case: Case, cwd: Path) -> Run:
                   if line.startswith(PLUGIN_CPU_MARK)]
     # ru_maxrss is in kilobytes on Linux and in bytes on macOS.
     rss_mb = usage.ru_maxrss / (1024 * 1024 if sys.platform == "darwin" else 1024)
+    cache = CACHE_LINE.findall(error_text)
     return Run(wall, usage.ru_utime + usage.ru_stime, rss_mb, child.returncode, load_before, load_after, codes, inner,
-               plugin_cpu[-1] if plugin_cpu else None)
+               plugin_cpu[-1] if plugin_cpu else None, [int(n) for n in cache[-1]] if cache else None)
 
 
 def run_rotating(cases: list[Case], repeat: int, cwd: Path, record: dict, on_rep=None, what: str = "") -> None:
@@ -591,6 +604,8 @@ def build_table(results: dict) -> str:
                      f"of {share['run_cpu_s']:.2f} s ({share['percent']:.1f}%), the ratio that run implies "
                      f"{share['ratio']:.3f}x (medians; the garbage collector's extra work outside the plugin and "
                      f"the import are not in it)")
+    if results.get("cache"):
+        extra.extend(cache_table(results["cache"]))
     validator = results.get("validator", {})
     if validator:
         if validator.get("skipped"):
@@ -671,6 +686,95 @@ def run_validator(results: dict, repeat: int) -> None:
     rows = data.get("rows") if isinstance(data, dict) else None
     results["validator"] = {"raw": data, "rows": rows if isinstance(rows, list) else [["results", "in the JSON"]],
                             "stdout": completed.stdout[-4000:]}
+
+
+def _cache_dependents(cache_dir: Path, tree: Path) -> dict[str, int]:
+    """Per project module (relative to ``tree``): how many files' cache entries say their analysis read it."""
+    counts: dict[str, int] = {}
+    for entry in cache_dir.glob("*/*.json"):
+        try:
+            lookups = json.loads(entry.read_text(encoding="utf-8"))["lookups"]
+        except (OSError, ValueError, KeyError):
+            continue
+        for found in {lookup[2] for lookup in lookups if lookup[2]}:
+            relative = os.path.relpath(found, tree)
+            counts[relative] = counts.get(relative, 0) + 1
+    return counts
+
+
+def _base_class_module(counts: dict[str, int], tree: Path) -> str:
+    """The module the most analyses read that defines a Cell subclass."""
+    for relative, _ in sorted(counts.items(), key=lambda item: (-item[1], item[0])):
+        text = (tree / relative).read_text(encoding="utf-8", errors="replace")
+        if re.search(r"^class \w+\((\w+\.)*Cell\)", text, re.MULTILINE):
+            return relative
+    raise BenchError("no project module that defines a Cell subclass was read by another file's analysis")
+
+
+def run_cache_bench(results: dict, repeat: int, corpus: Path, jobs: int) -> None:
+    """``ms-lint check``'s cache on mindone: --no-cache, cold, warm, one base-class module edited (see item 7)."""
+    (folder,) = prepare_corpus(corpus, [CACHE_CORPUS])
+    record = results.setdefault("cache", {"corpus": f"{CACHE_CORPUS[0]}=={CACHE_CORPUS[1]}", "jobs": jobs,
+                                          "runs": {}, "problems": []})
+    runs = record["runs"]
+    edited = None
+    for rep in range(repeat):
+        with tempfile.TemporaryDirectory() as scratch:
+            tree, cache_dir = Path(scratch) / "tree", Path(scratch) / "cache"
+            shutil.copytree(folder, tree)
+            base = [sys.executable, "-m", "ms_lint.cli", "check", "--isolated", "--exit-zero", "-v", "--jobs",
+                    str(jobs)]
+            with_cache = [*base, "--cache-dir", str(cache_dir), "tree"]
+            steps = [("no-cache", "--no-cache", [*base, "--no-cache", "tree"]), ("cold", "cold cache", with_cache),
+                     ("warm", "warm cache, nothing changed", with_cache),
+                     ("edited", "one base-class module edited", with_cache)]
+            for key, label, argv in steps:
+                if key == "edited":
+                    counts = _cache_dependents(cache_dir, tree)
+                    if edited is None:
+                        edited = _base_class_module(counts, tree)
+                        record["edited_module"] = edited
+                    record.setdefault("dependents", []).append(counts.get(edited, 0))
+                    with open(tree / edited, "a", encoding="utf-8") as handle:
+                        handle.write("\n# edited by benchmarks/bench.py\n")
+                run = measure(Case(f"cache-{key}", label, argv), Path(scratch))
+                runs.setdefault(key, []).append(run.__dict__)
+                log(f"[cache {rep + 1}/{repeat}] {label}: {run.wall_s:.2f} s wall, {run.cpu_s:.2f} s cpu, "
+                    f"{run.cache[0] if run.cache else '?'} files, {run.cache[1] if run.cache else '?'} from the cache")
+            codes = [runs[key][-1]["codes"] for key, _, _ in steps]
+            if any(found != codes[0] for found in codes):
+                record["problems"].append(f"repetition {rep + 1}: the runs' findings differ: {codes}")
+    cold = runs["cold"]
+    record["files"] = cold[0]["cache"][0] if cold[0]["cache"] else None
+    for key in ("no-cache", "warm", "edited"):
+        record[f"{key}_ratio"] = {metric: paired_ratio(runs, key, "cold", metric) for metric in ("wall_s", "cpu_s")}
+    record["rechecked"] = [run["cache"][0] - run["cache"][1] for run in runs["edited"] if run["cache"]]
+
+
+def cache_table(record: dict) -> list[str]:
+    runs = record["runs"]
+    lines = [f"result cache, {record['corpus']} ({record.get('files')} files, --jobs {record['jobs']}), medians of "
+             f"{len(runs.get('cold', []))}; ratio: vs the cold run (wall / cpu):"]
+    for key, label in (("no-cache", "--no-cache"), ("cold", "cold cache (fills it)"), ("warm", "warm, nothing changed"),
+                       ("edited", "one base-class module edited")):
+        if key not in runs:
+            continue
+        wall = median([r["wall_s"] for r in runs[key]])
+        cpu = median([r["cpu_s"] for r in runs[key]])
+        hits = median([r["cache"][1] for r in runs[key] if r["cache"]])
+        ratio = record.get(f"{key}_ratio")
+        shown = f"{fmt(ratio['wall_s'], '{:.3f}')} / {fmt(ratio['cpu_s'], '{:.3f}')}" if ratio else "1 / 1"
+        lines.append(f"  {label:<30} {wall:7.2f} s wall {cpu:7.2f} s cpu  ratio {shown:<13}  "
+                     f"from the cache: {fmt(hits, '{:.0f}')}")
+    if record.get("edited_module"):
+        lines.append(f"  edited: {record['edited_module']}; files whose analysis read it: "
+                     f"{median(record.get('dependents', []))}; files checked again: "
+                     f"{median(record.get('rechecked', []))} (the dependents and the module itself)")
+    warm = (record.get("warm_ratio") or {}).get("wall_s")
+    lines.append(f"  warm / cold (limit {TARGET_WARM_CACHE_RATIO:.2f}): {fmt(warm, '{:.3f}')}x: "
+                 f"{verdict(warm, TARGET_WARM_CACHE_RATIO)}")
+    lines.extend(f"  warning: {problem}" for problem in record.get("problems", []))
+    return lines
 
 
 def warm_latency(results: dict, variants: list[str], editor_file: str, display: str, env: dict, checks: int,
@@ -811,7 +915,7 @@ def bench(args: argparse.Namespace) -> int:
             if "check" not in skip and check_command:
                 cases.append(Case(f"check-j{jobs}", f"ms-lint check --jobs {jobs}",
                                   [sys.executable, "-m", "ms_lint.cli", "check", "--isolated", "--exit-zero",
-                                   "--jobs", str(jobs), *folder_args]))
+                                   "--no-cache", "--jobs", str(jobs), *folder_args]))
         if "check" not in skip:
             engine_case = Case("engine", "ms_lint.engine in one process", [*me, "engine", str(file_list)],
                                captures_json=True)
@@ -832,6 +936,9 @@ def bench(args: argparse.Namespace) -> int:
         if cases:
             run_rotating(cases, args.repeat, corpus, results["runs"], on_rep=after_rep, what="corpus")
 
+    if "cache" not in skip and check_command:
+        run_cache_bench(results, args.repeat, corpus, jobs_values[0] if jobs_values else 1)
+        save()
     if "validator" not in skip:
         run_validator(results, args.repeat)
     results["meta"]["load_end"] = list(os.getloadavg())

@@ -10,17 +10,26 @@ import importlib
 import sys
 
 from ms_lint import __version__
+from ms_lint.commands import ERROR_PREFIX
 
 SUBCOMMANDS = ("check", "rules", "validate", "parity")
 
 
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse, with every subcommand's usage errors under the one prefix the commands print their errors with."""
+
+    def error(self, message: str):
+        self.print_usage(sys.stderr)
+        self.exit(2, f"{ERROR_PREFIX}{message}\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog="ms-lint",
         description="Find MindSpore graph-mode hazards before the code runs, and confirm them on the device.",
     )
     parser.add_argument("--version", action="version", version=f"ms-lint {__version__}")
-    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=ArgumentParser)
     for name in SUBCOMMANDS:
         try:
             module = importlib.import_module(f"ms_lint.commands.{name}")

@@ -79,6 +79,9 @@ class LintOptions:
     disable_noqa: bool = False
     jobs: int | None = None  # None: choose from the number of files and CPUs
     format: str = "text"
+    respect_gitignore: bool = True  # skip what git ignores, virtual environments and build output
+    force_exclude: bool = False  # ... in paths named on the command line too
+    cache: bool = True
     sources: list[ConfigSource] = field(default_factory=list)
 
     def __post_init__(self):
@@ -288,6 +291,9 @@ OPTIONS: dict[str, _Option] = {
         _Option("disable-noqa", _parse_bool),
         _Option("jobs", _parse_jobs),
         _Option("format", _parse_choice(OUTPUT_FORMATS), from_flake8=False),
+        _Option("respect-gitignore", _parse_bool, from_flake8=False),
+        _Option("force-exclude", _parse_bool, from_flake8=False),
+        _Option("cache", _parse_bool, from_flake8=False),
     )
 }
 
@@ -507,4 +513,7 @@ def resolve_options(
     options.disable_noqa = values.get("disable-noqa", False)
     options.jobs = values.get("jobs")
     options.format = values.get("format", "text")
+    options.respect_gitignore = values.get("respect-gitignore", True)
+    options.force_exclude = values.get("force-exclude", False)
+    options.cache = values.get("cache", True)
     return options

@@ -98,6 +98,15 @@ def check_source(source: str, path: str, settings: Settings, codes: Iterable[str
     return check_tree(tree, source, path, settings, codes)
 
 
+DECODE_ERROR = "E902"
+
+
+def decode_error(path: str, data: bytes, exc: Exception) -> Finding:
+    """flake8's one-line E902 for a file Python cannot decode, on the line of the first undecodable byte."""
+    line = data[:exc.start].count(b"\n") + 1 if isinstance(exc, UnicodeDecodeError) else 1
+    return Finding(path, line, 0, DECODE_ERROR, f"{type(exc).__name__}: {exc}")
+
+
 def check_file(path: str, settings: Settings, codes: Iterable[str] | None = None) -> list[Finding]:
     try:
         source = read_source(path)

@@ -1,19 +1,18 @@
 """``pytest --ms-lint``: one test item per Python file that fails with the file's MS findings.
 
 Options come from the same places as for ``ms-lint check`` (``[tool.ms-lint]`` in ``pyproject.toml``, flake8's
-configuration), searched from pytest's root directory. A file that passed is remembered in pytest's cache under
-its content, the ms-lint installation and the options, and is skipped until one of them changes (as
-pytest-flake8 does); ``--cache-clear`` checks everything again. Select only these items with ``-m ms_lint``.
+configuration), searched from pytest's root directory. Results are kept in pytest's cache under the keys of
+``ms-lint check``'s cache (the file's content, the ms-lint installation, the options, and the project modules its
+check read, such as the module of a Cell base class); a file that passed is skipped until one of them changes (as
+pytest-flake8 does), and ``--cache-clear`` checks everything again. Select only these items with ``-m ms_lint``.
 """
 from __future__ import annotations
 
-import hashlib
-import os
 from pathlib import Path
 
 import pytest
 
-CACHE_KEY = "ms_lint/passed"
+CACHE_DIRECTORY = "ms_lint"
 ITEM_NAME = "ms-lint"
 MARKER = "ms_lint"
 _STATE = pytest.StashKey["_LintSession"]()
@@ -49,25 +48,18 @@ def pytest_collect_file(file_path: Path, parent):
     return MsLintFile.from_parent(parent, path=file_path)
 
 
-def pytest_sessionfinish(session) -> None:
-    state = session.config.stash.get(_STATE, None)
-    if state is not None:
-        state.save()
-
-
 class _LintSession:
-    """The resolved options and the cache of files that passed, for one pytest run."""
+    """The resolved options and the results kept from earlier runs, for one pytest run."""
 
     def __init__(self, config, options):
+        from ms_lint.result_cache import ResultCache
+
         self.config = config
         self.options = options
         self.rootpath = Path(config.rootpath)
         cache = getattr(config, "cache", None)  # None under -p no:cacheprovider
-        self.cache = cache
-        stored = cache.get(CACHE_KEY, {}) if cache is not None else {}
-        self.passed: dict[str, str] = stored if isinstance(stored, dict) else {}
-        self.changed = False
-        self._stamp: str | None = None
+        # The results of `ms-lint check`, under the same keys, kept in pytest's cache (which --cache-clear empties).
+        self.results = ResultCache(str(cache.mkdir(CACHE_DIRECTORY))) if cache is not None else None
 
     def is_excluded(self, path: Path) -> bool:
         from flake8 import utils
@@ -83,44 +75,20 @@ class _LintSession:
                 break
         return False
 
-    def key_for(self, path: Path, content: bytes) -> str:
-        digest = hashlib.sha256()
-        for part in (self.implementation_stamp(), self.options.fingerprint(), str(path)):
-            digest.update(part.encode("utf-8", errors="surrogatepass"))
-            digest.update(b"\0")
-        digest.update(content)
-        return digest.hexdigest()
+    def previously_passed(self, path: Path, content: bytes) -> bool:
+        """Whether the file, with everything its check read from the project, is unchanged since it passed."""
+        from ms_lint.result_cache import entry_key
 
-    def implementation_stamp(self) -> str:
-        """The installed ms-lint: its version and its files' sizes and times (an upgrade or edit invalidates)."""
-        if self._stamp is None:
-            import ms_lint
+        if self.results is None:
+            return False
+        return self.results.get(entry_key(str(path), content, self.options.fingerprint())) == []
 
-            package = Path(ms_lint.__file__).parent
-            parts = [ms_lint.__version__]
-            for file in sorted(package.rglob("*")):
-                if file.suffix in {".py", ".json"} and file.is_file():
-                    stat = file.stat()
-                    parts.append(f"{file.relative_to(package)}:{stat.st_size}:{stat.st_mtime_ns}")
-            self._stamp = hashlib.sha256("\n".join(parts).encode()).hexdigest()
-        return self._stamp
+    def lint(self, path: Path, content: bytes) -> list:
+        from ms_lint.commands.check import cached_lint, lint_bytes
 
-    def previously_passed(self, path: Path, key: str) -> bool:
-        return self.passed.get(str(path)) == key
-
-    def record_pass(self, path: Path, key: str) -> None:
-        self.passed[str(path)] = key
-        self.changed = True
-
-    def forget(self, path: Path) -> None:
-        if self.passed.pop(str(path), None) is not None:
-            self.changed = True
-
-    def save(self) -> None:
-        if self.cache is None or not self.changed:
-            return
-        kept = {path: key for path, key in self.passed.items() if os.path.exists(path)}
-        self.cache.set(CACHE_KEY, kept)
+        if self.results is None:
+            return lint_bytes(content, str(path), self.options)
+        return cached_lint(content, str(path), self.options, self.results)[0]
 
 
 def _quiet_logger():
@@ -149,7 +117,7 @@ class MsLintItem(pytest.Item):
         state: _LintSession = self.config.stash[_STATE]
         path = Path(self.path).resolve()
         try:
-            unchanged = state.previously_passed(path, state.key_for(path, path.read_bytes()))
+            unchanged = state.previously_passed(path, path.read_bytes())
         except OSError:
             unchanged = False
         if unchanged:
@@ -157,25 +125,18 @@ class MsLintItem(pytest.Item):
             self.add_marker(pytest.mark.skip(reason="unchanged since it passed ms-lint"))
 
     def runtest(self) -> None:
-        from ms_lint.commands.check import lint_source
-        from ms_lint.engine import read_source
-
         state: _LintSession = self.config.stash[_STATE]
         path = Path(self.path).resolve()
         try:
             content = path.read_bytes()
-            source = read_source(str(path))
         except OSError as exc:
             raise MsLintFindings([f"{self._shown(path)}: cannot read it ({exc.strerror or exc})"]) from None
-        key = state.key_for(path, content)
-        reported = lint_source(source, str(path), state.options)
+        reported = state.lint(path, content)
         if reported:
-            state.forget(path)
             shown = self._shown(path)
             raise MsLintFindings([
                 f"{shown}:{r.finding.line}:{r.column}: {r.finding.code} {r.finding.message}" for r in reported
             ])
-        state.record_pass(path, key)
 
     def _shown(self, path: Path) -> str:
         try:

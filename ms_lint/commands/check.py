@@ -1,6 +1,7 @@
 """``ms-lint check PATH...``: the MS checks alone, without flake8's style checks, for CI and pre-commit.
 
-It finds files as flake8 does (its exclude defaults and patterns), decides what to report with flake8's own
+It finds files as flake8 does (its exclude defaults and patterns) and, as ruff does, leaves out what git ignores,
+virtual environments and build output; it decides what to report with flake8's own
 select/ignore logic and ``# noqa`` handling, and reads the same options as the flake8 plugin, so a file gets the
 same MS findings from both. Exit status: 0 clean (or ``--exit-zero``), 1 findings, 2 usage, configuration or
 read errors.
@@ -13,6 +14,7 @@ import sys
 from dataclasses import dataclass, field, replace
 from typing import Sequence
 
+from ms_lint.commands import ERROR_PREFIX
 from ms_lint.config import OUTPUT_FORMATS, ConfigError, LintOptions, resolve_options
 
 # Below this many files a process pool costs more than it saves, unless --jobs asks for one.
@@ -56,6 +58,13 @@ def register(subparsers) -> None:
                        help="comma-separated files or directories to skip as well")
     files.add_argument("--filename", action="append", metavar="PATTERNS",
                        help="file name patterns checked inside directories (default: *.py)")
+    files.add_argument("--no-respect-gitignore", dest="respect_gitignore", action="store_false", default=None,
+                       help="check files that git ignores and those in virtual environments (.venv, venv, any "
+                       "directory holding pyvenv.cfg, site-packages) and build output (build, dist) too; by default "
+                       "a directory walk skips them")
+    files.add_argument("--force-exclude", action="store_true", default=None,
+                       help="skip what git ignores, virtual environments and build output in paths named on the "
+                       "command line too (for pre-commit, which names every file)")
     files.add_argument("--stdin-display-name", default="stdin", metavar="NAME",
                        help="the path of the code read from standard input: used in the report, for "
                        "per-file-ignores and to find the modules it imports (default: stdin)")
@@ -79,6 +88,13 @@ def register(subparsers) -> None:
     run.add_argument("-j", "--jobs", metavar="N",
                      help="processes to check files with: a number, or auto (default: one per CPU when there "
                      "are many files, else in this process)")
+    run.add_argument("--no-cache", dest="cache", action="store_false", default=None,
+                     help="check every file again instead of reusing the results kept in .ms_lint_cache/check "
+                     "(which this run does not update)")
+    run.add_argument("--cache-dir", metavar="DIR",
+                     help="where results are kept (default: .ms_lint_cache/check at the project root)")
+    run.add_argument("-v", "--verbose", action="store_true",
+                     help="say on standard error how many files were checked and how many came from the cache")
     run.add_argument("--config", metavar="FILE",
                      help="read options from FILE only (pyproject.toml, setup.cfg, tox.ini or .flake8)")
     run.add_argument("--isolated", action="store_true", help="read no configuration file")
@@ -105,6 +121,9 @@ def command_line_options(args: argparse.Namespace) -> dict:
         "disable-noqa": args.disable_noqa,
         "jobs": args.jobs,
         "format": args.format,
+        "respect-gitignore": args.respect_gitignore,
+        "force-exclude": args.force_exclude,
+        "cache": args.cache,
     }
 
 
@@ -128,14 +147,22 @@ def run_check(args: argparse.Namespace) -> int:
         status = fix_files(files, options, args)
         if status is not None:
             return status
-    outcome = check_files(files, options, stdin_display_name=args.stdin_display_name)
+    cache_dir = None
+    if options.cache:
+        from ms_lint.result_cache import default_directory
+
+        cache_dir = os.path.abspath(args.cache_dir) if args.cache_dir else default_directory()
+    outcome = check_files(files, options, stdin_display_name=args.stdin_display_name, cache_dir=cache_dir)
+    if args.verbose:
+        print(f"ms-lint: {outcome.files_checked} file(s) checked, {outcome.from_cache} of them from the cache",
+              file=sys.stderr)
     report = render(outcome.reported, options.format, files_checked=outcome.files_checked, errors=outcome.errors)
     try:
         _write(report, args.output_file)
     except OSError as exc:
         return _error(f"{args.output_file}: cannot write the report ({exc.strerror or exc})")
     for error in outcome.errors:
-        print(f"ms-lint: error: {error}", file=sys.stderr)
+        print(f"{ERROR_PREFIX}{error}", file=sys.stderr)
     if outcome.errors:
         return 2
     return 1 if outcome.reported and not args.exit_zero else 0
@@ -143,15 +170,15 @@ def run_check(args: argparse.Namespace) -> int:
 
 def fix_files(files: Sequence[str], options: LintOptions, args: argparse.Namespace) -> int | None:
     """Apply (``--fix``) or show (``--diff``) the fixes; an exit status when nothing more is to be done."""
-    from ms_lint.engine import read_source
+    from ms_lint.engine import decode_source
     from ms_lint.fixes import fix_source, write_fixed
 
     diffs, fixed_findings, fixed_files = [], 0, 0
     for path in files:
         try:
-            source = read_stdin() if path == STDIN else read_source(path)
-        except OSError:
-            continue  # reported as unreadable by the check that follows
+            source = decode_source(read_stdin_bytes() if path == STDIN else _read_bytes(path), strict=True)
+        except (OSError, UnicodeDecodeError, LookupError):
+            continue  # reported as unreadable (or E902) by the check that follows
         shown = args.stdin_display_name if path == STDIN else path
         result = fix_source(source, shown, options.settings, codes=None,
                             accept=lambda findings, shown=shown, source=source: fixable(findings, shown, source,
@@ -187,7 +214,7 @@ def fixable(findings: list, path: str, source: str, options: LintOptions) -> lis
 
 
 def _error(message: str) -> int:
-    print(f"ms-lint: error: {message}", file=sys.stderr)
+    print(f"{ERROR_PREFIX}{message}", file=sys.stderr)
     return 2
 
 
@@ -214,16 +241,12 @@ def _write(report: str, output_file: str | None) -> None:
 
 
 def discover_files(paths: Sequence[str], options: LintOptions, stdin_display_name: str = "stdin") -> list[str]:
-    """The files to check, as flake8 expands them (``-`` stays ``-``); each once, in order."""
-    from flake8.discover_files import expand_paths
+    """The files to check (``-`` stays ``-``), each once, in order: see ``ms_lint.discovery``."""
+    from ms_lint.discovery import discover_files as discover
 
-    found = expand_paths(
-        paths=list(paths),
-        stdin_display_name=stdin_display_name,
-        filename_patterns=options.filename,
-        exclude=options.all_excludes,
-    )
-    return list(dict.fromkeys(found))
+    return discover(paths, filename_patterns=options.filename, exclude=options.all_excludes,
+                    stdin_display_name=stdin_display_name, respect_gitignore=options.respect_gitignore,
+                    force_exclude=options.force_exclude)
 
 
 # ------------------------------------------------------------------------------------------------------ checking
@@ -236,6 +259,7 @@ class Outcome:
     reported: list = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     files_checked: int = 0
+    from_cache: int = 0
 
 
 def lint_source(source: str, path: str, options: LintOptions) -> list:
@@ -261,37 +285,102 @@ def lint_source(source: str, path: str, options: LintOptions) -> list:
     return [Reported(replace(finding, node=None), region_of(finding, lines)) for finding in findings]
 
 
-def lint_path(path: str, options: LintOptions) -> tuple[list, str | None]:
-    """``(reported findings, None)``, or ``([], why)`` when the file cannot be read."""
-    from ms_lint.engine import read_source
+def lint_bytes(data: bytes, path: str, options: LintOptions) -> list:
+    """``lint_source`` for a file's bytes; a file Python cannot decode is reported as flake8's E902."""
+    from ms_lint.engine import decode_error, decode_source
+    from ms_lint.output import Reported
 
     try:
-        source = read_source(path)
+        source = decode_source(data, strict=True)
+    except (UnicodeDecodeError, LookupError) as exc:
+        return [Reported(decode_error(path, data, exc))] if options.selected_codes(path) else []
+    return lint_source(source, path, options)
+
+
+def _read_bytes(path: str) -> bytes:
+    with open(path, "rb") as handle:
+        return handle.read()
+
+
+def lint_path(path: str, options: LintOptions, cache=None) -> tuple[list, str | None]:
+    """``(reported findings, None)``, or ``([], why)`` when the file cannot be read."""
+    reported, error, _ = _lint_path(path, options, cache)
+    return reported, error
+
+
+def _lint_path(path: str, options: LintOptions, cache) -> tuple[list, str | None, bool]:
+    """``lint_path``, through ``cache`` (a ``ResultCache`` or None); the last item: whether the cache answered."""
+    try:
+        data = _read_bytes(path)
     except OSError as exc:
-        return [], f"{path}: cannot read it ({exc.strerror or exc})"
-    return lint_source(source, path, options), None
+        return [], f"{path}: cannot read it ({exc.strerror or exc})", False
+    if cache is None:
+        return lint_bytes(data, path, options), None, False
+    reported, hit = cached_lint(data, path, options, cache)
+    return reported, None, hit
 
 
-def read_stdin() -> str:
-    """Standard input decoded as Python reads a file (coding cookie, BOM), undecodable bytes replaced."""
-    from ms_lint.engine import decode_source
+def cached_lint(data: bytes, path: str, options: LintOptions, cache) -> tuple[list, bool]:
+    """``(lint_bytes(...), whether it came from cache)``; a new result is stored in ``cache``."""
+    from ms_lint.model.project import recording_lookups
+    from ms_lint.result_cache import entry_key
 
-    return decode_source(sys.stdin.buffer.read())
+    key = entry_key(path, data, options.fingerprint())
+    stored = cache.get(key)
+    if stored is not None:
+        try:
+            return [_reported_from(item) for item in stored], True
+        except (TypeError, ValueError, KeyError):
+            pass  # an entry of another shape: check the file
+    with recording_lookups() as lookups:
+        reported = lint_bytes(data, path, options)
+    cache.put(key, lookups, [_reported_to(item) for item in reported])
+    return reported, False
+
+
+def _reported_to(item) -> list:
+    finding, region = item.finding, item.region
+    return [finding.path, finding.line, finding.col, finding.code, finding.message, finding.scope,
+            None if region is None else [region.start_line, region.start_column, region.end_line, region.end_column],
+            dict(item.properties)]
+
+
+def _reported_from(stored: list):
+    from ms_lint.findings import Finding
+    from ms_lint.output import Region, Reported
+
+    path, line, col, code, message, scope, region, properties = stored
+    finding = Finding(str(path), int(line), int(col), str(code), str(message), str(scope))
+    return Reported(finding, None if region is None else Region(*(int(value) for value in region)), dict(properties))
+
+
+def read_stdin_bytes() -> bytes:
+    return sys.stdin.buffer.read()
 
 
 _worker_options: LintOptions | None = None
+_worker_cache = None
 
 
-def _start_worker(options: LintOptions) -> None:
-    global _worker_options
+def _start_worker(options: LintOptions, cache_dir: str | None) -> None:
+    global _worker_options, _worker_cache
     _worker_options = options
+    _worker_cache = _open_cache(cache_dir)
 
 
-def _lint_in_worker(path: str) -> tuple[list, str | None]:
+def _open_cache(cache_dir: str | None):
+    if cache_dir is None:
+        return None
+    from ms_lint.result_cache import ResultCache
+
+    return ResultCache(cache_dir)
+
+
+def _lint_in_worker(path: str) -> tuple[list, str | None, bool]:
     try:
-        return lint_path(path, _worker_options)
+        return _lint_path(path, _worker_options, _worker_cache)
     except Exception as exc:  # noqa: BLE001 -- one file's failure must not lose the others' results
-        return [], f"{path}: {type(exc).__name__}: {exc}"
+        return [], f"{path}: {type(exc).__name__}: {exc}", False
 
 
 def available_cpus() -> int:
@@ -312,35 +401,39 @@ def pool_size(requested: int | None, file_count: int) -> int:
     return max(1, min(requested, file_count))
 
 
-def check_files(files: Sequence[str], options: LintOptions, *, stdin_display_name: str = "stdin") -> Outcome:
+def check_files(files: Sequence[str], options: LintOptions, *, stdin_display_name: str = "stdin",
+                cache_dir: str | None = None) -> Outcome:
+    """Check ``files``; with ``cache_dir``, reuse the results kept there and keep the new ones."""
     outcome = Outcome()
     paths = [path for path in files if path != STDIN]
     if len(paths) != len(files):
-        outcome.reported.extend(lint_source(read_stdin(), stdin_display_name, options))
+        outcome.reported.extend(lint_bytes(read_stdin_bytes(), stdin_display_name, options))
         outcome.files_checked += 1
-    for reported, error in _lint_paths(paths, options):
+    for reported, error, cached in _lint_paths(paths, options, cache_dir):
         outcome.reported.extend(reported)
         if error is None:
             outcome.files_checked += 1
+            outcome.from_cache += cached
         else:
             outcome.errors.append(error)
     outcome.reported.sort(key=lambda r: (r.finding.path, r.finding.line, r.finding.col, r.finding.code))
     return outcome
 
 
-def _lint_paths(paths: Sequence[str], options: LintOptions):
+def _lint_paths(paths: Sequence[str], options: LintOptions, cache_dir: str | None = None):
     jobs = pool_size(options.jobs, len(paths))
     if jobs > 1:
         try:
-            return _lint_in_pool(paths, options, jobs)
+            return _lint_in_pool(paths, options, jobs, cache_dir)
         except (OSError, ImportError):
             pass  # no process pool on this system (no semaphores, no fork): check in this process
-    return [lint_path(path, options) for path in paths]
+    cache = _open_cache(cache_dir)
+    return [_lint_path(path, options, cache) for path in paths]
 
 
-def _lint_in_pool(paths: Sequence[str], options: LintOptions, jobs: int):
+def _lint_in_pool(paths: Sequence[str], options: LintOptions, jobs: int, cache_dir: str | None):
     import multiprocessing
 
     chunksize = max(1, len(paths) // (jobs * 4))
-    with multiprocessing.get_context().Pool(jobs, initializer=_start_worker, initargs=(options,)) as pool:
+    with multiprocessing.get_context().Pool(jobs, initializer=_start_worker, initargs=(options, cache_dir)) as pool:
         return pool.map(_lint_in_worker, paths, chunksize=chunksize)

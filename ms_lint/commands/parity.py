@@ -8,6 +8,8 @@ import argparse
 import json
 import sys
 
+from ms_lint.commands import ERROR_PREFIX
+
 EXIT_MATCH, EXIT_MISMATCH, EXIT_USAGE = 0, 1, 2
 
 
@@ -85,7 +87,7 @@ def run(args) -> int:
 
 
 def _usage_error(args, message: str) -> int:
-    print(f"ms-lint parity: error: {message}", file=sys.stderr)
+    print(f"{ERROR_PREFIX}{message}", file=sys.stderr)
     if getattr(args, "format", "text") == "json":
         sys.stdout.write(json.dumps({"status": "error", "passed": False, "error": message}) + "\n")
     return EXIT_USAGE

@@ -5,6 +5,8 @@ import argparse
 import json
 import sys
 
+from ms_lint.commands import ERROR_PREFIX
+
 
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
@@ -66,7 +68,7 @@ def run_rules(args: argparse.Namespace) -> int:
         for key in args.codes:
             rule = find_rule(key)
             if rule is None:
-                print(f"ms-lint: error: unknown rule {key!r}; `ms-lint rules` lists them", file=sys.stderr)
+                print(f"{ERROR_PREFIX}unknown rule {key!r}; `ms-lint rules` lists them", file=sys.stderr)
                 return 2
             rules.append(rule)
     else:

@@ -7,6 +7,8 @@ import os
 import signal
 import sys
 
+from ms_lint.commands import ERROR_PREFIX
+
 
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
@@ -84,7 +86,19 @@ def run(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(text)
         sys.stdout.flush()
-    return exit_status(report, args.fail_on)
+    status = exit_status(report, args.fail_on)
+    unparsable = _unparsable(report)
+    for finding in unparsable:
+        print(f"{ERROR_PREFIX}{finding.path}:{finding.line}: the file does not parse ({finding.code} "
+              f"{finding.message}); nothing in it was validated", file=sys.stderr)
+    return 2 if unparsable and status != 130 else status
+
+
+def _unparsable(report) -> list:
+    """The findings that say a file could not be parsed (E999) or decoded (E902)."""
+    from ms_lint.engine import DECODE_ERROR, SYNTAX_ERROR
+
+    return [verdict.finding for verdict in report.verdicts if verdict.finding.code in (SYNTAX_ERROR, DECODE_ERROR)]
 
 
 def _project_config(paths, load_config, locate_module):
@@ -102,7 +116,7 @@ def _project_config(paths, load_config, locate_module):
 
 
 def _fail(message: str) -> int:
-    print(f"ms-lint validate: {message}", file=sys.stderr)
+    print(f"{ERROR_PREFIX}{message}", file=sys.stderr)
     return 2
 
 

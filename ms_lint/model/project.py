@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import os
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -29,6 +30,11 @@ _full_facts: dict[tuple[str, float, Settings], "ModuleFacts | None"] = {}  # for
 # (file, settings) -> (the file's version, its summary), for the whole process
 _summaries: dict[tuple[str, Settings], tuple[tuple[str, float, Settings], "ModuleSummary | None"]] = {}
 _in_progress: set[str] = set()
+# Module lookups, for caches of results: (module, source roots) -> the file found (None: none). Every active recorder
+# sees every lookup; a module's kept facts and summary remember the lookups made while they were built, and replay
+# them whenever they are reused, so that what one file's analysis read is complete even when it read summaries only.
+_recorders: list[dict[tuple[str, tuple[str, ...]], str | None]] = []
+_lookups_of: dict[tuple[str, Settings], dict[tuple[str, tuple[str, ...]], str | None]] = {}
 
 
 @dataclass(frozen=True)
@@ -44,6 +50,23 @@ class ProjectClass:
 class ModuleSummary:
     names: dict[str, str]  # local name -> qualified name (what the module imports, hence re-exports)
     classes: dict[str, ProjectClass]
+
+
+@contextmanager
+def recording_lookups():
+    """The project modules looked up while the block runs, directly or through a summary: a dict of
+    ``(module, source roots) -> file or None``. Recording changes nothing in what the analysis finds."""
+    lookups: dict[tuple[str, tuple[str, ...]], str | None] = {}
+    _recorders.append(lookups)
+    try:
+        yield lookups
+    finally:
+        _recorders.remove(lookups)
+
+
+def _replay_lookups(module_file: str, settings: Settings) -> None:
+    for recorder in _recorders:
+        recorder.update(_lookups_of.get((module_file, settings), ()))
 
 
 def forget_full_facts() -> None:
@@ -75,7 +98,10 @@ def _in_project(top_level: str, roots: tuple[str, ...]) -> bool:
 
 def find_module_file(module: str, roots: list[str]) -> str | None:
     """The file of ``module`` under ``roots``, the project's source roots, or None."""
-    return _find_module_file(module, tuple(roots))
+    found = _find_module_file(module, tuple(roots))
+    for recorder in _recorders:
+        recorder[(module, tuple(roots))] = found
+    return found
 
 
 @lru_cache(maxsize=4096)
@@ -144,14 +170,17 @@ def _module_summary(module_file: str, settings: Settings) -> ModuleSummary | Non
         return None
     known = _summaries.get((module_file, settings))
     if known is not None and known[0] == version:
+        _replay_lookups(module_file, settings)
         return known[1]
     if module_file in _in_progress:
         return None  # classes that inherit from each other across modules: unknown while it is being read
-    facts = _module_facts(module_file, settings)
-    summary = None if facts is None else ModuleSummary(  # None: unreadable, or not Python
-        names=dict(facts.names),
-        classes={name: ProjectClass(name, info.is_cell, info.is_jit_class) for name, info in facts.classes.items()},
-    )
+    with recording_lookups() as lookups:
+        facts = _module_facts(module_file, settings)
+        summary = None if facts is None else ModuleSummary(  # None: unreadable, or not Python
+            names=dict(facts.names),
+            classes={name: ProjectClass(name, info.is_cell, info.is_jit_class) for name, info in facts.classes.items()},
+        )
+    _lookups_of[(module_file, settings)] = lookups
     _summaries[(module_file, settings)] = (version, summary)  # an older version of the file is forgotten
     return summary
 
@@ -163,13 +192,17 @@ def _module_facts(module_file: str, settings: Settings) -> "ModuleFacts | None":
     if key is None:
         return None
     if key in _full_facts:
+        _replay_lookups(module_file, settings)
         return _full_facts[key]
     if module_file in _in_progress:  # classes that inherit from each other across modules
         return None
     _in_progress.add(module_file)
     try:
         source = read_source(module_file)
-        facts = ModuleFacts(ast.parse(source, filename=module_file), module_file, settings, source, graph_code=False)
+        with recording_lookups() as lookups:
+            facts = ModuleFacts(ast.parse(source, filename=module_file), module_file, settings, source,
+                                graph_code=False)
+        _lookups_of[(module_file, settings)] = lookups
     except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
         facts = None
     finally:

@@ -13,11 +13,14 @@ def source_encoding(data: bytes) -> str:
     return encoding
 
 
-def decode_source(data: bytes) -> str:
-    """Python source bytes as text, as Python reads them; undecodable bytes are replaced, the BOM dropped."""
+def decode_source(data: bytes, strict: bool = False) -> str:
+    """Python source bytes as text, as Python reads them, the BOM dropped. Undecodable bytes are replaced, or with
+    ``strict`` raise ``UnicodeDecodeError`` (``LookupError`` for an unknown coding), as Python refuses the file."""
     try:
         text = data.decode(source_encoding(data))
     except (UnicodeDecodeError, LookupError):
+        if strict:
+            raise
         text = data.decode("utf-8", errors="replace")
     return text.lstrip("\ufeff")
 

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 import threading
 import time
 
+from ms_lint.result_cache import ensure_cache_root as _ensure_cache_root
+from ms_lint.result_cache import write_atomically as _write_atomically
 from ms_lint.validate.project import CACHE_DIR_NAME
 
 _STORED_STATUSES = {"ok", "error", "exit", "needs_example", "not_found", "not_compilable"}
@@ -57,29 +58,6 @@ class OutcomeCache:
         except OSError as exc:
             self._unwritable.add(project_root)
             self.problems.append(f"cannot write the cache under {project_root} ({exc.strerror or exc})")
-
-
-def _ensure_cache_root(root: str) -> None:
-    os.makedirs(root, exist_ok=True)
-    ignore = os.path.join(root, ".gitignore")
-    if not os.path.exists(ignore):
-        # Like pytest's cache: the directory describes itself as not to be committed.
-        _write_atomically(ignore, "# created by ms-lint\n*\n")
-
-
-def _write_atomically(path: str, text: str) -> None:
-    directory = os.path.dirname(path)
-    handle, temporary = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=".json")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        try:
-            os.unlink(temporary)
-        except OSError:
-            pass
-        raise
 
 
 class RunLog:

@@ -84,6 +84,8 @@ class Verdict:
 def module_level_verdict(finding: Finding, device: str, level: str) -> Verdict:
     if finding.code == "MS900":
         message = "the static check itself failed on this file; nothing to compile"
+    elif finding.code in ("E999", "E902"):
+        message = "the file does not parse: nothing in it can be compiled"
     elif expectation_for(finding.code).nothing_to_compile:
         message = expectation_for(finding.code).nothing_to_compile
     elif not finding.scope and expectation_for(finding.code).check != MODULE_LEVEL:

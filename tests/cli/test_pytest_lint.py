@@ -106,3 +106,31 @@ def test_configuration_error_is_a_usage_error(lint_project):
 def test_without_the_option_nothing_is_linted(lint_project):
     result = lint_project.runpytest(*_plugin_args())
     assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED
+
+
+def test_an_edited_base_class_in_another_module_is_seen_without_cache_clear(lint_project):
+    pkg = lint_project.path / "pkg"
+    (pkg / "base.py").write_text("class Base:\n    pass\n")
+    (pkg / "net.py").write_text(textwrap.dedent("""\
+        import mindspore
+        from pkg.base import Base
+
+
+        class Net(Base):
+            def construct(self, x):
+                return x.asnumpy()
+        """))
+    run(lint_project).assert_outcomes(passed=5, failed=2)  # Base is no Cell: nothing in Net is graph code
+    run(lint_project).assert_outcomes(skipped=5, failed=2)
+    (pkg / "base.py").write_text("from mindspore import nn\n\n\nclass Base(nn.Cell):\n    pass\n")
+    result = run(lint_project, "-v")
+    # base.py and net.py are checked again (net.py now fails); the others are still skipped.
+    result.assert_outcomes(passed=1, skipped=3, failed=3)
+    result.stdout.fnmatch_lines(["pkg/net.py::ms-lint FAILED*", "pkg/net.py:7:16: MS102 .asnumpy()*"])
+
+
+def test_a_file_python_cannot_decode_fails_with_e902(lint_project):
+    (lint_project.path / "pkg" / "latin.py").write_bytes(b"import mindspore\nNAME = 'caf\xe9'\n")
+    result = run(lint_project)
+    result.assert_outcomes(passed=3, failed=3)
+    result.stdout.fnmatch_lines(["pkg/latin.py:2:1: E902 UnicodeDecodeError: 'utf-8' codec can't decode byte 0xe9*"])

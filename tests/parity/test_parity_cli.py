@@ -203,7 +203,7 @@ def test_bad_targets_exit_2_with_one_line(frameworks, project, capsys, ms_target
     assert captured.out == ""
     lines = captured.err.strip().splitlines()
     assert len(lines) == 1, captured.err
-    assert lines[0].startswith("ms-lint parity: error: ")
+    assert lines[0].startswith("ms-lint: error: ")
     assert expected in lines[0]
 
 
@@ -236,7 +236,7 @@ def test_without_torch_says_how_to_install_it(monkeypatch, capsys):
     status = main(["parity", "a:B", "c:D", "--input-shape", "1"])
     err = capsys.readouterr().err.strip()
     assert status == 2
-    assert err == 'ms-lint parity: error: PyTorch is not installed; install it with: pip install "ms-lint[parity]"'
+    assert err == 'ms-lint: error: PyTorch is not installed; install it with: pip install "ms-lint[parity]"'
 
 
 def test_plugin_and_command_modules_import_nothing_heavy():

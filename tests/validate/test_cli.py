@@ -43,10 +43,10 @@ def demo(tmp_path_factory):
 def test_unknown_paths_and_devices_are_one_line_errors(run, tmp_path):
     status, out, err = run(str(tmp_path / "missing"))
     assert (status, out) == (2, "")
-    assert err == f"ms-lint validate: no such file or directory: {tmp_path / 'missing'}\n"
+    assert err == f"ms-lint: error: no such file or directory: {tmp_path / 'missing'}\n"
     status, out, err = run(str(tmp_path), "--device", "TPU")
     assert status == 2
-    assert err == "ms-lint validate: unknown device 'TPU': use one of CPU, GPU, Ascend\n"
+    assert err == "ms-lint: error: unknown device 'TPU': use one of CPU, GPU, Ascend\n"
 
 
 def test_a_project_without_findings_needs_no_mindspore_run(run, tmp_path):
@@ -55,6 +55,22 @@ def test_a_project_without_findings_needs_no_mindspore_run(run, tmp_path):
     assert status == 0
     assert "nothing to validate" in out
     assert not (tmp_path / ".ms_lint_cache").exists()
+
+
+def test_a_file_that_does_not_parse_is_an_error(run, tmp_path):
+    (tmp_path / "broken.py").write_text("import mindspore\n\n\ndef f(:\n    pass\n")
+    (tmp_path / "latin.py").write_bytes(b"import mindspore\nNAME = 'caf\xe9'\n")
+    (tmp_path / "clean.py").write_text("import mindspore\n\ndef f():\n    return 1\n")
+    status, out, err = run(str(tmp_path), "--fail-on", "never")
+    assert status == 2
+    lines = err.splitlines()
+    assert f"ms-lint: error: {tmp_path / 'broken.py'}:4: the file does not parse (E999 SyntaxError: invalid " \
+           "syntax); nothing in it was validated" in lines
+    assert any(line.startswith(f"ms-lint: error: {tmp_path / 'latin.py'}:2: the file does not parse (E902 "
+                               "UnicodeDecodeError") for line in lines), err
+    assert "the file does not parse: nothing in it can be compiled" in out
+    status, out, err = run(str(tmp_path / "clean.py"))
+    assert (status, err) == (0, "")
 
 
 @pytest.mark.mindspore
@@ -102,7 +118,7 @@ def test_a_device_this_mindspore_cannot_use_is_one_clear_line(run, demo):
         pytest.skip("this MindSpore can use Ascend here")
     assert out == ""
     assert err.count("\n") == 1
-    assert err.startswith("ms-lint validate: device Ascend is not available: this MindSpore (")
+    assert err.startswith("ms-lint: error: device Ascend is not available: this MindSpore (")
     assert "supports CPU" in err
 
 
