@@ -54,6 +54,8 @@ STATIC_MINDSPORE_FUNCTIONS = frozenset({
     "mindspore.ops.functional.rank", "mindspore.ops.functional.dtype", "mindspore.ops.function.shape",
     "mindspore.ops.operations.Shape", "mindspore.ops.size",
 })
+# Operator classes whose call gives a static value (a shape, a rank, a dtype), not a tensor: ``P.Shape()(x)``.
+STATIC_PRIMITIVES = frozenset({"Shape", "Rank", "DType"})
 # Common names of the parameters a MindSpore layer owns, read through ``self.layer.<name>`` in graph code.
 LAYER_PARAMETER_NAMES = frozenset({
     "weight", "bias", "gamma", "beta", "moving_mean", "moving_variance", "embedding_table", "alpha",

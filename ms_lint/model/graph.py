@@ -43,6 +43,9 @@ class GraphFunction:
         self._returned_data: set[int] | None = None
         self._host_copy_names: dict | None = None
         self._annotated_types: dict | None = None  # parameter -> its annotation, then the UserType it names
+        self._scope = None  # this function's scope among the module's scopes, found on first use
+        # id(Name) -> (its kind where it is used,); None while the environment is being computed
+        self._use_kinds: dict[int, tuple] | None = None
 
     @property
     def nodes(self) -> list[ast.AST]:
@@ -167,6 +170,7 @@ class GraphFunction:
         return None
 
     def compute_environment(self) -> None:
+        self._use_kinds = None
         self.find_dead_code()
         env: dict[str, str | None] = dict(self.parameter_kinds)
         assignments = self.nodes_of(ast.Assign, ast.AugAssign, ast.AnnAssign, ast.For, ast.comprehension,
@@ -190,6 +194,7 @@ class GraphFunction:
                 elif isinstance(stmt, ast.withitem) and stmt.optional_vars is not None:
                     self._bind(env, stmt.optional_vars, self.kind(stmt.context_expr), stmt.context_expr)
         self.env = env
+        self._use_kinds = {}
 
     def _bind(self, env: dict, target: ast.AST, kind: str | None, value: ast.AST | None) -> None:
         if isinstance(target, ast.Name):
@@ -418,7 +423,13 @@ class GraphFunction:
         if expr is None or isinstance(expr, (ast.Constant, ast.JoinedStr, ast.Lambda)):
             return None
         if isinstance(expr, ast.Name):
-            return self.env.get(expr.id)
+            kind = self.env.get(expr.id)
+            if kind != TENSOR or self._use_kinds is None:
+                return kind
+            known = self._use_kinds.get(id(expr))
+            if known is None:
+                known = self._use_kinds[id(expr)] = (self._kind_where_used(expr),)
+            return known[0]
         if isinstance(expr, ast.Attribute):
             return self._attribute_kind(expr)
         if isinstance(expr, ast.Subscript):
@@ -446,6 +457,45 @@ class GraphFunction:
         if isinstance(expr, ast.Call):
             return self._call_kind(expr)
         return None
+
+    def _kind_where_used(self, name: ast.Name) -> str | None:
+        """A name reused for different data (``a = np.stack(parts); a = Tensor(a)``) holds, where it is used, what
+        the assignments above the use put in it: the environment is flow-insensitive and says TENSOR for the whole
+        function. Inside a loop that assigns the name later, or without a position, the environment stands."""
+        bindings = self._local_bindings(name.id)
+        if len(bindings) < 2 or not hasattr(name, "lineno") or id(name) in self._folding:
+            return TENSOR
+        use = (name.lineno, name.col_offset)
+        above = [binding for binding in bindings if binding.position < use]
+        if not above:
+            return TENSOR
+        later = [binding for binding in bindings if binding.position >= use]
+        if later and any(loop.lineno <= name.lineno <= (loop.end_lineno or loop.lineno)
+                         and any(binding.position[0] <= (loop.end_lineno or loop.lineno) for binding in later)
+                         for loop in self.nodes_of(ast.For, ast.AsyncFor, ast.While)):
+            return TENSOR
+        kinds = []
+        self._folding.add(id(name))
+        try:
+            for binding in above:
+                if binding.kind == PARAMETER:
+                    kinds.append(self.parameter_kinds.get(name.id))
+                elif binding.kind == ASSIGNMENT and binding.value is not None:
+                    kinds.append(self.kind(binding.value))
+                else:
+                    return TENSOR  # unpacking, loops, with: what they bind is not followed here
+        finally:
+            self._folding.discard(id(name))
+        return join(*kinds) if kinds else TENSOR
+
+    def _local_bindings(self, name: str) -> list:
+        scopes = self.module.scopes
+        scope = self._scope
+        if scope is None:
+            scope = self._scope = scopes.scope_at(self.node.body[0])
+        if scope.node is not self.node:
+            return []
+        return scopes._with_parameter(scope, name) if name in scope.parameters else scope.bindings.get(name, [])
 
     def _attribute_kind(self, expr: ast.Attribute) -> str | None:
         if expr.attr in api.STATIC_TENSOR_ATTRIBUTES:
@@ -479,7 +529,10 @@ class GraphFunction:
             if isinstance(func.value, ast.Name) and func.value.id == self.self_name and self.owner is not None:
                 found = self.owner.find_method(func.attr)
                 if found is None:
-                    return TENSOR  # a sub-cell or primitive held on self: its call builds tensors
+                    # a sub-cell or primitive held on self: its call builds tensors, except the static ones
+                    # (``self.shape = P.Shape()``: ``self.shape(x)`` is the shape)
+                    built_by = self.owner.attribute_constructor(func.attr)
+                    return None if api.is_mindspore_name(built_by, *api.STATIC_PRIMITIVES) else TENSOR
                 kinds = parameter_kinds_of_call(self, call, found[1], bound=not is_static(found[1]))
                 return self.module.return_kind(found[1], found[0], kinds, join(*argument_kinds))
         target = self.module.local_function(func) if isinstance(func, ast.Name) and func.id not in self.env else None
@@ -659,9 +712,17 @@ class GraphCode:
     def _user_method(self, caller: GraphFunction, func: ast.Attribute) -> tuple[ClassInfo | None, FunctionNode | None]:
         """The method of a user object of this module that ``obj.method`` or ``self.obj.method`` calls."""
         user_type = caller.object_type(func.value)
-        if user_type is None or user_type.module is not self:
-            return None, None
-        found = self.classes[user_type.key].find_method(func.attr) if user_type.key in self.classes else None
+        if user_type is not None and user_type.module is self and user_type.key in self.classes:
+            info = self.classes[user_type.key]
+        else:
+            # a method of a sub-cell of this module's classes: self.encoder.set_attention_type("full")
+            value = func.value
+            info = self._local_sub_cell(caller.owner, value.attr) if (
+                isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name)
+                and value.value.id == caller.self_name and caller.owner is not None) else None
+            if info is None:
+                return None, None
+        found = info.find_method(func.attr)
         return found if found is not None else (None, None)
 
     def _callee_is_known(self, site) -> bool:

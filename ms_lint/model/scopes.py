@@ -253,9 +253,18 @@ class Scopes:
         return ".".join([head, *reversed(parts)]) if head else None
 
     def module_imports(self) -> dict[str, str]:
-        """Module-level names bound by imports (what the module re-exports), the last binding of each."""
-        return {name: bindings[-1].value for name, bindings in self.module.bindings.items()
-                if bindings[-1].kind == IMPORT}
+        """Module-level names bound by imports or aliases (``MSPreTrainedModel = PreTrainedModel``): what the module
+        re-exports, the last binding of each, as qualified names."""
+        names = {}
+        for name, bindings in self.module.bindings.items():
+            binding = bindings[-1]
+            if binding.kind == IMPORT:
+                names[name] = binding.value
+            elif binding.kind == ASSIGNMENT and isinstance(binding.value, (ast.Name, ast.Attribute)):
+                qualname = self._name_qualname(binding, name)
+                if qualname is not None and qualname != self.local_prefix + name:
+                    names[name] = qualname
+        return names
 
 
 def _in_force(bindings: list[Binding]) -> Binding:

@@ -93,7 +93,7 @@ class HostLibraryCall(Rule):
             return
         for operand in operands:
             source = _host_array_source(module, operand, host_arrays)
-            if source is not None:
+            if source is not None and not (isinstance(operand, ast.Name) and function.kind(operand) != HOST):
                 yield self.finding(
                     module, source,
                     f"a {api.top_package(module.qualname(source.func) or 'numpy')} array used as an operand of a "
