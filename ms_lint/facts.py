@@ -1135,6 +1135,20 @@ class ModuleFacts:
         self._eager_functions = list(functions.values())
         return self._eager_functions
 
+    # -- any function -------------------------------------------------------------------------------------
+
+    def function_nodes(self) -> list[tuple[FunctionNode, ClassInfo | None]]:
+        """Every function of the module (nested ones too), with its class when it is a method."""
+        return [(node, self.class_of_function.get(id(node))) for node, _ in self._enclosing
+                if not isinstance(node, ast.ClassDef)]
+
+    def plain_function(self, node: FunctionNode, owner: ClassInfo | None) -> GraphFunction:
+        """A function read as host code, with the same tensor-value environment as graph code but parameters of
+        unknown kind: only values it builds itself (MindSpore calls, ``Tensor(...)``) count as tensors."""
+        function = GraphFunction(self, node, owner, "", strict=False)
+        function.compute_environment()
+        return function
+
     def inherits_method(self, info: ClassInfo, name: str, _seen: frozenset = frozenset()) -> bool:
         """Whether class ``info`` defines method ``name`` or inherits it from a class of this module or of the
         project's other modules (MindSpore's own classes are not followed)."""

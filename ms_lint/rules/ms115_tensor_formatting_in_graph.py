@@ -1,0 +1,92 @@
+"""MS115: ``str.format``, ``%``-formatting and ``logging`` calls with tensor arguments in graph code."""
+from __future__ import annotations
+
+import ast
+from typing import Iterator
+
+from ms_lint.facts import TENSOR, GraphFunction, ModuleFacts
+from ms_lint.findings import Finding
+from ms_lint.rules.base import Rule
+
+_LOGGING_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "critical", "exception", "log", "fatal"})
+
+
+class TensorFormattingInGraph(Rule):
+    code = "MS115"
+    name = "tensor-formatting-in-graph"
+    summary = "`str.format`, `%`-formatting or a `logging` call with a tensor argument in graph code"
+    fix_summary = "use `print(...)` or an f-string (both compile), or log outside the Cell"
+    what = """
+        Reports, in graph code, `"...".format(...)` and `"..." % ...` with a tensor value among the formatted
+        values, and calls of the `logging` module or of a module-level logger (`logger = logging.getLogger(...)`;
+        `logger.info`, `.debug`, `.warning`, ...) given a tensor value. Formatting compile-time constants
+        (`x.shape`, `self.name`), `print(t)` and f-strings with tensors compile and are not reported.
+    """
+    why = """
+        Graph code formats strings only from constants. Under STRICT the compile fails: `%` and logging calls raise
+        ValueError ("the inputs should be constant, but found variable"), `str.format` fails kernel selection
+        (RuntimeError, unsupported op `Format` on CPU); under LAX the call falls back to the Python interpreter.
+        `print(t)` and `f"{t}"` are supported by the compiler (measured 2.10 CPU). With `--ms-syntax-level=lax` it
+        is not reported.
+    """
+    example = """
+        import logging
+
+        logger = logging.getLogger(__name__)
+
+        class Net(nn.Cell):
+            def construct(self, x):
+                logger.debug("activation mean %s", x.mean())
+                return x
+    """
+    use_instead = """
+        class Net(nn.Cell):
+            def construct(self, x):
+                print("activation mean", x.mean())
+                return x
+    """
+
+    def check(self, module: ModuleFacts) -> Iterator[Finding]:
+        loggers = _module_loggers(module)
+        for function in module.graph_functions:
+            if not function.strict:
+                continue
+            for node in function.nodes_of(ast.Call, ast.BinOp):
+                what = _formatting(module, function, node, loggers)
+                if what is None:
+                    continue
+                yield self.finding(
+                    module, node,
+                    f"{what} with a tensor value in graph code ({function.label}) fails to compile under STRICT "
+                    "(graph code formats only constants); use print(...) or an f-string, or log outside the Cell",
+                )
+
+
+def _formatting(module: ModuleFacts, function: GraphFunction, node: ast.AST, loggers: set[str]) -> str | None:
+    if isinstance(node, ast.BinOp):
+        if isinstance(node.op, ast.Mod) and isinstance(node.left, ast.Constant) and isinstance(
+                node.left.value, str) and function.kind(node.right) == TENSOR:
+            return "%-formatting"
+        return None
+    func = node.func
+    arguments = [*node.args, *(k.value for k in node.keywords)]
+    if not any(function.kind(argument) == TENSOR for argument in arguments):
+        return None
+    if isinstance(func, ast.Attribute) and func.attr == "format" and isinstance(func.value, ast.Constant) and isinstance(
+            func.value.value, str):
+        return "str.format"
+    qualname = module.qualname(func) or ""
+    if qualname.startswith("logging.") and qualname.rsplit(".", 1)[-1] in _LOGGING_METHODS:
+        return qualname
+    if (isinstance(func, ast.Attribute) and func.attr in _LOGGING_METHODS and isinstance(func.value, ast.Name)
+            and func.value.id in loggers and func.value.id not in function.env):
+        return f"{func.value.id}.{func.attr}"
+    return None
+
+
+def _module_loggers(module: ModuleFacts) -> set[str]:
+    """Module-level names bound to ``logging.getLogger(...)``."""
+    return {
+        name for name, value in module.module_assignments.items()
+        if isinstance(value, ast.Call) and module.qualname(value.func) == "logging.getLogger"
+    }
