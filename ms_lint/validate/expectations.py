@@ -127,6 +127,39 @@ EXPECTATIONS: dict[str, Expectation] = {
         error_types=("ValueError", "RuntimeError", "TypeError"),
         patterns=(r"not supported in 'construct'", r"not supported", r"forbidden"),
     ),
+    "MS114": Expectation(
+        COMPILE,
+        fails_at=_STRICT,
+        error_types=("ValueError",),
+        patterns=(r"should be constant", r"nonconstant", r"truth value"),
+        silent_note="under LAX the builtin runs in the Python interpreter",
+    ),
+    "MS115": Expectation(
+        COMPILE,
+        fails_at=_STRICT,
+        error_types=("ValueError", "RuntimeError", "TypeError"),
+        patterns=(r"should be constant", r"nonconstant", r"Format", r"Kernel select"),
+        silent_note="under LAX the formatting or logging call runs in the Python interpreter",
+    ),
+    "MS117": Expectation(MODULE_LEVEL, nothing_to_compile=(
+        "the finding is where host code indexes a Cell's result by key: the Cell compiles, and the TypeError "
+        "comes in the caller")),
+    "MS118": Expectation(MODULE_LEVEL, nothing_to_compile=(
+        "the finding is a host-side write: the graph compiles and keeps the value of its first call, which a "
+        "single compile cannot show")),
+    "MS601": Expectation(
+        COMPILE,
+        error_types=("ValueError", "TypeError"),
+        patterns=(r"number of axes", r"axes", r"perm"),
+        silent_note="on a 2-D tensor the two axes read as a full permutation: it compiles and returns the tensor "
+        "unchanged where PyNative transposes it",
+        silent=True,
+    ),
+    "MS602": Expectation(
+        COMPILE,
+        error_types=("AttributeError",),
+        patterns=(r"has no attribute", r"cannot get attributes"),
+    ),
     "MS201": Expectation(
         PARAMETER_PROBE,
         fails_at=frozenset(),

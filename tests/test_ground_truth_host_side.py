@@ -1,0 +1,172 @@
+"""What MindSpore does with values that cross between host code and graph code, measured with the real MindSpore:
+a dict returned from ``construct`` (MS117), globals and plain attributes written by host code after the first call
+(MS118), and PyTorch tensor habits in PyNative as well as graph mode (MS601, MS602). Each fact is checked at
+STRICT and LAX, and each measured source is linted: the rule reports exactly the hazards."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from ms_lint.engine import check_source
+from ms_lint.settings import Settings
+
+pytestmark = pytest.mark.mindspore
+
+DICT_OUTPUT = """
+import numpy as np
+from mindspore import Tensor, nn
+
+
+class Net(nn.Cell):
+    def construct(self, x):
+        return {"logits": x * 2, "features": x}
+
+
+def run():
+    net = Net()
+    out = net(Tensor(np.ones((2, 3), np.float32)))
+    logits = out["logits"]
+    return list(logits.shape)
+"""
+
+TENSOR_HABITS = """
+import numpy as np
+from mindspore import Tensor, nn
+
+
+class Swap(nn.Cell):
+    def construct(self, x):
+        return x.transpose(0, 1)
+
+
+class Detach(nn.Cell):
+    def construct(self, x):
+        return x.detach()
+
+
+def run():
+    x = Tensor(np.arange(6, dtype=np.float32).reshape(2, 3))
+    outputs = [list(Swap()(x).shape)]
+    try:
+        Detach()(x)
+        outputs.append("ok")
+    except AttributeError:
+        outputs.append("AttributeError")
+    return outputs
+"""
+
+HOST_WRITTEN_STATE = """
+import numpy as np
+from mindspore import Tensor, nn
+
+SMOOTHING = 0.1
+
+
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.temperature = 1.0
+
+    def set_temperature(self, value):
+        self.temperature = value
+
+    def construct(self, x):
+        return x / self.temperature * (1 - SMOOTHING)
+
+
+def update_smoothing(value):
+    global SMOOTHING
+    SMOOTHING = value
+
+
+def run():
+    net = Net()
+    x = Tensor(np.ones((2,), np.float32))
+    outputs = [float(net(x)[0])]
+    update_smoothing(0.5)
+    outputs.append(float(net(x)[0]))
+    net.set_temperature(4.0)
+    outputs.append(float(net(x)[0]))
+    for scale in (8.0,):
+        net.temperature = scale
+        outputs.append(float(net(x)[0]))
+    return outputs
+"""
+
+_RUNNER = r'''
+import importlib.util, json, sys
+import numpy as np
+import mindspore as ms
+mode, level, path, what = sys.argv[1:5]
+if mode == "graph":
+    ms.set_context(mode=ms.GRAPH_MODE, jit_syntax_level=getattr(ms, level))
+else:
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+result = {}
+try:
+    spec = importlib.util.spec_from_file_location("case", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    if what == "run":
+        result["outputs"] = module.run()
+    result["ok"] = True
+except BaseException as exc:
+    result = {"ok": False, "error": type(exc).__name__, "message": str(exc)[:500]}
+print("@@RESULT@@" + json.dumps(result))
+'''
+
+
+def _run(tmp_path, source: str, mode: str, level: str, what: str) -> dict:
+    path = tmp_path / "case.py"
+    path.write_text(textwrap.dedent(source))
+    completed = subprocess.run([sys.executable, "-c", _RUNNER, mode, level, str(path), what], capture_output=True,
+                               text=True, cwd=tmp_path, timeout=300, env={**os.environ, "GLOG_v": "3"})
+    marker = completed.stdout.rfind("@@RESULT@@")
+    assert marker >= 0, completed.stderr[-3000:]
+    return json.loads(completed.stdout[marker + len("@@RESULT@@"):])
+
+
+def _codes(source: str, level: str = "strict") -> list[tuple[int, str]]:
+    return [(f.line, f.code) for f in check_source(source, "case.py", Settings(syntax_level=level))]
+
+
+def test_dict_output_is_a_tuple_under_strict_only(tmp_path):
+    strict = _run(tmp_path, DICT_OUTPUT, "graph", "STRICT", "run")
+    assert not strict["ok"] and strict["error"] == "TypeError", strict
+    assert "tuple indices" in strict["message"]
+    assert _run(tmp_path, DICT_OUTPUT, "graph", "LAX", "run")["outputs"] == [2, 3]
+    assert _run(tmp_path, DICT_OUTPUT, "pynative", "", "run")["outputs"] == [2, 3]
+    line = DICT_OUTPUT.splitlines().index('    logits = out["logits"]') + 1
+    assert _codes(DICT_OUTPUT) == [(line, "MS117")]
+    assert _codes(DICT_OUTPUT, "lax") == []
+
+
+@pytest.mark.parametrize("level", ["STRICT", "LAX"])
+def test_host_written_state_keeps_its_first_value(tmp_path, level):
+    graph = _run(tmp_path, HOST_WRITTEN_STATE, "graph", level, "run")
+    assert graph["ok"], graph
+    assert graph["outputs"] == pytest.approx([0.9] * 4)  # every write after the first call is ignored
+    eager = _run(tmp_path, HOST_WRITTEN_STATE, "pynative", "", "run")
+    assert eager["outputs"] == pytest.approx([0.9, 0.5, 0.125, 0.0625])
+    lines = HOST_WRITTEN_STATE.splitlines()
+    expected = [(lines.index(text) + 1, "MS118") for text in (
+        "        self.temperature = value", "    SMOOTHING = value", "        net.temperature = scale")]
+    assert sorted(_codes(HOST_WRITTEN_STATE, level.lower())) == sorted(expected)
+
+
+def test_pytorch_tensor_habits_in_pynative_and_graph(tmp_path):
+    # PyNative swaps the two axes, like PyTorch; .detach() does not exist there either.
+    assert _run(tmp_path, TENSOR_HABITS, "pynative", "", "run")["outputs"] == [[3, 2], "AttributeError"]
+    for level in ("STRICT", "LAX"):
+        # Graph mode reads (0, 1) as the identity permutation.
+        assert _run(tmp_path, TENSOR_HABITS, "graph", level, "run")["outputs"] == [[2, 3], "AttributeError"]
+    lines = TENSOR_HABITS.splitlines()
+    expected = [(lines.index("        return x.transpose(0, 1)") + 1, "MS601"),
+                (lines.index("        return x.detach()") + 1, "MS602")]
+    assert sorted(_codes(TENSOR_HABITS)) == expected
+    assert sorted(_codes(TENSOR_HABITS, "lax")) == expected
