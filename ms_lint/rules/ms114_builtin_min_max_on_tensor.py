@@ -4,9 +4,10 @@ from __future__ import annotations
 import ast
 from typing import Iterator
 
-from ms_lint.facts import TENSOR, ModuleFacts
+from ms_lint.facts import ModuleFacts
 from ms_lint.findings import Finding
 from ms_lint.rules.base import Rule
+from ms_lint.rules.tensor_evidence import evidently_tensor
 
 _REPLACEMENTS = {"max": "mindspore.ops.maximum", "min": "mindspore.ops.minimum"}
 
@@ -17,9 +18,11 @@ class BuiltinMinMaxOnTensor(Rule):
     summary = "the builtin `max(...)`/`min(...)` on tensor values in graph code"
     fix_summary = "use `ops.maximum(a, b)`/`ops.minimum(a, b)` for two values, `t.max()`/`t.min()` for a reduction"
     what = """
-        Reports Python's `max(...)` and `min(...)` called with a tensor value among their arguments in graph code
-        (`max(loss, 1e-6)`, `min(x.sum(), limit)`, `max((a, b))`). On compile-time constants (`max(self.k, 1)`,
-        `max(x.shape)`) they are folded by the compiler and not reported.
+        Reports Python's `max(...)` and `min(...)` called in graph code with an argument that is evidently tensor
+        data: computed in the function by a tensor method or a MindSpore operator (`max(x.sum(), 1e-6)`,
+        `min(mask.astype(ms.int32).sum(), k)`, `max((loss, floor))`, or a name bound to such a value). A bare input
+        of the function is not enough (it may be a tuple of ints), and compile-time constants (`max(self.k, 1)`,
+        `max(x.shape)`) are folded by the compiler and not reported.
     """
     why = """
         Graph code runs Python builtins only on constants. Under STRICT the compile fails (ValueError: "the inputs
@@ -51,7 +54,7 @@ class BuiltinMinMaxOnTensor(Rule):
                 if name is None:
                     continue
                 arguments = [*node.args, *(k.value for k in node.keywords if k.arg != "key")]
-                if not any(function.kind(argument) == TENSOR for argument in arguments):
+                if not any(evidently_tensor(function, argument) for argument in arguments):
                     continue
                 yield self.finding(
                     module, node,

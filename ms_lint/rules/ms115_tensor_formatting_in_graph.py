@@ -4,9 +4,10 @@ from __future__ import annotations
 import ast
 from typing import Iterator
 
-from ms_lint.facts import TENSOR, GraphFunction, ModuleFacts
+from ms_lint.facts import GraphFunction, ModuleFacts
 from ms_lint.findings import Finding
 from ms_lint.rules.base import Rule
+from ms_lint.rules.tensor_evidence import evidently_tensor
 
 _LOGGING_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "critical", "exception", "log", "fatal"})
 
@@ -17,9 +18,11 @@ class TensorFormattingInGraph(Rule):
     summary = "`str.format`, `%`-formatting or a `logging` call with a tensor argument in graph code"
     fix_summary = "use `print(...)` or an f-string (both compile), or log outside the Cell"
     what = """
-        Reports, in graph code, `"...".format(...)` and `"..." % ...` with a tensor value among the formatted
+        Reports, in graph code, `"...".format(...)` and `"..." % ...` with tensor data among the formatted
         values, and calls of the `logging` module or of a module-level logger (`logger = logging.getLogger(...)`;
-        `logger.info`, `.debug`, `.warning`, ...) given a tensor value. Formatting compile-time constants
+        `logger.info`, `.debug`, `.warning`, ...) given tensor data. A value counts when it is computed in the
+        function by a tensor method or a MindSpore operator (`x.mean()`, `y = ops.relu(x)`); a bare input of the
+        function is not enough (it may be an int). Formatting compile-time constants
         (`x.shape`, `self.name`), `print(t)` and f-strings with tensors compile and are not reported.
     """
     why = """
@@ -65,12 +68,12 @@ class TensorFormattingInGraph(Rule):
 def _formatting(module: ModuleFacts, function: GraphFunction, node: ast.AST, loggers: set[str]) -> str | None:
     if isinstance(node, ast.BinOp):
         if isinstance(node.op, ast.Mod) and isinstance(node.left, ast.Constant) and isinstance(
-                node.left.value, str) and function.kind(node.right) == TENSOR:
+                node.left.value, str) and evidently_tensor(function, node.right):
             return "%-formatting"
         return None
     func = node.func
     arguments = [*node.args, *(k.value for k in node.keywords)]
-    if not any(function.kind(argument) == TENSOR for argument in arguments):
+    if not any(evidently_tensor(function, argument) for argument in arguments):
         return None
     if isinstance(func, ast.Attribute) and func.attr == "format" and isinstance(func.value, ast.Constant) and isinstance(
             func.value.value, str):

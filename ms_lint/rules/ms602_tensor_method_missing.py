@@ -64,7 +64,8 @@ class TensorMethodMissing(Rule):
         forms such as `.unsqueeze_()`), in graph code and in code PyNative runs for a Cell, and in any other
         function of the module where the value is known to be a tensor. The set of MindSpore's tensor methods is
         generated from the installed MindSpore; the message names the MindSpore equivalent where MindSpore's
-        PyTorch API mapping table gives one.
+        PyTorch API mapping table gives one. Modules that import `torch` (or a PyTorch shim such as `mindtorch`)
+        are skipped: their tensors may be PyTorch's.
     """
     why = """
         The method does not exist: the call raises AttributeError in graph mode (STRICT and LAX) and in PyNative
@@ -90,6 +91,8 @@ class TensorMethodMissing(Rule):
 
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         existing = api.tensor_methods()
+        if _uses_torch(module):
+            return
         reported: set[int] = set()
         for function in _tensor_code(module):
             for node in function.nodes_of(ast.Call):
@@ -112,6 +115,12 @@ class TensorMethodMissing(Rule):
         if method in _DEVICE_MOVES:
             return [context.replace(call, receiver)]
         return []
+
+
+def _uses_torch(module: ModuleFacts) -> bool:
+    """A module that imports PyTorch (or a PyTorch shim) has torch tensors too: the same method names are right
+    on them."""
+    return any(qualname.split(".", 1)[0] in ("torch", "mindtorch") for qualname in module.names.values())
 
 
 def _tensor_code(module: ModuleFacts) -> Iterator[GraphFunction]:
