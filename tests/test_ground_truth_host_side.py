@@ -95,6 +95,9 @@ def run():
     for scale in (8.0,):
         net.temperature = scale
         outputs.append(float(net(x)[0]))
+    for scale in (16.0,):
+        net.set_temperature(scale)
+        outputs.append(float(net(x)[0]))
     return outputs
 """
 
@@ -150,12 +153,12 @@ def test_dict_output_is_a_tuple_under_strict_only(tmp_path):
 def test_host_written_state_keeps_its_first_value(tmp_path, level):
     graph = _run(tmp_path, HOST_WRITTEN_STATE, "graph", level, "run")
     assert graph["ok"], graph
-    assert graph["outputs"] == pytest.approx([0.9] * 4)  # every write after the first call is ignored
+    assert graph["outputs"] == pytest.approx([0.9] * 5)  # every write after the first call is ignored
     eager = _run(tmp_path, HOST_WRITTEN_STATE, "pynative", "", "run")
-    assert eager["outputs"] == pytest.approx([0.9, 0.5, 0.125, 0.0625])
+    assert eager["outputs"] == pytest.approx([0.9, 0.5, 0.125, 0.0625, 0.03125])
     lines = HOST_WRITTEN_STATE.splitlines()
     expected = [(lines.index(text) + 1, "MS118") for text in (
-        "        self.temperature = value", "    SMOOTHING = value", "        net.temperature = scale")]
+        "    SMOOTHING = value", "        net.temperature = scale", "        net.set_temperature(scale)")]
     assert sorted(_codes(HOST_WRITTEN_STATE, level.lower())) == sorted(expected)
 
 

@@ -22,8 +22,10 @@ class HostWrittenGraphState(Rule):
         - a module global holding a number (`SMOOTHING = 0.1`) read in graph code and assigned in a host function
           under `global SMOOTHING` (a schedule);
         - a plain number attribute of a Cell (`self.temperature = 1.0` in `__init__`) read in graph code and
-          assigned in another method that is not graph code (a setter), or assigned through an instance inside a
-          loop (`net.scale = 0.5` in the training loop).
+          assigned through an instance inside a loop of host code (`net.scale = 0.5` in the training loop), or
+          by a setter method (not graph code) that host code calls inside a loop (`net.set_temperature(t)` per
+          epoch). A setter called once while configuring the network, before its first call, is harmless and
+          not reported.
         The finding is on the write and names the graph code that reads the value. Writes of tensors and
         Parameters are not reported.
     """
@@ -44,6 +46,10 @@ class HostWrittenGraphState(Rule):
 
             def construct(self, x):
                 return x / self.temperature
+
+        net = Net()
+        for epoch in range(10):
+            net.set_temperature(1.0 + epoch)
     """
     use_instead = """
         class Net(nn.Cell):
@@ -56,6 +62,10 @@ class HostWrittenGraphState(Rule):
 
             def construct(self, x):
                 return x / self.temperature
+
+        net = Net()
+        for epoch in range(10):
+            net.set_temperature(1.0 + epoch)
     """
 
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
@@ -92,7 +102,10 @@ class HostWrittenGraphState(Rule):
                     found.extend(reads[(other_id, other_attribute)])
             return found
 
-        # Setters: a method of the class (not graph code, not __init__) writing the attribute on self.
+        # Setters: a method of the class (not graph code, not __init__) writing the attribute on self; reported where
+        # host code calls it inside a loop, after the first call is certain (a setter called once while configuring
+        # the network, before it runs, is harmless).
+        setters: dict[tuple[int, str], list[str]] = {}
         for info in module.classes.values():
             if not info.is_cell:
                 continue
@@ -103,7 +116,7 @@ class HostWrittenGraphState(Rule):
                 for stmt in module.index.body(method):
                     attribute = _assigned_attribute(stmt, self_name)
                     if attribute and _plain_value(stmt) and readers(info, attribute):
-                        yield self._attribute_finding(module, stmt, info, attribute, readers(info, attribute))
+                        setters.setdefault((id(info), name), []).append(attribute)
         # Writes through an instance inside a loop: `net.scale = 0.5` in the training loop.
         instances = _cell_instances(module)
         seen: set[int] = set()
@@ -112,10 +125,19 @@ class HostWrittenGraphState(Rule):
                 continue
             for loop in _loops(module, node):
                 for stmt in _loop_body_nodes(loop):
-                    if (not isinstance(stmt, (ast.Assign, ast.AugAssign)) or id(stmt) in seen
-                            or not _plain_value(stmt)):
+                    if id(stmt) in seen:
                         continue
                     seen.add(id(stmt))
+                    if (setters and isinstance(stmt, ast.Call) and isinstance(stmt.func, ast.Attribute)
+                            and isinstance(stmt.func.value, ast.Name)):
+                        info = instances.get((id(node), stmt.func.value.id)) or instances.get(
+                            (id(None), stmt.func.value.id))
+                        written = setters.get((id(info), stmt.func.attr)) if info is not None else None
+                        if written:
+                            yield self._attribute_finding(module, stmt, info, written[0], readers(info, written[0]))
+                        continue
+                    if not isinstance(stmt, (ast.Assign, ast.AugAssign)) or not _plain_value(stmt):
+                        continue
                     targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
                     for target in targets:
                         if not (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)):
