@@ -255,6 +255,21 @@ CASES = [
             def construct(self, x):
                 return ops.stop_gradient(x) * 2
     """, "ok", "ok"),
+    ("host-random-reseeded-before-the-draw", None, """
+        import random
+        class Net(nn.Cell):
+            def construct(self, x):
+                np.random.seed(0)
+                random.seed(0)
+                return x + random.random()
+    """, "ok", "ok"),
+    ("boolean-mask-assignment", None, """
+        class Net(nn.Cell):
+            def construct(self, x):
+                mask = x > 0.5
+                x[mask] = 0.0
+                return x
+    """, "ok", "ok"),
     ("get-context", "MS111", """
         class Net(nn.Cell):
             def construct(self, x):

@@ -27,7 +27,8 @@ class DynamicShape(Rule):
     fix_summary = "the mask-multiply pattern (`x * mask`, `ops.select`) or fixed-size operations"
     enabled_by_default = False
     what = """
-        Reports, in graph code, boolean-mask indexing (`x[x > 0]`, `x[mask]`), `masked_select`, `nonzero`,
+        Reports, in graph code, boolean-mask indexing (`x[x > 0]`, `x[mask]`; not the assignment `x[mask] = v`,
+        a static-shape select), `masked_select`, `nonzero`,
         `unique`, `argwhere`, and `topk` with a tensor `k`. Off by default: enable it when the code must run on
         Ascend.
     """
@@ -51,7 +52,8 @@ class DynamicShape(Rule):
             masks = _boolean_names(module, function)
             for node in function.nodes_of(ast.Subscript, ast.Call):
                 description = None
-                if isinstance(node, ast.Subscript) and function.kind(node.value) == TENSOR and _is_boolean_mask(
+                if isinstance(node, ast.Subscript) and not isinstance(node.ctx, ast.Store) and function.kind(
+                        node.value) == TENSOR and _is_boolean_mask(
                         module, function, node.slice, masks):
                     description = "boolean-mask indexing"
                 elif isinstance(node, ast.Call):
