@@ -60,6 +60,36 @@ def run():
     return outputs
 """
 
+AMP_FACTORY = """
+import mindspore as ms
+from mindspore import Model, nn
+
+
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Dense(4, 4)
+        self.head = nn.Dense(4, 2)
+
+    def construct(self, x):
+        return self.head(self.body(x))
+
+
+def build_network():
+    net = Net()
+    net.to_float(ms.float16)
+    net.head.to_float(ms.float32)
+    return net
+
+
+def run():
+    net = build_network()
+    before = net.head.get_flags().get("fp32")
+    opt = nn.Momentum(net.trainable_params(), 0.1, 0.9)
+    model = Model(net, nn.MSELoss(), opt, amp_level="O2", loss_scale_manager=None)
+    return [before, net.head.get_flags().get("fp32"), net.head.get_flags().get("fp16")]
+"""
+
 HOST_WRITTEN_STATE = """
 import numpy as np
 from mindspore import Tensor, nn
@@ -173,3 +203,12 @@ def test_pytorch_tensor_habits_in_pynative_and_graph(tmp_path):
                 (lines.index("        return x.detach()") + 1, "MS602")]
     assert sorted(_codes(TENSOR_HABITS)) == expected
     assert sorted(_codes(TENSOR_HABITS, "lax")) == expected
+
+
+@pytest.mark.parametrize("level", ["STRICT", "LAX"])
+def test_amp_level_recasts_a_network_converted_in_a_factory(tmp_path, level):
+    # The head kept in float32 by the factory is float16 after Model(..., amp_level="O2"); nothing is raised.
+    assert _run(tmp_path, AMP_FACTORY, "graph", level, "run")["outputs"] == [True, False, True]
+    line = AMP_FACTORY.splitlines().index(
+        '    model = Model(net, nn.MSELoss(), opt, amp_level="O2", loss_scale_manager=None)') + 1
+    assert _codes(AMP_FACTORY, level.lower()) == [(line, "MS301")]
