@@ -1142,10 +1142,13 @@ class ModuleFacts:
         return [(node, self.class_of_function.get(id(node))) for node, _ in self._enclosing
                 if not isinstance(node, ast.ClassDef)]
 
-    def plain_function(self, node: FunctionNode, owner: ClassInfo | None) -> GraphFunction:
-        """A function read as host code, with the same tensor-value environment as graph code but parameters of
-        unknown kind: only values it builds itself (MindSpore calls, ``Tensor(...)``) count as tensors."""
+    def plain_function(self, node: FunctionNode, owner: ClassInfo | None,
+                       parameter_kinds: dict[str, str | None] | None = None) -> GraphFunction:
+        """A function read as host code, with the same tensor-value environment as graph code; its parameters are of
+        unknown kind unless ``parameter_kinds`` says, so only values it builds itself (MindSpore calls,
+        ``Tensor(...)``) count as tensors."""
         function = GraphFunction(self, node, owner, "", strict=False)
+        function.parameter_kinds = dict(parameter_kinds or {})
         function.compute_environment()
         return function
 

@@ -90,6 +90,45 @@ def run():
     return [before, net.head.get_flags().get("fp32"), net.head.get_flags().get("fp16")]
 """
 
+GRADIENT_THROUGH_HELPER = """
+import mindspore as ms
+import numpy as np
+from mindspore import Tensor, nn, ops
+
+ms.set_context(mode=ms.PYNATIVE_MODE)
+ms.set_seed(1)
+
+
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.dense = nn.Dense(3, 3)
+
+    def features(self, x):
+        return Tensor(self.dense(x).asnumpy() * 2)
+
+    def construct(self, x):
+        return self.dense(x)
+
+
+net = Net()
+
+
+def forward_fn(x):
+    return net.features(x).sum()
+
+
+def forward_fixed(x):
+    return (net(x) * 2).sum()
+
+
+def run():
+    x = Tensor(np.ones((2, 3), np.float32))
+    _, cut = ms.value_and_grad(forward_fn, None, net.trainable_params())(x)
+    _, fixed = ms.value_and_grad(forward_fixed, None, net.trainable_params())(x)
+    return [[float(ops.abs(g).sum()) for g in grads] for grads in (cut, fixed)]
+"""
+
 HOST_WRITTEN_STATE = """
 import numpy as np
 from mindspore import Tensor, nn
@@ -212,3 +251,12 @@ def test_amp_level_recasts_a_network_converted_in_a_factory(tmp_path, level):
     line = AMP_FACTORY.splitlines().index(
         '    model = Model(net, nn.MSELoss(), opt, amp_level="O2", loss_scale_manager=None)') + 1
     assert _codes(AMP_FACTORY, level.lower()) == [(line, "MS301")]
+
+
+def test_host_copy_in_a_helper_of_a_differentiated_function_zeroes_the_gradient(tmp_path):
+    # PyNative only: the runner's mode argument sets nothing, the source sets PYNATIVE_MODE itself.
+    cut, fixed = _run(tmp_path, GRADIENT_THROUGH_HELPER, "pynative", "", "run")["outputs"]
+    assert cut == [0.0, 0.0]
+    assert all(value > 0 for value in fixed)
+    line = GRADIENT_THROUGH_HELPER.splitlines().index("        return Tensor(self.dense(x).asnumpy() * 2)") + 1
+    assert _codes(GRADIENT_THROUGH_HELPER) == [(line, "MS112")]
