@@ -99,6 +99,7 @@ class DictOutputIndexedByKey(Rule):
                 f"{info.name}.construct returns a dict, which graph mode under STRICT gives back as a tuple of its "
                 f"values: [{node.slice.value!r}] raises TypeError here; return a tuple and unpack it, or index by "
                 "position",
+                scope=info.name,  # the Cell whose output the validator probes
             )
 
 

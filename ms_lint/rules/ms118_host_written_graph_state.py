@@ -89,6 +89,7 @@ class HostWrittenGraphState(Rule):
                             f"global {name} is read by graph code ({', '.join(reads[name])}), which folds in the "
                             "value it had at the first call: this write never reaches the compiled graph; hold it "
                             "in a Parameter updated with ops.assign, or pass it as an input",
+                            scope=reads[name][0].split(".", 1)[0],  # the graph code the validator probes
                         )
 
     def _attribute_writes(self, module: ModuleFacts, reads: dict[tuple[int, str], list[str]]) -> Iterator[Finding]:
@@ -154,6 +155,7 @@ class HostWrittenGraphState(Rule):
             f"{info.name}.{attribute} is a plain attribute read by graph code ({', '.join(sorted(set(readers)))}), "
             "which folds in the value it had at the first call: this write never reaches the compiled graph; hold "
             "it in a Parameter updated with ops.assign, or pass it as an input",
+            scope=info.name,  # the Cell the validator probes
         )
 
 

@@ -13,6 +13,8 @@ COMPILE = "compile"  # the Cell fails to compile (or to be called) at the findin
 CONSTRUCTION = "construction"  # building the Cell instance fails
 PARAMETER_PROBE = "parameter probe"  # compiles; trainable_params() shows what is lost
 RANDOMNESS_PROBE = "randomness probe"  # compiles; repeated calls show a value frozen at compile time
+OUTPUT_PROBE = "output probe"  # compiles; the output's Python type in GRAPH_MODE and in PyNative
+STATE_PROBE = "state probe"  # compiles; a host write between two calls reaches PyNative's output, not the graph's
 SILENT = "silent"  # compiles and misbehaves in a way no probe observes
 MODULE_LEVEL = "module level"  # not inside a Cell or jit function: nothing to compile
 
@@ -141,12 +143,16 @@ EXPECTATIONS: dict[str, Expectation] = {
         patterns=(r"should be constant", r"nonconstant", r"Format", r"Kernel select"),
         silent_note="under LAX the formatting or logging call runs in the Python interpreter",
     ),
-    "MS117": Expectation(MODULE_LEVEL, nothing_to_compile=(
-        "the finding is where host code indexes a Cell's result by key: the Cell compiles, and the TypeError "
-        "comes in the caller")),
-    "MS118": Expectation(MODULE_LEVEL, nothing_to_compile=(
-        "the finding is a host-side write: the graph compiles and keeps the value of its first call, which a "
-        "single compile cannot show")),
+    "MS117": Expectation(
+        OUTPUT_PROBE,
+        fails_at=frozenset(),
+        silent_note="the Cell compiles; its dict output comes back as a tuple, and the caller's key lookup fails",
+    ),
+    "MS118": Expectation(
+        STATE_PROBE,
+        fails_at=frozenset(),
+        silent_note="the graph keeps the value of the first call; a write between two calls changes nothing",
+    ),
     "MS601": Expectation(
         COMPILE,
         error_types=("ValueError", "TypeError"),
@@ -211,5 +217,6 @@ def expectation_for(code: str) -> Expectation:
 def probes_for(codes) -> list[str]:
     """The probes a job runs for its findings' codes, in a stable order."""
     wanted = {expectation_for(code).check for code in codes}
-    return [name for name, check in (("parameters", PARAMETER_PROBE), ("randomness", RANDOMNESS_PROBE))
+    return [name for name, check in (("parameters", PARAMETER_PROBE), ("randomness", RANDOMNESS_PROBE),
+                                     ("output", OUTPUT_PROBE), ("state", STATE_PROBE))
             if check in wanted]

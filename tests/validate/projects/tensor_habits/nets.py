@@ -4,6 +4,8 @@ from mindspore import nn
 
 logger = logging.getLogger(__name__)
 
+SHIFT = 1.0
+
 
 class MaxNet(nn.Cell):
     def construct(self, x):
@@ -36,8 +38,21 @@ class ScaledNet(nn.Cell):
         super().__init__()
         self.scale = 1.0
 
+    def set_scale(self, value):
+        self.scale = value
+
     def construct(self, x):
         return x * self.scale
+
+
+class ShiftNet(nn.Cell):
+    def construct(self, x):
+        return x + SHIFT
+
+
+def schedule(value):
+    global SHIFT
+    SHIFT = value
 
 
 def predict(x):
@@ -49,4 +64,7 @@ def train(batches):
     net = ScaledNet()
     for step, batch in enumerate(batches):
         net.scale = 1.0 / (step + 1)
+        net(batch)
+    for step, batch in enumerate(batches):
+        net.set_scale(step)
         net(batch)
