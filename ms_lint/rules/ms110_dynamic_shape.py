@@ -27,8 +27,8 @@ class DynamicShape(Rule):
     fix_summary = "the mask-multiply pattern (`x * mask`, `ops.select`) or fixed-size operations"
     enabled_by_default = False
     what = """
-        Reports, in graph code, boolean-mask indexing (`x[x > 0]`, `x[mask]`; not the assignment `x[mask] = v`,
-        a static-shape select), `masked_select`, `nonzero`,
+        Reports, in graph code, boolean-mask indexing (`x[x > 0]`, `x[mask]`, and `x[mask] = values` with tensor
+        values; not `x[mask] = 0.0` with a scalar, a static-shape select), `masked_select`, `nonzero`,
         `unique`, `argwhere`, and `topk` with a tensor `k`. Off by default: enable it when the code must run on
         Ascend.
     """
@@ -50,9 +50,14 @@ class DynamicShape(Rule):
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         for function in module.graph_functions:
             masks = _boolean_names(module, function)
+            # `x[mask] = 0.0` selects with a static shape; `x[mask] = values` needs as many values as the mask
+            # holds, a data-dependent count, and stays reported.
+            scalar_stores = {id(target) for assign in function.nodes_of(ast.Assign, ast.AugAssign)
+                             if function.kind(assign.value) != TENSOR
+                             for target in (assign.targets if isinstance(assign, ast.Assign) else [assign.target])}
             for node in function.nodes_of(ast.Subscript, ast.Call):
                 description = None
-                if isinstance(node, ast.Subscript) and not isinstance(node.ctx, ast.Store) and function.kind(
+                if isinstance(node, ast.Subscript) and id(node) not in scalar_stores and function.kind(
                         node.value) == TENSOR and _is_boolean_mask(
                         module, function, node.slice, masks):
                     description = "boolean-mask indexing"
