@@ -52,9 +52,10 @@ class DynamicShape(Rule):
             masks = _boolean_names(module, function)
             # `x[mask] = 0.0` selects with a static shape; `x[mask] = values` needs as many values as the mask
             # holds, a data-dependent count, and stays reported.
-            scalar_stores = {id(target) for assign in function.nodes_of(ast.Assign, ast.AugAssign)
-                             if function.kind(assign.value) != TENSOR
-                             for target in (assign.targets if isinstance(assign, ast.Assign) else [assign.target])}
+            scalar_stores = {
+                id(target) for assign in function.nodes_of(ast.Assign, ast.AugAssign)
+                for target in (assign.targets if isinstance(assign, ast.Assign) else [assign.target])
+                if isinstance(target, ast.Subscript) and function.kind(assign.value) != TENSOR}
             for node in function.nodes_of(ast.Subscript, ast.Call):
                 description = None
                 if isinstance(node, ast.Subscript) and id(node) not in scalar_stores and function.kind(

@@ -72,19 +72,21 @@ def _formatting(module: ModuleFacts, function: GraphFunction, node: ast.AST, log
             return "%-formatting"
         return None
     func = node.func
-    arguments = [*node.args, *(k.value for k in node.keywords)]
-    if not any(evidently_tensor(function, argument) for argument in arguments):
+    if not isinstance(func, ast.Attribute):
         return None
-    if isinstance(func, ast.Attribute) and func.attr == "format" and isinstance(func.value, ast.Constant) and isinstance(
-            func.value.value, str):
-        return "str.format"
-    qualname = module.qualname(func) or ""
-    if qualname.startswith("logging.") and qualname.rsplit(".", 1)[-1] in _LOGGING_METHODS:
-        return qualname
-    if (isinstance(func, ast.Attribute) and func.attr in _LOGGING_METHODS and isinstance(func.value, ast.Name)
-            and func.value.id in loggers and func.value.id not in function.env):
-        return f"{func.value.id}.{func.attr}"
-    return None
+    what = None
+    if func.attr == "format" and isinstance(func.value, ast.Constant) and isinstance(func.value.value, str):
+        what = "str.format"
+    elif func.attr in _LOGGING_METHODS:
+        qualname = module.qualname(func) or ""
+        if qualname.startswith("logging."):
+            what = qualname
+        elif isinstance(func.value, ast.Name) and func.value.id in loggers and func.value.id not in function.env:
+            what = f"{func.value.id}.{func.attr}"
+    arguments = [*node.args, *(k.value for k in node.keywords)]
+    if what is None or not any(evidently_tensor(function, argument) for argument in arguments):
+        return None
+    return what
 
 
 def _module_loggers(module: ModuleFacts) -> set[str]:

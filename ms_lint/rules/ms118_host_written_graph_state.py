@@ -69,11 +69,18 @@ class HostWrittenGraphState(Rule):
     """
 
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
-        global_reads, attribute_reads = _graph_reads(module)
+        # The reads are looked for only when a host write can exist: a `global` statement, a write or call through
+        # a name inside a loop.
+        globals_wanted = not module.source or "global" in module.source
+        instances = _cell_instances(module)
+        candidates = _loop_writes(module, instances) if instances else []
+        if not (globals_wanted or candidates):
+            return
+        global_reads, attribute_reads = _graph_reads(module, globals_wanted, bool(candidates))
         if global_reads:
             yield from self._global_writes(module, global_reads)
         if attribute_reads:
-            yield from self._attribute_writes(module, attribute_reads)
+            yield from self._attribute_writes(module, attribute_reads, candidates, instances)
 
     def _global_writes(self, module: ModuleFacts, reads: dict[str, list[str]]) -> Iterator[Finding]:
         for node, _ in module.function_nodes():
@@ -92,7 +99,9 @@ class HostWrittenGraphState(Rule):
                             scope=reads[name][0].split(".", 1)[0],  # the graph code the validator probes
                         )
 
-    def _attribute_writes(self, module: ModuleFacts, reads: dict[tuple[int, str], list[str]]) -> Iterator[Finding]:
+    def _attribute_writes(self, module: ModuleFacts, reads: dict[tuple[int, str], list[str]],
+                          candidates: list[tuple[FunctionNode | None, ast.AST]],
+                          instances: dict[tuple[int, str], ClassInfo]) -> Iterator[Finding]:
         classes = {id(info): info for info in module.classes.values()}
 
         def readers(info: ClassInfo, attribute: str) -> list[str]:
@@ -103,50 +112,25 @@ class HostWrittenGraphState(Rule):
                     found.extend(reads[(other_id, other_attribute)])
             return found
 
-        # Setters: a method of the class (not graph code, not __init__) writing the attribute on self; reported where
-        # host code calls it inside a loop, after the first call is certain (a setter called once while configuring
-        # the network, before it runs, is harmless).
-        setters: dict[tuple[int, str], list[str]] = {}
-        for info in module.classes.values():
-            if not info.is_cell:
+        def instance(function: FunctionNode | None, name: str) -> ClassInfo | None:
+            return instances.get((id(function), name)) or instances.get((id(None), name))
+
+        setters = _setters(module, readers) if any(isinstance(stmt, ast.Call) for _, stmt in candidates) else {}
+        for node, stmt in candidates:
+            if isinstance(stmt, ast.Call):
+                # A setter (a method of the Cell, not graph code, writing the attribute on self) called in a loop,
+                # after the first call is certain; one called once while configuring the network is harmless.
+                info = instance(node, stmt.func.value.id)
+                written = setters.get((id(info), stmt.func.attr)) if info is not None else None
+                if written:
+                    yield self._attribute_finding(module, stmt, info, written[0], readers(info, written[0]))
                 continue
-            for name, method in info.methods.items():
-                if name in ("__init__", "construct") or module.is_graph_code(method):
-                    continue
-                self_name = _self_name(method)
-                for stmt in module.index.body(method):
-                    attribute = _assigned_attribute(stmt, self_name)
-                    if attribute and _plain_value(stmt) and readers(info, attribute):
-                        setters.setdefault((id(info), name), []).append(attribute)
-        # Writes through an instance inside a loop: `net.scale = 0.5` in the training loop.
-        instances = _cell_instances(module)
-        seen: set[int] = set()
-        for node, _ in [*module.function_nodes(), (None, None)]:
-            if node is not None and module.is_graph_code(node):
-                continue
-            for loop in _loops(module, node):
-                for stmt in _loop_body_nodes(loop):
-                    if id(stmt) in seen:
-                        continue
-                    seen.add(id(stmt))
-                    if (setters and isinstance(stmt, ast.Call) and isinstance(stmt.func, ast.Attribute)
-                            and isinstance(stmt.func.value, ast.Name)):
-                        info = instances.get((id(node), stmt.func.value.id)) or instances.get(
-                            (id(None), stmt.func.value.id))
-                        written = setters.get((id(info), stmt.func.attr)) if info is not None else None
-                        if written:
-                            yield self._attribute_finding(module, stmt, info, written[0], readers(info, written[0]))
-                        continue
-                    if not isinstance(stmt, (ast.Assign, ast.AugAssign)) or not _plain_value(stmt):
-                        continue
-                    targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
-                    for target in targets:
-                        if not (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)):
-                            continue
-                        info = instances.get((id(node), target.value.id)) or instances.get((id(None), target.value.id))
-                        if info is not None and readers(info, target.attr):
-                            yield self._attribute_finding(module, stmt, info, target.attr,
-                                                          readers(info, target.attr))
+            # A write through an instance: `net.scale = 0.5` in the training loop.
+            for target in stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]:
+                if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
+                    info = instance(node, target.value.id)
+                    if info is not None and readers(info, target.attr):
+                        yield self._attribute_finding(module, stmt, info, target.attr, readers(info, target.attr))
 
     def _attribute_finding(self, module: ModuleFacts, stmt: ast.AST, info: ClassInfo, attribute: str,
                            readers: list[str]) -> Finding:
@@ -159,9 +143,57 @@ class HostWrittenGraphState(Rule):
         )
 
 
-def _graph_reads(module: ModuleFacts) -> tuple[dict[str, list[str]], dict[tuple[int, str], list[str]]]:
+def _loop_writes(module: ModuleFacts, instances: dict[tuple[int, str], ClassInfo]
+                 ) -> list[tuple[FunctionNode | None, ast.AST]]:
+    """Host statements inside loops that write a number to an attribute of a name, or call a method on a name, in
+    the functions where a Cell instance of this module is bound to a name (every function when one is at module
+    level)."""
+    scopes = {scope for scope, _ in instances}
+    candidates: list[tuple[FunctionNode | None, ast.AST]] = []
+    seen: set[int] = set()
+    for node, _ in [*module.function_nodes(), (None, None)]:
+        if id(node) not in scopes and id(None) not in scopes:
+            continue
+        if node is not None and module.is_graph_code(node):
+            continue
+        for loop in _loops(module, node):
+            for stmt in _loop_body_nodes(loop):
+                if id(stmt) in seen:
+                    continue
+                seen.add(id(stmt))
+                if isinstance(stmt, ast.Call) and isinstance(stmt.func, ast.Attribute) and isinstance(
+                        stmt.func.value, ast.Name):
+                    candidates.append((node, stmt))
+                elif isinstance(stmt, (ast.Assign, ast.AugAssign)) and _plain_value(stmt) and any(
+                        isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name)
+                        for t in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target])):
+                    candidates.append((node, stmt))
+    return candidates
+
+
+def _setters(module: ModuleFacts, readers) -> dict[tuple[int, str], list[str]]:
+    """(class id, method name) -> the graph-read attributes that method of a Cell (not graph code, not
+    ``__init__``) writes on self."""
+    setters: dict[tuple[int, str], list[str]] = {}
+    for info in module.classes.values():
+        if not info.is_cell:
+            continue
+        for name, method in info.methods.items():
+            if name in ("__init__", "construct") or module.is_graph_code(method):
+                continue
+            self_name = _self_name(method)
+            for stmt in module.index.body_nodes_of(method, (ast.Assign, ast.AugAssign)):
+                attribute = _assigned_attribute(stmt, self_name)
+                if attribute and _plain_value(stmt) and readers(info, attribute):
+                    setters.setdefault((id(info), name), []).append(attribute)
+    return setters
+
+
+def _graph_reads(module: ModuleFacts, globals_wanted: bool,
+                 attributes_wanted: bool) -> tuple[dict[str, list[str]], dict[tuple[int, str], list[str]]]:
     """Globals holding numbers, and plain number attributes of Cells, that graph code reads."""
-    number_globals = {name for name, value in module.module_assignments.items() if _is_number(value)}
+    number_globals = {name for name, value in module.module_assignments.items()
+                      if _is_number(value)} if globals_wanted else set()
     global_reads: dict[str, list[str]] = {}
     attribute_reads: dict[tuple[int, str], list[str]] = {}
     plain: dict[int, set[str]] = {}
@@ -175,7 +207,7 @@ def _graph_reads(module: ModuleFacts) -> tuple[dict[str, list[str]], dict[tuple[
                     if function.label not in readers:
                         readers.append(function.label)
         owner = function.owner
-        if owner is None or not owner.is_cell or function.self_name is None:
+        if not attributes_wanted or owner is None or not owner.is_cell or function.self_name is None:
             continue
         if id(owner) not in plain:
             plain[id(owner)] = _plain_attributes(module, owner)
@@ -260,13 +292,16 @@ def _self_name(function: FunctionNode) -> str | None:
 
 
 def _cell_instances(module: ModuleFacts) -> dict[tuple[int, str], ClassInfo]:
+    """(enclosing function id, name) -> the Cell class of this module an assignment ``name = Cls(...)`` builds."""
     instances: dict[tuple[int, str], ClassInfo] = {}
     for site in module.calls:
-        built = module.class_of_constructor(site.node)
-        if not (built and isinstance(built[1], ClassInfo) and built[2] is module and built[1].is_cell):
-            continue
+        if not (site.qualname and site.qualname.startswith(module.local_prefix)):
+            continue  # only this module's classes
         assignment = module.assignment_of(site.node)
-        if assignment is not None and len(assignment.targets) == 1 and isinstance(assignment.targets[0], ast.Name):
+        if not (assignment is not None and len(assignment.targets) == 1 and isinstance(assignment.targets[0], ast.Name)):
+            continue
+        built = module.class_of_constructor(site.node)
+        if built and isinstance(built[1], ClassInfo) and built[2] is module and built[1].is_cell:
             instances[(id(site.function), assignment.targets[0].id)] = built[1]
     return instances
 
