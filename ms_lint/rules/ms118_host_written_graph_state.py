@@ -298,11 +298,12 @@ def _cell_instances(module: ModuleFacts) -> dict[tuple[int, str], ClassInfo]:
         if not (site.qualname and site.qualname.startswith(module.local_prefix)):
             continue  # only this module's classes
         assignment = module.assignment_of(site.node)
-        if not (assignment is not None and len(assignment.targets) == 1 and isinstance(assignment.targets[0], ast.Name)):
+        target = assignment.targets[0] if assignment is not None and len(assignment.targets) == 1 else None
+        if not isinstance(target, ast.Name):
             continue
         built = module.class_of_constructor(site.node)
         if built and isinstance(built[1], ClassInfo) and built[2] is module and built[1].is_cell:
-            instances[(id(site.function), assignment.targets[0].id)] = built[1]
+            instances[(id(site.function), target.id)] = built[1]
     return instances
 
 

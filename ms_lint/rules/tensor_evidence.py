@@ -23,8 +23,8 @@ def evidently_tensor(function: GraphFunction, expr: ast.AST, _depth: int = 0) ->
         qualname = function.module.qualname(func)
         return bool(qualname) and api.is_mindspore(qualname) and api.last_name(qualname)[:1].islower()
     if isinstance(expr, ast.BinOp):
-        return evidently_tensor(function, expr.left, _depth + 1) or evidently_tensor(function, expr.right,
-                                                                                      _depth + 1)
+        return (evidently_tensor(function, expr.left, _depth + 1)
+                or evidently_tensor(function, expr.right, _depth + 1))
     if isinstance(expr, ast.UnaryOp):
         return evidently_tensor(function, expr.operand, _depth + 1)
     if isinstance(expr, (ast.Tuple, ast.List)):

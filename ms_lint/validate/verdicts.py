@@ -382,7 +382,6 @@ class _Context:
         return self.make(finding, INCONCLUSIVE, "outputs repeat in PyNative too: for this example the random "
                          "value does not reach the output")
 
-
     def _probe_result(self, finding: Finding, name: str) -> tuple[dict, Verdict | None]:
         """The probe's result, or the inconclusive verdict when it did not give one."""
         probe = (self.outcome.get("probes") or {}).get(name) or {}
