@@ -12,7 +12,8 @@ from ms_lint.rules.base import Rule
 # PyTorch ``torch.Tensor`` methods ported code calls, with the MindSpore equivalent named by MindSpore's
 # "PyTorch and MindSpore API Mapping Table" (None: no equivalent; the message says what to do instead). A name is
 # reported only while the installed MindSpore's Tensor lacks it (the generated ``tensor_methods`` table), so a
-# MindSpore release that adds one silences it. Every equivalent is checked to exist (tests/test_rules_pytorch.py).
+# MindSpore release that adds one silences it. Every equivalent is checked to exist
+# (tests/test_pytorch_tensor_methods.py).
 PYTORCH_ONLY_METHODS: dict[str, str | None] = {
     "detach": "mindspore.ops.stop_gradient",
     "detach_": "mindspore.ops.stop_gradient",
