@@ -9,8 +9,9 @@ from ms_lint.facts import TENSOR, GraphFunction, ModuleFacts
 from ms_lint.findings import Finding
 from ms_lint.rules.base import Rule
 
-# PyTorch ``torch.Tensor`` methods ported code calls, with the MindSpore equivalent named by MindSpore's
-# "PyTorch and MindSpore API Mapping Table" (None: no equivalent; the message says what to do instead). A name is
+# PyTorch ``torch.Tensor`` methods ported code calls, with the MindSpore function of the same operation (None: no
+# equivalent; the message says what to do instead). `detach` -> `ops.stop_gradient` is the one MindSpore's
+# migration documentation names (stop_gradient removes a value's effect on the gradient). A name is
 # reported only while the installed MindSpore's Tensor lacks it (the generated ``tensor_methods`` table), so a
 # MindSpore release that adds one silences it. Every equivalent is checked to exist
 # (tests/test_pytorch_tensor_methods.py).
@@ -64,8 +65,8 @@ class TensorMethodMissing(Rule):
         and `Parameter` do not have at all (`.detach()`, `.cuda()`, `.cpu()`, `.relu()`, `.clamp_min()`, in-place
         forms such as `.unsqueeze_()`), in graph code and in code PyNative runs for a Cell, and in any other
         function of the module where the value is known to be a tensor. The set of MindSpore's tensor methods is
-        generated from the installed MindSpore; the message names the MindSpore equivalent where MindSpore's
-        PyTorch API mapping table gives one. Modules that import `torch` (or a PyTorch shim such as `mindtorch`)
+        generated from the installed MindSpore; the message names the MindSpore function of the same operation
+        where there is one (`detach` -> `ops.stop_gradient`). Modules that import `torch` (or a PyTorch shim such as `mindtorch`)
         are skipped: their tensors may be PyTorch's.
     """
     why = """
