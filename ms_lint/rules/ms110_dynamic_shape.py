@@ -55,7 +55,7 @@ class DynamicShape(Rule):
             scalar_stores = {
                 id(target) for assign in function.nodes_of(ast.Assign, ast.AugAssign)
                 for target in (assign.targets if isinstance(assign, ast.Assign) else [assign.target])
-                if isinstance(target, ast.Subscript) and function.kind(assign.value) != TENSOR}
+                if isinstance(target, ast.Subscript) and _scalar_value(module, function, assign.value)}
             for node in function.nodes_of(ast.Subscript, ast.Call):
                 description = None
                 if isinstance(node, ast.Subscript) and id(node) not in scalar_stores and function.kind(
@@ -71,6 +71,16 @@ class DynamicShape(Rule):
                         "on CPU/GPU but is slow or unsupported on Ascend; use the mask-multiply pattern (x * mask, "
                         "ops.select) or a fixed-size operation",
                     )
+
+
+def _scalar_value(module: ModuleFacts, function: GraphFunction, value: ast.AST) -> bool:
+    """Not tensor data: a constant, a host number, or a builtin's result (a call of anything else, such as a
+    sub-cell held in a loop variable, may return a tensor the model cannot see)."""
+    if function.kind(value) == TENSOR:
+        return False
+    if isinstance(value, ast.Call):
+        return (module.qualname(value.func) or "").startswith("builtins.")
+    return True
 
 
 def _operation_name(module: ModuleFacts, function: GraphFunction, call: ast.Call) -> str | None:
