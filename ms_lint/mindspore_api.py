@@ -133,3 +133,13 @@ def nn_cell_entry(qualname: str | None) -> dict | None:
 
 def is_mindspore_cell_class(qualname: str | None) -> bool:
     return nn_cell_entry(qualname) is not None
+
+
+def tensor_methods() -> frozenset[str]:
+    """Every public attribute of the installed MindSpore's ``Tensor`` and ``Parameter`` (generated)."""
+    return _tensor_methods()
+
+
+@lru_cache(maxsize=1)
+def _tensor_methods() -> frozenset[str]:
+    return frozenset(tables().get("tensor_methods", ()))

@@ -135,6 +135,141 @@ CASES = [
             def construct(self, x):
                 return x * len(self.trainable_params())
     """, "fail", "fail"),
+    ("builtin-max-on-tensor", "MS114", """
+        class Net(nn.Cell):
+            def construct(self, x):
+                return x / max(x.sum(), 1e-6)
+    """, "fail", "ok"),
+    ("builtin-min-on-tensor", "MS114", """
+        class Net(nn.Cell):
+            def construct(self, x):
+                return x * min(x.mean(), 0.5)
+    """, "fail", "ok"),
+    ("builtin-max-on-constants", None, """
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.k = 3
+            def construct(self, x):
+                return x * max(self.k, 1) * min(x.shape)
+    """, "ok", "ok"),
+    ("maximum-is-the-fix", None, """
+        class Net(nn.Cell):
+            def construct(self, x):
+                return x / ops.maximum(x.sum(), 1e-6)
+    """, "ok", "ok"),
+    ("str-format-tensor", "MS115", """
+        class Net(nn.Cell):
+            def construct(self, x):
+                print("value {}".format(x.sum()))
+                return x
+    """, "fail", "ok"),
+    ("percent-format-tensor", "MS115", """
+        class Net(nn.Cell):
+            def construct(self, x):
+                print("value %s" % x.sum())
+                return x
+    """, "fail", "ok"),
+    ("logger-tensor", "MS115", """
+        import logging
+        logger = logging.getLogger(__name__)
+        class Net(nn.Cell):
+            def construct(self, x):
+                logger.debug("value %s", x.sum())
+                return x
+    """, "fail", "ok"),
+    ("logging-constant", None, """
+        import logging
+        logger = logging.getLogger(__name__)
+        class Net(nn.Cell):
+            def construct(self, x):
+                logger.debug("shape %s", x.shape)
+                print("shape {}".format(x.shape))
+                return x
+    """, "ok", "ok"),
+    ("print-and-fstring-tensor", None, """
+        class Net(nn.Cell):
+            def construct(self, x):
+                print(x)
+                print(f"value {x}")
+                return x
+    """, "ok", "ok"),
+    ("classmethod-through-self", "MS109", """
+        class Net(nn.Cell):
+            @classmethod
+            def scale(cls, x):
+                return x * 2
+            def construct(self, x):
+                return self.scale(x)
+    """, "fail", "fail"),
+    ("classmethod-through-class", "MS109", """
+        class Net(nn.Cell):
+            @classmethod
+            def scale(cls, x):
+                return x * 2
+            def construct(self, x):
+                return Net.scale(x)
+    """, "fail", "fail"),
+    ("staticmethod-is-the-fix", None, """
+        class Net(nn.Cell):
+            @staticmethod
+            def scale(x):
+                return x * 2
+            def construct(self, x):
+                return self.scale(x)
+    """, "ok", "ok"),
+    ("two-axis-transpose-rank-3", "MS601", """
+        class Net(nn.Cell):
+            def construct(self, x):
+                return x.reshape(2, 3, 1).transpose(1, 2)
+    """, "fail", "fail"),
+    # Graph mode reads (0, 1) on a 2-D tensor as the identity permutation: the (2, 3) result does not broadcast
+    # with a (3, 2) tensor, where PyNative's transpose gives (3, 2) and runs.
+    ("two-axis-transpose-rank-2-is-identity", "MS601", """
+        class Net(nn.Cell):
+            def construct(self, x):
+                return x.transpose(0, 1) * ops.ones((3, 2), ms.float32)
+    """, "fail", "fail"),
+    ("swapaxes-is-the-fix", None, """
+        class Net(nn.Cell):
+            def construct(self, x):
+                return x.reshape(2, 3, 1).swapaxes(1, 2) + x.swapaxes(0, 1).sum()
+    """, "ok", "ok"),
+    ("full-permutation-transpose", None, """
+        class Net(nn.Cell):
+            def construct(self, x):
+                return x.reshape(2, 3, 1).transpose(0, 2, 1).sum() + x.transpose(1, 0)
+    """, "ok", "ok"),
+    ("detach", "MS602", """
+        class Net(nn.Cell):
+            def construct(self, x):
+                return x.detach() * 2
+    """, "fail", "fail"),
+    ("cuda", "MS602", """
+        class Net(nn.Cell):
+            def construct(self, x):
+                return x.cuda() * 2
+    """, "fail", "fail"),
+    ("stop-gradient-is-the-fix", None, """
+        class Net(nn.Cell):
+            def construct(self, x):
+                return ops.stop_gradient(x) * 2
+    """, "ok", "ok"),
+    ("host-random-reseeded-before-the-draw", None, """
+        import random
+        class Net(nn.Cell):
+            def construct(self, x):
+                np.random.seed(0)
+                random.seed(0)
+                return x + random.random()
+    """, "ok", "ok"),
+    ("boolean-mask-assignment", None, """
+        class Net(nn.Cell):
+            def construct(self, x):
+                mask = x > 0.5
+                x[mask] = 0.0
+                return x
+    """, "ok", "ok"),
     ("get-context", "MS111", """
         class Net(nn.Cell):
             def construct(self, x):

@@ -857,6 +857,21 @@ class GraphCode:
         self._return_kinds[key] = result
         return result
 
+    def function_nodes(self) -> list[tuple[FunctionNode, ClassInfo | None]]:
+        """Every function of the module (nested ones too), with its class when it is a method."""
+        return [(node, self.class_of_function.get(id(node))) for node, _ in self._enclosing
+                if not isinstance(node, ast.ClassDef)]
+
+    def plain_function(self, node: FunctionNode, owner: ClassInfo | None,
+                       parameter_kinds: dict[str, str | None] | None = None) -> GraphFunction:
+        """A function read as host code, with the same tensor-value environment as graph code; its parameters are of
+        unknown kind unless ``parameter_kinds`` says, so only values it builds itself (MindSpore calls,
+        ``Tensor(...)``) count as tensors."""
+        function = GraphFunction(self, node, owner, "", strict=False)
+        function.parameter_kinds = dict(parameter_kinds or {})
+        function.compute_environment()
+        return function
+
     def is_graph_code(self, node: FunctionNode) -> bool:
         return id(node) in self._graph_by_node
 

@@ -18,6 +18,10 @@ from ms_lint.rules.ms110_dynamic_shape import DynamicShape
 from ms_lint.rules.ms111_jit_forbidden_api import JitForbiddenApi
 from ms_lint.rules.ms112_gradient_cut_by_host_copy import GradientCutByHostCopy
 from ms_lint.rules.ms113_grad_after_call_without_set_grad import GradAfterCallWithoutSetGrad
+from ms_lint.rules.ms114_builtin_min_max_on_tensor import BuiltinMinMaxOnTensor
+from ms_lint.rules.ms115_tensor_formatting_in_graph import TensorFormattingInGraph
+from ms_lint.rules.ms117_dict_output_indexed_by_key import DictOutputIndexedByKey
+from ms_lint.rules.ms118_host_written_graph_state import HostWrittenGraphState
 from ms_lint.rules.ms201_plain_container_of_cells import PlainContainerOfCells
 from ms_lint.rules.ms202_plain_container_of_parameters import PlainContainerOfParameters
 from ms_lint.rules.ms203_forward_without_construct import ForwardWithoutConstruct
@@ -27,6 +31,8 @@ from ms_lint.rules.ms301_to_float_with_amp_level import ToFloatWithAmpLevel
 from ms_lint.rules.ms401_distributed_without_seed import DistributedWithoutSeed
 from ms_lint.rules.ms402_training_without_seed import TrainingWithoutSeed
 from ms_lint.rules.ms501_operator_in_data_pipeline import OperatorInDataPipeline
+from ms_lint.rules.ms601_two_axis_transpose import TwoAxisTranspose
+from ms_lint.rules.ms602_tensor_method_missing import TensorMethodMissing
 from ms_lint.rules.ms900_internal_error import InternalError
 
 ALL_RULES: tuple[type[Rule], ...] = (
@@ -43,6 +49,10 @@ ALL_RULES: tuple[type[Rule], ...] = (
     JitForbiddenApi,
     GradientCutByHostCopy,
     GradAfterCallWithoutSetGrad,
+    BuiltinMinMaxOnTensor,
+    TensorFormattingInGraph,
+    DictOutputIndexedByKey,
+    HostWrittenGraphState,
     PlainContainerOfCells,
     PlainContainerOfParameters,
     ForwardWithoutConstruct,
@@ -52,6 +62,8 @@ ALL_RULES: tuple[type[Rule], ...] = (
     DistributedWithoutSeed,
     TrainingWithoutSeed,
     OperatorInDataPipeline,
+    TwoAxisTranspose,
+    TensorMethodMissing,
     InternalError,
 )
 

@@ -10,6 +10,9 @@ from ms_lint.findings import Finding
 from ms_lint.rules.base import Rule
 
 
+_SEEDING = frozenset({"seed", "manual_seed", "get_state", "set_state", "getstate", "setstate"})
+
+
 class HostRandomness(Rule):
     code = "MS104"
     name = "host-randomness"
@@ -18,7 +21,9 @@ class HostRandomness(Rule):
     replaces = ("MS101",)
     what = """
         Reports calls to host random sources (`numpy.random.*`, `random.*`, `torch.rand*`/`randn`/`randint`/...,
-        `os.urandom`, `uuid.uuid4`) inside graph code.
+        `os.urandom`, `uuid.uuid4`) inside graph code. Seeding itself (`np.random.seed(...)`, `random.seed`,
+        `torch.manual_seed`) draws nothing and is not reported, nor are draws after a reseed with a constant in
+        the same function: every call then draws the same value in PyNative too, so graph mode changes nothing.
     """
     why = """
         Graph code runs Python only while compiling. A host random call is evaluated once, at compile time, and its
@@ -39,12 +44,24 @@ class HostRandomness(Rule):
 
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         for function in module.graph_functions:
+            reseeded: set[str] = set()  # random modules reseeded with a constant earlier in this function
             for node in function.nodes_of(ast.Call):
                 qualname = module.qualname(node.func)
-                if api.is_host_random(qualname):
-                    yield self.finding(
-                        module, node,
-                        f"{qualname}() in graph code ({function.label}) is drawn once, at compile time: every "
-                        "step reuses the same value (all syntax levels); use mindspore.ops random ops "
-                        "(ops.uniform, ops.standard_normal, ops.bernoulli) or draw in the data pipeline",
-                    )
+                if not api.is_host_random(qualname):
+                    continue
+                family, name = qualname.rsplit(".", 1)
+                if name in _SEEDING:
+                    # Seeding draws nothing; a constant seed before each draw makes every call draw the same value
+                    # in PyNative too, so graph mode changes nothing.
+                    if name in ("seed", "manual_seed") and node.args and all(
+                            isinstance(a, ast.Constant) for a in node.args):
+                        reseeded.add(family)
+                    continue
+                if family in reseeded:
+                    continue
+                yield self.finding(
+                    module, node,
+                    f"{qualname}() in graph code ({function.label}) is drawn once, at compile time: every "
+                    "step reuses the same value (all syntax levels); use mindspore.ops random ops "
+                    "(ops.uniform, ops.standard_normal, ops.bernoulli) or draw in the data pipeline",
+                )

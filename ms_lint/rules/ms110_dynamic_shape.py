@@ -27,7 +27,8 @@ class DynamicShape(Rule):
     fix_summary = "the mask-multiply pattern (`x * mask`, `ops.select`) or fixed-size operations"
     enabled_by_default = False
     what = """
-        Reports, in graph code, boolean-mask indexing (`x[x > 0]`, `x[mask]`), `masked_select`, `nonzero`,
+        Reports, in graph code, boolean-mask indexing (`x[x > 0]`, `x[mask]`, and `x[mask] = values` with tensor
+        values; not `x[mask] = 0.0` with a scalar, a static-shape select), `masked_select`, `nonzero`,
         `unique`, `argwhere`, and `topk` with a tensor `k`. Off by default: enable it when the code must run on
         Ascend.
     """
@@ -49,9 +50,16 @@ class DynamicShape(Rule):
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         for function in module.graph_functions:
             masks = _boolean_names(module, function)
+            # `x[mask] = 0.0` selects with a static shape; `x[mask] = values` needs as many values as the mask
+            # holds, a data-dependent count, and stays reported.
+            scalar_stores = {
+                id(target) for assign in function.nodes_of(ast.Assign, ast.AugAssign)
+                for target in (assign.targets if isinstance(assign, ast.Assign) else [assign.target])
+                if isinstance(target, ast.Subscript) and _scalar_value(module, function, assign.value)}
             for node in function.nodes_of(ast.Subscript, ast.Call):
                 description = None
-                if isinstance(node, ast.Subscript) and function.kind(node.value) == TENSOR and _is_boolean_mask(
+                if isinstance(node, ast.Subscript) and id(node) not in scalar_stores and function.kind(
+                        node.value) == TENSOR and _is_boolean_mask(
                         module, function, node.slice, masks):
                     description = "boolean-mask indexing"
                 elif isinstance(node, ast.Call):
@@ -63,6 +71,16 @@ class DynamicShape(Rule):
                         "on CPU/GPU but is slow or unsupported on Ascend; use the mask-multiply pattern (x * mask, "
                         "ops.select) or a fixed-size operation",
                     )
+
+
+def _scalar_value(module: ModuleFacts, function: GraphFunction, value: ast.AST) -> bool:
+    """Not tensor data: a constant, a host number, or a builtin's result (a call of anything else, such as a
+    sub-cell held in a loop variable, may return a tensor the model cannot see)."""
+    if function.kind(value) == TENSOR:
+        return False
+    if isinstance(value, ast.Call):
+        return (module.qualname(value.func) or "").startswith("builtins.")
+    return True
 
 
 def _operation_name(module: ModuleFacts, function: GraphFunction, call: ast.Call) -> str | None:

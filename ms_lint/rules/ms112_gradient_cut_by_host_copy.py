@@ -5,9 +5,12 @@ import ast
 import re
 from typing import Iterator
 
-from ms_lint.model import ModuleFacts
+from ms_lint import mindspore_api as api
+from ms_lint.model import TENSOR, ClassInfo, FunctionNode, ModuleFacts
 from ms_lint.findings import Finding
 from ms_lint.rules.base import Rule
+
+_GRAD_TRANSFORMS = ("grad", "value_and_grad")
 
 
 class GradientCutByHostCopy(Rule):
@@ -25,7 +28,10 @@ class GradientCutByHostCopy(Rule):
         of tensors named as integer data (`input_ids.tolist()`, `attention_mask[i].asnumpy()`), which have no
         gradient to cut. A module is
         PyNative when it calls `set_context(mode=PYNATIVE_MODE)` or `--ms-mode=pynative` is given; in graph code
-        the conversion is MS102's, and is not reported twice.
+        the conversion is MS102's, and is not reported twice. The same holds for a function of a PyNative module
+        given to `mindspore.grad`/`value_and_grad`: a host copy in it, or in a helper it calls (a method of a Cell
+        instance such as `net.features(x)`, or a module function), is reported when the differentiated result is
+        built from it.
     """
     why = """
         PyNative builds gradients from the tensor operators it records while `construct` runs. A host copy has no
@@ -69,6 +75,14 @@ class GradientCutByHostCopy(Rule):
     """
 
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
+        reported: set[int] = set()
+        for finding in self._cell_outputs(module):
+            reported.add(id(finding.node))
+            yield finding
+        if module.mode == "pynative":
+            yield from self._differentiated(module, reported)
+
+    def _cell_outputs(self, module: ModuleFacts) -> Iterator[Finding]:
         for function in module.eager_functions():
             cells = [info for info in function.output_of if not module.inherits_method(info, "bprop")]
             if not cells:
@@ -84,6 +98,80 @@ class GradientCutByHostCopy(Rule):
                     f"it{where}: PyNative gradients through host data are zero (like .detach()); compute it with "
                     f"mindspore.ops, or define {cells[0].name}.bprop",
                 )
+
+    def _differentiated(self, module: ModuleFacts, reported: set[int]) -> Iterator[Finding]:
+        """Functions given to ``grad``/``value_and_grad``: host copies in them, or in the helpers they call (a Cell's
+        method, a module function), that reach the differentiated result."""
+        for forward in _differentiated_functions(module):
+            function = module.plain_function(forward, None, _tensor_inputs(forward, bound=False))
+            for node in function.host_conversions():
+                if function.reaches_return(node) and id(node) not in reported:
+                    reported.add(id(node))
+                    yield self._differentiated_finding(module, node, forward.name, None)
+            for call in function.nodes_of(ast.Call):
+                if not function.reaches_return(call):
+                    continue
+                helper = _helper_called(module, function, call)
+                if helper is None:
+                    continue
+                target, owner = helper
+                body = module.plain_function(target, owner, _tensor_inputs(target, bound=owner is not None))
+                label = f"{owner.name}.{target.name}" if owner is not None else target.name
+                for node in body.host_conversions():
+                    if body.reaches_return(node) and id(node) not in reported:
+                        reported.add(id(node))
+                        yield self._differentiated_finding(module, node, forward.name, label)
+
+    def _differentiated_finding(self, module: ModuleFacts, node: ast.Call, forward: str, helper: str | None) -> Finding:
+        through = f" through {helper}" if helper else ""
+        return self.finding(
+            module, node,
+            f".{node.func.attr}() copies a tensor to the host and the result of {forward}, which is differentiated "
+            f"(grad/value_and_grad), is built from it{through}: PyNative gradients through host data are zero "
+            "(like .detach()); compute it with mindspore.ops",
+        )
+
+
+def _differentiated_functions(module: ModuleFacts) -> list[FunctionNode]:
+    found: list[FunctionNode] = []
+    for site in module.calls:
+        if not (api.is_mindspore_name(site.qualname, *_GRAD_TRANSFORMS) and site.node.args
+                and isinstance(site.node.args[0], ast.Name)):
+            continue
+        target = module.local_function(site.node.args[0])
+        if target is not None and not module.is_graph_code(target) and target not in found:
+            found.append(target)
+    return found
+
+
+def _tensor_inputs(function: FunctionNode, bound: bool) -> dict[str, str | None]:
+    positional = function.args.posonlyargs + function.args.args
+    if bound:
+        positional = positional[1:]
+    return {argument.arg: TENSOR for argument in positional}
+
+
+def _helper_called(module: ModuleFacts, caller, call: ast.Call) -> tuple[FunctionNode, ClassInfo | None] | None:
+    """The module function, or the method (not ``construct``) of a Cell instance of this module, that ``call``
+    runs."""
+    func = call.func
+    target = module.local_function(func) if isinstance(func, ast.Name) and func.id not in caller.env else None
+    if target is not None:
+        return None if target is caller.node or module.is_graph_code(target) else (target, None)
+    if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)) or func.attr in (
+            "construct", "__call__", "__init__"):
+        return None
+    value = module.value_bound_to(func.value, caller.node, None)
+    built = module.class_of_constructor(value) if isinstance(value, ast.Call) else None
+    if not (built and isinstance(built[1], ClassInfo) and built[2] is module and built[1].is_cell):
+        return None
+    info = built[1]
+    if module.inherits_method(info, "bprop"):
+        return None
+    found = info.find_method(func.attr)
+    if found is None or module.is_graph_code(found[1]):
+        return None
+    return found[1], found[0]
 
 
 # Names that hold token ids, indices, masks, counts: integer tensors, which have no gradient to cut.

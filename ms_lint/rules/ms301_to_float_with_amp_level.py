@@ -28,7 +28,9 @@ class ToFloatWithAmpLevel(Rule):
         level=...)`, `amp.auto_mixed_precision(net, ...)`) other than `"O0"` to a network that was already converted
         in the same module, by `to_float(...)` on itself or any of its sub-cells (also inside its class) or by
         `amp.auto_mixed_precision`/`amp.custom_mixed_precision`. Wrapping the network in other Cells
-        (`nn.WithLossCell(net, loss)`) does not hide the conversion.
+        (`nn.WithLossCell(net, loss)`) does not hide the conversion, nor does converting it in a factory function
+        of the module (`net = build_network()` where `build_network` calls `to_float` or `auto_mixed_precision` and
+        returns the network).
     """
     why = """
         MindSpore raises nothing and prints nothing: the amp level re-casts the network, so a layer the author kept
@@ -92,14 +94,19 @@ def _converted_networks(module: ModuleFacts) -> dict[tuple[int, str], ast.Call]:
                 converted.setdefault((id(site.function), network.id), site.node)
     if not converted and not converting_classes:
         return converted
-    # Instances of converting classes, and Cells built around converted networks, are converted too.
+    # Instances of converting classes, Cells built around converted networks, and what a factory function of this
+    # module returns after converting it (`net = build_network()`), are converted too.
     for _ in range(3):
+        factories = _factories(module, converted)
         for site in module.calls:
             assigned = _assigned_name(module, site)
             if assigned is None:
                 continue
             key = (id(site.function), assigned)
             if key in converted:
+                continue
+            if isinstance(site.node.func, ast.Name) and site.node.func.id in factories:
+                converted[key] = factories[site.node.func.id]
                 continue
             built = module.class_of_constructor(site.node)
             if built and built[1] is not None and built[1].name in converting_classes:
@@ -111,6 +118,19 @@ def _converted_networks(module: ModuleFacts) -> dict[tuple[int, str], ast.Call]:
                     converted[key] = converted[(id(site.function), argument.id)]
                     break
     return converted
+
+
+def _factories(module: ModuleFacts, converted: dict[tuple[int, str], ast.Call]) -> dict[str, ast.Call]:
+    """Module functions that return a converted network: name -> the call that converted it."""
+    found: dict[str, ast.Call] = {}
+    for name, function in module.functions.items():
+        for node in module.index.body_nodes_of(function, (ast.Return,)):
+            value = node.value
+            if isinstance(value, ast.Name) and (id(function), value.id) in converted:
+                found[name] = converted[(id(function), value.id)]
+            elif isinstance(value, ast.Call) and api.is_mindspore_name(module.qualname(value.func), *_CONVERTERS):
+                found[name] = value
+    return found
 
 
 def _assigned_name(module: ModuleFacts, site: CallSite) -> str | None:

@@ -17,6 +17,8 @@ The tables hold what the installed MindSpore itself says, so that the static rul
   in a refused module, under each public name it is exported as); ``modules`` lists the refused modules.
 * ``ops_functions`` / ``ops_primitives``: the public operator functions and Primitive classes of
   ``mindspore.ops``; ``dataset_transforms``: the transform classes of ``mindspore.dataset`` (qualified names).
+* ``tensor_methods``: every public attribute of ``mindspore.Tensor`` and ``mindspore.Parameter`` (methods and
+  properties), so that a rule can tell a method MindSpore's tensors do not have at all (``.detach()``).
 
 Usage::
 
@@ -424,6 +426,13 @@ def ops_tables(ms: types.ModuleType) -> tuple[list[str], list[str]]:
     return sorted(functions), sorted(primitives)
 
 
+def tensor_methods_table(ms: types.ModuleType) -> list[str]:
+    names = set()
+    for cls in (ms.Tensor, ms.Parameter):
+        names.update(name for name in dir(cls) if not name.startswith("_"))
+    return sorted(names)
+
+
 def dataset_transform_table() -> list[str]:
     try:
         base = importlib.import_module("mindspore.dataset.transforms.transforms")
@@ -469,6 +478,7 @@ def build_tables(explain: dict[str, CellDecision] | None = None) -> dict[str, An
         jit_forbidden = jit_forbidden_tables(ms)
         ops_functions, ops_primitives = ops_tables(ms)
         transforms = dataset_transform_table()
+        tensor_methods = tensor_methods_table(ms)
     if explain is not None:
         explain.update(cells)
     optimizer_base = ms.nn.Optimizer
@@ -485,6 +495,7 @@ def build_tables(explain: dict[str, CellDecision] | None = None) -> dict[str, An
         "ops_functions": ops_functions,
         "ops_primitives": ops_primitives,
         "dataset_transforms": transforms,
+        "tensor_methods": tensor_methods,
     }
 
 

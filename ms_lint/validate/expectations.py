@@ -13,6 +13,8 @@ COMPILE = "compile"  # the Cell fails to compile (or to be called) at the findin
 CONSTRUCTION = "construction"  # building the Cell instance fails
 PARAMETER_PROBE = "parameter probe"  # compiles; trainable_params() shows what is lost
 RANDOMNESS_PROBE = "randomness probe"  # compiles; repeated calls show a value frozen at compile time
+OUTPUT_PROBE = "output probe"  # compiles; the output's Python type in GRAPH_MODE and in PyNative
+STATE_PROBE = "state probe"  # compiles; a host write between two calls reaches PyNative's output, not the graph's
 SILENT = "silent"  # compiles and misbehaves in a way no probe observes
 MODULE_LEVEL = "module level"  # not inside a Cell or jit function: nothing to compile
 
@@ -127,6 +129,43 @@ EXPECTATIONS: dict[str, Expectation] = {
         error_types=("ValueError", "RuntimeError", "TypeError"),
         patterns=(r"not supported in 'construct'", r"not supported", r"forbidden"),
     ),
+    "MS114": Expectation(
+        COMPILE,
+        fails_at=_STRICT,
+        error_types=("ValueError",),
+        patterns=(r"should be constant", r"nonconstant", r"truth value"),
+        silent_note="under LAX the builtin runs in the Python interpreter",
+    ),
+    "MS115": Expectation(
+        COMPILE,
+        fails_at=_STRICT,
+        error_types=("ValueError", "RuntimeError", "TypeError"),
+        patterns=(r"should be constant", r"nonconstant", r"Format", r"Kernel select"),
+        silent_note="under LAX the formatting or logging call runs in the Python interpreter",
+    ),
+    "MS117": Expectation(
+        OUTPUT_PROBE,
+        fails_at=frozenset(),
+        silent_note="the Cell compiles; its dict output comes back as a tuple, and the caller's key lookup fails",
+    ),
+    "MS118": Expectation(
+        STATE_PROBE,
+        fails_at=frozenset(),
+        silent_note="the graph keeps the value of the first call; a write between two calls changes nothing",
+    ),
+    "MS601": Expectation(
+        COMPILE,
+        error_types=("ValueError", "TypeError"),
+        patterns=(r"number of axes", r"axes", r"perm"),
+        silent_note="on a 2-D tensor the two axes read as a full permutation: it compiles and returns the tensor "
+        "unchanged where PyNative transposes it",
+        silent=True,
+    ),
+    "MS602": Expectation(
+        COMPILE,
+        error_types=("AttributeError",),
+        patterns=(r"has no attribute", r"cannot get attributes"),
+    ),
     "MS201": Expectation(
         PARAMETER_PROBE,
         fails_at=frozenset(),
@@ -178,5 +217,6 @@ def expectation_for(code: str) -> Expectation:
 def probes_for(codes) -> list[str]:
     """The probes a job runs for its findings' codes, in a stable order."""
     wanted = {expectation_for(code).check for code in codes}
-    return [name for name, check in (("parameters", PARAMETER_PROBE), ("randomness", RANDOMNESS_PROBE))
+    return [name for name, check in (("parameters", PARAMETER_PROBE), ("randomness", RANDOMNESS_PROBE),
+                                     ("output", OUTPUT_PROBE), ("state", STATE_PROBE))
             if check in wanted]

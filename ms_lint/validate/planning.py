@@ -14,11 +14,17 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 
 from ms_lint.findings import Finding
-from ms_lint.validate.expectations import MODULE_LEVEL, PARAMETER_PROBE, expectation_for, probes_for
+from ms_lint.validate.expectations import (
+    MODULE_LEVEL,
+    PARAMETER_PROBE,
+    STATE_PROBE,
+    expectation_for,
+    probes_for,
+)
 from ms_lint.validate.project import EXAMPLES_FILE_NAME, ModuleLocation, load_config, locate_module
 
 # Bumped when the worker's outcome format or behaviour changes, so old cache entries are not reused.
-OUTCOME_FORMAT = 4
+OUTCOME_FORMAT = 5
 
 
 @dataclass
@@ -33,6 +39,8 @@ class Job:
     examples_file: str | None
     input_specs: list[str] | None
     container_attributes: dict[int, str] = field(default_factory=dict)  # finding line -> self.<attr>
+    # Attributes or globals that host code writes (MS118): the state probe changes them between two calls.
+    state_names: list[str] = field(default_factory=list)
     cache_key: str = ""
 
     @property
@@ -50,6 +58,7 @@ class Job:
             "examples_file": self.examples_file,
             "input_specs": self.input_specs,
             "probes": self.probes,
+            "state_names": self.state_names,
             "syntax_level": syntax_level,
         }
 
@@ -95,6 +104,7 @@ def plan_jobs(
             examples_file=examples_file,
             input_specs=list(specs) if specs else None,
             container_attributes=_container_attributes(path, group),
+            state_names=_state_names(group),
         )
         job.cache_key = cache_key(job, device, syntax_level, mindspore_version, tool_version)
         jobs.append(job)
@@ -178,6 +188,26 @@ def _container_attributes(path: str, findings: list[Finding]) -> dict[int, str]:
     return result
 
 
+def _state_names(findings: list[Finding]) -> list[str]:
+    """For host-written state findings, what is written on the finding's line: ``net.scale = ...`` gives
+    ``scale``, ``SMOOTHING = ...`` gives ``SMOOTHING``; a setter call (``net.set_scale(t)``) gives nothing, and the
+    probe then changes every plain number attribute of the Cell."""
+    wanted = [f for f in findings if expectation_for(f.code).check == STATE_PROBE]
+    names: list[str] = []
+    for finding in wanted:
+        tree = _parse(finding.path)
+        if tree is None:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Assign, ast.AugAssign)) and node.lineno == finding.line:
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                for target in targets:
+                    name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", None)
+                    if name and name not in names:
+                        names.append(name)
+    return names
+
+
 def _parse(path: str) -> ast.Module | None:
     from ms_lint.engine import read_source
 
@@ -201,6 +231,7 @@ def cache_key(job: Job, device: str, syntax_level: str, mindspore_version: str, 
         "target": job.target,
         "import_root": job.location.import_root,
         "probes": job.probes,
+        "state": job.state_names,
         "inputs": job.input_specs,
     }
     digest.update(json.dumps(header, sort_keys=True).encode())

@@ -5,6 +5,10 @@
   saved), and equal names collide in the graph.
 - ``randomness_probe``: host randomness (``np.random``, ``random``) in graph code is drawn once at compile time:
   two calls on the same input give identical outputs in GRAPH_MODE and different ones in PyNative.
+- ``output_probe``: a ``dict`` returned from ``construct`` comes back as a tuple in GRAPH_MODE under STRICT: the
+  Python type of one call's output in each mode.
+- ``state_probe``: a plain attribute or global that graph code reads keeps its first value: a write between two
+  calls changes PyNative's output and not the graph's.
 """
 from __future__ import annotations
 
@@ -98,6 +102,87 @@ def randomness_probe(target, inputs, eager=None) -> dict:
         "graph_repeats": _same(graph_first, graph_second),
         "pynative_repeats": _same(eager_first, eager_second),
     }
+
+
+def output_probe(target, inputs, eager=None) -> dict:
+    """The Python type of ``target``'s output in GRAPH_MODE and in PyNative, and its dict keys when there are."""
+    import mindspore
+
+    mindspore.set_context(mode=mindspore.GRAPH_MODE)
+    graph = target(*inputs)
+    mindspore.set_context(mode=mindspore.PYNATIVE_MODE)
+    try:
+        pynative = (eager or target)(*inputs)
+    finally:
+        mindspore.set_context(mode=mindspore.GRAPH_MODE)
+    return {
+        "graph_type": type(graph).__name__,
+        "pynative_type": type(pynative).__name__,
+        "keys": [str(key) for key in pynative][:8] if isinstance(pynative, dict) else [],
+    }
+
+
+def state_probe(target, inputs, names, eager=None) -> dict:
+    """Call ``target``, change the state ``names`` (attributes of the Cell, else globals of its module; every plain
+    number attribute of the Cell when ``names`` is empty), call it again; in GRAPH_MODE, then in PyNative. The
+    state is restored after each mode."""
+    import sys
+
+    import mindspore
+
+    module = sys.modules.get(type(target).__module__)
+    changes = _state_changes(target, module, names)
+    if not changes:
+        return {"skipped": "no plain number attribute or global to change"}
+
+    def two_calls(function):
+        first = _to_numpy(function(*inputs))
+        for holder, name, _, changed in changes:
+            _set(holder, name, changed)
+        try:
+            second = _to_numpy(function(*inputs))
+        finally:
+            for holder, name, original, _ in changes:
+                _set(holder, name, original)
+        return _same(first, second)
+
+    mindspore.set_context(mode=mindspore.GRAPH_MODE)
+    graph_unchanged = two_calls(target)
+    mindspore.set_context(mode=mindspore.PYNATIVE_MODE)
+    try:
+        pynative_unchanged = two_calls(eager or target)
+    finally:
+        mindspore.set_context(mode=mindspore.GRAPH_MODE)
+    return {
+        "changed": [name for _, name, _, _ in changes],
+        "graph_unchanged": graph_unchanged,
+        "pynative_unchanged": pynative_unchanged,
+    }
+
+
+def _state_changes(target, module, names) -> list:
+    """(holder, name, original, changed value) for each number to change."""
+    from mindspore import nn
+
+    def number(value) -> bool:
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+    internal = set(vars(nn.Cell()))
+    attributes = vars(target)
+    if not names:
+        names = [name for name, value in attributes.items() if name not in internal and number(value)]
+    changes = []
+    for name in names:
+        if number(attributes.get(name)):
+            changes.append((target, name, attributes[name], attributes[name] * 2 + 1))
+        elif module is not None and number(getattr(module, name, None)):
+            value = getattr(module, name)
+            changes.append((module, name, value, value * 2 + 1))
+    return changes
+
+
+def _set(holder, name, value) -> None:
+    setattr(holder, name, value)
 
 
 def _to_numpy(value):

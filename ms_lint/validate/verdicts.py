@@ -15,9 +15,11 @@ from ms_lint.validate.expectations import (
     COMPILE,
     CONSTRUCTION,
     MODULE_LEVEL,
+    OUTPUT_PROBE,
     PARAMETER_PROBE,
     RANDOMNESS_PROBE,
     SILENT,
+    STATE_PROBE,
     Expectation,
     expectation_for,
 )
@@ -300,6 +302,10 @@ class _Context:
             return self.parameter_verdict(finding, compiled=True)
         if expectation.check == RANDOMNESS_PROBE:
             return self.randomness_verdict(finding)
+        if expectation.check == OUTPUT_PROBE:
+            return self.output_verdict(finding)
+        if expectation.check == STATE_PROBE:
+            return self.state_verdict(finding)
         if expectation.check == SILENT:
             return self.make(finding, NOT_APPLICABLE, f"{where}, as expected: {expectation.silent_note}")
         if expectation.check == COMPILE and not expectation.expected_to_fail(self.level):
@@ -377,6 +383,53 @@ class _Context:
                              "outputs: the random value is not frozen")
         return self.make(finding, INCONCLUSIVE, "outputs repeat in PyNative too: for this example the random "
                          "value does not reach the output")
+
+    def _probe_result(self, finding: Finding, name: str) -> tuple[dict, Verdict | None]:
+        """The probe's result, or the inconclusive verdict when it did not give one."""
+        probe = (self.outcome.get("probes") or {}).get(name) or {}
+        if "skipped" in probe:
+            return probe, self.make(finding, INCONCLUSIVE, f"the {name} probe was skipped: {probe['skipped']}",
+                                    example=self.example_text(concrete=True))
+        if "error" in probe:
+            return probe, self.make(finding, INCONCLUSIVE, f"the {name} probe failed: {probe['error']}")
+        if not probe:
+            return probe, self.make(finding, INCONCLUSIVE, f"the {name} probe did not run",
+                                    example=self.example_text(concrete=True))
+        return probe, None
+
+    def output_verdict(self, finding: Finding) -> Verdict:
+        probe, inconclusive = self._probe_result(finding, "output")
+        if inconclusive is not None:
+            return inconclusive
+        graph, pynative = probe.get("graph_type"), probe.get("pynative_type")
+        if pynative == "dict" and graph != "dict":
+            keys = ", ".join(repr(key) for key in probe.get("keys") or [])
+            return self.make(
+                finding, CONFIRMED_BY_PROBE,
+                f"the Cell returns a dict ({keys}) in PyNative and a {graph} in GRAPH_MODE under "
+                f"{self.level.upper()}: indexing its result by key fails in the caller",
+            )
+        if graph == "dict":
+            return self.make(finding, NOT_REPRODUCED, f"GRAPH_MODE under {self.level.upper()} returns the dict")
+        return self.make(finding, INCONCLUSIVE, f"for this example the Cell returns a {pynative} in PyNative, "
+                         "not a dict")
+
+    def state_verdict(self, finding: Finding) -> Verdict:
+        probe, inconclusive = self._probe_result(finding, "state")
+        if inconclusive is not None:
+            return inconclusive
+        changed = ", ".join(probe.get("changed") or [])
+        if probe.get("graph_unchanged") and not probe.get("pynative_unchanged"):
+            return self.make(
+                finding, CONFIRMED_BY_PROBE,
+                f"changing {changed} between two calls changes the output in PyNative and not in GRAPH_MODE: "
+                "the graph keeps the value of its first call",
+            )
+        if not probe.get("graph_unchanged"):
+            return self.make(finding, NOT_REPRODUCED, f"changing {changed} between two calls changes the "
+                             "GRAPH_MODE output too")
+        return self.make(finding, INCONCLUSIVE, f"changing {changed} does not change the output in PyNative "
+                         "either: for this example the value does not reach the output")
 
 
 def confirm_across_units(verdicts: list[Verdict], results: list) -> None:

@@ -435,6 +435,20 @@ class Worker:
                 results["randomness"] = {"skipped": "the example's inputs are placeholders without data"}
             else:
                 results["randomness"] = _run_probe(probes.randomness_probe, state.obj, state.inputs, state.eager)
+        for name in ("output", "state"):
+            if name not in wanted:
+                continue
+            if state.example is None:
+                results[name] = {"skipped": "it needs an example with concrete inputs"}
+            elif not outcome.get("compiled"):
+                results[name] = {"skipped": "the Cell did not compile"}
+            elif not outcome.get("concrete_inputs"):
+                results[name] = {"skipped": "the example's inputs are placeholders without data"}
+            elif name == "output":
+                results[name] = _run_probe(probes.output_probe, state.obj, state.inputs, state.eager)
+            else:
+                results[name] = _run_probe(probes.state_probe, state.obj, state.inputs,
+                                           state.job.get("state_names") or [], state.eager)
 
 
 def _run_probe(probe, *args) -> dict:

@@ -1,0 +1,323 @@
+"""MS118: a global or plain attribute that graph code reads, written by host code (frozen at compile time)."""
+from __future__ import annotations
+
+import ast
+from typing import Iterator
+
+from ms_lint.model import ClassInfo, FunctionNode, ModuleFacts
+from ms_lint.findings import Finding
+from ms_lint.rules.base import Rule
+
+_NUMBER = (int, float, bool)
+
+
+class HostWrittenGraphState(Rule):
+    code = "MS118"
+    name = "host-written-graph-state"
+    summary = "a global or plain Python attribute read by graph code and written by host code later"
+    fix_summary = "hold the value in a `Parameter(..., requires_grad=False)` updated with `ops.assign`, or pass it " \
+                  "as an input"
+    what = """
+        Reports host-side writes of a value that graph code reads as a compile-time constant:
+        - a module global holding a number (`SMOOTHING = 0.1`) read in graph code and assigned in a host function
+          under `global SMOOTHING` (a schedule);
+        - a plain number attribute of a Cell (`self.temperature = 1.0` in `__init__`) read in graph code and
+          assigned through an instance inside a loop of host code (`net.scale = 0.5` in the training loop), or
+          by a setter method (not graph code) that host code calls inside a loop (`net.set_temperature(t)` per
+          epoch). A setter called once while configuring the network, before its first call, is harmless and
+          not reported.
+        The finding is on the write and names the graph code that reads the value. Writes of tensors and
+        Parameters are not reported.
+    """
+    why = """
+        The graph is compiled at the first call with the value it had then folded in as a constant. Later writes
+        do not recompile it: every later call keeps the first value, under STRICT and LAX alike (measured 2.10 CPU:
+        a global changed from 0.1 to 0.5, an attribute changed by assignment and by a setter, outputs unchanged).
+        Nothing is raised; a temperature, label-smoothing or loss-scale schedule silently never takes effect.
+    """
+    example = """
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.temperature = 1.0
+
+            def set_temperature(self, value):
+                self.temperature = value
+
+            def construct(self, x):
+                return x / self.temperature
+
+        net = Net()
+        for epoch in range(10):
+            net.set_temperature(1.0 + epoch)
+    """
+    use_instead = """
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.temperature = Parameter(Tensor(1.0, ms.float32), requires_grad=False)
+
+            def set_temperature(self, value):
+                ops.assign(self.temperature, Tensor(value, ms.float32))
+
+            def construct(self, x):
+                return x / self.temperature
+
+        net = Net()
+        for epoch in range(10):
+            net.set_temperature(1.0 + epoch)
+    """
+
+    def check(self, module: ModuleFacts) -> Iterator[Finding]:
+        # The reads are looked for only when a host write can exist: a `global` statement, a write or call through
+        # a name inside a loop.
+        globals_wanted = not module.source or "global" in module.source
+        instances = _cell_instances(module)
+        candidates = _loop_writes(module, instances) if instances else []
+        if not (globals_wanted or candidates):
+            return
+        global_reads, attribute_reads = _graph_reads(module, globals_wanted, bool(candidates))
+        if global_reads:
+            yield from self._global_writes(module, global_reads)
+        if attribute_reads:
+            yield from self._attribute_writes(module, attribute_reads, candidates, instances)
+
+    def _global_writes(self, module: ModuleFacts, reads: dict[str, list[str]]) -> Iterator[Finding]:
+        for node, _ in module.function_nodes():
+            if module.is_graph_code(node):
+                continue
+            body = module.index.body(node)
+            declared = {name for stmt in body if isinstance(stmt, ast.Global) for name in stmt.names}
+            for name in sorted(declared & set(reads)):
+                for stmt in body:
+                    if _assigns_name(stmt, name):
+                        yield self.finding(
+                            module, stmt,
+                            f"global {name} is read by graph code ({', '.join(reads[name])}), which folds in the "
+                            "value it had at the first call: this write never reaches the compiled graph; hold it "
+                            "in a Parameter updated with ops.assign, or pass it as an input",
+                            scope=reads[name][0].split(".", 1)[0],  # the graph code the validator probes
+                        )
+
+    def _attribute_writes(self, module: ModuleFacts, reads: dict[tuple[int, str], list[str]],
+                          candidates: list[tuple[FunctionNode | None, ast.AST]],
+                          instances: dict[tuple[int, str], ClassInfo]) -> Iterator[Finding]:
+        classes = {id(info): info for info in module.classes.values()}
+
+        def readers(info: ClassInfo, attribute: str) -> list[str]:
+            found: list[str] = []
+            for other_id, other_attribute in reads:
+                other = classes[other_id]
+                if other_attribute == attribute and (info in other.lineage() or other in info.lineage()):
+                    found.extend(reads[(other_id, other_attribute)])
+            return found
+
+        def instance(function: FunctionNode | None, name: str) -> ClassInfo | None:
+            return instances.get((id(function), name)) or instances.get((id(None), name))
+
+        setters = _setters(module, readers) if any(isinstance(stmt, ast.Call) for _, stmt in candidates) else {}
+        for node, stmt in candidates:
+            if isinstance(stmt, ast.Call):
+                # A setter (a method of the Cell, not graph code, writing the attribute on self) called in a loop,
+                # after the first call is certain; one called once while configuring the network is harmless.
+                info = instance(node, stmt.func.value.id)
+                written = setters.get((id(info), stmt.func.attr)) if info is not None else None
+                if written:
+                    yield self._attribute_finding(module, stmt, info, written[0], readers(info, written[0]))
+                continue
+            # A write through an instance: `net.scale = 0.5` in the training loop.
+            for target in stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]:
+                if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
+                    info = instance(node, target.value.id)
+                    if info is not None and readers(info, target.attr):
+                        yield self._attribute_finding(module, stmt, info, target.attr, readers(info, target.attr))
+
+    def _attribute_finding(self, module: ModuleFacts, stmt: ast.AST, info: ClassInfo, attribute: str,
+                           readers: list[str]) -> Finding:
+        return self.finding(
+            module, stmt,
+            f"{info.name}.{attribute} is a plain attribute read by graph code ({', '.join(sorted(set(readers)))}), "
+            "which folds in the value it had at the first call: this write never reaches the compiled graph; hold "
+            "it in a Parameter updated with ops.assign, or pass it as an input",
+            scope=info.name,  # the Cell the validator probes
+        )
+
+
+def _loop_writes(module: ModuleFacts, instances: dict[tuple[int, str], ClassInfo]
+                 ) -> list[tuple[FunctionNode | None, ast.AST]]:
+    """Host statements inside loops that write a number to an attribute of a name, or call a method on a name, in
+    the functions where a Cell instance of this module is bound to a name (every function when one is at module
+    level)."""
+    scopes = {scope for scope, _ in instances}
+    candidates: list[tuple[FunctionNode | None, ast.AST]] = []
+    seen: set[int] = set()
+    for node, _ in [*module.function_nodes(), (None, None)]:
+        if id(node) not in scopes and id(None) not in scopes:
+            continue
+        if node is not None and module.is_graph_code(node):
+            continue
+        for loop in _loops(module, node):
+            for stmt in _loop_body_nodes(loop):
+                if id(stmt) in seen:
+                    continue
+                seen.add(id(stmt))
+                if isinstance(stmt, ast.Call) and isinstance(stmt.func, ast.Attribute) and isinstance(
+                        stmt.func.value, ast.Name):
+                    candidates.append((node, stmt))
+                elif isinstance(stmt, (ast.Assign, ast.AugAssign)) and _plain_value(stmt) and any(
+                        isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name)
+                        for t in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target])):
+                    candidates.append((node, stmt))
+    return candidates
+
+
+def _setters(module: ModuleFacts, readers) -> dict[tuple[int, str], list[str]]:
+    """(class id, method name) -> the graph-read attributes that method of a Cell (not graph code, not
+    ``__init__``) writes on self."""
+    setters: dict[tuple[int, str], list[str]] = {}
+    for info in module.classes.values():
+        if not info.is_cell:
+            continue
+        for name, method in info.methods.items():
+            if name in ("__init__", "construct") or module.is_graph_code(method):
+                continue
+            self_name = _self_name(method)
+            for stmt in module.index.body_nodes_of(method, (ast.Assign, ast.AugAssign)):
+                attribute = _assigned_attribute(stmt, self_name)
+                if attribute and _plain_value(stmt) and readers(info, attribute):
+                    setters.setdefault((id(info), name), []).append(attribute)
+    return setters
+
+
+def _graph_reads(module: ModuleFacts, globals_wanted: bool,
+                 attributes_wanted: bool) -> tuple[dict[str, list[str]], dict[tuple[int, str], list[str]]]:
+    """Globals holding numbers, and plain number attributes of Cells, that graph code reads."""
+    number_globals = {name for name, value in module.module_assignments.items()
+                      if _is_number(value)} if globals_wanted else set()
+    global_reads: dict[str, list[str]] = {}
+    attribute_reads: dict[tuple[int, str], list[str]] = {}
+    plain: dict[int, set[str]] = {}
+    for function in module.graph_functions:
+        if number_globals:
+            parameters = {a.arg for a in ast.walk(function.node.args) if isinstance(a, ast.arg)}
+            for node in function.nodes_of(ast.Name):
+                if (isinstance(node.ctx, ast.Load) and node.id in number_globals and node.id not in function.env
+                        and node.id not in parameters):
+                    readers = global_reads.setdefault(node.id, [])
+                    if function.label not in readers:
+                        readers.append(function.label)
+        owner = function.owner
+        if not attributes_wanted or owner is None or not owner.is_cell or function.self_name is None:
+            continue
+        if id(owner) not in plain:
+            plain[id(owner)] = _plain_attributes(module, owner)
+        for node in function.nodes_of(ast.Attribute):
+            if (isinstance(node.ctx, ast.Load) and isinstance(node.value, ast.Name)
+                    and node.value.id == function.self_name and node.attr in plain[id(owner)]):
+                readers = attribute_reads.setdefault((id(owner), node.attr), [])
+                if function.label not in readers:
+                    readers.append(function.label)
+    return global_reads, attribute_reads
+
+
+def _plain_attributes(module: ModuleFacts, owner: ClassInfo) -> set[str]:
+    """Attributes every ``__init__`` of the lineage sets to a number (a literal or an argument defaulting to one)."""
+    found: set[str] = set()
+    for info in owner.lineage():
+        init = info.methods.get("__init__")
+        if init is None:
+            continue
+        self_name = _self_name(init)
+        defaults = _number_defaults(init)
+        for stmt in module.index.body(init):
+            attribute = _assigned_attribute(stmt, self_name)
+            if attribute is None or not isinstance(stmt, ast.Assign):
+                continue
+            value = stmt.value
+            if _is_number(value) or (isinstance(value, ast.Name) and value.id in defaults):
+                found.add(attribute)
+    return {a for a in found if not any(
+        owner.has_attribute(kind, a) for kind in ("tensor_attributes", "cell_attributes", "object_attributes",
+                                                  "parameter_attributes"))}
+
+
+def _number_defaults(function: FunctionNode) -> set[str]:
+    args = function.args
+    positional = args.posonlyargs + args.args
+    names = {a.arg for a, d in zip(reversed(positional), reversed(args.defaults)) if _is_number(d)}
+    names |= {a.arg for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None and _is_number(d)}
+    return names
+
+
+def _is_number(value: ast.AST | None) -> bool:
+    if isinstance(value, ast.UnaryOp) and isinstance(value.op, (ast.USub, ast.UAdd)):
+        value = value.operand
+    return isinstance(value, ast.Constant) and isinstance(value.value, _NUMBER)
+
+
+def _plain_value(stmt: ast.AST) -> bool:
+    """A write of a number or of a host value (not a tensor built by MindSpore, not a Parameter)."""
+    value = stmt.value
+    if isinstance(value, ast.Call):
+        return value.func.__class__ is ast.Name and value.func.id in ("float", "int", "min", "max", "round")
+    return isinstance(value, (ast.Constant, ast.Name, ast.BinOp, ast.UnaryOp, ast.IfExp, ast.Attribute,
+                              ast.Subscript))
+
+
+def _assigned_attribute(stmt: ast.AST, self_name: str | None) -> str | None:
+    if self_name is None:
+        return None
+    targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] if isinstance(
+        stmt, ast.AugAssign) else []
+    for target in targets:
+        if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == self_name:
+            return target.attr
+    return None
+
+
+def _assigns_name(stmt: ast.AST, name: str) -> bool:
+    if isinstance(stmt, ast.Assign):
+        return any(isinstance(t, ast.Name) and t.id == name for t in stmt.targets)
+    if isinstance(stmt, (ast.AugAssign, ast.AnnAssign)):
+        return isinstance(stmt.target, ast.Name) and stmt.target.id == name
+    return False
+
+
+def _self_name(function: FunctionNode) -> str | None:
+    positional = function.args.posonlyargs + function.args.args
+    if not positional or any(isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod")
+                             for d in function.decorator_list):
+        return None
+    return positional[0].arg
+
+
+def _cell_instances(module: ModuleFacts) -> dict[tuple[int, str], ClassInfo]:
+    """(enclosing function id, name) -> the Cell class of this module an assignment ``name = Cls(...)`` builds."""
+    instances: dict[tuple[int, str], ClassInfo] = {}
+    for site in module.calls:
+        if not (site.qualname and site.qualname.startswith(module.local_prefix)):
+            continue  # only this module's classes
+        assignment = module.assignment_of(site.node)
+        target = assignment.targets[0] if assignment is not None and len(assignment.targets) == 1 else None
+        if not isinstance(target, ast.Name):
+            continue
+        built = module.class_of_constructor(site.node)
+        if built and isinstance(built[1], ClassInfo) and built[2] is module and built[1].is_cell:
+            instances[(id(site.function), target.id)] = built[1]
+    return instances
+
+
+def _loops(module: ModuleFacts, function: FunctionNode | None) -> list[ast.AST]:
+    if function is not None:
+        return [n for n in module.index.body_nodes_of(function, (ast.For, ast.While))]
+    return [n for n in module.tree.body if isinstance(n, (ast.For, ast.While))]
+
+
+def _loop_body_nodes(loop: ast.AST) -> Iterator[ast.AST]:
+    stack = list(loop.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        yield node
+        stack.extend(ast.iter_child_nodes(node))

@@ -1,0 +1,81 @@
+"""MS601: PyTorch's two-axis ``Tensor.transpose(d0, d1)`` in graph code."""
+from __future__ import annotations
+
+import ast
+from typing import Iterator
+
+from ms_lint.model import TENSOR, ModuleFacts
+from ms_lint.findings import Finding
+from ms_lint.rules.base import Rule
+
+
+class TwoAxisTranspose(Rule):
+    code = "MS601"
+    name = "two-axis-transpose"
+    summary = "PyTorch's two-axis `t.transpose(d0, d1)` in graph code, where `transpose` takes a full permutation"
+    fix_summary = "swap two axes with `t.swapaxes(d0, d1)` (or `ops.swapaxes`); `transpose` wants every axis"
+    what = """
+        Reports `t.transpose(d0, d1)` with exactly two axis arguments on a tensor value in graph code. The
+        2-D permutation `t.transpose(1, 0)` (also `(-1, -2)`) means the same in both APIs and is not reported, nor
+        are calls with a full permutation (`t.transpose(0, 2, 1)`, `t.transpose((1, 0))`).
+    """
+    why = """
+        In PyNative, `Tensor.transpose` accepts PyTorch's form and swaps two axes; in graph mode it takes a full
+        permutation (measured 2.10 CPU, STRICT and LAX alike). On a tensor of rank 3 or more the compile fails
+        (ValueError: "the number of axes must be equal to the dimension of Tensor"); on a 2-D tensor
+        `t.transpose(0, 1)` is read as the identity permutation: graph mode silently returns the tensor unchanged
+        where PyNative returns its transpose.
+    """
+    example = """
+        class Attention(nn.Cell):
+            def construct(self, q, k):
+                return ops.matmul(q, k.transpose(-2, -1))
+    """
+    use_instead = """
+        class Attention(nn.Cell):
+            def construct(self, q, k):
+                return ops.matmul(q, k.swapaxes(-2, -1))
+    """
+    autofix = """
+        Renames the method to `swapaxes`, which swaps the same two axes in every mode.
+    """
+
+    def check(self, module: ModuleFacts) -> Iterator[Finding]:
+        for function in module.graph_functions:
+            for node in function.nodes_of(ast.Call):
+                if not _two_axis_transpose(node) or function.kind(node.func.value) != TENSOR:
+                    continue
+                axes = ", ".join(ast.unparse(a) for a in node.args)
+                yield self.finding(
+                    module, node,
+                    f".transpose({axes}) in graph code ({function.label}) takes a full permutation: with two axes "
+                    "it fails to compile on a tensor of rank 3 or more and silently returns a 2-D tensor unchanged "
+                    f"(PyNative swaps the axes); use .swapaxes({axes})",
+                )
+
+    def fix(self, context, finding: Finding) -> list:
+        call = finding.node
+        if not (isinstance(call, ast.Call) and _two_axis_transpose(call)):
+            return []
+        func = call.func
+        return [context.replace(func, f"{context.text(func.value)}.swapaxes")]
+
+
+def _two_axis_transpose(call: ast.Call) -> bool:
+    func = call.func
+    if not (isinstance(func, ast.Attribute) and func.attr == "transpose" and len(call.args) == 2
+            and not call.keywords and not any(isinstance(a, ast.Starred) for a in call.args)):
+        return False
+    axes = [_int_constant(a) for a in call.args]
+    if None not in axes and -2 <= min(axes) and max(axes) <= 1 and (axes[0] % 2, axes[1] % 2) == (1, 0):
+        return False  # (1, 0), (-1, -2): a full 2-D permutation, the same swap in both APIs
+    return True
+
+
+def _int_constant(expr: ast.AST) -> int | None:
+    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.USub):
+        value = _int_constant(expr.operand)
+        return None if value is None else -value
+    if isinstance(expr, ast.Constant) and type(expr.value) is int:
+        return expr.value
+    return None

@@ -1,0 +1,156 @@
+"""MS602: a PyTorch tensor method that MindSpore's ``Tensor`` does not have (``.detach()``, ``.cuda()``)."""
+from __future__ import annotations
+
+import ast
+from typing import Iterator
+
+from ms_lint import mindspore_api as api
+from ms_lint.model import TENSOR, GraphFunction, ModuleFacts
+from ms_lint.findings import Finding
+from ms_lint.rules.base import Rule
+
+# PyTorch ``torch.Tensor`` methods ported code calls, with the MindSpore function of the same operation (None: no
+# equivalent; the message says what to do instead). `detach` -> `ops.stop_gradient` is the one MindSpore's
+# migration documentation names (stop_gradient removes a value's effect on the gradient). A name is
+# reported only while the installed MindSpore's Tensor lacks it (the generated ``tensor_methods`` table), so a
+# MindSpore release that adds one silences it. Every equivalent is checked to exist
+# (tests/test_pytorch_tensor_methods.py).
+PYTORCH_ONLY_METHODS: dict[str, str | None] = {
+    "detach": "mindspore.ops.stop_gradient",
+    "detach_": "mindspore.ops.stop_gradient",
+    "cpu": None,
+    "cuda": None,
+    "xpu": None,
+    "backward": "mindspore.value_and_grad",
+    "retain_grad": None,
+    "get_device": None,
+    "share_memory_": None,
+    "element_size": None,
+    "new_tensor": "mindspore.tensor",
+    "relu": "mindspore.ops.relu",
+    "relu_": "mindspore.ops.relu",
+    "log_softmax": "mindspore.ops.log_softmax",
+    "clamp_min": "mindspore.ops.clamp",
+    "clamp_max": "mindspore.ops.clamp",
+    "true_divide_": "mindspore.ops.true_divide",
+    "kron": "mindspore.ops.kron",
+    "mv": "mindspore.ops.mv",
+    "exp2": "mindspore.ops.exp2",
+    "dist": "mindspore.ops.dist",
+    "prelu": "mindspore.ops.prelu",
+    "stft": "mindspore.ops.stft",
+    "split_with_sizes": "mindspore.ops.split",
+    "narrow_copy": "mindspore.ops.narrow",
+    "take_along_dim": "mindspore.ops.gather_elements",
+    "unflatten": None,
+    "sqrt_": "mindspore.ops.sqrt",
+    "neg_": "mindspore.ops.neg",
+    "pow_": "mindspore.ops.pow",
+    "round_": "mindspore.ops.round",
+    "t_": "mindspore.ops.t",
+    "unsqueeze_": "mindspore.ops.unsqueeze",
+    "squeeze_": "mindspore.ops.squeeze",
+    "transpose_": "mindspore.ops.swapaxes",
+}
+_DEVICE_MOVES = frozenset({"cpu", "cuda", "xpu"})
+
+
+class TensorMethodMissing(Rule):
+    code = "MS602"
+    name = "tensor-method-missing"
+    summary = "a PyTorch tensor method that MindSpore's `Tensor` does not have (`.detach()`, `.cuda()`, ...)"
+    fix_summary = "use the MindSpore equivalent the message names (`x.detach()` -> `ops.stop_gradient(x)`)"
+    what = """
+        Reports calls, on a tensor value, of PyTorch `torch.Tensor` methods that the installed MindSpore's `Tensor`
+        and `Parameter` do not have at all (`.detach()`, `.cuda()`, `.cpu()`, `.relu()`, `.clamp_min()`, in-place
+        forms such as `.unsqueeze_()`), in graph code and in code PyNative runs for a Cell, and in any other
+        function of the module where the value is known to be a tensor. The set of MindSpore's tensor methods is
+        generated from the installed MindSpore; the message names the MindSpore function of the same operation
+        where there is one (`detach` -> `ops.stop_gradient`). Modules that import `torch` (or a PyTorch shim such
+        as `mindtorch`) are skipped: their tensors may be PyTorch's.
+    """
+    why = """
+        The method does not exist: the call raises AttributeError in graph mode (STRICT and LAX) and in PyNative
+        alike (measured 2.10 CPU: `'Tensor' object has no attribute 'detach'`). In graph code the failure comes at
+        the first compile; in PyNative at the first call that reaches the line.
+    """
+    example = """
+        class Net(nn.Cell):
+            def construct(self, x, target):
+                teacher = self.teacher(x).detach()
+                return self.loss(x, teacher)
+    """
+    use_instead = """
+        class Net(nn.Cell):
+            def construct(self, x, target):
+                teacher = ops.stop_gradient(self.teacher(x))
+                return self.loss(x, teacher)
+    """
+    autofix = """
+        `x.detach()` becomes `ops.stop_gradient(x)` (importing it when needed); `x.cpu()`/`x.cuda()` with no
+        arguments become `x` (MindSpore places tensors on the device set with `mindspore.set_device`).
+    """
+
+    def check(self, module: ModuleFacts) -> Iterator[Finding]:
+        existing = api.tensor_methods()
+        if _uses_torch(module):
+            return
+        reported: set[int] = set()
+        for function in _tensor_code(module):
+            for node in function.nodes_of(ast.Call):
+                func = node.func
+                if (id(node) in reported or not isinstance(func, ast.Attribute)
+                        or func.attr not in PYTORCH_ONLY_METHODS or func.attr in existing
+                        or function.kind(func.value) != TENSOR):
+                    continue
+                reported.add(id(node))
+                yield self.finding(module, node, _message(func.attr, function))
+
+    def fix(self, context, finding: Finding) -> list:
+        call = finding.node
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)) or call.args or call.keywords:
+            return []
+        method = call.func.attr
+        receiver = context.text(call.func.value)
+        if method == "detach":
+            return [context.replace(call, f"{context.reference('mindspore.ops.stop_gradient')}({receiver})")]
+        if method in _DEVICE_MOVES:
+            return [context.replace(call, receiver)]
+        return []
+
+
+def _uses_torch(module: ModuleFacts) -> bool:
+    """A module that imports PyTorch (or a PyTorch shim) has torch tensors too: the same method names are right
+    on them."""
+    return any(qualname.split(".", 1)[0] in ("torch", "mindtorch") for qualname in module.names.values())
+
+
+def _tensor_code(module: ModuleFacts) -> Iterator[GraphFunction]:
+    """Graph code, the code PyNative runs for Cells, then every other function of the module (its parameters of
+    unknown kind: only values it builds itself, from MindSpore calls, count as tensors)."""
+    seen: set[int] = set()
+    for function in [*module.graph_functions, *module.eager_functions()]:
+        seen.add(id(function.node))
+        yield function
+    for node, owner in module.function_nodes():
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        calls = module.index.body_nodes_of(node, (ast.Call,))
+        if any(isinstance(c.func, ast.Attribute) and c.func.attr in PYTORCH_ONLY_METHODS for c in calls):
+            yield module.plain_function(node, owner)
+
+
+def _message(method: str, function: GraphFunction) -> str:
+    where = f"graph code ({function.label})" if function.module.is_graph_code(function.node) else function.label
+    equivalent = PYTORCH_ONLY_METHODS[method]
+    if method in _DEVICE_MOVES:
+        advice = "drop it: MindSpore places tensors on the device chosen with mindspore.set_device"
+    elif method == "backward":
+        advice = "compute gradients with mindspore.value_and_grad (or ops.grad) around the forward function"
+    elif equivalent is not None:
+        advice = f"use {equivalent.replace('mindspore.ops.', 'ops.')}"
+    else:
+        advice = "MindSpore has no equivalent tensor method"
+    return (f".{method}() is a PyTorch tensor method that MindSpore's Tensor does not have: AttributeError in "
+            f"{where}, in graph mode and PyNative alike; {advice}")

@@ -1,0 +1,36 @@
+"""Which arguments are tensor data beyond doubt, for rules whose message would be wrong on a tuple of ints.
+
+The model marks a function's parameters as tensors when callers pass tensors or when the function is compiled
+with tensor inputs; a ``construct`` parameter may still hold a tuple of ints (``output_size``). Rules that report
+builtins applied to values (``max(a, b)``, ``"{}".format(v)``) ask for evidence instead: the value is computed in
+this function by a tensor method (``x.sum()``, ``mask.astype(...)``) or a MindSpore operator.
+"""
+from __future__ import annotations
+
+import ast
+
+from ms_lint import mindspore_api as api
+from ms_lint.model import TENSOR, GraphFunction
+
+
+def evidently_tensor(function: GraphFunction, expr: ast.AST, _depth: int = 0) -> bool:
+    if _depth > 4 or function.kind(expr) != TENSOR:
+        return False
+    if isinstance(expr, ast.Call):
+        func = expr.func
+        if isinstance(func, ast.Attribute) and function.kind(func.value) == TENSOR:
+            return True  # a tensor method: t.sum(), t.abs(), t.astype(...)
+        qualname = function.module.qualname(func)
+        return bool(qualname) and api.is_mindspore(qualname) and api.last_name(qualname)[:1].islower()
+    if isinstance(expr, ast.BinOp):
+        return (evidently_tensor(function, expr.left, _depth + 1)
+                or evidently_tensor(function, expr.right, _depth + 1))
+    if isinstance(expr, ast.UnaryOp):
+        return evidently_tensor(function, expr.operand, _depth + 1)
+    if isinstance(expr, (ast.Tuple, ast.List)):
+        return any(evidently_tensor(function, e, _depth + 1) for e in expr.elts)
+    if isinstance(expr, ast.Name):
+        return any(
+            evidently_tensor(function, node.value, _depth + 1) for node in function.nodes_of(ast.Assign)
+            if any(isinstance(t, ast.Name) and t.id == expr.id for t in node.targets))
+    return False

@@ -1,0 +1,43 @@
+"""Prediction heads ported from PyTorch, with the habits that break in MindSpore."""
+import logging
+
+from mindspore import nn, ops
+
+logger = logging.getLogger(__name__)
+
+LABEL_SMOOTHING = 0.1
+
+
+class AttentionHead(nn.Cell):
+    def __init__(self, channels=8):
+        super().__init__()
+        self.query = nn.Dense(channels, channels)
+        self.temperature = 1.0
+
+    def construct(self, x):
+        q = self.query(x)
+        # PyTorch's two-axis transpose: graph mode wants a full permutation (use swapaxes)
+        scores = ops.matmul(q, q.transpose(-2, -1)) / self.temperature
+        # the builtin max on a tensor fails to compile under STRICT (use ops.maximum)
+        scale = max(scores.sum(), 1e-6)
+        # %-formatting a tensor for the log fails to compile under STRICT (print it instead)
+        logger.debug("attention mass %s", scores.sum())
+        # .detach() does not exist on MindSpore tensors (ops.stop_gradient)
+        target = scores.detach()
+        return {"scores": scores / scale, "target": target * (1 - LABEL_SMOOTHING)}
+
+
+def set_smoothing(value):
+    # graph code folded the first value in: this write never reaches the compiled head
+    global LABEL_SMOOTHING
+    LABEL_SMOOTHING = value
+
+
+def train_head(batches):
+    head = AttentionHead()
+    for step, batch in enumerate(batches):
+        # a plain attribute read by construct: the graph keeps the first temperature
+        head.temperature = 1.0 + step
+        # construct returns a dict: graph mode under STRICT gives back a tuple
+        loss = head(batch)["scores"].sum()
+        print(loss)

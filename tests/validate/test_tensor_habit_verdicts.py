@@ -1,0 +1,56 @@
+"""``ms-lint validate`` gives the graph-code rules for tensor habits a compile verdict, and the host-side rules
+(a dict output indexed by key, state written after the first call) a probe verdict on the Cell they concern."""
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+
+import pytest
+
+from ms_lint.cli import main
+
+from .conftest import needs_mindspore
+
+
+def _validate(project, capsys, monkeypatch, *extra: str) -> dict:
+    monkeypatch.chdir(project)
+    capsys.readouterr()
+    status = main(["validate", ".", "--format", "json", "--no-cache", *extra])
+    assert status == 1
+    document = json.loads(capsys.readouterr().out)
+    verdicts = defaultdict(list)
+    for item in document["findings"]:
+        verdicts[item["code"]].append((item["verdict"], item["explanation"]))
+    return verdicts
+
+
+@pytest.mark.mindspore
+@needs_mindspore
+def test_each_new_code_gets_its_verdict(projects, capsys, monkeypatch):
+    verdicts = _validate(projects / "tensor_habits", capsys, monkeypatch)
+    assert sorted(verdicts) == ["MS114", "MS115", "MS117", "MS118", "MS601", "MS602"]
+    for code in ("MS114", "MS115", "MS601", "MS602"):
+        assert [verdict for verdict, _ in verdicts[code]] == ["confirmed"], (code, verdicts[code])
+    assert "should be constant" in verdicts["MS114"][0][1]
+    assert "number of axes" in verdicts["MS601"][0][1]
+    assert "detach" in verdicts["MS602"][0][1]
+    ((verdict, explanation),) = verdicts["MS117"]
+    assert verdict == "confirmed by probe"
+    assert "returns a dict ('logits') in PyNative and a tuple in GRAPH_MODE" in explanation
+    # A global (SHIFT), an attribute written in a loop, and a setter called in a loop.
+    assert [verdict for verdict, _ in verdicts["MS118"]] == ["confirmed by probe"] * 3
+    changed = [explanation.split(" between")[0] for _, explanation in verdicts["MS118"]]
+    assert changed == ["changing SHIFT", "changing scale", "changing scale"]
+
+
+@pytest.mark.mindspore
+@needs_mindspore
+def test_probes_need_an_example_with_concrete_inputs(projects, capsys, monkeypatch, tmp_path):
+    project = tmp_path / "no_examples"
+    project.mkdir()
+    (project / "nets.py").write_text((projects / "tensor_habits" / "nets.py").read_text())
+    verdicts = _validate(project, capsys, monkeypatch)
+    for code in ("MS117", "MS118"):
+        for verdict, explanation in verdicts[code]:
+            assert verdict == "inconclusive"
+            assert "needs an example with concrete inputs" in explanation
