@@ -220,3 +220,17 @@ def test_parameters_annotated_as_python_values_are_no_tensors():
     (construct,) = module.graph_functions
     tensors = {name for name, kind in construct.parameter_kinds.items() if kind == "tensor"}
     assert tensors == {"x", "mask", "plain"}
+
+
+def test_the_model_imports_no_rule_and_no_front_end():
+    import subprocess
+    import sys
+
+    source = "import mindspore.nn as nn\\nclass N(nn.Cell):\\n    pass\\n"
+    code = ("import sys, ast, ms_lint.model as m; from ms_lint.settings import Settings; "
+            f"m.ModuleFacts(ast.parse('{source}'), 'a.py', Settings()); "
+            "print(sorted(n for n in sys.modules if n.startswith('ms_lint.')))")
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert "ms_lint.model.module" in loaded
+    for layer_above in ("ms_lint.rules", "ms_lint.engine", "ms_lint.fixes", "ms_lint.commands", "ms_lint.plugin"):
+        assert f"'{layer_above}" not in loaded
