@@ -14,11 +14,18 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 
 from ms_lint.findings import Finding
-from ms_lint.validate.expectations import MODULE_LEVEL, PARAMETER_PROBE, expectation_for, probes_for
+from ms_lint.validate.expectations import (
+    COMPILE,
+    MODULE_LEVEL,
+    PARAMETER_PROBE,
+    RANDOMNESS_PROBE,
+    expectation_for,
+    probes_for,
+)
 from ms_lint.validate.project import EXAMPLES_FILE_NAME, ModuleLocation, load_config, locate_module
 
 # Bumped when the worker's outcome format or behaviour changes, so old cache entries are not reused.
-OUTCOME_FORMAT = 4
+OUTCOME_FORMAT = 5
 
 
 @dataclass
@@ -33,6 +40,8 @@ class Job:
     examples_file: str | None
     input_specs: list[str] | None
     container_attributes: dict[int, str] = field(default_factory=dict)  # finding line -> self.<attr>
+    guards: dict[int, dict] = field(default_factory=dict)  # finding line -> the branch conditions leading to it
+    retries: list[dict] = field(default_factory=list)  # what to switch on when a guarded line is not compiled
     cache_key: str = ""
 
     @property
@@ -51,6 +60,8 @@ class Job:
             "input_specs": self.input_specs,
             "probes": self.probes,
             "syntax_level": syntax_level,
+            "guards": {str(line): guard for line, guard in self.guards.items()},
+            "retries": self.retries,
         }
 
 
@@ -96,9 +107,31 @@ def plan_jobs(
             input_specs=list(specs) if specs else None,
             container_attributes=_container_attributes(path, group),
         )
+        job.guards, job.retries = _guards(path, scope, group)
         job.cache_key = cache_key(job, device, syntax_level, mindspore_version, tool_version)
         jobs.append(job)
     return Plan(jobs=jobs, module_level=module_level)
+
+
+def _guards(path: str, scope: str, findings: list[Finding]) -> tuple[dict[int, dict], list[dict]]:
+    """The branch conditions over each finding line that compiles (see ``reach``), per unit."""
+    from ms_lint.validate.reach import guards_for
+
+    tree = _parse(path)
+    if tree is None:
+        return {}, []
+    by_scope: dict[str, set[int]] = {}
+    for finding in findings:
+        if expectation_for(finding.code).check in (COMPILE, RANDOMNESS_PROBE):
+            by_scope.setdefault(finding.scope, set()).add(finding.line)
+    guards: dict[int, dict] = {}
+    retries: list[dict] = []
+    for name, lines in by_scope.items():
+        found, wanted = guards_for(tree, name, lines)
+        guards.update(found)
+        if name == scope:
+            retries = wanted
+    return guards, retries
 
 
 def _attach_helpers_to_cells(groups):

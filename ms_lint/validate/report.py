@@ -14,14 +14,17 @@ from ms_lint.validate.verdicts import (
     INCONCLUSIVE,
     NOT_APPLICABLE,
     NOT_CHECKED,
+    NOT_REACHED,
     NOT_REPRODUCED,
 )
 
-_COLUMNS = (CONFIRMED, CONFIRMED_BY_PROBE, NOT_REPRODUCED, INCONCLUSIVE, NOT_APPLICABLE, NOT_CHECKED)
+_COLUMNS = (CONFIRMED, CONFIRMED_BY_PROBE, NOT_REPRODUCED, NOT_REACHED, INCONCLUSIVE, NOT_APPLICABLE,
+            NOT_CHECKED)
 _HEADINGS = {
     CONFIRMED: "confirmed",
     CONFIRMED_BY_PROBE: "by probe",
     NOT_REPRODUCED: "not reproduced",
+    NOT_REACHED: "not reached",
     INCONCLUSIVE: "inconclusive",
     NOT_APPLICABLE: "not applicable",
     NOT_CHECKED: "not checked",
@@ -83,7 +86,10 @@ def summary_lines(report) -> list[str]:
     if not report.verdicts:
         lines.append("nothing to validate: the static checks found no hazards")
     else:
-        columns = [column for column in _COLUMNS if column != NOT_CHECKED or report.interrupted]
+        # "not checked" only for an interrupted run, "not reached" only when a finding has it.
+        reached_column = any(verdict.verdict == NOT_REACHED for verdict in report.verdicts)
+        columns = [column for column in _COLUMNS if (column != NOT_CHECKED or report.interrupted)
+                   and (column != NOT_REACHED or reached_column)]
         counts: dict[str, Counter] = {}
         for verdict in report.verdicts:
             counts.setdefault(verdict.finding.code, Counter())[verdict.verdict] += 1

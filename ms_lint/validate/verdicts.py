@@ -2,7 +2,9 @@
 
 ``confirmed``: the compile (or the construction) fails, and where the compiler points, or the kind of error,
 matches the finding. ``confirmed by probe``: it compiles, and a probe shows the silent hazard. ``not
-reproduced``: it compiles (or the probe finds nothing lost). ``inconclusive``: the validator could not decide
+reproduced``: it compiles with the finding's line in the graph (or the probe finds nothing lost). ``not
+reached``: it compiles, but a constant condition (``self.training``, a constructor flag, an argument left at its
+default) kept the line out of the graph, even after the retries that switch it on. ``inconclusive``: the validator could not decide
 (no instance or inputs, an unrelated error, a timeout, a crash), always with the reason and, where it helps,
 the example to write. ``not applicable``: there is nothing the validator can run for this finding.
 """
@@ -26,11 +28,13 @@ from ms_lint.validate.locations import Location, parse_locations, same_file
 CONFIRMED = "confirmed"
 CONFIRMED_BY_PROBE = "confirmed by probe"
 NOT_REPRODUCED = "not reproduced"
+NOT_REACHED = "not reached"  # it compiled, but the finding's line was not part of the graph
 INCONCLUSIVE = "inconclusive"
 NOT_APPLICABLE = "not applicable"
 NOT_CHECKED = "not checked"  # an interrupted run never got to it
 
-VERDICTS = (CONFIRMED, CONFIRMED_BY_PROBE, NOT_REPRODUCED, INCONCLUSIVE, NOT_APPLICABLE)
+VERDICTS = (CONFIRMED, CONFIRMED_BY_PROBE, NOT_REPRODUCED, NOT_REACHED, INCONCLUSIVE, NOT_APPLICABLE)
+DECIDED = (CONFIRMED, CONFIRMED_BY_PROBE, NOT_REPRODUCED)
 CONFIRMED_KINDS = (CONFIRMED, CONFIRMED_BY_PROBE)
 
 _STAGE_PHRASES = {
@@ -174,7 +178,49 @@ class _Context:
         if expectation.check == CONSTRUCTION:
             who = "the example" if self.outcome.get("instance") == "example" else f"{self.job.qualname}()"
             return self.make(finding, NOT_REPRODUCED, f"{who} built the instance and it compiled without error")
+        reach = (self.outcome.get("reach") or {}).get(str(finding.line))
+        if reach is not None and expectation.check in (COMPILE, RANDOMNESS_PROBE):
+            if reach.get("reached") is False:
+                return self.not_reached(finding, reach)
+            if reach.get("reached") is None and expectation.check == COMPILE:
+                return self.make(
+                    finding, INCONCLUSIVE,
+                    f"compiles, but {self.job.qualname} has no construct of its own, so nothing shows that line "
+                    f"{finding.line} was part of the graph",
+                )
         return self.compiled(finding, expectation)
+
+    def not_reached(self, finding: Finding, reach: dict) -> Verdict:
+        """The line was not compiled: decide it from the first retry that compiled it, else say what kept it
+        out."""
+        condition = reach.get("condition") or "a condition"
+        value = reach.get("value")
+        why = condition if value is None else f"`{condition}` was {value} when the graph was built"
+        tried = []
+        for retry in self.outcome.get("retries") or []:
+            tried.append(retry.get("description") or retry.get("name"))
+            retry_reach = (retry.get("reach") or {}).get(str(finding.line))
+            if retry.get("error", {}).get("stage") != "construction" and (
+                    retry_reach is None or retry_reach.get("reached") is False):
+                continue
+            outcome = dict(self.outcome)
+            outcome.update(status="ok" if retry.get("compiled") else "error", error=retry.get("error"),
+                           compiled=retry.get("compiled"), compile_log=retry.get("compile_log") or [],
+                           reach=retry.get("reach") or {}, retries=[])
+            verdict = _Context(self.job, outcome, self.device, self.level, False).verdict_for(finding)
+            verdict.message = f"with {retry.get('description')}: {verdict.message}"
+            verdict.notes.append(f"not compiled by default: {why}")
+            return verdict
+        message = f"not compiled: {why}"
+        if tried:
+            message += f"; still not compiled with {', '.join(tried)}"
+        elif "self.training" in condition:
+            message += " (register an example that calls set_train(True) to compile it)"
+        elif "self." in condition:
+            message += " (register an example that sets it to compile the line)"
+        elif reach.get("value") is not None:
+            message += " (an argument left at its default: register an example that passes it)"
+        return self.make(finding, NOT_REACHED, message)
 
     def unit_failure(self, finding: Finding) -> Verdict | None:
         """Verdicts for jobs that never got to a compile result: the same reason for every finding."""

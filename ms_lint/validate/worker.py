@@ -28,7 +28,7 @@ from ms_lint.validate.locations import location_lines
 MESSAGE_LIMIT = 16_000
 OUTPUT_HEAD = 2_000
 NOISY_OUTPUT = 1 << 20  # output above this is worth a note in the verdict
-STAGES = ("import", "examples", "resolve", "instance", "compile", "probe")
+STAGES = ("import", "examples", "resolve", "instance", "compile", "probe", "retry")
 
 
 class Worker:
@@ -48,6 +48,7 @@ class Worker:
         self.user_roots: list[str] = []
         self.current_root: str | None = None
         self.examples_cache: dict[tuple, dict] = {}
+        self.capture: "_OutputCapture | None" = None
 
     # -- start-up ------------------------------------------------------------------------------------------------
 
@@ -178,6 +179,7 @@ class Worker:
         scratch = tempfile.mkdtemp(prefix="job-", dir=self.scratch_root)
         previous_cwd = os.getcwd()
         capture = _OutputCapture(os.path.join(scratch, "output.txt"))
+        self.capture = capture
         try:
             os.chdir(scratch)
             state = _JobState(job)
@@ -311,6 +313,22 @@ class Worker:
         state.target = obj
 
     def _stage_instance(self, state: "_JobState", outcome: dict) -> None:
+        self._build_instance(state, outcome)
+        if not state.stop and state.obj is not None and state.job.get("guards"):
+            outcome["reach"] = self._reach(state, state.obj)
+
+    def _reach(self, state: "_JobState", obj) -> dict:
+        from mindspore import nn
+
+        from ms_lint.validate.reach import evaluate
+
+        is_cell = isinstance(obj, nn.Cell)
+        entry = getattr(obj, "construct", None) if is_cell else (getattr(obj, "__wrapped__", None) or obj)
+        defaults = _plain_defaults(entry, given=len(state.inputs), skip_first=False)
+        name = "construct" if is_cell else state.job["qualname"].split(".")[-1]
+        return evaluate(state.job.get("guards") or {}, obj if is_cell else None, defaults, entry=name)
+
+    def _build_instance(self, state: "_JobState", outcome: dict) -> None:
         from mindspore import nn
 
         target = state.target
@@ -368,6 +386,7 @@ class Worker:
         if is_cell_class:
             outcome["stage"] = "construction"
             state.obj = target()
+            state.arguments = {}
         else:
             state.obj = target
             state.eager = getattr(target, "__wrapped__", None)
@@ -417,6 +436,63 @@ class Worker:
         outcome["compiled"] = True
         outcome["compile_seconds"] = round(time.monotonic() - started, 3)
 
+    def _stage_retry(self, state: "_JobState", outcome: dict) -> None:
+        """A line under a constant condition that was False is not compiled: compile again with it switched on
+        (train mode; a boolean constructor argument), each retry recorded on its own."""
+        reach = outcome.get("reach") or {}
+        blocked = [entry.get("condition") or "" for entry in reach.values() if entry.get("reached") is False]
+        if not blocked or not outcome.get("compiled"):
+            return
+        from mindspore import nn
+
+        results = []
+        for retry in state.job.get("retries") or []:
+            if retry["name"] == "train":
+                if not any("self.training" in condition for condition in blocked):
+                    continue
+                if not isinstance(state.obj, nn.Cell) or (state.arguments is None and state.example is None):
+                    continue
+                description = "set_train(True)"
+            else:
+                attribute = f"self.{retry['attribute']}"
+                if not any(attribute in condition for condition in blocked) or state.arguments is None:
+                    continue
+                description = f"{retry['parameter']}={retry['value']!r}"
+            result = {"name": retry["name"], "description": description}
+            results.append(result)
+            outcome["stage"] = "retry"
+            start = self.capture.size() if self.capture else 0
+            try:
+                if retry["name"] == "train":
+                    # A fresh instance: compile() reuses the graph it built for the same object and inputs.
+                    result["stage"] = "construction"
+                    obj = self._fresh_instance(state)
+                    obj.set_train(True)
+                else:
+                    arguments = dict(state.arguments)
+                    arguments[retry["parameter"]] = retry["value"]
+                    result["stage"] = "construction"
+                    obj = state.target(**arguments)
+                result["reach"] = self._reach(state, obj)
+                result["stage"] = "compile"
+                obj.compile(*state.inputs)
+                result["compiled"] = True
+            except Exception as exc:  # noqa: BLE001 -- a failing retry is a result like a failing compile
+                _record_exception(result, exc, result.get("stage", "compile"))
+                result["compiled"] = False
+            finally:
+                if self.capture:
+                    result["compile_log"] = location_lines(self.capture.read_from(start))
+        if results:
+            outcome["retries"] = results
+
+    def _fresh_instance(self, state: "_JobState"):
+        if state.arguments is not None:
+            return state.target(**state.arguments)
+        from ms_lint.examples import normalize_example_result
+
+        return normalize_example_result(state.job["target"], state.example())[0]
+
     def _stage_probe(self, state: "_JobState", outcome: dict) -> None:
         from mindspore import nn
 
@@ -454,6 +530,7 @@ class _JobState:
         self.obj = None
         self.inputs: tuple = ()
         self.eager = None
+        self.arguments: dict | None = None  # the constructor's arguments, when ms-lint built the instance
 
 
 def _record_exception(outcome: dict, exc: BaseException, stage: str) -> None:
@@ -508,6 +585,24 @@ def _required_parameters(function, skip_first: bool) -> list[str]:
         if parameter.default is inspect.Parameter.empty
         and parameter.kind not in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
     ]
+
+
+def _plain_defaults(function, given: int, skip_first: bool) -> dict:
+    """The parameters of ``function`` past the ``given`` inputs that keep a plain default (None, a bool, a
+    number, a string): what a condition on them reads when the graph is built."""
+    try:
+        parameters = list(inspect.signature(function).parameters.values())
+    except (TypeError, ValueError):
+        return {}
+    if skip_first and parameters:
+        parameters = parameters[1:]
+    result = {}
+    for index, parameter in enumerate(parameters):
+        if index < given or parameter.default is inspect.Parameter.empty:
+            continue
+        if isinstance(parameter.default, (bool, int, float, str, type(None))):
+            result[parameter.name] = parameter.default
+    return result
 
 
 def _call_parameters(function, skip_first: bool) -> list[str] | None:
