@@ -2,7 +2,9 @@
 
 An outcome is stored under its job's cache key (module and project-import sources, examples file, target,
 MindSpore version, device, syntax level, ms-lint version), so a re-run with nothing changed compiles nothing.
-Timeouts, crashes and out-of-memory ends are not stored: they may depend on the machine's load.
+Timeouts, crashes and out-of-memory ends are not stored: they may depend on the machine's load; nor is an outcome
+whose error comes from the environment (a missing module or file, the device, the network): fixing those changes
+no project file, so the key would not see the fix.
 """
 from __future__ import annotations
 
@@ -45,7 +47,7 @@ class OutcomeCache:
         return outcome if isinstance(outcome, dict) else None
 
     def put(self, project_root: str, key: str, outcome: dict) -> None:
-        if not key or outcome.get("status") not in _STORED_STATUSES:
+        if not key or outcome.get("status") not in _STORED_STATUSES or caused_by_environment(outcome):
             return
         if project_root in self._unwritable:
             return
@@ -53,10 +55,34 @@ class OutcomeCache:
         try:
             _ensure_cache_root(os.path.join(project_root, CACHE_DIR_NAME))
             os.makedirs(os.path.dirname(path), exist_ok=True)
-            _write_atomically(path, json.dumps({"stored": time.time(), "outcome": outcome}, default=str))
+            write_atomically(path, json.dumps({"stored": time.time(), "outcome": outcome}, default=str))
         except OSError as exc:
             self._unwritable.add(project_root)
             self.problems.append(f"cannot write the cache under {project_root} ({exc.strerror or exc})")
+
+
+# Errors that say something about the machine, not the project's code: a missing module (install it and the
+# result changes while no project file does), a missing file or device, the network, memory, a timeout.
+_ENVIRONMENT_ERRORS = {"ImportError", "ModuleNotFoundError", "OSError", "FileNotFoundError", "PermissionError",
+                       "ConnectionError", "TimeoutError", "MemoryError", "EnvironmentError", "URLError",
+                       "HTTPError", "ConnectTimeout", "ReadTimeout"}
+_ENVIRONMENT_PATTERNS = ("No module named", "not installed", "Unsupported device", "is not available",
+                         "out of memory", "Connection", "No such file", "unregistered", "not registered")
+
+
+def caused_by_environment(outcome: dict) -> bool:
+    """Whether the outcome's error may go away without a change to the project (so it must not be cached)."""
+    errors = [outcome.get("error") or {}]
+    errors.extend(retry.get("error") or {} for retry in outcome.get("retries") or [])
+    for error in errors:
+        if not error:
+            continue
+        if error.get("type") in _ENVIRONMENT_ERRORS:
+            return True
+        text = f"{error.get('first_line') or ''}\n{error.get('message') or ''}"[:4000]
+        if any(pattern in text for pattern in _ENVIRONMENT_PATTERNS):
+            return True
+    return False
 
 
 def _ensure_cache_root(root: str) -> None:
@@ -64,10 +90,10 @@ def _ensure_cache_root(root: str) -> None:
     ignore = os.path.join(root, ".gitignore")
     if not os.path.exists(ignore):
         # Like pytest's cache: the directory describes itself as not to be committed.
-        _write_atomically(ignore, "# created by ms-lint\n*\n")
+        write_atomically(ignore, "# created by ms-lint\n*\n")
 
 
-def _write_atomically(path: str, text: str) -> None:
+def write_atomically(path: str, text: str) -> None:
     directory = os.path.dirname(path)
     handle, temporary = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=".json")
     try:

@@ -52,3 +52,23 @@ def same_file(first: str, second: str) -> bool:
         return os.path.realpath(first) == os.path.realpath(second)
     except (OSError, ValueError):
         return first == second
+
+
+_DIVIDER = re.compile(r"^[-=*#~_+. ]+$")
+_HEADING = re.compile(r"^- .*:(\s*\(.*\))?$")
+_NOISE = re.compile(r"^\[(ERROR|WARNING|INFO)\]")
+
+
+def message_line(text: str) -> str:
+    """The line of an error message that says what went wrong: MindSpore's messages can open with a divider
+    (``-----``), a section heading (``- Framework Unexpected Exception Raised:``) or a log prefix."""
+    lines = [line.strip() for line in (text or "").splitlines() if line.strip()]
+    for line in lines:
+        if "Call Stack" in line and _HEADING.match(line):
+            break  # framework frames follow, never the message
+        if _DIVIDER.match(line) or _HEADING.match(line) or _NOISE.match(line):
+            continue
+        if line.startswith("# ") and "In file " in line:
+            break  # the traceback of the construct code: no message line before it
+        return line
+    return next((line for line in lines if not _DIVIDER.match(line) and not _HEADING.match(line)), "")

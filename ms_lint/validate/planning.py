@@ -12,8 +12,10 @@ import json
 import os
 from collections import OrderedDict
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from ms_lint.findings import Finding
+from ms_lint.validate.dependencies import DependencyIndex
 from ms_lint.validate.expectations import (
     COMPILE,
     MODULE_LEVEL,
@@ -78,6 +80,7 @@ def plan_jobs(
     syntax_level: str = "strict",
     mindspore_version: str = "",
     tool_version: str = "",
+    index: DependencyIndex | None = None,
 ) -> Plan:
     """Group ``findings`` by the Cell class or jit function they sit in and describe each group as a job."""
     groups: "OrderedDict[tuple[str, str], list[Finding]]" = OrderedDict()
@@ -90,6 +93,7 @@ def plan_jobs(
         groups.setdefault((os.path.abspath(finding.path), finding.scope), []).append(finding)
 
     groups = _attach_helpers_to_cells(groups)
+    index = index or DependencyIndex()
     jobs = []
     for (path, scope), group in groups.items():
         location = locate_module(path)
@@ -108,7 +112,7 @@ def plan_jobs(
             container_attributes=_container_attributes(path, group),
         )
         job.guards, job.retries = _guards(path, scope, group)
-        job.cache_key = cache_key(job, device, syntax_level, mindspore_version, tool_version)
+        job.cache_key = cache_key(job, device, syntax_level, mindspore_version, tool_version, index)
         jobs.append(job)
     return Plan(jobs=jobs, module_level=module_level)
 
@@ -212,6 +216,16 @@ def _container_attributes(path: str, findings: list[Finding]) -> dict[int, str]:
 
 
 def _parse(path: str) -> ast.Module | None:
+    """The module's tree, parsed once per version of the file (planning asks several times per unit)."""
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return None
+    return _parse_version(path, stat.st_mtime_ns, stat.st_size)
+
+
+@lru_cache(maxsize=64)
+def _parse_version(path: str, mtime_ns: int, size: int) -> ast.Module | None:
     from ms_lint.engine import read_source
 
     try:
@@ -223,7 +237,9 @@ def _parse(path: str) -> ast.Module | None:
 # ---------------------------------------------------------------------------------------------------------------
 # Cache keys: everything the worker's outcome depends on.
 
-def cache_key(job: Job, device: str, syntax_level: str, mindspore_version: str, tool_version: str) -> str:
+def cache_key(job: Job, device: str, syntax_level: str, mindspore_version: str, tool_version: str,
+              index: "DependencyIndex | None" = None) -> str:
+    index = index or DependencyIndex()
     digest = hashlib.sha256()
     header = {
         "format": OUTCOME_FORMAT,
@@ -237,84 +253,17 @@ def cache_key(job: Job, device: str, syntax_level: str, mindspore_version: str, 
         "inputs": job.input_specs,
     }
     digest.update(json.dumps(header, sort_keys=True).encode())
-    for path in sorted(project_sources(job.location)):
+    location = job.location
+    for path in sorted(index.sources(location.path, location.import_root, location.project_root)):
         digest.update(path.encode() + b"\0")
-        digest.update(_file_digest(path))
+        digest.update(index.digest(path, location.project_root, location.import_root).encode())
     if job.examples_file:
         digest.update(b"examples\0" + job.examples_file.encode() + b"\0")
-        digest.update(_file_digest(job.examples_file))
+        digest.update(index.example_digest(job.examples_file, job.target).encode())
     return digest.hexdigest()
-
-
-def _file_digest(path: str) -> bytes:
-    try:
-        with open(path, "rb") as handle:
-            return hashlib.sha256(handle.read()).digest()
-    except OSError:
-        return b"missing"
 
 
 def project_sources(location: ModuleLocation, limit: int = 2000) -> set[str]:
     """The module's file, the ``__init__.py`` files of its packages, and every file of the same import root
     it imports, transitively (all of them run when the worker imports the module)."""
-    root = location.import_root
-    seen: set[str] = set()
-    pending = [location.path]
-    pending.extend(_package_inits(location.path, root))
-    while pending and len(seen) < limit:
-        path = pending.pop()
-        if path in seen or not os.path.isfile(path):
-            continue
-        seen.add(path)
-        tree = _parse(path)
-        if tree is None:
-            continue
-        for module_name in _imported_modules(tree, path, root):
-            for candidate in _module_files(module_name, root):
-                if candidate not in seen:
-                    pending.append(candidate)
-                    pending.extend(_package_inits(candidate, root))
-    return seen
-
-
-def _package_inits(path: str, root: str) -> list[str]:
-    inits = []
-    directory = os.path.dirname(path)
-    while directory.startswith(root) and directory != root:
-        init = os.path.join(directory, "__init__.py")
-        if os.path.isfile(init):
-            inits.append(init)
-        directory = os.path.dirname(directory)
-    return inits
-
-
-def _imported_modules(tree: ast.Module, path: str, root: str) -> list[str]:
-    package_parts = os.path.relpath(os.path.dirname(path), root).split(os.sep)
-    package_parts = [] if package_parts == ["."] else package_parts
-    names = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            names.extend(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package_parts[: len(package_parts) - (node.level - 1)] if node.level > 1 else package_parts
-                prefix = ".".join(base)
-                module = f"{prefix}.{node.module}" if node.module and prefix else (node.module or prefix)
-            else:
-                module = node.module or ""
-            if module:
-                names.append(module)
-                # "from pkg import sub" may import the submodule pkg.sub.
-                names.extend(f"{module}.{alias.name}" for alias in node.names if alias.name != "*")
-    return names
-
-
-def _module_files(module_name: str, root: str) -> list[str]:
-    parts = module_name.split(".")
-    files = []
-    for count in range(1, len(parts) + 1):
-        base = os.path.join(root, *parts[:count])
-        for candidate in (base + ".py", os.path.join(base, "__init__.py")):
-            if os.path.isfile(candidate):
-                files.append(candidate)
-    return files
+    return set(DependencyIndex(limit).sources(location.path, location.import_root, location.project_root))

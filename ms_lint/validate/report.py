@@ -51,9 +51,13 @@ def render_text(report, show_examples: bool = True) -> str:
             f"({verdict.device}, {verdict.level}): {message}"
         )
         if show_examples and verdict.example and verdict.target not in examples_shown:
+            example = verdict.example.rstrip("\n")
+            if examples_shown:
+                # The imports every example shares are printed with the first one only.
+                example = _without_shared_imports(example)
             examples_shown.add(verdict.target)
             lines.append(f"    add this example to {_examples_file_hint(verdict)}:")
-            lines.extend(textwrap.indent(verdict.example.rstrip("\n"), "        ").splitlines())
+            lines.extend(textwrap.indent(example, "        ").splitlines())
     if lines:
         lines.append("")
     lines.extend(summary_lines(report))
@@ -66,11 +70,24 @@ def _same(first: str, second: str) -> bool:
     return same_file(first, second)
 
 
+_SHARED_IMPORTS = ("import mindspore as ms", "import ms_lint")
+
+
+def _without_shared_imports(example: str) -> str:
+    lines = example.splitlines()
+    while lines and (lines[0] in _SHARED_IMPORTS or not lines[0].strip()):
+        lines.pop(0)
+    return "\n".join(lines)
+
+
 def _examples_file_hint(verdict) -> str:
+    import os
+
     from ms_lint.validate.project import EXAMPLES_FILE_NAME, locate_module
 
     root = locate_module(verdict.finding.path).project_root
-    return display_path(f"{root}/{EXAMPLES_FILE_NAME}")
+    path = os.path.join(root, EXAMPLES_FILE_NAME)
+    return display_path(path) + ("" if os.path.isfile(path) else " (a new file)")
 
 
 def summary_lines(report) -> list[str]:

@@ -13,10 +13,12 @@ from typing import Callable
 
 from ms_lint.findings import Finding
 from ms_lint.validate.cache import OutcomeCache, RunLog
+from ms_lint.validate.dependencies import DependencyIndex
 from ms_lint.validate.planning import Job, plan_jobs
 from ms_lint.validate.project import CACHE_DIR_NAME, EXAMPLES_FILE_NAME, ProjectError, locate_module
 from ms_lint.validate.verdicts import (
     Verdict,
+    blame_other_findings,
     confirm_across_units,
     decide,
     module_level_verdict,
@@ -168,10 +170,13 @@ def validate_findings(findings: list[Finding], options: ValidateOptions, pool=No
     options = options.normalized()
     started = time.monotonic()
     version = mindspore_version() or ""
+    index = DependencyIndex()
     try:
-        plan = plan_jobs(findings, options.examples, options.device, options.syntax_level, version, __version__)
+        plan = plan_jobs(findings, options.examples, options.device, options.syntax_level, version, __version__,
+                         index=index)
     except ProjectError as exc:
         raise ValidateError(str(exc)) from None
+    index.save()
     device, level = options.device, options.syntax_level
     verdicts = [module_level_verdict(finding, device, level) for finding in plan.module_level]
     units: list[UnitResult] = []
@@ -253,6 +258,7 @@ def validate_findings(findings: list[Finding], options: ValidateOptions, pool=No
     log.close()
     problems.extend(cache.problems)
     confirm_across_units(verdicts, results)
+    blame_other_findings(verdicts, results)
     verdicts.sort(key=lambda v: (v.finding.path, v.finding.line, v.finding.col, v.finding.code))
     return Report(
         options=options,

@@ -10,6 +10,8 @@ the example to write. ``not applicable``: there is nothing the validator can run
 """
 from __future__ import annotations
 
+import os
+import re
 from dataclasses import dataclass, field
 
 from ms_lint.findings import Finding
@@ -312,6 +314,10 @@ class _Context:
         if at_line:
             return self.make(finding, CONFIRMED, first, compiler_message=first,
                              compiler_location=self.location_text(at_line[0]))
+        named = _named_attribute(error.get("message", "") or first)
+        if named and kind_matches and _line_mentions(finding, named):
+            return self.make(finding, CONFIRMED, f"{first} (the error names .{named}, which this line uses)",
+                             compiler_message=first)
         if kind_matches and (around or expectation.located == "anywhere" or not self.user_locations):
             location = (around or self.user_locations or [None])[0]
             return self.make(finding, CONFIRMED, first, compiler_message=first,
@@ -462,6 +468,47 @@ def confirm_across_units(verdicts: list[Verdict], results: list) -> None:
             verdict.compiler_location = f"{path}:{line}"
             verdict.example = None
             break
+
+
+def blame_other_findings(verdicts: list[Verdict], results: list) -> None:
+    """In place: a unit whose example or constructor raised at the line of another finding (MS205 raises at
+    construction) is not waiting for an example: the other finding is to be fixed first."""
+    from ms_lint.validate.project import display_path
+
+    by_place = {}
+    for verdict in verdicts:
+        by_place.setdefault((os.path.realpath(verdict.finding.path), verdict.finding.line), verdict)
+    outcomes = {job.target: outcome for job, outcome in results}
+    for verdict in verdicts:
+        if verdict.verdict != INCONCLUSIVE:
+            continue
+        error = (outcomes.get(verdict.target) or {}).get("error") or {}
+        if error.get("stage") not in ("construction", "example"):
+            continue
+        for frame in reversed(error.get("traceback") or []):
+            if not isinstance(frame, (list, tuple)) or len(frame) < 2:
+                continue
+            other = by_place.get((os.path.realpath(frame[0]), frame[1]))
+            if other is None or other is verdict:
+                continue
+            where = f"{display_path(other.finding.path)}:{other.finding.line}"
+            verdict.message = (f"fix {other.finding.code} at {where} first: building {verdict.target} raised "
+                               f"{error.get('first_line') or error.get('type')} there")
+            verdict.example = None
+            break
+
+
+def _named_attribute(message: str) -> str | None:
+    """The attribute an AttributeError-like compile error names (``has no attribute '_idx'``)."""
+    match = re.search(r"attribute[s]?(?: named)?:? ['\"](\w+)['\"]", message or "")
+    return match.group(1) if match else None
+
+
+def _line_mentions(finding: Finding, attribute: str) -> bool:
+    import linecache
+
+    text = linecache.getline(finding.path, finding.line)
+    return bool(re.search(rf"\.{re.escape(attribute)}\b", text))
 
 
 def _raised_at(error: dict | None) -> str:

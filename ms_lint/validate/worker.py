@@ -23,7 +23,7 @@ import tempfile
 import time
 import traceback
 
-from ms_lint.validate.locations import location_lines
+from ms_lint.validate.locations import location_lines, message_line
 
 MESSAGE_LIMIT = 16_000
 OUTPUT_HEAD = 2_000
@@ -554,8 +554,7 @@ def _message(exc: BaseException) -> str:
 
 
 def _first_line(exc: BaseException) -> str:
-    lines = [line.strip() for line in _message(exc).splitlines() if line.strip()]
-    text = lines[0] if lines else ""
+    text = message_line(_message(exc))
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
