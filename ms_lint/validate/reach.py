@@ -31,7 +31,9 @@ def guards_for(tree: ast.Module, class_name: str, lines: set[int]) -> tuple[dict
                          and node.name == class_name), None)
         return (_function_guards(function, lines) if function is not None else {}), []
     methods = {node.name: node for node in cls.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
-    called = _called_from_construct(methods) if "construct" in methods else None
+    sites = _call_sites(methods) if "construct" in methods else None
+    called = set(sites) if sites is not None else None
+    entry_conditions: dict[str, list] = {}
     guards: dict[int, dict] = {}
     for name, method in methods.items():
         if name == "__init__":
@@ -41,7 +43,9 @@ def guards_for(tree: ast.Module, class_name: str, lines: set[int]) -> tuple[dict
         if not wanted:
             continue
         found: dict[int, list] = {}
-        _walk_block(method.body, [], wanted, found)
+        # A helper is compiled only where construct calls it: the conditions over that call come first.
+        before = _entry_conditions(name, methods, sites, entry_conditions, set()) if sites else []
+        _walk_block(method.body, before, wanted, found, name)
         for line in wanted:
             guards[line] = {
                 "function": name,
@@ -56,29 +60,56 @@ def _function_guards(function, lines: set[int]) -> dict[int, dict]:
     start, end = function.lineno, getattr(function, "end_lineno", function.lineno) or function.lineno
     wanted = {line for line in lines if start <= line <= end}
     found: dict[int, list] = {}
-    _walk_block(function.body, [], wanted, found)
+    _walk_block(function.body, [], wanted, found, function.name)
     return {line: {"function": function.name, "called": True, "conditions": found.get(line, [])}
             for line in wanted}
 
 
-def _called_from_construct(methods: dict) -> set[str]:
-    reached = {"construct"}
+def _call_sites(methods: dict) -> dict[str, list[tuple[str, int]]]:
+    """Methods reached from construct -> ``(calling method, line)`` of each use."""
+    sites: dict[str, list[tuple[str, int]]] = {"construct": []}
     pending = ["construct"]
     while pending:
-        method = methods.get(pending.pop())
+        caller = pending.pop()
+        method = methods.get(caller)
         if method is None:
             continue
         for node in ast.walk(method):
-            name = None
-            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
-                name = node.attr  # self.helper(...) or a bound method handed on (self.helper passed to a loop)
-            if name in methods and name not in reached:
-                reached.add(name)
-                pending.append(name)
-    return reached
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self" \
+                    and node.attr in methods and node.attr != "construct":
+                # self.helper(...) or a bound method handed on (self.helper passed to a loop)
+                if node.attr not in sites:
+                    sites[node.attr] = []
+                    pending.append(node.attr)
+                sites[node.attr].append((caller, node.lineno))
+    return sites
 
 
-def _walk_block(statements: list, conditions: list, wanted: set[int], found: dict[int, list]) -> None:
+def _entry_conditions(name: str, methods: dict, sites: dict, memo: dict, visiting: set) -> list:
+    """The conditions under which construct reaches method ``name``: those of its least guarded call site."""
+    if name == "construct" or name not in sites:
+        return []
+    if name in memo:
+        return memo[name]
+    if name in visiting:
+        return []
+    visiting.add(name)
+    best = None
+    for caller, line in sites[name]:
+        found: dict[int, list] = {}
+        outer = _entry_conditions(caller, methods, sites, memo, visiting)
+        _walk_block(methods[caller].body, outer, {line}, found, caller)
+        conditions = found.get(line, outer)
+        if best is None or len(conditions) < len(best):
+            best = conditions
+    visiting.discard(name)
+    memo[name] = best or []
+    return memo[name]
+
+
+def _walk_block(statements: list, conditions: list, wanted: set[int], found: dict[int, list],
+                function: str = "") -> None:
+    """``found[line]``: the ``[source, wanted truth, function]`` conditions over each wanted line."""
     conditions = list(conditions)
     for statement in statements:
         start = statement.lineno
@@ -91,20 +122,20 @@ def _walk_block(statements: list, conditions: list, wanted: set[int], found: dic
                 for line in inside:
                     if line <= test_end:
                         found.setdefault(line, list(conditions))
-                _walk_block(statement.body, conditions + [[test, True]], inside, found)
-                _walk_block(statement.orelse, conditions + [[test, False]], inside, found)
+                _walk_block(statement.body, conditions + [[test, True, function]], inside, found, function)
+                _walk_block(statement.orelse, conditions + [[test, False, function]], inside, found, function)
             elif isinstance(statement, (ast.For, ast.While, ast.With, ast.Try)):
                 for line in inside:
                     if not _in_blocks(statement, line):
                         found.setdefault(line, list(conditions))
                 for block in _blocks(statement):
-                    _walk_block(block, conditions, inside, found)
+                    _walk_block(block, conditions, inside, found, function)
             else:
                 for line in inside:
                     found.setdefault(line, list(conditions))
         # if cond: return ...  -- what follows runs only when cond is false.
         if isinstance(statement, ast.If) and _ends(statement.body) and not statement.orelse:
-            conditions.append([ast.unparse(statement.test), False])
+            conditions.append([ast.unparse(statement.test), False, function])
 
 
 def _blocks(statement) -> list[list]:
@@ -126,7 +157,7 @@ def _ends(body: list) -> bool:
 
 
 def _retries(init, guards: dict[int, dict]) -> list[dict]:
-    sources = {condition for guard in guards.values() for condition, _ in guard["conditions"]}
+    sources = {condition[0] for guard in guards.values() for condition in guard["conditions"]}
     if not sources:
         return []
     retries: list[dict] = []
@@ -181,19 +212,20 @@ def evaluate(guards: dict, instance, defaults: dict, entry: str = "construct") -
             result[str(line)] = {"reached": False, "condition": f"{guard['function']}() is not called from "
                                  f"construct", "value": None}
             continue
-        names = {"self": instance} if instance is not None else {}
-        if guard.get("function") == entry:
-            names.update(defaults)
-        entry = {"reached": None if guard.get("called") is None else True}
-        for source, wanted in guard.get("conditions") or []:
-            value = condition_value(source, names)
+        own = {"self": instance} if instance is not None else {}
+        with_defaults = {**own, **defaults}
+        entry_state = {"reached": None if guard.get("called") is None else True}
+        for condition in guard.get("conditions") or []:
+            source, wanted = condition[0], condition[1]
+            function = condition[2] if len(condition) > 2 else guard.get("function")
+            value = condition_value(source, with_defaults if function == entry else own)
             if value is _UNKNOWN:
                 continue
             if bool(value) != bool(wanted):
-                entry = {"reached": False, "condition": source if wanted else f"not ({source})",
-                         "value": _show(value)}
+                entry_state = {"reached": False, "condition": source if wanted else f"not ({source})",
+                               "value": _show(value)}
                 break
-        result[str(line)] = entry
+        result[str(line)] = entry_state
     return result
 
 

@@ -65,6 +65,8 @@ class Verdict:
     example: str | None = None  # the example to add to the examples file
     notes: list[str] = field(default_factory=list)
     cached: bool = False
+    built: str | None = None  # how the instance was built (an example, a constructor call, a config, ...)
+    inputs: list[str] = field(default_factory=list)  # how each input was made
 
     @property
     def confirmed(self) -> bool:
@@ -83,6 +85,8 @@ class Verdict:
             "example": self.example,
             "notes": list(self.notes),
             "cached": self.cached,
+            "built": self.built,
+            "inputs": list(self.inputs),
         })
         return data
 
@@ -113,7 +117,13 @@ def decide(job, outcome: dict, device: str, level: str, cached: bool = False) ->
         setting = "fullgraph=True" if effective_level == "strict" else "no fullgraph=True"
         notes.append(f"a @jit function with {setting} compiles under {effective_level.upper()} whatever the "
                      f"syntax level asked")
+    instance = outcome.get("instance")
+    built = "the registered example" if instance == "example" else outcome.get("built")
+    if instance not in (None, "example", "default") and built and outcome.get("stage") != "import":
+        notes.append(f"built as {built}")
     for verdict in verdicts:
+        verdict.built = built
+        verdict.inputs = list(outcome.get("inputs_how") or [])
         # A note the explanation already gives (the output limit) is not repeated.
         already_said = "output limit" in verdict.message
         verdict.notes.extend(note for note in notes if not (already_said and "output limit" in note))
@@ -296,7 +306,10 @@ class _Context:
         kind_matches = expectation.error_matches(error.get("type", ""), error.get("message", ""))
         if expectation.check == CONSTRUCTION and kind_matches:
             return self.make(finding, CONFIRMED, first, compiler_message=first)
-        who = "the example" if stage == "example" else f"{self.job.qualname}() (no arguments)"
+        who = "the example" if stage == "example" else (self.outcome.get("built") or
+                                                         f"{self.job.qualname}() (no arguments)")
+        if stage != "example" and self.outcome.get("tried") and len(self.outcome["tried"]) > 1:
+            who += f" (and {len(self.outcome['tried']) - 1} other way(s) of building it)"
         raised_at = _raised_at(error)
         where = f" at {raised_at}" if raised_at else ""
         return self.make(
@@ -339,10 +352,11 @@ class _Context:
             return self.make(finding, INCONCLUSIVE, message, compiler_message=first,
                              compiler_location=self.location_text(location))
         message = f"the compile failed with an error unrelated to this finding: {first}"
-        if self.outcome.get("instance") == "default":
+        built_by_us = self.outcome.get("instance") not in (None, "example")
+        if built_by_us:
             message += " (placeholder inputs may not fit this Cell: register an example with real shapes)"
         return self.make(finding, INCONCLUSIVE, message, compiler_message=first,
-                         example=self.example_text() if self.outcome.get("instance") == "default" else None)
+                         example=self.example_text() if built_by_us else None)
 
     def compiled(self, finding: Finding, expectation: Expectation) -> Verdict:
         where = f"compiles under {self.level.upper()} on {self.device}"

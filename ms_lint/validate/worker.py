@@ -374,25 +374,76 @@ class Worker:
                 )
             state.stop = True
             return
-        if required or call_parameters is None:
+        if call_parameters is None:
             outcome["status"] = "needs_example"
-            outcome["needs"] = (
-                f"{job['qualname']}() needs {', '.join(required)}" if required
-                else f"{job['qualname']} has keyword-only parameters without defaults"
-            )
+            outcome["needs"] = f"{job['qualname']} has keyword-only parameters without defaults"
             state.stop = True
             return
-        outcome["instance"] = "default"
+        config = None
         if is_cell_class:
-            outcome["stage"] = "construction"
-            state.obj = target()
-            state.arguments = {}
+            recipe = self._construct(state, outcome, target, required)
+            if recipe is None:
+                outcome["status"] = "needs_example"
+                outcome["needs"] = f"{job['qualname']}() needs {', '.join(required)}"
+                state.stop = True
+                return
+            config = recipe.config
         else:
+            outcome["instance"] = "default"
+            outcome["built"] = f"the @jit function {job['qualname']}"
             state.obj = target
             state.eager = getattr(target, "__wrapped__", None)
-        state.inputs = self._placeholders(call_parameters, job.get("input_specs"))
+        if job.get("input_specs"):
+            state.inputs = self._placeholders(call_parameters, job.get("input_specs"))
+            outcome["inputs_how"] = ["from [tool.ms-lint.validate.inputs]"]
+        else:
+            from ms_lint.validate.building import input_placeholders
+
+            state.inputs, outcome["inputs_how"] = input_placeholders(state.obj, call_parameters, config)
         outcome["inputs"] = [_describe(value) for value in state.inputs]
         outcome["concrete_inputs"] = all(_is_concrete(value) for value in state.inputs)
+
+    def _construct(self, state: "_JobState", outcome: dict, target, required: list[str]):
+        """Build the Cell the first way that works (see ``building``); None when there is no way to try. When
+        every way raises, the first error is raised (a construction error is a result: MS205 raises there)."""
+        from ms_lint.validate import building
+
+        job = state.job
+        class_name = job["qualname"].split(".")[-1]
+        recipes = building.constructor_calls(state.module, job["path"], class_name) if "." not in job["qualname"] \
+            else []
+        if not required:
+            recipes.append(building.Recipe("defaults", f"{job['qualname']}() (no arguments)"))
+        else:
+            recipes.extend(building.config_recipes(target, state.module, required))
+            guessed = building.guessed_arguments(target, required)
+            if guessed is not None:
+                recipes.append(guessed)
+        if not recipes:
+            return None
+        outcome["stage"] = "construction"
+        first_error = None
+        tried = []
+        for recipe in recipes:
+            try:
+                obj = target(*recipe.args, **recipe.kwargs)
+            except Exception as exc:  # noqa: BLE001 -- the next way may work
+                tried.append(recipe.description)
+                if first_error is None:
+                    first_error = (exc, recipe)
+                continue
+            state.obj = obj
+            state.arguments = (recipe.args, dict(recipe.kwargs))
+            outcome["instance"] = "default" if recipe.how == "defaults" else recipe.how
+            outcome["built"] = recipe.description
+            if tried:
+                outcome["notes"].append(f"building it as {tried[0]} raised first")
+            return recipe
+        exc, recipe = first_error
+        outcome["instance"] = "default" if recipe.how == "defaults" else recipe.how
+        outcome["built"] = recipe.description
+        outcome["tried"] = tried
+        raise exc
 
     def _placeholders(self, names: list[str], specs: list[str] | None) -> tuple:
         import mindspore
@@ -469,10 +520,11 @@ class Worker:
                     obj = self._fresh_instance(state)
                     obj.set_train(True)
                 else:
-                    arguments = dict(state.arguments)
-                    arguments[retry["parameter"]] = retry["value"]
+                    args, kwargs = state.arguments
+                    kwargs = dict(kwargs)
+                    kwargs[retry["parameter"]] = retry["value"]
                     result["stage"] = "construction"
-                    obj = state.target(**arguments)
+                    obj = state.target(*args, **kwargs)
                 result["reach"] = self._reach(state, obj)
                 result["stage"] = "compile"
                 obj.compile(*state.inputs)
@@ -488,7 +540,8 @@ class Worker:
 
     def _fresh_instance(self, state: "_JobState"):
         if state.arguments is not None:
-            return state.target(**state.arguments)
+            args, kwargs = state.arguments
+            return state.target(*args, **kwargs)
         from ms_lint.examples import normalize_example_result
 
         return normalize_example_result(state.job["target"], state.example())[0]
@@ -530,7 +583,7 @@ class _JobState:
         self.obj = None
         self.inputs: tuple = ()
         self.eager = None
-        self.arguments: dict | None = None  # the constructor's arguments, when ms-lint built the instance
+        self.arguments: tuple | None = None  # (args, kwargs) of the constructor, when ms-lint built the instance
 
 
 def _record_exception(outcome: dict, exc: BaseException, stage: str) -> None:

@@ -54,8 +54,8 @@ def test_verdicts_of_a_mixed_module(models, worker_pool, tmp_path):
 
     sized = by_scope["Sized"]
     assert sized.verdict == INCONCLUSIVE
-    assert sized.message == "Sized() needs dim: no example is registered for vcells.models:Sized"
-    assert "cell = Sized(dim=...)" in sized.example and "return cell, (x, mask,)" in sized.example
+    assert sized.message == "Sized() needs spec: no example is registered for vcells.models:Sized"
+    assert "cell = Sized(spec=...)" in sized.example and "return cell, (x, mask,)" in sized.example
 
     two_dense = by_scope["TwoDense"]
     assert two_dense.verdict == CONFIRMED and "already exists" in two_dense.message

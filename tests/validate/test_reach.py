@@ -49,12 +49,14 @@ def test_conditions_are_collected_per_line_with_the_branch_taken():
     tree = ast.parse(SOURCE)
     guards, retries = guards_for(tree, "Net", lines_of("a(x)", "b(x)", "c(x)", "d(x)", "e(x)"))
     by_call = {SOURCE.splitlines()[line - 1].strip()[:8]: guard for line, guard in guards.items()}
-    assert by_call["x = a(x)"]["conditions"] == [["self.training", True]]
-    assert by_call["x = b(x)"]["conditions"] == [["self.training", False]]
+    assert by_call["x = a(x)"]["conditions"] == [["self.training", True, "construct"]]
+    assert by_call["x = b(x)"]["conditions"] == [["self.training", False, "construct"]]
     # After "if mask is None: return x", the rest runs only when the condition is false.
-    assert by_call["x = c(x)"]["conditions"] == [["mask is None", False]]
+    assert by_call["x = c(x)"]["conditions"] == [["mask is None", False, "construct"]]
+    # A helper carries the conditions over its call in construct, then its own.
     assert by_call["x = d(x)"] == {"function": "helper", "called": True,
-                                   "conditions": [["self.quant_mode and self.size > 2", True]]}
+                                   "conditions": [["mask is None", False, "construct"],
+                                                  ["self.quant_mode and self.size > 2", True, "helper"]]}
     assert by_call["return e"]["called"] is False
     assert {"name": "train"} in retries
     assert {"name": "flag", "parameter": "quant_mode", "value": True, "attribute": "quant_mode"} in retries
@@ -100,11 +102,15 @@ def test_evaluate_names_the_condition_that_kept_a_line_out():
         12: {"function": "unused", "called": False, "conditions": []},
         13: {"function": "construct", "called": True, "conditions": [["x.sum() > 0", True]]},
     }
-    reach = evaluate(guards, _Instance(), {})
+    guards[14] = {"function": "helper", "called": True,
+                  "conditions": [["mask is None", False, "construct"], ["mask is None", False, "helper"]]}
+    reach = evaluate(guards, _Instance(), {"mask": None})
     assert reach["10"] == {"reached": False, "condition": "self.training", "value": "False"}
     assert reach["11"] == {"reached": True}
     assert reach["12"]["reached"] is False and "unused() is not called from construct" in reach["12"]["condition"]
     assert reach["13"] == {"reached": True}
+    # construct's argument left at its default decides the call site; the helper's own "mask" is unknown.
+    assert reach["14"] == {"reached": False, "condition": "not (mask is None)", "value": "True"}
 
 
 @pytest.mark.mindspore
