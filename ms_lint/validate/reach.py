@@ -222,8 +222,8 @@ def evaluate(guards: dict, instance, defaults: dict, entry: str = "construct") -
             if value is _UNKNOWN:
                 continue
             if bool(value) != bool(wanted):
-                entry_state = {"reached": False, "condition": source if wanted else f"not ({source})",
-                               "value": _show(value)}
+                entry_state = {"reached": False, "condition": source, "value": _show(value),
+                               "wanted": bool(wanted)}
                 break
         result[str(line)] = entry_state
     return result

@@ -127,6 +127,14 @@ def summary_lines(report) -> list[str]:
         )
     for problem in report.problems:
         lines.append(f"warning: {problem}")
+    open_findings = undecided(report)
+    checked = [verdict for verdict in report.verdicts if verdict.verdict != NOT_APPLICABLE]
+    if checked and len(open_findings) * 2 > len(checked):
+        lines.append(
+            f"most findings are undecided ({len(open_findings)} of {len(checked)}): this run confirms little "
+            f"and clears little; register examples for the Cells named above, or gate on them with "
+            f"--fail-on undecided"
+        )
     return lines
 
 
@@ -152,13 +160,55 @@ def render_json(report) -> str:
     return json.dumps(document, indent=2) + "\n"
 
 
+def render_sarif(report, cwd: str | None = None) -> str:
+    """SARIF 2.1.0 as ``ms-lint check --format sarif`` writes it, one result per finding, with the verdict in its
+    message and properties; a confirmed finding is an error, a cleared one a note."""
+    import os
+
+    from ms_lint.output import Reported, format_sarif
+
+    items = []
+    for verdict in report.verdicts:
+        finding = verdict.finding
+        properties = {"verdict": verdict.verdict, "explanation": verdict.message, "device": verdict.device,
+                      "syntax_level": verdict.level}
+        if verdict.built:
+            properties["built"] = verdict.built
+        if verdict.inputs:
+            properties["inputs"] = list(verdict.inputs)
+        if verdict.compiler_message:
+            properties["compiler_message"] = verdict.compiler_message
+        shown = finding.__class__(finding.path, finding.line, finding.col, finding.code,
+                                  f"{finding.message} [ms-lint validate: {verdict.verdict}: {verdict.message}]",
+                                  finding.scope)
+        items.append(Reported(shown, None, properties))
+    document = json.loads(format_sarif(items, cwd=cwd or os.getcwd(), errors=list(report.problems)))
+    levels = {CONFIRMED: "error", CONFIRMED_BY_PROBE: "error", NOT_REPRODUCED: "note"}
+    for result, verdict in zip(document["runs"][0]["results"], report.verdicts):
+        if verdict.verdict in levels:
+            result["level"] = levels[verdict.verdict]
+    document["runs"][0]["invocations"][0]["executionSuccessful"] = not report.interrupted
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+def undecided(report) -> list:
+    """Findings the run could not decide (neither confirmed nor cleared with evidence)."""
+    from ms_lint.validate.verdicts import DECIDED
+
+    return [verdict for verdict in report.verdicts
+            if verdict.verdict not in DECIDED and verdict.verdict != NOT_APPLICABLE]
+
+
 def exit_status(report, fail_on: str) -> int:
     """``confirmed``: 1 when any finding is confirmed (by compile or probe). ``any``: 1 when any finding was not
-    cleared by the run (anything but "not reproduced"). ``never``: 0. An interrupted run exits 130."""
+    cleared by the run (anything but "not reproduced"). ``undecided``: 1 when a finding is confirmed or could not
+    be decided (inconclusive, not reached, not checked). ``never``: 0. An interrupted run exits 130."""
     if report.interrupted:
         return 130
     if fail_on == "never":
         return 0
+    if fail_on == "undecided":
+        return int(bool(report.confirmed) or bool(undecided(report)))
     if fail_on == "any":
         return int(any(verdict.verdict != NOT_REPRODUCED for verdict in report.verdicts))
     return int(bool(report.confirmed))
@@ -183,6 +233,16 @@ class ProgressBar:
         elapsed = time.monotonic() - self.started
         label = target if len(target) <= 40 else "..." + target[-37:]
         self.stream.write(f"\r[{bar}] {done}/{total} compiled, {elapsed:.0f} s  {label:<40}")
+        self.stream.flush()
+        self.drawn = True
+
+    def phase(self, text: str) -> None:
+        """What the run is doing before its compiles start (static checks, planning, the cache)."""
+        if not self.enabled:
+            return
+        elapsed = time.monotonic() - self.started
+        line = f"{text}, {elapsed:.0f} s"
+        self.stream.write("\r" + line[: self.width + 78].ljust(self.width + 78))
         self.stream.flush()
         self.drawn = True
 

@@ -139,6 +139,7 @@ def validate_paths(paths: list[str], options: ValidateOptions, pool=None,
     """Run the static checks over ``paths`` and validate their findings."""
     options = options.normalized()
     lint_options = lint_options or lint_options_for(options.syntax_level)
+    _phase(progress, "running the static checks")
     findings, files, problems = static_findings(paths, lint_options)
     default_log = None
     if files:
@@ -170,6 +171,7 @@ def validate_findings(findings: list[Finding], options: ValidateOptions, pool=No
     options = options.normalized()
     started = time.monotonic()
     version = mindspore_version() or ""
+    _phase(progress, f"planning {len(findings)} finding(s)")
     index = DependencyIndex()
     try:
         plan = plan_jobs(findings, options.examples, options.device, options.syntax_level, version, __version__,
@@ -201,6 +203,7 @@ def validate_findings(findings: list[Finding], options: ValidateOptions, pool=No
         _record(job, outcome, True, options, verdicts, units, log)
         results.append((job, outcome))
 
+    _phase(progress, f"{len(plan.jobs) - len(pending)} unit(s) from the cache, {len(pending)} to compile")
     interrupted = False
     not_checked: list[Job] = []
     if pending:
@@ -272,6 +275,12 @@ def validate_findings(findings: list[Finding], options: ValidateOptions, pool=No
         problems=problems,
         run_log=log.path if plan.jobs or options.results_path else None,
     )
+
+
+def _phase(progress, text: str) -> None:
+    phase = getattr(progress, "phase", None)
+    if phase is not None:
+        phase(text)
 
 
 def _start_pool(options: ValidateOptions, pending: int):

@@ -208,6 +208,8 @@ class _Context:
         condition = reach.get("condition") or "a condition"
         value = reach.get("value")
         why = condition if value is None else f"`{condition}` was {value} when the graph was built"
+        if value is not None and "wanted" in reach:
+            why += f" (the line needs it {'true' if reach['wanted'] else 'false'})"
         tried = []
         for retry in self.outcome.get("retries") or []:
             tried.append(retry.get("description") or retry.get("name"))
@@ -306,6 +308,16 @@ class _Context:
         kind_matches = expectation.error_matches(error.get("type", ""), error.get("message", ""))
         if expectation.check == CONSTRUCTION and kind_matches:
             return self.make(finding, CONFIRMED, first, compiler_message=first)
+        kernel = _missing_kernel(error.get("message") or first)
+        if kernel and not (expectation.check == CONSTRUCTION and kind_matches):
+            raised_at = _raised_at(error)
+            return self.make(
+                finding, INCONCLUSIVE,
+                f"this MindSpore has no {self.device} kernel for {kernel}, which building the Cell runs"
+                + (f" (at {raised_at})" if raised_at else "")
+                + f": the code targets another device; validate there with --device Ascend or GPU",
+                compiler_message=first,
+            )
         who = "the example" if stage == "example" else (self.outcome.get("built") or
                                                          f"{self.job.qualname}() (no arguments)")
         if stage != "example" and self.outcome.get("tried") and len(self.outcome["tried"]) > 1:
@@ -510,6 +522,13 @@ def blame_other_findings(verdicts: list[Verdict], results: list) -> None:
                                f"{error.get('first_line') or error.get('type')} there")
             verdict.example = None
             break
+
+
+def _missing_kernel(message: str) -> str | None:
+    """The operator a device lacks a kernel for (``The kernel Arange unregistered``)."""
+    match = re.search(r"kernel (\w+) unregistered|kernelmod for op (\w+) failed|kernel for op (\w+)", message or "",
+                      re.IGNORECASE)
+    return next((group for group in match.groups() if group), None) if match else None
 
 
 def _named_attribute(message: str) -> str | None:
