@@ -61,14 +61,17 @@ _NOISE = re.compile(r"^\[(ERROR|WARNING|INFO)\]")
 
 def message_line(text: str) -> str:
     """The line of an error message that says what went wrong: MindSpore's messages can open with a divider
-    (``-----``), a section heading (``- Framework Unexpected Exception Raised:``) or a log prefix."""
-    lines = [line.strip() for line in (text or "").splitlines() if line.strip()]
-    for line in lines:
+    (``-----``), a section heading (``- Framework Unexpected Exception Raised:``) or a log prefix, and end with
+    framework call stacks; none of those is the message. Empty when there is no such line."""
+    for line in (text or "").splitlines():
+        line = line.strip()
+        if not line:
+            continue
         if "Call Stack" in line and _HEADING.match(line):
             break  # framework frames follow, never the message
+        if line.startswith("# ") and "In file " in line:
+            break  # the traceback of the construct code
         if _DIVIDER.match(line) or _HEADING.match(line) or _NOISE.match(line):
             continue
-        if line.startswith("# ") and "In file " in line:
-            break  # the traceback of the construct code: no message line before it
         return line
-    return next((line for line in lines if not _DIVIDER.match(line) and not _HEADING.match(line)), "")
+    return ""

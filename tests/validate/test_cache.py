@@ -1,0 +1,126 @@
+"""The outcome cache: dependencies hashed once per run and by stat across runs, examples keyed per target,
+environment failures never stored (no MindSpore)."""
+from __future__ import annotations
+
+import os
+import textwrap
+from pathlib import Path
+
+from ms_lint.findings import Finding
+from ms_lint.validate.cache import OutcomeCache, caused_by_environment
+from ms_lint.validate.dependencies import DependencyIndex
+from ms_lint.validate.planning import plan_jobs
+
+
+def write(path: Path, text: str = "") -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(textwrap.dedent(text))
+    return path
+
+
+def project(tmp_path):
+    write(tmp_path / "pyproject.toml")
+    write(tmp_path / "pkg" / "__init__.py")
+    write(tmp_path / "pkg" / "helpers.py", "def gelu(x):\n    return x\n")
+    write(tmp_path / "pkg" / "models.py", """\
+        from pkg.helpers import gelu
+        class Net: pass
+        class Head: pass
+    """)
+    return write(tmp_path / "ms_lint_examples.py", """\
+        import ms_lint
+
+        @ms_lint.example("pkg.models:Net")
+        def net():
+            return 1, ()
+
+        @ms_lint.example("pkg.models:Head")
+        def head():
+            return 2, ()
+    """)
+
+
+def keys(tmp_path, index=None):
+    module = str(tmp_path / "pkg" / "models.py")
+    findings = [Finding(module, 2, 0, "MS101", "m", "Net"), Finding(module, 3, 0, "MS101", "m", "Head")]
+    plan = plan_jobs(findings, mindspore_version="2.10.0", index=index)
+    return {job.qualname: job.cache_key for job in plan.jobs}
+
+
+def test_a_rerun_with_nothing_changed_reads_no_source(tmp_path):
+    project(tmp_path)
+    first = DependencyIndex()
+    before = keys(tmp_path, first)
+    assert first.files_read == 3  # models, helpers, the package __init__: read once for both units
+    first.save()
+    assert (tmp_path / ".ms_lint_cache" / "validate" / "files.json").is_file()
+
+    second = DependencyIndex()
+    assert keys(tmp_path, second) == before
+    assert second.files_read == 0
+
+    # A changed file (its size or mtime) is read again, and only it.
+    helpers = tmp_path / "pkg" / "helpers.py"
+    helpers.write_text("def gelu(x):\n    return 2 * x\n")
+    third = DependencyIndex()
+    after = keys(tmp_path, third)
+    assert third.files_read == 1
+    assert after["Net"] != before["Net"] and after["Head"] != before["Head"]
+
+
+def test_a_file_touched_without_a_change_keeps_its_keys(tmp_path):
+    project(tmp_path)
+    index = DependencyIndex()
+    before = keys(tmp_path, index)
+    index.save()
+    helpers = tmp_path / "pkg" / "helpers.py"
+    stat = helpers.stat()
+    os.utime(helpers, ns=(stat.st_atime_ns, stat.st_mtime_ns + 10_000_000))
+    again = DependencyIndex()
+    assert keys(tmp_path, again) == before
+    assert again.files_read == 1  # the stat changed: read and hashed again, same content
+
+
+def test_editing_one_example_reruns_only_its_unit(tmp_path):
+    examples = project(tmp_path)
+    before = keys(tmp_path)
+    examples.write_text(examples.read_text().replace("return 2, ()", "return 3, ()"))
+    after = keys(tmp_path)
+    assert after["Net"] == before["Net"]
+    assert after["Head"] != before["Head"]
+    # Shared code (imports, helpers) of the examples file concerns every unit.
+    examples.write_text("import os\n" + examples.read_text())
+    assert all(keys(tmp_path)[name] != after[name] for name in after)
+
+
+def test_an_examples_file_that_does_not_parse_keys_every_unit_on_its_whole_text(tmp_path):
+    examples = project(tmp_path)
+    before = keys(tmp_path)
+    examples.write_text(examples.read_text() + "\ndef broken(:\n")
+    after = keys(tmp_path)
+    assert all(after[name] != before[name] for name in before)
+
+
+def outcome(kind, text, stage="import"):
+    return {"status": "error", "stage": stage,
+            "error": {"stage": stage, "type": kind, "first_line": f"{kind}: {text}", "message": text}}
+
+
+def test_environment_failures_are_never_cached(tmp_path):
+    cache = OutcomeCache()
+    environment = [
+        outcome("ModuleNotFoundError", "No module named 'einops'"),
+        outcome("ImportError", "cannot import name 'x' from 'transformers'"),
+        outcome("RuntimeError", "The kernel Arange unregistered.", stage="construction"),
+        outcome("OSError", "model.ckpt: No such file or directory", stage="construction"),
+        {"status": "ok", "compiled": True, "retries": [
+            {"compiled": False, "error": outcome("ModuleNotFoundError", "No module named 'x'")["error"]}]},
+    ]
+    for index, item in enumerate(environment):
+        assert caused_by_environment(item)
+        cache.put(str(tmp_path), f"key{index}", item)
+        assert cache.get(str(tmp_path), f"key{index}") is None
+    project_error = outcome("ValueError", "the inputs should be constant", stage="compile")
+    assert not caused_by_environment(project_error)
+    cache.put(str(tmp_path), "project", project_error)
+    assert cache.get(str(tmp_path), "project") == project_error
