@@ -11,9 +11,10 @@ Ways to build, tried in this order after a registered example:
    unshrunk if the shrunk one cannot build the model;
 4. arguments guessed from their names (``in_channels``, ``dim``, ``num_heads``, ``eps``, ``*_bit``...).
 
-Inputs: each ``construct`` parameter without a default gets a data-less placeholder whose dtype and shape come
-from its name (``input_ids``, ``attention_mask``: int64 ids; ``pixel_values``: images) or from the first layer
-it is given to (``nn.Dense(in, ...)``, ``nn.Conv2d(in, ...)``, ``nn.Embedding``); otherwise float32 of any rank.
+Inputs: each ``construct`` parameter without a default gets a tensor whose dtype and shape come from its name
+(``input_ids``, ``attention_mask``: int64 ids; ``pixel_values``: images) or from the first layer it is given to
+(``nn.Dense(in, ...)``, ``nn.Conv2d(in, ...)``, ``nn.Embedding``); such a tensor holds data (seeded random floats,
+zero ids), so the probes that run the Cell can use it. Otherwise it is a data-less float32 placeholder of any rank.
 Optional arguments stay at their defaults.
 """
 from __future__ import annotations
@@ -273,23 +274,40 @@ def input_placeholders(obj, names: list[str], config=None) -> tuple[tuple, list[
     """``(placeholders, how)`` for the ``construct`` parameters ``names``."""
     import mindspore
 
+    import numpy as np
+
     first_layers = _first_layers(obj, names)
+    config = config if config is not None else getattr(obj, "config", None)
     inputs, how = [], []
+    random = np.random.default_rng(0)
     for name in names:
         dtype, shape, reason = _spec_for(name, first_layers.get(name), config)
-        inputs.append(mindspore.Tensor(shape=shape, dtype=getattr(mindspore, dtype)))
+        if -2 in shape or -1 in shape:
+            inputs.append(mindspore.Tensor(shape=shape, dtype=getattr(mindspore, dtype)))
+        elif dtype.startswith("int"):
+            # Real data where the shape is known: the probes that run the Cell can use it. Ids are zeros.
+            inputs.append(mindspore.Tensor(np.zeros(shape, dtype=dtype)))
+        else:
+            inputs.append(mindspore.Tensor(random.standard_normal(shape).astype(dtype)))
         how.append(f"{name}: {reason}")
     return tuple(inputs), how
+
+
+_SEQUENCE = 64  # a sequence length most block and patch sizes divide
 
 
 def _spec_for(name: str, layer, config) -> tuple[str, list[int], str]:
     lower = name.lower()
     if layer is not None:
         spec = _layer_spec(layer)
+        if spec is not None and config is not None and len(spec[1]) == 2 and spec[0] == "float32":
+            # A config-driven model works on [batch, sequence, features].
+            shape = [2, _SEQUENCE, spec[1][1]]
+            return "float32", shape, f"{shape}, as its first layer is {type(layer).__name__}({spec[1][1]}, ...)"
         if spec is not None:
             return spec
     if _ID_NAMES.search(lower) or lower.endswith("_mask") and "attention" in lower:
-        return "int64", [2, 8], "ids by its name"
+        return "int64", [2, _SEQUENCE], "ids by its name"
     if "pixel_values" in lower or lower in ("images", "image", "pixel"):
         channels = getattr(config, "num_channels", None) or 3
         size = getattr(config, "image_size", None)
@@ -298,14 +316,14 @@ def _spec_for(name: str, layer, config) -> tuple[str, list[int], str]:
     if lower in ("hidden_states", "inputs_embeds", "x", "hidden", "embeddings") and config is not None:
         hidden = getattr(config, "hidden_size", None)
         if isinstance(hidden, int):
-            return "float32", [2, 8, hidden], "[batch, length, hidden_size] from the config"
+            return "float32", [2, _SEQUENCE, hidden], "[batch, length, hidden_size] from the config"
     return "float32", [-2], "float32 of any rank"
 
 
 def _layer_spec(layer):
     kind = type(layer).__name__
     if kind == "Embedding":
-        return "int64", [2, 8], f"ids, as its first layer is {kind}"
+        return "int64", [2, _SEQUENCE], f"ids, as its first layer is {kind}"
     channels = getattr(layer, "in_channels", None) or getattr(layer, "in_features", None)
     if isinstance(channels, int):
         rank = {"Conv1d": 3, "Conv2d": 4, "Conv3d": 5, "Conv2dTranspose": 4, "Conv1dTranspose": 3,

@@ -35,7 +35,7 @@ class OutcomeCache:
     def _path(self, project_root: str, key: str) -> str:
         return os.path.join(self.directory(project_root), key[:2], f"{key}.json")
 
-    def get(self, project_root: str, key: str) -> dict | None:
+    def get(self, project_root: str, key: str, import_root: str | None = None) -> dict | None:
         if not self.read or not key:
             return None
         try:
@@ -44,11 +44,23 @@ class OutcomeCache:
         except (OSError, ValueError):
             return None
         outcome = entry.get("outcome") if isinstance(entry, dict) else None
-        return outcome if isinstance(outcome, dict) else None
+        if not isinstance(outcome, dict):
+            return None
+        missing = outcome.get("requires_missing")
+        if missing and _module_exists(missing, import_root):
+            return None  # installed since: run again
+        return outcome
 
-    def put(self, project_root: str, key: str, outcome: dict) -> None:
-        if not key or outcome.get("status") not in _STORED_STATUSES or caused_by_environment(outcome):
+    def put(self, project_root: str, key: str, outcome: dict, import_root: str | None = None) -> None:
+        if not key or outcome.get("status") not in _STORED_STATUSES:
             return
+        if caused_by_environment(outcome):
+            # One environment failure is checked cheaply before reuse: a module that is not installed. Its
+            # outcome is kept with the module's name and reused only while the module is still missing.
+            missing = _missing_module(outcome)
+            if missing is None or _module_exists(missing, import_root):
+                return
+            outcome = dict(outcome, requires_missing=missing)
         if project_root in self._unwritable:
             return
         path = self._path(project_root, key)
@@ -67,7 +79,7 @@ _ENVIRONMENT_ERRORS = {"ImportError", "ModuleNotFoundError", "OSError", "FileNot
                        "ConnectionError", "TimeoutError", "MemoryError", "EnvironmentError", "URLError",
                        "HTTPError", "ConnectTimeout", "ReadTimeout"}
 _ENVIRONMENT_PATTERNS = ("No module named", "not installed", "Unsupported device", "is not available",
-                         "out of memory", "Connection", "No such file", "unregistered", "not registered")
+                         "out of memory", "Connection", "No such file")
 
 
 def caused_by_environment(outcome: dict) -> bool:
@@ -83,6 +95,41 @@ def caused_by_environment(outcome: dict) -> bool:
         if any(pattern in text for pattern in _ENVIRONMENT_PATTERNS):
             return True
     return False
+
+
+def _missing_module(outcome: dict) -> str | None:
+    """The module a ModuleNotFoundError names, when that is the outcome's only environment failure."""
+    import re
+
+    errors = [outcome.get("error") or {}] + [retry.get("error") or {} for retry in outcome.get("retries") or []]
+    names = set()
+    for error in errors:
+        if not error:
+            continue
+        if error.get("type") != "ModuleNotFoundError":
+            if caused_by_environment({"error": error}):
+                return None
+            continue
+        match = re.search(r"No module named '([\w.]+)'", error.get("message") or error.get("first_line") or "")
+        if match is None:
+            return None
+        names.add(match.group(1))
+    return names.pop() if len(names) == 1 else None
+
+
+def _module_exists(name: str, import_root: str | None) -> bool:
+    """Whether ``import name`` would find something now (its top package, looked up without importing it)."""
+    import sys
+    from importlib.machinery import PathFinder
+
+    top = name.split(".")[0]
+    if top in sys.builtin_module_names:
+        return True
+    path = ([import_root] if import_root else []) + [entry for entry in sys.path if entry]
+    try:
+        return PathFinder.find_spec(top, path) is not None
+    except (ImportError, ValueError):
+        return False
 
 
 def _ensure_cache_root(root: str) -> None:

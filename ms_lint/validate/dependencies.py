@@ -31,9 +31,10 @@ class DependencyIndex:
         self._changed: set[str] = set()
         self._entries: dict[str, tuple[str, list[str]]] = {}  # path -> (digest, imported module names)
         self._module_files: dict[tuple[str, str], list[str]] = {}
-        self._closures: dict[tuple[str, str], frozenset] = {}
+        self._closures: dict[tuple, object] = {}  # closures, digests, direct imports, package inits
         self._examples: dict[str, dict] = {}
         self.files_read = 0  # files read and parsed this run (the rest came from the store)
+        self.pending_findings: list[tuple[str, str]] = []  # static findings to store once the run is done
 
     # -- per file ------------------------------------------------------------------------------------------------
 
@@ -95,32 +96,99 @@ class DependencyIndex:
         key = (root, path)
         if key in self._closures:
             return self._closures[key]
-        seen: set[str] = set()
-        pending = [path, *package_inits(path, root)]
         # An installed package (its import root is site-packages): its own files only, not its neighbours'.
         own = None
         if os.path.basename(root) in ("site-packages", "dist-packages"):
             own = os.path.relpath(path, root).split(os.sep)[0].removesuffix(".py")
+        seen: set[str] = set()
+        pending = [path, *self._inits(path, root)]
         while pending and len(seen) < self.limit:
             current = pending.pop()
-            if current in seen or not os.path.isfile(current):
+            if current in seen or not os.path.basename(current) in self._listing(os.path.dirname(current)):
                 continue
             seen.add(current)
             known = self._closures.get((root, current))
-            if known is not None and current != path:
-                # Its own closure is known already: take it whole.
-                seen.update(known)
+            if known is not None:
+                seen.update(known)  # its own closure is known already: take it whole
                 continue
-            for module_name in self.entry(current, project_root, root)[1]:
-                if own is not None and module_name.split(".")[0] != own:
-                    continue
-                for candidate in self.module_files(module_name, root):
-                    if candidate not in seen:
-                        pending.append(candidate)
-                        pending.extend(package_inits(candidate, root))
+            pending.extend(file for file in self._direct(current, root, project_root, own) if file not in seen)
         result = frozenset(seen)
         self._closures[key] = result
         return result
+
+    def closure_digest(self, path: str, root: str, project_root: str) -> str:
+        """One digest over the closure's paths and contents (computed once per module and run).
+
+        Across runs the closure is stored with the stat of each of its files and the modification time of each
+        of their directories (a module file added or removed changes its directory's): when none changed, the
+        stored digest is reused without walking the imports again."""
+        key = ("digest", root, path)
+        if key in self._closures:
+            return self._closures[key]
+        store = self._store(project_root)
+        closures = store.setdefault("\0closures", {})
+        name = f"{root}\0{path}"
+        stored = closures.get(name)
+        if isinstance(stored, dict) and self._unchanged(stored):
+            self._closures[key] = stored["digest"]
+            return stored["digest"]
+        digest = hashlib.sha256()
+        files = sorted(self.sources(path, root, project_root))
+        for source in files:
+            digest.update(source.encode() + b"\0")
+            digest.update(self.digest(source, project_root, root).encode())
+        result = digest.hexdigest()
+        stats = {source: self._stat(source) for source in files}
+        directories = {os.path.dirname(source) for source in files}
+        closures[name] = {"digest": result, "files": stats,
+                          "dirs": {directory: self._stat(directory)[0] for directory in directories}}
+        self._changed.add(project_root)
+        self._closures[key] = result
+        return result
+
+    def _stat(self, path: str) -> list:
+        key = ("stat", path)
+        if key not in self._closures:
+            try:
+                stat = os.stat(path)
+                self._closures[key] = [stat.st_mtime_ns, stat.st_size]
+            except OSError:
+                self._closures[key] = [None, None]
+        return self._closures[key]
+
+    def _unchanged(self, stored: dict) -> bool:
+        files, directories = stored.get("files"), stored.get("dirs")
+        if not isinstance(files, dict) or not isinstance(directories, dict) or not isinstance(stored.get("digest"),
+                                                                                               str):
+            return False
+        return (all(self._stat(directory)[0] == mtime for directory, mtime in directories.items())
+                and all(self._stat(file) == list(value) for file, value in files.items()))
+
+    def _direct(self, path: str, root: str, project_root: str, own: str | None) -> list[str]:
+        """The files ``path`` imports directly from ``root``, with their packages' ``__init__.py`` files."""
+        key = ("direct", root, path, own)
+        if key not in self._closures:
+            files: list[str] = []
+            for module_name in self.entry(path, project_root, root)[1]:
+                if own is not None and module_name.split(".")[0] != own:
+                    continue
+                for candidate in self.module_files(module_name, root):
+                    files.append(candidate)
+                    files.extend(self._inits(candidate, root))
+            self._closures[key] = list(dict.fromkeys(files))
+        return self._closures[key]
+
+    def _inits(self, path: str, root: str) -> list[str]:
+        key = ("inits", root, os.path.dirname(path))
+        if key not in self._closures:
+            inits = []
+            directory = os.path.dirname(path)
+            while directory.startswith(root) and directory != root:
+                if "__init__.py" in self._listing(directory):
+                    inits.append(os.path.join(directory, "__init__.py"))
+                directory = os.path.dirname(directory)
+            self._closures[key] = inits
+        return self._closures[key]
 
     def module_files(self, module_name: str, root: str) -> list[str]:
         key = (root, module_name)
@@ -128,12 +196,24 @@ class DependencyIndex:
             parts = module_name.split(".")
             files = []
             for count in range(1, len(parts) + 1):
-                base = os.path.join(root, *parts[:count])
-                for candidate in (base + ".py", os.path.join(base, "__init__.py")):
-                    if os.path.isfile(candidate):
-                        files.append(candidate)
+                directory = os.path.join(root, *parts[:count - 1])
+                names = self._listing(directory)
+                if parts[count - 1] + ".py" in names:
+                    files.append(os.path.join(directory, parts[count - 1] + ".py"))
+                if "__init__.py" in self._listing(os.path.join(directory, parts[count - 1])):
+                    files.append(os.path.join(directory, parts[count - 1], "__init__.py"))
             self._module_files[key] = files
         return self._module_files[key]
+
+    def _listing(self, directory: str) -> frozenset:
+        """The names in ``directory``, listed once per run (instead of one stat per candidate module file)."""
+        key = ("listing", directory)
+        if key not in self._closures:
+            try:
+                self._closures[key] = frozenset(os.listdir(directory))
+            except OSError:
+                self._closures[key] = frozenset()
+        return self._closures[key]
 
     # -- examples ------------------------------------------------------------------------------------------------
 
@@ -153,7 +233,11 @@ class DependencyIndex:
         return digest.hexdigest()
 
     def save(self) -> None:
+        """Write the stores of the projects whose ``.ms_lint_cache`` exists (a run that compiled nothing there
+        leaves the project alone)."""
         for project_root in self._changed:
+            if not os.path.isdir(os.path.join(project_root, CACHE_DIR_NAME)):
+                continue
             directory = os.path.join(project_root, CACHE_DIR_NAME, "validate")
             try:
                 os.makedirs(directory, exist_ok=True)
@@ -203,17 +287,6 @@ def _example_target(decorator):
     if decorator.args and isinstance(decorator.args[0], ast.Constant) and isinstance(decorator.args[0].value, str):
         return decorator.args[0].value
     return None
-
-
-def package_inits(path: str, root: str) -> list[str]:
-    inits = []
-    directory = os.path.dirname(path)
-    while directory.startswith(root) and directory != root:
-        init = os.path.join(directory, "__init__.py")
-        if os.path.isfile(init):
-            inits.append(init)
-        directory = os.path.dirname(directory)
-    return inits
 
 
 def imported_modules(tree: ast.Module, path: str, root: str) -> list[str]:

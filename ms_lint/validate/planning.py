@@ -254,9 +254,7 @@ def cache_key(job: Job, device: str, syntax_level: str, mindspore_version: str, 
     }
     digest.update(json.dumps(header, sort_keys=True).encode())
     location = job.location
-    for path in sorted(index.sources(location.path, location.import_root, location.project_root)):
-        digest.update(path.encode() + b"\0")
-        digest.update(index.digest(path, location.project_root, location.import_root).encode())
+    digest.update(index.closure_digest(location.path, location.import_root, location.project_root).encode())
     if job.examples_file:
         digest.update(b"examples\0" + job.examples_file.encode() + b"\0")
         digest.update(index.example_digest(job.examples_file, job.target).encode())

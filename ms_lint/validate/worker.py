@@ -556,7 +556,7 @@ class Worker:
         if "parameters" in wanted and isinstance(state.obj, nn.Cell):
             results["parameters"] = _run_probe(probes.parameter_probe, state.obj)
         if "randomness" in wanted:
-            if state.example is None:
+            if state.example is None and not outcome.get("concrete_inputs"):
                 results["randomness"] = {"skipped": "it needs an example with concrete inputs"}
             elif not outcome.get("compiled"):
                 results["randomness"] = {"skipped": "the Cell did not compile"}

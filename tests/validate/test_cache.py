@@ -20,6 +20,7 @@ def write(path: Path, text: str = "") -> Path:
 
 def project(tmp_path):
     write(tmp_path / "pyproject.toml")
+    (tmp_path / ".ms_lint_cache").mkdir()  # as a run that compiled something leaves it
     write(tmp_path / "pkg" / "__init__.py")
     write(tmp_path / "pkg" / "helpers.py", "def gelu(x):\n    return x\n")
     write(tmp_path / "pkg" / "models.py", """\
@@ -109,18 +110,77 @@ def outcome(kind, text, stage="import"):
 def test_environment_failures_are_never_cached(tmp_path):
     cache = OutcomeCache()
     environment = [
-        outcome("ModuleNotFoundError", "No module named 'einops'"),
+        outcome("ModuleNotFoundError", "No module named 'os'"),  # there now: the failure says nothing lasting
         outcome("ImportError", "cannot import name 'x' from 'transformers'"),
-        outcome("RuntimeError", "The kernel Arange unregistered.", stage="construction"),
         outcome("OSError", "model.ckpt: No such file or directory", stage="construction"),
+        outcome("RuntimeError", "Unsupported device target GPU", stage="construction"),
         {"status": "ok", "compiled": True, "retries": [
-            {"compiled": False, "error": outcome("ModuleNotFoundError", "No module named 'x'")["error"]}]},
+            {"compiled": False, "error": outcome("ImportError", "cannot import name 'y'")["error"]}]},
     ]
     for index, item in enumerate(environment):
         assert caused_by_environment(item)
-        cache.put(str(tmp_path), f"key{index}", item)
-        assert cache.get(str(tmp_path), f"key{index}") is None
+        cache.put(str(tmp_path), f"key{index}", item, str(tmp_path))
+        assert cache.get(str(tmp_path), f"key{index}", str(tmp_path)) is None
     project_error = outcome("ValueError", "the inputs should be constant", stage="compile")
     assert not caused_by_environment(project_error)
     cache.put(str(tmp_path), "project", project_error)
     assert cache.get(str(tmp_path), "project") == project_error
+    # A device without a kernel is a fact of the MindSpore version and device, which the key holds.
+    kernel = outcome("RuntimeError", "The kernel Arange unregistered.", stage="construction")
+    cache.put(str(tmp_path), "kernel", kernel)
+    assert cache.get(str(tmp_path), "kernel") == kernel
+
+
+def test_a_missing_module_is_reused_only_while_it_is_still_missing(tmp_path):
+    cache = OutcomeCache()
+    missing = outcome("ModuleNotFoundError", "No module named 'ms_lint_surely_missing.sub'")
+    cache.put(str(tmp_path), "key", missing, str(tmp_path))
+    stored = cache.get(str(tmp_path), "key", str(tmp_path))
+    assert stored["requires_missing"] == "ms_lint_surely_missing.sub"
+    # The user installs it (here: a package appears on the import root): the stale verdict is not reused.
+    write(tmp_path / "ms_lint_surely_missing" / "__init__.py")
+    assert cache.get(str(tmp_path), "key", str(tmp_path)) is None
+
+
+def test_a_module_file_that_appears_for_an_existing_import_joins_the_key(tmp_path):
+    project(tmp_path)
+    models = tmp_path / "pkg" / "models.py"
+    models.write_text("from pkg import extra\n" + models.read_text())
+    index = DependencyIndex()
+    before = keys(tmp_path, index)
+    index.save()
+    # "from pkg import extra" named nothing on disk; now pkg/extra.py exists and runs at import.
+    write(tmp_path / "pkg" / "extra.py", "X = 1\n")
+    index = DependencyIndex()
+    after = keys(tmp_path, index)
+    index.save()
+    assert after["Net"] != before["Net"]
+    (tmp_path / "pkg" / "extra.py").write_text("X = 2\n")
+    assert keys(tmp_path, DependencyIndex())["Net"] != after["Net"]
+
+
+def test_static_findings_are_reused_until_the_file_or_its_imports_change(tmp_path, monkeypatch):
+    from ms_lint.commands import check
+    from ms_lint.validate import runner
+
+    project(tmp_path)
+    models = tmp_path / "pkg" / "models.py"
+    models.write_text("import numpy as np\nfrom mindspore import nn, Tensor\nfrom pkg.helpers import gelu\n\n\n"
+                      "class Net(nn.Cell):\n    def construct(self, x):\n        return Tensor(np.sin(x))\n")
+    calls = []
+    real = check.lint_path
+    monkeypatch.setattr(check, "lint_path", lambda path, options: calls.append(path) or real(path, options))
+    options = runner.lint_options_for("strict", cwd=str(tmp_path))
+
+    def run():
+        index = DependencyIndex()
+        findings, _, _ = runner.static_findings([str(models)], options, index)
+        runner._save_findings(index)
+        index.save()
+        return [(finding.line, finding.code, finding.scope) for finding in findings]
+
+    first = run()
+    assert first == [(8, "MS101", "Net")] and len(calls) == 1
+    assert run() == first and len(calls) == 1  # from the cache
+    (tmp_path / "pkg" / "helpers.py").write_text("def gelu(x):\n    return 3 * x\n")
+    assert run() == first and len(calls) == 2  # an imported module changed: checked again
