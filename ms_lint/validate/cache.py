@@ -118,18 +118,26 @@ def _missing_module(outcome: dict) -> str | None:
 
 
 def _module_exists(name: str, import_root: str | None) -> bool:
-    """Whether ``import name`` would find something now (its top package, looked up without importing it)."""
+    """Whether ``import name`` would find something now (looked up level by level, without importing)."""
     import sys
     from importlib.machinery import PathFinder
 
-    top = name.split(".")[0]
-    if top in sys.builtin_module_names:
+    parts = name.split(".")
+    if parts[0] in sys.builtin_module_names:
         return True
     path = ([import_root] if import_root else []) + [entry for entry in sys.path if entry]
-    try:
-        return PathFinder.find_spec(top, path) is not None
-    except (ImportError, ValueError):
-        return False
+    # Each level is looked up in the locations of the package above it, without importing any of them.
+    for part in parts:
+        try:
+            spec = PathFinder.find_spec(part, path)
+        except (ImportError, ValueError):
+            return False
+        if spec is None:
+            return False
+        path = list(spec.submodule_search_locations or [])
+        if not path and part != parts[-1]:
+            return True  # a plain module with attributes looked up as submodules: cannot tell, so run again
+    return True
 
 
 def _ensure_cache_root(root: str) -> None:

@@ -137,8 +137,11 @@ def test_a_missing_module_is_reused_only_while_it_is_still_missing(tmp_path):
     cache.put(str(tmp_path), "key", missing, str(tmp_path))
     stored = cache.get(str(tmp_path), "key", str(tmp_path))
     assert stored["requires_missing"] == "ms_lint_surely_missing.sub"
-    # The user installs it (here: a package appears on the import root): the stale verdict is not reused.
+    # The package appears but not its submodule: still missing, still reused.
     write(tmp_path / "ms_lint_surely_missing" / "__init__.py")
+    assert cache.get(str(tmp_path), "key", str(tmp_path)) == stored
+    # The user installs it (here: the module appears on the import root): the stale verdict is not reused.
+    write(tmp_path / "ms_lint_surely_missing" / "sub.py")
     assert cache.get(str(tmp_path), "key", str(tmp_path)) is None
 
 
@@ -184,3 +187,14 @@ def test_static_findings_are_reused_until_the_file_or_its_imports_change(tmp_pat
     assert run() == first and len(calls) == 1  # from the cache
     (tmp_path / "pkg" / "helpers.py").write_text("def gelu(x):\n    return 3 * x\n")
     assert run() == first and len(calls) == 2  # an imported module changed: checked again
+
+
+def test_a_missing_submodule_of_an_installed_package_is_looked_up_without_importing(tmp_path):
+    from ms_lint.validate.cache import _module_exists
+
+    write(tmp_path / "biglib" / "__init__.py", "raise RuntimeError('importing it would run this')\n")
+    write(tmp_path / "biglib" / "parallel" / "__init__.py")
+    assert _module_exists("biglib.parallel", str(tmp_path))
+    assert not _module_exists("biglib.parallel._transformer", str(tmp_path))
+    write(tmp_path / "biglib" / "parallel" / "_transformer.py")
+    assert _module_exists("biglib.parallel._transformer", str(tmp_path))
