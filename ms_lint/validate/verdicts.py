@@ -372,6 +372,10 @@ class _Context:
 
     def compiled(self, finding: Finding, expectation: Expectation) -> Verdict:
         where = f"compiles under {self.level.upper()} on {self.device}"
+        reach = (self.outcome.get("reach") or {}).get(str(finding.line)) or {}
+        if reach.get("reached") is True:
+            # The evidence: every constant condition over the line held on the compiled instance.
+            where += f" with line {finding.line} in the graph"
         if expectation.check == PARAMETER_PROBE:
             return self.parameter_verdict(finding, compiled=True)
         if expectation.check == RANDOMNESS_PROBE:

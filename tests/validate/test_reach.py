@@ -144,3 +144,4 @@ def test_guarded_lines_are_retried_or_reported_not_reached(projects, worker_pool
     # The line is in the graph (its condition held): a clean compile is evidence.
     reached = by_line[findings[4].line]
     assert reached.verdict == NOT_REPRODUCED
+    assert reached.message == f"compiles under STRICT on CPU with line {findings[4].line} in the graph"
