@@ -180,3 +180,31 @@ def test_the_error_line_is_the_message_never_a_divider(message, expected):
     from ms_lint.validate.locations import message_line
 
     assert message_line(message) == expected
+
+
+def test_progress_shows_from_the_start_of_a_run(tmp_path, monkeypatch):
+    from ms_lint.validate import runner
+
+    class Recorder:
+        def __init__(self):
+            self.phases = []
+
+        def phase(self, text):
+            self.phases.append(text)
+
+        def __call__(self, done, total, target):
+            pass
+
+    module = tmp_path / "clean.py"
+    module.write_text("def f():\n    return 1\n")
+    progress = Recorder()
+    runner.validate_paths([str(module)], ValidateOptions(use_cache=False), progress=progress)
+    assert progress.phases[:2] == ["running the static checks", "planning 0 finding(s)"]
+    assert progress.phases[-1] == "0 unit(s) from the cache, 0 to compile"
+    # On a terminal the phase is drawn even for runs too small for the bar; elsewhere nothing is written.
+    terminal = FakeTerminal()
+    ProgressBar(stream=terminal).phase("planning 3 finding(s)")
+    assert "planning 3 finding(s), 0 s" in terminal.getvalue()
+    quiet = io.StringIO()
+    ProgressBar(stream=quiet).phase("planning")
+    assert quiet.getvalue() == ""
