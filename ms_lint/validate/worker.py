@@ -520,10 +520,9 @@ class Worker:
                     obj = self._fresh_instance(state)
                     obj.set_train(True)
                 else:
-                    args, kwargs = state.arguments
-                    kwargs = dict(kwargs)
-                    kwargs[retry["parameter"]] = retry["value"]
                     result["stage"] = "construction"
+                    args, kwargs = _with_argument(state.target, state.arguments, retry["parameter"],
+                                                  retry["value"])
                     obj = state.target(*args, **kwargs)
                 result["reach"] = self._reach(state, obj)
                 result["stage"] = "compile"
@@ -637,6 +636,18 @@ def _required_parameters(function, skip_first: bool) -> list[str]:
         if parameter.default is inspect.Parameter.empty
         and parameter.kind not in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
     ]
+
+
+def _with_argument(target, arguments: tuple, name: str, value) -> tuple:
+    """The constructor's ``(args, kwargs)`` with ``name`` set to ``value``, whether it was passed by position,
+    by keyword or not at all."""
+    args, kwargs = arguments
+    try:
+        bound = inspect.signature(target).bind_partial(*args, **kwargs)
+    except (TypeError, ValueError):
+        return args, {**kwargs, name: value}
+    bound.arguments[name] = value
+    return bound.args, bound.kwargs
 
 
 def _plain_defaults(function, given: int, skip_first: bool) -> dict:
