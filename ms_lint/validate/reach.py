@@ -14,6 +14,7 @@ and a boolean constructor argument stored on the attribute a condition reads.
 from __future__ import annotations
 
 import ast
+import re
 
 TRAIN_RETRY = "train"
 
@@ -200,12 +201,15 @@ _UNKNOWN = object()
 _PLAIN = (bool, int, float, str, bytes, type(None), tuple, frozenset)
 
 
-def evaluate(guards: dict, instance, defaults: dict, entry: str = "construct") -> dict[str, dict]:
+def evaluate(guards: dict, instance, defaults: dict, entry: str = "construct",
+             tensors: frozenset = frozenset()) -> dict[str, dict]:
     """Per line (as a string, JSON keys): ``{"reached": True | False | None, "condition": source, "value": v}``.
 
     ``reached`` is False when a condition on the path evaluates against what it needs (``condition`` says which,
-    ``value`` what it was), True when the method is called from ``construct`` and every condition holds or
-    depends on tensors, None when ``construct`` is not the class's own (nothing is known about the call)."""
+    ``value`` what it was); True when the method is called from ``construct`` and every condition holds or is a
+    tensor condition (on the ``tensors`` inputs: compiled on both sides); None when nothing shows it either way
+    (``construct`` is not the class's own, or a condition could not be evaluated: ``unknown`` names it; a
+    constant MindSpore folds, such as a shape, may have kept the line out)."""
     result: dict[str, dict] = {}
     for line, guard in (guards or {}).items():
         if guard.get("called") is False:
@@ -220,6 +224,8 @@ def evaluate(guards: dict, instance, defaults: dict, entry: str = "construct") -
             function = condition[2] if len(condition) > 2 else guard.get("function")
             value = condition_value(source, with_defaults if function == entry else own)
             if value is _UNKNOWN:
+                if not (function == entry and is_tensor_condition(source, tensors)) and "unknown" not in entry_state:
+                    entry_state = {"reached": None, "unknown": source}
                 continue
             if bool(value) != bool(wanted):
                 entry_state = {"reached": False, "condition": source, "value": _show(value),
@@ -227,6 +233,23 @@ def evaluate(guards: dict, instance, defaults: dict, entry: str = "construct") -
                 break
         result[str(line)] = entry_state
     return result
+
+
+_CONSTANT_READS = re.compile(r"\.(shape|ndim|dtype)\b|\b(len|isinstance|hasattr|getattr|type)\(")
+_OPERATOR_MODULES = {"ops", "mint", "mindspore", "ms", "F", "P", "nn", "np"}
+
+
+def is_tensor_condition(source: str, tensors: frozenset) -> bool:
+    """A condition on the tensor inputs' values (``x.sum() > 0``): MindSpore compiles both of its sides. One that
+    reads a shape, a dtype or a length is a constant when the graph is built, so it is not one."""
+    if not tensors or _CONSTANT_READS.search(source):
+        return False
+    try:
+        tree = ast.parse(source, mode="eval")
+    except SyntaxError:
+        return False
+    names = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
+    return bool(names & tensors) and names <= (tensors | _OPERATOR_MODULES)
 
 
 def condition_value(source: str, names: dict):

@@ -195,10 +195,14 @@ class _Context:
             if reach.get("reached") is False:
                 return self.not_reached(finding, reach)
             if reach.get("reached") is None and expectation.check == COMPILE:
+                if reach.get("unknown"):
+                    why = (f"it sits under `{reach['unknown']}`, which ms-lint could not evaluate (MindSpore keeps "
+                           f"one side of a constant condition only)")
+                else:
+                    why = f"{self.job.qualname} has no construct of its own"
                 return self.make(
                     finding, INCONCLUSIVE,
-                    f"compiles, but {self.job.qualname} has no construct of its own, so nothing shows that line "
-                    f"{finding.line} was part of the graph",
+                    f"compiles, but nothing shows that line {finding.line} was part of the graph: {why}",
                 )
         return self.compiled(finding, expectation)
 

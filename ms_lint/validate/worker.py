@@ -326,7 +326,9 @@ class Worker:
         entry = getattr(obj, "construct", None) if is_cell else (getattr(obj, "__wrapped__", None) or obj)
         defaults = _plain_defaults(entry, given=len(state.inputs), skip_first=False)
         name = "construct" if is_cell else state.job["qualname"].split(".")[-1]
-        return evaluate(state.job.get("guards") or {}, obj if is_cell else None, defaults, entry=name)
+        tensors = frozenset(_positional_names(entry)[:len(state.inputs)])
+        return evaluate(state.job.get("guards") or {}, obj if is_cell else None, defaults, entry=name,
+                        tensors=tensors)
 
     def _build_instance(self, state: "_JobState", outcome: dict) -> None:
         from mindspore import nn
@@ -636,6 +638,14 @@ def _required_parameters(function, skip_first: bool) -> list[str]:
         if parameter.default is inspect.Parameter.empty
         and parameter.kind not in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
     ]
+
+
+def _positional_names(function) -> list[str]:
+    try:
+        return [parameter.name for parameter in inspect.signature(function).parameters.values()
+                if parameter.kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+    except (TypeError, ValueError):
+        return []
 
 
 def _with_argument(target, arguments: tuple, name: str, value) -> tuple:

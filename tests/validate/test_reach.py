@@ -101,14 +101,20 @@ def test_evaluate_names_the_condition_that_kept_a_line_out():
         11: {"function": "construct", "called": True, "conditions": [["self.training", False]]},
         12: {"function": "unused", "called": False, "conditions": []},
         13: {"function": "construct", "called": True, "conditions": [["x.sum() > 0", True]]},
+        15: {"function": "construct", "called": True, "conditions": [["x.shape[0] > 2", True]]},
+        16: {"function": "construct", "called": True, "conditions": [["use_cache", True]]},
     }
     guards[14] = {"function": "helper", "called": True,
                   "conditions": [["mask is None", False, "construct"], ["mask is None", False, "helper"]]}
-    reach = evaluate(guards, _Instance(), {"mask": None})
+    reach = evaluate(guards, _Instance(), {"mask": None}, tensors=frozenset({"x"}))
     assert reach["10"] == {"reached": False, "condition": "self.training", "value": "False", "wanted": True}
     assert reach["11"] == {"reached": True}
     assert reach["12"]["reached"] is False and "unused() is not called from construct" in reach["12"]["condition"]
+    # A condition on a tensor input's values compiles both sides: the line is in the graph.
     assert reach["13"] == {"reached": True}
+    # A shape is a constant when the graph is built, and a local is unknown: no evidence either way.
+    assert reach["15"] == {"reached": None, "unknown": "x.shape[0] > 2"}
+    assert reach["16"] == {"reached": None, "unknown": "use_cache"}
     # construct's argument left at its default decides the call site; the helper's own "mask" is unknown.
     assert reach["14"] == {"reached": False, "condition": "mask is None", "value": "True", "wanted": False}
 

@@ -304,3 +304,20 @@ def test_a_device_without_the_kernel_a_constructor_runs_says_so(module):
     assert verdict.verdict == INCONCLUSIVE
     assert verdict.message.startswith("this MindSpore has no CPU kernel for Arange, which building the Cell runs")
     assert "--device Ascend" in verdict.message and verdict.example is None
+
+
+def test_not_reproduced_needs_the_line_in_the_graph(module):
+    from ms_lint.validate.verdicts import NOT_REACHED
+
+    job = job_for(module, (10, "MS101"))
+    compiled = {"status": "ok", "stage": "probe", "instance": "default", "kind": "cell", "compiled": True}
+    cases = {
+        "in": ({"reached": True}, NOT_REPRODUCED, "compiles under LAX on CPU with line 10 in the graph"),
+        "unknown": ({"reached": None, "unknown": "use_cache"}, INCONCLUSIVE,
+                    "compiles, but nothing shows that line 10 was part of the graph: it sits under `use_cache`"),
+        "out": ({"reached": False, "condition": "self.training", "value": "False", "wanted": True}, NOT_REACHED,
+                "not compiled: `self.training` was False when the graph was built (the line needs it true)"),
+    }
+    for reach, expected, text in cases.values():
+        verdict, = decide(job, dict(compiled, reach={"10": reach}), "CPU", "lax")
+        assert verdict.verdict == expected and verdict.message.startswith(text), verdict.message
