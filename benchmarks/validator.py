@@ -23,6 +23,13 @@ What is measured:
 3. Warm re-run from the cache: after one run that fills ``.ms_lint_cache/``, the median of ``--repeat`` in-process
    ``validate_paths`` runs (static checks included, no worker started), and the median wall time of the whole
    ``ms-lint validate`` command in a fresh process (interpreter start included).
+
+``--real`` measures a pinned real corpus instead: the eight model files of mindone 0.5.0 listed in ``REAL_CORPUS``
+(install ``mindone==0.5.0`` with its dependencies next to ms-lint and MindSpore), validated with no example
+registered: findings decided (confirmed, confirmed by probe, not reproduced) per file, the first run with the cache
+cleared and the median of ``--repeat`` re-runs with nothing changed, each the whole command in a fresh process::
+
+    python benchmarks/validator.py --real --json benchmarks/results-validator-real.json
 """
 from __future__ import annotations
 
@@ -147,8 +154,88 @@ def cached_rerun(project: Path, lint_options, repeat: int) -> dict:
             "command_median_s": statistics.median(whole)}
 
 
+# The real corpus: eight model files of mindone 0.5.0 (transformers- and diffusers-style models), as installed.
+REAL_CORPUS = {
+    "package": "mindone",
+    "version": "0.5.0",
+    "files": [
+        "diffusers/models/embeddings.py",
+        "models/nerfacc/scan.py",
+        "transformers/models/big_bird/modeling_big_bird.py",
+        "transformers/models/git/modeling_git.py",
+        "transformers/models/ibert/quant_modules.py",
+        "transformers/models/qwen3_vl/modeling_qwen3_vl.py",
+        "transformers/models/speecht5/modeling_speecht5.py",
+        "transformers/models/zoedepth/modeling_zoedepth.py",
+    ],
+}
+DECIDED = ("confirmed", "confirmed by probe", "not reproduced")
+
+
+def real_corpus(repeat: int, jobs: int = 2, timeout: float = 120) -> dict:
+    """``ms-lint validate`` on the pinned real corpus with no example registered: the first run (cache cleared)
+    and re-runs with nothing changed, each a whole command in a fresh process; decided findings per file."""
+    import importlib.util
+    from importlib.metadata import version
+
+    spec = importlib.util.find_spec(REAL_CORPUS["package"])
+    if spec is None or version(REAL_CORPUS["package"]) != REAL_CORPUS["version"]:
+        raise SystemExit(f"--real needs {REAL_CORPUS['package']}=={REAL_CORPUS['version']} installed with its "
+                         f"dependencies in this environment")
+    root = Path(spec.origin).parent
+    files = [str(root / name) for name in REAL_CORPUS["files"]]
+    project_cache = None
+    from ms_lint.validate.project import CACHE_DIR_NAME, locate_module
+
+    project_cache = Path(locate_module(files[0]).project_root) / CACHE_DIR_NAME
+    shutil.rmtree(project_cache, ignore_errors=True)
+    command = [sys.executable, "-m", "ms_lint.cli", "validate", *files, "--jobs", str(jobs), "--timeout",
+               str(timeout), "--format", "json"]
+    started = time.perf_counter()
+    completed = subprocess.run(command, capture_output=True, text=True)
+    first = time.perf_counter() - started
+    if completed.returncode not in (0, 1):
+        raise SystemExit(f"ms-lint validate failed: {completed.stderr[-2000:]}")
+    document = json.loads(completed.stdout)
+    reruns = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        again = subprocess.run(command, capture_output=True, text=True)
+        reruns.append(time.perf_counter() - started)
+        if any(not unit["cached"] for unit in json.loads(again.stdout)["units"]):
+            raise SystemExit("a re-run with nothing changed compiled something again")
+    per_file: dict[str, dict] = {}
+    for item in document["findings"]:
+        name = os.path.relpath(item["path"], root)
+        counts = per_file.setdefault(name, {"findings": 0, "decided": 0, "verdicts": {}})
+        counts["findings"] += 1
+        counts["decided"] += item["verdict"] in DECIDED
+        counts["verdicts"][item["verdict"]] = counts["verdicts"].get(item["verdict"], 0) + 1
+    total = sum(counts["findings"] for counts in per_file.values())
+    decided = sum(counts["decided"] for counts in per_file.values())
+    return {"corpus": REAL_CORPUS, "first_s": first, "reruns_s": reruns, "rerun_median_s": statistics.median(reruns),
+            "findings": total, "decided": decided, "per_file": per_file, "summary": document["summary"]}
+
+
+def print_real(result: dict) -> None:
+    print(f"real corpus: {REAL_CORPUS['package']} {REAL_CORPUS['version']}, {len(REAL_CORPUS['files'])} files, "
+          f"no example registered")
+    width = max(len(name) for name in result["per_file"]) if result["per_file"] else 10
+    print(f"  {'file'.ljust(width)}  findings  decided  verdicts")
+    for name, counts in sorted(result["per_file"].items()):
+        verdicts = ", ".join(f"{count} {verdict}" for verdict, count in sorted(counts["verdicts"].items()))
+        print(f"  {name.ljust(width)}  {counts['findings']:8d}  {counts['decided']:7d}  {verdicts}")
+    share = result["decided"] / result["findings"] if result["findings"] else 0
+    print(f"  decided: {result['decided']} of {result['findings']} ({share:.0%})")
+    print(f"  first run {result['first_s']:.1f} s; re-run with nothing changed {result['rerun_median_s']:.2f} s "
+          f"({result['rerun_median_s'] / result['first_s']:.0%} of the first)")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--real", action="store_true",
+                        help="measure the pinned real corpus instead (mindone 0.5.0 installed in this environment): "
+                        "decided findings per file, first run and re-run times")
     parser.add_argument("--units", type=int, default=24, help="Cells to validate (a multiple of 3; default 24)")
     parser.add_argument("--repeat", type=int, default=3, help="repetitions per measurement (default 3)")
     parser.add_argument("--workers", default="1,2", help="worker counts to measure (default 1,2)")
@@ -164,6 +251,12 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     from ms_lint.validate.runner import lint_options_for
 
+    if args.real:
+        result = real_corpus(args.repeat)
+        print_real(result)
+        if args.json:
+            Path(args.json).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+        return 0
     modules = max(1, args.units // 3)
     workers = [int(part) for part in args.workers.split(",") if part.strip()]
     lint_options = lint_options_for("strict")

@@ -31,10 +31,12 @@ def register(subparsers) -> None:
                         help="memory one job may add to a worker, in MB (default: 4096)")
     parser.add_argument("--examples", metavar="FILE",
                         help="the examples file (default: ms_lint_examples.py at the project root)")
-    parser.add_argument("--format", choices=("text", "json"), default="text", help="output format")
-    parser.add_argument("--fail-on", choices=("confirmed", "any", "never"), default="confirmed",
-                        help="exit 1 when a finding is confirmed (default), when any finding is not cleared "
-                        "(any verdict but 'not reproduced'), or never")
+    parser.add_argument("--format", choices=("text", "json", "sarif"), default="text",
+                        help="output format (sarif: for code scanning, as `ms-lint check --format sarif`)")
+    parser.add_argument("--fail-on", choices=("confirmed", "undecided", "any", "never"), default="confirmed",
+                        help="exit 1 when a finding is confirmed (default); when one is confirmed or could not be "
+                        "decided (undecided); when any finding is not cleared (any verdict but 'not "
+                        "reproduced'); or never")
     parser.add_argument("--no-cache", action="store_true",
                         help="compile everything again instead of reusing .ms_lint_cache (which the new results "
                         "refresh)")
@@ -47,7 +49,7 @@ def register(subparsers) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ms_lint.validate.project import ProjectError, load_config, locate_module
-    from ms_lint.validate.report import ProgressBar, exit_status, render_json, render_text
+    from ms_lint.validate.report import ProgressBar, exit_status, render_json, render_sarif, render_text
     from ms_lint.validate.runner import ValidateError, ValidateOptions, lint_options_for, validate_paths
 
     try:
@@ -76,7 +78,8 @@ def run(args: argparse.Namespace) -> int:
     finally:
         progress.finish()
         _restore_sigterm(previous_handler)
-    text = render_json(report) if args.format == "json" else render_text(report)
+    renderers = {"json": render_json, "sarif": render_sarif, "text": render_text}
+    text = renderers[args.format](report)
     if args.output:
         try:
             with open(args.output, "w", encoding="utf-8") as handle:

@@ -52,3 +52,26 @@ def same_file(first: str, second: str) -> bool:
         return os.path.realpath(first) == os.path.realpath(second)
     except (OSError, ValueError):
         return first == second
+
+
+_DIVIDER = re.compile(r"^[-=*#~_+. ]+$")
+_HEADING = re.compile(r"^- .*:(\s*\(.*\))?$")
+_NOISE = re.compile(r"^\[(ERROR|WARNING|INFO)\]")
+
+
+def message_line(text: str) -> str:
+    """The line of an error message that says what went wrong: MindSpore's messages can open with a divider
+    (``-----``), a section heading (``- Framework Unexpected Exception Raised:``) or a log prefix, and end with
+    framework call stacks; none of those is the message. Empty when there is no such line."""
+    for line in (text or "").splitlines():
+        line = line.strip()
+        if not line:
+            continue
+        if "Call Stack" in line and _HEADING.match(line):
+            break  # framework frames follow, never the message
+        if line.startswith("# ") and "In file " in line:
+            break  # the traceback of the construct code
+        if _DIVIDER.match(line) or _HEADING.match(line) or _NOISE.match(line):
+            continue
+        return line
+    return ""

@@ -12,11 +12,15 @@ import json
 import os
 from collections import OrderedDict
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from ms_lint.findings import Finding
+from ms_lint.validate.dependencies import DependencyIndex
 from ms_lint.validate.expectations import (
+    COMPILE,
     MODULE_LEVEL,
     PARAMETER_PROBE,
+    RANDOMNESS_PROBE,
     STATE_PROBE,
     expectation_for,
     probes_for,
@@ -24,7 +28,7 @@ from ms_lint.validate.expectations import (
 from ms_lint.validate.project import EXAMPLES_FILE_NAME, ModuleLocation, load_config, locate_module
 
 # Bumped when the worker's outcome format or behaviour changes, so old cache entries are not reused.
-OUTCOME_FORMAT = 5
+OUTCOME_FORMAT = 7
 
 
 @dataclass
@@ -41,6 +45,8 @@ class Job:
     container_attributes: dict[int, str] = field(default_factory=dict)  # finding line -> self.<attr>
     # Attributes or globals that host code writes (MS118): the state probe changes them between two calls.
     state_names: list[str] = field(default_factory=list)
+    guards: dict[int, dict] = field(default_factory=dict)  # finding line -> the branch conditions leading to it
+    retries: list[dict] = field(default_factory=list)  # what to switch on when a guarded line is not compiled
     cache_key: str = ""
 
     @property
@@ -60,6 +66,8 @@ class Job:
             "probes": self.probes,
             "state_names": self.state_names,
             "syntax_level": syntax_level,
+            "guards": {str(line): guard for line, guard in self.guards.items()},
+            "retries": self.retries,
         }
 
 
@@ -76,6 +84,7 @@ def plan_jobs(
     syntax_level: str = "strict",
     mindspore_version: str = "",
     tool_version: str = "",
+    index: DependencyIndex | None = None,
 ) -> Plan:
     """Group ``findings`` by the Cell class or jit function they sit in and describe each group as a job."""
     groups: "OrderedDict[tuple[str, str], list[Finding]]" = OrderedDict()
@@ -88,6 +97,7 @@ def plan_jobs(
         groups.setdefault((os.path.abspath(finding.path), finding.scope), []).append(finding)
 
     groups = _attach_helpers_to_cells(groups)
+    index = index or DependencyIndex()
     jobs = []
     for (path, scope), group in groups.items():
         location = locate_module(path)
@@ -106,9 +116,31 @@ def plan_jobs(
             container_attributes=_container_attributes(path, group),
             state_names=_state_names(group),
         )
-        job.cache_key = cache_key(job, device, syntax_level, mindspore_version, tool_version)
+        job.guards, job.retries = _guards(path, scope, group)
+        job.cache_key = cache_key(job, device, syntax_level, mindspore_version, tool_version, index)
         jobs.append(job)
     return Plan(jobs=jobs, module_level=module_level)
+
+
+def _guards(path: str, scope: str, findings: list[Finding]) -> tuple[dict[int, dict], list[dict]]:
+    """The branch conditions over each finding line that compiles (see ``reach``), per unit."""
+    from ms_lint.validate.reach import guards_for
+
+    tree = _parse(path)
+    if tree is None:
+        return {}, []
+    by_scope: dict[str, set[int]] = {}
+    for finding in findings:
+        if expectation_for(finding.code).check in (COMPILE, RANDOMNESS_PROBE):
+            by_scope.setdefault(finding.scope, set()).add(finding.line)
+    guards: dict[int, dict] = {}
+    retries: list[dict] = []
+    for name, lines in by_scope.items():
+        found, wanted = guards_for(tree, name, lines)
+        guards.update(found)
+        if name == scope:
+            retries = wanted
+    return guards, retries
 
 
 def _attach_helpers_to_cells(groups):
@@ -209,6 +241,16 @@ def _state_names(findings: list[Finding]) -> list[str]:
 
 
 def _parse(path: str) -> ast.Module | None:
+    """The module's tree, parsed once per version of the file (planning asks several times per unit)."""
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return None
+    return _parse_version(path, stat.st_mtime_ns, stat.st_size)
+
+
+@lru_cache(maxsize=64)
+def _parse_version(path: str, mtime_ns: int, size: int) -> ast.Module | None:
     from ms_lint.engine import read_source
 
     try:
@@ -220,7 +262,9 @@ def _parse(path: str) -> ast.Module | None:
 # ---------------------------------------------------------------------------------------------------------------
 # Cache keys: everything the worker's outcome depends on.
 
-def cache_key(job: Job, device: str, syntax_level: str, mindspore_version: str, tool_version: str) -> str:
+def cache_key(job: Job, device: str, syntax_level: str, mindspore_version: str, tool_version: str,
+              index: "DependencyIndex | None" = None) -> str:
+    index = index or DependencyIndex()
     digest = hashlib.sha256()
     header = {
         "format": OUTCOME_FORMAT,
@@ -235,84 +279,15 @@ def cache_key(job: Job, device: str, syntax_level: str, mindspore_version: str, 
         "inputs": job.input_specs,
     }
     digest.update(json.dumps(header, sort_keys=True).encode())
-    for path in sorted(project_sources(job.location)):
-        digest.update(path.encode() + b"\0")
-        digest.update(_file_digest(path))
+    location = job.location
+    digest.update(index.closure_digest(location.path, location.import_root, location.project_root).encode())
     if job.examples_file:
         digest.update(b"examples\0" + job.examples_file.encode() + b"\0")
-        digest.update(_file_digest(job.examples_file))
+        digest.update(index.example_digest(job.examples_file, job.target).encode())
     return digest.hexdigest()
-
-
-def _file_digest(path: str) -> bytes:
-    try:
-        with open(path, "rb") as handle:
-            return hashlib.sha256(handle.read()).digest()
-    except OSError:
-        return b"missing"
 
 
 def project_sources(location: ModuleLocation, limit: int = 2000) -> set[str]:
     """The module's file, the ``__init__.py`` files of its packages, and every file of the same import root
     it imports, transitively (all of them run when the worker imports the module)."""
-    root = location.import_root
-    seen: set[str] = set()
-    pending = [location.path]
-    pending.extend(_package_inits(location.path, root))
-    while pending and len(seen) < limit:
-        path = pending.pop()
-        if path in seen or not os.path.isfile(path):
-            continue
-        seen.add(path)
-        tree = _parse(path)
-        if tree is None:
-            continue
-        for module_name in _imported_modules(tree, path, root):
-            for candidate in _module_files(module_name, root):
-                if candidate not in seen:
-                    pending.append(candidate)
-                    pending.extend(_package_inits(candidate, root))
-    return seen
-
-
-def _package_inits(path: str, root: str) -> list[str]:
-    inits = []
-    directory = os.path.dirname(path)
-    while directory.startswith(root) and directory != root:
-        init = os.path.join(directory, "__init__.py")
-        if os.path.isfile(init):
-            inits.append(init)
-        directory = os.path.dirname(directory)
-    return inits
-
-
-def _imported_modules(tree: ast.Module, path: str, root: str) -> list[str]:
-    package_parts = os.path.relpath(os.path.dirname(path), root).split(os.sep)
-    package_parts = [] if package_parts == ["."] else package_parts
-    names = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            names.extend(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package_parts[: len(package_parts) - (node.level - 1)] if node.level > 1 else package_parts
-                prefix = ".".join(base)
-                module = f"{prefix}.{node.module}" if node.module and prefix else (node.module or prefix)
-            else:
-                module = node.module or ""
-            if module:
-                names.append(module)
-                # "from pkg import sub" may import the submodule pkg.sub.
-                names.extend(f"{module}.{alias.name}" for alias in node.names if alias.name != "*")
-    return names
-
-
-def _module_files(module_name: str, root: str) -> list[str]:
-    parts = module_name.split(".")
-    files = []
-    for count in range(1, len(parts) + 1):
-        base = os.path.join(root, *parts[:count])
-        for candidate in (base + ".py", os.path.join(base, "__init__.py")):
-            if os.path.isfile(candidate):
-                files.append(candidate)
-    return files
+    return set(DependencyIndex(limit).sources(location.path, location.import_root, location.project_root))

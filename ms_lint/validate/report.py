@@ -14,14 +14,17 @@ from ms_lint.validate.verdicts import (
     INCONCLUSIVE,
     NOT_APPLICABLE,
     NOT_CHECKED,
+    NOT_REACHED,
     NOT_REPRODUCED,
 )
 
-_COLUMNS = (CONFIRMED, CONFIRMED_BY_PROBE, NOT_REPRODUCED, INCONCLUSIVE, NOT_APPLICABLE, NOT_CHECKED)
+_COLUMNS = (CONFIRMED, CONFIRMED_BY_PROBE, NOT_REPRODUCED, NOT_REACHED, INCONCLUSIVE, NOT_APPLICABLE,
+            NOT_CHECKED)
 _HEADINGS = {
     CONFIRMED: "confirmed",
     CONFIRMED_BY_PROBE: "by probe",
     NOT_REPRODUCED: "not reproduced",
+    NOT_REACHED: "not reached",
     INCONCLUSIVE: "inconclusive",
     NOT_APPLICABLE: "not applicable",
     NOT_CHECKED: "not checked",
@@ -48,9 +51,13 @@ def render_text(report, show_examples: bool = True) -> str:
             f"({verdict.device}, {verdict.level}): {message}"
         )
         if show_examples and verdict.example and verdict.target not in examples_shown:
+            example = verdict.example.rstrip("\n")
+            if examples_shown:
+                # The imports every example shares are printed with the first one only.
+                example = _without_shared_imports(example)
             examples_shown.add(verdict.target)
             lines.append(f"    add this example to {_examples_file_hint(verdict)}:")
-            lines.extend(textwrap.indent(verdict.example.rstrip("\n"), "        ").splitlines())
+            lines.extend(textwrap.indent(example, "        ").splitlines())
     if lines:
         lines.append("")
     lines.extend(summary_lines(report))
@@ -63,11 +70,24 @@ def _same(first: str, second: str) -> bool:
     return same_file(first, second)
 
 
+_SHARED_IMPORTS = ("import mindspore as ms", "import ms_lint")
+
+
+def _without_shared_imports(example: str) -> str:
+    lines = example.splitlines()
+    while lines and (lines[0] in _SHARED_IMPORTS or not lines[0].strip()):
+        lines.pop(0)
+    return "\n".join(lines)
+
+
 def _examples_file_hint(verdict) -> str:
+    import os
+
     from ms_lint.validate.project import EXAMPLES_FILE_NAME, locate_module
 
     root = locate_module(verdict.finding.path).project_root
-    return display_path(f"{root}/{EXAMPLES_FILE_NAME}")
+    path = os.path.join(root, EXAMPLES_FILE_NAME)
+    return display_path(path) + ("" if os.path.isfile(path) else " (a new file)")
 
 
 def summary_lines(report) -> list[str]:
@@ -83,7 +103,10 @@ def summary_lines(report) -> list[str]:
     if not report.verdicts:
         lines.append("nothing to validate: the static checks found no hazards")
     else:
-        columns = [column for column in _COLUMNS if column != NOT_CHECKED or report.interrupted]
+        # "not checked" only for an interrupted run, "not reached" only when a finding has it.
+        reached_column = any(verdict.verdict == NOT_REACHED for verdict in report.verdicts)
+        columns = [column for column in _COLUMNS if (column != NOT_CHECKED or report.interrupted)
+                   and (column != NOT_REACHED or reached_column)]
         counts: dict[str, Counter] = {}
         for verdict in report.verdicts:
             counts.setdefault(verdict.finding.code, Counter())[verdict.verdict] += 1
@@ -104,6 +127,14 @@ def summary_lines(report) -> list[str]:
         )
     for problem in report.problems:
         lines.append(f"warning: {problem}")
+    open_findings = undecided(report)
+    checked = [verdict for verdict in report.verdicts if verdict.verdict != NOT_APPLICABLE]
+    if checked and len(open_findings) * 2 > len(checked):
+        lines.append(
+            f"most findings are undecided ({len(open_findings)} of {len(checked)}): this run confirms little "
+            f"and clears little; register examples for the Cells named above, or gate on them with "
+            f"--fail-on undecided"
+        )
     return lines
 
 
@@ -129,13 +160,55 @@ def render_json(report) -> str:
     return json.dumps(document, indent=2) + "\n"
 
 
+def render_sarif(report, cwd: str | None = None) -> str:
+    """SARIF 2.1.0 as ``ms-lint check --format sarif`` writes it, one result per finding, with the verdict in its
+    message and properties; a confirmed finding is an error, a cleared one a note."""
+    import os
+
+    from ms_lint.output import Reported, format_sarif
+
+    items = []
+    for verdict in report.verdicts:
+        finding = verdict.finding
+        properties = {"verdict": verdict.verdict, "explanation": verdict.message, "device": verdict.device,
+                      "syntax_level": verdict.level}
+        if verdict.built:
+            properties["built"] = verdict.built
+        if verdict.inputs:
+            properties["inputs"] = list(verdict.inputs)
+        if verdict.compiler_message:
+            properties["compiler_message"] = verdict.compiler_message
+        shown = finding.__class__(finding.path, finding.line, finding.col, finding.code,
+                                  f"{finding.message} [ms-lint validate: {verdict.verdict}: {verdict.message}]",
+                                  finding.scope)
+        items.append(Reported(shown, None, properties))
+    document = json.loads(format_sarif(items, cwd=cwd or os.getcwd(), errors=list(report.problems)))
+    levels = {CONFIRMED: "error", CONFIRMED_BY_PROBE: "error", NOT_REPRODUCED: "note"}
+    for result, verdict in zip(document["runs"][0]["results"], report.verdicts):
+        if verdict.verdict in levels:
+            result["level"] = levels[verdict.verdict]
+    document["runs"][0]["invocations"][0]["executionSuccessful"] = not report.interrupted
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+def undecided(report) -> list:
+    """Findings the run could not decide (neither confirmed nor cleared with evidence)."""
+    from ms_lint.validate.verdicts import DECIDED
+
+    return [verdict for verdict in report.verdicts
+            if verdict.verdict not in DECIDED and verdict.verdict != NOT_APPLICABLE]
+
+
 def exit_status(report, fail_on: str) -> int:
     """``confirmed``: 1 when any finding is confirmed (by compile or probe). ``any``: 1 when any finding was not
-    cleared by the run (anything but "not reproduced"). ``never``: 0. An interrupted run exits 130."""
+    cleared by the run (anything but "not reproduced"). ``undecided``: 1 when a finding is confirmed or could not
+    be decided (inconclusive, not reached, not checked). ``never``: 0. An interrupted run exits 130."""
     if report.interrupted:
         return 130
     if fail_on == "never":
         return 0
+    if fail_on == "undecided":
+        return int(bool(report.confirmed) or bool(undecided(report)))
     if fail_on == "any":
         return int(any(verdict.verdict != NOT_REPRODUCED for verdict in report.verdicts))
     return int(bool(report.confirmed))
@@ -160,6 +233,16 @@ class ProgressBar:
         elapsed = time.monotonic() - self.started
         label = target if len(target) <= 40 else "..." + target[-37:]
         self.stream.write(f"\r[{bar}] {done}/{total} compiled, {elapsed:.0f} s  {label:<40}")
+        self.stream.flush()
+        self.drawn = True
+
+    def phase(self, text: str) -> None:
+        """What the run is doing before its compiles start (static checks, planning, the cache)."""
+        if not self.enabled:
+            return
+        elapsed = time.monotonic() - self.started
+        line = f"{text}, {elapsed:.0f} s"
+        self.stream.write("\r" + line[: self.width + 78].ljust(self.width + 78))
         self.stream.flush()
         self.drawn = True
 

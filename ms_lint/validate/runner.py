@@ -13,10 +13,12 @@ from typing import Callable
 
 from ms_lint.findings import Finding
 from ms_lint.validate.cache import OutcomeCache, RunLog
+from ms_lint.validate.dependencies import DependencyIndex
 from ms_lint.validate.planning import Job, plan_jobs
 from ms_lint.validate.project import CACHE_DIR_NAME, EXAMPLES_FILE_NAME, ProjectError, locate_module
 from ms_lint.validate.verdicts import (
     Verdict,
+    blame_other_findings,
     confirm_across_units,
     decide,
     module_level_verdict,
@@ -100,9 +102,18 @@ class Report:
 ProgressCallback = Callable[[int, int, str], None]
 
 
-def static_findings(paths: list[str], lint_options) -> tuple[list[Finding], list[str], list[str]]:
+def static_findings(paths: list[str], lint_options, index: DependencyIndex | None = None,
+                    use_cache: bool = True) -> tuple[list[Finding], list[str], list[str]]:
     """``(findings, files, problems)``: the static checks as ``ms-lint check`` runs them (file discovery,
-    selection, per-file ignores and ``# noqa`` from the same configuration)."""
+    selection, per-file ignores and ``# noqa`` from the same configuration).
+
+    A file's findings are stored under ``.ms_lint_cache/validate/findings/`` keyed by the ms-lint version, the
+    options and the digest of the file and the project modules it imports (what the checks read), so a re-run
+    with nothing changed checks nothing again."""
+    import hashlib
+    import json
+
+    from ms_lint import __version__
     from ms_lint.commands.check import discover_files, lint_path
 
     for path in paths:
@@ -114,12 +125,45 @@ def static_findings(paths: list[str], lint_options) -> tuple[list[Finding], list
     ]
     findings: list[Finding] = []
     problems: list[str] = []
+    options_text = f"{__version__}\0{lint_options!r}"
     for path in files:
+        stored = None
+        if index is not None:
+            location = locate_module(path)
+            digest = index.closure_digest(path, location.import_root, location.project_root)
+            key = hashlib.sha256(f"{options_text}\0{path}\0{digest}".encode()).hexdigest()
+            stored = os.path.join(location.project_root, CACHE_DIR_NAME, "validate", "findings", f"{key}.json")
+            if use_cache:
+                try:
+                    with open(stored, encoding="utf-8") as handle:
+                        findings.extend(Finding(**item) for item in json.load(handle))
+                    continue
+                except (OSError, ValueError, TypeError):
+                    pass
         reported, error = lint_path(path, lint_options)
         if error:
             problems.append(error)
+            continue
         findings.extend(item.finding for item in reported)
+        if stored is not None and index is not None:
+            index.pending_findings.append((stored, json.dumps([item.finding.to_dict() for item in reported])))
     return findings, files, problems
+
+
+def _save_findings(index: DependencyIndex) -> None:
+    """Store the static findings of this run, in projects whose cache the run created or found."""
+    from ms_lint.validate.cache import write_atomically
+
+    for stored, text in index.pending_findings:
+        cache_root = os.path.dirname(os.path.dirname(os.path.dirname(stored)))
+        if not os.path.isdir(cache_root):
+            continue  # a run with nothing to compile leaves the project alone
+        try:
+            os.makedirs(os.path.dirname(stored), exist_ok=True)
+            write_atomically(stored, text)
+        except OSError:
+            pass  # the outcome cache reports an unwritable cache directory
+    index.pending_findings.clear()
 
 
 def lint_options_for(syntax_level: str | None = None, cwd: str | None = None):
@@ -137,12 +181,14 @@ def validate_paths(paths: list[str], options: ValidateOptions, pool=None,
     """Run the static checks over ``paths`` and validate their findings."""
     options = options.normalized()
     lint_options = lint_options or lint_options_for(options.syntax_level)
-    findings, files, problems = static_findings(paths, lint_options)
+    _phase(progress, "running the static checks")
+    index = DependencyIndex()
+    findings, files, problems = static_findings(paths, lint_options, index, use_cache=options.use_cache)
     default_log = None
     if files:
         default_log = os.path.join(locate_module(files[0]).project_root, CACHE_DIR_NAME, RUN_LOG_NAME)
     report = validate_findings(findings, options, pool=pool, progress=progress, files=len(files),
-                               default_log=default_log)
+                               default_log=default_log, index=index)
     report.problems[:0] = problems
     return report
 
@@ -160,7 +206,7 @@ def mindspore_version() -> str | None:
 
 def validate_findings(findings: list[Finding], options: ValidateOptions, pool=None,
                       progress: ProgressCallback | None = None, files: int | None = None,
-                      default_log: str | None = None) -> Report:
+                      default_log: str | None = None, index: DependencyIndex | None = None) -> Report:
     """Verdicts for ``findings``. ``pool``: a started ``WorkerPool`` to use (and leave open); by default the
     run starts its own, sized to the work, and closes it."""
     from ms_lint import __version__
@@ -168,8 +214,11 @@ def validate_findings(findings: list[Finding], options: ValidateOptions, pool=No
     options = options.normalized()
     started = time.monotonic()
     version = mindspore_version() or ""
+    _phase(progress, f"planning {len(findings)} finding(s)")
+    index = index or DependencyIndex()
     try:
-        plan = plan_jobs(findings, options.examples, options.device, options.syntax_level, version, __version__)
+        plan = plan_jobs(findings, options.examples, options.device, options.syntax_level, version, __version__,
+                         index=index)
     except ProjectError as exc:
         raise ValidateError(str(exc)) from None
     device, level = options.device, options.syntax_level
@@ -189,13 +238,14 @@ def validate_findings(findings: list[Finding], options: ValidateOptions, pool=No
 
     pending: list[Job] = []
     for job in plan.jobs:
-        outcome = cache.get(job.location.project_root, job.cache_key)
+        outcome = cache.get(job.location.project_root, job.cache_key, job.location.import_root)
         if outcome is None:
             pending.append(job)
             continue
         _record(job, outcome, True, options, verdicts, units, log)
         results.append((job, outcome))
 
+    _phase(progress, f"{len(plan.jobs) - len(pending)} unit(s) from the cache, {len(pending)} to compile")
     interrupted = False
     not_checked: list[Job] = []
     if pending:
@@ -229,7 +279,7 @@ def validate_findings(findings: list[Finding], options: ValidateOptions, pool=No
                             raise ValidateError(str(error)) from None
                         raise error
                     outcome = future.result()
-                    cache.put(job.location.project_root, job.cache_key, outcome)
+                    cache.put(job.location.project_root, job.cache_key, outcome, job.location.import_root)
                     _record(job, outcome, False, options, verdicts, units, log)
                     results.append((job, outcome))
                     done_count += 1
@@ -251,8 +301,11 @@ def validate_findings(findings: list[Finding], options: ValidateOptions, pool=No
         verdicts.extend(not_checked_verdict(finding, device, level, job.target) for finding in job.findings)
     log.write({"event": "end", "interrupted": interrupted, "not_checked": [job.target for job in not_checked]})
     log.close()
+    index.save()
+    _save_findings(index)
     problems.extend(cache.problems)
     confirm_across_units(verdicts, results)
+    blame_other_findings(verdicts, results)
     verdicts.sort(key=lambda v: (v.finding.path, v.finding.line, v.finding.col, v.finding.code))
     return Report(
         options=options,
@@ -266,6 +319,12 @@ def validate_findings(findings: list[Finding], options: ValidateOptions, pool=No
         problems=problems,
         run_log=log.path if plan.jobs or options.results_path else None,
     )
+
+
+def _phase(progress, text: str) -> None:
+    phase = getattr(progress, "phase", None)
+    if phase is not None:
+        phase(text)
 
 
 def _start_pool(options: ValidateOptions, pending: int):

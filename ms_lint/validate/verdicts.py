@@ -2,12 +2,16 @@
 
 ``confirmed``: the compile (or the construction) fails, and where the compiler points, or the kind of error,
 matches the finding. ``confirmed by probe``: it compiles, and a probe shows the silent hazard. ``not
-reproduced``: it compiles (or the probe finds nothing lost). ``inconclusive``: the validator could not decide
-(no instance or inputs, an unrelated error, a timeout, a crash), always with the reason and, where it helps,
-the example to write. ``not applicable``: there is nothing the validator can run for this finding.
+reproduced``: it compiles with the finding's line in the graph (or the probe finds nothing lost). ``not
+reached``: it compiles, but a constant condition (``self.training``, a constructor flag, an argument left at its
+default) kept the line out of the graph, even after the retries that switch it on. ``inconclusive``: the validator
+could not decide (no instance or inputs, an unrelated error, a timeout, a crash), always with the reason and, where
+it helps, the example to write. ``not applicable``: there is nothing the validator can run for this finding.
 """
 from __future__ import annotations
 
+import os
+import re
 from dataclasses import dataclass, field
 
 from ms_lint.findings import Finding
@@ -28,11 +32,13 @@ from ms_lint.validate.locations import Location, parse_locations, same_file
 CONFIRMED = "confirmed"
 CONFIRMED_BY_PROBE = "confirmed by probe"
 NOT_REPRODUCED = "not reproduced"
+NOT_REACHED = "not reached"  # it compiled, but the finding's line was not part of the graph
 INCONCLUSIVE = "inconclusive"
 NOT_APPLICABLE = "not applicable"
 NOT_CHECKED = "not checked"  # an interrupted run never got to it
 
-VERDICTS = (CONFIRMED, CONFIRMED_BY_PROBE, NOT_REPRODUCED, INCONCLUSIVE, NOT_APPLICABLE)
+VERDICTS = (CONFIRMED, CONFIRMED_BY_PROBE, NOT_REPRODUCED, NOT_REACHED, INCONCLUSIVE, NOT_APPLICABLE)
+DECIDED = (CONFIRMED, CONFIRMED_BY_PROBE, NOT_REPRODUCED)
 CONFIRMED_KINDS = (CONFIRMED, CONFIRMED_BY_PROBE)
 
 _STAGE_PHRASES = {
@@ -61,6 +67,8 @@ class Verdict:
     example: str | None = None  # the example to add to the examples file
     notes: list[str] = field(default_factory=list)
     cached: bool = False
+    built: str | None = None  # how the instance was built (an example, a constructor call, a config, ...)
+    inputs: list[str] = field(default_factory=list)  # how each input was made
 
     @property
     def confirmed(self) -> bool:
@@ -79,6 +87,8 @@ class Verdict:
             "example": self.example,
             "notes": list(self.notes),
             "cached": self.cached,
+            "built": self.built,
+            "inputs": list(self.inputs),
         })
         return data
 
@@ -111,7 +121,13 @@ def decide(job, outcome: dict, device: str, level: str, cached: bool = False) ->
         setting = "fullgraph=True" if effective_level == "strict" else "no fullgraph=True"
         notes.append(f"a @jit function with {setting} compiles under {effective_level.upper()} whatever the "
                      f"syntax level asked")
+    instance = outcome.get("instance")
+    built = "the registered example" if instance == "example" else outcome.get("built")
+    if instance not in (None, "example", "default") and built and outcome.get("stage") != "import":
+        notes.append(f"built as {built}")
     for verdict in verdicts:
+        verdict.built = built
+        verdict.inputs = list(outcome.get("inputs_how") or [])
         # A note the explanation already gives (the output limit) is not repeated.
         already_said = "output limit" in verdict.message
         verdict.notes.extend(note for note in notes if not (already_said and "output limit" in note))
@@ -178,7 +194,55 @@ class _Context:
         if expectation.check == CONSTRUCTION:
             who = "the example" if self.outcome.get("instance") == "example" else f"{self.job.qualname}()"
             return self.make(finding, NOT_REPRODUCED, f"{who} built the instance and it compiled without error")
+        reach = (self.outcome.get("reach") or {}).get(str(finding.line))
+        if reach is not None and expectation.check in (COMPILE, RANDOMNESS_PROBE):
+            if reach.get("reached") is False:
+                return self.not_reached(finding, reach)
+            if reach.get("reached") is None and expectation.check == COMPILE:
+                if reach.get("unknown"):
+                    why = (f"it sits under `{reach['unknown']}`, which ms-lint could not evaluate (MindSpore keeps "
+                           f"one side of a constant condition only)")
+                else:
+                    why = f"{self.job.qualname} has no construct of its own"
+                return self.make(
+                    finding, INCONCLUSIVE,
+                    f"compiles, but nothing shows that line {finding.line} was part of the graph: {why}",
+                )
         return self.compiled(finding, expectation)
+
+    def not_reached(self, finding: Finding, reach: dict) -> Verdict:
+        """The line was not compiled: decide it from the first retry that compiled it, else say what kept it
+        out."""
+        condition = reach.get("condition") or "a condition"
+        value = reach.get("value")
+        why = condition if value is None else f"`{condition}` was {value} when the graph was built"
+        if value is not None and "wanted" in reach:
+            why += f" (the line needs it {'true' if reach['wanted'] else 'false'})"
+        tried = []
+        for retry in self.outcome.get("retries") or []:
+            tried.append(retry.get("description") or retry.get("name"))
+            retry_reach = (retry.get("reach") or {}).get(str(finding.line))
+            if retry.get("error", {}).get("stage") != "construction" and (
+                    retry_reach is None or retry_reach.get("reached") is False):
+                continue
+            outcome = dict(self.outcome)
+            outcome.update(status="ok" if retry.get("compiled") else "error", error=retry.get("error"),
+                           compiled=retry.get("compiled"), compile_log=retry.get("compile_log") or [],
+                           reach=retry.get("reach") or {}, retries=[])
+            verdict = _Context(self.job, outcome, self.device, self.level, False).verdict_for(finding)
+            verdict.message = f"with {retry.get('description')}: {verdict.message}"
+            verdict.notes.append(f"not compiled by default: {why}")
+            return verdict
+        message = f"not compiled: {why}"
+        if tried:
+            message += f"; still not compiled with {', '.join(tried)}"
+        elif "self.training" in condition:
+            message += " (register an example that calls set_train(True) to compile it)"
+        elif "self." in condition:
+            message += " (register an example that sets it to compile the line)"
+        elif reach.get("value") is not None:
+            message += " (an argument left at its default: register an example that passes it)"
+        return self.make(finding, NOT_REACHED, message)
 
     def unit_failure(self, finding: Finding) -> Verdict | None:
         """Verdicts for jobs that never got to a compile result: the same reason for every finding."""
@@ -252,7 +316,20 @@ class _Context:
         kind_matches = expectation.error_matches(error.get("type", ""), error.get("message", ""))
         if expectation.check == CONSTRUCTION and kind_matches:
             return self.make(finding, CONFIRMED, first, compiler_message=first)
-        who = "the example" if stage == "example" else f"{self.job.qualname}() (no arguments)"
+        kernel = _missing_kernel(error.get("message") or first)
+        if kernel and not (expectation.check == CONSTRUCTION and kind_matches):
+            raised_at = _raised_at(error)
+            return self.make(
+                finding, INCONCLUSIVE,
+                f"this MindSpore has no {self.device} kernel for {kernel}, which building the Cell runs"
+                + (f" (at {raised_at})" if raised_at else "")
+                + ": the code targets another device; validate there with --device Ascend or GPU",
+                compiler_message=first,
+            )
+        who = "the example" if stage == "example" else (
+            self.outcome.get("built") or f"{self.job.qualname}() (no arguments)")
+        if stage != "example" and self.outcome.get("tried") and len(self.outcome["tried"]) > 1:
+            who += f" (and {len(self.outcome['tried']) - 1} other way(s) of building it)"
         raised_at = _raised_at(error)
         where = f" at {raised_at}" if raised_at else ""
         return self.make(
@@ -270,6 +347,10 @@ class _Context:
         if at_line:
             return self.make(finding, CONFIRMED, first, compiler_message=first,
                              compiler_location=self.location_text(at_line[0]))
+        named = _named_attribute(error.get("message", "") or first)
+        if named and kind_matches and _line_mentions(finding, named):
+            return self.make(finding, CONFIRMED, f"{first} (the error names .{named}, which this line uses)",
+                             compiler_message=first)
         if kind_matches and (around or expectation.located == "anywhere" or not self.user_locations):
             location = (around or self.user_locations or [None])[0]
             return self.make(finding, CONFIRMED, first, compiler_message=first,
@@ -291,13 +372,18 @@ class _Context:
             return self.make(finding, INCONCLUSIVE, message, compiler_message=first,
                              compiler_location=self.location_text(location))
         message = f"the compile failed with an error unrelated to this finding: {first}"
-        if self.outcome.get("instance") == "default":
+        built_by_us = self.outcome.get("instance") not in (None, "example")
+        if built_by_us:
             message += " (placeholder inputs may not fit this Cell: register an example with real shapes)"
         return self.make(finding, INCONCLUSIVE, message, compiler_message=first,
-                         example=self.example_text() if self.outcome.get("instance") == "default" else None)
+                         example=self.example_text() if built_by_us else None)
 
     def compiled(self, finding: Finding, expectation: Expectation) -> Verdict:
         where = f"compiles under {self.level.upper()} on {self.device}"
+        reach = (self.outcome.get("reach") or {}).get(str(finding.line)) or {}
+        if reach.get("reached") is True:
+            # The evidence: every constant condition over the line held on the compiled instance.
+            where += f" with line {finding.line} in the graph"
         if expectation.check == PARAMETER_PROBE:
             return self.parameter_verdict(finding, compiled=True)
         if expectation.check == RANDOMNESS_PROBE:
@@ -471,6 +557,54 @@ def confirm_across_units(verdicts: list[Verdict], results: list) -> None:
             verdict.compiler_location = f"{path}:{line}"
             verdict.example = None
             break
+
+
+def blame_other_findings(verdicts: list[Verdict], results: list) -> None:
+    """In place: a unit whose example or constructor raised at the line of another finding (MS205 raises at
+    construction) is not waiting for an example: the other finding is to be fixed first."""
+    from ms_lint.validate.project import display_path
+
+    by_place = {}
+    for verdict in verdicts:
+        by_place.setdefault((os.path.realpath(verdict.finding.path), verdict.finding.line), verdict)
+    outcomes = {job.target: outcome for job, outcome in results}
+    for verdict in verdicts:
+        if verdict.verdict != INCONCLUSIVE:
+            continue
+        error = (outcomes.get(verdict.target) or {}).get("error") or {}
+        if error.get("stage") not in ("construction", "example"):
+            continue
+        for frame in reversed(error.get("traceback") or []):
+            if not isinstance(frame, (list, tuple)) or len(frame) < 2:
+                continue
+            other = by_place.get((os.path.realpath(frame[0]), frame[1]))
+            if other is None or other is verdict:
+                continue
+            where = f"{display_path(other.finding.path)}:{other.finding.line}"
+            verdict.message = (f"fix {other.finding.code} at {where} first: building {verdict.target} raised "
+                               f"{error.get('first_line') or error.get('type')} there")
+            verdict.example = None
+            break
+
+
+def _missing_kernel(message: str) -> str | None:
+    """The operator a device lacks a kernel for (``The kernel Arange unregistered``)."""
+    match = re.search(r"kernel (\w+) unregistered|kernelmod for op (\w+) failed|kernel for op (\w+)", message or "",
+                      re.IGNORECASE)
+    return next((group for group in match.groups() if group), None) if match else None
+
+
+def _named_attribute(message: str) -> str | None:
+    """The attribute an AttributeError-like compile error names (``has no attribute '_idx'``)."""
+    match = re.search(r"attribute[s]?(?: named)?:? ['\"](\w+)['\"]", message or "")
+    return match.group(1) if match else None
+
+
+def _line_mentions(finding: Finding, attribute: str) -> bool:
+    import linecache
+
+    text = linecache.getline(finding.path, finding.line)
+    return bool(re.search(rf"\.{re.escape(attribute)}\b", text))
 
 
 def _raised_at(error: dict | None) -> str:

@@ -23,12 +23,12 @@ import tempfile
 import time
 import traceback
 
-from ms_lint.validate.locations import location_lines
+from ms_lint.validate.locations import location_lines, message_line
 
 MESSAGE_LIMIT = 16_000
 OUTPUT_HEAD = 2_000
 NOISY_OUTPUT = 1 << 20  # output above this is worth a note in the verdict
-STAGES = ("import", "examples", "resolve", "instance", "compile", "probe")
+STAGES = ("import", "examples", "resolve", "instance", "compile", "probe", "retry")
 
 
 class Worker:
@@ -48,6 +48,7 @@ class Worker:
         self.user_roots: list[str] = []
         self.current_root: str | None = None
         self.examples_cache: dict[tuple, dict] = {}
+        self.capture: "_OutputCapture | None" = None
 
     # -- start-up ------------------------------------------------------------------------------------------------
 
@@ -178,6 +179,7 @@ class Worker:
         scratch = tempfile.mkdtemp(prefix="job-", dir=self.scratch_root)
         previous_cwd = os.getcwd()
         capture = _OutputCapture(os.path.join(scratch, "output.txt"))
+        self.capture = capture
         try:
             os.chdir(scratch)
             state = _JobState(job)
@@ -311,6 +313,24 @@ class Worker:
         state.target = obj
 
     def _stage_instance(self, state: "_JobState", outcome: dict) -> None:
+        self._build_instance(state, outcome)
+        if not state.stop and state.obj is not None and state.job.get("guards"):
+            outcome["reach"] = self._reach(state, state.obj)
+
+    def _reach(self, state: "_JobState", obj) -> dict:
+        from mindspore import nn
+
+        from ms_lint.validate.reach import evaluate
+
+        is_cell = isinstance(obj, nn.Cell)
+        entry = getattr(obj, "construct", None) if is_cell else (getattr(obj, "__wrapped__", None) or obj)
+        defaults = _plain_defaults(entry, given=len(state.inputs), skip_first=False)
+        name = "construct" if is_cell else state.job["qualname"].split(".")[-1]
+        tensors = frozenset(_positional_names(entry)[:len(state.inputs)])
+        return evaluate(state.job.get("guards") or {}, obj if is_cell else None, defaults, entry=name,
+                        tensors=tensors)
+
+    def _build_instance(self, state: "_JobState", outcome: dict) -> None:
         from mindspore import nn
 
         target = state.target
@@ -356,24 +376,76 @@ class Worker:
                 )
             state.stop = True
             return
-        if required or call_parameters is None:
+        if call_parameters is None:
             outcome["status"] = "needs_example"
-            outcome["needs"] = (
-                f"{job['qualname']}() needs {', '.join(required)}" if required
-                else f"{job['qualname']} has keyword-only parameters without defaults"
-            )
+            outcome["needs"] = f"{job['qualname']} has keyword-only parameters without defaults"
             state.stop = True
             return
-        outcome["instance"] = "default"
+        config = None
         if is_cell_class:
-            outcome["stage"] = "construction"
-            state.obj = target()
+            recipe = self._construct(state, outcome, target, required)
+            if recipe is None:
+                outcome["status"] = "needs_example"
+                outcome["needs"] = f"{job['qualname']}() needs {', '.join(required)}"
+                state.stop = True
+                return
+            config = recipe.config
         else:
+            outcome["instance"] = "default"
+            outcome["built"] = f"the @jit function {job['qualname']}"
             state.obj = target
             state.eager = getattr(target, "__wrapped__", None)
-        state.inputs = self._placeholders(call_parameters, job.get("input_specs"))
+        if job.get("input_specs"):
+            state.inputs = self._placeholders(call_parameters, job.get("input_specs"))
+            outcome["inputs_how"] = ["from [tool.ms-lint.validate.inputs]"]
+        else:
+            from ms_lint.validate.building import input_placeholders
+
+            state.inputs, outcome["inputs_how"] = input_placeholders(state.obj, call_parameters, config)
         outcome["inputs"] = [_describe(value) for value in state.inputs]
         outcome["concrete_inputs"] = all(_is_concrete(value) for value in state.inputs)
+
+    def _construct(self, state: "_JobState", outcome: dict, target, required: list[str]):
+        """Build the Cell the first way that works (see ``building``); None when there is no way to try. When
+        every way raises, the first error is raised (a construction error is a result: MS205 raises there)."""
+        from ms_lint.validate import building
+
+        job = state.job
+        class_name = job["qualname"].split(".")[-1]
+        recipes = building.constructor_calls(state.module, job["path"], class_name) if "." not in job["qualname"] \
+            else []
+        if not required:
+            recipes.append(building.Recipe("defaults", f"{job['qualname']}() (no arguments)"))
+        else:
+            recipes.extend(building.config_recipes(target, state.module, required))
+            guessed = building.guessed_arguments(target, required)
+            if guessed is not None:
+                recipes.append(guessed)
+        if not recipes:
+            return None
+        outcome["stage"] = "construction"
+        first_error = None
+        tried = []
+        for recipe in recipes:
+            try:
+                obj = target(*recipe.args, **recipe.kwargs)
+            except Exception as exc:  # noqa: BLE001 -- the next way may work
+                tried.append(recipe.description)
+                if first_error is None:
+                    first_error = (exc, recipe)
+                continue
+            state.obj = obj
+            state.arguments = (recipe.args, dict(recipe.kwargs))
+            outcome["instance"] = "default" if recipe.how == "defaults" else recipe.how
+            outcome["built"] = recipe.description
+            if tried:
+                outcome["notes"].append(f"building it as {tried[0]} raised first")
+            return recipe
+        exc, recipe = first_error
+        outcome["instance"] = "default" if recipe.how == "defaults" else recipe.how
+        outcome["built"] = recipe.description
+        outcome["tried"] = tried
+        raise exc
 
     def _placeholders(self, names: list[str], specs: list[str] | None) -> tuple:
         import mindspore
@@ -417,6 +489,64 @@ class Worker:
         outcome["compiled"] = True
         outcome["compile_seconds"] = round(time.monotonic() - started, 3)
 
+    def _stage_retry(self, state: "_JobState", outcome: dict) -> None:
+        """A line under a constant condition that was False is not compiled: compile again with it switched on
+        (train mode; a boolean constructor argument), each retry recorded on its own."""
+        reach = outcome.get("reach") or {}
+        blocked = [entry.get("condition") or "" for entry in reach.values() if entry.get("reached") is False]
+        if not blocked or not outcome.get("compiled"):
+            return
+        from mindspore import nn
+
+        results = []
+        for retry in state.job.get("retries") or []:
+            if retry["name"] == "train":
+                if not any("self.training" in condition for condition in blocked):
+                    continue
+                if not isinstance(state.obj, nn.Cell) or (state.arguments is None and state.example is None):
+                    continue
+                description = "set_train(True)"
+            else:
+                attribute = f"self.{retry['attribute']}"
+                if not any(attribute in condition for condition in blocked) or state.arguments is None:
+                    continue
+                description = f"{retry['parameter']}={retry['value']!r}"
+            result = {"name": retry["name"], "description": description}
+            results.append(result)
+            outcome["stage"] = "retry"
+            start = self.capture.size() if self.capture else 0
+            try:
+                if retry["name"] == "train":
+                    # A fresh instance: compile() reuses the graph it built for the same object and inputs.
+                    result["stage"] = "construction"
+                    obj = self._fresh_instance(state)
+                    obj.set_train(True)
+                else:
+                    result["stage"] = "construction"
+                    args, kwargs = _with_argument(state.target, state.arguments, retry["parameter"],
+                                                  retry["value"])
+                    obj = state.target(*args, **kwargs)
+                result["reach"] = self._reach(state, obj)
+                result["stage"] = "compile"
+                obj.compile(*state.inputs)
+                result["compiled"] = True
+            except Exception as exc:  # noqa: BLE001 -- a failing retry is a result like a failing compile
+                _record_exception(result, exc, result.get("stage", "compile"))
+                result["compiled"] = False
+            finally:
+                if self.capture:
+                    result["compile_log"] = location_lines(self.capture.read_from(start))
+        if results:
+            outcome["retries"] = results
+
+    def _fresh_instance(self, state: "_JobState"):
+        if state.arguments is not None:
+            args, kwargs = state.arguments
+            return state.target(*args, **kwargs)
+        from ms_lint.examples import normalize_example_result
+
+        return normalize_example_result(state.job["target"], state.example())[0]
+
     def _stage_probe(self, state: "_JobState", outcome: dict) -> None:
         from mindspore import nn
 
@@ -427,7 +557,7 @@ class Worker:
         if "parameters" in wanted and isinstance(state.obj, nn.Cell):
             results["parameters"] = _run_probe(probes.parameter_probe, state.obj)
         if "randomness" in wanted:
-            if state.example is None:
+            if state.example is None and not outcome.get("concrete_inputs"):
                 results["randomness"] = {"skipped": "it needs an example with concrete inputs"}
             elif not outcome.get("compiled"):
                 results["randomness"] = {"skipped": "the Cell did not compile"}
@@ -468,6 +598,7 @@ class _JobState:
         self.obj = None
         self.inputs: tuple = ()
         self.eager = None
+        self.arguments: tuple | None = None  # (args, kwargs) of the constructor, when ms-lint built the instance
 
 
 def _record_exception(outcome: dict, exc: BaseException, stage: str) -> None:
@@ -491,8 +622,7 @@ def _message(exc: BaseException) -> str:
 
 
 def _first_line(exc: BaseException) -> str:
-    lines = [line.strip() for line in _message(exc).splitlines() if line.strip()]
-    text = lines[0] if lines else ""
+    text = message_line(_message(exc))
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
@@ -522,6 +652,44 @@ def _required_parameters(function, skip_first: bool) -> list[str]:
         if parameter.default is inspect.Parameter.empty
         and parameter.kind not in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
     ]
+
+
+def _positional_names(function) -> list[str]:
+    try:
+        return [parameter.name for parameter in inspect.signature(function).parameters.values()
+                if parameter.kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+    except (TypeError, ValueError):
+        return []
+
+
+def _with_argument(target, arguments: tuple, name: str, value) -> tuple:
+    """The constructor's ``(args, kwargs)`` with ``name`` set to ``value``, whether it was passed by position,
+    by keyword or not at all."""
+    args, kwargs = arguments
+    try:
+        bound = inspect.signature(target).bind_partial(*args, **kwargs)
+    except (TypeError, ValueError):
+        return args, {**kwargs, name: value}
+    bound.arguments[name] = value
+    return bound.args, bound.kwargs
+
+
+def _plain_defaults(function, given: int, skip_first: bool) -> dict:
+    """The parameters of ``function`` past the ``given`` inputs that keep a plain default (None, a bool, a
+    number, a string): what a condition on them reads when the graph is built."""
+    try:
+        parameters = list(inspect.signature(function).parameters.values())
+    except (TypeError, ValueError):
+        return {}
+    if skip_first and parameters:
+        parameters = parameters[1:]
+    result = {}
+    for index, parameter in enumerate(parameters):
+        if index < given or parameter.default is inspect.Parameter.empty:
+            continue
+        if isinstance(parameter.default, (bool, int, float, str, type(None))):
+            result[parameter.name] = parameter.default
+    return result
 
 
 def _call_parameters(function, skip_first: bool) -> list[str] | None:

@@ -94,9 +94,9 @@ def test_the_demo_project_shows_every_verdict(run, demo, monkeypatch):
     assert [verdict for _, verdict in heads] == ["confirmed", "confirmed by probe", "not reproduced"]
     decoder = verdicts[("demo/decoder.py", "MS101")]
     assert '@ms_lint.example("demo.decoder:Decoder")' in decoder["example"]
-    assert "cell = Decoder(vocab_size=..., dim=...)" in decoder["example"]
+    assert "cell = Decoder(vocabulary=..., dim=...)" in decoder["example"]
     assert document["summary"] == {"confirmed": 3, "confirmed by probe": 2, "not reproduced": 1,
-                                   "inconclusive": 1, "not applicable": 1, "not checked": 0}
+                                   "not reached": 0, "inconclusive": 1, "not applicable": 1, "not checked": 0}
     assert all(not unit["cached"] for unit in document["units"])
 
     # Nothing changed: every unit comes from .ms_lint_cache, and the text report says so.

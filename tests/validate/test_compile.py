@@ -50,12 +50,13 @@ def test_verdicts_of_a_mixed_module(models, worker_pool, tmp_path):
 
     # np.sqrt on a constant compiles: the static suspicion is not reproduced.
     projection = by_scope["Projection"]
-    assert (projection.verdict, projection.message) == (NOT_REPRODUCED, "compiles under STRICT on CPU")
+    assert (projection.verdict, projection.message) == (
+        NOT_REPRODUCED, f"compiles under STRICT on CPU with line {projection.finding.line} in the graph")
 
     sized = by_scope["Sized"]
     assert sized.verdict == INCONCLUSIVE
-    assert sized.message == "Sized() needs dim: no example is registered for vcells.models:Sized"
-    assert "cell = Sized(dim=...)" in sized.example and "return cell, (x, mask,)" in sized.example
+    assert sized.message == "Sized() needs spec: no example is registered for vcells.models:Sized"
+    assert "cell = Sized(spec=...)" in sized.example and "return cell, (x, mask,)" in sized.example
 
     two_dense = by_scope["TwoDense"]
     assert two_dense.verdict == CONFIRMED and "already exists" in two_dense.message

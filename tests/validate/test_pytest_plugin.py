@@ -24,9 +24,9 @@ MODELS = """\
 
 
     class Sized(nn.Cell):
-        def __init__(self, dim):
+        def __init__(self, spec):
             super().__init__()
-            self.dim = dim
+            self.dim = spec["dim"]
 
         def construct(self, x):
             return Tensor(np.exp(x))
@@ -65,7 +65,7 @@ def test_one_item_per_flagged_cell_failing_when_confirmed(project):
     ])
     result.stdout.fnmatch_lines([
         "inner/models.py:7: MS101 confirmed (CPU, strict): ValueError: *should be constant*",
-        "*MS101 inconclusive: Sized() needs dim: no example is registered for inner.models:Sized*",
+        "*MS101 inconclusive: Sized() needs spec: no example is registered for inner.models:Sized*",
     ])
 
 

@@ -121,3 +121,90 @@ def test_the_progress_bar_draws_only_on_a_terminal_and_for_more_than_a_few_jobs(
     pipe = io.StringIO()
     ProgressBar(stream=pipe)(2, 8, "pkg:B")
     assert pipe.getvalue() == ""
+
+
+def test_examples_print_their_shared_imports_once():
+    example = "import mindspore as ms\nimport ms_lint\n\n\n@ms_lint.example(\"pkg.net:{}\")\ndef f():\n    pass\n"
+    first = verdict(10, "MS101", INCONCLUSIVE, "Net() needs dim", example=example.format("Net"))
+    second = verdict(20, "MS101", INCONCLUSIVE, "Head() needs dim", example=example.format("Head"))
+    second.target = "pkg.net:Head"
+    text = render_text(report(first, second))
+    assert text.count("import ms_lint") == 1 and text.count("import mindspore as ms") == 1
+    assert '@ms_lint.example("pkg.net:Head")' in text
+    # The examples file does not exist yet: the hint says it is a new file.
+    assert "ms_lint_examples.py (a new file):" in text
+
+
+def test_a_run_with_most_findings_undecided_says_so_last_and_offers_the_gate():
+    from ms_lint.validate.verdicts import NOT_REACHED
+
+    mostly_open = report(verdict(10, "MS101", INCONCLUSIVE), verdict(11, "MS101", NOT_REACHED),
+                         verdict(12, "MS101", NOT_REPRODUCED), verdict(13, "MS301", NOT_APPLICABLE))
+    last = render_text(mostly_open).rstrip("\n").splitlines()[-1]
+    assert last.startswith("most findings are undecided (2 of 3)") and "--fail-on undecided" in last
+    assert exit_status(mostly_open, "confirmed") == 0
+    assert exit_status(mostly_open, "undecided") == 1
+    decided = report(verdict(10, "MS101", CONFIRMED), verdict(12, "MS101", NOT_REPRODUCED))
+    assert "undecided" not in render_text(decided)
+    assert exit_status(report(verdict(12, "MS101", NOT_REPRODUCED)), "undecided") == 0
+
+
+def test_sarif_carries_every_verdict_for_code_scanning(tmp_path):
+    from ms_lint.validate.report import render_sarif
+
+    document = json.loads(render_sarif(report(
+        verdict(10, "MS101", CONFIRMED, "ValueError: should be constant", built="Net() (no arguments)"),
+        verdict(12, "MS101", NOT_REPRODUCED, "compiles"),
+        verdict(14, "MS101", INCONCLUSIVE, "Net() needs dim"),
+    ), cwd=str(tmp_path)))
+    assert document["version"] == "2.1.0"
+    results = document["runs"][0]["results"]
+    assert [result["level"] for result in results] == ["error", "note", "error"]
+    assert [result["properties"]["verdict"] for result in results] == [CONFIRMED, NOT_REPRODUCED, INCONCLUSIVE]
+    assert results[0]["properties"]["built"] == "Net() (no arguments)"
+    assert "[ms-lint validate: confirmed: ValueError: should be constant]" in results[0]["message"]["text"]
+
+
+@pytest.mark.parametrize("message, expected", [
+    ("\n----------------------------------------------------\n- Framework Unexpected Exception Raised:\n"
+     "----------------------------------------------------\nThis exception is caused by framework's unexpected "
+     "error.\n\n----\n- C++ Call Stack: (For framework developers)\n----\nfoo.cc:10 Run",
+     "This exception is caused by framework's unexpected error."),
+    ("For 'MatMulExt' op, shape1[-1] must be equal to shape2[-2]\n\n-----\n- C++ Call Stack: (For framework "
+     "developers)\n-----\nmatmul_ext.cc:43 CheckMatMulShapes", "For 'MatMulExt' op, shape1[-1] must be equal to "
+     "shape2[-2]"),
+    ("-----\n- C++ Call Stack: (For framework developers)\n-----\nmatmul.cc:1 X", ""),
+    ("", ""),
+])
+def test_the_error_line_is_the_message_never_a_divider(message, expected):
+    from ms_lint.validate.locations import message_line
+
+    assert message_line(message) == expected
+
+
+def test_progress_shows_from_the_start_of_a_run(tmp_path, monkeypatch):
+    from ms_lint.validate import runner
+
+    class Recorder:
+        def __init__(self):
+            self.phases = []
+
+        def phase(self, text):
+            self.phases.append(text)
+
+        def __call__(self, done, total, target):
+            pass
+
+    module = tmp_path / "clean.py"
+    module.write_text("def f():\n    return 1\n")
+    progress = Recorder()
+    runner.validate_paths([str(module)], ValidateOptions(use_cache=False), progress=progress)
+    assert progress.phases[:2] == ["running the static checks", "planning 0 finding(s)"]
+    assert progress.phases[-1] == "0 unit(s) from the cache, 0 to compile"
+    # On a terminal the phase is drawn even for runs too small for the bar; elsewhere nothing is written.
+    terminal = FakeTerminal()
+    ProgressBar(stream=terminal).phase("planning 3 finding(s)")
+    assert "planning 3 finding(s), 0 s" in terminal.getvalue()
+    quiet = io.StringIO()
+    ProgressBar(stream=quiet).phase("planning")
+    assert quiet.getvalue() == ""

@@ -267,3 +267,57 @@ def test_compiler_locations_in_every_format():
     """)
     assert [(loc.path, loc.start, loc.end) for loc in parse_locations(text)] == [
         ("/abs/net.py", 10, 10), ("/abs/net.py", 9, 13), ("/abs/other dir/model.py", 78, 83)]
+
+
+def test_a_compile_error_naming_an_attribute_confirms_the_finding_that_uses_it(tmp_path):
+    path = tmp_path / "net.py"
+    path.write_text(textwrap.dedent("""\
+        from mindspore import nn
+
+        class Net(nn.Cell):
+            def clear(self):
+                self._enc_idx = [0]
+
+            def construct(self, x):
+                self.clear()
+                return x + self._enc_idx[0]
+    """))
+    job = job_for(path, (5, "MS108"))
+    outcome = compile_error(path, 9, kind="AttributeError",
+                            text="The 'Net' object has no attribute '_enc_idx'.")
+    verdict, = decide(job, outcome, "CPU", "strict")
+    assert verdict.verdict == CONFIRMED
+    assert "the error names ._enc_idx, which this line uses" in verdict.message
+    # Another attribute: the error elsewhere leaves the finding open.
+    other = compile_error(path, 9, kind="AttributeError", text="The 'Net' object has no attribute 'other'.")
+    verdict, = decide(job, other, "CPU", "strict")
+    assert verdict.verdict == INCONCLUSIVE
+
+
+def test_a_device_without_the_kernel_a_constructor_runs_says_so(module):
+    outcome = {"status": "error", "stage": "construction", "instance": "config", "built": "NetConfig() with its "
+               "defaults", "kind": "cell", "signature": {"init": ["config"], "call": ["x"]},
+               "error": {"stage": "construction", "type": "RuntimeError",
+                         "first_line": "RuntimeError: The kernel Arange unregistered.",
+                         "message": "The kernel Arange unregistered.", "traceback": [["/p/net.py", 7, "__init__"]]}}
+    verdict, = decide(job_for(module, (10, "MS101")), outcome, "CPU", "strict")
+    assert verdict.verdict == INCONCLUSIVE
+    assert verdict.message.startswith("this MindSpore has no CPU kernel for Arange, which building the Cell runs")
+    assert "--device Ascend" in verdict.message and verdict.example is None
+
+
+def test_not_reproduced_needs_the_line_in_the_graph(module):
+    from ms_lint.validate.verdicts import NOT_REACHED
+
+    job = job_for(module, (10, "MS101"))
+    compiled = {"status": "ok", "stage": "probe", "instance": "default", "kind": "cell", "compiled": True}
+    cases = {
+        "in": ({"reached": True}, NOT_REPRODUCED, "compiles under LAX on CPU with line 10 in the graph"),
+        "unknown": ({"reached": None, "unknown": "use_cache"}, INCONCLUSIVE,
+                    "compiles, but nothing shows that line 10 was part of the graph: it sits under `use_cache`"),
+        "out": ({"reached": False, "condition": "self.training", "value": "False", "wanted": True}, NOT_REACHED,
+                "not compiled: `self.training` was False when the graph was built (the line needs it true)"),
+    }
+    for reach, expected, text in cases.values():
+        verdict, = decide(job, dict(compiled, reach={"10": reach}), "CPU", "lax")
+        assert verdict.verdict == expected and verdict.message.startswith(text), verdict.message

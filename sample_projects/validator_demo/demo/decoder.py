@@ -1,14 +1,14 @@
-"""A decoder that needs its sizes to be built."""
+"""A decoder that needs its vocabulary (an object no name can guess) to be built."""
 import math
 
 from mindspore import nn
 
 
 class Decoder(nn.Cell):
-    def __init__(self, vocab_size, dim):
+    def __init__(self, vocabulary, dim):
         super().__init__()
         self.embed = nn.Dense(dim, dim)
-        self.out = nn.Dense(dim, vocab_size)
+        self.out = nn.Dense(dim, len(vocabulary))
 
     def construct(self, x):
         h = self.embed(x)

@@ -21,9 +21,9 @@ class Projection(nn.Cell):
 
 
 class Sized(nn.Cell):
-    def __init__(self, dim):
+    def __init__(self, spec):
         super().__init__()
-        self.dense = nn.Dense(dim, dim)
+        self.dense = nn.Dense(spec["dim"], spec["dim"])
 
     def construct(self, x, mask):
         return Tensor(np.exp(self.dense(x))) * mask

@@ -1,0 +1,368 @@
+"""How the worker builds a Cell and its inputs when no example is registered (runs in the worker process).
+
+Ways to build, tried in this order after a registered example:
+
+1. a constructor call found in the module with constant arguments (``Net(3, [64, 128])``, a factory function such
+   as ``def resnet50(**kw): return ResNet(Bottleneck, [3, 4, 6, 3], **kw)``, a module-level instance); a factory
+   parameter with a constant default stands for its default;
+2. the constructor's own defaults (``Net()``);
+3. for config-driven models (``Model(config)``, ``__init__(self, config: XConfig)``), the config class built with
+   its own defaults, shrunk where it has obvious size fields (layers, hidden size, heads, vocabulary), then
+   unshrunk if the shrunk one cannot build the model;
+4. arguments guessed from their names (``in_channels``, ``dim``, ``num_heads``, ``eps``, ``*_bit``...).
+
+Inputs: each ``construct`` parameter without a default gets a tensor whose dtype and shape come from its name
+(``input_ids``, ``attention_mask``: int64 ids; ``pixel_values``: images) or from the first layer it is given to
+(``nn.Dense(in, ...)``, ``nn.Conv2d(in, ...)``, ``nn.Embedding``); such a tensor holds data (seeded random floats,
+zero ids), so the probes that run the Cell can use it. Otherwise it is a data-less float32 placeholder of any rank.
+Optional arguments stay at their defaults.
+"""
+from __future__ import annotations
+
+import ast
+import inspect
+import re
+from dataclasses import dataclass, field
+
+_MAX_CALLS = 4
+
+
+@dataclass
+class Recipe:
+    """One way to build the instance: ``how`` is shown in the verdict."""
+
+    how: str  # "constructor call", "defaults", "config", "guessed arguments"
+    description: str
+    args: tuple = ()
+    kwargs: dict = field(default_factory=dict)
+    config: object = None
+
+
+# -- 1. constructor calls in the module ---------------------------------------------------------------------------
+
+def constructor_calls(module, path: str, class_name: str) -> list[Recipe]:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            source = handle.read()
+        tree = ast.parse(source, filename=path)
+    except (OSError, SyntaxError, ValueError, UnicodeDecodeError):
+        return []
+    namespace = vars(module)
+    recipes: list[Recipe] = []
+    for function, call in _calls(tree, class_name):
+        defaults = _constant_defaults(function) if function is not None else {}
+        try:
+            args = tuple(_constant(argument, namespace, defaults) for argument in call.args)
+            kwargs = {keyword.arg: _constant(keyword.value, namespace, defaults)
+                      for keyword in call.keywords if keyword.arg is not None}
+        except _NotConstant:
+            continue
+        where = f"line {call.lineno}" + (f" in {function.name}()" if function is not None else "")
+        shown = ast.unparse(call)
+        shown = shown if len(shown) <= 80 else shown[:77] + "..."
+        recipes.append(Recipe("constructor call", f"{shown} ({where})", args, kwargs))
+        if len(recipes) >= _MAX_CALLS:
+            break
+    return recipes
+
+
+def _calls(tree: ast.Module, class_name: str):
+    """``(enclosing module-level function or None, call)`` for each call of ``class_name``, module level first."""
+    found = []
+    for statement in tree.body:
+        function = statement if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
+        if isinstance(statement, ast.ClassDef):
+            continue  # inside another class the arguments are that class's attributes, not constants
+        for node in ast.walk(statement):
+            if isinstance(node, ast.Call):
+                func = node.func
+                name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
+                if name == class_name:
+                    found.append((function, node))
+    found.sort(key=lambda item: item[0] is not None)
+    return found
+
+
+class _NotConstant(Exception):
+    pass
+
+
+def _constant_defaults(function) -> dict:
+    args = function.args
+    positional = args.posonlyargs + args.args
+    defaults = {}
+    for argument, default in zip(positional[len(positional) - len(args.defaults):], args.defaults):
+        defaults[argument.arg] = default
+    for argument, default in zip(args.kwonlyargs, args.kw_defaults):
+        if default is not None:
+            defaults[argument.arg] = default
+    return defaults
+
+
+def _constant(node, namespace: dict, defaults: dict):
+    """The value of a constant argument: literals, containers of them, and module-level names (classes,
+    functions, constants); a factory parameter stands for its default."""
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        value = _constant(node.operand, namespace, defaults)
+        if not isinstance(value, (int, float)):
+            raise _NotConstant
+        return -value if isinstance(node.op, ast.USub) else value
+    if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+        values = [_constant(item, namespace, defaults) for item in node.elts]
+        return {ast.List: list, ast.Tuple: tuple, ast.Set: set}[type(node)](values)
+    if isinstance(node, ast.Dict):
+        if any(key is None for key in node.keys):
+            raise _NotConstant
+        return {_constant(key, namespace, defaults): _constant(value, namespace, defaults)
+                for key, value in zip(node.keys, node.values)}
+    if isinstance(node, ast.Name):
+        if node.id in defaults:
+            return _constant(defaults[node.id], namespace, {})
+        if node.id in namespace:
+            return namespace[node.id]
+        raise _NotConstant
+    if isinstance(node, ast.Attribute):
+        base = _constant(node.value, namespace, defaults)
+        if not inspect.ismodule(base) and not isinstance(base, type):
+            raise _NotConstant
+        try:
+            return getattr(base, node.attr)
+        except AttributeError:
+            raise _NotConstant from None
+    raise _NotConstant
+
+
+# -- 3. config classes ----------------------------------------------------------------------------------------------
+
+_SHRINK = {
+    # layers
+    "num_hidden_layers": 1, "num_layers": 1, "n_layer": 1, "n_layers": 1, "encoder_layers": 1, "decoder_layers": 1,
+    "num_encoder_layers": 1, "num_decoder_layers": 1, "depth": 1, "num_blocks": 1,
+    # widths
+    "hidden_size": 32, "d_model": 32, "n_embd": 32, "embed_dim": 32, "dim": 32, "out_hidden_size": 32,
+    "intermediate_size": 37, "encoder_ffn_dim": 37, "decoder_ffn_dim": 37, "ffn_dim": 37, "n_inner": 37,
+    # heads
+    "num_attention_heads": 4, "n_head": 4, "num_heads": 4, "encoder_attention_heads": 4,
+    "decoder_attention_heads": 4, "num_key_value_heads": 2,
+    # vocabulary
+    "vocab_size": 99,
+}
+
+
+def config_recipes(target, module, required: list[str]) -> list[Recipe]:
+    found = _config_class(target, module, required)
+    if found is None:
+        return []
+    name, config_class = found
+    try:
+        default = config_class()
+    except Exception:  # noqa: BLE001 -- a config without defaults: nothing to build from
+        return []
+    recipes = []
+    shrunk_config = config_class()
+    changed = shrink(shrunk_config)
+    if changed:
+        shown = ", ".join(f"{key}={value}" for key, value in list(changed.items())[:6])
+        more = ", ..." if len(changed) > 6 else ""
+        recipes.append(Recipe("config", f"{config_class.__name__}() with its defaults, shrunk ({shown}{more})",
+                              kwargs={name: shrunk_config}, config=shrunk_config))
+    recipes.append(Recipe("config", f"{config_class.__name__}() with its defaults", kwargs={name: default},
+                          config=default))
+    return recipes
+
+
+def _config_class(target, module, required: list[str]):
+    try:
+        parameters = inspect.signature(target.__init__).parameters
+    except (TypeError, ValueError):
+        return None
+    namespace = vars(module)
+    for name in required:
+        annotation = parameters[name].annotation if name in parameters else inspect.Parameter.empty
+        if isinstance(annotation, str):
+            annotation = namespace.get(annotation.split("[")[0].strip("'\""))
+        if isinstance(annotation, type) and annotation.__name__.endswith("Config"):
+            return name, annotation
+    configs = [name for name in required if "config" in name.lower()]
+    if len(configs) != 1 or len(required) != 1:
+        return None
+    declared = getattr(target, "config_class", None)
+    if isinstance(declared, type):
+        return configs[0], declared
+    # The config class of the module whose name shares the longest prefix with the Cell's.
+    candidates = [value for key, value in namespace.items()
+                  if isinstance(value, type) and key.endswith("Config") and key != "PretrainedConfig"]
+    best, length = None, 0
+    for candidate in candidates:
+        prefix = _common_prefix(candidate.__name__[:-len("Config")], target.__name__)
+        if prefix > length:
+            best, length = candidate, prefix
+    return (configs[0], best) if best is not None and length >= 3 else None
+
+
+def _common_prefix(first: str, second: str) -> int:
+    count = 0
+    for a, b in zip(first, second):
+        if a != b:
+            break
+        count += 1
+    return count
+
+
+def shrink(config, depth: int = 0) -> dict:
+    """Set the obvious size fields of ``config`` (and of the configs it nests) small; returns what changed."""
+    changed = {}
+    for key, small in _SHRINK.items():
+        value = getattr(config, key, None)
+        if isinstance(value, int) and not isinstance(value, bool) and value > small:
+            try:
+                setattr(config, key, small)
+                changed[key] = small
+            except Exception:  # noqa: BLE001 -- a read-only property
+                continue
+    heads = getattr(config, "num_attention_heads", None) or getattr(config, "num_heads", None)
+    hidden = getattr(config, "hidden_size", None)
+    if isinstance(heads, int) and isinstance(hidden, int) and heads and getattr(config, "head_dim", None):
+        try:
+            config.head_dim = hidden // heads
+            changed["head_dim"] = hidden // heads
+        except Exception:  # noqa: BLE001
+            pass
+    if depth < 2:
+        for key, value in list(vars(config).items()):
+            if type(value).__name__.endswith("Config") and value is not config:
+                inner = shrink(value, depth + 1)
+                changed.update({f"{key}.{name}": small for name, small in inner.items()})
+    return changed
+
+
+# -- 4. arguments guessed from their names --------------------------------------------------------------------------
+
+_GUESSES = (
+    (re.compile(r"(^|_)(bits?|bit_width)$|_bit$"), 8),
+    (re.compile(r"(^|_)eps(ilon)?$"), 1e-5),
+    (re.compile(r"heads?$"), 2),
+    (re.compile(r"(^|_)(num_)?(layers?|blocks?|depth)$"), 1),
+    (re.compile(r"kernel(_size)?$"), 3),
+    (re.compile(r"stride$"), 1),
+    (re.compile(r"groups$"), 1),
+    (re.compile(r"(channels?|dims?|features|size|embeddings|positions|width|hidden|shape|units|tokens)$"), 32),
+)
+
+
+def guessed_arguments(target, required: list[str]) -> Recipe | None:
+    kwargs = {}
+    for name in required:
+        value = next((guess for pattern, guess in _GUESSES if pattern.search(name.lower())), None)
+        if value is None:
+            return None
+        kwargs[name] = value
+    shown = ", ".join(f"{key}={value!r}" for key, value in kwargs.items())
+    return Recipe("guessed arguments", f"{target.__name__}({shown}), arguments guessed from their names",
+                  kwargs=kwargs)
+
+
+# -- inputs -----------------------------------------------------------------------------------------------------
+
+_ID_NAMES = re.compile(r"(^|_)(ids|input_ids|token_type_ids|position_ids|labels|attention_mask|mask_ids|"
+                       r"decoder_input_ids|indices|index)$")
+
+
+def input_placeholders(obj, names: list[str], config=None) -> tuple[tuple, list[str]]:
+    """``(placeholders, how)`` for the ``construct`` parameters ``names``."""
+    import mindspore
+
+    import numpy as np
+
+    first_layers = _first_layers(obj, names)
+    config = config if config is not None else getattr(obj, "config", None)
+    inputs, how = [], []
+    random = np.random.default_rng(0)
+    for name in names:
+        dtype, shape, reason = _spec_for(name, first_layers.get(name), config)
+        if -2 in shape or -1 in shape:
+            inputs.append(mindspore.Tensor(shape=shape, dtype=getattr(mindspore, dtype)))
+        elif dtype.startswith("int"):
+            # Real data where the shape is known: the probes that run the Cell can use it. Ids are zeros.
+            inputs.append(mindspore.Tensor(np.zeros(shape, dtype=dtype)))
+        else:
+            inputs.append(mindspore.Tensor(random.standard_normal(shape).astype(dtype)))
+        how.append(f"{name}: {reason}")
+    return tuple(inputs), how
+
+
+_SEQUENCE = 64  # a sequence length most block and patch sizes divide
+
+
+def _spec_for(name: str, layer, config) -> tuple[str, list[int], str]:
+    lower = name.lower()
+    if layer is not None:
+        spec = _layer_spec(layer)
+        if spec is not None and config is not None and len(spec[1]) == 2 and spec[0] == "float32":
+            # A config-driven model works on [batch, sequence, features].
+            shape = [2, _SEQUENCE, spec[1][1]]
+            return "float32", shape, f"{shape}, as its first layer is {type(layer).__name__}({spec[1][1]}, ...)"
+        if spec is not None:
+            return spec
+    if _ID_NAMES.search(lower) or lower.endswith("_mask") and "attention" in lower:
+        return "int64", [2, _SEQUENCE], "ids by its name"
+    if "pixel_values" in lower or lower in ("images", "image", "pixel"):
+        channels = getattr(config, "num_channels", None) or 3
+        size = getattr(config, "image_size", None)
+        size = size if isinstance(size, int) and 0 < size <= 512 else 32
+        return "float32", [2, channels, size, size], "an image batch by its name"
+    if lower in ("hidden_states", "inputs_embeds", "x", "hidden", "embeddings") and config is not None:
+        hidden = getattr(config, "hidden_size", None)
+        if isinstance(hidden, int):
+            return "float32", [2, _SEQUENCE, hidden], "[batch, length, hidden_size] from the config"
+    return "float32", [-2], "float32 of any rank"
+
+
+def _layer_spec(layer):
+    kind = type(layer).__name__
+    if kind == "Embedding":
+        return "int64", [2, _SEQUENCE], f"ids, as its first layer is {kind}"
+    channels = getattr(layer, "in_channels", None) or getattr(layer, "in_features", None)
+    if isinstance(channels, int):
+        rank = {"Conv1d": 3, "Conv2d": 4, "Conv3d": 5, "Conv2dTranspose": 4, "Conv1dTranspose": 3,
+                "Conv3dTranspose": 5, "ConvTranspose2d": 4, "ConvTranspose1d": 3}.get(kind)
+        if rank is not None:
+            shape = [2, channels] + [16] * (rank - 2)
+            return "float32", shape, f"{shape}, as its first layer is {kind}({channels}, ...)"
+        return "float32", [2, channels], f"[2, {channels}], as its first layer is {kind}({channels}, ...)"
+    normalized = getattr(layer, "normalized_shape", None)
+    if isinstance(normalized, (tuple, list)) and all(isinstance(dim, int) for dim in normalized):
+        shape = [2, 8, *normalized]
+        return "float32", shape, f"{shape}, as its first layer is {kind}"
+    return None
+
+
+def _first_layers(obj, names: list[str]) -> dict:
+    """For each parameter of ``construct``, the sub-Cell it is first passed to directly (``self.proj(x)``)."""
+    construct = getattr(type(obj), "construct", None)
+    if construct is None:
+        return {}
+    try:
+        tree = ast.parse(_dedent(inspect.getsource(construct)))
+    except (OSError, TypeError, SyntaxError, IndentationError):
+        return {}
+    layers = {}
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call) or not node.args:
+            continue
+        func = node.func
+        first = node.args[0]
+        if (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self"
+                and isinstance(first, ast.Name) and first.id in names and first.id not in layers):
+            layer = getattr(obj, func.attr, None)
+            if layer is not None and hasattr(layer, "construct"):
+                layers[first.id] = layer
+    return layers
+
+
+def _dedent(source: str) -> str:
+    import textwrap
+
+    return textwrap.dedent(source)

@@ -1,0 +1,347 @@
+"""Whether a finding's line is part of the graph a compile builds.
+
+MindSpore folds a branch whose condition is a constant when the graph is built (measured on 2.10 CPU, STRICT and
+LAX): under ``if self.training:`` with the Cell in eval mode, or under ``if self.quant_mode:`` with the flag
+False, the body is never compiled, whatever it contains. A compile that succeeds therefore says nothing about
+such a line. This module finds, for each finding line, the chain of branch conditions that lead to it
+(``guards_for``, in the parent, from the source) and evaluates them against the instance that was compiled
+(``evaluate``, in the worker): constants, ``self.<attr>`` chains holding plain Python values, and ``construct``
+arguments left at their defaults. A condition on anything else (a tensor) is compiled on both sides.
+
+It also finds the retries that would bring an unreached line in: ``set_train(True)`` for ``self.training``,
+and a boolean constructor argument stored on the attribute a condition reads.
+"""
+from __future__ import annotations
+
+import ast
+import re
+
+TRAIN_RETRY = "train"
+
+
+def guards_for(tree: ast.Module, class_name: str, lines: set[int]) -> tuple[dict[int, dict], list[dict]]:
+    """``(guards, retries)`` for the finding ``lines`` inside class ``class_name`` of ``tree``.
+
+    ``guards[line]``: ``{"function": name, "called": bool | None, "conditions": [[source, wanted], ...]}``,
+    ``called`` is whether ``construct`` calls the method (``None`` when the class has no ``construct`` of its own).
+    ``retries``: ``{"name": "train"}`` and ``{"name": "flag", "parameter": p, "value": v, "attribute": a}``.
+    """
+    cls = next((node for node in tree.body if isinstance(node, ast.ClassDef) and node.name == class_name), None)
+    if cls is None:
+        function = next((node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+                         and node.name == class_name), None)
+        return (_function_guards(function, lines) if function is not None else {}), []
+    methods = {node.name: node for node in cls.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    sites = _call_sites(methods) if "construct" in methods else None
+    called = set(sites) if sites is not None else None
+    entry_conditions: dict[str, list] = {}
+    guards: dict[int, dict] = {}
+    for name, method in methods.items():
+        if name == "__init__":
+            continue
+        start, end = method.lineno, getattr(method, "end_lineno", method.lineno) or method.lineno
+        wanted = {line for line in lines if start <= line <= end}
+        if not wanted:
+            continue
+        found: dict[int, list] = {}
+        # A helper is compiled only where construct calls it: the conditions over that call come first.
+        before = _entry_conditions(name, methods, sites, entry_conditions, set()) if sites else []
+        _walk_block(method.body, before, wanted, found, name)
+        for line in wanted:
+            guards[line] = {
+                "function": name,
+                "called": None if called is None else name in called,
+                "conditions": found.get(line, []),
+            }
+    return guards, _retries(methods.get("__init__"), guards)
+
+
+def _function_guards(function, lines: set[int]) -> dict[int, dict]:
+    """A jit function, or a module-level helper a compiled Cell calls: its own conditions only."""
+    start, end = function.lineno, getattr(function, "end_lineno", function.lineno) or function.lineno
+    wanted = {line for line in lines if start <= line <= end}
+    found: dict[int, list] = {}
+    _walk_block(function.body, [], wanted, found, function.name)
+    return {line: {"function": function.name, "called": True, "conditions": found.get(line, [])}
+            for line in wanted}
+
+
+def _call_sites(methods: dict) -> dict[str, list[tuple[str, int]]]:
+    """Methods reached from construct -> ``(calling method, line)`` of each use."""
+    sites: dict[str, list[tuple[str, int]]] = {"construct": []}
+    pending = ["construct"]
+    while pending:
+        caller = pending.pop()
+        method = methods.get(caller)
+        if method is None:
+            continue
+        for node in ast.walk(method):
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self" \
+                    and node.attr in methods and node.attr != "construct":
+                # self.helper(...) or a bound method handed on (self.helper passed to a loop)
+                if node.attr not in sites:
+                    sites[node.attr] = []
+                    pending.append(node.attr)
+                sites[node.attr].append((caller, node.lineno))
+    return sites
+
+
+def _entry_conditions(name: str, methods: dict, sites: dict, memo: dict, visiting: set) -> list:
+    """The conditions under which construct reaches method ``name``: those of its least guarded call site."""
+    if name == "construct" or name not in sites:
+        return []
+    if name in memo:
+        return memo[name]
+    if name in visiting:
+        return []
+    visiting.add(name)
+    best = None
+    for caller, line in sites[name]:
+        found: dict[int, list] = {}
+        outer = _entry_conditions(caller, methods, sites, memo, visiting)
+        _walk_block(methods[caller].body, outer, {line}, found, caller)
+        conditions = found.get(line, outer)
+        if best is None or len(conditions) < len(best):
+            best = conditions
+    visiting.discard(name)
+    memo[name] = best or []
+    return memo[name]
+
+
+def _walk_block(statements: list, conditions: list, wanted: set[int], found: dict[int, list],
+                function: str = "") -> None:
+    """``found[line]``: the ``[source, wanted truth, function]`` conditions over each wanted line."""
+    conditions = list(conditions)
+    for statement in statements:
+        start = statement.lineno
+        end = getattr(statement, "end_lineno", start) or start
+        inside = {line for line in wanted if start <= line <= end}
+        if inside:
+            if isinstance(statement, ast.If):
+                test = ast.unparse(statement.test)
+                test_end = getattr(statement.test, "end_lineno", start) or start
+                for line in inside:
+                    if line <= test_end:
+                        found.setdefault(line, list(conditions))
+                _walk_block(statement.body, conditions + [[test, True, function]], inside, found, function)
+                _walk_block(statement.orelse, conditions + [[test, False, function]], inside, found, function)
+            elif isinstance(statement, (ast.For, ast.While, ast.With, ast.Try)):
+                for line in inside:
+                    if not _in_blocks(statement, line):
+                        found.setdefault(line, list(conditions))
+                for block in _blocks(statement):
+                    _walk_block(block, conditions, inside, found, function)
+            else:
+                for line in inside:
+                    found.setdefault(line, list(conditions))
+        # if cond: return ...  -- what follows runs only when cond is false.
+        if isinstance(statement, ast.If) and _ends(statement.body) and not statement.orelse:
+            conditions.append([ast.unparse(statement.test), False, function])
+
+
+def _blocks(statement) -> list[list]:
+    blocks = [getattr(statement, name, None) or [] for name in ("body", "orelse", "finalbody")]
+    blocks.extend(handler.body for handler in getattr(statement, "handlers", []) or [])
+    return blocks
+
+
+def _in_blocks(statement, line: int) -> bool:
+    for block in _blocks(statement):
+        for inner in block:
+            if inner.lineno <= line <= (getattr(inner, "end_lineno", inner.lineno) or inner.lineno):
+                return True
+    return False
+
+
+def _ends(body: list) -> bool:
+    return bool(body) and isinstance(body[-1], (ast.Return, ast.Raise))
+
+
+def _retries(init, guards: dict[int, dict]) -> list[dict]:
+    sources = {condition[0] for guard in guards.values() for condition in guard["conditions"]}
+    if not sources:
+        return []
+    retries: list[dict] = []
+    if any("self.training" in source for source in sources):
+        retries.append({"name": TRAIN_RETRY})
+    if init is None:
+        return retries
+    defaults = _boolean_parameters(init)
+    stored: dict[str, str] = {}  # attribute -> parameter
+    for node in ast.walk(init):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and node.value.id in defaults:
+            for target in node.targets:
+                if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
+                        and target.value.id == "self":
+                    stored.setdefault(target.attr, node.value.id)
+    for attribute, parameter in stored.items():
+        if any(f"self.{attribute}" in source for source in sources):
+            retries.append({"name": "flag", "parameter": parameter, "value": not defaults[parameter],
+                            "attribute": attribute})
+    return retries[:4]
+
+
+def _boolean_parameters(function) -> dict[str, bool]:
+    args = function.args
+    positional = args.posonlyargs + args.args
+    result = {}
+    for argument, default in zip(positional[len(positional) - len(args.defaults):], args.defaults):
+        if isinstance(default, ast.Constant) and isinstance(default.value, bool):
+            result[argument.arg] = default.value
+    for argument, default in zip(args.kwonlyargs, args.kw_defaults):
+        if isinstance(default, ast.Constant) and isinstance(default.value, bool):
+            result[argument.arg] = default.value
+    return result
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# In the worker: evaluate the conditions against the compiled instance.
+
+_UNKNOWN = object()
+_PLAIN = (bool, int, float, str, bytes, type(None), tuple, frozenset)
+
+
+def evaluate(guards: dict, instance, defaults: dict, entry: str = "construct",
+             tensors: frozenset = frozenset()) -> dict[str, dict]:
+    """Per line (as a string, JSON keys): ``{"reached": True | False | None, "condition": source, "value": v}``.
+
+    ``reached`` is False when a condition on the path evaluates against what it needs (``condition`` says which,
+    ``value`` what it was); True when the method is called from ``construct`` and every condition holds or is a
+    tensor condition (on the ``tensors`` inputs: compiled on both sides); None when nothing shows it either way
+    (``construct`` is not the class's own, or a condition could not be evaluated: ``unknown`` names it; a
+    constant MindSpore folds, such as a shape, may have kept the line out)."""
+    result: dict[str, dict] = {}
+    for line, guard in (guards or {}).items():
+        if guard.get("called") is False:
+            result[str(line)] = {"reached": False, "condition": f"{guard['function']}() is not called from "
+                                 f"construct", "value": None}
+            continue
+        own = {"self": instance} if instance is not None else {}
+        with_defaults = {**own, **defaults}
+        entry_state = {"reached": None if guard.get("called") is None else True}
+        for condition in guard.get("conditions") or []:
+            source, wanted = condition[0], condition[1]
+            function = condition[2] if len(condition) > 2 else guard.get("function")
+            value = condition_value(source, with_defaults if function == entry else own)
+            if value is _UNKNOWN:
+                if not (function == entry and is_tensor_condition(source, tensors)) and "unknown" not in entry_state:
+                    entry_state = {"reached": None, "unknown": source}
+                continue
+            if bool(value) != bool(wanted):
+                entry_state = {"reached": False, "condition": source, "value": _show(value),
+                               "wanted": bool(wanted)}
+                break
+        result[str(line)] = entry_state
+    return result
+
+
+_CONSTANT_READS = re.compile(r"\.(shape|ndim|dtype)\b|\b(len|isinstance|hasattr|getattr|type)\(")
+_OPERATOR_MODULES = {"ops", "mint", "mindspore", "ms", "F", "P", "nn", "np"}
+
+
+def is_tensor_condition(source: str, tensors: frozenset) -> bool:
+    """A condition on the tensor inputs' values (``x.sum() > 0``): MindSpore compiles both of its sides. One that
+    reads a shape, a dtype or a length is a constant when the graph is built, so it is not one."""
+    if not tensors or _CONSTANT_READS.search(source):
+        return False
+    try:
+        tree = ast.parse(source, mode="eval")
+    except SyntaxError:
+        return False
+    names = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
+    return bool(names & tensors) and names <= (tensors | _OPERATOR_MODULES)
+
+
+def condition_value(source: str, names: dict):
+    """The value of ``source`` when it only reads plain Python values; ``_UNKNOWN`` otherwise."""
+    try:
+        tree = ast.parse(source, mode="eval")
+    except SyntaxError:
+        return _UNKNOWN
+    try:
+        return _value(tree.body, names)
+    except Exception:  # noqa: BLE001 -- user objects can raise anything from a property
+        return _UNKNOWN
+
+
+def _value(node, names):
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, ast.Name):
+        if node.id in names:
+            value = names[node.id]
+            return value if node.id == "self" or isinstance(value, _PLAIN) else _UNKNOWN
+        return {"True": True, "False": False, "None": None}.get(node.id, _UNKNOWN)
+    if isinstance(node, ast.Attribute):
+        base = _value(node.value, names)
+        if base is _UNKNOWN:
+            return _UNKNOWN
+        value = getattr(base, node.attr, _UNKNOWN)
+        if value is _UNKNOWN:
+            return _UNKNOWN
+        if isinstance(value, _PLAIN) or _is_object(value):
+            return value
+        return _UNKNOWN
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        value = _plain(_value(node.operand, names))
+        return _UNKNOWN if value is _UNKNOWN else not value
+    if isinstance(node, ast.BoolOp):
+        values = [_plain(_value(item, names)) for item in node.values]
+        if isinstance(node.op, ast.And):
+            if any(value is not _UNKNOWN and not value for value in values):
+                return False
+            return _UNKNOWN if any(value is _UNKNOWN for value in values) else True
+        if any(value is not _UNKNOWN and value for value in values):
+            return True
+        return _UNKNOWN if any(value is _UNKNOWN for value in values) else False
+    if isinstance(node, ast.Compare) and len(node.ops) == 1:
+        left = _value(node.left, names)
+        right = _value(node.comparators[0], names)
+        op = node.ops[0]
+        if isinstance(op, (ast.Is, ast.IsNot)):
+            # "x is None" is decided for any object x we could read, tensors included.
+            if left is _UNKNOWN or right is _UNKNOWN:
+                if (left is None or right is None) and _known_object(node, names):
+                    other = right if left is None else left
+                    return (other is None) == isinstance(op, ast.Is)
+                return _UNKNOWN
+            return (left is right) == isinstance(op, ast.Is)
+        left, right = _plain(left), _plain(right)
+        if left is _UNKNOWN or right is _UNKNOWN:
+            return _UNKNOWN
+        operations = {ast.Eq: lambda a, b: a == b, ast.NotEq: lambda a, b: a != b, ast.Lt: lambda a, b: a < b,
+                      ast.LtE: lambda a, b: a <= b, ast.Gt: lambda a, b: a > b, ast.GtE: lambda a, b: a >= b,
+                      ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b}
+        operation = operations.get(type(op))
+        return _UNKNOWN if operation is None else operation(left, right)
+    return _UNKNOWN
+
+
+def _known_object(node: ast.Compare, names: dict) -> bool:
+    """For ``x is None``: whether the side that is not None names a readable object (an attribute that exists)."""
+    for side in (node.left, node.comparators[0]):
+        if isinstance(side, ast.Constant):
+            continue
+        if isinstance(side, ast.Name):
+            return side.id in names
+        if isinstance(side, ast.Attribute):
+            base = _value(side.value, names)
+            return base is not _UNKNOWN and hasattr(base, side.attr)
+    return False
+
+
+def _is_object(value) -> bool:
+    """A plain user object or a Cell, whose attributes may be read further; never a tensor."""
+    module = type(value).__module__ or ""
+    if "Tensor" in type(value).__name__ or "Parameter" in type(value).__name__:
+        return False
+    return not module.startswith("numpy")
+
+
+def _plain(value):
+    return value if value is _UNKNOWN or isinstance(value, _PLAIN) else _UNKNOWN
+
+
+def _show(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."

@@ -1,0 +1,64 @@
+import numpy as np
+from mindspore import Tensor, nn
+
+
+class Block(nn.Cell):
+    def __init__(self, widths, act):
+        super().__init__()
+        self.dense = nn.Dense(widths[0], widths[1])
+        self.act = act()
+
+    def construct(self, x):
+        return Tensor(np.sin(self.act(self.dense(x))))
+
+
+def block(width=8, **kwargs):
+    return Block([4, width], nn.ReLU, **kwargs)
+
+
+class TinyConfig:
+    def __init__(self, hidden_size=1024, num_hidden_layers=24, num_attention_heads=16, vocab_size=30000):
+        self.hidden_size = hidden_size
+        self.num_hidden_layers = num_hidden_layers
+        self.num_attention_heads = num_attention_heads
+        self.vocab_size = vocab_size
+
+
+class ConfigModel(nn.Cell):
+    def __init__(self, config: TinyConfig):
+        super().__init__()
+        self.embed = nn.Embedding(config.vocab_size, config.hidden_size)
+        self.layers = nn.CellList([nn.Dense(config.hidden_size, config.hidden_size)
+                                   for _ in range(config.num_hidden_layers)])
+
+    def construct(self, input_ids):
+        hidden = self.embed(input_ids)
+        return hidden.asnumpy()
+
+
+class Guessed(nn.Cell):
+    def __init__(self, in_channels, num_heads, eps):
+        super().__init__()
+        self.conv = nn.Conv2d(in_channels, in_channels * num_heads, 3)
+        self.eps = eps
+
+    def construct(self, x):
+        return Tensor(np.cos(self.conv(x)))
+
+
+class Padded(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 8, 3, padding=1)
+
+    def construct(self, x):
+        return self.conv(x)
+
+
+class UsesPadded(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.inner = Padded()
+
+    def construct(self, x):
+        return Tensor(np.tan(self.inner(x)))

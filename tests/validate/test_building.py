@@ -1,0 +1,103 @@
+"""Cells and inputs built without an example: a constructor call with constant arguments (a factory function),
+a config class with its sizes shrunk, arguments guessed from their names; and a constructor that raises at
+another finding's line."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ms_lint.validate.runner import ValidateOptions, validate_findings
+from ms_lint.validate.verdicts import CONFIRMED, INCONCLUSIVE
+
+from .conftest import finding_at, needs_mindspore
+
+pytestmark = [pytest.mark.mindspore, needs_mindspore]
+
+
+@pytest.fixture(scope="module")
+def built(projects):
+    return projects / "cells" / "vcells" / "built.py"
+
+
+@pytest.fixture(scope="module")
+def verdicts(built, worker_pool):
+    findings = [
+        finding_at(built, "np.sin(", "MS101", "Block"),
+        finding_at(built, "hidden.asnumpy()", "MS102", "ConfigModel"),
+        finding_at(built, "np.cos(", "MS101", "Guessed"),
+        finding_at(built, "padding=1", "MS205", "Padded"),
+        finding_at(built, "np.tan(", "MS101", "UsesPadded"),
+    ]
+    report = validate_findings(findings, ValidateOptions(use_cache=False), pool=worker_pool)
+    return {verdict.finding.scope: verdict for verdict in report.verdicts}
+
+
+def test_a_factory_function_with_constant_arguments_builds_the_cell(verdicts):
+    block = verdicts["Block"]
+    assert block.verdict == CONFIRMED
+    # The factory's parameter stands for its default; **kwargs is left out.
+    assert block.built == "Block([4, width], nn.ReLU, **kwargs) (line 16 in block())"
+    assert "built as Block([4, width]" in block.notes[-1]
+    assert block.inputs == ["x: [2, 4], as its first layer is Dense(4, ...)"]
+
+
+def test_a_config_driven_model_is_built_from_its_config_class_shrunk(verdicts):
+    model = verdicts["ConfigModel"]
+    assert model.verdict == CONFIRMED
+    assert model.built == ("TinyConfig() with its defaults, shrunk (num_hidden_layers=1, hidden_size=32, "
+                           "num_attention_heads=4, vocab_size=99)")
+    assert model.inputs == ["input_ids: ids, as its first layer is Embedding"]
+
+
+def test_arguments_are_guessed_from_their_names_when_nothing_else_builds_it(verdicts):
+    guessed = verdicts["Guessed"]
+    assert guessed.verdict == CONFIRMED
+    assert guessed.built == "Guessed(in_channels=32, num_heads=2, eps=1e-05), arguments guessed from their names"
+    assert guessed.inputs == ["x: [2, 32, 16, 16], as its first layer is Conv2d(32, ...)"]
+
+
+def test_a_constructor_raising_at_another_finding_says_to_fix_that_one_first(verdicts, built):
+    assert verdicts["Padded"].verdict == CONFIRMED
+    user = verdicts["UsesPadded"]
+    assert user.verdict == INCONCLUSIVE
+    line = verdicts["Padded"].finding.line
+    assert user.message.startswith(f"fix MS205 at {built}:{line} first: building vcells.built:UsesPadded raised "
+                                   f"ValueError")
+    assert user.example is None
+
+
+def test_the_json_report_says_how_each_cell_and_its_inputs_were_built(verdicts):
+    data = verdicts["ConfigModel"].to_dict()
+    assert data["built"].startswith("TinyConfig() with its defaults, shrunk")
+    assert data["inputs"] == ["input_ids: ids, as its first layer is Embedding"]
+    json.dumps(data)
+
+
+def test_guesses_and_config_shrinking_without_mindspore_objects():
+    from ms_lint.validate.building import guessed_arguments, shrink
+
+    class Config:
+        def __init__(self):
+            self.num_hidden_layers = 12
+            self.hidden_size = 768
+            self.num_attention_heads = 12
+            self.head_dim = 64
+            self.layer_norm_eps = 1e-5
+            self.vision_config = type("VisionConfig", (), {})()
+            self.vision_config.depth = 27
+
+    config = Config()
+    changed = shrink(config)
+    assert (config.num_hidden_layers, config.hidden_size, config.num_attention_heads, config.head_dim) == (1, 32, 4, 8)
+    assert config.layer_norm_eps == 1e-5 and config.vision_config.depth == 1
+    assert changed["vision_config.depth"] == 1
+
+    class Net:
+        def __init__(self, in_channels, activation_bit):
+            pass
+
+    recipe = guessed_arguments(Net, ["in_channels", "activation_bit"])
+    assert recipe.kwargs == {"in_channels": 32, "activation_bit": 8}
+    # A parameter no name rule covers: no guess at all, rather than a wrong one.
+    assert guessed_arguments(Net, ["in_channels", "tokenizer"]) is None

@@ -1,0 +1,165 @@
+"""Whether a finding's line is part of the compiled graph: conditions read from the source, evaluated against
+the instance, the "not reached" verdict and the retries that switch a condition on (train mode, a flag)."""
+from __future__ import annotations
+
+import ast
+import textwrap
+
+import pytest
+
+from ms_lint.validate.reach import condition_value, evaluate, guards_for
+from ms_lint.validate.runner import ValidateOptions, validate_findings
+from ms_lint.validate.verdicts import CONFIRMED, NOT_REACHED, NOT_REPRODUCED
+
+from .conftest import finding_at, needs_mindspore
+
+SOURCE = textwrap.dedent("""\
+    class Net(nn.Cell):
+        def __init__(self, quant_mode=False, size=3):
+            super().__init__()
+            self.quant_mode = quant_mode
+            self.size = size
+
+        def construct(self, x, mask=None):
+            if self.training:
+                x = a(x)
+            else:
+                x = b(x)
+            if mask is None:
+                return x
+            x = c(x)
+            return self.helper(x)
+
+        def helper(self, x):
+            if self.quant_mode and self.size > 2:
+                x = d(x)
+            return x
+
+        def unused(self, x):
+            return e(x)
+""")
+
+
+def lines_of(*texts):
+    source = SOURCE.splitlines()
+    return {next(i for i, line in enumerate(source, 1) if text in line) for text in texts}
+
+
+def test_conditions_are_collected_per_line_with_the_branch_taken():
+    tree = ast.parse(SOURCE)
+    guards, retries = guards_for(tree, "Net", lines_of("a(x)", "b(x)", "c(x)", "d(x)", "e(x)"))
+    by_call = {SOURCE.splitlines()[line - 1].strip()[:8]: guard for line, guard in guards.items()}
+    assert by_call["x = a(x)"]["conditions"] == [["self.training", True, "construct"]]
+    assert by_call["x = b(x)"]["conditions"] == [["self.training", False, "construct"]]
+    # After "if mask is None: return x", the rest runs only when the condition is false.
+    assert by_call["x = c(x)"]["conditions"] == [["mask is None", False, "construct"]]
+    # A helper carries the conditions over its call in construct, then its own.
+    assert by_call["x = d(x)"] == {"function": "helper", "called": True,
+                                   "conditions": [["mask is None", False, "construct"],
+                                                  ["self.quant_mode and self.size > 2", True, "helper"]]}
+    assert by_call["return e"]["called"] is False
+    assert {"name": "train"} in retries
+    assert {"name": "flag", "parameter": "quant_mode", "value": True, "attribute": "quant_mode"} in retries
+    # "size" is not a boolean argument: no retry for it.
+    assert not any(retry.get("parameter") == "size" for retry in retries)
+
+
+def test_a_class_without_its_own_construct_says_nothing_about_calls():
+    tree = ast.parse("class Sub(Base):\n    def helper(self, x):\n        return f(x)\n")
+    guards, retries = guards_for(tree, "Sub", {3})
+    assert guards[3]["called"] is None and retries == []
+
+
+class _Instance:
+    training = False
+    quant_mode = True
+    size = 1
+    weights = object()
+
+
+@pytest.mark.parametrize("source, names, expected", [
+    ("self.training", {}, False),
+    ("not self.training", {}, True),
+    ("self.quant_mode and self.size > 2", {}, False),
+    ("self.quant_mode or x", {}, True),
+    ("mask is None", {"mask": None}, True),
+    ("mask is not None", {"mask": None}, False),
+    ("self.weights is None", {}, False),  # an object that exists is not None, whatever it is
+    ("x.shape[0] > 2", {}, "unknown"),  # a tensor's value: compiled on both sides
+    ("self.missing", {}, "unknown"),
+    ("f(self.size)", {}, "unknown"),
+    ("self.size ==", {}, "unknown"),  # bad source never raises
+])
+def test_conditions_are_evaluated_only_on_plain_values(source, names, expected):
+    value = condition_value(source, {"self": _Instance(), **names})
+    assert (value if isinstance(value, bool) else "unknown") == expected
+
+
+def test_evaluate_names_the_condition_that_kept_a_line_out():
+    guards = {
+        10: {"function": "construct", "called": True, "conditions": [["self.training", True]]},
+        11: {"function": "construct", "called": True, "conditions": [["self.training", False]]},
+        12: {"function": "unused", "called": False, "conditions": []},
+        13: {"function": "construct", "called": True, "conditions": [["x.sum() > 0", True]]},
+        15: {"function": "construct", "called": True, "conditions": [["x.shape[0] > 2", True]]},
+        16: {"function": "construct", "called": True, "conditions": [["use_cache", True]]},
+    }
+    guards[14] = {"function": "helper", "called": True,
+                  "conditions": [["mask is None", False, "construct"], ["mask is None", False, "helper"]]}
+    reach = evaluate(guards, _Instance(), {"mask": None}, tensors=frozenset({"x"}))
+    assert reach["10"] == {"reached": False, "condition": "self.training", "value": "False", "wanted": True}
+    assert reach["11"] == {"reached": True}
+    assert reach["12"]["reached"] is False and "unused() is not called from construct" in reach["12"]["condition"]
+    # A condition on a tensor input's values compiles both sides: the line is in the graph.
+    assert reach["13"] == {"reached": True}
+    # A shape is a constant when the graph is built, and a local is unknown: no evidence either way.
+    assert reach["15"] == {"reached": None, "unknown": "x.shape[0] > 2"}
+    assert reach["16"] == {"reached": None, "unknown": "use_cache"}
+    # construct's argument left at its default decides the call site; the helper's own "mask" is unknown.
+    assert reach["14"] == {"reached": False, "condition": "mask is None", "value": "True", "wanted": False}
+
+
+@pytest.mark.mindspore
+@needs_mindspore
+def test_guarded_lines_are_retried_or_reported_not_reached(projects, worker_pool):
+    guarded = projects / "cells" / "vcells" / "guarded.py"
+    findings = [
+        finding_at(guarded, "Tensor(np.sin(x))", "MS101", "TrainOnly"),
+        finding_at(guarded, "x.asnumpy()", "MS102", "Quantized"),
+        finding_at(guarded, "Tensor(np.cos(x))", "MS101", "NeverOn"),
+        finding_at(guarded, "Tensor(np.exp(x))", "MS101", "NeverOn"),
+        finding_at(guarded, "float(np.sqrt(4.0))", "MS101", "Reached"),
+    ]
+    report = validate_findings(findings, ValidateOptions(use_cache=False), pool=worker_pool)
+    by_line = {verdict.finding.line: verdict for verdict in report.verdicts}
+
+    train = by_line[findings[0].line]
+    assert train.verdict == CONFIRMED and train.message.startswith("with set_train(True): ValueError")
+    assert "`self.training` was False" in train.notes[-1]
+
+    flag = by_line[findings[1].line]
+    assert flag.verdict == CONFIRMED and flag.message.startswith("with quant_mode=True: AttributeError")
+
+    # A plain attribute no constructor argument sets, and an argument left at its default: never compiled.
+    host = by_line[findings[2].line]
+    assert host.verdict == NOT_REACHED
+    assert host.message.startswith("not compiled: `self.use_host` was False when the graph was built")
+    mask = by_line[findings[3].line]
+    assert mask.verdict == NOT_REACHED and "`mask is not None` was False" in mask.message
+
+    # The line is in the graph (its condition held): a clean compile is evidence.
+    reached = by_line[findings[4].line]
+    assert reached.verdict == NOT_REPRODUCED
+    assert reached.message == f"compiles under STRICT on CPU with line {findings[4].line} in the graph"
+
+
+def test_the_flag_retry_sets_the_argument_however_it_was_passed():
+    from ms_lint.validate.worker import _with_argument
+
+    class Layer:
+        def __init__(self, width, quant_mode=False, **options):
+            pass
+
+    assert _with_argument(Layer, ((8, False), {}), "quant_mode", True) == ((8, True), {})
+    assert _with_argument(Layer, ((8,), {"bias": 1}), "quant_mode", True) == ((8, True), {"bias": 1})
+    assert _with_argument(Layer, ((), {"width": 8, "quant_mode": False}), "quant_mode", True) == ((8, True), {})
