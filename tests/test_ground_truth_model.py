@@ -12,6 +12,7 @@ import textwrap
 import pytest
 
 from ms_lint.engine import check_source
+from ms_lint.rules import RULES_BY_CODE
 from ms_lint.settings import Settings
 
 pytestmark = pytest.mark.mindspore
@@ -181,6 +182,14 @@ CASES = [
                     x = x * held.depth
                 return x
     """, "ok", "ok"),
+    ("mask-assignment-of-selected-rows", "MS110", """
+        class Net(nn.Cell):
+            def construct(self, x):
+                y = ops.zeros((4, 3), ms.float32)
+                mask = ops.arange(4) % 2 == 0
+                y[mask] = ops.ones((2, 3), ms.float32)  # one row per selected row, as PyTorch means it
+                return x + y[:2]
+    """, "fail", "fail"),
     ("pure-method-of-a-held-object", None, """
         class Scaler:
             def __init__(self, factor):
@@ -253,5 +262,5 @@ def test_the_model_agrees_with_the_compiler(case, outcomes):
     assert _observed(lax, lax_outcome) == lax_outcome, lax.get("message", "")[:500]
     full = HEADER + textwrap.dedent(source)
     for level, outcome in (("strict", strict_outcome), ("lax", lax_outcome)):
-        found = {f.code for f in check_source(full, "case.py", Settings(syntax_level=level))}
+        found = {f.code for f in check_source(full, "case.py", Settings(syntax_level=level), RULES_BY_CODE)}
         assert found == ({code} if code and outcome != "ok" else set()), level

@@ -114,7 +114,9 @@ def test_constant_folding():
 
     assert fold("not flag") is True
     assert fold("flag and unknown") is False
-    assert fold("unknown and flag") is UNKNOWN
+    assert fold("unknown and flag") is False  # one false operand decides the branch
+    assert fold("unknown or not flag") is True
+    assert fold("unknown and not flag") is UNKNOWN
     assert fold("mode == 'np'") is False
     assert fold("mode in ('ms', 'np')") is True
     assert fold("mode is None") is False

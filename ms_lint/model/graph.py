@@ -703,7 +703,7 @@ class GraphCode:
                 for keyword in site.node.keywords:
                     if keyword.arg is not None:
                         known = found.get(keyword.arg)
-                        passed = _constants(literal(keyword.value))
+                        passed = _constants(_passed_on(keyword.value, site.function))
                         found[keyword.arg] = passed if known is None else (
                             UNKNOWN if UNKNOWN in (known, passed) else known | passed)
             self._keyword_arguments = found
@@ -1042,3 +1042,23 @@ def parameter_values_of_call(caller: GraphFunction, call: ast.Call, target: Func
         else:
             values[name] = UNKNOWN
     return values
+
+
+def _passed_on(value: ast.AST, function: FunctionNode | None):
+    """The constant a keyword argument passes: a literal, or a flag the calling function passes on unchanged from its
+    own literal default (``block(x, return_dict=return_dict)`` in ``def construct(self, x, return_dict=False)``)."""
+    constant = literal(value)
+    if constant is not UNKNOWN or function is None or not isinstance(value, ast.Name):
+        return constant
+    arguments = function.args
+    defaults = [*zip(reversed(arguments.posonlyargs + arguments.args), reversed(arguments.defaults)),
+                *zip(arguments.kwonlyargs, arguments.kw_defaults)]
+    default = next((default for argument, default in defaults if argument.arg == value.id), None)
+    constant = literal(default) if default is not None else UNKNOWN
+    if constant is None or constant is UNKNOWN:
+        return UNKNOWN
+    reassigned = any(isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and any(
+        isinstance(target, ast.Name) and target.id == value.id
+        for target in (node.targets if isinstance(node, ast.Assign) else [node.target]))
+        for node in ast.walk(function))
+    return UNKNOWN if reassigned else constant

@@ -139,14 +139,14 @@ def constant_value(expr: ast.AST, lookup) -> object:
         operand = constant_value(expr.operand, lookup)
         return UNKNOWN if operand is UNKNOWN else not operand
     if isinstance(expr, ast.BoolOp):
-        # Python's short-circuit: an unknown operand after a deciding one does not matter.
-        for operand in expr.values:
-            value = constant_value(operand, lookup)
-            if value is UNKNOWN:
-                return UNKNOWN
-            if bool(value) == isinstance(expr.op, ast.Or):
+        # One deciding operand decides the truth of the whole (``unknown and False`` is false), whatever the others
+        # are: that is all a branch asks. Otherwise every operand must be known.
+        deciding = isinstance(expr.op, ast.Or)
+        values = [constant_value(operand, lookup) for operand in expr.values]
+        for value in values:
+            if value is not UNKNOWN and bool(value) == deciding:
                 return value
-        return value
+        return UNKNOWN if UNKNOWN in values else values[-1]
     if isinstance(expr, ast.IfExp):
         test = constant_value(expr.test, lookup)
         return UNKNOWN if test is UNKNOWN else constant_value(expr.body if test else expr.orelse, lookup)

@@ -35,6 +35,9 @@ class DynamicShape(Rule):
     why = """
         These operations produce a tensor whose shape depends on the data. They compile on CPU and GPU as dynamic
         shape, but dynamic shape is slow, and unsupported for many operators, on Ascend, and it prevents graph sinking.
+        Boolean-mask assignment of tensor values is worse (measured on MindSpore 2.10 CPU): graph mode broadcasts the
+        values to the whole tensor, so `x[mask] = v` with one row of `v` per selected row (PyTorch's meaning) fails
+        to compile at every syntax level (ValueError from BroadcastTo); only values shaped like `x` compile.
     """
     example = """
         class Net(nn.Cell):
@@ -52,15 +55,26 @@ class DynamicShape(Rule):
             masks = _boolean_names(module, function)
             # `x[mask] = 0.0` selects with a static shape; `x[mask] = values` needs as many values as the mask
             # holds, a data-dependent count, and stays reported.
-            scalar_stores = {
-                id(target) for assign in function.nodes_of(ast.Assign, ast.AugAssign)
+            stores = {
+                id(target): _scalar_value(module, function, assign.value)
+                for assign in function.nodes_of(ast.Assign, ast.AugAssign)
                 for target in (assign.targets if isinstance(assign, ast.Assign) else [assign.target])
-                if isinstance(target, ast.Subscript) and _scalar_value(module, function, assign.value)}
+                if isinstance(target, ast.Subscript)}
             for node in function.nodes_of(ast.Subscript, ast.Call):
                 description = None
-                if isinstance(node, ast.Subscript) and id(node) not in scalar_stores and function.kind(
+                if isinstance(node, ast.Subscript) and not stores.get(id(node)) and function.kind(
                         node.value) == TENSOR and _is_boolean_mask(
                         module, function, node.slice, masks):
+                    if id(node) in stores:  # x[mask] = values
+                        yield self.finding(
+                            module, node,
+                            f"boolean-mask assignment of tensor values in graph code ({function.label}): graph mode "
+                            "broadcasts the values to the whole tensor instead of filling the selected elements in "
+                            "order, so values holding one entry per selected element (PyTorch's meaning) fail to "
+                            "compile at every syntax level (ValueError from BroadcastTo); use ops.select or "
+                            "ops.masked_fill with values shaped like the tensor",
+                        )
+                        continue
                     description = "boolean-mask indexing"
                 elif isinstance(node, ast.Call):
                     description = _dynamic_call(module, function, node)
