@@ -236,3 +236,23 @@ def test_the_model_imports_no_rule_and_no_front_end():
     assert "ms_lint.model.module" in loaded
     for layer_above in ("ms_lint.rules", "ms_lint.engine", "ms_lint.fixes", "ms_lint.commands", "ms_lint.plugin"):
         assert f"'{layer_above}" not in loaded
+
+
+@pytest.mark.parametrize("fixture", ["user_objects.py", "constant_branches.py", "scopes_same_class_name.py"])
+def test_the_checked_tree_is_freed_without_the_garbage_collector(fixture):
+    import gc
+    import weakref
+
+    from ms_lint.engine import check_tree
+
+    source = (Path(__file__).parent / "fixtures" / "rules" / "model" / fixture).read_text()
+    gc.collect()
+    gc.disable()
+    try:
+        tree = ast.parse(source)
+        alive = weakref.ref(tree)
+        assert check_tree(tree, source, fixture, Settings())
+        del tree
+        assert alive() is None, "a reference cycle keeps the tree until a full collection"
+    finally:
+        gc.enable()

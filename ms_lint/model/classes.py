@@ -125,13 +125,21 @@ class PlainContainer:
     stored_by: ast.Assign | None = None  # the assignment that put it on self
 
 
-@dataclass(frozen=True, eq=False)
 class UserType:
     """A plain user class (not a Cell, jit class, operator, Enum or exception), in this module or another module of
     the project, as graph code sees its instances."""
 
-    module: "ModuleFacts"  # the facts of the module that defines it
-    key: str  # its key in that module's ``classes``, or the namedtuple's name
+    __slots__ = ("_module", "key")
+
+    def __init__(self, module: "ModuleFacts | None", key: str):
+        # weak: the module's classes hold their attributes' types, and a cycle would keep its tree alive until a
+        # full collection; another module's facts live only while a file is analysed, as long as this is asked
+        self._module = weakref.ref(module) if module is not None else lambda: None
+        self.key = key  # its key in that module's ``classes``, or the namedtuple's name
+
+    @property
+    def module(self) -> "ModuleFacts | None":
+        return self._module()
 
     @property
     def name(self) -> str:

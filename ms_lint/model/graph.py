@@ -44,8 +44,8 @@ class GraphFunction:
         self._host_copy_names: dict | None = None
         self._annotated_types: dict | None = None  # parameter -> its annotation, then the UserType it names
         self._scope = None  # this function's scope among the module's scopes, found on first use
-        # id(Name) -> (its kind where it is used,); None while the environment is being computed
-        self._use_kinds: dict[int, tuple] | None = None
+        # id(expression) -> its kind, once the environment is computed (None until then: nothing is final)
+        self._use_kinds: dict[int, str | None] | None = None
 
     @property
     def nodes(self) -> list[ast.AST]:
@@ -420,16 +420,23 @@ class GraphFunction:
 
     def kind(self, expr: ast.AST | None) -> str | None:
         """TENSOR for tensor data, HOST for a host array, None for a compile-time constant or unknown value."""
+        known = self._use_kinds
+        if known is None:  # the environment is being computed: nothing is final yet
+            return self._kind(expr)
+        key = id(expr)
+        if key in known:
+            return known[key]
+        kind = known[key] = self._kind(expr)
+        return kind
+
+    def _kind(self, expr: ast.AST | None) -> str | None:
         if expr is None or isinstance(expr, (ast.Constant, ast.JoinedStr, ast.Lambda)):
             return None
         if isinstance(expr, ast.Name):
             kind = self.env.get(expr.id)
             if kind != TENSOR or self._use_kinds is None:
                 return kind
-            known = self._use_kinds.get(id(expr))
-            if known is None:
-                known = self._use_kinds[id(expr)] = (self._kind_where_used(expr),)
-            return known[0]
+            return self._kind_where_used(expr)
         if isinstance(expr, ast.Attribute):
             return self._attribute_kind(expr)
         if isinstance(expr, ast.Subscript):
@@ -635,7 +642,7 @@ class GraphCode:
             if existing is None:
                 existing = GraphFunction(self, node, owner, reason, is_strict)
                 existing.parameter_kinds = root_parameter_kinds(node, owner) if kinds is None else dict(kinds)
-                existing.parameter_values = (root_parameter_values(node, self.keyword_arguments()) if kinds is None
+                existing.parameter_values = (root_parameter_values(node, self.keyword_arguments) if kinds is None
                                              else dict(values or {}))
                 self._graph_by_node[id(node)] = existing
                 self.graph_functions.append(existing)
@@ -993,20 +1000,20 @@ def _constants(value) -> object:
     return UNKNOWN if value is UNKNOWN else frozenset({(type(value).__name__, value)})
 
 
-def root_parameter_values(node: FunctionNode, keyword_arguments: dict[str, object]) -> dict[str, object]:
+def root_parameter_values(node: FunctionNode, keyword_arguments) -> dict[str, object]:
     """What the parameters of a compiled entry point (``construct``, a ``@jit`` function) hold when the graph code
     of the project does not pass them: a flag's literal default (``return_dict=False``, ``output_type="ms"``),
     unless a call of this module passes that keyword something else (``self.block(x, use_cache=use_cache)``
-    reaches a Cell built in a way the model cannot follow). A ``None`` default is left unknown: it usually
-    stands for an optional tensor input that callers do pass."""
+    reaches a Cell built in a way the model cannot follow; ``keyword_arguments()`` gives those). A ``None`` default
+    is left unknown: it usually stands for an optional tensor input that callers do pass."""
     args = node.args
     values: dict[str, object] = {}
     for argument, default in [*zip(reversed(args.posonlyargs + args.args), reversed(args.defaults)),
                               *zip(args.kwonlyargs, args.kw_defaults)]:
         value = literal(default) if default is not None else UNKNOWN
         value = UNKNOWN if value is None else _constants(value)
-        passed = keyword_arguments.get(argument.arg)
-        if passed is not None and value is not UNKNOWN and (passed is UNKNOWN or passed | value != value):
+        passed = keyword_arguments().get(argument.arg) if value is not UNKNOWN else None  # asked only for flags
+        if passed is not None and (passed is UNKNOWN or passed | value != value):
             value = UNKNOWN
         values[argument.arg] = value
     return values
