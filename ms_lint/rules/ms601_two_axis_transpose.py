@@ -24,7 +24,9 @@ class TwoAxisTranspose(Rule):
         permutation (measured 2.10 CPU, STRICT and LAX alike). On a tensor of rank 3 or more the compile fails
         (ValueError: "the number of axes must be equal to the dimension of Tensor"); on a 2-D tensor
         `t.transpose(0, 1)` is read as the identity permutation: graph mode silently returns the tensor unchanged
-        where PyNative returns its transpose.
+        where PyNative returns its transpose. MindSpore 2.10's own documentation lists `transpose(dim0, dim1)` as
+        supported on Ascend only (the full-permutation form is to be removed after 2.9); code that must run on
+        CPU or GPU, or on every device, should use `swapaxes`, which means the same everywhere.
     """
     example = """
         class Attention(nn.Cell):
@@ -48,9 +50,10 @@ class TwoAxisTranspose(Rule):
                 axes = ", ".join(ast.unparse(a) for a in node.args)
                 yield self.finding(
                     module, node,
-                    f".transpose({axes}) in graph code ({function.label}) takes a full permutation: with two axes "
-                    "it fails to compile on a tensor of rank 3 or more and silently returns a 2-D tensor unchanged "
-                    f"(PyNative swaps the axes); use .swapaxes({axes})",
+                    f".transpose({axes}) in graph code ({function.label}) takes a full permutation on CPU and GPU: "
+                    "with two axes it fails to compile on a tensor of rank 3 or more and silently returns a 2-D "
+                    "tensor unchanged (PyNative swaps the axes; MindSpore 2.10 documents the two-axis form for "
+                    f"Ascend only); use .swapaxes({axes}), which means the same on every device",
                 )
 
     def fix(self, context, finding: Finding) -> list:
