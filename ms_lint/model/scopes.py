@@ -38,8 +38,8 @@ class Binding:
 class Scope:
     """A module, class or function scope: its bindings in source order, and the part of the file it spans."""
 
-    __slots__ = ("node", "kind", "parent", "path", "bindings", "global_names", "start", "end", "weak", "parameters",
-                 "__weakref__")
+    __slots__ = ("node", "kind", "parent", "path", "_bindings", "_plain", "global_names", "start", "end", "weak",
+                 "parameters", "__weakref__")
 
     def __init__(self, node: ast.AST, kind: str, parent: "Scope | None", path: str, start: Position,
                  end: Position):
@@ -47,13 +47,29 @@ class Scope:
         self.kind = kind  # "module", "class" or "function"
         self.parent = parent
         self.path = path  # what Python's __qualname__ puts before a name defined here: "", "f.<locals>.", "C."
-        self.bindings: dict[str, list[Binding]] = {}
+        self._bindings: dict[str, list[Binding]] = {}
+        # a function's plain local assignments (name, position, value), made bindings on first use: most functions
+        # are never looked into, and a flake8 run pays for every object a file's analysis allocates
+        self._plain: list[tuple] | None = None
         self.global_names: set[str] = set()
         self.start = start
         self.end = end
         self.weak = weakref.ref(self)  # one reference for all its bindings (a weak one: no cycle)
         # a function's parameter names; their bindings are made when a look-up first meets them (most never are)
         self.parameters: frozenset[str] = frozenset()
+
+    @property
+    def bindings(self) -> dict[str, list[Binding]]:
+        """Each name bound here, with its bindings in source order."""
+        plain = self._plain
+        if plain:
+            self._plain = None
+            bindings = self._bindings
+            for name, position, value in plain:
+                bindings.setdefault(name, []).append(Binding(name, ASSIGNMENT, position, value, self))
+            for name in {name for name, _, _ in plain}:
+                bindings[name].sort(key=_position_of)
+        return self._bindings
 
     def contains(self, position: Position) -> bool:
         return self.start <= position < self.end
@@ -75,6 +91,7 @@ class Scopes:
         self._answers: dict[str, object] = {}
         self._every_binding: dict[str, list[Binding]] = {}  # name -> its bindings in every scope, parameters aside
         self._parameter_names: dict[str, bool] = {}  # every name a function of the module takes as a parameter
+        self._plain_local_names: dict[str, bool] = {}  # every name a function binds to a plain local value
         self._resolving: set[int] = set()
 
     # -- building (ModuleFacts' one pass over the tree calls these) ------------------------------------------
@@ -106,9 +123,17 @@ class Scopes:
             bindings = scope.bindings[name] = [binding, *(bindings or ())]
         return bindings
 
-    def bind(self, scope: Scope, name: str, kind: str, position: Position, value) -> Binding:
+    def bind(self, scope: Scope, name: str, kind: str, position: Position, value) -> Binding | None:
+        if kind == ASSIGNMENT and scope.kind == "function" and not isinstance(value, (ast.Name, ast.Attribute)):
+            # A plain local value: it names no module, class or function, so the answer to "what is this name"
+            # outside the function does not depend on it; its binding is made when the function is looked into.
+            if scope._plain is None:
+                scope._plain = []
+            scope._plain.append((name, position, value))
+            self._plain_local_names[name] = True
+            return None
         binding = Binding(name, kind, position, value, scope)
-        scope.bindings.setdefault(name, []).append(binding)
+        scope._bindings.setdefault(name, []).append(binding)
         self._every_binding.setdefault(name, []).append(binding)
         return binding
 
@@ -207,15 +232,16 @@ class Scopes:
         one binding, or only local ones that name no module or class, and need no look-up of their scope."""
         bindings = self._every_binding.get(name, ())
         unbound = "builtins." + name if name in BUILTIN_NAMES else None
-        is_parameter = name in self._parameter_names
-        if not bindings and not is_parameter:
+        # a parameter or a plain local value names no module, class or function
+        local_value = name in self._parameter_names or name in self._plain_local_names
+        if not bindings and not local_value:
             return unbound
-        answers = {None} if is_parameter else set()  # a parameter names no module or class
+        answers = {None} if local_value else set()
         for binding in bindings:
             if binding.kind == ASSIGNMENT and isinstance(binding.value, (ast.Name, ast.Attribute)):
                 return _UNRESOLVED  # an alias: resolved where it is bound
             answers.add(self._name_qualname(binding, name))
-        if is_parameter or len(bindings) > 1 or bindings[0].scope is not self.module:
+        if local_value or len(bindings) > 1 or bindings[0].scope is not self.module:
             answers.add(unbound)
         return answers.pop() if len(answers) == 1 else _UNRESOLVED
 
@@ -265,6 +291,10 @@ class Scopes:
                 if qualname is not None and qualname != self.local_prefix + name:
                     names[name] = qualname
         return names
+
+
+def _position_of(binding: Binding) -> Position:
+    return binding.position
 
 
 def _in_force(bindings: list[Binding]) -> Binding:
