@@ -211,11 +211,8 @@ class Scopes:
 
     def qualname(self, expr: ast.AST | None) -> str | None:
         """The qualified name ``expr`` (a Name or dotted Attribute) is bound to where it is used, or None."""
-        parts = []
-        while isinstance(expr, ast.Attribute):
-            parts.append(expr.attr)
-            expr = expr.value
-        if not isinstance(expr, ast.Name):
+        expr, parts = _split_dotted(expr)
+        if expr is None:
             return None
         answer = self._answers.get(expr.id, _UNRESOLVED)
         if answer is _UNRESOLVED:
@@ -269,11 +266,8 @@ class Scopes:
         return None
 
     def _alias_qualname(self, value: ast.AST, binding: Binding) -> str | None:
-        parts = []
-        while isinstance(value, ast.Attribute):
-            parts.append(value.attr)
-            value = value.value
-        if not isinstance(value, ast.Name):
+        value, parts = _split_dotted(value)
+        if value is None:
             return None
         head = self._name_qualname(self.lookup(value.id, binding.scope, binding.position), value.id)
         return ".".join([head, *reversed(parts)]) if head else None
@@ -291,6 +285,15 @@ class Scopes:
                 if qualname is not None and qualname != self.local_prefix + name:
                     names[name] = qualname
         return names
+
+
+def _split_dotted(expr: ast.AST | None) -> tuple[ast.Name | None, list[str]]:
+    """``a.b.c`` as (the Name ``a``, ["c", "b"]): the attributes last first; (None, ...) when not a dotted name."""
+    parts = []
+    while isinstance(expr, ast.Attribute):
+        parts.append(expr.attr)
+        expr = expr.value
+    return (expr if isinstance(expr, ast.Name) else None), parts
 
 
 def _position_of(binding: Binding) -> Position:
