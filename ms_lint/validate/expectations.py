@@ -72,7 +72,9 @@ EXPECTATIONS: dict[str, Expectation] = {
         COMPILE,
         fails_at=_STRICT,
         error_types=("TypeError", "AttributeError", "ValueError"),
-        patterns=(r"modify a member attribute", r"member attribute", r"not supported"),
+        # the last two: a cache updated in a user object's method, read back empty under LAX
+        patterns=(r"modify a member attribute", r"member attribute", r"not supported", r"empty sequence",
+                  r"list_getitem"),
         located="anywhere",
         silent_note="under LAX the object is interpreted and its state changes only during compilation",
         silent=True,
