@@ -402,10 +402,6 @@ class ClassFacts:
         key = other.user_class_name(other.local_prefix + name)
         return UserType(other, key) if key is not None else None
 
-    def mutating_methods(self, class_name: str) -> set[str]:
-        """Methods of user class ``class_name`` that change the instance (see ``mutations``)."""
-        return set(self.mutations(class_name))
-
     def mutations(self, class_key: str) -> dict[str, str]:
         """For each method of user class ``class_key`` (its own or inherited in this module) that changes the
         instance: "container" when it changes a container or object the instance holds (``self.items.append(x)``,

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Iterator
 
 from ms_lint import mindspore_api as api
 from ms_lint.model.classes import ClassInfo, UserType
-from ms_lint.model.syntax import FunctionNode, decorator_callee, first_argument, is_static
+from ms_lint.model.syntax import FunctionNode, decorator_callee, first_argument, is_static, parameter_defaults
 from ms_lint.model.scopes import ASSIGNMENT, PARAMETER
 from ms_lint.model.values import (BUILTIN_STATIC_CALLS, HOST, INDEX_BUILTINS, INDEX_FUNCTIONS, KIND_PASSING_BUILTINS,
                                   TENSOR, UNKNOWN, annotated_class, annotates_python_value, constant_value,
@@ -710,7 +710,7 @@ class GraphCode:
                 for keyword in site.node.keywords:
                     if keyword.arg is not None:
                         known = found.get(keyword.arg)
-                        passed = _constants(_passed_on(keyword.value, site.function))
+                        passed = _constants(self._passed_on(keyword.value, site.function))
                         found[keyword.arg] = passed if known is None else (
                             UNKNOWN if UNKNOWN in (known, passed) else known | passed)
             self._keyword_arguments = found
@@ -731,6 +731,21 @@ class GraphCode:
                 return None, None
         found = info.find_method(func.attr)
         return found if found is not None else (None, None)
+
+    def _passed_on(self, value: ast.AST, function: FunctionNode | None):
+        """The constant a keyword argument passes: a literal, or a flag the calling function passes on unchanged from
+        its own literal default (``block(x, return_dict=return_dict)`` in ``def construct(self, x,
+        return_dict=False)``)."""
+        constant = literal(value)
+        if constant is not UNKNOWN or function is None or not isinstance(value, ast.Name):
+            return constant
+        default = parameter_defaults(function).get(value.id)
+        constant = literal(default) if default is not None else UNKNOWN
+        if constant is None or constant is UNKNOWN:
+            return UNKNOWN
+        scope = self.scopes.scope_at(function.body[0])
+        bindings = scope.bindings.get(value.id, ()) if scope.node is function else ()
+        return UNKNOWN if any(binding.kind != PARAMETER for binding in bindings) else constant
 
     def _callee_is_known(self, site) -> bool:
         func = site.node.func
@@ -978,12 +993,7 @@ def root_parameter_kinds(node: FunctionNode, owner: ClassInfo | None) -> dict[st
     positional = args.posonlyargs + args.args
     if owner is not None and positional and not is_static(node):
         positional = positional[1:]
-    defaults: dict[str, ast.AST] = {}
-    for argument, default in zip(reversed(args.posonlyargs + args.args), reversed(args.defaults)):
-        defaults[argument.arg] = default
-    for argument, default in zip(args.kwonlyargs, args.kw_defaults):
-        if default is not None:
-            defaults[argument.arg] = default
+    defaults = parameter_defaults(node)
     kinds: dict[str, str | None] = {}
     for argument in positional + args.kwonlyargs:
         default = defaults.get(argument.arg)
@@ -1006,16 +1016,14 @@ def root_parameter_values(node: FunctionNode, keyword_arguments) -> dict[str, ob
     unless a call of this module passes that keyword something else (``self.block(x, use_cache=use_cache)``
     reaches a Cell built in a way the model cannot follow; ``keyword_arguments()`` gives those). A ``None`` default
     is left unknown: it usually stands for an optional tensor input that callers do pass."""
-    args = node.args
     values: dict[str, object] = {}
-    for argument, default in [*zip(reversed(args.posonlyargs + args.args), reversed(args.defaults)),
-                              *zip(args.kwonlyargs, args.kw_defaults)]:
-        value = literal(default) if default is not None else UNKNOWN
-        value = UNKNOWN if value is None else _constants(value)
-        passed = keyword_arguments().get(argument.arg) if value is not UNKNOWN else None  # asked only for flags
+    for name, default in parameter_defaults(node).items():
+        value = literal(default)
+        value = UNKNOWN if value is None or value is UNKNOWN else _constants(value)
+        passed = keyword_arguments().get(name) if value is not UNKNOWN else None  # asked only for flags
         if passed is not None and (passed is UNKNOWN or passed | value != value):
             value = UNKNOWN
-        values[argument.arg] = value
+        values[name] = value
     return values
 
 
@@ -1025,8 +1033,7 @@ def parameter_values_of_call(caller: GraphFunction, call: ast.Call, target: Func
     args = target.args
     positional = [a.arg for a in args.posonlyargs + args.args]
     positional = positional[len(positional) - len([p for p in positional if p in kinds]):]
-    defaults = {a.arg: d for a, d in zip(reversed(args.posonlyargs + args.args), reversed(args.defaults))}
-    defaults.update({a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None})
+    defaults = parameter_defaults(target)
     passed: dict[str, ast.AST] = {}
     unpacked = False
     for position, argument in enumerate(call.args):
@@ -1049,23 +1056,3 @@ def parameter_values_of_call(caller: GraphFunction, call: ast.Call, target: Func
         else:
             values[name] = UNKNOWN
     return values
-
-
-def _passed_on(value: ast.AST, function: FunctionNode | None):
-    """The constant a keyword argument passes: a literal, or a flag the calling function passes on unchanged from its
-    own literal default (``block(x, return_dict=return_dict)`` in ``def construct(self, x, return_dict=False)``)."""
-    constant = literal(value)
-    if constant is not UNKNOWN or function is None or not isinstance(value, ast.Name):
-        return constant
-    arguments = function.args
-    defaults = [*zip(reversed(arguments.posonlyargs + arguments.args), reversed(arguments.defaults)),
-                *zip(arguments.kwonlyargs, arguments.kw_defaults)]
-    default = next((default for argument, default in defaults if argument.arg == value.id), None)
-    constant = literal(default) if default is not None else UNKNOWN
-    if constant is None or constant is UNKNOWN:
-        return UNKNOWN
-    reassigned = any(isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and any(
-        isinstance(target, ast.Name) and target.id == value.id
-        for target in (node.targets if isinstance(node, ast.Assign) else [node.target]))
-        for node in ast.walk(function))
-    return UNKNOWN if reassigned else constant

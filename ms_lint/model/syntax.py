@@ -232,3 +232,13 @@ def is_attribute_of(target: ast.AST, name: str) -> bool:
 
 def decorator_callee(decorator: ast.AST) -> ast.AST:
     return decorator.func if isinstance(decorator, ast.Call) else decorator
+
+
+def parameter_defaults(function: FunctionNode) -> dict[str, ast.AST]:
+    """Each parameter that has a default, with the default's expression."""
+    arguments = function.args
+    defaults = {argument.arg: default for argument, default in zip(
+        reversed(arguments.posonlyargs + arguments.args), reversed(arguments.defaults))}
+    defaults.update({argument.arg: default for argument, default in zip(arguments.kwonlyargs, arguments.kw_defaults)
+                     if default is not None})
+    return defaults

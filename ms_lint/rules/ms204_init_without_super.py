@@ -6,6 +6,7 @@ from typing import Iterator
 
 from ms_lint import mindspore_api as api
 from ms_lint.model import ClassInfo, FunctionNode, ModuleFacts
+from ms_lint.model.syntax import first_argument
 from ms_lint.findings import Finding
 from ms_lint.rules.base import Rule
 
@@ -48,7 +49,7 @@ class InitWithoutSuper(Rule):
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         for info in module.classes.values():
             init = info.methods.get("__init__")
-            if not info.is_cell or init is None or not _first_argument(init):
+            if not info.is_cell or init is None or not first_argument(init):
                 continue
             if _initialises_base(module, info, init, set()) or _only_raises(init):
                 continue
@@ -71,7 +72,7 @@ def _only_raises(method: FunctionNode) -> bool:
 def _initialises_base(module: ModuleFacts, info: ClassInfo, method: FunctionNode, seen: set[str]) -> bool:
     """``method`` (or a method of the class it calls on ``self``) calls the base class initialiser."""
     seen.add(method.name)
-    self_name = _first_argument(method)
+    self_name = first_argument(method)
     for node in module.index.subtree(method):
         if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
             continue
@@ -105,10 +106,3 @@ def _may_be_cell_class(module: ModuleFacts, expr: ast.AST) -> bool:
         return local is None or local.is_cell
     built = module.class_of_constructor(ast.Call(func=expr, args=[], keywords=[]))
     return built is None or built[1] is None or built[1].is_cell
-
-
-def _first_argument(function: FunctionNode) -> str | None:
-    positional = function.args.posonlyargs + function.args.args
-    if not positional or any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in function.decorator_list):
-        return None
-    return positional[0].arg
