@@ -9,7 +9,7 @@ import ast
 from typing import Iterable, Sequence
 
 from ms_lint.findings import Finding
-from ms_lint.model.source import decode_source, read_source, source_encoding  # noqa: F401 -- re-exported
+from ms_lint.model.source import read_source
 from ms_lint.settings import Settings
 
 INTERNAL_ERROR = "MS900"

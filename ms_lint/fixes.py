@@ -208,7 +208,7 @@ def wrap_container(context: FixContext, finding: "Finding", registering_qualname
 
 def write_fixed(path: str, fixed: str) -> None:
     """Write ``fixed`` back in the file's own encoding (coding cookie, BOM) and newline style."""
-    from ms_lint.engine import source_encoding
+    from ms_lint.model.source import source_encoding
 
     with open(path, "rb") as handle:
         encoding = source_encoding(handle.read())

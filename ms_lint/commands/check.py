@@ -170,7 +170,7 @@ def run_check(args: argparse.Namespace) -> int:
 
 def fix_files(files: Sequence[str], options: LintOptions, args: argparse.Namespace) -> int | None:
     """Apply (``--fix``) or show (``--diff``) the fixes; an exit status when nothing more is to be done."""
-    from ms_lint.engine import decode_source
+    from ms_lint.model.source import decode_source
     from ms_lint.fixes import fix_source, write_fixed
 
     diffs, fixed_findings, fixed_files = [], 0, 0
@@ -287,7 +287,8 @@ def lint_source(source: str, path: str, options: LintOptions) -> list:
 
 def lint_bytes(data: bytes, path: str, options: LintOptions) -> list:
     """``lint_source`` for a file's bytes; a file Python cannot decode is reported as flake8's E902."""
-    from ms_lint.engine import decode_error, decode_source
+    from ms_lint.engine import decode_error
+    from ms_lint.model.source import decode_source
     from ms_lint.output import Reported
 
     try:

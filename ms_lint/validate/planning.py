@@ -251,7 +251,7 @@ def _parse(path: str) -> ast.Module | None:
 
 @lru_cache(maxsize=64)
 def _parse_version(path: str, mtime_ns: int, size: int) -> ast.Module | None:
-    from ms_lint.engine import read_source
+    from ms_lint.model.source import read_source
 
     try:
         return ast.parse(read_source(path), filename=path)
