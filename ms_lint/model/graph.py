@@ -22,6 +22,9 @@ _BRANCHES = (ast.If, ast.IfExp)
 _NO_TYPE = UserType(None, "")  # an annotation that names no user class
 
 
+_UNBOUND = object()  # a name the environment has no entry for
+
+
 class GraphFunction:
     """A function MindSpore compiles, with its tensor-value environment."""
 
@@ -46,6 +49,8 @@ class GraphFunction:
         self._scope = None  # this function's scope among the module's scopes, found on first use
         # id(expression) -> its kind, once the environment is computed (None until then: nothing is final)
         self._use_kinds: dict[int, str | None] | None = None
+        # while the environment is computed: name -> what its first look-up in the current round found
+        self._env_reads: dict[str, object] | None = None
 
     @property
     def nodes(self) -> list[ast.AST]:
@@ -175,9 +180,11 @@ class GraphFunction:
         env: dict[str, str | None] = dict(self.parameter_kinds)
         assignments = self.nodes_of(ast.Assign, ast.AugAssign, ast.AnnAssign, ast.For, ast.comprehension,
                                     ast.NamedExpr, ast.withitem)
-        # Flow-insensitive: a name is tensor data if any assignment makes it so; two rounds settle loops.
+        # Flow-insensitive: a name is tensor data if any assignment makes it so; a second round settles loops, needed
+        # only when the first read a name before its last assignment changed it.
         for _ in range(2):
             self.env = env
+            reads = self._env_reads = {}
             for stmt in assignments:
                 if isinstance(stmt, ast.Assign):
                     kind = self.kind(stmt.value)
@@ -193,7 +200,10 @@ class GraphFunction:
                     self._bind(env, stmt.target, self.kind(stmt.value), stmt.value)
                 elif isinstance(stmt, ast.withitem) and stmt.optional_vars is not None:
                     self._bind(env, stmt.optional_vars, self.kind(stmt.context_expr), stmt.context_expr)
+            if all(env.get(name, _UNBOUND) == seen for name, seen in reads.items()):
+                break
         self.env = env
+        self._env_reads = None
         self._use_kinds = {}
 
     def _bind(self, env: dict, target: ast.AST, kind: str | None, value: ast.AST | None) -> None:
@@ -433,7 +443,11 @@ class GraphFunction:
         if expr is None or isinstance(expr, (ast.Constant, ast.JoinedStr, ast.Lambda)):
             return None
         if isinstance(expr, ast.Name):
-            kind = self.env.get(expr.id)
+            kind = self.env.get(expr.id, _UNBOUND)
+            if self._env_reads is not None:
+                self._env_reads.setdefault(expr.id, kind)
+            if kind is _UNBOUND:
+                return None
             if kind != TENSOR or self._use_kinds is None:
                 return kind
             return self._kind_where_used(expr)
@@ -542,6 +556,8 @@ class GraphFunction:
                     return None if api.is_mindspore_name(built_by, *api.STATIC_PRIMITIVES) else TENSOR
                 kinds = parameter_kinds_of_call(self, call, found[1], bound=not is_static(found[1]))
                 return self.module.return_kind(found[1], found[0], kinds, join(*argument_kinds))
+        if isinstance(func, ast.Name) and self._env_reads is not None:
+            self._env_reads.setdefault(func.id, self.env.get(func.id, _UNBOUND))
         target = self.module.local_function(func) if isinstance(func, ast.Name) and func.id not in self.env else None
         if target is not None:
             kinds = parameter_kinds_of_call(self, call, target, bound=False)

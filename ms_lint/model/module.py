@@ -31,7 +31,11 @@ class CallSite:
 class ModuleFacts(ClassFacts, GraphCode):
     """Everything the rules ask about one module. Build once per file; every rule reads it."""
 
-    def __init__(self, tree: ast.Module, path: str, settings: Settings, source: str = "", graph_code: bool = True):
+    def __init__(self, tree: ast.Module, path: str, settings: Settings, source: str = "", graph_code: bool = True,
+                 outline: bool = False):
+        """``graph_code``: find the graph code (another module's facts, read for its classes, need not);
+        ``outline``: read only what the module and its classes define and import, not what functions hold (all
+        another module's summary needs); implies no graph code."""
         self.tree = tree
         self.path = path
         self.settings = settings
@@ -47,7 +51,7 @@ class ModuleFacts(ClassFacts, GraphCode):
         self._enclosing: list[tuple[ast.AST, ClassInfo | None]] = []
         self._scope_by_line: list[str] | None = None
         self._assignment_of_value: dict[int, ast.Assign] = {}
-        self.index = NodeIndex(tree)
+        self.index = NodeIndex(tree, outline)
         self.scopes = Scopes(tree, self.local_prefix, self.package)
         self.qualname = self.scopes.qualname  # asked hundreds of times per file: no wrapper call in between
         # qualified name -> what class_of_constructor says; asked for every call, answered once per name
@@ -64,7 +68,7 @@ class ModuleFacts(ClassFacts, GraphCode):
         self._return_kinds: dict[tuple, str | None] = {}
         self._returns_in_progress: set[int] = set()
         self._eager_functions: list[EagerFunction] | None = None
-        if graph_code:
+        if graph_code and not outline:
             self._find_graph_code()
 
     def release(self) -> None:

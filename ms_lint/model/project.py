@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
 _MAX_REEXPORT_HOPS = 8
 _full_facts: dict[tuple[str, float, Settings], "ModuleFacts | None"] = {}  # for the file being analysed
+_trees: dict[tuple[str, float, None], tuple[ast.Module, str]] = {}  # for the file being analysed
 # (file, settings) -> (the file's version, its summary), for the whole process
 _summaries: dict[tuple[str, Settings], tuple[tuple[str, float, Settings], "ModuleSummary | None"]] = {}
 _in_progress: set[str] = set()
@@ -72,6 +73,7 @@ def _replay_lookups(module_file: str, settings: Settings) -> None:
 def forget_full_facts() -> None:
     """Drop the other modules' trees kept while a file was analysed (their summaries stay)."""
     _full_facts.clear()
+    _trees.clear()
 
 
 def source_roots(path: str) -> list[str]:
@@ -175,7 +177,7 @@ def _module_summary(module_file: str, settings: Settings) -> ModuleSummary | Non
     if module_file in _in_progress:
         return None  # classes that inherit from each other across modules: unknown while it is being read
     with recording_lookups() as lookups:
-        facts = _module_facts(module_file, settings)
+        facts = _read_module(module_file, settings, outline=True)
         summary = None if facts is None else ModuleSummary(  # None: unreadable, or not Python
             names=dict(facts.names),
             classes={name: ProjectClass(name, info.is_cell, info.is_jit_class) for name, info in facts.classes.items()},
@@ -186,29 +188,46 @@ def _module_summary(module_file: str, settings: Settings) -> ModuleSummary | Non
 
 
 def _module_facts(module_file: str, settings: Settings) -> "ModuleFacts | None":
-    from ms_lint.model.module import ModuleFacts
-
     key = _version(module_file, settings)
     if key is None:
         return None
     if key in _full_facts:
         _replay_lookups(module_file, settings)
         return _full_facts[key]
-    if module_file in _in_progress:  # classes that inherit from each other across modules
+    facts = _read_module(module_file, settings, outline=False)
+    if module_file not in _in_progress:
+        _full_facts[key] = facts
+    return facts
+
+
+def _read_module(module_file: str, settings: Settings, outline: bool) -> "ModuleFacts | None":
+    """Another module's facts: its outline (what it defines and imports) or all of them; None when it cannot be
+    read, or while it is being read (classes that inherit from each other across modules)."""
+    from ms_lint.model.module import ModuleFacts
+
+    if module_file in _in_progress:
         return None
     _in_progress.add(module_file)
     try:
-        source = read_source(module_file)
+        tree, source = _parsed(module_file)
         with recording_lookups() as lookups:
-            facts = ModuleFacts(ast.parse(source, filename=module_file), module_file, settings, source,
-                                graph_code=False)
+            facts = ModuleFacts(tree, module_file, settings, source, graph_code=False, outline=outline)
         _lookups_of[(module_file, settings)] = lookups
     except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
         facts = None
     finally:
         _in_progress.discard(module_file)
-    _full_facts[key] = facts
     return facts
+
+
+def _parsed(module_file: str) -> tuple[ast.Module, str]:
+    """The module's tree and source, parsed once while a file is analysed (its outline and its facts share it)."""
+    version = _version(module_file, None)
+    found = _trees.get(version)
+    if found is None:
+        source = read_source(module_file)
+        found = _trees[version] = (ast.parse(source, filename=module_file), source)
+    return found
 
 
 def project_function(module: "ModuleFacts", qualname: str, hops: int = 0):

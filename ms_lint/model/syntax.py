@@ -90,7 +90,7 @@ class _Spans:
         self.ends: dict[int, int] = {}  # id(node) -> position after its subtree
 
 
-def _traverse(root: ast.AST, spans: _Spans | None) -> list[ast.AST]:
+def _traverse(root: ast.AST, spans: _Spans | None, outline: bool = False) -> list[ast.AST]:
     nodes: list[ast.AST] = []
     append = nodes.append
     stack: list = [root]
@@ -113,6 +113,9 @@ def _traverse(root: ast.AST, spans: _Spans | None) -> list[ast.AST]:
             push(_Mark(node, True))
             if node_type in _DEFINITIONS:
                 append(node)
+                if outline and node_type is not ast.ClassDef:
+                    push(_Mark(node, False))  # an outline leaves out what a function holds: an empty body
+                    continue
                 values = children(node)
                 extend(reversed(values[0]))  # the body, visited last
                 push(_Mark(node, False))
@@ -134,9 +137,11 @@ def _traverse(root: ast.AST, spans: _Spans | None) -> list[ast.AST]:
 class NodeIndex:
     """The flat pre-order list of one module and the slices of its definitions and loops."""
 
-    def __init__(self, tree: ast.AST):
+    def __init__(self, tree: ast.AST, outline: bool = False):
+        """``outline``: only the module's and its classes' own code; each function is listed with an empty body
+        (enough to know what a module defines and imports, at a fraction of the cost)."""
         self._spans = _Spans()
-        self.nodes: list[ast.AST] = _traverse(tree, self._spans)
+        self.nodes: list[ast.AST] = _traverse(tree, self._spans, outline)
         self._bodies: dict[int, list[ast.AST]] = {}
         self._typed_bodies: dict[tuple[int, tuple[type, ...]], list[ast.AST]] = {}
 
