@@ -554,26 +554,35 @@ class _ContainerScan:
                     return
 
         index = self.module.index
-        method_nodes = index.subtree(method)
-        registering_loops = [
-            loop for loop in method_nodes if isinstance(loop, (ast.For, ast.While)) and any(
-                self._registers_child(call, self_name) for call in index.subtree(loop) if isinstance(call, ast.Call))
-        ]
+        tracked_types = (ast.Assign, ast.AugAssign, ast.Call, ast.Return)
+        # One pass over the method: its loops, the statements followed below, and the calls that register a child
+        # Cell (each with its position in the method's pre-order list, which says which loops hold it).
+        loops, tracked, registering_calls = [], [], []
+        for position, node in enumerate(index.subtree(method)):
+            node_type = node.__class__
+            if node_type is ast.For or node_type is ast.While:
+                loops.append((position, node))
+            elif node_type in tracked_types:
+                tracked.append(node)
+                if node_type is ast.Call and self._registers_child(node, self_name):
+                    registering_calls.append((position, node))
+        registering_loops = []
+        for start, loop in loops if registering_calls else ():
+            end = start + len(index.subtree(loop))
+            if any(start < position < end for position, _ in registering_calls):
+                registering_loops.append(loop)
         registered_lines = {n.lineno for loop in registering_loops for n in index.subtree(loop)
                             if hasattr(n, "lineno")}
         # Cells registered one by one in straight-line code: `self.insert_child_to_cell("0", conv)`.
-        registered_names = {
-            argument.id for call in method_nodes if isinstance(call, ast.Call)
-            and self._registers_child(call, self_name) for argument in call.args[1:] if isinstance(argument, ast.Name)
-        }
+        registered_names = {argument.id for _, call in registering_calls for argument in call.args[1:]
+                            if isinstance(argument, ast.Name)}
 
         def registered_elsewhere(value: ast.AST) -> bool:
             elements = value.elts if isinstance(value, (ast.List, ast.Tuple)) else []
             names = [e for e in elements if self.element_kind(e, cell_names, self_name) == "cell"]
             return bool(names) and all(isinstance(e, ast.Name) and e.id in registered_names for e in names)
 
-        tracked = (ast.Assign, ast.AugAssign, ast.Call, ast.Return)
-        nodes = sorted((n for n in method_nodes if isinstance(n, tracked)),
+        nodes = sorted(tracked,
                        # A call runs before the assignment that stores its result: `self.x = nn.CellList(self.x)`.
                        key=lambda n: (n.lineno, not isinstance(n, ast.Call), n.col_offset))
         for node in nodes:

@@ -50,6 +50,8 @@ def _no_children(_node) -> tuple:
 
 
 _children_getters: dict[type, object] = {_Mark: _mark}
+# Node types without child nodes (names, constants, operators: half the nodes of a module), listed as they are met.
+_LEAF_TYPES: set[type] = set()
 
 
 def _children_getter(value_type: type):
@@ -69,6 +71,7 @@ def _children_getter(value_type: type):
         names.reverse()
         if not names:
             getter = _no_children
+            _LEAF_TYPES.add(value_type)
         elif len(names) == 1:
             only = attrgetter(names[0])
             getter = lambda node: (only(node),)  # noqa: E731 -- one attribute still gives a tuple
@@ -98,10 +101,14 @@ def _traverse(root: ast.AST, spans: _Spans | None, outline: bool = False) -> lis
     extend = stack.extend
     pop = stack.pop
     getters = _children_getters
+    leaves = _LEAF_TYPES
     spanned_types = _SPANNED if spans is not None else frozenset()
     while stack:
         node = pop()
         node_type = node.__class__
+        if node_type in leaves:
+            append(node)
+            continue
         children = getters.get(node_type) or _children_getter(node_type)
         if children is _not_a_node:
             continue

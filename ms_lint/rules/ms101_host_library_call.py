@@ -114,8 +114,9 @@ class HostLibraryCall(Rule):
 def _names_bound_to_host_arrays(module: ModuleFacts, function: GraphFunction) -> dict[str, ast.Call]:
     names = {}
     for node in function.nodes_of(ast.Assign):
-        if isinstance(node.value, ast.Call) and function.kind(node.value) == HOST:
-            if api.is_host_library(module.qualname(node.value.func)):
+        # the callee first: a name's kind can take a look into helpers, the callee's name is one look-up
+        if isinstance(node.value, ast.Call) and api.is_host_library(module.qualname(node.value.func)):
+            if function.kind(node.value) == HOST:
                 for target in node.targets:
                     if isinstance(target, ast.Name):
                         names[target.id] = node.value
