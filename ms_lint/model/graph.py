@@ -440,9 +440,14 @@ class GraphFunction:
         return kind
 
     def _kind(self, expr: ast.AST | None) -> str | None:
-        if expr is None or isinstance(expr, (ast.Constant, ast.JoinedStr, ast.Lambda)):
+        if expr is None:
             return None
-        if isinstance(expr, ast.Name):
+        expr_type = expr.__class__  # the commonest first: parsed trees hold no subclasses of node types
+        if expr_type is ast.Call:
+            return self._call_kind(expr)
+        if expr_type is ast.Constant or expr_type is ast.JoinedStr or expr_type is ast.Lambda:
+            return None
+        if expr_type is ast.Name:
             kind = self.env.get(expr.id, _UNBOUND)
             if self._env_reads is not None:
                 self._env_reads.setdefault(expr.id, kind)
@@ -475,8 +480,6 @@ class GraphFunction:
             return join(*(self.kind(v) for v in expr.values))
         if isinstance(expr, (ast.Starred, ast.NamedExpr, ast.Await)):
             return self.kind(expr.value)
-        if isinstance(expr, ast.Call):
-            return self._call_kind(expr)
         return None
 
     def _kind_where_used(self, name: ast.Name) -> str | None:

@@ -93,6 +93,7 @@ class Scopes:
         self._parameter_names: dict[str, bool] = {}  # every name a function of the module takes as a parameter
         self._plain_local_names: dict[str, bool] = {}  # every name a function binds to a plain local value
         self._resolving: set[int] = set()
+        self._qualnames: dict[int, tuple[ast.AST | None, str | None]] = {}  # id(expression) -> (it, its answer)
 
     # -- building (ModuleFacts' one pass over the tree calls these) ------------------------------------------
 
@@ -211,6 +212,16 @@ class Scopes:
 
     def qualname(self, expr: ast.AST | None) -> str | None:
         """The qualified name ``expr`` (a Name or dotted Attribute) is bound to where it is used, or None."""
+        # The model and the rules ask about the same callee again and again: answered once per expression (the
+        # expression is kept with its answer, so that an id reused by a later object cannot be mistaken for it).
+        known = self._qualnames.get(id(expr))
+        if known is not None and known[0] is expr:
+            return known[1]
+        answer = self._qualname(expr)
+        self._qualnames[id(expr)] = (expr, answer)
+        return answer
+
+    def _qualname(self, expr: ast.AST | None) -> str | None:
         expr, parts = _split_dotted(expr)
         if expr is None:
             return None
