@@ -11,6 +11,7 @@ keywords and decorators before its body, so that a body is one contiguous run. E
 from __future__ import annotations
 
 import ast
+from bisect import bisect_left
 from operator import attrgetter
 from typing import Iterator
 
@@ -91,6 +92,7 @@ class _Spans:
         self.starts: dict[int, int] = {}  # id(node) -> its position
         self.body_starts: dict[int, int] = {}  # id(definition) -> position of its body's first node
         self.ends: dict[int, int] = {}  # id(node) -> position after its subtree
+        self.class_starts: list[int] = []  # the position of every class definition, in order
 
 
 def _traverse(root: ast.AST, spans: _Spans | None, outline: bool = False) -> list[ast.AST]:
@@ -119,6 +121,8 @@ def _traverse(root: ast.AST, spans: _Spans | None, outline: bool = False) -> lis
             spans.starts[id(node)] = len(nodes)
             push(_Mark(node, True))
             if node_type in _DEFINITIONS:
+                if node_type is ast.ClassDef:
+                    spans.class_starts.append(len(nodes))
                 append(node)
                 if outline and node_type is not ast.ClassDef:
                     push(_Mark(node, False))  # an outline leaves out what a function holds: an empty body
@@ -150,7 +154,8 @@ class NodeIndex:
         self._spans = _Spans()
         self.nodes: list[ast.AST] = _traverse(tree, self._spans, outline)
         self._bodies: dict[int, list[ast.AST]] = {}
-        self._typed_bodies: dict[tuple[int, tuple[type, ...]], list[ast.AST]] = {}
+        # (id(function), types) -> its nodes of those types; id(function) -> its nodes by type
+        self._typed_bodies: dict = {}
 
     def _start(self, node: ast.AST) -> int | None:
         start = self._spans.starts.get(id(node))
@@ -174,8 +179,13 @@ class NodeIndex:
             return self._without_class_bodies([node for statement in function.body for node in preorder(statement)])
         body = self._bodies.get(id(function))
         if body is None:
-            body = self._bodies[id(function)] = self._without_class_bodies(
-                self.nodes[self._spans.body_starts[id(function)]:self._spans.ends[id(function)]])
+            start, end = self._spans.body_starts[id(function)], self._spans.ends[id(function)]
+            body = self.nodes[start:end]
+            classes = self._spans.class_starts
+            first_class = bisect_left(classes, start)
+            if first_class < len(classes) and classes[first_class] < end:
+                body = self._skipping_inside(body, (ast.ClassDef,))
+            self._bodies[id(function)] = body
         return body
 
     def body_nodes_of(self, function: ast.FunctionDef | ast.AsyncFunctionDef,
@@ -186,7 +196,17 @@ class NodeIndex:
         key = (id(function), node_types)
         found = self._typed_bodies.get(key)
         if found is None:
-            found = self._typed_bodies[key] = [node for node in self.body(function) if node.__class__ in node_types]
+            if len(node_types) == 1:
+                # Rules ask one function for many single types: its nodes are sorted by type once, in one pass.
+                by_type = self._typed_bodies.get(id(function))
+                if by_type is None:
+                    by_type = self._typed_bodies[id(function)] = {}
+                    for node in self.body(function):
+                        by_type.setdefault(node.__class__, []).append(node)
+                found = by_type.get(node_types[0], [])
+            else:
+                found = [node for node in self.body(function) if node.__class__ in node_types]
+            self._typed_bodies[key] = found
         return found
 
     def _without_class_bodies(self, nodes: list[ast.AST]) -> list[ast.AST]:
