@@ -53,11 +53,14 @@ def analyse(tree: ast.Module, source: str, path: str, settings: Settings, codes:
     """(module facts, findings); the facts are None when the file was skipped or the analysis failed."""
     try:
         from ms_lint.model import ModuleFacts
+        from ms_lint.model.project import recording_lookups, remember_summary
         from ms_lint.rules import rules_for
 
         if not may_hold_hazards(source):
             return None, []
-        module = ModuleFacts(tree, path, settings, source=source)
+        with recording_lookups() as lookups:
+            module = ModuleFacts(tree, path, settings, source=source)
+        remember_summary(module, lookups)
         findings: list[Finding] = []
         for rule in rules_for(codes):
             findings.extend(rule.check(module))

@@ -256,3 +256,72 @@ def test_the_checked_tree_is_freed_without_the_garbage_collector(fixture):
         assert alive() is None, "a reference cycle keeps the tree until a full collection"
     finally:
         gc.enable()
+
+
+def _project(tmp_path: Path, base_source: str) -> tuple[Path, Path]:
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    base = package / "base.py"
+    base.write_text(base_source)
+    user = package / "user.py"
+    user.write_text("import mindspore\nfrom pkg.base import Base\n\n\nclass Net(Base):\n"
+                    "    def construct(self, x):\n        return x.asnumpy()\n")
+    return base, user
+
+
+def _check(path: Path, source: str | None = None) -> list[str]:
+    from ms_lint.engine import check_tree
+
+    source = path.read_text() if source is None else source
+    return [finding.code for finding in check_tree(ast.parse(source), source, str(path), Settings())]
+
+
+def test_a_file_checked_earlier_in_the_run_answers_for_its_classes_without_being_read_again(tmp_path, monkeypatch):
+    import ms_lint.model.project as project
+
+    base, user = _project(tmp_path, "import mindspore.nn as nn\n\n\nclass Base(nn.Cell):\n    pass\n")
+    reads = []
+    read_module = project._read_module
+    monkeypatch.setattr(project, "_read_module", lambda *args, **kw: reads.append(args[0]) or read_module(*args, **kw))
+    _check(base)
+    assert _check(user) == ["MS102"]  # Net is a Cell: its Cell base was known from the check of base.py
+    assert reads == []
+
+
+def test_a_kept_answer_from_text_that_is_not_the_files_is_not_used(tmp_path, monkeypatch):
+    import ms_lint.model.project as project
+
+    # The file on disk defines a Cell; the text checked (an editor's unsaved buffer) does not.
+    base, user = _project(tmp_path, "import mindspore.nn as nn\n\n\nclass Base(nn.Cell):\n    pass\n")
+    reads = []
+    read_module = project._read_module
+
+    def recording_read(path, settings, outline):
+        reads.append((path, outline))
+        return read_module(path, settings, outline)
+
+    monkeypatch.setattr(project, "_read_module", recording_read)
+    _check(base, "import mindspore\n\n\nclass Base:\n    pass\n")
+    assert _check(user) == ["MS102"]  # read from the file: Base is a Cell
+    assert reads == [(str(base), True)]
+
+
+def test_another_modules_outline_leaves_function_bodies_out():
+    tree = ast.parse(textwrap.dedent("""
+        import mindspore.nn as nn
+
+        def build():
+            import numpy as np
+            return np.zeros(3)
+
+        class Net(nn.Cell):
+            def construct(self, x):
+                return x
+    """))
+    outline = ModuleFacts(tree, "case.py", Settings(), graph_code=False, outline=True)
+    full = ModuleFacts(tree, "case.py", Settings(), graph_code=False)
+    assert outline.classes["Net"].is_cell and set(outline.classes["Net"].methods) == {"construct"}
+    assert outline.names == full.names == {"nn": "mindspore.nn"}
+    assert not any(isinstance(node, ast.Return) for node in outline.index.nodes)
+    assert any(isinstance(node, ast.Return) for node in full.index.nodes)

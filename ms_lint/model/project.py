@@ -31,6 +31,8 @@ _trees: dict[tuple[str, float, None], tuple[ast.Module, str]] = {}  # for the fi
 # (file, settings) -> (the file's version, its summary), for the whole process
 _summaries: dict[tuple[str, Settings], tuple[tuple[str, float, Settings], "ModuleSummary | None"]] = {}
 _in_progress: set[str] = set()
+# (file, settings) -> hash of the text a kept summary was made from, until it is compared with the file's text
+_unverified: dict[tuple[str, Settings], int] = {}
 # Module lookups, for caches of results: (module, source roots) -> the file found (None: none). Every active recorder
 # sees every lookup; a module's kept facts and summary remember the lookups made while they were built, and replay
 # them whenever they are reused, so that what one file's analysis read is complete even when it read summaries only.
@@ -171,20 +173,54 @@ def _module_summary(module_file: str, settings: Settings) -> ModuleSummary | Non
     if version is None:
         return None
     known = _summaries.get((module_file, settings))
-    if known is not None and known[0] == version:
+    if known is not None and known[0] == version and _on_disk((module_file, settings)):
         _replay_lookups(module_file, settings)
         return known[1]
     if module_file in _in_progress:
         return None  # classes that inherit from each other across modules: unknown while it is being read
     with recording_lookups() as lookups:
         facts = _read_module(module_file, settings, outline=True)
-        summary = None if facts is None else ModuleSummary(  # None: unreadable, or not Python
-            names=dict(facts.names),
-            classes={name: ProjectClass(name, info.is_cell, info.is_jit_class) for name, info in facts.classes.items()},
-        )
+        summary = None if facts is None else _summary_of(facts)  # None: unreadable, or not Python
     _lookups_of[(module_file, settings)] = lookups
     _summaries[(module_file, settings)] = (version, summary)  # an older version of the file is forgotten
     return summary
+
+
+def _summary_of(facts: "ModuleFacts") -> ModuleSummary:
+    return ModuleSummary(
+        names=dict(facts.names),
+        classes={name: ProjectClass(name, info.is_cell, info.is_jit_class) for name, info in facts.classes.items()},
+    )
+
+
+def remember_summary(facts: "ModuleFacts", lookups: dict) -> None:
+    """Keep the summary of a file just analysed in full (``lookups``: those made while its facts were built), as if
+    another file had asked for it: a run checks a project's files one after another in one process, and the
+    modules others ask about (base classes, packages' ``__init__``) are usually among them, so they need not be
+    read again. The text analysed is checked against the file the first time it is used: an editor may have handed
+    over unsaved text."""
+    if not facts.source or not facts.path:
+        return
+    module_file = os.path.abspath(facts.path)
+    version = _version(module_file, facts.settings)
+    if version is None:
+        return
+    key = (module_file, facts.settings)
+    _summaries[key] = (version, _summary_of(facts))
+    _lookups_of[key] = lookups
+    _unverified[key] = hash(facts.source)
+
+
+def _on_disk(key: tuple[str, Settings]) -> bool:
+    """Whether a kept summary was made from the text the file holds (always, unless it came from an analysed text
+    not yet compared with the file)."""
+    analysed = _unverified.pop(key, None)
+    if analysed is None:
+        return True
+    try:
+        return hash(read_source(key[0])) == analysed
+    except OSError:
+        return False
 
 
 def _module_facts(module_file: str, settings: Settings) -> "ModuleFacts | None":
