@@ -116,7 +116,9 @@ class ModuleFacts(ClassFacts, GraphCode):
                 scopes.bind_import(scope, node)
             elif node_type is ast.ClassDef:
                 info = ClassInfo(node.name, node, self)
-                binding = scopes.bind(scope, node.name, CLASS, (node.lineno, node.col_offset), node)
+                # the name is bound once the class statement has run: its bases still see the binding before it
+                # (``class Output(Output):`` derives from the imported Output)
+                binding = scopes.bind(scope, node.name, CLASS, (node.end_lineno, node.end_col_offset), node)
                 class_bindings.append((binding, info))
                 self._enclosing.append((node, info))
                 class_body = (*self.index.body_span(node), info, scopes.open(node, scope))
@@ -126,7 +128,7 @@ class ModuleFacts(ClassFacts, GraphCode):
                     self.class_of_function[id(node)] = owner
                 elif scope is scopes.module:
                     self.functions[node.name] = node  # the definition in force once the module has run
-                scopes.bind(scope, node.name, FUNCTION, (node.lineno, node.col_offset), node)
+                scopes.bind(scope, node.name, FUNCTION, (node.end_lineno, node.end_col_offset), node)
                 self._enclosing.append((node, owner))
                 contexts.append((self.index.body_span(node)[1], node, owner, scopes.open(node, scope)))
             elif node_type is ast.Global:

@@ -32,6 +32,8 @@ def argument(call: ast.Call, name: str, position: int) -> ast.AST | None:
 
 def constant_value(expr: ast.AST | None):
     """The value of a literal int/str/tuple expression (``1``, ``3 // 2``, ``(1, 1, 0, 0)``), else ``_UNKNOWN``."""
+    if isinstance(expr, ast.Constant):
+        return expr.value  # the common case, without literal_eval's helpers (a reference cycle per call)
     try:
         return ast.literal_eval(expr)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
