@@ -640,7 +640,7 @@ class _ContainerScan:
                             kinds = contents[0] if contents is not None and func.attr in ("extend", "update") else [
                                 self.element_kind(argument, cell_names, self_name)]
                             add_site(container, node, kinds)
-                else:
+                elif local or self.attributes:  # a call can hand over a container only once there is one
                     arguments = [*node.args, *(k.value for k in node.keywords)]
                     handed = [target_of(a.value if isinstance(a, ast.Starred) else a) for a in arguments]
                     # Whether the callee registers what it gets is asked only when it gets a container.
