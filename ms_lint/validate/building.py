@@ -8,7 +8,7 @@ Ways to build, tried in this order after a registered example:
 2. the constructor's own defaults (``Net()``);
 3. for config-driven models (``Model(config)``, ``__init__(self, config: XConfig)``), the config class built with
    its own defaults, shrunk where it has obvious size fields (layers, hidden size, heads, vocabulary), then
-   unshrunk if the shrunk one cannot build the model;
+   unshrunk if the shrunk one cannot build the model and the unshrunk one is not far too large to build;
 4. arguments guessed from their names (``in_channels``, ``dim``, ``num_heads``, ``eps``, ``*_bit``...).
 
 Inputs: each ``construct`` parameter without a default gets a tensor whose dtype and shape come from its name
@@ -168,9 +168,33 @@ def config_recipes(target, module, required: list[str]) -> list[Recipe]:
         more = ", ..." if len(changed) > 6 else ""
         recipes.append(Recipe("config", f"{config_class.__name__}() with its defaults, shrunk ({shown}{more})",
                               kwargs={name: shrunk_config}, config=shrunk_config))
-    recipes.append(Recipe("config", f"{config_class.__name__}() with its defaults", kwargs={name: default},
-                          config=default))
+    if not changed or estimated_parameters(default) <= _UNSHRUNK_LIMIT:
+        recipes.append(Recipe("config", f"{config_class.__name__}() with its defaults", kwargs={name: default},
+                              config=default))
     return recipes
+
+
+_UNSHRUNK_LIMIT = 500_000_000  # parameters: 2 GB in float32, half the default memory limit
+
+
+def estimated_parameters(config, depth: int = 0) -> int:
+    """About how many parameters a transformer built from ``config`` holds (12 hidden² per layer, plus the
+    embeddings), nested configs included: a model far above the memory limit is not built unshrunk."""
+    def number(*names):
+        for key in names:
+            value = getattr(config, key, None)
+            if isinstance(value, int) and not isinstance(value, bool):
+                return value
+        return 0
+
+    hidden = number("hidden_size", "d_model", "n_embd", "embed_dim", "dim")
+    layers = number("num_hidden_layers", "num_layers", "n_layer", "n_layers", "depth") + number("decoder_layers")
+    total = 12 * hidden * hidden * layers + number("vocab_size") * hidden
+    if depth < 2:
+        for value in list(vars(config).values()):
+            if type(value).__name__.endswith("Config") and value is not config:
+                total += estimated_parameters(value, depth + 1)
+    return total
 
 
 def _config_class(target, module, required: list[str]):

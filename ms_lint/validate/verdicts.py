@@ -27,6 +27,7 @@ from ms_lint.validate.expectations import (
     Expectation,
     expectation_for,
 )
+from ms_lint.validate.fallbacks import backend_kernel_failure, missing_kernel
 from ms_lint.validate.locations import Location, parse_locations, same_file
 
 CONFIRMED = "confirmed"
@@ -190,6 +191,9 @@ class _Context:
         if self.error and error_stage in ("construction", "example"):
             return self.construction_failed(finding, expectation, error_stage)
         if self.error and error_stage == "compile":
+            kernel = backend_kernel_failure(self.error.get("message") or "")
+            if kernel:
+                return self.frontend_passed(finding, kernel)
             return self.compile_failed(finding, expectation)
         if expectation.check == CONSTRUCTION:
             who = "the example" if self.outcome.get("instance") == "example" else f"{self.job.qualname}()"
@@ -209,6 +213,22 @@ class _Context:
                     f"compiles, but nothing shows that line {finding.line} was part of the graph: {why}",
                 )
         return self.compiled(finding, expectation)
+
+    def frontend_passed(self, finding: Finding, kernel: str) -> Verdict:
+        """The compile failed at kernel selection, in the backend: the frontend had parsed and type-inferred the
+        whole graph, so a finding whose failure the frontend raises (every compile check) is decided as if it
+        compiled; what needs the graph to run (the probes) stays undecided."""
+        outcome = dict(self.outcome)
+        outcome.update(status="ok", error=None, compiled=True, compile_log=[])
+        verdict = _Context(self.job, outcome, self.device, self.level, False).verdict_for(finding)
+        backend = (f"the frontend compiled the graph, then the {self.device} backend has no kernel for {kernel} "
+                   f"(the code targets another device)")
+        if verdict.verdict == INCONCLUSIVE:
+            verdict.message = f"{verdict.message} ({backend})"
+        else:
+            verdict.message = f"{backend}; {verdict.message}"
+        verdict.compiler_message = self.first_line()
+        return verdict
 
     def not_reached(self, finding: Finding, reach: dict) -> Verdict:
         """The line was not compiled: decide it from the first retry that compiled it, else say what kept it
@@ -316,7 +336,7 @@ class _Context:
         kind_matches = expectation.error_matches(error.get("type", ""), error.get("message", ""))
         if expectation.check == CONSTRUCTION and kind_matches:
             return self.make(finding, CONFIRMED, first, compiler_message=first)
-        kernel = _missing_kernel(error.get("message") or first)
+        kernel = missing_kernel(error.get("message") or first)
         if kernel and not (expectation.check == CONSTRUCTION and kind_matches):
             raised_at = _raised_at(error)
             return self.make(
@@ -529,7 +549,7 @@ def confirm_across_units(verdicts: list[Verdict], results: list) -> None:
     for job, outcome in results:
         error = outcome.get("error") or {}
         stage = error.get("stage")
-        if stage == "compile":
+        if stage == "compile" and not backend_kernel_failure(error.get("message") or ""):
             text = (error.get("message") or "") + "\n" + "\n".join(outcome.get("compile_log") or [])
             for location in parse_locations(text):
                 evidence.append((location.path, location.start, error, job.target, "compiling"))
@@ -585,13 +605,6 @@ def blame_other_findings(verdicts: list[Verdict], results: list) -> None:
                                f"{error.get('first_line') or error.get('type')} there")
             verdict.example = None
             break
-
-
-def _missing_kernel(message: str) -> str | None:
-    """The operator a device lacks a kernel for (``The kernel Arange unregistered``)."""
-    match = re.search(r"kernel (\w+) unregistered|kernelmod for op (\w+) failed|kernel for op (\w+)", message or "",
-                      re.IGNORECASE)
-    return next((group for group in match.groups() if group), None) if match else None
 
 
 def _named_attribute(message: str) -> str | None:

@@ -428,7 +428,7 @@ class Worker:
         tried = []
         for recipe in recipes:
             try:
-                obj = target(*recipe.args, **recipe.kwargs)
+                obj = self._build(state, lambda recipe=recipe: target(*recipe.args, **recipe.kwargs))
             except Exception as exc:  # noqa: BLE001 -- the next way may work
                 tried.append(recipe.description)
                 if first_error is None:
@@ -437,15 +437,31 @@ class Worker:
             state.obj = obj
             state.arguments = (recipe.args, dict(recipe.kwargs))
             outcome["instance"] = "default" if recipe.how == "defaults" else recipe.how
-            outcome["built"] = recipe.description
+            outcome["built"] = recipe.description + _on_host(state.host_used, self.device)
+            if state.host_used:
+                outcome["host_operators"] = sorted(state.host_used)
             if tried:
                 outcome["notes"].append(f"building it as {tried[0]} raised first")
             return recipe
         exc, recipe = first_error
         outcome["instance"] = "default" if recipe.how == "defaults" else recipe.how
         outcome["built"] = recipe.description
+        if state.host_kernels:
+            outcome["host_operators"] = sorted(state.host_kernels)
         outcome["tried"] = tried
         raise exc
+
+    def _build(self, state: "_JobState", build):
+        """``build()``; when it raises because the device has no kernel for an operator, again with the functions
+        that dispatch to it computed on the host (see ``fallbacks``), only while it runs."""
+        from ms_lint.validate.fallbacks import build_with_fallbacks
+
+        return build_with_fallbacks(build, self._user_namespaces, state.host_kernels, state.host_used)
+
+    def _user_namespaces(self) -> list[dict]:
+        """The globals of the modules imported since start-up (the user's and their dependencies')."""
+        return [vars(module) for name, module in list(sys.modules.items())
+                if module is not None and name.split(".")[0] not in self.baseline_modules]
 
     def _placeholders(self, names: list[str], specs: list[str] | None) -> tuple:
         import mindspore
@@ -525,7 +541,7 @@ class Worker:
                     result["stage"] = "construction"
                     args, kwargs = _with_argument(state.target, state.arguments, retry["parameter"],
                                                   retry["value"])
-                    obj = state.target(*args, **kwargs)
+                    obj = self._build(state, lambda: state.target(*args, **kwargs))
                 result["reach"] = self._reach(state, obj)
                 result["stage"] = "compile"
                 obj.compile(*state.inputs)
@@ -542,7 +558,7 @@ class Worker:
     def _fresh_instance(self, state: "_JobState"):
         if state.arguments is not None:
             args, kwargs = state.arguments
-            return state.target(*args, **kwargs)
+            return self._build(state, lambda: state.target(*args, **kwargs))
         from ms_lint.examples import normalize_example_result
 
         return normalize_example_result(state.job["target"], state.example())[0]
@@ -599,6 +615,14 @@ class _JobState:
         self.inputs: tuple = ()
         self.eager = None
         self.arguments: tuple | None = None  # (args, kwargs) of the constructor, when ms-lint built the instance
+        self.host_kernels: set[str] = set()  # operators without a device kernel that building the Cell needed
+        self.host_used: set[str] = set()  # those a host fallback computed
+
+
+def _on_host(operators: set[str], device: str) -> str:
+    if not operators:
+        return ""
+    return f"; computed on the host while building it (no {device} kernel): {', '.join(sorted(operators))}"
 
 
 def _record_exception(outcome: dict, exc: BaseException, stage: str) -> None:
