@@ -52,6 +52,8 @@ _STAGE_PHRASES = {
     "construction": "building the instance",
     "compile": "compiling",
     "probe": "probing",
+    "retry": "compiling again",
+    "fix": "compiling with a fix applied",
 }
 
 
@@ -116,7 +118,7 @@ def decide(job, outcome: dict, device: str, level: str, cached: bool = False) ->
     """One verdict per finding of ``job`` (a ``planning.Job``) from the worker's ``outcome``."""
     effective_level = outcome.get("effective_level") or level
     context = _Context(job, outcome, device, effective_level, cached)
-    verdicts = [context.verdict_for(finding) for finding in job.findings]
+    verdicts = [context.after_fixes(finding, context.verdict_for(finding)) for finding in job.findings]
     notes = list(outcome.get("notes") or [])
     if effective_level != level:
         setting = "fullgraph=True" if effective_level == "strict" else "no fullgraph=True"
@@ -213,6 +215,26 @@ class _Context:
                     f"compiles, but nothing shows that line {finding.line} was part of the graph: {why}",
                 )
         return self.compiled(finding, expectation)
+
+    def after_fixes(self, finding: Finding, verdict: Verdict) -> Verdict:
+        """An undecided finding behind a compile that stopped earlier: decided by the first compile with the
+        earlier lines fixed (``fixes`` of the outcome) that decides it, never by one that fixed its own line."""
+        if verdict.verdict != INCONCLUSIVE or (self.error or {}).get("stage") != "compile":
+            return verdict
+        for attempt in self.outcome.get("fixes") or []:
+            fixed = attempt.get("fixed") or []
+            if any(entry["line"] == finding.line and entry["code"] == finding.code for entry in fixed):
+                continue
+            outcome = dict(self.outcome)
+            outcome.update(status="ok" if attempt.get("compiled") else "error", error=attempt.get("error"),
+                           compiled=attempt.get("compiled"), compile_log=attempt.get("compile_log") or [],
+                           reach=attempt.get("reach") or self.outcome.get("reach") or {}, retries=[], fixes=[])
+            decided = _Context(self.job, outcome, self.device, self.level, False).verdict_for(finding)
+            if decided.verdict not in DECIDED:
+                continue
+            decided.message = f"decided after applying {_fixes_text(fixed)}: {decided.message}"
+            return decided
+        return verdict
 
     def frontend_passed(self, finding: Finding, kernel: str) -> Verdict:
         """The compile failed at kernel selection, in the backend: the frontend had parsed and type-inferred the
@@ -605,6 +627,15 @@ def blame_other_findings(verdicts: list[Verdict], results: list) -> None:
                                f"{error.get('first_line') or error.get('type')} there")
             verdict.example = None
             break
+
+
+def _fixes_text(fixed: list[dict]) -> str:
+    """``the fix for MS601 at line 459``, ``the fixes for MS601 at lines 459, 470``."""
+    codes = "/".join(dict.fromkeys(entry["code"] for entry in fixed))
+    lines = ", ".join(str(line) for line in dict.fromkeys(entry["line"] for entry in fixed))
+    if len(fixed) == 1:
+        return f"the fix for {codes} at line {lines}"
+    return f"the fixes for {codes} at line{'s' if ',' in lines else ''} {lines}"
 
 
 def _named_attribute(message: str) -> str | None:

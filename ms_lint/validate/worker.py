@@ -28,7 +28,7 @@ from ms_lint.validate.locations import location_lines, message_line
 MESSAGE_LIMIT = 16_000
 OUTPUT_HEAD = 2_000
 NOISY_OUTPUT = 1 << 20  # output above this is worth a note in the verdict
-STAGES = ("import", "examples", "resolve", "instance", "compile", "probe", "retry")
+STAGES = ("import", "examples", "resolve", "instance", "compile", "probe", "retry", "fix")
 
 
 class Worker:
@@ -554,6 +554,68 @@ class Worker:
                     result["compile_log"] = location_lines(self.capture.read_from(start))
         if results:
             outcome["retries"] = results
+
+    def _stage_fix(self, state: "_JobState", outcome: dict) -> None:
+        """The compile stopped at a line with a finding whose rule has a fix that keeps the line numbers: compile
+        again with that fix applied to the module's source in memory, up to ``MAX_FIXES`` lines, each compile
+        recorded with the fixes it had."""
+        from ms_lint.validate import fixing
+        from ms_lint.validate.locations import parse_locations, same_file
+
+        if outcome.get("compiled") or (outcome.get("error") or {}).get("stage") != "compile" \
+                or state.arguments is None or not isinstance(state.target, type):
+            return
+        path = state.job["path"]
+        try:
+            with open(path, encoding="utf-8") as handle:
+                source = handle.read()
+        except (OSError, UnicodeDecodeError):
+            return
+        level = state.job.get("syntax_level", "strict")
+        args, kwargs = state.arguments
+        results, fixed, last = [], [], outcome
+        for _ in range(fixing.MAX_FIXES):
+            error = last.get("error") or {}
+            text = (error.get("message") or "") + "\n" + "\n".join(last.get("compile_log") or [])
+            # The locations run from construct to the innermost call: the first fixable line from the inside.
+            lines = [location.start for location in parse_locations(text) if same_file(location.path, path)]
+            found, line = None, None
+            for line in dict.fromkeys(reversed(lines)):
+                if any(entry["line"] == line for entry in fixed):
+                    continue
+                found = fixing.fix_at_line(source, path, line, level)
+                if found is not None:
+                    break
+            if found is None:
+                break
+            source, codes = found
+            fixed.extend({"code": code, "line": line} for code in codes)
+            result = {"fixed": list(fixed)}
+            results.append(result)
+            last = result
+            outcome["stage"] = "fix"
+            start = self.capture.size() if self.capture else 0
+            try:
+                with fixing.served_source(path, source):
+                    result["stage"] = "construction"
+                    module = fixing.load_copy(state.module.__name__, path, source)
+                    target = fixing.resolve(module, state.job["qualname"])
+                    obj = self._build(state, lambda: target(*args, **kwargs))
+                    if state.job.get("guards"):
+                        result["reach"] = self._reach(state, obj)
+                    result["stage"] = "compile"
+                    obj.compile(*state.inputs)
+                result["compiled"] = True
+            except Exception as exc:  # noqa: BLE001 -- a failing compile is a result
+                _record_exception(result, exc, result.get("stage", "compile"))
+                result["compiled"] = False
+            finally:
+                if self.capture:
+                    result["compile_log"] = location_lines(self.capture.read_from(start))
+            if result["compiled"] or (result.get("error") or {}).get("stage") != "compile":
+                break
+        if results:
+            outcome["fixes"] = results
 
     def _fresh_instance(self, state: "_JobState"):
         if state.arguments is not None:
