@@ -13,9 +13,11 @@ Ways to build, tried in this order after a registered example:
 
 Inputs: each ``construct`` parameter without a default gets a tensor whose dtype and shape come from its name
 (``input_ids``, ``attention_mask``: int64 ids; ``pixel_values``: images) or from the first layer it is given to
-(``nn.Dense(in, ...)``, ``nn.Conv2d(in, ...)``, ``nn.Embedding``); such a tensor holds data (seeded random floats,
+(``nn.Dense(in, ...)``, ``nn.Conv2d(in, ...)``, ``nn.Embedding``; through an activation without parameters:
+``self.proj(self.act(x))``); such a tensor holds data (seeded random floats,
 zero ids), so the probes that run the Cell can use it. Otherwise it is a data-less float32 placeholder of any rank.
-Optional arguments stay at their defaults.
+Optional arguments stay at their defaults, except the first one of a ``construct`` whose arguments are all optional
+(``input_ids=None``) when its name or first layer tells its shape.
 """
 from __future__ import annotations
 
@@ -320,6 +322,24 @@ def input_placeholders(obj, names: list[str], config=None) -> tuple[tuple, list[
 _SEQUENCE = 64  # a sequence length most block and patch sizes divide
 
 
+def first_optional_input(obj, config=None) -> list[str]:
+    """``[name]`` for ``construct(self, input_ids=None, ...)``, whose inputs are all optional, when the first one
+    defaults to None and its name or its first layer tells its shape (ids, images, features); else ``[]``."""
+    construct = getattr(type(obj), "construct", None)
+    try:
+        parameters = list(inspect.signature(construct).parameters.values())[1:]
+    except (TypeError, ValueError):
+        return []
+    if not parameters or parameters[0].kind not in (inspect.Parameter.POSITIONAL_ONLY,
+                                                    inspect.Parameter.POSITIONAL_OR_KEYWORD):
+        return []
+    first = parameters[0]
+    if first.default is not None:
+        return []
+    _, shape, _ = _spec_for(first.name, _first_layers(obj, [first.name]).get(first.name), config)
+    return [] if shape == [-2] else [first.name]
+
+
 def _spec_for(name: str, layer, config) -> tuple[str, list[int], str]:
     lower = name.lower()
     if layer is not None:
@@ -374,16 +394,35 @@ def _first_layers(obj, names: list[str]) -> dict:
         return {}
     layers = {}
     for node in ast.walk(tree):
-        if not isinstance(node, ast.Call) or not node.args:
+        layer = _self_layer(obj, node)
+        if layer is None:
             continue
-        func = node.func
         first = node.args[0]
-        if (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self"
-                and isinstance(first, ast.Name) and first.id in names and first.id not in layers):
-            layer = getattr(obj, func.attr, None)
-            if layer is not None and hasattr(layer, "construct"):
-                layers[first.id] = layer
+        inner = _self_layer(obj, first)
+        if inner is not None and not _has_parameters(inner):
+            # self.proj(self.act(x)): an activation keeps the shape, the layer after it tells it.
+            first = first.args[0]
+        if isinstance(first, ast.Name) and first.id in names and first.id not in layers:
+            layers[first.id] = layer
     return layers
+
+
+def _self_layer(obj, node):
+    """The sub-Cell a call ``self.name(arg, ...)`` calls, or None."""
+    if not isinstance(node, ast.Call) or not node.args:
+        return None
+    func = node.func
+    if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self"):
+        return None
+    layer = getattr(obj, func.attr, None)
+    return layer if layer is not None and hasattr(layer, "construct") else None
+
+
+def _has_parameters(layer) -> bool:
+    try:
+        return any(True for _ in layer.get_parameters())
+    except Exception:  # noqa: BLE001 -- not a Cell after all
+        return True
 
 
 def _dedent(source: str) -> str:

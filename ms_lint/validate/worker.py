@@ -28,6 +28,7 @@ from ms_lint.validate.locations import location_lines, message_line
 MESSAGE_LIMIT = 16_000
 OUTPUT_HEAD = 2_000
 NOISY_OUTPUT = 1 << 20  # output above this is worth a note in the verdict
+RANKS = (3, 4, 2)  # tried for inputs of any rank that an operator needs the rank of
 STAGES = ("import", "examples", "resolve", "instance", "compile", "probe", "retry", "fix")
 
 
@@ -399,8 +400,11 @@ class Worker:
             state.inputs = self._placeholders(call_parameters, job.get("input_specs"))
             outcome["inputs_how"] = ["from [tool.ms-lint.validate.inputs]"]
         else:
-            from ms_lint.validate.building import input_placeholders
+            from ms_lint.validate.building import first_optional_input, input_placeholders
 
+            if not call_parameters and is_cell_class:
+                # construct(self, input_ids=None, ...): without it most models raise before the hazards.
+                call_parameters = first_optional_input(state.obj, config)
             state.inputs, outcome["inputs_how"] = input_placeholders(state.obj, call_parameters, config)
         outcome["inputs"] = [_describe(value) for value in state.inputs]
         outcome["concrete_inputs"] = all(_is_concrete(value) for value in state.inputs)
@@ -485,7 +489,10 @@ class Worker:
         obj = state.obj
         started = time.monotonic()
         if isinstance(obj, mindspore.nn.Cell):
-            obj.compile(*state.inputs)
+            try:
+                obj.compile(*state.inputs)
+            except Exception as exc:  # noqa: BLE001 -- raised again unless inputs of a fixed rank get further
+                self._compile_with_ranks(state, outcome, exc)
         elif getattr(obj, "__wrapped_by_jit__", False):
             outcome.setdefault("effective_level", _jit_level(obj))
             # Compile without running, as Cell.compile does: data-less placeholders cannot run.
@@ -504,6 +511,46 @@ class Worker:
             return
         outcome["compiled"] = True
         outcome["compile_seconds"] = round(time.monotonic() - started, 3)
+
+    def _compile_with_ranks(self, state: "_JobState", outcome: dict, error: Exception) -> None:
+        """The compile failed because an input of any rank reached code that needs its rank (``For Chunk, the
+        input tensor is with dynamic rank``, see ``_needs_rank``): compile again with the placeholders ms-lint made
+        of any rank given rank 3, 4, then 2 (every dimension still of any size). The first rank that compiles is
+        kept; else the first that fails with another error, which is raised; else the original error."""
+        import mindspore
+
+        guessed = outcome.get("instance") not in (None, "example") and not state.job.get("input_specs")
+        loose = [index for index, value in enumerate(state.inputs) if list(getattr(value, "shape", ())) == [-2]]
+        if not _needs_rank(error) or not guessed or not loose:
+            raise error
+        failed = None
+        for rank in RANKS:
+            inputs = tuple(mindspore.Tensor(shape=[-1] * rank, dtype=value.dtype) if index in loose else value
+                           for index, value in enumerate(state.inputs))
+            try:
+                state.obj.compile(*inputs)
+            except Exception as exc:  # noqa: BLE001
+                if not _needs_rank(exc) and failed is None:
+                    failed = (rank, inputs, exc)
+                continue
+            self._keep_rank(state, outcome, rank, inputs, loose)
+            return
+        if failed is None:
+            raise error
+        rank, inputs, exc = failed
+        self._keep_rank(state, outcome, rank, inputs, loose)
+        raise exc
+
+    def _keep_rank(self, state: "_JobState", outcome: dict, rank: int, inputs: tuple, loose: list[int]) -> None:
+        state.inputs = inputs
+        outcome["inputs"] = [_describe(value) for value in inputs]
+        how = list(outcome.get("inputs_how") or [])
+        for index in loose:
+            if index < len(how):
+                name = how[index].split(":")[0]
+                how[index] = (f"{name}: float32 of rank {rank}, any size (of any rank, the compile failed with "
+                              f"dynamic rank)")
+        outcome["inputs_how"] = how
 
     def _stage_retry(self, state: "_JobState", outcome: dict) -> None:
         """A line under a constant condition that was False is not compiled: compile again with it switched on
@@ -679,6 +726,17 @@ class _JobState:
         self.arguments: tuple | None = None  # (args, kwargs) of the constructor, when ms-lint built the instance
         self.host_kernels: set[str] = set()  # operators without a device kernel that building the Cell needed
         self.host_used: set[str] = set()  # those a host fallback computed
+
+
+# What MindSpore 2.10 raises when an input of any rank (shape [-2]) reaches code that needs its rank: an operator
+# (Chunk), unpacking its shape (`x.view(*x.shape[:2], -1)`), a two-axis transpose (measured: the same code
+# compiles, or fails with the hazard's own error, on an input of rank 3).
+_RANK_SYMPTOMS = ("dynamic rank", "dynamic length sequence", "large than the output size")
+
+
+def _needs_rank(error: BaseException) -> bool:
+    text = _message(error)
+    return any(symptom in text for symptom in _RANK_SYMPTOMS)
 
 
 def _on_host(operators: set[str], device: str) -> str:
