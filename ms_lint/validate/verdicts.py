@@ -196,6 +196,15 @@ class _Context:
             kernel = backend_kernel_failure(self.error.get("message") or "")
             if kernel:
                 return self.frontend_passed(finding, kernel)
+            reach = (self.outcome.get("reach") or {}).get(str(finding.line)) or {}
+            located_here = any(loc.start == finding.line for loc in self.user_locations)
+            if reach.get("reached") is False and expectation.check in (COMPILE, RANDOMNESS_PROBE) \
+                    and not located_here:
+                # The failure is elsewhere and the line was left out anyway: decided by a retry that has it.
+                verdict = self.not_reached(finding, reach)
+                if verdict.verdict == NOT_REACHED:
+                    verdict.notes.append(f"the compile failed elsewhere: {self.first_line()}")
+                return verdict
             return self.compile_failed(finding, expectation)
         if expectation.check == CONSTRUCTION:
             who = "the example" if self.outcome.get("instance") == "example" else f"{self.job.qualname}()"
@@ -245,6 +254,10 @@ class _Context:
         verdict = _Context(self.job, outcome, self.device, self.level, False).verdict_for(finding)
         backend = (f"the frontend compiled the graph, then the {self.device} backend has no kernel for {kernel} "
                    f"(the code targets another device)")
+        if verdict.message.startswith("with "):
+            # Decided by a retry that switched the line on: the default compile only left it out.
+            verdict.notes.append(f"the default compile: {backend}")
+            return verdict
         if verdict.verdict == INCONCLUSIVE:
             verdict.message = f"{verdict.message} ({backend})"
         else:

@@ -557,7 +557,8 @@ class Worker:
         (train mode; a boolean constructor argument), each retry recorded on its own."""
         reach = outcome.get("reach") or {}
         blocked = [entry.get("condition") or "" for entry in reach.values() if entry.get("reached") is False]
-        if not blocked or not outcome.get("compiled"):
+        # Also after a failed compile: the failing line may be one the switched-on instance leaves out.
+        if not blocked or not (outcome.get("compiled") or (outcome.get("error") or {}).get("stage") == "compile"):
             return
         from mindspore import nn
 
@@ -607,10 +608,12 @@ class Worker:
         again with that fix applied to the module's source in memory, up to ``MAX_FIXES`` lines, each compile
         recorded with the fixes it had."""
         from ms_lint.validate import fixing
+        from ms_lint.validate.fallbacks import backend_kernel_failure
         from ms_lint.validate.locations import parse_locations, same_file
 
-        if outcome.get("compiled") or (outcome.get("error") or {}).get("stage") != "compile" \
-                or state.arguments is None or not isinstance(state.target, type):
+        error = outcome.get("error") or {}
+        if outcome.get("compiled") or error.get("stage") != "compile" or state.arguments is None \
+                or not isinstance(state.target, type) or backend_kernel_failure(error.get("message") or ""):
             return
         path = state.job["path"]
         try:

@@ -114,3 +114,30 @@ def test_a_config_far_too_large_is_not_built_unshrunk():
     assert [recipe.description.split(" (")[0] for recipe in huge] == ["HugeConfig() with its defaults, shrunk"]
     small = config_recipes(model(SmallConfig), module, ["config"])
     assert len(small) == 2 and small[1].description == "SmallConfig() with its defaults"
+
+
+@pytest.fixture(scope="module")
+def switched_verdicts(projects, worker_pool):
+    switched = projects / "cells" / "vcells" / "switched.py"
+    findings = [
+        finding_at(switched, "np.sin(", "MS101", "Switched"),
+        finding_at(switched, "x.asnumpy()", "MS102", "Switched"),
+        finding_at(switched, "np.cos(", "MS101", "KernelSwitched"),
+    ]
+    report = validate_findings(findings, ValidateOptions(use_cache=False), pool=worker_pool)
+    return {(verdict.finding.scope, verdict.finding.code): verdict for verdict in report.verdicts}
+
+
+def test_a_line_switched_off_is_compiled_by_the_retry_even_when_the_default_compile_failed(switched_verdicts):
+    assert switched_verdicts["Switched", "MS102"].verdict == CONFIRMED
+    sine = switched_verdicts["Switched", "MS101"]
+    assert sine.verdict == CONFIRMED, sine.message
+    assert sine.message.startswith("with quant_mode=True: ValueError")
+
+
+def test_a_retry_runs_after_a_compile_that_failed_at_kernel_selection(switched_verdicts):
+    cosine = switched_verdicts["KernelSwitched", "MS101"]
+    assert cosine.verdict == CONFIRMED, cosine.message
+    assert cosine.message.startswith("with quant_mode=True: ValueError")
+    assert any(note.startswith("the default compile: the frontend compiled the graph, then the CPU backend has no "
+                               "kernel for LinSpaceExt") for note in cosine.notes)

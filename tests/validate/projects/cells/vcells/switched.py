@@ -1,0 +1,30 @@
+"""Hazards only a constructor flag puts in the graph, behind a default compile that fails elsewhere: at another
+finding, or at kernel selection (mint.linspace has no CPU kernel on MindSpore 2.10)."""
+import numpy as np
+from mindspore import Tensor, mint, nn
+
+
+class Switched(nn.Cell):
+    def __init__(self, quant_mode=False):
+        super().__init__()
+        self.quant_mode = quant_mode
+
+    def construct(self, x):
+        if self.quant_mode:
+            y = Tensor(np.sin(x))
+        else:
+            y = x.asnumpy()
+        return y
+
+
+class KernelSwitched(nn.Cell):
+    def __init__(self, quant_mode=False):
+        super().__init__()
+        self.quant_mode = quant_mode
+
+    def construct(self, x):
+        if self.quant_mode:
+            y = Tensor(np.cos(x))
+        else:
+            y = x + mint.linspace(0, 1, 4)
+        return y
