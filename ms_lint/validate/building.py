@@ -163,16 +163,20 @@ def config_recipes(target, module, required: list[str]) -> list[Recipe]:
     except Exception:  # noqa: BLE001 -- a config without defaults: nothing to build from
         return []
     recipes = []
+    # The other required arguments (``layer_idx``), guessed from their names.
+    others = {other: _guess(other) for other in required if other != name}
+    others = others if None not in others.values() else {}
+    also = "".join(f", {key}={value!r}" for key, value in others.items())
     shrunk_config = config_class()
     changed = shrink(shrunk_config)
     if changed:
         shown = ", ".join(f"{key}={value}" for key, value in list(changed.items())[:6])
         more = ", ..." if len(changed) > 6 else ""
-        recipes.append(Recipe("config", f"{config_class.__name__}() with its defaults, shrunk ({shown}{more})",
-                              kwargs={name: shrunk_config}, config=shrunk_config))
+        recipes.append(Recipe("config", f"{config_class.__name__}() with its defaults, shrunk ({shown}{more}){also}",
+                              kwargs={name: shrunk_config, **others}, config=shrunk_config))
     if not changed or estimated_parameters(default) <= _UNSHRUNK_LIMIT:
-        recipes.append(Recipe("config", f"{config_class.__name__}() with its defaults", kwargs={name: default},
-                              config=default))
+        recipes.append(Recipe("config", f"{config_class.__name__}() with its defaults{also}",
+                              kwargs={name: default, **others}, config=default))
     return recipes
 
 
@@ -271,6 +275,7 @@ _GUESSES = (
     (re.compile(r"(^|_)eps(ilon)?$"), 1e-5),
     (re.compile(r"heads?$"), 2),
     (re.compile(r"(^|_)(num_)?(layers?|blocks?|depth)$"), 1),
+    (re.compile(r"(^|_)(idx|index)$"), 0),
     (re.compile(r"kernel(_size)?$"), 3),
     (re.compile(r"stride$"), 1),
     (re.compile(r"groups$"), 1),
@@ -278,10 +283,14 @@ _GUESSES = (
 )
 
 
+def _guess(name: str):
+    return next((guess for pattern, guess in _GUESSES if pattern.search(name.lower())), None)
+
+
 def guessed_arguments(target, required: list[str]) -> Recipe | None:
     kwargs = {}
     for name in required:
-        value = next((guess for pattern, guess in _GUESSES if pattern.search(name.lower())), None)
+        value = _guess(name)
         if value is None:
             return None
         kwargs[name] = value

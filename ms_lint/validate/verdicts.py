@@ -371,6 +371,13 @@ class _Context:
         kind_matches = expectation.error_matches(error.get("type", ""), error.get("message", ""))
         if expectation.check == CONSTRUCTION and kind_matches:
             return self.make(finding, CONFIRMED, first, compiler_message=first)
+        named = _named_attribute(error.get("message", "") or first)
+        if (kind_matches and named and _raised_at_line(error, finding) and _line_mentions(finding, named)
+                and re.search(rf"\.{re.escape(named)}\b", finding.message)):
+            # The attribute the finding is about (a method MindSpore's tensors lack), used by a helper the
+            # constructor runs: it fails there first.
+            return self.make(finding, CONFIRMED, f"{first} (raised at this line while building the instance)",
+                             compiler_message=first, compiler_location=_raised_at(error) or None)
         kernel = missing_kernel(error.get("message") or first)
         if kernel and not (expectation.check == CONSTRUCTION and kind_matches):
             raised_at = _raised_at(error)
@@ -662,6 +669,13 @@ def _line_mentions(finding: Finding, attribute: str) -> bool:
 
     text = linecache.getline(finding.path, finding.line)
     return bool(re.search(rf"\.{re.escape(attribute)}\b", text))
+
+
+def _raised_at_line(error: dict, finding: Finding) -> bool:
+    frames = (error or {}).get("traceback") or []
+    if not frames or not isinstance(frames[-1], (list, tuple)):
+        return False
+    return frames[-1][1] == finding.line and same_file(frames[-1][0], finding.path)
 
 
 def _raised_at(error: dict | None) -> str:

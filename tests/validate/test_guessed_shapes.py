@@ -2,10 +2,12 @@
 an input of any rank when the compile fails for want of it."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from ms_lint.validate.runner import ValidateOptions, validate_findings
-from ms_lint.validate.verdicts import CONFIRMED
+from ms_lint.validate.verdicts import CONFIRMED, INCONCLUSIVE
 
 from .conftest import finding_at, needs_mindspore
 
@@ -43,3 +45,37 @@ def test_the_fixed_rank_reaches_the_hazard_the_any_rank_input_hid(verdicts):
     assert "the number of axes must be equal" in transpose.message
     assert transpose.inputs == [
         "x: float32 of rank 3, any size (of any rank, the compile failed with dynamic rank)"]
+
+
+def test_a_missing_tensor_method_raising_at_its_line_while_building_confirms_it(projects, worker_pool):
+    eager = projects / "cells" / "vcells" / "eager.py"
+    findings = [replace(finding_at(eager, "detach_()", "MS602", "Positions"),
+                        message=".detach_() is a PyTorch tensor method that MindSpore's Tensor does not have"),
+                replace(finding_at(eager, "requires_grad_(False)", "MS602", "Other"),
+                        message=".requires_grad_() is a PyTorch tensor method that MindSpore's Tensor does not have")]
+    report = validate_findings(findings, ValidateOptions(use_cache=False), pool=worker_pool)
+    detach, other = report.verdicts
+    assert detach.verdict == CONFIRMED, detach.message
+    assert detach.message == ("AttributeError: 'Parameter' object has no attribute 'detach_' (raised at this line "
+                              "while building the instance)")
+    # Raised at the finding's line, but naming an attribute the finding is not about.
+    assert other.verdict == INCONCLUSIVE, other.message
+
+
+def test_the_other_required_arguments_of_a_config_driven_cell_are_guessed():
+    import types
+
+    from ms_lint.validate.building import config_recipes
+
+    class TinyConfig:
+        def __init__(self):
+            self.hidden_size = 64
+
+    class Attention:
+        def __init__(self, config, layer_idx):
+            self.config, self.layer_idx = config, layer_idx
+
+    Attention.__init__.__annotations__["config"] = TinyConfig
+    recipe = config_recipes(Attention, types.ModuleType("models"), ["config", "layer_idx"])[0]
+    assert recipe.description == "TinyConfig() with its defaults, shrunk (hidden_size=32), layer_idx=0"
+    assert recipe.kwargs["layer_idx"] == 0
