@@ -314,6 +314,7 @@ class Worker:
         state.target = obj
 
     def _stage_instance(self, state: "_JobState", outcome: dict) -> None:
+        state.building = time.monotonic()
         self._build_instance(state, outcome)
         if not state.stop and state.obj is not None and state.job.get("guards"):
             outcome["reach"] = self._reach(state, state.obj)
@@ -492,7 +493,7 @@ class Worker:
             try:
                 obj.compile(*state.inputs)
             except Exception as exc:  # noqa: BLE001 -- raised again unless inputs of a fixed rank get further
-                self._compile_with_ranks(state, outcome, exc)
+                self._compile_with_ranks(state, outcome, exc, time.monotonic() - started)
         elif getattr(obj, "__wrapped_by_jit__", False):
             outcome.setdefault("effective_level", _jit_level(obj))
             # Compile without running, as Cell.compile does: data-less placeholders cannot run.
@@ -512,7 +513,7 @@ class Worker:
         outcome["compiled"] = True
         outcome["compile_seconds"] = round(time.monotonic() - started, 3)
 
-    def _compile_with_ranks(self, state: "_JobState", outcome: dict, error: Exception) -> None:
+    def _compile_with_ranks(self, state: "_JobState", outcome: dict, error: Exception, seconds: float) -> None:
         """The compile failed because an input of any rank reached code that needs its rank (``For Chunk, the
         input tensor is with dynamic rank``, see ``_needs_rank``): compile again with the placeholders ms-lint made
         of any rank given rank 3, 4, then 2 (every dimension still of any size). The first rank that compiles is
@@ -525,6 +526,8 @@ class Worker:
             raise error
         failed = None
         for rank in RANKS:
+            if not state.time_left_for(seconds):
+                break
             inputs = tuple(mindspore.Tensor(shape=[-1] * rank, dtype=value.dtype) if index in loose else value
                            for index, value in enumerate(state.inputs))
             try:
@@ -575,6 +578,9 @@ class Worker:
                 if not any(attribute in condition for condition in blocked) or state.arguments is None:
                     continue
                 description = f"{retry['parameter']}={retry['value']!r}"
+            if not state.time_left_for(time.monotonic() - state.building):
+                outcome["notes"].append("stopped compiling again to stay within the job's time limit")
+                break
             result = {"name": retry["name"], "description": description}
             results.append(result)
             outcome["stage"] = "retry"
@@ -624,7 +630,12 @@ class Worker:
         level = state.job.get("syntax_level", "strict")
         args, kwargs = state.arguments
         results, fixed, last = [], [], outcome
+        attempt_seconds = time.monotonic() - state.building  # the first build and compile: what one more costs
         for _ in range(fixing.MAX_FIXES):
+            if not state.time_left_for(attempt_seconds):
+                outcome["notes"].append("stopped applying fixes to stay within the job's time limit")
+                break
+            attempt_started = time.monotonic()
             error = last.get("error") or {}
             text = (error.get("message") or "") + "\n" + "\n".join(last.get("compile_log") or [])
             # The locations run from construct to the innermost call: the first fixable line from the inside.
@@ -662,6 +673,7 @@ class Worker:
             finally:
                 if self.capture:
                     result["compile_log"] = location_lines(self.capture.read_from(start))
+            attempt_seconds = time.monotonic() - attempt_started
             if result["compiled"] or (result.get("error") or {}).get("stage") != "compile":
                 break
         if results:
@@ -727,8 +739,18 @@ class _JobState:
         self.inputs: tuple = ()
         self.eager = None
         self.arguments: tuple | None = None  # (args, kwargs) of the constructor, when ms-lint built the instance
+        self.started = time.monotonic()
+        self.building = self.started  # when building the instance began
         self.host_kernels: set[str] = set()  # operators without a device kernel that building the Cell needed
         self.host_used: set[str] = set()  # those a host fallback computed
+
+    def time_left_for(self, seconds: float) -> bool:
+        """Whether a step expected to take ``seconds`` ends within 80% of the job's timeout: extra compiles must
+        not turn a job that has its answer into a timeout."""
+        timeout = self.job.get("timeout")
+        if not timeout:
+            return True
+        return time.monotonic() - self.started + seconds <= 0.8 * float(timeout)
 
 
 # What MindSpore 2.10 raises when an input of any rank (shape [-2]) reaches code that needs its rank: an operator

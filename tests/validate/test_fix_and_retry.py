@@ -99,3 +99,12 @@ def test_a_fix_that_adds_an_import_is_not_applied():
     assert fix_source(source, "net.py", Settings()).fixed.count("\n") == source.count("\n") + 1
     # ... so the validator, which needs the line numbers unchanged, leaves it.
     assert fix_at_line(source, "net.py", 6, "strict") is None
+
+
+def test_extra_compiles_stop_before_the_job_s_time_limit():
+    from ms_lint.validate.worker import _JobState
+
+    state = _JobState({"timeout": 10})
+    assert state.time_left_for(7)
+    assert not state.time_left_for(9)  # past 80% of the timeout: the job keeps the answer it has
+    assert _JobState({}).time_left_for(1e9)
