@@ -423,9 +423,10 @@ class _Context:
                 probed.compiler_message = first
                 return probed
         if self.user_locations:
-            location = self.user_locations[0]
-            owner = next((f for f in self.job.findings if location.contains(f.line) and f is not finding
-                          and location.start == f.line), None)
+            # The locations run from construct inwards: the innermost one at another finding, else the innermost.
+            owned = [(location, f) for location in reversed(self.user_locations) for f in self.job.findings
+                     if f is not finding and location.start == f.line]
+            location, owner = owned[0] if owned else (self.user_locations[-1], None)
             if owner is not None:
                 message = (f"compilation stopped earlier, at line {location.start} ({owner.code}), before "
                            f"reaching this line")
