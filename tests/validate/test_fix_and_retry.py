@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from ms_lint.validate.runner import ValidateOptions, validate_findings
 from ms_lint.validate.verdicts import CONFIRMED, INCONCLUSIVE
 
-from .conftest import finding_at, needs_mindspore
+from .conftest import finding_at, needs_mindspore, verdicts_by_scope
 
 pytestmark = [pytest.mark.mindspore, needs_mindspore]
 
@@ -29,9 +28,7 @@ def verdicts(fixable, worker_pool):
         finding_at(fixable, ".asnumpy()", "MS102", "Unfixable"),
         finding_at(fixable, "np.tan(", "MS101", "Unfixable"),
     ]
-    report = validate_findings(findings, ValidateOptions(use_cache=False), pool=worker_pool)
-    return {(verdict.finding.scope, verdict.finding.code, verdict.finding.line): verdict
-            for verdict in report.verdicts}
+    return verdicts_by_scope(findings, worker_pool, with_line=True)
 
 
 def _one(verdicts, scope, code, nth=0):

@@ -6,10 +6,9 @@ from dataclasses import replace
 
 import pytest
 
-from ms_lint.validate.runner import ValidateOptions, validate_findings
 from ms_lint.validate.verdicts import CONFIRMED, INCONCLUSIVE
 
-from .conftest import finding_at, needs_mindspore
+from .conftest import finding_at, needs_mindspore, verdicts_by_scope
 
 pytestmark = [pytest.mark.mindspore, needs_mindspore]
 
@@ -22,8 +21,7 @@ def verdicts(projects, worker_pool):
         finding_at(shapes, "np.sin(y)", "MS101", "Flattened"),
         finding_at(shapes, "x.transpose(1, 2) * 2", "MS601", "Swapped"),
     ]
-    report = validate_findings(findings, ValidateOptions(use_cache=False), pool=worker_pool)
-    return {(verdict.finding.scope, verdict.finding.code): verdict for verdict in report.verdicts}
+    return verdicts_by_scope(findings, worker_pool)
 
 
 def test_an_input_given_to_a_layer_through_an_activation_takes_the_layer_s_shape(verdicts):
@@ -53,8 +51,8 @@ def test_a_missing_tensor_method_raising_at_its_line_while_building_confirms_it(
                         message=".detach_() is a PyTorch tensor method that MindSpore's Tensor does not have"),
                 replace(finding_at(eager, "requires_grad_(False)", "MS602", "Other"),
                         message=".requires_grad_() is a PyTorch tensor method that MindSpore's Tensor does not have")]
-    report = validate_findings(findings, ValidateOptions(use_cache=False), pool=worker_pool)
-    detach, other = report.verdicts
+    verdicts = verdicts_by_scope(findings, worker_pool)
+    detach, other = verdicts["Positions", "MS602"], verdicts["Other", "MS602"]
     assert detach.verdict == CONFIRMED, detach.message
     assert detach.message == ("AttributeError: 'Parameter' object has no attribute 'detach_' (raised at this line "
                               "while building the instance)")

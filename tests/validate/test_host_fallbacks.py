@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from ms_lint.validate.runner import ValidateOptions, validate_findings
 from ms_lint.validate.verdicts import CONFIRMED, INCONCLUSIVE, NOT_REPRODUCED
 
-from .conftest import finding_at, needs_mindspore
+from .conftest import finding_at, needs_mindspore, verdicts_by_scope
 
 pytestmark = [pytest.mark.mindspore, needs_mindspore]
 
@@ -25,8 +24,7 @@ def verdicts(host, worker_pool):
         finding_at(host, "np.cos(", "MS101", "Shuffled"),
         finding_at(host, "np.sqrt(4.0)", "MS101", "Ramp"),
     ]
-    report = validate_findings(findings, ValidateOptions(use_cache=False), pool=worker_pool)
-    return {verdict.finding.scope: verdict for verdict in report.verdicts}
+    return {scope: verdict for (scope, _), verdict in verdicts_by_scope(findings, worker_pool).items()}
 
 
 def test_operators_without_a_cpu_kernel_are_computed_on_the_host_while_building(verdicts):
@@ -124,8 +122,7 @@ def switched_verdicts(projects, worker_pool):
         finding_at(switched, "x.asnumpy()", "MS102", "Switched"),
         finding_at(switched, "np.cos(", "MS101", "KernelSwitched"),
     ]
-    report = validate_findings(findings, ValidateOptions(use_cache=False), pool=worker_pool)
-    return {(verdict.finding.scope, verdict.finding.code): verdict for verdict in report.verdicts}
+    return verdicts_by_scope(findings, worker_pool)
 
 
 def test_a_line_switched_off_is_compiled_by_the_retry_even_when_the_default_compile_failed(switched_verdicts):
