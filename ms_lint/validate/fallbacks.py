@@ -260,13 +260,14 @@ def _fill_(self, value):
     return _fill_in_place(self, np.full(tuple(self.shape), _scalar(value)))
 
 
-# (owner, attribute, the operators it dispatches to on MindSpore 2.10, host computation): each of these raised a
-# missing-kernel error when called eagerly on CPU.
+# (owner, attribute, the operator it dispatches to, host computation): each of these raised a missing-kernel
+# error naming that operator when called eagerly on MindSpore 2.10 CPU (mint.randn: "Create kernelmod for op
+# InplaceNormal failed", mint.full(size, 1): "The kernel FillScalar unregistered", ...).
 FALLBACKS = (
     ("mindspore.mint", "arange", ("Arange",), _arange),
     ("mindspore.mint", "zeros_like", ("ZerosLikeExt",), _zeros_like),
     ("mindspore.mint", "ones_like", ("OnesLikeExt",), _ones_like),
-    ("mindspore.mint", "full", ("FillScalar", "FillTensor"), _full),
+    ("mindspore.mint", "full", ("FillScalar",), _full),
     ("mindspore.mint", "full_like", ("FullLike",), _full_like),
     ("mindspore.mint", "linspace", ("LinSpaceExt",), _linspace),
     ("mindspore.mint", "cumsum", ("CumsumExt",), _cumsum),
@@ -274,14 +275,14 @@ FALLBACKS = (
     ("mindspore.mint", "tril", ("TrilExt",), _tril),
     ("mindspore.mint", "stack", ("StackExt",), _stack),
     ("mindspore.mint.nn.functional", "pad", ("ConstantPadND",), _pad),
-    ("mindspore.mint", "randn", ("InplaceNormal", "Randn"), _randn),
-    ("mindspore.mint", "rand", ("InplaceUniform", "RandExt"), _rand),
-    ("mindspore.mint", "randn_like", ("InplaceNormal", "RandnLike"), _randn_like),
-    ("mindspore.mint", "rand_like", ("InplaceUniform", "RandLikeExt"), _rand_like),
+    ("mindspore.mint", "randn", ("InplaceNormal",), _randn),
+    ("mindspore.mint", "rand", ("InplaceUniform",), _rand),
+    ("mindspore.mint", "randn_like", ("InplaceNormal",), _randn_like),
+    ("mindspore.mint", "rand_like", ("InplaceUniform",), _rand_like),
     ("mindspore.Tensor", "uniform_", ("InplaceUniform",), _uniform_),
     ("mindspore.Tensor", "normal_", ("InplaceNormal",), _normal_),
     ("mindspore.Tensor", "zero_", ("InplaceZero",), _zero_),
-    ("mindspore.Tensor", "fill_", ("InplaceFillScalar", "InplaceFillTensor"), _fill_),
+    ("mindspore.Tensor", "fill_", ("InplaceFillScalar",), _fill_),
 )
 
 

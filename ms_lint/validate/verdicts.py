@@ -7,6 +7,12 @@ reached``: it compiles, but a constant condition (``self.training``, a construct
 default) kept the line out of the graph, even after the retries that switch it on. ``inconclusive``: the validator
 could not decide (no instance or inputs, an unrelated error, a timeout, a crash), always with the reason and, where
 it helps, the example to write. ``not applicable``: there is nothing the validator can run for this finding.
+
+A compile that fails at kernel selection (the device has no kernel for an operator ``construct`` uses) has passed
+the frontend, which raises every failure a compile check predicts first (measured on 2.10: a numpy call on a
+tensor, or a two-axis transpose, after ``mint.linspace`` in ``construct`` fails with its own error, not the kernel
+one): such findings are decided as if it compiled. A finding the first compile did not reach because it stopped at
+another finding with a line-keeping fix is decided by the compiles the worker ran with those fixes applied.
 """
 from __future__ import annotations
 
