@@ -197,6 +197,22 @@ def _boolean_parameters(function) -> dict[str, bool]:
 # ---------------------------------------------------------------------------------------------------------------
 # In the worker: evaluate the conditions against the compiled instance.
 
+def rebound_names(function) -> set[str]:
+    """The names ``function`` assigns in its body: an argument among them holds its default only until then."""
+    import inspect
+    import textwrap
+
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(function)))
+    except (OSError, TypeError, SyntaxError, IndentationError, ValueError):
+        return set()
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            names.add(node.id)
+    return names
+
+
 _UNKNOWN = object()
 _PLAIN = (bool, int, float, str, bytes, type(None), tuple, frozenset)
 

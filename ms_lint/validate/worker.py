@@ -322,11 +322,15 @@ class Worker:
     def _reach(self, state: "_JobState", obj) -> dict:
         from mindspore import nn
 
-        from ms_lint.validate.reach import evaluate
+        from ms_lint.validate.reach import evaluate, rebound_names
 
         is_cell = isinstance(obj, nn.Cell)
         entry = getattr(obj, "construct", None) if is_cell else (getattr(obj, "__wrapped__", None) or obj)
-        defaults = _plain_defaults(entry, given=len(state.inputs), skip_first=False)
+        # An argument the function assigns again (return_dict = return_dict or self.config...) is not its default.
+        rebound = rebound_names(entry)
+        defaults = {name: value for name, value in _plain_defaults(entry, given=len(state.inputs),
+                                                                   skip_first=False).items()
+                    if name not in rebound}
         name = "construct" if is_cell else state.job["qualname"].split(".")[-1]
         tensors = frozenset(_positional_names(entry)[:len(state.inputs)])
         return evaluate(state.job.get("guards") or {}, obj if is_cell else None, defaults, entry=name,

@@ -138,3 +138,12 @@ def test_a_retry_runs_after_a_compile_that_failed_at_kernel_selection(switched_v
     assert cosine.message.startswith("with quant_mode=True: ValueError")
     assert any(note.startswith("the default compile: the frontend compiled the graph, then the CPU backend has no "
                                "kernel for LinSpaceExt") for note in cosine.notes)
+
+
+def test_an_argument_assigned_again_in_construct_is_not_read_as_its_default(projects, worker_pool):
+    switched = projects / "cells" / "vcells" / "switched.py"
+    verdicts = verdicts_by_scope([finding_at(switched, "np.sqrt(4.0)", "MS101", "Rebound")], worker_pool)
+    rebound = verdicts["Rebound", "MS101"]
+    # use_scale=None would keep the line out; construct replaces it with self.use_scale (True) first.
+    assert rebound.verdict == INCONCLUSIVE, rebound.message
+    assert "it sits under `use_scale`, which ms-lint could not evaluate" in rebound.message

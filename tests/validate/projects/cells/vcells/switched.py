@@ -28,3 +28,15 @@ class KernelSwitched(nn.Cell):
         else:
             y = x + mint.linspace(0, 1, 4)
         return y
+
+
+class Rebound(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.use_scale = True
+
+    def construct(self, x, use_scale=None):
+        use_scale = use_scale if use_scale is not None else self.use_scale
+        if use_scale:
+            return x * np.sqrt(4.0)
+        return x
