@@ -561,7 +561,8 @@ class Worker:
 
     def _stage_retry(self, state: "_JobState", outcome: dict) -> None:
         """A line under a constant condition that was False is not compiled: compile again with it switched on
-        (train mode; a boolean constructor argument), each retry recorded on its own."""
+        (train mode; a boolean constructor argument; both, for a line under both), each retry recorded on its
+        own."""
         reach = outcome.get("reach") or {}
         blocked = [entry.get("condition") or "" for entry in reach.values() if entry.get("reached") is False]
         # Also after a failed compile: the failing line may be one the switched-on instance leaves out.
@@ -569,49 +570,64 @@ class Worker:
             return
         from mindspore import nn
 
-        results = []
-        for retry in state.job.get("retries") or []:
+        planned = state.job.get("retries") or []
+        trainable = isinstance(state.obj, nn.Cell) and (state.arguments is not None or state.example is not None)
+        results: list[dict] = []
+        for retry in planned:
             if retry["name"] == "train":
-                if not any("self.training" in condition for condition in blocked):
+                if not any("self.training" in condition for condition in blocked) or not trainable:
                     continue
-                if not isinstance(state.obj, nn.Cell) or (state.arguments is None and state.example is None):
-                    continue
-                description = "set_train(True)"
+                if not self._retry(state, outcome, results, retry["name"], "set_train(True)", train=True):
+                    break
             else:
                 attribute = f"self.{retry['attribute']}"
                 if not any(attribute in condition for condition in blocked) or state.arguments is None:
                     continue
-                description = f"{retry['parameter']}={retry['value']!r}"
-            if not state.time_left_for(time.monotonic() - state.building):
-                outcome["notes"].append("stopped compiling again to stay within the job's time limit")
-                break
-            result = {"name": retry["name"], "description": description}
-            results.append(result)
-            outcome["stage"] = "retry"
-            start = self.capture.size() if self.capture else 0
-            try:
-                if retry["name"] == "train":
-                    # A fresh instance: compile() reuses the graph it built for the same object and inputs.
-                    result["stage"] = "construction"
-                    obj = self._fresh_instance(state)
-                    obj.set_train(True)
-                else:
-                    result["stage"] = "construction"
-                    args, kwargs = _with_argument(state.target, state.arguments, retry["parameter"],
-                                                  retry["value"])
-                    obj = self._build(state, lambda: state.target(*args, **kwargs))
-                result["reach"] = self._reach(state, obj)
-                result["stage"] = "compile"
-                obj.compile(*state.inputs)
-                result["compiled"] = True
-            except Exception as exc:  # noqa: BLE001 -- a failing retry is a result like a failing compile
-                _record_exception(result, exc, result.get("stage", "compile"))
-                result["compiled"] = False
-            finally:
-                if self.capture:
-                    result["compile_log"] = location_lines(self.capture.read_from(start))
+                if not self._retry(state, outcome, results, retry["name"],
+                                   f"{retry['parameter']}={retry['value']!r}", flag=retry):
+                    break
+        # A line under a flag and self.training both (if self.training: inside if self.quant_mode:).
+        flag = next((retry for retry in planned if retry["name"] == "flag"), None)
+        still = [entry.get("condition") or "" for result in results
+                 for entry in (result.get("reach") or {}).values() if entry.get("reached") is False]
+        if flag and trainable and state.arguments is not None and any(r["name"] == "train" for r in planned) \
+                and any("self.training" in c or f"self.{flag['attribute']}" in c for c in still):
+            self._retry(state, outcome, results, "both",
+                        f"{flag['parameter']}={flag['value']!r} and set_train(True)", train=True, flag=flag)
         if results:
             outcome["retries"] = results
+
+    def _retry(self, state: "_JobState", outcome: dict, results: list, name: str, description: str,
+               train: bool = False, flag: dict | None = None) -> bool:
+        """One retry, appended to ``results``; False when there was no time left for it."""
+        if not state.time_left_for(time.monotonic() - state.building):
+            outcome["notes"].append("stopped compiling again to stay within the job's time limit")
+            return False
+        result = {"name": name, "description": description}
+        results.append(result)
+        outcome["stage"] = "retry"
+        start = self.capture.size() if self.capture else 0
+        try:
+            result["stage"] = "construction"
+            if flag is not None:
+                args, kwargs = _with_argument(state.target, state.arguments, flag["parameter"], flag["value"])
+                obj = self._build(state, lambda: state.target(*args, **kwargs))
+            else:
+                # A fresh instance: compile() reuses the graph it built for the same object and inputs.
+                obj = self._fresh_instance(state)
+            if train:
+                obj.set_train(True)
+            result["reach"] = self._reach(state, obj)
+            result["stage"] = "compile"
+            obj.compile(*state.inputs)
+            result["compiled"] = True
+        except Exception as exc:  # noqa: BLE001 -- a failing retry is a result like a failing compile
+            _record_exception(result, exc, result.get("stage", "compile"))
+            result["compiled"] = False
+        finally:
+            if self.capture:
+                result["compile_log"] = location_lines(self.capture.read_from(start))
+        return True
 
     def _stage_fix(self, state: "_JobState", outcome: dict) -> None:
         """The compile stopped at a line with a finding whose rule has a fix that keeps the line numbers: compile

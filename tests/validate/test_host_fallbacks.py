@@ -147,3 +147,11 @@ def test_an_argument_assigned_again_in_construct_is_not_read_as_its_default(proj
     # use_scale=None would keep the line out; construct replaces it with self.use_scale (True) first.
     assert rebound.verdict == INCONCLUSIVE, rebound.message
     assert "it sits under `use_scale`, which ms-lint could not evaluate" in rebound.message
+
+
+def test_a_line_under_a_flag_and_train_mode_is_compiled_with_both(projects, worker_pool):
+    switched = projects / "cells" / "vcells" / "switched.py"
+    verdicts = verdicts_by_scope([finding_at(switched, "np.tan(", "MS101", "Calibrated")], worker_pool)
+    tangent = verdicts["Calibrated", "MS101"]
+    assert tangent.verdict == CONFIRMED, tangent.message
+    assert tangent.message.startswith("with quant_mode=True and set_train(True): ValueError")

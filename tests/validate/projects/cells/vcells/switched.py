@@ -40,3 +40,15 @@ class Rebound(nn.Cell):
         if use_scale:
             return x * np.sqrt(4.0)
         return x
+
+
+class Calibrated(nn.Cell):
+    def __init__(self, quant_mode=False):
+        super().__init__()
+        self.quant_mode = quant_mode
+
+    def construct(self, x):
+        if self.quant_mode:
+            if self.training:
+                return Tensor(np.tan(x))
+        return x
