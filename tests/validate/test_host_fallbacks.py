@@ -155,3 +155,14 @@ def test_a_line_under_a_flag_and_train_mode_is_compiled_with_both(projects, work
     tangent = verdicts["Calibrated", "MS101"]
     assert tangent.verdict == CONFIRMED, tangent.message
     assert tangent.message.startswith("with quant_mode=True and set_train(True): ValueError")
+
+
+def test_a_helper_function_called_under_a_flag_is_compiled_only_with_the_flag(projects, worker_pool):
+    switched = projects / "cells" / "vcells" / "switched.py"
+    helper_line = finding_at(switched, "x * np.sqrt(4.0)", "MS101", "scaled", occurrence=2)
+    verdicts = verdicts_by_scope([helper_line], worker_pool)
+    helper = verdicts["scaled", "MS101"]
+    # construct returns before the call unless quant_mode: the default compile does not have the line.
+    assert helper.verdict == NOT_REPRODUCED, helper.message
+    assert helper.message.startswith("with quant_mode=True: compiles under STRICT on CPU with line")
+    assert any("`not self.quant_mode` was True" in note for note in helper.notes)

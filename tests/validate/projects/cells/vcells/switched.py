@@ -52,3 +52,18 @@ class Calibrated(nn.Cell):
             if self.training:
                 return Tensor(np.tan(x))
         return x
+
+
+def scaled(x):
+    return x * np.sqrt(4.0)
+
+
+class Gated(nn.Cell):
+    def __init__(self, quant_mode=False):
+        super().__init__()
+        self.quant_mode = quant_mode
+
+    def construct(self, x):
+        if not self.quant_mode:
+            return x
+        return scaled(x)
