@@ -8,14 +8,16 @@ Ways to build, tried in this order after a registered example:
 2. the constructor's own defaults (``Net()``);
 3. for config-driven models (``Model(config)``, ``__init__(self, config: XConfig)``), the config class built with
    its own defaults, shrunk where it has obvious size fields (layers, hidden size, heads, vocabulary), then
-   unshrunk if the shrunk one cannot build the model;
+   unshrunk if the shrunk one cannot build the model and the unshrunk one is not far too large to build;
 4. arguments guessed from their names (``in_channels``, ``dim``, ``num_heads``, ``eps``, ``*_bit``...).
 
 Inputs: each ``construct`` parameter without a default gets a tensor whose dtype and shape come from its name
 (``input_ids``, ``attention_mask``: int64 ids; ``pixel_values``: images) or from the first layer it is given to
-(``nn.Dense(in, ...)``, ``nn.Conv2d(in, ...)``, ``nn.Embedding``); such a tensor holds data (seeded random floats,
+(``nn.Dense(in, ...)``, ``nn.Conv2d(in, ...)``, ``nn.Embedding``; through an activation without parameters:
+``self.proj(self.act(x))``); such a tensor holds data (seeded random floats,
 zero ids), so the probes that run the Cell can use it. Otherwise it is a data-less float32 placeholder of any rank.
-Optional arguments stay at their defaults.
+Optional arguments stay at their defaults, except the first one of a ``construct`` whose arguments are all optional
+(``input_ids=None``) when its name or first layer tells its shape.
 """
 from __future__ import annotations
 
@@ -161,16 +163,44 @@ def config_recipes(target, module, required: list[str]) -> list[Recipe]:
     except Exception:  # noqa: BLE001 -- a config without defaults: nothing to build from
         return []
     recipes = []
+    # The other required arguments (``layer_idx``), guessed from their names.
+    others = {other: _guess(other) for other in required if other != name}
+    others = others if None not in others.values() else {}
+    also = "".join(f", {key}={value!r}" for key, value in others.items())
     shrunk_config = config_class()
     changed = shrink(shrunk_config)
     if changed:
         shown = ", ".join(f"{key}={value}" for key, value in list(changed.items())[:6])
         more = ", ..." if len(changed) > 6 else ""
-        recipes.append(Recipe("config", f"{config_class.__name__}() with its defaults, shrunk ({shown}{more})",
-                              kwargs={name: shrunk_config}, config=shrunk_config))
-    recipes.append(Recipe("config", f"{config_class.__name__}() with its defaults", kwargs={name: default},
-                          config=default))
+        recipes.append(Recipe("config", f"{config_class.__name__}() with its defaults, shrunk ({shown}{more}){also}",
+                              kwargs={name: shrunk_config, **others}, config=shrunk_config))
+    if not changed or estimated_parameters(default) <= _UNSHRUNK_LIMIT:
+        recipes.append(Recipe("config", f"{config_class.__name__}() with its defaults{also}",
+                              kwargs={name: default, **others}, config=default))
     return recipes
+
+
+_UNSHRUNK_LIMIT = 500_000_000  # parameters: 2 GB in float32, half the default memory limit
+
+
+def estimated_parameters(config, depth: int = 0) -> int:
+    """About how many parameters a transformer built from ``config`` holds (12 hidden² per layer, plus the
+    embeddings), nested configs included: a model far above the memory limit is not built unshrunk."""
+    def number(*names):
+        for key in names:
+            value = getattr(config, key, None)
+            if isinstance(value, int) and not isinstance(value, bool):
+                return value
+        return 0
+
+    hidden = number("hidden_size", "d_model", "n_embd", "embed_dim", "dim")
+    layers = number("num_hidden_layers", "num_layers", "n_layer", "n_layers", "depth") + number("decoder_layers")
+    total = 12 * hidden * hidden * layers + number("vocab_size") * hidden
+    if depth < 2:
+        for value in list(vars(config).values()):
+            if type(value).__name__.endswith("Config") and value is not config:
+                total += estimated_parameters(value, depth + 1)
+    return total
 
 
 def _config_class(target, module, required: list[str]):
@@ -245,6 +275,7 @@ _GUESSES = (
     (re.compile(r"(^|_)eps(ilon)?$"), 1e-5),
     (re.compile(r"heads?$"), 2),
     (re.compile(r"(^|_)(num_)?(layers?|blocks?|depth)$"), 1),
+    (re.compile(r"(^|_)(idx|index)$"), 0),
     (re.compile(r"kernel(_size)?$"), 3),
     (re.compile(r"stride$"), 1),
     (re.compile(r"groups$"), 1),
@@ -252,10 +283,14 @@ _GUESSES = (
 )
 
 
+def _guess(name: str):
+    return next((guess for pattern, guess in _GUESSES if pattern.search(name.lower())), None)
+
+
 def guessed_arguments(target, required: list[str]) -> Recipe | None:
     kwargs = {}
     for name in required:
-        value = next((guess for pattern, guess in _GUESSES if pattern.search(name.lower())), None)
+        value = _guess(name)
         if value is None:
             return None
         kwargs[name] = value
@@ -294,6 +329,24 @@ def input_placeholders(obj, names: list[str], config=None) -> tuple[tuple, list[
 
 
 _SEQUENCE = 64  # a sequence length most block and patch sizes divide
+
+
+def first_optional_input(obj, config=None) -> list[str]:
+    """``[name]`` for ``construct(self, input_ids=None, ...)``, whose inputs are all optional, when the first one
+    defaults to None and its name or its first layer tells its shape (ids, images, features); else ``[]``."""
+    construct = getattr(type(obj), "construct", None)
+    try:
+        parameters = list(inspect.signature(construct).parameters.values())[1:]
+    except (TypeError, ValueError):
+        return []
+    if not parameters or parameters[0].kind not in (inspect.Parameter.POSITIONAL_ONLY,
+                                                    inspect.Parameter.POSITIONAL_OR_KEYWORD):
+        return []
+    first = parameters[0]
+    if first.default is not None:
+        return []
+    _, shape, _ = _spec_for(first.name, _first_layers(obj, [first.name]).get(first.name), config)
+    return [] if shape == [-2] else [first.name]
 
 
 def _spec_for(name: str, layer, config) -> tuple[str, list[int], str]:
@@ -350,16 +403,35 @@ def _first_layers(obj, names: list[str]) -> dict:
         return {}
     layers = {}
     for node in ast.walk(tree):
-        if not isinstance(node, ast.Call) or not node.args:
+        layer = _self_layer(obj, node)
+        if layer is None:
             continue
-        func = node.func
         first = node.args[0]
-        if (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self"
-                and isinstance(first, ast.Name) and first.id in names and first.id not in layers):
-            layer = getattr(obj, func.attr, None)
-            if layer is not None and hasattr(layer, "construct"):
-                layers[first.id] = layer
+        inner = _self_layer(obj, first)
+        if inner is not None and not _has_parameters(inner):
+            # self.proj(self.act(x)): an activation keeps the shape, the layer after it tells it.
+            first = first.args[0]
+        if isinstance(first, ast.Name) and first.id in names and first.id not in layers:
+            layers[first.id] = layer
     return layers
+
+
+def _self_layer(obj, node):
+    """The sub-Cell a call ``self.name(arg, ...)`` calls, or None."""
+    if not isinstance(node, ast.Call) or not node.args:
+        return None
+    func = node.func
+    if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self"):
+        return None
+    layer = getattr(obj, func.attr, None)
+    return layer if layer is not None and hasattr(layer, "construct") else None
+
+
+def _has_parameters(layer) -> bool:
+    try:
+        return any(True for _ in layer.get_parameters())
+    except Exception:  # noqa: BLE001 -- not a Cell after all
+        return True
 
 
 def _dedent(source: str) -> str:

@@ -28,7 +28,7 @@ from ms_lint.validate.expectations import (
 from ms_lint.validate.project import EXAMPLES_FILE_NAME, ModuleLocation, load_config, locate_module
 
 # Bumped when the worker's outcome format or behaviour changes, so old cache entries are not reused.
-OUTCOME_FORMAT = 7
+OUTCOME_FORMAT = 9
 
 
 @dataclass
@@ -124,7 +124,7 @@ def plan_jobs(
 
 def _guards(path: str, scope: str, findings: list[Finding]) -> tuple[dict[int, dict], list[dict]]:
     """The branch conditions over each finding line that compiles (see ``reach``), per unit."""
-    from ms_lint.validate.reach import guards_for
+    from ms_lint.validate.reach import guards_for, retries_for
 
     tree = _parse(path)
     if tree is None:
@@ -136,10 +136,13 @@ def _guards(path: str, scope: str, findings: list[Finding]) -> tuple[dict[int, d
     guards: dict[int, dict] = {}
     retries: list[dict] = []
     for name, lines in by_scope.items():
-        found, wanted = guards_for(tree, name, lines)
+        # A helper function of the module is compiled through the class's construct, under its call's conditions.
+        found, wanted = guards_for(tree, name, lines, caller=scope if name != scope else None)
         guards.update(found)
         if name == scope:
             retries = wanted
+    if any(name != scope for name in by_scope):
+        retries = retries_for(tree, scope, guards) or retries
     return guards, retries
 
 

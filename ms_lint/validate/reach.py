@@ -19,18 +19,31 @@ import re
 TRAIN_RETRY = "train"
 
 
-def guards_for(tree: ast.Module, class_name: str, lines: set[int]) -> tuple[dict[int, dict], list[dict]]:
+def guards_for(tree: ast.Module, class_name: str, lines: set[int],
+               caller: str | None = None) -> tuple[dict[int, dict], list[dict]]:
     """``(guards, retries)`` for the finding ``lines`` inside class ``class_name`` of ``tree``.
 
     ``guards[line]``: ``{"function": name, "called": bool | None, "conditions": [[source, wanted], ...]}``,
     ``called`` is whether ``construct`` calls the method (``None`` when the class has no ``construct`` of its own).
     ``retries``: ``{"name": "train"}`` and ``{"name": "flag", "parameter": p, "value": v, "attribute": a}``.
+    ``class_name`` may name a module-level function instead: a jit function, or (with ``caller``, the class
+    compiled for it) a helper that class's construct calls, under the conditions over its least guarded call.
     """
     cls = next((node for node in tree.body if isinstance(node, ast.ClassDef) and node.name == class_name), None)
     if cls is None:
         function = next((node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
                          and node.name == class_name), None)
-        return (_function_guards(function, lines) if function is not None else {}), []
+        if function is None:
+            return {}, []
+        guards = _function_guards(function, lines)
+        if caller is not None:
+            entry = _helper_entry(tree, caller, function.name)
+            for guard in guards.values():
+                if entry is None:
+                    guard["called"] = None  # no call from the class's construct found: nothing shows it either way
+                else:
+                    guard["conditions"] = entry + guard["conditions"]
+        return guards, []
     methods = {node.name: node for node in cls.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
     sites = _call_sites(methods) if "construct" in methods else None
     called = set(sites) if sites is not None else None
@@ -54,6 +67,44 @@ def guards_for(tree: ast.Module, class_name: str, lines: set[int]) -> tuple[dict
                 "conditions": found.get(line, []),
             }
     return guards, _retries(methods.get("__init__"), guards)
+
+
+def retries_for(tree: ast.Module, class_name: str, guards: dict[int, dict]) -> list[dict]:
+    """The retries (see ``guards_for``) that switch on the conditions of ``guards``, helpers' lines included."""
+    cls = next((node for node in tree.body if isinstance(node, ast.ClassDef) and node.name == class_name), None)
+    if cls is None:
+        return []
+    init = next((node for node in cls.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+                 and node.name == "__init__"), None)
+    return _retries(init, guards)
+
+
+def _helper_entry(tree: ast.Module, class_name: str, helper: str) -> list | None:
+    """The conditions under which construct of ``class_name`` calls the module-level function ``helper``: those
+    of its least guarded call (``helper(...)``) in construct or a method construct reaches; None when none."""
+    cls = next((node for node in tree.body if isinstance(node, ast.ClassDef) and node.name == class_name), None)
+    if cls is None:
+        return None
+    methods = {node.name: node for node in cls.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    if "construct" not in methods:
+        return None
+    sites = _call_sites(methods)
+    memo: dict[str, list] = {}
+    best = None
+    for name in sites:
+        method = methods.get(name)
+        if method is None:
+            continue
+        for node in ast.walk(method):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == helper):
+                continue
+            outer = _entry_conditions(name, methods, sites, memo, set())
+            found: dict[int, list] = {}
+            _walk_block(method.body, outer, {node.lineno}, found, name)
+            conditions = found.get(node.lineno, outer)
+            if best is None or len(conditions) < len(best):
+                best = conditions
+    return best
 
 
 def _function_guards(function, lines: set[int]) -> dict[int, dict]:
@@ -196,6 +247,22 @@ def _boolean_parameters(function) -> dict[str, bool]:
 
 # ---------------------------------------------------------------------------------------------------------------
 # In the worker: evaluate the conditions against the compiled instance.
+
+def rebound_names(function) -> set[str]:
+    """The names ``function`` assigns in its body: an argument among them holds its default only until then."""
+    import inspect
+    import textwrap
+
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(function)))
+    except (OSError, TypeError, SyntaxError, IndentationError, ValueError):
+        return set()
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            names.add(node.id)
+    return names
+
 
 _UNKNOWN = object()
 _PLAIN = (bool, int, float, str, bytes, type(None), tuple, frozenset)

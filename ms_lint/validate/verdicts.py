@@ -7,6 +7,12 @@ reached``: it compiles, but a constant condition (``self.training``, a construct
 default) kept the line out of the graph, even after the retries that switch it on. ``inconclusive``: the validator
 could not decide (no instance or inputs, an unrelated error, a timeout, a crash), always with the reason and, where
 it helps, the example to write. ``not applicable``: there is nothing the validator can run for this finding.
+
+A compile that fails at kernel selection (the device has no kernel for an operator ``construct`` uses) has passed
+the frontend, which raises every failure a compile check predicts first (measured on 2.10: a numpy call on a
+tensor, or a two-axis transpose, after ``mint.linspace`` in ``construct`` fails with its own error, not the kernel
+one): such findings are decided as if it compiled. A finding the first compile did not reach because it stopped at
+another finding with a line-keeping fix is decided by the compiles the worker ran with those fixes applied.
 """
 from __future__ import annotations
 
@@ -27,6 +33,7 @@ from ms_lint.validate.expectations import (
     Expectation,
     expectation_for,
 )
+from ms_lint.validate.fallbacks import backend_kernel_failure, missing_kernel
 from ms_lint.validate.locations import Location, parse_locations, same_file
 
 CONFIRMED = "confirmed"
@@ -51,6 +58,8 @@ _STAGE_PHRASES = {
     "construction": "building the instance",
     "compile": "compiling",
     "probe": "probing",
+    "retry": "compiling again",
+    "fix": "compiling with a fix applied",
 }
 
 
@@ -115,7 +124,7 @@ def decide(job, outcome: dict, device: str, level: str, cached: bool = False) ->
     """One verdict per finding of ``job`` (a ``planning.Job``) from the worker's ``outcome``."""
     effective_level = outcome.get("effective_level") or level
     context = _Context(job, outcome, device, effective_level, cached)
-    verdicts = [context.verdict_for(finding) for finding in job.findings]
+    verdicts = [context.after_fixes(finding, context.verdict_for(finding)) for finding in job.findings]
     notes = list(outcome.get("notes") or [])
     if effective_level != level:
         setting = "fullgraph=True" if effective_level == "strict" else "no fullgraph=True"
@@ -190,6 +199,18 @@ class _Context:
         if self.error and error_stage in ("construction", "example"):
             return self.construction_failed(finding, expectation, error_stage)
         if self.error and error_stage == "compile":
+            kernel = backend_kernel_failure(self.error.get("message") or "")
+            if kernel:
+                return self.frontend_passed(finding, kernel)
+            reach = (self.outcome.get("reach") or {}).get(str(finding.line)) or {}
+            located_here = any(loc.start == finding.line for loc in self.user_locations)
+            if reach.get("reached") is False and expectation.check in (COMPILE, RANDOMNESS_PROBE) \
+                    and not located_here:
+                # The failure is elsewhere and the line was left out anyway: decided by a retry that has it.
+                verdict = self.not_reached(finding, reach)
+                if verdict.verdict == NOT_REACHED:
+                    verdict.notes.append(f"the compile failed elsewhere: {self.first_line()}")
+                return verdict
             return self.compile_failed(finding, expectation)
         if expectation.check == CONSTRUCTION:
             who = "the example" if self.outcome.get("instance") == "example" else f"{self.job.qualname}()"
@@ -209,6 +230,46 @@ class _Context:
                     f"compiles, but nothing shows that line {finding.line} was part of the graph: {why}",
                 )
         return self.compiled(finding, expectation)
+
+    def after_fixes(self, finding: Finding, verdict: Verdict) -> Verdict:
+        """An undecided finding behind a compile that stopped earlier: decided by the first compile with the
+        earlier lines fixed (``fixes`` of the outcome) that decides it, never by one that fixed its own line."""
+        if verdict.verdict != INCONCLUSIVE or (self.error or {}).get("stage") != "compile":
+            return verdict
+        for attempt in self.outcome.get("fixes") or []:
+            fixed = attempt.get("fixed") or []
+            if any(entry["line"] == finding.line and entry["code"] == finding.code for entry in fixed):
+                continue
+            outcome = dict(self.outcome)
+            outcome.update(status="ok" if attempt.get("compiled") else "error", error=attempt.get("error"),
+                           compiled=attempt.get("compiled"), compile_log=attempt.get("compile_log") or [],
+                           reach=attempt.get("reach") or self.outcome.get("reach") or {}, retries=[], fixes=[])
+            decided = _Context(self.job, outcome, self.device, self.level, False).verdict_for(finding)
+            if decided.verdict not in DECIDED:
+                continue
+            decided.message = f"decided after applying {_fixes_text(fixed)}: {decided.message}"
+            return decided
+        return verdict
+
+    def frontend_passed(self, finding: Finding, kernel: str) -> Verdict:
+        """The compile failed at kernel selection, in the backend: the frontend had parsed and type-inferred the
+        whole graph, so a finding whose failure the frontend raises (every compile check) is decided as if it
+        compiled; what needs the graph to run (the probes) stays undecided."""
+        outcome = dict(self.outcome)
+        outcome.update(status="ok", error=None, compiled=True, compile_log=[])
+        verdict = _Context(self.job, outcome, self.device, self.level, False).verdict_for(finding)
+        backend = (f"the frontend compiled the graph, then the {self.device} backend has no kernel for {kernel} "
+                   f"(the code targets another device)")
+        if verdict.message.startswith("with "):
+            # Decided by a retry that switched the line on: the default compile only left it out.
+            verdict.notes.append(f"the default compile: {backend}")
+            return verdict
+        if verdict.verdict == INCONCLUSIVE:
+            verdict.message = f"{verdict.message} ({backend})"
+        else:
+            verdict.message = f"{backend}; {verdict.message}"
+        verdict.compiler_message = self.first_line()
+        return verdict
 
     def not_reached(self, finding: Finding, reach: dict) -> Verdict:
         """The line was not compiled: decide it from the first retry that compiled it, else say what kept it
@@ -316,7 +377,14 @@ class _Context:
         kind_matches = expectation.error_matches(error.get("type", ""), error.get("message", ""))
         if expectation.check == CONSTRUCTION and kind_matches:
             return self.make(finding, CONFIRMED, first, compiler_message=first)
-        kernel = _missing_kernel(error.get("message") or first)
+        named = _named_attribute(error.get("message", "") or first)
+        if (kind_matches and named and _raised_at_line(error, finding) and _line_mentions(finding, named)
+                and re.search(rf"\.{re.escape(named)}\b", finding.message)):
+            # The attribute the finding is about (a method MindSpore's tensors lack), used by a helper the
+            # constructor runs: it fails there first.
+            return self.make(finding, CONFIRMED, f"{first} (raised at this line while building the instance)",
+                             compiler_message=first, compiler_location=_raised_at(error) or None)
+        kernel = missing_kernel(error.get("message") or first)
         if kernel and not (expectation.check == CONSTRUCTION and kind_matches):
             raised_at = _raised_at(error)
             return self.make(
@@ -361,9 +429,10 @@ class _Context:
                 probed.compiler_message = first
                 return probed
         if self.user_locations:
-            location = self.user_locations[0]
-            owner = next((f for f in self.job.findings if location.contains(f.line) and f is not finding
-                          and location.start == f.line), None)
+            # The locations run from construct inwards: the innermost one at another finding, else the innermost.
+            owned = [(location, f) for location in reversed(self.user_locations) for f in self.job.findings
+                     if f is not finding and location.start == f.line]
+            location, owner = owned[0] if owned else (self.user_locations[-1], None)
             if owner is not None:
                 message = (f"compilation stopped earlier, at line {location.start} ({owner.code}), before "
                            f"reaching this line")
@@ -529,7 +598,7 @@ def confirm_across_units(verdicts: list[Verdict], results: list) -> None:
     for job, outcome in results:
         error = outcome.get("error") or {}
         stage = error.get("stage")
-        if stage == "compile":
+        if stage == "compile" and not backend_kernel_failure(error.get("message") or ""):
             text = (error.get("message") or "") + "\n" + "\n".join(outcome.get("compile_log") or [])
             for location in parse_locations(text):
                 evidence.append((location.path, location.start, error, job.target, "compiling"))
@@ -587,11 +656,13 @@ def blame_other_findings(verdicts: list[Verdict], results: list) -> None:
             break
 
 
-def _missing_kernel(message: str) -> str | None:
-    """The operator a device lacks a kernel for (``The kernel Arange unregistered``)."""
-    match = re.search(r"kernel (\w+) unregistered|kernelmod for op (\w+) failed|kernel for op (\w+)", message or "",
-                      re.IGNORECASE)
-    return next((group for group in match.groups() if group), None) if match else None
+def _fixes_text(fixed: list[dict]) -> str:
+    """``the fix for MS601 at line 459``, ``the fixes for MS601 at lines 459, 470``."""
+    codes = "/".join(dict.fromkeys(entry["code"] for entry in fixed))
+    lines = ", ".join(str(line) for line in dict.fromkeys(entry["line"] for entry in fixed))
+    if len(fixed) == 1:
+        return f"the fix for {codes} at line {lines}"
+    return f"the fixes for {codes} at line{'s' if ',' in lines else ''} {lines}"
 
 
 def _named_attribute(message: str) -> str | None:
@@ -605,6 +676,13 @@ def _line_mentions(finding: Finding, attribute: str) -> bool:
 
     text = linecache.getline(finding.path, finding.line)
     return bool(re.search(rf"\.{re.escape(attribute)}\b", text))
+
+
+def _raised_at_line(error: dict, finding: Finding) -> bool:
+    frames = (error or {}).get("traceback") or []
+    if not frames or not isinstance(frames[-1], (list, tuple)):
+        return False
+    return frames[-1][1] == finding.line and same_file(frames[-1][0], finding.path)
 
 
 def _raised_at(error: dict | None) -> str:

@@ -28,7 +28,8 @@ from ms_lint.validate.locations import location_lines, message_line
 MESSAGE_LIMIT = 16_000
 OUTPUT_HEAD = 2_000
 NOISY_OUTPUT = 1 << 20  # output above this is worth a note in the verdict
-STAGES = ("import", "examples", "resolve", "instance", "compile", "probe", "retry")
+RANKS = (3, 4, 2)  # tried for inputs of any rank that an operator needs the rank of
+STAGES = ("import", "examples", "resolve", "instance", "compile", "probe", "retry", "fix")
 
 
 class Worker:
@@ -313,6 +314,7 @@ class Worker:
         state.target = obj
 
     def _stage_instance(self, state: "_JobState", outcome: dict) -> None:
+        state.building = time.monotonic()
         self._build_instance(state, outcome)
         if not state.stop and state.obj is not None and state.job.get("guards"):
             outcome["reach"] = self._reach(state, state.obj)
@@ -320,11 +322,15 @@ class Worker:
     def _reach(self, state: "_JobState", obj) -> dict:
         from mindspore import nn
 
-        from ms_lint.validate.reach import evaluate
+        from ms_lint.validate.reach import evaluate, rebound_names
 
         is_cell = isinstance(obj, nn.Cell)
         entry = getattr(obj, "construct", None) if is_cell else (getattr(obj, "__wrapped__", None) or obj)
-        defaults = _plain_defaults(entry, given=len(state.inputs), skip_first=False)
+        # An argument the function assigns again (return_dict = return_dict or self.config...) is not its default.
+        rebound = rebound_names(entry)
+        defaults = {name: value for name, value in _plain_defaults(entry, given=len(state.inputs),
+                                                                   skip_first=False).items()
+                    if name not in rebound}
         name = "construct" if is_cell else state.job["qualname"].split(".")[-1]
         tensors = frozenset(_positional_names(entry)[:len(state.inputs)])
         return evaluate(state.job.get("guards") or {}, obj if is_cell else None, defaults, entry=name,
@@ -399,8 +405,11 @@ class Worker:
             state.inputs = self._placeholders(call_parameters, job.get("input_specs"))
             outcome["inputs_how"] = ["from [tool.ms-lint.validate.inputs]"]
         else:
-            from ms_lint.validate.building import input_placeholders
+            from ms_lint.validate.building import first_optional_input, input_placeholders
 
+            if not call_parameters and is_cell_class:
+                # construct(self, input_ids=None, ...): without it most models raise before the hazards.
+                call_parameters = first_optional_input(state.obj, config)
             state.inputs, outcome["inputs_how"] = input_placeholders(state.obj, call_parameters, config)
         outcome["inputs"] = [_describe(value) for value in state.inputs]
         outcome["concrete_inputs"] = all(_is_concrete(value) for value in state.inputs)
@@ -428,7 +437,7 @@ class Worker:
         tried = []
         for recipe in recipes:
             try:
-                obj = target(*recipe.args, **recipe.kwargs)
+                obj = self._build(state, lambda recipe=recipe: target(*recipe.args, **recipe.kwargs))
             except Exception as exc:  # noqa: BLE001 -- the next way may work
                 tried.append(recipe.description)
                 if first_error is None:
@@ -437,15 +446,31 @@ class Worker:
             state.obj = obj
             state.arguments = (recipe.args, dict(recipe.kwargs))
             outcome["instance"] = "default" if recipe.how == "defaults" else recipe.how
-            outcome["built"] = recipe.description
+            outcome["built"] = recipe.description + _on_host(state.host_used, self.device)
+            if state.host_used:
+                outcome["host_operators"] = sorted(state.host_used)
             if tried:
                 outcome["notes"].append(f"building it as {tried[0]} raised first")
             return recipe
         exc, recipe = first_error
         outcome["instance"] = "default" if recipe.how == "defaults" else recipe.how
         outcome["built"] = recipe.description
+        if state.host_kernels:
+            outcome["host_operators"] = sorted(state.host_kernels)
         outcome["tried"] = tried
         raise exc
+
+    def _build(self, state: "_JobState", build):
+        """``build()``; when it raises because the device has no kernel for an operator, again with the functions
+        that dispatch to it computed on the host (see ``fallbacks``), only while it runs."""
+        from ms_lint.validate.fallbacks import build_with_fallbacks
+
+        return build_with_fallbacks(build, self._user_namespaces, state.host_kernels, state.host_used)
+
+    def _user_namespaces(self) -> list[dict]:
+        """The globals of the modules imported since start-up (the user's and their dependencies')."""
+        return [vars(module) for name, module in list(sys.modules.items())
+                if module is not None and name.split(".")[0] not in self.baseline_modules]
 
     def _placeholders(self, names: list[str], specs: list[str] | None) -> tuple:
         import mindspore
@@ -469,7 +494,10 @@ class Worker:
         obj = state.obj
         started = time.monotonic()
         if isinstance(obj, mindspore.nn.Cell):
-            obj.compile(*state.inputs)
+            try:
+                obj.compile(*state.inputs)
+            except Exception as exc:  # noqa: BLE001 -- raised again unless inputs of a fixed rank get further
+                self._compile_with_ranks(state, outcome, exc, time.monotonic() - started)
         elif getattr(obj, "__wrapped_by_jit__", False):
             outcome.setdefault("effective_level", _jit_level(obj))
             # Compile without running, as Cell.compile does: data-less placeholders cannot run.
@@ -489,60 +517,192 @@ class Worker:
         outcome["compiled"] = True
         outcome["compile_seconds"] = round(time.monotonic() - started, 3)
 
+    def _compile_with_ranks(self, state: "_JobState", outcome: dict, error: Exception, seconds: float) -> None:
+        """The compile failed because an input of any rank reached code that needs its rank (``For Chunk, the
+        input tensor is with dynamic rank``, see ``_needs_rank``): compile again with the placeholders ms-lint made
+        of any rank given rank 3, 4, then 2 (every dimension still of any size). The first rank that compiles is
+        kept; else the first that fails with another error, which is raised; else the original error."""
+        import mindspore
+
+        guessed = outcome.get("instance") not in (None, "example") and not state.job.get("input_specs")
+        loose = [index for index, value in enumerate(state.inputs) if list(getattr(value, "shape", ())) == [-2]]
+        if not _needs_rank(error) or not guessed or not loose:
+            raise error
+        failed = None
+        for rank in RANKS:
+            if not state.time_left_for(seconds):
+                break
+            inputs = tuple(mindspore.Tensor(shape=[-1] * rank, dtype=value.dtype) if index in loose else value
+                           for index, value in enumerate(state.inputs))
+            try:
+                state.obj.compile(*inputs)
+            except Exception as exc:  # noqa: BLE001
+                if not _needs_rank(exc) and failed is None:
+                    failed = (rank, inputs, exc)
+                continue
+            self._keep_rank(state, outcome, rank, inputs, loose)
+            return
+        if failed is None:
+            raise error
+        rank, inputs, exc = failed
+        self._keep_rank(state, outcome, rank, inputs, loose)
+        raise exc
+
+    def _keep_rank(self, state: "_JobState", outcome: dict, rank: int, inputs: tuple, loose: list[int]) -> None:
+        state.inputs = inputs
+        outcome["inputs"] = [_describe(value) for value in inputs]
+        how = list(outcome.get("inputs_how") or [])
+        for index in loose:
+            if index < len(how):
+                name = how[index].split(":")[0]
+                how[index] = (f"{name}: float32 of rank {rank}, any size (of any rank, the compile failed with "
+                              f"dynamic rank)")
+        outcome["inputs_how"] = how
+
     def _stage_retry(self, state: "_JobState", outcome: dict) -> None:
         """A line under a constant condition that was False is not compiled: compile again with it switched on
-        (train mode; a boolean constructor argument), each retry recorded on its own."""
+        (train mode; a boolean constructor argument; both, for a line under both), each retry recorded on its
+        own."""
         reach = outcome.get("reach") or {}
         blocked = [entry.get("condition") or "" for entry in reach.values() if entry.get("reached") is False]
-        if not blocked or not outcome.get("compiled"):
+        # Also after a failed compile: the failing line may be one the switched-on instance leaves out.
+        if not blocked or not (outcome.get("compiled") or (outcome.get("error") or {}).get("stage") == "compile"):
             return
         from mindspore import nn
 
-        results = []
-        for retry in state.job.get("retries") or []:
+        planned = state.job.get("retries") or []
+        trainable = isinstance(state.obj, nn.Cell) and (state.arguments is not None or state.example is not None)
+        results: list[dict] = []
+        for retry in planned:
             if retry["name"] == "train":
-                if not any("self.training" in condition for condition in blocked):
+                if not any("self.training" in condition for condition in blocked) or not trainable:
                     continue
-                if not isinstance(state.obj, nn.Cell) or (state.arguments is None and state.example is None):
-                    continue
-                description = "set_train(True)"
+                if not self._retry(state, outcome, results, retry["name"], "set_train(True)", train=True):
+                    break
             else:
                 attribute = f"self.{retry['attribute']}"
                 if not any(attribute in condition for condition in blocked) or state.arguments is None:
                     continue
-                description = f"{retry['parameter']}={retry['value']!r}"
-            result = {"name": retry["name"], "description": description}
+                if not self._retry(state, outcome, results, retry["name"],
+                                   f"{retry['parameter']}={retry['value']!r}", flag=retry):
+                    break
+        # A line under a flag and self.training both (if self.training: inside if self.quant_mode:).
+        flag = next((retry for retry in planned if retry["name"] == "flag"), None)
+        still = [entry.get("condition") or "" for result in results
+                 for entry in (result.get("reach") or {}).values() if entry.get("reached") is False]
+        if flag and trainable and state.arguments is not None and any(r["name"] == "train" for r in planned) \
+                and any("self.training" in c or f"self.{flag['attribute']}" in c for c in still):
+            self._retry(state, outcome, results, "both",
+                        f"{flag['parameter']}={flag['value']!r} and set_train(True)", train=True, flag=flag)
+        if results:
+            outcome["retries"] = results
+
+    def _retry(self, state: "_JobState", outcome: dict, results: list, name: str, description: str,
+               train: bool = False, flag: dict | None = None) -> bool:
+        """One retry, appended to ``results``; False when there was no time left for it."""
+        if not state.time_left_for(time.monotonic() - state.building):
+            outcome["notes"].append("stopped compiling again to stay within the job's time limit")
+            return False
+        result = {"name": name, "description": description}
+        results.append(result)
+        outcome["stage"] = "retry"
+        start = self.capture.size() if self.capture else 0
+        try:
+            result["stage"] = "construction"
+            if flag is not None:
+                args, kwargs = _with_argument(state.target, state.arguments, flag["parameter"], flag["value"])
+                obj = self._build(state, lambda: state.target(*args, **kwargs))
+            else:
+                # A fresh instance: compile() reuses the graph it built for the same object and inputs.
+                obj = self._fresh_instance(state)
+            if train:
+                obj.set_train(True)
+            result["reach"] = self._reach(state, obj)
+            result["stage"] = "compile"
+            obj.compile(*state.inputs)
+            result["compiled"] = True
+        except Exception as exc:  # noqa: BLE001 -- a failing retry is a result like a failing compile
+            _record_exception(result, exc, result.get("stage", "compile"))
+            result["compiled"] = False
+        finally:
+            if self.capture:
+                result["compile_log"] = location_lines(self.capture.read_from(start))
+        return True
+
+    def _stage_fix(self, state: "_JobState", outcome: dict) -> None:
+        """The compile stopped at a line with a finding whose rule has a fix that keeps the line numbers: compile
+        again with that fix applied to the module's source in memory, up to ``MAX_FIXES`` lines, each compile
+        recorded with the fixes it had."""
+        from ms_lint.validate import fixing
+        from ms_lint.validate.fallbacks import backend_kernel_failure
+        from ms_lint.validate.locations import parse_locations, same_file
+
+        error = outcome.get("error") or {}
+        if outcome.get("compiled") or error.get("stage") != "compile" or state.arguments is None \
+                or not isinstance(state.target, type) or backend_kernel_failure(error.get("message") or ""):
+            return
+        path = state.job["path"]
+        try:
+            with open(path, encoding="utf-8") as handle:
+                source = handle.read()
+        except (OSError, UnicodeDecodeError):
+            return
+        level = state.job.get("syntax_level", "strict")
+        args, kwargs = state.arguments
+        results, fixed, last = [], [], outcome
+        attempt_seconds = time.monotonic() - state.building  # the first build and compile: what one more costs
+        for _ in range(fixing.MAX_FIXES):
+            if not state.time_left_for(attempt_seconds):
+                outcome["notes"].append("stopped applying fixes to stay within the job's time limit")
+                break
+            attempt_started = time.monotonic()
+            error = last.get("error") or {}
+            text = (error.get("message") or "") + "\n" + "\n".join(last.get("compile_log") or [])
+            # The locations run from construct to the innermost call: the first fixable line from the inside.
+            lines = [location.start for location in parse_locations(text) if same_file(location.path, path)]
+            found, line = None, None
+            for line in dict.fromkeys(reversed(lines)):
+                if any(entry["line"] == line for entry in fixed):
+                    continue
+                found = fixing.fix_at_line(source, path, line, level)
+                if found is not None:
+                    break
+            if found is None:
+                break
+            source, codes = found
+            fixed.extend({"code": code, "line": line} for code in codes)
+            result = {"fixed": list(fixed)}
             results.append(result)
-            outcome["stage"] = "retry"
+            last = result
+            outcome["stage"] = "fix"
             start = self.capture.size() if self.capture else 0
             try:
-                if retry["name"] == "train":
-                    # A fresh instance: compile() reuses the graph it built for the same object and inputs.
+                with fixing.served_source(path, source):
                     result["stage"] = "construction"
-                    obj = self._fresh_instance(state)
-                    obj.set_train(True)
-                else:
-                    result["stage"] = "construction"
-                    args, kwargs = _with_argument(state.target, state.arguments, retry["parameter"],
-                                                  retry["value"])
-                    obj = state.target(*args, **kwargs)
-                result["reach"] = self._reach(state, obj)
-                result["stage"] = "compile"
-                obj.compile(*state.inputs)
+                    module = fixing.load_copy(state.module.__name__, path, source)
+                    target = fixing.resolve(module, state.job["qualname"])
+                    obj = self._build(state, lambda: target(*args, **kwargs))
+                    if state.job.get("guards"):
+                        result["reach"] = self._reach(state, obj)
+                    result["stage"] = "compile"
+                    obj.compile(*state.inputs)
                 result["compiled"] = True
-            except Exception as exc:  # noqa: BLE001 -- a failing retry is a result like a failing compile
+            except Exception as exc:  # noqa: BLE001 -- a failing compile is a result
                 _record_exception(result, exc, result.get("stage", "compile"))
                 result["compiled"] = False
             finally:
                 if self.capture:
                     result["compile_log"] = location_lines(self.capture.read_from(start))
+            attempt_seconds = time.monotonic() - attempt_started
+            if result["compiled"] or (result.get("error") or {}).get("stage") != "compile":
+                break
         if results:
-            outcome["retries"] = results
+            outcome["fixes"] = results
 
     def _fresh_instance(self, state: "_JobState"):
         if state.arguments is not None:
             args, kwargs = state.arguments
-            return state.target(*args, **kwargs)
+            return self._build(state, lambda: state.target(*args, **kwargs))
         from ms_lint.examples import normalize_example_result
 
         return normalize_example_result(state.job["target"], state.example())[0]
@@ -599,6 +759,35 @@ class _JobState:
         self.inputs: tuple = ()
         self.eager = None
         self.arguments: tuple | None = None  # (args, kwargs) of the constructor, when ms-lint built the instance
+        self.started = time.monotonic()
+        self.building = self.started  # when building the instance began
+        self.host_kernels: set[str] = set()  # operators without a device kernel that building the Cell needed
+        self.host_used: set[str] = set()  # those a host fallback computed
+
+    def time_left_for(self, seconds: float) -> bool:
+        """Whether a step expected to take ``seconds`` ends within 80% of the job's timeout: extra compiles must
+        not turn a job that has its answer into a timeout."""
+        timeout = self.job.get("timeout")
+        if not timeout:
+            return True
+        return time.monotonic() - self.started + seconds <= 0.8 * float(timeout)
+
+
+# What MindSpore 2.10 raises when an input of any rank (shape [-2]) reaches code that needs its rank: an operator
+# (Chunk), unpacking its shape (`x.view(*x.shape[:2], -1)`), a two-axis transpose (measured: the same code
+# compiles, or fails with the hazard's own error, on an input of rank 3).
+_RANK_SYMPTOMS = ("dynamic rank", "dynamic length sequence", "large than the output size")
+
+
+def _needs_rank(error: BaseException) -> bool:
+    text = _message(error)
+    return any(symptom in text for symptom in _RANK_SYMPTOMS)
+
+
+def _on_host(operators: set[str], device: str) -> str:
+    if not operators:
+        return ""
+    return f"; computed on the host while building it (no {device} kernel): {', '.join(sorted(operators))}"
 
 
 def _record_exception(outcome: dict, exc: BaseException, stage: str) -> None:

@@ -53,3 +53,12 @@ def only(verdicts, code: str | None = None):
     chosen = [v for v in verdicts if code is None or v.finding.code == code]
     assert len(chosen) == 1, [(v.finding.code, v.verdict, v.message) for v in verdicts]
     return chosen[0]
+
+
+def verdicts_by_scope(findings, pool, with_line: bool = False) -> dict:
+    """Validate ``findings`` without the cache; their verdicts by ``(scope, code)`` (and line)."""
+    from ms_lint.validate.runner import ValidateOptions, validate_findings
+
+    report = validate_findings(findings, ValidateOptions(use_cache=False), pool=pool)
+    return {(v.finding.scope, v.finding.code, *((v.finding.line,) if with_line else ())): v
+            for v in report.verdicts}

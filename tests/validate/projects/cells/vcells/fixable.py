@@ -1,0 +1,24 @@
+"""A two-axis transpose (MS601, which fails to compile on a rank-3 tensor) before other hazards: the validator
+compiles again with the transpose fixed to reach them."""
+import numpy as np
+from mindspore import Tensor, nn
+
+
+class Heads(nn.Cell):
+    def construct(self, x):
+        x = x.reshape(2, 4, 8).transpose(1, 2)
+        return Tensor(np.sin(x))
+
+
+class Twice(nn.Cell):
+    def construct(self, x):
+        x = x.reshape(2, 4, 8).transpose(1, 2)
+        x = x.transpose(0, 1)
+        y = x.sum() * np.sqrt(4.0)
+        return Tensor(np.cos(x)) + y
+
+
+class Unfixable(nn.Cell):
+    def construct(self, x):
+        x = x.reshape(2, 4, 8).asnumpy()
+        return Tensor(np.tan(x))

@@ -1,0 +1,107 @@
+"""A compile that stops at a line with a finding whose rule has a fix keeping the line numbers (MS601's
+swapaxes): the worker compiles again with the fix applied to the module's source in memory, and the findings
+further on are decided from that compile."""
+from __future__ import annotations
+
+import pytest
+
+from ms_lint.validate.verdicts import CONFIRMED, INCONCLUSIVE
+
+from .conftest import finding_at, needs_mindspore, verdicts_by_scope
+
+pytestmark = [pytest.mark.mindspore, needs_mindspore]
+
+
+@pytest.fixture(scope="module")
+def fixable(projects):
+    return projects / "cells" / "vcells" / "fixable.py"
+
+
+@pytest.fixture(scope="module")
+def verdicts(fixable, worker_pool):
+    findings = [
+        finding_at(fixable, "transpose(1, 2)", "MS601", "Heads"),
+        finding_at(fixable, "np.sin(", "MS101", "Heads"),
+        finding_at(fixable, "transpose(1, 2)", "MS601", "Twice", occurrence=2),
+        finding_at(fixable, "transpose(0, 1)", "MS601", "Twice"),
+        finding_at(fixable, "np.cos(", "MS101", "Twice"),
+        finding_at(fixable, ".asnumpy()", "MS102", "Unfixable"),
+        finding_at(fixable, "np.tan(", "MS101", "Unfixable"),
+    ]
+    return verdicts_by_scope(findings, worker_pool, with_line=True)
+
+
+def _one(verdicts, scope, code, nth=0):
+    return sorted((key, verdict) for key, verdict in verdicts.items() if key[:2] == (scope, code))[nth][1]
+
+
+def test_the_finding_that_stopped_the_compile_stays_confirmed(verdicts):
+    transpose = _one(verdicts, "Heads", "MS601")
+    assert transpose.verdict == CONFIRMED
+    assert "after applying" not in transpose.message
+    assert "the number of axes must be equal" in transpose.message
+
+
+def test_a_finding_behind_a_fixable_one_is_decided_after_the_fix(verdicts):
+    numpy_call = _one(verdicts, "Heads", "MS101")
+    line = _one(verdicts, "Heads", "MS601").finding.line
+    assert numpy_call.verdict == CONFIRMED, numpy_call.message
+    assert numpy_call.message.startswith(f"decided after applying the fix for MS601 at line {line}: ValueError")
+    assert numpy_call.compiler_location.endswith(f":{numpy_call.finding.line}")
+
+
+def test_fixes_are_applied_one_line_after_another(verdicts):
+    first, second = _one(verdicts, "Twice", "MS601"), _one(verdicts, "Twice", "MS601", 1)
+    cosine = _one(verdicts, "Twice", "MS101")
+    assert first.verdict == CONFIRMED and "after applying" not in first.message
+    assert second.verdict == CONFIRMED
+    assert second.message.startswith(f"decided after applying the fix for MS601 at line {first.finding.line}:")
+    assert cosine.verdict == CONFIRMED
+    assert cosine.message.startswith(f"decided after applying the fixes for MS601 at lines {first.finding.line}, "
+                                     f"{second.finding.line}:")
+
+
+def test_an_earlier_finding_without_a_fix_still_stops_the_compile(verdicts):
+    tangent = _one(verdicts, "Unfixable", "MS101")
+    assert _one(verdicts, "Unfixable", "MS102").verdict == CONFIRMED
+    assert tangent.verdict == INCONCLUSIVE
+    assert "after applying" not in tangent.message
+
+
+def test_the_file_on_disk_is_left_as_it_was(fixable):
+    assert fixable.read_text().count(".transpose(1, 2)") == 2
+    assert ".swapaxes" not in fixable.read_text()
+
+
+def test_a_fix_is_applied_only_when_it_changes_that_line_alone():
+    from ms_lint.validate.fixing import fix_at_line
+
+    source = ("from mindspore import nn\n\n\nclass Net(nn.Cell):\n    def construct(self, x):\n"
+              "        y = x.transpose(1, 2)\n        return y.transpose(0, 2)\n")
+    fixed, codes = fix_at_line(source, "net.py", 6, "strict")
+    assert codes == ["MS601"]
+    assert fixed.splitlines()[5] == "        y = x.swapaxes(1, 2)"
+    assert fixed.splitlines()[6] == "        return y.transpose(0, 2)"
+    assert fix_at_line(source, "net.py", 5, "strict") is None
+
+
+def test_a_fix_that_adds_an_import_is_not_applied():
+    from ms_lint.validate.fixing import fix_at_line
+    from ms_lint.fixes import fix_source
+    from ms_lint.settings import Settings
+
+    source = ("from mindspore import nn\n\n\nclass Net(nn.Cell):\n    def construct(self, x):\n"
+              "        return x.detach() * 2\n")
+    # ms-lint check --fix rewrites it, with an import that moves every line below it ...
+    assert fix_source(source, "net.py", Settings()).fixed.count("\n") == source.count("\n") + 1
+    # ... so the validator, which needs the line numbers unchanged, leaves it.
+    assert fix_at_line(source, "net.py", 6, "strict") is None
+
+
+def test_extra_compiles_stop_before_the_job_s_time_limit():
+    from ms_lint.validate.worker import _JobState
+
+    state = _JobState({"timeout": 10})
+    assert state.time_left_for(7)
+    assert not state.time_left_for(9)  # past 80% of the timeout: the job keeps the answer it has
+    assert _JobState({}).time_left_for(1e9)

@@ -1,0 +1,79 @@
+"""Input shapes guessed without an example: through an activation to the layer after it, and a fixed rank for
+an input of any rank when the compile fails for want of it."""
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from ms_lint.validate.verdicts import CONFIRMED, INCONCLUSIVE
+
+from .conftest import finding_at, needs_mindspore, verdicts_by_scope
+
+pytestmark = [pytest.mark.mindspore, needs_mindspore]
+
+
+@pytest.fixture(scope="module")
+def verdicts(projects, worker_pool):
+    shapes = projects / "cells" / "vcells" / "shapes.py"
+    findings = [
+        finding_at(shapes, "np.sin(shift)", "MS101", "Modulated"),
+        finding_at(shapes, "np.sin(y)", "MS101", "Flattened"),
+        finding_at(shapes, "x.transpose(1, 2) * 2", "MS601", "Swapped"),
+    ]
+    return verdicts_by_scope(findings, worker_pool)
+
+
+def test_an_input_given_to_a_layer_through_an_activation_takes_the_layer_s_shape(verdicts):
+    modulated = verdicts["Modulated", "MS101"]
+    assert modulated.verdict == CONFIRMED, modulated.message
+    assert modulated.inputs == ["emb: [2, 8], as its first layer is Dense(8, ...)"]
+
+
+def test_an_input_of_any_rank_gets_rank_3_when_the_compile_needs_its_rank(verdicts):
+    flattened = verdicts["Flattened", "MS101"]
+    assert flattened.verdict == CONFIRMED, flattened.message
+    assert flattened.inputs == [
+        "x: float32 of rank 3, any size (of any rank, the compile failed with dynamic rank)"]
+
+
+def test_the_fixed_rank_reaches_the_hazard_the_any_rank_input_hid(verdicts):
+    transpose = verdicts["Swapped", "MS601"]
+    assert transpose.verdict == CONFIRMED, transpose.message
+    assert "the number of axes must be equal" in transpose.message
+    assert transpose.inputs == [
+        "x: float32 of rank 3, any size (of any rank, the compile failed with dynamic rank)"]
+
+
+def test_a_missing_tensor_method_raising_at_its_line_while_building_confirms_it(projects, worker_pool):
+    eager = projects / "cells" / "vcells" / "eager.py"
+    findings = [replace(finding_at(eager, "detach_()", "MS602", "Positions"),
+                        message=".detach_() is a PyTorch tensor method that MindSpore's Tensor does not have"),
+                replace(finding_at(eager, "requires_grad_(False)", "MS602", "Other"),
+                        message=".requires_grad_() is a PyTorch tensor method that MindSpore's Tensor does not have")]
+    verdicts = verdicts_by_scope(findings, worker_pool)
+    detach, other = verdicts["Positions", "MS602"], verdicts["Other", "MS602"]
+    assert detach.verdict == CONFIRMED, detach.message
+    assert detach.message == ("AttributeError: 'Parameter' object has no attribute 'detach_' (raised at this line "
+                              "while building the instance)")
+    # Raised at the finding's line, but naming an attribute the finding is not about.
+    assert other.verdict == INCONCLUSIVE, other.message
+
+
+def test_the_other_required_arguments_of_a_config_driven_cell_are_guessed():
+    import types
+
+    from ms_lint.validate.building import config_recipes
+
+    class TinyConfig:
+        def __init__(self):
+            self.hidden_size = 64
+
+    class Attention:
+        def __init__(self, config, layer_idx):
+            self.config, self.layer_idx = config, layer_idx
+
+    Attention.__init__.__annotations__["config"] = TinyConfig
+    recipe = config_recipes(Attention, types.ModuleType("models"), ["config", "layer_idx"])[0]
+    assert recipe.description == "TinyConfig() with its defaults, shrunk (hidden_size=32), layer_idx=0"
+    assert recipe.kwargs["layer_idx"] == 0
