@@ -6,7 +6,6 @@ Nothing here raises on bad input: an internal error becomes an MS900 finding.
 from __future__ import annotations
 
 import ast
-import gc
 from typing import Iterable, Sequence
 
 from ms_lint.findings import Finding
@@ -44,19 +43,9 @@ def check_tree(
     codes: Iterable[str] | None = None,
 ) -> list[Finding]:
     """All findings of the enabled rules (``codes``: the codes to run; default: the rules on by default)."""
-    # The analysis builds many short-lived objects and frees them by reference counting (the facts untie their own
-    # cycles in release(), and a test keeps it so), so a garbage collection during it finds nothing to free; yet in
-    # a long run (flake8's process) each full collection rescans every object the host holds. The collector is
-    # paused while one file is analysed, and runs as before between files.
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        module, findings = analyse(tree, source, path, settings, codes)
-        if module is not None:
-            module.release()
-    finally:
-        if collecting:
-            gc.enable()
+    module, findings = analyse(tree, source, path, settings, codes)
+    if module is not None:
+        module.release()
     return findings
 
 
