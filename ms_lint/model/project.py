@@ -173,9 +173,11 @@ def _module_summary(module_file: str, settings: Settings) -> ModuleSummary | Non
     if version is None:
         return None
     known = _summaries.get((module_file, settings))
-    if known is not None and known[0] == version and _on_disk((module_file, settings)):
-        _replay_lookups(module_file, settings)
-        return known[1]
+    if known is not None and known[0] == version:
+        if _on_disk((module_file, settings)):
+            _replay_lookups(module_file, settings)
+            return known[1]
+        del _summaries[(module_file, settings)]  # made from other text than the file's: read the file
     if module_file in _in_progress:
         return None  # classes that inherit from each other across modules: unknown while it is being read
     with recording_lookups() as lookups:
