@@ -61,13 +61,19 @@ def test_a_class_named_like_its_base_derives_from_the_earlier_binding():
         from mindspore.nn import Cell as Output
 
         class Output(Output):
-            def forward(self, x):
-                return x
+            Base = Output
+
+            def forward(self, x, kind=Output):
+                return Output
     """)
     info = module.classes["Output"]
     assert info.is_cell and info.local_bases == []
-    (call,) = [n for n in ast.walk(module.tree) if isinstance(n, ast.ClassDef)]
-    assert module.qualname(call.bases[0]) == "mindspore.nn.Cell"
+    (definition,) = [n for n in ast.walk(module.tree) if isinstance(n, ast.ClassDef)]
+    assert module.qualname(definition.bases[0]) == "mindspore.nn.Cell"
+    # the class body and a default run with the class statement; a method's body runs once the class is bound
+    in_body, in_default, in_method = [n for n in names_in(module, "Output") if n is not definition.bases[0]]
+    assert module.qualname(in_body) == module.qualname(in_default) == "mindspore.nn.Cell"
+    assert module.qualname(in_method) == "case.Output"
 
 
 def test_global_declaration_sends_a_name_to_the_module():
@@ -302,6 +308,20 @@ def test_a_file_checked_earlier_in_the_run_answers_for_its_classes_without_being
     monkeypatch.setattr(project, "_read_module", lambda *args, **kw: reads.append(args[0]) or read_module(*args, **kw))
     _check(base)
     assert _check(user) == ["MS102"]  # Net is a Cell: its Cell base was known from the check of base.py
+    assert reads == []
+
+
+def test_a_file_with_crlf_line_ends_keeps_its_answer(tmp_path, monkeypatch):
+    import ms_lint.model.project as project
+
+    # flake8 hands the plugin the file's lines with their newlines translated
+    base, user = _project(tmp_path, "")
+    base.write_bytes(b"import mindspore.nn as nn\r\n\r\n\r\nclass Base(nn.Cell):\r\n    pass\r\n")
+    reads = []
+    read_module = project._read_module
+    monkeypatch.setattr(project, "_read_module", lambda *args, **kw: reads.append(args[0]) or read_module(*args, **kw))
+    _check(base, base.read_bytes().decode().replace("\r\n", "\n"))
+    assert _check(user) == ["MS102"]
     assert reads == []
 
 

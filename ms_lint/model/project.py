@@ -210,7 +210,7 @@ def remember_summary(facts: "ModuleFacts", lookups: dict) -> None:
     key = (module_file, facts.settings)
     _summaries[key] = (version, _summary_of(facts))
     _lookups_of[key] = lookups
-    _unverified[key] = hash(facts.source)
+    _unverified[key] = _text_hash(facts.source)
 
 
 def _on_disk(key: tuple[str, Settings]) -> bool:
@@ -220,9 +220,14 @@ def _on_disk(key: tuple[str, Settings]) -> bool:
     if analysed is None:
         return True
     try:
-        return hash(read_source(key[0])) == analysed
+        return _text_hash(read_source(key[0])) == analysed
     except OSError:
         return False
+
+
+def _text_hash(source: str) -> int:
+    # flake8 hands over the lines with newlines translated: a file with \r\n line ends holds the same code
+    return hash(source.replace("\r\n", "\n"))
 
 
 def _module_facts(module_file: str, settings: Settings) -> "ModuleFacts | None":

@@ -193,12 +193,15 @@ class Scopes:
         if name in scope.global_names:
             scope, position = self.module, None
         first = True
+        # A class body runs where its class statement stands, so from it (and from the scopes around it up to the
+        # first function) a use sees what is bound above it; a function's body runs later, when all is bound.
+        runs_in_place = True
         fallback = None
         while scope is not None:
             if first or scope.kind != "class":  # a class body is not visible to the functions inside it
                 bindings = self._with_parameter(scope, name) if name in scope.parameters else scope.bindings.get(name)
                 if bindings:
-                    if not first or position is None:
+                    if not runs_in_place or position is None:
                         return _in_force(bindings)
                     above = [b for b in bindings if b.position < position]
                     if above:
@@ -207,6 +210,7 @@ class Scopes:
                         return _in_force(bindings)  # a local name, whatever the order
                     fallback = fallback or _in_force(bindings)
             first = False
+            runs_in_place = runs_in_place and scope.kind == "class"
             scope = scope.parent
         return fallback
 
