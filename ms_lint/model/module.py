@@ -47,6 +47,7 @@ class ModuleFacts(ClassFacts, GraphCode):
         self.functions: dict[str, FunctionNode] = {}
         self.module_assignments: dict[str, ast.AST] = {}
         self.calls: list[CallSite] = []
+        self._calls_by_name: dict[str, list[tuple[int, CallSite]]] | None = None
         self.class_of_function: dict[int, ClassInfo] = {}
         self._enclosing: list[tuple[ast.AST, ClassInfo | None]] = []
         self._scope_by_line: list[str] | None = None
@@ -187,10 +188,19 @@ class ModuleFacts(ClassFacts, GraphCode):
         return self._assignment_of_value.get(id(value))
 
     def calls_to(self, *names: str, mindspore_only: bool = True) -> Iterator[CallSite]:
-        """Calls whose callee's own name is one of ``names`` (inside MindSpore, unless told otherwise)."""
-        for site in self.calls:
-            if site.qualname and api.last_name(site.qualname) in names and (
-                    not mindspore_only or api.is_mindspore(site.qualname)):
+        """Calls whose callee's own name is one of ``names`` (inside MindSpore, unless told otherwise), in source
+        order."""
+        by_name = self._calls_by_name
+        if by_name is None:  # asked several times per file: the calls are filed by their callee's name once
+            by_name = self._calls_by_name = {}
+            for position, site in enumerate(self.calls):
+                if site.qualname:
+                    by_name.setdefault(api.last_name(site.qualname), []).append((position, site))
+        found = [entry for name in dict.fromkeys(names) for entry in by_name.get(name, ())]
+        if len(names) > 1:
+            found.sort(key=lambda entry: entry[0])
+        for _, site in found:
+            if not mindspore_only or api.is_mindspore(site.qualname):
                 yield site
 
     # -- values bound to names -----------------------------------------------------------------------------
