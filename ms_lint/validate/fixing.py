@@ -80,9 +80,7 @@ def fixed_modules(fixed: dict[str, str], cell_module, root: str):
     fixed one for ``fixed``) under its real name and file; ``sys.modules`` is restored when the block ends."""
     loaded = _project_modules(root)
     loaded[cell_module.__name__] = cell_module
-    names = _between(loaded, set(fixed), cell_module.__name__)
-    order = [name for name in reversed(list(sys.modules)) if name in names and name != cell_module.__name__]
-    order.append(cell_module.__name__)
+    order = _between(loaded, set(fixed), cell_module.__name__)
     saved = {name: sys.modules.get(name) for name in order}
     with ExitStack() as stack:
         try:
@@ -124,8 +122,9 @@ def _project_modules(root: str) -> dict:
     return modules
 
 
-def _between(loaded: dict, fixed: set[str], cell: str) -> set[str]:
-    """The modules the Cell's module uses, directly or not, that are fixed or use a fixed one, and the Cell's."""
+def _between(loaded: dict, fixed: set[str], cell: str) -> list[str]:
+    """The modules the Cell's module uses, directly or not, that are fixed or use a fixed one, and the Cell's
+    (last): each after the ones it uses, so that its imports bind their copies."""
     uses = {name: _uses(module, loaded) for name, module in loaded.items()}
     reachable, pending = {cell}, [cell]
     while pending:
@@ -141,12 +140,29 @@ def _between(loaded: dict, fixed: set[str], cell: str) -> set[str]:
             if uses[name] & chosen:
                 chosen.add(name)
                 changed = True
-    return chosen
+    order: list[str] = []
+
+    def visit(name: str, seen: set[str]) -> None:
+        if name in seen:
+            return
+        seen.add(name)
+        for used in sorted(uses[name] & chosen):
+            visit(used, seen)
+        order.append(name)
+
+    visited: set[str] = set()
+    for name in sorted(chosen - {cell}):
+        visit(name, visited)
+    visit(cell, visited)
+    if order[-1] != cell:  # a cycle through the Cell's module: it still runs last
+        order.remove(cell)
+        order.append(cell)
+    return order
 
 
 def _uses(module, loaded: dict) -> set[str]:
-    """The project modules whose objects (or which themselves) the module's globals hold."""
-    used = set()
+    """The project modules the module imports, or whose objects (or which themselves) its globals hold."""
+    used = {name for name in _imported(module) if name in loaded and name != module.__name__}
     for value in list(vars(module).values()):
         if isinstance(value, types.ModuleType):
             name = value.__name__
@@ -155,6 +171,31 @@ def _uses(module, loaded: dict) -> set[str]:
         if isinstance(name, str) and name in loaded and name != module.__name__:
             used.add(name)
     return used
+
+
+def _imported(module) -> set[str]:
+    """The module names the module's import statements name (``from .layers import X``: ``pkg.layers``;
+    ``from pkg import layers``: ``pkg`` and ``pkg.layers``)."""
+    try:
+        with open(module.__file__, encoding="utf-8") as handle:
+            tree = ast.parse(handle.read())
+    except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
+        return set()
+    package = getattr(module, "__package__", None) or ""
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".") if package else []
+                parts = parts[:len(parts) - (node.level - 1)] if node.level > 1 else parts
+                base = ".".join([*parts, *([base] if base else [])])
+            if base:
+                names.add(base)
+                names.update(f"{base}.{alias.name}" for alias in node.names)
+    return names
 
 
 def _same_path(first: str, second: str) -> bool:
