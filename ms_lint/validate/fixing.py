@@ -105,8 +105,10 @@ def fixed_modules(fixed: dict[str, str], cell_module, root: str):
 
 def project_module(path: str, root: str) -> str | None:
     """The name of the imported module of the project (below ``root``) whose file is ``path``."""
+    from ms_lint.validate.locations import same_file
+
     for name, module in _project_modules(root).items():
-        if _same_path(module.__file__, path):
+        if same_file(module.__file__, path):
             return name
     return None
 
@@ -196,13 +198,6 @@ def _imported(module) -> set[str]:
                 names.add(base)
                 names.update(f"{base}.{alias.name}" for alias in node.names)
     return names
-
-
-def _same_path(first: str, second: str) -> bool:
-    try:
-        return os.path.realpath(first) == os.path.realpath(second)
-    except (OSError, ValueError):
-        return first == second
 
 
 def load_copy(name: str, path: str, source: str, register: bool = False):
