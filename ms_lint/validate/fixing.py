@@ -1,18 +1,22 @@
 """Getting past an earlier fixable finding (runs in the worker).
 
 When the compile stops at a line that holds a finding whose rule has an automatic fix that keeps every line where
-it is (MS601's ``.transpose(a, b)`` -> ``.swapaxes(a, b)``), the worker applies that fix to the module's source in
-memory and compiles again, so the findings after that line can be decided. The fixed source is executed as a copy
-of the module under the same file name, and served to ``inspect`` (which MindSpore's parser reads the source
-through) from ``linecache``, so error locations keep naming the user's file and lines; the file on disk and the
-imported module are left as they are.
+it is (MS601's ``.transpose(a, b)`` -> ``.swapaxes(a, b)``), or building the Cell raises at such a line in any
+module of the project (MS205's ``pad_mode="pad"``), the worker applies that fix to the module's source in memory
+and builds and compiles again, so the findings after that line can be decided. The fixed source is executed as a
+copy of the module under the same name and file name, and served to ``inspect`` (which MindSpore's parser reads
+the source through) from ``linecache``, so error locations keep naming the user's file and lines; the file on disk
+and the imported modules are left as they are.
 """
 from __future__ import annotations
 
 import ast
 import importlib.util
 import linecache
-from contextlib import contextmanager
+import os
+import sys
+import types
+from contextlib import ExitStack, contextmanager
 
 MAX_FIXES = 6  # compiles after the first, each with one more line fixed
 
@@ -67,13 +71,146 @@ def served_source(path: str, source: str):
             linecache.cache[path] = saved
 
 
-def load_copy(name: str, path: str, source: str):
+@contextmanager
+def fixed_modules(fixed: dict[str, str], cell_module, root: str):
+    """Within the block: a copy of the Cell's module (yielded) executed after copies of the modules in ``fixed``
+    (name -> fixed source) and of every project module between them and the Cell's module. ``from .layers import
+    ConvBlock`` bound the original class when the module was imported: only a module executed again while
+    ``sys.modules`` names the fixed copy binds the fixed one. Each copy is executed from its file's source (the
+    fixed one for ``fixed``) under its real name and file; ``sys.modules`` is restored when the block ends."""
+    loaded = _project_modules(root)
+    loaded[cell_module.__name__] = cell_module
+    order = _between(loaded, set(fixed), cell_module.__name__)
+    saved = {name: sys.modules.get(name) for name in order}
+    with ExitStack() as stack:
+        try:
+            copy = None
+            for name in order:
+                path = loaded[name].__file__
+                if name in fixed:
+                    source = fixed[name]
+                    stack.enter_context(served_source(path, source))
+                else:
+                    with open(path, encoding="utf-8") as handle:
+                        source = handle.read()
+                copy = load_copy(name, path, source, register=True)
+            yield copy
+        finally:
+            for name, module in saved.items():
+                if module is None:
+                    sys.modules.pop(name, None)
+                else:
+                    sys.modules[name] = module
+
+
+def project_module(path: str, root: str) -> str | None:
+    """The name of the imported module of the project (below ``root``) whose file is ``path``."""
+    from ms_lint.validate.locations import same_file
+
+    for name, module in _project_modules(root).items():
+        if same_file(module.__file__, path):
+            return name
+    return None
+
+
+def _project_modules(root: str) -> dict:
+    inside = os.path.realpath(root) + os.sep
+    modules = {}
+    for name, module in list(sys.modules.items()):
+        file = getattr(module, "__file__", None)
+        if isinstance(module, types.ModuleType) and file and file.endswith(".py") \
+                and os.path.realpath(file).startswith(inside):
+            modules[name] = module
+    return modules
+
+
+def _between(loaded: dict, fixed: set[str], cell: str) -> list[str]:
+    """The modules the Cell's module uses, directly or not, that are fixed or use a fixed one, and the Cell's
+    (last): each after the ones it uses, so that its imports bind their copies."""
+    uses = {name: _uses(module, loaded) for name, module in loaded.items()}
+    reachable, pending = {cell}, [cell]
+    while pending:
+        for used in uses.get(pending.pop(), ()):
+            if used not in reachable:
+                reachable.add(used)
+                pending.append(used)
+    chosen = (fixed & reachable) | {cell}
+    changed = True
+    while changed:
+        changed = False
+        for name in reachable - chosen:
+            if uses[name] & chosen:
+                chosen.add(name)
+                changed = True
+    order: list[str] = []
+
+    def visit(name: str, seen: set[str]) -> None:
+        if name in seen:
+            return
+        seen.add(name)
+        for used in sorted(uses[name] & chosen):
+            visit(used, seen)
+        order.append(name)
+
+    visited: set[str] = set()
+    for name in sorted(chosen - {cell}):
+        visit(name, visited)
+    visit(cell, visited)
+    if order[-1] != cell:  # a cycle through the Cell's module: it still runs last
+        order.remove(cell)
+        order.append(cell)
+    return order
+
+
+def _uses(module, loaded: dict) -> set[str]:
+    """The project modules the module imports, or whose objects (or which themselves) its globals hold."""
+    used = {name for name in _imported(module) if name in loaded and name != module.__name__}
+    for value in list(vars(module).values()):
+        if isinstance(value, types.ModuleType):
+            name = value.__name__
+        else:
+            name = getattr(value, "__module__", None) if isinstance(value, (type, types.FunctionType)) else None
+        if isinstance(name, str) and name in loaded and name != module.__name__:
+            used.add(name)
+    return used
+
+
+def _imported(module) -> set[str]:
+    """The module names the module's import statements name (``from .layers import X``: ``pkg.layers``;
+    ``from pkg import layers``: ``pkg`` and ``pkg.layers``)."""
+    try:
+        with open(module.__file__, encoding="utf-8") as handle:
+            tree = ast.parse(handle.read())
+    except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
+        return set()
+    package = getattr(module, "__package__", None) or ""
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".") if package else []
+                parts = parts[:len(parts) - (node.level - 1)] if node.level > 1 else parts
+                base = ".".join([*parts, *([base] if base else [])])
+            if base:
+                names.add(base)
+                names.update(f"{base}.{alias.name}" for alias in node.names)
+    return names
+
+
+def load_copy(name: str, path: str, source: str, register: bool = False):
     """A new module object for ``name`` executed from ``source`` under the file name ``path`` (relative imports
-    resolve as for the original); ``sys.modules`` keeps the original."""
-    spec = importlib.util.spec_from_file_location(name, path)
+    resolve as for the original); ``sys.modules`` keeps the original unless ``register``, which maps ``name`` to
+    the copy before it runs (the caller restores it), as an import would."""
+    package = [os.path.dirname(path)] if os.path.basename(path) == "__init__.py" else None
+    spec = importlib.util.spec_from_file_location(name, path, submodule_search_locations=package)
     if spec is None:
         raise ImportError(f"cannot load {path}")
     module = importlib.util.module_from_spec(spec)
+    if register:
+        sys.modules[name] = module
     exec(compile(source, path, "exec"), vars(module))  # noqa: S102 -- the user's own module, one line fixed
     return module
 

@@ -28,7 +28,7 @@ from ms_lint.validate.expectations import (
 from ms_lint.validate.project import EXAMPLES_FILE_NAME, ModuleLocation, load_config, locate_module
 
 # Bumped when the worker's outcome format or behaviour changes, so old cache entries are not reused.
-OUTCOME_FORMAT = 9
+OUTCOME_FORMAT = 10
 
 
 @dataclass

@@ -234,11 +234,12 @@ class _Context:
     def after_fixes(self, finding: Finding, verdict: Verdict) -> Verdict:
         """An undecided finding behind a compile that stopped earlier: decided by the first compile with the
         earlier lines fixed (``fixes`` of the outcome) that decides it, never by one that fixed its own line."""
-        if verdict.verdict != INCONCLUSIVE or (self.error or {}).get("stage") != "compile":
+        if verdict.verdict != INCONCLUSIVE or (self.error or {}).get("stage") not in ("compile", "construction"):
             return verdict
         for attempt in self.outcome.get("fixes") or []:
             fixed = attempt.get("fixed") or []
-            if any(entry["line"] == finding.line and entry["code"] == finding.code for entry in fixed):
+            if any(entry["line"] == finding.line and entry["code"] == finding.code
+                   and same_file(entry.get("path") or self.job.path, finding.path) for entry in fixed):
                 continue
             outcome = dict(self.outcome)
             outcome.update(status="ok" if attempt.get("compiled") else "error", error=attempt.get("error"),
@@ -246,8 +247,12 @@ class _Context:
                            reach=attempt.get("reach") or self.outcome.get("reach") or {}, retries=[], fixes=[])
             decided = _Context(self.job, outcome, self.device, self.level, False).verdict_for(finding)
             if decided.verdict not in DECIDED:
+                if self.error.get("stage") == "construction" and _got_past_construction(attempt):
+                    # What stops it now is no longer the construction error: the last such compile says what.
+                    decided.message = f"after applying {_fixes_text(fixed, self.job.path)}: {decided.message}"
+                    verdict = decided
                 continue
-            decided.message = f"decided after applying {_fixes_text(fixed)}: {decided.message}"
+            decided.message = f"decided after applying {_fixes_text(fixed, self.job.path)}: {decided.message}"
             return decided
         return verdict
 
@@ -419,7 +424,10 @@ class _Context:
         if named and kind_matches and _line_mentions(finding, named):
             return self.make(finding, CONFIRMED, f"{first} (the error names .{named}, which this line uses)",
                              compiler_message=first)
-        if kind_matches and (around or expectation.located == "anywhere" or not self.user_locations):
+        # An error naming an attribute that another finding's line uses is that finding's, not this one's.
+        elsewhere = named and any(other is not finding and _line_mentions(other, named) for other in self.job.findings)
+        if kind_matches and not elsewhere and (around or expectation.located == "anywhere"
+                                               or not self.user_locations):
             location = (around or self.user_locations or [None])[0]
             return self.make(finding, CONFIRMED, first, compiler_message=first,
                              compiler_location=self.location_text(location))
@@ -640,8 +648,10 @@ def blame_other_findings(verdicts: list[Verdict], results: list) -> None:
     for verdict in verdicts:
         if verdict.verdict != INCONCLUSIVE:
             continue
-        error = (outcomes.get(verdict.target) or {}).get("error") or {}
-        if error.get("stage") not in ("construction", "example"):
+        outcome = outcomes.get(verdict.target) or {}
+        error = outcome.get("error") or {}
+        if error.get("stage") not in ("construction", "example") \
+                or any(_got_past_construction(attempt) for attempt in outcome.get("fixes") or []):
             continue
         for frame in reversed(error.get("traceback") or []):
             if not isinstance(frame, (list, tuple)) or len(frame) < 2:
@@ -656,9 +666,21 @@ def blame_other_findings(verdicts: list[Verdict], results: list) -> None:
             break
 
 
-def _fixes_text(fixed: list[dict]) -> str:
-    """``the fix for MS601 at line 459``, ``the fixes for MS601 at lines 459, 470``."""
+def _got_past_construction(attempt: dict) -> bool:
+    """Whether a compile with fixes applied built the instance (it compiled, or failed compiling)."""
+    return bool(attempt.get("compiled")) or (attempt.get("error") or {}).get("stage") == "compile"
+
+
+def _fixes_text(fixed: list[dict], own_path: str) -> str:
+    """``the fix for MS601 at line 459``, ``the fixes for MS601 at lines 459, 470``; a fix in another module
+    than the unit's is placed by file: ``the fix for MS205 at segmenter/layers.py:18``."""
+    from ms_lint.validate.project import display_path
+
     codes = "/".join(dict.fromkeys(entry["code"] for entry in fixed))
+    if any(entry.get("path") for entry in fixed):
+        places = ", ".join(dict.fromkeys(f"{display_path(entry.get('path') or own_path)}:{entry['line']}"
+                                         for entry in fixed))
+        return f"the fix{'es' if len(fixed) > 1 else ''} for {codes} at {places}"
     lines = ", ".join(str(line) for line in dict.fromkeys(entry["line"] for entry in fixed))
     if len(fixed) == 1:
         return f"the fix for {codes} at line {lines}"

@@ -315,7 +315,16 @@ class Worker:
 
     def _stage_instance(self, state: "_JobState", outcome: dict) -> None:
         state.building = time.monotonic()
-        self._build_instance(state, outcome)
+        try:
+            self._build_instance(state, outcome)
+        except Exception as exc:
+            if outcome.get("stage") == "construction":
+                try:
+                    self._fix_construction(state, outcome, exc)
+                except Exception as failure:  # noqa: BLE001 -- the construction error stays the job's result
+                    outcome["stage"] = "construction"
+                    outcome["notes"].append(f"applying a fix in memory failed: {_first_line(failure)}")
+            raise
         if not state.stop and state.obj is not None and state.job.get("guards"):
             outcome["reach"] = self._reach(state, state.obj)
 
@@ -389,6 +398,7 @@ class Worker:
             return
         config = None
         if is_cell_class:
+            state.call_parameters = call_parameters
             recipe = self._construct(state, outcome, target, required)
             if recipe is None:
                 outcome["status"] = "needs_example"
@@ -401,16 +411,20 @@ class Worker:
             outcome["built"] = f"the @jit function {job['qualname']}"
             state.obj = target
             state.eager = getattr(target, "__wrapped__", None)
-        if job.get("input_specs"):
-            state.inputs = self._placeholders(call_parameters, job.get("input_specs"))
+        self._make_inputs(state, outcome, state.obj, call_parameters, config, is_cell_class)
+
+    def _make_inputs(self, state: "_JobState", outcome: dict, obj, call_parameters: list[str], config,
+                     is_cell_class: bool) -> None:
+        if state.job.get("input_specs"):
+            state.inputs = self._placeholders(call_parameters, state.job.get("input_specs"))
             outcome["inputs_how"] = ["from [tool.ms-lint.validate.inputs]"]
         else:
             from ms_lint.validate.building import first_optional_input, input_placeholders
 
             if not call_parameters and is_cell_class:
                 # construct(self, input_ids=None, ...): without it most models raise before the hazards.
-                call_parameters = first_optional_input(state.obj, config)
-            state.inputs, outcome["inputs_how"] = input_placeholders(state.obj, call_parameters, config)
+                call_parameters = first_optional_input(obj, config)
+            state.inputs, outcome["inputs_how"] = input_placeholders(obj, call_parameters, config)
         outcome["inputs"] = [_describe(value) for value in state.inputs]
         outcome["concrete_inputs"] = all(_is_concrete(value) for value in state.inputs)
 
@@ -453,6 +467,7 @@ class Worker:
                 outcome["notes"].append(f"building it as {tried[0]} raised first")
             return recipe
         exc, recipe = first_error
+        state.failed_recipe = recipe
         outcome["instance"] = "default" if recipe.how == "defaults" else recipe.how
         outcome["built"] = recipe.description
         if state.host_kernels:
@@ -633,71 +648,143 @@ class Worker:
         """The compile stopped at a line with a finding whose rule has a fix that keeps the line numbers: compile
         again with that fix applied to the module's source in memory, up to ``MAX_FIXES`` lines, each compile
         recorded with the fixes it had."""
-        from ms_lint.validate import fixing
         from ms_lint.validate.fallbacks import backend_kernel_failure
-        from ms_lint.validate.locations import parse_locations, same_file
 
         error = outcome.get("error") or {}
         if outcome.get("compiled") or error.get("stage") != "compile" or state.arguments is None \
                 or not isinstance(state.target, type) or backend_kernel_failure(error.get("message") or ""):
             return
-        path = state.job["path"]
-        try:
-            with open(path, encoding="utf-8") as handle:
-                source = handle.read()
-        except (OSError, UnicodeDecodeError):
-            return
-        level = state.job.get("syntax_level", "strict")
         args, kwargs = state.arguments
-        results, fixed, last = [], [], outcome
+        results = self._fix_and_rebuild(state, outcome, args, kwargs, lambda obj, result: obj.compile(*state.inputs))
+        if results:
+            outcome["fixes"] = results
+
+    def _fix_construction(self, state: "_JobState", outcome: dict, exc: Exception) -> None:
+        """Building the Cell raised at a line, in any module of the project, with a finding whose fix keeps the
+        line numbers (MS205 raises in the constructor): build and compile again with it fixed in memory, the
+        compile-stage fixes following. The job's error stays the construction error: that finding is confirmed
+        by it; the attempts decide the others."""
+        recipe = state.failed_recipe
+        if recipe is None or not isinstance(state.target, type):
+            return
+        probe = {"error": {"stage": "construction", "traceback": _user_traceback(exc)}}
+        inputs_ready = []
+
+        def build_inputs_and_compile(obj, result):
+            if not inputs_ready:
+                self._make_inputs(state, outcome, obj, state.call_parameters, recipe.config, is_cell_class=True)
+                inputs_ready.append(True)
+            state.obj = obj
+            # Inputs of any rank are given a rank when the compile needs one, as for a Cell that built.
+            result.update(instance=outcome.get("instance"), inputs_how=outcome.get("inputs_how"))
+            try:
+                self._stage_compile(state, result)
+            finally:
+                state.obj = None
+                outcome["inputs_how"] = result.pop("inputs_how")
+                if "inputs" in result:
+                    outcome["inputs"] = result.pop("inputs")
+                for key in ("instance", "compiled", "compile_seconds"):
+                    result.pop(key, None)
+
+        try:
+            results = self._fix_and_rebuild(state, outcome, recipe.args, recipe.kwargs, build_inputs_and_compile,
+                                            first=probe)
+        finally:
+            outcome["stage"] = "construction"
+        if results:
+            outcome["fixes"] = results
+
+    def _fix_and_rebuild(self, state: "_JobState", outcome: dict, args, kwargs, compile_obj,
+                         first: dict | None = None) -> list[dict]:
+        """Up to ``MAX_FIXES`` attempts, each with one more line fixed: the line where the last attempt (first
+        ``first``, else the outcome) failed, building from the fixed copies (``fixing.fixed_modules``)."""
+        from ms_lint.validate import fixing
+
+        level = state.job.get("syntax_level", "strict")
+        fixed_sources: dict[str, str] = {}
+        results, fixed, last = [], [], first or outcome
         attempt_seconds = time.monotonic() - state.building  # the first build and compile: what one more costs
         for _ in range(fixing.MAX_FIXES):
             if not state.time_left_for(attempt_seconds):
                 outcome["notes"].append("stopped applying fixes to stay within the job's time limit")
                 break
             attempt_started = time.monotonic()
-            error = last.get("error") or {}
-            text = (error.get("message") or "") + "\n" + "\n".join(last.get("compile_log") or [])
-            # The locations run from construct to the innermost call: the first fixable line from the inside.
-            lines = [location.start for location in parse_locations(text) if same_file(location.path, path)]
-            found, line = None, None
-            for line in dict.fromkeys(reversed(lines)):
-                if any(entry["line"] == line for entry in fixed):
-                    continue
-                found = fixing.fix_at_line(source, path, line, level)
-                if found is not None:
-                    break
+            found = self._next_fix(state, last, fixed_sources, fixed, level)
             if found is None:
                 break
-            source, codes = found
-            fixed.extend({"code": code, "line": line} for code in codes)
+            name, path, line, source, codes = found
+            fixed_sources[name] = source
+            own = name == state.module.__name__
+            fixed.extend({"code": code, "line": line, **({} if own else {"path": path})} for code in codes)
             result = {"fixed": list(fixed)}
             results.append(result)
             last = result
             outcome["stage"] = "fix"
             start = self.capture.size() if self.capture else 0
             try:
-                with fixing.served_source(path, source):
+                with fixing.fixed_modules(fixed_sources, state.module, state.job["import_root"]) as module:
                     result["stage"] = "construction"
-                    module = fixing.load_copy(state.module.__name__, path, source)
                     target = fixing.resolve(module, state.job["qualname"])
                     obj = self._build(state, lambda: target(*args, **kwargs))
                     if state.job.get("guards"):
                         result["reach"] = self._reach(state, obj)
                     result["stage"] = "compile"
-                    obj.compile(*state.inputs)
+                    compile_obj(obj, result)
                 result["compiled"] = True
-            except Exception as exc:  # noqa: BLE001 -- a failing compile is a result
+            except Exception as exc:  # noqa: BLE001 -- a failing build or compile is a result
                 _record_exception(result, exc, result.get("stage", "compile"))
                 result["compiled"] = False
             finally:
                 if self.capture:
                     result["compile_log"] = location_lines(self.capture.read_from(start))
             attempt_seconds = time.monotonic() - attempt_started
-            if result["compiled"] or (result.get("error") or {}).get("stage") != "compile":
+            if result["compiled"] or (result.get("error") or {}).get("stage") not in ("compile", "construction"):
                 break
-        if results:
-            outcome["fixes"] = results
+        return results
+
+    def _next_fix(self, state: "_JobState", last: dict, fixed_sources: dict, fixed: list, level: str):
+        """``(module name, file, line, fixed source, codes)`` for the first line where ``last`` failed that a fix
+        changes alone: a compile error's locations in the Cell's file, a construction error's frames in any
+        module of the project, from the innermost out; None when there is none."""
+        from ms_lint.validate import fixing
+        from ms_lint.validate.fallbacks import backend_kernel_failure
+        from ms_lint.validate.locations import parse_locations, same_file
+
+        error = last.get("error") or {}
+        own_path = state.job["path"]
+        if error.get("stage") == "compile":
+            if backend_kernel_failure(error.get("message") or ""):
+                return None
+            text = (error.get("message") or "") + "\n" + "\n".join(last.get("compile_log") or [])
+            # The locations run from construct to the innermost call: the first fixable line from the inside.
+            places = [(own_path, location.start) for location in reversed(parse_locations(text))
+                      if same_file(location.path, own_path)]
+        elif error.get("stage") == "construction":
+            places = [(frame[0], frame[1]) for frame in reversed(error.get("traceback") or [])
+                      if isinstance(frame, (list, tuple)) and len(frame) >= 2 and isinstance(frame[1], int)]
+        else:
+            return None
+        for path, line in dict.fromkeys(places):
+            if same_file(path, own_path):
+                name, path = state.module.__name__, own_path
+            else:
+                name = fixing.project_module(path, state.job["import_root"])
+                if name is None:
+                    continue
+            if any(entry["line"] == line and same_file(entry.get("path") or own_path, path) for entry in fixed):
+                continue
+            source = fixed_sources.get(name)
+            if source is None:
+                try:
+                    with open(path, encoding="utf-8") as handle:
+                        source = handle.read()
+                except (OSError, UnicodeDecodeError):
+                    continue
+            found = fixing.fix_at_line(source, path, line, level)
+            if found is not None:
+                return name, path, line, found[0], found[1]
+        return None
 
     def _fresh_instance(self, state: "_JobState"):
         if state.arguments is not None:
@@ -759,6 +846,8 @@ class _JobState:
         self.inputs: tuple = ()
         self.eager = None
         self.arguments: tuple | None = None  # (args, kwargs) of the constructor, when ms-lint built the instance
+        self.failed_recipe = None  # the way of building it whose error is the job's, when every way raised
+        self.call_parameters: list[str] = []
         self.started = time.monotonic()
         self.building = self.started  # when building the instance began
         self.host_kernels: set[str] = set()  # operators without a device kernel that building the Cell needed

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from ms_lint.validate.runner import ValidateOptions, validate_findings
-from ms_lint.validate.verdicts import CONFIRMED, INCONCLUSIVE
+from ms_lint.validate.verdicts import CONFIRMED
 
 from .conftest import finding_at, needs_mindspore
 
@@ -57,13 +57,13 @@ def test_arguments_are_guessed_from_their_names_when_nothing_else_builds_it(verd
     assert guessed.inputs == ["x: [2, 32, 16, 16], as its first layer is Conv2d(32, ...)"]
 
 
-def test_a_constructor_raising_at_another_finding_says_to_fix_that_one_first(verdicts, built):
+def test_a_constructor_raising_at_another_finding_with_a_fix_is_built_again_with_it_fixed(verdicts):
+    # Without a fix that keeps the lines, the verdict says to fix that one first (test_construction_fixes).
     assert verdicts["Padded"].verdict == CONFIRMED
     user = verdicts["UsesPadded"]
-    assert user.verdict == INCONCLUSIVE
+    assert user.verdict == CONFIRMED, user.message
     line = verdicts["Padded"].finding.line
-    assert user.message.startswith(f"fix MS205 at {built}:{line} first: building vcells.built:UsesPadded raised "
-                                   f"ValueError")
+    assert user.message.startswith(f"decided after applying the fix for MS205 at line {line}: ")
     assert user.example is None
 
 

@@ -1,0 +1,129 @@
+"""Building a Cell raises at a line with a finding whose fix changes that line alone (MS205: padding without
+pad_mode="pad"), usually in another module than the Cell's: the worker builds and compiles again with the fix
+applied to that module's source in memory, so the Cell's own findings are decided."""
+from __future__ import annotations
+
+import pytest
+
+from ms_lint.validate.verdicts import CONFIRMED, INCONCLUSIVE
+
+from .conftest import finding_at, needs_mindspore, verdicts_by_scope
+
+pytestmark = [pytest.mark.mindspore, needs_mindspore]
+
+
+@pytest.fixture(scope="module")
+def files(projects):
+    package = projects / "cells" / "vcells"
+    return {name: package / f"{name}.py" for name in ("blocks", "wrapped", "stacked")}
+
+
+@pytest.fixture(scope="module")
+def sources(files):
+    return {name: path.read_text() for name, path in files.items()}
+
+
+@pytest.fixture(scope="module")
+def verdicts(files, sources, worker_pool):
+    blocks, stacked = files["blocks"], files["stacked"]
+    findings = [
+        finding_at(blocks, "padding=1)", "MS205", "PaddedBlock"),
+        finding_at(blocks, "padding=PADDING", "MS205", "HiddenPadding"),
+        finding_at(blocks, "nn.Conv2d(channels, channels, 3,", "MS205", "SplitCall", occurrence=3),
+        finding_at(stacked, "np.sin(", "MS101", "Stack"),
+        finding_at(stacked, "np.cos(", "MS101", "Indirect"),
+        finding_at(stacked, "padding=1", "MS205", "Local"),
+        finding_at(stacked, "transpose(1, 2)", "MS601", "Local"),
+        finding_at(stacked, "np.tan(", "MS101", "Local"),
+        finding_at(stacked, "np.exp(", "MS101", "Hidden"),
+        finding_at(stacked, "np.log(", "MS101", "Split"),
+    ]
+    return verdicts_by_scope(findings, worker_pool)
+
+
+def _line(path, text: str) -> int:
+    return next(number for number, line in enumerate(path.read_text().splitlines(), start=1) if text in line)
+
+
+def test_the_finding_that_made_the_build_raise_stays_confirmed(verdicts):
+    padding = verdicts[("PaddedBlock", "MS205")]
+    assert padding.verdict == CONFIRMED, padding.message
+    assert "after applying" not in padding.message
+    assert "pad_mode" in padding.message
+
+
+def test_a_finding_of_a_cell_built_from_another_module_is_decided_after_the_fix(verdicts, files):
+    numpy_call = verdicts[("Stack", "MS101")]
+    line = _line(files["blocks"], "padding=1)")
+    assert numpy_call.verdict == CONFIRMED, numpy_call.message
+    assert numpy_call.message.startswith("decided after applying the fix for MS205 at ")
+    assert f"blocks.py:{line}: " in numpy_call.message
+    assert numpy_call.compiler_location.endswith(f"stacked.py:{numpy_call.finding.line}")
+
+
+def test_a_module_between_the_fixed_one_and_the_cell_s_is_executed_again(verdicts, files):
+    numpy_call = verdicts[("Indirect", "MS101")]
+    assert numpy_call.verdict == CONFIRMED, numpy_call.message
+    assert f"blocks.py:{_line(files['blocks'], 'padding=1)')}: " in numpy_call.message
+
+
+def test_a_fix_in_the_cell_s_own_module_combines_with_the_compile_fixes(verdicts):
+    padding, transpose = verdicts[("Local", "MS205")], verdicts[("Local", "MS601")]
+    tangent = verdicts[("Local", "MS101")]
+    assert padding.verdict == CONFIRMED and "after applying" not in padding.message
+    assert transpose.verdict == CONFIRMED, transpose.message
+    assert transpose.message.startswith(f"decided after applying the fix for MS205 at line {padding.finding.line}:")
+    assert tangent.verdict == CONFIRMED, tangent.message
+    assert tangent.message.startswith(f"decided after applying the fixes for MS205/MS601 at lines "
+                                      f"{padding.finding.line}, {transpose.finding.line}:")
+
+
+def test_a_construction_error_at_a_finding_without_a_fix_still_comes_first(verdicts, files):
+    exponent = verdicts[("Hidden", "MS101")]
+    assert exponent.verdict == INCONCLUSIVE
+    assert exponent.message.startswith("fix MS205 at ")
+    assert f"blocks.py:{_line(files['blocks'], 'padding=PADDING')} first" in exponent.message
+
+
+def test_a_fix_that_changes_another_line_is_not_applied(verdicts):
+    # The call starts on the line the constructor raises at; pad_mode="pad" would go on the next one.
+    logarithm = verdicts[("Split", "MS101")]
+    assert logarithm.verdict == INCONCLUSIVE
+    assert "after applying" not in logarithm.message
+    assert f"blocks.py:{verdicts[('SplitCall', 'MS205')].finding.line} first" in logarithm.message
+
+
+def test_the_files_on_disk_are_left_as_they_were(verdicts, files, sources):
+    for name, path in files.items():
+        assert path.read_text() == sources[name]
+    assert ', pad_mode="pad")' not in sources["blocks"] + sources["stacked"]
+
+
+def test_fixed_copies_bind_each_other_and_sys_modules_is_restored(tmp_path, monkeypatch):
+    import linecache
+    import sys
+
+    from ms_lint.validate import fixing
+
+    package = tmp_path / "fixpkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "low.py").write_text("VALUE = 1\n")
+    (package / "middle.py").write_text("from fixpkg.low import VALUE\n\n\ndef value():\n    return VALUE\n")
+    (package / "top.py").write_text("from fixpkg.middle import value\n\n\ndef twice():\n    return 2 * value()\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import fixpkg.top
+
+    try:
+        before = {name: sys.modules[name] for name in ("fixpkg.low", "fixpkg.middle", "fixpkg.top")}
+        low_file = sys.modules["fixpkg.low"].__file__
+        with fixing.fixed_modules({"fixpkg.low": "VALUE = 5\n"}, fixpkg.top, str(tmp_path)) as copy:
+            assert copy.twice() == 10  # the module between them was executed again, bound to the fixed copy
+            assert linecache.getline(low_file, 1) == "VALUE = 5\n"
+        assert fixpkg.top.twice() == 2
+        assert {name: sys.modules[name] for name in before} == before
+        assert linecache.getline(low_file, 1) == "VALUE = 1\n"
+        assert (package / "low.py").read_text() == "VALUE = 1\n"
+    finally:
+        for name in [name for name in sys.modules if name.split(".")[0] == "fixpkg"]:
+            del sys.modules[name]
