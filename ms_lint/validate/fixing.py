@@ -134,14 +134,17 @@ def _between(loaded: dict, fixed: set[str], cell: str) -> list[str]:
             if used not in reachable:
                 reachable.add(used)
                 pending.append(used)
-    chosen = (fixed & reachable) | {cell}
+    # Only what holds another fixed module's objects runs again: a module that merely uses the Cell's module (a
+    # package's __init__ importing every model) needs no copy, and running a whole package again can fail.
+    chosen = (fixed - {cell}) & reachable
     changed = True
     while changed:
         changed = False
-        for name in reachable - chosen:
+        for name in reachable - chosen - {cell}:
             if uses[name] & chosen:
                 chosen.add(name)
                 changed = True
+    chosen.add(cell)
     order: list[str] = []
 
     def visit(name: str, seen: set[str]) -> None:

@@ -127,3 +127,31 @@ def test_fixed_copies_bind_each_other_and_sys_modules_is_restored(tmp_path, monk
     finally:
         for name in [name for name in sys.modules if name.split(".")[0] == "fixpkg"]:
             del sys.modules[name]
+
+
+def test_a_package_that_imports_the_cells_module_is_not_run_again(tmp_path, monkeypatch):
+    # As in a transformers-style package: pkg/__init__.py imports every model, and a model's helper module imports
+    # the package. A fix in the Cell's own module re-runs that module alone (running the package again would run
+    # every model again), and a fix in the helper re-runs the helper before the Cell's module.
+    import importlib
+    import sys
+
+    from ms_lint.validate import fixing
+
+    package = tmp_path / "fixpkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("from fixpkg.model import Net\n")
+    (package / "helpers.py").write_text("import fixpkg\n\n\ndef scale():\n    return 2\n")
+    (package / "model.py").write_text("from fixpkg.helpers import scale\n\n\nclass Net:\n    factor = scale()\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    try:
+        model = importlib.import_module("fixpkg.model")
+        loaded = fixing._project_modules(str(tmp_path))
+        assert set(loaded) == {"fixpkg", "fixpkg.helpers", "fixpkg.model"}
+        assert fixing._between(loaded, {"fixpkg.model"}, "fixpkg.model") == ["fixpkg.model"]
+        order = fixing._between(loaded, {"fixpkg.helpers"}, "fixpkg.model")
+        assert order[-1] == "fixpkg.model" and order.index("fixpkg.helpers") < order.index("fixpkg.model")
+        assert model.Net.factor == 2
+    finally:
+        for name in [name for name in sys.modules if name == "fixpkg" or name.startswith("fixpkg.")]:
+            del sys.modules[name]
