@@ -17,6 +17,7 @@ import os
 import sys
 import types
 from contextlib import ExitStack, contextmanager
+from functools import lru_cache
 
 MAX_FIXES = 6  # compiles after the first, each with one more line fixed
 
@@ -32,7 +33,9 @@ def fix_at_line(source: str, path: str, line: int, syntax_level: str) -> tuple[s
 
     try:
         settings = Settings(syntax_level=syntax_level)
-        before = [finding.code for finding in _findings_on(source, path, line, settings)]
+        before = list(_codes_by_line(source, path, settings).get(line, ()))
+        if not before:
+            return None  # most lines a traceback passes through hold no finding: nothing to fix there
         result = fix_source(source, path, settings, accept=on_line)
     except Exception:  # noqa: BLE001 -- a static-analysis failure: nothing to fix
         return None
@@ -43,11 +46,17 @@ def fix_at_line(source: str, path: str, line: int, syntax_level: str) -> tuple[s
     return (result.fixed, fixed) if fixed else None
 
 
-def _findings_on(source: str, path: str, line: int, settings) -> list:
+@lru_cache(maxsize=32)
+def _codes_by_line(source: str, path: str, settings) -> dict[int, tuple[str, ...]]:
+    """The codes of the findings on each line of ``source``: one analysis per module text, however many lines of it
+    a job's tracebacks and compile errors point at."""
     from ms_lint.engine import analyse
 
     _, findings = analyse(ast.parse(source, filename=path), source, path, settings)
-    return [finding for finding in findings if finding.line == line]
+    by_line: dict[int, list[str]] = {}
+    for finding in findings:
+        by_line.setdefault(finding.line, []).append(finding.code)
+    return {line: tuple(codes) for line, codes in by_line.items()}
 
 
 def _only_line_changed(before: str, after: str, line: int) -> bool:
@@ -78,7 +87,7 @@ def fixed_modules(fixed: dict[str, str], cell_module, root: str):
     ConvBlock`` bound the original class when the module was imported: only a module executed again while
     ``sys.modules`` names the fixed copy binds the fixed one. Each copy is executed from its file's source (the
     fixed one for ``fixed``) under its real name and file; ``sys.modules`` is restored when the block ends."""
-    loaded = _project_modules(root)
+    loaded = _project_modules(root, cell_module.__name__)
     loaded[cell_module.__name__] = cell_module
     order = _between(loaded, set(fixed), cell_module.__name__)
     saved = {name: sys.modules.get(name) for name in order}
@@ -103,20 +112,25 @@ def fixed_modules(fixed: dict[str, str], cell_module, root: str):
                     sys.modules[name] = module
 
 
-def project_module(path: str, root: str) -> str | None:
+def project_module(path: str, root: str, cell_module_name: str) -> str | None:
     """The name of the imported module of the project (below ``root``) whose file is ``path``."""
     from ms_lint.validate.locations import same_file
 
-    for name, module in _project_modules(root).items():
+    for name, module in _project_modules(root, cell_module_name).items():
         if same_file(module.__file__, path):
             return name
     return None
 
 
-def _project_modules(root: str) -> dict:
+def _project_modules(root: str, cell_module_name: str) -> dict:
+    """The imported modules of the Cell's top-level package below ``root``. The package, not all of ``root``: an
+    installed library's root is site-packages, where every other installed package lies too."""
+    top = cell_module_name.split(".", 1)[0]
     inside = os.path.realpath(root) + os.sep
     modules = {}
     for name, module in list(sys.modules.items()):
+        if name != top and not name.startswith(top + "."):
+            continue
         file = getattr(module, "__file__", None)
         if isinstance(module, types.ModuleType) and file and file.endswith(".py") \
                 and os.path.realpath(file).startswith(inside):
@@ -127,12 +141,16 @@ def _project_modules(root: str) -> dict:
 def _between(loaded: dict, fixed: set[str], cell: str) -> list[str]:
     """The modules the Cell's module uses, directly or not, that are fixed or use a fixed one, and the Cell's
     (last): each after the ones it uses, so that its imports bind their copies."""
-    uses = {name: _uses(module, loaded) for name, module in loaded.items()}
+    if not fixed - {cell}:
+        return [cell]  # only the Cell's own module is fixed: nothing else needs a copy
+    # Only the modules the Cell's module reaches are read (each read parses its file).
+    uses = {cell: _uses(loaded[cell], loaded)}
     reachable, pending = {cell}, [cell]
     while pending:
-        for used in uses.get(pending.pop(), ()):
+        for used in uses[pending.pop()]:
             if used not in reachable:
                 reachable.add(used)
+                uses[used] = _uses(loaded[used], loaded)
                 pending.append(used)
     # Only what holds another fixed module's objects runs again: a module that merely uses the Cell's module (a
     # package's __init__ importing every model) needs no copy, and running a whole package again can fail.
@@ -178,15 +196,19 @@ def _uses(module, loaded: dict) -> set[str]:
     return used
 
 
-def _imported(module) -> set[str]:
+def _imported(module) -> frozenset[str]:
+    return _imported_by(module.__file__, getattr(module, "__package__", None) or "")
+
+
+@lru_cache(maxsize=4096)
+def _imported_by(file: str, package: str) -> frozenset[str]:
     """The module names the module's import statements name (``from .layers import X``: ``pkg.layers``;
-    ``from pkg import layers``: ``pkg`` and ``pkg.layers``)."""
+    ``from pkg import layers``: ``pkg`` and ``pkg.layers``); read once per file in a worker."""
     try:
-        with open(module.__file__, encoding="utf-8") as handle:
+        with open(file, encoding="utf-8") as handle:
             tree = ast.parse(handle.read())
     except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
-        return set()
-    package = getattr(module, "__package__", None) or ""
+        return frozenset()
     names = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -200,7 +222,7 @@ def _imported(module) -> set[str]:
             if base:
                 names.add(base)
                 names.update(f"{base}.{alias.name}" for alias in node.names)
-    return names
+    return frozenset(names)
 
 
 def load_copy(name: str, path: str, source: str, register: bool = False):

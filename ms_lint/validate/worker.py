@@ -769,7 +769,7 @@ class Worker:
             if same_file(path, own_path):
                 name, path = state.module.__name__, own_path
             else:
-                name = fixing.project_module(path, state.job["import_root"])
+                name = fixing.project_module(path, state.job["import_root"], state.module.__name__)
                 if name is None:
                     continue
             if any(entry["line"] == line and same_file(entry.get("path") or own_path, path) for entry in fixed):

@@ -146,7 +146,7 @@ def test_a_package_that_imports_the_cells_module_is_not_run_again(tmp_path, monk
     monkeypatch.syspath_prepend(str(tmp_path))
     try:
         model = importlib.import_module("fixpkg.model")
-        loaded = fixing._project_modules(str(tmp_path))
+        loaded = fixing._project_modules(str(tmp_path), "fixpkg.model")
         assert set(loaded) == {"fixpkg", "fixpkg.helpers", "fixpkg.model"}
         assert fixing._between(loaded, {"fixpkg.model"}, "fixpkg.model") == ["fixpkg.model"]
         order = fixing._between(loaded, {"fixpkg.helpers"}, "fixpkg.model")
