@@ -247,8 +247,8 @@ class _Context:
                            reach=attempt.get("reach") or self.outcome.get("reach") or {}, retries=[], fixes=[])
             decided = _Context(self.job, outcome, self.device, self.level, False).verdict_for(finding)
             if decided.verdict not in DECIDED:
-                if self.error.get("stage") == "construction" and _got_past_construction(attempt):
-                    # What stops it now is no longer the construction error: the last such compile says what.
+                if _got_past_construction(attempt):
+                    # What stops it now is no longer the first error: the last compile with fixes says what.
                     decided.message = f"after applying {_fixes_text(fixed, self.job.path)}: {decided.message}"
                     verdict = decided
                 continue

@@ -27,6 +27,9 @@ def verdicts(fixable, worker_pool):
         finding_at(fixable, "np.cos(", "MS101", "Twice"),
         finding_at(fixable, ".asnumpy()", "MS102", "Unfixable"),
         finding_at(fixable, "np.tan(", "MS101", "Unfixable"),
+        finding_at(fixable, "transpose(1, 2)", "MS601", "FixedThenStopped", occurrence=3),
+        finding_at(fixable, ".asnumpy()", "MS102", "FixedThenStopped", occurrence=2),
+        finding_at(fixable, "np.exp(", "MS101", "FixedThenStopped"),
     ]
     return verdicts_by_scope(findings, worker_pool, with_line=True)
 
@@ -68,8 +71,19 @@ def test_an_earlier_finding_without_a_fix_still_stops_the_compile(verdicts):
     assert "after applying" not in tangent.message
 
 
+def test_a_finding_still_undecided_after_a_fix_names_what_stops_the_fixed_compile(verdicts):
+    transpose, copy = _one(verdicts, "FixedThenStopped", "MS601"), _one(verdicts, "FixedThenStopped", "MS102")
+    host_call = _one(verdicts, "FixedThenStopped", "MS101")
+    assert copy.verdict == CONFIRMED, copy.message
+    assert copy.message.startswith(f"decided after applying the fix for MS601 at line {transpose.finding.line}:")
+    assert host_call.verdict == INCONCLUSIVE
+    assert host_call.message.startswith(
+        f"after applying the fix for MS601 at line {transpose.finding.line}: compilation stopped earlier, at line "
+        f"{copy.finding.line} (MS102)"), host_call.message
+
+
 def test_the_file_on_disk_is_left_as_it_was(fixable):
-    assert fixable.read_text().count(".transpose(1, 2)") == 2
+    assert fixable.read_text().count(".transpose(1, 2)") == 3
     assert ".swapaxes" not in fixable.read_text()
 
 

@@ -22,3 +22,10 @@ class Unfixable(nn.Cell):
     def construct(self, x):
         x = x.reshape(2, 4, 8).asnumpy()
         return Tensor(np.tan(x))
+
+
+class FixedThenStopped(nn.Cell):
+    def construct(self, x):
+        x = x.reshape(2, 4, 8).transpose(1, 2)
+        y = x.asnumpy()
+        return Tensor(np.exp(y))
