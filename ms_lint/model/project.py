@@ -6,9 +6,10 @@ third-party code would make every editor keystroke pay for parsing libraries.
 
 Two caches, because a flake8 run checks a whole project in one process. What most questions need (is this class
 a Cell, what does this module re-export) is kept for the whole process as a small summary per module and file
-version, and so is where each module's file lies. The full facts of another module (its tree) are kept only while
-one file is analysed: keeping hundreds of trees alive would make every full garbage collection of the host process
-scan them, file after file.
+version, and so is where each module's file lies. A summary is read from the module's outline (its own and its
+classes' code, not its functions' bodies), or kept from the module's own analysis when the run checked it first.
+The full facts of another module (its tree) are kept only while one file is analysed: keeping hundreds of trees
+alive would make every full garbage collection of the host process scan them, file after file.
 """
 from __future__ import annotations
 
