@@ -19,6 +19,8 @@ import types
 from contextlib import ExitStack, contextmanager
 from functools import lru_cache
 
+from ms_lint.model.source import read_source
+
 MAX_FIXES = 6  # compiles after the first, each with one more line fixed
 
 
@@ -91,6 +93,8 @@ def fixed_modules(fixed: dict[str, str], cell_module, root: str):
     loaded[cell_module.__name__] = cell_module
     order = _between(loaded, set(fixed), cell_module.__name__)
     saved = {name: sys.modules.get(name) for name in order}
+    present = set(sys.modules)
+    top = cell_module.__name__.split(".", 1)[0]
     with ExitStack() as stack:
         try:
             copy = None
@@ -100,8 +104,7 @@ def fixed_modules(fixed: dict[str, str], cell_module, root: str):
                     source = fixed[name]
                     stack.enter_context(served_source(path, source))
                 else:
-                    with open(path, encoding="utf-8") as handle:
-                        source = handle.read()
+                    source = read_source(path)
                 copy = load_copy(name, path, source, register=True)
             yield copy
         finally:
@@ -110,6 +113,11 @@ def fixed_modules(fixed: dict[str, str], cell_module, root: str):
                     sys.modules.pop(name, None)
                 else:
                     sys.modules[name] = module
+            # A module of the package first imported while the copies ran bound them: it goes too, so that a later
+            # job imports it afresh from the user's code.
+            for name in set(sys.modules) - present:
+                if name == top or name.startswith(top + "."):
+                    del sys.modules[name]
 
 
 def project_module(path: str, root: str, cell_module_name: str) -> str | None:
@@ -205,9 +213,8 @@ def _imported_by(file: str, package: str) -> frozenset[str]:
     """The module names the module's import statements name (``from .layers import X``: ``pkg.layers``;
     ``from pkg import layers``: ``pkg`` and ``pkg.layers``); read once per file in a worker."""
     try:
-        with open(file, encoding="utf-8") as handle:
-            tree = ast.parse(handle.read())
-    except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
+        tree = ast.parse(read_source(file))
+    except (OSError, SyntaxError, ValueError):
         return frozenset()
     names = set()
     for node in ast.walk(tree):

@@ -670,10 +670,13 @@ class Worker:
         probe = {"error": {"stage": "construction", "traceback": _user_traceback(exc)}}
         inputs_ready = []
 
-        def build_inputs_and_compile(obj, result):
+        def make_inputs(obj):
+            # before the reach conditions are read: they depend on which construct arguments the compile passes
             if not inputs_ready:
                 self._make_inputs(state, outcome, obj, state.call_parameters, recipe.config, is_cell_class=True)
                 inputs_ready.append(True)
+
+        def build_inputs_and_compile(obj, result):
             state.obj = obj
             # Inputs of any rank are given a rank when the compile needs one, as for a Cell that built.
             result.update(instance=outcome.get("instance"), inputs_how=outcome.get("inputs_how"))
@@ -689,16 +692,19 @@ class Worker:
 
         try:
             results = self._fix_and_rebuild(state, outcome, recipe.args, recipe.kwargs, build_inputs_and_compile,
-                                            first=probe)
+                                            first=probe, prepare=make_inputs)
         finally:
             outcome["stage"] = "construction"
         if results:
             outcome["fixes"] = results
 
     def _fix_and_rebuild(self, state: "_JobState", outcome: dict, args, kwargs, compile_obj,
-                         first: dict | None = None) -> list[dict]:
+                         first: dict | None = None, prepare=None) -> list[dict]:
         """Up to ``MAX_FIXES`` attempts, each with one more line fixed: the line where the last attempt (first
-        ``first``, else the outcome) failed, building from the fixed copies (``fixing.fixed_modules``)."""
+        ``first``, else the outcome) failed, building from the fixed copies (``fixing.fixed_modules``);
+        ``prepare(obj)`` runs on each built instance before its reach conditions are read and it is compiled.
+        An attempt whose copies fail to run (a module registering a class a second time) ends the attempts and
+        decides nothing: its error says nothing of the Cell."""
         from ms_lint.validate import fixing
 
         level = state.job.get("syntax_level", "strict")
@@ -723,17 +729,27 @@ class Worker:
             outcome["stage"] = "fix"
             start = self.capture.size() if self.capture else 0
             try:
+                result["stage"] = "load"
                 with fixing.fixed_modules(fixed_sources, state.module, state.job["import_root"]) as module:
                     result["stage"] = "construction"
                     target = fixing.resolve(module, state.job["qualname"])
                     obj = self._build(state, lambda: target(*args, **kwargs))
+                    if prepare is not None:
+                        result["stage"] = "inputs"
+                        prepare(obj)
                     if state.job.get("guards"):
                         result["reach"] = self._reach(state, obj)
                     result["stage"] = "compile"
                     compile_obj(obj, result)
                 result["compiled"] = True
             except Exception as exc:  # noqa: BLE001 -- a failing build or compile is a result
-                _record_exception(result, exc, result.get("stage", "compile"))
+                if result["stage"] in ("load", "inputs"):
+                    results.pop()
+                    doing = "running the fixed modules" if result["stage"] == "load" else "making the inputs"
+                    outcome["notes"].append(f"stopped applying fixes: {doing} raised {type(exc).__name__}: "
+                                            f"{_message(exc)}")
+                    break
+                _record_exception(result, exc, result["stage"])
                 result["compiled"] = False
             finally:
                 if self.capture:
@@ -777,9 +793,8 @@ class Worker:
             source = fixed_sources.get(name)
             if source is None:
                 try:
-                    with open(path, encoding="utf-8") as handle:
-                        source = handle.read()
-                except (OSError, UnicodeDecodeError):
+                    source = fixing.read_source(path)
+                except OSError:
                     continue
             found = fixing.fix_at_line(source, path, line, level)
             if found is not None:

@@ -155,3 +155,55 @@ def test_a_package_that_imports_the_cells_module_is_not_run_again(tmp_path, monk
     finally:
         for name in [name for name in sys.modules if name == "fixpkg" or name.startswith("fixpkg.")]:
             del sys.modules[name]
+
+
+@pytest.fixture(scope="module")
+def registered_verdicts(projects, worker_pool):
+    registered = projects / "cells" / "vcells" / "registered.py"
+    findings = [
+        finding_at(registered, "padding=1)", "MS205", "RegisteredBlock"),
+        finding_at(registered, "np.sin(", "MS101", "Registered"),
+        finding_at(registered.with_name("optional_input.py"), "y = input_ids * 2", "MS101", "OptionalInput"),
+    ]
+    return verdicts_by_scope(findings, worker_pool)
+
+
+def test_a_module_that_cannot_run_twice_decides_nothing_after_the_fix(registered_verdicts):
+    # Running the fixed copy registers RegisteredBlock again and raises: that error says nothing of the Cell.
+    numpy_call = registered_verdicts[("Registered", "MS101")]
+    assert numpy_call.verdict == INCONCLUSIVE
+    assert "already registered" not in numpy_call.message
+    assert any("running the fixed modules raised ValueError" in note for note in numpy_call.notes)
+
+
+def test_the_lines_a_fixed_compile_reaches_are_read_with_the_inputs_it_passes(registered_verdicts):
+    # The compile passes input_ids: the line under `if input_ids is not None` is in the graph, not "not reached".
+    guarded = registered_verdicts[("OptionalInput", "MS101")]
+    assert guarded.message.startswith("decided after applying the fix for MS205 at "), guarded.message
+    assert "not reached" not in guarded.verdict
+
+
+def test_a_module_first_imported_with_the_fixed_copies_is_forgotten_after(tmp_path, monkeypatch):
+    import importlib
+    import sys
+
+    from ms_lint.validate import fixing
+
+    package = tmp_path / "lazypkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "base.py").write_text("VALUE = 'original'\n")
+    (package / "model.py").write_text("from lazypkg.base import VALUE\n\n\ndef late():\n"
+                                      "    import lazypkg.late\n    return lazypkg.late.SEEN\n")
+    (package / "late.py").write_text("from lazypkg.base import VALUE as SEEN\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    try:
+        model = importlib.import_module("lazypkg.model")
+        importlib.import_module("lazypkg.base")
+        with fixing.fixed_modules({"lazypkg.base": "VALUE = 'fixed'\n"}, model, str(tmp_path)) as copy:
+            assert copy.late() == "fixed"
+        assert "lazypkg.late" not in sys.modules
+        assert sys.modules["lazypkg.base"].VALUE == "original"
+    finally:
+        for name in [name for name in sys.modules if name == "lazypkg" or name.startswith("lazypkg.")]:
+            del sys.modules[name]
