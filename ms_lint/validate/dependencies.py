@@ -290,11 +290,16 @@ def _example_target(decorator):
 
 def imported_modules(tree: ast.Module, path: str, root: str) -> list[str]:
     package_parts = os.path.relpath(os.path.dirname(path), root).split(os.sep)
-    package_parts = [] if package_parts == ["."] else package_parts
-    names = []
+    return sorted(imported_names(tree, [] if package_parts == ["."] else package_parts))
+
+
+def imported_names(tree: ast.Module, package_parts: list[str]) -> set[str]:
+    """The module names the import statements of a module of package ``package_parts`` name (``from .layers import
+    X``: ``pkg.layers``; ``from pkg import layers``: ``pkg`` and ``pkg.layers``)."""
+    names = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            names.extend(alias.name for alias in node.names)
+            names.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
             if node.level:
                 base = package_parts[: len(package_parts) - (node.level - 1)] if node.level > 1 else package_parts
@@ -303,7 +308,7 @@ def imported_modules(tree: ast.Module, path: str, root: str) -> list[str]:
             else:
                 module = node.module or ""
             if module:
-                names.append(module)
+                names.add(module)
                 # "from pkg import sub" may import the submodule pkg.sub.
-                names.extend(f"{module}.{alias.name}" for alias in node.names if alias.name != "*")
-    return sorted(set(names))
+                names.update(f"{module}.{alias.name}" for alias in node.names if alias.name != "*")
+    return names

@@ -210,26 +210,14 @@ def _imported(module) -> frozenset[str]:
 
 @lru_cache(maxsize=4096)
 def _imported_by(file: str, package: str) -> frozenset[str]:
-    """The module names the module's import statements name (``from .layers import X``: ``pkg.layers``;
-    ``from pkg import layers``: ``pkg`` and ``pkg.layers``); read once per file in a worker."""
+    """The module names the module's import statements name; read once per file in a worker."""
+    from ms_lint.validate.dependencies import imported_names
+
     try:
         tree = ast.parse(read_source(file))
     except (OSError, SyntaxError, ValueError):
         return frozenset()
-    names = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            names.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                parts = package.split(".") if package else []
-                parts = parts[:len(parts) - (node.level - 1)] if node.level > 1 else parts
-                base = ".".join([*parts, *([base] if base else [])])
-            if base:
-                names.add(base)
-                names.update(f"{base}.{alias.name}" for alias in node.names)
-    return frozenset(names)
+    return frozenset(imported_names(tree, package.split(".") if package else []))
 
 
 def load_copy(name: str, path: str, source: str, register: bool = False):
