@@ -7,6 +7,9 @@ and builds and compiles again, so the findings after that line can be decided. T
 copy of the module under the same name and file name, and served to ``inspect`` (which MindSpore's parser reads
 the source through) from ``linecache``, so error locations keep naming the user's file and lines; the file on disk
 and the imported modules are left as they are.
+
+When the line has no such fix but its statement does nothing the code after it reads (a discarded call, an
+``assert``, a ``with`` header), the statement is left out instead (``leave_out``), lines kept in place the same way.
 """
 from __future__ import annotations
 
@@ -33,12 +36,11 @@ def fix_at_line(source: str, path: str, line: int, syntax_level: str) -> tuple[s
     def on_line(findings):
         return [finding for finding in findings if finding.line == line]
 
+    before = codes_on_line(source, path, line, syntax_level)
+    if not before:
+        return None  # most lines a traceback passes through hold no finding: nothing to fix there
     try:
-        settings = Settings(syntax_level=syntax_level)
-        before = list(_codes_by_line(source, path, settings).get(line, ()))
-        if not before:
-            return None  # most lines a traceback passes through hold no finding: nothing to fix there
-        result = fix_source(source, path, settings, accept=on_line)
+        result = fix_source(source, path, Settings(syntax_level=syntax_level), accept=on_line)
     except Exception:  # noqa: BLE001 -- a static-analysis failure: nothing to fix
         return None
     if not result.changed or not _only_line_changed(source, result.fixed, line):
@@ -46,6 +48,16 @@ def fix_at_line(source: str, path: str, line: int, syntax_level: str) -> tuple[s
     after = {finding.code for finding in on_line(result.remaining)}
     fixed = [code for code in dict.fromkeys(before) if code not in after]
     return (result.fixed, fixed) if fixed else None
+
+
+def codes_on_line(source: str, path: str, line: int, syntax_level: str) -> tuple[str, ...]:
+    """The codes of the findings on ``line`` of ``source``."""
+    from ms_lint.settings import Settings
+
+    try:
+        return _codes_by_line(source, path, Settings(syntax_level=syntax_level)).get(line, ())
+    except Exception:  # noqa: BLE001 -- a static-analysis failure: no finding known there
+        return ()
 
 
 @lru_cache(maxsize=32)
@@ -240,3 +252,112 @@ def resolve(module, qualname: str):
     for part in qualname.split("."):
         obj = getattr(obj, part)
     return obj
+
+
+def leave_out(source: str, path: str, line: int) -> tuple[str, list[tuple[int, int]]] | None:
+    """``(source with the statement at line left out, the line ranges it no longer compiles)`` when the statement
+    at ``line`` has no effect the rest of the code can read: a call whose result is discarded (a warning helper,
+    ``register_buffer``, ``detach_()``), an ``assert``, or the header of a ``with`` block without ``as`` (its body
+    stays, moved out of the block). Every line keeps its number. The ranges are the statement's and those of the
+    functions of the module it calls, however indirectly: their lines are not compiled any more, so a clean compile
+    says nothing of them. None for any other statement: leaving out a value the code goes on to use would only
+    move the error."""
+    try:
+        tree = _tree(source, path)
+    except (SyntaxError, ValueError):
+        return None
+    statement = _statement_at(tree, line)
+    if statement is None:
+        return None
+    lines = source.splitlines(keepends=True)
+    indent = lines[statement.lineno - 1][:statement.col_offset]
+    if indent.strip():
+        return None  # another statement starts the line (``a; b``)
+    newline = "\r\n" if lines[statement.lineno - 1].endswith("\r\n") else "\n"
+    if isinstance(statement, ast.With):
+        if any(item.optional_vars is not None for item in statement.items):
+            return None
+        end = statement.body[0].lineno - 1
+        # The body moves out of the block rather than under ``if True:``: MindSpore reads a name assigned under
+        # any ``if`` as undefined on the other branch.
+        body = _dedented(lines[end:statement.end_lineno], statement.body[0].col_offset - statement.col_offset)
+        if end < statement.lineno or body is None:
+            return None  # ``with x: call()`` on one line, or a body line indented less than the block
+        removed: list[ast.AST] = [item.context_expr for item in statement.items]
+    elif isinstance(statement, ast.Assert) or (isinstance(statement, ast.Expr)
+                                               and isinstance(statement.value, ast.Call)):
+        end, body, removed = statement.end_lineno, [], [statement]
+    else:
+        return None
+    start = statement.lineno
+    kept = lines[:start - 1] + [indent + "pass" + newline] + [newline] * (end - start) + body
+    result = "".join(kept + lines[len(kept):])
+    try:
+        ast.parse(result, filename=path)
+    except SyntaxError:
+        return None
+    return result, [(start, end)] + _called_function_spans(tree, removed)
+
+
+def _dedented(lines: list[str], width: int) -> list[str] | None:
+    """``lines`` moved ``width`` columns left; None when a line that is not blank starts with less white space."""
+    moved = []
+    for text in lines:
+        if not text.strip():
+            moved.append(text)
+        elif text[:width].strip() or len(text) < width:
+            return None
+        else:
+            moved.append(text[width:])
+    return moved
+
+
+@lru_cache(maxsize=8)
+def _tree(source: str, path: str) -> ast.Module:
+    return ast.parse(source, filename=path)
+
+
+def _statement_at(tree: ast.Module, line: int) -> ast.stmt | None:
+    """The innermost statement whose lines hold ``line``; a compound statement only by its header."""
+    found = None
+    body = tree.body
+    while body:
+        for statement in body:
+            if statement.lineno <= line <= (statement.end_lineno or statement.lineno):
+                found = statement
+                inner = [block for block in (getattr(statement, "body", None), getattr(statement, "orelse", None),
+                                             getattr(statement, "finalbody", None)) if isinstance(block, list)]
+                inner += [handler.body for handler in getattr(statement, "handlers", ())]
+                inner += [case.body for case in getattr(statement, "cases", ())]
+                body = next((block for block in inner if block and block[0].lineno <= line
+                             <= (block[-1].end_lineno or block[-1].lineno)), [])
+                break
+        else:
+            break
+    if found is not None and getattr(found, "body", None) and isinstance(found.body, list) \
+            and line >= found.body[0].lineno:
+        return None  # a line of a compound statement's body that no statement starts (a blank one)
+    return found
+
+
+def _called_function_spans(tree: ast.Module, removed: list[ast.AST]) -> list[tuple[int, int]]:
+    """The lines of the module's functions (and methods) that the removed code calls by name, and those they call,
+    transitively: ``self.helper(x)`` and ``helper(x)`` both name ``helper``."""
+    functions: dict[str, list[ast.AST]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            functions.setdefault(node.name, []).append(node)
+    spans: list[tuple[int, int]] = []
+    pending = list(removed)
+    seen: set[str] = set()
+    while pending:
+        for node in ast.walk(pending.pop()):
+            if not isinstance(node, ast.Call):
+                continue
+            name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", None)
+            if name in functions and name not in seen:
+                seen.add(name)
+                for function in functions[name]:
+                    spans.append((function.lineno, function.end_lineno or function.lineno))
+                    pending.append(function)
+    return spans

@@ -238,8 +238,7 @@ class _Context:
             return verdict
         for attempt in self.outcome.get("fixes") or []:
             fixed = attempt.get("fixed") or []
-            if any(entry["line"] == finding.line and entry["code"] == finding.code
-                   and same_file(entry.get("path") or self.job.path, finding.path) for entry in fixed):
+            if any(_changed_by(entry, finding, self.job.path) for entry in fixed):
                 continue
             outcome = dict(self.outcome)
             outcome.update(status="ok" if attempt.get("compiled") else "error", error=attempt.get("error"),
@@ -249,10 +248,10 @@ class _Context:
             if decided.verdict not in DECIDED:
                 if _got_past_construction(attempt):
                     # What stops it now is no longer the first error: the last compile with fixes says what.
-                    decided.message = f"after applying {_fixes_text(fixed, self.job.path)}: {decided.message}"
+                    decided.message = f"{_fixes_text(fixed, self.job.path)}: {decided.message}"
                     verdict = decided
                 continue
-            decided.message = f"decided after applying {_fixes_text(fixed, self.job.path)}: {decided.message}"
+            decided.message = f"decided {_fixes_text(fixed, self.job.path)}: {decided.message}"
             return decided
         return verdict
 
@@ -294,8 +293,9 @@ class _Context:
             outcome = dict(self.outcome)
             outcome.update(status="ok" if retry.get("compiled") else "error", error=retry.get("error"),
                            compiled=retry.get("compiled"), compile_log=retry.get("compile_log") or [],
-                           reach=retry.get("reach") or {}, retries=[])
-            verdict = _Context(self.job, outcome, self.device, self.level, False).verdict_for(finding)
+                           reach=retry.get("reach") or {}, retries=[], fixes=retry.get("fixes") or [])
+            context = _Context(self.job, outcome, self.device, self.level, False)
+            verdict = context.after_fixes(finding, context.verdict_for(finding))
             verdict.message = f"with {retry.get('description')}: {verdict.message}"
             verdict.notes.append(f"not compiled by default: {why}")
             return verdict
@@ -671,9 +671,37 @@ def _got_past_construction(attempt: dict) -> bool:
     return bool(attempt.get("compiled")) or (attempt.get("error") or {}).get("stage") == "compile"
 
 
+def _changed_by(entry: dict, finding: Finding, own_path: str) -> bool:
+    """Whether a compile with ``entry`` applied says nothing of ``finding``: the fix was for the finding itself, or
+    the finding's line was left out, or lies in code only the left-out statement called."""
+    if not same_file(entry.get("path") or own_path, finding.path):
+        return False
+    if not entry.get("left_out"):
+        return entry["line"] == finding.line and entry["code"] == finding.code
+    return any(start <= finding.line <= end for start, end in entry.get("skipped") or [(entry["line"],) * 2])
+
+
 def _fixes_text(fixed: list[dict], own_path: str) -> str:
-    """``the fix for MS601 at line 459``, ``the fixes for MS601 at lines 459, 470``; a fix in another module
-    than the unit's is placed by file: ``the fix for MS205 at segmenter/layers.py:18``."""
+    """``after applying the fix for MS601 at line 459``, ``after applying the fixes for MS601 at lines 459, 470``;
+    a fix in another module than the unit's is placed by file: ``the fix for MS205 at segmenter/layers.py:18``; a
+    statement left out (``fixing.leave_out``): ``with line 741 left out (MS109, which has no automatic fix)``."""
+    applied = [entry for entry in fixed if not entry.get("left_out")]
+    left_out = ", ".join(_left_out_text(entry) for entry in fixed if entry.get("left_out"))
+    text = f"after applying {_applied_fixes_text(applied, own_path)}" if applied else ""
+    if left_out:
+        text += (", " if text else "") + f"with {left_out}"
+    return text
+
+
+def _left_out_text(entry: dict) -> str:
+    from ms_lint.validate.project import display_path
+
+    place = f"{display_path(entry['path'])}:{entry['line']}" if entry.get("path") else f"line {entry['line']}"
+    why = f"{entry['code']}, which has no automatic fix" if entry.get("code") else "no finding there"
+    return f"{place} left out ({why})"
+
+
+def _applied_fixes_text(fixed: list[dict], own_path: str) -> str:
     from ms_lint.validate.project import display_path
 
     codes = "/".join(dict.fromkeys(entry["code"] for entry in fixed))

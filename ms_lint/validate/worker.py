@@ -642,6 +642,21 @@ class Worker:
         finally:
             if self.capture:
                 result["compile_log"] = location_lines(self.capture.read_from(start))
+        if not result["compiled"] and state.arguments is not None and isinstance(state.target, type):
+            # The switched-on lines may stop at a finding of their own: get past it as the default compile does.
+            args, kwargs = state.arguments
+            if flag is not None:
+                args, kwargs = _with_argument(state.target, state.arguments, flag["parameter"], flag["value"])
+
+            def switch_on(obj):
+                if train:
+                    obj.set_train(True)
+
+            fixes = self._fix_and_rebuild(state, outcome, args, kwargs, lambda obj, _: obj.compile(*state.inputs),
+                                          first=result, prepare=switch_on)
+            outcome["stage"] = "retry"
+            if fixes:
+                result["fixes"] = fixes
         return True
 
     def _stage_fix(self, state: "_JobState", outcome: dict) -> None:
@@ -719,10 +734,13 @@ class Worker:
             found = self._next_fix(state, last, fixed_sources, fixed, level)
             if found is None:
                 break
-            name, path, line, source, codes = found
+            name, path, line, source, codes, skipped = found
             fixed_sources[name] = source
-            own = name == state.module.__name__
-            fixed.extend({"code": code, "line": line, **({} if own else {"path": path})} for code in codes)
+            place = {"line": line, **({} if name == state.module.__name__ else {"path": path})}
+            if skipped is None:
+                fixed.extend({"code": code, **place} for code in codes)
+            else:
+                fixed.append({"code": "/".join(codes) or None, "left_out": True, "skipped": skipped, **place})
             result = {"fixed": list(fixed)}
             results.append(result)
             last = result
@@ -760,9 +778,11 @@ class Worker:
         return results
 
     def _next_fix(self, state: "_JobState", last: dict, fixed_sources: dict, fixed: list, level: str):
-        """``(module name, file, line, fixed source, codes)`` for the first line where ``last`` failed that a fix
-        changes alone: a compile error's locations in the Cell's file, a construction error's frames in any
-        module of the project, from the innermost out; None when there is none."""
+        """``(module name, file, line, fixed source, codes, None)`` for the first line where ``last`` failed that a
+        fix changes alone: a compile error's locations in the Cell's file, a construction error's frames in any
+        module of the project, from the innermost out. Failing that, ``(..., codes on the line, the lines no
+        longer compiled)`` when the innermost of those lines is a statement that can be left out without changing
+        what the code after it reads (``fixing.leave_out``): the later lines get compiled. None when neither."""
         from ms_lint.validate import fixing
         from ms_lint.validate.fallbacks import backend_kernel_failure
         from ms_lint.validate.locations import parse_locations, same_file
@@ -781,6 +801,7 @@ class Worker:
                       if isinstance(frame, (list, tuple)) and len(frame) >= 2 and isinstance(frame[1], int)]
         else:
             return None
+        innermost = None
         for path, line in dict.fromkeys(places):
             if same_file(path, own_path):
                 name, path = state.module.__name__, own_path
@@ -796,10 +817,17 @@ class Worker:
                     source = fixing.read_source(path)
                 except OSError:
                     continue
+            innermost = innermost or (name, path, line, source)
             found = fixing.fix_at_line(source, path, line, level)
             if found is not None:
-                return name, path, line, found[0], found[1]
-        return None
+                return name, path, line, found[0], found[1], None
+        if innermost is None:
+            return None
+        name, path, line, source = innermost
+        left = fixing.leave_out(source, path, line)
+        if left is None:
+            return None
+        return name, path, line, left[0], list(fixing.codes_on_line(source, path, line, level)), left[1]
 
     def _fresh_instance(self, state: "_JobState"):
         if state.arguments is not None:

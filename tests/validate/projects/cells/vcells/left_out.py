@@ -1,0 +1,44 @@
+"""Statements with no automatic fix that stop the compile before other hazards: a `with` block on a plain context
+manager (MS109), a helper's check on tensor values, a discarded call. The validator compiles again with such a
+statement left out to reach the hazards after it."""
+import mindspore as ms
+import numpy as np
+from mindspore import Tensor, nn
+
+
+class NoGradBlock(nn.Cell):
+    def construct(self, x):
+        with ms._no_grad():
+            y = x * 2
+        return Tensor(np.sin(y))
+
+
+class CheckedArgument(nn.Cell):
+    def construct(self, x):
+        self.report(x, 0 in x)
+        return Tensor(np.cos(x))
+
+    def report(self, x, has_zero):
+        return np.mean(x) if has_zero else x
+
+
+class KeptValue(nn.Cell):
+    def construct(self, x):
+        y = self.lookup(x, 0 in x)
+        return Tensor(np.tan(y))
+
+    def lookup(self, x, has_zero):
+        return x
+
+
+class SwitchedBlock(nn.Cell):
+    def __init__(self, quantize=False):
+        super().__init__()
+        self.quantize = quantize
+
+    def construct(self, x):
+        if self.quantize:
+            with ms._no_grad():
+                x = x * 2
+            return Tensor(np.exp(x))
+        return x

@@ -1,0 +1,146 @@
+"""A compile that stops at a statement with no automatic fix, one whose effect nothing after it reads (a `with`
+header, a discarded call, an `assert`): the worker compiles again with that statement left out, in memory, and the
+findings further on are decided from that compile; lines only the left-out statement reached are never decided by
+it."""
+from __future__ import annotations
+
+import pytest
+
+from ms_lint.validate.fixing import leave_out
+from ms_lint.validate.verdicts import CONFIRMED, INCONCLUSIVE
+
+from .conftest import finding_at, needs_mindspore, verdicts_by_scope
+
+HAZARDS = [
+    ("with ms._no_grad()", "MS109", "NoGradBlock"),
+    ("np.sin(", "MS101", "NoGradBlock"),
+    ("np.cos(", "MS101", "CheckedArgument"),
+    ("np.mean(", "MS101", "CheckedArgument"),
+    ("np.tan(", "MS101", "KeptValue"),
+    ("np.exp(", "MS101", "SwitchedBlock"),
+]
+
+
+@pytest.fixture(scope="module")
+def left_out_module(projects):
+    return projects / "cells" / "vcells" / "left_out.py"
+
+
+@pytest.fixture(scope="module")
+def verdicts(left_out_module, worker_pool):
+    findings = {text: finding_at(left_out_module, text, code, scope) for text, code, scope in HAZARDS}
+    by_key = verdicts_by_scope(list(findings.values()), worker_pool, with_line=True)
+    return {text: by_key[finding.scope, finding.code, finding.line] for text, finding in findings.items()}
+
+
+@pytest.mark.mindspore
+@needs_mindspore
+def test_a_with_block_is_compiled_without_its_header(verdicts, left_out_module):
+    header, sine = verdicts["with ms._no_grad()"], verdicts["np.sin("]
+    assert header.verdict == CONFIRMED and "left out" not in header.message
+    assert sine.verdict == CONFIRMED, sine.message
+    assert sine.message.startswith(f"decided with line {header.finding.line} left out (MS109, which has no "
+                                   f"automatic fix): "), sine.message
+    assert sine.compiler_location.endswith(f":{sine.finding.line}")
+    assert "with ms._no_grad():" in left_out_module.read_text()  # the file on disk is left as it was
+
+
+@pytest.mark.mindspore
+@needs_mindspore
+def test_a_discarded_call_failing_on_a_line_without_finding_is_left_out(verdicts):
+    cosine = verdicts["np.cos("]
+    assert cosine.verdict == CONFIRMED, cosine.message
+    assert " left out (no finding there): " in cosine.message
+
+
+@pytest.mark.mindspore
+@needs_mindspore
+def test_code_only_the_left_out_call_reached_is_not_decided_by_it(verdicts):
+    # report() is called by the left-out statement alone: the compile afterwards never saw its lines.
+    mean = verdicts["np.mean("]
+    assert mean.verdict == INCONCLUSIVE, mean.message
+    assert "left out" not in mean.message
+
+
+@pytest.mark.mindspore
+@needs_mindspore
+def test_a_statement_whose_value_is_used_is_not_left_out(verdicts):
+    tangent = verdicts["np.tan("]
+    assert tangent.verdict == INCONCLUSIVE, tangent.message
+    assert "left out" not in tangent.message
+
+
+@pytest.mark.mindspore
+@needs_mindspore
+def test_a_retry_that_switches_lines_on_gets_past_them_too(verdicts, left_out_module):
+    exponential = verdicts["np.exp("]
+    header = next(number for number, text in enumerate(left_out_module.read_text().splitlines(), start=1)
+                  if "with ms._no_grad()" in text and number > exponential.finding.line - 3)
+    assert exponential.verdict == CONFIRMED, exponential.message
+    assert exponential.message.startswith(f"with quantize=True: decided with line {header} left out (MS109, "), \
+        exponential.message
+
+
+SOURCE = '''\
+class Net:
+    def construct(self, x):
+        with no_grad():
+            y = x + 1
+            z = helper(y,
+                       2)
+        self.check(x,
+                   y)
+        assert x is not None, "message"
+        w = self.check(x, y); v = 1
+        with open_file() as handle:
+            y = handle
+        return y + z
+
+    def check(self, x, y):
+        return helper(x, y)
+
+
+def helper(a, b):
+    return a
+'''
+
+
+def test_a_with_header_is_left_out_and_its_body_moved_out_of_the_block():
+    source, skipped = leave_out(SOURCE, "net.py", 3)
+    lines = source.splitlines()
+    assert len(lines) == len(SOURCE.splitlines())
+    assert lines[2] == "        pass"
+    assert lines[3:6] == ["        y = x + 1", "        z = helper(y,", "                   2)"]
+    assert lines[6:] == SOURCE.splitlines()[6:]
+    assert skipped == [(3, 3)]  # the context manager's call reaches no function of the module
+
+
+def test_a_discarded_call_is_left_out_with_the_functions_it_reaches():
+    for line in (7, 8):  # the statement, whichever of its lines the compiler names
+        source, skipped = leave_out(SOURCE, "net.py", line)
+        lines = source.splitlines()
+        assert lines[6:8] == ["        pass", ""]
+        assert lines[:6] + lines[8:] == SOURCE.splitlines()[:6] + SOURCE.splitlines()[8:]
+        assert skipped == [(7, 8), (15, 16), (19, 20)]  # check(), then helper() that check() calls
+
+
+def test_an_assert_is_left_out():
+    source, skipped = leave_out(SOURCE, "net.py", 9)
+    assert source.splitlines()[8] == "        pass" and skipped == [(9, 9)]
+
+
+@pytest.mark.parametrize("line, why", [
+    (4, "an assignment: the code after it reads its value"),
+    (10, "two statements on one line"),
+    (11, "a with block that binds a name"),
+    (13, "a return"),
+    (1, "a class statement"),
+    (14, "a blank line"),
+    (99, "past the end"),
+])
+def test_other_statements_are_not_left_out(line, why):
+    assert leave_out(SOURCE, "net.py", line) is None, why
+
+
+def test_a_source_that_does_not_parse_leaves_nothing_out():
+    assert leave_out("def broken(:\n    pass\n", "net.py", 2) is None
