@@ -8,7 +8,8 @@ Ways to build, tried in this order after a registered example:
 2. the constructor's own defaults (``Net()``);
 3. for config-driven models (``Model(config)``, ``__init__(self, config: XConfig)``), the config class built with
    its own defaults, shrunk where it has obvious size fields (layers, hidden size, heads, vocabulary), then
-   unshrunk if the shrunk one cannot build the model and the unshrunk one is not far too large to build;
+   unshrunk if the shrunk one cannot build the model and the unshrunk one is not far too large to build; a field
+   the defaults leave None that the constructor reads as a mapping or a number is filled in (``completed_config``);
 4. arguments guessed from their names (``in_channels``, ``dim``, ``num_heads``, ``eps``, ``*_bit``...).
 
 Inputs: each ``construct`` parameter without a default gets a tensor whose dtype and shape come from its name
@@ -178,6 +179,74 @@ def config_recipes(target, module, required: list[str]) -> list[Recipe]:
         recipes.append(Recipe("config", f"{config_class.__name__}() with its defaults{also}",
                               kwargs={name: default, **others}, config=default))
     return recipes
+
+
+# A config field the defaults leave None, read as a mapping or as a number by the constructor: the error it raises,
+# the value that lets the build go on (an empty mapping keeps the code's own ``.get`` defaults).
+_NONE_READ_AS = (
+    (re.compile(r"'NoneType' object has no attribute 'get'"), "mapping"),
+    (re.compile(r"'NoneType' object (cannot be interpreted as an integer|is not subscriptable|is not iterable)"
+                r"|unsupported operand type\(s\) for .*'NoneType'|not supported between instances of .*'NoneType'"),
+     "number"),
+)
+_CONFIG_FIELD = re.compile(r"\b(self\.)?config\.(\w+)(\.get\()?")
+MAX_COMPLETIONS = 4
+
+
+def completed_config(recipe: Recipe, error: BaseException) -> Recipe | None:
+    """The config recipe again with the field that made building raise filled in, when the constructor read a field
+    the config's defaults leave None as a mapping (``config.rope_scaling.get(...)``: ``{}``) or as a number
+    (``range(config.num_patch_transformer_layers)``: a small one, as guessed from its name); the config read is the
+    one the raising line names (a nested one: ``text_config`` passed on as ``config``). None otherwise."""
+    if recipe.how != "config" or recipe.config is None:
+        return None
+    message = str(error)
+    kind = next((kind for pattern, kind in _NONE_READ_AS if pattern.search(message)), None)
+    if kind is None:
+        return None
+    for line, names in _raising_frames(error):
+        for match in _CONFIG_FIELD.finditer(line):
+            on_self, name, read_with_get = match.groups()
+            owner = names.get("self") if on_self else names
+            config = getattr(owner, "config", None) if on_self else names.get("config")
+            if config is None or getattr(config, name, 0) is not None or (kind == "mapping") != bool(read_with_get):
+                continue
+            value = {} if kind == "mapping" else (_guess(name) or 1)
+            # The raising frame may hold a copy (``copy.deepcopy(config)``): the field is set on every config of
+            # the recipe's of that class, which the next build copies again.
+            owners = [candidate for candidate in _configs(recipe.config) if type(candidate) is type(config)
+                      and getattr(candidate, name, 0) is None]
+            try:
+                for candidate in owners or [config]:
+                    setattr(candidate, name, value)
+            except Exception:  # noqa: BLE001 -- a read-only property
+                return None
+            return Recipe(recipe.how, f"{recipe.description}, {name}={value!r} (None in the defaults)",
+                          recipe.args, recipe.kwargs, recipe.config)
+    return None
+
+
+def _configs(config, depth: int = 0) -> list:
+    """``config`` and the configs it nests (two levels down, as ``shrink`` reads them)."""
+    found = [config]
+    if depth < 2:
+        for value in list(vars(config).values()):
+            if type(value).__name__.endswith("Config") and value is not config:
+                found += _configs(value, depth + 1)
+    return found
+
+
+def _raising_frames(error: BaseException) -> list[tuple[str, dict]]:
+    """``(source line, local names)`` of the frames the error went through, the innermost first."""
+    import linecache
+
+    frames = []
+    traceback = error.__traceback__
+    while traceback is not None:
+        frame = traceback.tb_frame
+        frames.append((linecache.getline(frame.f_code.co_filename, traceback.tb_lineno), frame.f_locals))
+        traceback = traceback.tb_next
+    return frames[::-1]
 
 
 _UNSHRUNK_LIMIT = 500_000_000  # parameters: 2 GB in float32, half the default memory limit

@@ -451,8 +451,9 @@ class Worker:
         tried = []
         for recipe in recipes:
             try:
-                obj = self._build(state, lambda recipe=recipe: target(*recipe.args, **recipe.kwargs))
-            except Exception as exc:  # noqa: BLE001 -- the next way may work
+                obj, recipe = self._build_completing_config(state, target, recipe)
+            except _BuildFailed as failed:  # the next way may work
+                exc, recipe = failed.error, failed.recipe
                 tried.append(recipe.description)
                 if first_error is None:
                     first_error = (exc, recipe)
@@ -474,6 +475,22 @@ class Worker:
             outcome["host_operators"] = sorted(state.host_kernels)
         outcome["tried"] = tried
         raise exc
+
+    def _build_completing_config(self, state: "_JobState", target, recipe):
+        """``(instance, the recipe that built it)``; a config field the defaults leave None that the constructor
+        reads as a mapping or a number is filled in and the build tried again (``building.completed_config``)."""
+        from ms_lint.validate import building
+
+        completions = 0
+        while True:
+            try:
+                return self._build(state, lambda: target(*recipe.args, **recipe.kwargs)), recipe
+            except Exception as exc:  # noqa: BLE001 -- raised again unless a None field explains it
+                completed = building.completed_config(recipe, exc) \
+                    if completions < building.MAX_COMPLETIONS else None
+                if completed is None:
+                    raise _BuildFailed(exc, recipe) from exc
+                recipe, completions = completed, completions + 1
 
     def _build(self, state: "_JobState", build):
         """``build()``; when it raises because the device has no kernel for an operator, again with the functions
@@ -876,6 +893,14 @@ def _run_probe(probe, *args) -> dict:
         return probe(*args)
     except Exception as exc:  # noqa: BLE001 -- a probe that fails leaves the finding inconclusive
         return {"error": _first_line(exc)}
+
+
+class _BuildFailed(Exception):
+    """Building raised ``error`` with ``recipe``, the last way tried."""
+
+    def __init__(self, error: Exception, recipe):
+        super().__init__(str(error))
+        self.error, self.recipe = error, recipe
 
 
 class _JobState:

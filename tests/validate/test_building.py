@@ -26,6 +26,7 @@ def verdicts(built, worker_pool):
         finding_at(built, "np.sin(", "MS101", "Block"),
         finding_at(built, "hidden.asnumpy()", "MS102", "ConfigModel"),
         finding_at(built, "np.cos(", "MS101", "Guessed"),
+        finding_at(built, "np.exp(", "MS101", "ScaledModel"),
         finding_at(built, "padding=1", "MS205", "Padded"),
         finding_at(built, "np.tan(", "MS101", "UsesPadded"),
     ]
@@ -48,6 +49,44 @@ def test_a_config_driven_model_is_built_from_its_config_class_shrunk(verdicts):
     assert model.built == ("TinyConfig() with its defaults, shrunk (num_hidden_layers=1, hidden_size=32, "
                            "num_attention_heads=4, vocab_size=99)")
     assert model.inputs == ["input_ids: ids, as its first layer is Embedding"]
+
+
+def test_config_fields_the_defaults_leave_none_are_filled_in_as_the_constructor_reads_them(verdicts):
+    model = verdicts["ScaledModel"]
+    assert model.verdict == CONFIRMED, model.message
+    assert model.built == ("ScaledConfig() with its defaults, shrunk (hidden_size=32), rope_scaling={} (None in the "
+                           "defaults), num_experts=1 (None in the defaults)")
+    assert model.inputs == ["x: [batch, length, hidden_size] from the config"]
+
+
+def test_only_a_none_config_field_read_on_the_raising_line_is_filled_in():
+    from ms_lint.validate.building import Recipe, completed_config
+
+    class WideConfig:
+        def __init__(self):
+            self.rope_scaling = None
+            self.width = 8
+
+    def build(config):
+        return config.rope_scaling.get("factor") * config.width
+
+    def raised(call, *args):
+        try:
+            call(*args)
+        except Exception as exc:  # noqa: BLE001
+            return exc
+        raise AssertionError("it did not raise")
+
+    config = WideConfig()
+    recipe = Recipe("config", "WideConfig() with its defaults", kwargs={"config": config}, config=config)
+    error = raised(build, config)
+    completed = completed_config(recipe, error)
+    assert completed.description == "WideConfig() with its defaults, rope_scaling={} (None in the defaults)"
+    assert config.rope_scaling == {}
+    # Not an error about a None field; not a config recipe; a field that is set: nothing to fill in.
+    assert completed_config(recipe, raised(lambda: 1 / 0)) is None
+    assert completed_config(Recipe("defaults", "Net()"), error) is None
+    assert completed_config(recipe, raised(build, config)) is None  # rope_scaling is {} now: None * 8 fails
 
 
 def test_arguments_are_guessed_from_their_names_when_nothing_else_builds_it(verdicts):

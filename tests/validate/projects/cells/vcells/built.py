@@ -36,6 +36,27 @@ class ConfigModel(nn.Cell):
         return hidden.asnumpy()
 
 
+class ScaledConfig:
+    def __init__(self, hidden_size=1024, rope_scaling=None, num_experts=None):
+        self.hidden_size = hidden_size
+        self.rope_scaling = rope_scaling
+        self.num_experts = num_experts
+
+
+class ScaledModel(nn.Cell):
+    def __init__(self, config: ScaledConfig):
+        super().__init__()
+        import copy
+
+        config = copy.deepcopy(config)  # the raising frame holds a copy, not the config it was given
+        self.factor = config.rope_scaling.get("factor", 1.0)
+        self.experts = nn.CellList([nn.Dense(config.hidden_size, config.hidden_size)
+                                    for _ in range(config.num_experts)])
+
+    def construct(self, x):
+        return Tensor(np.exp(self.experts[0](x) * self.factor))
+
+
 class Guessed(nn.Cell):
     def __init__(self, in_channels, num_heads, eps):
         super().__init__()
