@@ -10,7 +10,8 @@ Ways to build, tried in this order after a registered example:
    its own defaults, shrunk where it has obvious size fields (layers, hidden size, heads, vocabulary), then
    unshrunk if the shrunk one cannot build the model and the unshrunk one is not far too large to build; a field
    the defaults leave None that the constructor reads as a mapping or a number is filled in (``completed_config``);
-4. arguments guessed from their names (``in_channels``, ``dim``, ``num_heads``, ``eps``, ``*_bit``...).
+4. arguments guessed from their names (``in_channels``, ``dim``, ``num_heads``, ``eps``, ``*_bit``...), or from
+   the constructor's ``assert padding == 1``.
 
 Inputs: each ``construct`` parameter without a default gets a tensor whose dtype and shape come from its name
 (``input_ids``, ``attention_mask``: int64 ids; ``pixel_values``: images) or from the first layer it is given to
@@ -357,15 +358,40 @@ def _guess(name: str):
 
 
 def guessed_arguments(target, required: list[str]) -> Recipe | None:
+    """Each required argument guessed from its name; an argument the constructor asserts a constant value for
+    (``assert kernel_size == 3``, ``assert padding == 1``, optional ones too) takes that value instead."""
+    asserted = _asserted_values(target)
+    how = "their names and the constructor's asserts" if asserted else "their names"
     kwargs = {}
     for name in required:
-        value = _guess(name)
+        value = asserted.pop(name) if name in asserted else _guess(name)
         if value is None:
             return None
         kwargs[name] = value
+    kwargs.update(asserted)
     shown = ", ".join(f"{key}={value!r}" for key, value in kwargs.items())
-    return Recipe("guessed arguments", f"{target.__name__}({shown}), arguments guessed from their names",
-                  kwargs=kwargs)
+    return Recipe("guessed arguments", f"{target.__name__}({shown}), arguments guessed from {how}", kwargs=kwargs)
+
+
+def _asserted_values(target) -> dict:
+    """``{parameter: value}`` for the ``assert parameter == constant`` statements at the top of ``__init__``."""
+    init = getattr(target, "__init__", None)
+    try:
+        tree = ast.parse(_dedent(inspect.getsource(init)))
+    except (OSError, TypeError, SyntaxError, ValueError):
+        return {}
+    function = tree.body[0] if tree.body and isinstance(tree.body[0], ast.FunctionDef) else None
+    if function is None:
+        return {}
+    parameters = {argument.arg for argument in function.args.args[1:] + function.args.kwonlyargs}
+    values = {}
+    for statement in function.body:
+        test = statement.test if isinstance(statement, ast.Assert) else None
+        if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq) \
+                and isinstance(test.left, ast.Name) and test.left.id in parameters \
+                and isinstance(test.comparators[0], ast.Constant):
+            values[test.left.id] = test.comparators[0].value
+    return values
 
 
 # -- inputs -----------------------------------------------------------------------------------------------------

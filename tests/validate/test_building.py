@@ -140,3 +140,25 @@ def test_guesses_and_config_shrinking_without_mindspore_objects():
     assert recipe.kwargs == {"in_channels": 32, "activation_bit": 8}
     # A parameter no name rule covers: no guess at all, rather than a wrong one.
     assert guessed_arguments(Net, ["in_channels", "tokenizer"]) is None
+
+
+def test_the_constructor_s_asserts_on_its_arguments_give_their_values():
+    from ms_lint.validate.building import guessed_arguments
+
+    class Block:
+        def __init__(self, in_channels, kernel_size, stride=1, padding=0, mode="a"):
+            assert kernel_size == 3
+            assert padding == 1
+            assert stride > 0  # not a value: left to the name rules
+            assert in_channels == mode  # not a constant: left to the name rules
+
+    recipe = guessed_arguments(Block, ["in_channels", "kernel_size"])
+    assert recipe.kwargs == {"in_channels": 32, "kernel_size": 3, "padding": 1}
+    assert recipe.description == ("Block(in_channels=32, kernel_size=3, padding=1), arguments guessed from their names "
+                                  "and the constructor's asserts")
+
+    class Plain:
+        def __init__(self, kernel_size):
+            pass
+
+    assert guessed_arguments(Plain, ["kernel_size"]).description.endswith("arguments guessed from their names")
