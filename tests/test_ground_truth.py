@@ -349,3 +349,27 @@ def test_list_of_cells_is_not_registered(tmp_path):
     (result,) = compile_cases([(source, "STRICT", [[2, 3]])], tmp_path)
     assert result.ok
     assert sorted(result.params) == ["kept.bias", "kept.weight"]  # the listed Dense layers are invisible
+
+
+def test_a_strict_attribute_write_raises_type_error_or_attribute_error_for_a_new_attribute(tmp_path):
+    # MS108's message names both: which one depends on whether anything set the attribute before the graph is built.
+    existing = HEADER + textwrap.dedent("""
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.index = [5]
+            def construct(self, x):
+                self.index = [0]
+                return x + self.index[0]
+    """)
+    new = HEADER + textwrap.dedent("""
+        class Net(nn.Cell):
+            def construct(self, x):
+                self.index = [0]
+                return x * 2
+    """)
+    first, second = compile_cases([(existing, "STRICT", [[2, 3]]), (new, "STRICT", [[2, 3]])], tmp_path)
+    assert (first.ok, first.error) == (False, "TypeError") and "Parameter type" in first.message, first.message
+    assert (second.ok, second.error) == (False, "AttributeError") and "has no attribute 'index'" in second.message
+    messages = [f.message for f in check_source(new, "case.py", Settings())]
+    assert len(messages) == 1 and "(TypeError; AttributeError if nothing set it before)" in messages[0]

@@ -21,7 +21,8 @@ class StateWrittenInGraph(Rule):
     """
     why = """
         The Cell's Python attributes are constants of the compiled graph (measured on MindSpore 2.10 CPU). Under
-        STRICT, writing one fails (TypeError: "the member attribute must be of the Parameter type"). Under LAX a
+        STRICT, writing one fails (TypeError: "the member attribute must be of the Parameter type"; AttributeError:
+        "object has no attribute" when nothing set the attribute before the graph was built). Under LAX a
         scalar attribute (`self.steps += 1`, `self.a = self.a + 1`) is updated correctly on every call, but an
         attribute given tensor data (`self.cache = x * 2`) keeps the first call's value: later calls silently see
         stale data, so with `--ms-syntax-level=lax` only tensor-valued writes are reported. A `global` written in
@@ -80,6 +81,6 @@ class StateWrittenInGraph(Rule):
             yield self.finding(
                 module, statement,
                 f"self.{target.attr} written in graph code ({function.label}) is not a Parameter: fails to compile "
-                f"under STRICT (TypeError), {consequence}; keep it in a Parameter updated with ops.assign, or "
-                "return it",
+                f"under STRICT (TypeError; AttributeError if nothing set it before), {consequence}; keep it in a "
+                "Parameter updated with ops.assign, or return it",
             )
