@@ -16,6 +16,7 @@ another finding with a line-keeping fix is decided by the compiles the worker ra
 """
 from __future__ import annotations
 
+import linecache
 import os
 import re
 from dataclasses import dataclass, field
@@ -246,6 +247,8 @@ class _Context:
                            reach=attempt.get("reach") or self.outcome.get("reach") or {}, retries=[], fixes=[])
             decided = _Context(self.job, outcome, self.device, self.level, False).verdict_for(finding)
             if decided.verdict not in DECIDED:
+                if decided.verdict == NOT_REACHED and any(note.startswith(_BY_DEFAULT) for note in verdict.notes):
+                    continue  # a retry compiled the line: what stopped it says more than the default's conditions
                 if _got_past_construction(attempt):
                     # What stops it now is no longer the first error: the last compile with fixes says what.
                     decided.message = f"{_fixes_text(fixed, self.job.path)}: {decided.message}"
@@ -254,6 +257,19 @@ class _Context:
             decided.message = f"decided {_fixes_text(fixed, self.job.path)}: {decided.message}"
             return decided
         return verdict
+
+    def left_at_none(self, first: str, location) -> str:
+        """`` (`to_mask` was left at its default None: ...)`` when a None in the error comes from a ``construct``
+        argument the compile did not pass, named on the failing line."""
+        if "NoneType" not in first or self.outcome.get("instance") == "example":
+            return ""
+        names = (self.outcome.get("signature") or {}).get("none_defaults") or []
+        text = linecache.getline(location.path, location.start)
+        named = [name for name in names if re.search(rf"\b{re.escape(name)}\b", text)]
+        if not named:
+            return ""
+        return (f" (`{named[0]}` was left at its default None: register an example that passes "
+                f"{'it' if len(named) == 1 else 'them'})")
 
     def frontend_passed(self, finding: Finding, kernel: str) -> Verdict:
         """The compile failed at kernel selection, in the backend: the frontend had parsed and type-inferred the
@@ -297,7 +313,7 @@ class _Context:
             context = _Context(self.job, outcome, self.device, self.level, False)
             verdict = context.after_fixes(finding, context.verdict_for(finding))
             verdict.message = f"with {retry.get('description')}: {verdict.message}"
-            verdict.notes.append(f"not compiled by default: {why}")
+            verdict.notes.append(f"{_BY_DEFAULT}: {why}")
             return verdict
         message = f"not compiled: {why}"
         if tried:
@@ -446,6 +462,7 @@ class _Context:
                            f"reaching this line")
             else:
                 message = f"the compile failed at line {location.start}, not at this finding: {first}"
+                message += self.left_at_none(first, location)
             return self.make(finding, INCONCLUSIVE, message, compiler_message=first,
                              compiler_location=self.location_text(location))
         message = f"the compile failed with an error unrelated to this finding: {first}"
@@ -671,6 +688,9 @@ def _got_past_construction(attempt: dict) -> bool:
     return bool(attempt.get("compiled")) or (attempt.get("error") or {}).get("stage") == "compile"
 
 
+_BY_DEFAULT = "not compiled by default"
+
+
 def _changed_by(entry: dict, finding: Finding, own_path: str) -> bool:
     """Whether a compile with ``entry`` applied says nothing of ``finding``: the fix was for the finding itself, or
     the finding's line was left out, or lies in code only the left-out statement called."""
@@ -722,8 +742,6 @@ def _named_attribute(message: str) -> str | None:
 
 
 def _line_mentions(finding: Finding, attribute: str) -> bool:
-    import linecache
-
     text = linecache.getline(finding.path, finding.line)
     return bool(re.search(rf"\.{re.escape(attribute)}\b", text))
 

@@ -357,7 +357,8 @@ class Worker:
             outcome["kind"] = "cell"
             call_parameters = _call_parameters(getattr(target, "construct", None), skip_first=True)
             required = _required_parameters(target.__init__, skip_first=True)
-            outcome["signature"] = {"init": required, "call": call_parameters or []}
+            outcome["signature"] = {"init": required, "call": call_parameters or [],
+                                    "none_defaults": _none_defaults(getattr(target, "construct", None))}
         elif is_jit_function:
             outcome["kind"] = "jit function"
             outcome["effective_level"] = _jit_level(target)
@@ -1058,6 +1059,15 @@ def _call_parameters(function, skip_first: bool) -> list[str] | None:
         elif parameter.kind == inspect.Parameter.KEYWORD_ONLY:
             return None
     return names
+
+
+def _none_defaults(function) -> list[str]:
+    """The parameters whose default is None: the compile leaves them at it."""
+    try:
+        parameters = inspect.signature(function).parameters.values()
+    except (TypeError, ValueError):
+        return []
+    return [parameter.name for parameter in parameters if parameter.default is None]
 
 
 def _jit_level(function) -> str:

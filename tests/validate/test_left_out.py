@@ -1,7 +1,7 @@
 """A compile that stops at a statement with no automatic fix, one whose effect nothing after it reads (a `with`
 header, a discarded call, an `assert`): the worker compiles again with that statement left out, in memory, and the
 findings further on are decided from that compile; lines only the left-out statement reached are never decided by
-it."""
+it. Also what such compiles say when they stop again: a None from an argument left at its default, a retry's stop."""
 from __future__ import annotations
 
 import pytest
@@ -18,6 +18,8 @@ HAZARDS = [
     ("np.mean(", "MS101", "CheckedArgument"),
     ("np.tan(", "MS101", "KeptValue"),
     ("np.exp(", "MS101", "SwitchedBlock"),
+    ("np.log(", "MS101", "MaskedScores"),
+    ("np.random.rand()", "MS104", "TrainOnlyNoise"),
 ]
 
 
@@ -79,6 +81,27 @@ def test_a_retry_that_switches_lines_on_gets_past_them_too(verdicts, left_out_mo
     assert exponential.verdict == CONFIRMED, exponential.message
     assert exponential.message.startswith(f"with quantize=True: decided with line {header} left out (MS109, "), \
         exponential.message
+
+
+@pytest.mark.mindspore
+@needs_mindspore
+def test_a_none_from_an_argument_left_at_its_default_is_named(verdicts):
+    logarithm = verdicts["np.log("]
+    assert logarithm.verdict == INCONCLUSIVE, logarithm.message
+    assert "'NoneType'" in logarithm.message
+    assert logarithm.message.endswith("(`mask` was left at its default None: register an example that passes it)")
+
+
+@pytest.mark.mindspore
+@needs_mindspore
+def test_what_stopped_the_retry_that_compiled_the_line_is_what_the_verdict_says(verdicts):
+    # The default compile, fixed, leaves the line out (not training); the train-mode retry, fixed too, reaches it and
+    # stops further on: that says more than the default compile's conditions.
+    noise = verdicts["np.random.rand()"]
+    assert noise.verdict == INCONCLUSIVE, noise.message
+    assert noise.message.startswith("with set_train(True): after applying the fix for MS601 at line "), noise.message
+    assert "(`mask` was left at its default None" in noise.message
+    assert any(note.startswith("not compiled by default: ") for note in noise.notes)
 
 
 SOURCE = '''\

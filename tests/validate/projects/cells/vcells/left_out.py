@@ -42,3 +42,18 @@ class SwitchedBlock(nn.Cell):
                 x = x * 2
             return Tensor(np.exp(x))
         return x
+
+
+class MaskedScores(nn.Cell):
+    def construct(self, scores, mask=None):
+        penalty = (1.0 - mask) * -10000.0
+        return Tensor(np.log(scores + penalty))
+
+
+class TrainOnlyNoise(nn.Cell):
+    def construct(self, x, mask=None):
+        x = x.reshape(2, 4, 8).transpose(1, 2)
+        if self.training:
+            noise = np.random.rand()
+            return x * (1.0 - mask) + noise
+        return x
