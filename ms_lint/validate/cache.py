@@ -85,11 +85,7 @@ _ENVIRONMENT_PATTERNS = ("No module named", "not installed", "Unsupported device
 
 def caused_by_environment(outcome: dict) -> bool:
     """Whether the outcome's error may go away without a change to the project (so it must not be cached)."""
-    errors = [outcome.get("error") or {}]
-    errors.extend(retry.get("error") or {} for retry in outcome.get("retries") or [])
-    for error in errors:
-        if not error:
-            continue
+    for error in _errors(outcome):
         if error.get("type") in _ENVIRONMENT_ERRORS:
             return True
         text = f"{error.get('first_line') or ''}\n{error.get('message') or ''}"[:4000]
@@ -98,15 +94,19 @@ def caused_by_environment(outcome: dict) -> bool:
     return False
 
 
+def _errors(outcome: dict) -> list[dict]:
+    """The outcome's errors: its own, its retries', and that of a parent package whose __init__ it did without."""
+    errors = [outcome.get("error"), outcome.get("parents_error")]
+    errors.extend(retry.get("error") for retry in outcome.get("retries") or [])
+    return [error for error in errors if error]
+
+
 def _missing_module(outcome: dict) -> str | None:
     """The module a ModuleNotFoundError names, when that is the outcome's only environment failure."""
     import re
 
-    errors = [outcome.get("error") or {}] + [retry.get("error") or {} for retry in outcome.get("retries") or []]
     names = set()
-    for error in errors:
-        if not error:
-            continue
+    for error in _errors(outcome):
         if error.get("type") != "ModuleNotFoundError":
             if caused_by_environment({"error": error}):
                 return None

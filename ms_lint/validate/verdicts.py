@@ -396,7 +396,7 @@ class _Context:
         error = self.error or {}
         first = self.first_line()
         kind_matches = expectation.error_matches(error.get("type", ""), error.get("message", ""))
-        if expectation.check == CONSTRUCTION and kind_matches:
+        if expectation.check == CONSTRUCTION and kind_matches and _raised_through_line(error, finding):
             return self.make(finding, CONFIRMED, first, compiler_message=first)
         named = _named_attribute(error.get("message", "") or first)
         if (kind_matches and named and _raised_at_line(error, finding) and _line_mentions(finding, named)
@@ -751,6 +751,14 @@ def _raised_at_line(error: dict, finding: Finding) -> bool:
     if not frames or not isinstance(frames[-1], (list, tuple)):
         return False
     return frames[-1][1] == finding.line and same_file(frames[-1][0], finding.path)
+
+
+def _raised_through_line(error: dict, finding: Finding) -> bool:
+    """Whether building raised in a call made at the finding's line, or at no line of its file that the traceback
+    shows (an example's error: it names no line); an error raised at another line of the file is that line's."""
+    frames = [frame for frame in (error or {}).get("traceback") or []
+              if isinstance(frame, (list, tuple)) and len(frame) >= 2 and same_file(frame[0], finding.path)]
+    return not frames or any(frame[1] == finding.line for frame in frames)
 
 
 def _raised_at(error: dict | None) -> str:

@@ -22,6 +22,7 @@ import sys
 import tempfile
 import time
 import traceback
+import types
 
 from ms_lint.validate.locations import location_lines, message_line
 
@@ -50,6 +51,8 @@ class Worker:
         self.current_root: str | None = None
         self.examples_cache: dict[tuple, dict] = {}
         self.capture: "_OutputCapture | None" = None
+        # (top package, the modules imported before) when this job imported a package without running its __init__
+        self.bare_imports: tuple[str, set[str]] | None = None
 
     # -- start-up ------------------------------------------------------------------------------------------------
 
@@ -238,6 +241,12 @@ class Worker:
             outcome["compile_log"] = location_lines(capture.read_from(start))
 
     def _restore_process_state(self) -> None:
+        if self.bare_imports is not None:
+            top, present = self.bare_imports
+            self.bare_imports = None
+            for name in set(sys.modules) - present:
+                if name == top or name.startswith(top + "."):
+                    del sys.modules[name]
         if os.environ != self.baseline_environ:
             os.environ.clear()
             os.environ.update(self.baseline_environ)
@@ -259,7 +268,25 @@ class Worker:
         if examples:
             sys.path.insert(1, os.path.dirname(examples))
         importlib.invalidate_caches()
-        state.module = self._import(job["module"], job["path"])
+        try:
+            state.module = self._import(job["module"], job["path"])
+        except ImportError as exc:
+            parents = _failing_parent_packages(exc, job["module"], job["path"])
+            if not parents:
+                raise
+            # A package's __init__ importing what this MindSpore lacks (a private module an older release had) need
+            # not stop a module that does not use it: import it with its parent packages left unexecuted, for this
+            # job only (the next one imports the package as Python does, and says so again).
+            self.bare_imports = (parents[0][0], set(sys.modules))
+            for name, directory in parents:
+                _bare_package(name, directory)
+            outcome["notes"].append(
+                f"imported with its parent packages' __init__ not run ({', '.join(name for name, _ in parents)}): "
+                f"{_first_line(exc)}")
+            # What a later install may change: the cache keeps the outcome only while it is so.
+            outcome["parents_error"] = {"type": type(exc).__name__, "message": _message(exc),
+                                        "first_line": _first_line(exc)}
+            state.module = self._import(job["module"], job["path"])
 
     def _import(self, name: str, path: str):
         top = name.split(".")[0]
@@ -1107,6 +1134,35 @@ def _supported_devices() -> list[str]:
         return [device for device in ("CPU", "GPU", "Ascend") if context.is_pkg_support_device(device)]
     except Exception:  # noqa: BLE001 -- an older MindSpore without this query: let set_device decide
         return ["CPU", "GPU", "Ascend"]
+
+
+def _failing_parent_packages(exc: ImportError, name: str, path: str) -> list[tuple[str, str]]:
+    """``[(package name, directory)]`` of the parents of module ``name`` (file ``path``), outermost first, when
+    ``exc`` was raised while one of their ``__init__.py`` ran; empty otherwise."""
+    parts = name.split(".")[:-1]
+    directory = os.path.dirname(os.path.abspath(path))
+    if os.path.basename(path) == "__init__.py":
+        directory = os.path.dirname(directory)  # a package: its folder is its own, the parent's is one up
+    parents = []
+    for depth in range(len(parts), 0, -1):
+        parents.append((".".join(parts[:depth]), directory))
+        directory = os.path.dirname(directory)
+    parents.reverse()
+    inits = {os.path.realpath(os.path.join(folder, "__init__.py")) for _, folder in parents}
+    raised_in = {os.path.realpath(frame.filename) for frame in traceback.extract_tb(exc.__traceback__)}
+    return parents if inits & raised_in else []
+
+
+def _bare_package(name: str, directory: str) -> None:
+    """``sys.modules[name]``: the package at ``directory`` without its ``__init__`` run; its submodules import."""
+    module = types.ModuleType(name)
+    module.__path__ = [directory]
+    module.__file__ = os.path.join(directory, "__init__.py")
+    module.__package__ = name
+    sys.modules[name] = module
+    parent, _, child = name.rpartition(".")
+    if parent in sys.modules:
+        setattr(sys.modules[parent], child, module)
 
 
 def _load_from_path(name: str, path: str):

@@ -162,3 +162,29 @@ def test_the_constructor_s_asserts_on_its_arguments_give_their_values():
             pass
 
     assert guessed_arguments(Plain, ["kernel_size"]).description.endswith("arguments guessed from their names")
+
+
+def test_a_construction_error_confirms_only_the_finding_whose_line_raised_it(built, worker_pool):
+    first = finding_at(built, "self.first = nn.Conv2d(3, 8, 3, padding=1)", "MS205", "TwoPadded")
+    second = finding_at(built, "self.second = nn.Conv2d(8, 8, 3, padding=1)", "MS205", "TwoPadded")
+    report = validate_findings([first, second], ValidateOptions(use_cache=False), pool=worker_pool)
+    by_line = {verdict.finding.line: verdict for verdict in report.verdicts}
+    assert by_line[first.line].verdict == CONFIRMED and "after applying" not in by_line[first.line].message
+    # The first conv raised: the second was never built by that attempt; the build with the first fixed decides it.
+    assert by_line[second.line].verdict == CONFIRMED, by_line[second.line].message
+    assert by_line[second.line].message.startswith(f"decided after applying the fix for MS205 at line {first.line}: ")
+
+
+def test_a_module_is_imported_without_the_parent_package_init_that_fails(projects, worker_pool):
+    package = projects / "cells" / "bareparent" / "models"
+    sine = finding_at(package / "sine.py", "np.sin(", "MS101", "Sine")
+    cosine = finding_at(package / "missing.py", "np.cos(", "MS101", "Cosine")
+    report = validate_findings([sine, cosine], ValidateOptions(use_cache=False), pool=worker_pool)
+    by_scope = {verdict.finding.scope: verdict for verdict in report.verdicts}
+    assert by_scope["Sine"].verdict == CONFIRMED, by_scope["Sine"].message
+    assert any(note.startswith("imported with its parent packages' __init__ not run (bareparent, bareparent.models): "
+                               "ModuleNotFoundError: No module named 'mindspore.parallel._transformer'")
+               for note in by_scope["Sine"].notes), by_scope["Sine"].notes
+    # The module's own import fails: nothing to get past, the error is the verdict's.
+    assert by_scope["Cosine"].verdict != CONFIRMED
+    assert "a_module_nobody_installed" in by_scope["Cosine"].message

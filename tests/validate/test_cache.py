@@ -145,6 +145,17 @@ def test_a_missing_module_is_reused_only_while_it_is_still_missing(tmp_path):
     assert cache.get(str(tmp_path), "key", str(tmp_path)) is None
 
 
+def test_a_result_obtained_without_a_failing_parent_package_init_is_reused_only_while_it_fails(tmp_path):
+    cache = OutcomeCache()
+    parent = outcome("ModuleNotFoundError", "No module named 'ms_lint_never_there'")["error"]
+    compiled = {"status": "ok", "compiled": True, "parents_error": parent}
+    assert caused_by_environment(compiled)
+    cache.put(str(tmp_path), "key", compiled, str(tmp_path))
+    assert cache.get(str(tmp_path), "key", str(tmp_path))["requires_missing"] == "ms_lint_never_there"
+    write(tmp_path / "ms_lint_never_there.py")  # installed: the package's __init__ may run now
+    assert cache.get(str(tmp_path), "key", str(tmp_path)) is None
+
+
 def test_a_module_file_that_appears_for_an_existing_import_joins_the_key(tmp_path):
     project(tmp_path)
     models = tmp_path / "pkg" / "models.py"

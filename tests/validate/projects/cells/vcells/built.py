@@ -83,3 +83,13 @@ class UsesPadded(nn.Cell):
 
     def construct(self, x):
         return Tensor(np.tan(self.inner(x)))
+
+
+class TwoPadded(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.first = nn.Conv2d(3, 8, 3, padding=1)
+        self.second = nn.Conv2d(8, 8, 3, padding=1)
+
+    def construct(self, x):
+        return self.second(self.first(x))

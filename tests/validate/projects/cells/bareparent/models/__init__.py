@@ -1,0 +1,1 @@
+from .sine import Sine  # noqa: F401
