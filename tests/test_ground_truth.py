@@ -240,6 +240,37 @@ CASES = [
             def construct(self, x):
                 return x.reshape(2, 3, 1).transpose(0, 2, 1).sum() + x.transpose(1, 0)
     """, "ok", "ok"),
+    ("expand-with-a-shape-tuple", "MS603", """
+        class Net(nn.Cell):
+            def construct(self, x):
+                return x.reshape(1, 2, 3).expand((x.shape[0], -1, -1))
+    """, "fail", "fail"),
+    ("expand-with-a-list", "MS603", """
+        class Net(nn.Cell):
+            def construct(self, x):
+                return x.reshape(1, 2, 3).expand([2, 2, 3])
+    """, "fail", "fail"),
+    ("expand-with-separate-sizes", "MS603", """
+        class Net(nn.Cell):
+            def construct(self, x):
+                return x.reshape(1, 2, 3).expand(2, -1, -1)
+    """, "fail", "fail"),
+    ("expand-to-a-tensor-s-shape", "MS603", """
+        class Net(nn.Cell):
+            def construct(self, x):
+                return x[:1].expand(x.shape)
+    """, "fail", "fail"),
+    ("broadcast-to-is-the-fix-for-expand", None, """
+        class Net(nn.Cell):
+            def construct(self, x):
+                y = x.reshape(1, 2, 3)
+                return y.broadcast_to((x.shape[0], -1, -1)) + y.broadcast_to([2, 2, 3]) + x[:1].broadcast_to(x.shape)
+    """, "ok", "ok"),
+    ("expand-with-a-tensor-of-sizes", None, """
+        class Net(nn.Cell):
+            def construct(self, x):
+                return x.reshape(1, 2, 3).expand(Tensor([2, 2, 3])) + x.expand_as(x)
+    """, "ok", "ok"),
     ("detach", "MS602", """
         class Net(nn.Cell):
             def construct(self, x):

@@ -168,6 +168,11 @@ EXPECTATIONS: dict[str, Expectation] = {
         error_types=("AttributeError",),
         patterns=(r"has no attribute", r"cannot get attributes"),
     ),
+    "MS603": Expectation(
+        COMPILE,
+        error_types=("RuntimeError", "TypeError"),
+        patterns=(r"GetShapeVector", r"parameters number of the function"),
+    ),
     "MS201": Expectation(
         PARAMETER_PROBE,
         fails_at=frozenset(),

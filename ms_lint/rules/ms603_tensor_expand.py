@@ -1,0 +1,107 @@
+"""MS603: PyTorch's ``Tensor.expand(sizes)`` in graph code."""
+from __future__ import annotations
+
+import ast
+from typing import Iterator
+
+from ms_lint.findings import Finding
+from ms_lint.fixes import Edit, FixContext
+from ms_lint.model import TENSOR, ModuleFacts
+from ms_lint.rules.base import Rule
+
+
+class TensorExpand(Rule):
+    code = "MS603"
+    name = "tensor-expand"
+    summary = "PyTorch's `t.expand(sizes)` in graph code, which MindSpore 2.10 compiles only with a Tensor of sizes"
+    fix_summary = "broadcast with `t.broadcast_to(shape)` (or `ops.broadcast_to`); `-1` keeps a dimension"
+    what = """
+        Reports `t.expand(...)` on a tensor value in graph code when the sizes are given as a tuple, a list or
+        separate integers (`t.expand((b, 1, -1))`, `t.expand(b, -1, -1)`, `t.expand(*shape)`). A Tensor of sizes
+        (`t.expand(ms.Tensor([2, 3]))`) compiles and is not reported, nor is `expand_as`.
+    """
+    why = """
+        In PyNative, `Tensor.expand` takes PyTorch's sizes and broadcasts. In graph mode MindSpore 2.10 compiles it
+        only with a Tensor of sizes (measured on CPU, STRICT and LAX alike): sizes as a tuple or list fail with
+        RuntimeError "The method 'GetShapeVector()' doesn't implement", separate integers with TypeError "The
+        parameters number of the function is 2". `broadcast_to` takes the same shape, `-1` keeping a dimension as
+        `expand` does, and compiles at every level.
+    """
+    example = """
+        class Embeddings(nn.Cell):
+            def __init__(self, dim):
+                super().__init__()
+                self.class_token = Parameter(ops.zeros((1, 1, dim)))
+
+            def construct(self, patches):
+                tokens = self.class_token.expand((patches.shape[0], 1, -1))
+                return ops.cat([tokens, patches], axis=1)
+    """
+    use_instead = """
+        class Embeddings(nn.Cell):
+            def __init__(self, dim):
+                super().__init__()
+                self.class_token = Parameter(ops.zeros((1, 1, dim)))
+
+            def construct(self, patches):
+                tokens = self.class_token.broadcast_to((patches.shape[0], 1, -1))
+                return ops.cat([tokens, patches], axis=1)
+    """
+    autofix = """
+        Renames the method to `broadcast_to`; separate sizes become one tuple (`t.expand(b, -1)` ->
+        `t.broadcast_to((b, -1))`).
+    """
+
+    def check(self, module: ModuleFacts) -> Iterator[Finding]:
+        for function in module.graph_functions:
+            for node in function.nodes_of(ast.Call):
+                func = node.func
+                if not (isinstance(func, ast.Attribute) and func.attr == "expand" and _sizes_not_a_tensor(node, function)
+                        and function.kind(func.value) == TENSOR):
+                    continue
+                sizes = ", ".join(ast.unparse(argument) for argument in node.args)
+                shape = sizes if len(node.args) == 1 and not isinstance(node.args[0], ast.Starred) else f"({sizes})"
+                yield self.finding(
+                    module, node,
+                    f".expand({sizes}) in graph code ({function.label}) fails to compile in graph mode at every syntax "
+                    "level (MindSpore 2.10 takes only a Tensor of sizes there: RuntimeError for a shape, TypeError "
+                    f"for separate sizes; PyNative runs it); use .broadcast_to({shape}), where -1 keeps a dimension",
+                )
+
+    def fix(self, context: FixContext, finding: Finding) -> list[Edit]:
+        call = finding.node
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "expand"
+                and call.args and not call.keywords):
+            return []
+        renamed = context.replace(call.func, f"{context.text(call.func.value)}.broadcast_to")
+        if len(call.args) == 1 and not isinstance(call.args[0], ast.Starred):
+            return [renamed]
+        start, end = context.start_of(call.args[0]), context.end_of(call.args[-1])
+        sizes = context.source[start:end]
+        return [renamed, Edit(start, end, f"({sizes},)" if len(call.args) == 1 else f"({sizes})")]
+
+
+def _sizes_not_a_tensor(call: ast.Call, function) -> bool:
+    """Whether the sizes are given in a form graph mode rejects: anything but one Tensor."""
+    arguments = list(call.args) + [keyword.value for keyword in call.keywords]
+    if not arguments:
+        return False
+    if len(arguments) == 1 and not isinstance(arguments[0], ast.Starred):
+        only = arguments[0]
+        if isinstance(only, (ast.Tuple, ast.List)):
+            return True
+        # A tensor of sizes compiles; a shape or a name bound to one is what PyTorch code passes.
+        return function.kind(only) != TENSOR and _looks_like_sizes(only)
+    return True
+
+
+def _looks_like_sizes(expr: ast.AST) -> bool:
+    """A shape read from a tensor (``x.shape``, ``x.shape[:2]``, ``x.size()``) or a name holding sizes: not a
+    tensor, nor anything else ``expand`` could mean."""
+    if isinstance(expr, ast.Subscript):
+        expr = expr.value
+    if isinstance(expr, ast.Attribute) and expr.attr == "shape":
+        return True
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr == "size":
+        return True
+    return isinstance(expr, ast.Constant) and type(expr.value) is int
