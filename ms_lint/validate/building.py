@@ -4,7 +4,8 @@ Ways to build, tried in this order after a registered example:
 
 1. a constructor call found in the module with constant arguments (``Net(3, [64, 128])``, a factory function such
    as ``def resnet50(**kw): return ResNet(Bottleneck, [3, 4, 6, 3], **kw)``, a module-level instance); a factory
-   parameter with a constant default stands for its default;
+   parameter with a constant default stands for its default; a call in another class's method that takes a config
+   (``Embedding(config.vocab_size, config.hidden_size)``), with that config class built as in 3;
 2. the constructor's own defaults (``Net()``);
 3. for config-driven models (``Model(config)``, ``__init__(self, config: XConfig)``), the config class built with
    its own defaults, shrunk where it has obvious size fields (layers, hidden size, heads, vocabulary), then
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import operator
 import re
 from dataclasses import dataclass, field
 
@@ -53,38 +55,86 @@ def constructor_calls(module, path: str, class_name: str) -> list[Recipe]:
         return []
     namespace = vars(module)
     recipes: list[Recipe] = []
-    for function, call in _calls(tree, class_name):
-        defaults = _constant_defaults(function) if function is not None else {}
+    configs: dict[str, tuple] = {}
+    for owner, function, call in _calls(tree, class_name):
+        defaults = _constant_defaults(function) if function is not None and owner is None else {}
+        names, config, config_text = namespace, None, ""
+        if owner is not None:
+            # A sub-Cell built in another class's method from that method's config: the config class with its
+            # defaults, shrunk, stands for it (``Embedding(config.vocab_size, config.hidden_size)``).
+            if owner.name not in configs:
+                configs[owner.name] = _owner_config(namespace.get(owner.name), module, function)
+            parameter, config, config_text = configs[owner.name]
+            if config is None:
+                continue
+            names = {**namespace, parameter: config}
         try:
-            args = tuple(_constant(argument, namespace, defaults) for argument in call.args)
-            kwargs = {keyword.arg: _constant(keyword.value, namespace, defaults)
+            args = tuple(_constant(argument, names, defaults) for argument in call.args)
+            kwargs = {keyword.arg: _constant(keyword.value, names, defaults)
                       for keyword in call.keywords if keyword.arg is not None}
         except _NotConstant:
             continue
-        where = f"line {call.lineno}" + (f" in {function.name}()" if function is not None else "")
+        where = f"line {call.lineno}" + (f" in {(owner.name + '.') if owner else ''}{function.name}()"
+                                         if function is not None else "")
         shown = ast.unparse(call)
         shown = shown if len(shown) <= 80 else shown[:77] + "..."
-        recipes.append(Recipe("constructor call", f"{shown} ({where})", args, kwargs))
+        recipes.append(Recipe("constructor call", f"{shown} ({where}{config_text})", args, kwargs, config))
         if len(recipes) >= _MAX_CALLS:
             break
     return recipes
 
 
 def _calls(tree: ast.Module, class_name: str):
-    """``(enclosing module-level function or None, call)`` for each call of ``class_name``, module level first."""
+    """``(enclosing class or None, enclosing function or None, call)`` for each call of ``class_name``: module
+    level first, then in module-level functions, then in the methods of other classes that take a config."""
     found = []
     for statement in tree.body:
-        function = statement if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
         if isinstance(statement, ast.ClassDef):
-            continue  # inside another class the arguments are that class's attributes, not constants
-        for node in ast.walk(statement):
-            if isinstance(node, ast.Call):
-                func = node.func
-                name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
-                if name == class_name:
-                    found.append((function, node))
-    found.sort(key=lambda item: item[0] is not None)
+            for method in statement.body:
+                if isinstance(method, ast.FunctionDef) and _config_parameter(method) is not None:
+                    found += [(statement, method, node) for node in _calls_of(method, class_name)]
+            continue  # elsewhere inside a class the arguments are that class's attributes, not constants
+        function = statement if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
+        found += [(None, function, node) for node in _calls_of(statement, class_name)]
+    found.sort(key=lambda item: (item[0] is not None, item[1] is not None))
     return found
+
+
+def _calls_of(tree: ast.AST, class_name: str) -> list[ast.Call]:
+    calls = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            func = node.func
+            if (func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)) == class_name:
+                calls.append(node)
+    return calls
+
+
+def _config_parameter(method: ast.FunctionDef) -> str | None:
+    """The parameter of ``method`` that takes a config (named ``config``, or annotated with a ``...Config``)."""
+    for argument in method.args.args[1:] + method.args.kwonlyargs:
+        annotation = ast.unparse(argument.annotation) if argument.annotation is not None else ""
+        if argument.arg == "config" or annotation.strip("'\"").endswith("Config"):
+            return argument.arg
+    return None
+
+
+def _owner_config(owner, module, method: ast.FunctionDef) -> tuple:
+    """``(parameter, the owner's config class built with its defaults and shrunk, how that reads)``, or
+    ``(None, None, "")`` when the class or its config cannot be had."""
+    parameter = _config_parameter(method)
+    if not isinstance(owner, type) or parameter is None:
+        return None, None, ""
+    found = _config_class(owner, module, [parameter])
+    if found is None:
+        return None, None, ""
+    try:
+        config = found[1]()
+    except Exception:  # noqa: BLE001 -- a config without defaults
+        return None, None, ""
+    changed = shrink(config)
+    how = f", {parameter} = {found[1].__name__}() with its defaults" + (", shrunk" if changed else "")
+    return parameter, config, how
 
 
 class _NotConstant(Exception):
@@ -129,13 +179,29 @@ def _constant(node, namespace: dict, defaults: dict):
         raise _NotConstant
     if isinstance(node, ast.Attribute):
         base = _constant(node.value, namespace, defaults)
-        if not inspect.ismodule(base) and not isinstance(base, type):
+        if not inspect.ismodule(base) and not isinstance(base, type) and not _is_config(base):
             raise _NotConstant
         try:
             return getattr(base, node.attr)
         except AttributeError:
             raise _NotConstant from None
+    if isinstance(node, ast.BinOp) and type(node.op) in _ARITHMETIC:
+        left, right = _constant(node.left, namespace, defaults), _constant(node.right, namespace, defaults)
+        if not all(isinstance(value, (int, float)) and not isinstance(value, bool) for value in (left, right)):
+            raise _NotConstant
+        try:
+            return _ARITHMETIC[type(node.op)](left, right)
+        except ArithmeticError:
+            raise _NotConstant from None
     raise _NotConstant
+
+
+_ARITHMETIC = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.FloorDiv: operator.floordiv,
+               ast.Div: operator.truediv, ast.Mod: operator.mod}
+
+
+def _is_config(value) -> bool:
+    return type(value).__name__.endswith("Config")
 
 
 # -- 3. config classes ----------------------------------------------------------------------------------------------

@@ -3,6 +3,7 @@ a config class with its sizes shrunk, arguments guessed from their names; and a 
 another finding's line."""
 from __future__ import annotations
 
+import ast
 import json
 
 import pytest
@@ -188,3 +189,31 @@ def test_a_module_is_imported_without_the_parent_package_init_that_fails(project
     # The module's own import fails: nothing to get past, the error is the verdict's.
     assert by_scope["Cosine"].verdict != CONFIRMED
     assert "a_module_nobody_installed" in by_scope["Cosine"].message
+
+
+def test_a_sub_cell_is_built_as_its_owner_builds_it_from_the_config(built, worker_pool):
+    # Guessed from its names, padding_idx would stay None and the compile stop at `ids + None`; the owner's call
+    # passes config.pad_token_id.
+    cosine = finding_at(built, "np.cos(self.table(", "MS101", "Positions")
+    report = validate_findings([cosine], ValidateOptions(use_cache=False), pool=worker_pool)
+    verdict = report.verdicts[0]
+    assert verdict.verdict == CONFIRMED, verdict.message
+    assert verdict.built.startswith("Positions(config.max_positions + config.pad_token_id + 1, config.hidden_size")
+    assert verdict.built.endswith("in PositionsModel.__init__(), config = PositionsConfig() with its defaults, "
+                                  "shrunk)"), verdict.built
+
+
+def test_constructor_arguments_read_from_a_config_and_combined_arithmetically():
+    from ms_lint.validate.building import _NotConstant, _constant
+
+    class SmallConfig:
+        hidden_size = 32
+        pad_token_id = 1
+
+    config = SmallConfig()
+    names = {"config": config}
+    assert _constant(ast.parse("config.hidden_size * 2 + config.pad_token_id", mode="eval").body, names, {}) == 65
+    assert _constant(ast.parse("config.hidden_size // 4", mode="eval").body, names, {}) == 8
+    for text in ("config.hidden_size / 0", "config.missing", "other.hidden_size", "config.hidden_size + 'a'"):
+        with pytest.raises(_NotConstant):
+            _constant(ast.parse(text, mode="eval").body, names, {})

@@ -93,3 +93,30 @@ class TwoPadded(nn.Cell):
 
     def construct(self, x):
         return self.second(self.first(x))
+
+
+class Positions(nn.Cell):
+    def __init__(self, num_positions, dim, padding_idx=None):
+        super().__init__()
+        self.table = nn.Embedding(num_positions, dim)
+        self.padding_idx = padding_idx
+
+    def construct(self, ids):
+        return Tensor(np.cos(self.table(ids + self.padding_idx + 1)))
+
+
+class PositionsConfig:
+    def __init__(self, max_positions=64, hidden_size=1024, pad_token_id=1):
+        self.max_positions = max_positions
+        self.hidden_size = hidden_size
+        self.pad_token_id = pad_token_id
+
+
+class PositionsModel(nn.Cell):
+    def __init__(self, config: PositionsConfig):
+        super().__init__()
+        self.positions = Positions(config.max_positions + config.pad_token_id + 1, config.hidden_size,
+                                   config.pad_token_id)
+
+    def construct(self, ids):
+        return self.positions(ids)
