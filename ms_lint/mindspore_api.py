@@ -143,3 +143,9 @@ def tensor_methods() -> frozenset[str]:
 @lru_cache(maxsize=1)
 def _tensor_methods() -> frozenset[str]:
     return frozenset(tables().get("tensor_methods", ()))
+
+
+@lru_cache(maxsize=1)
+def tensor_properties() -> frozenset[str]:
+    """The public properties of the installed MindSpore's ``Tensor`` (generated): ``size`` is one."""
+    return frozenset(tables().get("tensor_properties", ()))

@@ -19,7 +19,7 @@ SHIPPED = json.loads(SHIPPED_TEXT)
 def test_top_level_keys():
     assert set(SHIPPED) == {
         "mindspore_version", "nn_cells", "mint_nn_cells", "jit_forbidden", "ops_functions", "ops_primitives",
-        "dataset_transforms", "tensor_methods",
+        "dataset_transforms", "tensor_methods", "tensor_properties",
     }
     assert SHIPPED["mindspore_version"].startswith("2.10.")
 
@@ -31,7 +31,7 @@ def test_file_is_in_canonical_form():
 
 def test_every_list_is_sorted_and_unique():
     lists = [SHIPPED["ops_functions"], SHIPPED["ops_primitives"], SHIPPED["dataset_transforms"],
-             SHIPPED["tensor_methods"], SHIPPED["jit_forbidden"]["functions"], SHIPPED["jit_forbidden"]["modules"],
+             SHIPPED["tensor_methods"], SHIPPED["tensor_properties"], SHIPPED["jit_forbidden"]["functions"], SHIPPED["jit_forbidden"]["modules"],
              *SHIPPED["jit_forbidden"]["methods"].values()]
     for names in lists:
         assert names == sorted(set(names))
@@ -181,3 +181,10 @@ def test_tensor_methods_hold_mindspore_tensor_api_and_not_pytorch_only_methods()
     methods = set(SHIPPED["tensor_methods"])
     assert {"asnumpy", "swapaxes", "transpose", "set_data", "requires_grad", "clamp", "view"} <= methods
     assert not {"detach", "cuda", "cpu", "backward"} & methods
+
+
+def test_tensor_properties_are_the_attributes_read_as_values():
+    properties = set(SHIPPED["tensor_properties"])
+    # size is one: PyTorch's x.size(0) calls it (MS602); the methods are not.
+    assert {"size", "shape", "dtype", "ndim"} <= properties <= set(SHIPPED["tensor_methods"])
+    assert not {"view", "reshape", "numel", "dim"} & properties

@@ -276,6 +276,16 @@ CASES = [
             def construct(self, x):
                 return x.detach() * 2
     """, "fail", "fail"),
+    ("size-called-as-in-pytorch", "MS602", """
+        class Net(nn.Cell):
+            def construct(self, x):
+                return x * x.size(0)
+    """, "fail", "fail"),
+    ("shape-is-the-fix-for-size", None, """
+        class Net(nn.Cell):
+            def construct(self, x):
+                return x * x.shape[0] * x.size
+    """, "ok", "ok"),
     ("cuda", "MS602", """
         class Net(nn.Cell):
             def construct(self, x):

@@ -54,6 +54,11 @@ PYTORCH_ONLY_METHODS: dict[str, str | None] = {
 }
 _DEVICE_MOVES = frozenset({"cpu", "cuda", "xpu"})
 
+# PyTorch methods that MindSpore's Tensor has as properties (generated ``tensor_properties`` table): calling one
+# calls its value. ``x.size(d)`` means ``x.shape[d]``; MindSpore's ``size`` is the number of elements.
+PYTORCH_METHODS_READ_AS_PROPERTIES: dict[str, str] = {"size": "shape"}
+_WATCHED = frozenset(PYTORCH_ONLY_METHODS) | frozenset(PYTORCH_METHODS_READ_AS_PROPERTIES)
+
 
 class TensorMethodMissing(Rule):
     code = "MS602"
@@ -64,15 +69,18 @@ class TensorMethodMissing(Rule):
         Reports calls, on a tensor value, of PyTorch `torch.Tensor` methods that the installed MindSpore's `Tensor`
         and `Parameter` do not have at all (`.detach()`, `.cuda()`, `.cpu()`, `.relu()`, `.clamp_min()`, in-place
         forms such as `.unsqueeze_()`), in graph code and in code PyNative runs for a Cell, and in any other
-        function of the module where the value is known to be a tensor. The set of MindSpore's tensor methods is
+        function of the module where the value is known to be a tensor; also `.size()` / `.size(d)`, which
+        MindSpore's Tensor has as a property (the number of elements), not a method. The set of MindSpore's tensor methods is
         generated from the installed MindSpore; the message names the MindSpore function of the same operation
         where there is one (`detach` -> `ops.stop_gradient`). Modules that import `torch` (or a PyTorch shim such
         as `mindtorch`) are skipped: their tensors may be PyTorch's.
     """
     why = """
         The method does not exist: the call raises AttributeError in graph mode (STRICT and LAX) and in PyNative
-        alike (measured 2.10 CPU: `'Tensor' object has no attribute 'detach'`). In graph code the failure comes at
-        the first compile; in PyNative at the first call that reaches the line.
+        alike (measured 2.10 CPU: `'Tensor' object has no attribute 'detach'`). Calling `size` calls an int:
+        TypeError in PyNative ("'int' object is not callable"), ValueError in graph mode ("The object is not
+        callable"). In graph code the failure comes at the first compile; in PyNative at the first call that
+        reaches the line.
     """
     example = """
         class Net(nn.Cell):
@@ -88,30 +96,41 @@ class TensorMethodMissing(Rule):
     """
     autofix = """
         `x.detach()` becomes `ops.stop_gradient(x)` (importing it when needed); `x.cpu()`/`x.cuda()` with no
-        arguments become `x` (MindSpore places tensors on the device set with `mindspore.set_device`).
+        arguments become `x` (MindSpore places tensors on the device set with `mindspore.set_device`);
+        `x.size(d)` becomes `x.shape[d]`, `x.size()` becomes `x.shape`.
     """
 
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
-        existing = api.tensor_methods()
+        existing, properties = api.tensor_methods(), api.tensor_properties()
         if _uses_torch(module):
             return
         reported: set[int] = set()
         for function in _tensor_code(module):
             for node in function.nodes_of(ast.Call):
                 func = node.func
-                if (id(node) in reported or not isinstance(func, ast.Attribute)
-                        or func.attr not in PYTORCH_ONLY_METHODS or func.attr in existing
-                        or function.kind(func.value) != TENSOR):
+                if id(node) in reported or not isinstance(func, ast.Attribute) or func.attr not in _WATCHED:
+                    continue
+                missing = func.attr in PYTORCH_ONLY_METHODS and func.attr not in existing
+                if not (missing or func.attr in properties) or function.kind(func.value) != TENSOR:
                     continue
                 reported.add(id(node))
-                yield self.finding(module, node, _message(func.attr, function))
+                yield self.finding(module, node, _message(func.attr, function) if missing
+                                   else _property_message(func.attr, node, function))
 
     def fix(self, context, finding: Finding) -> list:
         call = finding.node
-        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)) or call.args or call.keywords:
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)):
             return []
         method = call.func.attr
         receiver = context.text(call.func.value)
+        if method in PYTORCH_METHODS_READ_AS_PROPERTIES:
+            dimension = _dimension(call)
+            if dimension is None and (call.args or call.keywords):
+                return []
+            read = f"{receiver}.{PYTORCH_METHODS_READ_AS_PROPERTIES[method]}"
+            return [context.replace(call, read if dimension is None else f"{read}[{context.text(dimension)}]")]
+        if call.args or call.keywords:
+            return []
         if method == "detach":
             return [context.replace(call, f"{context.reference('mindspore.ops.stop_gradient')}({receiver})")]
         if method in _DEVICE_MOVES:
@@ -137,7 +156,7 @@ def _tensor_code(module: ModuleFacts) -> Iterator[GraphFunction]:
             continue
         seen.add(id(node))
         calls = module.index.body_nodes_of(node, (ast.Call,))
-        if any(isinstance(c.func, ast.Attribute) and c.func.attr in PYTORCH_ONLY_METHODS for c in calls):
+        if any(isinstance(c.func, ast.Attribute) and c.func.attr in _WATCHED for c in calls):
             yield module.plain_function(node, owner)
 
 
@@ -154,3 +173,22 @@ def _message(method: str, function: GraphFunction) -> str:
         advice = "MindSpore has no equivalent tensor method"
     return (f".{method}() is a PyTorch tensor method that MindSpore's Tensor does not have: AttributeError in "
             f"{where}, in graph mode and PyNative alike; {advice}")
+
+
+def _dimension(call: ast.Call) -> ast.AST | None:
+    """The dimension ``x.size(d)`` / ``x.size(dim=d)`` asks for; None for ``x.size()`` or another form."""
+    if len(call.args) == 1 and not call.keywords and not isinstance(call.args[0], ast.Starred):
+        return call.args[0]
+    if not call.args and len(call.keywords) == 1 and call.keywords[0].arg == "dim":
+        return call.keywords[0].value
+    return None
+
+
+def _property_message(method: str, call: ast.Call, function: GraphFunction) -> str:
+    where = f"graph code ({function.label})" if function.module.is_graph_code(function.node) else function.label
+    attribute = PYTORCH_METHODS_READ_AS_PROPERTIES[method]
+    dimension = _dimension(call)
+    instead = f".{attribute}[{ast.unparse(dimension)}]" if dimension is not None else f".{attribute}"
+    return (f".{method}() is a PyTorch tensor method; MindSpore's Tensor.{method} is a property (the number of "
+            f"elements), so the call fails in {where}: TypeError in PyNative ('int' object is not callable), "
+            f"ValueError in graph mode ('The object is not callable'); use {instead}")

@@ -17,6 +17,8 @@ The tables hold what the installed MindSpore itself says, so that the static rul
   in a refused module, under each public name it is exported as); ``modules`` lists the refused modules.
 * ``ops_functions`` / ``ops_primitives``: the public operator functions and Primitive classes of
   ``mindspore.ops``; ``dataset_transforms``: the transform classes of ``mindspore.dataset`` (qualified names).
+* ``tensor_properties``: the public properties of ``mindspore.Tensor`` (``size`` is one: PyTorch's ``x.size(0)``
+  calls it);
 * ``tensor_methods``: every public attribute of ``mindspore.Tensor`` and ``mindspore.Parameter`` (methods and
   properties), so that a rule can tell a method MindSpore's tensors do not have at all (``.detach()``).
 
@@ -433,6 +435,12 @@ def tensor_methods_table(ms: types.ModuleType) -> list[str]:
     return sorted(names)
 
 
+def tensor_properties_table(ms: types.ModuleType) -> list[str]:
+    """The public properties of ``Tensor``: read as values, so calling one (PyTorch's ``x.size(0)``) fails."""
+    return sorted(name for name in dir(ms.Tensor)
+                  if not name.startswith("_") and isinstance(inspect.getattr_static(ms.Tensor, name, None), property))
+
+
 def dataset_transform_table() -> list[str]:
     try:
         base = importlib.import_module("mindspore.dataset.transforms.transforms")
@@ -479,6 +487,7 @@ def build_tables(explain: dict[str, CellDecision] | None = None) -> dict[str, An
         ops_functions, ops_primitives = ops_tables(ms)
         transforms = dataset_transform_table()
         tensor_methods = tensor_methods_table(ms)
+        tensor_properties = tensor_properties_table(ms)
     if explain is not None:
         explain.update(cells)
     optimizer_base = ms.nn.Optimizer
@@ -496,6 +505,7 @@ def build_tables(explain: dict[str, CellDecision] | None = None) -> dict[str, An
         "ops_primitives": ops_primitives,
         "dataset_transforms": transforms,
         "tensor_methods": tensor_methods,
+        "tensor_properties": tensor_properties,
     }
 
 

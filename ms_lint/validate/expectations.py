@@ -165,8 +165,8 @@ EXPECTATIONS: dict[str, Expectation] = {
     ),
     "MS602": Expectation(
         COMPILE,
-        error_types=("AttributeError",),
-        patterns=(r"has no attribute", r"cannot get attributes"),
+        error_types=("AttributeError", "ValueError", "TypeError"),
+        patterns=(r"has no attribute", r"cannot get attributes", r"not callable"),
     ),
     "MS603": Expectation(
         COMPILE,
