@@ -145,6 +145,27 @@ def _tensor_methods() -> frozenset[str]:
     return frozenset(tables().get("tensor_methods", ()))
 
 
+def cell_keywords(qualname: str | None) -> frozenset[str] | None:
+    """The keyword names the MindSpore Cell ``qualname`` (``mindspore.nn.Dense``) takes; None when it is not one
+    of the generated table's (unknown, or its constructor takes ``**kwargs``)."""
+    if is_mint_nn_name(qualname):
+        return _cell_keywords().get(f"mindspore.mint.nn.{last_name(qualname)}")
+    if is_nn_name(qualname):
+        return _cell_keywords().get(f"mindspore.nn.{last_name(qualname)}")
+    return None
+
+
+@lru_cache(maxsize=1)
+def cell_class_names() -> tuple[str, ...]:
+    """The class names of the Cells ``cell_keywords`` knows (``Dense``, ``Linear``...)."""
+    return tuple(sorted({last_name(name) for name in _cell_keywords()}))
+
+
+@lru_cache(maxsize=1)
+def _cell_keywords() -> dict[str, frozenset[str]]:
+    return {name: frozenset(keywords) for name, keywords in tables().get("cell_keywords", {}).items()}
+
+
 @lru_cache(maxsize=1)
 def tensor_properties() -> frozenset[str]:
     """The public properties of the installed MindSpore's ``Tensor`` (generated): ``size`` is one."""

@@ -19,7 +19,7 @@ SHIPPED = json.loads(SHIPPED_TEXT)
 def test_top_level_keys():
     assert set(SHIPPED) == {
         "mindspore_version", "nn_cells", "mint_nn_cells", "jit_forbidden", "ops_functions", "ops_primitives",
-        "dataset_transforms", "tensor_methods", "tensor_properties",
+        "dataset_transforms", "tensor_methods", "tensor_properties", "cell_keywords",
     }
     assert SHIPPED["mindspore_version"].startswith("2.10.")
 
@@ -181,6 +181,16 @@ def test_tensor_methods_hold_mindspore_tensor_api_and_not_pytorch_only_methods()
     methods = set(SHIPPED["tensor_methods"])
     assert {"asnumpy", "swapaxes", "transpose", "set_data", "requires_grad", "clamp", "view"} <= methods
     assert not {"detach", "cuda", "cpu", "backward"} & methods
+
+
+def test_cell_keywords_are_the_constructor_s_names_and_leave_out_classes_taking_any():
+    keywords = SHIPPED["cell_keywords"]
+    assert {"in_channels", "out_channels", "has_bias", "weight_init"} <= set(keywords["mindspore.nn.Dense"])
+    assert "bias" not in keywords["mindspore.nn.Dense"] and "bias" in keywords["mindspore.mint.nn.Linear"]
+    assert "group" in keywords["mindspore.nn.Conv1d"] and "groups" not in keywords["mindspore.nn.Conv1d"]
+    assert keywords["mindspore.nn.ReLU"] == []
+    assert all(names == sorted(set(names)) for names in keywords.values())
+    assert list(keywords) == sorted(keywords)
 
 
 def test_tensor_properties_are_the_attributes_read_as_values():

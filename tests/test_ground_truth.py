@@ -286,6 +286,23 @@ CASES = [
             def construct(self, x):
                 return x * x.shape[0] * x.size
     """, "ok", "ok"),
+    ("dense-with-pytorch-s-bias-keyword", "MS604", """
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.proj = nn.Dense(3, 3, bias=False)
+            def construct(self, x):
+                return self.proj(x)
+    """, "fail", "fail"),
+    ("dense-with-has-bias", None, """
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.proj = nn.Dense(3, 3, has_bias=False)
+                self.norm = nn.LayerNorm((3,), epsilon=1e-6)
+            def construct(self, x):
+                return self.norm(self.proj(x))
+    """, "ok", "ok"),
     ("cuda", "MS602", """
         class Net(nn.Cell):
             def construct(self, x):

@@ -17,6 +17,8 @@ The tables hold what the installed MindSpore itself says, so that the static rul
   in a refused module, under each public name it is exported as); ``modules`` lists the refused modules.
 * ``ops_functions`` / ``ops_primitives``: the public operator functions and Primitive classes of
   ``mindspore.ops``; ``dataset_transforms``: the transform classes of ``mindspore.dataset`` (qualified names).
+* ``cell_keywords``: the keyword names each public Cell of ``mindspore.nn`` and ``mindspore.mint.nn`` takes (those
+  whose constructor has no ``**kwargs``): PyTorch's ``nn.Linear(..., bias=False)`` spelled ``nn.Dense`` fails;
 * ``tensor_properties``: the public properties of ``mindspore.Tensor`` (``size`` is one: PyTorch's ``x.size(0)``
   calls it);
 * ``tensor_methods``: every public attribute of ``mindspore.Tensor`` and ``mindspore.Parameter`` (methods and
@@ -435,6 +437,27 @@ def tensor_methods_table(ms: types.ModuleType) -> list[str]:
     return sorted(names)
 
 
+def cell_keywords_table(ms: types.ModuleType) -> dict[str, list[str]]:
+    """``{"mindspore.nn.Dense": [its constructor's keyword names]}`` for the public Cells of ``mindspore.nn`` and
+    ``mindspore.mint.nn`` whose constructor takes no ``**kwargs``: any other keyword raises TypeError."""
+    table = {}
+    for prefix, namespace in (("mindspore.nn", ms.nn), ("mindspore.mint.nn", importlib.import_module("mindspore.mint.nn"))):
+        for name in dir(namespace):
+            cls = getattr(namespace, name)
+            if name.startswith("_") or not inspect.isclass(cls) or not issubclass(cls, ms.nn.Cell):
+                continue
+            try:
+                parameters = list(inspect.signature(cls.__init__).parameters.values())[1:]
+            except (TypeError, ValueError):
+                continue
+            if any(parameter.kind is inspect.Parameter.VAR_KEYWORD for parameter in parameters):
+                continue
+            table[f"{prefix}.{name}"] = sorted(parameter.name for parameter in parameters
+                                               if parameter.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                                                                     inspect.Parameter.KEYWORD_ONLY))
+    return dict(sorted(table.items()))
+
+
 def tensor_properties_table(ms: types.ModuleType) -> list[str]:
     """The public properties of ``Tensor``: read as values, so calling one (PyTorch's ``x.size(0)``) fails."""
     return sorted(name for name in dir(ms.Tensor)
@@ -488,6 +511,7 @@ def build_tables(explain: dict[str, CellDecision] | None = None) -> dict[str, An
         transforms = dataset_transform_table()
         tensor_methods = tensor_methods_table(ms)
         tensor_properties = tensor_properties_table(ms)
+        cell_keywords = cell_keywords_table(ms)
     if explain is not None:
         explain.update(cells)
     optimizer_base = ms.nn.Optimizer
@@ -506,6 +530,7 @@ def build_tables(explain: dict[str, CellDecision] | None = None) -> dict[str, An
         "dataset_transforms": transforms,
         "tensor_methods": tensor_methods,
         "tensor_properties": tensor_properties,
+        "cell_keywords": cell_keywords,
     }
 
 

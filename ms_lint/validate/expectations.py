@@ -205,6 +205,12 @@ EXPECTATIONS: dict[str, Expectation] = {
         patterns=(r"pad",),
         located="anywhere",
     ),
+    "MS604": Expectation(
+        CONSTRUCTION,
+        error_types=("TypeError",),
+        patterns=(r"unexpected keyword argument",),
+        located="anywhere",
+    ),
     "MS112": Expectation(MODULE_LEVEL, nothing_to_compile=_EAGER),
     "MS113": Expectation(MODULE_LEVEL, nothing_to_compile=_EAGER),
     "MS301": Expectation(MODULE_LEVEL),

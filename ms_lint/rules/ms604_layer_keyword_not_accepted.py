@@ -1,0 +1,92 @@
+"""MS604: a keyword a MindSpore layer's constructor does not take (PyTorch's ``bias=``, ``groups=``)."""
+from __future__ import annotations
+
+import ast
+from typing import Iterator
+
+from ms_lint import mindspore_api as api
+from ms_lint.findings import Finding
+from ms_lint.fixes import Edit, FixContext
+from ms_lint.model import ModuleFacts
+from ms_lint.rules.base import Rule
+
+# PyTorch's keyword for what MindSpore's layers call otherwise; suggested (and fixed) only where the layer takes
+# the MindSpore name.
+MINDSPORE_KEYWORD_FOR: dict[str, str] = {
+    "bias": "has_bias",
+    "groups": "group",
+    "eps": "epsilon",
+    "dim": "axis",
+    "num_embeddings": "vocab_size",
+    "embedding_dim": "embedding_size",
+}
+
+
+class LayerKeywordNotAccepted(Rule):
+    code = "MS604"
+    name = "layer-keyword-not-accepted"
+    summary = "a keyword argument the MindSpore layer's constructor does not take (`nn.Dense(..., bias=False)`)"
+    fix_summary = "use MindSpore's keyword where it has one (`bias` -> `has_bias`, `groups` -> `group`)"
+    what = """
+        Reports a call of a `mindspore.nn` or `mindspore.mint.nn` Cell class with a keyword argument its
+        constructor does not take, in any code: `nn.Dense(4, 8, bias=False)`, `nn.Conv1d(..., groups=4)`,
+        `nn.LayerNorm((8,), eps=1e-6)`, `nn.ReLU(inplace=True)`. The keywords each class takes are generated from
+        the installed MindSpore; a class whose constructor takes `**kwargs` is never reported. The message names
+        MindSpore's keyword for PyTorch's where the class has it.
+    """
+    why = """
+        Python refuses the call: building the layer raises TypeError ("got an unexpected keyword argument"), in
+        PyNative and graph mode alike, the moment the model is constructed (measured 2.10 CPU). Code ported from
+        PyTorch keeps PyTorch's keywords (`bias`, `groups`, `eps`) where MindSpore's `nn` layers spell them
+        `has_bias`, `group`, `epsilon`; `mindspore.mint.nn` follows PyTorch's names.
+    """
+    example = """
+        class Head(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.proj = nn.Dense(16, 4, bias=False)
+    """
+    use_instead = """
+        class Head(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.proj = nn.Dense(16, 4, has_bias=False)
+    """
+    autofix = """
+        Renames the keywords to MindSpore's where the class takes them (`bias=` -> `has_bias=`, `groups=` ->
+        `group=`, `eps=` -> `epsilon=`); a call with a keyword that has no MindSpore counterpart is left to you.
+    """
+
+    def check(self, module: ModuleFacts) -> Iterator[Finding]:
+        for site in module.calls_to(*api.cell_class_names()):
+            accepted = api.cell_keywords(site.qualname) if site.node.keywords else None
+            if accepted is None:
+                continue
+            unknown = [keyword.arg for keyword in site.node.keywords
+                       if keyword.arg is not None and keyword.arg not in accepted]
+            if not unknown:
+                continue
+            layer = f"{'mint.' if api.is_mint_nn_name(site.qualname) else ''}nn.{api.last_name(site.qualname)}"
+            renamed = [name for name in unknown if MINDSPORE_KEYWORD_FOR.get(name) in accepted]
+            parts = [f"MindSpore's {', '.join(f'{name}= is {MINDSPORE_KEYWORD_FOR[name]}=' for name in renamed)}"] \
+                if renamed else []
+            if len(renamed) < len(unknown):
+                parts.append(f"it takes {', '.join(sorted(accepted))}" if accepted else "it takes no arguments")
+            advice = "; ".join(parts)
+            given = ", ".join(f"{name}=" for name in unknown)
+            yield self.finding(
+                module, site.node,
+                f"{layer}() takes no keyword {given} in MindSpore {api.tables()['mindspore_version']}: building it "
+                f"raises TypeError (unexpected keyword argument); {advice}",
+            )
+
+    def fix(self, context: FixContext, finding: Finding) -> list[Edit]:
+        call = finding.node
+        if not isinstance(call, ast.Call):
+            return []
+        accepted = api.cell_keywords(context.module.qualname(call.func)) or frozenset()
+        unknown = [keyword for keyword in call.keywords if keyword.arg is not None and keyword.arg not in accepted]
+        if not unknown or any(MINDSPORE_KEYWORD_FOR.get(keyword.arg) not in accepted for keyword in unknown):
+            return []  # all or nothing: a half-fixed call still raises
+        return [context.replace(keyword, f"{MINDSPORE_KEYWORD_FOR[keyword.arg]}={context.text(keyword.value)}")
+                for keyword in unknown]
