@@ -28,7 +28,7 @@ MAX_FIXES = 6  # compiles after the first, each with one more line fixed
 
 
 def fix_at_line(source: str, path: str, line: int, syntax_level: str) -> tuple[str, list[str]] | None:
-    """``(fixed source, codes fixed)`` for the findings on ``line`` whose fix changes that line only; None when
+    """``(fixed source, codes fixed)`` for the findings on ``line`` whose fix changes their statement only; None when
     there is none."""
     from ms_lint.fixes import fix_source
     from ms_lint.settings import Settings
@@ -43,7 +43,7 @@ def fix_at_line(source: str, path: str, line: int, syntax_level: str) -> tuple[s
         result = fix_source(source, path, Settings(syntax_level=syntax_level), accept=on_line)
     except Exception:  # noqa: BLE001 -- a static-analysis failure: nothing to fix
         return None
-    if not result.changed or not _only_line_changed(source, result.fixed, line):
+    if not result.changed or not _only_statement_changed(source, result.fixed, path, line):
         return None
     after = {finding.code for finding in on_line(result.remaining)}
     fixed = [code for code in dict.fromkeys(before) if code not in after]
@@ -73,10 +73,18 @@ def _codes_by_line(source: str, path: str, settings) -> dict[int, tuple[str, ...
     return {line: tuple(codes) for line, codes in by_line.items()}
 
 
-def _only_line_changed(before: str, after: str, line: int) -> bool:
+def _only_statement_changed(before: str, after: str, path: str, line: int) -> bool:
+    """Whether ``after`` differs from ``before`` only within the statement at ``line`` (a call written over several
+    lines: ``pad_mode`` added to its last one), with every line where it was."""
     old, new = before.splitlines(), after.splitlines()
-    return len(old) == len(new) and all(a == b for number, (a, b) in enumerate(zip(old, new), start=1)
-                                        if number != line)
+    if len(old) != len(new):
+        return False
+    try:
+        statement = _innermost_statement(_tree(before, path), line)
+    except (SyntaxError, ValueError):
+        statement = None
+    first, last = (statement.lineno, statement.end_lineno) if statement is not None else (line, line)
+    return all(a == b for number, (a, b) in enumerate(zip(old, new), start=1) if not first <= number <= last)
 
 
 @contextmanager
@@ -338,6 +346,12 @@ def _statement_at(tree: ast.Module, line: int) -> ast.stmt | None:
             and line >= found.body[0].lineno:
         return None  # a line of a compound statement's body that no statement starts (a blank one)
     return found
+
+
+def _innermost_statement(tree: ast.Module, line: int) -> ast.stmt | None:
+    """The innermost simple statement whose lines hold ``line`` (a compound one has its body's lines too)."""
+    statement = _statement_at(tree, line)
+    return statement if statement is not None and not hasattr(statement, "body") else None
 
 
 def _called_function_spans(tree: ast.Module, removed: list[ast.AST]) -> list[tuple[int, int]]:

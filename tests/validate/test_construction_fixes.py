@@ -1,4 +1,4 @@
-"""Building a Cell raises at a line with a finding whose fix changes that line alone (MS205: padding without
+"""Building a Cell raises at a line with a finding whose fix changes only its statement (MS205: padding without
 pad_mode="pad"), usually in another module than the Cell's: the worker builds and compiles again with the fix
 applied to that module's source in memory, so the Cell's own findings are decided."""
 from __future__ import annotations
@@ -85,12 +85,13 @@ def test_a_construction_error_at_a_finding_without_a_fix_still_comes_first(verdi
     assert f"blocks.py:{_line(files['blocks'], 'padding=PADDING')} first" in exponent.message
 
 
-def test_a_fix_that_changes_another_line_is_not_applied(verdicts):
-    # The call starts on the line the constructor raises at; pad_mode="pad" would go on the next one.
+def test_a_fix_within_the_call_s_statement_is_applied_on_another_line_of_it(verdicts):
+    # The call starts on the line the constructor raises at; pad_mode="pad" goes on its next line.
     logarithm = verdicts[("Split", "MS101")]
-    assert logarithm.verdict == INCONCLUSIVE
-    assert "after applying" not in logarithm.message
-    assert f"blocks.py:{verdicts[('SplitCall', 'MS205')].finding.line} first" in logarithm.message
+    assert logarithm.verdict == CONFIRMED, logarithm.message
+    assert logarithm.message.startswith(
+        f"decided after applying the fix for MS205 at "), logarithm.message
+    assert f"blocks.py:{verdicts[('SplitCall', 'MS205')].finding.line}: " in logarithm.message
 
 
 def test_the_files_on_disk_are_left_as_they_were(verdicts, files, sources):

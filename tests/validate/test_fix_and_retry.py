@@ -87,6 +87,19 @@ def test_the_file_on_disk_is_left_as_it_was(fixable):
     assert ".swapaxes" not in fixable.read_text()
 
 
+def test_a_fix_within_a_call_written_over_several_lines_is_applied():
+    from ms_lint.validate.fixing import fix_at_line
+
+    source = ("from mindspore import nn\n\n\nclass Net(nn.Cell):\n    def __init__(self):\n        super().__init__()\n"
+              "        self.proj = nn.Conv1d(\n            8, 8, 3,\n            groups=2)\n"
+              "        self.norm = nn.LayerNorm((8,), eps=1e-6)\n")
+    fixed, codes = fix_at_line(source, "net.py", 7, "strict")
+    assert codes == ["MS604"]
+    assert fixed.splitlines()[8] == "            group=2)"
+    assert fixed.splitlines()[9] == "        self.norm = nn.LayerNorm((8,), eps=1e-6)"  # another statement: left
+    assert len(fixed.splitlines()) == len(source.splitlines())
+
+
 def test_a_fix_is_applied_only_when_it_changes_that_line_alone():
     from ms_lint.validate.fixing import fix_at_line
 
