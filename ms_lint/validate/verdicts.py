@@ -249,8 +249,8 @@ class _Context:
             if decided.verdict not in DECIDED:
                 if decided.verdict == NOT_REACHED and any(note.startswith(_BY_DEFAULT) for note in verdict.notes):
                     continue  # a retry compiled the line: what stopped it says more than the default's conditions
-                if _got_past_construction(attempt):
-                    # What stops it now is no longer the first error: the last compile with fixes says what.
+                if _got_past_construction(attempt) or (attempt.get("error") or {}).get("stage") == "construction":
+                    # What stops it now is no longer the first error: the last build or compile with fixes says what.
                     decided.message = f"{_fixes_text(fixed, self.job.path)}: {decided.message}"
                     verdict = decided
                 continue
@@ -667,9 +667,8 @@ def blame_other_findings(verdicts: list[Verdict], results: list) -> None:
             continue
         outcome = outcomes.get(verdict.target) or {}
         error = outcome.get("error") or {}
-        if error.get("stage") not in ("construction", "example") \
-                or any(_got_past_construction(attempt) for attempt in outcome.get("fixes") or []):
-            continue
+        if error.get("stage") not in ("construction", "example") or outcome.get("fixes"):
+            continue  # with the other finding fixed, the verdict says what happened next
         for frame in reversed(error.get("traceback") or []):
             if not isinstance(frame, (list, tuple)) or len(frame) < 2:
                 continue
