@@ -303,6 +303,21 @@ CASES = [
             def construct(self, x):
                 return self.norm(self.proj(x))
     """, "ok", "ok"),
+    ("zeros-with-separate-sizes", "MS605", """
+        class Net(nn.Cell):
+            def construct(self, x):
+                return x + ops.zeros(2, 3)
+    """, "fail", "fail"),
+    ("mint-ones-with-separate-sizes", "MS605", """
+        class Net(nn.Cell):
+            def construct(self, x):
+                return x + ms.mint.ones(2, 3)
+    """, "fail", "fail"),
+    ("zeros-with-one-shape", None, """
+        class Net(nn.Cell):
+            def construct(self, x):
+                return x + ops.zeros((2, 3)) + ops.ones(x.shape, x.dtype) + ms.mint.zeros((2, 3), dtype=ms.float32)
+    """, "ok", "ok"),
     ("cuda", "MS602", """
         class Net(nn.Cell):
             def construct(self, x):

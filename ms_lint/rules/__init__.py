@@ -35,6 +35,7 @@ from ms_lint.rules.ms601_two_axis_transpose import TwoAxisTranspose
 from ms_lint.rules.ms602_tensor_method_missing import TensorMethodMissing
 from ms_lint.rules.ms603_tensor_expand import TensorExpand
 from ms_lint.rules.ms604_layer_keyword_not_accepted import LayerKeywordNotAccepted
+from ms_lint.rules.ms605_separate_sizes import SeparateSizes
 from ms_lint.rules.ms900_internal_error import InternalError
 
 ALL_RULES: tuple[type[Rule], ...] = (
@@ -68,6 +69,7 @@ ALL_RULES: tuple[type[Rule], ...] = (
     TensorMethodMissing,
     TensorExpand,
     LayerKeywordNotAccepted,
+    SeparateSizes,
     InternalError,
 )
 

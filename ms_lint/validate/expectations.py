@@ -205,6 +205,11 @@ EXPECTATIONS: dict[str, Expectation] = {
         patterns=(r"pad",),
         located="anywhere",
     ),
+    "MS605": Expectation(
+        COMPILE,
+        error_types=("TypeError",),
+        patterns=(r"should be mindspore dtype", r"positional argument"),
+    ),
     "MS604": Expectation(
         CONSTRUCTION,
         error_types=("TypeError",),
