@@ -318,6 +318,32 @@ CASES = [
             def construct(self, x):
                 return x + ops.zeros((2, 3)) + ops.ones(x.shape, x.dtype) + ms.mint.zeros((2, 3), dtype=ms.float32)
     """, "ok", "ok"),
+    ("conv-with-pytorch-s-positional-padding", "MS606", """
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.conv = nn.Conv2d(3, 8, 3, 1, 1)
+            def construct(self, x):
+                return x
+    """, "fail", "fail"),
+    ("embedding-with-pytorch-s-positional-padding-idx", "MS606", """
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.embed = nn.Embedding(10, 4, 0)
+            def construct(self, x):
+                return x
+    """, "fail", "fail"),
+    ("layers-with-mindspore-s-arguments", None, """
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.conv = nn.Conv2d(3, 8, 3, 1, pad_mode="pad", padding=1)
+                self.same = nn.Conv2d(3, 8, 3, 1, "same")
+                self.embed = nn.Embedding(10, 4, padding_idx=0)
+            def construct(self, x):
+                return x
+    """, "ok", "ok"),
     ("cuda", "MS602", """
         class Net(nn.Cell):
             def construct(self, x):

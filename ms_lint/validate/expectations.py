@@ -210,6 +210,12 @@ EXPECTATIONS: dict[str, Expectation] = {
         error_types=("TypeError",),
         patterns=(r"should be mindspore dtype", r"positional argument"),
     ),
+    "MS606": Expectation(
+        CONSTRUCTION,
+        error_types=("TypeError", "ValueError"),
+        patterns=(r"pad_mode", r"use_one_hot"),
+        located="anywhere",
+    ),
     "MS604": Expectation(
         CONSTRUCTION,
         error_types=("TypeError",),
