@@ -399,10 +399,10 @@ class _Context:
         if expectation.check == CONSTRUCTION and kind_matches and _raised_through_line(error, finding):
             return self.make(finding, CONFIRMED, first, compiler_message=first)
         named = _named_attribute(error.get("message", "") or first)
-        if (kind_matches and named and _raised_at_line(error, finding) and _line_mentions(finding, named)
-                and re.search(rf"\.{re.escape(named)}\b", finding.message)):
-            # The attribute the finding is about (a method MindSpore's tensors lack), used by a helper the
-            # constructor runs: it fails there first.
+        if kind_matches and _raised_at_line(error, finding) and (
+                not named or (_line_mentions(finding, named) and re.search(rf"\.{re.escape(named)}\b", finding.message))):
+            # The finding's own error, raised at its line by code the constructor runs (a method MindSpore's tensors
+            # lack, PyTorch's sizes to ops.zeros): it fails there first.
             return self.make(finding, CONFIRMED, f"{first} (raised at this line while building the instance)",
                              compiler_message=first, compiler_location=_raised_at(error) or None)
         kernel = missing_kernel(error.get("message") or first)
