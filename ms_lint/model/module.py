@@ -20,7 +20,7 @@ _INDEXED_NODE_TYPES = frozenset({ast.Call, ast.Assign, ast.Import, ast.ImportFro
                                  ast.AsyncFor, ast.withitem})
 
 
-@dataclass
+@dataclass(slots=True)  # one per call of the module: tens of thousands per project
 class CallSite:
     node: ast.Call
     qualname: str | None
@@ -52,7 +52,7 @@ class ModuleFacts(ClassFacts, GraphCode):
         self._enclosing: list[tuple[ast.AST, ClassInfo | None]] = []
         self._scope_by_line: list[str] | None = None
         self._assignment_of_value: dict[int, ast.Assign] = {}
-        self.index = NodeIndex(tree, outline)
+        self.index = NodeIndex(tree, outline, _INDEXED_NODE_TYPES)
         self.scopes = Scopes(tree, self.local_prefix, self.package)
         self.qualname = self.scopes.qualname  # asked hundreds of times per file: no wrapper call in between
         # qualified name -> what class_of_constructor says; asked for every call, answered once per name
@@ -91,8 +91,7 @@ class ModuleFacts(ClassFacts, GraphCode):
             (len(nodes), None, None, scopes.module)]
         class_body: tuple[int, int, ClassInfo, Scope] | None = None  # a class whose header is being read
         class_bindings: list[tuple[Binding, ClassInfo]] = []
-        indexed = _INDEXED_NODE_TYPES
-        for position in [position for position, node in enumerate(nodes) if node.__class__ in indexed]:
+        for position in self.index.recorded:
             node = nodes[position]
             if class_body is not None and position >= class_body[0]:
                 # A class's bases and decorators belong to the code around it; its body to the class.
