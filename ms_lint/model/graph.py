@@ -841,6 +841,8 @@ class GraphCode:
                 attributes.setdefault(built[1].key, set()).add(target.attr)
             else:
                 excluded.add(built[1].key)
+        if not attributes:
+            return set()  # most modules: no call made here to learn of
         called = {
             site.node.func.attr for site in self.calls
             if isinstance(site.node.func, ast.Attribute) and isinstance(site.node.func.value, ast.Name)

@@ -51,7 +51,8 @@ class ModuleFacts(ClassFacts, GraphCode):
         self.class_of_function: dict[int, ClassInfo] = {}
         self._enclosing: list[tuple[ast.AST, ClassInfo | None]] = []
         self._scope_by_line: list[str] | None = None
-        self._assignment_of_value: dict[int, ast.Assign] = {}
+        self._assignments: list[ast.Assign] = []
+        self._assignment_of_value: dict[int, ast.Assign] | None = None  # filed on first use
         self.index = NodeIndex(tree, outline, _INDEXED_NODE_TYPES)
         self.scopes = Scopes(tree, self.local_prefix, self.package)
         self.qualname = self.scopes.qualname  # asked hundreds of times per file: no wrapper call in between
@@ -86,9 +87,16 @@ class ModuleFacts(ClassFacts, GraphCode):
     def _index(self) -> None:
         nodes = self.index.nodes
         scopes = self.scopes
+        module_scope = scopes.module
+        body_starts, ends = self.index.body_starts_and_ends()
+        calls = self.calls
+        enclosing = self._enclosing
+        assignments = self._assignments
+        bind, bind_targets, open_scope = scopes.bind, scopes.bind_targets, scopes.open
         # (position where it ends, innermost function, innermost class, scope) of the definitions around a position
         contexts: list[tuple[int, FunctionNode | None, ClassInfo | None, Scope]] = [
-            (len(nodes), None, None, scopes.module)]
+            (len(nodes), None, None, module_scope)]
+        context_end, function, owner, scope = contexts[-1]
         class_body: tuple[int, int, ClassInfo, Scope] | None = None  # a class whose header is being read
         class_bindings: list[tuple[Binding, ClassInfo]] = []
         for position in self.index.recorded:
@@ -96,56 +104,61 @@ class ModuleFacts(ClassFacts, GraphCode):
             if class_body is not None and position >= class_body[0]:
                 # A class's bases and decorators belong to the code around it; its body to the class.
                 contexts.append((class_body[1], None, class_body[2], class_body[3]))
+                context_end, function, owner, scope = contexts[-1]
                 class_body = None
-            while position >= contexts[-1][0]:
-                contexts.pop()
-            _, function, owner, scope = contexts[-1]
+            if position >= context_end:
+                while position >= contexts[-1][0]:
+                    contexts.pop()
+                context_end, function, owner, scope = contexts[-1]
             node_type = node.__class__
             if node_type is ast.Call:
-                self.calls.append(CallSite(node, None, function, owner))
+                calls.append(CallSite(node, None, function, owner))
             elif node_type is ast.Assign:
-                self._assignment_of_value[id(node.value)] = node
+                value = node.value
+                assignments.append(node)
                 at = (node.end_lineno, node.end_col_offset)  # the names are bound once the value is computed
                 for target in node.targets:
-                    scopes.bind_targets(scope, target, node.value, at)
-                if scope is scopes.module:
+                    bind_targets(scope, target, value, at)
+                if scope is module_scope:
                     for target in node.targets:
-                        if isinstance(target, ast.Name):
-                            self.module_assignments.setdefault(target.id, node.value)
+                        if target.__class__ is ast.Name:
+                            self.module_assignments.setdefault(target.id, value)
             elif node_type is ast.Import or node_type is ast.ImportFrom:
                 scopes.bind_import(scope, node)
             elif node_type is ast.ClassDef:
                 info = ClassInfo(node.name, node, self)
                 # the name is bound once the class statement has run: its bases still see the binding before it
                 # (``class Output(Output):`` derives from the imported Output)
-                binding = scopes.bind(scope, node.name, CLASS, (node.end_lineno, node.end_col_offset), node)
+                binding = bind(scope, node.name, CLASS, (node.end_lineno, node.end_col_offset), node)
                 class_bindings.append((binding, info))
-                self._enclosing.append((node, info))
-                class_body = (*self.index.body_span(node), info, scopes.open(node, scope))
+                enclosing.append((node, info))
+                class_body = (body_starts[id(node)], ends[id(node)], info, open_scope(node, scope))
             elif node_type is ast.FunctionDef or node_type is ast.AsyncFunctionDef:
                 if owner is not None and function is None:
                     owner.methods.setdefault(node.name, node)
                     self.class_of_function[id(node)] = owner
-                elif scope is scopes.module:
+                elif scope is module_scope:
                     self.functions[node.name] = node  # the definition in force once the module has run
-                scopes.bind(scope, node.name, FUNCTION, (node.end_lineno, node.end_col_offset), node)
-                self._enclosing.append((node, owner))
-                contexts.append((self.index.body_span(node)[1], node, owner, scopes.open(node, scope)))
+                bind(scope, node.name, FUNCTION, (node.end_lineno, node.end_col_offset), node)
+                enclosing.append((node, owner))
+                contexts.append((ends[id(node)], node, owner, open_scope(node, scope)))
+                context_end, function, owner, scope = contexts[-1]
             elif node_type is ast.Global:
-                scope.global_names.update(node.names)
+                scopes.declare_global(scope, node.names)
             elif node_type is ast.AnnAssign or node_type is ast.AugAssign:
                 if node_type is ast.AugAssign or node.value is not None:
-                    scopes.bind_targets(scope, node.target, None, (node.end_lineno, node.end_col_offset))
+                    bind_targets(scope, node.target, None, (node.end_lineno, node.end_col_offset))
             elif node_type is ast.For or node_type is ast.AsyncFor:
-                scopes.bind_targets(scope, node.target, None, (node.lineno, node.col_offset))
+                bind_targets(scope, node.target, None, (node.lineno, node.col_offset))
             elif node_type is ast.withitem:
                 if node.optional_vars is not None:
-                    scopes.bind_targets(scope, node.optional_vars, None, (node.context_expr.lineno, 0))
+                    bind_targets(scope, node.optional_vars, None, (node.context_expr.lineno, 0))
         scopes.finish()
         self._key_classes(class_bindings)
         self.names = scopes.module_imports()
-        for site in self.calls:
-            site.qualname = self.qualname(site.node.func)
+        qualname = self.qualname
+        for site in calls:
+            site.qualname = qualname(site.node.func)
 
     def _key_classes(self, class_bindings: list[tuple["Binding", ClassInfo]]) -> None:
         """Give every class its key in ``classes``: its path as Python's ``__qualname__`` writes it (``Net``,
@@ -184,7 +197,10 @@ class ModuleFacts(ClassFacts, GraphCode):
 
     def assignment_of(self, value: ast.AST) -> ast.Assign | None:
         """The assignment statement whose right-hand side is ``value``."""
-        return self._assignment_of_value.get(id(value))
+        by_value = self._assignment_of_value
+        if by_value is None:  # most modules never ask: the statements are filed by value only when one does
+            by_value = self._assignment_of_value = {id(node.value): node for node in self._assignments}
+        return by_value.get(id(value))
 
     def calls_to(self, *names: str, mindspore_only: bool = True) -> Iterator[CallSite]:
         """Calls whose callee's own name is one of ``names`` (inside MindSpore, unless told otherwise), in source

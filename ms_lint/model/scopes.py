@@ -5,10 +5,12 @@ import ast
 import os
 import weakref
 from bisect import bisect_right
+from functools import lru_cache
 
 
 IMPORT, CLASS, FUNCTION, ASSIGNMENT, PARAMETER = "import", "class", "function", "assignment", "parameter"
-_UNRESOLVED = object()  # a name whose answer depends on where it is used
+_UNRESOLVED = object()
+_NO_NAMES: frozenset[str] = frozenset()  # a name whose answer depends on where it is used
 _MAX_ALIAS_DEPTH = 8
 
 Position = tuple[int, int]  # (line, column)
@@ -38,7 +40,7 @@ class Binding:
 class Scope:
     """A module, class or function scope: its bindings in source order, and the part of the file it spans."""
 
-    __slots__ = ("node", "kind", "parent", "path", "_bindings", "_plain", "global_names", "start", "end", "weak",
+    __slots__ = ("node", "kind", "parent", "path", "_bindings", "_plain", "global_names", "start", "end", "_weak",
                  "parameters", "__weakref__")
 
     def __init__(self, node: ast.AST, kind: str, parent: "Scope | None", path: str, start: Position,
@@ -51,10 +53,10 @@ class Scope:
         # a function's plain local assignments (name, position, value), made bindings on first use: most functions
         # are never looked into, and a flake8 run pays for every object a file's analysis allocates
         self._plain: list[tuple] | None = None
-        self.global_names: set[str] = set()
+        self.global_names: frozenset[str] = _NO_NAMES  # replaced by Scopes.declare_global
         self.start = start
         self.end = end
-        self.weak = weakref.ref(self)  # one reference for all its bindings (a weak one: no cycle)
+        self._weak = None
         # a function's parameter names; their bindings are made when a look-up first meets them (most never are)
         self.parameters: frozenset[str] = frozenset()
 
@@ -70,6 +72,15 @@ class Scope:
             for name in {name for name, _, _ in plain}:
                 bindings[name].sort(key=_position_of)
         return self._bindings
+
+    @property
+    def weak(self) -> "weakref.ref[Scope]":
+        """One reference for all its bindings (a weak one: no cycle), made with the first: most function scopes
+        never hold a binding object."""
+        weak = self._weak
+        if weak is None:
+            weak = self._weak = weakref.ref(self)
+        return weak
 
     def contains(self, position: Position) -> bool:
         return self.start <= position < self.end
@@ -93,7 +104,7 @@ class Scopes:
         self._parameter_names: dict[str, bool] = {}  # every name a function of the module takes as a parameter
         self._plain_local_names: dict[str, bool] = {}  # every name a function binds to a plain local value
         self._resolving: set[int] = set()
-        self._qualnames: dict[int, tuple[ast.AST | None, str | None]] = {}  # id(expression) -> (it, its answer)
+        self._qualnames: dict[ast.AST | None, str | None] = {}  # expression -> its answer
 
     # -- building (ModuleFacts' one pass over the tree calls these) ------------------------------------------
 
@@ -114,6 +125,9 @@ class Scopes:
             for name in names:
                 parameter_names[name] = True
         return scope
+
+    def declare_global(self, scope: Scope, names: list[str]) -> None:
+        scope.global_names = scope.global_names.union(names)
 
     def _with_parameter(self, scope: Scope, name: str) -> list[Binding]:
         """The bindings of ``name`` in function ``scope``, its parameter binding first, made on first use."""
@@ -217,12 +231,10 @@ class Scopes:
     def qualname(self, expr: ast.AST | None) -> str | None:
         """The qualified name ``expr`` (a Name or dotted Attribute) is bound to where it is used, or None."""
         # The model and the rules ask about the same callee again and again: answered once per expression (the
-        # expression is kept with its answer, so that an id reused by a later object cannot be mistaken for it).
-        known = self._qualnames.get(id(expr))
-        if known is not None and known[0] is expr:
-            return known[1]
-        answer = self._qualname(expr)
-        self._qualnames[id(expr)] = (expr, answer)
+        # table holds the expression itself, so that a later object cannot be taken for it).
+        answer = self._qualnames.get(expr, _UNRESOLVED)
+        if answer is _UNRESOLVED:
+            answer = self._qualnames[expr] = self._qualname(expr)
         return answer
 
     def _qualname(self, expr: ast.AST | None) -> str | None:
@@ -342,10 +354,18 @@ def module_name_of(path: str) -> tuple[str | None, str | None]:
     """(module name, package name) of the file at ``path``, by walking up the ``__init__.py`` chain."""
     if not path or path in ("-", "stdin", "<stdin>"):
         return None, None
-    absolute = os.path.abspath(path)
-    directory, filename = os.path.split(absolute)
+    directory, filename = os.path.split(os.path.abspath(path))
     stem = os.path.splitext(filename)[0]
-    parts = [] if stem == "__init__" else [stem]
+    package = _package_of(directory)
+    if stem == "__init__":
+        return package, package
+    return ".".join([package, stem] if package else [stem]) or None, package
+
+
+@lru_cache(maxsize=1024)
+def _package_of(directory: str) -> str | None:
+    # Every file of a directory asks the same: one walk up the chain per directory, not one per file (as
+    # project.source_roots does).
     package_parts = []
     while os.path.isfile(os.path.join(directory, "__init__.py")):
         package_parts.insert(0, os.path.basename(directory))
@@ -353,11 +373,7 @@ def module_name_of(path: str) -> tuple[str | None, str | None]:
         if parent == directory:
             break
         directory = parent
-    package = ".".join(package_parts) or None
-    module = ".".join(package_parts + parts) or None
-    if stem == "__init__":
-        return module, package
-    return module, package
+    return ".".join(package_parts) or None
 
 
 BUILTIN_NAMES = frozenset(dir(__import__("builtins")))

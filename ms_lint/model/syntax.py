@@ -311,6 +311,11 @@ class NodeIndex:
             return preorder(node)
         return self.nodes[start:self._spans.ends[id(node)]]
 
+    def body_starts_and_ends(self) -> tuple[dict[int, int], dict[int, int]]:
+        """id(definition) -> position of its body's first node, id(node) -> position after its subtree: for a pass
+        that asks for every definition's span."""
+        return self._spans.body_starts, self._spans.ends
+
     def body_span(self, definition: ast.AST) -> tuple[int, int]:
         """(start, end) positions of the body of ``definition``, a function or class of this module."""
         return self._spans.body_starts[id(definition)], self._spans.ends[id(definition)]
