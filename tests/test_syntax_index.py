@@ -192,3 +192,15 @@ def test_recorded_positions_are_those_of_the_recorded_types_in_order():
         assert index.recorded == [position for position, node in enumerate(index.nodes)
                                   if node.__class__ in recorded_types]
         assert index.recorded
+
+
+def test_nodes_of_a_type_in_a_body_are_those_of_the_body_without_a_nested_class():
+    tree = ast.parse(SOURCE)
+    index = NodeIndex(tree)
+    helper = find(tree, ast.FunctionDef, "helper")
+    body = index.body(helper)
+    for node_types in [(ast.Return,), (ast.Call,), (ast.Call, ast.Attribute), (ast.For, ast.While), (ast.Name,),
+                       (ast.Assign, ast.Assign), (ast.ClassDef, ast.FunctionDef, ast.Lambda)]:
+        assert index.body_nodes_of(helper, node_types) == [n for n in body if n.__class__ in node_types]
+    returns = index.body_nodes_of(helper, (ast.Return,))
+    assert [r.lineno for r in returns] == [11, 23]  # not the return of Local.method

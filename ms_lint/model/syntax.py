@@ -198,14 +198,18 @@ def _visitor_source(node_type: type, index: int, recorded: bool) -> str | None:
     if not names and not spanned and not recorded:
         return None
     indent = "        "
-    lines = [f"{indent}def visit_{index}(node):"]
+    lines = [f"{indent}positions_{index} = typed[types[{index}]] = []",
+             f"{indent}add_{index} = positions_{index}.append",
+             f"{indent}def visit_{index}(node):"]
     indent += "    "
+    lines.append(f"{indent}position = len(nodes)")
+    lines.append(f"{indent}add_{index}(position)")
     if recorded:
-        lines.append(f"{indent}record(len(nodes))")
+        lines.append(f"{indent}record(position)")
     if spanned:
-        lines.append(f"{indent}starts[id(node)] = len(nodes)")
+        lines.append(f"{indent}starts[id(node)] = position")
     if node_type is ast.ClassDef:
-        lines.append(f"{indent}class_starts.append(len(nodes))")
+        lines.append(f"{indent}class_starts.append(position)")
     lines.append(f"{indent}append(node)")
     if definition and node_type is not ast.ClassDef:
         lines.append(f"{indent}if outline:")
@@ -240,7 +244,7 @@ def _visitor_source(node_type: type, index: int, recorded: bool) -> str | None:
 def _compile_visitors():
     node_types = _node_types()
     lines = ["def _make_visitors(nodes, starts, ends, body_starts, class_starts, outline, recorded_types, record,",
-             "                   types, ignore, not_nodes):",
+             "                   typed, types, ignore, not_nodes):",
              "    append = nodes.append",
              "    visit = dict.fromkeys(not_nodes, ignore)"]
     for index, node_type in enumerate(node_types):
@@ -264,14 +268,16 @@ def _ignore(_value) -> None:
 
 
 def _visit(root: ast.AST, spans: _Spans, outline: bool, recorded_types: frozenset = frozenset(),
-           recorded: list[int] | None = None) -> list[ast.AST] | None:
+           recorded: list[int] | None = None, typed: dict | None = None) -> list[ast.AST] | None:
     """``_traverse(root, spans, outline)`` by the generated visitors, adding to ``recorded`` the positions of the
-    nodes of ``recorded_types``; None (``spans`` and ``recorded`` then undefined) when the tree is too deep for
+    nodes of ``recorded_types`` and filling ``typed`` (type -> positions of its nodes) for every type but the
+    leaves not recorded; None (``spans``, ``recorded`` and ``typed`` then undefined) when the tree is too deep for
     them or holds a value they do not know."""
     nodes: list[ast.AST] = []
     record = recorded.append if recorded is not None else None
     visit = _make_visitors(nodes, spans.starts, spans.ends, spans.body_starts, spans.class_starts, outline,
-                           recorded_types, record, _VISITED_TYPES, _ignore, _NOT_NODES)
+                           recorded_types, record, {} if typed is None else typed, _VISITED_TYPES, _ignore,
+                           _NOT_NODES)
     try:
         visit[root.__class__](root)
     except (RecursionError, KeyError):
@@ -290,11 +296,14 @@ class NodeIndex:
         types whose positions ``recorded`` lists, in order."""
         self._spans = _Spans()
         self.recorded: list[int] = []
-        nodes = _visit(tree, self._spans, outline, recorded_types, self.recorded)
+        # node type -> the positions of its nodes, in order (leaves aside: a type missing has no list)
+        self._positions_by_type: dict[type, list[int]] = {}
+        nodes = _visit(tree, self._spans, outline, recorded_types, self.recorded, self._positions_by_type)
         if nodes is None:
             self._spans = _Spans()
             nodes = _traverse(tree, self._spans, outline)
             self.recorded = [position for position, node in enumerate(nodes) if node.__class__ in recorded_types]
+            self._positions_by_type = {}
         self.nodes: list[ast.AST] = nodes
         self._bodies: dict[int, list[ast.AST]] = {}
         # (id(function), types) -> its nodes of those types; id(function) -> its nodes by type
@@ -345,19 +354,44 @@ class NodeIndex:
             return found
         if self._start(function) is None:
             return [node for node in self.body(function) if node.__class__ in node_types]
-        if found is None:
-            if len(node_types) == 1:
-                # Rules ask one function for many single types: its nodes are sorted by type once, in one pass.
-                by_type = self._typed_bodies.get(id(function))
-                if by_type is None:
-                    by_type = self._typed_bodies[id(function)] = {}
-                    for node in self.body(function):
-                        by_type.setdefault(node.__class__, []).append(node)
-                found = by_type.get(node_types[0], [])
-            else:
-                found = [node for node in self.body(function) if node.__class__ in node_types]
-            self._typed_bodies[key] = found
+        positions_by_type = self._positions_by_type
+        if all(node_type in positions_by_type for node_type in node_types):
+            # Found among the positions the pass recorded by type, without reading the body.
+            found = self._typed_body_nodes(
+                function, [positions_by_type[node_type] for node_type in dict.fromkeys(node_types)])
+        elif len(node_types) == 1:
+            # Rules ask one function for many single types: its nodes are sorted by type once, in one pass.
+            by_type = self._typed_bodies.get(id(function))
+            if by_type is None:
+                by_type = self._typed_bodies[id(function)] = {}
+                for node in self.body(function):
+                    by_type.setdefault(node.__class__, []).append(node)
+            found = by_type.get(node_types[0], [])
+        else:
+            found = [node for node in self.body(function) if node.__class__ in node_types]
+        self._typed_bodies[key] = found
         return found
+
+    def _typed_body_nodes(self, function: ast.AST, typed_positions: list[list[int]]) -> list[ast.AST]:
+        spans = self._spans
+        start, end = spans.body_starts[id(function)], spans.ends[id(function)]
+        positions: list[int] = []
+        for of_type in typed_positions:
+            first = bisect_left(of_type, start)
+            if first < len(of_type) and of_type[first] < end:
+                positions.extend(of_type[first:bisect_left(of_type, end, first)])
+        if len(typed_positions) > 1:
+            positions.sort()
+        nodes = self.nodes
+        classes = spans.class_starts
+        first_class = bisect_left(classes, start)
+        if positions and first_class < len(classes) and classes[first_class] < end:
+            # what lies inside a class defined in the body is not the function's (the class itself is)
+            inside = [(class_start, spans.ends[id(nodes[class_start])])
+                      for class_start in classes[first_class:bisect_left(classes, end, first_class)]]
+            positions = [position for position in positions
+                         if not any(class_start < position < class_end for class_start, class_end in inside)]
+        return [nodes[position] for position in positions]
 
     def _without_class_bodies(self, nodes: list[ast.AST]) -> list[ast.AST]:
         if any(node.__class__ is ast.ClassDef for node in nodes):
