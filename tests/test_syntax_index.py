@@ -204,3 +204,16 @@ def test_nodes_of_a_type_in_a_body_are_those_of_the_body_without_a_nested_class(
         assert index.body_nodes_of(helper, node_types) == [n for n in body if n.__class__ in node_types]
     returns = index.body_nodes_of(helper, (ast.Return,))
     assert [r.lineno for r in returns] == [11, 23]  # not the return of Local.method
+
+
+def test_nodes_of_a_type_in_a_subtree_include_a_nested_class_and_the_header():
+    tree = ast.parse(SOURCE)
+    index = NodeIndex(tree)
+    helper = find(tree, ast.FunctionDef, "helper")
+    for node_types in [(ast.Return,), (ast.Call,), (ast.Call, ast.Assign), (ast.Name,), (ast.For, ast.While)]:
+        expected = [n for n in index.subtree(helper) if n.__class__ in node_types]
+        assert index.subtree_nodes_of(helper, node_types) == expected
+    assert len(index.subtree_nodes_of(helper, (ast.Return,))) == 3  # Local.method's return too
+    foreign = ast.parse(SOURCE).body[2]
+    assert index.subtree_positions_of(foreign, (ast.Call,)) is None
+    assert index.subtree_nodes_of(foreign, (ast.Call,)) == [n for n in preorder(foreign) if isinstance(n, ast.Call)]

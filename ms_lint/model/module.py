@@ -244,7 +244,7 @@ class ModuleFacts(ClassFacts, GraphCode):
         for info in owner.lineage():
             for method in sorted(info.methods.values(), key=lambda m: m.name != "__init__"):
                 self_name = first_argument(method)
-                for node in self.index.subtree(method):
+                for node in self.index.subtree_nodes_of(method, (ast.Assign,)):
                     if isinstance(node, ast.Assign) and any(
                             isinstance(t, ast.Attribute) and t.attr == expr.attr and isinstance(t.value, ast.Name)
                             and t.value.id == self_name for t in node.targets):

@@ -320,6 +320,36 @@ class NodeIndex:
             return preorder(node)
         return self.nodes[start:self._spans.ends[id(node)]]
 
+    def subtree_positions_of(self, node: ast.AST, node_types: tuple[type, ...]) -> list[int] | None:
+        """The positions of the nodes of ``node``'s subtree of exactly these types, in order; None when the pass
+        did not record them (a node from elsewhere, a leaf type)."""
+        start = self._start(node)
+        positions_by_type = self._positions_by_type
+        if start is None or not all(node_type in positions_by_type for node_type in node_types):
+            return None
+        end = self._spans.ends[id(node)]
+        positions: list[int] = []
+        for node_type in dict.fromkeys(node_types):
+            of_type = positions_by_type[node_type]
+            first = bisect_left(of_type, start)
+            if first < len(of_type) and of_type[first] < end:
+                positions.extend(of_type[first:bisect_left(of_type, end, first)])
+        if len(node_types) > 1:
+            positions.sort()
+        return positions
+
+    def subtree_nodes_of(self, node: ast.AST, node_types: tuple[type, ...]) -> list[ast.AST]:
+        """The nodes of ``node``'s subtree (as ``subtree`` gives them) of exactly these types, in source order."""
+        positions = self.subtree_positions_of(node, node_types)
+        if positions is None:
+            return [inner for inner in self.subtree(node) if inner.__class__ in node_types]
+        nodes = self.nodes
+        return [nodes[position] for position in positions]
+
+    def end_of(self, node: ast.AST) -> int:
+        """The position after the subtree of ``node``, a definition or loop of this module."""
+        return self._spans.ends[id(node)]
+
     def body_starts_and_ends(self) -> tuple[dict[int, int], dict[int, int]]:
         """id(definition) -> position of its body's first node, id(node) -> position after its subtree: for a pass
         that asks for every definition's span."""
