@@ -3,6 +3,7 @@ classes, graph code) over one pre-order pass of the tree."""
 from __future__ import annotations
 
 import ast
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from typing import Iterator
 
@@ -86,20 +87,24 @@ class ModuleFacts(ClassFacts, GraphCode):
 
     def _index(self) -> None:
         nodes = self.index.nodes
+        recorded = self.index.recorded
         scopes = self.scopes
         module_scope = scopes.module
         body_starts, ends = self.index.body_starts_and_ends()
+        class_starts = self.index.class_positions()
         calls = self.calls
         enclosing = self._enclosing
         assignments = self._assignments
-        bind, bind_targets, open_scope = scopes.bind, scopes.bind_targets, scopes.open
-        # (position where it ends, innermost function, innermost class, scope) of the definitions around a position
-        contexts: list[tuple[int, FunctionNode | None, ClassInfo | None, Scope]] = [
+        bind, bind_statement, open_scope = scopes.bind, scopes.bind_statement, scopes.open
+        note_deferred = scopes.note_deferred_statement
+        # (position where it ends, innermost function, innermost class, scope) of the definitions around a position;
+        # the scope is None inside a function whose scope is made on first use
+        contexts: list[tuple[int, FunctionNode | None, ClassInfo | None, Scope | None]] = [
             (len(nodes), None, None, module_scope)]
         context_end, function, owner, scope = contexts[-1]
         class_body: tuple[int, int, ClassInfo, Scope] | None = None  # a class whose header is being read
         class_bindings: list[tuple[Binding, ClassInfo]] = []
-        for position in self.index.recorded:
+        for index_position, position in enumerate(recorded):
             node = nodes[position]
             if class_body is not None and position >= class_body[0]:
                 # A class's bases and decorators belong to the code around it; its body to the class.
@@ -113,18 +118,21 @@ class ModuleFacts(ClassFacts, GraphCode):
             node_type = node.__class__
             if node_type is ast.Call:
                 calls.append(CallSite(node, None, function, owner))
-            elif node_type is ast.Assign:
-                value = node.value
+                continue
+            if node_type is ast.Assign:
                 assignments.append(node)
-                at = (node.end_lineno, node.end_col_offset)  # the names are bound once the value is computed
-                for target in node.targets:
-                    bind_targets(scope, target, value, at)
+            if scope is None:  # in a deferred function: only what it binds is noted
+                note_deferred(node)
+                if node_type is ast.FunctionDef or node_type is ast.AsyncFunctionDef:
+                    enclosing.append((node, owner))
+                    contexts.append((ends[id(node)], node, owner, None))
+                    context_end, function, owner, scope = contexts[-1]
+            elif node_type is ast.Assign:
+                bind_statement(scope, node)
                 if scope is module_scope:
                     for target in node.targets:
                         if target.__class__ is ast.Name:
-                            self.module_assignments.setdefault(target.id, value)
-            elif node_type is ast.Import or node_type is ast.ImportFrom:
-                scopes.bind_import(scope, node)
+                            self.module_assignments.setdefault(target.id, node.value)
             elif node_type is ast.ClassDef:
                 info = ClassInfo(node.name, node, self)
                 # the name is bound once the class statement has run: its bases still see the binding before it
@@ -141,18 +149,18 @@ class ModuleFacts(ClassFacts, GraphCode):
                     self.functions[node.name] = node  # the definition in force once the module has run
                 bind(scope, node.name, FUNCTION, (node.end_lineno, node.end_col_offset), node)
                 enclosing.append((node, owner))
-                contexts.append((ends[id(node)], node, owner, open_scope(node, scope)))
+                end = ends[id(node)]
+                first_class = bisect_right(class_starts, position)
+                if first_class < len(class_starts) and class_starts[first_class] < end:
+                    contexts.append((end, node, owner, open_scope(node, scope)))  # a class inside: made now
+                else:
+                    scopes.note_parameters(node)
+                    scopes.defer(node, scope, nodes, recorded, index_position + 1,
+                                 bisect_left(recorded, end, index_position), ends)
+                    contexts.append((end, node, owner, None))
                 context_end, function, owner, scope = contexts[-1]
-            elif node_type is ast.Global:
-                scopes.declare_global(scope, node.names)
-            elif node_type is ast.AnnAssign or node_type is ast.AugAssign:
-                if node_type is ast.AugAssign or node.value is not None:
-                    bind_targets(scope, node.target, None, (node.end_lineno, node.end_col_offset))
-            elif node_type is ast.For or node_type is ast.AsyncFor:
-                bind_targets(scope, node.target, None, (node.lineno, node.col_offset))
-            elif node_type is ast.withitem:
-                if node.optional_vars is not None:
-                    bind_targets(scope, node.optional_vars, None, (node.context_expr.lineno, 0))
+            else:
+                bind_statement(scope, node)
         scopes.finish()
         self._key_classes(class_bindings)
         self.names = scopes.module_imports()

@@ -105,6 +105,12 @@ class Scopes:
         self._plain_local_names: dict[str, bool] = {}  # every name a function binds to a plain local value
         self._resolving: set[int] = set()
         self._qualnames: dict[ast.AST | None, str | None] = {}  # expression -> its answer
+        # Functions whose scopes are made on first use (see defer), by where their bodies start, and what their
+        # code binds meanwhile: names bound other than to a plain local value, and names declared global.
+        self._deferred: list[_DeferredFunction] = []
+        self._deferred_starts: list[Position] = []
+        self._bound_in_deferred: set[str] = set()
+        self._global_in_deferred: set[str] = set()
 
     # -- building (ModuleFacts' one pass over the tree calls these) ------------------------------------------
 
@@ -117,14 +123,126 @@ class Scopes:
                       (first.lineno, first.col_offset), (node.end_lineno or node.lineno, node.end_col_offset or 0))
         self._nested.append(scope)
         if not is_class:
-            arguments = node.args
-            names = [argument.arg for argument in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)]
-            names.extend(argument.arg for argument in (arguments.vararg, arguments.kwarg) if argument is not None)
-            scope.parameters = frozenset(names)
-            parameter_names = self._parameter_names
-            for name in names:
-                parameter_names[name] = True
+            scope.parameters = frozenset(self.note_parameters(node))
         return scope
+
+    def note_parameters(self, function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
+        """The parameter names of ``function``, noted among those of the module."""
+        arguments = function.args
+        names = [argument.arg for argument in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)]
+        names.extend(argument.arg for argument in (arguments.vararg, arguments.kwarg) if argument is not None)
+        parameter_names = self._parameter_names
+        for name in names:
+            parameter_names[name] = True
+        return names
+
+    # -- functions whose scopes are made on first use ------------------------------------------------------------
+    #
+    # Most functions of a module are never looked into: no question needs their scopes, only the names they bind
+    # (which tell whether a name means the same everywhere). A function holding no class is deferred: its
+    # statements are only read for those names (note_deferred_statement); its scope and those of the functions
+    # inside it are made, binding for binding as the pass would have made them, when a position inside it is first
+    # asked about (scope_at).
+
+    def defer(self, function: ast.FunctionDef | ast.AsyncFunctionDef, parent: Scope, nodes: list[ast.AST],
+              positions: list[int], first: int, last: int, ends: dict[int, int]) -> None:
+        """Make ``function``'s scope (in ``parent``) on first use. ``positions[first:last]``: the positions, in the
+        module's pre-order list ``nodes``, of the statements and definitions (calls may be among them) that the
+        module's pass met inside it; ``ends``: id(definition) -> position after its subtree."""
+        body = function.body[0]
+        self._deferred.append(_DeferredFunction(
+            function, parent, (body.lineno, body.col_offset),
+            (function.end_lineno or function.lineno, function.end_col_offset or 0), nodes, positions[first:last],
+            ends))
+
+    def note_deferred_statement(self, node: ast.AST) -> None:
+        """What ``node``, a statement of a deferred function's code, binds: the names it binds to plain local
+        values, and those it binds otherwise (which keep the name from having one meaning everywhere)."""
+        node_type = node.__class__
+        if node_type is ast.Assign:
+            value = node.value
+            aliased = value.__class__ is ast.Name or value.__class__ is ast.Attribute
+            for target in node.targets:
+                if target.__class__ is ast.Name and aliased:
+                    self._bound_in_deferred.add(target.id)
+                else:
+                    self._note_plain_targets(target)
+        elif node_type is ast.FunctionDef or node_type is ast.AsyncFunctionDef:
+            self._bound_in_deferred.add(node.name)
+            self.note_parameters(node)
+        elif node_type is ast.Import:
+            self._bound_in_deferred.update(
+                alias.asname or alias.name.split(".", 1)[0] for alias in node.names)
+        elif node_type is ast.ImportFrom:
+            self._bound_in_deferred.update(alias.asname or alias.name for alias in node.names if alias.name != "*")
+        elif node_type is ast.Global:
+            self._global_in_deferred.update(node.names)
+        elif node_type is ast.AnnAssign:
+            if node.value is not None:
+                self._note_plain_targets(node.target)
+        elif node_type is ast.AugAssign or node_type is ast.For or node_type is ast.AsyncFor:
+            self._note_plain_targets(node.target)
+        elif node_type is ast.withitem:
+            if node.optional_vars is not None:
+                self._note_plain_targets(node.optional_vars)
+
+    def _note_plain_targets(self, target: ast.AST) -> None:
+        # as bind_targets binds them in a function: every name to a plain local value
+        if isinstance(target, ast.Name):
+            self._plain_local_names[target.id] = True
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            for element in target.elts:
+                self._note_plain_targets(element)
+        elif isinstance(target, ast.Starred):
+            self._note_plain_targets(target.value)
+
+    def bind_statement(self, scope: Scope, node: ast.AST) -> None:
+        """The bindings of ``node``, an assignment, import, loop, ``with`` item or ``global`` statement of
+        ``scope``'s code (none for another node)."""
+        node_type = node.__class__
+        if node_type is ast.Assign:
+            at = (node.end_lineno, node.end_col_offset)  # the names are bound once the value is computed
+            for target in node.targets:
+                self.bind_targets(scope, target, node.value, at)
+        elif node_type is ast.Import or node_type is ast.ImportFrom:
+            self.bind_import(scope, node)
+        elif node_type is ast.Global:
+            self.declare_global(scope, node.names)
+        elif node_type is ast.AnnAssign or node_type is ast.AugAssign:
+            if node_type is ast.AugAssign or node.value is not None:
+                self.bind_targets(scope, node.target, None, (node.end_lineno, node.end_col_offset))
+        elif node_type is ast.For or node_type is ast.AsyncFor:
+            self.bind_targets(scope, node.target, None, (node.lineno, node.col_offset))
+        elif node_type is ast.withitem:
+            if node.optional_vars is not None:
+                self.bind_targets(scope, node.optional_vars, None, (node.context_expr.lineno, 0))
+
+    def _make_deferred(self, deferred: "_DeferredFunction") -> None:
+        """The scopes of a deferred function and of the functions inside it, as the module's pass makes them."""
+        nodes, ends = deferred.nodes, deferred.ends
+        contexts = [(ends[id(deferred.function)], self.open(deferred.function, deferred.parent))]
+        for position in deferred.positions:
+            node = nodes[position]
+            while position >= contexts[-1][0]:
+                contexts.pop()
+            scope = contexts[-1][1]
+            if node.__class__ is ast.FunctionDef or node.__class__ is ast.AsyncFunctionDef:
+                self.bind(scope, node.name, FUNCTION, (node.end_lineno, node.end_col_offset), node)
+                contexts.append((ends[id(node)], self.open(node, scope)))
+            else:
+                self.bind_statement(scope, node)
+        self._nested.sort(key=_start_of)
+        self._starts = [scope.start for scope in self._nested]
+
+    def _make_deferred_around(self, position: Position) -> None:
+        index = bisect_right(self._deferred_starts, position) - 1
+        if index < 0:
+            return
+        deferred = self._deferred[index]
+        if deferred.made or not position < deferred.end:
+            return
+        deferred.made = True
+        self._make_deferred(deferred)
 
     def declare_global(self, scope: Scope, names: list[str]) -> None:
         scope.global_names = scope.global_names.union(names)
@@ -180,8 +298,11 @@ class Scopes:
 
     def finish(self) -> None:
         self.declared_global = {name for scope in self._nested for name in scope.global_names}
-        self._nested.sort(key=lambda scope: scope.start)
+        self.declared_global.update(self._global_in_deferred)
+        self._nested.sort(key=_start_of)
         self._starts = [scope.start for scope in self._nested]
+        self._deferred.sort(key=_start_of)
+        self._deferred_starts = [deferred.start for deferred in self._deferred]
 
     # -- questions ---------------------------------------------------------------------------------------------
 
@@ -191,6 +312,8 @@ class Scopes:
         if line is None:
             return self.module
         position = (line, node.col_offset)
+        if self._deferred_starts:
+            self._make_deferred_around(position)
         index = bisect_right(self._starts, position) - 1
         scope = self._nested[index] if index >= 0 else self.module
         while not scope.contains(position):
@@ -254,6 +377,8 @@ class Scopes:
     def _single_answer(self, name: str):
         """The qualified name of ``name`` when it is the same wherever it is used, else _UNRESOLVED: most names have
         one binding, or only local ones that name no module or class, and need no look-up of their scope."""
+        if name in self._bound_in_deferred:
+            return _UNRESOLVED  # bound in a function not yet looked into: answered where it is used
         bindings = self._every_binding.get(name, ())
         unbound = "builtins." + name if name in BUILTIN_NAMES else None
         # a parameter or a plain local value names no module, class or function
@@ -312,6 +437,25 @@ class Scopes:
                 if qualname is not None and qualname != self.local_prefix + name:
                     names[name] = qualname
         return names
+
+
+class _DeferredFunction:
+    __slots__ = ("function", "parent", "start", "end", "nodes", "positions", "ends", "made")
+
+    def __init__(self, function, parent: Scope, start: Position, end: Position, nodes: list, positions: list[int],
+                 ends: dict[int, int]):
+        self.function = function
+        self.parent = parent
+        self.start = start  # where its scope will start and end (see Scopes.open)
+        self.end = end
+        self.nodes = nodes
+        self.positions = positions
+        self.ends = ends
+        self.made = False
+
+
+def _start_of(scope: "Scope | _DeferredFunction") -> Position:
+    return scope.start
 
 
 def _split_dotted(expr: ast.AST | None) -> tuple[ast.Name | None, list[str]]:

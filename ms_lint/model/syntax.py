@@ -350,6 +350,10 @@ class NodeIndex:
         """The position after the subtree of ``node``, a definition or loop of this module."""
         return self._spans.ends[id(node)]
 
+    def class_positions(self) -> list[int]:
+        """The position of every class definition, in order."""
+        return self._spans.class_starts
+
     def body_starts_and_ends(self) -> tuple[dict[int, int], dict[int, int]]:
         """id(definition) -> position of its body's first node, id(node) -> position after its subtree: for a pass
         that asks for every definition's span."""
