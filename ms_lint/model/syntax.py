@@ -197,7 +197,7 @@ def _visitor_source(node_type: type, index: int, recorded: bool) -> str | None:
     names = [name for name in names if shapes.get(name) != "-"]
     if not names and not spanned and not recorded:
         return None
-    indent = "        "
+    indent = "    "
     lines = [f"{indent}positions_{index} = typed[types[{index}]] = []",
              f"{indent}add_{index} = positions_{index}.append",
              f"{indent}def visit_{index}(node):"]
@@ -241,26 +241,25 @@ def _visitor_source(node_type: type, index: int, recorded: bool) -> str | None:
     return "\n".join(lines)
 
 
-def _compile_visitors():
-    node_types = _node_types()
-    lines = ["def _make_visitors(nodes, starts, ends, body_starts, class_starts, outline, recorded_types, record,",
-             "                   typed, types, ignore, not_nodes):",
+def _compile_visitors(recorded_types: frozenset):
+    """The function making a module's visitors (those of ``recorded_types`` record their positions)."""
+    lines = ["def _make_visitors(nodes, starts, ends, body_starts, class_starts, outline, record, typed, types, ignore,",
+             "                   not_nodes):",
              "    append = nodes.append",
              "    visit = dict.fromkeys(not_nodes, ignore)"]
-    for index, node_type in enumerate(node_types):
-        plain = _visitor_source(node_type, index, False)
-        lines.append(f"    if types[{index}] in recorded_types:")
-        lines.append(_visitor_source(node_type, index, True))
-        lines.append("    else:")
-        lines.append(plain if plain is not None else f"        visit_{index} = append")
+    for index, node_type in enumerate(_VISITED_TYPES):
+        source = _visitor_source(node_type, index, node_type in recorded_types)
+        lines.append(source if source is not None else f"    visit_{index} = append")
         lines.append(f"    visit[types[{index}]] = visit_{index}")
     lines.append("    return visit")
     namespace: dict = {}
     exec(compile("\n".join(lines), "<ms_lint node visitors>", "exec"), namespace)  # noqa: S102 -- generated above
-    return namespace["_make_visitors"], tuple(node_types)
+    return namespace["_make_visitors"]
 
 
-_make_visitors, _VISITED_TYPES = _compile_visitors()
+_VISITED_TYPES = tuple(_node_types())
+# recorded types -> the function making the visitors; compiled on first use (tens of milliseconds: not at import)
+_visitor_makers: dict[frozenset, object] = {}
 
 
 def _ignore(_value) -> None:
@@ -275,9 +274,12 @@ def _visit(root: ast.AST, spans: _Spans, outline: bool, recorded_types: frozense
     them or holds a value they do not know."""
     nodes: list[ast.AST] = []
     record = recorded.append if recorded is not None else None
-    visit = _make_visitors(nodes, spans.starts, spans.ends, spans.body_starts, spans.class_starts, outline,
-                           recorded_types, record, {} if typed is None else typed, _VISITED_TYPES, _ignore,
-                           _NOT_NODES)
+    recorded_types = frozenset(recorded_types)
+    make_visitors = _visitor_makers.get(recorded_types)
+    if make_visitors is None:
+        make_visitors = _visitor_makers[recorded_types] = _compile_visitors(recorded_types)
+    visit = make_visitors(nodes, spans.starts, spans.ends, spans.body_starts, spans.class_starts, outline, record,
+                          {} if typed is None else typed, _VISITED_TYPES, _ignore, _NOT_NODES)
     try:
         visit[root.__class__](root)
     except (RecursionError, KeyError):
