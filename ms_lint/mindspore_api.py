@@ -81,8 +81,11 @@ def top_package(qualname: str) -> str:
     return qualname.split(".", 1)[0]
 
 
+_MINDSPORE_PREFIX = MINDSPORE + "."
+
+
 def is_mindspore(qualname: str | None) -> bool:
-    return bool(qualname) and (qualname == MINDSPORE or qualname.startswith(MINDSPORE + "."))
+    return bool(qualname) and (qualname == MINDSPORE or qualname.startswith(_MINDSPORE_PREFIX))
 
 
 def is_host_library(qualname: str | None) -> bool:

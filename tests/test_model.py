@@ -383,3 +383,72 @@ def test_an_analysis_leaves_nothing_for_the_garbage_collector(fixture):
     finally:
         if was_enabled:
             gc.enable()
+
+
+DEFERRED_SCOPES = """
+    import numpy as np
+    import mindspore.nn as nn
+
+    def outer(x):
+        alias = nn
+        def inner(y):
+            return alias.Dense(y)
+        import math as np
+        for i, (a, b) in enumerate(x):
+            total = a + b
+        with open(x) as handle:
+            handle.read()
+        return np.sin(x), inner(x), total
+
+    def other(x):
+        return np.sin(x), nn.ReLU()
+
+    def declares():
+        global CONFIG
+        CONFIG = 1
+
+    def make():
+        class Net(nn.Cell):
+            def construct(self, x):
+                return np.sin(x)
+        return Net()
+
+    CONFIG = None
+"""
+
+
+def _answers(module: ModuleFacts, order) -> dict:
+    loads = [n for n in ast.walk(module.tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
+    answers = {}
+    for position in order(range(len(loads))):
+        name = loads[position]
+        binding = module.scopes.binding(name)
+        answers[position] = (module.qualname(name), binding and (binding.kind, binding.position, binding.scope.path))
+    return answers
+
+
+def test_a_functions_scope_made_on_first_use_answers_as_if_made_at_once():
+    # A function's scope is made when a position inside it is first asked about: the answers do not depend on
+    # which function is asked first.
+    in_order = _answers(facts(DEFERRED_SCOPES), list)
+    assert in_order == _answers(facts(DEFERRED_SCOPES), lambda positions: list(reversed(positions)))
+    module = facts(DEFERRED_SCOPES)
+    calls = {ast.unparse(site.node): site.qualname for site in module.calls}
+    assert calls["alias.Dense(y)"] == "mindspore.nn.Dense"
+    assert calls["inner(x)"] == "case.outer.<locals>.inner"
+    assert calls["nn.ReLU()"] == "mindspore.nn.ReLU"
+    assert [site.qualname for site in module.calls if ast.unparse(site.node) == "np.sin(x)"] == [
+        "math.sin", "numpy.sin", "numpy.sin"]
+    assert "CONFIG" in module.scopes.declared_global
+    assert "make.<locals>.Net" in module.classes  # a function holding a class has its scope made at once
+
+
+def test_a_name_in_a_function_asked_after_another_function_was_looked_into():
+    module = facts(DEFERRED_SCOPES)
+    other_np = [n for n in names_in(module, "np") if isinstance(n.ctx, ast.Load)][2]
+    assert module.scopes.binding(other_np).scope is module.scopes.module  # `other` looked into first
+    total = [n for n in names_in(module, "total") if isinstance(n.ctx, ast.Load)][0]
+    binding = module.scopes.binding(total)
+    assert binding.kind == "assignment" and binding.scope.path == "outer.<locals>."
+    handle = [n for n in names_in(module, "handle") if isinstance(n.ctx, ast.Load)][0]
+    assert module.scopes.binding(handle).scope is binding.scope

@@ -152,3 +152,68 @@ def test_code_nested_far_deeper_than_the_recursion_limit():
     index = NodeIndex(tree)
     assert len([n for n in index.nodes if isinstance(n, ast.UnaryOp)]) == depth
     assert len(preorder(tree.body[0])) == len(index.nodes) - 1
+
+
+def _loop_and_visitors(tree: ast.AST, outline: bool):
+    from ms_lint.model import syntax
+
+    by_loop, by_visitors = syntax._Spans(), syntax._Spans()
+    return (syntax._traverse(tree, by_loop, outline), by_loop), (syntax._visit(tree, by_visitors, outline), by_visitors)
+
+
+def test_the_generated_visitors_list_what_the_loop_lists_with_the_same_spans():
+    tree = ast.parse(SOURCE + "match q:\n    case [1, *rest] if rest: pass\n    case {'k': True, **kw}: pass\n"
+                     "async def a():\n    async with x as (y, z):\n        global g\n        return {**y, 1: z}\n")
+    for outline in (False, True):
+        (loop_nodes, loop_spans), (visited, visited_spans) = _loop_and_visitors(tree, outline)
+        assert visited is not None and len(visited) == len(loop_nodes)
+        assert all(a is b for a, b in zip(loop_nodes, visited))
+        for field in ("starts", "ends", "body_starts", "class_starts"):
+            assert getattr(loop_spans, field) == getattr(visited_spans, field)
+
+
+def test_a_tree_holding_an_unknown_node_type_is_listed_by_the_loop():
+    class Custom(ast.expr):
+        _fields = ("inner",)
+
+    tree = ast.parse("x = 1\n")
+    tree.body[0].value = Custom(inner=ast.Name(id="y", ctx=ast.Load()))
+    assert _loop_and_visitors(tree, False)[1][0] is None
+    index = NodeIndex(tree, recorded_types=frozenset({ast.Name}))
+    assert [type(node).__name__ for node in index.nodes] == ["Module", "Assign", "Name", "Custom", "Name"]
+    assert index.recorded == [2, 4]
+
+
+def test_recorded_positions_are_those_of_the_recorded_types_in_order():
+    tree = ast.parse(SOURCE)
+    recorded_types = frozenset({ast.Call, ast.Name, ast.FunctionDef, ast.ClassDef, ast.For, ast.Global})
+    for outline in (False, True):
+        index = NodeIndex(tree, outline, recorded_types)
+        assert index.recorded == [position for position, node in enumerate(index.nodes)
+                                  if node.__class__ in recorded_types]
+        assert index.recorded
+
+
+def test_nodes_of_a_type_in_a_body_are_those_of_the_body_without_a_nested_class():
+    tree = ast.parse(SOURCE)
+    index = NodeIndex(tree)
+    helper = find(tree, ast.FunctionDef, "helper")
+    body = index.body(helper)
+    for node_types in [(ast.Return,), (ast.Call,), (ast.Call, ast.Attribute), (ast.For, ast.While), (ast.Name,),
+                       (ast.Assign, ast.Assign), (ast.ClassDef, ast.FunctionDef, ast.Lambda)]:
+        assert index.body_nodes_of(helper, node_types) == [n for n in body if n.__class__ in node_types]
+    returns = index.body_nodes_of(helper, (ast.Return,))
+    assert [r.lineno for r in returns] == [11, 23]  # not the return of Local.method
+
+
+def test_nodes_of_a_type_in_a_subtree_include_a_nested_class_and_the_header():
+    tree = ast.parse(SOURCE)
+    index = NodeIndex(tree)
+    helper = find(tree, ast.FunctionDef, "helper")
+    for node_types in [(ast.Return,), (ast.Call,), (ast.Call, ast.Assign), (ast.Name,), (ast.For, ast.While)]:
+        expected = [n for n in index.subtree(helper) if n.__class__ in node_types]
+        assert index.subtree_nodes_of(helper, node_types) == expected
+    assert len(index.subtree_nodes_of(helper, (ast.Return,))) == 3  # Local.method's return too
+    foreign = ast.parse(SOURCE).body[2]
+    assert index.subtree_positions_of(foreign, (ast.Call,)) is None
+    assert index.subtree_nodes_of(foreign, (ast.Call,)) == [n for n in preorder(foreign) if isinstance(n, ast.Call)]

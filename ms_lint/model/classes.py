@@ -268,7 +268,8 @@ class ClassFacts:
                     yield bool(self.owns_parameters(element, seen))
 
     def _class_owns_parameters(self, info: ClassInfo, seen: frozenset) -> bool:
-        for node in (node for method in info.methods.values() for node in self.index.subtree(method)):
+        for node in (node for method in info.methods.values()
+                     for node in self.index.subtree_nodes_of(method, (ast.Call,))):
             if isinstance(node, ast.Call):
                 if self.builds_parameter(node) or api.is_mindspore_name(self.qualname(node.func), "initializer"):
                     return True
@@ -291,7 +292,7 @@ class ClassFacts:
             self_name = first_argument(method)
             if self_name is None:
                 continue
-            for node in self.index.subtree(method):
+            for node in self.index.subtree_nodes_of(method, (ast.AugAssign, ast.Assign, ast.AnnAssign)):
                 node_type = node.__class__
                 if node_type is ast.AugAssign:
                     target = node.target
@@ -421,7 +422,7 @@ class ClassFacts:
             self_name = first_argument(method)
             if name == "__init__" or self_name is None or is_static(method):
                 continue
-            kind, called = _changes_made_by(self.index.subtree(method), self_name)
+            kind, called = _changes_made_by(self.index.subtree_nodes_of(method, _CHANGING_TYPES), self_name)
             if kind:
                 result[name] = kind
             calls[name] = called
@@ -507,8 +508,7 @@ class _ContainerScan:
         return None
 
     def _returns_cell(self, method: FunctionNode) -> bool:
-        returns = [n.value for n in self.module.index.subtree(method) if isinstance(n, ast.Return)
-                   and n.value is not None]
+        returns = [n.value for n in self.module.index.subtree_nodes_of(method, (ast.Return,)) if n.value is not None]
         return bool(returns) and all(self.module.builds_cell(value) for value in returns)
 
     def elements(self, expr: ast.AST, cell_names: set[str], self_name: str) -> tuple[list[str | None], bool] | None:
@@ -555,10 +555,17 @@ class _ContainerScan:
 
         index = self.module.index
         tracked_types = (ast.Assign, ast.AugAssign, ast.Call, ast.Return)
-        # One pass over the method: its loops, the statements followed below, and the calls that register a child
-        # Cell (each with its position in the method's pre-order list, which says which loops hold it).
+        # The method's loops, the statements followed below, and the calls that register a child Cell (each with
+        # its position in the module's pre-order list, which says which loops hold it).
+        positions = index.subtree_positions_of(method, (ast.For, ast.While, *tracked_types))
+        if positions is None:  # a method of another tree: its own pre-order list
+            subtree = index.subtree(method)
+            positions = list(range(len(subtree)))
+        else:
+            subtree = index.nodes
         loops, tracked, registering_calls = [], [], []
-        for position, node in enumerate(index.subtree(method)):
+        for position in positions:
+            node = subtree[position]
             node_type = node.__class__
             if node_type is ast.For or node_type is ast.While:
                 loops.append((position, node))
@@ -667,6 +674,9 @@ class _ContainerScan:
                 call.args[0], ast.Name) and call.args[0].id == self_name:
             return True
         return isinstance(func, ast.Attribute) and func.attr in ("insert_child_to_cell", "insert_param_to_cell")
+
+
+_CHANGING_TYPES = (ast.Call, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete)  # what _changes_made_by reads
 
 
 def _changes_made_by(nodes: list[ast.AST], self_name: str) -> tuple[str | None, set[str]]:

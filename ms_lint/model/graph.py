@@ -47,6 +47,7 @@ class GraphFunction:
         self._host_copy_names: dict | None = None
         self._annotated_types: dict | None = None  # parameter -> its annotation, then the UserType it names
         self._scope = None  # this function's scope among the module's scopes, found on first use
+        self._self_name = _UNBOUND
         # id(expression) -> its kind, once the environment is computed (None until then: nothing is final)
         self._use_kinds: dict[int, str | None] | None = None
         # while the environment is computed: name -> what its first look-up in the current round found
@@ -169,10 +170,12 @@ class GraphFunction:
 
     @property
     def self_name(self) -> str | None:
-        args = self.node.args.posonlyargs + self.node.args.args
-        if self.owner is not None and args and not is_static(self.node):
-            return args[0].arg
-        return None
+        name = self._self_name
+        if name is _UNBOUND:  # asked for nearly every attribute the environment meets
+            args = self.node.args.posonlyargs + self.node.args.args
+            name = self._self_name = (args[0].arg if self.owner is not None and args and not is_static(self.node)
+                                      else None)
+        return name
 
     def compute_environment(self) -> None:
         self._use_kinds = None
@@ -838,6 +841,8 @@ class GraphCode:
                 attributes.setdefault(built[1].key, set()).add(target.attr)
             else:
                 excluded.add(built[1].key)
+        if not attributes:
+            return set()  # most modules: no call made here to learn of
         called = {
             site.node.func.attr for site in self.calls
             if isinstance(site.node.func, ast.Attribute) and isinstance(site.node.func.value, ast.Name)

@@ -3,6 +3,7 @@ classes, graph code) over one pre-order pass of the tree."""
 from __future__ import annotations
 
 import ast
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from typing import Iterator
 
@@ -20,7 +21,7 @@ _INDEXED_NODE_TYPES = frozenset({ast.Call, ast.Assign, ast.Import, ast.ImportFro
                                  ast.AsyncFor, ast.withitem})
 
 
-@dataclass
+@dataclass(slots=True)  # one per call of the module: tens of thousands per project
 class CallSite:
     node: ast.Call
     qualname: str | None
@@ -51,8 +52,9 @@ class ModuleFacts(ClassFacts, GraphCode):
         self.class_of_function: dict[int, ClassInfo] = {}
         self._enclosing: list[tuple[ast.AST, ClassInfo | None]] = []
         self._scope_by_line: list[str] | None = None
-        self._assignment_of_value: dict[int, ast.Assign] = {}
-        self.index = NodeIndex(tree, outline)
+        self._assignments: list[ast.Assign] = []
+        self._assignment_of_value: dict[int, ast.Assign] | None = None  # filed on first use
+        self.index = NodeIndex(tree, outline, _INDEXED_NODE_TYPES)
         self.scopes = Scopes(tree, self.local_prefix, self.package)
         self.qualname = self.scopes.qualname  # asked hundreds of times per file: no wrapper call in between
         # qualified name -> what class_of_constructor says; asked for every call, answered once per name
@@ -85,68 +87,86 @@ class ModuleFacts(ClassFacts, GraphCode):
 
     def _index(self) -> None:
         nodes = self.index.nodes
+        recorded = self.index.recorded
         scopes = self.scopes
-        # (position where it ends, innermost function, innermost class, scope) of the definitions around a position
-        contexts: list[tuple[int, FunctionNode | None, ClassInfo | None, Scope]] = [
-            (len(nodes), None, None, scopes.module)]
+        module_scope = scopes.module
+        body_starts, ends = self.index.body_starts_and_ends()
+        class_starts = self.index.class_positions()
+        calls = self.calls
+        enclosing = self._enclosing
+        assignments = self._assignments
+        bind, bind_statement, open_scope = scopes.bind, scopes.bind_statement, scopes.open
+        note_deferred = scopes.note_deferred_statement
+        # (position where it ends, innermost function, innermost class, scope) of the definitions around a position;
+        # the scope is None inside a function whose scope is made on first use
+        contexts: list[tuple[int, FunctionNode | None, ClassInfo | None, Scope | None]] = [
+            (len(nodes), None, None, module_scope)]
+        context_end, function, owner, scope = contexts[-1]
         class_body: tuple[int, int, ClassInfo, Scope] | None = None  # a class whose header is being read
         class_bindings: list[tuple[Binding, ClassInfo]] = []
-        indexed = _INDEXED_NODE_TYPES
-        for position in [position for position, node in enumerate(nodes) if node.__class__ in indexed]:
+        for index_position, position in enumerate(recorded):
             node = nodes[position]
             if class_body is not None and position >= class_body[0]:
                 # A class's bases and decorators belong to the code around it; its body to the class.
                 contexts.append((class_body[1], None, class_body[2], class_body[3]))
+                context_end, function, owner, scope = contexts[-1]
                 class_body = None
-            while position >= contexts[-1][0]:
-                contexts.pop()
-            _, function, owner, scope = contexts[-1]
+            if position >= context_end:
+                while position >= contexts[-1][0]:
+                    contexts.pop()
+                context_end, function, owner, scope = contexts[-1]
             node_type = node.__class__
             if node_type is ast.Call:
-                self.calls.append(CallSite(node, None, function, owner))
+                calls.append(CallSite(node, None, function, owner))
+                continue
+            if node_type is ast.Assign:
+                assignments.append(node)
+            if scope is None:  # in a deferred function: only what it binds is noted
+                note_deferred(node)
+                if node_type is ast.FunctionDef or node_type is ast.AsyncFunctionDef:
+                    enclosing.append((node, owner))
+                    contexts.append((ends[id(node)], node, owner, None))
+                    context_end, function, owner, scope = contexts[-1]
             elif node_type is ast.Assign:
-                self._assignment_of_value[id(node.value)] = node
-                at = (node.end_lineno, node.end_col_offset)  # the names are bound once the value is computed
-                for target in node.targets:
-                    scopes.bind_targets(scope, target, node.value, at)
-                if scope is scopes.module:
+                bind_statement(scope, node)
+                if scope is module_scope:
                     for target in node.targets:
-                        if isinstance(target, ast.Name):
+                        if target.__class__ is ast.Name:
                             self.module_assignments.setdefault(target.id, node.value)
-            elif node_type is ast.Import or node_type is ast.ImportFrom:
-                scopes.bind_import(scope, node)
             elif node_type is ast.ClassDef:
                 info = ClassInfo(node.name, node, self)
                 # the name is bound once the class statement has run: its bases still see the binding before it
                 # (``class Output(Output):`` derives from the imported Output)
-                binding = scopes.bind(scope, node.name, CLASS, (node.end_lineno, node.end_col_offset), node)
+                binding = bind(scope, node.name, CLASS, (node.end_lineno, node.end_col_offset), node)
                 class_bindings.append((binding, info))
-                self._enclosing.append((node, info))
-                class_body = (*self.index.body_span(node), info, scopes.open(node, scope))
+                enclosing.append((node, info))
+                class_body = (body_starts[id(node)], ends[id(node)], info, open_scope(node, scope))
             elif node_type is ast.FunctionDef or node_type is ast.AsyncFunctionDef:
                 if owner is not None and function is None:
                     owner.methods.setdefault(node.name, node)
                     self.class_of_function[id(node)] = owner
-                elif scope is scopes.module:
+                elif scope is module_scope:
                     self.functions[node.name] = node  # the definition in force once the module has run
-                scopes.bind(scope, node.name, FUNCTION, (node.end_lineno, node.end_col_offset), node)
-                self._enclosing.append((node, owner))
-                contexts.append((self.index.body_span(node)[1], node, owner, scopes.open(node, scope)))
-            elif node_type is ast.Global:
-                scope.global_names.update(node.names)
-            elif node_type is ast.AnnAssign or node_type is ast.AugAssign:
-                if node_type is ast.AugAssign or node.value is not None:
-                    scopes.bind_targets(scope, node.target, None, (node.end_lineno, node.end_col_offset))
-            elif node_type is ast.For or node_type is ast.AsyncFor:
-                scopes.bind_targets(scope, node.target, None, (node.lineno, node.col_offset))
-            elif node_type is ast.withitem:
-                if node.optional_vars is not None:
-                    scopes.bind_targets(scope, node.optional_vars, None, (node.context_expr.lineno, 0))
+                bind(scope, node.name, FUNCTION, (node.end_lineno, node.end_col_offset), node)
+                enclosing.append((node, owner))
+                end = ends[id(node)]
+                first_class = bisect_right(class_starts, position)
+                if first_class < len(class_starts) and class_starts[first_class] < end:
+                    contexts.append((end, node, owner, open_scope(node, scope)))  # a class inside: made now
+                else:
+                    scopes.note_parameters(node)
+                    scopes.defer(node, scope, nodes, recorded, index_position + 1,
+                                 bisect_left(recorded, end, index_position), ends)
+                    contexts.append((end, node, owner, None))
+                context_end, function, owner, scope = contexts[-1]
+            else:
+                bind_statement(scope, node)
         scopes.finish()
         self._key_classes(class_bindings)
         self.names = scopes.module_imports()
-        for site in self.calls:
-            site.qualname = self.qualname(site.node.func)
+        qualname = self.qualname
+        for site in calls:
+            site.qualname = qualname(site.node.func)
 
     def _key_classes(self, class_bindings: list[tuple["Binding", ClassInfo]]) -> None:
         """Give every class its key in ``classes``: its path as Python's ``__qualname__`` writes it (``Net``,
@@ -185,7 +205,10 @@ class ModuleFacts(ClassFacts, GraphCode):
 
     def assignment_of(self, value: ast.AST) -> ast.Assign | None:
         """The assignment statement whose right-hand side is ``value``."""
-        return self._assignment_of_value.get(id(value))
+        by_value = self._assignment_of_value
+        if by_value is None:  # most modules never ask: the statements are filed by value only when one does
+            by_value = self._assignment_of_value = {id(node.value): node for node in self._assignments}
+        return by_value.get(id(value))
 
     def calls_to(self, *names: str, mindspore_only: bool = True) -> Iterator[CallSite]:
         """Calls whose callee's own name is one of ``names`` (inside MindSpore, unless told otherwise), in source
@@ -229,7 +252,7 @@ class ModuleFacts(ClassFacts, GraphCode):
         for info in owner.lineage():
             for method in sorted(info.methods.values(), key=lambda m: m.name != "__init__"):
                 self_name = first_argument(method)
-                for node in self.index.subtree(method):
+                for node in self.index.subtree_nodes_of(method, (ast.Assign,)):
                     if isinstance(node, ast.Assign) and any(
                             isinstance(t, ast.Attribute) and t.attr == expr.attr and isinstance(t.value, ast.Name)
                             and t.value.id == self_name for t in node.targets):

@@ -5,10 +5,12 @@ import ast
 import os
 import weakref
 from bisect import bisect_right
+from functools import lru_cache
 
 
 IMPORT, CLASS, FUNCTION, ASSIGNMENT, PARAMETER = "import", "class", "function", "assignment", "parameter"
-_UNRESOLVED = object()  # a name whose answer depends on where it is used
+_UNRESOLVED = object()
+_NO_NAMES: frozenset[str] = frozenset()  # a name whose answer depends on where it is used
 _MAX_ALIAS_DEPTH = 8
 
 Position = tuple[int, int]  # (line, column)
@@ -38,7 +40,7 @@ class Binding:
 class Scope:
     """A module, class or function scope: its bindings in source order, and the part of the file it spans."""
 
-    __slots__ = ("node", "kind", "parent", "path", "_bindings", "_plain", "global_names", "start", "end", "weak",
+    __slots__ = ("node", "kind", "parent", "path", "_bindings", "_plain", "global_names", "start", "end", "_weak",
                  "parameters", "__weakref__")
 
     def __init__(self, node: ast.AST, kind: str, parent: "Scope | None", path: str, start: Position,
@@ -51,10 +53,10 @@ class Scope:
         # a function's plain local assignments (name, position, value), made bindings on first use: most functions
         # are never looked into, and a flake8 run pays for every object a file's analysis allocates
         self._plain: list[tuple] | None = None
-        self.global_names: set[str] = set()
+        self.global_names: frozenset[str] = _NO_NAMES  # replaced by Scopes.declare_global
         self.start = start
         self.end = end
-        self.weak = weakref.ref(self)  # one reference for all its bindings (a weak one: no cycle)
+        self._weak = None
         # a function's parameter names; their bindings are made when a look-up first meets them (most never are)
         self.parameters: frozenset[str] = frozenset()
 
@@ -70,6 +72,15 @@ class Scope:
             for name in {name for name, _, _ in plain}:
                 bindings[name].sort(key=_position_of)
         return self._bindings
+
+    @property
+    def weak(self) -> "weakref.ref[Scope]":
+        """One reference for all its bindings (a weak one: no cycle), made with the first: most function scopes
+        never hold a binding object."""
+        weak = self._weak
+        if weak is None:
+            weak = self._weak = weakref.ref(self)
+        return weak
 
     def contains(self, position: Position) -> bool:
         return self.start <= position < self.end
@@ -93,7 +104,13 @@ class Scopes:
         self._parameter_names: dict[str, bool] = {}  # every name a function of the module takes as a parameter
         self._plain_local_names: dict[str, bool] = {}  # every name a function binds to a plain local value
         self._resolving: set[int] = set()
-        self._qualnames: dict[int, tuple[ast.AST | None, str | None]] = {}  # id(expression) -> (it, its answer)
+        self._qualnames: dict[ast.AST | None, str | None] = {}  # expression -> its answer
+        # Functions whose scopes are made on first use (see defer), by where their bodies start, and what their
+        # code binds meanwhile: names bound other than to a plain local value, and names declared global.
+        self._deferred: list[_DeferredFunction] = []
+        self._deferred_starts: list[Position] = []
+        self._bound_in_deferred: set[str] = set()
+        self._global_in_deferred: set[str] = set()
 
     # -- building (ModuleFacts' one pass over the tree calls these) ------------------------------------------
 
@@ -106,14 +123,129 @@ class Scopes:
                       (first.lineno, first.col_offset), (node.end_lineno or node.lineno, node.end_col_offset or 0))
         self._nested.append(scope)
         if not is_class:
-            arguments = node.args
-            names = [argument.arg for argument in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)]
-            names.extend(argument.arg for argument in (arguments.vararg, arguments.kwarg) if argument is not None)
-            scope.parameters = frozenset(names)
-            parameter_names = self._parameter_names
-            for name in names:
-                parameter_names[name] = True
+            scope.parameters = frozenset(self.note_parameters(node))
         return scope
+
+    def note_parameters(self, function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
+        """The parameter names of ``function``, noted among those of the module."""
+        arguments = function.args
+        names = [argument.arg for argument in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)]
+        names.extend(argument.arg for argument in (arguments.vararg, arguments.kwarg) if argument is not None)
+        parameter_names = self._parameter_names
+        for name in names:
+            parameter_names[name] = True
+        return names
+
+    # -- functions whose scopes are made on first use ------------------------------------------------------------
+    #
+    # Most functions of a module are never looked into: no question needs their scopes, only the names they bind
+    # (which tell whether a name means the same everywhere). A function holding no class is deferred: its
+    # statements are only read for those names (note_deferred_statement); its scope and those of the functions
+    # inside it are made, binding for binding as the pass would have made them, when a position inside it is first
+    # asked about (scope_at).
+
+    def defer(self, function: ast.FunctionDef | ast.AsyncFunctionDef, parent: Scope, nodes: list[ast.AST],
+              positions: list[int], first: int, last: int, ends: dict[int, int]) -> None:
+        """Make ``function``'s scope (in ``parent``) on first use. ``positions[first:last]``: the positions, in the
+        module's pre-order list ``nodes``, of the statements and definitions (calls may be among them) that the
+        module's pass met inside it; ``ends``: id(definition) -> position after its subtree."""
+        body = function.body[0]
+        self._deferred.append(_DeferredFunction(
+            function, parent, (body.lineno, body.col_offset),
+            (function.end_lineno or function.lineno, function.end_col_offset or 0), nodes, positions[first:last],
+            ends))
+
+    def note_deferred_statement(self, node: ast.AST) -> None:
+        """What ``node``, a statement of a deferred function's code, binds: the names it binds to plain local
+        values, and those it binds otherwise (which keep the name from having one meaning everywhere)."""
+        node_type = node.__class__
+        if node_type is ast.Assign:
+            value = node.value
+            aliased = value.__class__ is ast.Name or value.__class__ is ast.Attribute
+            for target in node.targets:
+                if target.__class__ is ast.Name and aliased:
+                    self._bound_in_deferred.add(target.id)
+                else:
+                    self._note_plain_targets(target)
+        elif node_type is ast.FunctionDef or node_type is ast.AsyncFunctionDef:
+            self._bound_in_deferred.add(node.name)
+            self.note_parameters(node)
+        elif node_type is ast.Import:
+            self._bound_in_deferred.update(
+                alias.asname or alias.name.split(".", 1)[0] for alias in node.names)
+        elif node_type is ast.ImportFrom:
+            self._bound_in_deferred.update(alias.asname or alias.name for alias in node.names if alias.name != "*")
+        elif node_type is ast.Global:
+            self._global_in_deferred.update(node.names)
+        elif node_type is ast.AnnAssign:
+            if node.value is not None:
+                self._note_plain_targets(node.target)
+        elif node_type is ast.AugAssign or node_type is ast.For or node_type is ast.AsyncFor:
+            self._note_plain_targets(node.target)
+        elif node_type is ast.withitem:
+            if node.optional_vars is not None:
+                self._note_plain_targets(node.optional_vars)
+
+    def _note_plain_targets(self, target: ast.AST) -> None:
+        # as bind_targets binds them in a function: every name to a plain local value
+        if isinstance(target, ast.Name):
+            self._plain_local_names[target.id] = True
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            for element in target.elts:
+                self._note_plain_targets(element)
+        elif isinstance(target, ast.Starred):
+            self._note_plain_targets(target.value)
+
+    def bind_statement(self, scope: Scope, node: ast.AST) -> None:
+        """The bindings of ``node``, an assignment, import, loop, ``with`` item or ``global`` statement of
+        ``scope``'s code (none for another node)."""
+        node_type = node.__class__
+        if node_type is ast.Assign:
+            at = (node.end_lineno, node.end_col_offset)  # the names are bound once the value is computed
+            for target in node.targets:
+                self.bind_targets(scope, target, node.value, at)
+        elif node_type is ast.Import or node_type is ast.ImportFrom:
+            self.bind_import(scope, node)
+        elif node_type is ast.Global:
+            self.declare_global(scope, node.names)
+        elif node_type is ast.AnnAssign or node_type is ast.AugAssign:
+            if node_type is ast.AugAssign or node.value is not None:
+                self.bind_targets(scope, node.target, None, (node.end_lineno, node.end_col_offset))
+        elif node_type is ast.For or node_type is ast.AsyncFor:
+            self.bind_targets(scope, node.target, None, (node.lineno, node.col_offset))
+        elif node_type is ast.withitem:
+            if node.optional_vars is not None:
+                self.bind_targets(scope, node.optional_vars, None, (node.context_expr.lineno, 0))
+
+    def _make_deferred(self, deferred: "_DeferredFunction") -> None:
+        """The scopes of a deferred function and of the functions inside it, as the module's pass makes them."""
+        nodes, ends = deferred.nodes, deferred.ends
+        contexts = [(ends[id(deferred.function)], self.open(deferred.function, deferred.parent))]
+        for position in deferred.positions:
+            node = nodes[position]
+            while position >= contexts[-1][0]:
+                contexts.pop()
+            scope = contexts[-1][1]
+            if node.__class__ is ast.FunctionDef or node.__class__ is ast.AsyncFunctionDef:
+                self.bind(scope, node.name, FUNCTION, (node.end_lineno, node.end_col_offset), node)
+                contexts.append((ends[id(node)], self.open(node, scope)))
+            else:
+                self.bind_statement(scope, node)
+        self._nested.sort(key=_start_of)
+        self._starts = [scope.start for scope in self._nested]
+
+    def _make_deferred_around(self, position: Position) -> None:
+        index = bisect_right(self._deferred_starts, position) - 1
+        if index < 0:
+            return
+        deferred = self._deferred[index]
+        if deferred.made or not position < deferred.end:
+            return
+        deferred.made = True
+        self._make_deferred(deferred)
+
+    def declare_global(self, scope: Scope, names: list[str]) -> None:
+        scope.global_names = scope.global_names.union(names)
 
     def _with_parameter(self, scope: Scope, name: str) -> list[Binding]:
         """The bindings of ``name`` in function ``scope``, its parameter binding first, made on first use."""
@@ -166,8 +298,11 @@ class Scopes:
 
     def finish(self) -> None:
         self.declared_global = {name for scope in self._nested for name in scope.global_names}
-        self._nested.sort(key=lambda scope: scope.start)
+        self.declared_global.update(self._global_in_deferred)
+        self._nested.sort(key=_start_of)
         self._starts = [scope.start for scope in self._nested]
+        self._deferred.sort(key=_start_of)
+        self._deferred_starts = [deferred.start for deferred in self._deferred]
 
     # -- questions ---------------------------------------------------------------------------------------------
 
@@ -177,6 +312,8 @@ class Scopes:
         if line is None:
             return self.module
         position = (line, node.col_offset)
+        if self._deferred_starts:
+            self._make_deferred_around(position)
         index = bisect_right(self._starts, position) - 1
         scope = self._nested[index] if index >= 0 else self.module
         while not scope.contains(position):
@@ -217,12 +354,10 @@ class Scopes:
     def qualname(self, expr: ast.AST | None) -> str | None:
         """The qualified name ``expr`` (a Name or dotted Attribute) is bound to where it is used, or None."""
         # The model and the rules ask about the same callee again and again: answered once per expression (the
-        # expression is kept with its answer, so that an id reused by a later object cannot be mistaken for it).
-        known = self._qualnames.get(id(expr))
-        if known is not None and known[0] is expr:
-            return known[1]
-        answer = self._qualname(expr)
-        self._qualnames[id(expr)] = (expr, answer)
+        # table holds the expression itself, so that a later object cannot be taken for it).
+        answer = self._qualnames.get(expr, _UNRESOLVED)
+        if answer is _UNRESOLVED:
+            answer = self._qualnames[expr] = self._qualname(expr)
         return answer
 
     def _qualname(self, expr: ast.AST | None) -> str | None:
@@ -242,6 +377,8 @@ class Scopes:
     def _single_answer(self, name: str):
         """The qualified name of ``name`` when it is the same wherever it is used, else _UNRESOLVED: most names have
         one binding, or only local ones that name no module or class, and need no look-up of their scope."""
+        if name in self._bound_in_deferred:
+            return _UNRESOLVED  # bound in a function not yet looked into: answered where it is used
         bindings = self._every_binding.get(name, ())
         unbound = "builtins." + name if name in BUILTIN_NAMES else None
         # a parameter or a plain local value names no module, class or function
@@ -302,6 +439,25 @@ class Scopes:
         return names
 
 
+class _DeferredFunction:
+    __slots__ = ("function", "parent", "start", "end", "nodes", "positions", "ends", "made")
+
+    def __init__(self, function, parent: Scope, start: Position, end: Position, nodes: list, positions: list[int],
+                 ends: dict[int, int]):
+        self.function = function
+        self.parent = parent
+        self.start = start  # where its scope will start and end (see Scopes.open)
+        self.end = end
+        self.nodes = nodes
+        self.positions = positions
+        self.ends = ends
+        self.made = False
+
+
+def _start_of(scope: "Scope | _DeferredFunction") -> Position:
+    return scope.start
+
+
 def _split_dotted(expr: ast.AST | None) -> tuple[ast.Name | None, list[str]]:
     """``a.b.c`` as (the Name ``a``, ["c", "b"]): the attributes last first; (None, ...) when not a dotted name."""
     parts = []
@@ -342,10 +498,18 @@ def module_name_of(path: str) -> tuple[str | None, str | None]:
     """(module name, package name) of the file at ``path``, by walking up the ``__init__.py`` chain."""
     if not path or path in ("-", "stdin", "<stdin>"):
         return None, None
-    absolute = os.path.abspath(path)
-    directory, filename = os.path.split(absolute)
+    directory, filename = os.path.split(os.path.abspath(path))
     stem = os.path.splitext(filename)[0]
-    parts = [] if stem == "__init__" else [stem]
+    package = _package_of(directory)
+    if stem == "__init__":
+        return package, package
+    return ".".join([package, stem] if package else [stem]) or None, package
+
+
+@lru_cache(maxsize=1024)
+def _package_of(directory: str) -> str | None:
+    # Every file of a directory asks the same: one walk up the chain per directory, not one per file (as
+    # project.source_roots does).
     package_parts = []
     while os.path.isfile(os.path.join(directory, "__init__.py")):
         package_parts.insert(0, os.path.basename(directory))
@@ -353,11 +517,7 @@ def module_name_of(path: str) -> tuple[str | None, str | None]:
         if parent == directory:
             break
         directory = parent
-    package = ".".join(package_parts) or None
-    module = ".".join(package_parts + parts) or None
-    if stem == "__init__":
-        return module, package
-    return module, package
+    return ".".join(package_parts) or None
 
 
 BUILTIN_NAMES = frozenset(dir(__import__("builtins")))

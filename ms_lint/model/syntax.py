@@ -145,14 +145,168 @@ def _traverse(root: ast.AST, spans: _Spans | None, outline: bool = False) -> lis
     return nodes
 
 
+# -- the same pass, faster: one generated visitor per node type ---------------------------------------------
+#
+# The loop above pays, per node, a stack push and pop, a getter's tuple and a loop over it. A visitor per node type
+# that reads its fields by name and calls the visitors of its children directly (leaves are appended without any
+# call of ours) costs about half as much. It recurses, so code nested deeper than the recursion limit allows, or
+# a tree holding something no parsed tree holds, is left to the loop above.
+
+_NOT_NODES = (type(None), str, int, float, complex, bytes, bool, type(...))
+
+
+def _node_types() -> list[type]:
+    found, stack = [], [ast.AST]
+    while stack:
+        for subclass in stack.pop().__subclasses__():
+            stack.append(subclass)
+            if subclass.__module__ == "ast" and "_fields" in vars(subclass):
+                found.append(subclass)
+    return found
+
+
+_NOT_NODE_FIELD_TYPES = frozenset({"identifier", "string", "constant", "int"})
+
+
+def _field_shapes(node_type: type) -> dict[str, str]:
+    """Each field of ``node_type`` as its grammar (the class's docstring) declares it: "" for one node, "?" for
+    a node or None, "*" for a list, "-" for a value that is no node; empty when the docstring does not say."""
+    doc = (node_type.__doc__ or "").strip()
+    header = f"{node_type.__name__}("
+    if not doc.startswith(header) or not doc.endswith(")"):
+        return {}
+    shapes = {}
+    for field in filter(None, (part.strip() for part in doc[len(header):-1].split(","))):
+        declared, _, name = field.partition(" ")
+        shape = declared[-1] if declared[-1] in "*?" else ""
+        shapes[name] = "-" if declared.rstrip("*?") in _NOT_NODE_FIELD_TYPES else shape
+    return shapes if list(shapes) == list(node_type._fields) else {}
+
+
+def _visitor_source(node_type: type, index: int, recorded: bool) -> str | None:
+    """The source of the visitor of ``node_type`` (inside ``_make_visitors``; ``recorded``: the visitor also
+    records the node's position), None for a leaf that is not recorded."""
+    names = [] if node_type is ast.Constant else [
+        name for name in node_type._fields if name not in _LEAF_FIELDS]
+    definition = issubclass(node_type, _DEFINITIONS)
+    if definition and "body" in names:
+        names.remove("body")
+        names.append("body")
+    spanned = node_type in _SPANNED
+    shapes = _field_shapes(node_type)
+    names = [name for name in names if shapes.get(name) != "-"]
+    if not names and not spanned and not recorded:
+        return None
+    indent = "    "
+    lines = [f"{indent}positions_{index} = typed[types[{index}]] = []",
+             f"{indent}add_{index} = positions_{index}.append",
+             f"{indent}def visit_{index}(node):"]
+    indent += "    "
+    lines.append(f"{indent}position = len(nodes)")
+    lines.append(f"{indent}add_{index}(position)")
+    if recorded:
+        lines.append(f"{indent}record(position)")
+    if spanned:
+        lines.append(f"{indent}starts[id(node)] = position")
+    if node_type is ast.ClassDef:
+        lines.append(f"{indent}class_starts.append(position)")
+    lines.append(f"{indent}append(node)")
+    if definition and node_type is not ast.ClassDef:
+        lines.append(f"{indent}if outline:")
+        lines.append(f"{indent}    body_starts[id(node)] = ends[id(node)] = len(nodes)")
+        lines.append(f"{indent}    return")
+    for name in names:
+        if definition and name == "body":
+            lines.append(f"{indent}body_starts[id(node)] = len(nodes)")
+        shape = shapes.get(name)
+        if shape == "*":
+            lines.append(f"{indent}for child in node.{name}:")
+            lines.append(f"{indent}    visit[child.__class__](child)")
+        elif shape == "":
+            lines.append(f"{indent}value = node.{name}")
+            lines.append(f"{indent}visit[value.__class__](value)")
+        elif shape == "?":
+            lines.append(f"{indent}value = node.{name}")
+            lines.append(f"{indent}if value is not None:")
+            lines.append(f"{indent}    visit[value.__class__](value)")
+        else:  # a field whose type the docstring does not give: a list, a node or None
+            lines.append(f"{indent}value = node.{name}")
+            lines.append(f"{indent}if value.__class__ is list:")
+            lines.append(f"{indent}    for child in value:")
+            lines.append(f"{indent}        visit[child.__class__](child)")
+            lines.append(f"{indent}else:")
+            lines.append(f"{indent}    visit[value.__class__](value)")
+    if spanned:
+        lines.append(f"{indent}ends[id(node)] = len(nodes)")
+    return "\n".join(lines)
+
+
+def _compile_visitors(recorded_types: frozenset):
+    """The function making a module's visitors (those of ``recorded_types`` record their positions)."""
+    lines = ["def _make_visitors(nodes, starts, ends, body_starts, class_starts, outline, record, typed, types, ignore,",
+             "                   not_nodes):",
+             "    append = nodes.append",
+             "    visit = dict.fromkeys(not_nodes, ignore)"]
+    for index, node_type in enumerate(_VISITED_TYPES):
+        source = _visitor_source(node_type, index, node_type in recorded_types)
+        lines.append(source if source is not None else f"    visit_{index} = append")
+        lines.append(f"    visit[types[{index}]] = visit_{index}")
+    lines.append("    return visit")
+    namespace: dict = {}
+    exec(compile("\n".join(lines), "<ms_lint node visitors>", "exec"), namespace)  # noqa: S102 -- generated above
+    return namespace["_make_visitors"]
+
+
+_VISITED_TYPES = tuple(_node_types())
+# recorded types -> the function making the visitors; compiled on first use (tens of milliseconds: not at import)
+_visitor_makers: dict[frozenset, object] = {}
+
+
+def _ignore(_value) -> None:
+    return None
+
+
+def _visit(root: ast.AST, spans: _Spans, outline: bool, recorded_types: frozenset = frozenset(),
+           recorded: list[int] | None = None, typed: dict | None = None) -> list[ast.AST] | None:
+    """``_traverse(root, spans, outline)`` by the generated visitors, adding to ``recorded`` the positions of the
+    nodes of ``recorded_types`` and filling ``typed`` (type -> positions of its nodes) for every type but the
+    leaves not recorded; None (``spans``, ``recorded`` and ``typed`` then undefined) when the tree is too deep for
+    them or holds a value they do not know."""
+    nodes: list[ast.AST] = []
+    record = recorded.append if recorded is not None else None
+    recorded_types = frozenset(recorded_types)
+    make_visitors = _visitor_makers.get(recorded_types)
+    if make_visitors is None:
+        make_visitors = _visitor_makers[recorded_types] = _compile_visitors(recorded_types)
+    visit = make_visitors(nodes, spans.starts, spans.ends, spans.body_starts, spans.class_starts, outline, record,
+                          {} if typed is None else typed, _VISITED_TYPES, _ignore, _NOT_NODES)
+    try:
+        visit[root.__class__](root)
+    except (RecursionError, KeyError):
+        return None
+    finally:
+        visit.clear()  # the visitors and their table refer to each other: a cycle that would keep the tree alive
+    return nodes
+
+
 class NodeIndex:
     """The flat pre-order list of one module and the slices of its definitions and loops."""
 
-    def __init__(self, tree: ast.AST, outline: bool = False):
+    def __init__(self, tree: ast.AST, outline: bool = False, recorded_types: frozenset = frozenset()):
         """``outline``: only the module's and its classes' own code; each function is listed with an empty body
-        (enough to know what a module defines and imports, at a fraction of the cost)."""
+        (enough to know what a module defines and imports, at a fraction of the cost). ``recorded_types``: the
+        types whose positions ``recorded`` lists, in order."""
         self._spans = _Spans()
-        self.nodes: list[ast.AST] = _traverse(tree, self._spans, outline)
+        self.recorded: list[int] = []
+        # node type -> the positions of its nodes, in order (leaves aside: a type missing has no list)
+        self._positions_by_type: dict[type, list[int]] = {}
+        nodes = _visit(tree, self._spans, outline, recorded_types, self.recorded, self._positions_by_type)
+        if nodes is None:
+            self._spans = _Spans()
+            nodes = _traverse(tree, self._spans, outline)
+            self.recorded = [position for position, node in enumerate(nodes) if node.__class__ in recorded_types]
+            self._positions_by_type = {}
+        self.nodes: list[ast.AST] = nodes
         self._bodies: dict[int, list[ast.AST]] = {}
         # (id(function), types) -> its nodes of those types; id(function) -> its nodes by type
         self._typed_bodies: dict = {}
@@ -167,6 +321,45 @@ class NodeIndex:
         if start is None:
             return preorder(node)
         return self.nodes[start:self._spans.ends[id(node)]]
+
+    def subtree_positions_of(self, node: ast.AST, node_types: tuple[type, ...]) -> list[int] | None:
+        """The positions of the nodes of ``node``'s subtree of exactly these types, in order; None when the pass
+        did not record them (a node from elsewhere, a leaf type)."""
+        start = self._start(node)
+        positions_by_type = self._positions_by_type
+        if start is None or not all(node_type in positions_by_type for node_type in node_types):
+            return None
+        end = self._spans.ends[id(node)]
+        positions: list[int] = []
+        for node_type in dict.fromkeys(node_types):
+            of_type = positions_by_type[node_type]
+            first = bisect_left(of_type, start)
+            if first < len(of_type) and of_type[first] < end:
+                positions.extend(of_type[first:bisect_left(of_type, end, first)])
+        if len(node_types) > 1:
+            positions.sort()
+        return positions
+
+    def subtree_nodes_of(self, node: ast.AST, node_types: tuple[type, ...]) -> list[ast.AST]:
+        """The nodes of ``node``'s subtree (as ``subtree`` gives them) of exactly these types, in source order."""
+        positions = self.subtree_positions_of(node, node_types)
+        if positions is None:
+            return [inner for inner in self.subtree(node) if inner.__class__ in node_types]
+        nodes = self.nodes
+        return [nodes[position] for position in positions]
+
+    def end_of(self, node: ast.AST) -> int:
+        """The position after the subtree of ``node``, a definition or loop of this module."""
+        return self._spans.ends[id(node)]
+
+    def class_positions(self) -> list[int]:
+        """The position of every class definition, in order."""
+        return self._spans.class_starts
+
+    def body_starts_and_ends(self) -> tuple[dict[int, int], dict[int, int]]:
+        """id(definition) -> position of its body's first node, id(node) -> position after its subtree: for a pass
+        that asks for every definition's span."""
+        return self._spans.body_starts, self._spans.ends
 
     def body_span(self, definition: ast.AST) -> tuple[int, int]:
         """(start, end) positions of the body of ``definition``, a function or class of this module."""
@@ -191,23 +384,50 @@ class NodeIndex:
     def body_nodes_of(self, function: ast.FunctionDef | ast.AsyncFunctionDef,
                       node_types: tuple[type, ...]) -> list[ast.AST]:
         """The nodes of ``function``'s body (as ``body`` gives them) of exactly these types, in source order."""
-        if self._start(function) is None:
-            return [node for node in self.body(function) if node.__class__ in node_types]
         key = (id(function), node_types)
         found = self._typed_bodies.get(key)
-        if found is None:
-            if len(node_types) == 1:
-                # Rules ask one function for many single types: its nodes are sorted by type once, in one pass.
-                by_type = self._typed_bodies.get(id(function))
-                if by_type is None:
-                    by_type = self._typed_bodies[id(function)] = {}
-                    for node in self.body(function):
-                        by_type.setdefault(node.__class__, []).append(node)
-                found = by_type.get(node_types[0], [])
-            else:
-                found = [node for node in self.body(function) if node.__class__ in node_types]
-            self._typed_bodies[key] = found
+        if found is not None:  # only a function of this tree is filed, and it lives as long as the tree
+            return found
+        if self._start(function) is None:
+            return [node for node in self.body(function) if node.__class__ in node_types]
+        positions_by_type = self._positions_by_type
+        if all(node_type in positions_by_type for node_type in node_types):
+            # Found among the positions the pass recorded by type, without reading the body.
+            found = self._typed_body_nodes(
+                function, [positions_by_type[node_type] for node_type in dict.fromkeys(node_types)])
+        elif len(node_types) == 1:
+            # Rules ask one function for many single types: its nodes are sorted by type once, in one pass.
+            by_type = self._typed_bodies.get(id(function))
+            if by_type is None:
+                by_type = self._typed_bodies[id(function)] = {}
+                for node in self.body(function):
+                    by_type.setdefault(node.__class__, []).append(node)
+            found = by_type.get(node_types[0], [])
+        else:
+            found = [node for node in self.body(function) if node.__class__ in node_types]
+        self._typed_bodies[key] = found
         return found
+
+    def _typed_body_nodes(self, function: ast.AST, typed_positions: list[list[int]]) -> list[ast.AST]:
+        spans = self._spans
+        start, end = spans.body_starts[id(function)], spans.ends[id(function)]
+        positions: list[int] = []
+        for of_type in typed_positions:
+            first = bisect_left(of_type, start)
+            if first < len(of_type) and of_type[first] < end:
+                positions.extend(of_type[first:bisect_left(of_type, end, first)])
+        if len(typed_positions) > 1:
+            positions.sort()
+        nodes = self.nodes
+        classes = spans.class_starts
+        first_class = bisect_left(classes, start)
+        if positions and first_class < len(classes) and classes[first_class] < end:
+            # what lies inside a class defined in the body is not the function's (the class itself is)
+            inside = [(class_start, spans.ends[id(nodes[class_start])])
+                      for class_start in classes[first_class:bisect_left(classes, end, first_class)]]
+            positions = [position for position in positions
+                         if not any(class_start < position < class_end for class_start, class_end in inside)]
+        return [nodes[position] for position in positions]
 
     def _without_class_bodies(self, nodes: list[ast.AST]) -> list[ast.AST]:
         if any(node.__class__ is ast.ClassDef for node in nodes):

@@ -73,7 +73,7 @@ def _initialises_base(module: ModuleFacts, info: ClassInfo, method: FunctionNode
     """``method`` (or a method of the class it calls on ``self``) calls the base class initialiser."""
     seen.add(method.name)
     self_name = first_argument(method)
-    for node in module.index.subtree(method):
+    for node in module.index.subtree_nodes_of(method, (ast.Call,)):
         if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
             continue
         func = node.func

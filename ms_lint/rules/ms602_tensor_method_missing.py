@@ -151,6 +151,11 @@ def _tensor_code(module: ModuleFacts) -> Iterator[GraphFunction]:
     for function in [*module.graph_functions, *module.eager_functions()]:
         seen.add(id(function.node))
         yield function
+    # Every call of the module is among its call sites: when none calls such a method, no other function can hold
+    # one, and reading each function's calls is spared.
+    if not any(isinstance(site.node.func, ast.Attribute) and site.node.func.attr in PYTORCH_ONLY_METHODS
+               for site in module.calls):
+        return
     for node, owner in module.function_nodes():
         if id(node) in seen:
             continue
