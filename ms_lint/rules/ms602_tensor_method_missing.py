@@ -63,7 +63,8 @@ _WATCHED = frozenset(PYTORCH_ONLY_METHODS) | frozenset(PYTORCH_METHODS_READ_AS_P
 class TensorMethodMissing(Rule):
     code = "MS602"
     name = "tensor-method-missing"
-    summary = "a PyTorch tensor method that MindSpore's `Tensor` does not have (`.detach()`, `.cuda()`, ...)"
+    summary = ("a PyTorch tensor method that MindSpore's `Tensor` does not have (`.detach()`, `.cuda()`, ...) or has "
+               "as a property (`.size(0)`)")
     fix_summary = "use the MindSpore equivalent the message names (`x.detach()` -> `ops.stop_gradient(x)`)"
     what = """
         Reports calls, on a tensor value, of PyTorch `torch.Tensor` methods that the installed MindSpore's `Tensor`
