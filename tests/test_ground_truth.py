@@ -472,3 +472,16 @@ def test_a_strict_attribute_write_raises_type_error_or_attribute_error_for_a_new
     assert (second.ok, second.error) == (False, "AttributeError") and "has no attribute 'index'" in second.message
     messages = [f.message for f in check_source(new, "case.py", Settings())]
     assert len(messages) == 1 and "(TypeError; AttributeError if nothing set it before)" in messages[0]
+
+
+def test_the_shifted_positionals_ms606_names_are_where_the_installed_mindspore_has_them():
+    import inspect
+
+    from mindspore import nn
+
+    from ms_lint.rules.ms606_layer_positional_argument import SHIFTED_POSITIONALS
+
+    for layer, shifted in SHIFTED_POSITIONALS.items():
+        parameters = list(inspect.signature(getattr(nn, layer).__init__).parameters)[1:]
+        assert parameters[shifted.index] == shifted.mindspore, layer
+        assert shifted.keyword in parameters, layer  # the keyword the fix passes it by
