@@ -200,6 +200,9 @@ _ARITHMETIC = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.
                ast.Div: operator.truediv, ast.Mod: operator.mod}
 
 
+_NESTING = 2  # levels of nested configs read (``vision_config`` of a model config, its own sub-configs)
+
+
 def _is_config(value) -> bool:
     return type(value).__name__.endswith("Config")
 
@@ -296,11 +299,15 @@ def completed_config(recipe: Recipe, error: BaseException) -> Recipe | None:
 def _configs(config, depth: int = 0) -> list:
     """``config`` and the configs it nests (two levels down, as ``shrink`` reads them)."""
     found = [config]
-    if depth < 2:
-        for value in list(vars(config).values()):
-            if type(value).__name__.endswith("Config") and value is not config:
-                found += _configs(value, depth + 1)
+    if depth < _NESTING:
+        for _, nested in _nested_configs(config):
+            found += _configs(nested, depth + 1)
     return found
+
+
+def _nested_configs(config) -> list[tuple[str, object]]:
+    """``(attribute, config)`` for the configs ``config`` holds directly (``text_config``, ``vision_config``)."""
+    return [(key, value) for key, value in list(vars(config).items()) if _is_config(value) and value is not config]
 
 
 def _raising_frames(error: BaseException) -> list[tuple[str, dict]]:
@@ -332,10 +339,8 @@ def estimated_parameters(config, depth: int = 0) -> int:
     hidden = number("hidden_size", "d_model", "n_embd", "embed_dim", "dim")
     layers = number("num_hidden_layers", "num_layers", "n_layer", "n_layers", "depth") + number("decoder_layers")
     total = 12 * hidden * hidden * layers + number("vocab_size") * hidden
-    if depth < 2:
-        for value in list(vars(config).values()):
-            if type(value).__name__.endswith("Config") and value is not config:
-                total += estimated_parameters(value, depth + 1)
+    if depth < _NESTING:
+        total += sum(estimated_parameters(nested, depth + 1) for _, nested in _nested_configs(config))
     return total
 
 
@@ -396,11 +401,10 @@ def shrink(config, depth: int = 0) -> dict:
             changed["head_dim"] = hidden // heads
         except Exception:  # noqa: BLE001
             pass
-    if depth < 2:
-        for key, value in list(vars(config).items()):
-            if type(value).__name__.endswith("Config") and value is not config:
-                inner = shrink(value, depth + 1)
-                changed.update({f"{key}.{name}": small for name, small in inner.items()})
+    if depth < _NESTING:
+        for key, nested in _nested_configs(config):
+            inner = shrink(nested, depth + 1)
+            changed.update({f"{key}.{name}": small for name, small in inner.items()})
     return changed
 
 
