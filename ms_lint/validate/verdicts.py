@@ -263,7 +263,7 @@ class _Context:
         argument the compile did not pass, named on the failing line."""
         if "NoneType" not in first or self.outcome.get("instance") == "example":
             return ""
-        names = (self.outcome.get("signature") or {}).get("none_defaults") or []
+        names = self.outcome.get("left_at_none") or []
         text = linecache.getline(location.path, location.start)
         named = [name for name in names if re.search(rf"\b{re.escape(name)}\b", text)]
         if not named:

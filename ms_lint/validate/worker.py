@@ -384,8 +384,7 @@ class Worker:
             outcome["kind"] = "cell"
             call_parameters = _call_parameters(getattr(target, "construct", None), skip_first=True)
             required = _required_parameters(target.__init__, skip_first=True)
-            outcome["signature"] = {"init": required, "call": call_parameters or [],
-                                    "none_defaults": _none_defaults(getattr(target, "construct", None))}
+            outcome["signature"] = {"init": required, "call": call_parameters or []}
         elif is_jit_function:
             outcome["kind"] = "jit function"
             outcome["effective_level"] = _jit_level(target)
@@ -455,6 +454,10 @@ class Worker:
             state.inputs, outcome["inputs_how"] = input_placeholders(obj, call_parameters, config)
         outcome["inputs"] = [_describe(value) for value in state.inputs]
         outcome["concrete_inputs"] = all(_is_concrete(value) for value in state.inputs)
+        if is_cell_class:
+            # What the compile leaves at None: a None in its error may come from one of them.
+            outcome["left_at_none"] = [name for name, value in _plain_defaults(
+                obj.construct, given=len(state.inputs), skip_first=False).items() if value is None]
 
     def _construct(self, state: "_JobState", outcome: dict, target, required: list[str]):
         """Build the Cell the first way that works (see ``building``); None when there is no way to try. When
@@ -1086,15 +1089,6 @@ def _call_parameters(function, skip_first: bool) -> list[str] | None:
         elif parameter.kind == inspect.Parameter.KEYWORD_ONLY:
             return None
     return names
-
-
-def _none_defaults(function) -> list[str]:
-    """The parameters whose default is None: the compile leaves them at it."""
-    try:
-        parameters = inspect.signature(function).parameters.values()
-    except (TypeError, ValueError):
-        return []
-    return [parameter.name for parameter in parameters if parameter.default is None]
 
 
 def _jit_level(function) -> str:
