@@ -65,7 +65,9 @@ def recording_lookups():
     try:
         yield lookups
     finally:
-        _recorders.remove(lookups)
+        # By identity: ``list.remove`` compares with ``==``, and a block nested in this one may have recorded the
+        # same lookups, leaving an equal dict above this one on the stack.
+        del _recorders[next(index for index in range(len(_recorders) - 1, -1, -1) if _recorders[index] is lookups)]
 
 
 def _replay_lookups(module_file: str, settings: Settings) -> None:

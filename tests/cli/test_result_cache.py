@@ -192,6 +192,17 @@ def test_lookups_are_recorded_without_changing_findings(project):
     assert not lookups_unchanged(record)
 
 
+def test_nested_recordings_that_saw_the_same_lookups_each_end_their_own():
+    # A check of one module builds the summary of another inside it; both may record nothing (equal dicts).
+    from ms_lint.model import project as project_model
+
+    with recording_lookups() as outer:
+        with recording_lookups() as inner:
+            assert inner == outer and inner is not outer
+        assert project_model._recorders[-1] is outer
+    assert all(recorder is not outer for recorder in project_model._recorders)
+
+
 def test_result_cache_get_and_put(tmp_path):
     cache = ResultCache(str(tmp_path / "c"))
     key = entry_key("a.py", b"x = 1\n", "options")
