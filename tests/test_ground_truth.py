@@ -376,6 +376,97 @@ CASES = [
                     return x
                 return x * 2
     """, "fail", "fail"),
+    ("name-bound-on-one-branch", "MS116", """
+        class Net(nn.Cell):
+            def construct(self, x, labels=None):
+                if labels is not None:
+                    scale = 2
+                if labels is not None:
+                    x = x * scale
+                return x
+    """, "fail", "fail"),
+    ("name-bound-under-if-true", "MS116", """
+        class Net(nn.Cell):
+            def construct(self, x):
+                if True:
+                    y = x * 2
+                return y
+    """, "fail", "fail"),
+    ("name-bound-under-a-shape-condition-read-in-a-conditional-expression", "MS116", """
+        class Net(nn.Cell):
+            def construct(self, x):
+                if x.shape[0] == 2:
+                    y = x * 2
+                return y if x.shape[0] == 2 else x
+    """, "fail", "fail"),
+    ("name-bound-in-a-helper", "MS116", """
+        def scaled(x, weight=None):
+            if isinstance(weight, Tensor):
+                y = x * weight
+            return y
+
+        class Net(nn.Cell):
+            def construct(self, x):
+                return scaled(x, x)
+    """, "fail", "fail"),
+    ("name-first-bound-in-a-loop", "MS116", """
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.layers = nn.CellList([nn.ReLU(), nn.ReLU()])
+            def construct(self, x):
+                for layer in self.layers:
+                    out = layer(x)
+                return out
+    """, "fail", "fail"),
+    ("loop-variable-read-after-the-loop", "MS116", """
+        class Net(nn.Cell):
+            def construct(self, x):
+                for index in range(3):
+                    x = x + index
+                return x * index
+    """, "fail", "fail"),
+    ("name-bound-before-the-if", None, """
+        class Net(nn.Cell):
+            def construct(self, x, labels=None):
+                scale = None
+                if labels is not None:
+                    scale = 2
+                if labels is not None:
+                    x = x * scale
+                out = None
+                for index in range(2):
+                    out = x + index
+                return out
+    """, "ok", "ok"),
+    ("name-bound-on-every-branch-or-the-other-returns", None, """
+        class Net(nn.Cell):
+            def construct(self, x, labels=None):
+                if labels is None:
+                    y = x
+                else:
+                    y = labels
+                if x.shape[0] == 2:
+                    z = y * 2
+                else:
+                    return y
+                return z
+    """, "ok", "ok"),
+    ("name-bound-under-a-condition-on-the-cells-attribute", None, """
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.flag = False
+                self.proj = None
+            def construct(self, x):
+                if not self.flag:
+                    y = x * 2
+                if self.proj is None:
+                    z = y
+                if self.flag:
+                    x = x + w
+                return z
+    """, "ok", "ok"),
 ]
 
 

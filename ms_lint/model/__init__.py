@@ -6,6 +6,8 @@ Layers, each asking only those above it in this list (and never the engine or a 
 - ``scopes``: every name resolved by Python's scoping rules to the binding in force where it is used, imports to
   qualified names (``np`` -> ``numpy``, ``Base`` -> ``mindspore.nn.Cell``);
 - ``values``: which expressions are tensor data, host arrays or constants; constant conditions;
+- ``flow``: which names a function reads where some path leaves them unbound, joined as MindSpore's parser joins
+  branches and loops (syntactic: asks no other layer);
 - ``project``: classes and functions of the project's other modules, kept as summaries;
 - ``classes``: Cell lineage, jit classes, user classes, what a Cell's attributes hold;
 - ``graph``: which functions MindSpore compiles and why, with the kinds flowing into them;

@@ -41,6 +41,7 @@ class ModuleFacts(ClassFacts, GraphCode):
         self.path = path
         self.settings = settings
         self.source = source
+        self._lines: list[str] | None = None
         self.module_name, self.package = module_name_of(path)
         self.local_prefix = (self.module_name or "<module>") + "."
         self.names: dict[str, str] = {}
@@ -304,6 +305,13 @@ class ModuleFacts(ClassFacts, GraphCode):
         return any(_seeds(self, site.qualname, 0, known) for site in self.calls)
 
     # -- locations ----------------------------------------------------------------------------------------
+
+    @property
+    def lines(self) -> list[str] | None:
+        """The source's lines (with their ends), split when first asked; None without a source."""
+        if self._lines is None and self.source:
+            self._lines = self.source.splitlines(keepends=True)
+        return self._lines
 
     def scope_name(self, node: ast.AST) -> str:
         """The Cell class or function a finding at ``node`` belongs to (innermost class, else outermost function)."""

@@ -20,6 +20,7 @@ from ms_lint.rules.ms112_gradient_cut_by_host_copy import GradientCutByHostCopy
 from ms_lint.rules.ms113_grad_after_call_without_set_grad import GradAfterCallWithoutSetGrad
 from ms_lint.rules.ms114_builtin_min_max_on_tensor import BuiltinMinMaxOnTensor
 from ms_lint.rules.ms115_tensor_formatting_in_graph import TensorFormattingInGraph
+from ms_lint.rules.ms116_name_bound_on_one_path import NameBoundOnOnePath
 from ms_lint.rules.ms117_dict_output_indexed_by_key import DictOutputIndexedByKey
 from ms_lint.rules.ms118_host_written_graph_state import HostWrittenGraphState
 from ms_lint.rules.ms201_plain_container_of_cells import PlainContainerOfCells
@@ -55,6 +56,7 @@ ALL_RULES: tuple[type[Rule], ...] = (
     GradAfterCallWithoutSetGrad,
     BuiltinMinMaxOnTensor,
     TensorFormattingInGraph,
+    NameBoundOnOnePath,
     DictOutputIndexedByKey,
     HostWrittenGraphState,
     PlainContainerOfCells,

@@ -1,7 +1,8 @@
 """Getting past an earlier fixable finding (runs in the worker).
 
 When the compile stops at a line that holds a finding whose rule has an automatic fix that keeps every line where
-it is (MS601's ``.transpose(a, b)`` -> ``.swapaxes(a, b)``), or building the Cell raises at such a line in any
+it is (MS601's ``.transpose(a, b)`` -> ``.swapaxes(a, b)``; MS116's ``name = None`` goes on the blank line above
+the ``if`` it precedes, or after the statement there), or building the Cell raises at such a line in any
 module of the project (MS205's ``pad_mode="pad"``), the worker applies that fix to the module's source in memory
 and builds and compiles again, so the findings after that line can be decided. The fixed source is executed as a
 copy of the module under the same name and file name, and served to ``inspect`` (which MindSpore's parser reads
@@ -14,6 +15,7 @@ When the line has no such fix but its statement does nothing the code after it r
 from __future__ import annotations
 
 import ast
+import difflib
 import importlib.util
 import linecache
 import os
@@ -28,8 +30,8 @@ MAX_FIXES = 6  # compiles after the first, each with one more line fixed
 
 
 def fix_at_line(source: str, path: str, line: int, syntax_level: str) -> tuple[str, list[str]] | None:
-    """``(fixed source, codes fixed)`` for the findings on ``line`` whose fix changes their statement only; None when
-    there is none."""
+    """``(fixed source, codes fixed)`` for the findings on ``line`` whose fix changes their statement only, or adds
+    lines that fit in place above the statement they go before (``_in_place``); None when there is none."""
     from ms_lint.fixes import fix_source
     from ms_lint.settings import Settings
 
@@ -43,11 +45,20 @@ def fix_at_line(source: str, path: str, line: int, syntax_level: str) -> tuple[s
         result = fix_source(source, path, Settings(syntax_level=syntax_level), accept=on_line)
     except Exception:  # noqa: BLE001 -- a static-analysis failure: nothing to fix
         return None
-    if not result.changed or not _only_statement_changed(source, result.fixed, path, line):
+    if not result.changed:
         return None
-    after = {finding.code for finding in on_line(result.remaining)}
-    fixed = [code for code in dict.fromkeys(before) if code not in after]
-    return (result.fixed, fixed) if fixed else None
+    placed = _in_place(source, result.fixed, path)
+    if placed is None:
+        return None
+    fixed, moved_to = placed
+    if not _only_statement_changed(source, fixed, path, line, also=moved_to):
+        return None
+    if moved_to:
+        after = set(codes_on_line(fixed, path, line, syntax_level))
+    else:
+        after = {finding.code for finding in on_line(result.remaining)}
+    codes = [code for code in dict.fromkeys(before) if code not in after]
+    return (fixed, codes) if codes else None
 
 
 def codes_on_line(source: str, path: str, line: int, syntax_level: str) -> tuple[str, ...]:
@@ -73,9 +84,54 @@ def _codes_by_line(source: str, path: str, settings) -> dict[int, tuple[str, ...
     return {line: tuple(codes) for line, codes in by_line.items()}
 
 
-def _only_statement_changed(before: str, after: str, path: str, line: int) -> bool:
+def _in_place(before: str, after: str, path: str) -> tuple[str, frozenset[int]] | None:
+    """``(after, lines it changed besides)`` with every line a fix inserted (MS116's ``name = None`` above an ``if``)
+    moved onto the blank line just above it, or after the simple statement that ends just above it (``a = 1; name =
+    None``), so that every other line keeps its number; None when an inserted line has no such place, or the fix also
+    changed lines where it inserted."""
+    old, new = before.splitlines(keepends=True), after.splitlines(keepends=True)
+    if len(old) == len(new):
+        return after, frozenset()
+    placed, moved_to = list(old), set()
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=old, b=new, autojunk=False).get_opcodes():
+        if tag == "equal":
+            continue
+        if tag != "insert" or i1 == 0:
+            return None
+        inserted = "; ".join(text.strip() for text in new[j1:j2])
+        indent = new[j1][:len(new[j1]) - len(new[j1].lstrip())]
+        above = old[i1 - 1]
+        newline = above[len(above.rstrip("\r\n")):] or "\n"
+        if not above.strip():
+            placed[i1 - 1] = indent + inserted + newline
+        else:
+            end = _simple_statement_end(before, path, i1, len(indent))
+            if end is None:
+                return None
+            placed[i1 - 1] = above[:end] + "; " + inserted + above[end:]
+        moved_to.add(i1)
+    return "".join(placed), frozenset(moved_to)
+
+
+def _simple_statement_end(source: str, path: str, line: int, column: int) -> int | None:
+    """Where on ``line`` the simple statement that starts at ``column`` of a block and ends on that line ends (as a
+    character index of the line); None when no such statement ends there."""
+    try:
+        tree = _tree(source, path)
+    except (SyntaxError, ValueError):
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.stmt) and node.end_lineno == line and node.col_offset == column \
+                and not hasattr(node, "body"):
+            text = source.splitlines()[line - 1]
+            return len(text.encode("utf-8")[:node.end_col_offset].decode("utf-8", errors="ignore"))
+    return None
+
+
+def _only_statement_changed(before: str, after: str, path: str, line: int, also: frozenset[int] = frozenset()) \
+        -> bool:
     """Whether ``after`` differs from ``before`` only within the statement at ``line`` (a call written over several
-    lines: ``pad_mode`` added to its last one), with every line where it was."""
+    lines: ``pad_mode`` added to its last one) and on the lines ``also``, with every line where it was."""
     old, new = before.splitlines(), after.splitlines()
     if len(old) != len(new):
         return False
@@ -84,7 +140,8 @@ def _only_statement_changed(before: str, after: str, path: str, line: int) -> bo
     except (SyntaxError, ValueError):
         statement = None
     first, last = (statement.lineno, statement.end_lineno) if statement is not None else (line, line)
-    return all(a == b for number, (a, b) in enumerate(zip(old, new), start=1) if not first <= number <= last)
+    return all(a == b for number, (a, b) in enumerate(zip(old, new), start=1)
+               if not first <= number <= last and number not in also)
 
 
 @contextmanager

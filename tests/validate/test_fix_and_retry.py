@@ -30,6 +30,8 @@ def verdicts(fixable, worker_pool):
         finding_at(fixable, "transpose(1, 2)", "MS601", "FixedThenStopped", occurrence=3),
         finding_at(fixable, ".asnumpy()", "MS102", "FixedThenStopped", occurrence=2),
         finding_at(fixable, "np.exp(", "MS101", "FixedThenStopped"),
+        finding_at(fixable, "x + shift", "MS116", "BoundOnOneBranch"),
+        finding_at(fixable, "np.sin(x)", "MS101", "BoundOnOneBranch", occurrence=2),
     ]
     return verdicts_by_scope(findings, worker_pool, with_line=True)
 
@@ -82,6 +84,13 @@ def test_a_finding_still_undecided_after_a_fix_names_what_stops_the_fixed_compil
         f"{copy.finding.line} (MS102)"), host_call.message
 
 
+def test_a_name_bound_on_one_branch_is_bound_before_the_if_on_the_line_above(verdicts):
+    unbound, host_call = _one(verdicts, "BoundOnOneBranch", "MS116"), _one(verdicts, "BoundOnOneBranch", "MS101")
+    assert unbound.verdict == CONFIRMED and "not defined in false branch" in unbound.message, unbound.message
+    assert host_call.verdict == CONFIRMED, host_call.message
+    assert host_call.message.startswith(f"decided after applying the fix for MS116 at line {unbound.finding.line}:")
+
+
 def test_the_file_on_disk_is_left_as_it_was(fixable):
     assert fixable.read_text().count(".transpose(1, 2)") == 3
     assert ".swapaxes" not in fixable.read_text()
@@ -123,6 +132,30 @@ def test_a_fix_that_adds_an_import_is_not_applied():
     assert fix_source(source, "net.py", Settings()).fixed.count("\n") == source.count("\n") + 1
     # ... so the validator, which needs the line numbers unchanged, leaves it.
     assert fix_at_line(source, "net.py", 6, "strict") is None
+
+
+def test_a_line_a_fix_inserts_takes_the_blank_line_or_follows_the_statement_above():
+    from ms_lint.validate.fixing import fix_at_line
+
+    source = ("from mindspore import nn\n\n\nclass Net(nn.Cell):\n    def construct(self, x, y=None):\n"
+              "        z = x  # kept\n        if y is not None:\n            a = y\n\n        for i in range(2):\n"
+              "            b = x\n        return a + b\n")
+    fixed, codes = fix_at_line(source, "net.py", 12, "strict")
+    assert codes == ["MS116"]
+    lines = fixed.splitlines()
+    assert len(lines) == len(source.splitlines())
+    assert lines[5] == "        z = x; a = None  # kept"
+    assert lines[8] == "        b = None"
+    assert lines[6:8] == source.splitlines()[6:8] and lines[9:] == source.splitlines()[9:]
+
+
+def test_a_line_a_fix_inserts_below_a_block_header_is_not_applied():
+    from ms_lint.validate.fixing import fix_at_line
+
+    source = ("from mindspore import nn\n\n\nclass Net(nn.Cell):\n    def construct(self, x, y=None):\n"
+              "        if y is not None:\n            a = y\n        return a\n")
+    # ``a = None`` belongs above the ``if``, right under the ``def`` line: no line there can take it.
+    assert fix_at_line(source, "net.py", 8, "strict") is None
 
 
 def test_extra_compiles_stop_before_the_job_s_time_limit():

@@ -27,6 +27,20 @@ class AttentionHead(nn.Cell):
         return {"scores": scores / scale, "target": target * (1 - LABEL_SMOOTHING)}
 
 
+class ClassifierHead(nn.Cell):
+    def __init__(self, channels=8, classes=4):
+        super().__init__()
+        self.proj = nn.Dense(channels, classes)
+        self.loss_fn = nn.CrossEntropyLoss()
+
+    def construct(self, x, labels=None):
+        logits = self.proj(x)
+        if labels is not None:
+            loss = self.loss_fn(logits, labels)
+        # graph mode joins both branches of the `if` above before it folds the condition: `loss` is unbound on one
+        return (loss, logits) if labels is not None else logits
+
+
 def set_smoothing(value):
     # graph code folded the first value in: this write never reaches the compiled head
     global LABEL_SMOOTHING

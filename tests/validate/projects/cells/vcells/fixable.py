@@ -29,3 +29,13 @@ class FixedThenStopped(nn.Cell):
         x = x.reshape(2, 4, 8).transpose(1, 2)
         y = x.asnumpy()
         return Tensor(np.exp(y))
+
+
+class BoundOnOneBranch(nn.Cell):
+    def construct(self, x, labels=None):
+        x = x * 2
+        if labels is not None:
+            shift = labels * 2
+        if labels is not None:
+            x = x + shift
+        return Tensor(np.sin(x))

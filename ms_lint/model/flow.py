@@ -1,0 +1,341 @@
+"""Names a function reads after a statement that binds them on some paths only, joined as MindSpore's parser joins.
+
+MindSpore's graph parser joins the two branches of an ``if`` before it folds the condition: a local name one branch
+binds and the other leaves unbound cannot be read after the ``if`` (UnboundLocalError "not defined in false branch,
+but defined in true branch"), whatever the condition -- ``if y is not None:`` with ``y`` left at None, a shape, a
+module constant, even ``if True:``. A name first bound inside a ``for`` or ``while`` body (the loop variable
+included) cannot be read after the loop, however many times it runs. Only a condition the parser resolves from the
+Cell's own attributes (``if self.flag:``, ``if not self.training:``, ``if self.proj is None:``) keeps a single
+branch, so what its branches bind is not joined. A branch that ends in ``return``, ``raise``, ``break`` or
+``continue`` takes no part in the join. Measured on MindSpore 2.10 CPU, the same under STRICT and LAX.
+
+The analysis is syntactic and asks nothing else of the model: ``partially_bound_reads`` walks a function's body in
+order, keeping for each local name whether every path so far binds it or which statement binds it on some only.
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import Iterable, Iterator
+
+from ms_lint.model.syntax import FunctionNode
+
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+_LOOPS = (ast.For, ast.AsyncFor, ast.While)
+_LOOP_TYPES = frozenset(_LOOPS)
+_DEFINITION_TYPES = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef})
+
+
+@dataclass(frozen=True)
+class PartialRead:
+    """The first read of ``name`` after ``origin``, an ``if``, ``for`` or ``while`` that binds it on some paths."""
+
+    name: ast.Name
+    origin: ast.stmt
+
+    @property
+    def in_loop(self) -> bool:
+        return isinstance(self.origin, _LOOPS)
+
+
+def partially_bound_reads(function: FunctionNode, walrus_targets: Iterable[str] = (),
+                          lines: list[str] | None = None) -> list[PartialRead]:
+    """The reads in ``function``'s body of local names that some path leaves unbound at that point, one per name and
+    binding statement, in source order. Reads under a condition the parser resolves itself are left out: one branch
+    of it is dropped before any name in it is looked up. The names ``walrus_targets`` (what ``:=`` binds in the
+    function, which the walk does not look for inside expressions) count as bound throughout: no finding rests on
+    them. ``lines``, the module's source lines, only make the walk faster: an expression whose lines hold none of
+    the names bound on some paths only is not walked."""
+    walker = _Walker(function, lines)
+    walker.block(function.body, _State({*_parameters(function), *walrus_targets}, {}))
+    return sorted(walker.found, key=lambda read: (read.name.lineno, read.name.col_offset))
+
+
+class _State:
+    """At one point of a function: the names every path to it binds, and those some path binds, each with the
+    statement that binds it on some paths only. A name in neither is not bound yet."""
+
+    __slots__ = ("bound", "partial")
+
+    def __init__(self, bound: set[str], partial: dict[str, ast.stmt]):
+        self.bound = bound
+        self.partial = partial
+
+    def copy(self) -> "_State":
+        return _State(set(self.bound), dict(self.partial))
+
+
+class _Walker:
+    def __init__(self, function: FunctionNode, lines: list[str] | None):
+        self.function = function
+        self.lines = lines
+        self.self_name = _first_parameter(function)
+        self.found: list[PartialRead] = []
+        self._reported: set[tuple[str, int]] = set()
+        self._declared: set[str] | None = None  # ``global``/``nonlocal`` names, found when first needed
+        self._quiet = 0  # inside a branch the parser may drop: nothing read there is looked up for sure
+        self._stored: list[set[str]] = []  # per loop (or ``try``) being walked: the names its body binds
+
+    def block(self, statements: list[ast.stmt], state: _State) -> _State | None:
+        """The state after ``statements``; None when every path through them leaves the block."""
+        for statement in statements:
+            state = self.statement(statement, state)
+            if state is None:
+                return None
+        return state
+
+    def statement(self, node: ast.stmt, state: _State) -> _State | None:
+        kind = type(node)
+        if kind is ast.Assign:
+            self.read(node.value, state)
+            for target in node.targets:
+                self.bind(target, state)
+            return state
+        if kind is ast.Expr:
+            self.read(node.value, state)
+            return state
+        if kind is ast.If:
+            return self._if(node, state)
+        if kind in _LOOP_TYPES:
+            return self._loop(node, state)
+        if kind is ast.AugAssign or kind is ast.AnnAssign:
+            if node.value is not None:
+                self.read(node.value, state)
+            if kind is ast.AugAssign:
+                self.read(node.target, state, loading=True)
+            if node.value is not None:
+                self.bind(node.target, state)
+            return state
+        if kind is ast.Return or kind is ast.Raise:
+            if state.partial:
+                for child in ast.iter_child_nodes(node):
+                    self.read(child, state)
+            return None
+        if kind is ast.Break or kind is ast.Continue:
+            return None
+        if kind is ast.With or kind is ast.AsyncWith:
+            for item in node.items:
+                self.read(item.context_expr, state)
+                if item.optional_vars is not None:
+                    self.bind(item.optional_vars, state)
+            return self.block(node.body, state)
+        if kind in _DEFINITION_TYPES:
+            for expression in _definition_header(node):
+                self.read(expression, state)
+            self.bind_name(node.name, state)
+            return state
+        if kind is ast.Try or kind is ast.TryStar or kind is ast.Match:
+            return self._every_part_bound(node, state)
+        if kind is ast.Import or kind is ast.ImportFrom:
+            for alias in node.names:
+                self.bind_name((alias.asname or alias.name).partition(".")[0], state)
+            return state
+        if kind is ast.Delete:
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    state.bound.discard(target.id)
+                    state.partial.pop(target.id, None)
+                else:
+                    self.read(target, state)
+            return state
+        if state.partial:
+            for child in ast.iter_child_nodes(node):
+                self.read(child, state)
+        return state
+
+    def _if(self, node: ast.If, state: _State) -> _State | None:
+        self.read(node.test, state)
+        resolved = _resolved_by_parser(node.test, self.self_name)
+        self._quiet += resolved
+        try:
+            body = self.block(node.body, state.copy())
+            orelse = self.block(node.orelse, state.copy())
+        finally:
+            self._quiet -= resolved
+        elif_ = node.orelse[0] if len(node.orelse) == 1 and isinstance(node.orelse[0], ast.If) \
+            and node.orelse[0].col_offset == node.col_offset else None
+        if body is None or orelse is None:
+            after = orelse if body is None else body
+            return after if after is None or elif_ is None else _rebound_at(after, elif_, node)
+        if resolved:  # one branch is kept: what either binds counts as bound, unless the other leaves it partial
+            bound = (body.bound | orelse.bound) - body.partial.keys() - orelse.partial.keys()
+        else:
+            bound = body.bound & orelse.bound
+        partial = {}
+        for name in (body.bound ^ orelse.bound) | body.partial.keys() | orelse.partial.keys():
+            if name not in bound:
+                partial[name] = body.partial.get(name) or orelse.partial.get(name) or node
+        merged = _State(bound, partial)
+        return merged if elif_ is None else _rebound_at(merged, elif_, node)
+
+    def _loop(self, node: ast.stmt, state: _State) -> _State:
+        self.read(node.iter if isinstance(node, (ast.For, ast.AsyncFor)) else node.test, state)
+        inside = state.copy()
+        stored = self._walk_storing(node.body, inside,
+                                    node.target if isinstance(node, (ast.For, ast.AsyncFor)) else None)
+        after = state.copy()
+        for name in stored - state.bound:
+            after.partial[name] = state.partial.get(name) or node
+        return self.block(node.orelse, after) or after
+
+    def _every_part_bound(self, node: ast.stmt, state: _State) -> _State:
+        """``try`` and ``match``: each part is walked for its reads; whatever any part binds counts as bound after
+        the statement (no finding rests on which part ran)."""
+        stored: set[str] = set()
+        if isinstance(node, ast.Match):
+            self.read(node.subject, state)
+            for case in node.cases:
+                names = {n.name for n in ast.walk(case.pattern)
+                         if isinstance(n, (ast.MatchAs, ast.MatchStar)) and n.name}
+                inside = state.copy()
+                inside.bound |= names
+                stored |= names | self._walk_storing(case.body, inside)
+        else:
+            stored |= self._walk_storing(node.body, state.copy())
+            for handler in node.handlers:
+                inside = state.copy()
+                if handler.name:
+                    inside.bound.add(handler.name)
+                    stored.add(handler.name)
+                stored |= self._walk_storing(handler.body, inside)
+            stored |= self._walk_storing(node.orelse, state.copy())
+            stored |= self._walk_storing(node.finalbody, state.copy())
+        for name in stored:
+            self.bind_name(name, state)
+        return state
+
+    def _walk_storing(self, statements: list[ast.stmt], state: _State, target: ast.AST | None = None) -> set[str]:
+        """Walks ``statements`` from ``state`` (after binding ``target``) and gives every name they bind."""
+        self._stored.append(set())
+        try:
+            if target is not None:
+                self.bind(target, state)
+            self.block(statements, state)
+        finally:
+            stored = self._stored.pop()
+        if self._stored:
+            self._stored[-1] |= stored
+        return stored
+
+    def read(self, expression: ast.AST, state: _State, loading: bool = False) -> None:
+        partial = state.partial
+        if not partial:
+            return  # nothing is bound on some paths only: no read can be one (the usual case, kept cheap)
+        first = getattr(expression, "lineno", None)
+        if self.lines is not None and first is not None:
+            text = "".join(self.lines[first - 1:expression.end_lineno])
+            if not any(name in text for name in partial):
+                return
+        for node in _loads(expression, loading):
+            if isinstance(node, ast.Name) and node.id in partial:
+                self._report(node, partial[node.id])
+
+    def _report(self, name: ast.Name, origin: ast.stmt) -> None:
+        if self._quiet or name.id in self._declared_names():
+            return
+        key = (name.id, id(origin))
+        if key not in self._reported:
+            self._reported.add(key)
+            self.found.append(PartialRead(name, origin))
+
+    def _declared_names(self) -> set[str]:
+        if self._declared is None:
+            self._declared = {name for node in _own_nodes(self.function.body)
+                              if isinstance(node, (ast.Global, ast.Nonlocal)) for name in node.names}
+        return self._declared
+
+    def bind(self, target: ast.AST, state: _State) -> None:
+        if isinstance(target, ast.Name):
+            self.bind_name(target.id, state)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            for element in target.elts:
+                self.bind(element, state)
+        elif isinstance(target, ast.Starred):
+            self.bind(target.value, state)
+        else:  # ``a.b = ...``, ``a[i] = ...``: reads ``a``
+            self.read(target, state)
+
+    def bind_name(self, name: str, state: _State) -> None:
+        state.bound.add(name)
+        state.partial.pop(name, None)
+        if self._stored:
+            self._stored[-1].add(name)
+
+
+def _rebound_at(state: _State, elif_: ast.If, chain: ast.If) -> _State:
+    """``state`` with the names an ``elif`` binds on some paths said to be bound so by its whole chain: a name is
+    bound before the chain's ``if``, not between its branches."""
+    state.partial = {name: chain if origin is elif_ else origin for name, origin in state.partial.items()}
+    return state
+
+
+def _resolved_by_parser(test: ast.expr, self_name: str | None) -> bool:
+    """Whether MindSpore's parser evaluates ``test`` itself and keeps one branch: it is made of the Cell's own
+    attributes (``self.flag``, not ``self.config.flag``), ``not``, ``and``/``or``, and comparisons of those with
+    constants. Measured: ``if self.norm:`` on a Cell attribute still joins; treated as resolved here all the same,
+    so that no finding rests on a value the parser might know."""
+    if self_name is None:
+        return False
+    if isinstance(test, ast.Attribute):
+        return isinstance(test.value, ast.Name) and test.value.id == self_name
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return _resolved_by_parser(test.operand, self_name)
+    if isinstance(test, ast.BoolOp):
+        return all(_resolved_by_parser(value, self_name) for value in test.values)
+    if isinstance(test, ast.Compare):
+        return all(isinstance(operand, ast.Constant) or _resolved_by_parser(operand, self_name)
+                   for operand in (test.left, *test.comparators)) \
+            and any(not isinstance(operand, ast.Constant) for operand in (test.left, *test.comparators))
+    return False
+
+
+def _loads(expression: ast.AST, loading: bool) -> Iterator[ast.AST]:
+    """The names ``expression`` reads, in evaluation order near enough; not those inside a lambda or bound by a
+    comprehension's own ``for``."""
+    if isinstance(expression, ast.Name):
+        if loading or isinstance(expression.ctx, ast.Load):
+            yield expression
+        return
+    stack = [(expression, frozenset())]
+    while stack:
+        node, hidden = stack.pop()
+        if isinstance(node, ast.Lambda):
+            continue
+        if isinstance(node, _COMPREHENSIONS):
+            hidden = hidden | {name.id for generator in node.generators for name in ast.walk(generator.target)
+                               if isinstance(name, ast.Name)}
+        if isinstance(node, ast.Name):
+            if (loading or isinstance(node.ctx, ast.Load)) and node.id not in hidden:
+                yield node
+            continue
+        stack.extend((child, hidden) for child in reversed(list(ast.iter_child_nodes(node))))
+
+
+def _own_nodes(statements: list[ast.stmt]) -> Iterator[ast.AST]:
+    """Every node of ``statements``, not descending into nested functions, classes or lambdas."""
+    stack = list(reversed(statements))
+    while stack:
+        node = stack.pop()
+        yield node
+        if isinstance(node, _SCOPES):
+            continue
+        stack.extend(reversed(list(ast.iter_child_nodes(node))))
+
+
+def _definition_header(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> list[ast.AST]:
+    if isinstance(node, ast.ClassDef):
+        return [*node.decorator_list, *node.bases, *node.keywords]
+    return [*node.decorator_list, *node.args.defaults, *(d for d in node.args.kw_defaults if d is not None)]
+
+
+def _parameters(function: FunctionNode) -> list[str]:
+    arguments = function.args
+    names = [a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)]
+    names += [a.arg for a in (arguments.vararg, arguments.kwarg) if a is not None]
+    return names
+
+
+def _first_parameter(function: FunctionNode) -> str | None:
+    positional = [*function.args.posonlyargs, *function.args.args]
+    return positional[0].arg if positional else None

@@ -1,0 +1,111 @@
+"""MS116: a name read after an ``if`` or a loop that binds it on some paths only, in graph code."""
+from __future__ import annotations
+
+import ast
+from typing import Iterator
+
+from ms_lint.findings import Finding
+from ms_lint.fixes import Edit, FixContext
+from ms_lint.model import ModuleFacts
+from ms_lint.model.flow import PartialRead, partially_bound_reads
+from ms_lint.rules.base import Rule
+
+
+class NameBoundOnOnePath(Rule):
+    code = "MS116"
+    name = "name-bound-on-one-path"
+    summary = "a local name read after an `if` that binds it on one branch only, or after the loop that first binds it"
+    fix_summary = "bind the name before the `if` or the loop (`loss_fct = None`), or on every branch"
+    what = """
+        Reports, in graph code, the first read of a local name after an `if` statement that binds the name on one
+        branch and not on the other (no `else`, or an `else` that does not bind it), and after a `for` or `while`
+        loop whose body first binds it (the loop variable included). A branch that ends in `return`, `raise`,
+        `break` or `continue` does not count. Conditions MindSpore's parser evaluates itself from the Cell's own
+        attributes (`if self.flag:`, `if not self.training:`, `if self.proj is None:`) are left alone: the parser
+        keeps one branch of them before it looks names up, and what is read under them is not reported either.
+    """
+    why = """
+        Python looks a name up when the line runs; MindSpore's graph parser joins the two branches of every `if`
+        before it folds the condition, and rejects a name that one branch leaves unbound as soon as code after the
+        `if` reads it: `UnboundLocalError: The local variable 'z' is not defined in false branch, but defined in
+        true branch`, whatever the condition (an argument left at `None`, a shape, a module constant, even
+        `if True:`). A name first bound in a loop body cannot be read after the loop (`UnboundLocalError: The local
+        variable 'z' defined in the 'for' loop body cannot be used outside of the loop body`), however many times
+        the loop runs. Measured on 2.10 CPU, the same under STRICT and LAX; PyNative runs the code as Python does.
+        The pattern is common in code ported from PyTorch: `if labels is not None: loss_fct = CrossEntropyLoss()`
+        and, later, `if next_sentence_label is not None: ... loss_fct(...)`.
+    """
+    example = """
+        class Head(nn.Cell):
+            def construct(self, x, labels=None):
+                if labels is not None:
+                    loss_fct = nn.CrossEntropyLoss()
+                    loss = loss_fct(x, labels)
+                if labels is not None:
+                    x = x + loss_fct(x, labels)
+                return x
+    """
+    use_instead = """
+        class Head(nn.Cell):
+            def construct(self, x, labels=None):
+                loss_fct = None
+                if labels is not None:
+                    loss_fct = nn.CrossEntropyLoss()
+                    loss = loss_fct(x, labels)
+                if labels is not None:
+                    x = x + loss_fct(x, labels)
+                return x
+    """
+    autofix = """
+        Binds the name to `None` on a line of its own just before the `if` or the loop. Safe: on every path where
+        the code ran before, the name is bound again before it is read; where it was not, Python raised
+        UnboundLocalError and now reads `None`.
+    """
+
+    def check(self, module: ModuleFacts) -> Iterator[Finding]:
+        for function in module.graph_functions:
+            for read in _partial_reads(function):
+                yield self.finding(module, read.name, _message(read, function.label))
+
+    def fix(self, context: FixContext, finding: Finding) -> list[Edit]:
+        read = _read_of(context.module, finding)
+        if read is None:
+            return []
+        origin = read.origin
+        line_start = context.offset(origin.lineno, 0)
+        indent = context.source[line_start:context.start_of(origin)]
+        if indent.strip():
+            return []  # another statement starts the line (``a = 1; if b: ...``)
+        line_end = context.source.find("\n", line_start)
+        newline = "\r\n" if line_end > 0 and context.source[line_end - 1] == "\r" else "\n"
+        return [Edit(line_start, line_start, f"{indent}{read.name.id} = None{newline}")]
+
+
+def _read_of(module: ModuleFacts, finding: Finding) -> PartialRead | None:
+    for function in module.graph_functions:
+        for read in _partial_reads(function):
+            if read.name is finding.node:
+                return read
+    return None
+
+
+def _partial_reads(function) -> list[PartialRead]:
+    if not function.module.index.body_nodes_of(function.node, (ast.If, ast.For, ast.While, ast.AsyncFor)):
+        return []  # straight-line code binds every name on every path (dead branches count: they are parsed)
+    walrus = [node.target.id for node in function.nodes_of(ast.NamedExpr)]
+    return partially_bound_reads(function.node, walrus, function.module.lines)
+
+
+def _message(read: PartialRead, label: str) -> str:
+    name, origin = read.name.id, read.origin
+    if read.in_loop:
+        keyword = "while" if isinstance(origin, ast.While) else "for"
+        return (f"`{name}` is read after the `{keyword}` loop at line {origin.lineno}, whose body first binds it "
+                f"({label}): MindSpore's graph parser rejects it (UnboundLocalError: \"The local variable '{name}' "
+                f"defined in the '{keyword}' loop body cannot be used outside of the loop body\") under STRICT and "
+                f"LAX; bind `{name}` before the loop (`{name} = None`)")
+    return (f"`{name}` is read after the `if` at line {origin.lineno}, which binds it on one branch only ({label}): "
+            f"MindSpore's graph parser joins both branches before it folds the condition and rejects it "
+            f"(UnboundLocalError: \"The local variable '{name}' is not defined in false branch, but defined in true "
+            f"branch\") under STRICT and LAX, whatever the condition; bind `{name}` before the `if` (`{name} = None`) "
+            f"or on every branch")
