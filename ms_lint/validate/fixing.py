@@ -19,6 +19,7 @@ import difflib
 import importlib.util
 import linecache
 import os
+import re
 import sys
 import types
 from contextlib import ExitStack, contextmanager
@@ -75,19 +76,44 @@ def codes_on_line(source: str, path: str, line: int, syntax_level: str) -> tuple
 def _codes_by_line(source: str, path: str, settings) -> dict[int, tuple[str, ...]]:
     """The codes of the findings on each line of ``source``: one analysis per module text, however many lines of it
     a job's tracebacks and compile errors point at."""
-    from ms_lint.engine import analyse
-
-    _, findings = analyse(ast.parse(source, filename=path), source, path, settings)
     by_line: dict[int, list[str]] = {}
-    for finding in findings:
+    for finding in _findings(source, path, settings):
         by_line.setdefault(finding.line, []).append(finding.code)
     return {line: tuple(codes) for line, codes in by_line.items()}
 
 
+@lru_cache(maxsize=32)
+def _findings(source: str, path: str, settings) -> tuple:
+    from ms_lint.engine import analyse
+
+    return tuple(analyse(ast.parse(source, filename=path), source, path, settings)[1])
+
+
+# What MindSpore says of a name bound on some paths only: at the read (UnboundLocalError), or, when the Cell is
+# compiled as a part of another, at the call that reached it (NameError).
+_UNBOUND_NAME = re.compile(r"The local variable '(\w+)' (?:is not defined|defined in the)|The name '(\w+)' is not defined")
+
+
+def lines_reading_unbound(message: str, source: str, path: str, syntax_level: str) -> list[int]:
+    """The lines of ``source`` holding an MS116 finding on the name ``message`` says MindSpore found unbound."""
+    from ms_lint.settings import Settings
+
+    match = _UNBOUND_NAME.search(message)
+    if match is None:
+        return []
+    name = match.group(1) or match.group(2)
+    try:
+        findings = _findings(source, path, Settings(syntax_level=syntax_level))
+    except Exception:  # noqa: BLE001 -- a static-analysis failure: no finding known there
+        return []
+    return sorted({finding.line for finding in findings
+                   if finding.code == "MS116" and getattr(finding.node, "id", None) == name})
+
+
 def _in_place(before: str, after: str, path: str) -> tuple[str, frozenset[int]] | None:
     """``(after, lines it changed besides)`` with every line a fix inserted (MS116's ``name = None`` above an ``if``)
-    moved onto the blank line just above it, or after the simple statement that ends just above it (``a = 1; name =
-    None``), so that every other line keeps its number; None when an inserted line has no such place, or the fix also
+    moved onto a blank line just above it, or before a comment there (``name = None  # comment``), or after the
+    simple statement that ends just above it (``a = 1; name = None``), so that every other line keeps its number; None when an inserted line has no such place, or the fix also
     changed lines where it inserted."""
     old, new = before.splitlines(keepends=True), after.splitlines(keepends=True)
     if len(old) == len(new):
@@ -100,16 +126,23 @@ def _in_place(before: str, after: str, path: str) -> tuple[str, frozenset[int]] 
             return None
         inserted = "; ".join(text.strip() for text in new[j1:j2])
         indent = new[j1][:len(new[j1]) - len(new[j1].lstrip())]
-        above = old[i1 - 1]
-        newline = above[len(above.rstrip("\r\n")):] or "\n"
-        if not above.strip():
-            placed[i1 - 1] = indent + inserted + newline
+        gap = i1 - 1  # the lines between the statement above and the one the lines go before: blank or comments
+        while gap >= 0 and (not old[gap].strip() or old[gap].lstrip().startswith("#")):
+            gap -= 1
+        blank = next((k for k in range(i1 - 1, gap, -1) if not old[k].strip()), None)
+        if blank is not None:
+            placed[blank] = indent + inserted + (old[blank][len(old[blank].rstrip("\r\n")):] or "\n")
+            moved_to.add(blank + 1)
+        elif gap < i1 - 1:  # only comments: the nearest one keeps its text after the code
+            comment = old[i1 - 1]
+            placed[i1 - 1] = indent + inserted + "  " + comment.lstrip()
+            moved_to.add(i1)
         else:
             end = _simple_statement_end(before, path, i1, len(indent))
             if end is None:
                 return None
-            placed[i1 - 1] = above[:end] + "; " + inserted + above[end:]
-        moved_to.add(i1)
+            placed[i1 - 1] = old[i1 - 1][:end] + "; " + inserted + old[i1 - 1][end:]
+            moved_to.add(i1)
     return "".join(placed), frozenset(moved_to)
 
 

@@ -869,6 +869,23 @@ class Worker:
             found = fixing.fix_at_line(source, path, line, level)
             if found is not None:
                 return name, path, line, found[0], found[1], None
+        if error.get("stage") == "compile":
+            # A name unbound on some paths, reported at the call that reached the Cell it is read in: the finding
+            # on that name is fixed where it is.
+            name = state.module.__name__
+            source = fixed_sources.get(name)
+            if source is None:
+                try:
+                    source = fixing.read_source(own_path)
+                except OSError:
+                    source = ""
+            for line in fixing.lines_reading_unbound(error.get("message") or "", source, own_path, level):
+                if any(entry["line"] == line and same_file(entry.get("path") or own_path, own_path)
+                       for entry in fixed):
+                    continue
+                found = fixing.fix_at_line(source, own_path, line, level)
+                if found is not None:
+                    return name, own_path, line, found[0], found[1], None
         if innermost is None:
             return None
         name, path, line, source = innermost

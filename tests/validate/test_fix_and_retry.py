@@ -32,6 +32,7 @@ def verdicts(fixable, worker_pool):
         finding_at(fixable, "np.exp(", "MS101", "FixedThenStopped"),
         finding_at(fixable, "x + shift", "MS116", "BoundOnOneBranch"),
         finding_at(fixable, "np.sin(x)", "MS101", "BoundOnOneBranch", occurrence=2),
+        finding_at(fixable, "np.tanh(", "MS101", "CallsShiftedInside"),
     ]
     return verdicts_by_scope(findings, worker_pool, with_line=True)
 
@@ -91,6 +92,14 @@ def test_a_name_bound_on_one_branch_is_bound_before_the_if_on_the_line_above(ver
     assert host_call.message.startswith(f"decided after applying the fix for MS116 at line {unbound.finding.line}:")
 
 
+def test_a_name_unbound_in_a_sub_cell_is_fixed_where_the_finding_on_that_name_is(verdicts, fixable):
+    host_call = _one(verdicts, "CallsShiftedInside", "MS101")
+    read = next(number for number, text in enumerate(fixable.read_text().splitlines(), start=1)
+                if "x + offset" in text)
+    assert host_call.verdict == CONFIRMED, host_call.message
+    assert host_call.message.startswith(f"decided after applying the fix for MS116 at line {read}:")
+
+
 def test_the_file_on_disk_is_left_as_it_was(fixable):
     assert fixable.read_text().count(".transpose(1, 2)") == 3
     assert ".swapaxes" not in fixable.read_text()
@@ -139,14 +148,17 @@ def test_a_line_a_fix_inserts_takes_the_blank_line_or_follows_the_statement_abov
 
     source = ("from mindspore import nn\n\n\nclass Net(nn.Cell):\n    def construct(self, x, y=None):\n"
               "        z = x  # kept\n        if y is not None:\n            a = y\n\n        for i in range(2):\n"
-              "            b = x\n        return a + b\n")
-    fixed, codes = fix_at_line(source, "net.py", 12, "strict")
+              "            b = x\n        # unrolled\n        for j in range(2):\n            c = x\n"
+              "        return a + b + c\n")
+    fixed, codes = fix_at_line(source, "net.py", 15, "strict")
     assert codes == ["MS116"]
     lines = fixed.splitlines()
     assert len(lines) == len(source.splitlines())
     assert lines[5] == "        z = x; a = None  # kept"
     assert lines[8] == "        b = None"
-    assert lines[6:8] == source.splitlines()[6:8] and lines[9:] == source.splitlines()[9:]
+    assert lines[11] == "        c = None  # unrolled"
+    unchanged = [number for number in range(len(lines)) if number not in (5, 8, 11)]
+    assert [lines[n] for n in unchanged] == [source.splitlines()[n] for n in unchanged]
 
 
 def test_a_line_a_fix_inserts_below_a_block_header_is_not_applied():

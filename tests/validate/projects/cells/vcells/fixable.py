@@ -39,3 +39,24 @@ class BoundOnOneBranch(nn.Cell):
         if labels is not None:
             x = x + shift
         return Tensor(np.sin(x))
+
+
+class ShiftedInside(nn.Cell):
+    def construct(self, x, labels=None):
+        x = x * 2
+        # the error names the binding, or the call into this Cell, not the read: the fix is found by the name
+        if labels is not None:
+            offset = labels * 2
+        if labels is not None:
+            x = x + offset
+        return x
+
+
+class CallsShiftedInside(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.inner = ShiftedInside()
+
+    def construct(self, x):
+        y = self.inner(x)
+        return Tensor(np.tanh(y))
