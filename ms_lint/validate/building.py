@@ -256,7 +256,8 @@ def config_recipes(target, module, required: list[str]) -> list[Recipe]:
 _NONE_READ_AS = (
     (re.compile(r"'NoneType' object has no attribute 'get'"), "mapping"),
     (re.compile(r"'NoneType' object (cannot be interpreted as an integer|is not subscriptable|is not iterable)"
-                r"|unsupported operand type\(s\) for .*'NoneType'|not supported between instances of .*'NoneType'"),
+                r"|unsupported operand type\(s\) for .*'NoneType'|not supported between instances of .*'NoneType'"
+                r"|must be int, but got 'NoneType'"),
      "number"),
 )
 _CONFIG_FIELD = re.compile(r"\b(self\.)?config\.(\w+)(\.get\()?")
@@ -274,9 +275,14 @@ def completed_config(recipe: Recipe, error: BaseException) -> Recipe | None:
     kind = next((kind for pattern, kind in _NONE_READ_AS if pattern.search(message)), None)
     if kind is None:
         return None
-    for line, names in _raising_frames(error):
-        for match in _CONFIG_FIELD.finditer(line):
-            on_self, name, read_with_get = match.groups()
+    for line, names, code in _raising_frames(error):
+        reads = [match.groups() for match in _CONFIG_FIELD.finditer(line)]
+        if kind == "number":
+            # ``hidden_size % heads`` with ``hidden_size = config.patch_hidden_size`` above in the function (or in a
+            # caller that passed it on): the fields behind the None locals the line reads.
+            reads += [(on_self, field, None) for on_self, field in _fields_behind_none_locals(line, names, code)]
+        filled = []
+        for on_self, name, read_with_get in reads:
             owner = names.get("self") if on_self else names
             config = getattr(owner, "config", None) if on_self else names.get("config")
             if config is None or getattr(config, name, 0) is not None or (kind == "mapping") != bool(read_with_get):
@@ -291,9 +297,37 @@ def completed_config(recipe: Recipe, error: BaseException) -> Recipe | None:
                     setattr(candidate, name, value)
             except Exception:  # noqa: BLE001 -- a read-only property
                 return None
-            return Recipe(recipe.how, f"{recipe.description}, {name}={value!r} (None in the defaults)",
+            filled.append(f"{name}={value!r}")
+        if filled:  # every None field the frame's line reads at once: one rebuild, not one per field
+            return Recipe(recipe.how, f"{recipe.description}, {', '.join(filled)} (None in the defaults)",
                           recipe.args, recipe.kwargs, recipe.config)
     return None
+
+
+_LOCAL_FROM_CONFIG = r"^\s*{}\s*=\s*(self\.)?config\.(\w+)\s*(#.*)?$"
+
+
+def _fields_behind_none_locals(line: str, names: dict, code) -> list[tuple[str | None, str]]:
+    """``(self. or None, field)`` for each local the raising ``line`` reads that holds None and that its function
+    bound from a config field on a line of its own (``hidden_size = config.patch_hidden_size``)."""
+    import inspect
+
+    wanted = [name for name, value in names.items() if value is None and re.search(rf"\b{re.escape(name)}\b", line)]
+    if not wanted or code is None:
+        return []
+    try:
+        source_lines, _ = inspect.getsourcelines(code)
+    except (OSError, TypeError):
+        return []
+    found = []
+    for name in wanted:
+        pattern = re.compile(_LOCAL_FROM_CONFIG.format(re.escape(name)))
+        for text in source_lines:
+            match = pattern.match(text)
+            if match:
+                found.append((match.group(1), match.group(2)))
+                break
+    return found
 
 
 def _configs(config, depth: int = 0) -> list:
@@ -310,15 +344,16 @@ def _nested_configs(config) -> list[tuple[str, object]]:
     return [(key, value) for key, value in list(vars(config).items()) if _is_config(value) and value is not config]
 
 
-def _raising_frames(error: BaseException) -> list[tuple[str, dict]]:
-    """``(source line, local names)`` of the frames the error went through, the innermost first."""
+def _raising_frames(error: BaseException) -> list[tuple[str, dict, object]]:
+    """``(source line, local names, code object)`` of the frames the error went through, the innermost first."""
     import linecache
 
     frames = []
     traceback = error.__traceback__
     while traceback is not None:
         frame = traceback.tb_frame
-        frames.append((linecache.getline(frame.f_code.co_filename, traceback.tb_lineno), frame.f_locals))
+        frames.append((linecache.getline(frame.f_code.co_filename, traceback.tb_lineno), frame.f_locals,
+                       frame.f_code))
         traceback = traceback.tb_next
     return frames[::-1]
 

@@ -90,6 +90,39 @@ def test_only_a_none_config_field_read_on_the_raising_line_is_filled_in():
     assert completed_config(recipe, raised(build, config)) is None  # rope_scaling is {} now: None * 8 fails
 
 
+class _PatchConfig:
+    def __init__(self):
+        self.patch_hidden_size = None
+        self.patch_heads = None
+        self.width = 8
+
+
+def _attention(hidden_size, heads):
+    return hidden_size % heads
+
+
+def _encoder(config):
+    hidden_size = config.patch_hidden_size
+    heads = config.patch_heads  # read here, used below
+    width = config.width
+    return _attention(hidden_size, heads) + width
+
+
+def test_none_config_fields_behind_the_locals_a_caller_passed_on_are_filled_in_at_once():
+    from ms_lint.validate.building import Recipe, completed_config
+
+    config = _PatchConfig()
+    recipe = Recipe("config", "PatchConfig() with its defaults", kwargs={"config": config}, config=config)
+    try:
+        _encoder(config)
+    except TypeError as exc:
+        error = exc
+    completed = completed_config(recipe, error)
+    assert completed.description == ("PatchConfig() with its defaults, patch_hidden_size=32, patch_heads=2 (None in "
+                                     "the defaults)")
+    assert _encoder(config) == 8
+
+
 def test_arguments_are_guessed_from_their_names_when_nothing_else_builds_it(verdicts):
     guessed = verdicts["Guessed"]
     assert guessed.verdict == CONFIRMED
