@@ -169,6 +169,22 @@ def _cell_keywords() -> dict[str, frozenset[str]]:
     return {name: frozenset(keywords) for name, keywords in tables().get("cell_keywords", {}).items()}
 
 
+def module_names(module: str) -> frozenset[str] | None:
+    """The names the installed MindSpore's module ``module`` has, submodules included (generated); None when the
+    table does not list that module."""
+    return _module_names().get(module)
+
+
+@lru_cache(maxsize=1)
+def _module_names() -> dict[str, frozenset[str]]:
+    return {module: frozenset(names.split()) for module, names in tables().get("module_names", {}).items()}
+
+
+def mindspore_version() -> str:
+    """The MindSpore version the generated tables were read from."""
+    return tables().get("mindspore_version", "")
+
+
 @lru_cache(maxsize=1)
 def tensor_properties() -> frozenset[str]:
     """The public properties of the installed MindSpore's ``Tensor`` (generated): ``size`` is one."""

@@ -19,7 +19,7 @@ SHIPPED = json.loads(SHIPPED_TEXT)
 def test_top_level_keys():
     assert set(SHIPPED) == {
         "mindspore_version", "nn_cells", "mint_nn_cells", "jit_forbidden", "ops_functions", "ops_primitives",
-        "dataset_transforms", "tensor_methods", "tensor_properties", "cell_keywords",
+        "dataset_transforms", "tensor_methods", "tensor_properties", "cell_keywords", "module_names",
     }
     assert SHIPPED["mindspore_version"].startswith("2.10.")
 
@@ -198,3 +198,12 @@ def test_tensor_properties_are_the_attributes_read_as_values():
     # size is one: PyTorch's x.size(0) calls it (MS602); the methods are not.
     assert {"size", "shape", "dtype", "ndim"} <= properties <= set(SHIPPED["tensor_methods"])
     assert not {"view", "reshape", "numel", "dim"} & properties
+
+
+def test_module_names_hold_each_module_s_attributes_and_submodules_and_not_pytorch_s():
+    names = {module: set(text.split()) for module, text in SHIPPED["module_names"].items()}
+    assert {"Dense", "Cell", "CellList", "utils", "probability"} <= names["mindspore.nn"]  # probability: not imported
+    assert not {"functional", "ParameterDict"} & names["mindspore.nn"]
+    assert "softmax" in names["mindspore.mint.nn.functional"] and "functional" in names["mindspore.mint.nn"]
+    assert "weight_norm" not in names["mindspore.nn.utils"]
+    assert all(text.split() == sorted(set(text.split())) for text in SHIPPED["module_names"].values())

@@ -38,6 +38,7 @@ from ms_lint.rules.ms603_tensor_expand import TensorExpand
 from ms_lint.rules.ms604_layer_keyword_not_accepted import LayerKeywordNotAccepted
 from ms_lint.rules.ms605_separate_sizes import SeparateSizes
 from ms_lint.rules.ms606_layer_positional_argument import LayerPositionalArgument
+from ms_lint.rules.ms607_missing_mindspore_api import MissingMindSporeApi
 from ms_lint.rules.ms900_internal_error import InternalError
 
 ALL_RULES: tuple[type[Rule], ...] = (
@@ -74,6 +75,7 @@ ALL_RULES: tuple[type[Rule], ...] = (
     LayerKeywordNotAccepted,
     SeparateSizes,
     LayerPositionalArgument,
+    MissingMindSporeApi,
     InternalError,
 )
 

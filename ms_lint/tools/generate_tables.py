@@ -21,6 +21,8 @@ The tables hold what the installed MindSpore itself says, so that the static rul
   whose constructor has no ``**kwargs``): PyTorch's ``nn.Linear(..., bias=False)`` spelled ``nn.Dense`` fails;
 * ``tensor_properties``: the public properties of ``mindspore.Tensor`` (``size`` is one: PyTorch's ``x.size(0)``
   calls it);
+* ``module_names``: the names each public MindSpore module has (``mindspore.nn`` has no ``functional``), its
+  submodules included, one space-separated string per module;
 * ``tensor_methods``: every public attribute of ``mindspore.Tensor`` and ``mindspore.Parameter`` (methods and
   properties), so that a rule can tell a method MindSpore's tensors do not have at all (``.detach()``).
 
@@ -458,6 +460,37 @@ def cell_keywords_table(ms: types.ModuleType) -> dict[str, list[str]]:
     return dict(sorted(table.items()))
 
 
+# The public modules whose names ``module_names`` lists: a name read from one of them (``nn.functional``) that is not
+# there raises AttributeError (ImportError in a ``from ... import``).
+_NAMED_MODULES = (
+    "mindspore", "mindspore.nn", "mindspore.nn.utils", "mindspore.ops", "mindspore.ops.functional",
+    "mindspore.ops.operations", "mindspore.mint", "mindspore.mint.nn", "mindspore.mint.nn.functional",
+    "mindspore.mint.optim", "mindspore.mint.linalg", "mindspore.mint.special", "mindspore.mint.distributed",
+    "mindspore.numpy", "mindspore.common", "mindspore.common.initializer", "mindspore.common.dtype",
+    "mindspore.train", "mindspore.communication", "mindspore.amp", "mindspore.context", "mindspore.dataset",
+    "mindspore.parallel",
+)
+
+
+def module_names_table() -> dict[str, str]:
+    """``{module: its names, space-separated}`` for ``_NAMED_MODULES`` that import and answer every attribute from
+    their namespace (no module ``__getattr__``): what ``dir`` lists, and their submodules, imported or not."""
+    import pkgutil
+
+    table = {}
+    for name in _NAMED_MODULES:
+        try:
+            module = importlib.import_module(name)
+        except ImportError:
+            continue
+        if "__getattr__" in vars(module):
+            continue  # a name dir() does not list may still be there
+        names = set(dir(module))
+        names.update(info.name for info in pkgutil.iter_modules(getattr(module, "__path__", None) or []))
+        table[name] = " ".join(sorted(names))
+    return table
+
+
 def tensor_properties_table(ms: types.ModuleType) -> list[str]:
     """The public properties of ``Tensor``: read as values, so calling one (PyTorch's ``x.size(0)``) fails."""
     return sorted(name for name in dir(ms.Tensor)
@@ -512,6 +545,7 @@ def build_tables(explain: dict[str, CellDecision] | None = None) -> dict[str, An
         tensor_methods = tensor_methods_table(ms)
         tensor_properties = tensor_properties_table(ms)
         cell_keywords = cell_keywords_table(ms)
+        module_names = module_names_table()
     if explain is not None:
         explain.update(cells)
     optimizer_base = ms.nn.Optimizer
@@ -531,6 +565,7 @@ def build_tables(explain: dict[str, CellDecision] | None = None) -> dict[str, An
         "tensor_methods": tensor_methods,
         "tensor_properties": tensor_properties,
         "cell_keywords": cell_keywords,
+        "module_names": module_names,
     }
 
 

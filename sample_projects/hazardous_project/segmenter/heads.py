@@ -34,7 +34,8 @@ class ClassifierHead(nn.Cell):
         self.loss_fn = nn.CrossEntropyLoss()
 
     def construct(self, x, labels=None):
-        logits = self.proj(x)
+        # PyTorch's torch.nn.functional: MindSpore's nn has no `functional` (mint.nn.functional or ops)
+        logits = nn.functional.relu(self.proj(x))
         if labels is not None:
             loss = self.loss_fn(logits, labels)
         # graph mode joins both branches of the `if` above before it folds the condition: `loss` is unbound on one

@@ -1,0 +1,226 @@
+"""MS607: a name read from a MindSpore module that the module does not have (``nn.functional.softmax``)."""
+from __future__ import annotations
+
+import ast
+import difflib
+import re
+from functools import lru_cache
+from typing import Iterator
+
+from ms_lint import mindspore_api as api
+from ms_lint.findings import Finding
+from ms_lint.model import ModuleFacts
+from ms_lint.rules.base import Rule
+
+# Handlers that make a failed look-up part of the code's plan: ``try: f = nn.utils.weight_norm except ...``.
+_CAUGHT = frozenset({"AttributeError", "ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
+
+
+class MissingMindSporeApi(Rule):
+    code = "MS607"
+    name = "missing-mindspore-api"
+    summary = "a name read from a MindSpore module that the module does not have (`nn.functional`, `ops.xyz`)"
+    fix_summary = "use the name MindSpore has (`mint.nn.functional.softmax`, `ops.softmax`)"
+    what = """
+        Reports `module.name` where `module` is a MindSpore module (`mindspore.nn`, `mindspore.ops`,
+        `mindspore.mint`, ... imported under any name) and `name` is neither one of its attributes nor one of its
+        submodules in the MindSpore the tables were generated from, and `from mindspore.x import name` /
+        `import mindspore.x.name` of such a name. The names come from the installed MindSpore
+        (`python -m ms_lint.tools.generate_tables`), submodules not imported by default included. A read guarded
+        for its absence is not reported: inside `try` with an `except` for AttributeError or ImportError (or
+        Exception), under an `if` that tests the MindSpore version, or under `hasattr(..., "name")`; nor are
+        annotations.
+    """
+    why = """
+        The read raises AttributeError (ImportError for an import) when the line runs: in `__init__` the model
+        cannot be built, in `construct` graph mode stops compiling (`AttributeError: Module: 'Namespace:mindspore.nn'
+        object has no attribute 'functional'`), in PyNative the step fails. Such names come from PyTorch
+        (`torch.nn.functional` is `mindspore.mint.nn.functional` or `mindspore.ops`; `torch.nn.utils.weight_norm`
+        has no MindSpore counterpart) or from another MindSpore version: the message names the version the tables
+        come from.
+    """
+    example = """
+        class Attention(nn.Cell):
+            def construct(self, scores):
+                return nn.functional.softmax(scores, axis=-1)
+    """
+    use_instead = """
+        class Attention(nn.Cell):
+            def construct(self, scores):
+                return ops.softmax(scores, axis=-1)
+    """
+
+    def check(self, module: ModuleFacts) -> Iterator[Finding]:
+        tracked = {local: qualname for local, qualname in module.names.items()
+                   if api.module_names(qualname) is not None}
+        if tracked and module.source:
+            yield from self._attribute_reads(module, tracked)
+        yield from self._imports(module)
+
+    def _attribute_reads(self, module: ModuleFacts, tracked: dict[str, str]) -> Iterator[Finding]:
+        # The source text first: a look-up through the tables per dotted chain, the tree only where one misses.
+        source = module.source
+        misses = []
+        for alias, owner in tracked.items():
+            pattern = _chain_pattern(alias)
+            # Each chain once (``ops.matmul`` is written many times), then where the missing ones are written.
+            missing = {chain: found for chain in set(pattern.findall(source))
+                       if (found := _first_missing(owner, chain)) is not None}
+            if not missing:
+                continue
+            for match in pattern.finditer(source):
+                found = missing.get(match.group(1))
+                start = match.start()
+                if found is not None and not (start and (source[start - 1].isalnum() or source[start - 1] in "._")):
+                    misses.append((start, *found))
+        if not misses:
+            return
+        attributes = None
+        for offset, owner, part in misses:
+            line = source.count("\n", 0, offset) + 1
+            if attributes is None:
+                attributes = module.index.subtree_nodes_of(module.tree, (ast.Attribute,))
+            for node in attributes:
+                if node.lineno == line and node.attr == part and module.qualname(node.value) == owner \
+                        and not _guarded(module.tree, node, part):
+                    yield self.finding(module, node, _message(f"{ast.unparse(node)}", owner, part,
+                                                              "AttributeError when the line runs"))
+                    break
+
+    def _imports(self, module: ModuleFacts) -> Iterator[Finding]:
+        for node in module.index.subtree_nodes_of(module.tree, (ast.ImportFrom, ast.Import)):
+            if isinstance(node, ast.ImportFrom):
+                if node.level or not node.module:
+                    continue
+                names = api.module_names(node.module)
+                missing = [alias.name for alias in node.names
+                           if names is not None and alias.name != "*" and alias.name not in names]
+                owner = node.module
+            else:
+                missing, owner = [], ""
+                for alias in node.names:
+                    parts = alias.name.split(".")
+                    for depth in range(1, len(parts)):
+                        names = api.module_names(".".join(parts[:depth]))
+                        if names is not None and parts[depth] not in names:
+                            missing, owner = [parts[depth]], ".".join(parts[:depth])
+                            break
+                    if missing:
+                        break
+            for part in missing:
+                if not _guarded(module.tree, node, part):
+                    written = f"from {owner} import {part}" if isinstance(node, ast.ImportFrom) else \
+                        f"import {owner}.{part}"
+                    yield self.finding(module, node, _message(written, owner, part, "ImportError when it runs"))
+
+
+@lru_cache(maxsize=64)
+def _chain_pattern(alias: str) -> re.Pattern:
+    """The dotted chain read from ``alias`` (``utils.weight_norm`` after ``nn.``). The pattern starts with the alias's
+    literal text, so the regular expression engine skips to each place it is written instead of trying every
+    position (several times faster on real modules)."""
+    return re.compile(re.escape(alias + ".") + r"([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)")
+
+
+def _first_missing(owner: str, chain: str) -> tuple[str, str] | None:
+    """``(module, name)`` for the first name of ``chain`` (``utils.weight_norm``) its module does not have, going
+    down from ``owner`` while the tables know the module; None when every name read is there."""
+    for part in chain.split("."):
+        names = api.module_names(owner)
+        if names is None:
+            return None
+        if part not in names:
+            return owner, part
+        owner = f"{owner}.{part}"
+    return None
+
+
+def _message(written: str, owner: str, part: str, failure: str) -> str:
+    version = api.mindspore_version()
+    hint = _replacement(owner, part)
+    return (f"{written}: {owner} has no `{part}` in MindSpore {version} ({failure})"
+            + (f"; {hint}" if hint else ""))
+
+
+def _replacement(owner: str, part: str) -> str:
+    """Where MindSpore has what was meant: the same path under ``mindspore.mint`` (PyTorch's ``nn.functional``),
+    or a close spelling in the same module."""
+    if owner.startswith("mindspore.") and not owner.startswith("mindspore.mint"):
+        mint = "mindspore.mint." + owner[len("mindspore."):]
+        names = api.module_names(mint)
+        if names is not None and part in names:
+            return f"mindspore.mint has it: {mint}.{part}"
+    public = sorted(name for name in api.module_names(owner) or () if not name.startswith("_"))
+    close = difflib.get_close_matches(part, public, n=1, cutoff=0.8)
+    return f"did you mean {owner}.{close[0]}?" if close else ""
+
+
+def _guarded(tree: ast.Module, node: ast.AST, part: str) -> bool:
+    """Whether the read of ``part`` at ``node`` is made where its absence is planned for: inside ``try`` with an
+    ``except`` for AttributeError/ImportError/Exception, or in an ``except`` (another version's fallback), under a
+    test (``if``, or a conditional expression) of the version or of ``hasattr(.., "part")``; or whether it is an
+    annotation."""
+    position = (node.lineno, node.col_offset)
+    quoted = (f'"{part}"', f"'{part}'")
+    body: list[ast.stmt] = tree.body
+    while body:
+        statement = next((s for s in body if (s.lineno, s.col_offset) <= position
+                          <= (s.end_lineno, s.end_col_offset)), None)
+        if statement is None:
+            return False
+        if isinstance(statement, (ast.If, ast.While)) and _tests_for(statement.test, quoted):
+            return True
+        if isinstance(statement, (ast.Try, ast.TryStar)):
+            if _contains(statement.body, position) and any(_catches(handler) for handler in statement.handlers):
+                return True
+            if any(_contains(handler.body, position) for handler in statement.handlers):
+                return True  # the fallback of another version: it runs only when what the ``try`` tried failed
+        if _in_annotation(statement, position):
+            return True
+        body = next((block for block in _blocks(statement) if _contains(block, position)), [])
+        if not body:  # the innermost statement: a conditional expression in it may test the version
+            return any(_tests_for(branch.test, quoted) and any(_spans(part, position)
+                                                                for part in (branch.body, branch.orelse))
+                       for branch in ast.walk(statement) if isinstance(branch, ast.IfExp))
+    return False
+
+
+def _tests_for(test: ast.expr, quoted: tuple[str, str]) -> bool:
+    text = ast.unparse(test)
+    return "version" in text.lower() or "TYPE_CHECKING" in text or any(q in text for q in quoted)
+
+
+def _spans(node: ast.AST, position: tuple[int, int]) -> bool:
+    return (node.lineno, node.col_offset) <= position <= (node.end_lineno, node.end_col_offset)
+
+
+def _blocks(statement: ast.stmt) -> list[list[ast.stmt]]:
+    blocks = [getattr(statement, field, None) for field in ("body", "orelse", "finalbody")]
+    blocks += [handler.body for handler in getattr(statement, "handlers", ())]
+    blocks += [case.body for case in getattr(statement, "cases", ())]
+    return [block for block in blocks if isinstance(block, list) and block]
+
+
+def _contains(block: list[ast.stmt], position: tuple[int, int]) -> bool:
+    return bool(block) and (block[0].lineno, block[0].col_offset) <= position \
+        <= (block[-1].end_lineno, block[-1].end_col_offset)
+
+
+def _catches(handler: ast.ExceptHandler) -> bool:
+    if handler.type is None:
+        return True
+    types = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+    return any((t.id if isinstance(t, ast.Name) else getattr(t, "attr", "")) in _CAUGHT for t in types)
+
+
+def _in_annotation(statement: ast.stmt, position: tuple[int, int]) -> bool:
+    annotations = []
+    if isinstance(statement, ast.AnnAssign):
+        annotations.append(statement.annotation)
+    elif isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        arguments = statement.args
+        every = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs, arguments.vararg, arguments.kwarg]
+        annotations += [a.annotation for a in every if a is not None and a.annotation is not None]
+        if statement.returns is not None:
+            annotations.append(statement.returns)
+    return any((a.lineno, a.col_offset) <= position <= (a.end_lineno, a.end_col_offset) for a in annotations)
