@@ -173,6 +173,16 @@ EXPECTATIONS: dict[str, Expectation] = {
         error_types=("RuntimeError", "TypeError"),
         patterns=(r"GetShapeVector", r"parameters number of the function"),
     ),
+    "MS116": Expectation(
+        COMPILE,
+        error_types=("UnboundLocalError", "NameError"),
+        patterns=(r"not defined in false branch", r"cannot be used outside of the loop body", r"is not defined"),
+    ),
+    "MS607": Expectation(
+        COMPILE,
+        error_types=("AttributeError", "ImportError", "ModuleNotFoundError"),
+        patterns=(r"has no attribute", r"cannot import name", r"No module named"),
+    ),
     "MS201": Expectation(
         PARAMETER_PROBE,
         fails_at=frozenset(),

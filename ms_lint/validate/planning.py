@@ -10,6 +10,7 @@ import ast
 import hashlib
 import json
 import os
+import re
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -28,7 +29,7 @@ from ms_lint.validate.expectations import (
 from ms_lint.validate.project import EXAMPLES_FILE_NAME, ModuleLocation, load_config, locate_module
 
 # Bumped when the worker's outcome format or behaviour changes, so old cache entries are not reused.
-OUTCOME_FORMAT = 10
+OUTCOME_FORMAT = 11
 
 
 @dataclass
@@ -45,6 +46,8 @@ class Job:
     container_attributes: dict[int, str] = field(default_factory=dict)  # finding line -> self.<attr>
     # Attributes or globals that host code writes (MS118): the state probe changes them between two calls.
     state_names: list[str] = field(default_factory=list)
+    # Names MS607 says a MindSpore module lacks (``mindspore.nn.utils.weight_norm``): the worker looks them up.
+    api_names: list[str] = field(default_factory=list)
     guards: dict[int, dict] = field(default_factory=dict)  # finding line -> the branch conditions leading to it
     retries: list[dict] = field(default_factory=list)  # what to switch on when a guarded line is not compiled
     cache_key: str = ""
@@ -65,6 +68,7 @@ class Job:
             "input_specs": self.input_specs,
             "probes": self.probes,
             "state_names": self.state_names,
+            "api_names": self.api_names,
             "syntax_level": syntax_level,
             "guards": {str(line): guard for line, guard in self.guards.items()},
             "retries": self.retries,
@@ -115,6 +119,7 @@ def plan_jobs(
             input_specs=list(specs) if specs else None,
             container_attributes=_container_attributes(path, group),
             state_names=_state_names(group),
+            api_names=_api_names(group),
         )
         job.guards, job.retries = _guards(path, scope, group)
         job.cache_key = cache_key(job, device, syntax_level, mindspore_version, tool_version, index)
@@ -223,6 +228,16 @@ def _container_attributes(path: str, findings: list[Finding]) -> dict[int, str]:
     return result
 
 
+_MISSING_NAME = re.compile(r"(\S+) has no `(\w+)` in MindSpore")
+
+
+def _api_names(findings: list[Finding]) -> list[str]:
+    """``module.name`` for each MS607 finding, as its message names them, in order, once each."""
+    names = [f"{match.group(1)}.{match.group(2)}" for finding in findings if finding.code == "MS607"
+             if (match := _MISSING_NAME.search(finding.message))]
+    return list(dict.fromkeys(names))
+
+
 def _state_names(findings: list[Finding]) -> list[str]:
     """For host-written state findings, what is written on the finding's line: ``net.scale = ...`` gives
     ``scale``, ``SMOOTHING = ...`` gives ``SMOOTHING``; a setter call (``net.set_scale(t)``) gives nothing, and the
@@ -279,6 +294,7 @@ def cache_key(job: Job, device: str, syntax_level: str, mindspore_version: str, 
         "import_root": job.location.import_root,
         "probes": job.probes,
         "state": job.state_names,
+        "api": job.api_names,
         "inputs": job.input_specs,
     }
     digest.update(json.dumps(header, sort_keys=True).encode())

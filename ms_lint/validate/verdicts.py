@@ -125,7 +125,8 @@ def decide(job, outcome: dict, device: str, level: str, cached: bool = False) ->
     """One verdict per finding of ``job`` (a ``planning.Job``) from the worker's ``outcome``."""
     effective_level = outcome.get("effective_level") or level
     context = _Context(job, outcome, device, effective_level, cached)
-    verdicts = [context.after_fixes(finding, context.verdict_for(finding)) for finding in job.findings]
+    verdicts = [context.looked_up(finding, context.after_fixes(finding, context.verdict_for(finding)))
+                for finding in job.findings]
     notes = list(outcome.get("notes") or [])
     if effective_level != level:
         setting = "fullgraph=True" if effective_level == "strict" else "no fullgraph=True"
@@ -257,6 +258,24 @@ class _Context:
             decided.message = f"decided {_fixes_text(fixed, self.job.path)}: {decided.message}"
             return decided
         return verdict
+
+    def looked_up(self, finding: Finding, verdict: Verdict) -> Verdict:
+        """An MS607 finding no build or compile decided (a host method the graph never calls, a line behind
+        another stop): decided by looking the name up on the installed MindSpore, which the worker did."""
+        if finding.code != "MS607" or verdict.verdict in DECIDED:
+            return verdict
+        match = re.search(r"(\S+) has no `(\w+)` in MindSpore", finding.message)
+        found = ((self.outcome.get("probes") or {}).get("api") or {}).get(
+            f"{match.group(1)}.{match.group(2)}") if match else None
+        if found is None:
+            return verdict
+        name = f"{match.group(1)}.{match.group(2)}"
+        why = f"; the line itself was not decided: {verdict.message}" if verdict.message else ""
+        if found:
+            return self.make(finding, NOT_REPRODUCED, f"the installed MindSpore has {name}{why}")
+        return self.make(finding, CONFIRMED_BY_PROBE,
+                         f"the installed MindSpore has no {name}: looked up in the worker, the line raises "
+                         f"AttributeError (ImportError in an import) wherever it runs{why}")
 
     def left_at_none(self, first: str, location) -> str:
         """`` (`to_mask` was left at its default None: ...)`` when a None in the error comes from a ``construct``

@@ -187,6 +187,9 @@ class Worker:
         try:
             os.chdir(scratch)
             state = _JobState(job)
+            if job.get("api_names"):
+                # Whatever the build and compile reach: a name the installed MindSpore lacks is missing everywhere.
+                outcome.setdefault("probes", {})["api"] = {name: _has_name(name) for name in job["api_names"]}
             for stage in STAGES:
                 if state.stop:
                     break
@@ -934,6 +937,25 @@ class Worker:
             else:
                 results[name] = _run_probe(probes.state_probe, state.obj, state.inputs,
                                            state.job.get("state_names") or [], state.eager)
+
+
+def _has_name(dotted: str) -> bool | None:
+    """Whether the installed MindSpore has ``module.name`` (an attribute, or a submodule imported or not); None
+    when the module cannot be imported."""
+    import importlib
+    import importlib.util
+
+    owner, _, name = dotted.rpartition(".")
+    try:
+        module = importlib.import_module(owner)
+    except Exception:  # noqa: BLE001 -- the module is not there either: nothing to tell
+        return None
+    if hasattr(module, name):
+        return True
+    try:
+        return importlib.util.find_spec(dotted) is not None
+    except (ImportError, ValueError):
+        return False
 
 
 def _run_probe(probe, *args) -> dict:

@@ -54,3 +54,23 @@ def test_probes_need_an_example_with_concrete_inputs(projects, capsys, monkeypat
         for verdict, explanation in verdicts[code]:
             assert verdict == "inconclusive"
             assert "needs an example with concrete inputs" in explanation
+
+
+@pytest.mark.mindspore
+@needs_mindspore
+def test_a_missing_mindspore_name_is_confirmed_by_the_compile_or_by_looking_it_up(projects, worker_pool):
+    from ms_lint.engine import check_file
+    from ms_lint.rules import RULES_BY_CODE
+    from ms_lint.settings import Settings
+
+    from .conftest import verdicts_by_scope
+
+    path = projects / "cells" / "vcells" / "missing_api.py"
+    findings = check_file(str(path), Settings(), RULES_BY_CODE)
+    assert sorted((f.scope, f.code) for f in findings) == [("Softmaxed", "MS607"), ("WeightNormed", "MS607")]
+    verdicts = verdicts_by_scope(findings, worker_pool)
+    host, graph = verdicts[("WeightNormed", "MS607")], verdicts[("Softmaxed", "MS607")]
+    assert graph.verdict == "confirmed" and "functional" in graph.message, graph.message
+    assert host.verdict == "confirmed by probe", host.message
+    assert host.message.startswith("the installed MindSpore has no mindspore.nn.utils.weight_norm: looked up")
+    assert "apply_weight_norm() is not called from construct" in host.message

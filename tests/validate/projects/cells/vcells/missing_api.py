@@ -1,0 +1,20 @@
+"""A Cell ported from PyTorch that reads names MindSpore's modules do not have (MS607): one in a host method the
+graph never calls, one in construct."""
+from mindspore import nn, ops
+
+
+class WeightNormed(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Dense(4, 4)
+
+    def construct(self, x):
+        return ops.relu(self.proj(x))
+
+    def apply_weight_norm(self):
+        nn.utils.weight_norm(self.proj)
+
+
+class Softmaxed(nn.Cell):
+    def construct(self, x):
+        return nn.functional.softmax(x, axis=-1)
