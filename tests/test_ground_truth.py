@@ -376,6 +376,18 @@ CASES = [
                     return x
                 return x * 2
     """, "fail", "fail"),
+    ("name-mindspore-nn-does-not-have", "MS607", """
+        class Net(nn.Cell):
+            def construct(self, x):
+                return nn.functional.relu(x)
+    """, "fail", "fail"),
+    ("the-same-name-where-mindspore-has-it", None, """
+        from mindspore import mint
+
+        class Net(nn.Cell):
+            def construct(self, x):
+                return mint.nn.functional.relu(x) + ops.relu(x)
+    """, "ok", "ok"),
     ("name-bound-on-one-branch", "MS116", """
         class Net(nn.Cell):
             def construct(self, x, labels=None):

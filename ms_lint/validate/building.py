@@ -233,12 +233,14 @@ def config_recipes(target, module, required: list[str]) -> list[Recipe]:
         default = config_class()
     except Exception:  # noqa: BLE001 -- a config without defaults: nothing to build from
         return []
+    picked = _pick_attention(default) | _pick_attention(shrunk_config := config_class())
     recipes = []
     # The other required arguments (``layer_idx``), guessed from their names.
     others = {other: _guess(other) for other in required if other != name}
     others = others if None not in others.values() else {}
     also = "".join(f", {key}={value!r}" for key, value in others.items())
-    shrunk_config = config_class()
+    if picked:
+        also += f", _attn_implementation='eager' (what the model picks when the config names none)"
     changed = shrink(shrunk_config)
     if changed:
         shown = ", ".join(f"{key}={value}" for key, value in list(changed.items())[:6])
@@ -249,6 +251,21 @@ def config_recipes(target, module, required: list[str]) -> list[Recipe]:
         recipes.append(Recipe("config", f"{config_class.__name__}() with its defaults{also}",
                               kwargs={name: default, **others}, config=default))
     return recipes
+
+
+def _pick_attention(config) -> bool:
+    """A transformers-style config whose defaults name no attention implementation gets ``"eager"``, as the
+    pretrained model's constructor sets it when it builds the model (``ALL_ATTENTION_FUNCTIONS[None]`` is what a
+    sub-cell built from the bare config would look up); whether any config (nested ones too) was changed."""
+    changed = False
+    for candidate in _configs(config):
+        if "_attn_implementation" in dir(type(candidate)) and getattr(candidate, "_attn_implementation", "") is None:
+            try:
+                candidate._attn_implementation = "eager"
+                changed = True
+            except Exception:  # noqa: BLE001 -- a read-only property
+                continue
+    return changed
 
 
 # A config field the defaults leave None, read as a mapping or as a number by the constructor: the error it raises,

@@ -250,3 +250,30 @@ def test_constructor_arguments_read_from_a_config_and_combined_arithmetically():
     for text in ("config.hidden_size / 0", "config.missing", "other.hidden_size", "config.hidden_size + 'a'"):
         with pytest.raises(_NotConstant):
             _constant(ast.parse(text, mode="eval").body, names, {})
+
+
+class _AttentionConfig:
+    """As transformers' PretrainedConfig: the implementation is a property, None until a model picks one."""
+
+    def __init__(self, nested=None):
+        self._attn_implementation_internal = None
+        self.vision_config = nested
+
+    @property
+    def _attn_implementation(self):
+        return self._attn_implementation_internal
+
+    @_attn_implementation.setter
+    def _attn_implementation(self, value):
+        self._attn_implementation_internal = value
+
+
+def test_a_config_that_names_no_attention_implementation_gets_the_one_the_model_picks():
+    from ms_lint.validate.building import _pick_attention
+
+    nested = _AttentionConfig()
+    config = _AttentionConfig(nested)
+    assert _pick_attention(config)
+    assert config._attn_implementation == nested._attn_implementation == "eager"
+    assert not _pick_attention(config)  # named now: left as it is
+    assert not _pick_attention(_PatchConfig())  # not a transformers-style config
