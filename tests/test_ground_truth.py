@@ -376,6 +376,39 @@ CASES = [
                     return x
                 return x * 2
     """, "fail", "fail"),
+    ("construct-whose-instance-is-not-named-self", "MS119", """
+        class Net(nn.Cell):
+            def construct(ctx, x):
+                return x * 2
+    """, "fail", "fail"),
+    ("helper-method-whose-instance-is-not-named-self", "MS119", """
+        class Net(nn.Cell):
+            def construct(self, x):
+                return self.scale(x) + self.offset(x)
+
+            def scale(this, x):
+                return x * 2
+
+            @staticmethod
+            def offset(x):
+                return x + 1
+    """, "fail", "fail"),
+    ("bprop-whose-instance-is-not-named-self", "MS119", """
+        class Rounded(nn.Cell):
+            def construct(self, x):
+                return ops.round(x)
+
+            def bprop(ctx, x, out, dout):
+                return (dout,)
+
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.inner = Rounded()
+
+            def construct(self, x):
+                return ms.grad(self.inner)(x)
+    """, "fail", "fail"),
     ("name-mindspore-nn-does-not-have", "MS607", """
         class Net(nn.Cell):
             def construct(self, x):

@@ -183,6 +183,11 @@ EXPECTATIONS: dict[str, Expectation] = {
         error_types=("AttributeError", "ImportError", "ModuleNotFoundError"),
         patterns=(r"has no attribute", r"cannot import name", r"No module named"),
     ),
+    "MS119": Expectation(
+        COMPILE,
+        error_types=("TypeError",),
+        patterns=(r"parameters number of the function", r"number of parameters of bprop"),
+    ),
     "MS201": Expectation(
         PARAMETER_PROBE,
         fails_at=frozenset(),

@@ -52,3 +52,14 @@ class ScaleBank(nn.Cell):
         for scale in self.scales:
             x = x * scale
         return x
+
+
+class RoundSTE(nn.Cell):
+    """A straight-through rounding ported from a PyTorch autograd.Function."""
+
+    # PyTorch habit: forward(ctx, x) renamed construct(ctx, x); graph mode knows the instance only as `self`
+    def construct(ctx, x):
+        return ops.round(x)
+
+    def bprop(ctx, x, out, dout):
+        return (dout,)
