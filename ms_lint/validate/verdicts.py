@@ -455,6 +455,12 @@ class _Context:
         if at_line:
             return self.make(finding, CONFIRMED, first, compiler_message=first,
                              compiler_location=self.location_text(at_line[0]))
+        graph = _graph_of_definition(finding, error.get("message", ""))
+        if graph and kind_matches:
+            # A finding on a ``def`` line (MS119) whose function's graph the error names: MindSpore 2.10 may print
+            # the traceback of an earlier failed compile of the same process next to it, so lines do not tell.
+            return self.make(finding, CONFIRMED, f"{first} (the error names the graph of {graph})",
+                             compiler_message=first)
         named = _named_attribute(error.get("message", "") or first)
         if named and kind_matches and _line_mentions(finding, named):
             return self.make(finding, CONFIRMED, f"{first} (the error names .{named}, which this line uses)",
@@ -751,6 +757,19 @@ def _applied_fixes_text(fixed: list[dict], own_path: str) -> str:
     if len(fixed) == 1:
         return f"the fix for {codes} at line {lines}"
     return f"the fixes for {codes} at line{'s' if ',' in lines else ''} {lines}"
+
+
+def _graph_of_definition(finding: Finding, message: str) -> str | None:
+    """``Class.method`` when ``finding`` sits on the ``def`` line of a method whose compiled graph the error message
+    names (``FunctionGraph : pkg_module_Class_method_20``); None otherwise."""
+    graph = re.search(r"FunctionGraph(?: ID)? : (\S+)", message)
+    method = re.match(r"\s*(?:async\s+)?def (\w+)", linecache.getline(finding.path, finding.line))
+    if graph is None or method is None or not finding.scope:
+        return None
+    owner = finding.scope.split(".")[-1]
+    if f"_{owner}_{method.group(1)}_" not in graph.group(1) + "_":
+        return None
+    return f"{owner}.{method.group(1)}"
 
 
 def _named_attribute(message: str) -> str | None:

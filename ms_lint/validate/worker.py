@@ -1117,7 +1117,9 @@ def _call_parameters(function, skip_first: bool) -> list[str] | None:
     except (TypeError, ValueError):
         return []
     parameters = list(signature.parameters.values())
-    if skip_first and parameters and parameters[0].name == "self":
+    # The instance, whatever its name: a ``construct(ctx, x)`` is called with one input, as Python binds it.
+    if skip_first and parameters and parameters[0].kind in (inspect.Parameter.POSITIONAL_ONLY,
+                                                            inspect.Parameter.POSITIONAL_OR_KEYWORD):
         parameters = parameters[1:]
     names = []
     for parameter in parameters:

@@ -58,7 +58,7 @@ def test_probes_need_an_example_with_concrete_inputs(projects, capsys, monkeypat
 
 @pytest.mark.mindspore
 @needs_mindspore
-def test_a_missing_mindspore_name_is_confirmed_by_the_compile_or_by_looking_it_up(projects, worker_pool):
+def test_a_missing_mindspore_name_and_a_misnamed_instance_are_confirmed(projects, worker_pool):
     from ms_lint.engine import check_file
     from ms_lint.rules import RULES_BY_CODE
     from ms_lint.settings import Settings
@@ -67,10 +67,28 @@ def test_a_missing_mindspore_name_is_confirmed_by_the_compile_or_by_looking_it_u
 
     path = projects / "cells" / "vcells" / "missing_api.py"
     findings = check_file(str(path), Settings(), RULES_BY_CODE)
-    assert sorted((f.scope, f.code) for f in findings) == [("Softmaxed", "MS607"), ("WeightNormed", "MS607")]
+    assert sorted((f.scope, f.code) for f in findings) == [("FloorSTE", "MS119"), ("Softmaxed", "MS607"),
+                                                            ("WeightNormed", "MS607")]
     verdicts = verdicts_by_scope(findings, worker_pool)
     host, graph = verdicts[("WeightNormed", "MS607")], verdicts[("Softmaxed", "MS607")]
     assert graph.verdict == "confirmed" and "functional" in graph.message, graph.message
     assert host.verdict == "confirmed by probe", host.message
     assert host.message.startswith("the installed MindSpore has no mindspore.nn.utils.weight_norm: looked up")
     assert "apply_weight_norm() is not called from construct" in host.message
+    # The instance is not an input, whatever its name: compiled with one input, as it is called, it fails.
+    floor = verdicts[("FloorSTE", "MS119")]
+    assert floor.verdict == "confirmed" and "parameters number of the function is 2" in floor.message, floor.message
+
+
+def test_an_error_naming_the_graph_of_the_method_a_def_line_finding_sits_on_is_that_finding_s(tmp_path):
+    from ms_lint.findings import Finding
+    from ms_lint.validate.verdicts import _graph_of_definition
+
+    path = tmp_path / "ste.py"
+    path.write_text("class FloorSTE:\n    def construct(ctx, x):\n        return x\n")
+    finding = Finding(str(path), 2, 4, "MS119", "m", "FloorSTE")
+    # MindSpore 2.10 may print an earlier compile's traceback with it: the graph's name is what tells.
+    message = "The parameters number of the function is 2, ...\nFunctionGraph : pkg_ste_FloorSTE_construct_20\n"
+    assert _graph_of_definition(finding, message) == "FloorSTE.construct"
+    assert _graph_of_definition(finding, message.replace("FloorSTE_construct", "Other_construct")) is None
+    assert _graph_of_definition(Finding(str(path), 3, 8, "MS119", "m", "FloorSTE"), message) is None  # not a def

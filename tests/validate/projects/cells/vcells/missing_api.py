@@ -1,5 +1,5 @@
-"""A Cell ported from PyTorch that reads names MindSpore's modules do not have (MS607): one in a host method the
-graph never calls, one in construct."""
+"""Cells ported from PyTorch that read names MindSpore's modules do not have (MS607): one in a host method the
+graph never calls, one in construct; and one whose construct names its instance ctx (MS119)."""
 from mindspore import nn, ops
 
 
@@ -18,3 +18,10 @@ class WeightNormed(nn.Cell):
 class Softmaxed(nn.Cell):
     def construct(self, x):
         return nn.functional.softmax(x, axis=-1)
+
+
+class FloorSTE(nn.Cell):
+    """Ported from an autograd.Function: the instance is named ctx (MS119)."""
+
+    def construct(ctx, x):
+        return ops.floor(x)
