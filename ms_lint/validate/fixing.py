@@ -94,6 +94,26 @@ def _findings(source: str, path: str, settings) -> tuple:
 _UNBOUND_NAME = re.compile(r"The local variable '(\w+)' (?:is not defined|defined in the)|The name '(\w+)' is not defined")
 
 
+# What MindSpore says when a method's instance is not named ``self`` (MS119): the counts differ by one, or, with a
+# default after it, an argument is missing -- without a location when the Cell is the one compiled.
+_INSTANCE_MISCOUNTED = re.compile(r"parameters number of the function is \d+, but the number of provided arguments"
+                                  r"|Miss argument input for parameter|number of parameters of bprop")
+
+
+def lines_misnaming_instance(message: str, source: str, path: str, syntax_level: str, owner: str) -> list[int]:
+    """The lines of ``source`` holding an MS119 finding of the class ``owner`` when ``message`` is what MindSpore
+    raises for such a method."""
+    from ms_lint.settings import Settings
+
+    if not _INSTANCE_MISCOUNTED.search(message):
+        return []
+    try:
+        findings = _findings(source, path, Settings(syntax_level=syntax_level))
+    except Exception:  # noqa: BLE001 -- a static-analysis failure: no finding known there
+        return []
+    return sorted({finding.line for finding in findings if finding.code == "MS119" and finding.scope == owner})
+
+
 def lines_reading_unbound(message: str, source: str, path: str, syntax_level: str) -> list[int]:
     """The lines of ``source`` holding an MS116 finding on the name ``message`` says MindSpore found unbound."""
     from ms_lint.settings import Settings

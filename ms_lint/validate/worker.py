@@ -873,8 +873,8 @@ class Worker:
             if found is not None:
                 return name, path, line, found[0], found[1], None
         if error.get("stage") == "compile":
-            # A name unbound on some paths, reported at the call that reached the Cell it is read in: the finding
-            # on that name is fixed where it is.
+            # A name unbound on some paths, reported at the call that reached the Cell it is read in, or a method
+            # whose instance is not named ``self``, reported without a location: the finding is fixed where it is.
             name = state.module.__name__
             source = fixed_sources.get(name)
             if source is None:
@@ -882,7 +882,10 @@ class Worker:
                     source = fixing.read_source(own_path)
                 except OSError:
                     source = ""
-            for line in fixing.lines_reading_unbound(error.get("message") or "", source, own_path, level):
+            message = error.get("message") or ""
+            owner = state.job.get("qualname") or ""
+            for line in (fixing.lines_reading_unbound(message, source, own_path, level)
+                         + fixing.lines_misnaming_instance(message, source, own_path, level, owner)):
                 if any(entry["line"] == line and same_file(entry.get("path") or own_path, own_path)
                        for entry in fixed):
                     continue

@@ -67,8 +67,9 @@ def test_a_missing_mindspore_name_and_a_misnamed_instance_are_confirmed(projects
 
     path = projects / "cells" / "vcells" / "missing_api.py"
     findings = check_file(str(path), Settings(), RULES_BY_CODE)
-    assert sorted((f.scope, f.code) for f in findings) == [("FloorSTE", "MS119"), ("Softmaxed", "MS607"),
-                                                            ("WeightNormed", "MS607")]
+    assert sorted((f.scope, f.code) for f in findings) == [
+        ("FloorSTE", "MS119"), ("ScaledSTE", "MS119"), ("ScaledThenHost", "MS102"), ("ScaledThenHost", "MS119"),
+        ("Softmaxed", "MS607"), ("WeightNormed", "MS607")]
     verdicts = verdicts_by_scope(findings, worker_pool)
     host, graph = verdicts[("WeightNormed", "MS607")], verdicts[("Softmaxed", "MS607")]
     assert graph.verdict == "confirmed" and "functional" in graph.message, graph.message
@@ -78,6 +79,12 @@ def test_a_missing_mindspore_name_and_a_misnamed_instance_are_confirmed(projects
     # The instance is not an input, whatever its name: compiled with one input, as it is called, it fails.
     floor = verdicts[("FloorSTE", "MS119")]
     assert floor.verdict == "confirmed" and "parameters number of the function is 2" in floor.message, floor.message
+    scaled = verdicts[("ScaledSTE", "MS119")]
+    assert scaled.verdict == "confirmed" and "Miss argument input for parameter" in scaled.message, scaled.message
+    # Behind it, once the instance is named self in memory, the compile reaches the host copy.
+    host_copy = verdicts[("ScaledThenHost", "MS102")]
+    assert host_copy.verdict == "confirmed", host_copy.message
+    assert host_copy.message.startswith("decided after applying the fix for MS119 at line"), host_copy.message
 
 
 def test_an_error_naming_the_graph_of_the_method_a_def_line_finding_sits_on_is_that_finding_s(tmp_path):
