@@ -184,12 +184,18 @@ def _simple_statement_end(source: str, path: str, line: int, column: int) -> int
 def _only_statement_changed(before: str, after: str, path: str, line: int, also: frozenset[int] = frozenset()) \
         -> bool:
     """Whether ``after`` differs from ``before`` only within the statement at ``line`` (a call written over several
-    lines: ``pad_mode`` added to its last one) and on the lines ``also``, with every line where it was."""
+    lines: ``pad_mode`` added to its last one; for a finding on a ``def`` line, the function: MS119 renames its
+    instance wherever the body uses it) and on the lines ``also``, with every line where it was."""
     old, new = before.splitlines(), after.splitlines()
     if len(old) != len(new):
         return False
     try:
-        statement = _innermost_statement(_tree(before, path), line)
+        tree = _tree(before, path)
+        statement = _innermost_statement(tree, line)
+        if statement is None:
+            header = _statement_at(tree, line)
+            if isinstance(header, (ast.FunctionDef, ast.AsyncFunctionDef)) and line < header.body[0].lineno:
+                statement = header
     except (SyntaxError, ValueError):
         statement = None
     first, last = (statement.lineno, statement.end_lineno) if statement is not None else (line, line)

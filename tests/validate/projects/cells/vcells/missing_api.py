@@ -35,6 +35,10 @@ class ScaledSTE(nn.Cell):
 
 
 class ScaledThenHost(ScaledSTE):
+    def __init__(self):
+        super().__init__()
+        self.factor = 2.0
+
     def construct(ctx, x, scale, shift=None):
-        y = ops.floor(x * scale)
+        y = ops.floor(x * scale) * ctx.factor
         return y.asnumpy()
