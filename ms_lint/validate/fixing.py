@@ -103,38 +103,37 @@ _INSTANCE_MISCOUNTED = re.compile(r"parameters number of the function is \d+, bu
 def lines_misnaming_instance(message: str, source: str, path: str, syntax_level: str, owner: str) -> list[int]:
     """The lines of ``source`` holding an MS119 finding of the class ``owner`` when ``message`` is what MindSpore
     raises for such a method."""
-    from ms_lint.settings import Settings
-
     if not _INSTANCE_MISCOUNTED.search(message):
         return []
-    try:
-        findings = _findings(source, path, Settings(syntax_level=syntax_level))
-    except Exception:  # noqa: BLE001 -- a static-analysis failure: no finding known there
-        return []
-    return sorted({finding.line for finding in findings if finding.code == "MS119" and finding.scope == owner})
+    return _lines_of(source, path, syntax_level, lambda finding: finding.code == "MS119" and finding.scope == owner)
 
 
 def lines_reading_unbound(message: str, source: str, path: str, syntax_level: str) -> list[int]:
     """The lines of ``source`` holding an MS116 finding on the name ``message`` says MindSpore found unbound."""
-    from ms_lint.settings import Settings
-
     match = _UNBOUND_NAME.search(message)
     if match is None:
         return []
     name = match.group(1) or match.group(2)
+    return _lines_of(source, path, syntax_level,
+                     lambda finding: finding.code == "MS116" and getattr(finding.node, "id", None) == name)
+
+
+def _lines_of(source: str, path: str, syntax_level: str, wanted) -> list[int]:
+    """The lines of the findings of ``source`` that ``wanted`` accepts, in order."""
+    from ms_lint.settings import Settings
+
     try:
         findings = _findings(source, path, Settings(syntax_level=syntax_level))
     except Exception:  # noqa: BLE001 -- a static-analysis failure: no finding known there
         return []
-    return sorted({finding.line for finding in findings
-                   if finding.code == "MS116" and getattr(finding.node, "id", None) == name})
+    return sorted({finding.line for finding in findings if wanted(finding)})
 
 
 def _in_place(before: str, after: str, path: str) -> tuple[str, frozenset[int]] | None:
     """``(after, lines it changed besides)`` with every line a fix inserted (MS116's ``name = None`` above an ``if``)
     moved onto a blank line just above it, or before a comment there (``name = None  # comment``), or after the
-    simple statement that ends just above it (``a = 1; name = None``), so that every other line keeps its number; None when an inserted line has no such place, or the fix also
-    changed lines where it inserted."""
+    simple statement that ends just above it (``a = 1; name = None``), so that every other line keeps its number;
+    None when an inserted line has no such place, or the fix also changed lines where it inserted."""
     old, new = before.splitlines(keepends=True), after.splitlines(keepends=True)
     if len(old) == len(new):
         return after, frozenset()
