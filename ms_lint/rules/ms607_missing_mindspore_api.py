@@ -179,8 +179,8 @@ def _guarded(tree: ast.Module, node: ast.AST, part: str) -> bool:
             return True
         body = next((block for block in _blocks(statement) if _contains(block, position)), [])
         if not body:  # the innermost statement: a conditional expression in it may test the version
-            return any(_tests_for(branch.test, quoted) and any(_spans(part, position)
-                                                                for part in (branch.body, branch.orelse))
+            return any(_tests_for(branch.test, quoted)
+                       and (_spans(branch.body, position) or _spans(branch.orelse, position))
                        for branch in ast.walk(statement) if isinstance(branch, ast.IfExp))
     return False
 

@@ -240,7 +240,7 @@ def config_recipes(target, module, required: list[str]) -> list[Recipe]:
     others = others if None not in others.values() else {}
     also = "".join(f", {key}={value!r}" for key, value in others.items())
     if picked:
-        also += f", _attn_implementation='eager' (what the model picks when the config names none)"
+        also += ", _attn_implementation='eager' (what the model picks when the config names none)"
     changed = shrink(shrunk_config)
     if changed:
         shown = ", ".join(f"{key}={value}" for key, value in list(changed.items())[:6])

@@ -91,7 +91,8 @@ def _findings(source: str, path: str, settings) -> tuple:
 
 # What MindSpore says of a name bound on some paths only: at the read (UnboundLocalError), or, when the Cell is
 # compiled as a part of another, at the call that reached it (NameError).
-_UNBOUND_NAME = re.compile(r"The local variable '(\w+)' (?:is not defined|defined in the)|The name '(\w+)' is not defined")
+_UNBOUND_NAME = re.compile(r"The local variable '(\w+)' (?:is not defined|defined in the)"
+                           r"|The name '(\w+)' is not defined")
 
 
 # What MindSpore says when a method's instance is not named ``self`` (MS119): the counts differ by one, or, with a
