@@ -134,6 +134,8 @@ def _owner_config(owner, module, method: ast.FunctionDef) -> tuple:
         return None, None, ""
     changed = shrink(config)
     how = f", {parameter} = {found[1].__name__}() with its defaults" + (", shrunk" if changed else "")
+    if _pick_attention(config):
+        how += ", _attn_implementation='eager'"
     return parameter, config, how
 
 

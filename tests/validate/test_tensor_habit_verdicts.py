@@ -99,3 +99,22 @@ def test_an_error_naming_the_graph_of_the_method_a_def_line_finding_sits_on_is_t
     assert _graph_of_definition(finding, message) == "FloorSTE.construct"
     assert _graph_of_definition(finding, message.replace("FloorSTE_construct", "Other_construct")) is None
     assert _graph_of_definition(Finding(str(path), 3, 8, "MS119", "m", "FloorSTE"), message) is None  # not a def
+
+
+@pytest.mark.mindspore
+@needs_mindspore
+def test_an_error_at_another_finding_s_line_of_its_kind_is_that_finding_s(projects, worker_pool):
+    from ms_lint.engine import check_file
+    from ms_lint.rules import RULES_BY_CODE
+    from ms_lint.settings import Settings
+
+    from .conftest import verdicts_by_scope
+
+    path = projects / "cells" / "vcells" / "attributed.py"
+    findings = check_file(str(path), Settings(), RULES_BY_CODE)
+    assert sorted(f.code for f in findings) == ["MS103", "MS108"]
+    verdicts = verdicts_by_scope(findings, worker_pool)
+    write, output = verdicts[("Cached", "MS108")], verdicts[("Cached", "MS103")]
+    assert write.verdict == "confirmed", write.message
+    assert output.verdict == "inconclusive", output.message
+    assert output.message.startswith(f"compilation stopped earlier, at line {write.finding.line} (MS108)")
