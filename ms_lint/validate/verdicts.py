@@ -466,11 +466,11 @@ class _Context:
             return self.make(finding, CONFIRMED, f"{first} (the error names .{named}, which this line uses)",
                              compiler_message=first)
         # An error naming an attribute that another finding's line uses is that finding's, not this one's; so is an
-        # error located at another finding's line whose kind of error it is (an MS108 write at its own line does not
-        # confirm an MS103 further down because both rules' messages speak of member attributes).
+        # error located at the line of another rule's finding whose kind of error it is (an MS108 write at its own
+        # line does not confirm an MS103 further down because both rules' messages speak of member attributes).
         elsewhere = named and any(other is not finding and _line_mentions(other, named) for other in self.job.findings)
         elsewhere = elsewhere or any(
-            other is not finding and other.line != finding.line
+            other.code != finding.code and other.line != finding.line
             and any(location.start == other.line for location in self.user_locations)
             and expectation_for(other.code).error_matches(error.get("type", ""), error.get("message", ""))
             for other in self.job.findings)
