@@ -28,8 +28,9 @@ class MissingMindSporeApi(Rule):
         `import mindspore.x.name` of such a name. The names come from the installed MindSpore
         (`python -m ms_lint.tools.generate_tables`), submodules not imported by default included. A read guarded
         for its absence is not reported: inside `try` with an `except` for AttributeError or ImportError (or
-        Exception), under an `if` that tests the MindSpore version, or under `hasattr(..., "name")`; nor are
-        annotations.
+        Exception), in an `except` (another version's fallback), under an `if` or a conditional expression that tests
+        the MindSpore version or `hasattr(..., "name")`; nor are annotations, nor a write (`nn.functional = ...`
+        puts the name there).
     """
     why = """
         The read raises AttributeError (ImportError for an import) when the line runs: in `__init__` the model
@@ -81,8 +82,8 @@ class MissingMindSporeApi(Rule):
             if attributes is None:
                 attributes = module.index.subtree_nodes_of(module.tree, (ast.Attribute,))
             for node in attributes:
-                if node.lineno == line and node.attr == part and module.qualname(node.value) == owner \
-                        and not _guarded(module.tree, node, part):
+                if node.lineno == line and node.attr == part and isinstance(node.ctx, ast.Load) \
+                        and module.qualname(node.value) == owner and not _guarded(module.tree, node, part):
                     yield self.finding(module, node, _message(f"{ast.unparse(node)}", owner, part,
                                                               "AttributeError when the line runs"))
                     break
