@@ -82,7 +82,12 @@ class NameBoundOnOnePath(Rule):
 
 
 def _read_of(module: ModuleFacts, finding: Finding) -> PartialRead | None:
+    """The read ``finding`` reports, walked again in the one graph function that holds it."""
+    position = (finding.line, finding.col)
     for function in module.graph_functions:
+        node = function.node
+        if not (node.lineno, node.col_offset) <= position <= (node.end_lineno, node.end_col_offset):
+            continue
         for read in _partial_reads(function):
             if read.name is finding.node:
                 return read

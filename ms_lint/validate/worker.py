@@ -852,6 +852,18 @@ class Worker:
                       if isinstance(frame, (list, tuple)) and len(frame) >= 2 and isinstance(frame[1], int)]
         else:
             return None
+        def source_of(name: str, path: str) -> str | None:
+            source = fixed_sources.get(name)
+            if source is None:
+                try:
+                    source = fixing.read_source(path)
+                except OSError:
+                    return None
+            return source
+
+        def fixed_already(path: str, line: int) -> bool:
+            return any(entry["line"] == line and same_file(entry.get("path") or own_path, path) for entry in fixed)
+
         innermost = None
         for path, line in dict.fromkeys(places):
             if same_file(path, own_path):
@@ -860,36 +872,23 @@ class Worker:
                 name = fixing.project_module(path, state.job["import_root"], state.module.__name__)
                 if name is None:
                     continue
-            if any(entry["line"] == line and same_file(entry.get("path") or own_path, path) for entry in fixed):
-                continue
-            source = fixed_sources.get(name)
+            source = None if fixed_already(path, line) else source_of(name, path)
             if source is None:
-                try:
-                    source = fixing.read_source(path)
-                except OSError:
-                    continue
+                continue
             innermost = innermost or (name, path, line, source)
             found = fixing.fix_at_line(source, path, line, level)
             if found is not None:
                 return name, path, line, found[0], found[1], None
-        if error.get("stage") == "compile":
+        name = state.module.__name__
+        source = source_of(name, own_path) if error.get("stage") == "compile" else None
+        if source is not None:
             # A name unbound on some paths, reported at the call that reached the Cell it is read in, or a method
             # whose instance is not named ``self``, reported without a location: the finding is fixed where it is.
-            name = state.module.__name__
-            source = fixed_sources.get(name)
-            if source is None:
-                try:
-                    source = fixing.read_source(own_path)
-                except OSError:
-                    source = ""
             message = error.get("message") or ""
             owner = state.job.get("qualname") or ""
             for line in (fixing.lines_reading_unbound(message, source, own_path, level)
                          + fixing.lines_misnaming_instance(message, source, own_path, level, owner)):
-                if any(entry["line"] == line and same_file(entry.get("path") or own_path, own_path)
-                       for entry in fixed):
-                    continue
-                found = fixing.fix_at_line(source, own_path, line, level)
+                found = None if fixed_already(own_path, line) else fixing.fix_at_line(source, own_path, line, level)
                 if found is not None:
                     return name, own_path, line, found[0], found[1], None
         if innermost is None:
