@@ -145,6 +145,19 @@ CASES = [
             def construct(self, x):
                 return x * min(x.mean(), 0.5)
     """, "fail", "ok"),
+    ("builtin-max-of-tensors", None, """
+        class Net(nn.Cell):
+            def construct(self, x):
+                return x / max(x.sum(), x.mean()) * min((x.abs().sum(), x.max()))
+    """, "ok", "ok"),
+    ("builtin-max-of-tensor-and-attribute", "MS114", """
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.eps = 1e-6
+            def construct(self, x):
+                return x / max(x.sum(), self.eps)
+    """, "fail", "ok"),
     ("builtin-max-on-constants", None, """
         class Net(nn.Cell):
             def __init__(self):

@@ -15,20 +15,23 @@ _REPLACEMENTS = {"max": "mindspore.ops.maximum", "min": "mindspore.ops.minimum"}
 class BuiltinMinMaxOnTensor(Rule):
     code = "MS114"
     name = "builtin-min-max-on-tensor"
-    summary = "the builtin `max(...)`/`min(...)` on tensor values in graph code"
+    summary = "the builtin `max(...)`/`min(...)` mixing a tensor value with a Python number in graph code"
     fix_summary = "use `ops.maximum(a, b)`/`ops.minimum(a, b)` for two values, `t.max()`/`t.min()` for a reduction"
     what = """
         Reports Python's `max(...)` and `min(...)` called in graph code with an argument that is evidently tensor
-        data: computed in the function by a tensor method or a MindSpore operator (`max(x.sum(), 1e-6)`,
-        `min(mask.astype(ms.int32).sum(), k)`, `max((loss, floor))`, or a name bound to such a value). A bare input
-        of the function is not enough (it may be a tuple of ints), and compile-time constants (`max(self.k, 1)`,
-        `max(x.shape)`) are folded by the compiler and not reported.
+        data (computed in the function by a tensor method or a MindSpore operator, or a name bound to such a value)
+        next to one that is not a tensor (a number, a constant, an `int` argument): `max(x.sum(), 1e-6)`,
+        `min(mask.astype(ms.int32).sum(), k)`, `max((loss, 1.0))`. A bare input of the function is not enough (it
+        may be a tuple of ints); compile-time constants alone (`max(self.k, 1)`, `max(x.shape)`) are folded by the
+        compiler, and tensors alone (`max(a.abs(), b.abs())`) compile: neither is reported.
     """
     why = """
-        Graph code runs Python builtins only on constants. Under STRICT the compile fails (ValueError: "the inputs
-        should be constant, but found variable"); under LAX the call falls back to the Python interpreter (slow,
-        not exportable). With two multi-element tensors (`max(x, y)`) the comparison has no truth value and the
-        compile fails at every level (measured 2.10 CPU). With `--ms-syntax-level=lax` it is not reported.
+        Graph code runs the builtin on tensors only when every value it compares is one. Mixed with a Python
+        number, under STRICT the compile fails (ValueError: "the inputs should be constant, but found variable");
+        under LAX the call falls back to the Python interpreter (slow, not exportable). Measured on 2.10 CPU:
+        `max(x.sum(), 1e-6)`, `min(x.sum(), 3)`, `max(x.sum(), self.eps)` fail under STRICT; `max(x.sum(),
+        y.sum())` and `max(x.sum(), ms.Tensor(1e-6))` compile and run. With `--ms-syntax-level=lax` it is not
+        reported.
     """
     example = """
         class Net(nn.Cell):
@@ -54,13 +57,16 @@ class BuiltinMinMaxOnTensor(Rule):
                 if name is None:
                     continue
                 arguments = [*node.args, *(k.value for k in node.keywords if k.arg != "key")]
-                if not any(evidently_tensor(function, argument) for argument in arguments):
-                    continue
+                if len(arguments) == 1 and isinstance(arguments[0], (ast.Tuple, ast.List)):
+                    arguments = arguments[0].elts  # max((loss, floor)) compares the elements
+                tensors = [argument for argument in arguments if evidently_tensor(function, argument)]
+                if not tensors or all(function.kind(argument) is not None for argument in arguments):
+                    continue  # tensors alone compile: only a Python number next to a tensor stops it
                 yield self.finding(
                     module, node,
-                    f"builtin {name}() on a tensor value in graph code ({function.label}) fails to compile under "
-                    f"STRICT (ValueError: the inputs should be constant); use ops.{_REPLACEMENTS[name][14:]}(a, b) "
-                    f"or the tensor's own .{name}()",
+                    f"builtin {name}() of a tensor value and a Python number in graph code ({function.label}) "
+                    f"fails to compile under STRICT (ValueError: the inputs should be constant); use "
+                    f"ops.{_REPLACEMENTS[name][14:]}(a, b) or the tensor's own .{name}()",
                 )
 
     def fix(self, context, finding: Finding) -> list:

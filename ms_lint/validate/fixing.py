@@ -381,7 +381,8 @@ def resolve(module, qualname: str):
 def leave_out(source: str, path: str, line: int) -> tuple[str, list[tuple[int, int]]] | None:
     """``(source with the statement at line left out, the line ranges it no longer compiles)`` when the statement
     at ``line`` has no effect the rest of the code can read: a call whose result is discarded (a warning helper,
-    ``register_buffer``, ``detach_()``), an ``assert``, or the header of a ``with`` block without ``as`` (its body
+    ``register_buffer``, ``detach_()``), an ``assert``, a write of an attribute that no graph code of the module
+    reads (``ctx.saved = x`` kept for a backward pass), or the header of a ``with`` block without ``as`` (its body
     stays, moved out of the block). Every line keeps its number. The ranges are the statement's and those of the
     functions of the module it calls, however indirectly: their lines are not compiled any more, so a clean compile
     says nothing of them. None for any other statement: leaving out a value the code goes on to use would only
@@ -409,7 +410,8 @@ def leave_out(source: str, path: str, line: int) -> tuple[str, list[tuple[int, i
             return None  # ``with x: call()`` on one line, or a body line indented less than the block
         removed: list[ast.AST] = [item.context_expr for item in statement.items]
     elif isinstance(statement, ast.Assert) or (isinstance(statement, ast.Expr)
-                                               and isinstance(statement.value, ast.Call)):
+                                               and isinstance(statement.value, ast.Call)) \
+            or _unread_attribute_write(tree, statement):
         end, body, removed = statement.end_lineno, [], [statement]
     else:
         return None
@@ -421,6 +423,46 @@ def leave_out(source: str, path: str, line: int) -> tuple[str, list[tuple[int, i
     except SyntaxError:
         return None
     return result, [(start, end)] + _called_function_spans(tree, removed)
+
+
+def _unread_attribute_write(tree: ast.Module, statement: ast.stmt) -> bool:
+    """``obj.name = value`` (or ``+=``, annotated) where nothing in the module reads ``.name`` except constructors,
+    which run before any compile, and ``bprop``, which the forward graph never compiles."""
+    if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
+        target = statement.targets[0]
+    elif isinstance(statement, (ast.AugAssign, ast.AnnAssign)) and statement.value is not None:
+        target = statement.target
+    else:
+        return False
+    if not (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)):
+        return False
+    read = _attributes_read(tree)
+    return ANY_ATTRIBUTE not in read and target.attr not in read
+
+
+ANY_ATTRIBUTE = "*"
+
+
+@lru_cache(maxsize=8)
+def _attributes_read(tree: ast.Module) -> frozenset[str]:
+    """The attribute names the module reads outside constructors and ``bprop``; ``ANY_ATTRIBUTE`` among them when
+    it reads one by a name computed at run time (``getattr(self, name)``, ``vars(self)``)."""
+    read: set[str] = set()
+    pending: list[ast.AST] = [tree]
+    while pending:
+        node = pending.pop()
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)) and child.name in ("__init__", "bprop"):
+                continue
+            if isinstance(child, ast.Attribute) and isinstance(child.ctx, ast.Load):
+                read.add(child.attr)
+            elif isinstance(child, ast.Call) and isinstance(child.func, ast.Name) \
+                    and child.func.id in ("getattr", "vars", "hasattr"):
+                name = child.args[1] if len(child.args) > 1 else None
+                constant = isinstance(name, ast.Constant) and isinstance(name.value, str)
+                read.add(name.value if constant else ANY_ATTRIBUTE)
+            pending.append(child)
+    return frozenset(read)
 
 
 def _dedented(lines: list[str], width: int) -> list[str] | None:

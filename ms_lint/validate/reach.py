@@ -9,7 +9,8 @@ such a line. This module finds, for each finding line, the chain of branch condi
 arguments left at their defaults. A condition on anything else (a tensor) is compiled on both sides.
 
 It also finds the retries that would bring an unreached line in: ``set_train(True)`` for ``self.training``,
-and a boolean constructor argument stored on the attribute a condition reads.
+a boolean constructor argument stored on the attribute a condition reads, and the gradient for a custom ``bprop``
+(construct never calls it: MindSpore compiles it where a gradient of the Cell is taken).
 """
 from __future__ import annotations
 
@@ -17,6 +18,8 @@ import ast
 import re
 
 TRAIN_RETRY = "train"
+GRADIENT_RETRY = "gradient"
+BPROP = "bprop"
 
 
 def guards_for(tree: ast.Module, class_name: str, lines: set[int],
@@ -209,10 +212,12 @@ def _ends(body: list) -> bool:
 
 
 def _retries(init, guards: dict[int, dict]) -> list[dict]:
+    retries: list[dict] = []
+    if any(guard["function"] == BPROP and guard.get("called") is False for guard in guards.values()):
+        retries.append({"name": GRADIENT_RETRY})
     sources = {condition[0] for guard in guards.values() for condition in guard["conditions"]}
     if not sources:
-        return []
-    retries: list[dict] = []
+        return retries
     if any("self.training" in source for source in sources):
         retries.append({"name": TRAIN_RETRY})
     if init is None:
@@ -269,16 +274,19 @@ _PLAIN = (bool, int, float, str, bytes, type(None), tuple, frozenset)
 
 
 def evaluate(guards: dict, instance, defaults: dict, entry: str = "construct",
-             tensors: frozenset = frozenset()) -> dict[str, dict]:
+             tensors: frozenset = frozenset(), gradient: bool = False) -> dict[str, dict]:
     """Per line (as a string, JSON keys): ``{"reached": True | False | None, "condition": source, "value": v}``.
 
     ``reached`` is False when a condition on the path evaluates against what it needs (``condition`` says which,
     ``value`` what it was); True when the method is called from ``construct`` and every condition holds or is a
     tensor condition (on the ``tensors`` inputs: compiled on both sides); None when nothing shows it either way
     (``construct`` is not the class's own, or a condition could not be evaluated: ``unknown`` names it; a
-    constant MindSpore folds, such as a shape, may have kept the line out)."""
+    constant MindSpore folds, such as a shape, may have kept the line out). With ``gradient`` (the compile took
+    the Cell's gradient) a custom ``bprop`` is compiled as construct is."""
     result: dict[str, dict] = {}
     for line, guard in (guards or {}).items():
+        if gradient and guard.get("function") == BPROP:
+            guard = {**guard, "called": True}
         if guard.get("called") is False:
             result[str(line)] = {"reached": False, "condition": f"{guard['function']}() is not called from "
                                  f"construct", "value": None}

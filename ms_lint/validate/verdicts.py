@@ -16,6 +16,7 @@ another finding with a line-keeping fix is decided by the compiles the worker ra
 """
 from __future__ import annotations
 
+import ast
 import linecache
 import os
 import re
@@ -452,6 +453,8 @@ class _Context:
         kind_matches = expectation.error_matches(error.get("type", ""), error.get("message", ""))
         at_line = [loc for loc in self.user_locations if loc.start == finding.line]
         around = [loc for loc in self.user_locations if loc.contains(finding.line)]
+        if at_line and _on_definition(finding) and not kind_matches:
+            at_line = []  # a ``def`` line is where any error of the function's signature points, not only the rule's
         if at_line:
             return self.make(finding, CONFIRMED, first, compiler_message=first,
                              compiler_location=self.location_text(at_line[0]))
@@ -459,7 +462,7 @@ class _Context:
         if graph and kind_matches:
             # A finding on a ``def`` line (MS119) whose function's graph the error names: MindSpore 2.10 may print
             # the traceback of an earlier failed compile of the same process next to it, so lines do not tell.
-            return self.make(finding, CONFIRMED, f"{first} (the error names the graph of {graph})",
+            return self.make(finding, CONFIRMED, f"{first} (the error names {graph})",
                              compiler_message=first)
         named = _named_attribute(error.get("message", "") or first)
         if named and kind_matches and _line_mentions(finding, named):
@@ -467,8 +470,12 @@ class _Context:
                              compiler_message=first)
         # An error naming an attribute that another finding's line uses is that finding's, not this one's; so is an
         # error located at the line of another rule's finding whose kind of error it is (an MS108 write at its own
-        # line does not confirm an MS103 further down because both rules' messages speak of member attributes).
+        # line does not confirm an MS103 further down because both rules' messages speak of member attributes);
+        # so is an error naming the graph of the method another finding's ``def`` line starts (construct's MS119 is
+        # not the MS119 of the bprop beside it).
         elsewhere = named and any(other is not finding and _line_mentions(other, named) for other in self.job.findings)
+        elsewhere = elsewhere or any(other is not finding and _graph_of_definition(other, error.get("message", ""))
+                                     for other in self.job.findings)
         elsewhere = elsewhere or any(
             other.code != finding.code and other.line != finding.line
             and any(location.start == other.line for location in self.user_locations)
@@ -767,16 +774,45 @@ def _applied_fixes_text(fixed: list[dict], own_path: str) -> str:
 
 
 def _graph_of_definition(finding: Finding, message: str) -> str | None:
-    """``Class.method`` when ``finding`` sits on the ``def`` line of a method whose compiled graph the error message
-    names (``FunctionGraph : pkg_module_Class_method_20``); None otherwise."""
-    graph = re.search(r"FunctionGraph(?: ID)? : (\S+)", message)
+    """What of the method whose ``def`` line ``finding`` sits on the error message names: ``the graph of
+    Class.method`` (``FunctionGraph : pkg_module_Class_method_20``), or one of its inputs when the method is
+    ``construct`` (``Miss argument input for parameter:scale``: only the graph a compile starts from takes
+    inputs); None when it names neither."""
     method = re.match(r"\s*(?:async\s+)?def (\w+)", linecache.getline(finding.path, finding.line))
-    if graph is None or method is None or not finding.scope:
+    if method is None or not finding.scope:
         return None
     owner = finding.scope.split(".")[-1]
-    if f"_{owner}_{method.group(1)}_" not in graph.group(1) + "_":
-        return None
-    return f"{owner}.{method.group(1)}"
+    graph = re.search(r"FunctionGraph(?: ID)? : (\S+)", message)
+    if graph is not None and f"_{owner}_{method.group(1)}_" in graph.group(1) + "_":
+        return f"the graph of {owner}.{method.group(1)}"
+    missing = re.search(r"Miss argument input for parameter:\s*(\w+)", message)
+    if missing is not None and method.group(1) == "construct" \
+            and missing.group(1) in _parameters_of_definition(finding.path, finding.line):
+        return f"`{missing.group(1)}`, an input of {owner}.{method.group(1)}"
+    return None
+
+
+def _on_definition(finding: Finding) -> bool:
+    return re.match(r"\s*(?:async\s+)?def \w", linecache.getline(finding.path, finding.line)) is not None
+
+
+def _parameters_of_definition(path: str, line: int) -> frozenset[str]:
+    """The parameter names of the function defined at ``line`` of ``path``, its header read up to the colon."""
+    header = []
+    for number in range(line, line + 40):
+        text = linecache.getline(path, number)
+        if not text:
+            break
+        header.append(text.strip())
+        try:
+            definition = ast.parse(" ".join(header).removeprefix("async ") + " pass").body[0]
+        except SyntaxError:
+            continue
+        arguments = definition.args
+        return frozenset(argument.arg for argument in (*arguments.posonlyargs, *arguments.args,
+                                                       *arguments.kwonlyargs, arguments.vararg, arguments.kwarg)
+                         if argument is not None)
+    return frozenset()
 
 
 def _named_attribute(message: str) -> str | None:

@@ -25,6 +25,7 @@ import traceback
 import types
 
 from ms_lint.validate.locations import location_lines, message_line
+from ms_lint.validate.reach import BPROP, GRADIENT_RETRY
 
 MESSAGE_LIMIT = 16_000
 OUTPUT_HEAD = 2_000
@@ -358,7 +359,7 @@ class Worker:
         if not state.stop and state.obj is not None and state.job.get("guards"):
             outcome["reach"] = self._reach(state, state.obj)
 
-    def _reach(self, state: "_JobState", obj) -> dict:
+    def _reach(self, state: "_JobState", obj, gradient: bool = False) -> dict:
         from mindspore import nn
 
         from ms_lint.validate.reach import evaluate, rebound_names
@@ -373,7 +374,7 @@ class Worker:
         name = "construct" if is_cell else state.job["qualname"].split(".")[-1]
         tensors = frozenset(_positional_names(entry)[:len(state.inputs)])
         return evaluate(state.job.get("guards") or {}, obj if is_cell else None, defaults, entry=name,
-                        tensors=tensors)
+                        tensors=tensors, gradient=gradient)
 
     def _build_instance(self, state: "_JobState", outcome: dict) -> None:
         from mindspore import nn
@@ -640,7 +641,13 @@ class Worker:
         trainable = isinstance(state.obj, nn.Cell) and (state.arguments is not None or state.example is not None)
         results: list[dict] = []
         for retry in planned:
-            if retry["name"] == "train":
+            if retry["name"] == GRADIENT_RETRY:
+                if not any(condition.startswith(f"{BPROP}()") for condition in blocked) or not trainable:
+                    continue
+                if not self._retry(state, outcome, results, retry["name"], "the gradient taken (bprop compiled)",
+                                   gradient=True):
+                    break
+            elif retry["name"] == "train":
                 if not any("self.training" in condition for condition in blocked) or not trainable:
                     continue
                 if not self._retry(state, outcome, results, retry["name"], "set_train(True)", train=True):
@@ -664,8 +671,9 @@ class Worker:
             outcome["retries"] = results
 
     def _retry(self, state: "_JobState", outcome: dict, results: list, name: str, description: str,
-               train: bool = False, flag: dict | None = None) -> bool:
-        """One retry, appended to ``results``; False when there was no time left for it."""
+               train: bool = False, flag: dict | None = None, gradient: bool = False) -> bool:
+        """One retry, appended to ``results``; False when there was no time left for it. With ``gradient``, what
+        is compiled is the Cell's gradient, which compiles its custom ``bprop``."""
         if not state.time_left_for(time.monotonic() - state.building):
             outcome["notes"].append("stopped compiling again to stay within the job's time limit")
             return False
@@ -683,9 +691,9 @@ class Worker:
                 obj = self._fresh_instance(state)
             if train:
                 obj.set_train(True)
-            result["reach"] = self._reach(state, obj)
+            result["reach"] = self._reach(state, obj, gradient=gradient)
             result["stage"] = "compile"
-            obj.compile(*state.inputs)
+            _compiled(obj, gradient).compile(*state.inputs)
             result["compiled"] = True
         except Exception as exc:  # noqa: BLE001 -- a failing retry is a result like a failing compile
             _record_exception(result, exc, result.get("stage", "compile"))
@@ -703,8 +711,9 @@ class Worker:
                 if train:
                     obj.set_train(True)
 
-            fixes = self._fix_and_rebuild(state, outcome, args, kwargs, lambda obj, _: obj.compile(*state.inputs),
-                                          first=result, prepare=switch_on)
+            fixes = self._fix_and_rebuild(state, outcome, args, kwargs,
+                                          lambda obj, _: _compiled(obj, gradient).compile(*state.inputs),
+                                          first=result, prepare=switch_on, gradient=gradient)
             outcome["stage"] = "retry"
             if fixes:
                 result["fixes"] = fixes
@@ -765,7 +774,7 @@ class Worker:
             outcome["fixes"] = results
 
     def _fix_and_rebuild(self, state: "_JobState", outcome: dict, args, kwargs, compile_obj,
-                         first: dict | None = None, prepare=None) -> list[dict]:
+                         first: dict | None = None, prepare=None, gradient: bool = False) -> list[dict]:
         """Up to ``MAX_FIXES`` attempts, each with one more line fixed: the line where the last attempt (first
         ``first``, else the outcome) failed, building from the fixed copies (``fixing.fixed_modules``);
         ``prepare(obj)`` runs on each built instance before its reach conditions are read and it is compiled.
@@ -807,7 +816,7 @@ class Worker:
                         result["stage"] = "inputs"
                         prepare(obj)
                     if state.job.get("guards"):
-                        result["reach"] = self._reach(state, obj)
+                        result["reach"] = self._reach(state, obj, gradient=gradient)
                     result["stage"] = "compile"
                     compile_obj(obj, result)
                 result["compiled"] = True
@@ -939,6 +948,26 @@ class Worker:
             else:
                 results[name] = _run_probe(probes.state_probe, state.obj, state.inputs,
                                            state.job.get("state_names") or [], state.eager)
+
+
+def _compiled(cell, gradient: bool):
+    """What a compile builds for ``cell``: the Cell itself, or with ``gradient`` a Cell taking its gradient with
+    respect to every input, which has MindSpore compile the custom ``bprop`` (measured on 2.10: its errors are
+    raised at its own lines, as construct's are)."""
+    if not gradient:
+        return cell
+    from mindspore import nn, ops
+
+    class GradientOf(nn.Cell):
+        def __init__(self, network):
+            super().__init__()
+            self.network = network
+            self.gradient = ops.GradOperation(get_all=True)
+
+        def construct(self, *inputs):
+            return self.gradient(self.network)(*inputs)
+
+    return GradientOf(cell)
 
 
 def _has_name(dotted: str) -> bool | None:

@@ -20,6 +20,10 @@ HAZARDS = [
     ("np.exp(", "MS101", "SwitchedBlock"),
     ("np.log(", "MS101", "MaskedScores"),
     ("np.random.rand()", "MS104", "TrainOnlyNoise"),
+    ("self.saved = x", "MS108", "SavedForBackward"),
+    ("np.sinh(", "MS101", "SavedForBackward"),
+    ("self.cached = x", "MS108", "CachedValue"),
+    ("np.cosh(", "MS101", "CachedValue"),
 ]
 
 
@@ -81,6 +85,20 @@ def test_a_retry_that_switches_lines_on_gets_past_them_too(verdicts, left_out_mo
     assert exponential.verdict == CONFIRMED, exponential.message
     assert exponential.message.startswith(f"with quantize=True: decided with line {header} left out (MS109, "), \
         exponential.message
+
+
+@pytest.mark.mindspore
+@needs_mindspore
+def test_an_attribute_write_nothing_reads_is_left_out(verdicts):
+    write, sine = verdicts["self.saved = x"], verdicts["np.sinh("]
+    assert write.verdict == CONFIRMED, write.message
+    assert sine.verdict == CONFIRMED, sine.message
+    assert sine.message.startswith(f"decided with line {write.finding.line} left out (MS108, which has no "
+                                   f"automatic fix): "), sine.message
+    # Read back after it: the write stays, and what follows is not decided.
+    kept, cosine = verdicts["self.cached = x"], verdicts["np.cosh("]
+    assert kept.verdict == CONFIRMED, kept.message
+    assert cosine.verdict == INCONCLUSIVE and "left out" not in cosine.message, cosine.message
 
 
 @pytest.mark.mindspore
@@ -163,6 +181,33 @@ def test_an_assert_is_left_out():
 ])
 def test_other_statements_are_not_left_out(line, why):
     assert leave_out(SOURCE, "net.py", line) is None, why
+
+
+WRITES = '''\
+class Net:
+    def __init__(self):
+        self.kept = None
+
+    def construct(self, x):
+        self.saved = x
+        self.kept = x
+        self.count += 1
+        self.named = x
+        return self.kept + getattr(self, "named")
+
+    def bprop(self, x, out, dout):
+        return (dout * self.saved,)
+'''
+
+
+def test_an_attribute_write_is_left_out_when_only_constructors_and_bprop_read_it():
+    source, skipped = leave_out(WRITES, "net.py", 6)
+    assert source.splitlines()[5] == "        pass" and skipped == [(6, 6)]
+    assert leave_out(WRITES, "net.py", 8) is not None  # ``+=`` reads nothing else
+    assert leave_out(WRITES, "net.py", 7) is None  # construct reads it back
+    assert leave_out(WRITES, "net.py", 9) is None  # getattr reads it by name
+    dynamic = WRITES.replace('getattr(self, "named")', "getattr(self, name)")
+    assert leave_out(dynamic, "net.py", 6) is None  # a name computed at run time may be any attribute
 
 
 def test_a_source_that_does_not_parse_leaves_nothing_out():

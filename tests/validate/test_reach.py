@@ -9,7 +9,7 @@ import pytest
 
 from ms_lint.validate.reach import condition_value, evaluate, guards_for
 from ms_lint.validate.runner import ValidateOptions, validate_findings
-from ms_lint.validate.verdicts import CONFIRMED, NOT_REACHED, NOT_REPRODUCED
+from ms_lint.validate.verdicts import CONFIRMED, INCONCLUSIVE, NOT_REACHED, NOT_REPRODUCED
 
 from .conftest import finding_at, needs_mindspore
 
@@ -163,3 +163,56 @@ def test_the_flag_retry_sets_the_argument_however_it_was_passed():
     assert _with_argument(Layer, ((8, False), {}), "quant_mode", True) == ((8, True), {})
     assert _with_argument(Layer, ((8,), {"bias": 1}), "quant_mode", True) == ((8, True), {"bias": 1})
     assert _with_argument(Layer, ((), {"width": 8, "quant_mode": False}), "quant_mode", True) == ((8, True), {})
+
+
+def test_a_custom_bprop_is_reached_only_by_the_gradient():
+    tree = ast.parse(textwrap.dedent("""\
+        class STE(nn.Cell):
+            def construct(self, x):
+                return x
+
+            def bprop(ctx, x, out, dout):
+                return (dout,)
+    """))
+    guards, retries = guards_for(tree, "STE", {5})
+    assert guards[5]["called"] is False and retries == [{"name": "gradient"}]
+    assert evaluate(guards, _Instance(), {})["5"]["reached"] is False
+    assert evaluate(guards, _Instance(), {}, gradient=True)["5"] == {"reached": True}
+
+
+@pytest.mark.mindspore
+@needs_mindspore
+def test_findings_in_a_custom_bprop_are_decided_by_compiling_the_gradient(projects, worker_pool):
+    from ms_lint.engine import check_file
+    from ms_lint.rules import RULES_BY_CODE
+    from ms_lint.settings import Settings
+
+    path = projects / "cells" / "vcells" / "custom_bprop.py"
+    findings = check_file(str(path), Settings(), RULES_BY_CODE)
+    report = validate_findings(findings, ValidateOptions(use_cache=False), pool=worker_pool)
+    by_place = {(verdict.finding.scope, verdict.finding.line): verdict for verdict in report.verdicts}
+    assert len(by_place) == 5
+
+    floor = by_place[("FloorSTE", finding_at(path, "def bprop(ctx", "MS119", "FloorSTE").line)]
+    assert floor.verdict == CONFIRMED, floor.message
+    assert floor.message.startswith("with the gradient taken (bprop compiled): TypeError"), floor.message
+    assert "number of parameters of bprop is 2" in floor.message
+    assert "bprop() is not called from construct" in floor.notes[-1]
+    host = by_place[("HostGradient", finding_at(path, "grad_output.asnumpy()", "MS102", "HostGradient").line)]
+    assert host.verdict == CONFIRMED and host.message.startswith("with the gradient taken"), host.message
+
+    # construct's error is construct's finding; bprop's is decided with construct fixed, by its own error.
+    construct_line = finding_at(path, "def construct(ctx", "MS119", "RoundSTE").line
+    construct = by_place[("RoundSTE", construct_line)]
+    assert construct.verdict == CONFIRMED and "number of provided arguments is 1" in construct.message
+    bprop = by_place[("RoundSTE", construct_line + 3)]
+    assert bprop.verdict == CONFIRMED, bprop.message
+    assert bprop.message.startswith(f"with the gradient taken (bprop compiled): decided after applying the fix for "
+                                    f"MS119 at line {construct_line}"), bprop.message
+    assert "number of parameters of bprop" in bprop.message
+
+    # An error at bprop's def line that is not the one MS119 predicts (it misses construct's other inputs) is not
+    # taken for it.
+    shifted = by_place[("ShiftedSTE", finding_at(path, "def bprop(ctx", "MS119", "ShiftedSTE", occurrence=3).line)]
+    assert shifted.verdict == INCONCLUSIVE, shifted.message
+    assert "requires the forward inputs as well as the 'out' and 'dout'" in shifted.message

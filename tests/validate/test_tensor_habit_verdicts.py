@@ -96,9 +96,16 @@ def test_an_error_naming_the_graph_of_the_method_a_def_line_finding_sits_on_is_t
     finding = Finding(str(path), 2, 4, "MS119", "m", "FloorSTE")
     # MindSpore 2.10 may print an earlier compile's traceback with it: the graph's name is what tells.
     message = "The parameters number of the function is 2, ...\nFunctionGraph : pkg_ste_FloorSTE_construct_20\n"
-    assert _graph_of_definition(finding, message) == "FloorSTE.construct"
+    assert _graph_of_definition(finding, message) == "the graph of FloorSTE.construct"
     assert _graph_of_definition(finding, message.replace("FloorSTE_construct", "Other_construct")) is None
     assert _graph_of_definition(Finding(str(path), 3, 8, "MS119", "m", "FloorSTE"), message) is None  # not a def
+    # Without a location or a graph: the input it misses is construct's, not that of a method beside it.
+    missing = "Miss argument input for parameter:x"
+    assert _graph_of_definition(finding, missing) == "`x`, an input of FloorSTE.construct"
+    assert _graph_of_definition(finding, missing.replace(":x", ":scale")) is None
+    backward = tmp_path / "backward.py"
+    backward.write_text("class FloorSTE:\n    def bprop(ctx, x, out, dout):\n        return dout\n")
+    assert _graph_of_definition(Finding(str(backward), 2, 4, "MS119", "m", "FloorSTE"), missing) is None
 
 
 @pytest.mark.mindspore

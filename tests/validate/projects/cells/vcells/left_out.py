@@ -57,3 +57,22 @@ class TrainOnlyNoise(nn.Cell):
             noise = np.random.rand()
             return x * (1.0 - mask) + noise
         return x
+
+
+class SavedForBackward(nn.Cell):
+    """An attribute kept for a backward pass that graph code never reads (MS108 under STRICT)."""
+
+    def construct(self, x):
+        self.saved = x
+        return Tensor(np.sinh(x))
+
+    def bprop(self, x, out, grad_output):
+        return (grad_output * self.saved,)
+
+
+class CachedValue(nn.Cell):
+    """The same write, read back: leaving it out would only move the error."""
+
+    def construct(self, x):
+        self.cached = x
+        return self.cached + Tensor(np.cosh(x))
