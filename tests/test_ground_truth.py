@@ -20,7 +20,7 @@ import math
 from collections import namedtuple
 import numpy as np
 import mindspore as ms
-from mindspore import nn, ops, Tensor, Parameter
+from mindspore import nn, ops, Tensor, Parameter, jit_class
 """
 
 # (id, code reported under STRICT or None, source, expected STRICT outcome, expected LAX outcome); an outcome is
@@ -82,6 +82,30 @@ CASES = [
                 pair = Pair(x, x * 2)
                 return pair.a + pair.b
     """, "fail", "ok"),
+    ("jit-class-from-tensors", "MS103", """
+        @jit_class
+        class Pair:
+            def __init__(self, first, second):
+                self.first = first
+                self.second = second
+        class Net(nn.Cell):
+            def construct(self, x):
+                pair = Pair(x, x * 2)
+                return pair.first + pair.second
+    """, "fail", "fail"),
+    ("jit-class-from-constants", None, """
+        @jit_class
+        class Pair:
+            def __init__(self, first, second):
+                self.first = first
+                self.second = second
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.pair = Pair(1.0, 2.0)
+            def construct(self, x):
+                return x * self.pair.first * Pair(3.0, 4.0).second
+    """, "ok", "ok"),
     ("pure-user-object", None, """
         class Scaler:
             def __init__(self, factor):

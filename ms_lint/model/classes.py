@@ -383,6 +383,18 @@ class ClassFacts:
     def _is_exception(self, info: ClassInfo) -> bool:
         return any((self.qualname(b) or "").endswith(("Exception", "Error", "Warning")) for b in info.node.bases)
 
+    def is_jit_class(self, qualname: str | None) -> bool:
+        """Whether ``qualname`` names a ``@jit_class`` class of this module or of another module of the project."""
+        if not qualname:
+            return False
+        if qualname.startswith(self.local_prefix):
+            info = self.classes.get(qualname[len(self.local_prefix):])
+            return info is not None and info.is_jit_class
+        if api.is_mindspore(qualname) or api.is_host_library(qualname) or qualname.startswith("builtins."):
+            return False
+        summary = project_class(self.path, qualname, self.settings)
+        return summary is not None and summary.is_jit_class
+
     def user_type(self, qualname: str | None) -> UserType | None:
         """The plain user class ``qualname`` names: one of this module's, or of another module of the project."""
         if not qualname:

@@ -13,16 +13,18 @@ class UserTypeInGraph(Rule):
     code = "MS103"
     name = "user-type-in-graph"
     summary = "a user object mutated, or a user type built from tensors, in graph code"
-    fix_summary = "keep state in Parameters updated with `ops.assign`; return tuples; or use `@mindspore.jit_class`"
+    fix_summary = "keep state in Parameters updated with `ops.assign`; return tuples or dicts"
     what = """
         Reports, in graph code, a call to a method of a user-class instance that changes the instance: one that
         assigns to its attributes (`self.counter.bump()`), and one that changes a list, dict or object it holds
         (`self.items.append(x)`, `self.cache[k] = v`, the `past_key_values.update(k, v, layer)` of
         transformers-style caches). The instance may be built in graph code, held by the Cell (`self.counter`), or
         passed in (a parameter annotated with the class, such as `past_key_values: Optional[Cache]`, from this or
-        another module of the project). Also reports a user type (class, dataclass, namedtuple) built from tensor
-        data. Reading attributes, calling pure methods, Enum members, `isinstance`, `@jit_class` classes and
-        custom operators (`Primitive` subclasses) are supported and not reported.
+        another module of the project). Also reports a user type (class, dataclass, namedtuple, of this or another
+        module of the project) built from tensor data, and a `@jit_class` class built from tensor data. Reading
+        attributes, calling pure methods, Enum members, `isinstance`, `@jit_class` instances built from constants
+        (in `__init__`, or in graph code) and custom operators (`Primitive` subclasses) are supported and not
+        reported.
     """
     why = """
         The graph compiler treats user objects as constants (measured on MindSpore 2.10 CPU):
@@ -32,8 +34,12 @@ class UserTypeInGraph(Rule):
           without error and the list stays empty after any number of calls; a key/value cache updated this way
           (`self.key_cache.append(k)`, `self.key_cache[i] = ops.cat(...)`) fails under STRICT (TypeError: it
           should be a Parameter) and under LAX (ValueError: the cache list is still empty when it is read);
-        - a namedtuple or class built from tensors fails under STRICT with ValueError; LAX runs it.
-        With `--ms-syntax-level=lax` only the container changes are reported.
+        - a namedtuple or class built from tensors fails under STRICT with ValueError; LAX runs it;
+        - a `@jit_class` class built from tensors fails at every level (TypeError: "When creating an instance of
+          'Pair', all arguments are required to be constants"); one built in `__init__` from constants is read
+          fine.
+        With `--ms-syntax-level=lax` only the container changes and the `@jit_class` instances built from tensors
+        are reported.
     """
     example = """
         class Counter:
@@ -67,8 +73,7 @@ class UserTypeInGraph(Rule):
         for function in module.graph_functions:
             for node in function.nodes_of(ast.Call):
                 yield from self._mutating_call(module, function, node)
-                if function.strict:
-                    yield from self._built_from_tensors(module, function, node)
+                yield from self._built_from_tensors(module, function, node)
 
     def _mutating_call(self, module: ModuleFacts, function: GraphFunction, call: ast.Call) -> Iterator[Finding]:
         func = call.func
@@ -93,13 +98,21 @@ class UserTypeInGraph(Rule):
             )
 
     def _built_from_tensors(self, module: ModuleFacts, function: GraphFunction, call: ast.Call) -> Iterator[Finding]:
-        class_name = module.user_class_name(module.qualname(call.func))
-        if class_name is None:
+        if not any(function.kind(a) == TENSOR for a in [*call.args, *(k.value for k in call.keywords)]):
             return
-        if any(function.kind(a) == TENSOR for a in [*call.args, *(k.value for k in call.keywords)]):
+        qualname = module.qualname(call.func)
+        # A class of this module or of another module of the project (``BaseModelOutput`` of a shared outputs module).
+        user_type = module.user_type(qualname) if function.strict else None
+        if user_type is not None:
             yield self.finding(
                 module, call,
-                f"user type {class_name.rsplit('.', 1)[-1].split('@')[0]} built from tensor data in graph code "
-                f"({function.label}) fails to compile under STRICT (ValueError); return a tuple or dict, or decorate "
-                "the class with @mindspore.jit_class",
+                f"user type {user_type.name} built from tensor data in graph code ({function.label}) fails to "
+                f"compile under STRICT (ValueError); return a tuple or dict",
+            )
+        elif module.is_jit_class(qualname):
+            yield self.finding(
+                module, call,
+                f"@jit_class {qualname.rsplit('.', 1)[-1]} built from tensor data in graph code ({function.label}) "
+                f"fails to compile at every syntax level (TypeError: all arguments are required to be constants); "
+                f"build it in __init__ from constants, or return a tuple or dict",
             )

@@ -9,8 +9,10 @@ copy of the module under the same name and file name, and served to ``inspect`` 
 the source through) from ``linecache``, so error locations keep naming the user's file and lines; the file on disk
 and the imported modules are left as they are.
 
-When the line has no such fix but its statement does nothing the code after it reads (a discarded call, an
-``assert``, a ``with`` header), the statement is left out instead (``leave_out``), lines kept in place the same way.
+When the line has no such fix but reads a name the installed MindSpore lacks (MS607), a function returning its
+first argument stands in for the name (``stand_in``); failing that, when its statement does nothing the code after
+it reads (a discarded call, an ``assert``, a ``with`` header, a write of an attribute nothing reads), the statement
+is left out instead (``leave_out``), lines kept in place the same way.
 """
 from __future__ import annotations
 
@@ -27,7 +29,7 @@ from functools import lru_cache
 
 from ms_lint.model.source import read_source
 
-MAX_FIXES = 6  # compiles after the first, each with one more line fixed
+MAX_FIXES = 12  # compiles after the first, each with one more line fixed
 
 
 def fix_at_line(source: str, path: str, line: int, syntax_level: str) -> tuple[str, list[str]] | None:
@@ -60,6 +62,70 @@ def fix_at_line(source: str, path: str, line: int, syntax_level: str) -> tuple[s
         after = {finding.code for finding in on_line(result.remaining)}
     codes = [code for code in dict.fromkeys(before) if code not in after]
     return (fixed, codes) if codes else None
+
+
+# What stands in for a name the installed MindSpore lacks (MS607) so that building and compiling go on past it: a
+# function that returns its first argument, as the wrappers and element-wise functions ported from PyTorch
+# (``nn.utils.weight_norm(conv)``, ``nn.functional.softmax(x, axis=-1)``) return a value of its kind.
+STAND_IN = "(lambda value, *args, **kwargs: value)"
+
+
+def stand_in(source: str, path: str, line: int, syntax_level: str) -> tuple[str, list[str]] | None:
+    """``(source with each name on ``line`` that MS607 reports missing replaced by ``STAND_IN``, ["MS607"])`` when
+    each (with the names read from it: ``nn.functional.softmax``) is called there with an argument, bound to a name
+    (``weight_norm = nn.utils.weight_norm``) or looked into by ``hasattr``/``getattr`` (a function has none of the
+    attributes asked for); None when the line has no such name. Every line keeps its number."""
+    from ms_lint.settings import Settings
+
+    try:
+        findings = _findings(source, path, Settings(syntax_level=syntax_level))
+        tree = _tree(source, path)
+    except Exception:  # noqa: BLE001 -- a static-analysis failure: nothing to stand in for
+        return None
+    reported = {_span(finding.node) for finding in findings if finding.code == "MS607" and finding.line == line
+                and isinstance(finding.node, ast.Attribute)}
+    if not reported:
+        return None
+    on_line = [node for node in ast.walk(tree) if isinstance(node, ast.Attribute) and node.lineno == line]
+    missing = {id(node) for node in on_line if _span(node) in reported}  # the findings' trees are their own
+    for node in sorted(on_line, key=lambda node: node.end_col_offset):  # inner reads end first
+        if id(node.value) in missing:
+            missing.add(id(node))  # ``.softmax`` of ``nn.functional``: the missing name's read goes on
+    chains = {}  # the outermost attribute read from each missing name -> how it is used
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and node.args:
+            if id(node.func) in missing:
+                chains[id(node.func)] = node.func
+            elif isinstance(node.func, ast.Name) and node.func.id in ("hasattr", "getattr") \
+                    and id(node.args[0]) in missing:
+                chains[id(node.args[0])] = node.args[0]
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
+                and id(node.value) in missing:
+            chains[id(node.value)] = node.value
+    reads = [read for read in chains.values() if read.lineno == read.end_lineno == line]
+    if not reads or any(finding.code == "MS607" and finding.line == line and not any(
+            _within(finding.node, read) for read in reads) for finding in findings):
+        return None  # a name used as a value (a dtype, a class): a function in its place would only move the error
+    lines = source.splitlines(keepends=True)
+    encoded = lines[line - 1].encode("utf-8")  # AST columns count UTF-8 bytes
+    for read in sorted(reads, key=lambda node: node.col_offset, reverse=True):
+        encoded = encoded[:read.col_offset] + STAND_IN.encode() + encoded[read.end_col_offset:]
+    lines[line - 1] = encoded.decode("utf-8")
+    result = "".join(lines)
+    try:
+        ast.parse(result, filename=path)
+    except SyntaxError:
+        return None
+    return result, ["MS607"]
+
+
+def _span(node: ast.AST) -> tuple[int, int, int, int]:
+    return node.lineno, node.col_offset, node.end_lineno, node.end_col_offset
+
+
+def _within(node: ast.AST, outer: ast.AST) -> bool:
+    return (outer.lineno, outer.col_offset) <= (node.lineno, node.col_offset) \
+        and (node.end_lineno, node.end_col_offset) <= (outer.end_lineno, outer.end_col_offset)
 
 
 def codes_on_line(source: str, path: str, line: int, syntax_level: str) -> tuple[str, ...]:
@@ -426,8 +492,8 @@ def leave_out(source: str, path: str, line: int) -> tuple[str, list[tuple[int, i
 
 
 def _unread_attribute_write(tree: ast.Module, statement: ast.stmt) -> bool:
-    """``obj.name = value`` (or ``+=``, annotated) where nothing in the module reads ``.name`` except constructors,
-    which run before any compile, and ``bprop``, which the forward graph never compiles."""
+    """``obj.name = value`` (or ``+=``, annotated) where nothing in the module reads ``.name`` except ``bprop``, which
+    the forward graph never compiles, and, for a write in graph code, constructors, which run before any compile."""
     if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
         target = statement.targets[0]
     elif isinstance(statement, (ast.AugAssign, ast.AnnAssign)) and statement.value is not None:
@@ -436,23 +502,28 @@ def _unread_attribute_write(tree: ast.Module, statement: ast.stmt) -> bool:
         return False
     if not (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)):
         return False
-    read = _attributes_read(tree)
+    in_constructor = any(isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == "__init__"
+                         and node.lineno <= statement.lineno <= (node.end_lineno or node.lineno)
+                         for node in ast.walk(tree))
+    read = _attributes_read(tree, in_constructor)
     return ANY_ATTRIBUTE not in read and target.attr not in read
 
 
 ANY_ATTRIBUTE = "*"
 
 
-@lru_cache(maxsize=8)
-def _attributes_read(tree: ast.Module) -> frozenset[str]:
-    """The attribute names the module reads outside constructors and ``bprop``; ``ANY_ATTRIBUTE`` among them when
+@lru_cache(maxsize=16)
+def _attributes_read(tree: ast.Module, with_constructors: bool) -> frozenset[str]:
+    """The attribute names the module reads outside ``bprop`` (and outside constructors, unless
+    ``with_constructors``: a write there is read by the rest of the constructor); ``ANY_ATTRIBUTE`` among them when
     it reads one by a name computed at run time (``getattr(self, name)``, ``vars(self)``)."""
+    skipped = ("bprop",) if with_constructors else ("__init__", "bprop")
     read: set[str] = set()
     pending: list[ast.AST] = [tree]
     while pending:
         node = pending.pop()
         for child in ast.iter_child_nodes(node):
-            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)) and child.name in ("__init__", "bprop"):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)) and child.name in skipped:
                 continue
             if isinstance(child, ast.Attribute) and isinstance(child.ctx, ast.Load):
                 read.add(child.attr)

@@ -40,12 +40,15 @@ def guards_for(tree: ast.Module, class_name: str, lines: set[int],
             return {}, []
         guards = _function_guards(function, lines)
         if caller is not None:
-            entry = _helper_entry(tree, caller, function.name)
+            entries = _helper_entries(tree, caller, function.name)
             for guard in guards.values():
-                if entry is None:
+                if not entries:
                     guard["called"] = None  # no call from the class's construct found: nothing shows it either way
                 else:
-                    guard["conditions"] = entry + guard["conditions"]
+                    own = guard["conditions"]
+                    guard["conditions"] = entries[0] + own
+                    if len(entries) > 1:  # compiled when the conditions over any of its calls hold
+                        guard["alternatives"] = [entry + own for entry in entries[1:]]
         return guards, []
     methods = {node.name: node for node in cls.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
     sites = _call_sites(methods) if "construct" in methods else None
@@ -82,18 +85,19 @@ def retries_for(tree: ast.Module, class_name: str, guards: dict[int, dict]) -> l
     return _retries(init, guards)
 
 
-def _helper_entry(tree: ast.Module, class_name: str, helper: str) -> list | None:
-    """The conditions under which construct of ``class_name`` calls the module-level function ``helper``: those
-    of its least guarded call (``helper(...)``) in construct or a method construct reaches; None when none."""
+def _helper_entries(tree: ast.Module, class_name: str, helper: str) -> list[list]:
+    """The conditions under which construct of ``class_name`` calls the module-level function ``helper``, one list
+    per call (``helper(...)``) in construct or a method construct reaches, the least guarded first; empty when
+    there is no such call."""
     cls = next((node for node in tree.body if isinstance(node, ast.ClassDef) and node.name == class_name), None)
     if cls is None:
-        return None
+        return []
     methods = {node.name: node for node in cls.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
     if "construct" not in methods:
-        return None
+        return []
     sites = _call_sites(methods)
     memo: dict[str, list] = {}
-    best = None
+    entries: list[list] = []
     for name in sites:
         method = methods.get(name)
         if method is None:
@@ -105,9 +109,9 @@ def _helper_entry(tree: ast.Module, class_name: str, helper: str) -> list | None
             found: dict[int, list] = {}
             _walk_block(method.body, outer, {node.lineno}, found, name)
             conditions = found.get(node.lineno, outer)
-            if best is None or len(conditions) < len(best):
-                best = conditions
-    return best
+            if conditions not in entries:
+                entries.append(conditions)
+    return sorted(entries, key=len)
 
 
 def _function_guards(function, lines: set[int]) -> dict[int, dict]:
@@ -215,7 +219,8 @@ def _retries(init, guards: dict[int, dict]) -> list[dict]:
     retries: list[dict] = []
     if any(guard["function"] == BPROP and guard.get("called") is False for guard in guards.values()):
         retries.append({"name": GRADIENT_RETRY})
-    sources = {condition[0] for guard in guards.values() for condition in guard["conditions"]}
+    sources = {condition[0] for guard in guards.values()
+               for conditions in [guard["conditions"], *guard.get("alternatives", ())] for condition in conditions}
     if not sources:
         return retries
     if any("self.training" in source for source in sources):
@@ -293,21 +298,28 @@ def evaluate(guards: dict, instance, defaults: dict, entry: str = "construct",
             continue
         own = {"self": instance} if instance is not None else {}
         with_defaults = {**own, **defaults}
-        entry_state = {"reached": None if guard.get("called") is None else True}
-        for condition in guard.get("conditions") or []:
-            source, wanted = condition[0], condition[1]
-            function = condition[2] if len(condition) > 2 else guard.get("function")
-            value = condition_value(source, with_defaults if function == entry else own)
-            if value is _UNKNOWN:
-                if not (function == entry and is_tensor_condition(source, tensors)) and "unknown" not in entry_state:
-                    entry_state = {"reached": None, "unknown": source}
-                continue
-            if bool(value) != bool(wanted):
-                entry_state = {"reached": False, "condition": source, "value": _show(value),
-                               "wanted": bool(wanted)}
-                break
-        result[str(line)] = entry_state
+        states = [_path_state(conditions, guard, own, with_defaults, entry, tensors)
+                  for conditions in [guard.get("conditions") or [], *guard.get("alternatives", ())]]
+        # Any path that compiles the line decides it; the first (least guarded) one speaks for the others.
+        result[str(line)] = next((state for state in states if state["reached"]), None) \
+            or next((state for state in states if state["reached"] is None), states[0])
     return result
+
+
+def _path_state(conditions: list, guard: dict, own: dict, with_defaults: dict, entry: str,
+                tensors: frozenset) -> dict:
+    state = {"reached": None if guard.get("called") is None else True}
+    for condition in conditions:
+        source, wanted = condition[0], condition[1]
+        function = condition[2] if len(condition) > 2 else guard.get("function")
+        value = condition_value(source, with_defaults if function == entry else own)
+        if value is _UNKNOWN:
+            if not (function == entry and is_tensor_condition(source, tensors)) and "unknown" not in state:
+                state = {"reached": None, "unknown": source}
+            continue
+        if bool(value) != bool(wanted):
+            return {"reached": False, "condition": source, "value": _show(value), "wanted": bool(wanted)}
+    return state
 
 
 _CONSTANT_READS = re.compile(r"\.(shape|ndim|dtype)\b|\b(len|isinstance|hasattr|getattr|type)\(")

@@ -244,9 +244,12 @@ class _Context:
             if any(_changed_by(entry, finding, self.job.path) for entry in fixed):
                 continue
             outcome = dict(self.outcome)
+            # After building failed, the retries started from that build: they say what the fixed one left out.
+            retries = self.outcome.get("retries") or [] if self.error.get("stage") == "construction" else []
             outcome.update(status="ok" if attempt.get("compiled") else "error", error=attempt.get("error"),
                            compiled=attempt.get("compiled"), compile_log=attempt.get("compile_log") or [],
-                           reach=attempt.get("reach") or self.outcome.get("reach") or {}, retries=[], fixes=[])
+                           reach=attempt.get("reach") or self.outcome.get("reach") or {}, retries=retries,
+                           fixes=[])
             decided = _Context(self.job, outcome, self.device, self.level, False).verdict_for(finding)
             if decided.verdict not in DECIDED:
                 if decided.verdict == NOT_REACHED and any(note.startswith(_BY_DEFAULT) for note in verdict.notes):
@@ -256,7 +259,8 @@ class _Context:
                     decided.message = f"{_fixes_text(fixed, self.job.path)}: {decided.message}"
                     verdict = decided
                 continue
-            decided.message = f"decided {_fixes_text(fixed, self.job.path)}: {decided.message}"
+            if not decided.message.startswith("with "):  # a retry's verdict names the fixes it was built with
+                decided.message = f"decided {_fixes_text(fixed, self.job.path)}: {decided.message}"
             return decided
         return verdict
 
@@ -734,6 +738,8 @@ def _changed_by(entry: dict, finding: Finding, own_path: str) -> bool:
     the finding's line was left out, or lies in code only the left-out statement called."""
     if not same_file(entry.get("path") or own_path, finding.path):
         return False
+    if entry.get("stood_in"):
+        return entry["line"] == finding.line  # the line now calls another function
     if not entry.get("left_out"):
         return entry["line"] == finding.line and entry["code"] == finding.code
     return any(start <= finding.line <= end for start, end in entry.get("skipped") or [(entry["line"],) * 2])
@@ -742,13 +748,27 @@ def _changed_by(entry: dict, finding: Finding, own_path: str) -> bool:
 def _fixes_text(fixed: list[dict], own_path: str) -> str:
     """``after applying the fix for MS601 at line 459``, ``after applying the fixes for MS601 at lines 459, 470``;
     a fix in another module than the unit's is placed by file: ``the fix for MS205 at segmenter/layers.py:18``; a
-    statement left out (``fixing.leave_out``): ``with line 741 left out (MS109, which has no automatic fix)``."""
-    applied = [entry for entry in fixed if not entry.get("left_out")]
+    statement left out (``fixing.leave_out``): ``with line 741 left out (MS109, which has no automatic fix)``; a
+    missing name stood in for (``fixing.stand_in``): ``with a function returning its first argument in place of
+    ...``."""
+    applied = [entry for entry in fixed if not entry.get("left_out") and not entry.get("stood_in")]
     left_out = ", ".join(_left_out_text(entry) for entry in fixed if entry.get("left_out"))
+    stood_in = [entry for entry in fixed if entry.get("stood_in")]
     text = f"after applying {_applied_fixes_text(applied, own_path)}" if applied else ""
+    if stood_in:
+        text += (", " if text else "") + _stood_in_text(stood_in)
     if left_out:
         text += (", " if text else "") + f"with {left_out}"
     return text
+
+
+def _stood_in_text(entries: list[dict]) -> str:
+    """``with a function returning its first argument in place of the name MindSpore lacks at line 404 (MS607)``."""
+    from ms_lint.validate.project import display_path
+
+    places = ", ".join(dict.fromkeys(f"{display_path(entry['path'])}:{entry['line']}" if entry.get("path")
+                                     else f"line {entry['line']}" for entry in entries))
+    return f"with a function returning its first argument in place of the name MindSpore lacks at {places} (MS607)"
 
 
 def _left_out_text(entry: dict) -> str:

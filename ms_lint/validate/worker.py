@@ -352,12 +352,26 @@ class Worker:
             if outcome.get("stage") == "construction":
                 try:
                     self._fix_construction(state, outcome, exc)
+                    self._retry_after_construction_fixes(state, outcome)
                 except Exception as failure:  # noqa: BLE001 -- the construction error stays the job's result
                     outcome["stage"] = "construction"
                     outcome["notes"].append(f"applying a fix in memory failed: {_first_line(failure)}")
             raise
         if not state.stop and state.obj is not None and state.job.get("guards"):
             outcome["reach"] = self._reach(state, state.obj)
+
+    def _retry_after_construction_fixes(self, state: "_JobState", outcome: dict) -> None:
+        """The Cell was built and compiled only with the lines that stopped building fixed: the retries (train mode,
+        a flag) start from the same failing build, and get past it the same way."""
+        recipe = state.failed_recipe
+        if not outcome.get("fixes") or recipe is None or not isinstance(state.target, type):
+            return
+        state.arguments = (recipe.args, dict(recipe.kwargs))
+        try:
+            self._stage_retry(state, outcome, after_construction_fixes=True)
+        finally:
+            state.arguments = None
+            outcome["stage"] = "construction"
 
     def _reach(self, state: "_JobState", obj, gradient: bool = False) -> dict:
         from mindspore import nn
@@ -626,19 +640,23 @@ class Worker:
                               f"dynamic rank)")
         outcome["inputs_how"] = how
 
-    def _stage_retry(self, state: "_JobState", outcome: dict) -> None:
+    def _stage_retry(self, state: "_JobState", outcome: dict, after_construction_fixes: bool = False) -> None:
         """A line under a constant condition that was False is not compiled: compile again with it switched on
         (train mode; a boolean constructor argument; both, for a line under both), each retry recorded on its
         own."""
-        reach = outcome.get("reach") or {}
+        # After building failed: built with the lines that stopped it fixed, what the last such compile left out.
+        last = outcome["fixes"][-1] if after_construction_fixes else outcome
+        reach = last.get("reach") or {}
         blocked = [entry.get("condition") or "" for entry in reach.values() if entry.get("reached") is False]
         # Also after a failed compile: the failing line may be one the switched-on instance leaves out.
-        if not blocked or not (outcome.get("compiled") or (outcome.get("error") or {}).get("stage") == "compile"):
+        if not blocked or not (last.get("compiled") or (last.get("error") or {}).get("stage") == "compile"):
             return
         from mindspore import nn
 
         planned = state.job.get("retries") or []
-        trainable = isinstance(state.obj, nn.Cell) and (state.arguments is not None or state.example is not None)
+        is_cell = isinstance(state.obj, nn.Cell) or (state.obj is None and isinstance(state.target, type)
+                                                     and issubclass(state.target, nn.Cell))
+        trainable = is_cell and (state.arguments is not None or state.example is not None)
         results: list[dict] = []
         for retry in planned:
             if retry["name"] == GRADIENT_RETRY:
@@ -742,7 +760,8 @@ class Worker:
         recipe = state.failed_recipe
         if recipe is None or not isinstance(state.target, type):
             return
-        probe = {"error": {"stage": "construction", "traceback": _user_traceback(exc)}}
+        probe = {"error": {"stage": "construction", "type": type(exc).__name__, "message": _message(exc),
+                           "traceback": _user_traceback(exc)}}
         inputs_ready = []
 
         def make_inputs(obj):
@@ -794,10 +813,12 @@ class Worker:
             found = self._next_fix(state, last, fixed_sources, fixed, level)
             if found is None:
                 break
-            name, path, line, source, codes, skipped = found
+            name, path, line, source, codes, skipped, stood_in = found
             fixed_sources[name] = source
             place = {"line": line, **({} if name == state.module.__name__ else {"path": path})}
-            if skipped is None:
+            if stood_in:
+                fixed.extend({"code": code, "stood_in": True, **place} for code in codes)
+            elif skipped is None:
                 fixed.extend({"code": code, **place} for code in codes)
             else:
                 fixed.append({"code": "/".join(codes) or None, "left_out": True, "skipped": skipped, **place})
@@ -838,11 +859,13 @@ class Worker:
         return results
 
     def _next_fix(self, state: "_JobState", last: dict, fixed_sources: dict, fixed: list, level: str):
-        """``(module name, file, line, fixed source, codes, None)`` for the first line where ``last`` failed that a
-        fix changes alone: a compile error's locations in the Cell's file, a construction error's frames in any
-        module of the project, from the innermost out. Failing that, ``(..., codes on the line, the lines no
-        longer compiled)`` when the innermost of those lines is a statement that can be left out without changing
-        what the code after it reads (``fixing.leave_out``): the later lines get compiled. None when neither."""
+        """``(module name, file, line, fixed source, codes, None, False)`` for the first line where ``last`` failed
+        that a fix changes alone: a compile error's locations in the Cell's file, a construction error's frames in
+        any module of the project, from the innermost out; ``(..., True)`` for the first such line where a stand-in
+        replaces a name MindSpore lacks (``fixing.stand_in``). Failing both, ``(..., codes on the line, the lines
+        no longer compiled, False)`` when the innermost of those lines is a statement that can be left out without
+        changing what the code after it reads (``fixing.leave_out``): the later lines get compiled. None when
+        none of these applies."""
         from ms_lint.validate import fixing
         from ms_lint.validate.fallbacks import backend_kernel_failure
         from ms_lint.validate.locations import parse_locations, same_file
@@ -873,7 +896,8 @@ class Worker:
         def fixed_already(path: str, line: int) -> bool:
             return any(entry["line"] == line and same_file(entry.get("path") or own_path, path) for entry in fixed)
 
-        innermost = None
+        innermost = stand_in = None
+        missing_name = "has no attribute" in (error.get("message") or "")
         for path, line in dict.fromkeys(places):
             if same_file(path, own_path):
                 name, path = state.module.__name__, own_path
@@ -887,7 +911,11 @@ class Worker:
             innermost = innermost or (name, path, line, source)
             found = fixing.fix_at_line(source, path, line, level)
             if found is not None:
-                return name, path, line, found[0], found[1], None
+                return name, path, line, found[0], found[1], None, False
+            if stand_in is None and missing_name:
+                replaced = fixing.stand_in(source, path, line, level)
+                if replaced is not None:
+                    stand_in = (replaced, name, path, line)
         name = state.module.__name__
         source = source_of(name, own_path) if error.get("stage") == "compile" else None
         if source is not None:
@@ -899,14 +927,17 @@ class Worker:
                          + fixing.lines_misnaming_instance(message, source, own_path, level, owner)):
                 found = None if fixed_already(own_path, line) else fixing.fix_at_line(source, own_path, line, level)
                 if found is not None:
-                    return name, own_path, line, found[0], found[1], None
+                    return name, own_path, line, found[0], found[1], None, False
+        if stand_in is not None:
+            (fixed_source, codes), name, path, line = stand_in
+            return name, path, line, fixed_source, codes, None, True
         if innermost is None:
             return None
         name, path, line, source = innermost
         left = fixing.leave_out(source, path, line)
         if left is None:
             return None
-        return name, path, line, left[0], list(fixing.codes_on_line(source, path, line, level)), left[1]
+        return name, path, line, left[0], list(fixing.codes_on_line(source, path, line, level)), left[1], False
 
     def _fresh_instance(self, state: "_JobState"):
         if state.arguments is not None:

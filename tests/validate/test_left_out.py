@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from ms_lint.validate.fixing import leave_out
+from ms_lint.validate.fixing import STAND_IN, leave_out, stand_in
 from ms_lint.validate.verdicts import CONFIRMED, INCONCLUSIVE
 
 from .conftest import finding_at, needs_mindspore, verdicts_by_scope
@@ -208,7 +208,42 @@ def test_an_attribute_write_is_left_out_when_only_constructors_and_bprop_read_it
     assert leave_out(WRITES, "net.py", 9) is None  # getattr reads it by name
     dynamic = WRITES.replace('getattr(self, "named")', "getattr(self, name)")
     assert leave_out(dynamic, "net.py", 6) is None  # a name computed at run time may be any attribute
+    # In a constructor, the rest of the constructor reads it too.
+    built = WRITES.replace("        self.kept = None\n", "        self.order = make()\n        self.size = len(self.order)\n")
+    assert leave_out(built, "net.py", 3) is None
+    assert leave_out(built, "net.py", 4) is not None
 
 
 def test_a_source_that_does_not_parse_leaves_nothing_out():
     assert leave_out("def broken(:\n    pass\n", "net.py", 2) is None
+
+
+MISSING = '''\
+from mindspore import mint, nn
+
+
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        norm = nn.utils.weight_norm
+        self.proj = norm(nn.Dense(4, 4)) if hasattr(nn.utils.parametrizations, "weight_norm") else None
+
+    def construct(self, x):
+        y = nn.functional.softmax(x, axis=-1)
+        return y.astype(mint.long)
+'''
+
+
+def test_a_missing_name_called_or_bound_gets_a_function_in_its_place():
+    source, codes = stand_in(MISSING, "net.py", 7, "strict")
+    assert codes == ["MS607"] and source.splitlines()[6] == f"        norm = {STAND_IN}"
+    assert source.splitlines()[:6] + source.splitlines()[7:] == MISSING.splitlines()[:6] + MISSING.splitlines()[7:]
+    source, _ = stand_in(MISSING, "net.py", 11, "strict")  # the whole read: nn.functional.softmax
+    assert source.splitlines()[10] == f"        y = {STAND_IN}(x, axis=-1)"
+    source, _ = stand_in(MISSING, "net.py", 8, "strict")  # hasattr on a function: False, as on a missing module
+    assert f"if hasattr({STAND_IN}, " in source.splitlines()[7]
+
+
+def test_a_missing_name_used_as_a_value_is_not_stood_in_for():
+    assert stand_in(MISSING, "net.py", 12, "strict") is None  # a dtype: a function would only move the error
+    assert stand_in(MISSING, "net.py", 10, "strict") is None  # no missing name on the line

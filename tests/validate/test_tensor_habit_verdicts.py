@@ -68,8 +68,10 @@ def test_a_missing_mindspore_name_and_a_misnamed_instance_are_confirmed(projects
     path = projects / "cells" / "vcells" / "missing_api.py"
     findings = check_file(str(path), Settings(), RULES_BY_CODE)
     assert sorted((f.scope, f.code) for f in findings) == [
-        ("FloorSTE", "MS119"), ("ScaledSTE", "MS119"), ("ScaledThenHost", "MS102"), ("ScaledThenHost", "MS119"),
-        ("Softmaxed", "MS607"), ("WeightNormed", "MS607")]
+        ("FloorSTE", "MS119"), ("NormedThenHost", "MS102"), ("NormedThenHost", "MS607"),
+        ("NormedTrainingHost", "MS102"), ("NormedTrainingHost", "MS607"), ("ScaledSTE", "MS119"),
+        ("ScaledThenHost", "MS102"), ("ScaledThenHost", "MS119"), ("Softmaxed", "MS607"),
+        ("SoftmaxedThenHost", "MS102"), ("SoftmaxedThenHost", "MS607"), ("WeightNormed", "MS607")]
     verdicts = verdicts_by_scope(findings, worker_pool)
     host, graph = verdicts[("WeightNormed", "MS607")], verdicts[("Softmaxed", "MS607")]
     assert graph.verdict == "confirmed" and "functional" in graph.message, graph.message
@@ -85,6 +87,19 @@ def test_a_missing_mindspore_name_and_a_misnamed_instance_are_confirmed(projects
     host_copy = verdicts[("ScaledThenHost", "MS102")]
     assert host_copy.verdict == "confirmed", host_copy.message
     assert host_copy.message.startswith("decided after applying the fix for MS119 at line"), host_copy.message
+    # Behind a missing name, in the constructor or in construct: a function returning its first argument stands in.
+    for owner in ("NormedThenHost", "SoftmaxedThenHost"):
+        missing, behind = verdicts[(owner, "MS607")], verdicts[(owner, "MS102")]
+        assert missing.verdict == "confirmed" and "no attribute" in missing.message, missing.message
+        assert behind.verdict == "confirmed", behind.message
+        assert behind.message.startswith(f"decided with a function returning its first argument in place of the name "
+                                         f"MindSpore lacks at line {missing.finding.line} (MS607): "), behind.message
+    # Behind it and under ``if self.training:``: the train-mode retry starts from the same failing build.
+    missing, behind = verdicts[("NormedTrainingHost", "MS607")], verdicts[("NormedTrainingHost", "MS102")]
+    assert behind.verdict == "confirmed", behind.message
+    assert behind.message.startswith(f"with set_train(True): decided with a function returning its first argument in "
+                                     f"place of the name MindSpore lacks at line {missing.finding.line} (MS607): "
+                                     f"AttributeError"), behind.message
 
 
 def test_an_error_naming_the_graph_of_the_method_a_def_line_finding_sits_on_is_that_finding_s(tmp_path):

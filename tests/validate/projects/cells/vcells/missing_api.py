@@ -42,3 +42,33 @@ class ScaledThenHost(ScaledSTE):
     def construct(ctx, x, scale, shift=None):
         y = ops.floor(x * scale) * ctx.factor
         return y.asnumpy()
+
+
+class NormedThenHost(nn.Cell):
+    """weight_norm stops building it; the host copy in construct lies behind."""
+
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.utils.weight_norm(nn.Dense(4, 4))
+
+    def construct(self, x):
+        return self.proj(x).asnumpy()
+
+
+class SoftmaxedThenHost(nn.Cell):
+    def construct(self, x):
+        y = nn.functional.softmax(x, axis=-1)
+        return y.asnumpy()
+
+
+class NormedTrainingHost(nn.Cell):
+    """The same, with the host copy compiled in train mode only."""
+
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.utils.weight_norm(nn.Dense(4, 4))
+
+    def construct(self, x):
+        if self.training:
+            return self.proj(x).asnumpy()
+        return self.proj(x)
