@@ -290,6 +290,8 @@ def completed_config(recipe: Recipe, error: BaseException) -> Recipe | None:
     one the raising line names (a nested one: ``text_config`` passed on as ``config``). None otherwise."""
     if recipe.how != "config" or recipe.config is None:
         return None
+    if isinstance(error, KeyError):
+        return _completed_entries(recipe, error)
     message = str(error)
     kind = next((kind for pattern, kind in _NONE_READ_AS if pattern.search(message)), None)
     if kind is None:
@@ -320,6 +322,27 @@ def completed_config(recipe: Recipe, error: BaseException) -> Recipe | None:
         if filled:  # every None field the frame's line reads at once: one rebuild, not one per field
             return Recipe(recipe.how, f"{recipe.description}, {', '.join(filled)} (None in the defaults)",
                           recipe.args, recipe.kwargs, recipe.config)
+    return None
+
+
+def _completed_entries(recipe: Recipe, error: KeyError) -> Recipe | None:
+    """The config recipe again with the key the constructor missed added to every entry of the config's list of
+    mappings it was reading (``configuration["name"] for configuration in config.bin_configurations``): a name of
+    its own for each (``name0``, ``name1``), else a small number guessed from the key."""
+    key = error.args[0] if error.args else None
+    if not isinstance(key, str):
+        return None
+    for _, names, _ in _raising_frames(error):
+        read = [value for value in names.values() if isinstance(value, dict) and key not in value]
+        for config in _configs(recipe.config):
+            for field, entries in list(vars(config).items()):
+                if not (isinstance(entries, list) and entries and all(isinstance(e, dict) for e in entries)
+                        and any(entry is value for entry in entries for value in read)):
+                    continue
+                for index, entry in enumerate(entries):
+                    entry[key] = f"{key}{index}" if key == "name" else (_guess(key) or 1)
+                return Recipe(recipe.how, f"{recipe.description}, {field}[...][{key!r}] added (not in the "
+                              f"defaults)", recipe.args, recipe.kwargs, recipe.config)
     return None
 
 

@@ -29,7 +29,7 @@ from functools import lru_cache
 
 from ms_lint.model.source import read_source
 
-MAX_FIXES = 12  # compiles after the first, each with one more line fixed
+MAX_FIXES = 16  # compiles after the first, each with one more line fixed
 
 
 def fix_at_line(source: str, path: str, line: int, syntax_level: str) -> tuple[str, list[str]] | None:
@@ -175,12 +175,17 @@ def lines_misnaming_instance(message: str, source: str, path: str, syntax_level:
     return _lines_of(source, path, syntax_level, lambda finding: finding.code == "MS119" and finding.scope == owner)
 
 
+def unbound_name(message: str) -> str | None:
+    """The name a MindSpore error says is unbound on some paths, or None when it says no such thing."""
+    match = _UNBOUND_NAME.search(message)
+    return None if match is None else match.group(1) or match.group(2)
+
+
 def lines_reading_unbound(message: str, source: str, path: str, syntax_level: str) -> list[int]:
     """The lines of ``source`` holding an MS116 finding on the name ``message`` says MindSpore found unbound."""
-    match = _UNBOUND_NAME.search(message)
-    if match is None:
+    name = unbound_name(message)
+    if name is None:
         return []
-    name = match.group(1) or match.group(2)
     return _lines_of(source, path, syntax_level,
                      lambda finding: finding.code == "MS116" and getattr(finding.node, "id", None) == name)
 
@@ -448,8 +453,9 @@ def leave_out(source: str, path: str, line: int) -> tuple[str, list[tuple[int, i
     """``(source with the statement at line left out, the line ranges it no longer compiles)`` when the statement
     at ``line`` has no effect the rest of the code can read: a call whose result is discarded (a warning helper,
     ``register_buffer``, ``detach_()``), an ``assert``, a write of an attribute that no graph code of the module
-    reads (``ctx.saved = x`` kept for a backward pass), or the header of a ``with`` block without ``as`` (its body
-    stays, moved out of the block). Every line keeps its number. The ranges are the statement's and those of the
+    reads (``ctx.saved = x`` kept for a backward pass), the header of a ``with`` block without ``as`` (its body
+    stays, moved out of the block), or a ``try`` statement's handling (its body, and ``finally`` body, stay, moved
+    out of it; the ``except`` blocks go, as if nothing were raised). Every line keeps its number. The ranges are the statement's and those of the
     functions of the module it calls, however indirectly: their lines are not compiled any more, so a clean compile
     says nothing of them. None for any other statement: leaving out a value the code goes on to use would only
     move the error."""
@@ -475,6 +481,26 @@ def leave_out(source: str, path: str, line: int) -> tuple[str, list[tuple[int, i
         if end < statement.lineno or body is None:
             return None  # ``with x: call()`` on one line, or a body line indented less than the block
         removed: list[ast.AST] = [item.context_expr for item in statement.items]
+    elif isinstance(statement, ast.Try) and not statement.orelse and statement.handlers:
+        # The body runs as if nothing were raised; the handlers go (MindSpore compiles no ``try``).
+        end = statement.end_lineno
+        handled = (statement.handlers[0].lineno, (statement.finalbody[0].lineno - 2 if statement.finalbody
+                                                 else statement.end_lineno))
+        width = statement.body[0].col_offset - statement.col_offset
+        body = _dedented(lines[statement.body[0].lineno - 1:handled[0] - 1], width)
+        final = _dedented(lines[handled[1] + 1:end], width) if statement.finalbody else []
+        if body is None or final is None or statement.body[0].lineno == statement.lineno:
+            return None
+        body = [newline] * (statement.body[0].lineno - statement.lineno - 1) + body
+        body += [newline] * (handled[1] - handled[0] + 1) + ([newline] + final if statement.finalbody else [])
+        removed = [handler for handler in statement.handlers]
+        kept = lines[:statement.lineno - 1] + [indent + "pass" + newline] + body
+        result = "".join(kept + lines[len(kept):])
+        try:
+            ast.parse(result, filename=path)
+        except SyntaxError:
+            return None
+        return result, [(statement.lineno, statement.lineno), handled] + _called_function_spans(tree, removed)
     elif isinstance(statement, ast.Assert) or (isinstance(statement, ast.Expr)
                                                and isinstance(statement.value, ast.Call)) \
             or _unread_attribute_write(tree, statement):

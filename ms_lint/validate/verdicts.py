@@ -250,7 +250,12 @@ class _Context:
                            compiled=attempt.get("compiled"), compile_log=attempt.get("compile_log") or [],
                            reach=attempt.get("reach") or self.outcome.get("reach") or {}, retries=retries,
                            fixes=[])
-            decided = _Context(self.job, outcome, self.device, self.level, False).verdict_for(finding)
+            level = "lax" if any(entry.get("lax") for entry in fixed) else self.level
+            decided = _Context(self.job, outcome, self.device, level, False).verdict_for(finding)
+            if level != self.level and decided.verdict == NOT_REPRODUCED:
+                # LAX interprets what it cannot compile (an object built past the STRICT error, and all it flows
+                # into) and raises only when it runs: a clean compile under LAX is no evidence.
+                continue
             if decided.verdict not in DECIDED:
                 if decided.verdict == NOT_REACHED and any(note.startswith(_BY_DEFAULT) for note in verdict.notes):
                     continue  # a retry compiled the line: what stopped it says more than the default's conditions
@@ -452,9 +457,14 @@ class _Context:
         )
 
     def compile_failed(self, finding: Finding, expectation: Expectation) -> Verdict:
+        from ms_lint.validate.fixing import unbound_name
+
         error = self.error or {}
         first = self.first_line()
         kind_matches = expectation.error_matches(error.get("type", ""), error.get("message", ""))
+        unbound = unbound_name(error.get("message", "")) if finding.code == "MS116" else None
+        if unbound is not None and not finding.message.startswith(f"`{unbound}` "):
+            kind_matches = False  # the name MindSpore found unbound is another finding's
         at_line = [loc for loc in self.user_locations if loc.start == finding.line]
         around = [loc for loc in self.user_locations if loc.contains(finding.line)]
         if at_line and _on_definition(finding) and not kind_matches:
@@ -473,19 +483,21 @@ class _Context:
             return self.make(finding, CONFIRMED, f"{first} (the error names .{named}, which this line uses)",
                              compiler_message=first)
         # An error naming an attribute that another finding's line uses is that finding's, not this one's; so is an
-        # error located at the line of another rule's finding whose kind of error it is (an MS108 write at its own
-        # line does not confirm an MS103 further down because both rules' messages speak of member attributes);
+        # error located at the line of another finding whose kind of error it is (an MS108 write at its own line does
+        # not confirm an MS103 further down because both rules' messages speak of member attributes; one output type
+        # built from tensors is not another) -- but for a finding on a ``def`` line of the same rule, since
+        # MindSpore 2.10 may print an earlier compile's traceback with the error;
         # so is an error naming the graph of the method another finding's ``def`` line starts (construct's MS119 is
         # not the MS119 of the bprop beside it).
         elsewhere = named and any(other is not finding and _line_mentions(other, named) for other in self.job.findings)
         elsewhere = elsewhere or any(other is not finding and _graph_of_definition(other, error.get("message", ""))
                                      for other in self.job.findings)
         elsewhere = elsewhere or any(
-            other.code != finding.code and other.line != finding.line
+            (other.code != finding.code or not _on_definition(finding)) and other.line != finding.line
             and any(location.start == other.line for location in self.user_locations)
             and expectation_for(other.code).error_matches(error.get("type", ""), error.get("message", ""))
             for other in self.job.findings)
-        if kind_matches and not elsewhere and (around or expectation.located == "anywhere"
+        if kind_matches and not elsewhere and (around or expectation.located_anywhere(finding.message)
                                                or not self.user_locations):
             location = (around or self.user_locations or [None])[0]
             return self.make(finding, CONFIRMED, first, compiler_message=first,
@@ -740,6 +752,9 @@ def _changed_by(entry: dict, finding: Finding, own_path: str) -> bool:
         return False
     if entry.get("stood_in"):
         return entry["line"] == finding.line  # the line now calls another function
+    if entry.get("lax"):
+        # Compiled under LAX from then on: it shows only what fails under LAX too.
+        return entry["line"] == finding.line or not expectation_for(finding.code).expected_to_fail("lax")
     if not entry.get("left_out"):
         return entry["line"] == finding.line and entry["code"] == finding.code
     return any(start <= finding.line <= end for start, end in entry.get("skipped") or [(entry["line"],) * 2])
@@ -751,7 +766,7 @@ def _fixes_text(fixed: list[dict], own_path: str) -> str:
     statement left out (``fixing.leave_out``): ``with line 741 left out (MS109, which has no automatic fix)``; a
     missing name stood in for (``fixing.stand_in``): ``with a function returning its first argument in place of
     ...``."""
-    applied = [entry for entry in fixed if not entry.get("left_out") and not entry.get("stood_in")]
+    applied = [entry for entry in fixed if not (entry.get("left_out") or entry.get("stood_in") or entry.get("lax"))]
     left_out = ", ".join(_left_out_text(entry) for entry in fixed if entry.get("left_out"))
     stood_in = [entry for entry in fixed if entry.get("stood_in")]
     text = f"after applying {_applied_fixes_text(applied, own_path)}" if applied else ""
@@ -759,6 +774,10 @@ def _fixes_text(fixed: list[dict], own_path: str) -> str:
         text += (", " if text else "") + _stood_in_text(stood_in)
     if left_out:
         text += (", " if text else "") + f"with {left_out}"
+    for entry in fixed:
+        if entry.get("lax"):
+            text += (", " if text else "") + (f"under LAX past line {entry['line']} ({entry['code']}, which fails "
+                                              f"under STRICT only)")
     return text
 
 

@@ -24,6 +24,7 @@ import time
 import traceback
 import types
 
+from ms_lint.validate.expectations import expectation_for
 from ms_lint.validate.locations import location_lines, message_line
 from ms_lint.validate.reach import BPROP, GRADIENT_RETRY
 
@@ -570,7 +571,7 @@ class Worker:
     def _stage_compile(self, state: "_JobState", outcome: dict) -> None:
         import mindspore
 
-        level = state.job.get("syntax_level", "strict").upper()
+        level = "LAX" if state.lax else state.job.get("syntax_level", "strict").upper()
         mindspore.set_context(mode=mindspore.GRAPH_MODE, jit_syntax_level=getattr(mindspore, level))
         obj = state.obj
         started = time.monotonic()
@@ -598,7 +599,17 @@ class Worker:
         outcome["compiled"] = True
         outcome["compile_seconds"] = round(time.monotonic() - started, 3)
 
-    def _compile_with_ranks(self, state: "_JobState", outcome: dict, error: Exception, seconds: float) -> None:
+    def _compile_guessing_ranks(self, state: "_JobState", outcome: dict, compiled) -> None:
+        """``compiled.compile`` with the job's inputs, given a rank as ``_compile_with_ranks`` does when an input of
+        any rank reaches code that needs one (a retry or a fix compiles code the first compile left out)."""
+        started = time.monotonic()
+        try:
+            compiled.compile(*state.inputs)
+        except Exception as exc:  # noqa: BLE001 -- raised again unless inputs of a fixed rank get further
+            self._compile_with_ranks(state, outcome, exc, time.monotonic() - started, compiled)
+
+    def _compile_with_ranks(self, state: "_JobState", outcome: dict, error: Exception, seconds: float,
+                            compiled=None) -> None:
         """The compile failed because an input of any rank reached code that needs its rank (``For Chunk, the
         input tensor is with dynamic rank``, see ``_needs_rank``): compile again with the placeholders ms-lint made
         of any rank given rank 3, 4, then 2 (every dimension still of any size). The first rank that compiles is
@@ -616,7 +627,7 @@ class Worker:
             inputs = tuple(mindspore.Tensor(shape=[-1] * rank, dtype=value.dtype) if index in loose else value
                            for index, value in enumerate(state.inputs))
             try:
-                state.obj.compile(*inputs)
+                (compiled or state.obj).compile(*inputs)
             except Exception as exc:  # noqa: BLE001
                 if not _needs_rank(exc) and failed is None:
                     failed = (rank, inputs, exc)
@@ -711,7 +722,7 @@ class Worker:
                 obj.set_train(True)
             result["reach"] = self._reach(state, obj, gradient=gradient)
             result["stage"] = "compile"
-            _compiled(obj, gradient).compile(*state.inputs)
+            self._compile_guessing_ranks(state, outcome, _compiled(obj, gradient))
             result["compiled"] = True
         except Exception as exc:  # noqa: BLE001 -- a failing retry is a result like a failing compile
             _record_exception(result, exc, result.get("stage", "compile"))
@@ -730,7 +741,8 @@ class Worker:
                     obj.set_train(True)
 
             fixes = self._fix_and_rebuild(state, outcome, args, kwargs,
-                                          lambda obj, _: _compiled(obj, gradient).compile(*state.inputs),
+                                          lambda obj, _: self._compile_guessing_ranks(state, outcome,
+                                                                                      _compiled(obj, gradient)),
                                           first=result, prepare=switch_on, gradient=gradient)
             outcome["stage"] = "retry"
             if fixes:
@@ -748,7 +760,8 @@ class Worker:
                 or not isinstance(state.target, type) or backend_kernel_failure(error.get("message") or ""):
             return
         args, kwargs = state.arguments
-        results = self._fix_and_rebuild(state, outcome, args, kwargs, lambda obj, result: obj.compile(*state.inputs))
+        results = self._fix_and_rebuild(state, outcome, args, kwargs,
+                                        lambda obj, result: self._compile_guessing_ranks(state, outcome, obj))
         if results:
             outcome["fixes"] = results
 
@@ -805,6 +818,26 @@ class Worker:
         fixed_sources: dict[str, str] = {}
         results, fixed, last = [], [], first or outcome
         attempt_seconds = time.monotonic() - state.building  # the first build and compile: what one more costs
+        try:
+            self._apply_fixes(state, outcome, args, kwargs, compile_obj, prepare, gradient, level, fixed_sources,
+                              results, fixed, last, attempt_seconds)
+        finally:
+            if state.lax:
+                self._switch_to_lax(state, False)
+        return results
+
+    def _switch_to_lax(self, state: "_JobState", on: bool = True) -> None:
+        import mindspore
+
+        state.lax = on
+        level = "LAX" if on else state.job.get("syntax_level", "strict").upper()
+        mindspore.set_context(jit_syntax_level=getattr(mindspore, level))
+
+    def _apply_fixes(self, state: "_JobState", outcome: dict, args, kwargs, compile_obj, prepare, gradient: bool,
+                     level: str, fixed_sources: dict, results: list, fixed: list, last: dict,
+                     attempt_seconds: float) -> None:
+        from ms_lint.validate import fixing
+
         for _ in range(fixing.MAX_FIXES):
             if not state.time_left_for(attempt_seconds):
                 outcome["notes"].append("stopped applying fixes to stay within the job's time limit")
@@ -813,10 +846,13 @@ class Worker:
             found = self._next_fix(state, last, fixed_sources, fixed, level)
             if found is None:
                 break
-            name, path, line, source, codes, skipped, stood_in = found
+            name, path, line, source, codes, skipped, how = found
             fixed_sources[name] = source
             place = {"line": line, **({} if name == state.module.__name__ else {"path": path})}
-            if stood_in:
+            if how == LAX_STEP:
+                fixed.append({"code": "/".join(codes), "lax": True, **place})
+                self._switch_to_lax(state)
+            elif how == STAND_IN_STEP:
                 fixed.extend({"code": code, "stood_in": True, **place} for code in codes)
             elif skipped is None:
                 fixed.extend({"code": code, **place} for code in codes)
@@ -856,16 +892,18 @@ class Worker:
             attempt_seconds = time.monotonic() - attempt_started
             if result["compiled"] or (result.get("error") or {}).get("stage") not in ("compile", "construction"):
                 break
-        return results
 
     def _next_fix(self, state: "_JobState", last: dict, fixed_sources: dict, fixed: list, level: str):
-        """``(module name, file, line, fixed source, codes, None, False)`` for the first line where ``last`` failed
-        that a fix changes alone: a compile error's locations in the Cell's file, a construction error's frames in
-        any module of the project, from the innermost out; ``(..., True)`` for the first such line where a stand-in
-        replaces a name MindSpore lacks (``fixing.stand_in``). Failing both, ``(..., codes on the line, the lines
-        no longer compiled, False)`` when the innermost of those lines is a statement that can be left out without
-        changing what the code after it reads (``fixing.leave_out``): the later lines get compiled. None when
-        none of these applies."""
+        """``(module name, file, line, fixed source, codes, None, FIX_STEP)`` for the first line where ``last``
+        failed that a fix changes alone: a compile error's locations in the Cell's file, a construction error's
+        frames in any module of the project, from the innermost out; ``(..., STAND_IN_STEP)`` for the first such
+        line where a stand-in replaces a name MindSpore lacks (``fixing.stand_in``). Failing both, ``(..., codes on
+        the line, the lines no longer compiled, LEFT_OUT_STEP)`` when the innermost of those lines is a statement
+        that can be left out without changing what the code after it reads (``fixing.leave_out``): the later lines
+        get compiled. Failing that, under STRICT, ``(..., source unchanged, codes, None, LAX_STEP)`` when the
+        compile stopped, with that finding's error, at a finding whose rule fails under STRICT only: the next
+        compiles run under LAX, which gets past it and still fails where the later findings' rules say it does.
+        None when none of these applies."""
         from ms_lint.validate import fixing
         from ms_lint.validate.fallbacks import backend_kernel_failure
         from ms_lint.validate.locations import parse_locations, same_file
@@ -911,7 +949,7 @@ class Worker:
             innermost = innermost or (name, path, line, source)
             found = fixing.fix_at_line(source, path, line, level)
             if found is not None:
-                return name, path, line, found[0], found[1], None, False
+                return name, path, line, found[0], found[1], None, FIX_STEP
             if stand_in is None and missing_name:
                 replaced = fixing.stand_in(source, path, line, level)
                 if replaced is not None:
@@ -927,17 +965,23 @@ class Worker:
                          + fixing.lines_misnaming_instance(message, source, own_path, level, owner)):
                 found = None if fixed_already(own_path, line) else fixing.fix_at_line(source, own_path, line, level)
                 if found is not None:
-                    return name, own_path, line, found[0], found[1], None, False
+                    return name, own_path, line, found[0], found[1], None, FIX_STEP
         if stand_in is not None:
             (fixed_source, codes), name, path, line = stand_in
-            return name, path, line, fixed_source, codes, None, True
+            return name, path, line, fixed_source, codes, None, STAND_IN_STEP
         if innermost is None:
             return None
         name, path, line, source = innermost
         left = fixing.leave_out(source, path, line)
-        if left is None:
+        if left is not None:
+            return name, path, line, left[0], list(fixing.codes_on_line(source, path, line, level)), left[1], \
+                LEFT_OUT_STEP
+        if level != "strict" or state.lax or error.get("stage") != "compile" or not same_file(path, own_path):
             return None
-        return name, path, line, left[0], list(fixing.codes_on_line(source, path, line, level)), left[1], False
+        strict_only = [code for code in fixing.codes_on_line(source, path, line, level)
+                       if not expectation_for(code).expected_to_fail("lax")
+                       and expectation_for(code).error_matches(error.get("type", ""), error.get("message", ""))]
+        return (name, path, line, source, strict_only, None, LAX_STEP) if strict_only else None
 
     def _fresh_instance(self, state: "_JobState"):
         if state.arguments is not None:
@@ -979,6 +1023,11 @@ class Worker:
             else:
                 results[name] = _run_probe(probes.state_probe, state.obj, state.inputs,
                                            state.job.get("state_names") or [], state.eager)
+
+
+# How ``_next_fix`` gets past a line: the rule's fix, a stand-in for a missing name, the statement left out, or the
+# compiles that follow under LAX.
+FIX_STEP, STAND_IN_STEP, LEFT_OUT_STEP, LAX_STEP = "fix", "stand_in", "left_out", "lax"
 
 
 def _compiled(cell, gradient: bool):
@@ -1047,6 +1096,7 @@ class _JobState:
         self.eager = None
         self.arguments: tuple | None = None  # (args, kwargs) of the constructor, when ms-lint built the instance
         self.failed_recipe = None  # the way of building it whose error is the job's, when every way raised
+        self.lax = False  # compiling under LAX past a line that fails under STRICT only (``_fix_and_rebuild``)
         self.call_parameters: list[str] = []
         self.started = time.monotonic()
         self.building = self.started  # when building the instance began

@@ -90,6 +90,33 @@ def test_only_a_none_config_field_read_on_the_raising_line_is_filled_in():
     assert completed_config(recipe, raised(build, config)) is None  # rope_scaling is {} now: None * 8 fails
 
 
+def test_a_key_the_constructor_reads_from_a_config_list_of_mappings_is_added_to_each():
+    from ms_lint.validate.building import Recipe, completed_config
+
+    class HeadsConfig:
+        def __init__(self):
+            self.bin_configurations = [{"n_bins": 64, "min_depth": 0.001}, {"n_bins": 32, "min_depth": 0.1}]
+
+    def build(config):
+        return {configuration["name"]: configuration["n_bins"] for configuration in config.bin_configurations}
+
+    config = HeadsConfig()
+    recipe = Recipe("config", "HeadsConfig() with its defaults", kwargs={"config": config}, config=config)
+    try:
+        build(config)
+    except KeyError as exc:
+        error = exc
+    completed = completed_config(recipe, error)
+    assert completed.description == ("HeadsConfig() with its defaults, bin_configurations[...]['name'] added (not in "
+                                     "the defaults)")
+    assert build(config) == {"name0": 64, "name1": 32}
+    # A key missing from a mapping the config does not hold: nothing to add.
+    try:
+        {}["name"]
+    except KeyError as exc:
+        assert completed_config(recipe, exc) is None
+
+
 class _PatchConfig:
     def __init__(self):
         self.patch_hidden_size = None

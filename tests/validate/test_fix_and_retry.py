@@ -33,6 +33,10 @@ def verdicts(fixable, worker_pool):
         finding_at(fixable, "x + shift", "MS116", "BoundOnOneBranch"),
         finding_at(fixable, "np.sin(x)", "MS101", "BoundOnOneBranch", occurrence=2),
         finding_at(fixable, "np.tanh(", "MS101", "CallsShiftedInside"),
+        finding_at(fixable, "low = low * 2", "MS116", "TwoAfterLoop"),
+        finding_at(fixable, "high = high * 3", "MS116", "TwoAfterLoop"),
+        finding_at(fixable, "Scores(value=x * 2)", "MS103", "OutputThenSize"),
+        finding_at(fixable, "scores.value.sum(0).size(0)", "MS602", "OutputThenSize"),
     ]
     return verdicts_by_scope(findings, worker_pool, with_line=True)
 
@@ -177,3 +181,25 @@ def test_extra_compiles_stop_before_the_job_s_time_limit():
     assert state.time_left_for(7)
     assert not state.time_left_for(9)  # past 80% of the timeout: the job keeps the answer it has
     assert _JobState({}).time_left_for(1e9)
+
+
+@pytest.mark.mindspore
+@needs_mindspore
+def test_an_error_naming_one_unbound_name_is_not_another_s(verdicts, fixable):
+    low, high = _one(verdicts, "TwoAfterLoop", "MS116"), _one(verdicts, "TwoAfterLoop", "MS116", 1)
+    assert low.verdict == CONFIRMED and "'low'" in low.message, low.message
+    # The first compile names `low` only, its location the whole of construct: `high` is decided once `low` is fixed.
+    assert high.verdict == CONFIRMED, high.message
+    assert high.message.startswith(f"decided after applying the fix for MS116 at line {low.finding.line}: "), \
+        high.message
+    assert "'high'" in high.message
+
+
+@pytest.mark.mindspore
+@needs_mindspore
+def test_past_a_line_that_fails_under_strict_only_the_compile_goes_on_under_lax(verdicts):
+    output, size = _one(verdicts, "OutputThenSize", "MS103"), _one(verdicts, "OutputThenSize", "MS602")
+    assert output.verdict == CONFIRMED and "inputs should be constant" in output.message, output.message
+    assert size.verdict == CONFIRMED, size.message
+    assert size.message.startswith(f"decided under LAX past line {output.finding.line} (MS103, which fails under "
+                                   f"STRICT only): ValueError: The object is not callable"), size.message

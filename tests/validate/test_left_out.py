@@ -247,3 +247,27 @@ def test_a_missing_name_called_or_bound_gets_a_function_in_its_place():
 def test_a_missing_name_used_as_a_value_is_not_stood_in_for():
     assert stand_in(MISSING, "net.py", 12, "strict") is None  # a dtype: a function would only move the error
     assert stand_in(MISSING, "net.py", 10, "strict") is None  # no missing name on the line
+
+
+TRIED = '''\
+class Net:
+    def construct(self, x):
+        try:
+            conf = [c for c in x if c > 0][0]
+        except IndexError:
+            raise ValueError("none")
+        finally:
+            done = True
+        return conf
+'''
+
+
+def test_a_try_statement_is_left_out_as_if_nothing_were_raised():
+    source, skipped = leave_out(TRIED, "net.py", 3)
+    lines = source.splitlines()
+    assert len(lines) == len(TRIED.splitlines())
+    assert lines[2:8] == ["        pass", "        conf = [c for c in x if c > 0][0]", "", "", "",
+                          "        done = True"]
+    assert skipped == [(3, 3), (5, 6)]  # the header and the handler: no longer compiled
+    assert leave_out(TRIED.replace("        finally:\n            done = True\n", "        else:\n"
+                                   "            done = True\n"), "net.py", 3) is None  # an ``else`` runs on success

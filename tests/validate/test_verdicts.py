@@ -321,3 +321,31 @@ def test_not_reproduced_needs_the_line_in_the_graph(module):
     for reach, expected, text in cases.values():
         verdict, = decide(job, dict(compiled, reach={"10": reach}), "CPU", "lax")
         assert verdict.verdict == expected and verdict.message.startswith(text), verdict.message
+
+
+def test_an_output_type_built_from_tensors_is_confirmed_only_where_it_is_built(tmp_path):
+    path = tmp_path / "net.py"
+    path.write_text(textwrap.dedent("""\
+        from mindspore import nn
+
+        class Net(nn.Cell):
+            def construct(self, x):
+                hidden = self.encoder(x)
+                return Output(value=hidden)
+    """))
+    built = Finding(str(path), 6, 15, "MS103", "user type Output built from tensor data in graph code (Net.construct) "
+                    "fails to compile under STRICT (ValueError); return a tuple or dict", "Net")
+    job = plan_jobs([built]).jobs[0]
+    # Another type built from tensors, in the encoder, stops the compile first: its error is not this finding's.
+    elsewhere = compile_error(path, 5, text="When handling script '__call_func_str__(last_hidden_state=...)' in "
+                                             "graph mode, the inputs should be constant")
+    verdict, = decide(job, elsewhere, "CPU", "strict")
+    assert verdict.verdict == INCONCLUSIVE, verdict.message
+    verdict, = decide(job, compile_error(path, 6, text="the inputs should be constant"), "CPU", "strict")
+    assert verdict.verdict == CONFIRMED, verdict.message
+    # A cache's change is still confirmed where MindSpore points, in the cache's own method.
+    changed = Finding(str(path), 6, 15, "MS103", "Cache.update() changes a list, dict or object held by a user object",
+                      "Net")
+    verdict, = decide(plan_jobs([changed]).jobs[0], compile_error(path, 5, kind="TypeError",
+                                                                  text="modify a member attribute"), "CPU", "strict")
+    assert verdict.verdict == CONFIRMED, verdict.message

@@ -1,5 +1,7 @@
 """A two-axis transpose (MS601, which fails to compile on a rank-3 tensor) before other hazards: the validator
 compiles again with the transpose fixed to reach them."""
+from dataclasses import dataclass
+
 import numpy as np
 from mindspore import Tensor, nn
 
@@ -60,3 +62,29 @@ class CallsShiftedInside(nn.Cell):
     def construct(self, x):
         y = self.inner(x)
         return Tensor(np.tanh(y))
+
+
+class TwoAfterLoop(nn.Cell):
+    """Two names first bound in a loop and read after it: MindSpore names one at a time."""
+
+    def construct(self, x):
+        # the bounds, widened step by step
+        for step in range(2):
+            low = x - step
+            high = x + step
+        low = low * 2
+        high = high * 3
+        return low + high
+
+
+@dataclass
+class Scores:
+    value: Tensor = None
+
+
+class OutputThenSize(nn.Cell):
+    """An output type built from tensors (fails under STRICT only), then a call that fails at every level."""
+
+    def construct(self, x):
+        scores = Scores(value=x * 2)
+        return scores.value.sum(0).size(0) + x.sum(0).size(0)
