@@ -29,7 +29,7 @@ from ms_lint.validate.expectations import (
 from ms_lint.validate.project import EXAMPLES_FILE_NAME, ModuleLocation, load_config, locate_module
 
 # Bumped when the worker's outcome format or behaviour changes, so old cache entries are not reused.
-OUTCOME_FORMAT = 11
+OUTCOME_FORMAT = 12
 
 
 @dataclass
@@ -69,6 +69,9 @@ class Job:
             "probes": self.probes,
             "state_names": self.state_names,
             "api_names": self.api_names,
+            # The lines a compile under LAX can still decide (``worker._next_fix``): rules failing at every level.
+            "lax_lines": sorted({f.line for f in self.findings if expectation_for(f.code).check == COMPILE
+                                 and expectation_for(f.code).expected_to_fail("lax")}),
             "syntax_level": syntax_level,
             "guards": {str(line): guard for line, guard in self.guards.items()},
             "retries": self.retries,

@@ -976,8 +976,9 @@ class Worker:
         if left is not None:
             return name, path, line, left[0], list(fixing.codes_on_line(source, path, line, level)), left[1], \
                 LEFT_OUT_STEP
-        if level != "strict" or state.lax or error.get("stage") != "compile" or not same_file(path, own_path):
-            return None
+        if level != "strict" or state.lax or error.get("stage") != "compile" or not same_file(path, own_path) \
+                or not set(state.job.get("lax_lines") or ()) - {line}:
+            return None  # nothing a compile under LAX could decide
         strict_only = [code for code in fixing.codes_on_line(source, path, line, level)
                        if not expectation_for(code).expected_to_fail("lax")
                        and expectation_for(code).error_matches(error.get("type", ""), error.get("message", ""))]
