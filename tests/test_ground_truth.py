@@ -23,6 +23,14 @@ import mindspore as ms
 from mindspore import nn, ops, Tensor, Parameter, jit_class
 """
 
+_JIT_PAIR = """
+        @jit_class
+        class Pair:
+            def __init__(self, first, second):
+                self.first = first
+                self.second = second
+"""
+
 # (id, code reported under STRICT or None, source, expected STRICT outcome, expected LAX outcome); an outcome is
 # "fail" (the first call raises), "ok", or "silent" (it runs, and the rule says why the result is wrong).
 CASES = [
@@ -82,23 +90,13 @@ CASES = [
                 pair = Pair(x, x * 2)
                 return pair.a + pair.b
     """, "fail", "ok"),
-    ("jit-class-from-tensors", "MS103", """
-        @jit_class
-        class Pair:
-            def __init__(self, first, second):
-                self.first = first
-                self.second = second
+    ("jit-class-from-tensors", "MS103", _JIT_PAIR + """
         class Net(nn.Cell):
             def construct(self, x):
                 pair = Pair(x, x * 2)
                 return pair.first + pair.second
     """, "fail", "fail"),
-    ("jit-class-from-constants", None, """
-        @jit_class
-        class Pair:
-            def __init__(self, first, second):
-                self.first = first
-                self.second = second
+    ("jit-class-from-constants", None, _JIT_PAIR + """
         class Net(nn.Cell):
             def __init__(self):
                 super().__init__()

@@ -60,6 +60,14 @@ def test_config_fields_the_defaults_leave_none_are_filled_in_as_the_constructor_
     assert model.inputs == ["x: [batch, length, hidden_size] from the config"]
 
 
+def _raised(call, *args) -> Exception:
+    try:
+        call(*args)
+    except Exception as exc:  # noqa: BLE001
+        return exc
+    raise AssertionError("it did not raise")
+
+
 def test_only_a_none_config_field_read_on_the_raising_line_is_filled_in():
     from ms_lint.validate.building import Recipe, completed_config
 
@@ -71,23 +79,16 @@ def test_only_a_none_config_field_read_on_the_raising_line_is_filled_in():
     def build(config):
         return config.rope_scaling.get("factor") * config.width
 
-    def raised(call, *args):
-        try:
-            call(*args)
-        except Exception as exc:  # noqa: BLE001
-            return exc
-        raise AssertionError("it did not raise")
-
     config = WideConfig()
     recipe = Recipe("config", "WideConfig() with its defaults", kwargs={"config": config}, config=config)
-    error = raised(build, config)
+    error = _raised(build, config)
     completed = completed_config(recipe, error)
     assert completed.description == "WideConfig() with its defaults, rope_scaling={} (None in the defaults)"
     assert config.rope_scaling == {}
     # Not an error about a None field; not a config recipe; a field that is set: nothing to fill in.
-    assert completed_config(recipe, raised(lambda: 1 / 0)) is None
+    assert completed_config(recipe, _raised(lambda: 1 / 0)) is None
     assert completed_config(Recipe("defaults", "Net()"), error) is None
-    assert completed_config(recipe, raised(build, config)) is None  # rope_scaling is {} now: None * 8 fails
+    assert completed_config(recipe, _raised(build, config)) is None  # rope_scaling is {} now: None * 8 fails
 
 
 def test_a_key_the_constructor_reads_from_a_config_list_of_mappings_is_added_to_each():
@@ -102,19 +103,12 @@ def test_a_key_the_constructor_reads_from_a_config_list_of_mappings_is_added_to_
 
     config = HeadsConfig()
     recipe = Recipe("config", "HeadsConfig() with its defaults", kwargs={"config": config}, config=config)
-    try:
-        build(config)
-    except KeyError as exc:
-        error = exc
-    completed = completed_config(recipe, error)
+    completed = completed_config(recipe, _raised(build, config))
     assert completed.description == ("HeadsConfig() with its defaults, bin_configurations[...]['name'] added (not in "
                                      "the defaults)")
     assert build(config) == {"name0": 64, "name1": 32}
     # A key missing from a mapping the config does not hold: nothing to add.
-    try:
-        {}["name"]
-    except KeyError as exc:
-        assert completed_config(recipe, exc) is None
+    assert completed_config(recipe, _raised(lambda: {}["name"])) is None
 
 
 class _PatchConfig:
@@ -140,11 +134,7 @@ def test_none_config_fields_behind_the_locals_a_caller_passed_on_are_filled_in_a
 
     config = _PatchConfig()
     recipe = Recipe("config", "PatchConfig() with its defaults", kwargs={"config": config}, config=config)
-    try:
-        _encoder(config)
-    except TypeError as exc:
-        error = exc
-    completed = completed_config(recipe, error)
+    completed = completed_config(recipe, _raised(_encoder, config))
     assert completed.description == ("PatchConfig() with its defaults, patch_hidden_size=32, patch_heads=2 (None in "
                                      "the defaults)")
     assert _encoder(config) == 8
