@@ -20,10 +20,11 @@ class BuiltinMinMaxOnTensor(Rule):
     what = """
         Reports Python's `max(...)` and `min(...)` called in graph code with an argument that is evidently tensor
         data (computed in the function by a tensor method or a MindSpore operator, or a name bound to such a value)
-        next to one that is not a tensor (a number, a constant, an `int` argument): `max(x.sum(), 1e-6)`,
-        `min(mask.astype(ms.int32).sum(), k)`, `max((loss, 1.0))`. A bare input of the function is not enough (it
-        may be a tuple of ints); compile-time constants alone (`max(self.k, 1)`, `max(x.shape)`) are folded by the
-        compiler, and tensors alone (`max(a.abs(), b.abs())`) compile: neither is reported.
+        next to one that is not evidently tensor data (a number, a constant, an `int` argument): `max(x.sum(),
+        1e-6)`, `min(mask.astype(ms.int32).sum(), k)`, `max((loss, 1.0))`. A bare input of the function is not
+        enough (it may be a tuple of ints); compile-time constants alone (`max(self.k, 1)`, `max(x.shape)`) are
+        folded by the compiler, and values that are all evidently tensors (`max(a.abs(), b.abs())`) compile: neither
+        is reported.
     """
     why = """
         Graph code runs the builtin on tensors only when every value it compares is one. Mixed with a Python
@@ -60,7 +61,7 @@ class BuiltinMinMaxOnTensor(Rule):
                 if len(arguments) == 1 and isinstance(arguments[0], (ast.Tuple, ast.List)):
                     arguments = arguments[0].elts  # max((loss, floor)) compares the elements
                 tensors = [argument for argument in arguments if evidently_tensor(function, argument)]
-                if not tensors or all(function.kind(argument) is not None for argument in arguments):
+                if not tensors or len(tensors) == len(arguments):
                     continue  # tensors alone compile: only a Python number next to a tensor stops it
                 yield self.finding(
                     module, node,
