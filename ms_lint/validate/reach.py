@@ -9,7 +9,8 @@ such a line. This module finds, for each finding line, the chain of branch condi
 arguments left at their defaults. A condition on anything else (a tensor) is compiled on both sides.
 
 It also finds the retries that would bring an unreached line in: ``set_train(True)`` for ``self.training``,
-a boolean constructor argument stored on the attribute a condition reads, and the gradient for a custom ``bprop``
+a boolean constructor argument stored on the attribute a condition reads, a ``construct`` argument a condition
+reads (``if not return_dict: return ...``: passed as the line needs it), and the gradient for a custom ``bprop``
 (construct never calls it: MindSpore compiles it where a gradient of the Cell is taken).
 """
 from __future__ import annotations
@@ -19,6 +20,7 @@ import re
 
 TRAIN_RETRY = "train"
 GRADIENT_RETRY = "gradient"
+ARGUMENT_RETRY = "argument"
 BPROP = "bprop"
 
 
@@ -72,7 +74,7 @@ def guards_for(tree: ast.Module, class_name: str, lines: set[int],
                 "called": None if called is None else name in called,
                 "conditions": found.get(line, []),
             }
-    return guards, _retries(methods.get("__init__"), guards)
+    return guards, _retries(methods.get("__init__"), guards, methods.get("construct"))
 
 
 def retries_for(tree: ast.Module, class_name: str, guards: dict[int, dict]) -> list[dict]:
@@ -80,9 +82,8 @@ def retries_for(tree: ast.Module, class_name: str, guards: dict[int, dict]) -> l
     cls = next((node for node in tree.body if isinstance(node, ast.ClassDef) and node.name == class_name), None)
     if cls is None:
         return []
-    init = next((node for node in cls.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
-                 and node.name == "__init__"), None)
-    return _retries(init, guards)
+    methods = {node.name: node for node in cls.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    return _retries(methods.get("__init__"), guards, methods.get("construct"))
 
 
 def _helper_entries(tree: ast.Module, class_name: str, helper: str) -> list[list]:
@@ -212,17 +213,35 @@ def _in_blocks(statement, line: int) -> bool:
 
 
 def _ends(body: list) -> bool:
-    return bool(body) and isinstance(body[-1], (ast.Return, ast.Raise))
+    """Whether running ``body`` always leaves the function: it ends in ``return``/``raise``, or in an ``if`` whose
+    every branch does."""
+    if not body:
+        return False
+    last = body[-1]
+    if isinstance(last, ast.If):
+        return _ends(last.body) and _ends(last.orelse)
+    return isinstance(last, (ast.Return, ast.Raise))
 
 
-def _retries(init, guards: dict[int, dict]) -> list[dict]:
+def _retries(init, guards: dict[int, dict], construct=None) -> list[dict]:
     retries: list[dict] = []
     if any(guard["function"] == BPROP and guard.get("called") is False for guard in guards.values()):
         retries.append({"name": GRADIENT_RETRY})
-    sources = {condition[0] for guard in guards.values()
-               for conditions in [guard["conditions"], *guard.get("alternatives", ())] for condition in conditions}
+    conditions = [condition for guard in guards.values()
+                  for path in [guard["conditions"], *guard.get("alternatives", ())] for condition in path]
+    sources = {condition[0] for condition in conditions}
     if not sources:
         return retries
+    # ``if not return_dict: return (...)`` in construct: the line after it needs the argument passed.
+    switches = _boolean_parameters(construct, with_none=True) if construct is not None else {}
+    for condition in conditions:
+        source, wanted = condition[0], bool(condition[1])
+        negated = source.startswith("not ")
+        name = source[4:] if negated else source
+        if name in switches and (len(condition) < 3 or condition[2] == "construct"):
+            retry = {"name": ARGUMENT_RETRY, "parameter": name, "value": wanted != negated, "source": source}
+            if retry not in retries:
+                retries.append(retry)
     if any("self.training" in source for source in sources):
         retries.append({"name": TRAIN_RETRY})
     if init is None:
@@ -239,18 +258,18 @@ def _retries(init, guards: dict[int, dict]) -> list[dict]:
         if any(f"self.{attribute}" in source for source in sources):
             retries.append({"name": "flag", "parameter": parameter, "value": not defaults[parameter],
                             "attribute": attribute})
-    return retries[:4]
+    return retries[:6]
 
 
-def _boolean_parameters(function) -> dict[str, bool]:
+def _boolean_parameters(function, with_none: bool = False) -> dict[str, bool | None]:
+    """The parameters of ``function`` whose default is True or False (or None, ``with_none``), with it."""
     args = function.args
     positional = args.posonlyargs + args.args
+    kinds = (bool, type(None)) if with_none else (bool,)
     result = {}
-    for argument, default in zip(positional[len(positional) - len(args.defaults):], args.defaults):
-        if isinstance(default, ast.Constant) and isinstance(default.value, bool):
-            result[argument.arg] = default.value
-    for argument, default in zip(args.kwonlyargs, args.kw_defaults):
-        if isinstance(default, ast.Constant) and isinstance(default.value, bool):
+    for argument, default in [*zip(positional[len(positional) - len(args.defaults):], args.defaults),
+                              *zip(args.kwonlyargs, args.kw_defaults)]:
+        if isinstance(default, ast.Constant) and isinstance(default.value, kinds):
             result[argument.arg] = default.value
     return result
 
@@ -272,6 +291,41 @@ def rebound_names(function) -> set[str]:
         if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
             names.add(node.id)
     return names
+
+
+def rebound_values(function, names: dict) -> dict:
+    """The values of the arguments ``function`` assigns again before any branch, once, from plain values
+    (``return_dict = return_dict if return_dict is not None else self.config.use_return_dict``), evaluated with
+    ``names`` (``self`` and the arguments' defaults); an argument whose new value is not plain is left out."""
+    import inspect
+    import textwrap
+
+    try:
+        definition = ast.parse(textwrap.dedent(inspect.getsource(function))).body[0]
+    except (OSError, TypeError, SyntaxError, IndentationError, ValueError, IndexError):
+        return {}
+    if not isinstance(definition, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return {}
+    stores: dict[str, int] = {}
+    for node in ast.walk(definition):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            stores[node.id] = stores.get(node.id, 0) + 1
+    values: dict = {}
+    for statement in definition.body:
+        if not isinstance(statement, ast.Assign):
+            if isinstance(statement, (ast.If, ast.For, ast.While, ast.Try, ast.With, ast.Match, ast.Return)):
+                break  # a condition may read the argument before it is assigned again
+            continue
+        target = statement.targets[0] if len(statement.targets) == 1 else None
+        if not isinstance(target, ast.Name) or target.id not in names or stores.get(target.id) != 1:
+            continue
+        try:
+            value = _value(statement.value, {**names, **values})
+        except Exception:  # noqa: BLE001 -- user objects can raise anything from a property
+            continue
+        if value is not _UNKNOWN and isinstance(value, _PLAIN):
+            values[target.id] = value
+    return values
 
 
 _UNKNOWN = object()
@@ -369,6 +423,9 @@ def _value(node, names):
         if isinstance(value, _PLAIN) or _is_object(value):
             return value
         return _UNKNOWN
+    if isinstance(node, ast.IfExp):
+        test = _plain(_value(node.test, names))
+        return _UNKNOWN if test is _UNKNOWN else _value(node.body if test else node.orelse, names)
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
         value = _plain(_value(node.operand, names))
         return _UNKNOWN if value is _UNKNOWN else not value

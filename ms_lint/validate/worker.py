@@ -26,7 +26,7 @@ import types
 
 from ms_lint.validate.expectations import expectation_for
 from ms_lint.validate.locations import location_lines, message_line
-from ms_lint.validate.reach import BPROP, GRADIENT_RETRY
+from ms_lint.validate.reach import ARGUMENT_RETRY, BPROP, GRADIENT_RETRY
 
 MESSAGE_LIMIT = 16_000
 OUTPUT_HEAD = 2_000
@@ -377,15 +377,16 @@ class Worker:
     def _reach(self, state: "_JobState", obj, gradient: bool = False) -> dict:
         from mindspore import nn
 
-        from ms_lint.validate.reach import evaluate, rebound_names
+        from ms_lint.validate.reach import evaluate, rebound_names, rebound_values
 
         is_cell = isinstance(obj, nn.Cell)
         entry = getattr(obj, "construct", None) if is_cell else (getattr(obj, "__wrapped__", None) or obj)
-        # An argument the function assigns again (return_dict = return_dict or self.config...) is not its default.
+        # An argument the function assigns again (return_dict = return_dict or self.config...) is not its default:
+        # it holds what that assignment gives, when it reads plain values only.
         rebound = rebound_names(entry)
-        defaults = {name: value for name, value in _plain_defaults(entry, given=len(state.inputs),
-                                                                   skip_first=False).items()
-                    if name not in rebound}
+        given = {**_plain_defaults(entry, given=len(state.inputs), skip_first=False), **state.extra_arguments}
+        defaults = {name: value for name, value in given.items() if name not in rebound}
+        defaults.update(rebound_values(entry, {**({"self": obj} if is_cell else {}), **given}))
         name = "construct" if is_cell else state.job["qualname"].split(".")[-1]
         tensors = frozenset(_positional_names(entry)[:len(state.inputs)])
         return evaluate(state.job.get("guards") or {}, obj if is_cell else None, defaults, entry=name,
@@ -604,7 +605,7 @@ class Worker:
         any rank reaches code that needs one (a retry or a fix compiles code the first compile left out)."""
         started = time.monotonic()
         try:
-            compiled.compile(*state.inputs)
+            compiled.compile(*state.inputs, **state.extra_arguments)
         except Exception as exc:  # noqa: BLE001 -- raised again unless inputs of a fixed rank get further
             self._compile_with_ranks(state, outcome, exc, time.monotonic() - started, compiled)
 
@@ -627,7 +628,7 @@ class Worker:
             inputs = tuple(mindspore.Tensor(shape=[-1] * rank, dtype=value.dtype) if index in loose else value
                            for index, value in enumerate(state.inputs))
             try:
-                (compiled or state.obj).compile(*inputs)
+                (compiled or state.obj).compile(*inputs, **state.extra_arguments)
             except Exception as exc:  # noqa: BLE001
                 if not _needs_rank(exc) and failed is None:
                     failed = (rank, inputs, exc)
@@ -676,6 +677,13 @@ class Worker:
                 if not self._retry(state, outcome, results, retry["name"], "the gradient taken (bprop compiled)",
                                    gradient=True):
                     break
+            elif retry["name"] == ARGUMENT_RETRY:
+                if retry["source"] not in blocked or not trainable:
+                    continue
+                if not self._retry(state, outcome, results, retry["name"],
+                                   f"{retry['parameter']}={retry['value']!r} passed to construct",
+                                   argument={retry["parameter"]: retry["value"]}):
+                    break
             elif retry["name"] == "train":
                 if not any("self.training" in condition for condition in blocked) or not trainable:
                     continue
@@ -700,12 +708,22 @@ class Worker:
             outcome["retries"] = results
 
     def _retry(self, state: "_JobState", outcome: dict, results: list, name: str, description: str,
-               train: bool = False, flag: dict | None = None, gradient: bool = False) -> bool:
+               train: bool = False, flag: dict | None = None, gradient: bool = False,
+               argument: dict | None = None) -> bool:
         """One retry, appended to ``results``; False when there was no time left for it. With ``gradient``, what
-        is compiled is the Cell's gradient, which compiles its custom ``bprop``."""
+        is compiled is the Cell's gradient, which compiles its custom ``bprop``; ``argument`` is passed to
+        ``construct`` by name besides the inputs."""
         if not state.time_left_for(time.monotonic() - state.building):
             outcome["notes"].append("stopped compiling again to stay within the job's time limit")
             return False
+        state.extra_arguments = dict(argument or {})
+        try:
+            return self._retry_with(state, outcome, results, name, description, train, flag, gradient)
+        finally:
+            state.extra_arguments = {}
+
+    def _retry_with(self, state: "_JobState", outcome: dict, results: list, name: str, description: str,
+                    train: bool, flag: dict | None, gradient: bool) -> bool:
         result = {"name": name, "description": description}
         results.append(result)
         outcome["stage"] = "retry"
@@ -1098,6 +1116,7 @@ class _JobState:
         self.arguments: tuple | None = None  # (args, kwargs) of the constructor, when ms-lint built the instance
         self.failed_recipe = None  # the way of building it whose error is the job's, when every way raised
         self.lax = False  # compiling under LAX past a line that fails under STRICT only (``_fix_and_rebuild``)
+        self.extra_arguments: dict = {}  # passed to construct by name besides the inputs, in a retry
         self.call_parameters: list[str] = []
         self.started = time.monotonic()
         self.building = self.started  # when building the instance began

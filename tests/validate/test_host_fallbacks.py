@@ -144,9 +144,10 @@ def test_an_argument_assigned_again_in_construct_is_not_read_as_its_default(proj
     switched = projects / "cells" / "vcells" / "switched.py"
     verdicts = verdicts_by_scope([finding_at(switched, "np.sqrt(4.0)", "MS101", "Rebound")], worker_pool)
     rebound = verdicts["Rebound", "MS101"]
-    # use_scale=None would keep the line out; construct replaces it with self.use_scale (True) first.
-    assert rebound.verdict == INCONCLUSIVE, rebound.message
-    assert "it sits under `use_scale`, which ms-lint could not evaluate" in rebound.message
+    # use_scale=None would keep the line out; construct replaces it with self.use_scale (True) first, which the
+    # validator evaluates as construct does: the line is in the graph, and np.sqrt of a constant compiles.
+    assert rebound.verdict == NOT_REPRODUCED, rebound.message
+    assert rebound.message == f"compiles under STRICT on CPU with line {rebound.finding.line} in the graph"
 
 
 def test_a_line_under_a_flag_and_train_mode_is_compiled_with_both(projects, worker_pool):

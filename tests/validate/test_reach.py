@@ -129,6 +129,7 @@ def test_guarded_lines_are_retried_or_reported_not_reached(projects, worker_pool
         finding_at(guarded, "Tensor(np.cos(x))", "MS101", "NeverOn"),
         finding_at(guarded, "Tensor(np.exp(x))", "MS101", "NeverOn"),
         finding_at(guarded, "float(np.sqrt(4.0))", "MS101", "Reached"),
+        finding_at(guarded, "Tensor(np.arctan(x))", "MS101", "OptionalOutput"),
     ]
     report = validate_findings(findings, ValidateOptions(use_cache=False), pool=worker_pool)
     by_line = {verdict.finding.line: verdict for verdict in report.verdicts}
@@ -146,6 +147,12 @@ def test_guarded_lines_are_retried_or_reported_not_reached(projects, worker_pool
     assert host.message.startswith("not compiled: `self.use_host` was False when the graph was built")
     mask = by_line[findings[3].line]
     assert mask.verdict == NOT_REACHED and "`mask is not None` was False" in mask.message
+
+    # Under ``if not return_dict: return``, return_dict set from the instance's attribute: passed to construct.
+    optional = by_line[findings[5].line]
+    assert optional.verdict == CONFIRMED, optional.message
+    assert optional.message.startswith("with return_dict=True passed to construct: ValueError"), optional.message
+    assert "`not return_dict` was True when the graph was built" in optional.notes[-1]
 
     # The line is in the graph (its condition held): a clean compile is evidence.
     reached = by_line[findings[4].line]
@@ -216,3 +223,44 @@ def test_findings_in_a_custom_bprop_are_decided_by_compiling_the_gradient(projec
     shifted = by_place[("ShiftedSTE", finding_at(path, "def bprop(ctx", "MS119", "ShiftedSTE", occurrence=3).line)]
     assert shifted.verdict == INCONCLUSIVE, shifted.message
     assert "requires the forward inputs as well as the 'out' and 'dout'" in shifted.message
+
+
+def test_a_line_after_an_if_whose_every_branch_returns_needs_its_condition_false():
+    tree = ast.parse(textwrap.dedent("""\
+        class Model(nn.Cell):
+            def construct(self, x, return_dict=False):
+                pooled = self.pool(x)
+                if not return_dict:
+                    if pooled is not None:
+                        return (x, pooled)
+                    else:
+                        return (x,)
+                return Output(x, pooled)
+    """))
+    guards, _ = guards_for(tree, "Model", {9})
+    assert guards[9]["conditions"] == [["not return_dict", False, "construct"]]
+    reach = evaluate(guards, _Instance(), {"return_dict": False})
+    assert reach["9"] == {"reached": False, "condition": "not return_dict", "value": "True", "wanted": False}
+
+
+def test_an_argument_construct_assigns_again_from_plain_values_is_evaluated():
+    from ms_lint.validate.reach import rebound_values
+
+    class Config:
+        use_return_dict = True
+
+    class Net:
+        config = Config()
+
+        def construct(self, x, return_dict=None, scale=None, mask=None):
+            return_dict = return_dict if return_dict is not None else self.config.use_return_dict
+            scale = scale or x.shape[0]
+            if mask is None:
+                return x
+            mask = mask * 2
+            return x
+
+    names = {"self": Net(), "return_dict": None, "scale": None, "mask": None}
+    # scale's new value reads a tensor's shape; mask is assigned after a branch, which may read the default.
+    assert rebound_values(Net.construct, names) == {"return_dict": True}
+    assert rebound_values(Net.construct, {**names, "return_dict": False}) == {"return_dict": False}
