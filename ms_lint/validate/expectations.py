@@ -269,3 +269,15 @@ def probes_for(codes) -> list[str]:
     return [name for name, check in (("parameters", PARAMETER_PROBE), ("randomness", RANDOMNESS_PROBE),
                                      ("output", OUTPUT_PROBE), ("state", STATE_PROBE))
             if check in wanted]
+
+
+# What MindSpore says of a name bound on some paths only: at the read (UnboundLocalError), or, when the Cell is
+# compiled as a part of another, at the call that reached it (NameError).
+_UNBOUND_NAME = re.compile(r"The local variable '(\w+)' (?:is not defined|defined in the)"
+                           r"|The name '(\w+)' is not defined")
+
+
+def unbound_name(message: str) -> str | None:
+    """The name a MindSpore error says is unbound on some paths, or None when it says no such thing."""
+    match = _UNBOUND_NAME.search(message)
+    return None if match is None else match.group(1) or match.group(2)

@@ -28,6 +28,7 @@ from contextlib import ExitStack, contextmanager
 from functools import lru_cache
 
 from ms_lint.model.source import read_source
+from ms_lint.validate.expectations import unbound_name
 
 MAX_FIXES = 16  # compiles after the first, each with one more line fixed
 
@@ -155,12 +156,6 @@ def _findings(source: str, path: str, settings) -> tuple:
     return tuple(analyse(ast.parse(source, filename=path), source, path, settings)[1])
 
 
-# What MindSpore says of a name bound on some paths only: at the read (UnboundLocalError), or, when the Cell is
-# compiled as a part of another, at the call that reached it (NameError).
-_UNBOUND_NAME = re.compile(r"The local variable '(\w+)' (?:is not defined|defined in the)"
-                           r"|The name '(\w+)' is not defined")
-
-
 # What MindSpore says when a method's instance is not named ``self`` (MS119): the counts differ by one, or, with a
 # default after it, an argument is missing -- without a location when the Cell is the one compiled.
 _INSTANCE_MISCOUNTED = re.compile(r"parameters number of the function is \d+, but the number of provided arguments"
@@ -173,12 +168,6 @@ def lines_misnaming_instance(message: str, source: str, path: str, syntax_level:
     if not _INSTANCE_MISCOUNTED.search(message):
         return []
     return _lines_of(source, path, syntax_level, lambda finding: finding.code == "MS119" and finding.scope == owner)
-
-
-def unbound_name(message: str) -> str | None:
-    """The name a MindSpore error says is unbound on some paths, or None when it says no such thing."""
-    match = _UNBOUND_NAME.search(message)
-    return None if match is None else match.group(1) or match.group(2)
 
 
 def lines_reading_unbound(message: str, source: str, path: str, syntax_level: str) -> list[int]:

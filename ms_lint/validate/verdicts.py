@@ -34,6 +34,7 @@ from ms_lint.validate.expectations import (
     STATE_PROBE,
     Expectation,
     expectation_for,
+    unbound_name,
 )
 from ms_lint.validate.fallbacks import backend_kernel_failure, missing_kernel
 from ms_lint.validate.locations import Location, parse_locations, same_file
@@ -457,8 +458,6 @@ class _Context:
         )
 
     def compile_failed(self, finding: Finding, expectation: Expectation) -> Verdict:
-        from ms_lint.validate.fixing import unbound_name
-
         error = self.error or {}
         first = self.first_line()
         kind_matches = expectation.error_matches(error.get("type", ""), error.get("message", ""))
