@@ -335,13 +335,13 @@ def _completed_entries(recipe: Recipe, error: KeyError) -> Recipe | None:
     for _, names, _ in _raising_frames(error):
         read = [value for value in names.values() if isinstance(value, dict) and key not in value]
         for config in _configs(recipe.config):
-            for field, entries in list(vars(config).items()):
+            for name, entries in list(vars(config).items()):
                 if not (isinstance(entries, list) and entries and all(isinstance(e, dict) for e in entries)
                         and any(entry is value for entry in entries for value in read)):
                     continue
                 for index, entry in enumerate(entries):
                     entry[key] = f"{key}{index}" if key == "name" else (_guess(key) or 1)
-                return Recipe(recipe.how, f"{recipe.description}, {field}[...][{key!r}] added (not in the "
+                return Recipe(recipe.how, f"{recipe.description}, {name}[...][{key!r}] added (not in the "
                               f"defaults)", recipe.args, recipe.kwargs, recipe.config)
     return None
 

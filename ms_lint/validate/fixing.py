@@ -31,6 +31,7 @@ from ms_lint.model.source import read_source
 from ms_lint.validate.expectations import unbound_name
 
 MAX_FIXES = 16  # compiles after the first, each with one more line fixed
+ANY_ATTRIBUTE = "*"  # among the attributes a module reads: one read by a name computed at run time
 
 
 def fix_at_line(source: str, path: str, line: int, syntax_level: str) -> tuple[str, list[str]] | None:
@@ -444,10 +445,10 @@ def leave_out(source: str, path: str, line: int) -> tuple[str, list[tuple[int, i
     ``register_buffer``, ``detach_()``), an ``assert``, a write of an attribute that no graph code of the module
     reads (``ctx.saved = x`` kept for a backward pass), the header of a ``with`` block without ``as`` (its body
     stays, moved out of the block), or a ``try`` statement's handling (its body, and ``finally`` body, stay, moved
-    out of it; the ``except`` blocks go, as if nothing were raised). Every line keeps its number. The ranges are the statement's and those of the
-    functions of the module it calls, however indirectly: their lines are not compiled any more, so a clean compile
-    says nothing of them. None for any other statement: leaving out a value the code goes on to use would only
-    move the error."""
+    out of it; the ``except`` blocks go, as if nothing were raised). Every line keeps its number. The ranges are
+    the statement's and those of the functions of the module it calls, however indirectly: their lines are not
+    compiled any more, so a clean compile says nothing of them. None for any other statement: leaving out a value
+    the code goes on to use would only move the error."""
     try:
         tree = _tree(source, path)
     except (SyntaxError, ValueError):
@@ -482,7 +483,7 @@ def leave_out(source: str, path: str, line: int) -> tuple[str, list[tuple[int, i
             return None
         body = [newline] * (statement.body[0].lineno - statement.lineno - 1) + body
         body += [newline] * (handled[1] - handled[0] + 1) + ([newline] + final if statement.finalbody else [])
-        removed = [handler for handler in statement.handlers]
+        removed = list(statement.handlers)
         kept = lines[:statement.lineno - 1] + [indent + "pass" + newline] + body
         result = "".join(kept + lines[len(kept):])
         try:
@@ -522,9 +523,6 @@ def _unread_attribute_write(tree: ast.Module, statement: ast.stmt) -> bool:
                          for node in ast.walk(tree))
     read = _attributes_read(tree, in_constructor)
     return ANY_ATTRIBUTE not in read and target.attr not in read
-
-
-ANY_ATTRIBUTE = "*"
 
 
 @lru_cache(maxsize=16)

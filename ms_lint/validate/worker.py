@@ -830,8 +830,6 @@ class Worker:
         ``prepare(obj)`` runs on each built instance before its reach conditions are read and it is compiled.
         An attempt whose copies fail to run (a module registering a class a second time) ends the attempts and
         decides nothing: its error says nothing of the Cell."""
-        from ms_lint.validate import fixing
-
         level = state.job.get("syntax_level", "strict")
         fixed_sources: dict[str, str] = {}
         results, fixed, last = [], [], first or outcome
