@@ -246,7 +246,8 @@ class _Context:
                 continue
             outcome = dict(self.outcome)
             # After building failed, the retries started from that build: they say what the fixed one left out.
-            retries = self.outcome.get("retries") or [] if self.error.get("stage") == "construction" else []
+            construction = (self.error or {}).get("stage") == "construction"
+            retries = (self.outcome.get("retries") or []) if construction else []
             outcome.update(status="ok" if attempt.get("compiled") else "error", error=attempt.get("error"),
                            compiled=attempt.get("compiled"), compile_log=attempt.get("compile_log") or [],
                            reach=attempt.get("reach") or self.outcome.get("reach") or {}, retries=retries,
