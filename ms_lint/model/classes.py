@@ -390,10 +390,16 @@ class ClassFacts:
         if qualname.startswith(self.local_prefix):
             info = self.classes.get(qualname[len(self.local_prefix):])
             return info is not None and info.is_jit_class
-        if api.is_mindspore(qualname) or api.is_host_library(qualname) or qualname.startswith("builtins."):
-            return False
-        summary = project_class(self.path, qualname, self.settings)
+        summary = self._other_module_class(qualname)
         return summary is not None and summary.is_jit_class
+
+    def _other_module_class(self, qualname: str):
+        """The project's summary of the class ``qualname`` names in another module of the project; None for a name
+        of this module, of MindSpore, of a host library or a builtin, or one the project does not define."""
+        if qualname.startswith(self.local_prefix) or api.is_mindspore(qualname) or api.is_host_library(qualname) or (
+                qualname.startswith("builtins.")):
+            return None
+        return project_class(self.path, qualname, self.settings)  # cheap, kept between files
 
     def user_type(self, qualname: str | None) -> UserType | None:
         """The plain user class ``qualname`` names: one of this module's, or of another module of the project."""
@@ -402,10 +408,7 @@ class ClassFacts:
         key = self.user_class_name(qualname)
         if key is not None:
             return UserType(self, key)
-        if qualname.startswith(self.local_prefix) or api.is_mindspore(qualname) or api.is_host_library(qualname) or (
-                qualname.startswith("builtins.")):
-            return None
-        summary = project_class(self.path, qualname, self.settings)  # cheap, kept between files
+        summary = self._other_module_class(qualname)
         if summary is None or summary.is_cell or summary.is_jit_class:
             return None
         found = project_class_facts(self.path, qualname, self.settings)
