@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ast
 import re
+import weakref
 
 TRAIN_RETRY = "train"
 GRADIENT_RETRY = "gradient"
@@ -279,37 +280,18 @@ def _boolean_parameters(function, with_none: bool = False) -> dict[str, bool | N
 
 def rebound_names(function) -> set[str]:
     """The names ``function`` assigns in its body: an argument among them holds its default only until then."""
-    import inspect
-    import textwrap
-
-    try:
-        tree = ast.parse(textwrap.dedent(inspect.getsource(function)))
-    except (OSError, TypeError, SyntaxError, IndentationError, ValueError):
-        return set()
-    names = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
-            names.add(node.id)
-    return names
+    definition = _definition(function)
+    return set(_stores(definition)) if definition is not None else set()
 
 
 def rebound_values(function, names: dict) -> dict:
     """The values of the arguments ``function`` assigns again before any branch, once, from plain values
     (``return_dict = return_dict if return_dict is not None else self.config.use_return_dict``), evaluated with
     ``names`` (``self`` and the arguments' defaults); an argument whose new value is not plain is left out."""
-    import inspect
-    import textwrap
-
-    try:
-        definition = ast.parse(textwrap.dedent(inspect.getsource(function))).body[0]
-    except (OSError, TypeError, SyntaxError, IndentationError, ValueError, IndexError):
+    definition = _definition(function)
+    if definition is None:
         return {}
-    if not isinstance(definition, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        return {}
-    stores: dict[str, int] = {}
-    for node in ast.walk(definition):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
-            stores[node.id] = stores.get(node.id, 0) + 1
+    stores = _stores(definition)
     values: dict = {}
     for statement in definition.body:
         if not isinstance(statement, ast.Assign):
@@ -326,6 +308,42 @@ def rebound_values(function, names: dict) -> dict:
         if value is not _UNKNOWN and isinstance(value, _PLAIN):
             values[target.id] = value
     return values
+
+
+_DEFINITIONS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # function -> its parsed ``def``
+
+
+def _definition(function):
+    """The ``def`` of ``function`` parsed from its source, once while the function lives (each compile of a job
+    asks again; a user module forgotten after the job is not kept alive); None when there is no source to read."""
+    import inspect
+    import textwrap
+
+    function = getattr(function, "__func__", function)
+    try:
+        return _DEFINITIONS[function]
+    except (KeyError, TypeError):
+        pass
+    try:
+        definition = ast.parse(textwrap.dedent(inspect.getsource(function))).body[0]
+    except (OSError, TypeError, SyntaxError, IndentationError, ValueError, IndexError):
+        definition = None
+    if not isinstance(definition, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        definition = None
+    try:
+        _DEFINITIONS[function] = definition
+    except TypeError:
+        pass  # not weakly referable: parsed again next time
+    return definition
+
+
+def _stores(definition) -> dict[str, int]:
+    """How many times ``definition`` binds or deletes each name."""
+    stores: dict[str, int] = {}
+    for node in ast.walk(definition):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            stores[node.id] = stores.get(node.id, 0) + 1
+    return stores
 
 
 _UNKNOWN = object()
