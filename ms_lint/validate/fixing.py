@@ -471,30 +471,23 @@ def leave_out(source: str, path: str, line: int) -> tuple[str, list[tuple[int, i
         if end < statement.lineno or body is None:
             return None  # ``with x: call()`` on one line, or a body line indented less than the block
         removed: list[ast.AST] = [item.context_expr for item in statement.items]
+        dropped = []
     elif isinstance(statement, ast.Try) and not statement.orelse and statement.handlers:
         # The body runs as if nothing were raised; the handlers go (MindSpore compiles no ``try``).
-        end = statement.end_lineno
         handled = (statement.handlers[0].lineno, (statement.finalbody[0].lineno - 2 if statement.finalbody
                                                  else statement.end_lineno))
         width = statement.body[0].col_offset - statement.col_offset
         body = _dedented(lines[statement.body[0].lineno - 1:handled[0] - 1], width)
-        final = _dedented(lines[handled[1] + 1:end], width) if statement.finalbody else []
+        final = _dedented(lines[handled[1] + 1:statement.end_lineno], width) if statement.finalbody else []
         if body is None or final is None or statement.body[0].lineno == statement.lineno:
             return None
         body = [newline] * (statement.body[0].lineno - statement.lineno - 1) + body
         body += [newline] * (handled[1] - handled[0] + 1) + ([newline] + final if statement.finalbody else [])
-        removed = list(statement.handlers)
-        kept = lines[:statement.lineno - 1] + [indent + "pass" + newline] + body
-        result = "".join(kept + lines[len(kept):])
-        try:
-            ast.parse(result, filename=path)
-        except SyntaxError:
-            return None
-        return result, [(statement.lineno, statement.lineno), handled] + _called_function_spans(tree, removed)
+        end, removed, dropped = statement.lineno, list(statement.handlers), [handled]
     elif isinstance(statement, ast.Assert) or (isinstance(statement, ast.Expr)
                                                and isinstance(statement.value, ast.Call)) \
             or _unread_attribute_write(tree, statement):
-        end, body, removed = statement.end_lineno, [], [statement]
+        end, body, removed, dropped = statement.end_lineno, [], [statement], []
     else:
         return None
     start = statement.lineno
@@ -504,7 +497,7 @@ def leave_out(source: str, path: str, line: int) -> tuple[str, list[tuple[int, i
         ast.parse(result, filename=path)
     except SyntaxError:
         return None
-    return result, [(start, end)] + _called_function_spans(tree, removed)
+    return result, [(start, end)] + dropped + _called_function_spans(tree, removed)
 
 
 def _unread_attribute_write(tree: ast.Module, statement: ast.stmt) -> bool:
