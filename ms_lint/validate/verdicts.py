@@ -817,22 +817,28 @@ def _graph_of_definition(finding: Finding, message: str) -> str | None:
     Class.method`` (``FunctionGraph : pkg_module_Class_method_20``), or one of its inputs when the method is
     ``construct`` (``Miss argument input for parameter:scale``: only the graph a compile starts from takes
     inputs); None when it names neither."""
-    method = re.match(r"\s*(?:async\s+)?def (\w+)", linecache.getline(finding.path, finding.line))
+    method = _defined_at(finding)
     if method is None or not finding.scope:
         return None
     owner = finding.scope.split(".")[-1]
     graph = re.search(r"FunctionGraph(?: ID)? : (\S+)", message)
-    if graph is not None and f"_{owner}_{method.group(1)}_" in graph.group(1) + "_":
-        return f"the graph of {owner}.{method.group(1)}"
+    if graph is not None and f"_{owner}_{method}_" in graph.group(1) + "_":
+        return f"the graph of {owner}.{method}"
     missing = re.search(r"Miss argument input for parameter:\s*(\w+)", message)
-    if missing is not None and method.group(1) == "construct" \
+    if missing is not None and method == "construct" \
             and missing.group(1) in _parameters_of_definition(finding.path, finding.line):
-        return f"`{missing.group(1)}`, an input of {owner}.{method.group(1)}"
+        return f"`{missing.group(1)}`, an input of {owner}.{method}"
     return None
 
 
+def _defined_at(finding: Finding) -> str | None:
+    """The name of the function whose ``def`` line ``finding`` sits on; None when it sits on another line."""
+    method = re.match(r"\s*(?:async\s+)?def (\w+)", linecache.getline(finding.path, finding.line))
+    return method.group(1) if method else None
+
+
 def _on_definition(finding: Finding) -> bool:
-    return re.match(r"\s*(?:async\s+)?def \w", linecache.getline(finding.path, finding.line)) is not None
+    return _defined_at(finding) is not None
 
 
 def _parameters_of_definition(path: str, line: int) -> frozenset[str]:
