@@ -265,6 +265,23 @@ CASES = [
             def construct(self, x):
                 return x.transpose(0, 1) * ops.ones((3, 2), ms.float32)
     """, "fail", "fail"),
+    # Measured on 2.10: PyNative swaps the last two axes of a 4-D tensor; graph mode reads (-1, -2) as a permutation.
+    ("matrix-swap-on-a-tensor-shaped-to-rank-4", "MS601", """
+        class Net(nn.Cell):
+            def heads(self, x):
+                return x.reshape(1, 2, 3, 1).permute(0, 2, 1, 3)
+            def construct(self, x):
+                k = self.heads(x)
+                if x.shape[0] > 1:
+                    k = ms.mint.cat([k[:, :, :1, :], k[:, :, 1:, :]], dim=2)
+                return ms.mint.matmul(k, k.transpose(-1, -2))
+    """, "fail", "fail"),
+    ("matrix-swap-on-a-tensor-of-unknown-rank", None, """
+        class Net(nn.Cell):
+            def construct(self, x):
+                k = x.reshape(2, 3) if x.shape[0] > 1 else x
+                return k.transpose(-1, -2).sum() + x.transpose(-1, -2)
+    """, "ok", "ok"),
     ("swapaxes-is-the-fix", None, """
         class Net(nn.Cell):
             def construct(self, x):

@@ -452,3 +452,29 @@ def test_a_name_in_a_function_asked_after_another_function_was_looked_into():
     assert binding.kind == "assignment" and binding.scope.path == "outer.<locals>."
     handle = [n for n in names_in(module, "handle") if isinstance(n.ctx, ast.Load)][0]
     assert module.scopes.binding(handle).scope is binding.scope
+
+
+def test_a_least_rank_comes_from_an_assignment_that_reaches_the_use():
+    module = facts("""
+        from mindspore import nn, mint
+
+        class Attention(nn.Cell):
+            def heads(self, x):
+                return x.view(2, 3, 4, 5).permute(0, 2, 1, 3)
+
+            def construct(self, x, past=None):
+                k = x
+                if past is not None:
+                    k = mint.cat([past, self.heads(x)], dim=2)
+                m = x.reshape(3, 4)
+                s = x.reshape(3, 4, 5)
+                s = x.sum()
+                return k, m, s, x[:, :, 0], x[:, :, :1]
+    """)
+    construct = next(f for f in module.graph_functions if f.node.name == "construct")
+    returned = next(n for n in construct.nodes_of(ast.Return)).value.elts
+    k, m, s, indexed, sliced = (construct.least_rank(e) for e in returned)
+    assert k.at_least == 4 and ast.unparse(k.shaped_by) == "x.view(2, 3, 4, 5).permute(0, 2, 1, 3)"
+    assert m.at_least == 2
+    assert s is None  # the rank-3 value never reaches the use: the sum replaced it on every path
+    assert indexed is None and sliced.at_least == 3

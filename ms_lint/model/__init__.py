@@ -10,6 +10,7 @@ Layers, each asking only those above it in this list (and never the engine or a 
   branches and loops (syntactic: asks no other layer);
 - ``project``: classes and functions of the project's other modules, kept as summaries;
 - ``classes``: Cell lineage, jit classes, user classes, what a Cell's attributes hold;
+- ``ranks``: the least number of dimensions a tensor value evidently has, from the calls that shaped it;
 - ``graph``: which functions MindSpore compiles and why, with the kinds flowing into them;
 - ``module``: ``ModuleFacts``, the one object a rule is given.
 """

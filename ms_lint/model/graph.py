@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Iterator
 
 from ms_lint import mindspore_api as api
 from ms_lint.model.classes import ClassInfo, UserType
+from ms_lint.model.ranks import Rank, least_rank
 from ms_lint.model.syntax import FunctionNode, decorator_callee, first_argument, is_static, parameter_defaults
 from ms_lint.model.scopes import ASSIGNMENT, PARAMETER
 from ms_lint.model.values import (BUILTIN_STATIC_CALLS, HOST, INDEX_BUILTINS, INDEX_FUNCTIONS, KIND_PASSING_BUILTINS,
@@ -430,6 +431,10 @@ class GraphFunction:
 
     def is_tensor(self, expr: ast.AST) -> bool:
         return self.kind(expr) == TENSOR
+
+    def least_rank(self, expr: ast.AST) -> Rank | None:
+        """The least rank the tensor ``expr`` evidently has where it is used (see ``ranks``), or None."""
+        return least_rank(self.module, expr, self.node, self.owner)
 
     def kind(self, expr: ast.AST | None) -> str | None:
         """TENSOR for tensor data, HOST for a host array, None for a compile-time constant or unknown value."""

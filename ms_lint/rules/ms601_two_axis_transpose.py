@@ -16,8 +16,12 @@ class TwoAxisTranspose(Rule):
     fix_summary = "swap two axes with `t.swapaxes(d0, d1)` (or `ops.swapaxes`); `transpose` wants every axis"
     what = """
         Reports `t.transpose(d0, d1)` with exactly two axis arguments on a tensor value in graph code. The
-        2-D permutation `t.transpose(1, 0)` (also `(-1, -2)`) means the same in both APIs and is not reported, nor
-        are calls with a full permutation (`t.transpose(0, 2, 1)`, `t.transpose((1, 0))`).
+        2-D permutation `t.transpose(1, 0)` (also `(-1, -2)`, `(-1, 0)`, `(1, -2)`) means the same in both APIs on
+        a 2-D tensor, so it is reported only where the tensor evidently has rank 3 or more: every assignment that
+        reaches it was shaped by a call that fixes its rank (`k.view(b, s, h, d)`, `k.permute(0, 2, 1, 3)`,
+        `k[:, :, :n, :]`, a method of the class whose every `return` is such a value, and what keeps or raises that
+        rank: `contiguous`, elementwise arithmetic, `mint.cat`, `unsqueeze`). Calls with a full permutation
+        (`t.transpose(0, 2, 1)`, `t.transpose((1, 0))`) are not reported.
     """
     why = """
         In PyNative, `Tensor.transpose` accepts PyTorch's form and swaps two axes; in graph mode it takes a full
@@ -48,6 +52,20 @@ class TwoAxisTranspose(Rule):
                 if not _two_axis_transpose(node) or function.kind(node.func.value) != TENSOR:
                     continue
                 axes = ", ".join(ast.unparse(a) for a in node.args)
+                if _swaps_a_matrix(node):
+                    rank = function.least_rank(node.func.value)
+                    if rank is None or rank.at_least < 3:
+                        continue
+                    shaped = ast.unparse(rank.shaped_by)
+                    shaped = shaped if len(shaped) <= 60 else shaped[:57] + "..."
+                    yield self.finding(
+                        module, node,
+                        f".transpose({axes}) in graph code ({function.label}) on a tensor of rank "
+                        f"{rank.at_least} or more (`{shaped}`, line {rank.shaped_by.lineno}) fails to compile: graph "
+                        "mode takes a full permutation, and two axes fit only a 2-D tensor (ValueError; PyNative "
+                        f"swaps the axes); use .swapaxes({axes}), which means the same on every device",
+                    )
+                    continue
                 yield self.finding(
                     module, node,
                     f".transpose({axes}) in graph code ({function.label}) takes a full permutation on CPU and GPU: "
@@ -66,13 +84,14 @@ class TwoAxisTranspose(Rule):
 
 def _two_axis_transpose(call: ast.Call) -> bool:
     func = call.func
-    if not (isinstance(func, ast.Attribute) and func.attr == "transpose" and len(call.args) == 2
-            and not call.keywords and not any(isinstance(a, ast.Starred) for a in call.args)):
-        return False
+    return (isinstance(func, ast.Attribute) and func.attr == "transpose" and len(call.args) == 2
+            and not call.keywords and not any(isinstance(a, ast.Starred) for a in call.args))
+
+
+def _swaps_a_matrix(call: ast.Call) -> bool:
+    """``(1, 0)`` or ``(-1, -2)``: a full 2-D permutation, the same swap in both APIs on a 2-D tensor."""
     axes = [_int_constant(a) for a in call.args]
-    if None not in axes and -2 <= min(axes) and max(axes) <= 1 and (axes[0] % 2, axes[1] % 2) == (1, 0):
-        return False  # (1, 0), (-1, -2): a full 2-D permutation, the same swap in both APIs
-    return True
+    return None not in axes and -2 <= min(axes) and max(axes) <= 1 and (axes[0] % 2, axes[1] % 2) == (1, 0)
 
 
 def _int_constant(expr: ast.AST) -> int | None:

@@ -1,0 +1,254 @@
+"""Least ranks: how many dimensions a tensor value evidently has, from the calls that shaped it.
+
+Rank matters where PyTorch and MindSpore's graph mode read the same call differently by rank: ``k.transpose(-1, -2)``
+swaps the last two axes of a tensor of any rank in PyTorch and in PyNative, while graph mode takes a full
+permutation, so the call compiles on a 2-D tensor only (measured on MindSpore 2.10 CPU, STRICT and LAX). Nothing
+here guesses: a value has a least rank only when an assignment that reaches its use was shaped by a call that fixes
+it (``x.view(b, s, h, d)``, ``x.permute(0, 2, 1, 3)``, ``x[:, :, :n, :]``, a method of the same class returning
+such a value) or derived from one by a call that keeps or raises it (``contiguous``, ``softmax``, broadcasting
+arithmetic, ``mint.cat``, ``unsqueeze``). Whenever that assignment's path is the one compiled, the value has that
+rank, whatever the other paths give.
+
+Asks the scopes (bindings in force), qualified names and the classes' methods; asked by the graph layer.
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ms_lint.model.scopes import ASSIGNMENT
+from ms_lint.model.syntax import FunctionNode, first_argument
+
+if TYPE_CHECKING:
+    from ms_lint.model.classes import ClassInfo
+    from ms_lint.model.module import ModuleFacts
+
+
+@dataclass(frozen=True)
+class Rank:
+    """At least ``at_least`` dimensions, as the call ``shaped_by`` fixed them."""
+
+    at_least: int
+    shaped_by: ast.AST
+
+
+# Methods whose result has exactly as many dimensions as their arguments name.
+_SHAPING_METHODS = frozenset({"view", "reshape", "permute"})
+# Functions (by their last name, inside MindSpore) doing the same with a shape or permutation second argument.
+_SHAPING_FUNCTIONS = frozenset({"reshape", "permute", "transpose"})
+# Methods and functions whose result has the rank of the tensor they act on (elementwise, casts, two-axis swaps).
+_RANK_KEEPING = frozenset({
+    "abs", "add", "astype", "bfloat16", "bool", "clamp", "clip", "clone", "contiguous", "cos", "detach", "div",
+    "double", "dropout", "elu", "exp", "flip", "float", "gelu", "half", "int", "leaky_relu", "log", "log_softmax",
+    "long", "masked_fill", "mul", "neg", "pow", "relu", "roll", "rsqrt", "sigmoid", "silu", "sin", "softmax",
+    "sqrt", "sub", "swapaxes", "swapdims", "tanh", "to", "tril", "triu", "type", "type_as", "cast",
+})
+_RANK_RAISING = frozenset({"unsqueeze", "expand_dims"})
+_MATRIX_PRODUCTS = frozenset({"matmul", "bmm", "batch_matmul"})
+_JOINING = frozenset({"cat", "concat", "concatenate"})
+_MAX_DEPTH = 6  # nested calls of the class's own methods followed at most
+
+
+def least_rank(module: "ModuleFacts", expr: ast.AST, function: FunctionNode,
+               owner: "ClassInfo | None") -> Rank | None:
+    """The least rank ``expr``, used in ``function`` (a method of ``owner``, or None), evidently has on some path
+    that reaches it, or None."""
+    return _Ranks(module).of(expr, function, owner, 0)
+
+
+class _Ranks:
+    def __init__(self, module: "ModuleFacts"):
+        self.module = module
+        self._blocks: dict[int, dict[int, tuple]] = {}
+
+    def of(self, expr: ast.AST, function: FunctionNode, owner, depth: int) -> Rank | None:
+        if depth > _MAX_DEPTH:
+            return None
+        if isinstance(expr, ast.Name):
+            return self._name(expr, function, owner, depth)
+        if isinstance(expr, ast.Call):
+            return self._call(expr, function, owner, depth)
+        if isinstance(expr, ast.Subscript):
+            return self._subscript(expr, function, owner, depth)
+        if isinstance(expr, ast.BinOp):
+            left = self.of(expr.left, function, owner, depth + 1)
+            right = self.of(expr.right, function, owner, depth + 1)
+            if isinstance(expr.op, ast.MatMult):
+                return _product(left, right, expr)
+            return _larger(left, right)
+        if isinstance(expr, ast.IfExp):
+            return _larger(self.of(expr.body, function, owner, depth + 1),
+                           self.of(expr.orelse, function, owner, depth + 1))
+        if isinstance(expr, ast.UnaryOp) and not isinstance(expr.op, ast.Not):
+            return self.of(expr.operand, function, owner, depth + 1)
+        return None
+
+    # -- calls ------------------------------------------------------------------------------------------------
+
+    def _call(self, call: ast.Call, function: FunctionNode, owner, depth: int) -> Rank | None:
+        func = call.func
+        qualname = self.module.qualname(func)
+        if qualname is not None and qualname.startswith("mindspore."):
+            return self._mindspore_function(call, qualname.rpartition(".")[2], function, owner, depth)
+        if not isinstance(func, ast.Attribute):
+            target = self.module.local_function(func)
+            return None if target is None else self._returned(target, None, depth)
+        if owner is not None and isinstance(func.value, ast.Name) and func.value.id == first_argument(function):
+            found = owner.find_method(func.attr)
+            return None if found is None else self._returned(found[1], found[0], depth)
+        method = func.attr
+        if method in _SHAPING_METHODS:
+            return _counted(call.args, call)
+        if method == "transpose" and len(call.args) >= 3:
+            return _counted(call.args, call)
+        if method in _RANK_KEEPING or method == "transpose":
+            return self.of(func.value, function, owner, depth + 1)
+        if method in _RANK_RAISING:
+            receiver = self.of(func.value, function, owner, depth + 1)
+            return None if receiver is None else Rank(receiver.at_least + 1, call)
+        return None
+
+    def _mindspore_function(self, call: ast.Call, name: str, function: FunctionNode, owner,
+                            depth: int) -> Rank | None:
+        args = call.args
+        if name in _SHAPING_FUNCTIONS and len(args) == 2 and not call.keywords:
+            return _counted(args[1:], call)
+        if name in _MATRIX_PRODUCTS and len(args) == 2:
+            if name != "matmul":
+                return Rank(3, call)  # a batch of matrices
+            first, second = (self.of(a, function, owner, depth + 1) for a in args)
+            return _product(first, second, call)
+        if name in _JOINING and args and isinstance(args[0], (ast.List, ast.Tuple)):
+            ranks = [self.of(e, function, owner, depth + 1) for e in args[0].elts if not isinstance(e, ast.Starred)]
+            return _larger(*ranks)
+        if name == "stack" and args and isinstance(args[0], (ast.List, ast.Tuple)):
+            ranks = [self.of(e, function, owner, depth + 1) for e in args[0].elts if not isinstance(e, ast.Starred)]
+            joined = _larger(*ranks)
+            return None if joined is None else Rank(joined.at_least + 1, call)
+        if name in _RANK_KEEPING and args:
+            return self.of(args[0], function, owner, depth + 1)
+        if name in _RANK_RAISING and args:
+            first = self.of(args[0], function, owner, depth + 1)
+            return None if first is None else Rank(first.at_least + 1, call)
+        return None
+
+    def _returned(self, target: FunctionNode, owner, depth: int) -> Rank | None:
+        """The largest rank a ``return`` of ``target`` gives."""
+        return _larger(*(self.of(node.value, target, owner, depth + 1) for node in self.module.index.own_code(target)
+                         if isinstance(node, ast.Return) and node.value is not None))
+
+    # -- indexing ---------------------------------------------------------------------------------------------
+
+    def _subscript(self, node: ast.Subscript, function: FunctionNode, owner, depth: int) -> Rank | None:
+        """``x[:, :, :n, :]`` keeps every axis it slices; an integer or ``None`` index changes the count."""
+        index = node.slice
+        elements = index.elts if isinstance(index, ast.Tuple) else [index]
+        if not elements or not all(isinstance(e, ast.Slice) for e in elements):
+            return None
+        receiver = self.of(node.value, function, owner, depth + 1)
+        sliced = Rank(len(elements), node)
+        return sliced if receiver is None or receiver.at_least < len(elements) else receiver
+
+    # -- names ------------------------------------------------------------------------------------------------
+
+    def _name(self, name: ast.Name, function: FunctionNode, owner, depth: int) -> Rank | None:
+        """The largest rank among the assignments that can reach the use: those above it back to the first that
+        always runs before it, and those below it in a loop that holds it. Where that value arrives, the use has
+        it: the other paths cannot make the call fit that one."""
+        scope = self.module.scopes.scope_at(name)
+        if scope.node is not function:
+            return None
+        use = (name.lineno, name.col_offset)
+        bindings = scope.bindings.get(name.id, [])
+        blocks = self._statement_blocks(function)
+        use_blocks = _blocks_at(blocks, use)
+        if use_blocks is None:
+            return None
+        reaching = [binding for binding in bindings
+                    if binding.position >= use and _in_loop_with(blocks, binding.position, use)]
+        for binding in sorted((b for b in bindings if b.position < use), key=lambda b: b.position, reverse=True):
+            reaching.append(binding)
+            binding_blocks = _blocks_at(blocks, binding.position)
+            if binding_blocks is not None and use_blocks[:len(binding_blocks)] == binding_blocks:
+                break
+        return _larger(*(self.of(binding.value, function, owner, depth + 1) for binding in reaching
+                         if binding.kind == ASSIGNMENT and binding.value is not None))
+
+    def _statement_blocks(self, function: FunctionNode) -> dict:
+        """For each statement of ``function`` (not of nested definitions): the ids of the statement lists around it,
+        outermost first, and whether one of them is a loop body."""
+        found = self._blocks.get(id(function))
+        if found is None:
+            found = self._blocks[id(function)] = {}
+            _file_statements(function.body, (id(function.body),), False, found)
+        return found
+
+
+def _file_statements(statements: list[ast.stmt], blocks: tuple, in_loop: bool, found: dict) -> None:
+    for statement in statements:
+        found[id(statement)] = (statement, blocks, in_loop)
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        loop = isinstance(statement, (ast.For, ast.AsyncFor, ast.While))
+        for field in ("body", "orelse", "finalbody"):
+            inner = getattr(statement, field, None)
+            if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
+                _file_statements(inner, blocks + (id(inner),), in_loop or loop, found)
+        for handler in getattr(statement, "handlers", ()):
+            _file_statements(handler.body, blocks + (id(handler.body),), in_loop, found)
+        for case in getattr(statement, "cases", ()):
+            _file_statements(case.body, blocks + (id(case.body),), in_loop, found)
+
+
+def _innermost(blocks: dict, position: tuple[int, int]):
+    """The innermost statement whose span holds ``position``."""
+    line = position[0]
+    best = None
+    for statement, statement_blocks, in_loop in blocks.values():
+        if statement.lineno <= line <= (statement.end_lineno or statement.lineno):
+            if best is None or len(statement_blocks) > len(best[1]):
+                best = (statement, statement_blocks, in_loop)
+    return best
+
+
+def _blocks_at(blocks: dict, position: tuple[int, int]) -> tuple | None:
+    found = _innermost(blocks, position)
+    return None if found is None else found[1]
+
+
+def _in_loop_with(blocks: dict, later: tuple[int, int], use: tuple[int, int]) -> bool:
+    """Whether an assignment after the use sits in a loop that also holds the use (it reaches the use next time)."""
+    for statement, _, _ in blocks.values():
+        if isinstance(statement, (ast.For, ast.AsyncFor, ast.While)):
+            start, end = statement.lineno, statement.end_lineno or statement.lineno
+            if start <= use[0] <= end and start <= later[0] <= end:
+                return True
+    return False
+
+
+def _counted(args: list[ast.expr], call: ast.AST) -> Rank | None:
+    """The number of axes ``(b, s, h, d)`` or ``b, s, h, d`` names (None when a starred or a named shape hides it)."""
+    if len(args) == 1 and isinstance(args[0], (ast.Tuple, ast.List)):
+        args = args[0].elts
+    elif len(args) == 1:
+        return None  # a shape held in a name, or a dtype (``x.view(ms.float16)``)
+    if any(isinstance(a, ast.Starred) for a in args):
+        return None
+    return Rank(len(args), call)
+
+
+def _larger(*ranks: Rank | None) -> Rank | None:
+    known = [rank for rank in ranks if rank is not None]
+    return max(known, key=lambda rank: rank.at_least) if known else None
+
+
+def _product(first: Rank | None, second: Rank | None, node: ast.AST) -> Rank | None:
+    """A matrix product: batch axes broadcast, so it has the larger rank when both are matrices or more; a vector
+    operand (rank 1) takes one axis away."""
+    if first is not None and second is not None and min(first.at_least, second.at_least) >= 2:
+        return Rank(max(first.at_least, second.at_least), node)
+    known = first or second
+    if known is None or known.at_least < 2:
+        return None
+    return Rank(known.at_least - 1, node)
