@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 _LOCATION = re.compile(r"In file (?P<path>[^\n]+?\.pyw?):(?P<start>\d+)(?:~(?P<end>\d+))?")
 
@@ -26,19 +27,47 @@ class Location:
 
 
 def parse_locations(text: str, limit: int = 64) -> list[Location]:
-    """Every location in ``text``, in order, without repeats."""
-    found: list[Location] = []
-    seen = set()
+    """Every location in ``text``, in order, without repeats, and without the lines MindSpore prints between frames
+    of its own functions: a function of MindSpore's is compiled once per graph, and the traceback names, between
+    its frames, the line of its first use anywhere (measured on 2.10: an index out of range at line 660 printed
+    as ``660``, MindSpore's ``_compile_utils.py``, line ``2027`` -- the graph's first ``[:, :n]`` -- and
+    ``_compile_utils.py`` again), not a call that was made there."""
+    every = []
     for match in _LOCATION.finditer(text or ""):
         start = int(match.group("start"))
         end = int(match.group("end") or start)
-        location = Location(match.group("path").strip(), start, max(start, end))
+        every.append(Location(match.group("path").strip(), start, max(start, end)))
+    found: list[Location] = []
+    seen = set()
+    for index, location in enumerate(every):
+        if 0 < index < len(every) - 1 and not _in_mindspore(location.path) and _in_mindspore(
+                every[index - 1].path) and _in_mindspore(every[index + 1].path):
+            continue
         if location not in seen:
             seen.add(location)
             found.append(location)
             if len(found) >= limit:
                 break
     return found
+
+
+@lru_cache(maxsize=256)
+def _in_mindspore(path: str) -> bool:
+    return _mindspore_directory() is not None and os.path.realpath(path).startswith(_mindspore_directory())
+
+
+@lru_cache(maxsize=1)
+def _mindspore_directory() -> str | None:
+    """Where the installed MindSpore package lives (found without importing it)."""
+    from importlib.util import find_spec
+
+    try:
+        spec = find_spec("mindspore")
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return os.path.join(os.path.realpath(list(spec.submodule_search_locations)[0]), "")
 
 
 def location_lines(text: str, limit: int = 64) -> list[str]:

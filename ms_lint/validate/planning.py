@@ -29,7 +29,7 @@ from ms_lint.validate.expectations import (
 from ms_lint.validate.project import EXAMPLES_FILE_NAME, ModuleLocation, load_config, locate_module
 
 # Bumped when the worker's outcome format or behaviour changes, so old cache entries are not reused.
-OUTCOME_FORMAT = 12
+OUTCOME_FORMAT = 13
 
 
 @dataclass
@@ -48,6 +48,9 @@ class Job:
     state_names: list[str] = field(default_factory=list)
     # Names MS607 says a MindSpore module lacks (``mindspore.nn.utils.weight_norm``): the worker looks them up.
     api_names: list[str] = field(default_factory=list)
+    # The user types MS103 says a line builds from tensor data: the worker builds each from a tensor in a Cell of its
+    # own, which decides the finding where the unit's compile stops before its line.
+    built_types: dict[str, dict] = field(default_factory=dict)
     guards: dict[int, dict] = field(default_factory=dict)  # finding line -> the branch conditions leading to it
     retries: list[dict] = field(default_factory=list)  # what to switch on when a guarded line is not compiled
     cache_key: str = ""
@@ -69,6 +72,7 @@ class Job:
             "probes": self.probes,
             "state_names": self.state_names,
             "api_names": self.api_names,
+            "built_types": self.built_types,
             # The lines a compile under LAX can still decide (``worker._next_fix``): rules failing at every level.
             "lax_lines": sorted({f.line for f in self.findings if expectation_for(f.code).check == COMPILE
                                  and expectation_for(f.code).expected_to_fail("lax")}),
@@ -123,6 +127,7 @@ def plan_jobs(
             container_attributes=_container_attributes(path, group),
             state_names=_state_names(group),
             api_names=_api_names(group),
+            built_types=_built_types(path, group),
         )
         job.guards, job.retries = _guards(path, scope, group)
         job.cache_key = cache_key(job, device, syntax_level, mindspore_version, tool_version, index)
@@ -241,6 +246,39 @@ def _api_names(findings: list[Finding]) -> list[str]:
     return list(dict.fromkeys(names))
 
 
+_BUILT_TYPE = re.compile(r"user type (\S+) built from tensor data")
+
+
+def _built_types(path: str, findings: list[Finding]) -> dict[str, dict]:
+    """For each MS103 finding of a user type built from tensor data, the call on its line that builds the type: the
+    callee's dotted name, how many positional arguments and which keywords it passes (keyed by the line, as text
+    for JSON)."""
+    wanted = {f.line: match.group(1).rpartition(".")[2] for f in findings if f.code == "MS103"
+              if (match := _BUILT_TYPE.search(f.message))}
+    tree = _parse(path) if wanted else None
+    if tree is None:
+        return {}
+    found: dict[str, dict] = {}
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and node.lineno in wanted and str(node.lineno) not in found):
+            continue
+        callee = _dotted(node.func)
+        if callee and callee.rpartition(".")[2] == wanted[node.lineno] and not any(
+                isinstance(argument, ast.Starred) for argument in node.args):
+            found[str(node.lineno)] = {"callee": callee, "positional": len(node.args),
+                                       "keywords": [k.arg for k in node.keywords if k.arg]}
+    return found
+
+
+def _dotted(expr: ast.AST) -> str | None:
+    if isinstance(expr, ast.Name):
+        return expr.id
+    if isinstance(expr, ast.Attribute):
+        inner = _dotted(expr.value)
+        return None if inner is None else f"{inner}.{expr.attr}"
+    return None
+
+
 def _state_names(findings: list[Finding]) -> list[str]:
     """For host-written state findings, what is written on the finding's line: ``net.scale = ...`` gives
     ``scale``, ``SMOOTHING = ...`` gives ``SMOOTHING``; a setter call (``net.set_scale(t)``) gives nothing, and the
@@ -298,6 +336,7 @@ def cache_key(job: Job, device: str, syntax_level: str, mindspore_version: str, 
         "probes": job.probes,
         "state": job.state_names,
         "api": job.api_names,
+        "built": job.built_types,
         "inputs": job.input_specs,
     }
     digest.update(json.dumps(header, sort_keys=True).encode())

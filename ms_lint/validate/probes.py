@@ -9,6 +9,9 @@
   Python type of one call's output in each mode.
 - ``state_probe``: a plain attribute or global that graph code reads keeps its first value: a write between two
   calls changes PyNative's output and not the graph's.
+- ``built_alone_probe``: a user type that a line builds from tensor data (MS103), built from a tensor by a Cell
+  that does nothing else, compiled under STRICT: whether MindSpore can build that type in a graph at all, asked
+  where the unit's own compile stops before the line.
 """
 from __future__ import annotations
 
@@ -208,3 +211,54 @@ def _same(first, second) -> bool:
         return bool(np.array_equal(first, second, equal_nan=True))
     except TypeError:
         return bool(np.array_equal(first, second))
+
+
+_BUILT_ALONE_SOURCE = """\
+from mindspore import nn
+
+
+class BuildsAlone(nn.Cell):
+    def construct(self, x):
+        return BUILT({arguments})
+"""
+
+
+def built_alone_probe(namespace: dict, callee: str, positional: int, keywords: list[str], directory: str) -> dict:
+    """Compile, under STRICT, a Cell whose ``construct`` builds ``callee`` (a dotted name in ``namespace``, the user
+    module's globals) from its tensor input, passed as each of ``positional`` arguments and ``keywords``:
+    ``{"compiled": bool, "type", "message"}``, or ``{"skipped": why}``."""
+    import importlib.util
+    import os
+    import sys
+
+    import mindspore
+
+    head, *rest = callee.split(".")
+    if head not in namespace:
+        return {"skipped": f"{head} is not a name of the module"}
+    built = namespace[head]
+    for part in rest:
+        built = getattr(built, part, None)
+    if not isinstance(built, type):
+        return {"skipped": f"{callee} is not a class"}
+    arguments = ", ".join(["x"] * positional + [f"{keyword}=x" for keyword in keywords])
+    path = os.path.join(directory, f"ms_lint_built_alone_{abs(hash((callee, arguments)))}.py")
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(_BUILT_ALONE_SOURCE.format(arguments=arguments))
+    name = os.path.basename(path)[:-3]
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    module.BUILT = built
+    spec.loader.exec_module(module)
+    level = mindspore.get_context("jit_syntax_level")
+    mindspore.set_context(mode=mindspore.GRAPH_MODE, jit_syntax_level=mindspore.STRICT)
+    sys.modules[name] = module  # where MindSpore's parser looks the graph's global names up
+    try:
+        module.BuildsAlone().compile(mindspore.Tensor(shape=[2, 3], dtype=mindspore.float32))
+    except Exception as exc:  # noqa: BLE001 -- the error is the answer
+        return {"compiled": False, "type": type(exc).__name__, "message": str(exc)[:2000],
+                "built": f"{callee}({arguments})"}
+    finally:
+        sys.modules.pop(name, None)
+        mindspore.set_context(jit_syntax_level=level)
+    return {"compiled": True, "built": f"{callee}({arguments})"}

@@ -37,7 +37,7 @@ from ms_lint.validate.expectations import (
     unbound_name,
 )
 from ms_lint.validate.fallbacks import backend_kernel_failure, missing_kernel
-from ms_lint.validate.locations import Location, parse_locations, same_file
+from ms_lint.validate.locations import Location, message_line, parse_locations, same_file
 
 CONFIRMED = "confirmed"
 CONFIRMED_BY_PROBE = "confirmed by probe"
@@ -127,7 +127,8 @@ def decide(job, outcome: dict, device: str, level: str, cached: bool = False) ->
     """One verdict per finding of ``job`` (a ``planning.Job``) from the worker's ``outcome``."""
     effective_level = outcome.get("effective_level") or level
     context = _Context(job, outcome, device, effective_level, cached)
-    verdicts = [context.looked_up(finding, context.after_fixes(finding, context.verdict_for(finding)))
+    verdicts = [context.built_alone(finding, context.looked_up(
+                    finding, context.after_fixes(finding, context.verdict_for(finding))))
                 for finding in job.findings]
     notes = list(outcome.get("notes") or [])
     if effective_level != level:
@@ -288,6 +289,28 @@ class _Context:
         return self.make(finding, CONFIRMED_BY_PROBE,
                          f"the installed MindSpore has no {name}: looked up in the worker, the line raises "
                          f"AttributeError (ImportError in an import) wherever it runs{why}")
+
+    def built_alone(self, finding: Finding, verdict: Verdict) -> Verdict:
+        """An MS103 finding of a user type built from tensor data that no compile of the unit decided (the compile
+        stopped before its line): decided by the worker's build of that type from a tensor in a Cell of its own,
+        under STRICT. A type MindSpore cannot build there fails wherever a graph builds it; one it can build
+        decides nothing (what the line passes may differ)."""
+        if finding.code != "MS103" or verdict.verdict in DECIDED or self.level != "strict":
+            return verdict
+        result = ((self.outcome.get("probes") or {}).get("built_alone") or {}).get(str(finding.line))
+        if not result or result.get("compiled") is not False:
+            return verdict
+        expectation = expectation_for(finding.code)
+        if not expectation.error_matches(result.get("type", ""), result.get("message", "")):
+            return verdict
+        first = f"{result['type']}: {message_line(result.get('message', ''))}"
+        shown = first if len(first) <= 160 else first[:157] + "..."
+        return self.make(
+            finding, CONFIRMED_BY_PROBE,
+            f"{result.get('built')} in a Cell that does nothing else fails to compile under STRICT ({shown}): "
+            f"MindSpore cannot build this type from tensor data in a graph; line {finding.line} itself was not "
+            f"decided: {verdict.message}",
+            compiler_message=first)
 
     def left_at_none(self, first: str, location) -> str:
         """`` (`to_mask` was left at its default None: ...)`` when a None in the error comes from a ``construct``

@@ -1015,6 +1015,16 @@ class Worker:
 
         wanted = state.job.get("probes") or []
         results = outcome.setdefault("probes", {})
+        built_types = state.job.get("built_types") or {}
+        if built_types and state.module is not None:
+            alone = results["built_alone"] = {}
+            done: dict[tuple, dict] = {}
+            for line, call in built_types.items():
+                key = (call["callee"], call["positional"], tuple(call["keywords"]))
+                if key not in done:
+                    done[key] = _run_probe(probes.built_alone_probe, vars(state.module), call["callee"],
+                                           call["positional"], call["keywords"], os.getcwd())
+                alone[line] = done[key]
         if "parameters" in wanted and isinstance(state.obj, nn.Cell):
             results["parameters"] = _run_probe(probes.parameter_probe, state.obj)
         if "randomness" in wanted:

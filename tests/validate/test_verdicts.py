@@ -1,6 +1,7 @@
 """From a job's outcome to verdicts, on outcomes shaped as the worker reports them (no MindSpore)."""
 from __future__ import annotations
 
+import os
 import textwrap
 
 import pytest
@@ -269,6 +270,25 @@ def test_compiler_locations_in_every_format():
         ("/abs/net.py", 10, 10), ("/abs/net.py", 9, 13), ("/abs/other dir/model.py", 78, 83)]
 
 
+def test_lines_printed_between_frames_of_mindspores_own_functions_are_not_locations():
+    # As MindSpore 2.10 printed an index out of range at line 660 of a model whose first `[:, :n]` is at line 2027.
+    from importlib.util import find_spec
+
+    package = list(find_spec("mindspore").submodule_search_locations)[0]
+    utils = os.path.join(package, "ops", "composite", "multitype_ops", "_compile_utils.py")
+    text = textwrap.dedent(f"""\
+        # 40 In file /abs/model.py:660, 53~82
+        # 41 In file {utils}:1080~1081, 4~19
+        # 42 In file {utils}:1083~1084, 4~48
+        # 43 In file /abs/model.py:2027, 42~88
+        # 44 In file {utils}:1086~1089, 4~17
+        # 45 In file /abs/model.py:2027, 42~88
+        # 46 In file {utils}:1091, 11~51
+    """)
+    assert [(loc.path, loc.start) for loc in parse_locations(text) if loc.path == "/abs/model.py"] == [
+        ("/abs/model.py", 660)]
+
+
 def test_a_compile_error_naming_an_attribute_confirms_the_finding_that_uses_it(tmp_path):
     path = tmp_path / "net.py"
     path.write_text(textwrap.dedent("""\
@@ -341,6 +361,20 @@ def test_an_output_type_built_from_tensors_is_confirmed_only_where_it_is_built(t
                                              "graph mode, the inputs should be constant")
     verdict, = decide(job, elsewhere, "CPU", "strict")
     assert verdict.verdict == INCONCLUSIVE, verdict.message
+    assert job.built_types == {"6": {"callee": "Output", "positional": 0, "keywords": ["value"]}}
+    # The type built alone by the worker decides it when MindSpore fails to build it with MS103's kind of error...
+    failed = {"compiled": False, "type": "ValueError", "built": "Output(value=x)",
+              "message": "When handling script '__call_func_str__(value=__input__value_0__,)' in graph mode, the "
+                         "inputs should be constant"}
+    verdict, = decide(job, dict(elsewhere, probes={"built_alone": {"6": failed}}), "CPU", "strict")
+    assert verdict.verdict == CONFIRMED_BY_PROBE, verdict.message
+    assert "line 6 itself was not decided: the compile failed at line 5" in verdict.message
+    # ... and not when it builds it, fails otherwise, or under LAX (which builds such types by interpreting them).
+    for result, level in (({"compiled": True, "built": "Output(value=x)"}, "strict"),
+                          (dict(failed, type="RuntimeError", message="out of memory"), "strict"),
+                          (failed, "lax")):
+        verdict, = decide(job, dict(elsewhere, probes={"built_alone": {"6": result}}), "CPU", level)
+        assert verdict.verdict != CONFIRMED_BY_PROBE, (result, level)
     verdict, = decide(job, compile_error(path, 6, text="the inputs should be constant"), "CPU", "strict")
     assert verdict.verdict == CONFIRMED, verdict.message
     # A cache's change is still confirmed where MindSpore points, in the cache's own method.

@@ -1,0 +1,33 @@
+"""An output type built from tensors (MS103) behind another finding's stop: the worker builds that type from a
+tensor in a Cell of its own, under STRICT, and a failure of MS103's kind decides the finding "confirmed by probe",
+saying that its own line was not compiled. Real compiles."""
+from __future__ import annotations
+
+import pytest
+
+from ms_lint.engine import check_file
+from ms_lint.settings import Settings
+from ms_lint.validate.runner import ValidateOptions, validate_findings
+from ms_lint.validate.verdicts import CONFIRMED, CONFIRMED_BY_PROBE
+
+from .conftest import needs_mindspore
+
+
+@pytest.fixture(scope="module")
+def verdicts(projects, worker_pool):
+    path = projects / "cells" / "vcells" / "outputs.py"
+    findings = [f for f in check_file(str(path), Settings()) if f.code == "MS103"]
+    report = validate_findings(findings, ValidateOptions(use_cache=False), pool=worker_pool)
+    return {v.finding.scope: v for v in report.verdicts}
+
+
+@pytest.mark.mindspore
+@needs_mindspore
+def test_the_type_built_alone_decides_an_output_the_compile_never_reached(verdicts):
+    inner, outer = verdicts["Encoder"], verdicts["Model"]
+    assert inner.verdict == CONFIRMED, inner.message
+    assert outer.verdict == CONFIRMED_BY_PROBE, outer.message
+    assert outer.message.startswith("EncoderOutput(last_hidden_state=x, hidden_states=x) in a Cell that does "
+                                    "nothing else fails to compile under STRICT (ValueError: "), outer.message
+    assert f"line {outer.finding.line} itself was not decided: " in outer.message
+    assert f"at line {inner.finding.line}" in outer.message
