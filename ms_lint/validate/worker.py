@@ -201,6 +201,9 @@ class Worker:
                     self._compile_and_record(state, outcome, capture)
                 else:
                     getattr(self, f"_stage_{stage}")(state, outcome)
+                if stage == "import":
+                    # Independent of building and compiling the unit, which may fail or run out of time.
+                    self._build_types_alone(state, outcome)
         except BaseException as exc:  # noqa: BLE001 -- SystemExit, KeyboardInterrupt and friends included
             if os.getpid() != self.pid:
                 os._exit(0)
@@ -1008,6 +1011,23 @@ class Worker:
 
         return normalize_example_result(state.job["target"], state.example())[0]
 
+    def _build_types_alone(self, state: "_JobState", outcome: dict) -> None:
+        """The user types MS103 says the unit builds from tensor data, each built from a tensor in a Cell of its
+        own, once the unit's module is imported."""
+        from ms_lint.validate import probes
+
+        built_types = state.job.get("built_types") or {}
+        if not built_types or state.module is None:
+            return
+        alone = outcome.setdefault("probes", {})["built_alone"] = {}
+        done: dict[tuple, dict] = {}
+        for line, call in built_types.items():
+            key = (call["callee"], call["positional"], tuple(call["keywords"]))
+            if key not in done:
+                done[key] = _run_probe(probes.built_alone_probe, vars(state.module), call["callee"],
+                                       call["positional"], call["keywords"], os.getcwd())
+            alone[line] = done[key]
+
     def _stage_probe(self, state: "_JobState", outcome: dict) -> None:
         from mindspore import nn
 
@@ -1015,16 +1035,6 @@ class Worker:
 
         wanted = state.job.get("probes") or []
         results = outcome.setdefault("probes", {})
-        built_types = state.job.get("built_types") or {}
-        if built_types and state.module is not None:
-            alone = results["built_alone"] = {}
-            done: dict[tuple, dict] = {}
-            for line, call in built_types.items():
-                key = (call["callee"], call["positional"], tuple(call["keywords"]))
-                if key not in done:
-                    done[key] = _run_probe(probes.built_alone_probe, vars(state.module), call["callee"],
-                                           call["positional"], call["keywords"], os.getcwd())
-                alone[line] = done[key]
         if "parameters" in wanted and isinstance(state.obj, nn.Cell):
             results["parameters"] = _run_probe(probes.parameter_probe, state.obj)
         if "randomness" in wanted:

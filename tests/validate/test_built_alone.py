@@ -31,3 +31,12 @@ def test_the_type_built_alone_decides_an_output_the_compile_never_reached(verdic
                                     "nothing else fails to compile under STRICT (ValueError: "), outer.message
     assert f"line {outer.finding.line} itself was not decided: " in outer.message
     assert f"at line {inner.finding.line}" in outer.message
+
+
+@pytest.mark.mindspore
+@needs_mindspore
+def test_the_type_built_alone_decides_an_output_of_a_cell_that_cannot_be_built(verdicts):
+    unbuilt = verdicts["NeedsCheckpoint"]
+    assert unbuilt.verdict == CONFIRMED_BY_PROBE, unbuilt.message
+    assert f"line {unbuilt.finding.line} itself was not decided: " in unbuilt.message
+    assert "a checkpoint is required" in unbuilt.message
