@@ -490,7 +490,10 @@ def shrink(config, depth: int = 0) -> dict:
 _GUESSES = (
     (re.compile(r"(^|_)(bits?|bit_width)$|_bit$"), 8),
     (re.compile(r"(^|_)eps(ilon)?$"), 1e-5),
-    (re.compile(r"heads?$"), 2),
+    (re.compile(r"head(er)?s?$"), 2),
+    (re.compile(r"^(h|w)$"), 8),  # a feature map's height and width
+    (re.compile(r"ratio$"), 0.25),  # a reduction (or expansion) ratio of channels
+    (re.compile(r"planes$"), 32),
     (re.compile(r"(^|_)(num_)?(layers?|blocks?|depth)$"), 1),
     (re.compile(r"(^|_)(idx|index)$"), 0),
     (re.compile(r"kernel(_size)?$"), 3),

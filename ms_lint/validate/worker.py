@@ -617,14 +617,15 @@ class Worker:
         """The compile failed because an input of any rank reached code that needs its rank (``For Chunk, the
         input tensor is with dynamic rank``, see ``_needs_rank``): compile again with the placeholders ms-lint made
         of any rank given rank 3, 4, then 2 (every dimension still of any size). The first rank that compiles is
-        kept; else the first that fails with another error, which is raised; else the original error."""
+        kept; else the first that fails with another error that does not show the rank was wrong (``b, c, h, w =
+        x.shape`` on rank 3), which is raised; else the first that fails at all; else the original error."""
         import mindspore
 
         guessed = outcome.get("instance") not in (None, "example") and not state.job.get("input_specs")
         loose = [index for index, value in enumerate(state.inputs) if list(getattr(value, "shape", ())) == [-2]]
         if not _needs_rank(error) or not guessed or not loose:
             raise error
-        failed = None
+        failed = wrong_rank = None
         for rank in RANKS:
             if not state.time_left_for(seconds):
                 break
@@ -633,11 +634,16 @@ class Worker:
             try:
                 (compiled or state.obj).compile(*inputs, **state.extra_arguments)
             except Exception as exc:  # noqa: BLE001
-                if not _needs_rank(exc) and failed is None:
-                    failed = (rank, inputs, exc)
+                if _needs_rank(exc):
+                    continue
+                if _shows_wrong_rank(exc):
+                    wrong_rank = wrong_rank or (rank, inputs, exc)
+                    continue
+                failed = failed or (rank, inputs, exc)
                 continue
             self._keep_rank(state, outcome, rank, inputs, loose)
             return
+        failed = failed or wrong_rank
         if failed is None:
             raise error
         rank, inputs, exc = failed
@@ -1159,6 +1165,17 @@ _RANK_SYMPTOMS = ("dynamic rank", "dynamic length sequence", "large than the out
 def _needs_rank(error: BaseException) -> bool:
     text = _message(error)
     return any(symptom in text for symptom in _RANK_SYMPTOMS)
+
+
+# A shape unpacked into more or fewer names than the rank given (``b, c, h, w = self.shape(x)`` on rank 3),
+# measured on MindSpore 2.10.
+_WRONG_RANK_SYMPTOMS = ("TupleGetItem evaluator index should be in range", "not enough values to unpack",
+                        "too many values to unpack")
+
+
+def _shows_wrong_rank(error: BaseException) -> bool:
+    text = _message(error)
+    return any(symptom in text for symptom in _WRONG_RANK_SYMPTOMS)
 
 
 def _on_host(operators: set[str], device: str) -> str:

@@ -20,6 +20,7 @@ def verdicts(projects, worker_pool):
         finding_at(shapes, "np.sin(shift)", "MS101", "Modulated"),
         finding_at(shapes, "np.sin(y)", "MS101", "Flattened"),
         finding_at(shapes, "x.transpose(1, 2) * 2", "MS601", "Swapped"),
+        finding_at(shapes, "tokens.transpose(1, 2) * 2", "MS601", "Pooled"),
     ]
     return verdicts_by_scope(findings, worker_pool)
 
@@ -43,6 +44,14 @@ def test_the_fixed_rank_reaches_the_hazard_the_any_rank_input_hid(verdicts):
     assert "the number of axes must be equal" in transpose.message
     assert transpose.inputs == [
         "x: float32 of rank 3, any size (of any rank, the compile failed with dynamic rank)"]
+
+
+def test_a_rank_the_code_shows_is_wrong_gives_way_to_the_next(verdicts):
+    pooled = verdicts["Pooled", "MS601"]
+    assert pooled.verdict == CONFIRMED, pooled.message
+    assert "the number of axes must be equal" in pooled.message
+    assert pooled.inputs == [
+        "x: float32 of rank 4, any size (of any rank, the compile failed with dynamic rank)"]
 
 
 def test_a_missing_tensor_method_raising_at_its_line_while_building_confirms_it(projects, worker_pool):
