@@ -246,7 +246,7 @@ def _api_names(findings: list[Finding]) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-_BUILT_TYPE = re.compile(r"user type (\S+) built from tensor data")
+_BUILT_TYPE = re.compile(r"(?:user type|@jit_class) (\S+) built from tensor data")
 
 
 def _built_types(path: str, findings: list[Finding]) -> dict[str, dict]:

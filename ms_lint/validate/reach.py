@@ -248,31 +248,77 @@ def _retries(init, guards: dict[int, dict], construct=None) -> list[dict]:
     if init is None:
         return retries
     defaults = _boolean_parameters(init)
-    stored: dict[str, str] = {}  # attribute -> parameter
-    for node in ast.walk(init):
-        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and node.value.id in defaults:
-            for target in node.targets:
-                if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
-                        and target.value.id == "self":
-                    stored.setdefault(target.attr, node.value.id)
+    stored = _stored_parameters(init, defaults)
     for attribute, parameter in stored.items():
         if any(f"self.{attribute}" in source for source in sources):
             retries.append({"name": "flag", "parameter": parameter, "value": not defaults[parameter],
                             "attribute": attribute})
+    retries.extend(_choice_retries(init, conditions))
     return retries[:6]
+
+
+def _choice_retries(init, conditions: list) -> list[dict]:
+    """A constructor argument with a string default, kept on ``self``, that the conditions compare with strings
+    (``if self.fusion_type == 'channel_add': ... else: <line>``): the value that takes every condition the way the
+    line needs -- the compared string itself, or for the ``else`` of such a chain one of the values the
+    constructor asserts its argument is among (``assert fusion_type in [...]``) that no condition names."""
+    defaults = _parameters_defaulting_to(init, (str,))
+    stored = _stored_parameters(init, defaults)
+    retries = []
+    for attribute, parameter in stored.items():
+        comparison = re.compile(rf"^self\.{attribute} (==|!=) (['\"])(.*)\2$")
+        equal, different = set(), set()
+        for condition in conditions:
+            match = comparison.match(condition[0])
+            if match:
+                (equal if (match.group(1) == "==") == bool(condition[1]) else different).add(match.group(3))
+        if not equal and not different:
+            continue
+        if equal:
+            value = next(iter(equal)) if len(equal) == 1 and not equal & different else None
+        else:
+            value = next((choice for choice in _asserted_choices(init, parameter) if choice not in different), None)
+        if value is not None and value != defaults[parameter]:
+            retries.append({"name": "flag", "parameter": parameter, "value": value, "attribute": attribute})
+    return retries
+
+
+def _stored_parameters(init, parameters: dict) -> dict[str, str]:
+    """``self.<attribute> = <parameter>`` in ``init``: attribute -> parameter, for the ``parameters`` named."""
+    stored: dict[str, str] = {}
+    for node in ast.walk(init):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and node.value.id in parameters:
+            for target in node.targets:
+                if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
+                        and target.value.id == "self":
+                    stored.setdefault(target.attr, node.value.id)
+    return stored
+
+
+def _asserted_choices(init, parameter: str) -> list[str]:
+    """The strings of ``assert <parameter> in [...]`` in ``init``, in order."""
+    for node in ast.walk(init):
+        test = node.test if isinstance(node, ast.Assert) else None
+        if isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and test.left.id == parameter \
+                and len(test.ops) == 1 and isinstance(test.ops[0], ast.In) \
+                and isinstance(test.comparators[0], (ast.List, ast.Tuple, ast.Set)):
+            return [element.value for element in test.comparators[0].elts
+                    if isinstance(element, ast.Constant) and isinstance(element.value, str)]
+    return []
 
 
 def _boolean_parameters(function, with_none: bool = False) -> dict[str, bool | None]:
     """The parameters of ``function`` whose default is True or False (or None, ``with_none``), with it."""
+    return _parameters_defaulting_to(function, (bool, type(None)) if with_none else (bool,))
+
+
+def _parameters_defaulting_to(function, kinds: tuple) -> dict:
     args = function.args
     positional = args.posonlyargs + args.args
-    kinds = (bool, type(None)) if with_none else (bool,)
-    result = {}
-    for argument, default in [*zip(positional[len(positional) - len(args.defaults):], args.defaults),
-                              *zip(args.kwonlyargs, args.kw_defaults)]:
-        if isinstance(default, ast.Constant) and isinstance(default.value, kinds):
-            result[argument.arg] = default.value
-    return result
+    return {argument.arg: default.value
+            for argument, default in [*zip(positional[len(positional) - len(args.defaults):], args.defaults),
+                                      *zip(args.kwonlyargs, args.kw_defaults)]
+            if isinstance(default, ast.Constant) and isinstance(default.value, kinds)}
 
 
 # ---------------------------------------------------------------------------------------------------------------

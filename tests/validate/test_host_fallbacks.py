@@ -167,3 +167,11 @@ def test_a_helper_function_called_under_a_flag_is_compiled_only_with_the_flag(pr
     assert helper.verdict == NOT_REPRODUCED, helper.message
     assert helper.message.startswith("with quant_mode=True: compiles under STRICT on CPU with line")
     assert any("`not self.quant_mode` was True" in note for note in helper.notes)
+
+
+def test_a_line_under_a_string_flag_is_compiled_with_a_value_the_constructor_allows(projects, worker_pool):
+    switched = projects / "cells" / "vcells" / "switched.py"
+    verdicts = verdicts_by_scope([finding_at(switched, "np.tanh(", "MS101", "Fused")], worker_pool)
+    fused = verdicts["Fused", "MS101"]
+    assert fused.verdict == CONFIRMED, fused.message
+    assert fused.message.startswith("with fusion_type='mul': ValueError"), fused.message

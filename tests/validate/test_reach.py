@@ -264,3 +264,36 @@ def test_an_argument_construct_assigns_again_from_plain_values_is_evaluated():
     # scale's new value reads a tensor's shape; mask is assigned after a branch, which may read the default.
     assert rebound_values(Net.construct, names) == {"return_dict": True}
     assert rebound_values(Net.construct, {**names, "return_dict": False}) == {"return_dict": False}
+
+
+def test_a_string_argument_kept_on_self_is_set_to_the_value_the_line_needs():
+    source = textwrap.dedent("""\
+        class Fused(nn.Cell):
+            def __init__(self, fusion_type="add", pooling="avg"):
+                super().__init__()
+                assert fusion_type in ["add", "mul", "concat"]
+                self.fusion_type = fusion_type
+                self.pooling = pooling
+
+            def construct(self, x):
+                if self.fusion_type == "mul":
+                    x = a(x)
+                elif self.fusion_type == "add":
+                    x = b(x)
+                else:
+                    x = c(x)
+                if self.pooling != "max":
+                    return x
+                return d(x)
+    """)
+    lines = source.splitlines()
+    line = {text: lines.index(f"            x = {text}(x)") + 1 for text in "abc"}
+    line["d"] = lines.index("        return d(x)") + 1
+    tree = ast.parse(source)
+    for text, value in (("a", "mul"), ("c", "concat")):
+        _, retries = guards_for(tree, "Fused", {line[text]})
+        assert retries == [{"name": "flag", "parameter": "fusion_type", "value": value, "attribute": "fusion_type"}]
+    # Compiled with the defaults already; and no value is guessed where the constructor names none.
+    assert guards_for(tree, "Fused", {line["b"]})[1] == []
+    assert guards_for(tree, "Fused", {line["d"]})[1] == [
+        {"name": "flag", "parameter": "pooling", "value": "max", "attribute": "pooling"}]

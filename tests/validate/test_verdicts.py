@@ -362,6 +362,9 @@ def test_an_output_type_built_from_tensors_is_confirmed_only_where_it_is_built(t
     verdict, = decide(job, elsewhere, "CPU", "strict")
     assert verdict.verdict == INCONCLUSIVE, verdict.message
     assert job.built_types == {"6": {"callee": "Output", "positional": 0, "keywords": ["value"]}}
+    as_jit_class = Finding(str(path), 6, 15, "MS103", "@jit_class Output built from tensor data in graph code "
+                           "(Net.construct) fails to compile at every syntax level (TypeError)", "Net")
+    assert plan_jobs([as_jit_class]).jobs[0].built_types == job.built_types
     # The type built alone by the worker decides it when MindSpore fails to build it with MS103's kind of error...
     failed = {"compiled": False, "type": "ValueError", "built": "Output(value=x)",
               "message": "When handling script '__call_func_str__(value=__input__value_0__,)' in graph mode, the "

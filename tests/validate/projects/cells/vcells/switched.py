@@ -67,3 +67,17 @@ class Gated(nn.Cell):
         if not self.quant_mode:
             return x
         return scaled(x)
+
+
+class Fused(nn.Cell):
+    def __init__(self, fusion_type="add"):
+        super().__init__()
+        assert fusion_type in ["add", "mul", "concat"]
+        self.fusion_type = fusion_type
+
+    def construct(self, x):
+        if self.fusion_type == "add":
+            y = x + 1
+        else:
+            y = Tensor(np.tanh(x))
+        return y
