@@ -43,6 +43,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 
 MODULE = '''\
@@ -213,8 +214,24 @@ def real_corpus(repeat: int, jobs: int = 2, timeout: float = 120) -> dict:
         counts["verdicts"][item["verdict"]] = counts["verdicts"].get(item["verdict"], 0) + 1
     total = sum(counts["findings"] for counts in per_file.values())
     decided = sum(counts["decided"] for counts in per_file.values())
+    how = Counter(_decided_how(item) for item in document["findings"] if item["verdict"] in DECIDED)
     return {"corpus": REAL_CORPUS, "first_s": first, "reruns_s": reruns, "rerun_median_s": statistics.median(reruns),
-            "findings": total, "decided": decided, "per_file": per_file, "summary": document["summary"]}
+            "findings": total, "decided": decided, "decided_how": dict(how), "per_file": per_file,
+            "summary": document["summary"]}
+
+
+# How a decided finding was decided, from its explanation: the probes that never compile the finding's line say so.
+_DECIDED_HOW = (
+    ("a type built alone (the line not compiled)", "in a Cell that does nothing else"),
+    ("a name looked up (the line not compiled)", "looked up in the worker"),
+)
+
+
+def _decided_how(item: dict) -> str:
+    if item["verdict"] == "confirmed by probe":
+        explanation = item.get("explanation") or ""
+        return next((how for how, phrase in _DECIDED_HOW if phrase in explanation), "a probe running the Cell")
+    return "a compile with the line in the graph"
 
 
 def print_real(result: dict) -> None:
@@ -226,7 +243,9 @@ def print_real(result: dict) -> None:
         verdicts = ", ".join(f"{count} {verdict}" for verdict, count in sorted(counts["verdicts"].items()))
         print(f"  {name.ljust(width)}  {counts['findings']:8d}  {counts['decided']:7d}  {verdicts}")
     share = result["decided"] / result["findings"] if result["findings"] else 0
-    print(f"  decided: {result['decided']} of {result['findings']} ({share:.0%})")
+    ways = sorted(result["decided_how"].items(), key=lambda entry: -entry[1])
+    print(f"  decided: {result['decided']} of {result['findings']} ({share:.0%}), by "
+          f"{', '.join(f'{count} {how}' for how, count in ways)}")
     print(f"  first run {result['first_s']:.1f} s; re-run with nothing changed {result['rerun_median_s']:.2f} s "
           f"({result['rerun_median_s'] / result['first_s']:.0%} of the first)")
 
