@@ -494,6 +494,7 @@ _GUESSES = (
     (re.compile(r"^(h|w)$"), 8),  # a feature map's height and width
     (re.compile(r"ratio$"), 0.25),  # a reduction (or expansion) ratio of channels
     (re.compile(r"planes$"), 32),
+    (re.compile(r"(^|_)(dropout|drop(_path)?(_rate|_prob)?|attn_drop|proj_drop)$"), 0.0),  # a dropout probability
     (re.compile(r"(^|_)(num_)?(layers?|blocks?|depth)$"), 1),
     (re.compile(r"(^|_)(idx|index)$"), 0),
     (re.compile(r"kernel(_size)?$"), 3),
@@ -550,27 +551,45 @@ _ID_NAMES = re.compile(r"(^|_)(ids|input_ids|token_type_ids|position_ids|labels|
                        r"decoder_input_ids|indices|index)$")
 
 
-def input_placeholders(obj, names: list[str], config=None) -> tuple[tuple, list[str]]:
-    """``(placeholders, how)`` for the ``construct`` parameters ``names``."""
-    import mindspore
-
+def input_placeholders(obj, names: list[str], config=None) -> tuple[tuple, list[str], dict[int, tuple]]:
+    """``(placeholders, how, sequences)`` for the ``construct`` parameters ``names``. ``sequences``: for each input
+    given ``[2, features]`` because its first layer is a Linear, which takes any number of leading axes, the
+    ``(placeholder, how)`` of a sequence of such features, ``[2, length, features]``: what an attention block or a
+    transformer layer built without a config takes."""
     import numpy as np
 
     first_layers = _first_layers(obj, names)
     config = config if config is not None else getattr(obj, "config", None)
-    inputs, how = [], []
+    inputs, how, sequences = [], [], {}
     random = np.random.default_rng(0)
-    for name in names:
+    for index, name in enumerate(names):
         dtype, shape, reason = _spec_for(name, first_layers.get(name), config)
-        if -2 in shape or -1 in shape:
-            inputs.append(mindspore.Tensor(shape=shape, dtype=getattr(mindspore, dtype)))
-        elif dtype.startswith("int"):
-            # Real data where the shape is known: the probes that run the Cell can use it. Ids are zeros.
-            inputs.append(mindspore.Tensor(np.zeros(shape, dtype=dtype)))
-        else:
-            inputs.append(mindspore.Tensor(random.standard_normal(shape).astype(dtype)))
+        inputs.append(_placeholder(dtype, shape, random))
         how.append(f"{name}: {reason}")
-    return tuple(inputs), how
+        layer = first_layers.get(name)
+        if len(shape) == 2 and dtype == "float32" and type(layer).__name__ in _FEATURE_LAYERS:
+            longer = [shape[0], _SEQUENCE, shape[1]]
+            sequences[index] = (_placeholder(dtype, longer, random),
+                                f"{name}: {longer}, a sequence for its first layer {type(layer).__name__}"
+                                f"({shape[1]}, ...)")
+    return tuple(inputs), how, sequences
+
+
+_FEATURE_LAYERS = ("Linear", "Dense")  # layers acting on the last axis, whatever the axes before it
+
+
+def _placeholder(dtype: str, shape: list[int], random):
+    """A data-less placeholder for a shape with unknown sizes; else real data, for the probes that run the Cell
+    (ids are zeros)."""
+    import mindspore
+
+    import numpy as np
+
+    if -2 in shape or -1 in shape:
+        return mindspore.Tensor(shape=shape, dtype=getattr(mindspore, dtype))
+    if dtype.startswith("int"):
+        return mindspore.Tensor(np.zeros(shape, dtype=dtype))
+    return mindspore.Tensor(random.standard_normal(shape).astype(dtype))
 
 
 _SEQUENCE = 64  # a sequence length most block and patch sizes divide

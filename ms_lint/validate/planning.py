@@ -77,6 +77,7 @@ class Job:
             "lax_lines": sorted({f.line for f in self.findings if expectation_for(f.code).check == COMPILE
                                  and expectation_for(f.code).expected_to_fail("lax")}),
             "syntax_level": syntax_level,
+            "finding_lines": sorted({f.line for f in self.findings}),
             "guards": {str(line): guard for line, guard in self.guards.items()},
             "retries": self.retries,
         }

@@ -474,7 +474,8 @@ class Worker:
             if not call_parameters and is_cell_class:
                 # construct(self, input_ids=None, ...): without it most models raise before the hazards.
                 call_parameters = first_optional_input(obj, config)
-            state.inputs, outcome["inputs_how"] = input_placeholders(obj, call_parameters, config)
+            state.inputs, outcome["inputs_how"], state.sequence_inputs = input_placeholders(obj, call_parameters,
+                                                                                            config)
         outcome["inputs"] = [_describe(value) for value in state.inputs]
         outcome["concrete_inputs"] = all(_is_concrete(value) for value in state.inputs)
         if is_cell_class:
@@ -621,6 +622,9 @@ class Worker:
         x.shape`` on rank 3), which is raised; else the first that fails at all; else the original error."""
         import mindspore
 
+        error = self._compile_as_sequences(state, outcome, compiled or state.obj, error)
+        if error is None:
+            return
         guessed = outcome.get("instance") not in (None, "example") and not state.job.get("input_specs")
         loose = [index for index, value in enumerate(state.inputs) if list(getattr(value, "shape", ())) == [-2]]
         if not _needs_rank(error) or not guessed or not loose:
@@ -649,6 +653,40 @@ class Worker:
         rank, inputs, exc = failed
         self._keep_rank(state, outcome, rank, inputs, loose)
         raise exc
+
+    def _compile_as_sequences(self, state: "_JobState", outcome: dict, compiled, error: Exception):
+        """The compile failed where the code needs more axes than an input of ``[2, features]`` for a Linear has
+        (``x.view(*x.shape[:-1], heads, -1).permute(0, 2, 1, 3)`` on an attention block's input), at a line with no
+        finding: compile again with those inputs as sequences, ``[2, length, features]``, kept unless they fail the
+        same way at the same line. None when they compiled; else the error to go on with."""
+        sequences = state.sequence_inputs
+        if not sequences or not _shows_wrong_shape(error):
+            return error
+        stopped_at = _innermost_line(error, state.job["path"])
+        if stopped_at is None or stopped_at in (state.job.get("finding_lines") or ()):
+            return error  # the finding's own error, perhaps
+        state.sequence_inputs = {}
+        inputs = tuple(sequences[index][0] if index in sequences else value
+                       for index, value in enumerate(state.inputs))
+        try:
+            compiled.compile(*inputs, **state.extra_arguments)
+        except Exception as exc:  # noqa: BLE001 -- the error past the shape is the compile's result
+            if _shows_wrong_shape(exc) and _innermost_line(exc, state.job["path"]) == stopped_at:
+                return error
+            self._keep_sequences(state, outcome, inputs, sequences)
+            return exc
+        self._keep_sequences(state, outcome, inputs, sequences)
+        return None
+
+    def _keep_sequences(self, state: "_JobState", outcome: dict, inputs: tuple, sequences: dict) -> None:
+        state.inputs = inputs
+        outcome["inputs"] = [_describe(value) for value in inputs]
+        how = list(outcome.get("inputs_how") or [])
+        for index, (_, described) in sequences.items():
+            if index < len(how):
+                how[index] = f"{described} (rank 2 failed where the code needs more axes)"
+        outcome["inputs_how"] = how
+        outcome["concrete_inputs"] = all(_is_concrete(value) for value in inputs)
 
     def _keep_rank(self, state: "_JobState", outcome: dict, rank: int, inputs: tuple, loose: list[int]) -> None:
         state.inputs = inputs
@@ -1141,6 +1179,8 @@ class _JobState:
         self.failed_recipe = None  # the way of building it whose error is the job's, when every way raised
         self.lax = False  # compiling under LAX past a line that fails under STRICT only (``_fix_and_rebuild``)
         self.extra_arguments: dict = {}  # passed to construct by name besides the inputs, in a retry
+        # inputs made [2, features] for a Linear: the [2, length, features] placeholder to try (``building``)
+        self.sequence_inputs: dict[int, tuple] = {}
         self.call_parameters: list[str] = []
         self.started = time.monotonic()
         self.building = self.started  # when building the instance began
@@ -1176,6 +1216,24 @@ _WRONG_RANK_SYMPTOMS = ("TupleGetItem evaluator index should be in range", "not 
 def _shows_wrong_rank(error: BaseException) -> bool:
     text = _message(error)
     return any(symptom in text for symptom in _WRONG_RANK_SYMPTOMS)
+
+
+# An input with fewer axes than the code reshapes or permutes it into (measured on 2.10).
+_WRONG_SHAPE_SYMPTOMS = _WRONG_RANK_SYMPTOMS + ("the number of axes must be equal to the dimension of Tensor",
+                                                "the accumulate of x_shape must be equal to out_shape")
+
+
+def _innermost_line(error: BaseException, path: str) -> int | None:
+    """The innermost line of ``path`` that the compile error ``error`` names."""
+    from ms_lint.validate.locations import parse_locations, same_file
+
+    lines = [location.start for location in parse_locations(_message(error)) if same_file(location.path, path)]
+    return lines[-1] if lines else None
+
+
+def _shows_wrong_shape(error: BaseException) -> bool:
+    text = _message(error)
+    return any(symptom in text for symptom in _WRONG_SHAPE_SYMPTOMS)
 
 
 def _on_host(operators: set[str], device: str) -> str:

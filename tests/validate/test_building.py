@@ -190,11 +190,12 @@ def test_guesses_and_config_shrinking_without_mindspore_objects():
     recipe = guessed_arguments(Net, ["in_channels", "activation_bit"])
     assert recipe.kwargs == {"in_channels": 32, "activation_bit": 8}
     class Block:
-        def __init__(self, inplanes, ratio, headers, h, w):
+        def __init__(self, inplanes, ratio, headers, h, w, dropout, drop_path_rate):
             pass
 
-    recipe = guessed_arguments(Block, ["inplanes", "ratio", "headers", "h", "w"])
-    assert recipe.kwargs == {"inplanes": 32, "ratio": 0.25, "headers": 2, "h": 8, "w": 8}
+    recipe = guessed_arguments(Block, ["inplanes", "ratio", "headers", "h", "w", "dropout", "drop_path_rate"])
+    assert recipe.kwargs == {"inplanes": 32, "ratio": 0.25, "headers": 2, "h": 8, "w": 8, "dropout": 0.0,
+                             "drop_path_rate": 0.0}
     # A parameter no name rule covers: no guess at all, rather than a wrong one.
     assert guessed_arguments(Net, ["in_channels", "tokenizer"]) is None
 

@@ -21,6 +21,7 @@ def verdicts(projects, worker_pool):
         finding_at(shapes, "np.sin(y)", "MS101", "Flattened"),
         finding_at(shapes, "x.transpose(1, 2) * 2", "MS601", "Swapped"),
         finding_at(shapes, "tokens.transpose(1, 2) * 2", "MS601", "Pooled"),
+        finding_at(shapes, "q.transpose(-1, -2)", "MS601", "Heads"),
     ]
     return verdicts_by_scope(findings, worker_pool)
 
@@ -52,6 +53,14 @@ def test_a_rank_the_code_shows_is_wrong_gives_way_to_the_next(verdicts):
     assert "the number of axes must be equal" in pooled.message
     assert pooled.inputs == [
         "x: float32 of rank 4, any size (of any rank, the compile failed with dynamic rank)"]
+
+
+def test_an_input_for_a_dense_layer_becomes_a_sequence_where_the_code_needs_more_axes(verdicts):
+    heads = verdicts["Heads", "MS601"]
+    assert heads.verdict == CONFIRMED, heads.message
+    assert "the number of axes must be equal" in heads.message
+    assert heads.inputs == ["queries: [2, 64, 8], a sequence for its first layer Dense(8, ...) (rank 2 failed where "
+                            "the code needs more axes)"]
 
 
 def test_a_missing_tensor_method_raising_at_its_line_while_building_confirms_it(projects, worker_pool):

@@ -2,7 +2,8 @@
 rank that reach code needing their rank (measured on 2.10: with shape [-2] `x.view(*x.shape[:2], -1)` fails
 with "Can not get size for dynamic length sequence", `x.transpose(1, 2)` with "output index [0] large than the
 output size"; with rank 3 both get to the hazard), one that unpacks four sizes from its shape (rank 3 fails with
-"TupleGetItem evaluator index should be in range[-3, 3), but got 3"; rank 4 gets to the hazard)."""
+"TupleGetItem evaluator index should be in range[-3, 3), but got 3"; rank 4 gets to the hazard), and an attention
+block whose Dense input, [2, 8], has too few axes for its heads (a sequence, [2, 64, 8], gets to the hazard)."""
 import numpy as np
 from mindspore import Tensor, nn, ops
 
@@ -39,3 +40,16 @@ class Pooled(nn.Cell):
         b, c, h, w = self.shape(x)
         tokens = flat.reshape(b, c, h * w)
         return tokens.transpose(1, 2) * 2
+
+
+class Heads(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.query = nn.Dense(8, 8)
+
+    def split(self, x):
+        return x.view(*x.shape[:-1], 2, 4).transpose(0, 2, 1, 3)
+
+    def construct(self, queries):
+        q = self.split(self.query(queries))
+        return ops.matmul(q, q.transpose(-1, -2))
