@@ -1061,8 +1061,8 @@ class Worker:
         from ms_lint.validate import probes
 
         built_types = state.job.get("built_types") or {}
-        if not built_types or state.module is None:
-            return
+        if not built_types or state.module is None or state.job.get("syntax_level", "strict") != "strict":
+            return  # under LAX such types are interpreted: building one alone would decide nothing
         alone = outcome.setdefault("probes", {})["built_alone"] = {}
         done: dict[tuple, dict] = {}
         for line, call in built_types.items():
@@ -1203,8 +1203,12 @@ _RANK_SYMPTOMS = ("dynamic rank", "dynamic length sequence", "large than the out
 
 
 def _needs_rank(error: BaseException) -> bool:
+    return _mentions(error, _RANK_SYMPTOMS)
+
+
+def _mentions(error: BaseException, symptoms: tuple[str, ...]) -> bool:
     text = _message(error)
-    return any(symptom in text for symptom in _RANK_SYMPTOMS)
+    return any(symptom in text for symptom in symptoms)
 
 
 # A shape unpacked into more or fewer names than the rank given (``b, c, h, w = self.shape(x)`` on rank 3),
@@ -1214,8 +1218,7 @@ _WRONG_RANK_SYMPTOMS = ("TupleGetItem evaluator index should be in range", "not 
 
 
 def _shows_wrong_rank(error: BaseException) -> bool:
-    text = _message(error)
-    return any(symptom in text for symptom in _WRONG_RANK_SYMPTOMS)
+    return _mentions(error, _WRONG_RANK_SYMPTOMS)
 
 
 # An input with fewer axes than the code reshapes or permutes it into (measured on 2.10).
@@ -1232,8 +1235,7 @@ def _innermost_line(error: BaseException, path: str) -> int | None:
 
 
 def _shows_wrong_shape(error: BaseException) -> bool:
-    text = _message(error)
-    return any(symptom in text for symptom in _WRONG_SHAPE_SYMPTOMS)
+    return _mentions(error, _WRONG_SHAPE_SYMPTOMS)
 
 
 def _on_host(operators: set[str], device: str) -> str:
