@@ -294,8 +294,9 @@ class _Context:
         """An MS103 finding of a user type built from tensor data that no compile of the unit decided (the compile
         stopped before its line): decided by the worker's build of that type from a tensor in a Cell of its own,
         under STRICT. A type MindSpore cannot build there fails wherever a graph builds it; one it can build
-        decides nothing (what the line passes may differ)."""
-        if finding.code != "MS103" or verdict.verdict in DECIDED or self.level != "strict":
+        decides nothing (what the line passes may differ). A line shown to be left out of the graph (``not
+        reached``) stays so: this configuration never builds the type."""
+        if finding.code != "MS103" or verdict.verdict != INCONCLUSIVE or self.level != "strict":
             return verdict
         result = ((self.outcome.get("probes") or {}).get("built_alone") or {}).get(str(finding.line))
         if not result or result.get("compiled") is not False:

@@ -14,6 +14,7 @@ from ms_lint.validate.verdicts import (
     CONFIRMED_BY_PROBE,
     INCONCLUSIVE,
     NOT_APPLICABLE,
+    NOT_REACHED,
     NOT_REPRODUCED,
     confirm_across_units,
     decide,
@@ -327,8 +328,6 @@ def test_a_device_without_the_kernel_a_constructor_runs_says_so(module):
 
 
 def test_not_reproduced_needs_the_line_in_the_graph(module):
-    from ms_lint.validate.verdicts import NOT_REACHED
-
     job = job_for(module, (10, "MS101"))
     compiled = {"status": "ok", "stage": "probe", "instance": "default", "kind": "cell", "compiled": True}
     cases = {
@@ -372,6 +371,12 @@ def test_an_output_type_built_from_tensors_is_confirmed_only_where_it_is_built(t
     verdict, = decide(job, dict(elsewhere, probes={"built_alone": {"6": failed}}), "CPU", "strict")
     assert verdict.verdict == CONFIRMED_BY_PROBE, verdict.message
     assert "line 6 itself was not decided: the compile failed at line 5" in verdict.message
+    # ... but not for a line shown to be left out of the graph ...
+    left_out = dict(elsewhere, reach={"6": {"reached": False, "condition": "return_dict", "value": "False",
+                                            "wanted": True}}, probes={"built_alone": {"6": failed}})
+    left_out["error"] = dict(elsewhere["error"], message=elsewhere["error"]["message"].replace(":5,", ":4,"))
+    verdict, = decide(job, left_out, "CPU", "strict")
+    assert verdict.verdict == NOT_REACHED, verdict.message
     # ... and not when it builds it, fails otherwise, or under LAX (which builds such types by interpreting them).
     for result, level in (({"compiled": True, "built": "Output(value=x)"}, "strict"),
                           (dict(failed, type="RuntimeError", message="out of memory"), "strict"),
