@@ -61,9 +61,10 @@ class TwoAxisTranspose(Rule):
                     yield self.finding(
                         module, node,
                         f".transpose({axes}) in graph code ({function.label}) on a tensor of rank "
-                        f"{rank.at_least} or more (`{shaped}`, line {rank.shaped_by.lineno}) fails to compile: graph "
-                        "mode takes a full permutation, and two axes fit only a 2-D tensor (ValueError; PyNative "
-                        f"swaps the axes); use .swapaxes({axes}), which means the same on every device",
+                        f"{rank.at_least} or more (`{shaped}`, line {rank.shaped_by.lineno}) fails to compile on CPU "
+                        "and GPU: graph mode takes a full permutation there, and two axes fit only a 2-D tensor "
+                        "(ValueError; PyNative swaps the axes, and MindSpore 2.10 documents the two-axis form for "
+                        f"Ascend only); use .swapaxes({axes}), which means the same on every device",
                     )
                     continue
                 yield self.finding(
