@@ -17,11 +17,12 @@ class TwoAxisTranspose(Rule):
     what = """
         Reports `t.transpose(d0, d1)` with exactly two axis arguments on a tensor value in graph code. The
         2-D permutation `t.transpose(1, 0)` (also `(-1, -2)`, `(-1, 0)`, `(1, -2)`) means the same in both APIs on
-        a 2-D tensor, so it is reported only where the tensor evidently has rank 3 or more: every assignment that
+        a 2-D tensor, so it is reported only where the tensor evidently has rank 3 or more: an assignment that
         reaches it was shaped by a call that fixes its rank (`k.view(b, s, h, d)`, `k.permute(0, 2, 1, 3)`,
-        `k[:, :, :n, :]`, a method of the class whose every `return` is such a value, and what keeps or raises that
-        rank: `contiguous`, elementwise arithmetic, `mint.cat`, `unsqueeze`). Calls with a full permutation
-        (`t.transpose(0, 2, 1)`, `t.transpose((1, 0))`) are not reported.
+        `k[:, :, :n, :]`, a method of the class returning such a value, and what keeps or raises that rank:
+        `contiguous`, elementwise arithmetic, `mint.cat`, `unsqueeze`), so whenever that path is compiled the call
+        fails, whatever other paths give. Calls with a full permutation (`t.transpose(0, 2, 1)`,
+        `t.transpose((1, 0))`) are not reported.
     """
     why = """
         In PyNative, `Tensor.transpose` accepts PyTorch's form and swaps two axes; in graph mode it takes a full
