@@ -39,28 +39,20 @@ def test_an_input_of_any_rank_gets_rank_3_when_the_compile_needs_its_rank(verdic
         "x: float32 of rank 3, any size (of any rank, the compile failed with dynamic rank)"]
 
 
-def test_the_fixed_rank_reaches_the_hazard_the_any_rank_input_hid(verdicts):
-    transpose = verdicts["Swapped", "MS601"]
+@pytest.mark.parametrize("scope, inputs", [
+    # the fixed rank reaches the hazard the input of any rank hid
+    ("Swapped", "x: float32 of rank 3, any size (of any rank, the compile failed with dynamic rank)"),
+    # a rank the code shows is wrong (four sizes unpacked from a rank-3 shape) gives way to the next
+    ("Pooled", "x: float32 of rank 4, any size (of any rank, the compile failed with dynamic rank)"),
+    # an input for a Dense layer becomes a sequence where the code needs more axes
+    ("Heads", "queries: [2, 64, 8], a sequence for its first layer Dense(8, ...) (rank 2 failed where the code "
+              "needs more axes)"),
+], ids=["fixed-rank", "wrong-rank-gives-way", "dense-input-as-sequence"])
+def test_the_shape_given_reaches_the_transpose_hazard(verdicts, scope, inputs):
+    transpose = verdicts[scope, "MS601"]
     assert transpose.verdict == CONFIRMED, transpose.message
     assert "the number of axes must be equal" in transpose.message
-    assert transpose.inputs == [
-        "x: float32 of rank 3, any size (of any rank, the compile failed with dynamic rank)"]
-
-
-def test_a_rank_the_code_shows_is_wrong_gives_way_to_the_next(verdicts):
-    pooled = verdicts["Pooled", "MS601"]
-    assert pooled.verdict == CONFIRMED, pooled.message
-    assert "the number of axes must be equal" in pooled.message
-    assert pooled.inputs == [
-        "x: float32 of rank 4, any size (of any rank, the compile failed with dynamic rank)"]
-
-
-def test_an_input_for_a_dense_layer_becomes_a_sequence_where_the_code_needs_more_axes(verdicts):
-    heads = verdicts["Heads", "MS601"]
-    assert heads.verdict == CONFIRMED, heads.message
-    assert "the number of axes must be equal" in heads.message
-    assert heads.inputs == ["queries: [2, 64, 8], a sequence for its first layer Dense(8, ...) (rank 2 failed where "
-                            "the code needs more axes)"]
+    assert transpose.inputs == [inputs]
 
 
 def test_a_missing_tensor_method_raising_at_its_line_while_building_confirms_it(projects, worker_pool):
