@@ -433,7 +433,8 @@ class GraphFunction:
         return self.kind(expr) == TENSOR
 
     def least_rank(self, expr: ast.AST) -> Rank | None:
-        """The least rank the tensor ``expr`` evidently has where it is used (see ``ranks``), or None."""
+        """The least rank the tensor ``expr`` evidently has on some path reaching where it is used (see ``ranks``),
+        or None."""
         return least_rank(self.module, expr, self.node, self.owner)
 
     def kind(self, expr: ast.AST | None) -> str | None:
