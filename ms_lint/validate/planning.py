@@ -19,6 +19,7 @@ from ms_lint.findings import Finding
 from ms_lint.validate.dependencies import DependencyIndex
 from ms_lint.validate.expectations import (
     COMPILE,
+    CONSTRUCTION,
     MODULE_LEVEL,
     PARAMETER_PROBE,
     RANDOMNESS_PROBE,
@@ -52,6 +53,8 @@ class Job:
     # own, which decides the finding where the unit's compile stops before its line.
     built_types: dict[str, dict] = field(default_factory=dict)
     guards: dict[int, dict] = field(default_factory=dict)  # finding line -> the branch conditions leading to it
+    # finding line -> the host method it sits in, which neither building the Cell nor construct runs
+    not_run: dict[int, str] = field(default_factory=dict)
     retries: list[dict] = field(default_factory=list)  # what to switch on when a guarded line is not compiled
     cache_key: str = ""
 
@@ -131,6 +134,7 @@ def plan_jobs(
             built_types=_built_types(path, group),
         )
         job.guards, job.retries = _guards(path, scope, group)
+        job.not_run = _not_run(path, scope, group)
         job.cache_key = cache_key(job, device, syntax_level, mindspore_version, tool_version, index)
         jobs.append(job)
     return Plan(jobs=jobs, module_level=module_level)
@@ -158,6 +162,16 @@ def _guards(path: str, scope: str, findings: list[Finding]) -> tuple[dict[int, d
     if any(name != scope for name in by_scope):
         retries = retries_for(tree, scope, guards) or retries
     return guards, retries
+
+
+def _not_run(path: str, scope: str, findings: list[Finding]) -> dict[int, str]:
+    """The findings that raise while a layer is built (MS604, MS606) in a method that neither building the
+    Cell nor construct runs (see ``reach.not_run``)."""
+    from ms_lint.validate.reach import not_run
+
+    lines = {f.line for f in findings if expectation_for(f.code).check == CONSTRUCTION}
+    tree = _parse(path) if lines else None
+    return not_run(tree, scope, lines) if tree is not None else {}
 
 
 def _attach_helpers_to_cells(groups):

@@ -126,10 +126,10 @@ def _function_guards(function, lines: set[int]) -> dict[int, dict]:
             for line in wanted}
 
 
-def _call_sites(methods: dict) -> dict[str, list[tuple[str, int]]]:
-    """Methods reached from construct -> ``(calling method, line)`` of each use."""
-    sites: dict[str, list[tuple[str, int]]] = {"construct": []}
-    pending = ["construct"]
+def _call_sites(methods: dict, entry: str = "construct") -> dict[str, list[tuple[str, int]]]:
+    """Methods reached from ``entry`` -> ``(calling method, line)`` of each use."""
+    sites: dict[str, list[tuple[str, int]]] = {entry: []}
+    pending = [entry]
     while pending:
         caller = pending.pop()
         method = methods.get(caller)
@@ -137,13 +137,35 @@ def _call_sites(methods: dict) -> dict[str, list[tuple[str, int]]]:
             continue
         for node in ast.walk(method):
             if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self" \
-                    and node.attr in methods and node.attr != "construct":
+                    and node.attr in methods and node.attr != entry:
                 # self.helper(...) or a bound method handed on (self.helper passed to a loop)
                 if node.attr not in sites:
                     sites[node.attr] = []
                     pending.append(node.attr)
                 sites[node.attr].append((caller, node.lineno))
     return sites
+
+
+# Bases whose ``__init__`` calls no method of the subclass: what the subclass's own methods run is all there is.
+_PLAIN_CELL_BASES = frozenset({"Cell", "nn.Cell", "ms.nn.Cell", "mindspore.nn.Cell"})
+
+
+def not_run(tree: ast.Module, class_name: str, lines: set[int]) -> dict[int, str]:
+    """For finding ``lines`` inside a method of ``class_name`` that neither building the instance (``__init__`` and
+    the methods it uses) nor ``construct`` (and those it uses) reaches, a host method such as ``switch_to_deploy``:
+    line -> the method's name. Only for a class deriving from ``nn.Cell`` alone; else nothing is known."""
+    cls = next((node for node in tree.body if isinstance(node, ast.ClassDef) and node.name == class_name), None)
+    if cls is None or not cls.bases or any(ast.unparse(base) not in _PLAIN_CELL_BASES for base in cls.bases):
+        return {}
+    methods = {node.name: node for node in cls.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    run = set(_call_sites(methods, "__init__")) | set(_call_sites(methods, "construct"))
+    found = {}
+    for name, method in methods.items():
+        if name in run or name.startswith("__"):
+            continue
+        end = getattr(method, "end_lineno", method.lineno) or method.lineno
+        found.update({line: name for line in lines if method.lineno <= line <= end})
+    return found
 
 
 def _entry_conditions(name: str, methods: dict, sites: dict, memo: dict, visiting: set) -> list:

@@ -197,6 +197,10 @@ class _Context:
         expectation = expectation_for(finding.code)
         if expectation.check == MODULE_LEVEL:
             return module_level_verdict(finding, self.device, self.level)
+        method = self.job.not_run.get(finding.line) if expectation.check == CONSTRUCTION else None
+        if method is not None:
+            return self.make(finding, NOT_REACHED, f"not run: {method}() is called neither while building "
+                                                   f"{self.job.qualname} nor from construct")
         failure = self.unit_failure(finding)
         if failure is not None:
             return failure

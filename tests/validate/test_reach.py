@@ -7,7 +7,7 @@ import textwrap
 
 import pytest
 
-from ms_lint.validate.reach import condition_value, evaluate, guards_for
+from ms_lint.validate.reach import condition_value, evaluate, guards_for, not_run
 from ms_lint.validate.runner import ValidateOptions, validate_findings
 from ms_lint.validate.verdicts import CONFIRMED, INCONCLUSIVE, NOT_REACHED, NOT_REPRODUCED
 
@@ -297,3 +297,54 @@ def test_a_string_argument_kept_on_self_is_set_to_the_value_the_line_needs():
     assert guards_for(tree, "Fused", {line["b"]})[1] == []
     assert guards_for(tree, "Fused", {line["d"]})[1] == [
         {"name": "flag", "parameter": "pooling", "value": "max", "attribute": "pooling"}]
+
+
+def test_a_layer_built_in_a_host_method_is_not_run_when_the_cell_is_built():
+    source = textwrap.dedent("""\
+        class Block(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.setup()
+
+            def setup(self):
+                self.conv = nn.Conv2d(3, 3, 3, 1, 1)
+
+            def helper(self, x):
+                return nn.Dense(3, 3, True)(x)
+
+            def construct(self, x):
+                return self.helper(x)
+
+            def switch_to_deploy(self):
+                self.fused = nn.Conv2d(3, 3, 3, 1, 1)
+
+
+        class Derived(Block):
+            def switch_to_deploy(self):
+                self.fused = nn.Conv2d(3, 3, 3, 1, 1)
+    """)
+    lines = source.splitlines()
+    built = {text: lines.index(text) + 1 for text in (
+        "        self.conv = nn.Conv2d(3, 3, 3, 1, 1)", "        return nn.Dense(3, 3, True)(x)",
+        "        self.fused = nn.Conv2d(3, 3, 3, 1, 1)")}
+    deploy = built["        self.fused = nn.Conv2d(3, 3, 3, 1, 1)"]
+    tree = ast.parse(source)
+    assert not_run(tree, "Block", set(built.values())) == {deploy: "switch_to_deploy"}
+    # A base of the project's own may call any method while building: nothing is known.
+    assert not_run(tree, "Derived", {len(lines)}) == {}
+
+
+@pytest.mark.mindspore
+@needs_mindspore
+def test_a_layer_in_a_host_method_is_not_reached_rather_than_not_reproduced(projects, worker_pool):
+    from ms_lint.engine import check_file
+    from ms_lint.settings import Settings
+
+    path = projects / "cells" / "vcells" / "host_methods.py"
+    findings = [f for f in check_file(str(path), Settings()) if f.code == "MS606"]
+    report = validate_findings(findings, ValidateOptions(use_cache=False), pool=worker_pool)
+    verdict, = report.verdicts
+    # The Cell builds and compiles: without knowing the method never runs, that would read as "not reproduced".
+    assert verdict.verdict == NOT_REACHED, verdict.message
+    assert verdict.message == ("not run: switch_to_deploy() is called neither while building Deployable nor from "
+                               "construct")
