@@ -159,6 +159,13 @@ def not_run(tree: ast.Module, class_name: str, lines: set[int]) -> dict[int, str
         return {}
     methods = {node.name: node for node in cls.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
     run = set(_call_sites(methods, "__init__")) | set(_call_sites(methods, "construct"))
+    pending = list(run)
+    while pending:  # also what those reach through any receiver: ``Block.make_layer(...)``, ``cls.build(...)``
+        method = methods.get(pending.pop())
+        for node in ast.walk(method) if method is not None else ():
+            if isinstance(node, ast.Attribute) and node.attr in methods and node.attr not in run:
+                run.add(node.attr)
+                pending.append(node.attr)
     found = {}
     for name, method in methods.items():
         if name in run or name.startswith("__"):

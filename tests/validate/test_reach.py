@@ -308,6 +308,11 @@ def test_a_layer_built_in_a_host_method_is_not_run_when_the_cell_is_built():
 
             def setup(self):
                 self.conv = nn.Conv2d(3, 3, 3, 1, 1)
+                self.norm = Block.make_norm()
+
+            @staticmethod
+            def make_norm():
+                return nn.BatchNorm2d(3, 1e-5, 0.1, True)
 
             def helper(self, x):
                 return nn.Dense(3, 3, True)(x)
@@ -326,7 +331,7 @@ def test_a_layer_built_in_a_host_method_is_not_run_when_the_cell_is_built():
     lines = source.splitlines()
     built = {text: lines.index(text) + 1 for text in (
         "        self.conv = nn.Conv2d(3, 3, 3, 1, 1)", "        return nn.Dense(3, 3, True)(x)",
-        "        self.fused = nn.Conv2d(3, 3, 3, 1, 1)")}
+        "        self.fused = nn.Conv2d(3, 3, 3, 1, 1)", "        return nn.BatchNorm2d(3, 1e-5, 0.1, True)")}
     deploy = built["        self.fused = nn.Conv2d(3, 3, 3, 1, 1)"]
     tree = ast.parse(source)
     assert not_run(tree, "Block", set(built.values())) == {deploy: "switch_to_deploy"}
