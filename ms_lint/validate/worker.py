@@ -619,7 +619,8 @@ class Worker:
         input tensor is with dynamic rank``, see ``_needs_rank``): compile again with the placeholders ms-lint made
         of any rank given rank 3, 4, then 2 (every dimension still of any size). The first rank that compiles is
         kept; else the first that fails with another error that does not show the rank was wrong (``b, c, h, w =
-        x.shape`` on rank 3), which is raised; else the first that fails at all; else the original error."""
+        x.shape`` on rank 3), which is raised; else the first that fails at all; else the original error. Inputs
+        made for a Linear get their chance as sequences first (``_compile_as_sequences``)."""
         import mindspore
 
         error = self._compile_as_sequences(state, outcome, compiled or state.obj, error)
@@ -679,25 +680,27 @@ class Worker:
         return None
 
     def _keep_sequences(self, state: "_JobState", outcome: dict, inputs: tuple, sequences: dict) -> None:
-        state.inputs = inputs
-        outcome["inputs"] = [_describe(value) for value in inputs]
-        how = list(outcome.get("inputs_how") or [])
-        for index, (_, described) in sequences.items():
-            if index < len(how):
-                how[index] = f"{described} (rank 2 failed where the code needs more axes)"
-        outcome["inputs_how"] = how
-        outcome["concrete_inputs"] = all(_is_concrete(value) for value in inputs)
+        self._replace_inputs(state, outcome, inputs, {
+            index: f"{described} (rank 2 failed where the code needs more axes)"
+            for index, (_, described) in sequences.items()})
 
     def _keep_rank(self, state: "_JobState", outcome: dict, rank: int, inputs: tuple, loose: list[int]) -> None:
+        how = outcome.get("inputs_how") or []
+        self._replace_inputs(state, outcome, inputs, {
+            index: f"{how[index].split(':')[0]}: float32 of rank {rank}, any size (of any rank, the compile failed "
+                   f"with dynamic rank)"
+            for index in loose if index < len(how)})
+
+    def _replace_inputs(self, state: "_JobState", outcome: dict, inputs: tuple, described: dict[int, str]) -> None:
+        """Compile with ``inputs`` from now on; ``described``: the new line of ``inputs_how`` for each input changed."""
         state.inputs = inputs
         outcome["inputs"] = [_describe(value) for value in inputs]
         how = list(outcome.get("inputs_how") or [])
-        for index in loose:
+        for index, line in described.items():
             if index < len(how):
-                name = how[index].split(":")[0]
-                how[index] = (f"{name}: float32 of rank {rank}, any size (of any rank, the compile failed with "
-                              f"dynamic rank)")
+                how[index] = line
         outcome["inputs_how"] = how
+        outcome["concrete_inputs"] = all(_is_concrete(value) for value in inputs)
 
     def _stage_retry(self, state: "_JobState", outcome: dict, after_construction_fixes: bool = False) -> None:
         """A line under a constant condition that was False is not compiled: compile again with it switched on
