@@ -39,6 +39,9 @@ class Expectation:
     silent: bool = False
     # For checks with nothing to compile: why, when it is not simply module-level code.
     nothing_to_compile: str = ""
+    # Whether the hazard raises in PyNative too (a missing method, a layer built with wrong arguments): then
+    # running the line eagerly, in a host method the graph never holds, decides it as well as a compile would.
+    shows_eagerly: bool = False
 
     def error_matches(self, error_type: str, message: str) -> bool:
         if self.error_types and error_type not in self.error_types:
@@ -174,6 +177,7 @@ EXPECTATIONS: dict[str, Expectation] = {
         COMPILE,
         error_types=("AttributeError", "ValueError", "TypeError"),
         patterns=(r"has no attribute", r"cannot get attributes", r"not callable"),
+        shows_eagerly=True,
     ),
     "MS603": Expectation(
         COMPILE,
@@ -189,6 +193,7 @@ EXPECTATIONS: dict[str, Expectation] = {
         COMPILE,
         error_types=("AttributeError", "ImportError", "ModuleNotFoundError"),
         patterns=(r"has no attribute", r"cannot import name", r"No module named"),
+        shows_eagerly=True,
     ),
     "MS119": Expectation(
         COMPILE,
@@ -229,23 +234,27 @@ EXPECTATIONS: dict[str, Expectation] = {
         error_types=("ValueError",),
         patterns=(r"pad",),
         located="anywhere",
+        shows_eagerly=True,
     ),
     "MS605": Expectation(
         COMPILE,
         error_types=("TypeError",),
         patterns=(r"should be mindspore dtype", r"positional argument"),
+        shows_eagerly=True,
     ),
     "MS606": Expectation(
         CONSTRUCTION,
         error_types=("TypeError", "ValueError"),
         patterns=(r"pad_mode", r"use_one_hot"),
         located="anywhere",
+        shows_eagerly=True,
     ),
     "MS604": Expectation(
         CONSTRUCTION,
         error_types=("TypeError",),
         patterns=(r"unexpected keyword argument",),
         located="anywhere",
+        shows_eagerly=True,
     ),
     "MS112": Expectation(MODULE_LEVEL, nothing_to_compile=_EAGER),
     "MS113": Expectation(MODULE_LEVEL, nothing_to_compile=_EAGER),

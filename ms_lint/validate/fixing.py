@@ -474,8 +474,8 @@ def leave_out(source: str, path: str, line: int) -> tuple[str, list[tuple[int, i
         dropped = []
     elif isinstance(statement, ast.Try) and not statement.orelse and statement.handlers:
         # The body runs as if nothing were raised; the handlers go (MindSpore compiles no ``try``).
-        handled = (statement.handlers[0].lineno, (statement.finalbody[0].lineno - 2 if statement.finalbody
-                                                 else statement.end_lineno))
+        last_handled = statement.finalbody[0].lineno - 2 if statement.finalbody else statement.end_lineno
+        handled = (statement.handlers[0].lineno, last_handled)
         width = statement.body[0].col_offset - statement.col_offset
         body = _dedented(lines[statement.body[0].lineno - 1:handled[0] - 1], width)
         final = _dedented(lines[handled[1] + 1:statement.end_lineno], width) if statement.finalbody else []
@@ -498,6 +498,42 @@ def leave_out(source: str, path: str, line: int) -> tuple[str, list[tuple[int, i
     except SyntaxError:
         return None
     return result, [(start, end)] + dropped + _called_function_spans(tree, removed)
+
+
+# What the marker ``marked`` puts in raises when its line is compiled (measured on 2.10: a call of a function that
+# raises stops the compile when the line is in the graph, under STRICT and LAX, and not when MindSpore left the
+# branch out on a constant condition; an undefined name would stop it either way).
+MARKER_FUNCTION = "__ms_lint_marker__"
+MARKER_MESSAGE = "ms-lint: the marked line is in the graph"
+
+
+def marked(source: str, path: str, line: int) -> str | None:
+    """``source`` with the simple statement holding ``line`` replaced by a call of a function that raises, every
+    line keeping its number (the function is defined after the module's last line); None for a line of a compound
+    statement's header, or of a statement that shares its line with another."""
+    try:
+        tree = _tree(source, path)
+    except (SyntaxError, ValueError):
+        return None
+    statement = _statement_at(tree, line)
+    if statement is None or hasattr(statement, "body"):
+        return None
+    lines = source.splitlines(keepends=True)
+    indent = lines[statement.lineno - 1][:statement.col_offset]
+    end = statement.end_lineno or statement.lineno
+    if indent.strip() or lines[end - 1][statement.end_col_offset:].strip().startswith(";"):
+        return None
+    newline = "\r\n" if lines[statement.lineno - 1].endswith("\r\n") else "\n"
+    call = f"{indent}{MARKER_FUNCTION}(){newline}"
+    result = "".join(lines[:statement.lineno - 1] + [call] + [newline] * (end - statement.lineno) + lines[end:])
+    if not result.endswith(("\n", "\r")):
+        result += newline
+    result += f"{newline}{newline}def {MARKER_FUNCTION}():{newline}    raise RuntimeError({MARKER_MESSAGE!r}){newline}"
+    try:
+        ast.parse(result, filename=path)
+    except SyntaxError:
+        return None
+    return result
 
 
 def _unread_attribute_write(tree: ast.Module, statement: ast.stmt) -> bool:

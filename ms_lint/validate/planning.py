@@ -30,7 +30,7 @@ from ms_lint.validate.expectations import (
 from ms_lint.validate.project import EXAMPLES_FILE_NAME, ModuleLocation, load_config, locate_module
 
 # Bumped when the worker's outcome format or behaviour changes, so old cache entries are not reused.
-OUTCOME_FORMAT = 13
+OUTCOME_FORMAT = 14
 
 
 @dataclass
@@ -55,6 +55,10 @@ class Job:
     guards: dict[int, dict] = field(default_factory=dict)  # finding line -> the branch conditions leading to it
     # finding line -> the host method it sits in, which neither building the Cell nor construct runs
     not_run: dict[int, str] = field(default_factory=dict)
+    # host method -> the lines it holds of findings that raise eagerly too: the worker calls it on a built instance
+    host_calls: dict[str, list[int]] = field(default_factory=dict)
+    # constructor arguments that run construction lines the defaults skip (``reach.build_retries``)
+    build_retries: list[dict] = field(default_factory=list)
     retries: list[dict] = field(default_factory=list)  # what to switch on when a guarded line is not compiled
     cache_key: str = ""
 
@@ -81,8 +85,13 @@ class Job:
                                  and expectation_for(f.code).expected_to_fail("lax")}),
             "syntax_level": syntax_level,
             "finding_lines": sorted({f.line for f in self.findings}),
+            # Traced while the instance is built: a line that did not run there was not checked by building it.
+            "construction_lines": sorted({f.line for f in self.findings
+                                          if expectation_for(f.code).check == CONSTRUCTION}),
             "guards": {str(line): guard for line, guard in self.guards.items()},
             "retries": self.retries,
+            "host_calls": self.host_calls,
+            "build_retries": self.build_retries,
         }
 
 
@@ -135,6 +144,8 @@ def plan_jobs(
         )
         job.guards, job.retries = _guards(path, scope, group)
         job.not_run = _not_run(path, scope, group)
+        job.host_calls = _host_calls(path, scope, group)
+        job.build_retries = _build_retries(path, scope, group)
         job.cache_key = cache_key(job, device, syntax_level, mindspore_version, tool_version, index)
         jobs.append(job)
     return Plan(jobs=jobs, module_level=module_level)
@@ -172,6 +183,24 @@ def _not_run(path: str, scope: str, findings: list[Finding]) -> dict[int, str]:
     lines = {f.line for f in findings if expectation_for(f.code).check == CONSTRUCTION}
     tree = _parse(path) if lines else None
     return not_run(tree, scope, lines) if tree is not None else {}
+
+
+def _host_calls(path: str, scope: str, findings: list[Finding]) -> dict[str, list[int]]:
+    """The host methods holding findings that raise eagerly too (see ``reach.host_calls``)."""
+    from ms_lint.validate.reach import host_calls
+
+    lines = {f.line for f in findings if f.scope == scope and expectation_for(f.code).shows_eagerly}
+    tree = _parse(path) if lines else None
+    return host_calls(tree, scope, lines) if tree is not None else {}
+
+
+def _build_retries(path: str, scope: str, findings: list[Finding]) -> list[dict]:
+    """Constructor arguments that run the construction findings' lines the defaults skip."""
+    from ms_lint.validate.reach import build_retries
+
+    lines = {f.line for f in findings if f.scope == scope and expectation_for(f.code).check == CONSTRUCTION}
+    tree = _parse(path) if lines else None
+    return build_retries(tree, scope, lines) if tree is not None else []
 
 
 def _attach_helpers_to_cells(groups):
@@ -352,6 +381,8 @@ def cache_key(job: Job, device: str, syntax_level: str, mindspore_version: str, 
         "state": job.state_names,
         "api": job.api_names,
         "built": job.built_types,
+        "host": job.host_calls,
+        "build_retries": job.build_retries,
         "inputs": job.input_specs,
     }
     digest.update(json.dumps(header, sort_keys=True).encode())

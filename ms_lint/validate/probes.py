@@ -12,6 +12,8 @@
 - ``built_alone_probe``: a user type that a line builds from tensor data (MS103), built from a tensor by a Cell
   that does nothing else, compiled under STRICT: whether MindSpore can build that type in a graph at all, asked
   where the unit's own compile stops before the line.
+- ``host_method_probe``: a host method the graph never holds (``switch_to_deploy()``), called on a built instance
+  in PyNative as its callers would: which finding lines it ran, and where it raised.
 """
 from __future__ import annotations
 
@@ -262,3 +264,91 @@ def built_alone_probe(namespace: dict, callee: str, positional: int, keywords: l
         sys.modules.pop(name, None)
         mindspore.set_context(jit_syntax_level=level)
     return {"compiled": True, "built": f"{callee}({arguments})"}
+
+
+class _OutOfTime(Exception):
+    pass
+
+
+class LinesRun:
+    """While active, the ``lines`` of file ``path`` that run, in any frame of that file (``ran``), and whether a
+    code object's file is ``path`` (``in_file``, by the file name a code object carries)."""
+
+    def __init__(self, path: str, lines):
+        import os
+
+        self.target = os.path.realpath(path)
+        self.wanted = set(lines)
+        self.ran: set[int] = set()
+        self._files: dict[str, bool] = {}
+        self._previous = None
+
+    def in_file(self, filename: str) -> bool:
+        import os
+
+        known = self._files.get(filename)
+        if known is None:
+            known = self._files[filename] = os.path.realpath(filename) == self.target
+        return known
+
+    def innermost_line(self, exc: BaseException) -> int | None:
+        """The innermost line of the file in ``exc``'s traceback, or None."""
+        line = None
+        traceback = exc.__traceback__
+        while traceback is not None:
+            if self.in_file(traceback.tb_frame.f_code.co_filename):
+                line = traceback.tb_lineno
+            traceback = traceback.tb_next
+        return line
+
+    def _lines(self, frame, event, _arg):
+        if event == "line" and frame.f_lineno in self.wanted:
+            self.ran.add(frame.f_lineno)
+        return self._lines
+
+    def _calls(self, frame, _event, _arg):
+        return self._lines if self.in_file(frame.f_code.co_filename) else None
+
+    def __enter__(self) -> "LinesRun":
+        import sys
+
+        self._previous = sys.gettrace()
+        if self.wanted:
+            sys.settrace(self._calls)
+        return self
+
+    def __exit__(self, *_exc) -> None:
+        import sys
+
+        sys.settrace(self._previous)
+
+
+def host_method_probe(instance, method: str, path: str, lines: list[int], seconds: float) -> dict:
+    """Call ``instance.method()`` in PyNative, within ``seconds``, tracing the lines of ``path`` it runs:
+    ``{"ran": the ``lines`` run, "error": None or {"type", "message", "line"}}``, ``line`` being the innermost
+    line of ``path`` in the traceback (None when it raised elsewhere)."""
+    import signal
+
+    import mindspore
+
+    def out_of_time(_signum, _frame):
+        raise _OutOfTime(f"{method}() ran longer than {seconds:g} s")
+
+    mode = mindspore.get_context("mode")
+    previous_alarm = signal.signal(signal.SIGALRM, out_of_time)
+    mindspore.set_context(mode=mindspore.PYNATIVE_MODE)
+    error = None
+    tracer = LinesRun(path, lines)
+    signal.setitimer(signal.ITIMER_REAL, max(seconds, 0.1))
+    try:
+        with tracer:
+            getattr(instance, method)()
+    except _OutOfTime as exc:
+        error = {"type": "timeout", "message": str(exc), "line": None}
+    except Exception as exc:  # noqa: BLE001 -- where it raised is the answer
+        error = {"type": type(exc).__name__, "message": str(exc)[:2000], "line": tracer.innermost_line(exc)}
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous_alarm)
+        mindspore.set_context(mode=mode)
+    return {"ran": sorted(tracer.ran), "error": error}

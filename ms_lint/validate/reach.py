@@ -154,9 +154,93 @@ def not_run(tree: ast.Module, class_name: str, lines: set[int]) -> dict[int, str
     """For finding ``lines`` inside a method of ``class_name`` that neither building the instance (``__init__`` and
     the methods it uses) nor ``construct`` (and those it uses) reaches, a host method such as ``switch_to_deploy``:
     line -> the method's name. Only for a class deriving from ``nn.Cell`` alone; else nothing is known."""
-    cls = next((node for node in tree.body if isinstance(node, ast.ClassDef) and node.name == class_name), None)
+    cls = _class_named(tree, class_name)
     if cls is None or not cls.bases or any(ast.unparse(base) not in _PLAIN_CELL_BASES for base in cls.bases):
         return {}
+    return {line: method.name for method, found in _host_methods(cls, lines) for line in found}
+
+
+def host_calls(tree: ast.Module, class_name: str, lines: set[int]) -> dict[str, list[int]]:
+    """The host methods of ``class_name`` holding finding ``lines`` that its own building and ``construct`` do not
+    reach, and that can be called with no argument (``switch_to_deploy()``): method name -> its lines. What its
+    callers would do with a built instance: the validator calls each to run those lines (``probes``). Whatever
+    the bases, since calling decides, where ``not_run`` has to claim."""
+    cls = _class_named(tree, class_name)
+    if cls is None:
+        return {}
+    return {method.name: found for method, found in _host_methods(cls, lines)
+            if not method.decorator_list and _callable_bare(method)}
+
+
+# The list a constructor argument that defaults to an empty one gets, for a loop over it to run once: one size,
+# the size the validator guesses for channels and features.
+_ONE_SIZE = [32]
+
+
+def build_retries(tree: ast.Module, class_name: str, lines: set[int]) -> list[dict]:
+    """For finding ``lines`` in ``class_name.__init__`` that building with the defaults skips, the constructor
+    arguments that run them: a loop over an argument defaulting to an empty list (``for k, dim in
+    enumerate(conv_dims)``) gets a list of one size, a branch on an argument defaulting to False (``if use_se:``)
+    gets True. ``[{"parameter", "value", "lines"}]``."""
+    cls = _class_named(tree, class_name)
+    init = next((node for node in cls.body if isinstance(node, ast.FunctionDef) and node.name == "__init__"),
+                None) if cls is not None else None
+    if init is None:
+        return []
+    arguments = init.args
+    positional = [*arguments.posonlyargs, *arguments.args]
+    defaults = {argument.arg: default for argument, default in
+                zip(positional[len(positional) - len(arguments.defaults):], arguments.defaults)}
+    defaults.update({argument.arg: default for argument, default in zip(arguments.kwonlyargs, arguments.kw_defaults)
+                     if default is not None})
+    retries: dict[tuple, dict] = {}
+    for line in sorted(lines):
+        for parameter, value in _switches_over(init.body, line, defaults):
+            retry = retries.setdefault((parameter, repr(value)), {"parameter": parameter, "value": value,
+                                                                  "lines": []})
+            retry["lines"].append(line)
+    return list(retries.values())[:4]
+
+
+def _switches_over(statements: list, line: int, defaults: dict) -> list[tuple[str, object]]:
+    """(argument, value) for the loops and branches around ``line`` that the defaults of ``defaults`` skip."""
+    for statement in statements:
+        start, end = statement.lineno, getattr(statement, "end_lineno", statement.lineno) or statement.lineno
+        if not start <= line <= end:
+            continue
+        found = []
+        if isinstance(statement, ast.For) and line in _block_lines(statement.body):
+            iterated = statement.iter
+            if isinstance(iterated, ast.Call) and isinstance(iterated.func, ast.Name) \
+                    and iterated.func.id in ("enumerate", "reversed", "list", "tuple") and iterated.args:
+                iterated = iterated.args[0]
+            default = defaults.get(iterated.id) if isinstance(iterated, ast.Name) else None
+            if isinstance(default, (ast.List, ast.Tuple)) and not default.elts:
+                found.append((iterated.id, list(_ONE_SIZE)))
+        elif isinstance(statement, ast.If) and line in _block_lines(statement.body):
+            test = statement.test
+            default = defaults.get(test.id) if isinstance(test, ast.Name) else None
+            if isinstance(default, ast.Constant) and default.value is False:
+                found.append((test.id, True))
+        for block in _blocks(statement):
+            found.extend(_switches_over(block, line, defaults))
+        return found
+    return []
+
+
+def _block_lines(block: list) -> range:
+    if not block:
+        return range(0)
+    return range(block[0].lineno, (getattr(block[-1], "end_lineno", None) or block[-1].lineno) + 1)
+
+
+def _class_named(tree: ast.Module, class_name: str) -> ast.ClassDef | None:
+    return next((node for node in tree.body if isinstance(node, ast.ClassDef) and node.name == class_name), None)
+
+
+def _host_methods(cls: ast.ClassDef, lines: set[int]) -> list[tuple[ast.FunctionDef, list[int]]]:
+    """The methods of ``cls`` (not dunder) that neither building it nor construct reaches, with the ``lines`` they
+    hold."""
     methods = {node.name: node for node in cls.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
     run = set(_call_sites(methods, "__init__")) | set(_call_sites(methods, "construct"))
     pending = list(run)
@@ -166,13 +250,25 @@ def not_run(tree: ast.Module, class_name: str, lines: set[int]) -> dict[int, str
             if isinstance(node, ast.Attribute) and node.attr in methods and node.attr not in run:
                 run.add(node.attr)
                 pending.append(node.attr)
-    found = {}
+    found = []
     for name, method in methods.items():
         if name in run or name.startswith("__"):
             continue
         end = getattr(method, "end_lineno", method.lineno) or method.lineno
-        found.update({line: name for line in lines if method.lineno <= line <= end})
+        inside = sorted(line for line in lines if method.lineno <= line <= end)
+        if inside:
+            found.append((method, inside))
     return found
+
+
+def _callable_bare(method: ast.FunctionDef) -> bool:
+    """Whether ``instance.method()`` binds every parameter: none besides self lacks a default."""
+    arguments = method.args
+    positional = [*arguments.posonlyargs, *arguments.args]
+    if isinstance(method, ast.AsyncFunctionDef) or not positional:
+        return False
+    required = len(positional) - 1 - len(arguments.defaults)
+    return required <= 0 and all(default is not None for default in arguments.kw_defaults)
 
 
 def _entry_conditions(name: str, methods: dict, sites: dict, memo: dict, visiting: set) -> list:

@@ -127,9 +127,7 @@ def decide(job, outcome: dict, device: str, level: str, cached: bool = False) ->
     """One verdict per finding of ``job`` (a ``planning.Job``) from the worker's ``outcome``."""
     effective_level = outcome.get("effective_level") or level
     context = _Context(job, outcome, device, effective_level, cached)
-    verdicts = [context.built_alone(finding, context.looked_up(
-                    finding, context.after_fixes(finding, context.verdict_for(finding))))
-                for finding in job.findings]
+    verdicts = [context.decided(finding) for finding in job.findings]
     notes = list(outcome.get("notes") or [])
     if effective_level != level:
         setting = "fullgraph=True" if effective_level == "strict" else "no fullgraph=True"
@@ -205,6 +203,10 @@ class _Context:
         if failure is not None:
             return failure
         error_stage = (self.error or {}).get("stage")
+        built_lines = self.outcome.get("built_lines")
+        if expectation.check == CONSTRUCTION and built_lines is not None and finding.line not in built_lines \
+                and error_stage not in ("construction", "example"):
+            return self.not_built(finding)
         if self.error and error_stage in ("construction", "example"):
             return self.construction_failed(finding, expectation, error_stage)
         if self.error and error_stage == "compile":
@@ -228,7 +230,13 @@ class _Context:
         if reach is not None and expectation.check in (COMPILE, RANDOMNESS_PROBE):
             if reach.get("reached") is False:
                 return self.not_reached(finding, reach)
-            if reach.get("reached") is None and expectation.check == COMPILE:
+            marker = (self.outcome.get("markers") or {}).get(str(finding.line)) or {}
+            if reach.get("reached") is None and expectation.check == COMPILE and marker.get("in_graph") is False:
+                return self.make(finding, NOT_REACHED,
+                                 f"not compiled: MindSpore left line {finding.line} out of the graph (it sits under "
+                                 f"`{reach.get('unknown')}`; the compile passed with the line replaced by a call that "
+                                 f"raises when compiled)")
+            if reach.get("reached") is None and expectation.check == COMPILE and not marker.get("in_graph"):
                 if reach.get("unknown"):
                     why = (f"it sits under `{reach['unknown']}`, which ms-lint could not evaluate (MindSpore keeps "
                            f"one side of a constant condition only)")
@@ -239,6 +247,14 @@ class _Context:
                     f"compiles, but nothing shows that line {finding.line} was part of the graph: {why}",
                 )
         return self.compiled(finding, expectation)
+
+    def decided(self, finding: Finding) -> Verdict:
+        """The verdict of the unit's compile, then of each later piece of evidence that may decide what it left
+        undecided: the compiles with fixes, a name looked up, a type built alone, a host method called."""
+        verdict = self.after_fixes(finding, self.verdict_for(finding))
+        verdict = self.looked_up(finding, verdict)
+        verdict = self.built_alone(finding, verdict)
+        return self.host_called(finding, verdict)
 
     def after_fixes(self, finding: Finding, verdict: Verdict) -> Verdict:
         """An undecided finding behind a compile that stopped earlier: decided by the first compile with the
@@ -316,6 +332,66 @@ class _Context:
             f"MindSpore cannot build this type from tensor data in a graph; line {finding.line} itself was not "
             f"decided: {verdict.message}",
             compiler_message=first)
+
+    def not_built(self, finding: Finding) -> Verdict:
+        """A layer built with wrong arguments whose line the instance's building never ran (a loop over an empty
+        default, a branch not taken): decided by a build with the argument that runs it, else not reached."""
+        who = "the example" if self.outcome.get("instance") == "example" else f"{self.job.qualname}()"
+        message = f"not run: building the instance ({who}) did not run line {finding.line}"
+        expectation = expectation_for(finding.code)
+        for retry in self.outcome.get("build_retries") or []:
+            if finding.line not in (retry.get("ran") or []):
+                continue
+            error = retry.get("error") or {}
+            first = f"{error.get('type')}: {message_line(error.get('message') or '')}" if error else ""
+            if error.get("line") == finding.line and expectation.error_matches(error.get("type") or "",
+                                                                               error.get("message") or ""):
+                return self.make(finding, CONFIRMED, f"with {retry['description']}: building raised at this line: "
+                                                     f"{first}", compiler_message=first)
+            if error.get("line") != finding.line:
+                return self.make(finding, NOT_REPRODUCED,
+                                 f"with {retry['description']}: building ran line {finding.line} without error"
+                                 + (f" (it raised later: {first})" if error else ""))
+            verdict = self.make(finding, INCONCLUSIVE, f"with {retry['description']}: building raised at this "
+                                                       f"line, not as the rule says: {first}")
+            verdict.notes.append(message)
+            return verdict
+        tried = [retry["description"] for retry in self.outcome.get("build_retries") or []
+                 if finding.line in (retry.get("lines") or ())]
+        if tried:
+            message += f"; nor did building it with {', '.join(tried)}"
+        return self.make(finding, NOT_REACHED, message)
+
+    def host_called(self, finding: Finding, verdict: Verdict) -> Verdict:
+        """A finding that raises eagerly too, in a host method the graph never holds (``switch_to_deploy``):
+        decided by the worker's call of that method on a built instance, which either raised at the line as the
+        rule says, or ran the line without error. A call that never got to the line decides nothing."""
+        if verdict.verdict in CONFIRMED_KINDS:
+            return verdict
+        method = next((name for name, lines in (getattr(self.job, "host_calls", None) or {}).items()
+                       if finding.line in lines), None)
+        result = ((self.outcome.get("probes") or {}).get("host") or {}).get(method or "")
+        if not result or "ran" not in result:
+            return verdict
+        who = f"{method}(), called in PyNative on a {self.job.qualname} built for it,"
+        error = result.get("error") or {}
+        first = f"{error.get('type')}: {message_line(error.get('message') or '')}" if error else ""
+        shown = first if len(first) <= 160 else first[:157] + "..."
+        if error.get("line") == finding.line:
+            if expectation_for(finding.code).error_matches(error.get("type") or "", error.get("message") or ""):
+                return self.make(finding, CONFIRMED_BY_PROBE, f"{who} raised at this line: {shown}",
+                                 compiler_message=first)
+            verdict.notes.append(f"{who} raised at this line, not as the rule says: {shown}")
+            return verdict
+        if finding.line in result["ran"]:
+            return self.make(finding, NOT_REPRODUCED, f"{who} ran line {finding.line} without error"
+                             + (f" (it raised later: {shown})" if error else ""))
+        if error:
+            where = f"at line {error['line']}" if error.get("line") else "outside this file"
+            verdict.notes.append(f"{who} raised {where} before reaching line {finding.line}: {shown}")
+        else:
+            verdict.notes.append(f"{who} returned without running line {finding.line}")
+        return verdict
 
     def left_at_none(self, first: str, location) -> str:
         """`` (`to_mask` was left at its default None: ...)`` when a None in the error comes from a ``construct``
@@ -458,8 +534,9 @@ class _Context:
         if expectation.check == CONSTRUCTION and kind_matches and _raised_through_line(error, finding):
             return self.make(finding, CONFIRMED, first, compiler_message=first)
         named = _named_attribute(error.get("message", "") or first)
-        if kind_matches and _raised_at_line(error, finding) and (
-                not named or (_line_mentions(finding, named) and re.search(rf"\.{re.escape(named)}\b", finding.message))):
+        names_this_finding = not named or (_line_mentions(finding, named)
+                                           and re.search(rf"\.{re.escape(named)}\b", finding.message))
+        if kind_matches and _raised_at_line(error, finding) and names_this_finding:
             # The finding's own error, raised at its line by code the constructor runs (a method MindSpore's tensors
             # lack, PyTorch's sizes to ops.zeros): it fails there first.
             return self.make(finding, CONFIRMED, f"{first} (raised at this line while building the instance)",
@@ -561,6 +638,9 @@ class _Context:
         if reach.get("reached") is True:
             # The evidence: every constant condition over the line held on the compiled instance.
             where += f" with line {finding.line} in the graph"
+        elif ((self.outcome.get("markers") or {}).get(str(finding.line)) or {}).get("in_graph"):
+            where += (f" with line {finding.line} in the graph (the compile stopped there with the line replaced by a "
+                      f"call that raises when compiled)")
         if expectation.check == PARAMETER_PROBE:
             return self.parameter_verdict(finding, compiled=True)
         if expectation.check == RANDOMNESS_PROBE:

@@ -247,6 +247,46 @@ class Worker:
             outcome["compiled"] = False
         finally:
             outcome["compile_log"] = location_lines(capture.read_from(start))
+        if outcome.get("compiled"):
+            self._mark_unknown_lines(state, outcome)
+
+    def _mark_unknown_lines(self, state: "_JobState", outcome: dict) -> None:
+        """The finding lines under a condition ms-lint could not evaluate (``attn.shape != (b, n, n)``) after a
+        compile that passed: compiled again, one at a time, with the line's statement replaced by a call that
+        raises when compiled (``fixing.marked``), which shows whether MindSpore kept the line in the graph."""
+        from ms_lint.model.source import read_source
+        from ms_lint.validate import fixing
+
+        unknown = sorted(int(line) for line, entry in (outcome.get("reach") or {}).items()
+                         if entry.get("reached") is None and entry.get("unknown"))
+        if not unknown or state.arguments is None or not isinstance(state.target, type) or state.module is None:
+            return
+        try:
+            source = read_source(state.job["path"])
+        except OSError:
+            return
+        import mindspore
+
+        markers = outcome["markers"] = {}
+        args, kwargs = state.arguments
+        for line in unknown[:_MAX_MARKED_LINES]:
+            if not state.time_left_for(time.monotonic() - state.building):
+                outcome["notes"].append("stopped marking lines to stay within the job's time limit")
+                return
+            text = fixing.marked(source, state.job["path"], line)
+            if text is None:
+                continue
+            try:
+                with fixing.fixed_modules({state.module.__name__: text}, state.module,
+                                          state.job["import_root"]) as module:
+                    target = fixing.resolve(module, state.job["qualname"])
+                    obj = self._build(state, lambda: target(*args, **kwargs))
+                    if isinstance(obj, mindspore.nn.Cell):
+                        obj.compile(*state.inputs, **state.extra_arguments)
+                markers[str(line)] = {"in_graph": False}
+            except Exception as exc:  # noqa: BLE001 -- the marker's own error is the answer
+                markers[str(line)] = {"in_graph": True} if fixing.MARKER_MESSAGE in str(exc) \
+                    else {"error": _first_line(exc)}
 
     def _restore_process_state(self) -> None:
         if self.bare_imports is not None:
@@ -363,6 +403,34 @@ class Worker:
             raise
         if not state.stop and state.obj is not None and state.job.get("guards"):
             outcome["reach"] = self._reach(state, state.obj)
+        self._build_with_switches(state, outcome)
+
+    def _build_with_switches(self, state: "_JobState", outcome: dict) -> None:
+        """Construction lines building skipped, built again with the argument that runs them (``reach``'s
+        ``build_retries``), each build traced and recorded with where it raised."""
+        from ms_lint.validate import probes
+
+        skipped = set(state.job.get("construction_lines") or ()) - set(outcome.get("built_lines") or ())
+        planned = [retry for retry in state.job.get("build_retries") or () if skipped & set(retry["lines"])]
+        if state.arguments is None or not planned or not isinstance(state.target, type):
+            return
+        results = outcome["build_retries"] = []
+        for retry in planned:
+            if not state.time_left_for(time.monotonic() - state.building):
+                outcome["notes"].append("stopped building again to stay within the job's time limit")
+                return
+            result = {"description": f"{retry['parameter']}={retry['value']!r}", "lines": retry["lines"],
+                      "error": None}
+            args, kwargs = _with_argument(state.target, state.arguments, retry["parameter"], retry["value"])
+            lines_run = probes.LinesRun(state.job["path"], retry["lines"])
+            try:
+                with lines_run:
+                    self._build(state, lambda: state.target(*args, **kwargs))
+            except Exception as exc:  # noqa: BLE001 -- where it raised is the answer
+                result["error"] = {"type": type(exc).__name__, "message": _message(exc)[:2000],
+                                   "line": lines_run.innermost_line(exc)}
+            result["ran"] = sorted(lines_run.ran)
+            results.append(result)
 
     def _retry_after_construction_fixes(self, state: "_JobState", outcome: dict) -> None:
         """The Cell was built and compiled only with the lines that stopped building fixed: the retries (train mode,
@@ -398,6 +466,8 @@ class Worker:
     def _build_instance(self, state: "_JobState", outcome: dict) -> None:
         from mindspore import nn
 
+        from ms_lint.validate import probes
+
         target = state.target
         job = state.job
         is_cell_class = isinstance(target, type) and issubclass(target, nn.Cell)
@@ -420,7 +490,9 @@ class Worker:
 
             outcome["instance"] = "example"
             outcome["stage"] = "example"
-            obj, inputs = normalize_example_result(job["target"], state.example())
+            with probes.LinesRun(job["path"], job.get("construction_lines") or ()) as lines_run:
+                obj, inputs = normalize_example_result(job["target"], state.example())
+            outcome["built_lines"] = sorted(lines_run.ran)
             state.obj, state.inputs = obj, inputs
             state.eager = getattr(obj, "__wrapped__", None)
             outcome["inputs"] = [_describe(value) for value in inputs]
@@ -486,7 +558,7 @@ class Worker:
     def _construct(self, state: "_JobState", outcome: dict, target, required: list[str]):
         """Build the Cell the first way that works (see ``building``); None when there is no way to try. When
         every way raises, the first error is raised (a construction error is a result: MS205 raises there)."""
-        from ms_lint.validate import building
+        from ms_lint.validate import building, probes
 
         job = state.job
         class_name = job["qualname"].split(".")[-1]
@@ -506,7 +578,8 @@ class Worker:
         tried = []
         for recipe in recipes:
             try:
-                obj, recipe = self._build_completing_config(state, target, recipe)
+                with probes.LinesRun(job["path"], job.get("construction_lines") or ()) as lines_run:
+                    obj, recipe = self._build_completing_config(state, target, recipe)
             except _BuildFailed as failed:  # the next way may work
                 exc, recipe = failed.error, failed.recipe
                 tried.append(recipe.description)
@@ -515,6 +588,7 @@ class Worker:
                 continue
             state.obj = obj
             state.arguments = (recipe.args, dict(recipe.kwargs))
+            outcome["built_lines"] = sorted(lines_run.ran)
             outcome["instance"] = "default" if recipe.how == "defaults" else recipe.how
             outcome["built"] = recipe.description + _on_host(state.host_used, self.device)
             if state.host_used:
@@ -988,6 +1062,7 @@ class Worker:
                       if isinstance(frame, (list, tuple)) and len(frame) >= 2 and isinstance(frame[1], int)]
         else:
             return None
+
         def source_of(name: str, path: str) -> str | None:
             source = fixed_sources.get(name)
             if source is None:
@@ -1107,7 +1182,35 @@ class Worker:
             else:
                 results[name] = _run_probe(probes.state_probe, state.obj, state.inputs,
                                            state.job.get("state_names") or [], state.eager)
+        self._call_host_methods(state, results)
 
+    def _call_host_methods(self, state: "_JobState", results: dict) -> None:
+        """Each host method holding findings that raise eagerly too, called on an instance of its own (a method
+        such as ``switch_to_deploy`` changes the instance the retries still compile)."""
+        from ms_lint.validate import probes
+
+        wanted = state.job.get("host_calls") or {}
+        if not wanted or state.obj is None:
+            return
+        called = results["host"] = {}
+        for method, lines in wanted.items():
+            if not state.time_left_for(_HOST_CALL_SECONDS):
+                called[method] = {"skipped": "the job had no time left"}
+                continue
+            try:
+                instance = self._fresh_instance(state)
+            except Exception as exc:  # noqa: BLE001 -- building it again is what failed: nothing called
+                called[method] = {"skipped": f"building the instance again failed: {_first_line(exc)}"}
+                continue
+            called[method] = _run_probe(probes.host_method_probe, instance, method, state.job["path"], lines,
+                                        _HOST_CALL_SECONDS)
+
+
+# The most lines ``_mark_unknown_lines`` compiles a marker for, one compile each.
+_MAX_MARKED_LINES = 4
+
+# The longest a host method called by ``_call_host_methods`` may run.
+_HOST_CALL_SECONDS = 20.0
 
 # How ``_next_fix`` gets past a line: the rule's fix, a stand-in for a missing name, the statement left out, or the
 # compiles that follow under LAX.

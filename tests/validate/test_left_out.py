@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from ms_lint.validate.fixing import STAND_IN, leave_out, stand_in
+from ms_lint.validate.fixing import MARKER_FUNCTION, STAND_IN, leave_out, marked, stand_in
 from ms_lint.validate.verdicts import CONFIRMED, INCONCLUSIVE
 
 from .conftest import finding_at, needs_mindspore, verdicts_by_scope
@@ -209,7 +209,8 @@ def test_an_attribute_write_is_left_out_when_only_constructors_and_bprop_read_it
     dynamic = WRITES.replace('getattr(self, "named")', "getattr(self, name)")
     assert leave_out(dynamic, "net.py", 6) is None  # a name computed at run time may be any attribute
     # In a constructor, the rest of the constructor reads it too.
-    built = WRITES.replace("        self.kept = None\n", "        self.order = make()\n        self.size = len(self.order)\n")
+    built = WRITES.replace("        self.kept = None\n",
+                           "        self.order = make()\n        self.size = len(self.order)\n")
     assert leave_out(built, "net.py", 3) is None
     assert leave_out(built, "net.py", 4) is not None
 
@@ -271,3 +272,22 @@ def test_a_try_statement_is_left_out_as_if_nothing_were_raised():
     assert skipped == [(3, 3), (5, 6)]  # the header and the handler: no longer compiled
     assert leave_out(TRIED.replace("        finally:\n            done = True\n", "        else:\n"
                                    "            done = True\n"), "net.py", 3) is None  # an ``else`` runs on success
+
+
+def test_a_marked_line_raises_when_compiled_and_keeps_every_line_number():
+    source = ("class Net:\n"
+              "    def construct(self, x):\n"
+              "        if x.shape != (2,):\n"
+              "            raise ValueError(\n"
+              "                x.size())\n"
+              "        y = x; z = y\n"
+              "        return x")
+    text = marked(source, "net.py", 5)
+    lines = text.splitlines()
+    assert lines[:7] == ["class Net:", "    def construct(self, x):", "        if x.shape != (2,):",
+                         f"            {MARKER_FUNCTION}()", "", "        y = x; z = y", "        return x"]
+    assert f"def {MARKER_FUNCTION}():" in lines[7:]
+    # A compound statement's header, a line shared by two statements, a file that does not parse: nothing marked.
+    assert marked(source, "net.py", 3) is None
+    assert marked(source, "net.py", 6) is None
+    assert marked("def f(:\n", "net.py", 1) is None

@@ -7,9 +7,9 @@ import textwrap
 
 import pytest
 
-from ms_lint.validate.reach import condition_value, evaluate, guards_for, not_run
+from ms_lint.validate.reach import build_retries, condition_value, evaluate, guards_for, host_calls, not_run
 from ms_lint.validate.runner import ValidateOptions, validate_findings
-from ms_lint.validate.verdicts import CONFIRMED, INCONCLUSIVE, NOT_REACHED, NOT_REPRODUCED
+from ms_lint.validate.verdicts import CONFIRMED, CONFIRMED_BY_PROBE, INCONCLUSIVE, NOT_REACHED, NOT_REPRODUCED
 
 from .conftest import finding_at, needs_mindspore
 
@@ -339,17 +339,121 @@ def test_a_layer_built_in_a_host_method_is_not_run_when_the_cell_is_built():
     assert not_run(tree, "Derived", {len(lines)}) == {}
 
 
+def test_host_calls_are_the_unreached_methods_callable_without_arguments():
+    source = textwrap.dedent("""\
+        from mindspore import nn
+
+        class Block(Base):
+            def __init__(self):
+                super().__init__()
+                self.prepare()
+
+            def prepare(self):
+                self.a = 1
+
+            def construct(self, x):
+                return x
+
+            def switch_to_deploy(self, keep=True, *, fused=None):
+                self.a = 2
+
+            def fuse_with(self, other):
+                self.a = 3
+
+            @property
+            def deployed(self):
+                return self.a
+
+            def __repr__(self):
+                return "Block"
+    """)
+    lines = source.splitlines()
+    at = {text.strip(): lines.index(text) + 1 for text in lines if text.strip().startswith(("self.a =", "return"))}
+    tree = ast.parse(source)
+    everywhere = set(at.values())
+    # Whatever the bases (calling decides), a method building or construct runs is not one; one that needs an
+    # argument, a property, a dunder are not called.
+    assert host_calls(tree, "Block", everywhere) == {"switch_to_deploy": [at["self.a = 2"]]}
+    assert host_calls(tree, "Block", {at["self.a = 1"]}) == {}
+    assert host_calls(tree, "Missing", everywhere) == {}
+
+
 @pytest.mark.mindspore
 @needs_mindspore
-def test_a_layer_in_a_host_method_is_not_reached_rather_than_not_reproduced(projects, worker_pool):
+def test_host_methods_are_called_on_a_built_instance_where_they_take_no_argument(projects, worker_pool):
     from ms_lint.engine import check_file
     from ms_lint.settings import Settings
 
     path = projects / "cells" / "vcells" / "host_methods.py"
+    findings = [f for f in check_file(str(path), Settings()) if f.code in ("MS602", "MS606")]
+    lines = path.read_text().splitlines()
+    assert [(f.line, f.code) for f in findings] == [
+        (lines.index("        self.fused = nn.Conv2d(4, 4, 3, 1, 1)") + 1, "MS606"),
+        (lines.index("            parameter.detach_()") + 1, "MS602"),
+        (lines.index("        self.fused = nn.Conv2d(4, 4, 3, 1, 1)", 22) + 1, "MS606"),
+        (len(lines), "MS606")]
+    report = validate_findings(findings, ValidateOptions(use_cache=False), pool=worker_pool)
+    deploy, freeze, redeploy, fuse_with = report.verdicts
+    # The Cell builds and compiles: only calling the method shows the layer's error (and the missing method).
+    assert deploy.verdict == CONFIRMED_BY_PROBE, deploy.message
+    assert deploy.message.startswith("switch_to_deploy(), called in PyNative on a Deployable built for it, raised "
+                                     "at this line: TypeError: For 'Conv2D', the type of 'pad_mode'")
+    assert freeze.verdict == CONFIRMED_BY_PROBE, freeze.message
+    assert "raised at this line: AttributeError" in freeze.message and "detach_" in freeze.message
+    # A call that returns before the line, or a method that needs an argument, decides nothing.
+    assert redeploy.verdict == NOT_REACHED, redeploy.message
+    assert redeploy.message == ("not run: redeploy() is called neither while building Deployable nor from "
+                                "construct")
+    assert f"redeploy(), called in PyNative on a Deployable built for it, returned without running line " \
+           f"{redeploy.finding.line}" in redeploy.notes
+    assert fuse_with.verdict == NOT_REACHED, fuse_with.message
+    assert not any("fuse_with()," in note for note in fuse_with.notes)
+
+
+def test_build_retries_switch_on_the_loops_and_flags_the_defaults_skip(projects):
+    path = projects / "cells" / "vcells" / "skipped_layers.py"
+    lines = path.read_text().splitlines()
+    looped, flagged, sized = (index + 1 for index, text in enumerate(lines) if "nn.Conv2d(" in text)
+    tree = ast.parse(path.read_text())
+    assert build_retries(tree, "Head", {looped, flagged, sized}) == [
+        {"parameter": "conv_dims", "value": [32], "lines": [looped]},
+        {"parameter": "use_norm", "value": True, "lines": [flagged]}]
+    # A line building runs anyway, or a class without __init__: nothing to switch on.
+    assert build_retries(tree, "Head", {lines.index("        layers.append(nn.ReLU())") + 1}) == []
+    assert build_retries(tree, "Missing", {looped}) == []
+
+
+@pytest.mark.mindspore
+@needs_mindspore
+def test_a_construction_line_building_skips_is_built_with_the_argument_that_runs_it(projects, worker_pool):
+    from ms_lint.engine import check_file
+    from ms_lint.settings import Settings
+
+    path = projects / "cells" / "vcells" / "skipped_layers.py"
     findings = [f for f in check_file(str(path), Settings()) if f.code == "MS606"]
     report = validate_findings(findings, ValidateOptions(use_cache=False), pool=worker_pool)
+    looped, flagged, sized = report.verdicts
+    # Head() builds and compiles without running any of the three lines: that alone would prove nothing.
+    assert looped.verdict == CONFIRMED, looped.message
+    assert looped.message.startswith("with conv_dims=[32]: building raised at this line: TypeError")
+    assert flagged.verdict == CONFIRMED, flagged.message
+    assert flagged.message.startswith("with use_norm=True: building raised at this line: TypeError")
+    assert sized.verdict == NOT_REACHED, sized.message
+    assert sized.message == (f"not run: building the instance (Head()) did not run line {sized.finding.line}")
+
+
+@pytest.mark.mindspore
+@needs_mindspore
+def test_a_line_under_a_condition_ms_lint_cannot_evaluate_is_marked_and_compiled_again(projects, worker_pool):
+    from ms_lint.engine import check_file
+    from ms_lint.settings import Settings
+
+    path = projects / "cells" / "vcells" / "shape_checks.py"
+    findings = [f for f in check_file(str(path), Settings()) if f.code == "MS602"]
+    report = validate_findings(findings, ValidateOptions(use_cache=False), pool=worker_pool)
     verdict, = report.verdicts
-    # The Cell builds and compiles: without knowing the method never runs, that would read as "not reproduced".
+    # MindSpore compares the static shapes while compiling and leaves the error path out: the marked line compiles.
     assert verdict.verdict == NOT_REACHED, verdict.message
-    assert verdict.message == ("not run: switch_to_deploy() is called neither while building Deployable nor from "
-                               "construct")
+    assert verdict.message == ("not compiled: MindSpore left line 14 out of the graph (it sits under `y.shape != "
+                               "x.shape`; the compile passed with the line replaced by a call that raises when "
+                               "compiled)")

@@ -356,8 +356,8 @@ def test_an_output_type_built_from_tensors_is_confirmed_only_where_it_is_built(t
                     "fails to compile under STRICT (ValueError); return a tuple or dict", "Net")
     job = plan_jobs([built]).jobs[0]
     # Another type built from tensors, in the encoder, stops the compile first: its error is not this finding's.
-    elsewhere = compile_error(path, 5, text="When handling script '__call_func_str__(last_hidden_state=...)' in "
-                                             "graph mode, the inputs should be constant")
+    elsewhere = compile_error(path, 5, text=("When handling script '__call_func_str__(last_hidden_state=...)' in "
+                                             "graph mode, the inputs should be constant"))
     verdict, = decide(job, elsewhere, "CPU", "strict")
     assert verdict.verdict == INCONCLUSIVE, verdict.message
     assert job.built_types == {"6": {"callee": "Output", "positional": 0, "keywords": ["value"]}}
@@ -391,3 +391,104 @@ def test_an_output_type_built_from_tensors_is_confirmed_only_where_it_is_built(t
     verdict, = decide(plan_jobs([changed]).jobs[0], compile_error(path, 5, kind="TypeError",
                                                                   text="modify a member attribute"), "CPU", "strict")
     assert verdict.verdict == CONFIRMED, verdict.message
+
+
+def test_a_host_method_call_decides_only_a_line_it_ran(tmp_path):
+    path = tmp_path / "net.py"
+    path.write_text(textwrap.dedent("""\
+        from mindspore import nn
+
+        class Net(nn.Cell):
+            def construct(self, x):
+                return x
+
+            def switch_to_deploy(self):
+                self.fused = nn.Conv2d(4, 4, 3, 1, 1)
+                self.other = nn.Conv2d(4, 4, 3, 1, 1)
+    """))
+    job = plan_jobs([Finding(str(path), line, 0, "MS606", "m", "Net") for line in (8, 9)]).jobs[0]
+    assert job.host_calls == {"switch_to_deploy": [8, 9]}
+
+    def outcome(ran, error=None):
+        return {"status": "ok", "stage": "fix", "instance": "default", "kind": "cell", "compiled": True,
+                "probes": {"host": {"switch_to_deploy": {"ran": ran, "error": error}}}}
+
+    error = {"type": "TypeError", "message": "For 'Conv2D', the type of 'pad_mode' should be 'str'", "line": 9}
+    first, second = decide(job, outcome([8, 9], error), "CPU", "strict")
+    assert first.verdict == NOT_REPRODUCED, first.message
+    assert first.message == ("switch_to_deploy(), called in PyNative on a Net built for it, ran line 8 without "
+                             "error (it raised later: TypeError: For 'Conv2D', the type of 'pad_mode' should be "
+                             "'str')")
+    assert second.verdict == CONFIRMED_BY_PROBE, second.message
+    # An error of another kind at the line, or one before it, decides nothing.
+    other = {"type": "RuntimeError", "message": "out of memory", "line": 8}
+    first, second = decide(job, outcome([8], other), "CPU", "strict")
+    assert first.verdict == second.verdict == NOT_REACHED
+    assert any("raised at this line, not as the rule says: RuntimeError: out of memory" in n for n in first.notes)
+    assert any("raised at line 8 before reaching line 9" in note for note in second.notes)
+    # Without the probe's result (a job planned before, a worker that could not build the instance): as before.
+    verdict = decide(job, {"status": "ok", "stage": "fix", "instance": "default", "kind": "cell",
+                           "compiled": True}, "CPU", "strict")[0]
+    assert verdict.verdict == NOT_REACHED
+
+
+def test_a_construction_finding_is_decided_only_by_a_build_that_ran_its_line(tmp_path):
+    path = tmp_path / "net.py"
+    path.write_text(textwrap.dedent("""\
+        from mindspore import nn
+
+        class Net(nn.Cell):
+            def __init__(self, dims=()):
+                super().__init__()
+                for dim in dims:
+                    self.conv = nn.Conv2d(4, dim, 3, 1, 1)
+
+            def construct(self, x):
+                return x
+    """))
+    job = plan_jobs([Finding(str(path), 7, 0, "MS606", "m", "Net")]).jobs[0]
+    assert job.build_retries == [{"parameter": "dims", "value": [32], "lines": [7]}]
+    built = {"status": "ok", "stage": "fix", "instance": "default", "kind": "cell", "compiled": True,
+             "built_lines": []}
+    # The instance built and compiled, but line 7 never ran: no evidence either way.
+    verdict, = decide(job, built, "CPU", "strict")
+    assert verdict.verdict == NOT_REACHED
+    assert verdict.message == "not run: building the instance (Net()) did not run line 7"
+    ran = dict(built, build_retries=[{"description": "dims=[32]", "lines": [7], "ran": [7], "error": None}])
+    verdict, = decide(job, ran, "CPU", "strict")
+    assert verdict.verdict == NOT_REPRODUCED
+    assert verdict.message == "with dims=[32]: building ran line 7 without error"
+    skipped = dict(built, build_retries=[{"description": "dims=[32]", "lines": [7], "ran": [], "error": None}])
+    verdict, = decide(job, skipped, "CPU", "strict")
+    assert verdict.message == ("not run: building the instance (Net()) did not run line 7; nor did building it "
+                               "with dims=[32]")
+    # Outcomes from before building was traced: as before.
+    verdict, = decide(job, {k: v for k, v in built.items() if k != "built_lines"}, "CPU", "strict")
+    assert verdict.verdict == NOT_REPRODUCED
+
+
+def test_a_marked_line_decides_a_line_under_a_condition_ms_lint_cannot_evaluate(tmp_path):
+    path = tmp_path / "net.py"
+    path.write_text(textwrap.dedent("""\
+        from mindspore import nn
+
+        class Net(nn.Cell):
+            def construct(self, x):
+                if x.shape != (2, 3):
+                    raise ValueError(x.size())
+                return x
+    """))
+    job = plan_jobs([Finding(str(path), 6, 0, "MS602", "m", "Net")]).jobs[0]
+    compiled = {"status": "ok", "stage": "fix", "instance": "default", "kind": "cell", "compiled": True,
+                "reach": {"6": {"reached": None, "unknown": "x.shape != (2, 3)"}}}
+    verdict, = decide(job, compiled, "CPU", "strict")
+    assert verdict.verdict == INCONCLUSIVE
+    verdict, = decide(job, dict(compiled, markers={"6": {"in_graph": True}}), "CPU", "strict")
+    assert verdict.verdict == NOT_REPRODUCED
+    assert verdict.message == ("compiles under STRICT on CPU with line 6 in the graph (the compile stopped there with "
+                               "the line replaced by a call that raises when compiled)")
+    verdict, = decide(job, dict(compiled, markers={"6": {"in_graph": False}}), "CPU", "strict")
+    assert verdict.verdict == NOT_REACHED
+    # A marked compile that failed otherwise shows nothing.
+    verdict, = decide(job, dict(compiled, markers={"6": {"error": "RuntimeError: out of memory"}}), "CPU", "strict")
+    assert verdict.verdict == INCONCLUSIVE
