@@ -227,9 +227,20 @@ _DECIDED_HOW = (
 )
 
 
+# Evidence that runs the line rather than compiling it, whatever the verdict.
+_RUN_HOW = (
+    ("a host method called (the line run in PyNative)", "called in PyNative on a"),
+    ("a build that ran the line", "building raised at this line"),
+    ("a build that ran the line", "building ran line"),
+)
+
+
 def _decided_how(item: dict) -> str:
+    explanation = item.get("explanation") or ""
+    ran = next((how for how, phrase in _RUN_HOW if phrase in explanation), None)
+    if ran is not None:
+        return ran
     if item["verdict"] == "confirmed by probe":
-        explanation = item.get("explanation") or ""
         return next((how for how, phrase in _DECIDED_HOW if phrase in explanation), "a probe running the Cell")
     return "a compile with the line in the graph"
 

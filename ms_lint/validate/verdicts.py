@@ -233,9 +233,9 @@ class _Context:
             marker = (self.outcome.get("markers") or {}).get(str(finding.line)) or {}
             if reach.get("reached") is None and expectation.check == COMPILE and marker.get("in_graph") is False:
                 return self.make(finding, NOT_REACHED,
-                                 f"not compiled: MindSpore left line {finding.line} out of the graph (it sits under "
-                                 f"`{reach.get('unknown')}`; the compile passed with the line replaced by a call that "
-                                 f"raises when compiled)")
+                                 f"not compiled: MindSpore left line {finding.line} out of the graph (the compile "
+                                 f"passed with the line replaced by a call that raises when compiled; of the "
+                                 f"conditions over it, ms-lint could not evaluate `{reach.get('unknown')}`)")
             if reach.get("reached") is None and expectation.check == COMPILE and not marker.get("in_graph"):
                 if reach.get("unknown"):
                     why = (f"it sits under `{reach['unknown']}`, which ms-lint could not evaluate (MindSpore keeps "
@@ -272,7 +272,7 @@ class _Context:
             outcome.update(status="ok" if attempt.get("compiled") else "error", error=attempt.get("error"),
                            compiled=attempt.get("compiled"), compile_log=attempt.get("compile_log") or [],
                            reach=attempt.get("reach") or self.outcome.get("reach") or {}, retries=retries,
-                           fixes=[])
+                           fixes=[], markers=attempt.get("markers") or {})
             level = "lax" if any(entry.get("lax") for entry in fixed) else self.level
             decided = _Context(self.job, outcome, self.device, level, False).verdict_for(finding)
             if level != self.level and decided.verdict == NOT_REPRODUCED:

@@ -247,46 +247,45 @@ class Worker:
             outcome["compiled"] = False
         finally:
             outcome["compile_log"] = location_lines(capture.read_from(start))
-        if outcome.get("compiled"):
-            self._mark_unknown_lines(state, outcome)
+        if outcome.get("compiled") and state.arguments is not None:
+            outcome["markers"] = self._mark_unknown_lines(
+                state, outcome.get("reach"), {}, *state.arguments,
+                lambda obj: obj.compile(*state.inputs, **state.extra_arguments))
 
-    def _mark_unknown_lines(self, state: "_JobState", outcome: dict) -> None:
-        """The finding lines under a condition ms-lint could not evaluate (``attn.shape != (b, n, n)``) after a
-        compile that passed: compiled again, one at a time, with the line's statement replaced by a call that
-        raises when compiled (``fixing.marked``), which shows whether MindSpore kept the line in the graph."""
+    def _mark_unknown_lines(self, state: "_JobState", reach: dict | None, sources: dict[str, str], args, kwargs,
+                            compile_obj) -> dict:
+        """After a compile that passed (of the module's own source, or of ``sources``, fixed copies): the finding
+        lines under a condition ms-lint could not evaluate (``attn.shape != (b, n, n)``), each compiled again by
+        ``compile_obj`` with its statement replaced by a call that raises when compiled (``fixing.marked``), which
+        shows whether MindSpore kept the line in the graph: line -> ``{"in_graph": bool}``, or ``{"error"}``."""
         from ms_lint.model.source import read_source
         from ms_lint.validate import fixing
 
-        unknown = sorted(int(line) for line, entry in (outcome.get("reach") or {}).items()
+        unknown = sorted(int(line) for line, entry in (reach or {}).items()
                          if entry.get("reached") is None and entry.get("unknown"))
-        if not unknown or state.arguments is None or not isinstance(state.target, type) or state.module is None:
-            return
+        if not unknown or not isinstance(state.target, type) or state.module is None:
+            return {}
+        name, path = state.module.__name__, state.job["path"]
         try:
-            source = read_source(state.job["path"])
+            source = sources.get(name) or read_source(path)
         except OSError:
-            return
-        import mindspore
-
-        markers = outcome["markers"] = {}
-        args, kwargs = state.arguments
+            return {}
+        markers: dict[str, dict] = {}
         for line in unknown[:_MAX_MARKED_LINES]:
             if not state.time_left_for(time.monotonic() - state.building):
-                outcome["notes"].append("stopped marking lines to stay within the job's time limit")
-                return
-            text = fixing.marked(source, state.job["path"], line)
+                break
+            text = fixing.marked(source, path, line)
             if text is None:
                 continue
             try:
-                with fixing.fixed_modules({state.module.__name__: text}, state.module,
-                                          state.job["import_root"]) as module:
+                with fixing.fixed_modules({**sources, name: text}, state.module, state.job["import_root"]) as module:
                     target = fixing.resolve(module, state.job["qualname"])
-                    obj = self._build(state, lambda: target(*args, **kwargs))
-                    if isinstance(obj, mindspore.nn.Cell):
-                        obj.compile(*state.inputs, **state.extra_arguments)
+                    compile_obj(self._build(state, lambda: target(*args, **kwargs)))
                 markers[str(line)] = {"in_graph": False}
             except Exception as exc:  # noqa: BLE001 -- the marker's own error is the answer
                 markers[str(line)] = {"in_graph": True} if fixing.MARKER_MESSAGE in str(exc) \
                     else {"error": _first_line(exc)}
+        return markers
 
     def _restore_process_state(self) -> None:
         if self.bare_imports is not None:
@@ -1030,6 +1029,14 @@ class Worker:
                 if self.capture:
                     result["compile_log"] = location_lines(self.capture.read_from(start))
             attempt_seconds = time.monotonic() - attempt_started
+            if result["compiled"]:
+                def prepare_and_compile(obj):
+                    if prepare is not None:
+                        prepare(obj)
+                    compile_obj(obj, {})
+
+                result["markers"] = self._mark_unknown_lines(state, result.get("reach"), fixed_sources, args, kwargs,
+                                                             prepare_and_compile)
             if result["compiled"] or (result.get("error") or {}).get("stage") not in ("compile", "construction"):
                 break
 

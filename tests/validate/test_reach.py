@@ -449,11 +449,16 @@ def test_a_line_under_a_condition_ms_lint_cannot_evaluate_is_marked_and_compiled
     from ms_lint.settings import Settings
 
     path = projects / "cells" / "vcells" / "shape_checks.py"
-    findings = [f for f in check_file(str(path), Settings()) if f.code == "MS602"]
+    findings = [f for f in check_file(str(path), Settings()) if f.code in ("MS601", "MS602")]
     report = validate_findings(findings, ValidateOptions(use_cache=False), pool=worker_pool)
-    verdict, = report.verdicts
+    verdict, swapped, after_fix = report.verdicts
+    # Also in a compile that got past an earlier finding with its fix.
+    assert swapped.verdict == CONFIRMED, swapped.message
+    assert after_fix.verdict == NOT_REACHED, after_fix.message
+    assert after_fix.message.startswith("after applying the fix for MS601 at line 21: not compiled: MindSpore left "
+                                        "line 23 out of the graph (the compile passed with the line replaced")
     # MindSpore compares the static shapes while compiling and leaves the error path out: the marked line compiles.
     assert verdict.verdict == NOT_REACHED, verdict.message
-    assert verdict.message == ("not compiled: MindSpore left line 14 out of the graph (it sits under `y.shape != "
-                               "x.shape`; the compile passed with the line replaced by a call that raises when "
-                               "compiled)")
+    assert verdict.message == ("not compiled: MindSpore left line 14 out of the graph (the compile passed with the "
+                               "line replaced by a call that raises when compiled; of the conditions over it, ms-lint "
+                               "could not evaluate `y.shape != x.shape`)")

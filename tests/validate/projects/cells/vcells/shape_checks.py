@@ -13,3 +13,12 @@ class ShapeChecked(nn.Cell):
         if y.shape != x.shape:
             raise ValueError(f"the output has the wrong size {y.size()}")
         return y
+
+
+class SwappedThenChecked(nn.Cell):
+    def construct(self, x):
+        x = x.view(2, 4, 8)
+        y = x.transpose(-1, -2)
+        if y.shape != (2, 8, 4):
+            raise ValueError(f"the swap has the wrong size {y.size()}")
+        return y
