@@ -272,6 +272,13 @@ def expectation_for(code: str) -> Expectation:
     return EXPECTATIONS.get(code, _DEFAULT)
 
 
+def built_at_its_line(code: str) -> bool:
+    """Whether building the Cell raises at the finding's own line (a layer built with wrong arguments), so that
+    a build that ran the line without error decides it; not MS204, whose line is a ``def``."""
+    expectation = expectation_for(code)
+    return expectation.check == CONSTRUCTION and expectation.shows_eagerly
+
+
 def probes_for(codes) -> list[str]:
     """The probes a job runs for its findings' codes, in a stable order."""
     wanted = {expectation_for(code).check for code in codes}

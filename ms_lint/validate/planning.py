@@ -24,6 +24,7 @@ from ms_lint.validate.expectations import (
     PARAMETER_PROBE,
     RANDOMNESS_PROBE,
     STATE_PROBE,
+    built_at_its_line,
     expectation_for,
     probes_for,
 )
@@ -87,7 +88,7 @@ class Job:
             "finding_lines": sorted({f.line for f in self.findings}),
             # Traced while the instance is built: a line that did not run there was not checked by building it.
             "construction_lines": sorted({f.line for f in self.findings
-                                          if expectation_for(f.code).check == CONSTRUCTION}),
+                                          if built_at_its_line(f.code)}),
             "guards": {str(line): guard for line, guard in self.guards.items()},
             "retries": self.retries,
             "host_calls": self.host_calls,
@@ -198,7 +199,7 @@ def _build_retries(path: str, scope: str, findings: list[Finding]) -> list[dict]
     """Constructor arguments that run the construction findings' lines the defaults skip."""
     from ms_lint.validate.reach import build_retries
 
-    lines = {f.line for f in findings if f.scope == scope and expectation_for(f.code).check == CONSTRUCTION}
+    lines = {f.line for f in findings if f.scope == scope and built_at_its_line(f.code)}
     tree = _parse(path) if lines else None
     return build_retries(tree, scope, lines) if tree is not None else []
 

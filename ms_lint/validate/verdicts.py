@@ -33,6 +33,7 @@ from ms_lint.validate.expectations import (
     SILENT,
     STATE_PROBE,
     Expectation,
+    built_at_its_line,
     expectation_for,
     unbound_name,
 )
@@ -204,7 +205,7 @@ class _Context:
             return failure
         error_stage = (self.error or {}).get("stage")
         built_lines = self.outcome.get("built_lines")
-        if expectation.check == CONSTRUCTION and built_lines is not None and finding.line not in built_lines \
+        if built_at_its_line(finding.code) and built_lines is not None and finding.line not in built_lines \
                 and error_stage not in ("construction", "example"):
             return self.not_built(finding)
         if self.error and error_stage in ("construction", "example"):

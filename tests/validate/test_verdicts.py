@@ -492,3 +492,27 @@ def test_a_marked_line_decides_a_line_under_a_condition_ms_lint_cannot_evaluate(
     # A marked compile that failed otherwise shows nothing.
     verdict, = decide(job, dict(compiled, markers={"6": {"error": "RuntimeError: out of memory"}}), "CPU", "strict")
     assert verdict.verdict == INCONCLUSIVE
+
+
+def test_a_finding_whose_line_building_never_runs_is_not_judged_by_the_trace(tmp_path):
+    path = tmp_path / "net.py"
+    path.write_text(textwrap.dedent("""\
+        from mindspore import nn
+
+        class Net(nn.Cell):
+            def __init__(self):
+                self.dense = nn.Dense(2, 2)
+
+            def construct(self, x):
+                return x
+    """))
+    # MS204's line is the ``def``: building never runs it as a line, and the error it causes is raised elsewhere.
+    job = plan_jobs([Finding(str(path), 4, 0, "MS204", "m", "Net")]).jobs[0]
+    assert job.request("strict")["construction_lines"] == []
+    # Built without error (the trace saw no line), it fails when compiled.
+    error = {"stage": "compile", "type": "AttributeError",
+             "first_line": "AttributeError: The 'Net' object has no attribute '_dynamic_shape_inputs'.",
+             "message": "The 'Net' object has no attribute '_dynamic_shape_inputs'.", "traceback": []}
+    verdict, = decide(job, {"status": "error", "stage": "probe", "instance": "default", "kind": "cell",
+                            "built_lines": [], "error": error}, "CPU", "strict")
+    assert verdict.verdict == CONFIRMED, verdict.message
