@@ -275,20 +275,18 @@ class LinesRun:
     code object's file is ``path`` (``in_file``, by the file name a code object carries)."""
 
     def __init__(self, path: str, lines):
-        import os
-
-        self.target = os.path.realpath(path)
+        self.path = path
         self.wanted = set(lines)
         self.ran: set[int] = set()
         self._files: dict[str, bool] = {}
         self._previous = None
 
     def in_file(self, filename: str) -> bool:
-        import os
+        from ms_lint.validate.locations import same_file
 
-        known = self._files.get(filename)
+        known = self._files.get(filename)  # asked on every call the traced code makes
         if known is None:
-            known = self._files[filename] = os.path.realpath(filename) == self.target
+            known = self._files[filename] = same_file(filename, self.path)
         return known
 
     def innermost_line(self, exc: BaseException) -> int | None:

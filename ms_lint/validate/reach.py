@@ -35,7 +35,7 @@ def guards_for(tree: ast.Module, class_name: str, lines: set[int],
     ``class_name`` may name a module-level function instead: a jit function, or (with ``caller``, the class
     compiled for it) a helper that class's construct calls, under the conditions over its least guarded call.
     """
-    cls = next((node for node in tree.body if isinstance(node, ast.ClassDef) and node.name == class_name), None)
+    cls = _class_named(tree, class_name)
     if cls is None:
         function = next((node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
                          and node.name == class_name), None)
@@ -80,7 +80,7 @@ def guards_for(tree: ast.Module, class_name: str, lines: set[int],
 
 def retries_for(tree: ast.Module, class_name: str, guards: dict[int, dict]) -> list[dict]:
     """The retries (see ``guards_for``) that switch on the conditions of ``guards``, helpers' lines included."""
-    cls = next((node for node in tree.body if isinstance(node, ast.ClassDef) and node.name == class_name), None)
+    cls = _class_named(tree, class_name)
     if cls is None:
         return []
     methods = {node.name: node for node in cls.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
@@ -91,7 +91,7 @@ def _helper_entries(tree: ast.Module, class_name: str, helper: str) -> list[list
     """The conditions under which construct of ``class_name`` calls the module-level function ``helper``, one list
     per call (``helper(...)``) in construct or a method construct reaches, the least guarded first; empty when
     there is no such call."""
-    cls = next((node for node in tree.body if isinstance(node, ast.ClassDef) and node.name == class_name), None)
+    cls = _class_named(tree, class_name)
     if cls is None:
         return []
     methods = {node.name: node for node in cls.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}

@@ -148,6 +148,15 @@ def decide(job, outcome: dict, device: str, level: str, cached: bool = False) ->
     return verdicts
 
 
+def _said(error: dict) -> tuple[str, str]:
+    """``(Type: the message's line, the same cut to 160 characters)`` of an error a probe or a build recorded
+    (``{"type", "message"}``); empty strings for none."""
+    if not error:
+        return "", ""
+    first = f"{error.get('type')}: {message_line(error.get('message') or '')}"
+    return first, first if len(first) <= 160 else first[:157] + "..."
+
+
 class _Context:
     def __init__(self, job, outcome: dict, device: str, level: str, cached: bool):
         self.job = job
@@ -325,8 +334,7 @@ class _Context:
         expectation = expectation_for(finding.code)
         if not expectation.error_matches(result.get("type", ""), result.get("message", "")):
             return verdict
-        first = f"{result['type']}: {message_line(result.get('message', ''))}"
-        shown = first if len(first) <= 160 else first[:157] + "..."
+        first, shown = _said(result)
         return self.make(
             finding, CONFIRMED_BY_PROBE,
             f"{result.get('built')} in a Cell that does nothing else fails to compile under STRICT ({shown}): "
@@ -344,7 +352,7 @@ class _Context:
             if finding.line not in (retry.get("ran") or []):
                 continue
             error = retry.get("error") or {}
-            first = f"{error.get('type')}: {message_line(error.get('message') or '')}" if error else ""
+            first = _said(error)[0]
             if error.get("line") == finding.line and expectation.error_matches(error.get("type") or "",
                                                                                error.get("message") or ""):
                 return self.make(finding, CONFIRMED, f"with {retry['description']}: building raised at this line: "
@@ -376,8 +384,7 @@ class _Context:
             return verdict
         who = f"{method}(), called in PyNative on a {self.job.qualname} built for it,"
         error = result.get("error") or {}
-        first = f"{error.get('type')}: {message_line(error.get('message') or '')}" if error else ""
-        shown = first if len(first) <= 160 else first[:157] + "..."
+        first, shown = _said(error)
         if error.get("line") == finding.line:
             if expectation_for(finding.code).error_matches(error.get("type") or "", error.get("message") or ""):
                 return self.make(finding, CONFIRMED_BY_PROBE, f"{who} raised at this line: {shown}",
