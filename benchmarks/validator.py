@@ -224,6 +224,7 @@ def real_corpus(repeat: int, jobs: int = 2, timeout: float = 120) -> dict:
 _DECIDED_HOW = (
     ("a type built alone (the line not compiled)", "in a Cell that does nothing else"),
     ("a name looked up (the line not compiled)", "looked up in the worker"),
+    ("a method called on a bare Tensor (the line not compiled)", "and so does the call on a Parameter"),
 )
 
 

@@ -31,7 +31,7 @@ from ms_lint.validate.expectations import (
 from ms_lint.validate.project import EXAMPLES_FILE_NAME, ModuleLocation, load_config, locate_module
 
 # Bumped when the worker's outcome format or behaviour changes, so old cache entries are not reused.
-OUTCOME_FORMAT = 14
+OUTCOME_FORMAT = 15
 
 
 @dataclass
@@ -50,6 +50,9 @@ class Job:
     state_names: list[str] = field(default_factory=list)
     # Names MS607 says a MindSpore module lacks (``mindspore.nn.utils.weight_norm``): the worker looks them up.
     api_names: list[str] = field(default_factory=list)
+    # Methods MS602 says MindSpore's Tensor lacks or has as a property (``detach_``, ``size``): the worker calls each
+    # on a Tensor and a Parameter.
+    tensor_methods: list[str] = field(default_factory=list)
     # The user types MS103 says a line builds from tensor data: the worker builds each from a tensor in a Cell of its
     # own, which decides the finding where the unit's compile stops before its line.
     built_types: dict[str, dict] = field(default_factory=dict)
@@ -80,6 +83,7 @@ class Job:
             "probes": self.probes,
             "state_names": self.state_names,
             "api_names": self.api_names,
+            "tensor_methods": self.tensor_methods,
             "built_types": self.built_types,
             # The lines a compile under LAX can still decide (``worker._next_fix``): rules failing at every level.
             "lax_lines": sorted({f.line for f in self.findings if expectation_for(f.code).check == COMPILE
@@ -141,6 +145,7 @@ def plan_jobs(
             container_attributes=_container_attributes(path, group),
             state_names=_state_names(group),
             api_names=_api_names(group),
+            tensor_methods=_tensor_methods(group),
             built_types=_built_types(path, group),
         )
         job.guards, job.retries = _guards(path, scope, group)
@@ -291,6 +296,16 @@ def _api_names(findings: list[Finding]) -> list[str]:
     return list(dict.fromkeys(names))
 
 
+_TENSOR_METHOD = re.compile(r"^\.(\w+)\(\) is a PyTorch tensor method")
+
+
+def _tensor_methods(findings: list[Finding]) -> list[str]:
+    """The method each MS602 finding calls, as its message names it, in order, once each."""
+    names = [match.group(1) for finding in findings if finding.code == "MS602"
+             if (match := _TENSOR_METHOD.search(finding.message))]
+    return list(dict.fromkeys(names))
+
+
 _BUILT_TYPE = re.compile(r"(?:user type|@jit_class) (\S+) built from tensor data")
 
 
@@ -381,6 +396,7 @@ def cache_key(job: Job, device: str, syntax_level: str, mindspore_version: str, 
         "probes": job.probes,
         "state": job.state_names,
         "api": job.api_names,
+        "tensor_methods": job.tensor_methods,
         "built": job.built_types,
         "host": job.host_calls,
         "build_retries": job.build_retries,

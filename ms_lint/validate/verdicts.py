@@ -260,11 +260,12 @@ class _Context:
 
     def decided(self, finding: Finding) -> Verdict:
         """The verdict of the unit's compile, then of each later piece of evidence that may decide what it left
-        undecided: the compiles with fixes, a name looked up, a type built alone, a host method called."""
+        undecided: the compiles with fixes, a type built alone, a host method called, and last, what does not run
+        the line itself, a name looked up or a method called on a bare tensor."""
         verdict = self.after_fixes(finding, self.verdict_for(finding))
-        verdict = self.looked_up(finding, verdict)
         verdict = self.built_alone(finding, verdict)
-        return self.host_called(finding, verdict)
+        verdict = self.host_called(finding, verdict)
+        return self.looked_up(finding, verdict)
 
     def after_fixes(self, finding: Finding, verdict: Verdict) -> Verdict:
         """An undecided finding behind a compile that stopped earlier: decided by the first compile with the
@@ -303,9 +304,15 @@ class _Context:
         return verdict
 
     def looked_up(self, finding: Finding, verdict: Verdict) -> Verdict:
-        """An MS607 finding no build or compile decided (a host method the graph never calls, a line behind
-        another stop): decided by looking the name up on the installed MindSpore, which the worker did."""
-        if finding.code != "MS607" or verdict.verdict in DECIDED:
+        """An MS607 or MS602 finding no build or compile decided (a host method the graph never calls, a line behind
+        another stop): decided by what the worker found on the installed MindSpore, the name looked up (MS607) or
+        the method called on a Tensor and a Parameter (MS602)."""
+        if verdict.verdict in DECIDED:
+            return verdict
+        why = f"; the line itself was not decided: {verdict.message}" if verdict.message else ""
+        if finding.code == "MS602":
+            return self._called_on_tensors(finding, verdict, why)
+        if finding.code != "MS607":
             return verdict
         match = re.search(r"(\S+) has no `(\w+)` in MindSpore", finding.message)
         found = ((self.outcome.get("probes") or {}).get("api") or {}).get(
@@ -313,12 +320,29 @@ class _Context:
         if found is None:
             return verdict
         name = f"{match.group(1)}.{match.group(2)}"
-        why = f"; the line itself was not decided: {verdict.message}" if verdict.message else ""
         if found:
             return self.make(finding, NOT_REPRODUCED, f"the installed MindSpore has {name}{why}")
         return self.make(finding, CONFIRMED_BY_PROBE,
                          f"the installed MindSpore has no {name}: looked up in the worker, the line raises "
                          f"AttributeError (ImportError in an import) wherever it runs{why}")
+
+    def _called_on_tensors(self, finding: Finding, verdict: Verdict, why: str) -> Verdict:
+        match = re.match(r"\.(\w+)\(\)", finding.message)
+        calls = ((self.outcome.get("probes") or {}).get("tensor_methods") or {}).get(match.group(1)) if match else None
+        if not calls:
+            return verdict
+        ran = [result["call"] for result in calls.values() if result.get("ran")]
+        if ran:
+            return self.make(finding, NOT_REPRODUCED, f"{ran[0]} runs on the installed MindSpore{why}")
+        expectation = expectation_for(finding.code)
+        if not all(expectation.error_matches(result.get("type") or "", result.get("message") or "")
+                   for result in calls.values()):
+            return verdict
+        tensor = calls.get("Tensor") or next(iter(calls.values()))
+        first = _said(tensor)[0]
+        return self.make(finding, CONFIRMED_BY_PROBE,
+                         f"{tensor['call']} raises {first} on the installed MindSpore, and so does the call on a "
+                         f"Parameter: the line raises wherever it runs on a tensor{why}", compiler_message=first)
 
     def built_alone(self, finding: Finding, verdict: Verdict) -> Verdict:
         """An MS103 finding of a user type built from tensor data that no compile of the unit decided (the compile

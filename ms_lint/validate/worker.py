@@ -192,6 +192,9 @@ class Worker:
             if job.get("api_names"):
                 # Whatever the build and compile reach: a name the installed MindSpore lacks is missing everywhere.
                 outcome.setdefault("probes", {})["api"] = {name: _has_name(name) for name in job["api_names"]}
+            if job.get("tensor_methods"):
+                outcome.setdefault("probes", {})["tensor_methods"] = {
+                    name: _call_on_tensors(name) for name in job["tensor_methods"]}
             for stage in STAGES:
                 if state.stop:
                     break
@@ -1261,6 +1264,27 @@ def _has_name(dotted: str) -> bool | None:
         return importlib.util.find_spec(dotted) is not None
     except (ImportError, ValueError):
         return False
+
+
+def _call_on_tensors(method: str) -> dict:
+    """``{receiver: {"call", "ran"} | {"call", "type", "message"}}``: ``method`` called with no argument on a
+    MindSpore Tensor and on a Parameter, eagerly (an attribute lookup and a Python call: no graph involved)."""
+    import numpy as np
+    import mindspore
+
+    results = {}
+    for receiver in ("Tensor", "Parameter"):
+        call = f"{receiver}([1.0, 2.0]).{method}()"
+        try:
+            value = mindspore.Tensor(np.array([1.0, 2.0], np.float32))
+            if receiver == "Parameter":
+                value = mindspore.Parameter(value, name="ms_lint_probe")
+            getattr(value, method)()
+        except Exception as exc:  # noqa: BLE001 -- what the call raises is the result
+            results[receiver] = {"call": call, "type": type(exc).__name__, "message": _message(exc)}
+        else:
+            results[receiver] = {"call": call, "ran": True}
+    return results
 
 
 def _run_probe(probe, *args) -> dict:

@@ -391,9 +391,11 @@ def test_host_methods_are_called_on_a_built_instance_where_they_take_no_argument
         (lines.index("        self.fused = nn.Conv2d(4, 4, 3, 1, 1)") + 1, "MS606"),
         (lines.index("            parameter.detach_()") + 1, "MS602"),
         (lines.index("        self.fused = nn.Conv2d(4, 4, 3, 1, 1)", 22) + 1, "MS606"),
-        (len(lines), "MS606")]
+        (lines.index("    def fuse_with(self, other):") + 2, "MS606"),
+        (lines.index("                parameter.detach_()") + 1, "MS602"),
+        (len(lines), "MS602")]
     report = validate_findings(findings, ValidateOptions(use_cache=False), pool=worker_pool)
-    deploy, freeze, redeploy, fuse_with = report.verdicts
+    deploy, freeze, redeploy, fuse_with, freeze_except, out_channels = report.verdicts
     # The Cell builds and compiles: only calling the method shows the layer's error (and the missing method).
     assert deploy.verdict == CONFIRMED_BY_PROBE, deploy.message
     assert deploy.message.startswith("switch_to_deploy(), called in PyNative on a Deployable built for it, raised "
@@ -408,6 +410,15 @@ def test_host_methods_are_called_on_a_built_instance_where_they_take_no_argument
            f"{redeploy.finding.line}" in redeploy.notes
     assert fuse_with.verdict == NOT_REACHED, fuse_with.message
     assert not any("fuse_with()," in note for note in fuse_with.notes)
+    # A PyTorch tensor method in a method that needs an argument: the method called on a real Tensor decides it.
+    assert freeze_except.verdict == CONFIRMED_BY_PROBE, freeze_except.message
+    assert freeze_except.message.startswith("Tensor([1.0, 2.0]).detach_() raises AttributeError: "), \
+        freeze_except.message
+    assert freeze_except.message.endswith("the line itself was not decided: not compiled: freeze_except() is not "
+                                          "called from construct")
+    assert out_channels.verdict == CONFIRMED_BY_PROBE, out_channels.message
+    assert out_channels.message.startswith("Tensor([1.0, 2.0]).size() raises TypeError: 'int' object is not "
+                                           "callable"), out_channels.message
 
 
 def test_build_retries_switch_on_the_loops_and_flags_the_defaults_skip(projects):
@@ -449,7 +460,7 @@ def test_a_line_under_a_condition_ms_lint_cannot_evaluate_is_marked_and_compiled
     from ms_lint.settings import Settings
 
     path = projects / "cells" / "vcells" / "shape_checks.py"
-    findings = [f for f in check_file(str(path), Settings()) if f.code in ("MS601", "MS602")]
+    findings = [f for f in check_file(str(path), Settings()) if f.code in ("MS601", "MS102")]
     report = validate_findings(findings, ValidateOptions(use_cache=False), pool=worker_pool)
     verdict, swapped, after_fix = report.verdicts
     # Also in a compile that got past an earlier finding with its fix.

@@ -71,13 +71,24 @@ def test_a_missing_mindspore_name_and_a_misnamed_instance_are_confirmed(projects
         ("FloorSTE", "MS119"), ("NormedThenHost", "MS102"), ("NormedThenHost", "MS607"),
         ("NormedTrainingHost", "MS102"), ("NormedTrainingHost", "MS607"), ("ScaledSTE", "MS119"),
         ("ScaledThenHost", "MS102"), ("ScaledThenHost", "MS119"), ("Softmaxed", "MS607"),
-        ("SoftmaxedThenHost", "MS102"), ("SoftmaxedThenHost", "MS607"), ("WeightNormed", "MS607")]
-    verdicts = verdicts_by_scope(findings, worker_pool)
-    host, graph = verdicts[("WeightNormed", "MS607")], verdicts[("Softmaxed", "MS607")]
+        ("SoftmaxedThenHost", "MS102"), ("SoftmaxedThenHost", "MS607"), ("WeightNormed", "MS607"),
+        ("WeightNormed", "MS607")]
+    by_line = verdicts_by_scope(findings, worker_pool, with_line=True)
+    verdicts = {key[:2]: verdict for key, verdict in by_line.items()}
+    lines = path.read_text().splitlines()
+    host = by_line[("WeightNormed", "MS607", lines.index("        nn.utils.weight_norm(self.proj)") + 1)]
+    called = by_line[("WeightNormed", "MS607", lines.index("        nn.utils.spectral_norm(self.proj, name)") + 1)]
+    graph = verdicts[("Softmaxed", "MS607")]
     assert graph.verdict == "confirmed" and "functional" in graph.message, graph.message
+    # Calling the host method runs the line, which tells more than looking the name up.
     assert host.verdict == "confirmed by probe", host.message
-    assert host.message.startswith("the installed MindSpore has no mindspore.nn.utils.weight_norm: looked up")
-    assert "apply_weight_norm() is not called from construct" in host.message
+    assert host.message.startswith("apply_weight_norm(), called in PyNative on a WeightNormed built for it, raised "
+                                   "at this line: AttributeError: module 'mindspore.nn.utils' has no attribute "
+                                   "'weight_norm'"), host.message
+    # A method that needs an argument is not called: the name is looked up.
+    assert called.verdict == "confirmed by probe", called.message
+    assert called.message.startswith("the installed MindSpore has no mindspore.nn.utils.spectral_norm: looked up")
+    assert "apply_spectral_norm() is not called from construct" in called.message
     # The instance is not an input, whatever its name: compiled with one input, as it is called, it fails.
     floor = verdicts[("FloorSTE", "MS119")]
     assert floor.verdict == "confirmed" and "parameters number of the function is 2" in floor.message, floor.message

@@ -516,3 +516,33 @@ def test_a_finding_whose_line_building_never_runs_is_not_judged_by_the_trace(tmp
     verdict, = decide(job, {"status": "error", "stage": "probe", "instance": "default", "kind": "cell",
                             "built_lines": [], "error": error}, "CPU", "strict")
     assert verdict.verdict == CONFIRMED, verdict.message
+
+
+def test_a_pytorch_tensor_method_is_decided_by_calling_it_on_a_tensor_when_nothing_else_did(module):
+    detach = Finding(str(module), 11, 0, "MS602", ".detach_() is a PyTorch tensor method that MindSpore's Tensor "
+                     "does not have: AttributeError in Net.freeze", "Net")
+    job = plan_jobs([detach]).jobs[0]
+    assert job.tensor_methods == ["detach_"]
+    assert job.request("strict")["tensor_methods"] == ["detach_"]
+    stopped = compile_error(module, 10)
+
+    def called(tensor, parameter):
+        return {**stopped, "probes": {"tensor_methods": {"detach_": {
+            "Tensor": {"call": "Tensor([1.0, 2.0]).detach_()", **tensor},
+            "Parameter": {"call": "Parameter([1.0, 2.0]).detach_()", **parameter}}}}}
+
+    missing = {"type": "AttributeError", "message": "'Tensor' object has no attribute 'detach_'"}
+    verdict, = decide(job, called(missing, missing), "CPU", "strict")
+    assert verdict.verdict == CONFIRMED_BY_PROBE, verdict.message
+    assert verdict.message.startswith("Tensor([1.0, 2.0]).detach_() raises AttributeError: 'Tensor' object has no "
+                                      "attribute 'detach_' on the installed MindSpore")
+    assert "the line itself was not decided: the compile failed at line 10" in verdict.message
+    # A release whose Tensor has the method: the call runs, and the rule's premise does not hold.
+    verdict, = decide(job, called({"ran": True}, missing), "CPU", "strict")
+    assert verdict.verdict == NOT_REPRODUCED
+    assert verdict.message.startswith("Tensor([1.0, 2.0]).detach_() runs on the installed MindSpore")
+    # An error other than the rule's (the method exists but wants arguments) decides nothing; nor does no probe.
+    wrong = {"type": "TypeError", "message": "detach_() missing 1 required positional argument: 'x'"}
+    for outcome in (called(wrong, wrong), stopped):
+        verdict, = decide(job, outcome, "CPU", "strict")
+        assert verdict.verdict == INCONCLUSIVE, verdict.message

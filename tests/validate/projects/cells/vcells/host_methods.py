@@ -26,3 +26,11 @@ class Deployable(nn.Cell):
 
     def fuse_with(self, other):
         self.fused = nn.Conv2d(4, 4, 3, 1, 1)
+
+    def freeze_except(self, kept):
+        for parameter in self.get_parameters():
+            if parameter.name not in kept:
+                parameter.detach_()
+
+    def out_channels(self, scale):
+        return self.conv.weight.size(0) * scale

@@ -1,5 +1,5 @@
-"""Cells ported from PyTorch that read names MindSpore's modules do not have (MS607): one in a host method the
-graph never calls, one in construct; and one whose construct names its instance ctx (MS119)."""
+"""Cells ported from PyTorch that read names MindSpore's modules do not have (MS607): two in host methods the
+graph never calls (one taking an argument), one in construct; and one whose construct names its instance ctx (MS119)."""
 from mindspore import nn, ops
 
 
@@ -13,6 +13,9 @@ class WeightNormed(nn.Cell):
 
     def apply_weight_norm(self):
         nn.utils.weight_norm(self.proj)
+
+    def apply_spectral_norm(self, name):
+        nn.utils.spectral_norm(self.proj, name)
 
 
 class Softmaxed(nn.Cell):
