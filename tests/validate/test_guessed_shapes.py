@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import pytest
 
-from ms_lint.validate.verdicts import CONFIRMED, INCONCLUSIVE, NOT_REPRODUCED
+from ms_lint.validate.verdicts import CONFIRMED, NOT_REPRODUCED
 
 from .conftest import finding_at, needs_mindspore, verdicts_by_scope
 
