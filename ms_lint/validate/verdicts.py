@@ -252,6 +252,8 @@ class _Context:
                            f"one side of a constant condition only)")
                 else:
                     why = f"{self.job.qualname} has no construct of its own"
+                if marker.get("skipped"):
+                    why += f"; the compile with the line marked was skipped: {marker['skipped']}"
                 return self.make(
                     finding, INCONCLUSIVE,
                     f"compiles, but nothing shows that line {finding.line} was part of the graph: {why}",
@@ -404,6 +406,9 @@ class _Context:
         method = next((name for name, lines in (getattr(self.job, "host_calls", None) or {}).items()
                        if finding.line in lines), None)
         result = ((self.outcome.get("probes") or {}).get("host") or {}).get(method or "")
+        if result and "skipped" in result:
+            verdict.notes.append(f"{method}() was not called on a {self.job.qualname}: {result['skipped']}")
+            return verdict
         if not result or "ran" not in result:
             return verdict
         who = f"{method}(), called in PyNative on a {self.job.qualname} built for it,"

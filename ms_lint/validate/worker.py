@@ -25,7 +25,7 @@ import traceback
 import types
 
 from ms_lint.validate.expectations import expectation_for
-from ms_lint.validate.locations import location_lines, message_line
+from ms_lint.validate.locations import location_lines, message_line, same_file
 from ms_lint.validate.reach import ARGUMENT_RETRY, BPROP, GRADIENT_RETRY
 
 MESSAGE_LIMIT = 16_000
@@ -276,7 +276,8 @@ class Worker:
         markers: dict[str, dict] = {}
         for line in unknown[:_MAX_MARKED_LINES]:
             if not state.time_left_for(time.monotonic() - state.building):
-                break
+                markers[str(line)] = {"skipped": "the job had no time left"}
+                continue
             text = fixing.marked(source, path, line)
             if text is None:
                 continue
@@ -349,7 +350,7 @@ class Worker:
             return _load_from_path(f"_ms_lint_script_{abs(hash(path))}", path)
         module = importlib.import_module(name)
         loaded_from = getattr(module, "__file__", None)
-        if loaded_from and not _same_path(loaded_from, path):
+        if loaded_from and not same_file(loaded_from, path):
             raise ImportError(f"'import {name}' loads {loaded_from}, not {path}; is another {top!r} on sys.path?")
         return module
 
@@ -1582,7 +1583,7 @@ def _module_file_is(module, path: str, top: str) -> bool:
     file = getattr(module, "__file__", None)
     if not file:
         return False
-    if _same_path(file, path):
+    if same_file(file, path):
         return True
     # The top package of path: its __init__.py.
     directory = os.path.dirname(path)
@@ -1591,14 +1592,7 @@ def _module_file_is(module, path: str, top: str) -> bool:
         if parent == directory:
             return False
         directory = parent
-    return _same_path(file, os.path.join(directory, "__init__.py"))
-
-
-def _same_path(first: str, second: str) -> bool:
-    try:
-        return os.path.realpath(first) == os.path.realpath(second)
-    except (OSError, ValueError):
-        return False
+    return same_file(file, os.path.join(directory, "__init__.py"))
 
 
 def _set_soft_limit(which: int, value: int) -> None:

@@ -546,3 +546,21 @@ def test_a_pytorch_tensor_method_is_decided_by_calling_it_on_a_tensor_when_nothi
     for outcome in (called(wrong, wrong), stopped):
         verdict, = decide(job, outcome, "CPU", "strict")
         assert verdict.verdict == INCONCLUSIVE, verdict.message
+
+
+def test_evidence_skipped_for_lack_of_time_is_said(module):
+    compiled = {"status": "ok", "stage": "probe", "instance": "default", "kind": "cell", "compiled": True,
+                "signature": {"init": [], "call": ["x"]}}
+    job = job_for(module, (10, "MS101"))
+    outcome = {**compiled, "reach": {"10": {"reached": None, "unknown": "x.shape != y.shape"}},
+               "markers": {"10": {"skipped": "the job had no time left"}}}
+    verdict, = decide(job, outcome, "CPU", "strict")
+    assert verdict.verdict == INCONCLUSIVE
+    assert verdict.message.endswith("which ms-lint could not evaluate (MindSpore keeps one side of a constant "
+                                    "condition only); the compile with the line marked was skipped: the job had no "
+                                    "time left"), verdict.message
+    host = job_for(module, (11, "MS602"))
+    host.host_calls = {"switch_to_deploy": [11]}
+    outcome = {**compiled, "probes": {"host": {"switch_to_deploy": {"skipped": "the job had no time left"}}}}
+    verdict, = decide(host, outcome, "CPU", "strict")
+    assert "switch_to_deploy() was not called on a Net: the job had no time left" in verdict.notes, verdict.notes
