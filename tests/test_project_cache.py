@@ -126,3 +126,80 @@ def test_the_checked_tree_is_freed_without_waiting_for_the_garbage_collector(pac
         assert alive() is None, "a reference cycle keeps the tree until a full collection"
     finally:
         gc.enable()
+
+
+OUTLINED = textwrap.dedent('''\
+    import mindspore.nn as nn
+    from pkg import layers
+
+
+    @decorated(option=1)
+    def helper(
+        x: dict[str, int] = {"a": 1},
+    ) -> tuple[
+        int, int]:
+        value = x["a"]
+        # a comment at the function's own level
+    # and one at column 0
+        return value, value
+
+
+    def one_line(x): return x
+
+
+    class Block(layers.Base, nn.Cell):
+        size = 3
+
+        async def construct(self, x):
+            def inner():
+                return 1
+            return x
+        if size:
+            kind = "big"
+''')
+
+
+def test_an_outline_keeps_what_a_module_and_its_classes_define_and_cuts_function_bodies():
+    from ms_lint.model.source import outline_text
+
+    outline = outline_text(OUTLINED)
+    lines = outline.split("\n")
+    assert len(lines) == len(OUTLINED.split("\n"))  # line numbers kept
+    assert lines[5:13] == OUTLINED.split("\n")[5:9] + [" pass", "", "", ""]  # comments in a body go with it
+    assert lines[15] == "def one_line(x): return x"
+    assert lines[21:27] == ["    async def construct(self, x):", "     pass", "", "", "    if size:",
+                            '        kind = "big"']  # an inner function goes with its body; the class's code stays
+    tree = ast.parse(outline)
+    full = ast.parse(OUTLINED)
+    assert [ast.dump(node) for node in tree.body[:2]] == [ast.dump(node) for node in full.body[:2]]
+    assert [ast.unparse(base) for base in tree.body[-1].bases] == ["layers.Base", "nn.Cell"]
+    # Files with \r\n line ends are cut the same way (a blank line's \r does not end a body).
+    assert outline_text(OUTLINED.replace("\n", "\r\n")).replace("\r", "") == outline
+
+
+@pytest.mark.parametrize("source", [
+    # a string that runs past the lines indented under its function
+    'def f():\n    text = """\nclass Fake(Cell):\n    pass\n"""\n    return text\n',
+    # a header that a multi-line string is part of
+    'def f(x="""a\n"""):\n    return x\n',
+    # a header that never closes
+    "def f(x,\n",
+])
+def test_an_outline_is_not_cut_where_lines_cannot_be_told_apart_without_tokenizing(source):
+    from ms_lint.model.source import outline_text
+
+    assert outline_text(source) is None
+
+
+def test_a_base_class_module_whose_functions_hold_column_zero_strings_is_still_read(package):
+    blocks = package / "pkg" / "blocks.py"
+    blocks.write_text(CELL_BLOCK + textwrap.dedent('''
+        def usage():
+            return """
+        usage: blocks
+        """
+    ''') + "\nclass Other(nn.Cell):\n    pass\n")
+    project._summaries.clear()
+    assert codes(package / "pkg" / "head.py") == ["MS101"]
+    summary = project._module_summary(str(blocks), Settings())
+    assert {name: found.is_cell for name, found in summary.classes.items()} == {"Block": True, "Other": True}

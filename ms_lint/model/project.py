@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from ms_lint.model.source import read_source
+from ms_lint.model.source import outline_text, read_source
 from ms_lint.settings import Settings
 
 if TYPE_CHECKING:
@@ -255,7 +255,7 @@ def _read_module(module_file: str, settings: Settings, outline: bool) -> "Module
         return None
     _in_progress.add(module_file)
     try:
-        tree, source = _parsed(module_file)
+        tree, source = _parsed(module_file, outline)
         with recording_lookups() as lookups:
             facts = ModuleFacts(tree, module_file, settings, source, graph_code=False, outline=outline)
         _lookups_of[(module_file, settings)] = lookups
@@ -266,13 +266,23 @@ def _read_module(module_file: str, settings: Settings, outline: bool) -> "Module
     return facts
 
 
-def _parsed(module_file: str) -> tuple[ast.Module, str]:
-    """The module's tree and source, parsed once while a file is analysed (its outline and its facts share it)."""
+def _parsed(module_file: str, outline: bool = False) -> tuple[ast.Module, str]:
+    """The module's tree and source, parsed once while a file is analysed. For its outline alone, unless the whole
+    tree is at hand, the text with its function bodies cut (``outline_text``): most of a module's nodes lie in
+    its functions, and the outline of a module checked later in the run is read only to learn its classes."""
     version = _version(module_file, None)
     found = _trees.get(version)
-    if found is None:
-        source = read_source(module_file)
-        found = _trees[version] = (ast.parse(source, filename=module_file), source)
+    if found is not None:
+        return found
+    source = read_source(module_file)
+    if outline:
+        text = outline_text(source)
+        if text is not None:
+            try:
+                return ast.parse(text, filename=module_file), text
+            except SyntaxError:
+                pass  # cut where only a tokenizer could tell: the whole text decides
+    found = _trees[version] = (ast.parse(source, filename=module_file), source)
     return found
 
 
