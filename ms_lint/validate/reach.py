@@ -187,12 +187,7 @@ def build_retries(tree: ast.Module, class_name: str, lines: set[int]) -> list[di
                 None) if cls is not None else None
     if init is None:
         return []
-    arguments = init.args
-    positional = [*arguments.posonlyargs, *arguments.args]
-    defaults = {argument.arg: default for argument, default in
-                zip(positional[len(positional) - len(arguments.defaults):], arguments.defaults)}
-    defaults.update({argument.arg: default for argument, default in zip(arguments.kwonlyargs, arguments.kw_defaults)
-                     if default is not None})
+    defaults = _defaults(init)
     retries: dict[tuple, dict] = {}
     for line in sorted(lines):
         for parameter, value in _switches_over(init.body, line, defaults):
@@ -438,12 +433,17 @@ def _boolean_parameters(function, with_none: bool = False) -> dict[str, bool | N
 
 
 def _parameters_defaulting_to(function, kinds: tuple) -> dict:
+    return {name: default.value for name, default in _defaults(function).items()
+            if isinstance(default, ast.Constant) and isinstance(default.value, kinds)}
+
+
+def _defaults(function) -> dict[str, ast.expr]:
+    """The parameters of ``function`` that have a default, with its expression."""
     args = function.args
     positional = args.posonlyargs + args.args
-    return {argument.arg: default.value
-            for argument, default in [*zip(positional[len(positional) - len(args.defaults):], args.defaults),
-                                      *zip(args.kwonlyargs, args.kw_defaults)]
-            if isinstance(default, ast.Constant) and isinstance(default.value, kinds)}
+    pairs = [*zip(positional[len(positional) - len(args.defaults):], args.defaults),
+             *zip(args.kwonlyargs, args.kw_defaults)]
+    return {argument.arg: default for argument, default in pairs if default is not None}
 
 
 # ---------------------------------------------------------------------------------------------------------------
