@@ -297,3 +297,20 @@ def unbound_name(message: str) -> str | None:
     """The name a MindSpore error says is unbound on some paths, or None when it says no such thing."""
     match = _UNBOUND_NAME.search(message)
     return None if match is None else match.group(1) or match.group(2)
+
+
+# What the messages of MS607 and MS602 name: the MindSpore name missing, the PyTorch method called.
+_MISSING_NAME = re.compile(r"(\S+) has no `(\w+)` in MindSpore")
+_TENSOR_METHOD = re.compile(r"^\.(\w+)\(\) is a PyTorch tensor method")
+
+
+def missing_name(finding) -> str | None:
+    """``module.name`` an MS607 finding's message says the installed MindSpore lacks, or None."""
+    match = _MISSING_NAME.search(finding.message) if finding.code == "MS607" else None
+    return f"{match.group(1)}.{match.group(2)}" if match else None
+
+
+def tensor_method(finding) -> str | None:
+    """The PyTorch tensor method an MS602 finding's message names (``detach_``, ``size``), or None."""
+    match = _TENSOR_METHOD.search(finding.message) if finding.code == "MS602" else None
+    return match.group(1) if match else None

@@ -26,7 +26,9 @@ from ms_lint.validate.expectations import (
     STATE_PROBE,
     built_at_its_line,
     expectation_for,
+    missing_name,
     probes_for,
+    tensor_method,
 )
 from ms_lint.validate.project import EXAMPLES_FILE_NAME, ModuleLocation, load_config, locate_module
 
@@ -286,24 +288,14 @@ def _container_attributes(path: str, findings: list[Finding]) -> dict[int, str]:
     return result
 
 
-_MISSING_NAME = re.compile(r"(\S+) has no `(\w+)` in MindSpore")
-
-
 def _api_names(findings: list[Finding]) -> list[str]:
     """``module.name`` for each MS607 finding, as its message names them, in order, once each."""
-    names = [f"{match.group(1)}.{match.group(2)}" for finding in findings if finding.code == "MS607"
-             if (match := _MISSING_NAME.search(finding.message))]
-    return list(dict.fromkeys(names))
-
-
-_TENSOR_METHOD = re.compile(r"^\.(\w+)\(\) is a PyTorch tensor method")
+    return list(dict.fromkeys(filter(None, map(missing_name, findings))))
 
 
 def _tensor_methods(findings: list[Finding]) -> list[str]:
     """The method each MS602 finding calls, as its message names it, in order, once each."""
-    names = [match.group(1) for finding in findings if finding.code == "MS602"
-             if (match := _TENSOR_METHOD.search(finding.message))]
-    return list(dict.fromkeys(names))
+    return list(dict.fromkeys(filter(None, map(tensor_method, findings))))
 
 
 _BUILT_TYPE = re.compile(r"(?:user type|@jit_class) (\S+) built from tensor data")

@@ -35,6 +35,8 @@ from ms_lint.validate.expectations import (
     Expectation,
     built_at_its_line,
     expectation_for,
+    missing_name,
+    tensor_method,
     unbound_name,
 )
 from ms_lint.validate.fallbacks import backend_kernel_failure, missing_kernel
@@ -316,12 +318,10 @@ class _Context:
             return self._called_on_tensors(finding, verdict, why)
         if finding.code != "MS607":
             return verdict
-        match = re.search(r"(\S+) has no `(\w+)` in MindSpore", finding.message)
-        found = ((self.outcome.get("probes") or {}).get("api") or {}).get(
-            f"{match.group(1)}.{match.group(2)}") if match else None
+        name = missing_name(finding)
+        found = ((self.outcome.get("probes") or {}).get("api") or {}).get(name) if name else None
         if found is None:
             return verdict
-        name = f"{match.group(1)}.{match.group(2)}"
         if found:
             return self.make(finding, NOT_REPRODUCED, f"the installed MindSpore has {name}{why}")
         return self.make(finding, CONFIRMED_BY_PROBE,
@@ -329,8 +329,8 @@ class _Context:
                          f"AttributeError (ImportError in an import) wherever it runs{why}")
 
     def _called_on_tensors(self, finding: Finding, verdict: Verdict, why: str) -> Verdict:
-        match = re.match(r"\.(\w+)\(\)", finding.message)
-        calls = ((self.outcome.get("probes") or {}).get("tensor_methods") or {}).get(match.group(1)) if match else None
+        method = tensor_method(finding)
+        calls = ((self.outcome.get("probes") or {}).get("tensor_methods") or {}).get(method) if method else None
         if not calls:
             return verdict
         ran = [result["call"] for result in calls.values() if result.get("ran")]

@@ -25,7 +25,7 @@ import traceback
 import types
 
 from ms_lint.validate.expectations import expectation_for
-from ms_lint.validate.locations import location_lines, message_line, same_file
+from ms_lint.validate.locations import location_lines, message_line, parse_locations, same_file
 from ms_lint.validate.reach import ARGUMENT_RETRY, BPROP, GRADIENT_RETRY
 
 MESSAGE_LIMIT = 16_000
@@ -1057,7 +1057,6 @@ class Worker:
         None when none of these applies."""
         from ms_lint.validate import fixing
         from ms_lint.validate.fallbacks import backend_kernel_failure
-        from ms_lint.validate.locations import parse_locations, same_file
 
         error = last.get("error") or {}
         own_path = state.job["path"]
@@ -1366,8 +1365,6 @@ _WRONG_SHAPE_SYMPTOMS = _WRONG_RANK_SYMPTOMS + ("the number of axes must be equa
 
 def _innermost_line(error: BaseException, path: str) -> int | None:
     """The innermost line of ``path`` that the compile error ``error`` names."""
-    from ms_lint.validate.locations import parse_locations, same_file
-
     lines = [location.start for location in parse_locations(_message(error)) if same_file(location.path, path)]
     return lines[-1] if lines else None
 
