@@ -159,6 +159,14 @@ def cell_keywords(qualname: str | None) -> frozenset[str] | None:
 
 
 @lru_cache(maxsize=1)
+def optimizer_names() -> frozenset[str]:
+    """The class names of the optimizers of ``mindspore.nn`` and ``mindspore.mint.nn`` (``nn_cell_entry`` says
+    ``optimizer``)."""
+    return frozenset(name for table in ("nn_cells", "mint_nn_cells") for name, entry in tables()[table].items()
+                     if entry.get("optimizer"))
+
+
+@lru_cache(maxsize=1)
 def cell_class_names() -> tuple[str, ...]:
     """The class names of the Cells ``cell_keywords`` knows (``Dense``, ``Linear``...)."""
     return tuple(sorted({last_name(name) for name in _cell_keywords()}))

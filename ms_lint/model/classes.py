@@ -22,6 +22,8 @@ CELL_METHODS_RETURNING_SELF = frozenset({
 })
 
 
+_NOT_ASKED = object()
+
 class ClassInfo:
     """One class of a module: its methods, whether it is a Cell or a ``@jit_class``, and what its instance
     attributes hold (found on first use: in another module of the project only a base class is usually asked
@@ -34,7 +36,12 @@ class ClassInfo:
         self.methods: dict[str, FunctionNode] = {}
         self.is_cell = False
         self.is_jit_class = False
-        self.local_bases: list[ClassInfo] = []
+        self.local_bases: list[ClassInfo] = []  # final once the module's classes are resolved
+        # What lineage, find_method and attribute_constructor answered (asked per call in graph code), kept without
+        # a reference to this class itself: a cycle would keep the module's tree alive until a full collection.
+        self._bases_in_order: tuple[ClassInfo, ...] | None = None
+        self._methods_found: dict[str, tuple[int, FunctionNode] | None] = {}  # name -> (place in lineage, method)
+        self._constructors_found: dict[str, str | None] = {}
         # weak: the module owns its classes, and a cycle would keep the whole tree alive until a full collection
         self._module = weakref.ref(module) if module is not None else None
         self._tensor_attributes: set[str] = set()
@@ -87,25 +94,38 @@ class ClassInfo:
             return UNKNOWN
         return literal(writes[0][1])
 
-    def lineage(self) -> Iterator["ClassInfo"]:
+    def lineage(self) -> tuple["ClassInfo", ...]:
         """This class, then its base classes of this module, in lookup order; each once, even through cycles."""
-        stack, seen = [self], set()
-        while stack:
-            info = stack.pop()
-            if id(info) in seen:
-                continue
-            seen.add(id(info))
-            yield info
-            stack.extend(reversed(info.local_bases))
+        bases = self._bases_in_order
+        if bases is None:
+            found, stack, seen = [], list(reversed(self.local_bases)), {id(self)}
+            while stack:
+                info = stack.pop()
+                if id(info) in seen:
+                    continue
+                seen.add(id(info))
+                found.append(info)
+                stack.extend(reversed(info.local_bases))
+            bases = self._bases_in_order = tuple(found)
+        return (self, *bases)
 
     def find_method(self, name: str) -> tuple["ClassInfo", FunctionNode] | None:
         """The method ``name`` as Python's attribute lookup finds it among this module's classes."""
-        return next(((info, info.methods[name]) for info in self.lineage() if name in info.methods), None)
+        found = self._methods_found.get(name, _NOT_ASKED)
+        if found is _NOT_ASKED:
+            found = self._methods_found[name] = next(
+                ((place, info.methods[name]) for place, info in enumerate(self.lineage()) if name in info.methods),
+                None)
+        return (self.lineage()[found[0]], found[1]) if found is not None else None
 
     def attribute_constructor(self, attribute: str) -> str | None:
         """The qualified name of what ``self.<attribute> = X(...)`` built, here or in a local base class."""
-        return next((info.attribute_constructors[attribute] for info in self.lineage()
-                     if attribute in info.attribute_constructors), None)
+        found = self._constructors_found.get(attribute, _NOT_ASKED)
+        if found is _NOT_ASKED:
+            found = self._constructors_found[attribute] = next(
+                (info.attribute_constructors[attribute] for info in self.lineage()
+                 if attribute in info.attribute_constructors), None)
+        return found
 
     def has_attribute(self, kind: str, attribute: str) -> bool:
         return any(attribute in getattr(info, kind) for info in self.lineage())
@@ -497,8 +517,14 @@ class _ContainerScan:
     def run(self) -> list[PlainContainer]:
         found: list[PlainContainer] = []
         methods = sorted(self.info.methods.values(), key=lambda m: m.name == "__init__")  # helpers first
+        index = self.module.index
         for method in methods:
-            found.extend(self._scan(method))
+            # A container is followed from the assignment that builds it: until one is built, a method that builds
+            # none (most) has nothing to put anywhere.
+            if self.attributes or self.returned or any(
+                    _container_parts(assignment.value) is not None
+                    for assignment in index.subtree_nodes_of(method, (ast.Assign,))):
+                found.extend(self._scan(method))
         unique = []
         for container in found:
             if container not in unique and container.stored_on_self and not container.wrapped and (
@@ -528,22 +554,10 @@ class _ContainerScan:
 
     def elements(self, expr: ast.AST, cell_names: set[str], self_name: str) -> tuple[list[str | None], bool] | None:
         """(element kinds, is a dict) when ``expr`` builds a plain container, else None."""
-        if isinstance(expr, (ast.List, ast.Tuple)):
-            return [self.element_kind(e.value if isinstance(e, ast.Starred) else e, cell_names, self_name)
-                    for e in expr.elts], False
-        if isinstance(expr, (ast.ListComp, ast.GeneratorExp)):
-            return [self.element_kind(expr.elt, cell_names, self_name)], False
-        if isinstance(expr, ast.Dict):
-            return [self.element_kind(v, cell_names, self_name) for v in expr.values], True
-        if isinstance(expr, ast.DictComp):
-            return [self.element_kind(expr.value, cell_names, self_name)], True
-        if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Mult):
-            return self.elements(expr.left, cell_names, self_name) or self.elements(expr.right, cell_names, self_name)
-        if (isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name)
-                and expr.func.id in ("list", "tuple", "dict") and len(expr.args) == 1):
-            inner = self.elements(expr.args[0], cell_names, self_name)
-            return (inner[0], expr.func.id == "dict" or inner[1]) if inner else None
-        return None
+        parts = _container_parts(expr)
+        if parts is None:
+            return None
+        return [self.element_kind(element, cell_names, self_name) for element in parts[0]], parts[1]
 
     def _scan(self, method: FunctionNode) -> list[PlainContainer]:
         self_name = first_argument(method)
@@ -689,6 +703,26 @@ class _ContainerScan:
                 call.args[0], ast.Name) and call.args[0].id == self_name:
             return True
         return isinstance(func, ast.Attribute) and func.attr in ("insert_child_to_cell", "insert_param_to_cell")
+
+
+def _container_parts(expr: ast.AST) -> tuple[list[ast.AST], bool] | None:
+    """(the element expressions, is a dict) when ``expr`` builds a plain container (a display, a comprehension,
+    ``[x] * n``, ``list(...)`` of one), else None."""
+    if isinstance(expr, (ast.List, ast.Tuple)):
+        return [e.value if isinstance(e, ast.Starred) else e for e in expr.elts], False
+    if isinstance(expr, (ast.ListComp, ast.GeneratorExp)):
+        return [expr.elt], False
+    if isinstance(expr, ast.Dict):
+        return list(expr.values), True
+    if isinstance(expr, ast.DictComp):
+        return [expr.value], True
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Mult):
+        return _container_parts(expr.left) or _container_parts(expr.right)
+    if (isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name)
+            and expr.func.id in ("list", "tuple", "dict") and len(expr.args) == 1):
+        inner = _container_parts(expr.args[0])
+        return (inner[0], expr.func.id == "dict" or inner[1]) if inner else None
+    return None
 
 
 _CHANGING_TYPES = (ast.Call, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete)  # what _changes_made_by reads

@@ -502,11 +502,6 @@ class GraphFunction:
         above = [binding for binding in bindings if binding.position < use]
         if not above:
             return TENSOR
-        later = [binding for binding in bindings if binding.position >= use]
-        if later and any(loop.lineno <= name.lineno <= (loop.end_lineno or loop.lineno)
-                         and any(binding.position[0] <= (loop.end_lineno or loop.lineno) for binding in later)
-                         for loop in self.nodes_of(ast.For, ast.AsyncFor, ast.While)):
-            return TENSOR
         kinds = []
         self._folding.add(id(name))
         try:
@@ -519,7 +514,15 @@ class GraphFunction:
                     return TENSOR  # unpacking, loops, with: what they bind is not followed here
         finally:
             self._folding.discard(id(name))
-        return join(*kinds) if kinds else TENSOR
+        kind = join(*kinds)
+        if kind == TENSOR:
+            return TENSOR  # what a loop could bring back from below is no more than that (most uses end here)
+        later = [binding for binding in bindings if binding.position >= use]
+        if later and any(loop.lineno <= name.lineno <= (loop.end_lineno or loop.lineno)
+                         and any(binding.position[0] <= (loop.end_lineno or loop.lineno) for binding in later)
+                         for loop in self.nodes_of(ast.For, ast.AsyncFor, ast.While)):
+            return TENSOR
+        return kind
 
     def _local_bindings(self, name: str) -> list:
         scopes = self.module.scopes
@@ -548,8 +551,14 @@ class GraphFunction:
             return None  # a module attribute such as ms.float32
         return self.kind(value)
 
+    def _arguments_kind(self, call: ast.Call) -> str | None:
+        """The join of the kinds of what ``call`` passes (asked only where the answer depends on it: most calls in
+        graph code are of sub-cells, tensor methods and MindSpore functions, whose result is data whatever they
+        get)."""
+        return join(*[self.kind(argument) for argument in call.args],
+                    *[self.kind(keyword.value) for keyword in call.keywords])
+
     def _call_kind(self, call: ast.Call) -> str | None:
-        argument_kinds = [self.kind(a) for a in call.args] + [self.kind(k.value) for k in call.keywords]
         func = call.func
         if isinstance(func, ast.Attribute):
             receiver_kind = self.kind(func.value)
@@ -567,25 +576,24 @@ class GraphFunction:
                     built_by = self.owner.attribute_constructor(func.attr)
                     return None if api.is_mindspore_name(built_by, *api.STATIC_PRIMITIVES) else TENSOR
                 kinds = parameter_kinds_of_call(self, call, found[1], bound=not is_static(found[1]))
-                return self.module.return_kind(found[1], found[0], kinds, join(*argument_kinds))
+                return self.module.return_kind(found[1], found[0], kinds, self._arguments_kind(call))
         if isinstance(func, ast.Name) and self._env_reads is not None:
             self._env_reads.setdefault(func.id, self.env.get(func.id, _UNBOUND))
         target = self.module.local_function(func) if isinstance(func, ast.Name) and func.id not in self.env else None
         if target is not None:
             kinds = parameter_kinds_of_call(self, call, target, bound=False)
-            return self.module.return_kind(target, None, kinds, join(*argument_kinds))
+            return self.module.return_kind(target, None, kinds, self._arguments_kind(call))
         qualname = self.module.qualname(func)
         if qualname is None:
             if isinstance(func, ast.Call):  # P.Add()(x, y)
-                return join(*argument_kinds) or (TENSOR if api.is_mindspore(self.module.qualname(func.func)) else None)
-            return join(*argument_kinds)
+                return self._arguments_kind(call) or (
+                    TENSOR if api.is_mindspore(self.module.qualname(func.func)) else None)
+            return self._arguments_kind(call)
         if qualname.startswith("builtins."):
             name = qualname[len("builtins."):]
-            if name in KIND_PASSING_BUILTINS:
-                return join(*argument_kinds)
-            if name in BUILTIN_STATIC_CALLS:
+            if name in BUILTIN_STATIC_CALLS and name not in KIND_PASSING_BUILTINS:
                 return None
-            return join(*argument_kinds)
+            return self._arguments_kind(call)
         if api.is_mindspore(qualname):
             if qualname in api.STATIC_MINDSPORE_FUNCTIONS:
                 return None
@@ -595,13 +603,13 @@ class GraphFunction:
                 return None  # a Cell, primitive or dtype object, not data
             return TENSOR
         if api.is_host_library(qualname):
-            if api.last_name(qualname) in api.ARRAY_CONSTRUCTORS or HOST in argument_kinds or TENSOR in argument_kinds:
+            if api.last_name(qualname) in api.ARRAY_CONSTRUCTORS or self._arguments_kind(call) is not None:
                 return HOST
             return None
         local_class = self.module.local_class(qualname)
         if local_class is not None and local_class.is_cell:
             return None  # constructing a Cell gives a Cell, not data
-        return join(*argument_kinds)
+        return self._arguments_kind(call)
 
 
 class EagerFunction(GraphFunction):
@@ -835,9 +843,7 @@ class GraphCode:
     def _find_sub_cell_classes(self) -> set[str]:
         attributes: dict[str, set[str]] = {}
         excluded: set[str] = set()
-        for site in self.calls:
-            if not (site.qualname and site.qualname.startswith(self.local_prefix)):
-                continue  # only this module's classes can be its sub-cells
+        for site in self.calls_to_local_classes():  # only this module's classes can be its sub-cells
             built = self.class_of_constructor(site.node)
             if not built or built[2] is not self or built[1] is None or not built[1].is_cell:
                 continue

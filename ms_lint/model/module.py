@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import ast
 from bisect import bisect_left, bisect_right
-from dataclasses import dataclass
 from typing import Iterator
 
 from ms_lint import mindspore_api as api
@@ -21,12 +20,30 @@ _INDEXED_NODE_TYPES = frozenset({ast.Call, ast.Assign, ast.Import, ast.ImportFro
                                  ast.AsyncFor, ast.withitem})
 
 
-@dataclass(slots=True)  # one per call of the module: tens of thousands per project
+_UNRESOLVED = object()
+# what training_calls looks for besides optimizers and TrainOneStep cells
+_TRAINING_CALL_NAMES = frozenset({"Model", "grad", "value_and_grad", "GradOperation", "build_train_network", "train"})
+
+
 class CallSite:
-    node: ast.Call
-    qualname: str | None
-    function: FunctionNode | None  # the innermost function around the call, None at module or class level
-    owner: ClassInfo | None  # the innermost class around the call
+    """One call of the module (tens of thousands per project), and where it stands."""
+
+    __slots__ = ("node", "function", "owner", "_qualname", "_resolve")
+
+    def __init__(self, node: ast.Call, function: FunctionNode | None, owner: ClassInfo | None, resolve):
+        self.node = node
+        self.function = function  # the innermost function around the call, None at module or class level
+        self.owner = owner  # the innermost class around the call
+        self._qualname = _UNRESOLVED
+        self._resolve = resolve
+
+    @property
+    def qualname(self) -> str | None:
+        """The qualified name of the callee, resolved when first asked: most calls never are."""
+        qualname = self._qualname
+        if qualname is _UNRESOLVED:
+            qualname = self._qualname = self._resolve(self.node.func)
+        return qualname
 
 
 class ModuleFacts(ClassFacts, GraphCode):
@@ -49,7 +66,7 @@ class ModuleFacts(ClassFacts, GraphCode):
         self.functions: dict[str, FunctionNode] = {}
         self.module_assignments: dict[str, ast.AST] = {}
         self.calls: list[CallSite] = []
-        self._calls_by_name: dict[str, list[tuple[int, CallSite]]] | None = None
+        self._calls_by_written_name: dict[str, list[tuple[int, CallSite]]] | None = None
         self.class_of_function: dict[int, ClassInfo] = {}
         self._enclosing: list[tuple[ast.AST, ClassInfo | None]] = []
         self._scope_by_line: list[str] | None = None
@@ -94,6 +111,7 @@ class ModuleFacts(ClassFacts, GraphCode):
         body_starts, ends = self.index.body_starts_and_ends()
         class_starts = self.index.class_positions()
         calls = self.calls
+        qualname = self.qualname
         enclosing = self._enclosing
         assignments = self._assignments
         bind, bind_statement, open_scope = scopes.bind, scopes.bind_statement, scopes.open
@@ -118,7 +136,7 @@ class ModuleFacts(ClassFacts, GraphCode):
                 context_end, function, owner, scope = contexts[-1]
             node_type = node.__class__
             if node_type is ast.Call:
-                calls.append(CallSite(node, None, function, owner))
+                calls.append(CallSite(node, function, owner, qualname))
                 continue
             if node_type is ast.Assign:
                 assignments.append(node)
@@ -165,9 +183,6 @@ class ModuleFacts(ClassFacts, GraphCode):
         scopes.finish()
         self._key_classes(class_bindings)
         self.names = scopes.module_imports()
-        qualname = self.qualname
-        for site in calls:
-            site.qualname = qualname(site.node.func)
 
     def _key_classes(self, class_bindings: list[tuple["Binding", ClassInfo]]) -> None:
         """Give every class its key in ``classes``: its path as Python's ``__qualname__`` writes it (``Net``,
@@ -211,20 +226,47 @@ class ModuleFacts(ClassFacts, GraphCode):
             by_value = self._assignment_of_value = {id(node.value): node for node in self._assignments}
         return by_value.get(id(value))
 
+    def calls_written(self, *names: str) -> list[CallSite]:
+        """The calls, in source order, that may call an object whose own name is one of ``names``: those whose
+        callee is written with that name (``f(...)``, ``a.b.f(...)``), and those through a name the module binds to
+        an object of another name (``from m import f as g``, ``g = a.f``, a class). Every call whose callee's
+        qualified name ends in one of ``names`` is among them; the callers check the qualified name."""
+        by_name = self.written_call_names()
+        wanted = dict.fromkeys(names)
+        renamed = self.scopes.renamed_names()
+        wanted.update(dict.fromkeys(name for name in renamed if name in by_name))
+        found = [entry for name in wanted for entry in by_name.get(name, ())]
+        if len(wanted) > 1:
+            found.sort(key=lambda entry: entry[0])
+        return [site for _, site in found]
+
+    def written_call_names(self) -> dict[str, list[tuple[int, CallSite]]]:
+        """The name each callee is written with (``f`` of ``a.f(...)``) -> its calls, with their positions in
+        ``calls``."""
+        by_name = self._calls_by_written_name
+        if by_name is None:  # asked several times per file: the calls are filed by their callee's written name once
+            by_name = self._calls_by_written_name = {}
+            for position, site in enumerate(self.calls):
+                func = site.node.func
+                func_type = func.__class__
+                written = func.id if func_type is ast.Name else func.attr if func_type is ast.Attribute else None
+                if written is not None:
+                    by_name.setdefault(written, []).append((position, site))
+        return by_name
+
+    def calls_to_local_classes(self) -> list[CallSite]:
+        """The calls, in source order, that may build a class of this module: each call whose callee is one of its
+        classes is among them (``class_of_constructor`` says which)."""
+        prefix = self.local_prefix
+        return [site for site in self.calls_written(*{info.name for info in self.classes.values()})
+                if site.qualname and site.qualname.startswith(prefix)]
+
     def calls_to(self, *names: str, mindspore_only: bool = True) -> Iterator[CallSite]:
         """Calls whose callee's own name is one of ``names`` (inside MindSpore, unless told otherwise), in source
         order."""
-        by_name = self._calls_by_name
-        if by_name is None:  # asked several times per file: the calls are filed by their callee's name once
-            by_name = self._calls_by_name = {}
-            for position, site in enumerate(self.calls):
-                if site.qualname:
-                    by_name.setdefault(api.last_name(site.qualname), []).append((position, site))
-        found = [entry for name in dict.fromkeys(names) for entry in by_name.get(name, ())]
-        if len(names) > 1:
-            found.sort(key=lambda entry: entry[0])
-        for _, site in found:
-            if not mindspore_only or api.is_mindspore(site.qualname):
+        for site in self.calls_written(*names):
+            qualname = site.qualname
+            if qualname and api.last_name(qualname) in names and (not mindspore_only or api.is_mindspore(qualname)):
                 yield site
 
     # -- values bound to names -----------------------------------------------------------------------------
@@ -277,7 +319,10 @@ class ModuleFacts(ClassFacts, GraphCode):
         """Calls that show the module trains: optimizers, Model with an optimizer, ``.train(``, TrainOneStep
         cells, and gradient functions."""
         result = []
-        for site in self.calls:
+        optimizers = api.optimizer_names()
+        written = [name for name in self.written_call_names()
+                   if name in optimizers or name in _TRAINING_CALL_NAMES or name.startswith("TrainOneStep")]
+        for site in self.calls_written(*written):
             qualname = site.qualname or ""
             func = site.node.func
             entry = api.nn_cell_entry(qualname)

@@ -111,6 +111,7 @@ class Scopes:
         self._deferred_starts: list[Position] = []
         self._bound_in_deferred: set[str] = set()
         self._global_in_deferred: set[str] = set()
+        self._renamed: frozenset[str] | None = None
 
     # -- building (ModuleFacts' one pass over the tree calls these) ------------------------------------------
 
@@ -423,6 +424,24 @@ class Scopes:
             return None
         head = self._name_qualname(self.lookup(value.id, binding.scope, binding.position), value.id)
         return ".".join([head, *reversed(parts)]) if head else None
+
+    def renamed_names(self) -> frozenset[str]:
+        """The names whose qualified name may end in another name: import aliases (``import numpy as np``),
+        aliases by assignment (``g = a.f``), redefined classes (keyed ``Net@<line>``), and whatever the functions
+        not yet looked into bind. Every other name ``n`` has a qualified name ending in ``n``, or none."""
+        renamed = self._renamed
+        if renamed is None:
+            found = set(self._bound_in_deferred)
+            for name, bindings in self._every_binding.items():
+                for binding in bindings:
+                    kind = binding.kind
+                    if (kind == IMPORT and binding.value.rsplit(".", 1)[-1] != name) or (
+                            kind == CLASS and (binding.qualname or "@").rsplit(".", 1)[-1] != name) or (
+                            kind == ASSIGNMENT and isinstance(binding.value, (ast.Name, ast.Attribute))):
+                        found.add(name)
+                        break
+            renamed = self._renamed = frozenset(found)
+        return renamed
 
     def module_imports(self) -> dict[str, str]:
         """Module-level names bound by imports or aliases (``MSPreTrainedModel = PreTrainedModel``): what the module

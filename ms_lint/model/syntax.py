@@ -185,7 +185,8 @@ def _field_shapes(node_type: type) -> dict[str, str]:
 
 def _visitor_source(node_type: type, index: int, recorded: bool) -> str | None:
     """The source of the visitor of ``node_type`` (inside ``_make_visitors``; ``recorded``: the visitor also
-    records the node's position), None for a leaf that is not recorded."""
+    records the node's position), None for a leaf that is not recorded and no statement (a statement's positions
+    are always filed by type: rules ask for ``nonlocal`` and ``break`` as for any other)."""
     names = [] if node_type is ast.Constant else [
         name for name in node_type._fields if name not in _LEAF_FIELDS]
     definition = issubclass(node_type, _DEFINITIONS)
@@ -195,7 +196,7 @@ def _visitor_source(node_type: type, index: int, recorded: bool) -> str | None:
     spanned = node_type in _SPANNED
     shapes = _field_shapes(node_type)
     names = [name for name in names if shapes.get(name) != "-"]
-    if not names and not spanned and not recorded:
+    if not names and not spanned and not recorded and not issubclass(node_type, ast.stmt):
         return None
     indent = "    "
     lines = [f"{indent}positions_{index} = typed[types[{index}]] = []",
@@ -270,8 +271,8 @@ def _visit(root: ast.AST, spans: _Spans, outline: bool, recorded_types: frozense
            recorded: list[int] | None = None, typed: dict | None = None) -> list[ast.AST] | None:
     """``_traverse(root, spans, outline)`` by the generated visitors, adding to ``recorded`` the positions of the
     nodes of ``recorded_types`` and filling ``typed`` (type -> positions of its nodes) for every type but the
-    leaves not recorded; None (``spans``, ``recorded`` and ``typed`` then undefined) when the tree is too deep for
-    them or holds a value they do not know."""
+    leaves that are neither recorded nor statements; None (``spans``, ``recorded`` and ``typed`` then undefined)
+    when the tree is too deep for them or holds a value they do not know."""
     nodes: list[ast.AST] = []
     record = recorded.append if recorded is not None else None
     recorded_types = frozenset(recorded_types)

@@ -89,11 +89,13 @@ class HostLibraryCall(Rule):
         )
 
     def _host_operands(self, module, function, operands, host_arrays) -> Iterator[Finding]:
-        if not any(function.kind(o) == TENSOR for o in operands):
+        # the sources first: a name or callee look-up each, where a kind can take a look into helpers
+        sources = [(operand, source) for operand in operands
+                   if (source := _host_array_source(module, operand, host_arrays)) is not None]
+        if not sources or not any(function.kind(o) == TENSOR for o in operands):
             return
-        for operand in operands:
-            source = _host_array_source(module, operand, host_arrays)
-            if source is not None and not (isinstance(operand, ast.Name) and function.kind(operand) != HOST):
+        for operand, source in sources:
+            if not (isinstance(operand, ast.Name) and function.kind(operand) != HOST):
                 yield self.finding(
                     module, source,
                     f"a {api.top_package(module.qualname(source.func) or 'numpy')} array used as an operand of a "

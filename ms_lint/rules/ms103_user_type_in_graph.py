@@ -4,6 +4,7 @@ from __future__ import annotations
 import ast
 from typing import Iterator
 
+from ms_lint import mindspore_api as api
 from ms_lint.model import TENSOR, GraphFunction, ModuleFacts
 from ms_lint.findings import Finding
 from ms_lint.rules.base import Rule
@@ -98,9 +99,13 @@ class UserTypeInGraph(Rule):
             )
 
     def _built_from_tensors(self, module: ModuleFacts, function: GraphFunction, call: ast.Call) -> Iterator[Finding]:
+        qualname = module.qualname(call.func)
+        # the callee first: most calls in graph code are of sub-cells and MindSpore, which build no user type
+        if not qualname or api.is_mindspore(qualname) or api.is_host_library(qualname) or qualname.startswith(
+                "builtins."):
+            return
         if not any(function.kind(a) == TENSOR for a in [*call.args, *(k.value for k in call.keywords)]):
             return
-        qualname = module.qualname(call.func)
         # A class of this module or of another module of the project (``BaseModelOutput`` of a shared outputs module).
         user_type = module.user_type(qualname) if function.strict else None
         if user_type is not None:

@@ -64,7 +64,7 @@ class UnsupportedSyntax(Rule):
         for function in module.graph_functions:
             if isinstance(function.node, ast.AsyncFunctionDef):
                 yield self._finding(module, function, function.node, "async function")
-            for node in function.nodes:
+            for node in function.nodes_of(*_STATEMENTS, ast.With, ast.Call):
                 description = _STATEMENTS.get(type(node))
                 if description is None and isinstance(node, ast.With) and not all(
                         function.holds_jit_class_instance(item.context_expr) for item in node.items):

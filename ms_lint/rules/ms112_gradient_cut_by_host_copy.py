@@ -134,9 +134,8 @@ class GradientCutByHostCopy(Rule):
 
 def _differentiated_functions(module: ModuleFacts) -> list[FunctionNode]:
     found: list[FunctionNode] = []
-    for site in module.calls:
-        if not (api.is_mindspore_name(site.qualname, *_GRAD_TRANSFORMS) and site.node.args
-                and isinstance(site.node.args[0], ast.Name)):
+    for site in module.calls_to(*_GRAD_TRANSFORMS):
+        if not (site.node.args and isinstance(site.node.args[0], ast.Name)):
             continue
         target = module.local_function(site.node.args[0])
         if target is not None and not module.is_graph_code(target) and target not in found:

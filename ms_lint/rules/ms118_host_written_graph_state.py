@@ -294,9 +294,7 @@ def _self_name(function: FunctionNode) -> str | None:
 def _cell_instances(module: ModuleFacts) -> dict[tuple[int, str], ClassInfo]:
     """(enclosing function id, name) -> the Cell class of this module an assignment ``name = Cls(...)`` builds."""
     instances: dict[tuple[int, str], ClassInfo] = {}
-    for site in module.calls:
-        if not (site.qualname and site.qualname.startswith(module.local_prefix)):
-            continue  # only this module's classes
+    for site in module.calls_to_local_classes():
         assignment = module.assignment_of(site.node)
         target = assignment.targets[0] if assignment is not None and len(assignment.targets) == 1 else None
         if not isinstance(target, ast.Name):

@@ -78,7 +78,7 @@ def _converted_networks(module: ModuleFacts) -> dict[tuple[int, str], ast.Call]:
     """(enclosing function id, variable name) -> the call that converted it, for every converted network."""
     converting_classes = set()
     converted: dict[tuple[int, str], ast.Call] = {}
-    for site in module.calls:
+    for site in module.calls_written("to_float", *_CONVERTERS):
         func = site.node.func
         if isinstance(func, ast.Attribute) and func.attr == "to_float":
             root = _root_name(func.value)

@@ -119,7 +119,7 @@ class OperatorInDataPipeline(Rule):
 # -- where pipeline code is handed to the dataset engine ---------------------------------------------------------
 
 def _pipeline_entries(module: ModuleFacts) -> Iterator[_Entry]:
-    for site in module.calls:
+    for site in module.calls_written("map", "batch", "GeneratorDataset"):
         call, func = site.node, site.node.func
         scope = site.function if site.function is not None else module.tree
         if isinstance(func, ast.Attribute) and func.attr == "map" and _is_dataset_map(module, call, scope):

@@ -154,8 +154,7 @@ def _tensor_code(module: ModuleFacts) -> Iterator[GraphFunction]:
         yield function
     # Every call of the module is among its call sites: when none calls such a method, no other function can hold
     # one, and reading each function's calls is spared.
-    if not any(isinstance(site.node.func, ast.Attribute) and site.node.func.attr in _WATCHED
-               for site in module.calls):
+    if _WATCHED.isdisjoint(module.written_call_names()):
         return
     for node, owner in module.function_nodes():
         if id(node) in seen:

@@ -8,6 +8,7 @@ finding that names the reason; a file Python cannot parse gives flake8's own E99
 from __future__ import annotations
 
 import ast
+import contextlib
 import errno
 import os
 import stat
@@ -192,6 +193,12 @@ def _construct_returning(expression: str) -> str:
             f"        return {expression}\n")
 
 
+def _construct_computing(expression: str) -> str:
+    """A construct whose local is bound to ``expression``: the analysis reads every assignment's value."""
+    return ("import mindspore.nn as nn\n\nclass Net(nn.Cell):\n    def construct(self, x):\n"
+            f"        y = {expression}\n        return y\n")
+
+
 def test_code_too_deep_for_the_parser_is_one_ms900_naming_the_reason():
     findings = check_source("import mindspore\nx = " + "+".join(["a"] * 30_000) + "\n", "deep.py", SETTINGS)
     assert [(f.line, f.code) for f in findings] == [(1, "MS900")]
@@ -205,18 +212,24 @@ def test_parser_running_out_of_memory_is_one_ms900_naming_the_reason():
     assert "code nested too deeply to parse (the parser ran out of memory)" in findings[0].message
 
 
-def test_code_too_deep_to_analyse_is_one_ms900_from_the_engine_and_the_plugin():
-    # At Python's default limit: libraries loaded earlier in the same test session (torch, hypothesis) raise it.
+@contextlib.contextmanager
+def _default_recursion_limit():
+    # Python's default: libraries loaded earlier in the same test session (torch, hypothesis) raise it.
     previous = sys.getrecursionlimit()
     sys.setrecursionlimit(1000)
     try:
-        _assert_too_deep_is_ms900()
+        yield
     finally:
         sys.setrecursionlimit(previous)
 
 
+def test_code_too_deep_to_analyse_is_one_ms900_from_the_engine_and_the_plugin():
+    with _default_recursion_limit():
+        _assert_too_deep_is_ms900()
+
+
 def _assert_too_deep_is_ms900():
-    source = _construct_returning(" + ".join(["x"] * 2000))
+    source = _construct_computing(" + ".join(["x"] * 2000))
     ast.parse(source)  # Python itself accepts it; only the analysis runs out of recursion depth
     findings = check_source(source, "deep.py", SETTINGS, ALL_CODES)
     assert [(f.line, f.code) for f in findings] == [(1, "MS900")]
@@ -227,7 +240,9 @@ def _assert_too_deep_is_ms900():
 
 
 def test_a_file_after_a_recursion_failure_is_checked_normally():
-    check_source(_construct_returning(" + ".join(["x"] * 2000)), "deep.py", SETTINGS)
+    with _default_recursion_limit():
+        failed = check_source(_construct_computing(" + ".join(["x"] * 2000)), "deep.py", SETTINGS)
+    assert [f.code for f in failed] == ["MS900"]
     assert [(f.line, f.code) for f in check_source(HAZARD, "next.py", SETTINGS)] == [(HAZARD_LINE, "MS102")]
 
 
