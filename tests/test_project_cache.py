@@ -177,9 +177,33 @@ def test_an_outline_keeps_what_a_module_and_its_classes_define_and_cuts_function
     assert outline_text(OUTLINED.replace("\n", "\r\n")).replace("\r", "") == outline
 
 
+def test_a_body_whose_string_runs_back_to_the_margin_ends_where_the_tokenizer_says():
+    from ms_lint.model.source import outline_text
+
+    source = textwrap.dedent('''\
+        class Block(Cell):
+            def usage(self):
+                text = f"""
+        class Fake(Cell):
+            pass
+        {self}"""
+                return text
+
+            @property
+            def size(self):
+                return 3
+        size = 1
+    ''')
+    outline = outline_text(source)
+    assert outline.split("\n") == ["class Block(Cell):", "    def usage(self):", "     pass", "", "", "", "", "",
+                                    "    @property", "    def size(self):", "     pass", "size = 1", ""]
+    tree = ast.parse(outline)
+    assert [node.name for node in tree.body[0].body] == ["usage", "size"]
+
+
 @pytest.mark.parametrize("source", [
-    # a string that runs past the lines indented under its function
-    'def f():\n    text = """\nclass Fake(Cell):\n    pass\n"""\n    return text\n',
+    # a string that never closes: the tokenizer cannot end the body
+    'def f():\n    text = """\nclass Fake(Cell):\n    pass\n',
     # a header that a multi-line string is part of
     'def f(x="""a\n"""):\n    return x\n',
     # a header that never closes

@@ -705,9 +705,15 @@ class _ContainerScan:
         return isinstance(func, ast.Attribute) and func.attr in ("insert_child_to_cell", "insert_param_to_cell")
 
 
+_CONTAINER_BUILDERS = frozenset({ast.List, ast.Tuple, ast.ListComp, ast.GeneratorExp, ast.Dict, ast.DictComp, ast.BinOp,
+                                 ast.Call})
+
+
 def _container_parts(expr: ast.AST) -> tuple[list[ast.AST], bool] | None:
     """(the element expressions, is a dict) when ``expr`` builds a plain container (a display, a comprehension,
     ``[x] * n``, ``list(...)`` of one), else None."""
+    if expr.__class__ not in _CONTAINER_BUILDERS:  # most values: asked of every assignment in a Cell's methods
+        return None
     if isinstance(expr, (ast.List, ast.Tuple)):
         return [e.value if isinstance(e, ast.Starred) else e for e in expr.elts], False
     if isinstance(expr, (ast.ListComp, ast.GeneratorExp)):

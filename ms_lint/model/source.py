@@ -43,9 +43,11 @@ _TRIPLE_QUOTE = re.compile(r"\"\"\"|'''")
 def outline_text(source: str) -> str | None:
     """``source`` with every function body replaced by ``pass`` (line numbers kept): what a module defines and
     imports, its classes' own code, parsed at a fraction of the cost of the whole text. None where the lines cannot
-    be told apart without tokenizing (a header or a body boundary inside a multi-line string); parse the whole
-    text then. A body is the lines indented deeper than its ``def``, blank and comment lines included; a text cut
-    wrongly does not parse, or parses to the same definitions (checked on the standard library and the corpus)."""
+    be told apart (a header inside a multi-line string, a body the tokenizer cannot end); parse the whole text
+    then. A body is the lines indented deeper than its ``def``, blank and comment lines included, or, where a
+    multi-line string in it runs back to the margin, the lines up to the first token the tokenizer finds at the
+    ``def``'s indentation or left of it. A text cut wrongly does not parse, or parses to the same definitions
+    (checked on the standard library and the corpus)."""
     lines = source.split("\n")
     count = len(lines)
     index = 0
@@ -80,10 +82,40 @@ def outline_text(source: str) -> str | None:
         if last == first:
             return None
         quotes = sum(len(_TRIPLE_QUOTE.findall(text)) for text in lines[first:last] if '"""' in text or "'''" in text)
-        if quotes % 2:
-            return None  # a string runs on past the indented lines
+        if quotes % 2:  # a string runs on past the indented lines: where the body ends is the tokenizer's to say
+            last = _body_end(lines, index, first, indent)
+            if last is None:
+                return None
         lines[first] = line[:indent] + " pass"
         for position in range(first + 1, last):
             lines[position] = ""
         index = last
     return "\n".join(lines)
+
+
+# The tokens that do not start a line of code: inside f-strings (Python 3.12 tokenizes their parts) and layout.
+_NOT_CODE = frozenset({tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT,
+                       tokenize.ENDMARKER})
+_FSTRING_START, _FSTRING_END = getattr(tokenize, "FSTRING_START", None), getattr(tokenize, "FSTRING_END", None)
+
+
+def _body_end(lines: list[str], header: int, first: int, indent: int) -> int | None:
+    """The index of the first line after the body (whose first line is ``lines[first]``) of the function whose
+    header starts at ``lines[header]``, at ``indent``: the line of the first token past the header at that
+    indentation or left of it; None when the tokenizer fails first (a file that does not parse)."""
+    rows = (line + "\n" for line in lines[header:])
+    try:
+        fstrings = 0
+        for token in tokenize.generate_tokens(rows.__next__):
+            kind, row = token.type, token.start[0] + header - 1
+            if kind == _FSTRING_START:
+                fstrings += 1
+            elif kind == _FSTRING_END:
+                fstrings -= 1
+            elif fstrings or kind in _NOT_CODE or row < first:
+                continue
+            elif token.start[1] <= indent:
+                return row
+    except (tokenize.TokenError, SyntaxError):
+        return None
+    return len(lines)

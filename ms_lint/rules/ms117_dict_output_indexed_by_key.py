@@ -109,15 +109,14 @@ def _returns_dict(module: ModuleFacts, info: ClassInfo) -> bool:
     construct = info.methods["construct"]
     if not module.is_graph_code(construct):
         return False
-    dict_names = set()
-    returns = []
-    for node in module.index.body(construct):
-        if isinstance(node, ast.Assign) and _is_dict(module, node.value):
-            dict_names.update(t.id for t in node.targets if isinstance(t, ast.Name))
-        elif isinstance(node, ast.Return) and node.value is not None:
-            returns.append(node.value)
-    return bool(returns) and all(
-        _is_dict(module, value) or (isinstance(value, ast.Name) and value.id in dict_names) for value in returns)
+    nodes = module.index.body_nodes_of(construct, (ast.Assign, ast.Return))
+    returns = [node.value for node in nodes if node.__class__ is ast.Return and node.value is not None]
+    # the returned values first: most return a tensor or a tuple, and the assignments need not be read
+    if not returns or not all(isinstance(value, ast.Name) or _is_dict(module, value) for value in returns):
+        return False
+    dict_names = {target.id for node in nodes if node.__class__ is ast.Assign and _is_dict(module, node.value)
+                  for target in node.targets if isinstance(target, ast.Name)}
+    return all(_is_dict(module, value) or value.id in dict_names for value in returns)
 
 
 def _is_dict(module: ModuleFacts, expr: ast.AST) -> bool:
