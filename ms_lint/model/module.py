@@ -232,10 +232,15 @@ class ModuleFacts(ClassFacts, GraphCode):
         an object of another name (``from m import f as g``, ``g = a.f``, a class). Every call whose callee's
         qualified name ends in one of ``names`` is among them; the callers check the qualified name."""
         by_name = self.written_call_names()
-        wanted = dict.fromkeys(names)
-        renamed = self.scopes.renamed_names()
-        wanted.update(dict.fromkeys(name for name in renamed if name in by_name))
-        found = [entry for name in wanted for entry in by_name.get(name, ())]
+        if len(names) <= len(by_name):
+            wanted = {name: None for name in names if name in by_name}
+        else:  # many names (every layer class MindSpore has) against the few a module calls
+            named = frozenset(names)
+            wanted = {name: None for name in by_name if name in named}
+        for name in self.scopes.renamed_names():
+            if name in by_name:
+                wanted[name] = None
+        found = [entry for name in wanted for entry in by_name[name]]
         if len(wanted) > 1:
             found.sort(key=lambda entry: entry[0])
         return [site for _, site in found]
@@ -264,9 +269,10 @@ class ModuleFacts(ClassFacts, GraphCode):
     def calls_to(self, *names: str, mindspore_only: bool = True) -> Iterator[CallSite]:
         """Calls whose callee's own name is one of ``names`` (inside MindSpore, unless told otherwise), in source
         order."""
+        named = names if len(names) < 8 else frozenset(names)
         for site in self.calls_written(*names):
             qualname = site.qualname
-            if qualname and api.last_name(qualname) in names and (not mindspore_only or api.is_mindspore(qualname)):
+            if qualname and api.last_name(qualname) in named and (not mindspore_only or api.is_mindspore(qualname)):
                 yield site
 
     # -- values bound to names -----------------------------------------------------------------------------

@@ -164,10 +164,12 @@ class Scopes:
             value = node.value
             aliased = value.__class__ is ast.Name or value.__class__ is ast.Attribute
             for target in node.targets:
-                if target.__class__ is ast.Name and aliased:
-                    self._bound_in_deferred.add(target.id)
-                else:
+                if target.__class__ is not ast.Name:
                     self._note_plain_targets(target)
+                elif aliased:
+                    self._bound_in_deferred.add(target.id)
+                else:  # the commonest statement of all: ``name = value``
+                    self._plain_local_names[target.id] = True
         elif node_type is ast.FunctionDef or node_type is ast.AsyncFunctionDef:
             self._bound_in_deferred.add(node.name)
             self.note_parameters(node)

@@ -85,15 +85,17 @@ RULES_BY_CODE: dict[str, type[Rule]] = {rule.code: rule for rule in ALL_RULES}
 DEFAULT_CODES: frozenset[str] = frozenset(rule.code for rule in ALL_RULES if rule.enabled_by_default)
 
 _instances: dict[str, Rule] = {}
+_selections: dict[frozenset[str], tuple[Rule, ...]] = {}  # asked once per file, for the same codes run after run
 
 
-def rules_for(codes: Iterable[str] | None = None) -> list[Rule]:
+def rules_for(codes: Iterable[str] | None = None) -> tuple[Rule, ...]:
     """Rule instances for ``codes`` (exact codes), in registry order; ``None`` means the default set."""
     wanted = DEFAULT_CODES if codes is None else frozenset(codes)
-    result = []
-    for rule_class in ALL_RULES:
-        if rule_class.code in wanted:
-            if rule_class.code not in _instances:
+    selected = _selections.get(wanted)
+    if selected is None:
+        for rule_class in ALL_RULES:
+            if rule_class.code in wanted and rule_class.code not in _instances:
                 _instances[rule_class.code] = rule_class()
-            result.append(_instances[rule_class.code])
-    return result
+        selected = _selections[wanted] = tuple(
+            _instances[rule_class.code] for rule_class in ALL_RULES if rule_class.code in wanted)
+    return selected

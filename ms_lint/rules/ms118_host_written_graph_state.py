@@ -71,7 +71,7 @@ class HostWrittenGraphState(Rule):
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         # The reads are looked for only when a host write can exist: a `global` statement, a write or call through
         # a name inside a loop.
-        globals_wanted = not module.source or "global" in module.source
+        globals_wanted = bool(module.scopes.declared_global)
         instances = _cell_instances(module)
         candidates = _loop_writes(module, instances) if instances else []
         if not (globals_wanted or candidates):
