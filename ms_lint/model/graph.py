@@ -740,8 +740,8 @@ class GraphCode:
         any Cell; a call to a known function or Cell reaches only that one, and is followed as a call."""
         if self._keyword_arguments is None:
             found: dict[str, object] = {}
-            for site in self.calls:
-                if site.node.keywords and self._callee_is_known(site):
+            for site in self.calls_with_keywords():
+                if self._callee_is_known(site):
                     continue
                 for keyword in site.node.keywords:
                     if keyword.arg is not None:
@@ -855,10 +855,7 @@ class GraphCode:
                 excluded.add(built[1].key)
         if not attributes:
             return set()  # most modules: no call made here to learn of
-        called = {
-            site.node.func.attr for site in self.calls
-            if isinstance(site.node.func, ast.Attribute) and isinstance(site.node.func.value, ast.Name)
-        }
+        called = self.called_attributes()
         return {name for name, attrs in attributes.items() if name not in excluded and attrs <= called}
 
     def _local_sub_cell(self, owner: ClassInfo, attribute: str) -> ClassInfo | None:

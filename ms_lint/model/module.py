@@ -65,8 +65,13 @@ class ModuleFacts(ClassFacts, GraphCode):
         self.classes: dict[str, ClassInfo] = {}
         self.functions: dict[str, FunctionNode] = {}
         self.module_assignments: dict[str, ast.AST] = {}
-        self.calls: list[CallSite] = []
-        self._calls_by_written_name: dict[str, list[tuple[int, CallSite]]] | None = None
+        # Each call of the module, with the function and class around it; its CallSite is made when asked for (most
+        # never are: a flake8 run pays for every object a file's analysis keeps).
+        self._call_nodes: list[ast.Call] = []
+        self._call_contexts: list[tuple] = []  # (end, function, class, scope) as ``_index`` keeps them
+        self._call_sites: list[CallSite | None] = []
+        self._all_calls: list[CallSite] | None = None
+        self._calls_by_written_name: dict[str, list[int]] | None = None
         self.class_of_function: dict[int, ClassInfo] = {}
         self._enclosing: list[tuple[ast.AST, ClassInfo | None]] = []
         self._scope_by_line: list[str] | None = None
@@ -110,8 +115,7 @@ class ModuleFacts(ClassFacts, GraphCode):
         module_scope = scopes.module
         body_starts, ends = self.index.body_starts_and_ends()
         class_starts = self.index.class_positions()
-        calls = self.calls
-        qualname = self.qualname
+        call_nodes, call_contexts = self._call_nodes, self._call_contexts
         enclosing = self._enclosing
         assignments = self._assignments
         bind, bind_statement, open_scope = scopes.bind, scopes.bind_statement, scopes.open
@@ -120,7 +124,8 @@ class ModuleFacts(ClassFacts, GraphCode):
         # the scope is None inside a function whose scope is made on first use
         contexts: list[tuple[int, FunctionNode | None, ClassInfo | None, Scope | None]] = [
             (len(nodes), None, None, module_scope)]
-        context_end, function, owner, scope = contexts[-1]
+        context = contexts[-1]
+        context_end, function, owner, scope = context
         class_body: tuple[int, int, ClassInfo, Scope] | None = None  # a class whose header is being read
         class_bindings: list[tuple[Binding, ClassInfo]] = []
         for index_position, position in enumerate(recorded):
@@ -128,15 +133,18 @@ class ModuleFacts(ClassFacts, GraphCode):
             if class_body is not None and position >= class_body[0]:
                 # A class's bases and decorators belong to the code around it; its body to the class.
                 contexts.append((class_body[1], None, class_body[2], class_body[3]))
-                context_end, function, owner, scope = contexts[-1]
+                context = contexts[-1]
+                context_end, function, owner, scope = context
                 class_body = None
             if position >= context_end:
                 while position >= contexts[-1][0]:
                     contexts.pop()
-                context_end, function, owner, scope = contexts[-1]
+                context = contexts[-1]
+                context_end, function, owner, scope = context
             node_type = node.__class__
             if node_type is ast.Call:
-                calls.append(CallSite(node, function, owner, qualname))
+                call_nodes.append(node)
+                call_contexts.append(context)
                 continue
             if node_type is ast.Assign:
                 assignments.append(node)
@@ -145,7 +153,8 @@ class ModuleFacts(ClassFacts, GraphCode):
                 if node_type is ast.FunctionDef or node_type is ast.AsyncFunctionDef:
                     enclosing.append((node, owner))
                     contexts.append((ends[id(node)], node, owner, None))
-                    context_end, function, owner, scope = contexts[-1]
+                    context = contexts[-1]
+                    context_end, function, owner, scope = context
             elif node_type is ast.Assign:
                 bind_statement(scope, node)
                 if scope is module_scope:
@@ -177,12 +186,14 @@ class ModuleFacts(ClassFacts, GraphCode):
                     scopes.defer(node, scope, nodes, recorded, index_position + 1,
                                  bisect_left(recorded, end, index_position), ends)
                     contexts.append((end, node, owner, None))
-                context_end, function, owner, scope = contexts[-1]
+                context = contexts[-1]
+                context_end, function, owner, scope = context
             else:
                 bind_statement(scope, node)
         scopes.finish()
         self._key_classes(class_bindings)
         self.names = scopes.module_imports()
+        self._call_sites = [None] * len(call_nodes)
 
     def _key_classes(self, class_bindings: list[tuple["Binding", ClassInfo]]) -> None:
         """Give every class its key in ``classes``: its path as Python's ``__qualname__`` writes it (``Net``,
@@ -240,23 +251,48 @@ class ModuleFacts(ClassFacts, GraphCode):
         for name in self.scopes.renamed_names():
             if name in by_name:
                 wanted[name] = None
-        found = [entry for name in wanted for entry in by_name[name]]
+        found = [position for name in wanted for position in by_name[name]]
         if len(wanted) > 1:
-            found.sort(key=lambda entry: entry[0])
-        return [site for _, site in found]
+            found.sort()
+        site = self._site
+        return [site(position) for position in found]
 
-    def written_call_names(self) -> dict[str, list[tuple[int, CallSite]]]:
-        """The name each callee is written with (``f`` of ``a.f(...)``) -> its calls, with their positions in
-        ``calls``."""
+    @property
+    def calls(self) -> list[CallSite]:
+        """Every call of the module, in source order."""
+        if self._all_calls is None:
+            self._all_calls = [self._site(position) for position in range(len(self._call_nodes))]
+        return self._all_calls
+
+    def calls_with_keywords(self) -> Iterator[CallSite]:
+        """The calls that pass keyword arguments, in source order."""
+        site = self._site
+        return (site(position) for position, node in enumerate(self._call_nodes) if node.keywords)
+
+    def called_attributes(self) -> set[str]:
+        """The attribute names called on a name (``method`` of ``obj.method(...)``) anywhere in the module."""
+        return {node.func.attr for node in self._call_nodes
+                if node.func.__class__ is ast.Attribute and node.func.value.__class__ is ast.Name}
+
+    def _site(self, position: int) -> CallSite:
+        site = self._call_sites[position]
+        if site is None:
+            context = self._call_contexts[position]
+            site = self._call_sites[position] = CallSite(self._call_nodes[position], context[1], context[2],
+                                                         self.qualname)
+        return site
+
+    def written_call_names(self) -> dict[str, list[int]]:
+        """The name each callee is written with (``f`` of ``a.f(...)``) -> the positions of its calls in ``calls``."""
         by_name = self._calls_by_written_name
         if by_name is None:  # asked several times per file: the calls are filed by their callee's written name once
             by_name = self._calls_by_written_name = {}
-            for position, site in enumerate(self.calls):
-                func = site.node.func
+            for position, node in enumerate(self._call_nodes):
+                func = node.func
                 func_type = func.__class__
                 written = func.id if func_type is ast.Name else func.attr if func_type is ast.Attribute else None
                 if written is not None:
-                    by_name.setdefault(written, []).append((position, site))
+                    by_name.setdefault(written, []).append(position)
         return by_name
 
     def calls_to_local_classes(self) -> list[CallSite]:

@@ -153,7 +153,7 @@ class Scopes:
         body = function.body[0]
         self._deferred.append(_DeferredFunction(
             function, parent, (body.lineno, body.col_offset),
-            (function.end_lineno or function.lineno, function.end_col_offset or 0), nodes, positions[first:last],
+            (function.end_lineno or function.lineno, function.end_col_offset or 0), nodes, positions, first, last,
             ends))
 
     def note_deferred_statement(self, node: ast.AST) -> None:
@@ -224,7 +224,7 @@ class Scopes:
         """The scopes of a deferred function and of the functions inside it, as the module's pass makes them."""
         nodes, ends = deferred.nodes, deferred.ends
         contexts = [(ends[id(deferred.function)], self.open(deferred.function, deferred.parent))]
-        for position in deferred.positions:
+        for position in deferred.positions[deferred.first:deferred.last]:
             node = nodes[position]
             while position >= contexts[-1][0]:
                 contexts.pop()
@@ -461,16 +461,19 @@ class Scopes:
 
 
 class _DeferredFunction:
-    __slots__ = ("function", "parent", "start", "end", "nodes", "positions", "ends", "made")
+    __slots__ = ("function", "parent", "start", "end", "nodes", "positions", "first", "last", "ends", "made")
 
     def __init__(self, function, parent: Scope, start: Position, end: Position, nodes: list, positions: list[int],
-                 ends: dict[int, int]):
+                 first: int, last: int, ends: dict[int, int]):
         self.function = function
         self.parent = parent
         self.start = start  # where its scope will start and end (see Scopes.open)
         self.end = end
         self.nodes = nodes
+        # its statements and definitions: positions[first:last], the module's list shared (most are never made)
         self.positions = positions
+        self.first = first
+        self.last = last
         self.ends = ends
         self.made = False
 
