@@ -478,3 +478,83 @@ def test_a_least_rank_comes_from_an_assignment_that_reaches_the_use():
     assert m.at_least == 2
     assert s is None  # the rank-3 value never reaches the use: the sum replaced it on every path
     assert indexed is None and sliced.at_least == 3
+
+
+CALLS_UNDER_OTHER_NAMES = """
+    import mindspore as ms
+    from mindspore import context
+    from mindspore import set_context as configure
+    from mindspore.nn import Momentum as Optimizer
+
+    setup = context.set_context
+
+
+    class Net(ms.nn.Cell):
+        pass
+
+
+    class Net(ms.nn.Cell):  # redefined: the first is keyed Net@<line>
+        pass
+
+
+    def main(params):
+        ms.set_context(mode=0)
+        configure(mode=0)
+        setup(mode=1)
+
+        def local():
+            from mindspore import set_context as inner
+            inner(mode=0)
+
+        set_context = print
+        set_context("not MindSpore's")
+        first, second = Net(), Net()
+        return Optimizer(params, 0.1, 0.9)
+"""
+
+
+def test_calls_to_finds_a_callee_under_any_name_the_module_binds_it_to():
+    module = facts(CALLS_UNDER_OTHER_NAMES)
+    assert [ast.unparse(site.node.func) for site in module.calls_to("set_context")] == [
+        "ms.set_context", "configure", "setup", "inner"]
+    assert [ast.unparse(site.node.func) for site in module.calls_to("print", mindspore_only=False)] == [
+        "set_context"]
+    assert [ast.unparse(site.node.func) for site in module.training_calls()] == ["Optimizer"]
+    assert {"configure", "setup", "inner", "set_context", "Optimizer"} <= module.scopes.renamed_names()
+    assert "Net" in module.scopes.renamed_names()  # one of its classes is keyed Net@<line>
+    assert "ms" in module.scopes.renamed_names()  # ``import mindspore as ms``: ms(...) would call mindspore
+    assert "context" not in module.scopes.renamed_names()  # from mindspore import context
+
+
+def test_the_calls_to_local_classes_hold_every_call_that_builds_one():
+    module = facts(CALLS_UNDER_OTHER_NAMES)
+    built = [module.class_of_constructor(site.node) for site in module.calls_to_local_classes()]
+    assert [qualname for qualname, _, _ in built] == ["case.Net", "case.Net"]
+    module = facts("""
+        import mindspore.nn as nn
+
+        class Block(nn.Cell):
+            pass
+
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.block = Block()
+    """)
+    assert [ast.unparse(site.node) for site in module.calls_to_local_classes()] == ["Block()"]
+    assert "Block" not in module.scopes.renamed_names()  # a class defined once is called by its own name
+
+
+def test_call_sites_are_made_when_asked_and_all_are_there_in_source_order():
+    module = facts(CALLS_UNDER_OTHER_NAMES)
+    candidates = module.calls_written("configure")  # with the calls through every other renamed name
+    configured = [site for site in candidates if ast.unparse(site.node) == "configure(mode=0)"]
+    assert len(configured) == 1 and configured[0].function.name == "main" and configured[0].owner is None
+    assert [site.node.lineno for site in candidates] == sorted(site.node.lineno for site in candidates)
+    every = module.calls
+    listed = [site for site in every if site.node is configured[0].node]
+    assert len(listed) == 1 and listed[0] is configured[0]  # the site made first is the one listed
+    assert [site.node.lineno for site in every] == sorted(site.node.lineno for site in every)
+    assert len(every) == sum(isinstance(node, ast.Call) for node in ast.walk(module.tree))
+    assert [ast.unparse(site.node.func) for site in module.calls_with_keywords()] == [
+        "ms.set_context", "configure", "setup", "inner"]
