@@ -305,7 +305,7 @@ class ModuleFacts(ClassFacts, GraphCode):
     def calls_to(self, *names: str, mindspore_only: bool = True) -> Iterator[CallSite]:
         """Calls whose callee's own name is one of ``names`` (inside MindSpore, unless told otherwise), in source
         order."""
-        named = names if len(names) < 8 else frozenset(names)
+        named = names if len(names) < 8 else frozenset(names)  # asked of every candidate: hundreds of names, a set
         for site in self.calls_written(*names):
             qualname = site.qualname
             if qualname and api.last_name(qualname) in named and (not mindspore_only or api.is_mindspore(qualname)):
