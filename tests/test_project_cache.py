@@ -201,9 +201,18 @@ def test_a_body_whose_string_runs_back_to_the_margin_ends_where_the_tokenizer_sa
     assert [node.name for node in tree.body[0].body] == ["usage", "size"]
 
 
+def test_a_line_continued_back_to_the_margin_stays_in_the_body_it_continues():
+    from ms_lint.model.source import outline_text
+
+    source = 'def f():\n    s = """\n"""  + \\\n"x"; from mindspore.nn import Dense as Net\nclass Other:\n    pass\n'
+    assert [type(node).__name__ for node in ast.parse(outline_text(source)).body] == ["FunctionDef", "ClassDef"]
+
+
 @pytest.mark.parametrize("source", [
     # a string that never closes: the tokenizer cannot end the body
     'def f():\n    text = """\nclass Fake(Cell):\n    pass\n',
+    # a def line inside a module's string: the tokenizer would start inside the string
+    'DOC = """\ndef f():\n    s = \'\'\'\n"""\nclass Real(Cell):\n    pass\nx = 1  # \'\'\'\ny = 2  # """\n',
     # a header that a multi-line string is part of
     'def f(x="""a\n"""):\n    return x\n',
     # a header that never closes

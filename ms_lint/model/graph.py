@@ -602,7 +602,7 @@ class GraphFunction:
             if api.last_name(qualname)[:1].isupper():
                 return None  # a Cell, primitive or dtype object, not data
             return TENSOR
-        if api.is_host_library(qualname):
+        if self.module.is_host_library(qualname):
             if api.last_name(qualname) in api.ARRAY_CONSTRUCTORS or self._arguments_kind(call) is not None:
                 return HOST
             return None
@@ -898,9 +898,12 @@ class GraphCode:
         key = (id(function), tuple(sorted(kinds.items())))
         if key in self._return_kinds:
             return self._return_kinds[key]
-        if id(function) in self._returns_in_progress or len(self._returns_in_progress) > 8:
+        in_progress = self._returns_in_progress
+        if id(function) in in_progress or len(in_progress) > 8:
+            self._cut_short = True
             return fallback  # recursion: do not look deeper
-        self._returns_in_progress.add(id(function))
+        cut_around, self._cut_short = self._cut_short, False
+        in_progress.add(id(function))
         try:
             probe = GraphFunction(self, function, owner, "", strict=False)
             probe.parameter_kinds = dict(kinds)
@@ -908,8 +911,18 @@ class GraphCode:
             returned = [probe.structure(n.value) for n in probe.nodes_of(ast.Return) if n.value]
             result = join_structures(returned)
         finally:
-            self._returns_in_progress.discard(id(function))
+            in_progress.discard(id(function))
+        # An answer that a cut-off look-up shaped depends on which function the look started from: it serves the
+        # rest of that look, then it is dropped, so that the answers do not depend on the order of the questions.
+        if self._cut_short:
+            self._answers_cut_short.append(key)
+        self._cut_short = cut_around or self._cut_short
         self._return_kinds[key] = result
+        if not in_progress:
+            for cut in self._answers_cut_short:
+                del self._return_kinds[cut]
+            self._answers_cut_short.clear()
+            self._cut_short = False
         return result
 
     def function_nodes(self) -> list[tuple[FunctionNode, ClassInfo | None]]:

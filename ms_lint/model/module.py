@@ -93,6 +93,8 @@ class ModuleFacts(ClassFacts, GraphCode):
         self._plain_containers: list[PlainContainer] | None = None
         self._return_kinds: dict[tuple, str | None] = {}
         self._returns_in_progress: set[int] = set()
+        self._cut_short = False  # a look-up under way met the recursion guard
+        self._answers_cut_short: list[tuple] = []
         self._eager_functions: list[EagerFunction] | None = None
         if graph_code and not outline:
             self._find_graph_code()
@@ -215,6 +217,11 @@ class ModuleFacts(ClassFacts, GraphCode):
         if qualname and qualname.startswith(self.local_prefix):
             return self.classes.get(qualname[len(self.local_prefix):])
         return None
+
+    def is_host_library(self, qualname: str | None) -> bool:
+        """``qualname`` names an object of a host library (numpy, torch...), not one of this module's own: a script
+        called ``statistics.py`` defines ``statistics.Box`` itself."""
+        return api.is_host_library(qualname) and not qualname.startswith(self.local_prefix)
 
     def local_function(self, expr: ast.AST) -> FunctionNode | None:
         """The function of this module (at any depth) that the name ``expr`` calls where it is used."""

@@ -84,8 +84,8 @@ def outline_text(source: str) -> str | None:
         quotes = sum(len(_TRIPLE_QUOTE.findall(text)) for text in lines[first:last] if '"""' in text or "'''" in text)
         if quotes % 2:  # a string runs on past the indented lines: where the body ends is the tokenizer's to say
             last = _body_end(lines, index, first, indent)
-            if last is None:
-                return None
+            if last is None or sum(len(_TRIPLE_QUOTE.findall(text)) for text in lines[first:last]) % 2:
+                return None  # the tokenizer started inside a string (a ``def`` line in a module's docstring)
         lines[first] = line[:indent] + " pass"
         for position in range(first + 1, last):
             lines[position] = ""
@@ -101,21 +101,26 @@ _FSTRING_START, _FSTRING_END = getattr(tokenize, "FSTRING_START", None), getattr
 
 def _body_end(lines: list[str], header: int, first: int, indent: int) -> int | None:
     """The index of the first line after the body (whose first line is ``lines[first]``) of the function whose
-    header starts at ``lines[header]``, at ``indent``: the line of the first token past the header at that
-    indentation or left of it; None when the tokenizer fails first (a file that does not parse)."""
+    header starts at ``lines[header]``, at ``indent``: the line of the first statement past the header that starts
+    at that indentation or left of it (a line continued from the body belongs to it); None when the tokenizer fails
+    first (a file that does not parse)."""
     rows = (line + "\n" for line in lines[header:])
     try:
         fstrings = 0
+        statement_starts = True  # the next token starts a statement
         for token in tokenize.generate_tokens(rows.__next__):
             kind, row = token.type, token.start[0] + header - 1
-            if kind == _FSTRING_START:
-                fstrings += 1
-            elif kind == _FSTRING_END:
-                fstrings -= 1
-            elif fstrings or kind in _NOT_CODE or row < first:
+            if fstrings:  # inside an f-string (Python 3.12 tokenizes its parts): no code starts there
+                fstrings += (kind == _FSTRING_START) - (kind == _FSTRING_END)
                 continue
-            elif token.start[1] <= indent:
+            if kind in _NOT_CODE:
+                statement_starts = statement_starts or kind == tokenize.NEWLINE
+                continue
+            if statement_starts and row >= first and token.start[1] <= indent:
                 return row
+            statement_starts = False
+            if kind == _FSTRING_START:
+                fstrings = 1
     except (tokenize.TokenError, SyntaxError):
         return None
     return len(lines)

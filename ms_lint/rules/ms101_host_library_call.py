@@ -64,7 +64,7 @@ class HostLibraryCall(Rule):
 
     def _host_call(self, module: ModuleFacts, function: GraphFunction, call: ast.Call) -> Iterator[Finding]:
         qualname = module.qualname(call.func)
-        if not api.is_host_library(qualname):
+        if not module.is_host_library(qualname):
             return
         arguments = [*call.args, *(k.value for k in call.keywords)]
         copy = None
@@ -117,7 +117,7 @@ def _names_bound_to_host_arrays(module: ModuleFacts, function: GraphFunction) ->
     names = {}
     for node in function.nodes_of(ast.Assign):
         # the callee first: a name's kind can take a look into helpers, the callee's name is one look-up
-        if isinstance(node.value, ast.Call) and api.is_host_library(module.qualname(node.value.func)):
+        if isinstance(node.value, ast.Call) and module.is_host_library(module.qualname(node.value.func)):
             if function.kind(node.value) == HOST:
                 for target in node.targets:
                     if isinstance(target, ast.Name):
@@ -128,7 +128,7 @@ def _names_bound_to_host_arrays(module: ModuleFacts, function: GraphFunction) ->
 def _host_array_source(module: ModuleFacts, operand: ast.AST, host_arrays: dict[str, ast.Call]) -> ast.Call | None:
     if isinstance(operand, ast.Name):
         return host_arrays.get(operand.id)
-    if isinstance(operand, ast.Call) and api.is_host_library(module.qualname(operand.func)):
+    if isinstance(operand, ast.Call) and module.is_host_library(module.qualname(operand.func)):
         if api.last_name(module.qualname(operand.func)) in api.ARRAY_CONSTRUCTORS or any(
                 isinstance(a, (ast.List, ast.Tuple)) for a in operand.args):
             return operand

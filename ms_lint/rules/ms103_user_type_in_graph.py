@@ -100,9 +100,10 @@ class UserTypeInGraph(Rule):
 
     def _built_from_tensors(self, module: ModuleFacts, function: GraphFunction, call: ast.Call) -> Iterator[Finding]:
         qualname = module.qualname(call.func)
-        # the callee first: most calls in graph code are of sub-cells and MindSpore, which build no user type
-        if not qualname or api.is_mindspore(qualname) or api.is_host_library(qualname) or qualname.startswith(
-                "builtins."):
+        # the callee first: most calls in graph code are of sub-cells and MindSpore, which build no user type (a
+        # module's own class does, whatever its module is called)
+        if not qualname or module.is_host_library(qualname) or not qualname.startswith(module.local_prefix) and (
+                api.is_mindspore(qualname) or qualname.startswith("builtins.")):
             return
         if not any(function.kind(a) == TENSOR for a in [*call.args, *(k.value for k in call.keywords)]):
             return
