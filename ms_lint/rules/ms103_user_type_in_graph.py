@@ -4,7 +4,6 @@ from __future__ import annotations
 import ast
 from typing import Iterator
 
-from ms_lint import mindspore_api as api
 from ms_lint.model import TENSOR, GraphFunction, ModuleFacts
 from ms_lint.findings import Finding
 from ms_lint.rules.base import Rule
@@ -100,22 +99,21 @@ class UserTypeInGraph(Rule):
 
     def _built_from_tensors(self, module: ModuleFacts, function: GraphFunction, call: ast.Call) -> Iterator[Finding]:
         qualname = module.qualname(call.func)
-        # the callee first: most calls in graph code are of sub-cells and MindSpore, which build no user type (a
-        # module's own class does, whatever its module is called)
-        if not qualname or module.is_host_library(qualname) or not qualname.startswith(module.local_prefix) and (
-                api.is_mindspore(qualname) or qualname.startswith("builtins.")):
-            return
-        if not any(function.kind(a) == TENSOR for a in [*call.args, *(k.value for k in call.keywords)]):
-            return
         # A class of this module or of another module of the project (``BaseModelOutput`` of a shared outputs module).
+        # The callee first: most calls in graph code are of sub-cells and MindSpore, which the model tells apart at
+        # once, and the arguments' kinds can take a look into helpers.
         user_type = module.user_type(qualname) if function.strict else None
+        jit_class = user_type is None and module.is_jit_class(qualname)
+        if (user_type is None and not jit_class) or not any(
+                function.kind(a) == TENSOR for a in [*call.args, *(k.value for k in call.keywords)]):
+            return
         if user_type is not None:
             yield self.finding(
                 module, call,
                 f"user type {user_type.name} built from tensor data in graph code ({function.label}) fails to "
                 f"compile under STRICT (ValueError); return a tuple or dict",
             )
-        elif module.is_jit_class(qualname):
+        else:
             yield self.finding(
                 module, call,
                 f"@jit_class {qualname.rsplit('.', 1)[-1]} built from tensor data in graph code ({function.label}) "
