@@ -41,15 +41,18 @@ def check_tree(
     path: str,
     settings: Settings,
     codes: Iterable[str] | None = None,
+    lines: list[str] | None = None,
 ) -> list[Finding]:
-    """All findings of the enabled rules (``codes``: the codes to run; default: the rules on by default)."""
-    module, findings = analyse(tree, source, path, settings, codes)
+    """All findings of the enabled rules (``codes``: the codes to run; default: the rules on by default; ``lines``:
+    the source's lines, where the caller has them)."""
+    module, findings = analyse(tree, source, path, settings, codes, lines)
     if module is not None:
         module.release()
     return findings
 
 
-def analyse(tree: ast.Module, source: str, path: str, settings: Settings, codes: Iterable[str] | None = None):
+def analyse(tree: ast.Module, source: str, path: str, settings: Settings, codes: Iterable[str] | None = None,
+            lines: list[str] | None = None):
     """(module facts, findings); the facts are None when the file was skipped or the analysis failed."""
     try:
         from ms_lint.model import ModuleFacts
@@ -59,7 +62,7 @@ def analyse(tree: ast.Module, source: str, path: str, settings: Settings, codes:
         if not may_hold_hazards(source):
             return None, []
         with recording_lookups() as lookups:
-            module = ModuleFacts(tree, path, settings, source=source)
+            module = ModuleFacts(tree, path, settings, source=source, lines=lines)
         remember_summary(module, lookups)
         findings: list[Finding] = []
         for rule in rules_for(codes):

@@ -11,6 +11,7 @@ import difflib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Iterable
 
+from ms_lint.model.source import source_lines
 from ms_lint.settings import Settings
 
 if TYPE_CHECKING:
@@ -36,7 +37,7 @@ class FixContext:
         self.module = module
         self.source = source
         self._line_starts = [0]
-        for line in source.splitlines(keepends=True):
+        for line in source_lines(source):
             self._line_starts.append(self._line_starts[-1] + len(line))
         self.new_imports: dict[str, str] = {}  # import line -> the name it binds
 
@@ -117,7 +118,7 @@ class FixResult:
 
     def diff(self) -> str:
         return "".join(difflib.unified_diff(
-            self.original.splitlines(keepends=True), self.fixed.splitlines(keepends=True),
+            source_lines(self.original), source_lines(self.fixed),
             fromfile=f"a/{self.path}", tofile=f"b/{self.path}",
         ))
 

@@ -75,7 +75,7 @@ class MsLintChecker:
             return
         # flake8 filters by --select/--ignore/noqa itself; the plugin only leaves out off-by-default rules nobody
         # named, because flake8 would let `--select=MS` turn them on.
-        for finding in check_tree(self.tree, source, self.filename, self.settings, self.codes):
+        for finding in check_tree(self.tree, source, self.filename, self.settings, self.codes, self.lines):
             yield finding.line, finding.col, finding.text, type(self)
 
 

@@ -11,6 +11,7 @@ from ms_lint.model.classes import CELL_METHODS_RETURNING_SELF, BuiltClass, Class
 from ms_lint.model.project import project_function
 from ms_lint.model.graph import EagerFunction, GraphCode, GraphFunction
 from ms_lint.model.scopes import CLASS, FUNCTION, Binding, Scope, Scopes, module_name_of
+from ms_lint.model.source import source_lines
 from ms_lint.model.syntax import FunctionNode, NodeIndex, first_argument
 from ms_lint.settings import Settings
 
@@ -50,15 +51,16 @@ class ModuleFacts(ClassFacts, GraphCode):
     """Everything the rules ask about one module. Build once per file; every rule reads it."""
 
     def __init__(self, tree: ast.Module, path: str, settings: Settings, source: str = "", graph_code: bool = True,
-                 outline: bool = False):
+                 outline: bool = False, lines: list[str] | None = None):
         """``graph_code``: find the graph code (another module's facts, read for its classes, need not);
         ``outline``: read only what the module and its classes define and import, not what functions hold (all
-        another module's summary needs); implies no graph code."""
+        another module's summary needs); implies no graph code. ``lines``: the source's lines, where the caller has
+        them already (flake8 does)."""
         self.tree = tree
         self.path = path
         self.settings = settings
         self.source = source
-        self._lines: list[str] | None = None
+        self._lines: list[str] | None = lines
         self.module_name, self.package = module_name_of(path)
         self.local_prefix = (self.module_name or "<module>") + "."
         self.names: dict[str, str] = {}
@@ -404,7 +406,7 @@ class ModuleFacts(ClassFacts, GraphCode):
     def lines(self) -> list[str] | None:
         """The source's lines (with their ends), split when first asked; None without a source."""
         if self._lines is None and self.source:
-            self._lines = self.source.splitlines(keepends=True)
+            self._lines = source_lines(self.source)
         return self._lines
 
     def scope_name(self, node: ast.AST) -> str:

@@ -1,6 +1,7 @@
 """Reading Python source as Python does; the outline of a module's text."""
 from __future__ import annotations
 
+import io
 import re
 import tokenize
 
@@ -24,6 +25,13 @@ def decode_source(data: bytes, strict: bool = False) -> str:
             raise
         text = data.decode("utf-8", errors="replace")
     return text.lstrip("\ufeff")
+
+
+def source_lines(source: str) -> list[str]:
+    """``source``'s lines, ends kept, as Python numbers them: a line ends at ``\\n``, ``\\r\\n`` or ``\\r`` only.
+    (``str.splitlines`` also breaks at form feeds and other separators, which shifts every line after one against
+    the tree's line numbers.)"""
+    return io.StringIO(source, newline="").readlines()
 
 
 def read_source(path: str) -> str:

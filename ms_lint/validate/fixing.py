@@ -27,7 +27,7 @@ import types
 from contextlib import ExitStack, contextmanager
 from functools import lru_cache
 
-from ms_lint.model.source import read_source
+from ms_lint.model.source import read_source, source_lines
 from ms_lint.validate.expectations import unbound_name
 
 MAX_FIXES = 16  # compiles after the first, each with one more line fixed
@@ -108,7 +108,7 @@ def stand_in(source: str, path: str, line: int, syntax_level: str) -> tuple[str,
     if not reads or any(finding.code == "MS607" and finding.line == line and not any(
             _within(finding.node, read) for read in reads) for finding in findings):
         return None  # a name used as a value (a dtype, a class): a function in its place would only move the error
-    lines = source.splitlines(keepends=True)
+    lines = source_lines(source)
     encoded = lines[line - 1].encode("utf-8")  # AST columns count UTF-8 bytes
     for read in sorted(reads, key=lambda node: node.col_offset, reverse=True):
         encoded = encoded[:read.col_offset] + STAND_IN.encode() + encoded[read.end_col_offset:]
@@ -196,7 +196,7 @@ def _in_place(before: str, after: str, path: str) -> tuple[str, frozenset[int]] 
     moved onto a blank line just above it, or before a comment there (``name = None  # comment``), or after the
     simple statement that ends just above it (``a = 1; name = None``), so that every other line keeps its number;
     None when an inserted line has no such place, or the fix also changed lines where it inserted."""
-    old, new = before.splitlines(keepends=True), after.splitlines(keepends=True)
+    old, new = source_lines(before), source_lines(after)
     if len(old) == len(new):
         return after, frozenset()
     placed, moved_to = list(old), set()
@@ -237,7 +237,7 @@ def _simple_statement_end(source: str, path: str, line: int, column: int) -> int
     for node in ast.walk(tree):
         if isinstance(node, ast.stmt) and node.end_lineno == line and node.col_offset == column \
                 and not hasattr(node, "body"):
-            text = source.splitlines()[line - 1]
+            text = source_lines(source)[line - 1]
             return len(text.encode("utf-8")[:node.end_col_offset].decode("utf-8", errors="ignore"))
     return None
 
@@ -247,7 +247,8 @@ def _only_statement_changed(before: str, after: str, path: str, line: int, also:
     """Whether ``after`` differs from ``before`` only within the statement at ``line`` (a call written over several
     lines: ``pad_mode`` added to its last one; for a finding on a ``def`` line, the function: MS119 renames its
     instance wherever the body uses it) and on the lines ``also``, with every line where it was."""
-    old, new = before.splitlines(), after.splitlines()
+    old, new = [text.rstrip("\r\n") for text in source_lines(before)], [
+        text.rstrip("\r\n") for text in source_lines(after)]
     if len(old) != len(new):
         return False
     try:
@@ -269,7 +270,7 @@ def served_source(path: str, source: str):
     """Within the block, ``inspect`` and ``linecache`` read ``source`` for ``path`` (an entry without a
     modification time is never checked against the file)."""
     saved = linecache.cache.get(path)
-    linecache.cache[path] = (len(source), None, source.splitlines(keepends=True), path)
+    linecache.cache[path] = (len(source), None, source_lines(source), path)
     try:
         yield
     finally:
@@ -456,7 +457,7 @@ def leave_out(source: str, path: str, line: int) -> tuple[str, list[tuple[int, i
     statement = _statement_at(tree, line)
     if statement is None:
         return None
-    lines = source.splitlines(keepends=True)
+    lines = source_lines(source)
     indent = lines[statement.lineno - 1][:statement.col_offset]
     if indent.strip():
         return None  # another statement starts the line (``a; b``)
@@ -518,7 +519,7 @@ def marked(source: str, path: str, line: int) -> str | None:
     statement = _statement_at(tree, line)
     if statement is None or hasattr(statement, "body"):
         return None
-    lines = source.splitlines(keepends=True)
+    lines = source_lines(source)
     indent = lines[statement.lineno - 1][:statement.col_offset]
     end = statement.end_lineno or statement.lineno
     if indent.strip() or lines[end - 1][statement.end_col_offset:].strip().startswith(";"):

@@ -92,6 +92,21 @@ CASES = [
          engine=_hazard_at(HAZARD_LINE)),
     Case("form_feed.py", ("\f\n" + HAZARD).encode(), flake8=_hazard_at(HAZARD_LINE + 1),
          engine=_hazard_at(HAZARD_LINE + 1)),
+    # A form feed ends no line for Python: the lines after it keep their numbers wherever the rules read the text.
+    Case("form_feed_in_graph_code.py", textwrap.dedent("""\
+        import mindspore.nn as nn
+
+
+        class Net(nn.Cell):
+            def construct(self, x, flag):
+                # \f a page break in a comment
+                if flag:
+                    y = x + 1
+                z = x * 2
+                w = z + 1
+                return y + w
+        """).encode(), flake8=[(11, "MS116", "`y` is read after the `if` at line 7")],
+         engine=[(11, "MS116", "`y` is read after the `if` at line 7")]),
     Case("empty.py", b"", flake8=[]),
     Case("bom_only.py", b"\xef\xbb\xbf", flake8=[]),
     Case("blank_lines.py", b"\n\n   \n\t\n", flake8=[]),
