@@ -199,9 +199,7 @@ def _visitor_source(node_type: type, index: int, recorded: bool) -> str | None:
     if not names and not spanned and not recorded and not issubclass(node_type, ast.stmt):
         return None
     indent = "    "
-    lines = [f"{indent}positions_{index} = typed[types[{index}]] = []",
-             f"{indent}add_{index} = positions_{index}.append",
-             f"{indent}def visit_{index}(node):"]
+    lines = [f"{indent}def visit_{index}(node):"]
     indent += "    "
     lines.append(f"{indent}position = len(nodes)")
     lines.append(f"{indent}add_{index}(position)")
@@ -242,17 +240,41 @@ def _visitor_source(node_type: type, index: int, recorded: bool) -> str | None:
     return "\n".join(lines)
 
 
+_PASS_STATE = ("nodes", "starts", "ends", "body_starts", "class_starts", "outline", "record")
+
+
 def _compile_visitors(recorded_types: frozenset):
-    """The function making a module's visitors (those of ``recorded_types`` record their positions)."""
-    lines = ["def _make_visitors(nodes, starts, ends, body_starts, class_starts, outline, record, typed, types, ignore,",
-             "                   not_nodes):",
-             "    append = nodes.append",
-             "    visit = dict.fromkeys(not_nodes, ignore)"]
+    """The function making a set of visitors (those of ``recorded_types`` record their positions): it gives
+    ``(visit, start, finish)``, the table of visitors by node type, the function that points them at one pass's
+    lists (``start(nodes, starts, ends, body_starts, class_starts, outline, record, typed)``), and the one that
+    lets go of them. Making the visitors costs as much as walking a small module, so a set serves pass after
+    pass."""
+    visitors, positions, leaves = [], [], []
     for index, node_type in enumerate(_VISITED_TYPES):
         source = _visitor_source(node_type, index, node_type in recorded_types)
-        lines.append(source if source is not None else f"    visit_{index} = append")
-        lines.append(f"    visit[types[{index}]] = visit_{index}")
-    lines.append("    return visit")
+        if source is None:
+            leaves.append(index)  # appended to the list as it is met, without a call of ours
+        else:
+            visitors.append(source)
+            positions.append(index)
+    state = [*_PASS_STATE, "append", *(f"positions_{i}" for i in positions), *(f"add_{i}" for i in positions)]
+    lines = ["def _make_visitors(types, ignore, not_nodes):",
+             f"    {' = '.join(state)} = None",
+             "    visit = dict.fromkeys(not_nodes, ignore)",
+             *visitors,
+             *(f"    visit[types[{i}]] = visit_{i}" for i in positions),
+             f"    def start({', '.join(f'{name}_' for name in _PASS_STATE)}, typed):",
+             f"        nonlocal {', '.join(state)}",
+             *(f"        {name} = {name}_" for name in _PASS_STATE),
+             "        append = nodes.append",
+             *(f"        positions_{i} = typed[types[{i}]] = []\n        add_{i} = positions_{i}.append"
+               for i in positions),
+             *(f"        visit[types[{i}]] = append" for i in leaves),
+             "    def finish():",
+             f"        nonlocal {', '.join(state)}",
+             f"        {' = '.join(state)} = None",
+             *(f"        visit[types[{i}]] = ignore" for i in leaves),
+             "    return visit, start, finish"]
     namespace: dict = {}
     exec(compile("\n".join(lines), "<ms_lint node visitors>", "exec"), namespace)  # noqa: S102 -- generated above
     return namespace["_make_visitors"]
@@ -261,6 +283,8 @@ def _compile_visitors(recorded_types: frozenset):
 _VISITED_TYPES = tuple(_node_types())
 # recorded types -> the function making the visitors; compiled on first use (tens of milliseconds: not at import)
 _visitor_makers: dict[frozenset, object] = {}
+# recorded types -> the sets of visitors made and not in use (a pass takes one, or makes one, and gives it back)
+_idle_visitors: dict[frozenset, list] = {}
 
 
 def _ignore(_value) -> None:
@@ -276,17 +300,24 @@ def _visit(root: ast.AST, spans: _Spans, outline: bool, recorded_types: frozense
     nodes: list[ast.AST] = []
     record = recorded.append if recorded is not None else None
     recorded_types = frozenset(recorded_types)
-    make_visitors = _visitor_makers.get(recorded_types)
-    if make_visitors is None:
-        make_visitors = _visitor_makers[recorded_types] = _compile_visitors(recorded_types)
-    visit = make_visitors(nodes, spans.starts, spans.ends, spans.body_starts, spans.class_starts, outline, record,
-                          {} if typed is None else typed, _VISITED_TYPES, _ignore, _NOT_NODES)
+    idle = _idle_visitors.setdefault(recorded_types, [])
+    try:
+        visitors = idle.pop()
+    except IndexError:  # the first pass, or one inside another (another thread's)
+        make_visitors = _visitor_makers.get(recorded_types)
+        if make_visitors is None:
+            make_visitors = _visitor_makers[recorded_types] = _compile_visitors(recorded_types)
+        visitors = make_visitors(_VISITED_TYPES, _ignore, _NOT_NODES)
+    visit, start, finish = visitors
+    start(nodes, spans.starts, spans.ends, spans.body_starts, spans.class_starts, outline, record,
+          {} if typed is None else typed)
     try:
         visit[root.__class__](root)
     except (RecursionError, KeyError):
         return None
     finally:
-        visit.clear()  # the visitors and their table refer to each other: a cycle that would keep the tree alive
+        finish()  # the visitors keep no list of this pass: the tree goes when the caller lets it go
+        idle.append(visitors)
     return nodes
 
 

@@ -143,6 +143,7 @@ def _message(written: str, owner: str, part: str, failure: str) -> str:
             + (f"; {hint}" if hint else ""))
 
 
+@lru_cache(maxsize=256)  # a missing name is usually written many times, in many files
 def _replacement(owner: str, part: str) -> str:
     """Where MindSpore has what was meant: the same path under ``mindspore.mint`` (PyTorch's ``nn.functional``),
     or a close spelling in the same module."""
