@@ -560,6 +560,42 @@ def test_call_sites_are_made_when_asked_and_all_are_there_in_source_order():
         "ms.set_context", "configure", "setup", "inner"]
 
 
+def test_each_call_site_knows_the_function_and_class_around_it():
+    module = facts("""
+        import mindspore.nn as nn
+
+        top = make()
+
+        class Net(base(nn.Cell)):
+            size = width()
+
+            @decorate(1)
+            def method(self, k=default()):
+                def inner():
+                    return leaf()
+                return after()
+
+            class Head(nn.Cell):
+                kind = head_kind()
+
+        def builder():
+            class Local(local_base()):
+                value = local_value()
+            return finished()
+
+        tail = last()
+    """)
+    around = {ast.unparse(site.node.func): (site.function.name if site.function else None,
+                                            site.owner.name if site.owner else None) for site in module.calls}
+    assert around == {
+        "make": (None, None), "base": (None, None), "width": (None, "Net"),
+        # a method's decorators and defaults are filed with the method, as the module's pass files them
+        "decorate": ("method", "Net"), "default": ("method", "Net"),
+        "leaf": ("inner", "Net"), "after": ("method", "Net"), "head_kind": (None, "Head"),
+        "local_base": ("builder", None), "local_value": (None, "Local"), "finished": ("builder", None),
+        "last": (None, None)}
+
+
 MUTUALLY_RECURSIVE_HELPERS = """
     import numpy as np
     import mindspore.nn as nn

@@ -16,7 +16,7 @@ from ms_lint.model.syntax import FunctionNode, NodeIndex, first_argument
 from ms_lint.settings import Settings
 
 # The nodes the module's index records (see ModuleFacts._index).
-_INDEXED_NODE_TYPES = frozenset({ast.Call, ast.Assign, ast.Import, ast.ImportFrom, ast.ClassDef, ast.FunctionDef,
+_INDEXED_NODE_TYPES = frozenset({ast.Assign, ast.Import, ast.ImportFrom, ast.ClassDef, ast.FunctionDef,
                                  ast.AsyncFunctionDef, ast.Global, ast.AnnAssign, ast.AugAssign, ast.For,
                                  ast.AsyncFor, ast.withitem})
 
@@ -67,11 +67,15 @@ class ModuleFacts(ClassFacts, GraphCode):
         self.classes: dict[str, ClassInfo] = {}
         self.functions: dict[str, FunctionNode] = {}
         self.module_assignments: dict[str, ast.AST] = {}
-        # Each call of the module, with the function and class around it; its CallSite is made when asked for (most
-        # never are: a flake8 run pays for every object a file's analysis keeps).
+        # Each call of the module and its position in the index; its CallSite, with the function and class around
+        # it, is made when asked for (most never are: a flake8 run pays for every object a file's analysis keeps).
         self._call_nodes: list[ast.Call] = []
-        self._call_contexts: list[tuple] = []  # (end, function, class, scope) as ``_index`` keeps them
+        self._call_positions: list[int] = []
         self._call_sites: list[CallSite | None] = []
+        # the definitions' bodies as (start, end, (function, class) of the code inside, index of the one around it),
+        # by start: made when the first call site is
+        self._definition_bodies: list[tuple[int, int, tuple, int]] | None = None
+        self._definition_starts: list[int] = []
         self._all_calls: list[CallSite] | None = None
         self._calls_by_written_name: dict[str, list[int]] | None = None
         self.class_of_function: dict[int, ClassInfo] = {}
@@ -119,7 +123,6 @@ class ModuleFacts(ClassFacts, GraphCode):
         module_scope = scopes.module
         body_starts, ends = self.index.body_starts_and_ends()
         class_starts = self.index.class_positions()
-        call_nodes, call_contexts = self._call_nodes, self._call_contexts
         enclosing = self._enclosing
         assignments = self._assignments
         bind, bind_statement, open_scope = scopes.bind, scopes.bind_statement, scopes.open
@@ -146,10 +149,6 @@ class ModuleFacts(ClassFacts, GraphCode):
                 context = contexts[-1]
                 context_end, function, owner, scope = context
             node_type = node.__class__
-            if node_type is ast.Call:
-                call_nodes.append(node)
-                call_contexts.append(context)
-                continue
             if node_type is ast.Assign:
                 assignments.append(node)
             if scope is None:  # in a deferred function: only what it binds is noted
@@ -197,7 +196,9 @@ class ModuleFacts(ClassFacts, GraphCode):
         scopes.finish()
         self._key_classes(class_bindings)
         self.names = scopes.module_imports()
-        self._call_sites = [None] * len(call_nodes)
+        self._call_positions = self.index.positions_of(ast.Call)
+        self._call_nodes = [nodes[position] for position in self._call_positions]
+        self._call_sites = [None] * len(self._call_nodes)
 
     def _key_classes(self, class_bindings: list[tuple["Binding", ClassInfo]]) -> None:
         """Give every class its key in ``classes``: its path as Python's ``__qualname__`` writes it (``Net``,
@@ -286,10 +287,34 @@ class ModuleFacts(ClassFacts, GraphCode):
     def _site(self, position: int) -> CallSite:
         site = self._call_sites[position]
         if site is None:
-            context = self._call_contexts[position]
-            site = self._call_sites[position] = CallSite(self._call_nodes[position], context[1], context[2],
-                                                         self.qualname)
+            function, owner = self._code_around(self._call_positions[position])
+            site = self._call_sites[position] = CallSite(self._call_nodes[position], function, owner, self.qualname)
         return site
+
+    def _code_around(self, position: int) -> tuple[FunctionNode | None, ClassInfo | None]:
+        """(innermost function, innermost class) of the code at ``position`` of the index, as ``_index`` tells them:
+        a function's code starts right after its ``def`` (its decorators and defaults count as its own), a class's
+        with its body."""
+        bodies = self._definition_bodies
+        if bodies is None:
+            bodies = self._definition_bodies = []
+            start_of = self.index.start_of
+            body_start, end_of = self.index.body_start_of, self.index.end_of
+            open_bodies: list[int] = []
+            for node, owner in self._enclosing:
+                if node.__class__ is ast.ClassDef:
+                    start, code = body_start(node), (None, owner)
+                else:
+                    start, code = start_of(node) + 1, (node, owner)
+                while open_bodies and start >= bodies[open_bodies[-1]][1]:
+                    open_bodies.pop()
+                bodies.append((start, end_of(node), code, open_bodies[-1] if open_bodies else -1))
+                open_bodies.append(len(bodies) - 1)
+            self._definition_starts = [body[0] for body in bodies]
+        index = bisect_right(self._definition_starts, position) - 1
+        while index >= 0 and position >= bodies[index][1]:
+            index = bodies[index][3]
+        return bodies[index][2] if index >= 0 else (None, None)
 
     def written_call_names(self) -> dict[str, list[int]]:
         """The name each callee is written with (``f`` of ``a.f(...)``) -> the positions of its calls in ``calls``."""

@@ -384,6 +384,21 @@ class NodeIndex:
         """The position after the subtree of ``node``, a definition or loop of this module."""
         return self._spans.ends[id(node)]
 
+    def start_of(self, node: ast.AST) -> int:
+        """The position of ``node``, a definition or loop of this module."""
+        return self._spans.starts[id(node)]
+
+    def body_start_of(self, definition: ast.AST) -> int:
+        """The position of the first node of the body of ``definition``, a function or class of this module."""
+        return self._spans.body_starts[id(definition)]
+
+    def positions_of(self, node_type: type) -> list[int]:
+        """The position of every node of ``node_type``, in order."""
+        found = self._positions_by_type.get(node_type)
+        if found is None:  # a leaf type, or a tree the visitors left to the loop
+            found = [position for position, node in enumerate(self.nodes) if node.__class__ is node_type]
+        return found
+
     def class_positions(self) -> list[int]:
         """The position of every class definition, in order."""
         return self._spans.class_starts
