@@ -78,6 +78,7 @@ class ModuleFacts(ClassFacts, GraphCode):
         self._definition_starts: list[int] = []
         self._all_calls: list[CallSite] | None = None
         self._calls_by_written_name: dict[str, list[int]] | None = None
+        self._renamed_callees: list[str] | None = None
         self.class_of_function: dict[int, ClassInfo] = {}
         self._enclosing: list[tuple[ast.AST, ClassInfo | None]] = []
         self._scope_by_line: list[str] | None = None
@@ -258,9 +259,11 @@ class ModuleFacts(ClassFacts, GraphCode):
         else:  # many names (every layer class MindSpore has) against the few a module calls
             named = frozenset(names)
             wanted = {name: None for name in by_name if name in named}
-        for name in self.scopes.renamed_names():
-            if name in by_name:
-                wanted[name] = None
+        renamed = self._renamed_callees
+        if renamed is None:  # the names called here that may name an object of another name: most never do
+            renamed = self._renamed_callees = [name for name in self.scopes.renamed_names() if name in by_name]
+        for name in renamed:
+            wanted[name] = None
         found = [position for name in wanted for position in by_name[name]]
         if len(wanted) > 1:
             found.sort()
