@@ -426,7 +426,8 @@ class ModuleFacts(ClassFacts, GraphCode):
         is trusted when its name speaks of seeding.
         """
         known: dict[tuple[int, str], bool] = {}
-        return any(_seeds(self, site.qualname, 0, known) for site in self.calls)
+        qualname = self.qualname
+        return any(_seeds(self, qualname(node.func), 0, known) for node in self._call_nodes)
 
     # -- locations ----------------------------------------------------------------------------------------
 
@@ -482,8 +483,8 @@ def _seeds(module: ModuleFacts, qualname: str | None, depth: int, known: dict) -
             known[key] = "seed" in api.last_name(qualname).lower() and not qualname.startswith(module.local_prefix)
         else:
             facts, node = found
-            known[key] = any(
-                _seeds(facts, site.qualname, depth + 1, known) for site in facts.calls if _inside(site.node, node))
+            known[key] = any(_seeds(facts, facts.qualname(call.func), depth + 1, known)
+                             for call in facts.index.subtree_nodes_of(node, (ast.Call,)) if _inside(call, node))
     return known[key]
 
 

@@ -51,10 +51,10 @@ class DistributedWithoutSeed(Rule):
 
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         inits = communication_init_calls(module)
-        if not inits or module.seeds_mindspore():
+        if not inits:
             return
         training = module.training_calls()
-        if not training:
+        if not training or module.seeds_mindspore():  # the seeds last: they are looked for in the project
             return
         first = min(training, key=lambda site: site.node.lineno)
         for site in inits:
