@@ -129,9 +129,16 @@ class Scopes:
 
     def note_parameters(self, function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
         """The parameter names of ``function``, noted among those of the module."""
-        arguments = function.args
-        names = [argument.arg for argument in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)]
-        names.extend(argument.arg for argument in (arguments.vararg, arguments.kwarg) if argument is not None)
+        arguments = function.args  # asked of every function of the module: most have plain parameters only
+        names = [argument.arg for argument in arguments.args]
+        if arguments.posonlyargs:
+            names[:0] = [argument.arg for argument in arguments.posonlyargs]
+        if arguments.kwonlyargs:
+            names.extend([argument.arg for argument in arguments.kwonlyargs])
+        if arguments.vararg is not None:
+            names.append(arguments.vararg.arg)
+        if arguments.kwarg is not None:
+            names.append(arguments.kwarg.arg)
         parameter_names = self._parameter_names
         for name in names:
             parameter_names[name] = True
