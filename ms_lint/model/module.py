@@ -77,7 +77,6 @@ class ModuleFacts(ClassFacts, GraphCode):
         self._definition_bodies: list[tuple[int, int, tuple, int]] | None = None
         self._definition_starts: list[int] = []
         self._all_calls: list[CallSite] | None = None
-        self._calls_by_written_name: dict[str, list[int]] | None = None
         self._renamed_callees: list[str] | None = None
         self.class_of_function: dict[int, ClassInfo] = {}
         self._enclosing: list[tuple[ast.AST, ClassInfo | None]] = []
@@ -321,16 +320,7 @@ class ModuleFacts(ClassFacts, GraphCode):
 
     def written_call_names(self) -> dict[str, list[int]]:
         """The name each callee is written with (``f`` of ``a.f(...)``) -> the positions of its calls in ``calls``."""
-        by_name = self._calls_by_written_name
-        if by_name is None:  # asked several times per file: the calls are filed by their callee's written name once
-            by_name = self._calls_by_written_name = {}
-            for position, node in enumerate(self._call_nodes):
-                func = node.func
-                func_type = func.__class__
-                written = func.id if func_type is ast.Name else func.attr if func_type is ast.Attribute else None
-                if written is not None:
-                    by_name.setdefault(written, []).append(position)
-        return by_name
+        return self.index.calls_by_written_name()
 
     def calls_to_local_classes(self) -> list[CallSite]:
         """The calls, in source order, that may build a class of this module: each call whose callee is one of its

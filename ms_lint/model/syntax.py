@@ -210,6 +210,17 @@ def _visitor_source(node_type: type, index: int, recorded: bool) -> str | None:
     if node_type is ast.ClassDef:
         lines.append(f"{indent}class_starts.append(position)")
     lines.append(f"{indent}append(node)")
+    if node_type is ast.Call:
+        # filed by the name its callee is written with (``f`` of ``a.f(...)``), as the n-th call of the module
+        lines.append(f"{indent}func = node.func")
+        lines.append(f"{indent}func_type = func.__class__")
+        lines.append(f"{indent}written = func.attr if func_type is Attribute else func.id if func_type is Name else None")
+        lines.append(f"{indent}if written is not None:")
+        lines.append(f"{indent}    found = calls_by_name.get(written)")
+        lines.append(f"{indent}    if found is None:")
+        lines.append(f"{indent}        calls_by_name[written] = [len(positions_{index}) - 1]")
+        lines.append(f"{indent}    else:")
+        lines.append(f"{indent}        found.append(len(positions_{index}) - 1)")
     if definition and node_type is not ast.ClassDef:
         lines.append(f"{indent}if outline:")
         lines.append(f"{indent}    body_starts[id(node)] = ends[id(node)] = len(nodes)")
@@ -240,7 +251,7 @@ def _visitor_source(node_type: type, index: int, recorded: bool) -> str | None:
     return "\n".join(lines)
 
 
-_PASS_STATE = ("nodes", "starts", "ends", "body_starts", "class_starts", "outline", "record")
+_PASS_STATE = ("nodes", "starts", "ends", "body_starts", "class_starts", "outline", "record", "calls_by_name")
 
 
 def _compile_visitors(recorded_types: frozenset):
@@ -248,7 +259,7 @@ def _compile_visitors(recorded_types: frozenset):
     ``(visit, start, finish)``, the table of visitors by node type, the function that points them at one pass's
     lists (``start(nodes, starts, ends, body_starts, class_starts, outline, record, typed)``), and the one that
     lets go of them. Making the visitors costs as much as walking a small module, so a set serves pass after
-    pass."""
+    pass. ``calls_by_name`` files the calls by the name their callee is written with."""
     visitors, positions, leaves = [], [], []
     for index, node_type in enumerate(_VISITED_TYPES):
         source = _visitor_source(node_type, index, node_type in recorded_types)
@@ -258,7 +269,7 @@ def _compile_visitors(recorded_types: frozenset):
             visitors.append(source)
             positions.append(index)
     state = [*_PASS_STATE, "append", *(f"positions_{i}" for i in positions), *(f"add_{i}" for i in positions)]
-    lines = ["def _make_visitors(types, ignore, not_nodes):",
+    lines = ["def _make_visitors(types, ignore, not_nodes, Attribute, Name):",
              f"    {' = '.join(state)} = None",
              "    visit = dict.fromkeys(not_nodes, ignore)",
              *visitors,
@@ -292,11 +303,13 @@ def _ignore(_value) -> None:
 
 
 def _visit(root: ast.AST, spans: _Spans, outline: bool, recorded_types: frozenset = frozenset(),
-           recorded: list[int] | None = None, typed: dict | None = None) -> list[ast.AST] | None:
+           recorded: list[int] | None = None, typed: dict | None = None,
+           calls_by_name: dict | None = None) -> list[ast.AST] | None:
     """``_traverse(root, spans, outline)`` by the generated visitors, adding to ``recorded`` the positions of the
-    nodes of ``recorded_types`` and filling ``typed`` (type -> positions of its nodes) for every type but the
-    leaves that are neither recorded nor statements; None (``spans``, ``recorded`` and ``typed`` then undefined)
-    when the tree is too deep for them or holds a value they do not know."""
+    nodes of ``recorded_types``, filling ``typed`` (type -> positions of its nodes) for every type but the leaves
+    that are neither recorded nor statements, and ``calls_by_name`` (see ``NodeIndex.calls_by_written_name``);
+    None (``spans``, ``recorded``, ``typed`` and ``calls_by_name`` then undefined) when the tree is too deep for
+    them or holds a value they do not know."""
     nodes: list[ast.AST] = []
     record = recorded.append if recorded is not None else None
     recorded_types = frozenset(recorded_types)
@@ -307,10 +320,10 @@ def _visit(root: ast.AST, spans: _Spans, outline: bool, recorded_types: frozense
         make_visitors = _visitor_makers.get(recorded_types)
         if make_visitors is None:
             make_visitors = _visitor_makers[recorded_types] = _compile_visitors(recorded_types)
-        visitors = make_visitors(_VISITED_TYPES, _ignore, _NOT_NODES)
+        visitors = make_visitors(_VISITED_TYPES, _ignore, _NOT_NODES, ast.Attribute, ast.Name)
     visit, start, finish = visitors
     start(nodes, spans.starts, spans.ends, spans.body_starts, spans.class_starts, outline, record,
-          {} if typed is None else typed)
+          {} if calls_by_name is None else calls_by_name, {} if typed is None else typed)
     try:
         visit[root.__class__](root)
     except (RecursionError, KeyError):
@@ -332,12 +345,15 @@ class NodeIndex:
         self.recorded: list[int] = []
         # node type -> the positions of its nodes, in order (leaves aside: a type missing has no list)
         self._positions_by_type: dict[type, list[int]] = {}
-        nodes = _visit(tree, self._spans, outline, recorded_types, self.recorded, self._positions_by_type)
+        self._calls_by_written_name: dict[str, list[int]] | None = {}
+        nodes = _visit(tree, self._spans, outline, recorded_types, self.recorded, self._positions_by_type,
+                       self._calls_by_written_name)
         if nodes is None:
             self._spans = _Spans()
             nodes = _traverse(tree, self._spans, outline)
             self.recorded = [position for position, node in enumerate(nodes) if node.__class__ in recorded_types]
             self._positions_by_type = {}
+            self._calls_by_written_name = None
         self.nodes: list[ast.AST] = nodes
         self._bodies: dict[int, list[ast.AST]] = {}
         # (id(function), types) -> its nodes of those types; id(function) -> its nodes by type
@@ -391,6 +407,21 @@ class NodeIndex:
     def body_start_of(self, definition: ast.AST) -> int:
         """The position of the first node of the body of ``definition``, a function or class of this module."""
         return self._spans.body_starts[id(definition)]
+
+    def calls_by_written_name(self) -> dict[str, list[int]]:
+        """The name each callee is written with (``f`` of ``a.f(...)``) -> the places of its calls among the
+        module's calls (``positions_of(ast.Call)``), in order."""
+        found = self._calls_by_written_name
+        if found is None:  # a tree the visitors left to the loop
+            found = self._calls_by_written_name = {}
+            nodes = self.nodes
+            for place, position in enumerate(self.positions_of(ast.Call)):
+                func = nodes[position].func
+                written = func.attr if func.__class__ is ast.Attribute else func.id if func.__class__ is ast.Name \
+                    else None
+                if written is not None:
+                    found.setdefault(written, []).append(place)
+        return found
 
     def positions_of(self, node_type: type) -> list[int]:
         """The position of every node of ``node_type``, in order."""
