@@ -43,7 +43,7 @@ class GraphFunction:
         self.parameter_values: dict[str, object] = {}
         self._dead: set[int] = set()  # ids of the nodes of branches MindSpore's parser drops
         self._folding: set[int] = set()  # bindings being folded (a guard against ``x = x``-style cycles)
-        self._live: dict[tuple[type, ...], list[ast.AST]] = {}
+        self._live: dict[tuple[type, ...], list[ast.AST]] = {}  # types -> the nodes of those types compiled
         self._returned_data: set[int] | None = None
         self._host_copy_names: dict | None = None
         self._annotated_types: dict | None = None  # parameter -> its annotation, then the UserType it names
@@ -62,14 +62,14 @@ class GraphFunction:
     def nodes_of(self, *node_types: type) -> list[ast.AST]:
         """The nodes of this function of these types (exactly: parsed trees hold no subclasses; none given: all),
         in source order, without dead branches; one list per set of types, shared by every rule that asks."""
-        index = self.module.index
-        every = index.body_nodes_of(self.node, node_types) if node_types else index.body(self.node)
-        if not self._dead:
-            return every
-        live = self._live.get(node_types)
+        live = self._live.get(node_types)  # the rules ask each function for the same types, one after another
         if live is None:
+            index = self.module.index
+            live = index.body_nodes_of(self.node, node_types) if node_types else index.body(self.node)
             dead = self._dead
-            live = self._live[node_types] = [node for node in every if id(node) not in dead]
+            if dead:
+                live = [node for node in live if id(node) not in dead]
+            self._live[node_types] = live
         return live
 
     def is_dead(self, node: ast.AST) -> bool:
@@ -136,6 +136,7 @@ class GraphFunction:
             if value is not UNKNOWN:
                 dropped.append(expression.orelse if value else expression.body)
         self._dead = {id(node) for root in dropped for node in index.subtree(root)}
+        self._live = {}  # what was asked while the branches were folded, asked again without them
 
     def _drop_in_block(self, statements: list[ast.stmt], dropped: list[ast.AST]) -> None:
         for position, statement in enumerate(statements):
