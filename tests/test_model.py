@@ -628,3 +628,21 @@ def test_what_a_helper_returns_does_not_depend_on_which_helper_was_asked_first(o
     second = next(n for n in ast.walk(construct.node) if isinstance(n, ast.Name) and n.id == "second"
                   and isinstance(n.ctx, ast.Load))
     assert construct.kind(second) is None
+
+
+def test_a_module_imports_a_host_library_wherever_it_imports_one():
+    assert not facts("""
+        import mindspore.nn as nn
+        from . import numpy
+        from .math import helpers
+    """).imports_a_host_library()
+    assert facts("import numpy.random as npr").imports_a_host_library()
+    assert facts("from scipy import special").imports_a_host_library()
+    inside_a_function = facts("""
+        import mindspore.nn as nn
+
+        def helper(x):
+            import torch
+            return torch.tensor(x)
+    """)
+    assert inside_a_function.imports_a_host_library()

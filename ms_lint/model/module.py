@@ -226,6 +226,11 @@ class ModuleFacts(ClassFacts, GraphCode):
         called ``statistics.py`` defines ``statistics.Box`` itself."""
         return api.is_host_library(qualname) and not qualname.startswith(self.local_prefix)
 
+    def imports_a_host_library(self) -> bool:
+        """Whether the module imports a host library anywhere: a name can be bound to a host library's object only
+        through an import that names it."""
+        return not self.scopes.imported_packages.isdisjoint(api.HOST_LIBRARIES)
+
     def local_function(self, expr: ast.AST) -> FunctionNode | None:
         """The function of this module (at any depth) that the name ``expr`` calls where it is used."""
         if not isinstance(expr, ast.Name):

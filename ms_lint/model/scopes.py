@@ -110,6 +110,8 @@ class Scopes:
         self._deferred: list[_DeferredFunction] = []
         self._deferred_starts: list[Position] = []
         self._bound_in_deferred: set[str] = set()
+        # the top-level package of every absolute import anywhere in the module, functions not looked into included
+        self.imported_packages: set[str] = set()
         self._global_in_deferred: set[str] = set()
         self._renamed: frozenset[str] | None = None
 
@@ -183,8 +185,11 @@ class Scopes:
         elif node_type is ast.Import:
             self._bound_in_deferred.update(
                 alias.asname or alias.name.split(".", 1)[0] for alias in node.names)
+            self.imported_packages.update(alias.name.split(".", 1)[0] for alias in node.names)
         elif node_type is ast.ImportFrom:
             self._bound_in_deferred.update(alias.asname or alias.name for alias in node.names if alias.name != "*")
+            if not node.level and node.module:
+                self.imported_packages.add(node.module.split(".", 1)[0])
         elif node_type is ast.Global:
             self._global_in_deferred.update(node.names)
         elif node_type is ast.AnnAssign:
@@ -283,6 +288,7 @@ class Scopes:
     def bind_import(self, scope: Scope, node: ast.Import | ast.ImportFrom) -> None:
         position = (node.lineno, node.col_offset)
         if isinstance(node, ast.Import):
+            self.imported_packages.update(alias.name.split(".", 1)[0] for alias in node.names)
             for alias in node.names:
                 if alias.asname:
                     self.bind(scope, alias.asname, IMPORT, position, alias.name)
@@ -290,6 +296,8 @@ class Scopes:
                     top = alias.name.split(".", 1)[0]
                     self.bind(scope, top, IMPORT, position, top)
             return
+        if not node.level and node.module:
+            self.imported_packages.add(node.module.split(".", 1)[0])
         base = absolute_module(node.module, node.level, self.package)
         for alias in node.names:
             if alias.name != "*":

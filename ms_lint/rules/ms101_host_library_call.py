@@ -53,6 +53,8 @@ class HostLibraryCall(Rule):
     """
 
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
+        if not module.imports_a_host_library():
+            return  # every finding is a call of, or an array from, a host library
         for function in module.graph_functions:
             host_arrays = _names_bound_to_host_arrays(module, function)
             for node in function.nodes_of(ast.Call, ast.BinOp):
