@@ -646,3 +646,43 @@ def test_a_module_imports_a_host_library_wherever_it_imports_one():
             return torch.tensor(x)
     """)
     assert inside_a_function.imports_a_host_library()
+
+
+NESTED_SUB_CELLS = """
+    import mindspore.nn as nn
+
+    class Encoder(nn.Cell):
+        def construct(self, x, return_dict=True):
+            if not return_dict:
+                return x
+            return self.wrap(x)
+
+        def wrap(self, x):
+            return x * 2
+
+    class Model(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.encoder = Encoder()
+
+        def construct(self, x, return_dict=False):
+            return self.encoder(x, return_dict=return_dict)
+
+    class Head(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.model = Model()
+
+        def construct(self, x, return_dict=DEFAULT):
+            return self.model(x, return_dict=return_dict)
+"""
+
+
+@pytest.mark.parametrize("default, compiled", [("False", False), ("True", True)])
+def test_a_sub_cell_takes_the_values_its_callers_finally_pass(default, compiled):
+    # Encoder and Model are defined before the Cell that calls them: each gets its callers' values once they are
+    # known, not the unknown ones of a first look.
+    module = facts(NESTED_SUB_CELLS.replace("DEFAULT", default))
+    encoder = next(f for f in module.graph_functions if f.label == "Encoder.construct")
+    assert encoder.parameter_values["return_dict"] == frozenset({("bool", default == "True")})
+    assert module.is_graph_code(module.classes["Encoder"].methods["wrap"]) is compiled

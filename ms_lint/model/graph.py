@@ -702,6 +702,7 @@ class GraphCode:
                 queue.append(existing)
 
         sub_cells = self._sub_cell_classes()
+        sub_cell_constructs: list[GraphFunction] = []
         for info in self.classes.values():
             if info.is_cell and self.mode == "graph":
                 for name in ("construct", "bprop"):
@@ -709,7 +710,10 @@ class GraphCode:
                         # A Cell used only as a sub-cell here gets its input kinds from the calls (`self.pos(B, H, W)`
                         # with ints from a shape), like any helper.
                         kinds = {} if name == "construct" and info.key in sub_cells else None
+                        queued = len(queue)
                         add(info.methods[name], info, f"{name} of Cell {info.name}", strict, kinds)
+                        if kinds is not None and len(queue) > queued:
+                            sub_cell_constructs.append(queue.pop())
             if info.is_jit_class and self.mode == "graph":
                 # Construction runs in Python unless the object is built inside graph code, where the methods
                 # called are followed like any helper.
@@ -727,6 +731,9 @@ class GraphCode:
                 target = self.local_function(site.node.args[0])
                 if target is not None:
                     add(target, None, "wrapped with jit(...)", self._is_strict(site.node), None)
+        # A sub-cell's construct takes its kinds from its callers: computed after them, it is computed once. The
+        # innermost Cells come first in a module, so the last defined goes first.
+        queue.extend(reversed(sub_cell_constructs))
 
         while queue:
             graph_function = queue.pop(0)
