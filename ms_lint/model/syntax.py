@@ -214,7 +214,8 @@ def _visitor_source(node_type: type, index: int, recorded: bool) -> str | None:
         # filed by the name its callee is written with (``f`` of ``a.f(...)``), as the n-th call of the module
         lines.append(f"{indent}func = node.func")
         lines.append(f"{indent}func_type = func.__class__")
-        lines.append(f"{indent}written = func.attr if func_type is Attribute else func.id if func_type is Name else None")
+        lines.append(f"{indent}written = (func.attr if func_type is Attribute else func.id if func_type is Name")
+        lines.append(f"{indent}           else None)")
         lines.append(f"{indent}if written is not None:")
         lines.append(f"{indent}    found = calls_by_name.get(written)")
         lines.append(f"{indent}    if found is None:")
@@ -257,9 +258,9 @@ _PASS_STATE = ("nodes", "starts", "ends", "body_starts", "class_starts", "outlin
 def _compile_visitors(recorded_types: frozenset):
     """The function making a set of visitors (those of ``recorded_types`` record their positions): it gives
     ``(visit, start, finish)``, the table of visitors by node type, the function that points them at one pass's
-    lists (``start(nodes, starts, ends, body_starts, class_starts, outline, record, typed)``), and the one that
-    lets go of them. Making the visitors costs as much as walking a small module, so a set serves pass after
-    pass. ``calls_by_name`` files the calls by the name their callee is written with."""
+    lists (``start(nodes, starts, ends, body_starts, class_starts, outline, record, calls_by_name, typed)``; the
+    calls are filed in ``calls_by_name`` by the name their callee is written with), and the one that lets go of
+    them. Making the visitors costs as much as walking a small module, so a set serves pass after pass."""
     visitors, positions, leaves = [], [], []
     for index, node_type in enumerate(_VISITED_TYPES):
         source = _visitor_source(node_type, index, node_type in recorded_types)
