@@ -733,7 +733,7 @@ class GraphCode:
                     add(target, None, "wrapped with jit(...)", self._is_strict(site.node), None)
         # A sub-cell's construct takes its kinds from its callers: computed after them, it is computed once. The
         # innermost Cells come first in a module, so the last defined goes first.
-        queue.extend(reversed(sub_cell_constructs))
+        queue.extend(function for function in reversed(sub_cell_constructs) if function not in queue)
 
         while queue:
             graph_function = queue.pop(0)
