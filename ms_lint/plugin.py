@@ -75,7 +75,10 @@ class MsLintChecker:
             return
         # flake8 filters by --select/--ignore/noqa itself; the plugin only leaves out off-by-default rules nobody
         # named, because flake8 would let `--select=MS` turn them on.
-        for finding in check_tree(self.tree, source, self.filename, self.settings, self.codes, self.lines):
+        # flake8 translates every line end to "\n" before it splits the text. Lines split at "\n" from text that
+        # still holds a lone "\r" (which ends a line for Python too) would not be Python's: those are not used.
+        lines = self.lines if "\r" not in source else None
+        for finding in check_tree(self.tree, source, self.filename, self.settings, self.codes, lines):
             yield finding.line, finding.col, finding.text, type(self)
 
 

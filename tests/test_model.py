@@ -648,41 +648,56 @@ def test_a_module_imports_a_host_library_wherever_it_imports_one():
     assert inside_a_function.imports_a_host_library()
 
 
-NESTED_SUB_CELLS = """
-    import mindspore.nn as nn
+NESTED_SUB_CELLS = {
+    "Encoder": """
+        class Encoder(nn.Cell):
+            def construct(self, x, return_dict=True):
+                if not return_dict:
+                    return x
+                return self.wrap(x)
 
-    class Encoder(nn.Cell):
-        def construct(self, x, return_dict=True):
-            if not return_dict:
-                return x
-            return self.wrap(x)
+            def wrap(self, x):
+                return x * 2
+    """,
+    "Model": """
+        class Model(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.encoder = Encoder()
 
-        def wrap(self, x):
-            return x * 2
+            def construct(self, x, return_dict=False):
+                return self.encoder(x, return_dict=return_dict)
+    """,
+    "Head": """
+        class Head(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.model = Model()
 
-    class Model(nn.Cell):
-        def __init__(self):
-            super().__init__()
-            self.encoder = Encoder()
-
-        def construct(self, x, return_dict=False):
-            return self.encoder(x, return_dict=return_dict)
-
-    class Head(nn.Cell):
-        def __init__(self):
-            super().__init__()
-            self.model = Model()
-
-        def construct(self, x, return_dict=DEFAULT):
-            return self.model(x, return_dict=return_dict)
-"""
+            def construct(self, x, return_dict=DEFAULT):
+                return self.model(x, return_dict=return_dict)
+    """,
+}
 
 
+@pytest.mark.parametrize("order", ["Encoder Model Head", "Head Model Encoder", "Model Encoder Head",
+                                   "Head Encoder Model"])
 @pytest.mark.parametrize("default, compiled", [("False", False), ("True", True)])
-def test_a_sub_cell_takes_the_values_its_callers_finally_pass(default, compiled):
-    # Encoder and Model are defined before the Cell that calls them: each gets its callers' values once they are
-    # known, not the unknown ones of a first look.
-    module = facts(NESTED_SUB_CELLS.replace("DEFAULT", default))
+def test_a_sub_cell_takes_the_values_its_callers_finally_pass(order, default, compiled):
+    # Encoder and Model are used only as sub-cells: each gets its callers' values once they are known, not the
+    # unknown ones of a first look, in whatever order the module defines the three.
+    source = "import mindspore.nn as nn\n" + "".join(textwrap.dedent(NESTED_SUB_CELLS[name]) for name in order.split())
+    module = facts(source.replace("DEFAULT", default))
     encoder = next(f for f in module.graph_functions if f.label == "Encoder.construct")
     assert encoder.parameter_values["return_dict"] == frozenset({("bool", default == "True")})
     assert module.is_graph_code(module.classes["Encoder"].methods["wrap"]) is compiled
+
+
+def test_a_relative_import_inside_a_package_named_like_a_host_library_imports_it(tmp_path):
+    package = tmp_path / "torch"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    module_file = package / "layers.py"
+    source = "from .functional import tanh\n"
+    module_file.write_text(source)
+    assert ModuleFacts(ast.parse(source), str(module_file), Settings(), source).imports_a_host_library()

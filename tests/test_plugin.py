@@ -107,3 +107,40 @@ def test_per_path_mode_with_an_unknown_mode_is_one_clear_error(project):
     assert result.returncode != 0
     assert "per-path-ms-mode: the mode for" in result.stderr and "'eagerly'" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+PARTIAL_READ_AFTER_IF = textwrap.dedent("""\
+        import mindspore.nn as nn
+
+
+        class Net(nn.Cell):
+            def construct(self, x, flag):
+                if flag:
+                    y = x + 1
+                z = x * 2
+                w = z + 1
+                return y + w
+""")
+
+
+def test_standard_input_ended_by_lone_carriage_returns_keeps_python_s_line_numbers(tmp_path):
+    source = PARTIAL_READ_AFTER_IF.replace("\n", "\r")
+    result = subprocess.run(
+        [sys.executable, "-m", "flake8", "--isolated", "--select=MS", "--stdin-display-name=model.py", "-"],
+        input=source.encode(), cwd=tmp_path, capture_output=True, timeout=120)
+    assert result.stderr == b""
+    assert [line.split(" ")[:2] for line in result.stdout.decode().splitlines()] == [["model.py:10:16:", "MS116"]]
+
+
+def test_lines_split_only_at_newlines_are_not_taken_for_python_s_lines():
+    # a host handing over untranslated text split at "\n": the lone "\r" inside its one line ends lines for Python
+    import ast
+    import io
+
+    from ms_lint.plugin import MsLintChecker
+
+    source = PARTIAL_READ_AFTER_IF.replace("\n", "\r")
+    lines = list(io.StringIO(source))
+    assert len(lines) == 1
+    results = list(MsLintChecker(ast.parse(source), "model.py", lines).run())
+    assert [(line, message.split()[0]) for line, _, message, _ in results] == [(10, "MS116")]

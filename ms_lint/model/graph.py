@@ -731,9 +731,8 @@ class GraphCode:
                 target = self.local_function(site.node.args[0])
                 if target is not None:
                     add(target, None, "wrapped with jit(...)", self._is_strict(site.node), None)
-        # A sub-cell's construct takes its kinds from its callers: computed after them, it is computed once. The
-        # innermost Cells come first in a module, so the last defined goes first.
-        queue.extend(function for function in reversed(sub_cell_constructs) if function not in queue)
+        # A sub-cell's construct takes its kinds from its callers: computed after them, it is computed once.
+        queue.extend(function for function in self._builders_first(sub_cell_constructs) if function not in queue)
 
         while queue:
             graph_function = queue.pop(0)
@@ -842,14 +841,16 @@ class GraphCode:
                 continue
             yield node, target, owner, parameter_kinds_of_call(caller, node, target, bound)
 
-    def _sub_cell_classes(self) -> set[str]:
-        """Local Cell classes built only as ``self.attr = Cls(...)`` and called as ``self.attr(...)`` here."""
+    def _sub_cell_classes(self) -> dict[str, set[str]]:
+        """Local Cell classes built only as ``self.attr = Cls(...)`` and called as ``self.attr(...)`` here, each
+        with the keys of the classes that build it."""
         if self._sub_cells is None:
             self._sub_cells = self._find_sub_cell_classes()
         return self._sub_cells
 
-    def _find_sub_cell_classes(self) -> set[str]:
+    def _find_sub_cell_classes(self) -> dict[str, set[str]]:
         attributes: dict[str, set[str]] = {}
+        builders: dict[str, set[str]] = {}
         excluded: set[str] = set()
         for site in self.calls_to_local_classes():  # only this module's classes can be its sub-cells
             built = self.class_of_constructor(site.node)
@@ -859,12 +860,27 @@ class GraphCode:
             target = assignment.targets[0] if assignment is not None and len(assignment.targets) == 1 else None
             if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
                 attributes.setdefault(built[1].key, set()).add(target.attr)
+                if site.owner is not None:
+                    builders.setdefault(built[1].key, set()).add(site.owner.key)
             else:
                 excluded.add(built[1].key)
         if not attributes:
-            return set()  # most modules: no call made here to learn of
+            return {}  # most modules: no call made here to learn of
         called = self.called_attributes()
-        return {name for name, attrs in attributes.items() if name not in excluded and attrs <= called}
+        return {name: builders.get(name, set()) for name, attrs in attributes.items()
+                if name not in excluded and attrs <= called}
+
+    def _builders_first(self, constructs: list[GraphFunction]) -> list[GraphFunction]:
+        """Sub-cells' constructs (in definition order) ordered so that each comes after those of the sub-cells that
+        build it, whatever order the module defines them in; those in a cycle of builders keep definition order."""
+        sub_cells = self._sub_cell_classes()
+        pending = {function.owner.key: function for function in constructs}
+        ordered: list[GraphFunction] = []
+        while pending:
+            ready = [key for key in pending if not (sub_cells.get(key, set()) - {key}) & pending.keys()]
+            for key in ready or list(pending):  # none ready: builders in a cycle
+                ordered.append(pending.pop(key))
+        return ordered
 
     def _local_sub_cell(self, owner: ClassInfo, attribute: str) -> ClassInfo | None:
         qualname = next((info.cell_attributes[attribute] for info in owner.lineage()

@@ -88,7 +88,7 @@ class ModuleFacts(ClassFacts, GraphCode):
         self.qualname = self.scopes.qualname  # asked hundreds of times per file: no wrapper call in between
         # qualified name -> what class_of_constructor says; asked for every call, answered once per name
         self._classes_named: dict[str, BuiltClass | None] = {}
-        self._sub_cells: set[str] | None = None
+        self._sub_cells: dict[str, set[str]] | None = None
         self._keyword_arguments: dict[str, object] | None = None
         self._mutations: dict[str, dict[str, str]] = {}
         self._index()

@@ -110,7 +110,7 @@ class Scopes:
         self._deferred: list[_DeferredFunction] = []
         self._deferred_starts: list[Position] = []
         self._bound_in_deferred: set[str] = set()
-        # the top-level package of every absolute import anywhere in the module, functions not looked into included
+        # the top-level package every import anywhere in the module names, functions not looked into included
         self.imported_packages: set[str] = set()
         self._global_in_deferred: set[str] = set()
         self._renamed: frozenset[str] | None = None
@@ -185,11 +185,10 @@ class Scopes:
         elif node_type is ast.Import:
             self._bound_in_deferred.update(
                 alias.asname or alias.name.split(".", 1)[0] for alias in node.names)
-            self.imported_packages.update(alias.name.split(".", 1)[0] for alias in node.names)
+            self._note_imported_packages(node)
         elif node_type is ast.ImportFrom:
             self._bound_in_deferred.update(alias.asname or alias.name for alias in node.names if alias.name != "*")
-            if not node.level and node.module:
-                self.imported_packages.add(node.module.split(".", 1)[0])
+            self._note_imported_packages(node)
         elif node_type is ast.Global:
             self._global_in_deferred.update(node.names)
         elif node_type is ast.AnnAssign:
@@ -287,8 +286,8 @@ class Scopes:
 
     def bind_import(self, scope: Scope, node: ast.Import | ast.ImportFrom) -> None:
         position = (node.lineno, node.col_offset)
+        self._note_imported_packages(node)
         if isinstance(node, ast.Import):
-            self.imported_packages.update(alias.name.split(".", 1)[0] for alias in node.names)
             for alias in node.names:
                 if alias.asname:
                     self.bind(scope, alias.asname, IMPORT, position, alias.name)
@@ -296,13 +295,19 @@ class Scopes:
                     top = alias.name.split(".", 1)[0]
                     self.bind(scope, top, IMPORT, position, top)
             return
-        if not node.level and node.module:
-            self.imported_packages.add(node.module.split(".", 1)[0])
         base = absolute_module(node.module, node.level, self.package)
         for alias in node.names:
             if alias.name != "*":
                 self.bind(scope, alias.asname or alias.name, IMPORT, position,
                           f"{base}.{alias.name}" if base else alias.name)
+
+    def _note_imported_packages(self, node: ast.Import | ast.ImportFrom) -> None:
+        if node.__class__ is ast.Import:
+            self.imported_packages.update(alias.name.split(".", 1)[0] for alias in node.names)
+        else:  # a relative import too: inside a package named like a library, it names that library's objects
+            base = absolute_module(node.module, node.level, self.package)
+            if base:
+                self.imported_packages.add(base.split(".", 1)[0])
 
     def bind_targets(self, scope: Scope, target: ast.AST, value: ast.AST | None, position: Position) -> None:
         """The names an assignment (or a loop, ``with ... as``) binds; ``value`` only for a plain ``name = value``."""
