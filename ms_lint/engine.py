@@ -14,11 +14,9 @@ from ms_lint.settings import Settings
 
 INTERNAL_ERROR = "MS900"
 
-# A file that names none of "mindspore", "construct", "jit" and "bprop" cannot hold a hazard, so it is skipped before
-# any analysis.
-
 
 def may_hold_hazards(source: str) -> bool:
+    """A file that names none of these four words cannot hold a hazard: it is skipped before any analysis."""
     return "mindspore" in source or "construct" in source or "jit" in source or "bprop" in source
 
 

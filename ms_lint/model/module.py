@@ -131,8 +131,7 @@ class ModuleFacts(ClassFacts, GraphCode):
         # the scope is None inside a function whose scope is made on first use
         contexts: list[tuple[int, FunctionNode | None, ClassInfo | None, Scope | None]] = [
             (len(nodes), None, None, module_scope)]
-        context = contexts[-1]
-        context_end, function, owner, scope = context
+        context_end, function, owner, scope = contexts[-1]
         class_body: tuple[int, int, ClassInfo, Scope] | None = None  # a class whose header is being read
         class_bindings: list[tuple[Binding, ClassInfo]] = []
         for index_position, position in enumerate(recorded):
@@ -140,14 +139,12 @@ class ModuleFacts(ClassFacts, GraphCode):
             if class_body is not None and position >= class_body[0]:
                 # A class's bases and decorators belong to the code around it; its body to the class.
                 contexts.append((class_body[1], None, class_body[2], class_body[3]))
-                context = contexts[-1]
-                context_end, function, owner, scope = context
+                context_end, function, owner, scope = contexts[-1]
                 class_body = None
             if position >= context_end:
                 while position >= contexts[-1][0]:
                     contexts.pop()
-                context = contexts[-1]
-                context_end, function, owner, scope = context
+                context_end, function, owner, scope = contexts[-1]
             node_type = node.__class__
             if node_type is ast.Assign:
                 assignments.append(node)
@@ -156,8 +153,7 @@ class ModuleFacts(ClassFacts, GraphCode):
                 if node_type is ast.FunctionDef or node_type is ast.AsyncFunctionDef:
                     enclosing.append((node, owner))
                     contexts.append((ends[id(node)], node, owner, None))
-                    context = contexts[-1]
-                    context_end, function, owner, scope = context
+                    context_end, function, owner, scope = contexts[-1]
             elif node_type is ast.Assign:
                 bind_statement(scope, node)
                 if scope is module_scope:
@@ -189,8 +185,7 @@ class ModuleFacts(ClassFacts, GraphCode):
                     scopes.defer(node, scope, nodes, recorded, index_position + 1,
                                  bisect_left(recorded, end, index_position), ends)
                     contexts.append((end, node, owner, None))
-                context = contexts[-1]
-                context_end, function, owner, scope = context
+                context_end, function, owner, scope = contexts[-1]
             else:
                 bind_statement(scope, node)
         scopes.finish()

@@ -82,6 +82,12 @@ def _children_getter(value_type: type):
     return getter
 
 
+def written_name(callee: ast.AST) -> str | None:
+    """The name a callee is written with: ``f`` of ``f(...)`` and of ``a.b.f(...)``; None for any other callee."""
+    callee_type = callee.__class__
+    return callee.attr if callee_type is ast.Attribute else callee.id if callee_type is ast.Name else None
+
+
 def preorder(root: ast.AST) -> list[ast.AST]:
     """The nodes of ``root``'s subtree in source order, ``root`` first (contexts left out)."""
     return _traverse(root, None)
@@ -211,7 +217,7 @@ def _visitor_source(node_type: type, index: int, recorded: bool) -> str | None:
         lines.append(f"{indent}class_starts.append(position)")
     lines.append(f"{indent}append(node)")
     if node_type is ast.Call:
-        # filed by the name its callee is written with (``f`` of ``a.f(...)``), as the n-th call of the module
+        # filed by the name its callee is written with (``written_name``, inlined), as the n-th call of the module
         lines.append(f"{indent}func = node.func")
         lines.append(f"{indent}func_type = func.__class__")
         lines.append(f"{indent}written = (func.attr if func_type is Attribute else func.id if func_type is Name")
@@ -417,9 +423,7 @@ class NodeIndex:
             found = self._calls_by_written_name = {}
             nodes = self.nodes
             for place, position in enumerate(self.positions_of(ast.Call)):
-                func = nodes[position].func
-                written = func.attr if func.__class__ is ast.Attribute else func.id if func.__class__ is ast.Name \
-                    else None
+                written = written_name(nodes[position].func)
                 if written is not None:
                     found.setdefault(written, []).append(place)
         return found

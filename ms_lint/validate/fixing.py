@@ -28,6 +28,7 @@ from contextlib import ExitStack, contextmanager
 from functools import lru_cache
 
 from ms_lint.model.source import read_source, source_lines
+from ms_lint.model.syntax import written_name
 from ms_lint.validate.expectations import unbound_name
 
 MAX_FIXES = 16  # compiles after the first, each with one more line fixed
@@ -640,7 +641,7 @@ def _called_function_spans(tree: ast.Module, removed: list[ast.AST]) -> list[tup
         for node in ast.walk(pending.pop()):
             if not isinstance(node, ast.Call):
                 continue
-            name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", None)
+            name = written_name(node.func)
             if name in functions and name not in seen:
                 seen.add(name)
                 for function in functions[name]:
