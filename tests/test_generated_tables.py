@@ -31,7 +31,8 @@ def test_file_is_in_canonical_form():
 
 def test_every_list_is_sorted_and_unique():
     lists = [SHIPPED["ops_functions"], SHIPPED["ops_primitives"], SHIPPED["dataset_transforms"],
-             SHIPPED["tensor_methods"], SHIPPED["tensor_properties"], SHIPPED["jit_forbidden"]["functions"], SHIPPED["jit_forbidden"]["modules"],
+             SHIPPED["tensor_methods"], SHIPPED["tensor_properties"], SHIPPED["jit_forbidden"]["functions"],
+             SHIPPED["jit_forbidden"]["modules"],
              *SHIPPED["jit_forbidden"]["methods"].values()]
     for names in lists:
         assert names == sorted(set(names))

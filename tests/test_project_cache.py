@@ -196,7 +196,7 @@ def test_a_body_whose_string_runs_back_to_the_margin_ends_where_the_tokenizer_sa
     ''')
     outline = outline_text(source)
     assert outline.split("\n") == ["class Block(Cell):", "    def usage(self):", "     pass", "", "", "", "", "",
-                                    "    @property", "    def size(self):", "     pass", "size = 1", ""]
+                                   "    @property", "    def size(self):", "     pass", "size = 1", ""]
     tree = ast.parse(outline)
     assert [node.name for node in tree.body[0].body] == ["usage", "size"]
 

@@ -24,6 +24,7 @@ CELL_METHODS_RETURNING_SELF = frozenset({
 
 _NOT_ASKED = object()
 
+
 class ClassInfo:
     """One class of a module: its methods, whether it is a Cell or a ``@jit_class``, and what its instance
     attributes hold (found on first use: in another module of the project only a base class is usually asked

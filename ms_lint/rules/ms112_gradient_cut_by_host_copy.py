@@ -5,7 +5,6 @@ import ast
 import re
 from typing import Iterator
 
-from ms_lint import mindspore_api as api
 from ms_lint.model import TENSOR, ClassInfo, FunctionNode, ModuleFacts
 from ms_lint.findings import Finding
 from ms_lint.rules.base import Rule

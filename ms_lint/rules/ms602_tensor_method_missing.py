@@ -71,10 +71,10 @@ class TensorMethodMissing(Rule):
         and `Parameter` do not have at all (`.detach()`, `.cuda()`, `.cpu()`, `.relu()`, `.clamp_min()`, in-place
         forms such as `.unsqueeze_()`), in graph code and in code PyNative runs for a Cell, and in any other
         function of the module where the value is known to be a tensor; also `.size()` / `.size(d)`, which
-        MindSpore's Tensor has as a property (the number of elements), not a method. The set of MindSpore's tensor methods is
-        generated from the installed MindSpore; the message names the MindSpore function of the same operation
-        where there is one (`detach` -> `ops.stop_gradient`). Modules that import `torch` (or a PyTorch shim such
-        as `mindtorch`) are skipped: their tensors may be PyTorch's.
+        MindSpore's Tensor has as a property (the number of elements), not a method. The set of MindSpore's tensor
+        methods is generated from the installed MindSpore; the message names the MindSpore function of the same
+        operation where there is one (`detach` -> `ops.stop_gradient`). Modules that import `torch` (or a PyTorch
+        shim such as `mindtorch`) are skipped: their tensors may be PyTorch's.
     """
     why = """
         The method does not exist: the call raises AttributeError in graph mode (STRICT and LAX) and in PyNative

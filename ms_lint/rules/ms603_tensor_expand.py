@@ -56,8 +56,8 @@ class TensorExpand(Rule):
         for function in module.graph_functions:
             for node in function.nodes_of(ast.Call):
                 func = node.func
-                if not (isinstance(func, ast.Attribute) and func.attr == "expand" and _sizes_not_a_tensor(node, function)
-                        and function.kind(func.value) == TENSOR):
+                if not (isinstance(func, ast.Attribute) and func.attr == "expand"
+                        and _sizes_not_a_tensor(node, function) and function.kind(func.value) == TENSOR):
                     continue
                 sizes = ", ".join(ast.unparse(argument) for argument in node.args)
                 shape = sizes if len(node.args) == 1 and not isinstance(node.args[0], ast.Starred) else f"({sizes})"

@@ -35,7 +35,8 @@ SHIFTED_POSITIONALS: dict[str, Shifted] = {
 class LayerPositionalArgument(Rule):
     code = "MS606"
     name = "layer-positional-argument"
-    summary = "a positional argument PyTorch's layer reads differently (`nn.Conv2d(c, c, 3, 1, 1)`: padding vs pad_mode)"
+    summary = ("a positional argument PyTorch's layer reads differently "
+               "(`nn.Conv2d(c, c, 3, 1, 1)`: padding vs pad_mode)")
     fix_summary = "pass it by keyword (`padding=1`, with `pad_mode=\"pad\"`; `padding_idx=0`)"
     what = """
         Reports `mindspore.nn` layers called with PyTorch's positional arguments where MindSpore's constructor has

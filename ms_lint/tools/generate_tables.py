@@ -443,7 +443,8 @@ def cell_keywords_table(ms: types.ModuleType) -> dict[str, list[str]]:
     """``{"mindspore.nn.Dense": [its constructor's keyword names]}`` for the public Cells of ``mindspore.nn`` and
     ``mindspore.mint.nn`` whose constructor takes no ``**kwargs``: any other keyword raises TypeError."""
     table = {}
-    for prefix, namespace in (("mindspore.nn", ms.nn), ("mindspore.mint.nn", importlib.import_module("mindspore.mint.nn"))):
+    namespaces = (("mindspore.nn", ms.nn), ("mindspore.mint.nn", importlib.import_module("mindspore.mint.nn")))
+    for prefix, namespace in namespaces:
         for name in dir(namespace):
             cls = getattr(namespace, name)
             if name.startswith("_") or not inspect.isclass(cls) or not issubclass(cls, ms.nn.Cell):

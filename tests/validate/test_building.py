@@ -189,6 +189,7 @@ def test_guesses_and_config_shrinking_without_mindspore_objects():
 
     recipe = guessed_arguments(Net, ["in_channels", "activation_bit"])
     assert recipe.kwargs == {"in_channels": 32, "activation_bit": 8}
+
     class Block:
         def __init__(self, inplanes, ratio, headers, h, w, dropout, drop_path_rate):
             pass

@@ -90,7 +90,7 @@ def test_a_fix_within_the_call_s_statement_is_applied_on_another_line_of_it(verd
     logarithm = verdicts[("Split", "MS101")]
     assert logarithm.verdict == CONFIRMED, logarithm.message
     assert logarithm.message.startswith(
-        f"decided after applying the fix for MS205 at "), logarithm.message
+        "decided after applying the fix for MS205 at "), logarithm.message
     assert f"blocks.py:{verdicts[('SplitCall', 'MS205')].finding.line}: " in logarithm.message
 
 
