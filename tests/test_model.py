@@ -693,6 +693,79 @@ def test_a_sub_cell_takes_the_values_its_callers_finally_pass(order, default, co
     assert module.is_graph_code(module.classes["Encoder"].methods["wrap"]) is compiled
 
 
+SUB_CELL_REACHED_THROUGH_A_HELPER = """
+    import mindspore.nn as nn
+
+
+    def ping(x, n):
+        return pong(x, n - 1)
+
+
+    def pong(x, n):
+        return ping(x, n)
+
+
+    class Block(nn.Cell):
+        def construct(self, x, flag=True):
+            if flag:
+                return ping(x, 3)
+            return x
+
+
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.block = Block()
+
+        def construct(self, x):
+            return self.run(x, FLAG)
+
+        def run(self, x, flag):
+            return self.block(x, flag)
+"""
+
+
+@pytest.mark.parametrize("flag, compiled", [("False", False), ("True", True)])
+def test_a_call_in_a_branch_dropped_once_the_callers_values_are_known_compiles_nothing(flag, compiled):
+    # Block's construct is looked at before Net.run passes it ``flag``: that first look, with ``flag`` unknown,
+    # reaches ping and pong. Once Block gets False, its branch is dropped, and with it what the first look passed:
+    # ping and pong, which keep each other called, are no graph code.
+    module = facts(SUB_CELL_REACHED_THROUGH_A_HELPER.replace("FLAG", flag))
+    block = next(f for f in module.graph_functions if f.label == "Block.construct")
+    assert block.parameter_values["flag"] == frozenset({("bool", flag == "True")})
+    assert module.is_graph_code(module.functions["ping"]) is compiled
+    assert module.is_graph_code(module.functions["pong"]) is compiled
+    assert {f.label for f in module.graph_functions} == {
+        "Block.construct", "Net.construct", "Net.run", *(("ping", "pong") if compiled else ())}
+
+
+@pytest.mark.parametrize("flag", ["False", "True"])
+def test_what_graph_code_is_does_not_depend_on_the_order_functions_are_looked_at(monkeypatch, flag):
+    from ms_lint.model.graph import GraphCode
+
+    def graph_code(pop_last: bool):
+        if pop_last:  # the queue read from its end: callees before their callers, sub-cells before their parents
+            original = GraphCode._follow_calls
+
+            def follow_last_first(self, queue):
+                queue.reverse()
+                return original(self, _LastFirst(queue))
+
+            monkeypatch.setattr(GraphCode, "_follow_calls", follow_last_first)
+        module = facts(SUB_CELL_REACHED_THROUGH_A_HELPER.replace("FLAG", flag))
+        monkeypatch.undo()
+        return {f.label: (f.parameter_values, f.strict, f.reason) for f in module.graph_functions}
+
+    assert graph_code(pop_last=True) == graph_code(pop_last=False)
+
+
+class _LastFirst(list):
+    """A work queue handed out from its end."""
+
+    def pop(self, index=-1):
+        return super().pop()
+
+
 def test_a_relative_import_inside_a_package_named_like_a_host_library_imports_it(tmp_path):
     package = tmp_path / "torch"
     package.mkdir()

@@ -24,6 +24,9 @@ _NO_TYPE = UserType(None, "")  # an annotation that names no user class
 
 
 _UNBOUND = object()  # a name the environment has no entry for
+# How often one graph function is looked at while the values its callers pass settle: far more than real code needs
+# (most functions are looked at once or twice); a guard against values that swing between two answers.
+_MAX_LOOKS = 32
 
 
 class GraphFunction:
@@ -41,6 +44,13 @@ class GraphFunction:
         self.env: dict[str, str | None] = {}
         # parameter -> the constants graph callers pass it (as (type, value) pairs), or UNKNOWN
         self.parameter_values: dict[str, object] = {}
+        # What the parameters get: as a root of graph code (its signature's kinds and defaults; None for a function
+        # that is graph code only because graph code calls it), and from each graph caller, the latest look at that
+        # caller only (id(caller) -> (caller, kinds, constants)): what a caller passed before its own parameters
+        # were known does not stay once it knows them.
+        self.as_root: tuple[dict[str, str | None], dict[str, object], bool] | None = None  # (kinds, constants, strict)
+        self.passed_by: dict[int, tuple[GraphFunction, dict[str, str | None], dict[str, object]]] = {}
+        self.callees: set[int] = set()  # id(node) of the graph functions this one's compiled code calls
         self._dead: set[int] = set()  # ids of the nodes of branches MindSpore's parser drops
         self._folding: set[int] = set()  # bindings being folded (a guard against ``x = x``-style cycles)
         self._live: dict[tuple[type, ...], list[ast.AST]] = {}  # types -> the nodes of those types compiled
@@ -181,6 +191,7 @@ class GraphFunction:
 
     def compute_environment(self) -> None:
         self._use_kinds = None
+        self.objects = {}
         self.find_dead_code()
         env: dict[str, str | None] = dict(self.parameter_kinds)
         assignments = self.nodes_of(ast.Assign, ast.AugAssign, ast.AnnAssign, ast.For, ast.comprehension,
@@ -673,33 +684,25 @@ class GraphCode:
         queue: list[GraphFunction] = []
         strict = self.settings.syntax_level == "strict"
 
-        def add(node: FunctionNode, owner: ClassInfo | None, reason: str, is_strict: bool,
-                kinds: dict[str, str | None] | None, values: dict[str, object] | None = None) -> None:
+        def add_root(node: FunctionNode, owner: ClassInfo | None, reason: str, is_strict: bool,
+                     kinds: dict[str, str | None] | None) -> GraphFunction:
             existing = self._graph_by_node.get(id(node))
             if existing is None:
                 existing = GraphFunction(self, node, owner, reason, is_strict)
-                existing.parameter_kinds = root_parameter_kinds(node, owner) if kinds is None else dict(kinds)
-                existing.parameter_values = (root_parameter_values(node, self.keyword_arguments) if kinds is None
-                                             else dict(values or {}))
+                if kinds is None:
+                    kinds = root_parameter_kinds(node, owner)
+                    values = root_parameter_values(node, self.keyword_arguments)
+                else:
+                    values = {}  # a sub-cell's construct: what its callers pass, else unknown
+                existing.as_root = (kinds, values, is_strict)
+                existing.parameter_kinds, existing.parameter_values = dict(kinds), dict(values)
                 self._graph_by_node[id(node)] = existing
                 self.graph_functions.append(existing)
                 queue.append(existing)
-                return
-            changed = is_strict and not existing.strict
-            existing.strict = existing.strict or is_strict
-            for name, kind in (kinds or {}).items():
-                merged = join(existing.parameter_kinds.get(name), kind)
-                if merged != existing.parameter_kinds.get(name):
-                    existing.parameter_kinds[name] = merged
-                    changed = True
-            for name, passed in (values or {}).items():
-                known = existing.parameter_values.get(name)
-                merged = passed if known is None else UNKNOWN if UNKNOWN in (known, passed) else known | passed
-                if merged != known:
-                    existing.parameter_values[name] = merged
-                    changed = True
-            if changed and existing not in queue:
-                queue.append(existing)
+            elif is_strict and not existing.strict:
+                existing.as_root = (*existing.as_root[:2], True)
+                existing.strict = True
+            return existing
 
         sub_cells = self._sub_cell_classes()
         sub_cell_constructs: list[GraphFunction] = []
@@ -711,7 +714,7 @@ class GraphCode:
                         # with ints from a shape), like any helper.
                         kinds = {} if name == "construct" and info.key in sub_cells else None
                         queued = len(queue)
-                        add(info.methods[name], info, f"{name} of Cell {info.name}", strict, kinds)
+                        add_root(info.methods[name], info, f"{name} of Cell {info.name}", strict, kinds)
                         if kinds is not None and len(queue) > queued:
                             sub_cell_constructs.append(queue.pop())
             if info.is_jit_class and self.mode == "graph":
@@ -719,27 +722,104 @@ class GraphCode:
                 # called are followed like any helper.
                 for name, method in info.methods.items():
                     if name not in ("__init__", "__new__"):
-                        add(method, info, f"method of @jit_class {info.name}", strict, None)
+                        add_root(method, info, f"method of @jit_class {info.name}", strict, None)
         for node, _ in self._enclosing:
             if not isinstance(node, ast.ClassDef):
                 decorator = self._jit_decorator(node)
                 if decorator is not None:
-                    add(node, self.class_of_function.get(id(node)), "decorated with @jit", self._is_strict(decorator),
-                        None)
+                    add_root(node, self.class_of_function.get(id(node)), "decorated with @jit",
+                             self._is_strict(decorator), None)
         for site in self.calls_to(*JIT_NAMES):
             if site.node.args and isinstance(site.node.args[0], ast.Name):
                 target = self.local_function(site.node.args[0])
                 if target is not None:
-                    add(target, None, "wrapped with jit(...)", self._is_strict(site.node), None)
-        # A sub-cell's construct takes its kinds from its callers: computed after them, it is computed once.
+                    add_root(target, None, "wrapped with jit(...)", self._is_strict(site.node), None)
+        # A sub-cell's construct takes its kinds and values from its callers: looked at after them, it is looked at
+        # once (in another order the answer is the same, after more looks).
         queue.extend(function for function in self._builders_first(sub_cell_constructs) if function not in queue)
+        self._follow_calls(queue)
 
-        while queue:
-            graph_function = queue.pop(0)
-            graph_function.compute_environment()
-            for call, callee, owner, kinds in self.calls_from(graph_function):
-                add(callee, owner, f"called from {graph_function.label}", graph_function.strict, kinds,
-                    parameter_values_of_call(graph_function, call, callee, kinds))
+    def _follow_calls(self, queue: list["GraphFunction"]) -> None:
+        """Compute the environments of the queued graph functions and of every function of this module their
+        compiled code calls, until what each caller passes no longer changes. A function no caller reaches any
+        more (its call now lies in a dropped branch) is graph code no more."""
+        looks: dict[int, int] = {}
+        while True:
+            while queue:
+                function = queue.pop(0)
+                if self._graph_by_node.get(id(function.node)) is not function:
+                    continue  # dropped while it waited
+                if function.as_root is None and not function.passed_by:
+                    self._drop_graph_function(function, queue)
+                    continue
+                looks[id(function.node)] = looks.get(id(function.node), 0) + 1
+                if looks[id(function.node)] > _MAX_LOOKS:
+                    continue  # values that never settle: the last look stands
+                function.compute_environment()
+                passed: dict[int, tuple[FunctionNode, ClassInfo | None, dict, dict]] = {}
+                for call, callee, owner, kinds in self.calls_from(function):
+                    values = parameter_values_of_call(function, call, callee, kinds)
+                    known = passed.get(id(callee))
+                    if known is None:
+                        passed[id(callee)] = (callee, owner, dict(kinds), values)
+                    else:
+                        _join_parameters(known[2], known[3], kinds, values)
+                for gone in function.callees - passed.keys():
+                    callee = self._graph_by_node.get(gone)
+                    if callee is not None:
+                        callee.passed_by.pop(id(function), None)
+                        self._settle(callee, queue)
+                function.callees = set(passed)
+                for node, owner, kinds, values in passed.values():
+                    callee = self._graph_by_node.get(id(node))
+                    created = callee is None
+                    if created:
+                        callee = GraphFunction(self, node, owner, f"called from {function.label}", False)
+                        self._graph_by_node[id(node)] = callee
+                        self.graph_functions.append(callee)
+                    callee.passed_by[id(function)] = (function, kinds, values)
+                    self._settle(callee, queue, created)
+            # Functions that call each other keep each other reached after the roots stopped calling them.
+            reached = {id(function.node) for function in self.graph_functions if function.as_root is not None}
+            stack = list(reached)
+            while stack:
+                for callee in self._graph_by_node[stack.pop()].callees:
+                    if callee not in reached and callee in self._graph_by_node:
+                        reached.add(callee)
+                        stack.append(callee)
+            unreached = [function for function in self.graph_functions if id(function.node) not in reached]
+            if not unreached:
+                return
+            for function in unreached:
+                function.passed_by.clear()
+                queue.append(function)
+
+    def _settle(self, function: "GraphFunction", queue: list["GraphFunction"], new: bool = False) -> None:
+        """Work out ``function``'s parameters again from its own entry as a root and the latest of what each caller
+        passes; queue it when they changed (or it was never looked at)."""
+        kinds, values, strict = (dict(function.as_root[0]), dict(function.as_root[1]), function.as_root[2]) if (
+            function.as_root is not None) else ({}, {}, False)
+        for caller, passed_kinds, passed_values in function.passed_by.values():
+            _join_parameters(kinds, values, passed_kinds, passed_values)
+            strict = strict or caller.strict
+        if function.as_root is None and function.passed_by:
+            function.reason = f"called from {next(iter(function.passed_by.values()))[0].label}"
+        changed = new or (kinds, values, strict) != (function.parameter_kinds, function.parameter_values,
+                                                     function.strict)
+        function.parameter_kinds, function.parameter_values, function.strict = kinds, values, strict
+        unreached = function.as_root is None and not function.passed_by  # dropped when its turn comes
+        if (changed or unreached) and function not in queue:
+            queue.append(function)
+
+    def _drop_graph_function(self, function: "GraphFunction", queue: list["GraphFunction"]) -> None:
+        """``function`` is no longer graph code: no graph caller reaches it. What it passed its callees goes."""
+        del self._graph_by_node[id(function.node)]
+        self.graph_functions.remove(function)
+        for gone in function.callees:
+            callee = self._graph_by_node.get(gone)
+            if callee is not None:
+                callee.passed_by.pop(id(function), None)
+                self._settle(callee, queue)
 
     def keyword_arguments(self) -> dict[str, object]:
         """For each keyword passed by a call of this module whose callee the model cannot name (``layer(x, k=v)``
@@ -1095,6 +1175,16 @@ def root_parameter_values(node: FunctionNode, keyword_arguments) -> dict[str, ob
             value = UNKNOWN
         values[name] = value
     return values
+
+
+def _join_parameters(kinds: dict[str, str | None], values: dict[str, object], passed_kinds: dict[str, str | None],
+                     passed_values: dict[str, object]) -> None:
+    """Join into ``kinds`` and ``values`` what one more call passes (its kinds, and its constants or UNKNOWN)."""
+    for name, kind in passed_kinds.items():
+        kinds[name] = join(kinds.get(name), kind)
+    for name, passed in passed_values.items():
+        known = values.get(name)
+        values[name] = passed if known is None else UNKNOWN if UNKNOWN in (known, passed) else known | passed
 
 
 def parameter_values_of_call(caller: GraphFunction, call: ast.Call, target: FunctionNode, kinds: dict) -> dict:
