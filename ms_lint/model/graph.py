@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING, Iterator
 from ms_lint import mindspore_api as api
 from ms_lint.model.classes import ClassInfo, UserType
 from ms_lint.model.ranks import Rank, least_rank
-from ms_lint.model.syntax import FunctionNode, decorator_callee, first_argument, is_static, parameter_defaults
+from ms_lint.model.syntax import (FunctionNode, decorator_callee, first_argument, is_static, parameter_defaults,
+                                  parameter_names)
 from ms_lint.model.scopes import ASSIGNMENT, PARAMETER
 from ms_lint.model.values import (BUILTIN_STATIC_CALLS, HOST, INDEX_BUILTINS, INDEX_FUNCTIONS, KIND_PASSING_BUILTINS,
                                   TENSOR, UNKNOWN, annotated_class, annotates_python_value, constant_value,
@@ -24,9 +25,10 @@ _NO_TYPE = UserType(None, "")  # an annotation that names no user class
 
 
 _UNBOUND = object()  # a name the environment has no entry for
-# How often one graph function is looked at while the values its callers pass settle: far more than real code needs
-# (most functions are looked at once or twice); a guard against values that swing between two answers.
-_MAX_LOOKS = 32
+# How often one graph function is looked at while the values its callers pass settle. Real code needs one to three
+# looks; a function looked at more often has values that swing, and takes unknown values from then on.
+_LOOKS_BEFORE_UNKNOWN = 8
+_MAX_LOOKS = 32  # a last guard
 
 
 class GraphFunction:
@@ -46,10 +48,11 @@ class GraphFunction:
         self.parameter_values: dict[str, object] = {}
         # What the parameters get: as a root of graph code (its signature's kinds and defaults; None for a function
         # that is graph code only because graph code calls it), and from each graph caller, the latest look at that
-        # caller only (id(caller) -> (caller, kinds, constants)): what a caller passed before its own parameters
-        # were known does not stay once it knows them.
+        # caller only (id(caller's node) -> (kinds, constants)): what a caller passed before its own parameters were
+        # known does not stay once it knows them. Callers are named by their nodes, not held: graph functions that
+        # call each other would otherwise keep each other, and the module's tree, for the garbage collector.
         self.as_root: tuple[dict[str, str | None], dict[str, object], bool] | None = None  # (kinds, constants, strict)
-        self.passed_by: dict[int, tuple[GraphFunction, dict[str, str | None], dict[str, object]]] = {}
+        self.passed_by: dict[int, tuple[dict[str, str | None], dict[str, object]]] = {}
         self.callees: set[int] = set()  # id(node) of the graph functions this one's compiled code calls
         self._dead: set[int] = set()  # ids of the nodes of branches MindSpore's parser drops
         self._folding: set[int] = set()  # bindings being folded (a guard against ``x = x``-style cycles)
@@ -685,80 +688,84 @@ class GraphCode:
         strict = self.settings.syntax_level == "strict"
 
         def add_root(node: FunctionNode, owner: ClassInfo | None, reason: str, is_strict: bool,
-                     kinds: dict[str, str | None] | None) -> GraphFunction:
+                     sub_cell: bool = False) -> GraphFunction:
             existing = self._graph_by_node.get(id(node))
             if existing is None:
                 existing = GraphFunction(self, node, owner, reason, is_strict)
-                if kinds is None:
+                if sub_cell:  # what its callers pass; looked at once one passes something
+                    kinds, values = {}, {}
+                else:  # Python calls it: a parameter without a literal default may hold anything
                     kinds = root_parameter_kinds(node, owner)
-                    values = root_parameter_values(node, self.keyword_arguments)
-                else:
-                    values = {}  # a sub-cell's construct: what its callers pass, else unknown
+                    values = dict.fromkeys(parameter_names(node), UNKNOWN)
+                    values.update(root_parameter_values(node, self.keyword_arguments))
+                    queue.append(existing)
                 existing.as_root = (kinds, values, is_strict)
                 existing.parameter_kinds, existing.parameter_values = dict(kinds), dict(values)
                 self._graph_by_node[id(node)] = existing
                 self.graph_functions.append(existing)
-                queue.append(existing)
             elif is_strict and not existing.strict:
                 existing.as_root = (*existing.as_root[:2], True)
                 existing.strict = True
             return existing
 
         sub_cells = self._sub_cell_classes()
-        sub_cell_constructs: list[GraphFunction] = []
         for info in self.classes.values():
             if info.is_cell and self.mode == "graph":
                 for name in ("construct", "bprop"):
                     if name in info.methods:
-                        # A Cell used only as a sub-cell here gets its input kinds from the calls (`self.pos(B, H, W)`
-                        # with ints from a shape), like any helper.
-                        kinds = {} if name == "construct" and info.key in sub_cells else None
-                        queued = len(queue)
-                        add_root(info.methods[name], info, f"{name} of Cell {info.name}", strict, kinds)
-                        if kinds is not None and len(queue) > queued:
-                            sub_cell_constructs.append(queue.pop())
+                        # A Cell used only as a sub-cell here gets its input kinds and values from the calls
+                        # (`self.pos(B, H, W)` with ints from a shape), like any helper.
+                        add_root(info.methods[name], info, f"{name} of Cell {info.name}", strict,
+                                 sub_cell=name == "construct" and info.key in sub_cells)
             if info.is_jit_class and self.mode == "graph":
                 # Construction runs in Python unless the object is built inside graph code, where the methods
                 # called are followed like any helper.
                 for name, method in info.methods.items():
                     if name not in ("__init__", "__new__"):
-                        add_root(method, info, f"method of @jit_class {info.name}", strict, None)
+                        add_root(method, info, f"method of @jit_class {info.name}", strict)
         for node, _ in self._enclosing:
             if not isinstance(node, ast.ClassDef):
                 decorator = self._jit_decorator(node)
                 if decorator is not None:
                     add_root(node, self.class_of_function.get(id(node)), "decorated with @jit",
-                             self._is_strict(decorator), None)
+                             self._is_strict(decorator))
         for site in self.calls_to(*JIT_NAMES):
             if site.node.args and isinstance(site.node.args[0], ast.Name):
                 target = self.local_function(site.node.args[0])
                 if target is not None:
-                    add_root(target, None, "wrapped with jit(...)", self._is_strict(site.node), None)
-        # A sub-cell's construct takes its kinds and values from its callers: looked at after them, it is looked at
-        # once (in another order the answer is the same, after more looks).
-        queue.extend(function for function in self._builders_first(sub_cell_constructs) if function not in queue)
+                    add_root(target, None, "wrapped with jit(...)", self._is_strict(site.node))
         self._follow_calls(queue)
 
     def _follow_calls(self, queue: list["GraphFunction"]) -> None:
         """Compute the environments of the queued graph functions and of every function of this module their
-        compiled code calls, until what each caller passes no longer changes. A function no caller reaches any
-        more (its call now lies in a dropped branch) is graph code no more."""
+        compiled code calls, until what each caller passes no longer changes.
+
+        Every function starts from nothing and only gains what its callers pass, so the answer is the same in
+        whatever order the functions are looked at: a helper or a sub-cell's construct is first looked at once a
+        caller passes it something; a sub-cell's construct no caller here passes anything (it is called in ways
+        the model cannot follow) is looked at last, with its parameters unknown. A function no caller reaches any
+        more (its call now lies in a dropped branch) is graph code no more. A function whose values swing (two
+        functions that each drop the call that gives the other its value) takes unknown values from then on."""
         looks: dict[int, int] = {}
         while True:
             while queue:
                 function = queue.pop(0)
-                if self._graph_by_node.get(id(function.node)) is not function:
+                node_id = id(function.node)
+                if self._graph_by_node.get(node_id) is not function:
                     continue  # dropped while it waited
                 if function.as_root is None and not function.passed_by:
                     self._drop_graph_function(function, queue)
                     continue
-                looks[id(function.node)] = looks.get(id(function.node), 0) + 1
-                if looks[id(function.node)] > _MAX_LOOKS:
-                    continue  # values that never settle: the last look stands
+                looks[node_id] = looks.get(node_id, 0) + 1
+                if looks[node_id] == _LOOKS_BEFORE_UNKNOWN:
+                    self._values_unknown.add(node_id)
+                    self._settle(function, queue)
+                if looks[node_id] > _MAX_LOOKS:
+                    continue  # a guard: values that never settle
                 function.compute_environment()
                 passed: dict[int, tuple[FunctionNode, ClassInfo | None, dict, dict]] = {}
                 for call, callee, owner, kinds in self.calls_from(function):
-                    values = parameter_values_of_call(function, call, callee, kinds)
+                    values = parameter_values_of_call(call, callee, kinds, function.constant)
                     known = passed.get(id(callee))
                     if known is None:
                         passed[id(callee)] = (callee, owner, dict(kinds), values)
@@ -767,7 +774,7 @@ class GraphCode:
                 for gone in function.callees - passed.keys():
                     callee = self._graph_by_node.get(gone)
                     if callee is not None:
-                        callee.passed_by.pop(id(function), None)
+                        callee.passed_by.pop(node_id, None)
                         self._settle(callee, queue)
                 function.callees = set(passed)
                 for node, owner, kinds, values in passed.values():
@@ -777,8 +784,17 @@ class GraphCode:
                         callee = GraphFunction(self, node, owner, f"called from {function.label}", False)
                         self._graph_by_node[id(node)] = callee
                         self.graph_functions.append(callee)
-                    callee.passed_by[id(function)] = (function, kinds, values)
+                    callee.passed_by[node_id] = (kinds, values)
                     self._settle(callee, queue, created)
+            never_looked_at = [function for function in self.graph_functions if id(function.node) not in looks]
+            if never_looked_at:  # sub-cells' constructs no caller here passes anything: the last to be looked at
+                for function in never_looked_at:
+                    self._values_unknown.add(id(function.node))
+                    self._settle(function, queue, True)
+                continue
+            self._note_host_calls_of_sub_cells(queue)
+            if queue:
+                continue
             # Functions that call each other keep each other reached after the roots stopped calling them.
             reached = {id(function.node) for function in self.graph_functions if function.as_root is not None}
             stack = list(reached)
@@ -794,16 +810,61 @@ class GraphCode:
                 function.passed_by.clear()
                 queue.append(function)
 
+    def _note_host_calls_of_sub_cells(self, queue: list["GraphFunction"]) -> None:
+        """What host code of a sub-cell's parent passes when it runs the sub-cell (``self.encoder(x, boxes)`` in a
+        method that is not graph code): MindSpore compiles the sub-cell's construct for those values too. They
+        count as a caller's, the method read as a root is (its parameters hold their literal defaults, or
+        anything)."""
+        readers: dict[int, GraphFunction] = {}
+        for key, attributes in self._sub_cell_classes().items():
+            construct = self._graph_by_node.get(id(self.classes[key].methods.get("construct")))
+            if construct is None:
+                continue
+            filled = parameter_names(construct.node)[1:]
+            host: dict[int, tuple[dict, dict]] = {}
+            for site in self.calls_written(*attributes):
+                func = site.node.func
+                if not (isinstance(func, ast.Attribute) and func.attr in attributes and isinstance(func.value, ast.Name)
+                        and site.function is not None and func.value.id == first_argument(site.function)
+                        and site.owner is not None and self._local_sub_cell(site.owner, func.attr) is self.classes[key]
+                        and not self.is_graph_code(site.function)):
+                    continue
+                reader = readers.get(id(site.function))
+                if reader is None:
+                    reader = readers[id(site.function)] = GraphFunction(self, site.function, site.owner, "", False)
+                    reader.parameter_values = dict.fromkeys(parameter_names(site.function), UNKNOWN)
+                    reader.parameter_values.update(root_parameter_values(site.function, self.keyword_arguments))
+                    reader.compute_environment()
+                values = parameter_values_of_call(site.node, construct.node, filled, reader.constant)
+                known = host.get(id(site.function))
+                if known is None:
+                    host[id(site.function)] = ({}, values)
+                else:
+                    _join_parameters(known[0], known[1], {}, values)
+            stale = [caller for caller in construct.passed_by
+                     if caller not in self._graph_by_node and caller not in host]
+            if not host and not stale:
+                continue
+            for caller in stale:
+                del construct.passed_by[caller]
+            construct.passed_by.update(host)
+            self._settle(construct, queue)
+
     def _settle(self, function: "GraphFunction", queue: list["GraphFunction"], new: bool = False) -> None:
         """Work out ``function``'s parameters again from its own entry as a root and the latest of what each caller
         passes; queue it when they changed (or it was never looked at)."""
         kinds, values, strict = (dict(function.as_root[0]), dict(function.as_root[1]), function.as_root[2]) if (
             function.as_root is not None) else ({}, {}, False)
-        for caller, passed_kinds, passed_values in function.passed_by.values():
+        for caller_id, (passed_kinds, passed_values) in function.passed_by.items():
             _join_parameters(kinds, values, passed_kinds, passed_values)
-            strict = strict or caller.strict
+            caller = self._graph_by_node.get(caller_id)
+            strict = strict or (caller is not None and caller.strict)
+        if id(function.node) in self._values_unknown:
+            values = dict.fromkeys(parameter_names(function.node), UNKNOWN)
         if function.as_root is None and function.passed_by:
-            function.reason = f"called from {next(iter(function.passed_by.values()))[0].label}"
+            first = self._graph_by_node.get(next(iter(function.passed_by)))
+            if first is not None:
+                function.reason = f"called from {first.label}"
         changed = new or (kinds, values, strict) != (function.parameter_kinds, function.parameter_values,
                                                      function.strict)
         function.parameter_kinds, function.parameter_values, function.strict = kinds, values, strict
@@ -818,7 +879,7 @@ class GraphCode:
         for gone in function.callees:
             callee = self._graph_by_node.get(gone)
             if callee is not None:
-                callee.passed_by.pop(id(function), None)
+                callee.passed_by.pop(id(function.node), None)
                 self._settle(callee, queue)
 
     def keyword_arguments(self) -> dict[str, object]:
@@ -923,14 +984,13 @@ class GraphCode:
 
     def _sub_cell_classes(self) -> dict[str, set[str]]:
         """Local Cell classes built only as ``self.attr = Cls(...)`` and called as ``self.attr(...)`` here, each
-        with the keys of the classes that build it."""
+        with the attributes that hold it."""
         if self._sub_cells is None:
             self._sub_cells = self._find_sub_cell_classes()
         return self._sub_cells
 
     def _find_sub_cell_classes(self) -> dict[str, set[str]]:
         attributes: dict[str, set[str]] = {}
-        builders: dict[str, set[str]] = {}
         excluded: set[str] = set()
         for site in self.calls_to_local_classes():  # only this module's classes can be its sub-cells
             built = self.class_of_constructor(site.node)
@@ -940,27 +1000,12 @@ class GraphCode:
             target = assignment.targets[0] if assignment is not None and len(assignment.targets) == 1 else None
             if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
                 attributes.setdefault(built[1].key, set()).add(target.attr)
-                if site.owner is not None:
-                    builders.setdefault(built[1].key, set()).add(site.owner.key)
             else:
                 excluded.add(built[1].key)
         if not attributes:
             return {}  # most modules: no call made here to learn of
         called = self.called_attributes()
-        return {name: builders.get(name, set()) for name, attrs in attributes.items()
-                if name not in excluded and attrs <= called}
-
-    def _builders_first(self, constructs: list[GraphFunction]) -> list[GraphFunction]:
-        """Sub-cells' constructs (in definition order) ordered so that each comes after those of the sub-cells that
-        build it, whatever order the module defines them in; those in a cycle of builders keep definition order."""
-        sub_cells = self._sub_cell_classes()
-        pending = {function.owner.key: function for function in constructs}
-        ordered: list[GraphFunction] = []
-        while pending:
-            ready = [key for key in pending if not (sub_cells.get(key, set()) - {key}) & pending.keys()]
-            for key in ready or list(pending):  # none ready: builders in a cycle
-                ordered.append(pending.pop(key))
-        return ordered
+        return {name: attrs for name, attrs in attributes.items() if name not in excluded and attrs <= called}
 
     def _local_sub_cell(self, owner: ClassInfo, attribute: str) -> ClassInfo | None:
         qualname = next((info.cell_attributes[attribute] for info in owner.lineage()
@@ -1187,12 +1232,13 @@ def _join_parameters(kinds: dict[str, str | None], values: dict[str, object], pa
         values[name] = passed if known is None else UNKNOWN if UNKNOWN in (known, passed) else known | passed
 
 
-def parameter_values_of_call(caller: GraphFunction, call: ast.Call, target: FunctionNode, kinds: dict) -> dict:
+def parameter_values_of_call(call: ast.Call, target: FunctionNode, filled, constant_of) -> dict:
     """The constants ``call`` passes to each parameter of ``target`` (its default when the call does not pass it),
-    UNKNOWN where the argument is not a constant. ``kinds`` names the parameters the call fills."""
+    UNKNOWN where the argument is not a constant. ``filled`` names the parameters the call fills; ``constant_of``
+    gives the constant an argument's expression holds where the call is made, or UNKNOWN."""
     args = target.args
     positional = [a.arg for a in args.posonlyargs + args.args]
-    positional = positional[len(positional) - len([p for p in positional if p in kinds]):]
+    positional = positional[len(positional) - len([p for p in positional if p in filled]):]
     defaults = parameter_defaults(target)
     passed: dict[str, ast.AST] = {}
     unpacked = False
@@ -1208,9 +1254,9 @@ def parameter_values_of_call(caller: GraphFunction, call: ast.Call, target: Func
         else:
             passed[keyword.arg] = keyword.value
     values: dict[str, object] = {}
-    for name in kinds:
+    for name in filled:
         if name in passed:
-            values[name] = _constants(caller.constant(passed[name]))
+            values[name] = _constants(constant_of(passed[name]))
         elif not unpacked and name in defaults:
             values[name] = _constants(literal(defaults[name]))
         else:

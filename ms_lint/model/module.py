@@ -96,6 +96,7 @@ class ModuleFacts(ClassFacts, GraphCode):
         self.mode = self._mode()
         self.graph_functions: list[GraphFunction] = []
         self._graph_by_node: dict[int, GraphFunction] = {}
+        self._values_unknown: set[int] = set()  # id(node) of graph functions whose parameters may hold anything
         self._plain_containers: list[PlainContainer] | None = None
         self._return_kinds: dict[tuple, str | None] = {}
         self._returns_in_progress: set[int] = set()

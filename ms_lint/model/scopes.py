@@ -7,6 +7,8 @@ import weakref
 from bisect import bisect_right
 from functools import lru_cache
 
+from ms_lint.model.syntax import parameter_names
+
 
 IMPORT, CLASS, FUNCTION, ASSIGNMENT, PARAMETER = "import", "class", "function", "assignment", "parameter"
 _UNRESOLVED = object()
@@ -131,19 +133,10 @@ class Scopes:
 
     def note_parameters(self, function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
         """The parameter names of ``function``, noted among those of the module."""
-        arguments = function.args  # asked of every function of the module: most have plain parameters only
-        names = [argument.arg for argument in arguments.args]
-        if arguments.posonlyargs:
-            names[:0] = [argument.arg for argument in arguments.posonlyargs]
-        if arguments.kwonlyargs:
-            names.extend([argument.arg for argument in arguments.kwonlyargs])
-        if arguments.vararg is not None:
-            names.append(arguments.vararg.arg)
-        if arguments.kwarg is not None:
-            names.append(arguments.kwarg.arg)
-        parameter_names = self._parameter_names
+        names = parameter_names(function)
+        noted = self._parameter_names
         for name in names:
-            parameter_names[name] = True
+            noted[name] = True
         return names
 
     # -- functions whose scopes are made on first use ------------------------------------------------------------

@@ -569,6 +569,21 @@ def decorator_callee(decorator: ast.AST) -> ast.AST:
     return decorator.func if isinstance(decorator, ast.Call) else decorator
 
 
+def parameter_names(function: FunctionNode) -> list[str]:
+    """The names of ``function``'s parameters, in the order its signature lists them."""
+    arguments = function.args  # asked of every function of a module: most have plain parameters only
+    names = [argument.arg for argument in arguments.args]
+    if arguments.posonlyargs:
+        names[:0] = [argument.arg for argument in arguments.posonlyargs]
+    if arguments.vararg is not None:
+        names.append(arguments.vararg.arg)
+    if arguments.kwonlyargs:
+        names.extend([argument.arg for argument in arguments.kwonlyargs])
+    if arguments.kwarg is not None:
+        names.append(arguments.kwarg.arg)
+    return names
+
+
 def parameter_defaults(function: FunctionNode) -> dict[str, ast.AST]:
     """Each parameter that has a default, with the default's expression."""
     arguments = function.args
