@@ -47,10 +47,11 @@ class GraphFunction:
         # parameter -> the constants graph callers pass it (as (type, value) pairs), or UNKNOWN
         self.parameter_values: dict[str, object] = {}
         # What the parameters get: as a root of graph code (its signature's kinds and defaults; None for a function
-        # that is graph code only because graph code calls it), and from each graph caller, the latest look at that
-        # caller only (id(caller's node) -> (kinds, constants)): what a caller passed before its own parameters were
-        # known does not stay once it knows them. Callers are named by their nodes, not held: graph functions that
-        # call each other would otherwise keep each other, and the module's tree, for the garbage collector.
+        # that is graph code only because graph code calls it), and from each caller (a graph function, or a method
+        # of the parent that runs a sub-cell from host code), the latest look at that caller only (id(caller's node)
+        # -> (kinds, constants)): what a caller passed before its own parameters were known does not stay once it
+        # knows them. Callers are named by their nodes, not held: graph functions that call each other would
+        # otherwise keep each other, and the module's tree, for the garbage collector.
         self.as_root: tuple[dict[str, str | None], dict[str, object], bool] | None = None  # (kinds, constants, strict)
         self.passed_by: dict[int, tuple[dict[str, str | None], dict[str, object]]] = {}
         self.callees: set[int] = set()  # id(node) of the graph functions this one's compiled code calls
@@ -740,12 +741,13 @@ class GraphCode:
         """Compute the environments of the queued graph functions and of every function of this module their
         compiled code calls, until what each caller passes no longer changes.
 
-        Every function starts from nothing and only gains what its callers pass, so the answer is the same in
-        whatever order the functions are looked at: a helper or a sub-cell's construct is first looked at once a
-        caller passes it something; a sub-cell's construct no caller here passes anything (it is called in ways
-        the model cannot follow) is looked at last, with its parameters unknown. A function no caller reaches any
-        more (its call now lies in a dropped branch) is graph code no more. A function whose values swing (two
-        functions that each drop the call that gives the other its value) takes unknown values from then on."""
+        A root starts from its signature, every other function from nothing, and each gains only what its callers
+        pass, so the answer is the same in whatever order the functions are looked at: a helper or a sub-cell's
+        construct is first looked at once a caller passes it something; a sub-cell's construct no caller here
+        passes anything (it is called in ways the model cannot follow) is looked at last, with its parameters
+        unknown. A function no caller reaches any more (its call now lies in a dropped branch) is graph code no
+        more. A function whose values swing (two functions that each drop the call that gives the other its value)
+        takes unknown values from then on."""
         looks: dict[int, int] = {}
         while True:
             while queue:
@@ -812,9 +814,9 @@ class GraphCode:
 
     def _note_host_calls_of_sub_cells(self, queue: list["GraphFunction"]) -> None:
         """What host code of a sub-cell's parent passes when it runs the sub-cell (``self.encoder(x, boxes)`` in a
-        method that is not graph code): MindSpore compiles the sub-cell's construct for those values too. They
-        count as a caller's, the method read as a root is (its parameters hold their literal defaults, or
-        anything)."""
+        method that is not graph code): MindSpore compiles the sub-cell's construct for those values too. Each such
+        method counts as one more caller, read as a root is: its parameters hold their literal defaults, or
+        anything."""
         readers: dict[int, GraphFunction] = {}
         for key, attributes in self._sub_cell_classes().items():
             construct = self._graph_by_node.get(id(self.classes[key].methods.get("construct")))
