@@ -786,8 +786,10 @@ class GraphCode:
                         callee = GraphFunction(self, node, owner, f"called from {function.label}", False)
                         self._graph_by_node[id(node)] = callee
                         self.graph_functions.append(callee)
+                    first_look = node_id not in callee.passed_by
                     callee.passed_by[node_id] = (kinds, values)
-                    self._settle(callee, queue, created)
+                    self._settle(callee, queue, created,
+                                 added=(kinds, values, function.strict) if first_look and not created else None)
             never_looked_at = [function for function in self.graph_functions if id(function.node) not in looks]
             if never_looked_at:  # sub-cells' constructs no caller here passes anything: the last to be looked at
                 for function in never_looked_at:
@@ -852,15 +854,23 @@ class GraphCode:
             construct.passed_by.update(host)
             self._settle(construct, queue)
 
-    def _settle(self, function: "GraphFunction", queue: list["GraphFunction"], new: bool = False) -> None:
+    def _settle(self, function: "GraphFunction", queue: list["GraphFunction"], new: bool = False,
+                added: tuple[dict, dict, bool] | None = None) -> None:
         """Work out ``function``'s parameters again from its own entry as a root and the latest of what each caller
-        passes; queue it when they changed (or it was never looked at)."""
-        kinds, values, strict = (dict(function.as_root[0]), dict(function.as_root[1]), function.as_root[2]) if (
-            function.as_root is not None) else ({}, {}, False)
-        for caller_id, (passed_kinds, passed_values) in function.passed_by.items():
-            _join_parameters(kinds, values, passed_kinds, passed_values)
-            caller = self._graph_by_node.get(caller_id)
-            strict = strict or (caller is not None and caller.strict)
+        passes; queue it when they changed (or it was never looked at). ``added``: what a caller passes for the
+        first time (kinds, constants, whether it is strict), joined to what the function has, without joining
+        again what every other caller passes (a helper of a thousand callers)."""
+        if added is not None:
+            kinds, values = dict(function.parameter_kinds), dict(function.parameter_values)
+            _join_parameters(kinds, values, added[0], added[1])
+            strict = function.strict or added[2]
+        else:
+            kinds, values, strict = (dict(function.as_root[0]), dict(function.as_root[1]), function.as_root[2]) if (
+                function.as_root is not None) else ({}, {}, False)
+            for caller_id, (passed_kinds, passed_values) in function.passed_by.items():
+                _join_parameters(kinds, values, passed_kinds, passed_values)
+                caller = self._graph_by_node.get(caller_id)
+                strict = strict or (caller is not None and caller.strict)
         if id(function.node) in self._values_unknown:
             values = dict.fromkeys(parameter_names(function.node), UNKNOWN)
         if function.as_root is None and function.passed_by:
