@@ -695,10 +695,9 @@ class GraphCode:
                 existing = GraphFunction(self, node, owner, reason, is_strict)
                 if sub_cell:  # what its callers pass; looked at once one passes something
                     kinds, values = {}, {}
-                else:  # Python calls it: a parameter without a literal default may hold anything
+                else:
                     kinds = root_parameter_kinds(node, owner)
-                    values = dict.fromkeys(parameter_names(node), UNKNOWN)
-                    values.update(root_parameter_values(node, self.keyword_arguments))
+                    values = root_parameter_values(node, self.keyword_arguments)
                     queue.append(existing)
                 existing.as_root = (kinds, values, is_strict)
                 existing.parameter_kinds, existing.parameter_values = dict(kinds), dict(values)
@@ -835,10 +834,9 @@ class GraphCode:
                     continue
                 reader = readers.get(id(site.function))
                 if reader is None:
-                    reader = readers[id(site.function)] = GraphFunction(self, site.function, site.owner, "", False)
-                    reader.parameter_values = dict.fromkeys(parameter_names(site.function), UNKNOWN)
-                    reader.parameter_values.update(root_parameter_values(site.function, self.keyword_arguments))
-                    reader.compute_environment()
+                    reader = readers[id(site.function)] = self.plain_function(
+                        site.function, site.owner,
+                        parameter_values=root_parameter_values(site.function, self.keyword_arguments))
                 values = parameter_values_of_call(site.node, construct.node, filled, reader.constant)
                 known = host.get(id(site.function))
                 if known is None:
@@ -1092,12 +1090,14 @@ class GraphCode:
                 if not isinstance(node, ast.ClassDef)]
 
     def plain_function(self, node: FunctionNode, owner: ClassInfo | None,
-                       parameter_kinds: dict[str, str | None] | None = None) -> GraphFunction:
+                       parameter_kinds: dict[str, str | None] | None = None,
+                       parameter_values: dict[str, object] | None = None) -> GraphFunction:
         """A function read as host code, with the same tensor-value environment as graph code; its parameters are of
         unknown kind unless ``parameter_kinds`` says, so only values it builds itself (MindSpore calls,
-        ``Tensor(...)``) count as tensors."""
+        ``Tensor(...)``) count as tensors; they hold unknown values unless ``parameter_values`` says."""
         function = GraphFunction(self, node, owner, "", strict=False)
         function.parameter_kinds = dict(parameter_kinds or {})
+        function.parameter_values = dict(parameter_values or {})
         function.compute_environment()
         return function
 
@@ -1222,8 +1222,9 @@ def root_parameter_values(node: FunctionNode, keyword_arguments) -> dict[str, ob
     of the project does not pass them: a flag's literal default (``return_dict=False``, ``output_type="ms"``),
     unless a call of this module passes that keyword something else (``self.block(x, use_cache=use_cache)``
     reaches a Cell built in a way the model cannot follow; ``keyword_arguments()`` gives those). A ``None`` default
-    is left unknown: it usually stands for an optional tensor input that callers do pass."""
-    values: dict[str, object] = {}
+    is left unknown: it usually stands for an optional tensor input that callers do pass; so is a parameter without
+    a default, which Python may call with anything."""
+    values: dict[str, object] = dict.fromkeys(parameter_names(node), UNKNOWN)
     for name, default in parameter_defaults(node).items():
         value = literal(default)
         value = UNKNOWN if value is None or value is UNKNOWN else _constants(value)

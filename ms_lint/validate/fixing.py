@@ -248,8 +248,8 @@ def _only_statement_changed(before: str, after: str, path: str, line: int, also:
     """Whether ``after`` differs from ``before`` only within the statement at ``line`` (a call written over several
     lines: ``pad_mode`` added to its last one; for a finding on a ``def`` line, the function: MS119 renames its
     instance wherever the body uses it) and on the lines ``also``, with every line where it was."""
-    old, new = [text.rstrip("\r\n") for text in source_lines(before)], [
-        text.rstrip("\r\n") for text in source_lines(after)]
+    old = [text.rstrip("\r\n") for text in source_lines(before)]
+    new = [text.rstrip("\r\n") for text in source_lines(after)]
     if len(old) != len(new):
         return False
     try:
