@@ -343,6 +343,45 @@ def test_a_kept_answer_from_text_that_is_not_the_files_is_not_used(tmp_path, mon
     assert reads == [(str(base), True)]
 
 
+@pytest.mark.parametrize("source, checked", [
+    ("import mindspore\n", True),
+    ("class Net(Base):\n    def construct(self, x):\n        return x\n", True),
+    ("class Net(Base):\n    def bprop(self, x, out, dout):\n        return (dout,)\n", True),
+    ('"""Blocks the constructor builds, to reconstruct the input."""\n', False),
+    ("@torch.jit.script\ndef f(x):\n    return x\n", False),
+    ("def construct_backend_options(name):\n    return name\n", False),
+    ("self._construct(x)\nconstruct", True),
+    ("self._construct(x)\n_bprop = bprops", False),
+])
+def test_a_file_is_checked_only_when_it_names_mindspore_or_defines_graph_code(source, checked):
+    from ms_lint.engine import may_hold_hazards
+
+    assert may_hold_hazards(source) is checked
+
+
+def test_a_file_that_never_names_mindspore_is_checked_for_the_construct_of_the_project_s_cell(tmp_path):
+    base, user = _project(tmp_path, "import mindspore.nn as nn\n\n\nclass Base(nn.Cell):\n    pass\n")
+    user.write_text(user.read_text().replace("import mindspore\n", ""))
+    assert _check(user) == ["MS102"]
+
+
+def test_what_the_files_left_unchecked_hold_gives_no_finding_when_checked(tmp_path, monkeypatch):
+    import ms_lint.engine as engine
+
+    # A jit taken from a module of the project is not MindSpore's jit for any check, and the host code of a file
+    # that never spells mindspore calls nothing of MindSpore: checked anyway, such a file gives nothing.
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "compat.py").write_text("from mindspore import jit, nn\nfrom mindspore.nn import Dense\n")
+    user = package / "user.py"
+    user.write_text("import numpy as np\nfrom pkg.compat import Dense, jit, nn\n\n\n@jit\ndef total(x):\n"
+                    "    return np.sum(x.asnumpy())\n\n\nlayer = Dense(2, 2, bias=False)\nnet = nn.Dense(2, 2, 1)\n")
+    assert not engine.may_hold_hazards(user.read_text())
+    monkeypatch.setattr(engine, "may_hold_hazards", lambda source: True)
+    assert _check(user) == []
+
+
 def test_another_modules_outline_leaves_function_bodies_out():
     tree = ast.parse(textwrap.dedent("""
         import mindspore.nn as nn
