@@ -177,6 +177,34 @@ def test_an_outline_keeps_what_a_module_and_its_classes_define_and_cuts_function
     assert outline_text(OUTLINED.replace("\n", "\r\n")).replace("\r", "") == outline
 
 
+def test_an_outline_without_class_bodies_keeps_the_classes_headers_only():
+    from ms_lint.model.source import outline_text
+
+    outline = outline_text(OUTLINED, class_bodies=False)
+    lines = outline.split("\n")
+    assert len(lines) == len(OUTLINED.split("\n"))
+    assert lines[:19] == outline_text(OUTLINED).split("\n")[:19]  # the module's own code is cut as before
+    assert lines[18:] == ["class Block(layers.Base, nn.Cell):", " pass"] + [""] * 8
+    block = ast.parse(outline).body[-1]
+    assert [ast.unparse(base) for base in block.bases] == ["layers.Base", "nn.Cell"]
+
+
+def test_a_cell_deriving_from_a_class_inside_a_class_of_another_module_is_a_cell(package):
+    (package / "pkg" / "blocks.py").write_text(textwrap.dedent('''
+        import mindspore.nn as nn
+
+
+        class Layers:
+            class Base(nn.Cell):
+                pass
+
+
+        class Block(Layers.Base):
+            pass
+    '''))
+    assert codes(package / "pkg" / "head.py") == ["MS101"]  # the outline keeps the class bodies then
+
+
 def test_a_body_whose_string_runs_back_to_the_margin_ends_where_the_tokenizer_says():
     from ms_lint.model.source import outline_text
 

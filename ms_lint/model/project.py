@@ -6,8 +6,9 @@ third-party code would make every editor keystroke pay for parsing libraries.
 
 Two caches, because a flake8 run checks a whole project in one process. What most questions need (is this class
 a Cell, what does this module re-export) is kept for the whole process as a small summary per module and file
-version, and so is where each module's file lies. A summary is read from the module's outline (its own and its
-classes' code, not its functions' bodies), or kept from the module's own analysis when the run checked it first.
+version, and so is where each module's file lies. A summary is read from the module's outline (its own code and
+its classes' headers, not what functions and classes hold), or kept from the module's own analysis when the run
+checked it first.
 The full facts of another module (its tree) are kept only while one file is analysed: keeping hundreds of trees
 alive would make every full garbage collection of the host process scan them, file after file.
 """
@@ -268,22 +269,41 @@ def _read_module(module_file: str, settings: Settings, outline: bool) -> "Module
 
 def _parsed(module_file: str, outline: bool = False) -> tuple[ast.Module, str]:
     """The module's tree and source, parsed once while a file is analysed. For its outline alone, unless the whole
-    tree is at hand, the text with its function bodies cut (``outline_text``): most of a module's nodes lie in
-    its functions, and the outline of a module checked later in the run is read only to learn its classes."""
+    tree is at hand, the text with its function and class bodies cut (``outline_text``): most of a module's nodes
+    lie in them, and the outline of a module checked later in the run is read only to learn its classes."""
     version = _version(module_file, None)
     found = _trees.get(version)
     if found is not None:
         return found
     source = read_source(module_file)
     if outline:
-        text = outline_text(source)
-        if text is not None:
+        # Its classes' bodies are cut too: a summary needs only their headers, unless a class derives from a class
+        # defined inside another (``class Block(Layers.Base)``), which only the bodies define.
+        for class_bodies in (False, True):
+            text = outline_text(source, class_bodies)
+            if text is None:
+                break
             try:
-                return ast.parse(text, filename=module_file), text
+                tree = ast.parse(text, filename=module_file)
             except SyntaxError:
-                pass  # cut where only a tokenizer could tell: the whole text decides
+                break  # cut where only a tokenizer could tell: the whole text decides
+            if class_bodies or not _derives_from_an_inner_class(tree):
+                return tree, text
     found = _trees[version] = (ast.parse(source, filename=module_file), source)
     return found
+
+
+def _derives_from_an_inner_class(tree: ast.Module) -> bool:
+    """Whether a class of ``tree`` names a base as an attribute of one of the module's classes."""
+    classes = [node for node in ast.walk(tree) if node.__class__ is ast.ClassDef]
+    names = {node.name for node in classes}
+    for node in classes:
+        for base in node.bases:
+            while base.__class__ is ast.Attribute:
+                base = base.value
+                if base.__class__ is ast.Name and base.id in names:
+                    return True
+    return False
 
 
 def project_function(module: "ModuleFacts", qualname: str, hops: int = 0):
