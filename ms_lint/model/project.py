@@ -276,7 +276,7 @@ def _parsed(module_file: str, outline: bool = False) -> tuple[ast.Module, str]:
     if found is not None:
         return found
     source = read_source(module_file)
-    if outline:
+    if outline and "\0" not in source:  # Python refuses a file with a null byte anywhere, a body it cuts included
         # Its classes' bodies are cut too: a summary needs only their headers, unless a class derives from a class
         # defined inside another (``class Block(Layers.Base)``), which only the bodies define.
         for class_bodies in (False, True):

@@ -422,6 +422,7 @@ BROKEN_BASE_MODULES = {
     "syntax_error": b"class Base(:\n",
     "python2": b"print 'base'\nclass Base(object): pass\n",
     "nul_byte": b"import mindspore.nn as nn\nclass Base(nn.Cell):\n    pass\0\n",
+    "nul_byte_in_a_method": b"import mindspore.nn as nn\nclass Base(nn.Cell):\n    def f(self):\n        return 1\0\n",
     "latin1": "import mindspore.nn as nn\n# caf\xe9\nclass Base(nn.Cell):\n    pass\n".encode("latin-1"),
     "too_deep": ("import mindspore.nn as nn\nX = " + "+".join(["a"] * 30_000) + "\nclass Base(nn.Cell):\n"
                  "    pass\n").encode(),
