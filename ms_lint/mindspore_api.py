@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from functools import lru_cache
 from importlib import resources
+from typing import NamedTuple
 
 MINDSPORE = "mindspore"
 
@@ -186,6 +187,21 @@ def module_names(module: str) -> frozenset[str] | None:
 @lru_cache(maxsize=1)
 def _module_names() -> dict[str, frozenset[str]]:
     return {module: frozenset(names.split()) for module, names in tables().get("module_names", {}).items()}
+
+
+class JitForbidden(NamedTuple):
+    """MindSpore's jit-forbidden registry (generated): what graph code may not call."""
+
+    functions: frozenset[str]  # qualified names of functions
+    modules: tuple[str, ...]  # prefixes (``mindspore.context.``) of modules none of whose functions may be called
+    methods: dict[str, frozenset[str]]  # owner (``Cell``, ``Tensor``, ``Parameter``) -> its forbidden methods
+
+
+@lru_cache(maxsize=1)
+def jit_forbidden() -> JitForbidden:
+    forbidden = tables()["jit_forbidden"]
+    return JitForbidden(frozenset(forbidden["functions"]), tuple(name + "." for name in forbidden["modules"]),
+                        {owner: frozenset(names) for owner, names in forbidden["methods"].items()})
 
 
 def mindspore_version() -> str:

@@ -50,10 +50,7 @@ class JitForbiddenApi(Rule):
     """
 
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
-        forbidden = api.tables()["jit_forbidden"]
-        functions = frozenset(forbidden["functions"])
-        modules = tuple(name + "." for name in forbidden["modules"])
-        methods = {owner: frozenset(names) for owner, names in forbidden["methods"].items()}
+        functions, modules, methods = api.jit_forbidden()
         for function in module.graph_functions:
             for node in function.nodes_of(ast.Call):
                 qualname = module.qualname(node.func)
