@@ -15,16 +15,55 @@ from ms_lint.settings import Settings
 INTERNAL_ERROR = "MS900"
 
 
-def may_hold_hazards(source: str) -> bool:
+def may_hold_hazards(source: str, path: str = "") -> bool:
     """Whether the file may hold a hazard; one that cannot is skipped before any analysis.
 
     A name resolves to a MindSpore object only through an import that spells ``mindspore`` (a ``jit`` or
-    ``jit_class`` imported from a module of the project is not MindSpore's, for every check). A file that never
-    spells it reaches MindSpore only through the project's own classes, and holds graph code only as ``construct``
-    or ``bprop`` of a class deriving from a Cell of another module: whole words, which ``constructor`` or
-    ``reconstruct`` are not. Such a file without them is not checked, even where it holds a subclass of the
-    project's Cell that only overrides ``__init__``."""
-    return "mindspore" in source or _has_word(source, "construct") or _has_word(source, "bprop")
+    ``jit_class`` imported from a module of the project is not MindSpore's, for every check), or, inside MindSpore's
+    own package (a ``path`` that names it), through a relative import. A file where no import spells it (``mindspore``
+    only in a checkpoint's URL or a comment) reaches MindSpore only through the project's own classes, and holds
+    graph code only as ``construct`` or ``bprop`` of a class deriving from a Cell of another module: whole words,
+    which ``constructor`` or ``reconstruct`` are not. Such a file without them is not checked, even where it holds a
+    subclass of the project's Cell that only overrides ``__init__``."""
+    if "mindspore" in source and (_imports_mindspore(source) or "mindspore" in path):
+        return True
+    return _has_word(source, "construct") or _has_word(source, "bprop")
+
+
+def _imports_mindspore(source: str) -> bool:
+    """Whether a statement that spells ``mindspore`` may import it: ``import`` written before the word in the
+    statement (``import os, mindspore``, ``try: import mindspore as ms``), or ``from`` right before it (``from
+    mindspore import nn``); a comment or a string that says ``import`` before the word counts too. Only the lines
+    holding the word are read, from the first line of their statement when backslashes continue it, and each part
+    of the text at most once (a file of one long line holding the word thousands of times is read in one pass)."""
+    start = source.find("mindspore")
+    line_end = -1  # where the line of the word last read ends
+    scanned = 0  # how far that word's statement has been read
+    while start >= 0:
+        if start > line_end:  # the word's first on its line
+            line_start = source.rfind("\n", 0, start) + 1
+            continues_last = False
+            while line_start:  # back over the lines that a backslash continues into this one
+                before = line_start - 2
+                if before >= 0 and source[before] == "\r":
+                    before -= 1
+                if before < 0 or source[before] != "\\":
+                    break
+                if line_start == line_end + 1:  # the last word's line continues into this one: one statement
+                    continues_last = True
+                    break
+                line_start = source.rfind("\n", 0, before) + 1
+            if not continues_last:
+                scanned = line_start
+            line_end = source.find("\n", start)
+            if line_end < 0:
+                line_end = len(source)
+        before_word = source[scanned:start]
+        if "import" in before_word or before_word.replace("\\", " ").split()[-1:] == ["from"]:
+            return True
+        scanned = start
+        start = source.find("mindspore", start + len("mindspore"))
+    return False
 
 
 def _has_word(text: str, word: str) -> bool:
@@ -77,7 +116,7 @@ def analyse(tree: ast.Module, source: str, path: str, settings: Settings, codes:
         from ms_lint.model.project import recording_lookups, remember_summary
         from ms_lint.rules import rules_for
 
-        if not may_hold_hazards(source):
+        if not may_hold_hazards(source, path):
             return None, []
         with recording_lookups() as lookups:
             module = ModuleFacts(tree, path, settings, source=source, lines=lines)
@@ -103,7 +142,7 @@ def check_source(source: str, path: str, settings: Settings, codes: Iterable[str
                  report_syntax_errors: bool = False) -> list[Finding]:
     """Parse ``source`` and check it. A file that does not parse gives no MS finding: flake8 reports it as E999,
     and with ``report_syntax_errors`` (for front ends other than flake8) so does this function."""
-    if not may_hold_hazards(source) and not report_syntax_errors:
+    if not may_hold_hazards(source, path) and not report_syntax_errors:
         return []
     try:
         tree = ast.parse(source, filename=path)

@@ -345,6 +345,11 @@ def test_a_kept_answer_from_text_that_is_not_the_files_is_not_used(tmp_path, mon
 
 @pytest.mark.parametrize("source, checked", [
     ("import mindspore\n", True),
+    ("try: import mindspore as ms\nexcept ImportError: ms = None\n", True),
+    ("import os, \\\n    mindspore\n", True),
+    ("from \\\n    mindspore import nn\n", True),
+    ('URL = "https://download.mindspore.cn/toolkits/resnet50.ckpt"\n', False),
+    ("# Adapted to run on mindspore.\nfrom .mindspore_utils import pad\n", False),
     ("class Net(Base):\n    def construct(self, x):\n        return x\n", True),
     ("class Net(Base):\n    def bprop(self, x, out, dout):\n        return (dout,)\n", True),
     ('"""Blocks the constructor builds, to reconstruct the input."""\n', False),
@@ -353,10 +358,24 @@ def test_a_kept_answer_from_text_that_is_not_the_files_is_not_used(tmp_path, mon
     ("self._construct(x)\nconstruct", True),
     ("self._construct(x)\n_bprop = bprops", False),
 ])
-def test_a_file_is_checked_only_when_it_names_mindspore_or_defines_graph_code(source, checked):
+def test_a_file_is_checked_only_when_an_import_spells_mindspore_or_it_defines_graph_code(source, checked):
     from ms_lint.engine import may_hold_hazards
 
     assert may_hold_hazards(source) is checked
+
+
+def test_a_module_of_a_package_named_mindspore_is_checked_for_what_its_relative_imports_reach(tmp_path):
+    # Inside MindSpore's own package a relative import reaches MindSpore without spelling it.
+    models = tmp_path / "mindspore" / "models"
+    models.mkdir(parents=True)
+    (tmp_path / "mindspore" / "__init__.py").write_text("")
+    (models / "__init__.py").write_text("")
+    head = models / "head.py"
+    head.write_text("# A head for mindspore models.\nfrom ..nn import Dense\n\nlayer = Dense(2, 2, bias=False)\n")
+    assert _check(head) == ["MS604"]
+    from ms_lint.engine import may_hold_hazards
+
+    assert not may_hold_hazards(head.read_text(), "project/models/head.py")
 
 
 def test_a_file_that_never_names_mindspore_is_checked_for_the_construct_of_the_project_s_cell(tmp_path):
@@ -377,9 +396,14 @@ def test_what_the_files_left_unchecked_hold_gives_no_finding_when_checked(tmp_pa
     user = package / "user.py"
     user.write_text("import numpy as np\nfrom pkg.compat import Dense, jit, nn\n\n\n@jit\ndef total(x):\n"
                     "    return np.sum(x.asnumpy())\n\n\nlayer = Dense(2, 2, bias=False)\nnet = nn.Dense(2, 2, 1)\n")
-    assert not engine.may_hold_hazards(user.read_text())
-    monkeypatch.setattr(engine, "may_hold_hazards", lambda source: True)
+    # Nor does a file that spells mindspore only where no import does: in a checkpoint's URL, in a comment.
+    spelled = package / "spelled.py"
+    spelled.write_text('# Runs on mindspore.\nURL = "https://download.mindspore.cn/net.ckpt"\n' + user.read_text())
+    assert not engine.may_hold_hazards(user.read_text(), str(user))
+    assert not engine.may_hold_hazards(spelled.read_text(), str(spelled))
+    monkeypatch.setattr(engine, "may_hold_hazards", lambda source, path="": True)
     assert _check(user) == []
+    assert _check(spelled) == []
 
 
 def test_another_modules_outline_leaves_function_bodies_out():
