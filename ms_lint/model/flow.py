@@ -18,10 +18,11 @@ import ast
 from dataclasses import dataclass
 from typing import Iterable, Iterator
 
-from ms_lint.model.syntax import FunctionNode
+from ms_lint.model.syntax import FunctionNode, preorder
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+_HIDING_NAMES = frozenset({ast.Lambda, *_COMPREHENSIONS})  # what may hide a name read inside it from the function
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 _LOOP_TYPES = frozenset(_LOOPS)
 _DEFINITION_TYPES = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef})
@@ -241,8 +242,14 @@ class _Walker:
 
     def _declared_names(self) -> set[str]:
         if self._declared is None:
-            self._declared = {name for node in _own_nodes(self.function.body)
-                              if isinstance(node, (ast.Global, ast.Nonlocal)) for name in node.names}
+            function = self.function
+            if self.lines is not None and not any(
+                    "global" in line or "nonlocal" in line
+                    for line in self.lines[function.lineno - 1:function.end_lineno]):
+                self._declared = set()  # the usual function, told from its text without a walk of its body
+            else:
+                self._declared = {name for node in _own_nodes(function.body)
+                                  if isinstance(node, (ast.Global, ast.Nonlocal)) for name in node.names}
         return self._declared
 
     def bind(self, target: ast.AST, state: _State) -> None:
@@ -296,6 +303,12 @@ def _loads(expression: ast.AST, loading: bool) -> Iterator[ast.AST]:
     if isinstance(expression, ast.Name):
         if loading or isinstance(expression.ctx, ast.Load):
             yield expression
+        return
+    nodes = preorder(expression)
+    if not any(node.__class__ in _HIDING_NAMES for node in nodes):  # most expressions: every name in it is read
+        for node in nodes:
+            if node.__class__ is ast.Name and (loading or node.ctx.__class__ is ast.Load):
+                yield node
         return
     stack = [(expression, frozenset())]
     while stack:
