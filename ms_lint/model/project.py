@@ -22,6 +22,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from ms_lint.model.source import outline_text, read_source
+from ms_lint.model.syntax import preorder
 from ms_lint.settings import Settings
 
 if TYPE_CHECKING:
@@ -295,7 +296,7 @@ def _parsed(module_file: str, outline: bool = False) -> tuple[ast.Module, str]:
 
 def _derives_from_an_inner_class(tree: ast.Module) -> bool:
     """Whether a class of ``tree`` names a base as an attribute of one of the module's classes."""
-    classes = [node for node in ast.walk(tree) if node.__class__ is ast.ClassDef]
+    classes = [node for node in preorder(tree) if node.__class__ is ast.ClassDef]
     names = {node.name for node in classes}
     for node in classes:
         for base in node.bases:
