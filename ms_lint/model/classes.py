@@ -520,11 +520,7 @@ class _ContainerScan:
         methods = sorted(self.info.methods.values(), key=lambda m: m.name == "__init__")  # helpers first
         index = self.module.index
         for method in methods:
-            # A container is followed from the assignment that builds it: until one is built, a method that builds
-            # none (most) has nothing to put anywhere.
-            if self.attributes or self.returned or any(
-                    _container_parts(assignment.value) is not None
-                    for assignment in index.subtree_nodes_of(method, (ast.Assign,))):
+            if self._may_reach_self(method, index):
                 found.extend(self._scan(method))
         unique = []
         for container in found:
@@ -532,6 +528,47 @@ class _ContainerScan:
                     container.element_sites):
                 unique.append(container)
         return unique
+
+    def _may_reach_self(self, method: FunctionNode, index) -> bool:
+        """Whether ``method`` may put a container on ``self`` or change one held there: it stores a container on
+        ``self.<attribute>`` (built here, or returned by a method that builds one), returns a container it builds (a
+        caller may store it), or names an attribute holding one. A container the method keeps to itself is never
+        reported, so a method doing none of these (most: ``__init__`` storing layers, ``construct`` collecting its
+        outputs in a list) is not followed."""
+        self_name = first_argument(method)
+        if self_name is None:
+            return False
+        held, returned_by = self.attributes, self.returned
+        assignments = index.subtree_nodes_of(method, (ast.Assign,))
+        if not (held or returned_by or any(_container_parts(node.value) is not None for node in assignments)):
+            return False  # nothing built here, nothing held: nothing to follow (most methods end here)
+        built: set[str] = set()
+        stored: list[ast.AST] = []
+        for node in assignments:
+            value = node.value
+            builds = _container_parts(value) is not None
+            for target in node.targets:
+                if target.__class__ is ast.Name:
+                    if builds:
+                        built.add(target.id)
+                elif target.__class__ is ast.Attribute and target.value.__class__ is ast.Name and (
+                        target.value.id == self_name):
+                    if builds or target.attr in held:
+                        return True
+                    stored.append(value)
+        if built and any(node.value.__class__ is ast.Name and node.value.id in built
+                         for node in index.subtree_nodes_of(method, (ast.Return,))):
+            return True
+        for value in stored:
+            if value.__class__ is ast.Name and value.id in built:
+                return True
+            func = value.func if value.__class__ is ast.Call else None
+            if func.__class__ is ast.Attribute and func.attr in returned_by and func.value.__class__ is ast.Name and (
+                    func.value.id == self_name):
+                return True
+        return bool(held) and any(
+            node.attr in held and node.value.__class__ is ast.Name and node.value.id == self_name
+            for node in index.subtree_nodes_of(method, (ast.Attribute,)))
 
     def element_kind(self, expr: ast.AST | None, cell_names: set[str], self_name: str) -> str | None:
         if expr is None:
@@ -713,22 +750,26 @@ _CONTAINER_BUILDERS = frozenset({ast.List, ast.Tuple, ast.ListComp, ast.Generato
 def _container_parts(expr: ast.AST) -> tuple[list[ast.AST], bool] | None:
     """(the element expressions, is a dict) when ``expr`` builds a plain container (a display, a comprehension,
     ``[x] * n``, ``list(...)`` of one), else None."""
-    if expr.__class__ not in _CONTAINER_BUILDERS:  # most values: asked of every assignment in a Cell's methods
+    # Asked of every assignment in a Cell's methods: most values are no builder, and most builders are calls.
+    expr_type = expr.__class__
+    if expr_type not in _CONTAINER_BUILDERS:
         return None
-    if isinstance(expr, (ast.List, ast.Tuple)):
+    if expr_type is ast.Call:
+        func = expr.func
+        if func.__class__ is ast.Name and func.id in ("list", "tuple", "dict") and len(expr.args) == 1:
+            inner = _container_parts(expr.args[0])
+            return (inner[0], func.id == "dict" or inner[1]) if inner else None
+        return None
+    if expr_type is ast.List or expr_type is ast.Tuple:
         return [e.value if isinstance(e, ast.Starred) else e for e in expr.elts], False
-    if isinstance(expr, (ast.ListComp, ast.GeneratorExp)):
+    if expr_type is ast.ListComp or expr_type is ast.GeneratorExp:
         return [expr.elt], False
-    if isinstance(expr, ast.Dict):
+    if expr_type is ast.Dict:
         return list(expr.values), True
-    if isinstance(expr, ast.DictComp):
+    if expr_type is ast.DictComp:
         return [expr.value], True
-    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Mult):
+    if isinstance(expr.op, ast.Mult):  # a BinOp: ``[x] * n``
         return _container_parts(expr.left) or _container_parts(expr.right)
-    if (isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name)
-            and expr.func.id in ("list", "tuple", "dict") and len(expr.args) == 1):
-        inner = _container_parts(expr.args[0])
-        return (inner[0], expr.func.id == "dict" or inner[1]) if inner else None
     return None
 
 
