@@ -1018,11 +1018,16 @@ class GraphCode:
         return {name: attrs for name, attrs in attributes.items() if name not in excluded and attrs <= called}
 
     def _local_sub_cell(self, owner: ClassInfo, attribute: str) -> ClassInfo | None:
-        qualname = next((info.cell_attributes[attribute] for info in owner.lineage()
-                         if info.cell_attributes.get(attribute)), None)
-        if qualname and qualname.startswith(self.local_prefix):
-            return self.classes.get(qualname[len(self.local_prefix):])
-        return None
+        """The class of this module that ``self.<attribute>`` of ``owner`` holds as a sub-cell (asked for every such
+        call in graph code: answered once per class and attribute)."""
+        key = (id(owner), attribute)
+        found = self._sub_cell_of.get(key, _UNBOUND)
+        if found is _UNBOUND:
+            qualname = next((info.cell_attributes[attribute] for info in owner.lineage()
+                             if info.cell_attributes.get(attribute)), None)
+            found = self._sub_cell_of[key] = self.classes.get(qualname[len(self.local_prefix):]) if (
+                qualname and qualname.startswith(self.local_prefix)) else None
+        return found
 
     def _called_through_global(self, name: str) -> Iterator[tuple[FunctionNode, ClassInfo | None, dict]]:
         """A module-level Cell instance (``net = Net()``) or gradient function (``grad_fn = value_and_grad(f)``)

@@ -89,6 +89,7 @@ class ModuleFacts(ClassFacts, GraphCode):
         # qualified name -> what class_of_constructor says; asked for every call, answered once per name
         self._classes_named: dict[str, BuiltClass | None] = {}
         self._sub_cells: dict[str, set[str]] | None = None
+        self._sub_cell_of: dict[tuple[int, str], ClassInfo | None] = {}  # (id(class), attribute) -> its sub-cell
         self._keyword_arguments: dict[str, object] | None = None
         self._mutations: dict[str, dict[str, str]] = {}
         self._index()

@@ -228,11 +228,14 @@ def _visitor_source(node_type: type, index: int, recorded: bool) -> str | None:
         lines.append(f"{indent}        calls_by_name[written] = [len(positions_{index}) - 1]")
         lines.append(f"{indent}    else:")
         lines.append(f"{indent}        found.append(len(positions_{index}) - 1)")
+        lines.append(f"{indent}visit[func_type](func)")  # the callee: the first field, already at hand
     if definition and node_type is not ast.ClassDef:
         lines.append(f"{indent}if outline:")
         lines.append(f"{indent}    body_starts[id(node)] = ends[id(node)] = len(nodes)")
         lines.append(f"{indent}    return")
     for name in names:
+        if node_type is ast.Call and name == "func":
+            continue  # visited above
         if definition and name == "body":
             lines.append(f"{indent}body_starts[id(node)] = len(nodes)")
         shape = shapes.get(name)
@@ -401,7 +404,7 @@ class NodeIndex:
         if positions is None:
             return [inner for inner in self.subtree(node) if inner.__class__ in node_types]
         nodes = self.nodes
-        return [nodes[position] for position in positions]
+        return list(map(nodes.__getitem__, positions))
 
     def end_of(self, node: ast.AST) -> int:
         """The position after the subtree of ``node``, a definition or loop of this module."""
@@ -510,7 +513,7 @@ class NodeIndex:
                       for class_start in classes[first_class:bisect_left(classes, end, first_class)]]
             positions = [position for position in positions
                          if not any(class_start < position < class_end for class_start, class_end in inside)]
-        return [nodes[position] for position in positions]
+        return list(map(nodes.__getitem__, positions))
 
     def _without_class_bodies(self, nodes: list[ast.AST]) -> list[ast.AST]:
         if any(node.__class__ is ast.ClassDef for node in nodes):
