@@ -693,6 +693,61 @@ def test_what_a_helper_returns_does_not_depend_on_which_helper_was_asked_first(o
     assert construct.kind(second) is None
 
 
+def test_a_helper_graph_code_reaches_keeps_its_own_kinds_not_those_a_cut_short_look_gave_it():
+    # Asked what b returns, the model looks into b, then into a, which calls b again: the recursion guard answers
+    # "tensor" for that inner call. That look at a is shaped by the guard; a read as graph code is not: b returns a
+    # shape entry, so y is a constant there.
+    module = facts("""
+        import mindspore.nn as nn
+
+        class Net(nn.Cell):
+            def a(self, t):
+                y = self.b(t)
+                return y
+
+            def b(self, t):
+                u = self.a(t)
+                return t.shape[0]
+
+            def construct(self, x):
+                s = self.b(x)
+                return x
+    """)
+    a = next(f for f in module.graph_functions if f.node.name == "a")
+    y = next(n for n in ast.walk(a.node) if isinstance(n, ast.Name) and n.id == "y" and isinstance(n.ctx, ast.Load))
+    assert a.kind(y) is None
+
+
+def test_a_helper_without_dead_branches_is_read_once_for_what_it_returns_and_as_graph_code():
+    module = facts("""
+        import numpy as np
+        import mindspore.nn as nn
+        from mindspore import ops
+
+        class Net(nn.Cell):
+            def scale(self, t, size):
+                h = ops.relu(t)
+                return h * size
+
+            def gate(self, t, mode):
+                if mode == "np":
+                    k = np.ones(3)
+                return t
+
+            def construct(self, x):
+                y = self.scale(x, 2)
+                z = self.gate(y, "ms")
+                return z
+    """)
+    by_name = {f.node.name: f for f in module.graph_functions}
+    read_once = {key[0] for key in module._environments}
+    assert id(by_name["scale"].node) in read_once
+    assert by_name["scale"].env["h"] == "tensor"
+    # Graph code compiles gate without its "np" branch, which the look at what it returns kept: not reused.
+    assert id(by_name["gate"].node) in read_once
+    assert "k" not in by_name["gate"].env
+
+
 def test_a_module_imports_a_host_library_wherever_it_imports_one():
     assert not facts("""
         import mindspore.nn as nn

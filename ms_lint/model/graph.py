@@ -197,6 +197,24 @@ class GraphFunction:
         self._use_kinds = None
         self.objects = {}
         self.find_dead_code()
+        module = self.module
+        key = None
+        if not self._dead:
+            # Without dead branches the environment depends on the parameters' kinds alone: a helper's is computed
+            # once for the probe of what it returns and again as graph code, with the same kinds.
+            key = (id(self.node), id(self.owner), tuple(sorted(self.parameter_kinds.items())))
+            known = module._environments.get(key)
+            if known is not None:
+                self.env, self.objects = dict(known[0]), dict(known[1])
+                self._env_reads = None
+                self._use_kinds = {}
+                return
+        cuts = module._cuts
+        self._compute_environment()
+        if key is not None and module._cuts == cuts and not module._answers_cut_short:
+            module._environments[key] = (dict(self.env), dict(self.objects))
+
+    def _compute_environment(self) -> None:
         env: dict[str, str | None] = dict(self.parameter_kinds)
         assignments = self.nodes_of(ast.Assign, ast.AugAssign, ast.AnnAssign, ast.For, ast.comprehension,
                                     ast.NamedExpr, ast.withitem)
@@ -1065,6 +1083,7 @@ class GraphCode:
         in_progress = self._returns_in_progress
         if id(function) in in_progress or len(in_progress) > 8:
             self._cut_short = True
+            self._cuts += 1
             return fallback  # recursion: do not look deeper
         cut_around, self._cut_short = self._cut_short, False
         in_progress.add(id(function))

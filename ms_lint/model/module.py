@@ -103,6 +103,10 @@ class ModuleFacts(ClassFacts, GraphCode):
         self._returns_in_progress: set[int] = set()
         self._cut_short = False  # a look-up under way met the recursion guard
         self._answers_cut_short: list[tuple] = []
+        self._cuts = 0  # how many times a look-up met the recursion guard
+        # (id(function), id(class), its parameters' kinds) -> (environment, objects) of a function without dead
+        # branches, computed with no answer the recursion guard shaped
+        self._environments: dict[tuple, tuple[dict, dict]] = {}
         self._eager_functions: list[EagerFunction] | None = None
         if graph_code and not outline:
             self._find_graph_code()
