@@ -539,12 +539,9 @@ class _ContainerScan:
         if self_name is None:
             return False
         held, returned_by = self.attributes, self.returned
-        assignments = index.subtree_nodes_of(method, (ast.Assign,))
-        if not (held or returned_by or any(_container_parts(node.value) is not None for node in assignments)):
-            return False  # nothing built here, nothing held: nothing to follow (most methods end here)
         built: set[str] = set()
         stored: list[ast.AST] = []
-        for node in assignments:
+        for node in index.subtree_nodes_of(method, (ast.Assign,)):
             value = node.value
             builds = _container_parts(value) is not None
             for target in node.targets:
