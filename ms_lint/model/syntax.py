@@ -368,6 +368,8 @@ class NodeIndex:
         self._bodies: dict[int, list[ast.AST]] = {}
         # (id(function), types) -> its nodes of those types; id(function) -> its nodes by type
         self._typed_bodies: dict = {}
+        # types (as asked) -> the pass's position lists of those types, each once; None when one is not recorded
+        self._recorded_lists: dict[tuple[type, ...], list[list[int]] | None] = {}
 
     def _start(self, node: ast.AST) -> int | None:
         start = self._spans.starts.get(id(node))
@@ -384,19 +386,23 @@ class NodeIndex:
         """The positions of the nodes of ``node``'s subtree of exactly these types, in order; None when the pass
         did not record them (a node from elsewhere, a leaf type)."""
         start = self._start(node)
-        positions_by_type = self._positions_by_type
-        if start is None or not all(node_type in positions_by_type for node_type in node_types):
+        typed_positions = self._recorded_positions(node_types)
+        if start is None or typed_positions is None:
             return None
-        end = self._spans.ends[id(node)]
-        positions: list[int] = []
-        for node_type in dict.fromkeys(node_types):
-            of_type = positions_by_type[node_type]
-            first = bisect_left(of_type, start)
-            if first < len(of_type) and of_type[first] < end:
-                positions.extend(of_type[first:bisect_left(of_type, end, first)])
-        if len(node_types) > 1:
-            positions.sort()
-        return positions
+        return _positions_between(start, self._spans.ends[id(node)], typed_positions)
+
+    def _recorded_positions(self, node_types: tuple[type, ...]) -> list[list[int]] | None:
+        """The position lists the pass recorded for ``node_types``, one per type; None when it did not record one
+        of them. Asked for the same few tuples of types function after function: found once per tuple."""
+        try:
+            return self._recorded_lists[node_types]
+        except KeyError:
+            pass
+        positions_by_type = self._positions_by_type
+        found = ([positions_by_type[node_type] for node_type in dict.fromkeys(node_types)]
+                 if all(node_type in positions_by_type for node_type in node_types) else None)
+        self._recorded_lists[node_types] = found
+        return found
 
     def subtree_nodes_of(self, node: ast.AST, node_types: tuple[type, ...]) -> list[ast.AST]:
         """The nodes of ``node``'s subtree (as ``subtree`` gives them) of exactly these types, in source order."""
@@ -476,11 +482,10 @@ class NodeIndex:
             return found
         if self._start(function) is None:
             return [node for node in self.body(function) if node.__class__ in node_types]
-        positions_by_type = self._positions_by_type
-        if all(node_type in positions_by_type for node_type in node_types):
+        typed_positions = self._recorded_positions(node_types)
+        if typed_positions is not None:
             # Found among the positions the pass recorded by type, without reading the body.
-            found = self._typed_body_nodes(
-                function, [positions_by_type[node_type] for node_type in dict.fromkeys(node_types)])
+            found = self._typed_body_nodes(function, typed_positions)
         elif len(node_types) == 1:
             # Rules ask one function for many single types: its nodes are sorted by type once, in one pass.
             by_type = self._typed_bodies.get(id(function))
@@ -497,13 +502,7 @@ class NodeIndex:
     def _typed_body_nodes(self, function: ast.AST, typed_positions: list[list[int]]) -> list[ast.AST]:
         spans = self._spans
         start, end = spans.body_starts[id(function)], spans.ends[id(function)]
-        positions: list[int] = []
-        for of_type in typed_positions:
-            first = bisect_left(of_type, start)
-            if first < len(of_type) and of_type[first] < end:
-                positions.extend(of_type[first:bisect_left(of_type, end, first)])
-        if len(typed_positions) > 1:
-            positions.sort()
+        positions = _positions_between(start, end, typed_positions)
         nodes = self.nodes
         classes = spans.class_starts
         first_class = bisect_left(classes, start)
@@ -545,6 +544,21 @@ class NodeIndex:
             else:
                 position += 1
         return result
+
+
+def _positions_between(start: int, end: int, typed_positions: list[list[int]]) -> list[int]:
+    """The positions from ``start`` up to ``end`` in any of ``typed_positions`` (sorted lists), in order."""
+    if len(typed_positions) == 1:
+        of_type = typed_positions[0]
+        first = bisect_left(of_type, start)
+        return of_type[first:bisect_left(of_type, end, first)]
+    positions: list[int] = []
+    for of_type in typed_positions:
+        first = bisect_left(of_type, start)
+        if first < len(of_type) and of_type[first] < end:
+            positions.extend(of_type[first:bisect_left(of_type, end, first)])
+    positions.sort()
+    return positions
 
 
 # -- small questions about definitions -------------------------------------------------------------------
