@@ -3,7 +3,9 @@ classes, graph code) over one pre-order pass of the tree."""
 from __future__ import annotations
 
 import ast
+import weakref
 from bisect import bisect_left, bisect_right
+from itertools import islice
 from typing import Iterator
 
 from ms_lint import mindspore_api as api
@@ -29,22 +31,39 @@ _TRAINING_CALL_NAMES = frozenset({"Model", "grad", "value_and_grad", "GradOperat
 class CallSite:
     """One call of the module (tens of thousands per project), and where it stands."""
 
-    __slots__ = ("node", "function", "owner", "_qualname", "_resolve")
+    __slots__ = ("node", "_qualname", "_around", "_module", "_position")
 
-    def __init__(self, node: ast.Call, function: FunctionNode | None, owner: ClassInfo | None, resolve):
+    def __init__(self, node: ast.Call, module: "weakref.ref[ModuleFacts]", position: int):
         self.node = node
-        self.function = function  # the innermost function around the call, None at module or class level
-        self.owner = owner  # the innermost class around the call
         self._qualname = _UNRESOLVED
-        self._resolve = resolve
+        self._around: tuple[FunctionNode | None, ClassInfo | None] | None = None
+        # weak: the module keeps its call sites, and a cycle would keep its tree alive until a full collection
+        self._module = module
+        self._position = position  # in the module's index
 
     @property
     def qualname(self) -> str | None:
         """The qualified name of the callee, resolved when first asked: most calls never are."""
         qualname = self._qualname
         if qualname is _UNRESOLVED:
-            qualname = self._qualname = self._resolve(self.node.func)
+            qualname = self._qualname = self._module().qualname(self.node.func)
         return qualname
+
+    @property
+    def function(self) -> FunctionNode | None:
+        """The innermost function around the call, None at module or class level (found when first asked)."""
+        around = self._around
+        if around is None:
+            around = self._around = self._module()._code_around(self._position)
+        return around[0]
+
+    @property
+    def owner(self) -> ClassInfo | None:
+        """The innermost class around the call."""
+        around = self._around
+        if around is None:
+            around = self._around = self._module()._code_around(self._position)
+        return around[1]
 
 
 class ModuleFacts(ClassFacts, GraphCode):
@@ -81,7 +100,6 @@ class ModuleFacts(ClassFacts, GraphCode):
         self.class_of_function: dict[int, ClassInfo] = {}
         self._enclosing: list[tuple[ast.AST, ClassInfo | None]] = []
         self._scope_by_line: list[str] | None = None
-        self._assignments: list[ast.Assign] = []
         self._assignment_of_value: dict[int, ast.Assign] | None = None  # filed on first use
         self.index = NodeIndex(tree, outline, _INDEXED_NODE_TYPES)
         self.scopes = Scopes(tree, self.local_prefix, self.package)
@@ -130,17 +148,15 @@ class ModuleFacts(ClassFacts, GraphCode):
         body_starts, ends = self.index.body_starts_and_ends()
         class_starts = self.index.class_positions()
         enclosing = self._enclosing
-        assignments = self._assignments
         bind, bind_statement, open_scope = scopes.bind, scopes.bind_statement, scopes.open
-        note_deferred = scopes.note_deferred_statement
-        # (position where it ends, innermost function, innermost class, scope) of the definitions around a position;
-        # the scope is None inside a function whose scope is made on first use
-        contexts: list[tuple[int, FunctionNode | None, ClassInfo | None, Scope | None]] = [
+        # (position where it ends, innermost function, innermost class, scope) of the definitions around a position
+        contexts: list[tuple[int, FunctionNode | None, ClassInfo | None, Scope]] = [
             (len(nodes), None, None, module_scope)]
         context_end, function, owner, scope = contexts[-1]
         class_body: tuple[int, int, ClassInfo, Scope] | None = None  # a class whose header is being read
         class_bindings: list[tuple[Binding, ClassInfo]] = []
-        for index_position, position in enumerate(recorded):
+        numbered = enumerate(recorded)
+        for index_position, position in numbered:
             node = nodes[position]
             if class_body is not None and position >= class_body[0]:
                 # A class's bases and decorators belong to the code around it; its body to the class.
@@ -153,14 +169,6 @@ class ModuleFacts(ClassFacts, GraphCode):
                 context_end, function, owner, scope = contexts[-1]
             node_type = node.__class__
             if node_type is ast.Assign:
-                assignments.append(node)
-            if scope is None:  # in a deferred function: only what it binds is noted
-                note_deferred(node)
-                if node_type is ast.FunctionDef or node_type is ast.AsyncFunctionDef:
-                    enclosing.append((node, owner))
-                    contexts.append((ends[id(node)], node, owner, None))
-                    context_end, function, owner, scope = contexts[-1]
-            elif node_type is ast.Assign:
                 bind_statement(scope, node)
                 if scope is module_scope:
                     for target in node.targets:
@@ -186,12 +194,17 @@ class ModuleFacts(ClassFacts, GraphCode):
                 first_class = bisect_right(class_starts, position)
                 if first_class < len(class_starts) and class_starts[first_class] < end:
                     contexts.append((end, node, owner, open_scope(node, scope)))  # a class inside: made now
-                else:
-                    scopes.note_parameters(node)
-                    scopes.defer(node, scope, nodes, recorded, index_position + 1,
-                                 bisect_left(recorded, end, index_position), ends)
-                    contexts.append((end, node, owner, None))
-                context_end, function, owner, scope = contexts[-1]
+                    context_end, function, owner, scope = contexts[-1]
+                    continue
+                # Deferred: what its code (functions inside included) binds is noted, and the pass goes on after it.
+                last = bisect_left(recorded, end, index_position)
+                scopes.note_parameters(node)
+                scopes.defer(node, scope, nodes, recorded, index_position + 1, last, ends)
+                inside = recorded[index_position + 1:last]
+                if inside:
+                    enclosing.extend([(definition, owner)
+                                      for definition in scopes.note_deferred_statements(nodes, inside)])
+                    next(islice(numbered, len(inside), len(inside)), None)
             else:
                 bind_statement(scope, node)
         scopes.finish()
@@ -250,7 +263,9 @@ class ModuleFacts(ClassFacts, GraphCode):
         """The assignment statement whose right-hand side is ``value``."""
         by_value = self._assignment_of_value
         if by_value is None:  # most modules never ask: the statements are filed by value only when one does
-            by_value = self._assignment_of_value = {id(node.value): node for node in self._assignments}
+            nodes = self.index.nodes
+            by_value = self._assignment_of_value = {
+                id(nodes[position].value): nodes[position] for position in self.index.positions_of(ast.Assign)}
         return by_value.get(id(value))
 
     def calls_written(self, *names: str) -> list[CallSite]:
@@ -295,8 +310,8 @@ class ModuleFacts(ClassFacts, GraphCode):
     def _site(self, position: int) -> CallSite:
         site = self._call_sites[position]
         if site is None:
-            function, owner = self._code_around(self._call_positions[position])
-            site = self._call_sites[position] = CallSite(self._call_nodes[position], function, owner, self.qualname)
+            site = self._call_sites[position] = CallSite(self._call_nodes[position], weakref.ref(self),
+                                                         self._call_positions[position])
         return site
 
     def _code_around(self, position: int) -> tuple[FunctionNode | None, ClassInfo | None]:

@@ -7,7 +7,7 @@ import weakref
 from bisect import bisect_right
 from functools import lru_cache
 
-from ms_lint.model.syntax import parameter_names
+from ms_lint.model.syntax import FunctionNode, parameter_names
 
 
 IMPORT, CLASS, FUNCTION, ASSIGNMENT, PARAMETER = "import", "class", "function", "assignment", "parameter"
@@ -143,7 +143,7 @@ class Scopes:
     #
     # Most functions of a module are never looked into: no question needs their scopes, only the names they bind
     # (which tell whether a name means the same everywhere). A function holding no class is deferred: its
-    # statements are only read for those names (note_deferred_statement); its scope and those of the functions
+    # statements are only read for those names (note_deferred_statements); its scope and those of the functions
     # inside it are made, binding for binding as the pass would have made them, when a position inside it is first
     # asked about (scope_at).
 
@@ -158,21 +158,35 @@ class Scopes:
             (function.end_lineno or function.lineno, function.end_col_offset or 0), nodes, positions, first, last,
             ends))
 
-    def note_deferred_statement(self, node: ast.AST) -> None:
-        """What ``node``, a statement of a deferred function's code, binds: the names it binds to plain local
-        values, and those it binds otherwise (which keep the name from having one meaning everywhere)."""
+    def note_deferred_statements(self, nodes: list[ast.AST], positions: list[int]) -> list[FunctionNode]:
+        """What the statements at ``positions`` of ``nodes`` (those of a deferred function's code that the module's
+        pass records) bind: the names they bind to plain local values, and those they bind otherwise (which keep the
+        name from having one meaning everywhere). Gives the functions defined among them, in order."""
+        definitions = []
+        plain_local_names = self._plain_local_names
+        bound_in_deferred = self._bound_in_deferred
+        for position in positions:  # two thirds of the statements a pass records: one loop, the commonest case inline
+            node = nodes[position]
+            node_type = node.__class__
+            if node_type is ast.Assign:
+                value = node.value
+                aliased = value.__class__ is ast.Name or value.__class__ is ast.Attribute
+                for target in node.targets:
+                    if target.__class__ is not ast.Name:
+                        self._note_plain_targets(target)
+                    elif aliased:
+                        bound_in_deferred.add(target.id)
+                    else:  # the commonest statement of all: ``name = value``
+                        plain_local_names[target.id] = True
+            else:
+                if node_type is ast.FunctionDef or node_type is ast.AsyncFunctionDef:
+                    definitions.append(node)
+                self._note_deferred_statement(node)
+        return definitions
+
+    def _note_deferred_statement(self, node: ast.AST) -> None:
         node_type = node.__class__
-        if node_type is ast.Assign:
-            value = node.value
-            aliased = value.__class__ is ast.Name or value.__class__ is ast.Attribute
-            for target in node.targets:
-                if target.__class__ is not ast.Name:
-                    self._note_plain_targets(target)
-                elif aliased:
-                    self._bound_in_deferred.add(target.id)
-                else:  # the commonest statement of all: ``name = value``
-                    self._plain_local_names[target.id] = True
-        elif node_type is ast.FunctionDef or node_type is ast.AsyncFunctionDef:
+        if node_type is ast.FunctionDef or node_type is ast.AsyncFunctionDef:
             self._bound_in_deferred.add(node.name)
             self.note_parameters(node)
         elif node_type is ast.Import:
