@@ -72,32 +72,35 @@ class UserTypeInGraph(Rule):
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         for function in module.graph_functions:
             for node in function.nodes_of(ast.Call):
-                yield from self._mutating_call(module, function, node)
-                yield from self._built_from_tensors(module, function, node)
+                for finding in (self._mutating_call(module, function, node),
+                                self._built_from_tensors(module, function, node)):
+                    if finding is not None:
+                        yield finding
 
-    def _mutating_call(self, module: ModuleFacts, function: GraphFunction, call: ast.Call) -> Iterator[Finding]:
+    def _mutating_call(self, module: ModuleFacts, function: GraphFunction, call: ast.Call) -> Finding | None:
         func = call.func
         if not isinstance(func, ast.Attribute):
-            return
+            return None
         user_type = function.object_type(func.value)
         change = user_type.mutation(func.attr) if user_type is not None else None
         if change == "container":
-            yield self.finding(
+            return self.finding(
                 module, call,
                 f"{user_type.name}.{func.attr}() changes a list, dict or object held by a user object in graph code "
                 f"({function.label}): graph mode does not keep the change (at every syntax level the state is "
                 "silently dropped, or the compile fails: TypeError under STRICT; a cache updated this way fails "
                 "under LAX too); keep the state in Parameters updated with ops.assign, or pass it in and return it",
             )
-        elif change == "attribute" and function.strict:
-            yield self.finding(
+        if change == "attribute" and function.strict:
+            return self.finding(
                 module, call,
                 f"{user_type.name}.{func.attr}() changes the state of a user object in graph code ({function.label}): "
                 "fails to compile under STRICT (TypeError); keep the state in a Parameter updated with ops.assign, "
                 "or return the new value",
             )
+        return None
 
-    def _built_from_tensors(self, module: ModuleFacts, function: GraphFunction, call: ast.Call) -> Iterator[Finding]:
+    def _built_from_tensors(self, module: ModuleFacts, function: GraphFunction, call: ast.Call) -> Finding | None:
         qualname = module.qualname(call.func)
         # A class of this module or of another module of the project (``BaseModelOutput`` of a shared outputs module).
         # The callee first: most calls in graph code are of sub-cells and MindSpore, which the model tells apart at
@@ -106,17 +109,16 @@ class UserTypeInGraph(Rule):
         jit_class = user_type is None and module.is_jit_class(qualname)
         if (user_type is None and not jit_class) or not any(
                 function.kind(a) == TENSOR for a in [*call.args, *(k.value for k in call.keywords)]):
-            return
+            return None
         if user_type is not None:
-            yield self.finding(
+            return self.finding(
                 module, call,
                 f"user type {user_type.name} built from tensor data in graph code ({function.label}) fails to "
                 f"compile under STRICT (ValueError); return a tuple or dict",
             )
-        else:
-            yield self.finding(
-                module, call,
-                f"@jit_class {qualname.rsplit('.', 1)[-1]} built from tensor data in graph code ({function.label}) "
-                f"fails to compile at every syntax level (TypeError: all arguments are required to be constants); "
-                f"build it in __init__ from constants, or return a tuple or dict",
-            )
+        return self.finding(
+            module, call,
+            f"@jit_class {qualname.rsplit('.', 1)[-1]} built from tensor data in graph code ({function.label}) "
+            f"fails to compile at every syntax level (TypeError: all arguments are required to be constants); "
+            f"build it in __init__ from constants, or return a tuple or dict",
+        )

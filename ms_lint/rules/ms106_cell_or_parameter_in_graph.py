@@ -48,6 +48,8 @@ class CellOrParameterInGraph(Rule):
         for function in module.graph_functions:
             for node in function.nodes_of(ast.Call):
                 qualname = module.qualname(node.func)
+                if qualname is None:
+                    continue  # most calls of graph code (``self.fc(x)``, tensor methods): no class named
                 if module.builds_parameter(node) or api.is_mindspore_name(qualname, "initializer"):
                     yield self.finding(
                         module, node,

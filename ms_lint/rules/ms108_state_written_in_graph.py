@@ -51,6 +51,8 @@ class StateWrittenInGraph(Rule):
             for node in function.nodes_of(ast.Assign, ast.AugAssign, ast.AnnAssign):
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 for target in targets:
+                    if target.__class__ is ast.Name and target.id not in declared_global:
+                        continue  # a local name: most targets, and nothing to report
                     yield from self._written(module, function, node, target, declared_global)
 
     def _written(self, module: ModuleFacts, function: GraphFunction, statement: ast.AST, target: ast.AST,

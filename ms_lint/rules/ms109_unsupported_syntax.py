@@ -61,6 +61,10 @@ class UnsupportedSyntax(Rule):
     """
 
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
+        # Only a method of this module's classes is followed (``find_method``): a call is of a classmethod only if
+        # one of them declares a classmethod of that name.
+        classmethods = {name for info in module.classes.values() for name, method in info.methods.items()
+                        if any(isinstance(d, ast.Name) and d.id == "classmethod" for d in method.decorator_list)}
         for function in module.graph_functions:
             if isinstance(function.node, ast.AsyncFunctionDef):
                 yield self._finding(module, function, function.node, "async function")
@@ -69,8 +73,8 @@ class UnsupportedSyntax(Rule):
                 if description is None and isinstance(node, ast.With) and not all(
                         function.holds_jit_class_instance(item.context_expr) for item in node.items):
                     description = "with statement"
-                if description is None and isinstance(node, ast.Call) and _calls_cell_classmethod(
-                        module, function, node):
+                if description is None and isinstance(node, ast.Call) and classmethods and _calls_cell_classmethod(
+                        module, function, node, classmethods):
                     description = f"call of the classmethod {node.func.attr}() of a Cell"
                 if description is not None:
                     yield self._finding(module, function, node, description)
@@ -83,9 +87,10 @@ class UnsupportedSyntax(Rule):
         )
 
 
-def _calls_cell_classmethod(module: ModuleFacts, function: GraphFunction, call: ast.Call) -> bool:
+def _calls_cell_classmethod(module: ModuleFacts, function: GraphFunction, call: ast.Call,
+                            classmethods: set[str]) -> bool:
     func = call.func
-    if not isinstance(func, ast.Attribute) or not isinstance(func.value, ast.Name):
+    if not isinstance(func, ast.Attribute) or func.attr not in classmethods or not isinstance(func.value, ast.Name):
         return False
     if func.value.id == function.self_name and function.owner is not None:
         owner = function.owner

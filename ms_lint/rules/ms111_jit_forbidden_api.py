@@ -82,8 +82,8 @@ def _forbidden_method(function: GraphFunction, call: ast.Call, methods: dict[str
         if (isinstance(receiver, ast.Attribute) and isinstance(receiver.value, ast.Name)
                 and receiver.value.id == function.self_name and owner.has_attribute("cell_attributes", receiver.attr)):
             return f"Cell.{func.attr}"
-    if function.kind(receiver) == TENSOR:
-        for owner_name in ("Parameter", "Tensor"):
-            if func.attr in methods.get(owner_name, ()):
-                return f"{owner_name}.{func.attr}"
+    # The method's name first: what the receiver holds takes a look into the function's data.
+    tensor_class = next((name for name in ("Parameter", "Tensor") if func.attr in methods.get(name, ())), None)
+    if tensor_class is not None and function.kind(receiver) == TENSOR:
+        return f"{tensor_class}.{func.attr}"
     return None

@@ -55,6 +55,13 @@ class TensorFormattingInGraph(Rule):
             if not function.strict:
                 continue
             for node in function.nodes_of(ast.Call, ast.BinOp):
+                if node.__class__ is ast.Call:
+                    func = node.func
+                    if func.__class__ is not ast.Attribute or (
+                            func.attr != "format" and func.attr not in _LOGGING_METHODS):
+                        continue  # most calls: no formatting method
+                elif node.op.__class__ is not ast.Mod:
+                    continue
                 what = _formatting(module, function, node, loggers)
                 if what is None:
                     continue
@@ -66,14 +73,14 @@ class TensorFormattingInGraph(Rule):
 
 
 def _formatting(module: ModuleFacts, function: GraphFunction, node: ast.AST, loggers: set[str]) -> str | None:
+    """What formats a tensor value at ``node``: a ``%`` operation, or a call of a ``format`` or logging method
+    (the only nodes ``check`` asks about)."""
     if isinstance(node, ast.BinOp):
-        if isinstance(node.op, ast.Mod) and isinstance(node.left, ast.Constant) and isinstance(
-                node.left.value, str) and evidently_tensor(function, node.right):
+        if isinstance(node.left, ast.Constant) and isinstance(node.left.value, str) and evidently_tensor(
+                function, node.right):
             return "%-formatting"
         return None
     func = node.func
-    if not isinstance(func, ast.Attribute):
-        return None
     what = None
     if func.attr == "format" and isinstance(func.value, ast.Constant) and isinstance(func.value.value, str):
         what = "str.format"

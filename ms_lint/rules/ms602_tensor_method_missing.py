@@ -103,7 +103,9 @@ class TensorMethodMissing(Rule):
 
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         existing, properties = api.tensor_methods(), api.tensor_properties()
-        if _uses_torch(module):
+        # Every call of the module is among its call sites: when none calls such a method, reading each function's
+        # calls is spared.
+        if _uses_torch(module) or _WATCHED.isdisjoint(module.written_call_names()):
             return
         reported: set[int] = set()
         for function in _tensor_code(module):
@@ -152,10 +154,6 @@ def _tensor_code(module: ModuleFacts) -> Iterator[GraphFunction]:
     for function in [*module.graph_functions, *module.eager_functions()]:
         seen.add(id(function.node))
         yield function
-    # Every call of the module is among its call sites: when none calls such a method, no other function can hold
-    # one, and reading each function's calls is spared.
-    if _WATCHED.isdisjoint(module.written_call_names()):
-        return
     for node, owner in module.function_nodes():
         if id(node) in seen:
             continue
