@@ -52,18 +52,16 @@ class CallSite:
     @property
     def function(self) -> FunctionNode | None:
         """The innermost function around the call, None at module or class level (found when first asked)."""
-        around = self._around
-        if around is None:
-            around = self._around = self._module()._code_around(self._position)
-        return around[0]
+        return (self._around or self._find_code_around())[0]
 
     @property
     def owner(self) -> ClassInfo | None:
         """The innermost class around the call."""
-        around = self._around
-        if around is None:
-            around = self._around = self._module()._code_around(self._position)
-        return around[1]
+        return (self._around or self._find_code_around())[1]
+
+    def _find_code_around(self) -> tuple[FunctionNode | None, ClassInfo | None]:
+        around = self._around = self._module()._code_around(self._position)
+        return around
 
 
 class ModuleFacts(ClassFacts, GraphCode):
