@@ -204,15 +204,15 @@ class GraphFunction:
             # once for the probe of what it returns and again as graph code, with the same kinds.
             key = (id(self.node), id(self.owner), tuple(sorted(self.parameter_kinds.items())))
             known = module._environments.get(key)
-            if known is not None:
-                self.env, self.objects = dict(known[0]), dict(known[1])
-                self._env_reads = None
-                self._use_kinds = {}
-                return
-        cuts = module._cuts
-        self._compute_environment()
-        if key is not None and module._cuts == cuts and not module._answers_cut_short:
-            module._environments[key] = (dict(self.env), dict(self.objects))
+        if key is not None and known is not None:
+            self.env, self.objects = dict(known[0]), dict(known[1])
+        else:
+            cuts = module._cuts
+            self._compute_environment()
+            if key is not None and module._cuts == cuts and not module._answers_cut_short:
+                module._environments[key] = (dict(self.env), dict(self.objects))
+        self._env_reads = None
+        self._use_kinds = {}
 
     def _compute_environment(self) -> None:
         env: dict[str, str | None] = dict(self.parameter_kinds)
@@ -241,8 +241,6 @@ class GraphFunction:
             if all(env.get(name, _UNBOUND) == seen for name, seen in reads.items()):
                 break
         self.env = env
-        self._env_reads = None
-        self._use_kinds = {}
 
     def _bind(self, env: dict, target: ast.AST, kind: str | None, value: ast.AST | None) -> None:
         if isinstance(target, ast.Name):
@@ -1041,10 +1039,9 @@ class GraphCode:
         key = (id(owner), attribute)
         found = self._sub_cell_of.get(key, _UNBOUND)
         if found is _UNBOUND:
-            qualname = next((info.cell_attributes[attribute] for info in owner.lineage()
-                             if info.cell_attributes.get(attribute)), None)
-            found = self._sub_cell_of[key] = self.classes.get(qualname[len(self.local_prefix):]) if (
-                qualname and qualname.startswith(self.local_prefix)) else None
+            found = self._sub_cell_of[key] = self.local_class(next(
+                (info.cell_attributes[attribute] for info in owner.lineage() if info.cell_attributes.get(attribute)),
+                None))
         return found
 
     def _called_through_global(self, name: str) -> Iterator[tuple[FunctionNode, ClassInfo | None, dict]]:

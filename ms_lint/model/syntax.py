@@ -571,7 +571,15 @@ def first_argument(function: FunctionNode) -> str | None:
 
 
 def is_static(function: FunctionNode) -> bool:
-    return any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in function.decorator_list)
+    return _decorated_with(function, "staticmethod")
+
+
+def is_classmethod(function: FunctionNode) -> bool:
+    return _decorated_with(function, "classmethod")
+
+
+def _decorated_with(function: FunctionNode, name: str) -> bool:
+    return any(isinstance(d, ast.Name) and d.id == name for d in function.decorator_list)
 
 
 def is_attribute_of(target: ast.AST, name: str) -> bool:

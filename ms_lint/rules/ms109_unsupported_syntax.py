@@ -5,6 +5,7 @@ import ast
 from typing import Iterator
 
 from ms_lint.model import GraphFunction, ModuleFacts
+from ms_lint.model.syntax import is_classmethod
 from ms_lint.findings import Finding
 from ms_lint.rules.base import Rule
 
@@ -64,7 +65,7 @@ class UnsupportedSyntax(Rule):
         # Only a method of this module's classes is followed (``find_method``): a call is of a classmethod only if
         # one of them declares a classmethod of that name.
         classmethods = {name for info in module.classes.values() for name, method in info.methods.items()
-                        if any(isinstance(d, ast.Name) and d.id == "classmethod" for d in method.decorator_list)}
+                        if is_classmethod(method)}
         for function in module.graph_functions:
             if isinstance(function.node, ast.AsyncFunctionDef):
                 yield self._finding(module, function, function.node, "async function")
@@ -99,5 +100,4 @@ def _calls_cell_classmethod(module: ModuleFacts, function: GraphFunction, call: 
     if owner is None or not owner.is_cell:
         return False
     found = owner.find_method(func.attr)
-    return found is not None and any(
-        isinstance(d, ast.Name) and d.id == "classmethod" for d in found[1].decorator_list)
+    return found is not None and is_classmethod(found[1])

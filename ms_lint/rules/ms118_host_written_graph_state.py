@@ -5,6 +5,7 @@ import ast
 from typing import Iterator
 
 from ms_lint.model import ClassInfo, FunctionNode, ModuleFacts
+from ms_lint.model.syntax import is_classmethod, is_static
 from ms_lint.findings import Finding
 from ms_lint.rules.base import Rule
 
@@ -285,8 +286,7 @@ def _assigns_name(stmt: ast.AST, name: str) -> bool:
 
 def _self_name(function: FunctionNode) -> str | None:
     positional = function.args.posonlyargs + function.args.args
-    if not positional or any(isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod")
-                             for d in function.decorator_list):
+    if not positional or is_static(function) or is_classmethod(function):
         return None
     return positional[0].arg
 

@@ -7,10 +7,8 @@ from typing import Iterator
 from ms_lint.findings import Finding
 from ms_lint.fixes import Edit, FixContext
 from ms_lint.model import ModuleFacts
+from ms_lint.model.syntax import is_classmethod, is_static
 from ms_lint.rules.base import Rule
-
-_NOT_INSTANCE_METHODS = frozenset({"staticmethod", "classmethod"})
-
 
 class InstanceParameterNotSelf(Rule):
     code = "MS119"
@@ -82,7 +80,7 @@ def _misnamed_instance(function) -> ast.arg | None:
     node = function.node
     if owner is None or not owner.is_cell or node not in owner.node.body:
         return None
-    if any(isinstance(d, ast.Name) and d.id in _NOT_INSTANCE_METHODS for d in node.decorator_list):
+    if is_static(node) or is_classmethod(node):
         return None
     positional = [*node.args.posonlyargs, *node.args.args]
     if not positional or positional[0].arg == "self":
