@@ -10,6 +10,7 @@ from ms_lint.model import ModuleFacts
 from ms_lint.model.syntax import is_classmethod, is_static
 from ms_lint.rules.base import Rule
 
+
 class InstanceParameterNotSelf(Rule):
     code = "MS119"
     name = "instance-parameter-not-self"
