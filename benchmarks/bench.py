@@ -161,11 +161,20 @@ def _report_plugin_cpu_at_exit() -> None:
     run = MsLintChecker.run
 
     def timed_run(self):
-        start = time.process_time()
-        try:
-            yield from run(self)
-        finally:
-            spent[0] += time.process_time() - start
+        # Only the time inside the plugin's generator counts. While it waits at a yield, flake8 files the finding,
+        # and for a file's first report builds the file's noqa table: plain flake8 builds that table too, at the
+        # first report of pycodestyle or pyflakes, in every file where the plugin reports here (about 0.15 s of the
+        # four packages' run would otherwise count as the plugin's).
+        findings = run(self)
+        while True:
+            start = time.process_time()
+            try:
+                finding = next(findings)
+            except StopIteration:
+                return
+            finally:
+                spent[0] += time.process_time() - start
+            yield finding
 
     MsLintChecker.run = timed_run
     atexit.register(lambda: print(f"{PLUGIN_CPU_MARK}{spent[0]:.6f}", file=sys.stderr))
