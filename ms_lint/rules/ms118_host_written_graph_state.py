@@ -5,7 +5,7 @@ import ast
 from typing import Iterator
 
 from ms_lint.model import ClassInfo, FunctionNode, ModuleFacts
-from ms_lint.model.syntax import is_classmethod, is_static
+from ms_lint.model.syntax import first_argument, is_classmethod
 from ms_lint.findings import Finding
 from ms_lint.rules.base import Rule
 
@@ -285,10 +285,8 @@ def _assigns_name(stmt: ast.AST, name: str) -> bool:
 
 
 def _self_name(function: FunctionNode) -> str | None:
-    positional = function.args.posonlyargs + function.args.args
-    if not positional or is_static(function) or is_classmethod(function):
-        return None
-    return positional[0].arg
+    """The name of the instance parameter; None for a static method or a class method (``cls`` is no instance)."""
+    return None if is_classmethod(function) else first_argument(function)
 
 
 def _cell_instances(module: ModuleFacts) -> dict[tuple[int, str], ClassInfo]:
