@@ -69,10 +69,26 @@ def test_only_summaries_outlive_the_file_being_checked(package):
     assert codes(head) == ["MS101"]
     assert project._full_facts == {}
     blocks = str(package / "pkg" / "blocks.py")
-    summaries = [summary for (path, _), (_, summary) in project._summaries.items() if path == blocks]
-    assert len(summaries) == 1
-    assert summaries[0].classes["Block"].is_cell
-    assert "nn" in summaries[0].names
+    kept = [(names, classes) for key, (_, names, classes) in project._summaries.items() if key[0] == blocks]
+    assert len(kept) == 1
+    summary = project.ModuleSummary(*kept[0])
+    assert summary.project_class("Block").is_cell
+    assert "nn" in summary.names
+
+
+def test_what_outlives_the_file_is_left_alone_by_the_garbage_collector(package):
+    # Summaries stay for the whole run: made of plain dicts, tuples and strings, they leave the collector's lists
+    # once it has seen them, and each full collection of a long flake8 run stops walking them.
+    assert codes(package / "pkg" / "head.py") == ["MS101"]
+    for _ in range(3):  # a collection lets go of a tuple once the tuples inside it are let go: one level at a time
+        gc.collect()
+    kept = [project._summaries, project._lookups_of, project._unverified]
+    assert all(len(store) > 0 for store in kept)
+    for store in kept:
+        for key, value in store.items():
+            parts = value if isinstance(value, tuple) else [value]
+            assert not gc.is_tracked(key), key
+            assert not any(gc.is_tracked(part) for part in parts), (key, value)
 
 
 def test_a_deeper_question_about_another_module_reads_its_tree_for_that_file_only(package):
@@ -263,4 +279,4 @@ def test_a_base_class_module_whose_functions_hold_column_zero_strings_is_still_r
     project._summaries.clear()
     assert codes(package / "pkg" / "head.py") == ["MS101"]
     summary = project._module_summary(str(blocks), Settings())
-    assert {name: found.is_cell for name, found in summary.classes.items()} == {"Block": True, "Other": True}
+    assert {name: summary.project_class(name).is_cell for name in summary.classes} == {"Block": True, "Other": True}

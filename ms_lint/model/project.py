@@ -17,7 +17,7 @@ from __future__ import annotations
 import ast
 import os
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import astuple, dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -31,16 +31,20 @@ if TYPE_CHECKING:
 _MAX_REEXPORT_HOPS = 8
 _full_facts: dict[tuple[str, float, Settings], "ModuleFacts | None"] = {}  # for the file being analysed
 _trees: dict[tuple[str, float, None], tuple[ast.Module, str]] = {}  # for the file being analysed
-# (file, settings) -> (the file's version, its summary), for the whole process
-_summaries: dict[tuple[str, Settings], tuple[tuple[str, float, Settings], "ModuleSummary | None"]] = {}
+# What the process keeps, file after file, is made of plain tuples, dicts, strings and numbers, the settings spelled
+# by their values (``_kept_key``): the garbage collector stops tracking such dicts and tuples, so the host's full
+# collections (dozens in a flake8 run over a large project) do not walk a project's worth of summaries each time.
+# (file, *settings' values) -> (the file's modification time, *ModuleSummary's fields), for the whole process; the
+# fields are None when the file is unreadable or not Python
+_summaries: dict[tuple, tuple[float, dict[str, str] | None, dict[str, tuple[bool, bool]] | None]] = {}
 _in_progress: set[str] = set()
-# (file, settings) -> hash of the text a kept summary was made from, until it is compared with the file's text
-_unverified: dict[tuple[str, Settings], int] = {}
+# (file, *settings' values) -> hash of the text a kept summary was made from, until it is compared with the file's
+_unverified: dict[tuple, int] = {}
 # Module lookups, for caches of results: (module, source roots) -> the file found (None: none). Every active recorder
 # sees every lookup; a module's kept facts and summary remember the lookups made while they were built, and replay
 # them whenever they are reused, so that what one file's analysis read is complete even when it read summaries only.
 _recorders: list[dict[tuple[str, tuple[str, ...]], str | None]] = []
-_lookups_of: dict[tuple[str, Settings], dict[tuple[str, tuple[str, ...]], str | None]] = {}
+_lookups_of: dict[tuple, dict[tuple[str, tuple[str, ...]], str | None]] = {}
 
 
 @dataclass(frozen=True)
@@ -55,7 +59,18 @@ class ProjectClass:
 @dataclass(frozen=True)
 class ModuleSummary:
     names: dict[str, str]  # local name -> qualified name (what the module imports, hence re-exports)
-    classes: dict[str, ProjectClass]
+    classes: dict[str, tuple[bool, bool]]  # class name -> (is_cell, is_jit_class)
+
+    def project_class(self, name: str) -> ProjectClass:
+        return ProjectClass(name, *self.classes[name])
+
+    @classmethod
+    def of(cls, facts: "ModuleFacts") -> ModuleSummary:
+        return cls(dict(facts.names), {name: (info.is_cell, info.is_jit_class) for name, info in facts.classes.items()})
+
+
+def _kept_key(module_file: str, settings: Settings) -> tuple:
+    return (module_file, *astuple(settings))
 
 
 @contextmanager
@@ -72,9 +87,9 @@ def recording_lookups():
         del _recorders[next(index for index in range(len(_recorders) - 1, -1, -1) if _recorders[index] is lookups)]
 
 
-def _replay_lookups(module_file: str, settings: Settings) -> None:
+def _replay_lookups(key: tuple) -> None:
     for recorder in _recorders:
-        recorder.update(_lookups_of.get((module_file, settings), ()))
+        recorder.update(_lookups_of.get(key, ()))
 
 
 def forget_full_facts() -> None:
@@ -133,7 +148,7 @@ def _find_module_file(module: str, roots: tuple[str, ...]) -> str | None:
 def project_class(path: str, qualname: str, settings: Settings) -> ProjectClass | None:
     """The summary of the project class ``qualname`` seen from file ``path``."""
     found = _find_class(path, qualname, settings, _module_summary)
-    return found[0].classes[found[1]] if found else None
+    return found[0].project_class(found[1]) if found else None
 
 
 def project_class_facts(path: str, qualname: str, settings: Settings) -> tuple["ModuleFacts", str] | None:
@@ -177,27 +192,22 @@ def _module_summary(module_file: str, settings: Settings) -> ModuleSummary | Non
     version = _version(module_file, settings)
     if version is None:
         return None
-    known = _summaries.get((module_file, settings))
-    if known is not None and known[0] == version:
-        if _on_disk((module_file, settings)):
-            _replay_lookups(module_file, settings)
-            return known[1]
-        del _summaries[(module_file, settings)]  # made from other text than the file's: read the file
+    key = _kept_key(module_file, settings)
+    known = _summaries.get(key)
+    if known is not None and known[0] == version[1]:
+        if _on_disk(key):
+            _replay_lookups(key)
+            return None if known[1] is None else ModuleSummary(known[1], known[2])
+        del _summaries[key]  # made from other text than the file's: read the file
     if module_file in _in_progress:
         return None  # classes that inherit from each other across modules: unknown while it is being read
     with recording_lookups() as lookups:
         facts = _read_module(module_file, settings, outline=True)
-        summary = None if facts is None else _summary_of(facts)  # None: unreadable, or not Python
-    _lookups_of[(module_file, settings)] = lookups
-    _summaries[(module_file, settings)] = (version, summary)  # an older version of the file is forgotten
+        summary = None if facts is None else ModuleSummary.of(facts)  # None: unreadable, or not Python
+    _lookups_of[key] = lookups
+    # an older version of the file is forgotten
+    _summaries[key] = (version[1], None, None) if summary is None else (version[1], summary.names, summary.classes)
     return summary
-
-
-def _summary_of(facts: "ModuleFacts") -> ModuleSummary:
-    return ModuleSummary(
-        names=dict(facts.names),
-        classes={name: ProjectClass(name, info.is_cell, info.is_jit_class) for name, info in facts.classes.items()},
-    )
 
 
 def remember_summary(facts: "ModuleFacts", lookups: dict) -> None:
@@ -212,13 +222,14 @@ def remember_summary(facts: "ModuleFacts", lookups: dict) -> None:
     version = _version(module_file, facts.settings)
     if version is None:
         return
-    key = (module_file, facts.settings)
-    _summaries[key] = (version, _summary_of(facts))
+    key = _kept_key(module_file, facts.settings)
+    summary = ModuleSummary.of(facts)
+    _summaries[key] = (version[1], summary.names, summary.classes)
     _lookups_of[key] = lookups
     _unverified[key] = _text_hash(facts.source)
 
 
-def _on_disk(key: tuple[str, Settings]) -> bool:
+def _on_disk(key: tuple) -> bool:
     """Whether a kept summary was made from the text the file holds (always, unless it came from an analysed text
     not yet compared with the file)."""
     analysed = _unverified.pop(key, None)
@@ -240,7 +251,7 @@ def _module_facts(module_file: str, settings: Settings) -> "ModuleFacts | None":
     if key is None:
         return None
     if key in _full_facts:
-        _replay_lookups(module_file, settings)
+        _replay_lookups(_kept_key(module_file, settings))
         return _full_facts[key]
     facts = _read_module(module_file, settings, outline=False)
     if module_file not in _in_progress:
@@ -260,7 +271,7 @@ def _read_module(module_file: str, settings: Settings, outline: bool) -> "Module
         tree, source = _parsed(module_file, outline)
         with recording_lookups() as lookups:
             facts = ModuleFacts(tree, module_file, settings, source, graph_code=False, outline=outline)
-        _lookups_of[(module_file, settings)] = lookups
+        _lookups_of[_kept_key(module_file, settings)] = lookups
     except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
         facts = None
     finally:
