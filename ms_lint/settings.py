@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import astuple, dataclass
 from fnmatch import fnmatch
 
 MODES = ("graph", "pynative")
@@ -21,6 +21,7 @@ class Settings:
     GRAPH_MODE, ``pynative`` means only jit-decorated code is compiled.
     ``syntax_level``: ``strict`` reports what fails under STRICT (and so cannot export MindIR); ``lax`` reports
     only what fails or misbehaves under LAX too.
+    ``values`` (set from the fields): the fields' values as one tuple.
     """
 
     mode: str = "graph"
@@ -40,6 +41,9 @@ class Settings:
             raise SettingsError(
                 f"ms-syntax-level must be one of {', '.join(SYNTAX_LEVELS)}, not {self.syntax_level!r}"
             )
+        # The settings by their values, an exact tuple of strings, for what a process keeps from file to file: the
+        # garbage collector stops tracking such a tuple, never a Settings object (see ms_lint.model.project).
+        object.__setattr__(self, "values", astuple(self))
 
     def mode_for(self, path: str) -> str:
         """The mode of the file at ``path`` (matched as flake8's per-file-ignores are: by its name or its absolute

@@ -17,7 +17,7 @@ from __future__ import annotations
 import ast
 import os
 from contextlib import contextmanager
-from dataclasses import astuple, dataclass
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -70,7 +70,7 @@ class ModuleSummary:
 
 
 def _kept_key(module_file: str, settings: Settings) -> tuple:
-    return (module_file, *astuple(settings))
+    return (module_file, *settings.values)
 
 
 @contextmanager
