@@ -117,7 +117,18 @@ def is_mint_nn_name(qualname: str | None) -> bool:
 @lru_cache(maxsize=1)
 def tables() -> dict:
     with resources.files("ms_lint").joinpath("data/mindspore_api.json").open("r", encoding="utf-8") as handle:
-        return json.load(handle)
+        return _arrays_as_tuples(json.load(handle))
+
+
+def _arrays_as_tuples(value):
+    """The tables with their arrays as tuples: they live as long as the process, and the garbage collector stops
+    tracking tuples (and dicts) of strings, never a list or a set, so a long flake8 run's full collections need not
+    walk them each time."""
+    if isinstance(value, list):
+        return tuple(_arrays_as_tuples(item) for item in value)
+    if isinstance(value, dict):
+        return {key: _arrays_as_tuples(item) for key, item in value.items()}
+    return value
 
 
 def nn_cell_entry(qualname: str | None) -> dict | None:
@@ -149,7 +160,7 @@ def _tensor_methods() -> frozenset[str]:
     return frozenset(tables().get("tensor_methods", ()))
 
 
-def cell_keywords(qualname: str | None) -> frozenset[str] | None:
+def cell_keywords(qualname: str | None) -> tuple[str, ...] | None:
     """The keyword names the MindSpore Cell ``qualname`` (``mindspore.nn.Dense``) takes; None when it is not one
     of the generated table's (unknown, or its constructor takes ``**kwargs``)."""
     if is_mint_nn_name(qualname):
@@ -173,9 +184,8 @@ def cell_class_names() -> tuple[str, ...]:
     return tuple(sorted({last_name(name) for name in _cell_keywords()}))
 
 
-@lru_cache(maxsize=1)
-def _cell_keywords() -> dict[str, frozenset[str]]:
-    return {name: frozenset(keywords) for name, keywords in tables().get("cell_keywords", {}).items()}
+def _cell_keywords() -> dict[str, tuple[str, ...]]:
+    return tables().get("cell_keywords", {})  # a few keywords each: a tuple answers ``in`` as fast as a set
 
 
 def module_names(module: str) -> frozenset[str] | None:

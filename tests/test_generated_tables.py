@@ -1,6 +1,7 @@
 """The shipped MindSpore API tables: their shape, known facts, and that they match the installed MindSpore."""
 from __future__ import annotations
 
+import gc
 import importlib.metadata
 import importlib.util
 import json
@@ -10,6 +11,7 @@ from importlib import resources
 
 import pytest
 
+from ms_lint import mindspore_api as api
 from ms_lint.tools import generate_tables
 
 SHIPPED_TEXT = resources.files("ms_lint").joinpath("data/mindspore_api.json").read_text(encoding="utf-8")
@@ -36,6 +38,19 @@ def test_every_list_is_sorted_and_unique():
              *SHIPPED["jit_forbidden"]["methods"].values()]
     for names in lists:
         assert names == sorted(set(names))
+
+
+def test_the_loaded_tables_are_the_shipped_ones_and_the_garbage_collector_leaves_them_alone():
+    # Loaded once and held for the whole run: tuples and dicts of strings leave the collector's lists, so the full
+    # collections of a long flake8 run do not walk them (a list never leaves them).
+    loaded = api.tables()
+    assert json.loads(json.dumps(loaded)) == SHIPPED
+    assert api.cell_keywords("mindspore.nn.Dense") == tuple(SHIPPED["cell_keywords"]["mindspore.nn.Dense"])
+    for _ in range(3):  # a collection lets go of a tuple once the tuples inside it are let go: one level at a time
+        gc.collect()
+    assert not any(gc.is_tracked(loaded[name]) for name in (
+        "ops_functions", "ops_primitives", "tensor_methods", "cell_keywords", "module_names"))
+    assert not any(gc.is_tracked(entry) for entry in loaded["nn_cells"].values())  # (a dict of dicts stays)
 
 
 def test_mint_layers_are_classified_like_nn_layers():

@@ -84,7 +84,7 @@ class LayerKeywordNotAccepted(Rule):
         call = finding.node
         if not isinstance(call, ast.Call):
             return []
-        accepted = api.cell_keywords(context.module.qualname(call.func)) or frozenset()
+        accepted = api.cell_keywords(context.module.qualname(call.func)) or ()
         unknown = [keyword for keyword in call.keywords if keyword.arg is not None and keyword.arg not in accepted]
         if not unknown or any(MINDSPORE_KEYWORD_FOR.get(keyword.arg) not in accepted for keyword in unknown):
             return []  # all or nothing: a half-fixed call still raises
