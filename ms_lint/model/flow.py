@@ -18,7 +18,7 @@ import ast
 from dataclasses import dataclass
 from typing import Iterable, Iterator
 
-from ms_lint.model.syntax import FunctionNode, preorder
+from ms_lint.model.syntax import FunctionNode, parameter_names, preorder
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
@@ -49,7 +49,7 @@ def partially_bound_reads(function: FunctionNode, walrus_targets: Iterable[str] 
     them. ``lines``, the module's source lines, only make the walk faster: an expression whose lines hold none of
     the names bound on some paths only is not walked."""
     walker = _Walker(function, lines)
-    walker.block(function.body, _State({*_parameters(function), *walrus_targets}, {}))
+    walker.block(function.body, _State({*parameter_names(function), *walrus_targets}, {}))
     return sorted(walker.found, key=lambda read: (read.name.lineno, read.name.col_offset))
 
 
@@ -340,13 +340,6 @@ def _definition_header(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassD
     if isinstance(node, ast.ClassDef):
         return [*node.decorator_list, *node.bases, *node.keywords]
     return [*node.decorator_list, *node.args.defaults, *(d for d in node.args.kw_defaults if d is not None)]
-
-
-def _parameters(function: FunctionNode) -> list[str]:
-    arguments = function.args
-    names = [a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)]
-    names += [a.arg for a in (arguments.vararg, arguments.kwarg) if a is not None]
-    return names
 
 
 def _first_parameter(function: FunctionNode) -> str | None:

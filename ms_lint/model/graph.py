@@ -188,9 +188,7 @@ class GraphFunction:
     def self_name(self) -> str | None:
         name = self._self_name
         if name is _UNBOUND:  # asked for nearly every attribute the environment meets
-            args = self.node.args.posonlyargs + self.node.args.args
-            name = self._self_name = (args[0].arg if self.owner is not None and args and not is_static(self.node)
-                                      else None)
+            name = self._self_name = first_argument(self.node) if self.owner is not None else None
         return name
 
     def compute_environment(self) -> None:

@@ -197,7 +197,7 @@ def _module_summary(module_file: str, settings: Settings) -> ModuleSummary | Non
     if known is not None and known[0] == version[1]:
         if _on_disk(key):
             _replay_lookups(key)
-            return None if known[1] is None else ModuleSummary(known[1], known[2])
+            return _kept_summary(known)
         del _summaries[key]  # made from other text than the file's: read the file
     if module_file in _in_progress:
         return None  # classes that inherit from each other across modules: unknown while it is being read
@@ -205,9 +205,16 @@ def _module_summary(module_file: str, settings: Settings) -> ModuleSummary | Non
         facts = _read_module(module_file, settings, outline=True)
         summary = None if facts is None else ModuleSummary.of(facts)  # None: unreadable, or not Python
     _lookups_of[key] = lookups
-    # an older version of the file is forgotten
-    _summaries[key] = (version[1], None, None) if summary is None else (version[1], summary.names, summary.classes)
+    _keep_summary(key, version[1], summary)  # an older version of the file is forgotten
     return summary
+
+
+def _keep_summary(key: tuple, modified: float, summary: ModuleSummary | None) -> None:
+    _summaries[key] = (modified, None, None) if summary is None else (modified, summary.names, summary.classes)
+
+
+def _kept_summary(kept: tuple) -> ModuleSummary | None:
+    return None if kept[1] is None else ModuleSummary(kept[1], kept[2])
 
 
 def remember_summary(facts: "ModuleFacts", lookups: dict) -> None:
@@ -223,8 +230,7 @@ def remember_summary(facts: "ModuleFacts", lookups: dict) -> None:
     if version is None:
         return
     key = _kept_key(module_file, facts.settings)
-    summary = ModuleSummary.of(facts)
-    _summaries[key] = (version[1], summary.names, summary.classes)
+    _keep_summary(key, version[1], ModuleSummary.of(facts))
     _lookups_of[key] = lookups
     _unverified[key] = _text_hash(facts.source)
 
