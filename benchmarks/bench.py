@@ -137,14 +137,39 @@ def flake8_with_only(variant: str, flake8_argv: list[str]) -> int:
         return (plugin for plugin in discover_all() if _normalized(plugin.package) in allowed)
 
     finder._find_importlib_plugins = discover_allowed
-    if variant == "ms":
-        _report_plugin_cpu_at_exit()
+    if "--jobs=1" in flake8_argv:
+        _report_collector_cpu_at_exit()
+        if variant == "ms":
+            _report_plugin_cpu_at_exit()
     from flake8.main.cli import main
 
     return main(flake8_argv)
 
 
 PLUGIN_CPU_MARK = "bench: MS plugin cpu seconds: "
+COLLECTOR_CPU_MARK = "bench: garbage collector cpu seconds: "
+
+
+def _report_collector_cpu_at_exit() -> None:
+    """Add up the CPU time this process spends in the garbage collector and print it on stderr at exit.
+
+    The plugin's allocations and the objects it keeps make flake8's own collections more frequent and longer, a
+    cost that lands outside the plugin's ``run``; set against the same figure of a plain flake8 run, it says how
+    much of the paired ratio that is."""
+    import atexit
+    import gc
+
+    spent = [0.0]
+    started = [0.0]
+
+    def timed(phase: str, _info: dict) -> None:
+        if phase == "start":
+            started[0] = time.process_time()
+        else:
+            spent[0] += time.process_time() - started[0]
+
+    gc.callbacks.append(timed)
+    atexit.register(lambda: print(f"{COLLECTOR_CPU_MARK}{spent[0]:.6f}", file=sys.stderr))
 
 
 def _report_plugin_cpu_at_exit() -> None:
@@ -426,6 +451,7 @@ class Run:
     inner: dict | None
     plugin_cpu_s: float | None = None  # CPU time inside the MS plugin, when the child reported it
     cache: list[int] | None = None  # [files checked, of them from the cache], from `ms-lint check -v`
+    collector_cpu_s: float | None = None  # CPU time in the garbage collector, when the child reported it
 
 
 def measure(case: Case, cwd: Path) -> Run:
@@ -458,13 +484,19 @@ def measure(case: Case, cwd: Path) -> Run:
     else:
         for match in REPORT_LINE.finditer(text):
             codes[match.group(1)] = codes.get(match.group(1), 0) + 1
-    plugin_cpu = [float(line[len(PLUGIN_CPU_MARK):]) for line in error_text.splitlines()
-                  if line.startswith(PLUGIN_CPU_MARK)]
+    plugin_cpu = _reported_seconds(error_text, PLUGIN_CPU_MARK)
+    collector_cpu = _reported_seconds(error_text, COLLECTOR_CPU_MARK)
     # ru_maxrss is in kilobytes on Linux and in bytes on macOS.
     rss_mb = usage.ru_maxrss / (1024 * 1024 if sys.platform == "darwin" else 1024)
     cache = CACHE_LINE.findall(error_text)
     return Run(wall, usage.ru_utime + usage.ru_stime, rss_mb, child.returncode, load_before, load_after, codes, inner,
-               plugin_cpu[-1] if plugin_cpu else None, [int(n) for n in cache[-1]] if cache else None)
+               plugin_cpu, [int(n) for n in cache[-1]] if cache else None, collector_cpu)
+
+
+def _reported_seconds(error_text: str, mark: str) -> float | None:
+    """The last figure a child printed after ``mark`` on stderr, if any."""
+    reported = [float(line[len(mark):]) for line in error_text.splitlines() if line.startswith(mark)]
+    return reported[-1] if reported else None
 
 
 def run_rotating(cases: list[Case], repeat: int, cwd: Path, record: dict, on_rep=None, what: str = "") -> None:
@@ -614,6 +646,13 @@ def build_table(results: dict) -> str:
                      f"of {share['run_cpu_s']:.2f} s ({share['percent']:.1f}%), the ratio that run implies "
                      f"{share['ratio']:.3f}x (medians; the garbage collector's extra work outside the plugin and "
                      f"the import are not in it)")
+    added = results.get("added_time")
+    if added:
+        extra.append(f"added CPU time, flake8 + MS against flake8 (--jobs=1, medians of the pairs): "
+                     f"{added['added_cpu_s']:.2f} s = the plugin's own {added['plugin_cpu_s']:.2f} s + the garbage "
+                     f"collector's {added['collector_added_cpu_s']:.2f} s ({added['collector_cpu_s'][0]:.2f} s "
+                     f"against {added['collector_cpu_s'][1]:.2f} s) + the rest {added['rest_cpu_s']:.2f} s "
+                     f"(flake8's own work after the plugin's, and the noise between two runs)")
     if results.get("cache"):
         extra.extend(cache_table(results["cache"]))
     validator = results.get("validator", {})
@@ -633,6 +672,28 @@ def build_table(results: dict) -> str:
     for problem in results.get("problems", []):
         extra.append(f"warning: {problem}")
     return "\n".join(out + [""] + extra)
+
+
+def _added_time(with_plugin: list[dict], plain: list[dict]) -> dict | None:
+    """Where the CPU time the plugin adds to a serial flake8 run goes, from the runs of each repetition (medians):
+    the plugin's own work, the garbage collector's extra work, and the rest (flake8's own work slowed by what the
+    plugin left in the CPU's caches, and the noise between two runs)."""
+    pairs = [(ms, base) for ms, base in zip(with_plugin, plain)
+             if ms.get("plugin_cpu_s") is not None and ms.get("collector_cpu_s") is not None
+             and base.get("collector_cpu_s") is not None]
+    if not pairs:
+        return None
+    added = [ms["cpu_s"] - base["cpu_s"] for ms, base in pairs]
+    collector = [ms["collector_cpu_s"] - base["collector_cpu_s"] for ms, base in pairs]
+    own = [ms["plugin_cpu_s"] for ms, _ in pairs]
+    return {
+        "added_cpu_s": median(added),
+        "plugin_cpu_s": median(own),
+        "collector_added_cpu_s": median(collector),
+        "collector_cpu_s": [median([base["collector_cpu_s"] for _, base in pairs]),
+                            median([ms["collector_cpu_s"] for ms, _ in pairs])],
+        "rest_cpu_s": median(added) - median(own) - median(collector),  # what the two named parts leave
+    }
 
 
 def summarize(results: dict) -> None:
@@ -655,6 +716,9 @@ def summarize(results: dict) -> None:
             "percent": median([100 * plugin / run for plugin, run in shares]),
             "ratio": median([run / (run - plugin) for plugin, run in shares]),
         }
+    added = _added_time(runs.get("flake8-ms-j1", []), runs.get("flake8-plain-j1", []))
+    if added:
+        results["added_time"] = added
     targets = {}
     if "flake8-ms-j1" in runs:
         targets[f"flake8 + MS / flake8 (goal {GOAL_FLAKE8_RATIO:.2f}x)"] = (
