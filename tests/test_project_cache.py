@@ -69,9 +69,9 @@ def test_only_summaries_outlive_the_file_being_checked(package):
     assert codes(head) == ["MS101"]
     assert project._full_facts == {}
     blocks = str(package / "pkg" / "blocks.py")
-    kept = [(names, classes) for key, (_, names, classes) in project._summaries.items() if key[0] == blocks]
+    kept = [value for key, value in project._summaries.items() if key[0] == blocks]
     assert len(kept) == 1
-    summary = project.ModuleSummary(*kept[0])
+    summary = project._kept_summary(kept[0])
     assert summary.project_class("Block").is_cell
     assert "nn" in summary.names
 
