@@ -7,7 +7,6 @@ a result that does not parse is never returned.
 from __future__ import annotations
 
 import ast
-import difflib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Iterable
 
@@ -117,6 +116,8 @@ class FixResult:
         return self.fixed != self.original
 
     def diff(self) -> str:
+        import difflib  # only ``--diff`` shows one: a flake8 run does not keep the module
+
         return "".join(difflib.unified_diff(
             source_lines(self.original), source_lines(self.fixed),
             fromfile=f"a/{self.path}", tofile=f"b/{self.path}",

@@ -9,9 +9,11 @@ from __future__ import annotations
 import json
 from functools import lru_cache
 from importlib import resources
-from typing import NamedTuple
+from typing import Iterable, NamedTuple
 
 MINDSPORE = "mindspore"
+# A table of names asked only ``name in table`` (see _name_set).
+NameSet = dict[str, None]
 
 # Libraries whose calls run on the host, in Python: on tensor values they fail to compile under STRICT, and their
 # arrays are not tensors. MindSpore's own modules (mindspore.numpy, mindspore.scipy) are graph-capable and excluded.
@@ -120,6 +122,13 @@ def tables() -> dict:
         return _arrays_as_tuples(json.load(handle))
 
 
+def _name_set(names: Iterable[str]) -> NameSet:
+    """``names`` as a dict's keys, which answer ``in`` as fast as a frozenset's: the garbage collector stops tracking
+    a dict of strings, never a set, so the large name tables (thousands of names, alive as long as the process) are
+    not walked by every full collection of a long flake8 run."""
+    return dict.fromkeys(names)
+
+
 def _arrays_as_tuples(value):
     """The tables with their arrays as tuples: they live as long as the process, and the garbage collector stops
     tracking tuples (and dicts) of strings, never a list or a set, so a long flake8 run's full collections need not
@@ -150,14 +159,14 @@ def is_mindspore_cell_class(qualname: str | None) -> bool:
     return nn_cell_entry(qualname) is not None
 
 
-def tensor_methods() -> frozenset[str]:
+def tensor_methods() -> NameSet:
     """Every public attribute of the installed MindSpore's ``Tensor`` and ``Parameter`` (generated)."""
     return _tensor_methods()
 
 
 @lru_cache(maxsize=1)
-def _tensor_methods() -> frozenset[str]:
-    return frozenset(tables().get("tensor_methods", ()))
+def _tensor_methods() -> NameSet:
+    return _name_set(tables().get("tensor_methods", ()))
 
 
 def cell_keywords(qualname: str | None) -> tuple[str, ...] | None:
@@ -188,30 +197,30 @@ def _cell_keywords() -> dict[str, tuple[str, ...]]:
     return tables().get("cell_keywords", {})  # a few keywords each: a tuple answers ``in`` as fast as a set
 
 
-def module_names(module: str) -> frozenset[str] | None:
+def module_names(module: str) -> NameSet | None:
     """The names the installed MindSpore's module ``module`` has, submodules included (generated); None when the
     table does not list that module."""
     return _module_names().get(module)
 
 
 @lru_cache(maxsize=1)
-def _module_names() -> dict[str, frozenset[str]]:
-    return {module: frozenset(names.split()) for module, names in tables().get("module_names", {}).items()}
+def _module_names() -> dict[str, NameSet]:
+    return {module: _name_set(names.split()) for module, names in tables().get("module_names", {}).items()}
 
 
 class JitForbidden(NamedTuple):
     """MindSpore's jit-forbidden registry (generated): what graph code may not call."""
 
-    functions: frozenset[str]  # qualified names of functions
+    functions: NameSet  # qualified names of functions
     modules: tuple[str, ...]  # prefixes (``mindspore.context.``) of modules none of whose functions may be called
-    methods: dict[str, frozenset[str]]  # owner (``Cell``, ``Tensor``, ``Parameter``) -> its forbidden methods
+    methods: dict[str, NameSet]  # owner (``Cell``, ``Tensor``, ``Parameter``) -> its forbidden methods
 
 
 @lru_cache(maxsize=1)
 def jit_forbidden() -> JitForbidden:
     forbidden = tables()["jit_forbidden"]
-    return JitForbidden(frozenset(forbidden["functions"]), tuple(name + "." for name in forbidden["modules"]),
-                        {owner: frozenset(names) for owner, names in forbidden["methods"].items()})
+    return JitForbidden(_name_set(forbidden["functions"]), tuple(name + "." for name in forbidden["modules"]),
+                        {owner: _name_set(names) for owner, names in forbidden["methods"].items()})
 
 
 def mindspore_version() -> str:
@@ -220,6 +229,6 @@ def mindspore_version() -> str:
 
 
 @lru_cache(maxsize=1)
-def tensor_properties() -> frozenset[str]:
+def tensor_properties() -> NameSet:
     """The public properties of the installed MindSpore's ``Tensor`` (generated): ``size`` is one."""
-    return frozenset(tables().get("tensor_properties", ()))
+    return _name_set(tables().get("tensor_properties", ()))

@@ -51,6 +51,13 @@ def test_the_loaded_tables_are_the_shipped_ones_and_the_garbage_collector_leaves
     assert not any(gc.is_tracked(loaded[name]) for name in (
         "ops_functions", "ops_primitives", "tensor_methods", "cell_keywords", "module_names"))
     assert not any(gc.is_tracked(entry) for entry in loaded["nn_cells"].values())  # (a dict of dicts stays)
+    # The name tables asked ``name in table`` (thousands of names) are dicts of strings, which the collector never
+    # tracks, where frozensets would be walked by every full collection.
+    forbidden = api.jit_forbidden()
+    name_tables = [*(api.module_names(module) for module in SHIPPED["module_names"]), api.tensor_methods(),
+                   api.tensor_properties(), forbidden.functions, *forbidden.methods.values()]
+    assert sum(len(table) for table in name_tables) > 5000
+    assert not any(gc.is_tracked(table) for table in name_tables)
 
 
 def test_mint_layers_are_classified_like_nn_layers():

@@ -32,8 +32,9 @@ _MAX_REEXPORT_HOPS = 8
 _full_facts: dict[tuple[str, float, Settings], "ModuleFacts | None"] = {}  # for the file being analysed
 _trees: dict[tuple[str, float, None], tuple[ast.Module, str]] = {}  # for the file being analysed
 # What the process keeps, file after file, is made of plain tuples, dicts, strings and numbers, the settings spelled
-# by their values (``_kept_key``): the garbage collector stops tracking such dicts and tuples, so the host's full
-# collections (dozens in a flake8 run over a large project) do not walk a project's worth of summaries each time.
+# by their values (``_kept_key``): the garbage collector stops tracking dicts and tuples of such values, so the
+# host's full collections (dozens in a flake8 run over a large project) do not walk a project's worth of names and
+# classes each time; only the tuple per file that holds a summary's two dicts stays tracked.
 # (file, *settings' values) -> (the file's modification time, *ModuleSummary's fields), for the whole process; the
 # fields are None when the file is unreadable or not Python
 _summaries: dict[tuple, tuple[float, dict[str, str] | None, dict[str, tuple[bool, bool]] | None]] = {}

@@ -70,7 +70,7 @@ class JitForbiddenApi(Rule):
         )
 
 
-def _forbidden_method(function: GraphFunction, call: ast.Call, methods: dict[str, frozenset]) -> str | None:
+def _forbidden_method(function: GraphFunction, call: ast.Call, methods: dict[str, api.NameSet]) -> str | None:
     func = call.func
     if not isinstance(func, ast.Attribute):
         return None

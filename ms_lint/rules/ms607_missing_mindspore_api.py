@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import ast
-import difflib
 import re
 from functools import lru_cache
 from typing import Iterator
@@ -152,6 +151,8 @@ def _replacement(owner: str, part: str) -> str:
         names = api.module_names(mint)
         if names is not None and part in names:
             return f"mindspore.mint has it: {mint}.{part}"
+    import difflib  # only for a name found missing: most runs never need the module
+
     public = sorted(name for name in api.module_names(owner) or () if not name.startswith("_"))
     close = difflib.get_close_matches(part, public, n=1, cutoff=0.8)
     return f"did you mean {owner}.{close[0]}?" if close else ""
