@@ -77,8 +77,9 @@ def test_only_summaries_outlive_the_file_being_checked(package):
 
 
 def test_what_outlives_the_file_is_left_alone_by_the_garbage_collector(package):
-    # Summaries stay for the whole run: made of plain dicts, tuples and strings, they leave the collector's lists
-    # once it has seen them, and each full collection of a long flake8 run stops walking them.
+    # Summaries stay for the whole run: their dicts and tuples of strings and flags leave the collector's lists once
+    # it has seen them, and each full collection of a long flake8 run stops walking them (the tuple per file that
+    # holds a summary's two dicts stays: CPython never lets go of a tuple holding a dict).
     assert codes(package / "pkg" / "head.py") == ["MS101"]
     for _ in range(3):  # a collection lets go of a tuple once the tuples inside it are let go: one level at a time
         gc.collect()
