@@ -6,10 +6,15 @@ import re
 import tokenize
 
 
+# A coding cookie counts on the first two lines only; Python's tokenizer ends a line at \n, \r\n or a lone \r.
+_FIRST_TWO_LINES = re.compile(rb"[^\r\n]*(?:\r\n?|\n)?[^\r\n]*(?:\r\n?|\n)?")
+
+
 def source_encoding(data: bytes) -> str:
     """The encoding Python reads ``data`` with: its coding cookie or BOM (``utf-8-sig``), else UTF-8."""
+    head = _FIRST_TWO_LINES.match(data).group()  # not the whole file split into lines, for two of them
     try:
-        encoding, _ = tokenize.detect_encoding(iter(data.splitlines(keepends=True)).__next__)
+        encoding, _ = tokenize.detect_encoding(iter(head.splitlines(keepends=True)).__next__)
     except SyntaxError:
         return "utf-8"
     return encoding

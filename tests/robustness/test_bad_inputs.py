@@ -88,6 +88,9 @@ CASES = [
          engine=_hazard_at(HAZARD_LINE)),
     Case("cr_only.py", HAZARD.replace("\n", "\r").encode(), flake8=_hazard_at(HAZARD_LINE),
          engine=_hazard_at(HAZARD_LINE)),
+    # A lone \r ends the cookie's line for Python too: the file is latin-1 (decoded as UTF-8, it would be E902).
+    Case("cr_only_latin1_cookie.py", hazard_after(LATIN1_TEXT).replace("\n", "\r").encode("latin-1"),
+         flake8=_hazard_at(HAZARD_LINE + 2), engine=_hazard_at(HAZARD_LINE + 2)),
     Case("no_final_newline.py", HAZARD.rstrip("\n").encode(), flake8=_hazard_at(HAZARD_LINE),
          engine=_hazard_at(HAZARD_LINE)),
     Case("form_feed.py", ("\f\n" + HAZARD).encode(), flake8=_hazard_at(HAZARD_LINE + 1),
