@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
+from typing import Any, Mapping
 
 
 @dataclass(frozen=True)
@@ -11,6 +12,9 @@ class Finding:
 
     ``scope`` names the graph unit the finding sits in (``"Decoder"`` for a Cell class, ``"train_step"`` for a
     jit function, ``""`` at module level); the validator groups findings by it.
+    ``data``: the facts the message is made from (the missing name, the method, the built type, the devices and
+    levels the claim holds for), as JSON values: what every consumer (JSON/SARIF output, the validator) reads
+    instead of the message text.
     """
 
     path: str
@@ -20,6 +24,7 @@ class Finding:
     message: str
     scope: str = ""
     node: ast.AST | None = field(default=None, compare=False, repr=False, hash=False)
+    data: Mapping[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
     @property
     def text(self) -> str:
@@ -34,4 +39,5 @@ class Finding:
             "code": self.code,
             "message": self.message,
             "scope": self.scope,
+            "data": dict(self.data),
         }

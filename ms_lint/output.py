@@ -141,6 +141,7 @@ def format_json(items: Sequence[Reported], *, files_checked: int = 0, errors: Se
             "message": item.finding.message,
             "scope": item.finding.scope,
             "level": rule_level(item.finding.code),
+            "data": dict(item.finding.data),
         }
         entry.update(item.properties)
         findings.append(entry)

@@ -7,6 +7,8 @@ from fnmatch import fnmatch
 
 MODES = ("graph", "pynative")
 SYNTAX_LEVELS = ("strict", "lax")
+# ``any``: the project may run on every device; a finding that holds on some devices only names them.
+DEVICES = ("ascend", "gpu", "cpu", "any")
 
 
 class SettingsError(ValueError):
@@ -29,6 +31,9 @@ class Settings:
     # (pattern, mode) pairs: files matching a pattern run their Cells in that mode unless they call set_context
     # themselves (a package that only runs eagerly: ``pkg/pynative/*: pynative``); the longest pattern wins.
     per_path_modes: tuple[tuple[str, str], ...] = ()
+    # The target device and MindSpore version the user named; "" where ms-lint infers them (ms_lint.target).
+    device: str = ""
+    version: str = ""
 
     def __post_init__(self):
         if self.mode not in MODES:
@@ -41,6 +46,10 @@ class Settings:
             raise SettingsError(
                 f"ms-syntax-level must be one of {', '.join(SYNTAX_LEVELS)}, not {self.syntax_level!r}"
             )
+        if self.device and self.device not in DEVICES:
+            raise SettingsError(f"ms-device must be one of {', '.join(DEVICES)}, not {self.device!r}")
+        if self.version and not _is_version(self.version):
+            raise SettingsError(f"ms-version must be a MindSpore version such as 2.7.1, not {self.version!r}")
         # The settings by their values, an exact tuple of strings, for what a process keeps from file to file: the
         # garbage collector stops tracking such a tuple, never a Settings object (see ms_lint.model.project).
         object.__setattr__(self, "values", astuple(self))
@@ -59,12 +68,22 @@ class Settings:
 
     @classmethod
     def from_values(cls, mode: str | None = None, syntax_level: str | None = None,
-                    per_path_modes: str | list | dict | None = None, base: str | None = None) -> "Settings":
+                    per_path_modes: str | list | dict | None = None, base: str | None = None,
+                    device: str | None = None, version: str | None = None) -> "Settings":
         return cls(
             mode=(mode or "graph").strip().lower(),
             syntax_level=(syntax_level or "strict").strip().lower(),
             per_path_modes=parse_per_path_modes(per_path_modes, base),
+            device=(device or "").strip().lower(),
+            version=(version or "").strip(),
         )
+
+
+def _is_version(text: str) -> bool:
+    """``2.7``, ``2.7.1``, ``2.7.1.post1``, ``2.10.0rc1``: a release number, at least major.minor."""
+    import re
+
+    return re.fullmatch(r"\d+\.\d+(\.\d+)*([.]?(post|rc|a|b|dev)\d*)*", text) is not None
 
 
 def parse_per_path_modes(value: str | list | dict | None, base: str | None = None) -> tuple[tuple[str, str], ...]:

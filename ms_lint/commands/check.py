@@ -343,15 +343,15 @@ def _reported_to(item) -> list:
     finding, region = item.finding, item.region
     return [finding.path, finding.line, finding.col, finding.code, finding.message, finding.scope,
             None if region is None else [region.start_line, region.start_column, region.end_line, region.end_column],
-            dict(item.properties)]
+            dict(item.properties), dict(finding.data)]
 
 
 def _reported_from(stored: list):
     from ms_lint.findings import Finding
     from ms_lint.output import Region, Reported
 
-    path, line, col, code, message, scope, region, properties = stored
-    finding = Finding(str(path), int(line), int(col), str(code), str(message), str(scope))
+    path, line, col, code, message, scope, region, properties, data = stored
+    finding = Finding(str(path), int(line), int(col), str(code), str(message), str(scope), data=dict(data))
     return Reported(finding, None if region is None else Region(*(int(value) for value in region)), dict(properties))
 
 

@@ -16,6 +16,7 @@ from ms_lint.model.scopes import CLASS, FUNCTION, Binding, Scope, Scopes, module
 from ms_lint.model.source import source_lines
 from ms_lint.model.syntax import FunctionNode, NodeIndex, first_argument
 from ms_lint.settings import Settings
+from ms_lint.target import Target, target_from_settings
 
 # The nodes the module's index records (see ModuleFacts._index).
 _INDEXED_NODE_TYPES = frozenset({ast.Assign, ast.Import, ast.ImportFrom, ast.ClassDef, ast.FunctionDef,
@@ -118,6 +119,7 @@ class ModuleFacts(ClassFacts, GraphCode):
         self._return_kinds: dict[tuple, str | None] = {}
         self._returns_in_progress: set[int] = set()
         self._cut_short = False  # a look-up under way met the recursion guard
+        self._target: Target | None = None
         self._answers_cut_short: list[tuple] = []
         self._cuts = 0  # how many times a look-up met the recursion guard
         # (id(function), id(class), its parameters' kinds) -> (environment, objects) of a function without dead
@@ -446,6 +448,13 @@ class ModuleFacts(ClassFacts, GraphCode):
         if self._lines is None and self.source:
             self._lines = source_lines(self.source)
         return self._lines
+
+    @property
+    def target(self) -> Target:
+        """The device, MindSpore version, mode and syntax level this module is checked against."""
+        if self._target is None:
+            self._target = target_from_settings(self.settings)
+        return self._target
 
     def scope_name(self, node: ast.AST) -> str:
         """The Cell class or function a finding at ``node`` belongs to (innermost class, else outermost function)."""

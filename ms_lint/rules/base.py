@@ -45,7 +45,8 @@ class Rule:
         """Source edits that remove ``finding`` (rules with ``autofix`` override this); empty when not fixable."""
         return []
 
-    def finding(self, module: "ModuleFacts", node: ast.AST, message: str, scope: str | None = None) -> Finding:
+    def finding(self, module: "ModuleFacts", node: ast.AST, message: str, scope: str | None = None,
+                data: dict | None = None) -> Finding:
         return Finding(
             path=module.path,
             line=getattr(node, "lineno", 1),
@@ -54,6 +55,7 @@ class Rule:
             message=message,
             scope=module.scope_name(node) if scope is None else scope,
             node=node,
+            data=data or {},
         )
 
     @classmethod
