@@ -622,6 +622,56 @@ def test_silent_hazards_compile_and_misbehave(case, tmp_path):
             assert result.params == (), "a Cell built in construct should own no trainable parameter"
 
 
+def test_draw_after_a_reseed_in_the_caller_repeats_in_every_mode(tmp_path):
+    """Reseeding with a value fixed while compiling (here `self.seed`, in construct, before calling the helper that
+    draws) makes PyNative repeat its draw on every call too: graph mode's one draw at compile time changes nothing,
+    and MS104 is quiet."""
+    source = HEADER + textwrap.dedent("""
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.seed = 7
+            def _noise(self):
+                return float(np.random.rand())
+            def construct(self, x):
+                np.random.seed(self.seed)
+                return x + self._noise()
+    """)
+    assert check_source(source, "case.py", Settings()) == []
+    results = compile_cases([(source, "STRICT", [[2, 3]]), (source, "LAX", [[2, 3]])], tmp_path)
+    for result in results:
+        assert result.ok, result.message[:500]
+        assert result.repeated
+    namespace: dict = {}
+    exec(compile("import numpy as np\n" + textwrap.dedent("""
+        def step(seed):
+            np.random.seed(seed)
+            return float(np.random.rand())
+    """), "case.py", "exec"), namespace)
+    assert namespace["step"](7) == namespace["step"](7)  # PyNative runs the same Python on every call
+
+
+def test_list_of_parameter_free_cells_loses_nothing(tmp_path):
+    """A plain list of Cells without parameters compiles at both levels and gives PyNative's result: MS201 is quiet."""
+    source = HEADER + textwrap.dedent("""
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.acts = [nn.ReLU(), nn.Sigmoid(), nn.SequentialCell()]
+                self.kept = nn.Dense(3, 3)
+            def construct(self, x):
+                x = self.kept(x)
+                for act in self.acts[:2]:
+                    x = act(x)
+                return x
+    """)
+    assert check_source(source, "case.py", Settings()) == []
+    results = compile_cases([(source, "STRICT", [[2, 3]]), (source, "LAX", [[2, 3]])], tmp_path)
+    for result in results:
+        assert result.ok, result.message[:500]
+        assert sorted(result.params) == ["kept.bias", "kept.weight"]  # nothing of the list was lost
+
+
 def test_list_of_cells_is_not_registered(tmp_path):
     source = HEADER + textwrap.dedent("""
         class Net(nn.Cell):

@@ -573,7 +573,9 @@ class _ContainerScan:
         if isinstance(expr, ast.Name) and expr.id in cell_names:
             return "cell"
         if self.module.builds_cell(expr):
-            return "cell"
+            # A Cell known to hold no parameter (`nn.ReLU()`, an empty `nn.SequentialCell()`) loses nothing in a
+            # plain container: nothing of it is trained or saved, and no parameter name can clash.
+            return "cell" if self.module.owns_parameters(expr) is not False else None
         if self.module.builds_parameter(expr):
             return "parameter"
         if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and isinstance(

@@ -30,9 +30,11 @@ def test_fix_writes_the_expected_file_and_reports_what_is_left(tmp_path):
     run = run_process("check", "--isolated", "--fix", "cells.py", cwd=tmp_path)
     assert target.read_text() == (PAIRS / "cells_after.py").read_text()
     assert "fixed 5 finding(s) in 1 file(s)" in run.err
-    # `self.added += [...]` has no mechanical fix: both of its findings remain and fail the run.
+    # `self.added += [...]` has no mechanical fix: its list's one finding (naming both lines) remains and fails the
+    # run.
     assert run.status == 1
-    assert [line.split()[1] for line in run.out.splitlines()] == ["MS201", "MS201"]
+    assert [line.split()[1] for line in run.out.splitlines()] == ["MS201"]
+    assert "(self.added) (also filled on line 29)" in run.out
 
 
 def test_fix_leaves_noqa_and_unselected_findings_alone(tmp_path):
