@@ -41,6 +41,34 @@ def test_a_name_resolves_to_the_binding_in_force_where_it_is_used():
     assert module.qualname(parameter) is None
 
 
+def test_the_value_a_name_holds_is_the_binding_in_force_where_it_is_used():
+    """One answer to "which binding reaches this use": the value a name holds is the scopes' binding, so a module-level
+    name rebound later holds its last value inside a function, and a local rebinding after the use does not count."""
+    module = facts("""
+        import mindspore.nn as nn
+        X = nn.Dense(2, 2)
+        X = nn.ReLU()
+        Y: nn.Cell = nn.Dense(3, 3)
+
+        def f():
+            return X, Y
+
+        def g():
+            net = nn.Dense(4, 4)
+            out = net
+            net = nn.ReLU()
+            return out
+    """)
+    f, g = [n for n in ast.walk(module.tree) if isinstance(n, ast.FunctionDef)]
+    x_use, y_use = [n for n in ast.walk(f) if isinstance(n, ast.Name) and n.id in ("X", "Y")]
+    assert ast.unparse(module.value_bound_to(x_use, f, None)) == "nn.ReLU()"
+    assert ast.unparse(module.value_bound_to(y_use, f, None)) == "nn.Dense(3, 3)"
+    net_use = next(n for n in ast.walk(g) if isinstance(n, ast.Name) and n.id == "net" and isinstance(n.ctx, ast.Load))
+    assert ast.unparse(module.value_bound_to(net_use, g, None)) == "nn.Dense(4, 4)"
+    binding = module.scopes.binding(x_use)
+    assert module.value_bound_to(x_use, f, None) is binding.value
+
+
 def test_class_bodies_are_not_visible_to_their_methods():
     module = facts("""
         import numpy as np

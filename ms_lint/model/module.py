@@ -12,7 +12,7 @@ from ms_lint import mindspore_api as api
 from ms_lint.model.classes import CELL_METHODS_RETURNING_SELF, BuiltClass, ClassFacts, ClassInfo, PlainContainer
 from ms_lint.model.project import project_function
 from ms_lint.model.graph import EagerFunction, GraphCode, GraphFunction
-from ms_lint.model.scopes import CLASS, FUNCTION, Binding, Scope, Scopes, module_name_of
+from ms_lint.model.scopes import ASSIGNMENT, CLASS, FUNCTION, Binding, Scope, Scopes, module_name_of
 from ms_lint.model.source import source_lines
 from ms_lint.model.syntax import FunctionNode, NodeIndex, first_argument
 from ms_lint.settings import Settings
@@ -363,22 +363,11 @@ class ModuleFacts(ClassFacts, GraphCode):
 
     def value_bound_to(self, expr: ast.AST, function: FunctionNode | None, owner: ClassInfo | None) -> ast.AST | None:
         """What the name or ``self.<attribute>`` ``expr`` holds where it is used in ``function`` (None: module-level
-        code): the last assignment above it in that scope, else the module-level one; for ``self.<attribute>``, the
-        first assignment in a method of ``owner`` or of its local bases."""
+        code): for a name, the value of the assignment in force there (the scopes' answer); for
+        ``self.<attribute>``, the first assignment in a method of ``owner`` or of its local bases."""
         if isinstance(expr, ast.Name):
-            line = getattr(expr, "lineno", 0)
-            bound = None
-            for node in self.index.own_code(self.tree if function is None else function):
-                if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None and node.lineno < line:
-                    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-                    if any(isinstance(t, ast.Name) and t.id == expr.id for t in targets):
-                        if bound is None or node.lineno >= bound.lineno:
-                            bound = node
-            if bound is not None:
-                return bound.value
-            if function is None or expr.id in {a.arg for a in ast.walk(function.args) if isinstance(a, ast.arg)}:
-                return None
-            return self.module_assignments.get(expr.id)
+            binding = self.scopes.binding(expr)  # Python's own rule: the binding in force where it is used
+            return binding.value if binding is not None and binding.kind == ASSIGNMENT else None
         if not (isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and owner is not None
                 and function is not None and expr.value.id == first_argument(function)):
             return None

@@ -229,9 +229,11 @@ class Scopes:
             self.bind_import(scope, node)
         elif node_type is ast.Global:
             self.declare_global(scope, node.names)
-        elif node_type is ast.AnnAssign or node_type is ast.AugAssign:
-            if node_type is ast.AugAssign or node.value is not None:
-                self.bind_targets(scope, node.target, None, (node.end_lineno, node.end_col_offset))
+        elif node_type is ast.AnnAssign:
+            if node.value is not None:  # `x: Net = Net()` binds the value, as `x = Net()` does
+                self.bind_targets(scope, node.target, node.value, (node.end_lineno, node.end_col_offset))
+        elif node_type is ast.AugAssign:
+            self.bind_targets(scope, node.target, None, (node.end_lineno, node.end_col_offset))
         elif node_type is ast.For or node_type is ast.AsyncFor:
             self.bind_targets(scope, node.target, None, (node.lineno, node.col_offset))
         elif node_type is ast.withitem:
