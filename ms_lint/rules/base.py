@@ -8,7 +8,7 @@ from ms_lint.findings import Finding
 
 if TYPE_CHECKING:
     from ms_lint.model import ModuleFacts
-    from ms_lint.fixes import Edit, FixContext
+    from ms_lint.edits import Edit, FixContext
 
 
 class Rule:

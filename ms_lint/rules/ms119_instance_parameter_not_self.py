@@ -5,7 +5,7 @@ import ast
 from typing import Iterator
 
 from ms_lint.findings import Finding
-from ms_lint.fixes import Edit, FixContext
+from ms_lint.edits import Edit, FixContext
 from ms_lint.model import ModuleFacts
 from ms_lint.model.syntax import is_classmethod, is_static
 from ms_lint.rules.base import Rule

@@ -5,7 +5,8 @@ from typing import Iterator
 
 from ms_lint.model import ModuleFacts
 from ms_lint.findings import Finding
-from ms_lint.fixes import Edit, FixContext, wrap_container
+from ms_lint.edits import Edit, FixContext
+from ms_lint.rules.containers import wrap_container
 from ms_lint.rules.base import Rule
 
 

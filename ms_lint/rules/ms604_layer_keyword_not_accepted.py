@@ -6,7 +6,7 @@ from typing import Iterator
 
 from ms_lint import mindspore_api as api
 from ms_lint.findings import Finding
-from ms_lint.fixes import Edit, FixContext
+from ms_lint.edits import Edit, FixContext
 from ms_lint.model import ModuleFacts
 from ms_lint.rules.base import Rule
 
