@@ -10,7 +10,7 @@ from typing import Iterator
 
 from ms_lint import mindspore_api as api
 from ms_lint.model.classes import CELL_METHODS_RETURNING_SELF, BuiltClass, ClassFacts, ClassInfo, PlainContainer
-from ms_lint.model.project import project_function
+from ms_lint.model.project import project_function, use_module_facts
 from ms_lint.model.graph import EagerFunction, GraphCode, GraphFunction
 from ms_lint.model.scopes import ASSIGNMENT, CLASS, FUNCTION, Binding, Scope, Scopes, module_name_of
 from ms_lint.model.source import source_lines
@@ -497,3 +497,6 @@ def _seeds(module: ModuleFacts, qualname: str | None, depth: int, known: dict) -
 
 def _inside(node: ast.AST, function: ast.AST) -> bool:
     return function.lineno <= node.lineno <= (function.end_lineno or function.lineno)
+
+
+use_module_facts(ModuleFacts)  # the project's other modules are read with the same class

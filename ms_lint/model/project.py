@@ -266,18 +266,26 @@ def _module_facts(module_file: str, settings: Settings) -> "ModuleFacts | None":
     return facts
 
 
+# What builds a module's facts: ms_lint.model.module.ModuleFacts, handed down by that module when it is defined (it
+# sits above this one, and a module's facts ask this module for the classes of the others).
+_module_facts_class: "type[ModuleFacts] | None" = None
+
+
+def use_module_facts(facts_class: "type[ModuleFacts]") -> None:
+    global _module_facts_class
+    _module_facts_class = facts_class
+
+
 def _read_module(module_file: str, settings: Settings, outline: bool) -> "ModuleFacts | None":
     """Another module's facts: its outline (what it defines and imports) or all of them; None when it cannot be
     read, or while it is being read (classes that inherit from each other across modules)."""
-    from ms_lint.model.module import ModuleFacts
-
-    if module_file in _in_progress:
+    if module_file in _in_progress or _module_facts_class is None:
         return None
     _in_progress.add(module_file)
     try:
         tree, source = _parsed(module_file, outline)
         with recording_lookups() as lookups:
-            facts = ModuleFacts(tree, module_file, settings, source, graph_code=False, outline=outline)
+            facts = _module_facts_class(tree, module_file, settings, source, graph_code=False, outline=outline)
         _lookups_of[_kept_key(module_file, settings)] = lookups
     except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
         facts = None

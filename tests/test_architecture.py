@@ -1,0 +1,123 @@
+"""The package's layering, read from its sources: each module imports only modules below it.
+
+Imports inside functions count (they are how a cycle hides); imports under ``if TYPE_CHECKING:`` do not (they never
+run). A cycle means two layers each need the other, and the map in README's "How ms-lint works" would be false.
+"""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parent.parent / "ms_lint"
+
+
+def _modules() -> dict[str, Path]:
+    modules = {}
+    for path in PACKAGE.rglob("*.py"):
+        parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        modules[name] = path
+    return modules
+
+
+def _type_checking_nodes(tree: ast.Module) -> set[int]:
+    skipped = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            skipped.update(id(inner) for inner in ast.walk(node))
+    return skipped
+
+
+def import_graph() -> dict[str, set[str]]:
+    """module -> the modules of the package it imports (at any depth of its code)."""
+    modules = _modules()
+
+    def known(name: str) -> str | None:
+        while name and name not in modules:
+            name = name.rpartition(".")[0]
+        return name or None
+
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        skipped = _type_checking_nodes(tree)
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        imported = set()
+        for node in ast.walk(tree):
+            if id(node) in skipped:
+                continue
+            if isinstance(node, ast.Import):
+                imported.update(filter(None, (known(alias.name) for alias in node.names)))
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    parents = package.split(".")[:len(package.split(".")) - node.level + 1]
+                    base = ".".join(parents + ([node.module] if node.module else []))
+                for alias in node.names:
+                    full = f"{base}.{alias.name}"
+                    imported.add(known(full) if full in modules else known(base))
+        graph[name] = {target for target in imported if target and target != name}
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan's algorithm, iteratively)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found = []
+    for start in graph:
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph[start])))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, targets = work[-1]
+            advanced = False
+            for target in targets:
+                if target not in index:
+                    index[target] = low[target] = len(index)
+                    stack.append(target)
+                    on_stack.add(target)
+                    work.append((target, iter(sorted(graph.get(target, ())))))
+                    advanced = True
+                    break
+                if target in on_stack:
+                    low[node] = min(low[node], index[target])
+            if advanced:
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    found.append(sorted(component))
+    return found
+
+
+def test_the_cycle_finder_finds_a_cycle():
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_module_of_the_package_imports_a_module_that_imports_it_back():
+    assert cycles(import_graph()) == []
+
+
+def test_the_model_imports_no_layer_above_it():
+    above = ("ms_lint.rules", "ms_lint.engine", "ms_lint.fixes", "ms_lint.commands", "ms_lint.plugin",
+             "ms_lint.validate", "ms_lint.output")
+    graph = import_graph()
+    for name, imported in graph.items():
+        if name.startswith("ms_lint.model"):
+            assert not [target for target in imported if target.startswith(above)], name
