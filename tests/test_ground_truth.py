@@ -506,6 +506,22 @@ CASES = [
             def construct(self, x):
                 return scaled(x, x)
     """, "fail", "fail"),
+    ("name-bound-on-an-argument-attribute-in-a-static-method", "MS116", """
+        class Options:
+            flag = True
+
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.options = Options()
+            @staticmethod
+            def pick(config, x):
+                if config.flag:
+                    y = x * 2
+                return y
+            def construct(self, x):
+                return self.pick(self.options, x)
+    """, "fail", "fail"),
     ("name-first-bound-in-a-loop", "MS116", """
         class Net(nn.Cell):
             def __init__(self):

@@ -18,7 +18,7 @@ import ast
 from dataclasses import dataclass
 from typing import Iterable, Iterator
 
-from ms_lint.model.syntax import FunctionNode, parameter_names, preorder
+from ms_lint.model.syntax import FunctionNode, first_argument, parameter_names, preorder
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
@@ -71,7 +71,7 @@ class _Walker:
     def __init__(self, function: FunctionNode, lines: list[str] | None):
         self.function = function
         self.lines = lines
-        self.self_name = _first_parameter(function)
+        self.self_name = first_argument(function)
         self.found: list[PartialRead] = []
         self._reported: set[tuple[str, int]] = set()
         self._declared: set[str] | None = None  # ``global``/``nonlocal`` names, found when first needed
@@ -340,8 +340,3 @@ def _definition_header(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassD
     if isinstance(node, ast.ClassDef):
         return [*node.decorator_list, *node.bases, *node.keywords]
     return [*node.decorator_list, *node.args.defaults, *(d for d in node.args.kw_defaults if d is not None)]
-
-
-def _first_parameter(function: FunctionNode) -> str | None:
-    positional = [*function.args.posonlyargs, *function.args.args]
-    return positional[0].arg if positional else None
