@@ -1,0 +1,147 @@
+"""MS120: a ``logging``/logger call in graph code: it runs once, while the graph compiles."""
+from __future__ import annotations
+
+import ast
+from typing import Iterator
+
+from ms_lint import mindspore_api as api
+from ms_lint.findings import Finding
+from ms_lint.model import TENSOR, GraphFunction, ModuleFacts
+from ms_lint.rules.base import Rule
+from ms_lint.rules.ms115_tensor_formatting_in_graph import _LOGGING_METHODS
+from ms_lint.rules.tensor_evidence import evidently_tensor
+
+# Module-level loggers: ``logger = logging.getLogger(__name__)``, ``logger = logging.get_logger(__name__)``
+# (the spelling of transformers-style utilities).
+_LOGGER_FACTORIES = frozenset({"getLogger", "get_logger", "getChild"})
+# Names that are loggers wherever they are imported from (``from mindformers.tools.logger import logger``).
+_LOGGER_NAMES = frozenset({"logger", "_logger", "LOGGER"})
+
+
+class LoggingInGraph(Rule):
+    code = "MS120"
+    name = "logging-in-graph"
+    summary = "a `logging`/logger call in graph code: it runs once, while the graph compiles, and never again"
+    fix_summary = "log from host code (the training loop, a callback), not from `construct` or `@jit` code"
+    level = "warning"
+    what = """
+        Reports, in graph code, calls of the `logging` module (`logging.info(...)`) and of loggers: a module-level
+        name bound to `getLogger(...)`/`get_logger(...)`, or a name `logger` imported from another module of the
+        project or a library (`logger.info`, `.debug`, `.warning`, `.error`, ...), when no argument is tensor data.
+        MindSpore's own `mindspore.log` is refused by the compiler outright: MS111 reports it.
+        A call in `__init__` or in other host code, and a call in a branch MindSpore drops (a condition that folds
+        to a constant), are not graph code and are not reported. A logging call given tensor data is left to
+        MS115 (under STRICT the compile fails there; under LAX it runs in the interpreter on every call).
+    """
+    why = """
+        Graph code runs Python only while MindSpore compiles it. A logging call whose arguments are constants
+        (a message, `x.shape`, `self.name`) is executed once, during the compile, and is not part of the graph:
+        later calls log nothing, under STRICT and LAX alike (measured on MindSpore 2.10 CPU, three calls gave one
+        record). Under an `if` on tensor data (`if loss > 100: logger.warning(...)`) the message is logged at
+        compile time whatever the value turns out to be: the compiler walks both branches, so the warning appears
+        once even when the condition is never true, and never when it is. PyNative logs on every call. With a
+        tensor argument the call is another hazard: it fails to compile under STRICT (MS115) and LAX runs it in
+        the interpreter on every call.
+    """
+    example = """
+        logger = logging.getLogger(__name__)
+
+        class Net(nn.Cell):
+            def construct(self, x):
+                if x.abs().max() > 1e4:
+                    logger.warning("activations overflow")
+                return self.dense(x)
+    """
+    use_instead = """
+        class Net(nn.Cell):
+            def construct(self, x):
+                return self.dense(x)
+
+        # in the training loop (or a callback), outside graph code:
+        out = net(x)
+        if out.abs().max() > 1e4:
+            logger.warning("activations overflow")
+    """
+
+    def check(self, module: ModuleFacts) -> Iterator[Finding]:
+        loggers: set[str] | None = None
+        for function in module.graph_functions:
+            for node in function.nodes_of(ast.Call):
+                func = node.func
+                if func.__class__ is not ast.Attribute or func.attr not in _LOGGING_METHODS:
+                    continue  # most calls
+                if loggers is None:
+                    loggers = module_loggers(module)
+                call = _logging_call(module, function, func, loggers)
+                if call is None:
+                    continue
+                arguments = [*node.args, *(k.value for k in node.keywords)]
+                if any(function.kind(argument) == TENSOR for argument in arguments):
+                    continue  # MS115's under STRICT; run on every call under LAX
+                condition = _tensor_condition(function, node)
+                levels = ["strict", "lax"]
+                if condition is not None:
+                    when = (f"; it sits under the `if` at line {condition.lineno}, whose tensor condition the compiler "
+                            f"does not evaluate: the message is logged at compile time whatever the value")
+                else:
+                    when = ""
+                yield self.finding(
+                    module, node,
+                    f"{call}(...) in graph code ({function.label}) runs once, while MindSpore compiles the graph, and "
+                    f"never on later calls (STRICT and LAX){when}; log from host code (the training loop, a callback)",
+                    data={"call": call, "levels": levels,
+                          **({"condition_line": condition.lineno} if condition is not None else {})},
+                )
+
+
+def module_loggers(module: ModuleFacts) -> set[str]:
+    """Module-level names bound to a logger factory's result (``logging.getLogger(...)``, ``get_logger(...)``)."""
+    found = set()
+    for name, value in module.module_assignments.items():
+        if isinstance(value, ast.Call):
+            func = value.func
+            attribute = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+            if attribute in _LOGGER_FACTORIES and module.qualname(func):
+                found.add(name)
+    return found
+
+
+def _logging_call(module: ModuleFacts, function: GraphFunction, func: ast.Attribute, loggers: set[str]) -> str | None:
+    """``logging.info``, ``logger.warning``, ... when ``func`` is a logging method of a logger or logging module."""
+    receiver = func.value
+    qualname = module.qualname(receiver)
+    if qualname == "logging":
+        return f"{qualname}.{func.attr}"
+    if not isinstance(receiver, ast.Name) or receiver.id in function.env:
+        return None  # a local name: not the module's logger
+    if receiver.id in loggers and qualname == module.local_prefix + receiver.id:
+        return f"{receiver.id}.{func.attr}"
+    if qualname and not qualname.startswith(module.local_prefix) and api.last_name(qualname) in _LOGGER_NAMES:
+        return f"{receiver.id}.{func.attr}"
+    return None
+
+
+def _tensor_condition(function: GraphFunction, call: ast.Call) -> ast.If | None:
+    """The innermost ``if`` around ``call`` whose condition is evidently tensor data, or None."""
+    found = None
+    for branch in function.nodes_of(ast.If):
+        if (branch.lineno < call.lineno <= (branch.end_lineno or branch.lineno)
+                and runtime_condition(function, branch.test)):
+            if found is None or branch.lineno > found.lineno:
+                found = branch
+    return found
+
+
+def runtime_condition(function: GraphFunction, test: ast.AST) -> bool:
+    """Whether ``test`` is a condition the compiler cannot evaluate: a comparison or truth test of tensor data the
+    function computes (``x.sum() > 0``, ``(mask == 0).any()``). A comparison with ``is``/``in``, a shape, a dtype or
+    a Cell attribute folds to a constant; a ``and``/``or`` counts only when every operand is such a test."""
+    if isinstance(test, ast.BoolOp):
+        return all(runtime_condition(function, value) for value in test.values)
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return runtime_condition(function, test.operand)
+    if isinstance(test, ast.Compare):
+        if not all(isinstance(op, (ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE)) for op in test.ops):
+            return False
+        return any(evidently_tensor(function, operand) for operand in (test.left, *test.comparators))
+    return evidently_tensor(function, test)
