@@ -27,21 +27,24 @@ class LoggingInGraph(Rule):
     what = """
         Reports, in graph code, calls of the `logging` module (`logging.info(...)`) and of loggers: a module-level
         name bound to `getLogger(...)`/`get_logger(...)`, or a name `logger` imported from another module of the
-        project or a library (`logger.info`, `.debug`, `.warning`, `.error`, ...), when no argument is tensor data.
-        MindSpore's own `mindspore.log` is refused by the compiler outright: MS111 reports it.
-        A call in `__init__` or in other host code, and a call in a branch MindSpore drops (a condition that folds
-        to a constant), are not graph code and are not reported. A logging call given tensor data is left to
-        MS115 (under STRICT the compile fails there; under LAX it runs in the interpreter on every call).
+        project or a library (`logger.info`, `.debug`, `.warning`, `.error`, ...), when no argument is tensor data
+        (an f-string holding a tensor counts as tensor data). Only calls that are meant to run on every call are
+        reported: a call not under any `if`, and a call under an `if` on tensor data. A call under an `if` the
+        compile settles (an argument left `None`, a flag, a shape, a Cell attribute) reports a decision made at
+        compile time, once, and is left alone; so is a call in `__init__` or other host code, in a branch MindSpore
+        drops, and in a `@jit_class` method that only host code calls. MindSpore's own `mindspore.log` is refused by
+        the compiler outright: MS111 reports it.
     """
     why = """
         Graph code runs Python only while MindSpore compiles it. A logging call whose arguments are constants
         (a message, `x.shape`, `self.name`) is executed once, during the compile, and is not part of the graph:
-        later calls log nothing, under STRICT and LAX alike (measured on MindSpore 2.10 CPU, three calls gave one
-        record). Under an `if` on tensor data (`if loss > 100: logger.warning(...)`) the message is logged at
-        compile time whatever the value turns out to be: the compiler walks both branches, so the warning appears
-        once even when the condition is never true, and never when it is. PyNative logs on every call. With a
-        tensor argument the call is another hazard: it fails to compile under STRICT (MS115) and LAX runs it in
-        the interpreter on every call.
+        later calls log nothing, under STRICT and LAX alike (measured on MindSpore 2.10 CPU: three calls gave one
+        record; PyNative gave three). Under an `if` on tensor data (`if loss > 100: logger.warning(...)`) the
+        message is logged at compile time whatever the value turns out to be: the compiler walks both branches,
+        so the warning appeared once for inputs that never met the condition. With tensor data among the arguments
+        (`logger.info("%s", x.mean())`, `logger.info(f"loss {loss}")`) the call is another hazard: it fails to
+        compile under STRICT (ValueError: the inputs should be constant; MS115) and LAX runs it in the interpreter
+        on every call.
     """
     example = """
         logger = logging.getLogger(__name__)
@@ -65,33 +68,62 @@ class LoggingInGraph(Rule):
 
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         loggers: set[str] | None = None
+        compiled: set[int] | None = None
         for function in module.graph_functions:
             for node in function.nodes_of(ast.Call):
                 func = node.func
                 if func.__class__ is not ast.Attribute or func.attr not in _LOGGING_METHODS:
                     continue  # most calls
                 if loggers is None:
-                    loggers = module_loggers(module)
-                call = _logging_call(module, function, func, loggers)
-                if call is None:
+                    loggers, compiled = module_loggers(module), compiled_functions(module)
+                if id(function.node) not in compiled:
                     continue
-                arguments = [*node.args, *(k.value for k in node.keywords)]
-                if any(function.kind(argument) == TENSOR for argument in arguments):
-                    continue  # MS115's under STRICT; run on every call under LAX
-                condition = _tensor_condition(function, node)
-                levels = ["strict", "lax"]
+                call = _logging_call(module, function, func, loggers)
+                if call is None or any(_holds_tensor(function, argument)
+                                       for argument in (*node.args, *(k.value for k in node.keywords))):
+                    continue  # tensor data: MS115's under STRICT; LAX runs it on every call
+                conditions = [branch for branch in function.nodes_of(ast.If)
+                              if branch.lineno < node.lineno <= (branch.end_lineno or branch.lineno)]
+                condition = max((branch for branch in conditions if runtime_condition(function, branch.test)),
+                                key=lambda branch: branch.lineno, default=None)
+                if conditions and condition is None:
+                    continue  # a message about what the compile settles (an argument left None, a flag, a shape)
                 if condition is not None:
-                    when = (f"; it sits under the `if` at line {condition.lineno}, whose tensor condition the compiler "
-                            f"does not evaluate: the message is logged at compile time whatever the value")
+                    when = (f"; under the `if` at line {condition.lineno}, whose condition is tensor data, it is "
+                            f"logged at compile time whatever the value")
                 else:
                     when = ""
                 yield self.finding(
                     module, node,
                     f"{call}(...) in graph code ({function.label}) runs once, while MindSpore compiles the graph, and "
                     f"never on later calls (STRICT and LAX){when}; log from host code (the training loop, a callback)",
-                    data={"call": call, "levels": levels,
+                    data={"call": call, "levels": ["strict", "lax"],
                           **({"condition_line": condition.lineno} if condition is not None else {})},
                 )
+
+
+def compiled_functions(module: ModuleFacts) -> set[int]:
+    """ids of the nodes of the graph functions a compile reaches: those of a Cell, a ``@jit`` function, and what
+    they call. A method of a ``@jit_class`` is compiled only when graph code calls it: one that only ``__init__``
+    or other host code calls runs in Python."""
+    by_node = {id(function.node): function for function in module.graph_functions}
+    stack = [key for key, function in by_node.items()
+             if function.as_root is not None and not function.reason.startswith("method of @jit_class")]
+    reached = set(stack)
+    while stack:
+        for callee in by_node[stack.pop()].callees:
+            if callee not in reached and callee in by_node:
+                reached.add(callee)
+                stack.append(callee)
+    return reached
+
+
+def _holds_tensor(function: GraphFunction, argument: ast.AST) -> bool:
+    """Tensor data in a logging argument, an f-string's values included (``f"loss {loss}"``)."""
+    if isinstance(argument, ast.JoinedStr):
+        return any(isinstance(part, ast.FormattedValue) and function.kind(part.value) == TENSOR
+                   for part in argument.values)
+    return function.kind(argument) == TENSOR
 
 
 def module_loggers(module: ModuleFacts) -> set[str]:
@@ -119,17 +151,6 @@ def _logging_call(module: ModuleFacts, function: GraphFunction, func: ast.Attrib
     if qualname and not qualname.startswith(module.local_prefix) and api.last_name(qualname) in _LOGGER_NAMES:
         return f"{receiver.id}.{func.attr}"
     return None
-
-
-def _tensor_condition(function: GraphFunction, call: ast.Call) -> ast.If | None:
-    """The innermost ``if`` around ``call`` whose condition is evidently tensor data, or None."""
-    found = None
-    for branch in function.nodes_of(ast.If):
-        if (branch.lineno < call.lineno <= (branch.end_lineno or branch.lineno)
-                and runtime_condition(function, branch.test)):
-            if found is None or branch.lineno > found.lineno:
-                found = branch
-    return found
 
 
 def runtime_condition(function: GraphFunction, test: ast.AST) -> bool:

@@ -9,7 +9,7 @@ from ms_lint import mindspore_api as api
 from ms_lint.findings import Finding
 from ms_lint.model import GraphFunction, ModuleFacts
 from ms_lint.rules.base import Rule
-from ms_lint.rules.ms120_logging_in_graph import runtime_condition
+from ms_lint.rules.ms120_logging_in_graph import compiled_functions, runtime_condition
 from ms_lint.rules.tensor_evidence import evidently_tensor
 
 _DTYPES = frozenset({
@@ -85,10 +85,15 @@ class BranchesJoinDifferentTypes(Rule):
     """
 
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
+        compiled = None
         for function in module.graph_functions:
             branches = function.nodes_of(ast.If)
             expressions = function.nodes_of(ast.IfExp)
             if not branches and not expressions:
+                continue
+            if compiled is None:
+                compiled = compiled_functions(module)
+            if id(function.node) not in compiled:
                 continue
             blocks = None
             for branch in branches:
@@ -96,6 +101,8 @@ class BranchesJoinDifferentTypes(Rule):
                     continue
                 if blocks is None:
                     blocks = _blocks(function.node)
+                if id(branch) not in blocks:
+                    continue  # inside a nested function, or a statement not walked (``match``)
                 block, position = blocks[id(branch)]
                 yield from self._names(module, function, branch, block, position)
                 yield from self._returns(module, function, branch, block, position)
@@ -339,7 +346,12 @@ def _type_of(function: GraphFunction, expr) -> _Type | None:
 
 def _conflict(function: GraphFunction, first, second) -> tuple[str, str, bool] | None:
     """(type of the first, type of the second, whether only STRICT fails) when the two values evidently do not
-    join; None when they join or the model cannot tell."""
+    join at the function's syntax level; None when they join or the model cannot tell."""
+    found = _types_that_do_not_join(function, first, second)
+    return None if found is None or (found[2] and not function.strict) else found
+
+
+def _types_that_do_not_join(function: GraphFunction, first, second) -> tuple[str, str, bool] | None:
     one, other = _type_of(function, first), _type_of(function, second)
     for cast, value, other_type, flip in ((one, first, other, False), (other, second, one, True)):
         if cast is None or cast.kind != "dtype" or (other_type is not None and other_type.kind == "dtype"):
