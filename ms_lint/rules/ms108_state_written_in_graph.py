@@ -12,7 +12,7 @@ from ms_lint.rules.base import Rule
 class StateWrittenInGraph(Rule):
     code = "MS108"
     name = "state-written-in-graph"
-    summary = "a non-Parameter attribute of the Cell, or a `global`, written in graph code"
+    summary = "a non-Parameter attribute of the Cell (or an item of one), or a `global`, written in graph code"
     fix_summary = "keep the state in a `Parameter` updated with `ops.assign`, or return it"
     what = """
         Reports `self.attr = ...` (and `self.attr += ...`) in graph code when `attr` is not a Parameter of the Cell,

@@ -89,7 +89,10 @@ class NameBoundOnOnePath(Rule):
                     seen.add(id(found[1]))
                     label = f"{found[0].name}.construct, the construct of Cell {info.name}"
                     for read in partially_bound_reads(found[1], _walrus(found[1]), module.lines):
-                        yield self.finding(module, read.name, _message(read, label))
+                        # the Cell is what compiles it: the validator builds that one
+                        yield self.finding(module, read.name, _message(read, label), scope=info.name,
+                                           data={"name": read.name.id, "method": f"{found[0].name}.construct",
+                                                 "cell": info.name, "loop": read.in_loop})
             elif found is None:
                 other = _method_of_other_module_base(module, info, "construct")
                 if other is not None:

@@ -47,6 +47,8 @@ class LoggingInGraph(Rule):
         on every call.
     """
     example = """
+        import logging
+
         logger = logging.getLogger(__name__)
 
         class Net(nn.Cell):
