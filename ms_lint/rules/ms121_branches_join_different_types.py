@@ -5,7 +5,6 @@ import ast
 from dataclasses import dataclass
 from typing import Iterator
 
-from ms_lint import mindspore_api as api
 from ms_lint.findings import Finding
 from ms_lint.model import GraphFunction, ModuleFacts
 from ms_lint.rules.base import Rule
@@ -18,9 +17,6 @@ _DTYPES = frozenset({
 })
 _CAST_METHODS = frozenset({"astype", "to"})
 _EXITS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
-_BINDINGS = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor, ast.With, ast.AsyncWith,
-             ast.NamedExpr, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom,
-             ast.Try, ast.comprehension)
 _PRIOR = object()  # the value a name held before the ``if``, left unchanged by one path
 
 
@@ -157,6 +153,8 @@ class BranchesJoinDifferentTypes(Rule):
         if other.value is None or any(isinstance(node, _EXITS) for s in between for node in ast.walk(s)):
             return
         first, second = returned.value, other.value
+        if _rebinds(between, second) or _rebinds(branch.body[:-1], first):
+            return  # a path's value reads names that path binds again: not what the other path reads
         pairs = list(zip(first.elts, second.elts)) if (
             isinstance(first, ast.Tuple) and isinstance(second, ast.Tuple)
             and len(first.elts) == len(second.elts)) else [(first, second)]
@@ -263,6 +261,8 @@ def _path_value(block: list, name: str):
     if len(binding) != 1:
         return None
     value = _simple_assignment(binding[0], name)
+    if value is not None and _rebinds(block[:block.index(binding[0])], value):
+        return None  # ``x = f(x); y = x``: what the value reads is not what it read before the ``if``
     if value is None or not _uses_name(value, name):
         return value
     cast = _cast(value)
@@ -276,11 +276,19 @@ def _uses_name(expr: ast.AST, name: str) -> bool:
 def _prior_value(function: GraphFunction, block: list, position: int, name: str) -> ast.AST | None:
     """What ``name`` holds before the ``if`` at ``block[position]``: the value of the last statement of the block
     before it that binds it, when that is a plain assignment not reading the name; None otherwise."""
-    for statement in reversed(block[:position]):
-        if _binds(statement, name):
-            value = _simple_assignment(statement, name)
-            return value if value is not None and not _uses_name(value, name) else None
+    for index in range(position - 1, -1, -1):
+        if _binds(block[index], name):
+            value = _simple_assignment(block[index], name)
+            if value is None or _uses_name(value, name) or _rebinds(block[index + 1:position], value):
+                return None
+            return value
     return None
+
+
+def _rebinds(statements: list, expr: ast.AST) -> bool:
+    """Whether any of ``statements`` binds a name ``expr`` reads."""
+    names = {node.id for node in ast.walk(expr) if isinstance(node, ast.Name)}
+    return any(_binds(statement, name) for statement in statements for name in names)
 
 
 def _read_after(block: list, position: int, name: str) -> ast.Name | None:
