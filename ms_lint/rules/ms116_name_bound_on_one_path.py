@@ -11,7 +11,7 @@ from ms_lint.findings import Finding
 from ms_lint.fixes import Edit, FixContext
 from ms_lint.model import ModuleFacts
 from ms_lint.model.flow import PartialRead, partially_bound_reads
-from ms_lint.model.project import project_class_facts
+from ms_lint.model.project import project_class, project_class_facts
 from ms_lint.rules.base import Rule
 
 
@@ -106,6 +106,9 @@ class NameBoundOnOnePath(Rule):
                 if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
                         and func.value.id == function.self_name) or owner.find_method(func.attr) is not None:
                     continue
+                if owner.attribute_constructor(func.attr) is not None or any(
+                        func.attr in info.cell_attributes for info in owner.lineage()):
+                    continue  # a sub-cell or an operator the Cell holds
                 other = _method_of_other_module_base(module, owner, func.attr)
                 if other is not None and (id(other[2]), id(owner)) not in seen:
                     seen.add((id(other[2]), id(owner)))
@@ -151,6 +154,9 @@ def _method_of_other_module_base(module: ModuleFacts, info, name: str):
             qualname = module.qualname(base)
             if not qualname or qualname.startswith(module.local_prefix) or api.is_mindspore(qualname):
                 continue
+            summary = project_class(module.path, qualname, module.settings)
+            if summary is None or summary.is_cell:
+                continue  # only a mixin's module is read in full: a Cell base's own module decides
             found = project_class_facts(module.path, qualname, module.settings)
             if found is None:
                 continue
