@@ -146,6 +146,15 @@ COMPILE_CASES = [
                     z = x
                 return y, z
     """, "ok", "ok", False),
+    ("cast-under-a-dtype-predicate", None, """
+        class Net(nn.Cell):
+            def construct(self, x):
+                if x.is_floating_point():
+                    y = x.astype(ms.float16)
+                else:
+                    y = x
+                return y
+    """, "ok", "ok", False),
     ("tuples-of-different-lengths", None, """
         class Net(nn.Cell):
             def construct(self, x):

@@ -16,6 +16,9 @@ from ms_lint.rules.tensor_evidence import evidently_tensor
 _LOGGER_FACTORIES = frozenset({"getLogger", "get_logger", "getChild"})
 # Names that are loggers wherever they are imported from (``from mindformers.tools.logger import logger``).
 _LOGGER_NAMES = frozenset({"logger", "_logger", "LOGGER"})
+# Predicates on a tensor that the compiler answers from its type (``ops.is_tensor(x)``, ``x.is_floating_point()``).
+_CONSTANT_PREDICATES = frozenset({"is_tensor", "isconstant", "is_floating_point", "is_complex", "is_signed",
+                                  "is_sequence_value_unknown", "is_sequence_shape_unknown", "is_contiguous"})
 
 
 class LoggingInGraph(Rule):
@@ -163,8 +166,14 @@ def runtime_condition(function: GraphFunction, test: ast.AST) -> bool:
         return all(runtime_condition(function, value) for value in test.values)
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         return runtime_condition(function, test.operand)
+    if isinstance(test, ast.Call) and _predicate_name(test.func) in _CONSTANT_PREDICATES:
+        return False
     if isinstance(test, ast.Compare):
         if not all(isinstance(op, (ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE)) for op in test.ops):
             return False
         return any(evidently_tensor(function, operand) for operand in (test.left, *test.comparators))
     return evidently_tensor(function, test)
+
+
+def _predicate_name(func: ast.AST) -> str:
+    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
