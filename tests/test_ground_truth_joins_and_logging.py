@@ -236,20 +236,36 @@ def test_a_method_of_a_mixin_of_another_module_is_compiled_with_the_cell(tmp_pat
                 if mask is not None:
                     scale = mask.sum()
                 return x * scale
+
+        class ConstructMixin:
+            def construct(self, x):
+                for index in range(2):
+                    last = x * index
+                return last
     """))
-    source = HEADER + textwrap.dedent("""
+    calls = HEADER + textwrap.dedent("""
         from mixin_module import ScaleMixin
         class Net(ScaleMixin, nn.Cell):
             def construct(self, x):
                 return self.prepare(x)
     """)
-    strict, lax = compile_cases([(source, "STRICT", [[2, 3]]), (source, "LAX", [[2, 3]])], tmp_path)
-    for result in (strict, lax):
+    inherits = HEADER + textwrap.dedent("""
+        from mixin_module import ConstructMixin
+        class Net(ConstructMixin, nn.Cell):
+            pass
+    """)
+    results = compile_cases([(calls, "STRICT", [[2, 3]]), (calls, "LAX", [[2, 3]]), (inherits, "STRICT", [[2, 3]]),
+                             (inherits, "LAX", [[2, 3]])], tmp_path)
+    for result in results[:2]:
         assert result.error == "UnboundLocalError" and "'scale' is not defined in false branch" in result.message
         assert "mixin_module.py" in result.message
-    findings = [f for f in check_file(str(tmp_path / "case_0.py"), Settings()) if f.code == "MS116"]
-    assert [(f.data["name"], f.data["method"]) for f in findings] == [("scale", "ScaleMixin.prepare")]
-    assert findings[0].message.startswith("`scale` ")  # the validator matches MindSpore's name against it
+    for result in results[2:]:
+        assert result.error == "UnboundLocalError" and "'last' defined in the 'for' loop body" in result.message
+    for case, name, method in (("case_0.py", "scale", "ScaleMixin.prepare"), ("case_2.py", "last",
+                                                                              "ConstructMixin.construct")):
+        findings = [f for f in check_file(str(tmp_path / case), Settings()) if f.code == "MS116"]
+        assert [(f.data["name"], f.data["method"]) for f in findings] == [(name, method)]
+        assert findings[0].message.startswith(f"`{name}` ")  # the validator matches MindSpore's name against it
 
 
 _RUNNER = r'''

@@ -27,6 +27,10 @@ class NameBoundOnOnePath(Rule):
         `break` or `continue` does not count. Conditions MindSpore's parser evaluates itself from the Cell's own
         attributes (`if self.flag:`, `if not self.training:`, `if self.proj is None:`) are left alone: the parser
         keeps one branch of them before it looks names up, and what is read under them is not reported either.
+        Methods a Cell inherits from a base that is not a Cell (a mixin) are compiled with the Cell and checked
+        too: a `construct` it inherits (reported at the read, or at the Cell's `class` line when the mixin lives in
+        another module of the project), and a mixin method of another module that graph code calls
+        (`self.prepare(x)`, reported at the call and naming the method's file and lines).
     """
     why = """
         Python looks a name up when the line runs; MindSpore's graph parser joins the two branches of every `if`
@@ -35,7 +39,8 @@ class NameBoundOnOnePath(Rule):
         true branch`, whatever the condition (an argument left at `None`, a shape, a module constant, even
         `if True:`). A name first bound in a loop body cannot be read after the loop (`UnboundLocalError: The local
         variable 'z' defined in the 'for' loop body cannot be used outside of the loop body`), however many times
-        the loop runs. Measured on 2.10 CPU, the same under STRICT and LAX; PyNative runs the code as Python does.
+        the loop runs. Measured on 2.10 CPU, the same under STRICT and LAX, also in a mixin method of another module
+        that the Cell calls (the error names the mixin's file); PyNative runs the code as Python does.
         The pattern is common in code ported from PyTorch: `if labels is not None: loss_fct = CrossEntropyLoss()`
         and, later, `if next_sentence_label is not None: ... loss_fct(...)`.
     """
