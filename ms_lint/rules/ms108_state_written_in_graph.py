@@ -108,9 +108,7 @@ def _item_written(rule: Rule, module: ModuleFacts, function: GraphFunction, stat
             and held.value.id == function.self_name and function.owner is not None and function.owner.is_cell):
         return None
     attribute = held.attr
-    owner = function.owner
-    if owner.has_attribute("parameter_attributes", attribute) or any(
-            info.cell_attributes.get(attribute) for info in owner.lineage()):
+    if not _plain_container(module, function.owner, attribute):
         return None
     cache = _cache_condition(function, statement, attribute)
     if not function.strict and cache is None:
@@ -126,6 +124,24 @@ def _item_written(rule: Rule, module: ModuleFacts, function: GraphFunction, stat
         data={"attribute": attribute, "item": True, "levels": ["strict", "lax"] if cache is not None else ["strict"],
               **({"condition_line": cache.lineno} if cache is not None else {})},
     )
+
+
+_CONTAINER_TYPES = frozenset({"builtins.dict", "builtins.list", "collections.OrderedDict", "collections.defaultdict"})
+
+
+def _plain_container(module: ModuleFacts, owner, attribute: str) -> bool:
+    """Whether every write of ``self.<attribute>`` in the Cell's classes puts a plain dict or list there (``{}``,
+    ``[None] * n``, ``dict()``): what a factory returns may be a Parameter."""
+    writes = [value for info in owner.lineage() for _, value in info.attribute_writes.get(attribute, ())]
+    return bool(writes) and all(_builds_container(module, value) for value in writes)
+
+
+def _builds_container(module: ModuleFacts, value: ast.AST | None) -> bool:
+    if isinstance(value, (ast.Dict, ast.List, ast.DictComp, ast.ListComp)):
+        return True
+    if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Mult):
+        return _builds_container(module, value.left) or _builds_container(module, value.right)
+    return isinstance(value, ast.Call) and module.qualname(value.func) in _CONTAINER_TYPES
 
 
 def _cache_condition(function: GraphFunction, statement: ast.AST, attribute: str) -> ast.If | None:

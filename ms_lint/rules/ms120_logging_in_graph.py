@@ -16,6 +16,7 @@ from ms_lint.rules.tensor_evidence import evidently_tensor
 _LOGGER_FACTORIES = frozenset({"getLogger", "get_logger", "getChild"})
 # Names that are loggers wherever they are imported from (``from mindformers.tools.logger import logger``).
 _LOGGER_NAMES = frozenset({"logger", "_logger", "LOGGER"})
+_CONVERSIONS = frozenset({"int", "float", "bool", "str", "round", "abs", "repr"})
 # Predicates on a tensor that the compiler answers from its type (``ops.is_tensor(x)``, ``x.is_floating_point()``).
 _CONSTANT_PREDICATES = frozenset({"is_tensor", "isconstant", "is_floating_point", "is_complex", "is_signed",
                                   "is_sequence_value_unknown", "is_sequence_shape_unknown", "is_contiguous"})
@@ -91,7 +92,8 @@ class LoggingInGraph(Rule):
                               if branch.lineno < node.lineno <= (branch.end_lineno or branch.lineno)]
                 condition = max((branch for branch in conditions if runtime_condition(function, branch.test)),
                                 key=lambda branch: branch.lineno, default=None)
-                if conditions and condition is None:
+                if conditions and condition is None or not conditions and _settled_at_every_call(
+                        module, function, {id(f.node): f for f in module.graph_functions}):
                     continue  # a message about what the compile settles (an argument left None, a flag, a shape)
                 if condition is not None:
                     when = (f"; under the `if` at line {condition.lineno}, whose condition is tensor data, it is "
@@ -124,11 +126,38 @@ def compiled_functions(module: ModuleFacts) -> set[int]:
 
 
 def _holds_tensor(function: GraphFunction, argument: ast.AST) -> bool:
-    """Tensor data in a logging argument, an f-string's values included (``f"loss {loss}"``)."""
+    """Tensor data in a logging argument: an f-string's values included (``f"loss {loss}"``), and numbers taken
+    from tensors (``int(shift)``, ``loss.item()``), which are not constants of the graph either."""
+    if function.kind(argument) == TENSOR:
+        return True
     if isinstance(argument, ast.JoinedStr):
-        return any(isinstance(part, ast.FormattedValue) and function.kind(part.value) == TENSOR
+        return any(isinstance(part, ast.FormattedValue) and _holds_tensor(function, part.value)
                    for part in argument.values)
-    return function.kind(argument) == TENSOR
+    if isinstance(argument, ast.Call) and isinstance(argument.func, ast.Name) and argument.func.id in _CONVERSIONS:
+        return any(_holds_tensor(function, value) for value in argument.args)
+    if isinstance(argument, (ast.BinOp, ast.Tuple, ast.List)):
+        parts = (argument.left, argument.right) if isinstance(argument, ast.BinOp) else argument.elts
+        return any(_holds_tensor(function, part) for part in parts)
+    return False
+
+
+def _settled_at_every_call(module: ModuleFacts, function: GraphFunction, by_node: dict) -> bool:
+    """Whether graph code calls ``function`` (a helper) only under conditions the compile settles: what it logs
+    reports a compile-time decision, as under such a condition in the function itself."""
+    if function.as_root is not None or not function.passed_by:
+        return False
+    for caller_id in function.passed_by:
+        caller = by_node.get(caller_id)
+        if caller is None:
+            return False
+        for call, target, _, _ in module.calls_from(caller):
+            if target is not function.node:
+                continue
+            conditions = [branch.test for branch in caller.nodes_of(ast.If)
+                          if branch.lineno < call.lineno <= (branch.end_lineno or branch.lineno)]
+            if not conditions or any(runtime_condition(caller, test) for test in conditions):
+                return False
+    return True
 
 
 def module_loggers(module: ModuleFacts) -> set[str]:
