@@ -7,6 +7,7 @@ from typing import Iterator
 from ms_lint import mindspore_api as api
 from ms_lint.findings import Finding
 from ms_lint.model import TENSOR, GraphFunction, ModuleFacts
+from ms_lint.model.values import UNKNOWN
 from ms_lint.rules.base import Rule
 from ms_lint.rules.ms115_tensor_formatting_in_graph import _LOGGING_METHODS
 from ms_lint.rules.tensor_evidence import evidently_tensor
@@ -16,7 +17,8 @@ from ms_lint.rules.tensor_evidence import evidently_tensor
 _LOGGER_FACTORIES = frozenset({"getLogger", "get_logger", "getChild"})
 # Names that are loggers wherever they are imported from (``from mindformers.tools.logger import logger``).
 _LOGGER_NAMES = frozenset({"logger", "_logger", "LOGGER"})
-_CONVERSIONS = frozenset({"int", "float", "bool", "str", "round", "abs", "repr"})
+_CONVERSIONS = frozenset({"int", "float", "bool", "round"})
+_TO_NUMBER = frozenset({"item", "tolist", "asnumpy", "numpy"})
 # Predicates on a tensor that the compiler answers from its type (``ops.is_tensor(x)``, ``x.is_floating_point()``).
 _CONSTANT_PREDICATES = frozenset({"is_tensor", "isconstant", "is_floating_point", "is_complex", "is_signed",
                                   "is_sequence_value_unknown", "is_sequence_shape_unknown", "is_contiguous"})
@@ -134,7 +136,12 @@ def _holds_tensor(function: GraphFunction, argument: ast.AST) -> bool:
         return any(isinstance(part, ast.FormattedValue) and _holds_tensor(function, part.value)
                    for part in argument.values)
     if isinstance(argument, ast.Call) and isinstance(argument.func, ast.Name) and argument.func.id in _CONVERSIONS:
-        return any(_holds_tensor(function, value) for value in argument.args)
+        # ``int(self.shift)``: a number made from a value the compile does not know, most likely a tensor
+        return any(_holds_tensor(function, value) or function.constant(value) is UNKNOWN and not _static(value)
+                   for value in argument.args)
+    if isinstance(argument, ast.Call) and isinstance(argument.func, ast.Attribute) and (
+            argument.func.attr in _TO_NUMBER):
+        return True  # ``loss.item()``
     if isinstance(argument, (ast.BinOp, ast.Tuple, ast.List)):
         parts = (argument.left, argument.right) if isinstance(argument, ast.BinOp) else argument.elts
         return any(_holds_tensor(function, part) for part in parts)
@@ -206,3 +213,16 @@ def runtime_condition(function: GraphFunction, test: ast.AST) -> bool:
 
 def _predicate_name(func: ast.AST) -> str:
     return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+
+
+def _static(expr: ast.AST) -> bool:
+    """A shape, a dimension or a length: known to the compile (``x.shape[0]``, ``len(x)``, ``x.ndim``)."""
+    while isinstance(expr, ast.Subscript):
+        expr = expr.value
+    if isinstance(expr, ast.Attribute):
+        return expr.attr in api.STATIC_TENSOR_ATTRIBUTES
+    if isinstance(expr, ast.Call):
+        func = expr.func
+        return (isinstance(func, ast.Name) and func.id == "len") or (
+            isinstance(func, ast.Attribute) and func.attr in api.STATIC_TENSOR_METHODS)
+    return False
