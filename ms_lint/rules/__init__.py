@@ -24,6 +24,8 @@ from ms_lint.rules.ms116_name_bound_on_one_path import NameBoundOnOnePath
 from ms_lint.rules.ms117_dict_output_indexed_by_key import DictOutputIndexedByKey
 from ms_lint.rules.ms118_host_written_graph_state import HostWrittenGraphState
 from ms_lint.rules.ms119_instance_parameter_not_self import InstanceParameterNotSelf
+from ms_lint.rules.ms120_logging_in_graph import LoggingInGraph
+from ms_lint.rules.ms121_branches_join_different_types import BranchesJoinDifferentTypes
 from ms_lint.rules.ms201_plain_container_of_cells import PlainContainerOfCells
 from ms_lint.rules.ms202_plain_container_of_parameters import PlainContainerOfParameters
 from ms_lint.rules.ms203_forward_without_construct import ForwardWithoutConstruct
@@ -62,6 +64,8 @@ ALL_RULES: tuple[type[Rule], ...] = (
     DictOutputIndexedByKey,
     HostWrittenGraphState,
     InstanceParameterNotSelf,
+    LoggingInGraph,
+    BranchesJoinDifferentTypes,
     PlainContainerOfCells,
     PlainContainerOfParameters,
     ForwardWithoutConstruct,

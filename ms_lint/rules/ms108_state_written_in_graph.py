@@ -12,12 +12,14 @@ from ms_lint.rules.base import Rule
 class StateWrittenInGraph(Rule):
     code = "MS108"
     name = "state-written-in-graph"
-    summary = "a non-Parameter attribute of the Cell, or a `global`, written in graph code"
+    summary = "a non-Parameter attribute of the Cell (or an item of one), or a `global`, written in graph code"
     fix_summary = "keep the state in a `Parameter` updated with `ops.assign`, or return it"
     what = """
         Reports `self.attr = ...` (and `self.attr += ...`) in graph code when `attr` is not a Parameter of the Cell,
         and assignments to names declared `global` in graph code. Writing a Parameter attribute is supported. Under
-        `--ms-syntax-level=lax` only writes of tensor data are reported.
+        `--ms-syntax-level=lax` only writes of tensor data are reported. An item written into such an attribute
+        (`self.cache[key] = value`) is reported too; under LAX only when an `if` on the same attribute guards it
+        (a cache: `if key not in self.cache:`).
     """
     why = """
         The Cell's Python attributes are constants of the compiled graph (measured on MindSpore 2.10 CPU). Under
@@ -27,6 +29,11 @@ class StateWrittenInGraph(Rule):
         attribute given tensor data (`self.cache = x * 2`) keeps the first call's value: later calls silently see
         stale data, so with `--ms-syntax-level=lax` only tensor-valued writes are reported. A `global` written in
         graph code is updated once, at compile time, and the graph keeps the stale value, at every level.
+        An item written into a plain attribute (`self.cache["k"] = x * 2`, a dict or list set in `__init__`) fails
+        under STRICT (TypeError: "self.cache should be initialized as a 'Parameter' in the '__init__' function to
+        perform assign subscript"); under LAX the write lasts only for the call and the Cell's attribute stays
+        empty, so `if "k" not in self.cache: self.cache["k"] = ...` computes the value again on every call where
+        PyNative keeps the first one (measured 2.10 CPU).
     """
     example = """
         class Net(nn.Cell):
@@ -86,3 +93,62 @@ class StateWrittenInGraph(Rule):
                 f"under STRICT (TypeError; AttributeError if nothing set it before), {consequence}; keep it in a "
                 "Parameter updated with ops.assign, or return it",
             )
+        elif isinstance(target, ast.Subscript):
+            finding = _item_written(self, module, function, statement, target)
+            if finding is not None:
+                yield finding
+
+
+def _item_written(rule: Rule, module: ModuleFacts, function: GraphFunction, statement: ast.AST,
+                  target: ast.Subscript) -> Finding | None:
+    """``self.cache[key] = value`` on an attribute that is not a Parameter: STRICT refuses it; under LAX the write
+    never reaches the Cell, so a cache filled under a condition on it stays empty and is recomputed every call."""
+    held = target.value
+    if not (isinstance(held, ast.Attribute) and isinstance(held.value, ast.Name)
+            and held.value.id == function.self_name and function.owner is not None and function.owner.is_cell):
+        return None
+    attribute = held.attr
+    if not _plain_container(module, function.owner, attribute):
+        return None
+    cache = _cache_condition(function, statement, attribute)
+    if not function.strict and cache is None:
+        return None  # under LAX the item is written for the rest of the call, which is what it reads
+    lax = (f"under LAX the write never reaches the Cell: self.{attribute} stays as it was, so the cache filled under "
+           f"the `if` at line {cache.lineno} is filled again on every call" if cache is not None else
+           f"under LAX the write lasts only for the call: self.{attribute} on the Cell stays as it was")
+    return rule.finding(
+        module, statement,
+        f"self.{attribute}[...] written in graph code ({function.label}): self.{attribute} is not a Parameter, so "
+        f"this fails to compile under STRICT (TypeError: it \"should be initialized as a 'Parameter' ... to perform "
+        f"assign subscript\"); {lax}; keep the state in a Parameter updated with ops.assign, or return it",
+        data={"attribute": attribute, "item": True, "levels": ["strict", "lax"] if cache is not None else ["strict"],
+              **({"condition_line": cache.lineno} if cache is not None else {})},
+    )
+
+
+_CONTAINER_TYPES = frozenset({"builtins.dict", "builtins.list", "collections.OrderedDict", "collections.defaultdict"})
+
+
+def _plain_container(module: ModuleFacts, owner, attribute: str) -> bool:
+    """Whether every write of ``self.<attribute>`` in the Cell's classes puts a plain dict or list there (``{}``,
+    ``[None] * n``, ``dict()``): what a factory returns may be a Parameter."""
+    writes = [value for info in owner.lineage() for _, value in info.attribute_writes.get(attribute, ())]
+    return bool(writes) and all(_builds_container(module, value) for value in writes)
+
+
+def _builds_container(module: ModuleFacts, value: ast.AST | None) -> bool:
+    if isinstance(value, (ast.Dict, ast.List, ast.DictComp, ast.ListComp)):
+        return True
+    if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Mult):
+        return _builds_container(module, value.left) or _builds_container(module, value.right)
+    return isinstance(value, ast.Call) and module.qualname(value.func) in _CONTAINER_TYPES
+
+
+def _cache_condition(function: GraphFunction, statement: ast.AST, attribute: str) -> ast.If | None:
+    """The ``if`` around ``statement`` whose condition reads ``self.<attribute>`` (``if key not in self.cache:``)."""
+    for branch in function.nodes_of(ast.If):
+        if branch.lineno < statement.lineno <= (branch.end_lineno or branch.lineno) and any(
+                isinstance(node, ast.Attribute) and node.attr == attribute and isinstance(node.value, ast.Name)
+                and node.value.id == function.self_name for node in ast.walk(branch.test)):
+            return branch
+    return None

@@ -165,6 +165,22 @@ EXPECTATIONS: dict[str, Expectation] = {
         fails_at=frozenset(),
         silent_note="the graph keeps the value of the first call; a write between two calls changes nothing",
     ),
+    "MS120": Expectation(
+        SILENT,
+        fails_at=frozenset(),
+        silent_note="the logging call runs once, while the graph compiles, and is not part of the graph; "
+        "no probe observes that",
+    ),
+    "MS121": Expectation(
+        COMPILE,
+        error_types=("TypeError", "ValueError"),
+        # the join fails at the two paths' lines; under STRICT a joined value used in an operation may fail first,
+        # at the operation
+        patterns=(r"Cannot join the return values of different branches", r"Type Join Failed",
+                  r"should be constant"),
+        located="anywhere",
+        silent_note="a value that never reaches the output compiles under LAX",
+    ),
     "MS601": Expectation(
         COMPILE,
         error_types=("ValueError", "TypeError"),

@@ -2,6 +2,7 @@
 import logging
 
 from mindspore import nn, ops
+from mindspore.common import dtype as mstype
 
 logger = logging.getLogger(__name__)
 
@@ -40,6 +41,21 @@ class ClassifierHead(nn.Cell):
             loss = self.loss_fn(logits, labels)
         # graph mode joins both branches of the `if` above before it folds the condition: `loss` is unbound on one
         return (loss, logits) if labels is not None else logits
+
+
+class MaskHead(nn.Cell):
+    def __init__(self, channels=8):
+        super().__init__()
+        self.proj = nn.Dense(channels, channels)
+
+    def construct(self, x):
+        logits = self.proj(x)
+        if logits.abs().max() > 1e4:
+            # logged once, while the graph compiles, whatever the logits turn out to be (log from the training loop)
+            logger.warning("mask logits overflow")
+            # cast on one path only: the two paths of a condition on tensor data must give one dtype
+            logits = logits.astype(mstype.float16)
+        return logits
 
 
 def set_smoothing(value):
