@@ -46,4 +46,5 @@ class TensorToHost(Rule):
                     f".{node.func.attr}() on a tensor in graph code ({function.label}) fails to compile under "
                     "STRICT (AttributeError); keep the computation on tensors with mindspore.ops (.item() and "
                     "float() are supported)",
+                    data={"method": node.func.attr, "function": function.label},
                 )

@@ -64,4 +64,5 @@ class HostRandomness(Rule):
                     f"{qualname}() in graph code ({function.label}) is drawn once, at compile time: every "
                     "step reuses the same value (all syntax levels); use mindspore.ops random ops "
                     "(ops.uniform, ops.standard_normal, ops.bernoulli) or draw in the data pipeline",
+                    data={"callee": qualname, "function": function.label},
                 )

@@ -77,4 +77,5 @@ class SetDataInGraph(Rule):
                         module, node,
                         f"Parameter.{node.func.attr}() in graph code ({function.label}) fails to compile at every "
                         "syntax level; use ops.assign(param, value)",
+                        data={"method": node.func.attr, "function": function.label},
                     )

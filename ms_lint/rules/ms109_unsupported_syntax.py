@@ -85,6 +85,7 @@ class UnsupportedSyntax(Rule):
             module, node,
             f"{description} in graph code ({function.label}) fails to compile at every syntax level; move it out of "
             "graph code or rewrite it with supported syntax",
+            data={"syntax": description, "function": function.label},
         )
 
 

@@ -65,7 +65,7 @@ class NameBoundOnOnePath(Rule):
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         for function in module.graph_functions:
             for read in _partial_reads(function):
-                yield self.finding(module, read.name, _message(read, function.label))
+                yield self.finding(module, read.name, _message(read, function.label), data=_data(read, function.label))
 
     def fix(self, context: FixContext, finding: Finding) -> list[Edit]:
         read = _read_of(context.module, finding)
@@ -99,6 +99,13 @@ def _partial_reads(function) -> list[PartialRead]:
         return []  # straight-line code binds every name on every path (dead branches count: they are parsed)
     walrus = [node.target.id for node in function.nodes_of(ast.NamedExpr)]
     return partially_bound_reads(function.node, walrus, function.module.lines)
+
+
+def _data(read: PartialRead, label: str) -> dict:
+    """The name read, and what binds it on some paths only: a loop (``for``/``while``) or an ``if``, at its line."""
+    origin = read.origin
+    binder = ("while" if isinstance(origin, ast.While) else "for") if read.in_loop else "if"
+    return {"name": read.name.id, "bound_in": binder, "bound_at_line": origin.lineno, "function": label}
 
 
 def _message(read: PartialRead, label: str) -> str:

@@ -54,4 +54,6 @@ class PlainContainerOfParameters(Rule):
                     f"Parameters in a plain Python container ({container.target}) on {container.owner.name} are not "
                     "registered: invisible to trainable_params(), never trained or saved; use ParameterTuple",
                     scope=container.owner.name,
+                    data={"container": container.target, "attribute": container.site_attribute(statement),
+                          "cell": container.owner.name},
                 )

@@ -125,6 +125,7 @@ class ForwardWithoutConstruct(Rule):
                 f"{info.name} defines forward but no construct: MindSpore only calls construct, so the first call "
                 "fails in every mode (\"the method 'construct' is not defined\"); rename forward to construct",
                 scope=info.name,
+                data={"cell": info.name},
             )
 
 

@@ -59,6 +59,7 @@ class InitWithoutSuper(Rule):
                 "sub-cell or Parameter raises AttributeError, and otherwise its first call fails in every mode; "
                 "call super().__init__() first",
                 scope=info.name,
+                data={"cell": info.name},
             )
 
 

@@ -113,6 +113,7 @@ class OperatorInDataPipeline(Rule):
                     "(2.10) it runs at first, but a multiprocessing map hangs once the main process has run an "
                     "operator (a PyNative training step); use numpy/PIL/cv2 or mindspore.dataset.vision/transforms "
                     "operations",
+                    data={"operator": name, "pipeline": entry.where},
                 )
 
 

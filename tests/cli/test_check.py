@@ -330,6 +330,8 @@ def test_json_format(project, ms_lint):
     assert first["scope"] == "Head"
     assert first["level"] == "error"
     assert "numpy.sin()" in first["message"]
+    assert first["data"]["callee"] == "numpy.sin"
+    assert all(finding["data"] for finding in document["findings"]), "every finding carries its message's facts"
 
 
 def test_json_format_without_findings(project, ms_lint):
