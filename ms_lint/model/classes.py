@@ -155,9 +155,10 @@ class PlainContainer:
             targets = list(statement.targets)
         elif isinstance(statement, (ast.AnnAssign, ast.AugAssign)):
             targets = [statement.target]
-        elif isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call) and isinstance(
-                statement.value.func, ast.Attribute):
-            targets = [statement.value.func.value]
+        else:
+            call = statement.value if isinstance(statement, ast.Expr) else statement
+            if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute):
+                targets = [call.func.value]
         return next((target.attr for target in targets if isinstance(target, ast.Attribute)
                      and isinstance(target.value, ast.Name) and target.value.id == "self"), "")
 

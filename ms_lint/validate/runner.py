@@ -28,6 +28,8 @@ from ms_lint.validate.verdicts import (
 DEVICES = {"cpu": "CPU", "gpu": "GPU", "ascend": "Ascend"}
 SYNTAX_LEVELS = ("strict", "lax")
 RUN_LOG_NAME = "last-validate-run.jsonl"
+# Bumped when what a stored finding holds changes (its ``data``, which planning reads), so old entries are not reused.
+FINDINGS_FORMAT = 2
 
 
 class ValidateError(Exception):
@@ -125,7 +127,7 @@ def static_findings(paths: list[str], lint_options, index: DependencyIndex | Non
     ]
     findings: list[Finding] = []
     problems: list[str] = []
-    options_text = f"{__version__}\0{lint_options!r}"
+    options_text = f"{__version__}\0{FINDINGS_FORMAT}\0{lint_options!r}"
     for path in files:
         stored = None
         if index is not None:

@@ -36,6 +36,7 @@ from ms_lint.validate.expectations import (
     built_at_its_line,
     expectation_for,
     missing_name,
+    names_attribute,
     tensor_method,
     unbound_name,
 )
@@ -571,8 +572,9 @@ class _Context:
         if expectation.check == CONSTRUCTION and kind_matches and _raised_through_line(error, finding):
             return self.make(finding, CONFIRMED, first, compiler_message=first)
         named = _named_attribute(error.get("message", "") or first)
+        # A finding without data (a rule that does not give it yet) is taken to be about what its line names.
         names_this_finding = not named or (_line_mentions(finding, named)
-                                           and re.search(rf"\.{re.escape(named)}\b", finding.message))
+                                           and (not finding.data or names_attribute(finding, named)))
         if kind_matches and _raised_at_line(error, finding) and names_this_finding:
             # The finding's own error, raised at its line by code the constructor runs (a method MindSpore's tensors
             # lack, PyTorch's sizes to ops.zeros): it fails there first.
@@ -605,7 +607,7 @@ class _Context:
         first = self.first_line()
         kind_matches = expectation.error_matches(error.get("type", ""), error.get("message", ""))
         unbound = unbound_name(error.get("message", "")) if finding.code == "MS116" else None
-        if unbound is not None and not finding.message.startswith(f"`{unbound}` "):
+        if unbound is not None and finding.data.get("name") != unbound:
             kind_matches = False  # the name MindSpore found unbound is another finding's
         at_line = [loc for loc in self.user_locations if loc.start == finding.line]
         around = [loc for loc in self.user_locations if loc.contains(finding.line)]
@@ -639,7 +641,7 @@ class _Context:
             and any(location.start == other.line for location in self.user_locations)
             and expectation_for(other.code).error_matches(error.get("type", ""), error.get("message", ""))
             for other in self.job.findings)
-        if kind_matches and not elsewhere and (around or expectation.located_anywhere(finding.message)
+        if kind_matches and not elsewhere and (around or expectation.located_anywhere(finding)
                                                or not self.user_locations):
             location = (around or self.user_locations or [None])[0]
             return self.make(finding, CONFIRMED, first, compiler_message=first,
