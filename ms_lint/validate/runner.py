@@ -116,7 +116,7 @@ def static_findings(paths: list[str], lint_options, index: DependencyIndex | Non
     import json
 
     from ms_lint import __version__
-    from ms_lint.commands.check import discover_files, lint_path
+    from ms_lint.lint import discover_files, lint_path
 
     for path in paths:
         if not os.path.exists(path):

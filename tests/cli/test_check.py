@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from ms_lint.commands.check import AUTO_PARALLEL_MIN_FILES, pool_size
+from ms_lint.lint import AUTO_PARALLEL_MIN_FILES, pool_size
 from ms_lint.output import escape_data, escape_property
 from ms_lint.rules import RULES_BY_CODE
 

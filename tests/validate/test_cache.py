@@ -174,7 +174,7 @@ def test_a_module_file_that_appears_for_an_existing_import_joins_the_key(tmp_pat
 
 
 def test_static_findings_are_reused_until_the_file_or_its_imports_change(tmp_path, monkeypatch):
-    from ms_lint.commands import check
+    from ms_lint import lint
     from ms_lint.validate import runner
 
     project(tmp_path)
@@ -182,8 +182,8 @@ def test_static_findings_are_reused_until_the_file_or_its_imports_change(tmp_pat
     models.write_text("import numpy as np\nfrom mindspore import nn, Tensor\nfrom pkg.helpers import gelu\n\n\n"
                       "class Net(nn.Cell):\n    def construct(self, x):\n        return Tensor(np.sin(x))\n")
     calls = []
-    real = check.lint_path
-    monkeypatch.setattr(check, "lint_path", lambda path, options: calls.append(path) or real(path, options))
+    real = lint.lint_path
+    monkeypatch.setattr(lint, "lint_path", lambda path, options: calls.append(path) or real(path, options))
     options = runner.lint_options_for("strict", cwd=str(tmp_path))
 
     def run():
