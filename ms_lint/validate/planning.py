@@ -86,7 +86,7 @@ class Job:
             "api_names": self.api_names,
             "tensor_methods": self.tensor_methods,
             "built_types": self.built_types,
-            # The lines a compile under LAX can still decide (``worker._next_fix``): rules failing at every level.
+            # The lines a compile under LAX can still decide (``retrying.next_fix``): rules failing at every level.
             "lax_lines": sorted({f.line for f in self.findings if expectation_for(f.code).check == COMPILE
                                  and expectation_for(f.code).expected_to_fail("lax")}),
             "syntax_level": syntax_level,

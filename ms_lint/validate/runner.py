@@ -14,6 +14,7 @@ from typing import Callable
 from ms_lint.findings import Finding
 from ms_lint.validate.cache import OutcomeCache, RunLog
 from ms_lint.validate.dependencies import DependencyIndex
+from ms_lint.validate.outcome import Outcome
 from ms_lint.validate.planning import Job, plan_jobs
 from ms_lint.validate.project import CACHE_DIR_NAME, EXAMPLES_FILE_NAME, ProjectError, locate_module
 from ms_lint.validate.verdicts import (
@@ -226,7 +227,7 @@ def validate_findings(findings: list[Finding], options: ValidateOptions, pool=No
     device, level = options.device, options.syntax_level
     verdicts = [module_level_verdict(finding, device, level) for finding in plan.module_level]
     units: list[UnitResult] = []
-    results: list[tuple[Job, dict]] = []
+    results: list[tuple[Job, Outcome]] = []
     cache = OutcomeCache(options.use_cache)
     # The default run log lives in the project's cache; a run with nothing to compile leaves it alone.
     log = RunLog(options.results_path or (default_log if plan.jobs else None))
@@ -343,19 +344,19 @@ def _start_pool(options: ValidateOptions, pending: int):
     return WorkerPool(config)
 
 
-def _record(job: Job, outcome: dict, cached: bool, options: ValidateOptions, verdicts: list, units: list,
+def _record(job: Job, outcome: Outcome, cached: bool, options: ValidateOptions, verdicts: list, units: list,
             log: RunLog) -> None:
     unit_verdicts = decide(job, outcome, options.device, options.syntax_level, cached=cached)
     verdicts.extend(unit_verdicts)
     units.append(UnitResult(
         target=job.target,
         path=job.path,
-        status=outcome.get("status", "?"),
-        seconds=outcome.get("seconds"),
+        status=outcome.status or "?",
+        seconds=outcome.seconds,
         cached=cached,
-        compiled=outcome.get("compiled"),
-        inputs=list(outcome.get("inputs") or []),
-        instance=outcome.get("instance"),
+        compiled=outcome.compiled,
+        inputs=list(outcome.inputs or []),
+        instance=outcome.instance,
     ))
     log.write({"event": "unit", "target": job.target, "cached": cached,
                "verdicts": [verdict.to_dict() for verdict in unit_verdicts]})

@@ -9,6 +9,8 @@ import pytest
 from ms_lint.findings import Finding
 from ms_lint.validate.locations import parse_locations
 from ms_lint.validate.planning import plan_jobs
+from ms_lint.validate import verdicts
+from ms_lint.validate.outcome import Outcome
 from ms_lint.validate.verdicts import (
     CONFIRMED,
     CONFIRMED_BY_PROBE,
@@ -16,12 +18,19 @@ from ms_lint.validate.verdicts import (
     NOT_APPLICABLE,
     NOT_REACHED,
     NOT_REPRODUCED,
-    confirm_across_units,
-    decide,
     module_level_verdict,
 )
 
 from .conftest import reported_data
+
+
+def decide(job, outcome: dict, device: str, level: str, **options):
+    """``verdicts.decide`` on an outcome as the worker sends it (a dict, read as the pool reads it)."""
+    return verdicts.decide(job, Outcome.from_dict(outcome), device, level, **options)
+
+
+def confirm_across_units(found, results):
+    verdicts.confirm_across_units(found, [(job, Outcome.from_dict(outcome)) for job, outcome in results])
 
 
 @pytest.fixture
