@@ -42,6 +42,10 @@ class HostRandomness(Rule):
                 return x + ops.standard_normal(x.shape) * 0.1
     """
 
+    messages = {"": "{callee}() in graph code ({function}) is drawn once, at compile time: every step reuses the same "
+                    "value (all syntax levels); use mindspore.ops random ops (ops.uniform, ops.standard_normal, "
+                    "ops.bernoulli) or draw in the data pipeline"}
+
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         for function in module.graph_functions:
             reseeded: set[str] = set()  # random modules reseeded with a constant earlier in this function
@@ -59,10 +63,4 @@ class HostRandomness(Rule):
                     continue
                 if family in reseeded:
                     continue
-                yield self.finding(
-                    module, node,
-                    f"{qualname}() in graph code ({function.label}) is drawn once, at compile time: every "
-                    "step reuses the same value (all syntax levels); use mindspore.ops random ops "
-                    "(ops.uniform, ops.standard_normal, ops.bernoulli) or draw in the data pipeline",
-                    data={"callee": qualname, "function": function.label},
-                )
+                yield self.report(module, node, callee=qualname, function=function.label)

@@ -28,5 +28,6 @@ def test_no_validator_module_imports_the_command_line():
 
 
 def test_no_validator_module_is_longer_than_800_lines():
-    long = {str(path.relative_to(VALIDATE)): n for path in VALIDATE.rglob("*.py") if (n := len(path.read_text().splitlines())) > 800}
+    long = {str(path.relative_to(VALIDATE)): n for path in VALIDATE.rglob("*.py")
+            if (n := len(path.read_text().splitlines())) > 800}
     assert long == {}
