@@ -76,9 +76,8 @@ def construction_failed(context, finding: Finding, expectation: Expectation, sta
     if expectation.check == CONSTRUCTION and kind_matches and _raised_through_line(error, finding):
         return context.make(finding, CONFIRMED, first, compiler_message=first)
     named = _named_attribute(error.get("message", "") or first)
-    # A finding without data (a rule that does not give it yet) is taken to be about what its line names.
-    names_this_finding = not named or (_line_mentions(finding, named)
-                                       and (not finding.data or names_attribute(finding, named)))
+    # The attribute the error names is the finding's when its line uses it and its data names it.
+    names_this_finding = not named or (_line_mentions(finding, named) and names_attribute(finding, named))
     if kind_matches and _raised_at_line(error, finding) and names_this_finding:
         # The finding's own error, raised at its line by code the constructor runs (a method MindSpore's tensors
         # lack, PyTorch's sizes to ops.zeros): it fails there first.
