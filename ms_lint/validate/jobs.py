@@ -20,15 +20,14 @@ from ms_lint.validate import compiling, importing, instances, probes, retrying
 from ms_lint.validate.outcome import Outcome, record_exception
 
 OUTPUT_HEAD = 2_000
-
-
 NOISY_OUTPUT = 1 << 20  # output above this is worth a note in the verdict
-
-
 STAGES = ("import", "examples", "resolve", "instance", "compile", "probe", "retry", "fix")
 
 
 class JobState:
+    """What the stages of one job hand each other (the module, the target, the instance, its inputs), beside the
+    outcome they record."""
+
     def __init__(self, job: dict):
         self.job = job
         self.stop = False
