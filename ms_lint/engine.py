@@ -89,6 +89,7 @@ def internal_error(path: str, exc: BaseException) -> Finding:
         col=0,
         code=INTERNAL_ERROR,
         message=f"ms-lint could not check this file ({summary}); please report it with the file",
+        data={"error": type(exc).__name__, "detail": summary},
     )
 
 
@@ -152,7 +153,8 @@ def check_source(source: str, path: str, settings: Settings, codes: Iterable[str
         line = getattr(exc, "lineno", None) or 1
         column = max((getattr(exc, "offset", None) or 1) - 1, 0)
         reason = getattr(exc, "msg", None) or str(exc)
-        return [Finding(path, line, column, SYNTAX_ERROR, f"{type(exc).__name__}: {reason}")]
+        return [Finding(path, line, column, SYNTAX_ERROR, f"{type(exc).__name__}: {reason}",
+                        data={"error": type(exc).__name__, "detail": reason})]
     except RecursionError as exc:
         return [internal_error(path, RecursionError(f"code nested too deeply to parse ({exc})"))]
     except MemoryError:
@@ -167,7 +169,8 @@ DECODE_ERROR = "E902"
 def decode_error(path: str, data: bytes, exc: Exception) -> Finding:
     """flake8's one-line E902 for a file Python cannot decode, on the line of the first undecodable byte."""
     line = data[:exc.start].count(b"\n") + 1 if isinstance(exc, UnicodeDecodeError) else 1
-    return Finding(path, line, 0, DECODE_ERROR, f"{type(exc).__name__}: {exc}")
+    return Finding(path, line, 0, DECODE_ERROR, f"{type(exc).__name__}: {exc}",
+                   data={"error": type(exc).__name__, "detail": str(exc)})
 
 
 def check_file(path: str, settings: Settings, codes: Iterable[str] | None = None) -> list[Finding]:
@@ -177,7 +180,8 @@ def check_file(path: str, settings: Settings, codes: Iterable[str] | None = None
         # Not a fault of ms-lint: say why the file could not be read (a directory, a symlink loop, permissions).
         reason = f"{type(exc).__name__}: {exc.strerror}" if exc.strerror else f"{type(exc).__name__}: {exc}"
         return [Finding(path=path, line=1, col=0, code=INTERNAL_ERROR,
-                        message=f"ms-lint could not read this file ({reason})")]
+                        message=f"ms-lint could not read this file ({reason})",
+                        data={"error": type(exc).__name__, "detail": reason})]
     return check_source(source, path, settings, codes)
 
 

@@ -248,6 +248,8 @@ def format_sarif(items: Sequence[Reported], *, cwd: str, errors: Sequence[str] =
         properties = dict(item.properties)
         if finding.scope:
             properties.setdefault("scope", finding.scope)
+        if finding.data:
+            properties.setdefault("data", dict(finding.data))
         if properties:
             result["properties"] = properties
         results.append(result)

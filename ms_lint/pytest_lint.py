@@ -84,7 +84,7 @@ class _LintSession:
         return self.results.get(entry_key(str(path), content, self.options.fingerprint())) == []
 
     def lint(self, path: Path, content: bytes) -> list:
-        from ms_lint.commands.check import cached_lint, lint_bytes
+        from ms_lint.lint import cached_lint, lint_bytes
 
         if self.results is None:
             return lint_bytes(content, str(path), self.options)

@@ -6,6 +6,7 @@ small packages, for the cross-module cases.
 """
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -52,3 +53,40 @@ def test_every_rule_has_positive_and_negative_fixtures(rule):
     assert rule.code in codes, f"{rule.code} fixtures expect no {rule.code} finding"
     lines = sum(len(p.read_text().splitlines()) for p in own)
     assert lines > len(codes) + 10, f"{rule.code} fixtures have no clean code around the findings"
+
+
+# Rules whose findings do not carry ``data`` yet. Strict: a code that gains data must leave this set.
+_DATA_PENDING = {"MS110", "MS111", "MS601", "MS603", "MS604", "MS606"}
+
+
+@pytest.mark.parametrize("rule", [r for r in ALL_RULES if r.code != "MS900"], ids=lambda r: r.code)
+def test_every_finding_carries_the_facts_of_its_message(rule):
+    own = [p for p in FIXTURE_FILES if p.name.startswith(rule.code) or p.parent.name.startswith(rule.code)]
+    findings = [f for p in own for f in check_file(str(p), fixture_settings(p), [rule.code])]
+    assert findings, f"{rule.code} fixtures give no {rule.code} finding"
+    empty = [f"{f.path}:{f.line}" for f in findings if not f.data]
+    if rule.code in _DATA_PENDING:
+        assert empty, f"{rule.code} findings carry data: take it out of _DATA_PENDING"
+        return
+    assert empty == [], f"{rule.code} findings without data"
+    for finding in findings:
+        json.dumps(dict(finding.data), allow_nan=False)  # JSON values only: raises otherwise
+        assert all(isinstance(key, str) for key in finding.data)
+
+
+def test_an_internal_error_carries_its_error(tmp_path):
+    from ms_lint.engine import internal_error
+
+    finding = internal_error("x.py", ValueError("bad input"))
+    assert finding.code == "MS900" and finding.data == {"error": "ValueError", "detail": "ValueError: bad input"}
+    unreadable = check_file(str(tmp_path), Settings())  # a directory cannot be read as a file
+    assert [f.code for f in unreadable] == ["MS900"] and unreadable[0].data["error"] == "IsADirectoryError"
+
+
+@pytest.mark.parametrize("rule", [r for r in ALL_RULES if r.messages], ids=lambda r: r.code)
+def test_a_templated_message_is_its_template_filled_in_with_the_data(rule):
+    own = [p for p in FIXTURE_FILES if p.name.startswith(rule.code) or p.parent.name.startswith(rule.code)]
+    findings = [f for p in own for f in check_file(str(p), fixture_settings(p), [rule.code])]
+    assert findings
+    for finding in findings:
+        assert finding.message in {template.format(**finding.data) for template in rule.messages.values()}

@@ -145,6 +145,23 @@ class PlainContainer:
     created_by: ast.Assign | None = None  # the assignment that built the container
     stored_by: ast.Assign | None = None  # the assignment that put it on self
 
+    @staticmethod
+    def site_attribute(statement: ast.AST) -> str:
+        """The ``self.<attr>`` an element site writes or appends to (``self.layers = [...]``,
+        ``self.layers.append(...)``), by which the validator's parameter probe reports it; empty when it writes a
+        local name."""
+        targets: list[ast.expr] = []
+        if isinstance(statement, ast.Assign):
+            targets = list(statement.targets)
+        elif isinstance(statement, (ast.AnnAssign, ast.AugAssign)):
+            targets = [statement.target]
+        else:
+            call = statement.value if isinstance(statement, ast.Expr) else statement
+            if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute):
+                targets = [call.func.value]
+        return next((target.attr for target in targets if isinstance(target, ast.Attribute)
+                     and isinstance(target.value, ast.Name) and target.value.id == "self"), "")
+
 
 class UserType:
     """A plain user class (not a Cell, jit class, operator, Enum or exception), in this module or another module of

@@ -37,6 +37,9 @@ class Rule:
     # Codes whose findings inside this rule's node are the same root cause: ``Parameter(initializer(Zero(), s))``
     # in construct is one MS106, not also an MS106 for ``initializer`` and an MS111 for ``Zero()``.
     covers_nested: ClassVar[tuple[str, ...]] = ()
+    # The message of each kind of finding the rule reports, a ``str.format`` template filled in with the finding's
+    # data (``report``); a rule with one kind names it "".
+    messages: ClassVar[dict[str, str]] = {}
 
     def check(self, module: "ModuleFacts") -> Iterator[Finding]:
         raise NotImplementedError
@@ -57,6 +60,11 @@ class Rule:
             node=node,
             data=data or {},
         )
+
+    def report(self, module: "ModuleFacts", node: ast.AST, kind: str = "", scope: str | None = None,
+               **data) -> Finding:
+        """A finding whose message is the template ``messages[kind]`` filled in with ``data``, which it carries."""
+        return self.finding(module, node, self.messages[kind].format(**data), scope=scope, data=data)
 
     @classmethod
     def documentation(cls) -> str:

@@ -88,6 +88,8 @@ class HostLibraryCall(Rule):
         yield self.finding(
             module, call,
             f"{qualname}() on {data} in graph code ({function.label}) {when}; use {_alternative(qualname)}",
+            data={"callee": qualname, "function": function.label, "on": "host copy" if copy is not None else "tensor",
+                  "copied_by": copy.func.attr if copy is not None else "", "library": api.top_package(qualname)},
         )
 
     def _host_operands(self, module, function, operands, host_arrays) -> Iterator[Finding]:
@@ -98,12 +100,15 @@ class HostLibraryCall(Rule):
             return
         for operand, source in sources:
             if not (isinstance(operand, ast.Name) and function.kind(operand) != HOST):
+                library = api.top_package(module.qualname(source.func) or 'numpy')
                 yield self.finding(
                     module, source,
-                    f"a {api.top_package(module.qualname(source.func) or 'numpy')} array used as an operand of a "
+                    f"a {library} array used as an operand of a "
                     f"tensor operation in graph code ({function.label}) fails at every syntax level (STRICT: "
                     "ValueError at compile; LAX: TypeError when it runs); create it once in __init__ as a Tensor, "
                     "or build it with mindspore.ops",
+                    data={"callee": module.qualname(source.func) or "", "library": library, "on": "operand",
+                          "function": function.label},
                 )
 
     def _host_operands_of_op(self, module, function, call, host_arrays) -> Iterator[Finding]:

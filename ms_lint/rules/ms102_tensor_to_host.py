@@ -36,14 +36,13 @@ class TensorToHost(Rule):
                 return x / scale
     """
 
+    messages = {"": ".{method}() on a tensor in graph code ({function}) fails to compile under STRICT "
+                    "(AttributeError); keep the computation on tensors with mindspore.ops (.item() and float() are "
+                    "supported)"}
+
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         for function in module.graph_functions:
             if not function.strict:
                 continue
             for node in function.host_conversions():
-                yield self.finding(
-                    module, node,
-                    f".{node.func.attr}() on a tensor in graph code ({function.label}) fails to compile under "
-                    "STRICT (AttributeError); keep the computation on tensors with mindspore.ops (.item() and "
-                    "float() are supported)",
-                )
+                yield self.report(module, node, method=node.func.attr, function=function.label)

@@ -90,6 +90,7 @@ class UserTypeInGraph(Rule):
                 f"({function.label}): graph mode does not keep the change (at every syntax level the state is "
                 "silently dropped, or the compile fails: TypeError under STRICT; a cache updated this way fails "
                 "under LAX too); keep the state in Parameters updated with ops.assign, or pass it in and return it",
+                data={"type": user_type.name, "method": func.attr, "change": change, "function": function.label},
             )
         if change == "attribute" and function.strict:
             return self.finding(
@@ -97,6 +98,7 @@ class UserTypeInGraph(Rule):
                 f"{user_type.name}.{func.attr}() changes the state of a user object in graph code ({function.label}): "
                 "fails to compile under STRICT (TypeError); keep the state in a Parameter updated with ops.assign, "
                 "or return the new value",
+                data={"type": user_type.name, "method": func.attr, "change": change, "function": function.label},
             )
         return None
 
@@ -115,10 +117,32 @@ class UserTypeInGraph(Rule):
                 module, call,
                 f"user type {user_type.name} built from tensor data in graph code ({function.label}) fails to "
                 f"compile under STRICT (ValueError); return a tuple or dict",
+                data={"built_type": user_type.name, "kind": "user type", "function": function.label,
+                      **_call_shape(call)},
             )
         return self.finding(
             module, call,
             f"@jit_class {qualname.rsplit('.', 1)[-1]} built from tensor data in graph code ({function.label}) "
             f"fails to compile at every syntax level (TypeError: all arguments are required to be constants); "
             f"build it in __init__ from constants, or return a tuple or dict",
+            data={"built_type": qualname.rsplit('.', 1)[-1], "kind": "jit_class", "function": function.label,
+                  **_call_shape(call)},
         )
+
+
+def _call_shape(call: ast.Call) -> dict:
+    """How the call builds the type, for the validator to build it alike: the callee as written (``outputs.Box``;
+    empty when it is not a dotted name), how many positional arguments and which keywords it passes, and whether it
+    unpacks a ``*sequence``."""
+    return {"callee": _dotted(call.func) or "", "positional": len(call.args),
+            "keywords": [keyword.arg for keyword in call.keywords if keyword.arg],
+            "starred": any(isinstance(argument, ast.Starred) for argument in call.args)}
+
+
+def _dotted(expr: ast.AST) -> str | None:
+    if isinstance(expr, ast.Name):
+        return expr.id
+    if isinstance(expr, ast.Attribute):
+        inner = _dotted(expr.value)
+        return None if inner is None else f"{inner}.{expr.attr}"
+    return None

@@ -44,6 +44,10 @@ class HostRandomness(Rule):
                 return x + ops.standard_normal(x.shape) * 0.1
     """
 
+    messages = {"": "{callee}() in graph code ({function}) is drawn once, at compile time: every step reuses the same "
+                    "value (all syntax levels); use mindspore.ops random ops (ops.uniform, ops.standard_normal, "
+                    "ops.bernoulli) or draw in the data pipeline"}
+
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         reseeds = _Reseeds(module)
         for function in module.graph_functions:
@@ -54,13 +58,7 @@ class HostRandomness(Rule):
                 family, name = qualname.rsplit(".", 1)
                 if name in _SEEDING or family in reseeds.before(function, node):
                     continue
-                yield self.finding(
-                    module, node,
-                    f"{qualname}() in graph code ({function.label}) is drawn once, at compile time: every "
-                    "step reuses the same value (all syntax levels); use mindspore.ops random ops "
-                    "(ops.uniform, ops.standard_normal, ops.bernoulli) or draw in the data pipeline",
-                    data={"call": qualname, "function": function.label, "levels": ["strict", "lax"]},
-                )
+                yield self.report(module, node, callee=qualname, function=function.label)
 
 
 class _Reseeds:

@@ -55,6 +55,7 @@ class HostConcurrency(Rule):
                             f"{started} given tensor data in graph code ({function.label}) fails to compile under "
                             "STRICT (ValueError: the inputs should be constant); start it outside graph code "
                             "(training loop, callback, data pipeline)",
+                            data={"started": started, "given": "tensor data", "function": function.label},
                         )
                     continue
                 yield self.finding(
@@ -62,6 +63,7 @@ class HostConcurrency(Rule):
                     f"{started} in graph code ({function.label}) runs once, while the graph compiles, and "
                     "never on later steps (all syntax levels); start it outside graph code (training loop, "
                     "callback, data pipeline)",
+                    data={"started": started, "function": function.label},
                 )
 
 

@@ -55,6 +55,7 @@ class CellOrParameterInGraph(Rule):
                         module, node,
                         f"{api.last_name(qualname)}(...) in graph code ({function.label}) fails to compile at every "
                         "syntax level; create the Parameter in __init__ and update it with ops.assign",
+                        data={"callee": qualname, "built": "parameter", "function": function.label},
                     )
                 elif module.builds_cell(node) and _owns_own_parameters(module, node, qualname):
                     yield self.finding(
@@ -62,6 +63,7 @@ class CellOrParameterInGraph(Rule):
                         f"{api.last_name(qualname)} created in graph code ({function.label}) is built once at "
                         "compile time: its weights are frozen and never trained (all syntax levels); create it in "
                         "__init__ and call it in construct",
+                        data={"callee": qualname, "built": "cell", "function": function.label},
                     )
 
 

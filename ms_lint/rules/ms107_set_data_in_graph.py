@@ -68,13 +68,12 @@ class SetDataInGraph(Rule):
         assign = context.reference("mindspore.ops") + ".assign"
         return [context.replace(call, f"{assign}({context.text(call.func.value)}, {context.text(call.args[0])})")]
 
+    messages = {"": "Parameter.{method}() in graph code ({function}) fails to compile at every syntax level; use "
+                    "ops.assign(param, value)"}
+
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         for function in module.graph_functions:
             for node in function.nodes_of(ast.Call):
                 if (isinstance(node.func, ast.Attribute)
                         and node.func.attr in _METHODS and _may_be_parameter(function, node.func.value)):
-                    yield self.finding(
-                        module, node,
-                        f"Parameter.{node.func.attr}() in graph code ({function.label}) fails to compile at every "
-                        "syntax level; use ops.assign(param, value)",
-                    )
+                    yield self.report(module, node, method=node.func.attr, function=function.label)

@@ -73,6 +73,7 @@ class StateWrittenInGraph(Rule):
                 module, statement,
                 f"global {target.id} written in graph code ({function.label}) is updated once, at compile time; the "
                 "graph keeps the stale value (all syntax levels); keep it in a Parameter updated with ops.assign",
+                data={"global": target.id, "function": function.label},
             )
         elif (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
               and target.value.id == function.self_name and function.owner is not None
@@ -92,6 +93,7 @@ class StateWrittenInGraph(Rule):
                 f"self.{target.attr} written in graph code ({function.label}) is not a Parameter: fails to compile "
                 f"under STRICT (TypeError; AttributeError if nothing set it before), {consequence}; keep it in a "
                 "Parameter updated with ops.assign, or return it",
+                data={"attribute": target.attr, "tensor": tensor, "function": function.label},
             )
         elif isinstance(target, ast.Subscript):
             finding = _item_written(self, module, function, statement, target)

@@ -61,6 +61,9 @@ class UnsupportedSyntax(Rule):
                 return x / total
     """
 
+    messages = {"": "{syntax} in graph code ({function}) fails to compile at every syntax level; move it out of graph "
+                    "code or rewrite it with supported syntax"}
+
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         # Only a method of this module's classes is followed (``find_method``): a call is of a classmethod only if
         # one of them declares a classmethod of that name.
@@ -81,11 +84,7 @@ class UnsupportedSyntax(Rule):
                     yield self._finding(module, function, node, description)
 
     def _finding(self, module, function: GraphFunction, node: ast.AST, description: str) -> Finding:
-        return self.finding(
-            module, node,
-            f"{description} in graph code ({function.label}) fails to compile at every syntax level; move it out of "
-            "graph code or rewrite it with supported syntax",
-        )
+        return self.report(module, node, syntax=description, function=function.label)
 
 
 def _calls_cell_classmethod(module: ModuleFacts, function: GraphFunction, call: ast.Call,

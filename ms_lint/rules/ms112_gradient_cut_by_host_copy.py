@@ -96,6 +96,8 @@ class GradientCutByHostCopy(Rule):
                     f".{node.func.attr}() copies a tensor to the host and the output of {names} is built from "
                     f"it{where}: PyNative gradients through host data are zero (like .detach()); compute it with "
                     f"mindspore.ops, or define {cells[0].name}.bprop",
+                    data={"method": node.func.attr, "cells": [info.name for info in cells],
+                          "function": function.label},
                 )
 
     def _differentiated(self, module: ModuleFacts, reported: set[int]) -> Iterator[Finding]:
@@ -128,6 +130,7 @@ class GradientCutByHostCopy(Rule):
             f".{node.func.attr}() copies a tensor to the host and the result of {forward}, which is differentiated "
             f"(grad/value_and_grad), is built from it{through}: PyNative gradients through host data are zero "
             "(like .detach()); compute it with mindspore.ops",
+            data={"method": node.func.attr, "differentiated": forward, "through": helper or ""},
         )
 
 

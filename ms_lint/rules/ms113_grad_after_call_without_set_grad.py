@@ -138,6 +138,7 @@ class GradAfterCallWithoutSetGrad(Rule):
                 f"without {target_key}.set_grad(): PyNative runs its forward twice (BatchNorm statistics and random "
                 f"ops too); call {target_key}.set_grad() before the first call, or take the output from "
                 "value_and_grad",
+                data={"cell": target_key, "called_on_line": forward.lineno},
             )
 
     def _gradient_run(self, module: ModuleFacts, call: ast.Call, scope: _Scope) -> tuple[ast.AST, ast.Call] | None:

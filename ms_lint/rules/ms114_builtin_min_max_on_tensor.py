@@ -68,6 +68,7 @@ class BuiltinMinMaxOnTensor(Rule):
                     f"builtin {name}() of a tensor value and a Python number in graph code ({function.label}) "
                     f"fails to compile under STRICT (ValueError: the inputs should be constant); use "
                     f"ops.{_REPLACEMENTS[name][14:]}(a, b) or the tensor's own .{name}()",
+                    data={"builtin": name, "replacement": _REPLACEMENTS[name], "function": function.label},
                 )
 
     def fix(self, context, finding: Finding) -> list:

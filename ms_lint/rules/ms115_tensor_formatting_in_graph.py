@@ -69,6 +69,7 @@ class TensorFormattingInGraph(Rule):
                     module, node,
                     f"{what} with a tensor value in graph code ({function.label}) fails to compile under STRICT "
                     "(graph code formats only constants); use print(...) or an f-string, or log outside the Cell",
+                    data={"formatting": what, "function": function.label},
                 )
 
 

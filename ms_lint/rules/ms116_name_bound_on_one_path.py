@@ -74,7 +74,7 @@ class NameBoundOnOnePath(Rule):
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         for function in module.graph_functions:
             for read in _partial_reads(function):
-                yield self.finding(module, read.name, _message(read, function.label))
+                yield self.finding(module, read.name, _message(read, function.label), data=_data(read, function.label))
         yield from self._inherited(module)
 
     def _inherited(self, module: ModuleFacts) -> Iterator[Finding]:
@@ -96,8 +96,8 @@ class NameBoundOnOnePath(Rule):
                     for read in partially_bound_reads(found[1], _walrus(found[1]), module.lines):
                         # the Cell is what compiles it: the validator builds that one
                         yield self.finding(module, read.name, _message(read, label), scope=info.name,
-                                           data={"name": read.name.id, "method": f"{found[0].name}.construct",
-                                                 "cell": info.name, "loop": read.in_loop})
+                                           data={**_data(read, label), "method": f"{found[0].name}.construct",
+                                                 "cell": info.name})
             elif found is None:
                 other = _method_of_other_module_base(module, info, "construct")
                 if other is not None:
@@ -128,8 +128,8 @@ class NameBoundOnOnePath(Rule):
                 f"at line {read.origin.lineno}", f"at line {read.origin.lineno} of {where}", 1)
             yield self.finding(
                 module, node, message,
-                data={"name": read.name.id, "path": other_module.path, "line": read.name.lineno,
-                      "method": f"{base}.{method.name}", "loop": read.in_loop})
+                data={**_data(read, label), "path": other_module.path, "line": read.name.lineno,
+                      "method": f"{base}.{method.name}"})
 
     def fix(self, context: FixContext, finding: Finding) -> list[Edit]:
         read = _read_of(context.module, finding)
@@ -191,6 +191,13 @@ def _partial_reads(function) -> list[PartialRead]:
         return []  # straight-line code binds every name on every path (dead branches count: they are parsed)
     walrus = [node.target.id for node in function.nodes_of(ast.NamedExpr)]
     return partially_bound_reads(function.node, walrus, function.module.lines)
+
+
+def _data(read: PartialRead, label: str) -> dict:
+    """The name read, and what binds it on some paths only: a loop (``for``/``while``) or an ``if``, at its line."""
+    origin = read.origin
+    binder = ("while" if isinstance(origin, ast.While) else "for") if read.in_loop else "if"
+    return {"name": read.name.id, "bound_in": binder, "bound_at_line": origin.lineno, "function": label}
 
 
 def _message(read: PartialRead, label: str) -> str:

@@ -100,6 +100,7 @@ class DictOutputIndexedByKey(Rule):
                 f"values: [{node.slice.value!r}] raises TypeError here; return a tuple and unpack it, or index by "
                 "position",
                 scope=info.name,  # the Cell whose output the validator probes
+                data={"cell": info.name, "key": node.slice.value},
             )
 
 

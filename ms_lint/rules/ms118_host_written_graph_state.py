@@ -98,6 +98,7 @@ class HostWrittenGraphState(Rule):
                             "value it had at the first call: this write never reaches the compiled graph; hold it "
                             "in a Parameter updated with ops.assign, or pass it as an input",
                             scope=reads[name][0].split(".", 1)[0],  # the graph code the validator probes
+                            data={"global": name, "readers": list(reads[name]), "written": _written(stmt)},
                         )
 
     def _attribute_writes(self, module: ModuleFacts, reads: dict[tuple[int, str], list[str]],
@@ -141,7 +142,23 @@ class HostWrittenGraphState(Rule):
             "which folds in the value it had at the first call: this write never reaches the compiled graph; hold "
             "it in a Parameter updated with ops.assign, or pass it as an input",
             scope=info.name,  # the Cell the validator probes
+            data={"cell": info.name, "attribute": attribute, "readers": sorted(set(readers)),
+                  "written": _written(stmt)},
         )
+
+
+def _written(stmt: ast.AST) -> list[str]:
+    """What an assignment writes, by name (``net.scale = ...`` writes ``scale``, ``SMOOTHING = ...`` writes
+    ``SMOOTHING``): what the validator's state probe changes between two calls. A setter call writes nothing by name:
+    the probe then changes every plain number attribute of the Cell."""
+    if not isinstance(stmt, (ast.Assign, ast.AugAssign)):
+        return []
+    names: list[str] = []
+    for target in stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]:
+        name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", None)
+        if name and name not in names:
+            names.append(name)
+    return names
 
 
 def _loop_writes(module: ModuleFacts, instances: dict[tuple[int, str], ClassInfo]

@@ -55,6 +55,7 @@ class InstanceParameterNotSelf(Rule):
                     f"the first parameter of {function.label} is `{first.arg}`, not `self`: MindSpore's graph parser "
                     f"recognizes the instance by the name `self` only and counts `{first.arg}` as one more argument "
                     f"(TypeError: \"{error}\") under STRICT and LAX; PyNative runs it. Name it `self`",
+                    data={"parameter": first.arg, "function": function.label},
                 )
 
     def fix(self, context: FixContext, finding: Finding) -> list[Edit]:

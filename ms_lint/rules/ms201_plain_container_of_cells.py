@@ -85,6 +85,7 @@ class PlainContainerOfCells(Rule):
                 f"{container.owner.name} are not registered: their parameters are never trained or saved, "
                 f"and duplicate parameter names fail the compile; use {fix}",
                 scope=container.owner.name,
-                data={"container": container.target, "owner": container.owner.name,
-                      "kind": "dict" if container.is_dict else "list", "lines": [first.lineno, *others]},
+                data={"container": container.target, "attribute": container.site_attribute(first),
+                      "kind": "dict" if container.is_dict else "list", "cell": container.owner.name,
+                      "lines": [first.lineno, *others]},
             )

@@ -45,14 +45,13 @@ class PlainContainerOfParameters(Rule):
     def fix(self, context: FixContext, finding: Finding) -> list[Edit]:
         return wrap_container(context, finding, "mindspore.ParameterTuple", appendable=False)
 
+    messages = {"": "Parameters in a plain Python container ({container}) on {cell} are not registered: invisible to "
+                    "trainable_params(), never trained or saved; use ParameterTuple"}
+
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         for container in module.plain_containers():
             for statement, kind in container.element_sites:
                 if kind != "parameter":
                     continue
-                yield self.finding(
-                    module, statement,
-                    f"Parameters in a plain Python container ({container.target}) on {container.owner.name} are not "
-                    "registered: invisible to trainable_params(), never trained or saved; use ParameterTuple",
-                    scope=container.owner.name,
-                )
+                yield self.report(module, statement, scope=container.owner.name, container=container.target,
+                                  attribute=container.site_attribute(statement), cell=container.owner.name)

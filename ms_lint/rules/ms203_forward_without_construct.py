@@ -109,6 +109,9 @@ class ForwardWithoutConstruct(Rule):
                 return self.fc(x)
     """
 
+    messages = {"": "{cell} defines forward but no construct: MindSpore only calls construct, so the first call fails "
+                    "in every mode (\"the method 'construct' is not defined\"); rename forward to construct"}
+
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         for info in module.classes.values():
             forward = info.methods.get("forward")
@@ -120,12 +123,7 @@ class ForwardWithoutConstruct(Rule):
                 continue
             if any(class_member(module, sub, "construct") for sub in _local_subclasses(module, info)):
                 continue
-            yield self.finding(
-                module, forward,
-                f"{info.name} defines forward but no construct: MindSpore only calls construct, so the first call "
-                "fails in every mode (\"the method 'construct' is not defined\"); rename forward to construct",
-                scope=info.name,
-            )
+            yield self.report(module, forward, scope=info.name, cell=info.name)
 
 
 def _local_subclasses(module: ModuleFacts, info: ClassInfo) -> list[ClassInfo]:

@@ -46,6 +46,10 @@ class InitWithoutSuper(Rule):
                 return x * self.factor
     """
 
+    messages = {"": "{cell}.__init__ never calls super().__init__(): the Cell is not initialised, so setting a "
+                    "sub-cell or Parameter raises AttributeError, and otherwise its first call fails in every mode; "
+                    "call super().__init__() first"}
+
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         for info in module.classes.values():
             init = info.methods.get("__init__")
@@ -53,13 +57,7 @@ class InitWithoutSuper(Rule):
                 continue
             if _initialises_base(module, info, init, set()) or _only_raises(init):
                 continue
-            yield self.finding(
-                module, init,
-                f"{info.name}.__init__ never calls super().__init__(): the Cell is not initialised, so setting a "
-                "sub-cell or Parameter raises AttributeError, and otherwise its first call fails in every mode; "
-                "call super().__init__() first",
-                scope=info.name,
-            )
+            yield self.report(module, init, scope=info.name, cell=info.name)
 
 
 def _only_raises(method: FunctionNode) -> bool:

@@ -121,4 +121,6 @@ class ConvPaddingWithoutPadMode(Rule):
                 f"nn.{api.last_name(site.qualname)} with padding={padding!r} and pad_mode={pad_mode!r}"
                 f"{' (the default)' if pad_mode_expr is None else ''} raises ValueError when built, in every mode: "
                 "MindSpore applies padding only with pad_mode=\"pad\"; add pad_mode=\"pad\"",
+                data={"layer": site.qualname, "padding": padding, "pad_mode": pad_mode,
+                      "pad_mode_given": pad_mode_expr is not None},
             )

@@ -71,6 +71,8 @@ class ToFloatWithAmpLevel(Rule):
                     f"amp level {level!r} here: MindSpore silently re-casts it, turning layers kept in float32 to "
                     'float16; pass amp_level="O0" for a converted network, or drop the manual conversion',
                     scope="",
+                    data={"network": network.id, "converted_on_line": origin.lineno, "amp_level": level,
+                          "callee": site.qualname},
                 )
 
 

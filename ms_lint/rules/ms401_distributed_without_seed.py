@@ -65,4 +65,6 @@ class DistributedWithoutSeed(Rule):
                 "call mindspore.set_seed(n) before building the network (manual_seed does not seed parameter "
                 "initialisation)",
                 scope="",
+                data={"init": site.qualname or "", "training": first.qualname or "train",
+                      "training_line": first.node.lineno},
             )

@@ -88,4 +88,5 @@ class TrainingWithoutSeed(Rule):
             f"training ({api.last_name(first.qualname or 'train')}) in a script that never calls mindspore.set_seed: "
             "every run starts from different weights and random draws, so runs are not reproducible; call "
             "mindspore.set_seed(n) before building the network",
+            data={"training": first.qualname or "train"},
         )

@@ -99,6 +99,12 @@ class OperatorInDataPipeline(Rule):
         dataset = dataset.map(operations=normalize, input_columns="image", python_multiprocessing=True)
     """
 
+    messages = {"": "{operator} in data-pipeline code ({pipeline}) runs in dataset workers: MindSpore's migration "
+                    "guide lists this as a problem (a device backend per worker, a kernel launch per sample); on CPU "
+                    "(2.10) it runs at first, but a multiprocessing map hangs once the main process has run an "
+                    "operator (a PyNative training step); use numpy/PIL/cv2 or mindspore.dataset.vision/transforms "
+                    "operations"}
+
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         reported: set[int] = set()
         for entry in _pipeline_entries(module):
@@ -106,14 +112,7 @@ class OperatorInDataPipeline(Rule):
                 if id(node) in reported:
                     continue
                 reported.add(id(node))
-                yield self.finding(
-                    module, node,
-                    f"{name} in data-pipeline code ({entry.where}) runs in dataset workers: MindSpore's migration "
-                    "guide lists this as a problem (a device backend per worker, a kernel launch per sample); on CPU "
-                    "(2.10) it runs at first, but a multiprocessing map hangs once the main process has run an "
-                    "operator (a PyNative training step); use numpy/PIL/cv2 or mindspore.dataset.vision/transforms "
-                    "operations",
-                )
+                yield self.report(module, node, operator=name, pipeline=entry.where)
 
 
 # -- where pipeline code is handed to the dataset engine ---------------------------------------------------------

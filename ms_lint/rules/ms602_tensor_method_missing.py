@@ -118,7 +118,8 @@ class TensorMethodMissing(Rule):
                     continue
                 reported.add(id(node))
                 yield self.finding(module, node, _message(func.attr, function) if missing
-                                   else _property_message(func.attr, node, function))
+                                   else _property_message(func.attr, node, function),
+                                   data={"method": func.attr, "property": not missing})
 
     def fix(self, context, finding: Finding) -> list:
         call = finding.node

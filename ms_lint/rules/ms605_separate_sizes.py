@@ -59,6 +59,7 @@ class SeparateSizes(Rule):
                     f"{name}({sizes}) passes PyTorch's separate sizes; MindSpore's {name} takes the whole shape "
                     f"first ({'the next argument is the dtype' if name.startswith('ops.') else 'and nothing after it'}"
                     f"): TypeError when it runs; use {name}(({sizes}))",
+                    data={"callee": site.qualname, "sizes": [ast.unparse(argument) for argument in site.node.args]},
                 )
 
     def fix(self, context: FixContext, finding: Finding) -> list[Edit]:

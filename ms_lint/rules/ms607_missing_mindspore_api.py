@@ -84,7 +84,8 @@ class MissingMindSporeApi(Rule):
                 if node.lineno == line and node.attr == part and isinstance(node.ctx, ast.Load) \
                         and module.qualname(node.value) == owner and not _guarded(module.tree, node, part):
                     yield self.finding(module, node, _message(f"{ast.unparse(node)}", owner, part,
-                                                              "AttributeError when the line runs"))
+                                                              "AttributeError when the line runs"),
+                                       data={"module": owner, "name": part})
                     break
 
     def _imports(self, module: ModuleFacts) -> Iterator[Finding]:
@@ -111,7 +112,8 @@ class MissingMindSporeApi(Rule):
                 if not _guarded(module.tree, node, part):
                     written = f"from {owner} import {part}" if isinstance(node, ast.ImportFrom) else \
                         f"import {owner}.{part}"
-                    yield self.finding(module, node, _message(written, owner, part, "ImportError when it runs"))
+                    yield self.finding(module, node, _message(written, owner, part, "ImportError when it runs"),
+                                       data={"module": owner, "name": part})
 
 
 @lru_cache(maxsize=64)

@@ -6,9 +6,11 @@ Layers, each depending only on the ones before it:
 - ``expectations``: per code, what MindSpore does with the hazard (the one table the verdicts come from);
 - ``project``: files, project roots, module import paths, ``[tool.ms-lint.validate]`` configuration;
 - ``planning``: findings -> jobs (one per Cell class or jit function), with their cache keys;
-- ``worker`` / ``probes``: the worker process (imports MindSpore once, runs many jobs in isolation);
+- ``worker``: the worker process and its protocol (imports MindSpore once, runs many jobs in isolation);
+- ``jobs``: one job through the stages ``importing``, ``instances`` (with ``building``), ``compiling``, ``probes``
+  and ``retrying`` (with ``fixing``), each filling in the job's typed ``outcome.Outcome``;
 - ``pool``: worker processes with timeouts, memory limits and restarts;
-- ``verdicts``: a job's outcome + the findings -> one verdict per finding;
+- ``verdicts``: a job's outcome + the findings -> one verdict per finding, by kind of evidence;
 - ``cache``: outcomes stored under ``.ms_lint_cache/`` and the incremental run log;
 - ``runner`` / ``report``: the whole run, and its text/JSON output.
 

@@ -16,6 +16,7 @@ import time
 from ms_lint.result_cache import ensure_cache_root as _ensure_cache_root
 from ms_lint.result_cache import write_atomically
 from ms_lint.validate.project import CACHE_DIR_NAME
+from ms_lint.validate.outcome import Outcome
 
 _STORED_STATUSES = {"ok", "error", "exit", "needs_example", "not_found", "not_compilable"}
 
@@ -36,7 +37,7 @@ class OutcomeCache:
     def _path(self, project_root: str, key: str) -> str:
         return os.path.join(self.directory(project_root), key[:2], f"{key}.json")
 
-    def get(self, project_root: str, key: str, import_root: str | None = None) -> dict | None:
+    def get(self, project_root: str, key: str, import_root: str | None = None) -> Outcome | None:
         if not self.read or not key:
             return None
         try:
@@ -50,25 +51,26 @@ class OutcomeCache:
         missing = outcome.get("requires_missing")
         if missing and _module_exists(missing, import_root):
             return None  # installed since: run again
-        return outcome
+        return Outcome.from_dict(outcome)
 
-    def put(self, project_root: str, key: str, outcome: dict, import_root: str | None = None) -> None:
-        if not key or outcome.get("status") not in _STORED_STATUSES:
+    def put(self, project_root: str, key: str, outcome: Outcome, import_root: str | None = None) -> None:
+        if not key or outcome.status not in _STORED_STATUSES:
             return
+        stored = outcome.to_dict()
         if caused_by_environment(outcome):
             # One environment failure is checked cheaply before reuse: a module that is not installed. Its
             # outcome is kept with the module's name and reused only while the module is still missing.
             missing = _missing_module(outcome)
             if missing is None or _module_exists(missing, import_root):
                 return
-            outcome = dict(outcome, requires_missing=missing)
+            stored["requires_missing"] = missing
         if project_root in self._unwritable:
             return
         path = self._path(project_root, key)
         try:
             _ensure_cache_root(os.path.join(project_root, CACHE_DIR_NAME))
             os.makedirs(os.path.dirname(path), exist_ok=True)
-            write_atomically(path, json.dumps({"stored": time.time(), "outcome": outcome}, default=str))
+            write_atomically(path, json.dumps({"stored": time.time(), "outcome": stored}, default=str))
         except OSError as exc:
             self._unwritable.add(project_root)
             self.problems.append(f"cannot write the cache under {project_root} ({exc.strerror or exc})")
@@ -83,7 +85,7 @@ _ENVIRONMENT_PATTERNS = ("No module named", "not installed", "Unsupported device
                          "out of memory", "Connection", "No such file")
 
 
-def caused_by_environment(outcome: dict) -> bool:
+def caused_by_environment(outcome: Outcome) -> bool:
     """Whether the outcome's error may go away without a change to the project (so it must not be cached)."""
     for error in _errors(outcome):
         if error.get("type") in _ENVIRONMENT_ERRORS:
@@ -94,21 +96,21 @@ def caused_by_environment(outcome: dict) -> bool:
     return False
 
 
-def _errors(outcome: dict) -> list[dict]:
+def _errors(outcome: Outcome) -> list[dict]:
     """The outcome's errors: its own, its retries', and that of a parent package whose __init__ it did without."""
-    errors = [outcome.get("error"), outcome.get("parents_error")]
-    errors.extend(retry.get("error") for retry in outcome.get("retries") or [])
+    errors = [outcome.error, outcome.parents_error]
+    errors.extend(retry.get("error") for retry in outcome.retries or [])
     return [error for error in errors if error]
 
 
-def _missing_module(outcome: dict) -> str | None:
+def _missing_module(outcome: Outcome) -> str | None:
     """The module a ModuleNotFoundError names, when that is the outcome's only environment failure."""
     import re
 
     names = set()
     for error in _errors(outcome):
         if error.get("type") != "ModuleNotFoundError":
-            if caused_by_environment({"error": error}):
+            if caused_by_environment(Outcome(error=error)):
                 return None
             continue
         match = re.search(r"No module named '([\w.]+)'", error.get("message") or error.get("first_line") or "")

@@ -30,7 +30,7 @@ class Expectation:
     error_types: tuple[str, ...] = ()
     patterns: tuple[str, ...] = ()
     # Where the compiler points: "finding" (the finding's line) or "anywhere" (e.g. the use in construct), but at
-    # the finding's line for the findings whose message holds ``located_here_when`` (one case of a rule's several).
+    # the finding's line for the findings whose data holds the key ``located_here_when`` (one case of a rule's several).
     located: str = "finding"
     located_here_when: str = ""
     # What a successful compile means when the hazard does not fail at this level, and whether the hazard is
@@ -50,8 +50,8 @@ class Expectation:
             return bool(self.error_types)
         return any(re.search(pattern, message, re.IGNORECASE) for pattern in self.patterns)
 
-    def located_anywhere(self, message: str) -> bool:
-        return self.located == "anywhere" and not (self.located_here_when and self.located_here_when in message)
+    def located_anywhere(self, finding) -> bool:
+        return self.located == "anywhere" and not (self.located_here_when and self.located_here_when in finding.data)
 
     def expected_to_fail(self, level: str) -> bool:
         return level in self.fails_at
@@ -85,7 +85,7 @@ EXPECTATIONS: dict[str, Expectation] = {
         patterns=(r"modify a member attribute", r"member attribute", r"not supported", r"empty sequence",
                   r"list_getitem", r"inputs should be constant", r"required to be constants"),
         located="anywhere",  # a cache's change fails in its own module's method; a type fails where it is built
-        located_here_when="built from tensor data",
+        located_here_when="built_type",  # a user type or @jit_class built from tensor data
         silent_note="under LAX the object is interpreted and its state changes only during compilation",
         silent=True,
     ),
@@ -315,18 +315,22 @@ def unbound_name(message: str) -> str | None:
     return None if match is None else match.group(1) or match.group(2)
 
 
-# What the messages of MS607 and MS602 name: the MindSpore name missing, the PyTorch method called.
-_MISSING_NAME = re.compile(r"(\S+) has no `(\w+)` in MindSpore")
-_TENSOR_METHOD = re.compile(r"^\.(\w+)\(\) is a PyTorch tensor method")
-
-
 def missing_name(finding) -> str | None:
-    """``module.name`` an MS607 finding's message says the installed MindSpore lacks, or None."""
-    match = _MISSING_NAME.search(finding.message) if finding.code == "MS607" else None
-    return f"{match.group(1)}.{match.group(2)}" if match else None
+    """``module.name`` an MS607 finding says the installed MindSpore lacks (its data), or None."""
+    module, name = finding.data.get("module"), finding.data.get("name")
+    return f"{module}.{name}" if finding.code == "MS607" and module and name else None
 
 
 def tensor_method(finding) -> str | None:
-    """The PyTorch tensor method an MS602 finding's message names (``detach_``, ``size``), or None."""
-    match = _TENSOR_METHOD.search(finding.message) if finding.code == "MS602" else None
-    return match.group(1) if match else None
+    """The PyTorch tensor method an MS602 finding calls (``detach_``, ``size``; its data), or None."""
+    return (finding.data.get("method") or None) if finding.code == "MS602" else None
+
+
+def names_attribute(finding, attribute: str) -> bool:
+    """Whether the finding is about ``attribute``: a method, attribute or name its data holds is it (``detach``,
+    ``mindspore.nn.functional`` for ``functional``)."""
+    for key in ("method", "attribute", "name", "callee", "type", "built_type", "global"):
+        value = finding.data.get(key)
+        if isinstance(value, str) and (value == attribute or value.endswith("." + attribute)):
+            return True
+    return False

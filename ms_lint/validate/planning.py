@@ -10,7 +10,6 @@ import ast
 import hashlib
 import json
 import os
-import re
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -87,7 +86,7 @@ class Job:
             "api_names": self.api_names,
             "tensor_methods": self.tensor_methods,
             "built_types": self.built_types,
-            # The lines a compile under LAX can still decide (``worker._next_fix``): rules failing at every level.
+            # The lines a compile under LAX can still decide (``retrying.next_fix``): rules failing at every level.
             "lax_lines": sorted({f.line for f in self.findings if expectation_for(f.code).check == COMPILE
                                  and expectation_for(f.code).expected_to_fail("lax")}),
             "syntax_level": syntax_level,
@@ -144,11 +143,11 @@ def plan_jobs(
             probes=probes_for(f.code for f in group),
             examples_file=examples_file,
             input_specs=list(specs) if specs else None,
-            container_attributes=_container_attributes(path, group),
+            container_attributes=_container_attributes(group),
             state_names=_state_names(group),
             api_names=_api_names(group),
             tensor_methods=_tensor_methods(group),
-            built_types=_built_types(path, group),
+            built_types=_built_types(group),
         )
         job.guards, job.retries = _guards(path, scope, group)
         job.not_run = _not_run(path, scope, group)
@@ -256,98 +255,53 @@ def _examples_file(project_root: str, configured: str | None, override: str | No
     return os.path.abspath(candidate) if os.path.isfile(candidate) else None
 
 
-def _container_attributes(path: str, findings: list[Finding]) -> dict[int, str]:
-    """For container findings, the ``self.<attr>`` assigned on the finding's line (the probe reports by attribute)."""
-    wanted = {f.line for f in findings if expectation_for(f.code).check == PARAMETER_PROBE}
-    if not wanted:
-        return {}
-    tree = _parse(path)
-    if tree is None:
-        return {}
+def _container_attributes(findings: list[Finding]) -> dict[int, str]:
+    """For container findings, the ``self.<attr>`` their line puts elements in (the probe reports by attribute)."""
     result: dict[int, str] = {}
-    for node in ast.walk(tree):
-        targets: list[ast.expr] = []
-        if isinstance(node, ast.Assign):
-            targets = list(node.targets)
-        elif isinstance(node, (ast.AnnAssign, ast.AugAssign)):
-            targets = [node.target]
-        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
-            # self.layers.append(nn.Dense(...)) builds the list one item at a time.
-            func = node.value.func
-            if isinstance(func, ast.Attribute):
-                targets = [func.value]
-        for target in targets:
-            if (
-                isinstance(target, ast.Attribute)
-                and isinstance(target.value, ast.Name)
-                and target.value.id == "self"
-            ):
-                for line in range(node.lineno, (getattr(node, "end_lineno", None) or node.lineno) + 1):
-                    if line in wanted and line not in result:
-                        result[line] = target.attr
+    for finding in findings:
+        attribute = finding.data.get("attribute")
+        if expectation_for(finding.code).check == PARAMETER_PROBE and attribute:
+            result.setdefault(finding.line, attribute)
     return result
 
 
 def _api_names(findings: list[Finding]) -> list[str]:
-    """``module.name`` for each MS607 finding, as its message names them, in order, once each."""
+    """``module.name`` for each MS607 finding, in order, once each."""
     return list(dict.fromkeys(filter(None, map(missing_name, findings))))
 
 
 def _tensor_methods(findings: list[Finding]) -> list[str]:
-    """The method each MS602 finding calls, as its message names it, in order, once each."""
+    """The method each MS602 finding calls, in order, once each."""
     return list(dict.fromkeys(filter(None, map(tensor_method, findings))))
 
 
-_BUILT_TYPE = re.compile(r"(?:user type|@jit_class) (\S+) built from tensor data")
-
-
-def _built_types(path: str, findings: list[Finding]) -> dict[str, dict]:
-    """For each MS103 finding of a user type built from tensor data, the call on its line that builds the type: the
-    callee's dotted name, how many positional arguments and which keywords it passes (keyed by the line, as text
-    for JSON)."""
-    wanted = {f.line: match.group(1).rpartition(".")[2] for f in findings if f.code == "MS103"
-              if (match := _BUILT_TYPE.search(f.message))}
-    tree = _parse(path) if wanted else None
-    if tree is None:
-        return {}
+def _built_types(findings: list[Finding]) -> dict[str, dict]:
+    """For each MS103 finding of a user type built from tensor data, the call that builds the type: the callee's
+    dotted name, how many positional arguments and which keywords it passes (keyed by the line, as text for JSON).
+    A call that unpacks ``*args``, or whose callee is not a dotted name of the type, is left out."""
     found: dict[str, dict] = {}
-    for node in ast.walk(tree):
-        if not (isinstance(node, ast.Call) and node.lineno in wanted and str(node.lineno) not in found):
+    for finding in findings:
+        data = finding.data
+        built, callee = data.get("built_type"), data.get("callee")
+        if finding.code != "MS103" or not built or not callee or data.get("starred") or str(finding.line) in found:
             continue
-        callee = _dotted(node.func)
-        if callee and callee.rpartition(".")[2] == wanted[node.lineno] and not any(
-                isinstance(argument, ast.Starred) for argument in node.args):
-            found[str(node.lineno)] = {"callee": callee, "positional": len(node.args),
-                                       "keywords": [k.arg for k in node.keywords if k.arg]}
+        if callee.rpartition(".")[2] == built.rpartition(".")[2]:
+            found[str(finding.line)] = {"callee": callee, "positional": data.get("positional", 0),
+                                        "keywords": list(data.get("keywords") or [])}
     return found
 
 
-def _dotted(expr: ast.AST) -> str | None:
-    if isinstance(expr, ast.Name):
-        return expr.id
-    if isinstance(expr, ast.Attribute):
-        inner = _dotted(expr.value)
-        return None if inner is None else f"{inner}.{expr.attr}"
-    return None
-
-
 def _state_names(findings: list[Finding]) -> list[str]:
-    """For host-written state findings, what is written on the finding's line: ``net.scale = ...`` gives
-    ``scale``, ``SMOOTHING = ...`` gives ``SMOOTHING``; a setter call (``net.set_scale(t)``) gives nothing, and the
-    probe then changes every plain number attribute of the Cell."""
-    wanted = [f for f in findings if expectation_for(f.code).check == STATE_PROBE]
+    """For host-written state findings, what the finding's line writes: ``net.scale = ...`` gives ``scale``,
+    ``SMOOTHING = ...`` gives ``SMOOTHING``; a setter call (``net.set_scale(t)``) gives nothing, and the probe then
+    changes every plain number attribute of the Cell."""
     names: list[str] = []
-    for finding in wanted:
-        tree = _parse(finding.path)
-        if tree is None:
+    for finding in findings:
+        if expectation_for(finding.code).check != STATE_PROBE:
             continue
-        for node in ast.walk(tree):
-            if isinstance(node, (ast.Assign, ast.AugAssign)) and node.lineno == finding.line:
-                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-                for target in targets:
-                    name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", None)
-                    if name and name not in names:
-                        names.append(name)
+        for name in finding.data.get("written") or ():
+            if name not in names:
+                names.append(name)
     return names
 
 

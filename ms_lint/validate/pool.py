@@ -24,6 +24,8 @@ import time
 from concurrent.futures import Future
 from dataclasses import dataclass
 
+from ms_lint.validate.outcome import Outcome
+
 # Environment variables that would override what the validator asks MindSpore for.
 _OVERRIDING_VARIABLES = ("MS_DEV_JIT_SYNTAX_LEVEL", "MS_JIT", "MS_DEV_PRECOMPILE_ONLY")
 _TICK = 0.2
@@ -136,7 +138,7 @@ class WorkerProcess:
 
     # -- jobs ------------------------------------------------------------------------------------------------------
 
-    def run(self, request: dict, timeout: float) -> dict:
+    def run(self, request: dict, timeout: float) -> Outcome:
         """The outcome of one job; never raises for anything the job does."""
         self.stage = "start"
         self.job_scratch = None
@@ -157,34 +159,27 @@ class WorkerProcess:
                     self.stage = message.get("stage", self.stage)
                     self.job_scratch = message.get("scratch", self.job_scratch)
                 elif event == "result":
-                    return message["outcome"]
+                    return Outcome.from_dict(message["outcome"])
         except _TimedOut:
             output = self._job_output()
             self.end()
-            return {
-                "target": request["target"], "status": "timeout", "stage": self.stage, "timeout": timeout,
-                "output": output, "notes": [],
-            }
+            return Outcome(target=request["target"], status="timeout", stage=self.stage, timeout=timeout,
+                           output=output, notes=[])
         except _OutOfMemory as exc:
             output = self._job_output()
             self.end()
-            return {
-                "target": request["target"], "status": "out_of_memory", "stage": self.stage,
-                "rss_mb": round(exc.rss_mb), "memory_limit_mb": limit_mb, "output": output,
-                "notes": [],
-            }
+            return Outcome(target=request["target"], status="out_of_memory", stage=self.stage,
+                           rss_mb=round(exc.rss_mb), memory_limit_mb=limit_mb, output=output, notes=[])
         except _Died:
             return self._died_outcome(request, started)
 
-    def _died_outcome(self, request: dict, started: float) -> dict:
+    def _died_outcome(self, request: dict, started: float) -> Outcome:
         output = self._job_output()
         self.end()
         code = self.process.returncode
-        return {
-            "target": request["target"], "status": "crashed", "stage": self.stage, "returncode": code,
-            "exit": _describe_exit(code), "output": output, "seconds": round(time.monotonic() - started, 3),
-            "notes": [],
-        }
+        return Outcome(target=request["target"], status="crashed", stage=self.stage, returncode=code,
+                       exit=_describe_exit(code), output=output, seconds=round(time.monotonic() - started, 3),
+                       notes=[])
 
     def _next_message(self, deadline: float, memory_limit: int | None) -> dict:
         while True:
@@ -281,7 +276,7 @@ class WorkerProcess:
 
 
 class WorkerPool:
-    """``size`` workers serving a queue of jobs; ``submit`` returns a Future of the job's outcome dict."""
+    """``size`` workers serving a queue of jobs; ``submit`` returns a Future of the job's ``Outcome``."""
 
     def __init__(self, config: PoolConfig):
         if os.name != "posix":
@@ -371,18 +366,19 @@ class WorkerPool:
                 if worker is None:
                     worker, start_error = self._start_worker(slot)
                     if worker is None:
-                        future.set_result({
-                            "target": request.get("target"), "status": "crashed", "stage": "start",
-                            "exit": f"no fresh worker could start ({start_error})", "notes": [],
-                        })
+                        future.set_result(Outcome(
+                            target=request.get("target"), status="crashed", stage="start",
+                            exit=f"no fresh worker could start ({start_error})", notes=[],
+                        ))
                         continue
                 try:
                     outcome = worker.run(request, request["timeout"])
                 except Exception as exc:  # noqa: BLE001 -- a pool bug must not hang the run
                     worker.end()
-                    outcome = {"target": request.get("target"), "status": "crashed", "stage": worker.stage,
-                               "exit": f"ms-lint could not talk to the worker ({exc})", "notes": []}
-                outcome.setdefault("worker_pid", worker.process.pid)
+                    outcome = Outcome(target=request.get("target"), status="crashed", stage=worker.stage,
+                                      exit=f"ms-lint could not talk to the worker ({exc})", notes=[])
+                if outcome.worker_pid is None:
+                    outcome.worker_pid = worker.process.pid
                 future.set_result(outcome)
         finally:
             with self.lock:

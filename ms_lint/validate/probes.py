@@ -14,10 +14,22 @@
   where the unit's own compile stops before the line.
 - ``host_method_probe``: a host method the graph never holds (``switch_to_deploy()``), called on a built instance
   in PyNative as its callers would: which finding lines it ran, and where it raised.
+
+The worker's ``probe`` stage (``stage_probe``) runs the probes a job asks for on its built instance, and records
+each probe's result (or why it was skipped) in the outcome's ``probes``; ``build_types_alone`` runs right after the
+import, whatever the build and compile do; ``_has_name`` and ``_call_on_tensors`` answer MS607 and MS602 on the
+installed MindSpore.
 """
 from __future__ import annotations
 
+import os
 from collections import Counter
+from typing import TYPE_CHECKING
+
+from ms_lint.validate.outcome import Outcome, exception_message, first_line
+
+if TYPE_CHECKING:
+    from ms_lint.validate.jobs import JobState
 
 _MAX_DEPTH = 3
 _MAX_LISTED = 12
@@ -350,3 +362,127 @@ def host_method_probe(instance, method: str, path: str, lines: list[int], second
         signal.signal(signal.SIGALRM, previous_alarm)
         mindspore.set_context(mode=mode)
     return {"ran": sorted(tracer.ran), "error": error}
+
+
+# ---------------------------------------------------------------------------------------------- the probe stage
+
+def build_types_alone(worker, state: "JobState", outcome: Outcome) -> None:
+    """The user types MS103 says the unit builds from tensor data, each built from a tensor in a Cell of its
+    own, once the unit's module is imported."""
+    built_types = state.job.get("built_types") or {}
+    if not built_types or state.module is None or state.job.get("syntax_level", "strict") != "strict":
+        return  # under LAX such types are interpreted: building one alone would decide nothing
+    alone = outcome.probe_results()["built_alone"] = {}
+    done: dict[tuple, dict] = {}
+    for line, call in built_types.items():
+        key = (call["callee"], call["positional"], tuple(call["keywords"]))
+        if key not in done:
+            done[key] = _run_probe(built_alone_probe, vars(state.module), call["callee"],
+                                   call["positional"], call["keywords"], os.getcwd())
+        alone[line] = done[key]
+
+
+def stage_probe(worker, state: "JobState", outcome: Outcome) -> None:
+    from mindspore import nn
+
+    wanted = state.job.get("probes") or []
+    results = outcome.probe_results()
+    if "parameters" in wanted and isinstance(state.obj, nn.Cell):
+        results["parameters"] = _run_probe(parameter_probe, state.obj)
+    if "randomness" in wanted:
+        if state.example is None and not outcome.concrete_inputs:
+            results["randomness"] = {"skipped": "it needs an example with concrete inputs"}
+        elif not outcome.compiled:
+            results["randomness"] = {"skipped": "the Cell did not compile"}
+        elif not outcome.concrete_inputs:
+            results["randomness"] = {"skipped": "the example's inputs are placeholders without data"}
+        else:
+            results["randomness"] = _run_probe(randomness_probe, state.obj, state.inputs, state.eager)
+    for name in ("output", "state"):
+        if name not in wanted:
+            continue
+        if state.example is None:
+            results[name] = {"skipped": "it needs an example with concrete inputs"}
+        elif not outcome.compiled:
+            results[name] = {"skipped": "the Cell did not compile"}
+        elif not outcome.concrete_inputs:
+            results[name] = {"skipped": "the example's inputs are placeholders without data"}
+        elif name == "output":
+            results[name] = _run_probe(output_probe, state.obj, state.inputs, state.eager)
+        else:
+            results[name] = _run_probe(state_probe, state.obj, state.inputs,
+                                       state.job.get("state_names") or [], state.eager)
+    call_host_methods(worker, state, results)
+
+
+def call_host_methods(worker, state: "JobState", results: dict) -> None:
+    """Each host method holding findings that raise eagerly too, called on an instance of its own (a method
+    such as ``switch_to_deploy`` changes the instance the retries still compile)."""
+    from ms_lint.validate import instances
+
+    wanted = state.job.get("host_calls") or {}
+    if not wanted or state.obj is None:
+        return
+    called = results["host"] = {}
+    for method, lines in wanted.items():
+        if not state.time_left_for(_HOST_CALL_SECONDS):
+            called[method] = {"skipped": "the job had no time left"}
+            continue
+        try:
+            instance = instances.fresh_instance(worker, state)
+        except Exception as exc:  # noqa: BLE001 -- building it again is what failed: nothing called
+            called[method] = {"skipped": f"building the instance again failed: {first_line(exc)}"}
+            continue
+        called[method] = _run_probe(host_method_probe, instance, method, state.job["path"], lines,
+                                    _HOST_CALL_SECONDS)
+
+
+# The longest a host method called by ``call_host_methods`` may run.
+_HOST_CALL_SECONDS = 20.0
+
+
+def _has_name(dotted: str) -> bool | None:
+    """Whether the installed MindSpore has ``module.name`` (an attribute, or a submodule imported or not); None
+    when the module cannot be imported."""
+    import importlib
+    import importlib.util
+
+    owner, _, name = dotted.rpartition(".")
+    try:
+        module = importlib.import_module(owner)
+    except Exception:  # noqa: BLE001 -- the module is not there either: nothing to tell
+        return None
+    if hasattr(module, name):
+        return True
+    try:
+        return importlib.util.find_spec(dotted) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def _call_on_tensors(method: str) -> dict:
+    """``{receiver: {"call", "ran"} | {"call", "type", "message"}}``: ``method`` called with no argument on a
+    MindSpore Tensor and on a Parameter, eagerly (an attribute lookup and a Python call: no graph involved)."""
+    import numpy as np
+    import mindspore
+
+    results = {}
+    for receiver in ("Tensor", "Parameter"):
+        call = f"{receiver}([1.0, 2.0]).{method}()"
+        try:
+            value = mindspore.Tensor(np.array([1.0, 2.0], np.float32))
+            if receiver == "Parameter":
+                value = mindspore.Parameter(value, name="ms_lint_probe")
+            getattr(value, method)()
+        except Exception as exc:  # noqa: BLE001 -- what the call raises is the result
+            results[receiver] = {"call": call, "type": type(exc).__name__, "message": exception_message(exc)}
+        else:
+            results[receiver] = {"call": call, "ran": True}
+    return results
+
+
+def _run_probe(probe, *args) -> dict:
+    try:
+        return probe(*args)
+    except Exception as exc:  # noqa: BLE001 -- a probe that fails leaves the finding inconclusive
+        return {"error": first_line(exc)}

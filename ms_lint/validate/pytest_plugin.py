@@ -99,7 +99,7 @@ class _ValidateSession:
         self.pool = None
 
     def units_in(self, path: Path) -> dict[str, list]:
-        from ms_lint.commands.check import lint_path
+        from ms_lint.lint import lint_path
         from ms_lint.validate.expectations import MODULE_LEVEL, expectation_for
 
         reported, _ = lint_path(str(path.resolve()), self.lint_options)

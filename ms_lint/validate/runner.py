@@ -14,6 +14,7 @@ from typing import Callable
 from ms_lint.findings import Finding
 from ms_lint.validate.cache import OutcomeCache, RunLog
 from ms_lint.validate.dependencies import DependencyIndex
+from ms_lint.validate.outcome import Outcome
 from ms_lint.validate.planning import Job, plan_jobs
 from ms_lint.validate.project import CACHE_DIR_NAME, EXAMPLES_FILE_NAME, ProjectError, locate_module
 from ms_lint.validate.verdicts import (
@@ -28,6 +29,8 @@ from ms_lint.validate.verdicts import (
 DEVICES = {"cpu": "CPU", "gpu": "GPU", "ascend": "Ascend"}
 SYNTAX_LEVELS = ("strict", "lax")
 RUN_LOG_NAME = "last-validate-run.jsonl"
+# Bumped when what a stored finding holds changes (its ``data``, which planning reads), so old entries are not reused.
+FINDINGS_FORMAT = 2
 
 
 class ValidateError(Exception):
@@ -114,7 +117,7 @@ def static_findings(paths: list[str], lint_options, index: DependencyIndex | Non
     import json
 
     from ms_lint import __version__
-    from ms_lint.commands.check import discover_files, lint_path
+    from ms_lint.lint import discover_files, lint_path
 
     for path in paths:
         if not os.path.exists(path):
@@ -125,7 +128,7 @@ def static_findings(paths: list[str], lint_options, index: DependencyIndex | Non
     ]
     findings: list[Finding] = []
     problems: list[str] = []
-    options_text = f"{__version__}\0{lint_options!r}"
+    options_text = f"{__version__}\0{FINDINGS_FORMAT}\0{lint_options!r}"
     for path in files:
         stored = None
         if index is not None:
@@ -224,7 +227,7 @@ def validate_findings(findings: list[Finding], options: ValidateOptions, pool=No
     device, level = options.device, options.syntax_level
     verdicts = [module_level_verdict(finding, device, level) for finding in plan.module_level]
     units: list[UnitResult] = []
-    results: list[tuple[Job, dict]] = []
+    results: list[tuple[Job, Outcome]] = []
     cache = OutcomeCache(options.use_cache)
     # The default run log lives in the project's cache; a run with nothing to compile leaves it alone.
     log = RunLog(options.results_path or (default_log if plan.jobs else None))
@@ -341,19 +344,19 @@ def _start_pool(options: ValidateOptions, pending: int):
     return WorkerPool(config)
 
 
-def _record(job: Job, outcome: dict, cached: bool, options: ValidateOptions, verdicts: list, units: list,
+def _record(job: Job, outcome: Outcome, cached: bool, options: ValidateOptions, verdicts: list, units: list,
             log: RunLog) -> None:
     unit_verdicts = decide(job, outcome, options.device, options.syntax_level, cached=cached)
     verdicts.extend(unit_verdicts)
     units.append(UnitResult(
         target=job.target,
         path=job.path,
-        status=outcome.get("status", "?"),
-        seconds=outcome.get("seconds"),
+        status=outcome.status or "?",
+        seconds=outcome.seconds,
         cached=cached,
-        compiled=outcome.get("compiled"),
-        inputs=list(outcome.get("inputs") or []),
-        instance=outcome.get("instance"),
+        compiled=outcome.compiled,
+        inputs=list(outcome.inputs or []),
+        instance=outcome.instance,
     ))
     log.write({"event": "unit", "target": job.target, "cached": cached,
                "verdicts": [verdict.to_dict() for verdict in unit_verdicts]})

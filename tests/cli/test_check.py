@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from ms_lint.commands.check import AUTO_PARALLEL_MIN_FILES, pool_size
+from ms_lint.lint import AUTO_PARALLEL_MIN_FILES, pool_size
 from ms_lint.output import escape_data, escape_property
 from ms_lint.rules import RULES_BY_CODE
 
@@ -330,6 +330,8 @@ def test_json_format(project, ms_lint):
     assert first["scope"] == "Head"
     assert first["level"] == "error"
     assert "numpy.sin()" in first["message"]
+    assert first["data"]["callee"] == "numpy.sin"
+    assert all(finding["data"] for finding in document["findings"]), "every finding carries its message's facts"
 
 
 def test_json_format_without_findings(project, ms_lint):

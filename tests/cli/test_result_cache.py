@@ -175,7 +175,7 @@ def test_cached_results_are_those_of_an_uncached_run(tmp_path):
 
 
 def test_lookups_are_recorded_without_changing_findings(project):
-    from ms_lint.commands.check import lint_source
+    from ms_lint.lint import lint_source
 
     options = resolve_options(isolated=True)
     source = (project / "pkg" / "deep.py").read_text()

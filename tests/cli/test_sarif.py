@@ -268,7 +268,10 @@ def test_sarif_results_match_the_text_report(project, ms_lint):
         found.append((location["artifactLocation"]["uri"], region["startLine"], region["startColumn"],
                       result["ruleId"]))
         assert result["level"] == "error"
+        assert result["properties"]["data"], "each result carries the facts of its message"
     assert found == SAMPLE_FINDINGS
+    first = run["results"][0]
+    assert first["properties"]["data"]["callee"] == "numpy.sin"
 
 
 def test_sarif_region_spans_the_reported_expression(project, ms_lint):

@@ -39,14 +39,26 @@ def worker_pool():
 
 
 def finding_at(path: Path, text: str, code: str, scope: str, occurrence: int = 1) -> Finding:
-    """A finding on the line of ``path`` that contains ``text`` (its ``occurrence``-th such line)."""
+    """A finding on the line of ``path`` that contains ``text`` (its ``occurrence``-th such line), with the data
+    the static check gives ``code`` there (none where it reports nothing there)."""
     seen = 0
     for number, line in enumerate(path.read_text().splitlines(), start=1):
         if text in line:
             seen += 1
             if seen == occurrence:
-                return Finding(str(path), number, line.index(text), code, f"{code} in {scope}", scope)
+                return Finding(str(path), number, line.index(text), code, f"{code} in {scope}", scope,
+                               data=reported_data(path, code, number))
     raise AssertionError(f"{text!r} is not in {path}")
+
+
+def reported_data(path, code: str, line: int) -> dict:
+    """The data of the finding the static check gives ``code`` at ``line`` of ``path``; empty when there is none."""
+    from ms_lint.engine import check_file
+    from ms_lint.rules import RULES_BY_CODE
+    from ms_lint.settings import Settings
+
+    found = (f for f in check_file(str(path), Settings(), RULES_BY_CODE) if f.code == code and f.line == line)
+    return dict(next(found, Finding("", 0, 0, code, "")).data)
 
 
 def only(verdicts, code: str | None = None):

@@ -9,6 +9,7 @@ from pathlib import Path
 from ms_lint.findings import Finding
 from ms_lint.validate.cache import OutcomeCache, caused_by_environment
 from ms_lint.validate.dependencies import DependencyIndex
+from ms_lint.validate.outcome import Outcome
 from ms_lint.validate.planning import plan_jobs
 
 
@@ -103,8 +104,8 @@ def test_an_examples_file_that_does_not_parse_keys_every_unit_on_its_whole_text(
 
 
 def outcome(kind, text, stage="import"):
-    return {"status": "error", "stage": stage,
-            "error": {"stage": stage, "type": kind, "first_line": f"{kind}: {text}", "message": text}}
+    return Outcome(status="error", stage=stage,
+                   error={"stage": stage, "type": kind, "first_line": f"{kind}: {text}", "message": text})
 
 
 def test_environment_failures_are_never_cached(tmp_path):
@@ -114,8 +115,8 @@ def test_environment_failures_are_never_cached(tmp_path):
         outcome("ImportError", "cannot import name 'x' from 'transformers'"),
         outcome("OSError", "model.ckpt: No such file or directory", stage="construction"),
         outcome("RuntimeError", "Unsupported device target GPU", stage="construction"),
-        {"status": "ok", "compiled": True, "retries": [
-            {"compiled": False, "error": outcome("ImportError", "cannot import name 'y'")["error"]}]},
+        Outcome(status="ok", compiled=True, retries=[
+            {"compiled": False, "error": outcome("ImportError", "cannot import name 'y'").error}]),
     ]
     for index, item in enumerate(environment):
         assert caused_by_environment(item)
@@ -136,7 +137,7 @@ def test_a_missing_module_is_reused_only_while_it_is_still_missing(tmp_path):
     missing = outcome("ModuleNotFoundError", "No module named 'ms_lint_surely_missing.sub'")
     cache.put(str(tmp_path), "key", missing, str(tmp_path))
     stored = cache.get(str(tmp_path), "key", str(tmp_path))
-    assert stored["requires_missing"] == "ms_lint_surely_missing.sub"
+    assert stored.requires_missing == "ms_lint_surely_missing.sub"
     # The package appears but not its submodule: still missing, still reused.
     write(tmp_path / "ms_lint_surely_missing" / "__init__.py")
     assert cache.get(str(tmp_path), "key", str(tmp_path)) == stored
@@ -147,11 +148,11 @@ def test_a_missing_module_is_reused_only_while_it_is_still_missing(tmp_path):
 
 def test_a_result_obtained_without_a_failing_parent_package_init_is_reused_only_while_it_fails(tmp_path):
     cache = OutcomeCache()
-    parent = outcome("ModuleNotFoundError", "No module named 'ms_lint_never_there'")["error"]
-    compiled = {"status": "ok", "compiled": True, "parents_error": parent}
+    parent = outcome("ModuleNotFoundError", "No module named 'ms_lint_never_there'").error
+    compiled = Outcome(status="ok", compiled=True, parents_error=parent)
     assert caused_by_environment(compiled)
     cache.put(str(tmp_path), "key", compiled, str(tmp_path))
-    assert cache.get(str(tmp_path), "key", str(tmp_path))["requires_missing"] == "ms_lint_never_there"
+    assert cache.get(str(tmp_path), "key", str(tmp_path)).requires_missing == "ms_lint_never_there"
     write(tmp_path / "ms_lint_never_there.py")  # installed: the package's __init__ may run now
     assert cache.get(str(tmp_path), "key", str(tmp_path)) is None
 
@@ -174,7 +175,7 @@ def test_a_module_file_that_appears_for_an_existing_import_joins_the_key(tmp_pat
 
 
 def test_static_findings_are_reused_until_the_file_or_its_imports_change(tmp_path, monkeypatch):
-    from ms_lint.commands import check
+    from ms_lint import lint
     from ms_lint.validate import runner
 
     project(tmp_path)
@@ -182,8 +183,8 @@ def test_static_findings_are_reused_until_the_file_or_its_imports_change(tmp_pat
     models.write_text("import numpy as np\nfrom mindspore import nn, Tensor\nfrom pkg.helpers import gelu\n\n\n"
                       "class Net(nn.Cell):\n    def construct(self, x):\n        return Tensor(np.sin(x))\n")
     calls = []
-    real = check.lint_path
-    monkeypatch.setattr(check, "lint_path", lambda path, options: calls.append(path) or real(path, options))
+    real = lint.lint_path
+    monkeypatch.setattr(lint, "lint_path", lambda path, options: calls.append(path) or real(path, options))
     options = runner.lint_options_for("strict", cwd=str(tmp_path))
 
     def run():

@@ -175,12 +175,12 @@ def test_a_line_a_fix_inserts_below_a_block_header_is_not_applied():
 
 
 def test_extra_compiles_stop_before_the_job_s_time_limit():
-    from ms_lint.validate.worker import _JobState
+    from ms_lint.validate.jobs import JobState
 
-    state = _JobState({"timeout": 10})
+    state = JobState({"timeout": 10})
     assert state.time_left_for(7)
     assert not state.time_left_for(9)  # past 80% of the timeout: the job keeps the answer it has
-    assert _JobState({}).time_left_for(1e9)
+    assert JobState({}).time_left_for(1e9)
 
 
 @pytest.mark.mindspore

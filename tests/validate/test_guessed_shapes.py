@@ -60,7 +60,8 @@ def test_a_missing_tensor_method_raising_at_its_line_while_building_confirms_it(
     findings = [replace(finding_at(eager, "detach_()", "MS602", "Positions"),
                         message=".detach_() is a PyTorch tensor method that MindSpore's Tensor does not have"),
                 replace(finding_at(eager, "requires_grad_(False)", "MS602", "Other"),
-                        message=".requires_grad_() is a PyTorch tensor method that MindSpore's Tensor does not have")]
+                        message=".requires_grad_() is a PyTorch tensor method that MindSpore's Tensor does not have",
+                        data={"method": "requires_grad_", "property": False})]
     verdicts = verdicts_by_scope(findings, worker_pool)
     detach, other = verdicts["Positions", "MS602"], verdicts["Other", "MS602"]
     assert detach.verdict == CONFIRMED, detach.message

@@ -108,12 +108,19 @@ def test_container_findings_know_the_attribute_they_assign(tmp_path):
                 self.layers = [
                     nn.Dense(2, 2),
                 ]
-                self.extra: list = []
+                self.extra = []
                 self.extra.append(nn.Dense(2, 2))
     """)
-    plan = plan_jobs([F(module, 7, "MS201", "Net"), F(module, 10, "MS201", "Net")])
-    assert plan.jobs[0].container_attributes == {7: "layers", 10: "extra"}
+    from ms_lint.engine import check_file
+    from ms_lint.settings import Settings
+
+    findings = [f for f in check_file(str(module), Settings()) if f.code == "MS201"]
+    assert [(f.line, f.data["attribute"]) for f in findings] == [(6, "layers"), (10, "extra")]
+    plan = plan_jobs(findings)
+    assert plan.jobs[0].container_attributes == {6: "layers", 10: "extra"}
     assert plan.jobs[0].probes == ["parameters"]
+    # A finding without the attribute in its data (a local list put on self later) is reported by no attribute.
+    assert plan_jobs([F(module, 6, "MS201", "Net")]).jobs[0].container_attributes == {}
 
 
 def test_probes_follow_the_codes(tmp_path):

@@ -161,15 +161,15 @@ def test_guarded_lines_are_retried_or_reported_not_reached(projects, worker_pool
 
 
 def test_the_flag_retry_sets_the_argument_however_it_was_passed():
-    from ms_lint.validate.worker import _with_argument
+    from ms_lint.validate.instances import with_argument
 
     class Layer:
         def __init__(self, width, quant_mode=False, **options):
             pass
 
-    assert _with_argument(Layer, ((8, False), {}), "quant_mode", True) == ((8, True), {})
-    assert _with_argument(Layer, ((8,), {"bias": 1}), "quant_mode", True) == ((8, True), {"bias": 1})
-    assert _with_argument(Layer, ((), {"width": 8, "quant_mode": False}), "quant_mode", True) == ((8, True), {})
+    assert with_argument(Layer, ((8, False), {}), "quant_mode", True) == ((8, True), {})
+    assert with_argument(Layer, ((8,), {"bias": 1}), "quant_mode", True) == ((8, True), {"bias": 1})
+    assert with_argument(Layer, ((), {"width": 8, "quant_mode": False}), "quant_mode", True) == ((8, True), {})
 
 
 def test_a_custom_bprop_is_reached_only_by_the_gradient():

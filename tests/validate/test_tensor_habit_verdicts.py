@@ -115,7 +115,7 @@ def test_a_missing_mindspore_name_and_a_misnamed_instance_are_confirmed(projects
 
 def test_an_error_naming_the_graph_of_the_method_a_def_line_finding_sits_on_is_that_finding_s(tmp_path):
     from ms_lint.findings import Finding
-    from ms_lint.validate.verdicts import _graph_of_definition
+    from ms_lint.validate.verdicts.compiles import _graph_of_definition
 
     path = tmp_path / "ste.py"
     path.write_text("class FloorSTE:\n    def construct(ctx, x):\n        return x\n")

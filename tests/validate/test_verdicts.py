@@ -9,6 +9,8 @@ import pytest
 from ms_lint.findings import Finding
 from ms_lint.validate.locations import parse_locations
 from ms_lint.validate.planning import plan_jobs
+from ms_lint.validate import verdicts
+from ms_lint.validate.outcome import Outcome
 from ms_lint.validate.verdicts import (
     CONFIRMED,
     CONFIRMED_BY_PROBE,
@@ -16,10 +18,19 @@ from ms_lint.validate.verdicts import (
     NOT_APPLICABLE,
     NOT_REACHED,
     NOT_REPRODUCED,
-    confirm_across_units,
-    decide,
     module_level_verdict,
 )
+
+from .conftest import reported_data
+
+
+def decide(job, outcome: dict, device: str, level: str, **options):
+    """``verdicts.decide`` on an outcome as the worker sends it (a dict, read as the pool reads it)."""
+    return verdicts.decide(job, Outcome.from_dict(outcome), device, level, **options)
+
+
+def confirm_across_units(found, results):
+    verdicts.confirm_across_units(found, [(job, Outcome.from_dict(outcome)) for job, outcome in results])
 
 
 @pytest.fixture
@@ -43,7 +54,8 @@ def module(tmp_path):
 
 
 def job_for(path, *findings):
-    return plan_jobs([Finding(str(path), line, 0, code, "m", "Net") for line, code in findings]).jobs[0]
+    return plan_jobs([Finding(str(path), line, 0, code, "m", "Net", data=reported_data(path, code, line))
+                      for line, code in findings]).jobs[0]
 
 
 def compile_error(path, line, kind="ValueError", text="the inputs should be constant", stage="compile"):
@@ -353,7 +365,9 @@ def test_an_output_type_built_from_tensors_is_confirmed_only_where_it_is_built(t
                 return Output(value=hidden)
     """))
     built = Finding(str(path), 6, 15, "MS103", "user type Output built from tensor data in graph code (Net.construct) "
-                    "fails to compile under STRICT (ValueError); return a tuple or dict", "Net")
+                    "fails to compile under STRICT (ValueError); return a tuple or dict", "Net",
+                    data={"built_type": "Output", "kind": "user type", "callee": "Output", "positional": 0,
+                          "keywords": ["value"], "starred": False})
     job = plan_jobs([built]).jobs[0]
     # Another type built from tensors, in the encoder, stops the compile first: its error is not this finding's.
     elsewhere = compile_error(path, 5, text=("When handling script '__call_func_str__(last_hidden_state=...)' in "
@@ -362,7 +376,8 @@ def test_an_output_type_built_from_tensors_is_confirmed_only_where_it_is_built(t
     assert verdict.verdict == INCONCLUSIVE, verdict.message
     assert job.built_types == {"6": {"callee": "Output", "positional": 0, "keywords": ["value"]}}
     as_jit_class = Finding(str(path), 6, 15, "MS103", "@jit_class Output built from tensor data in graph code "
-                           "(Net.construct) fails to compile at every syntax level (TypeError)", "Net")
+                           "(Net.construct) fails to compile at every syntax level (TypeError)", "Net",
+                           data=dict(built.data, kind="jit_class"))
     assert plan_jobs([as_jit_class]).jobs[0].built_types == job.built_types
     # The type built alone by the worker decides it when MindSpore fails to build it with MS103's kind of error...
     failed = {"compiled": False, "type": "ValueError", "built": "Output(value=x)",
@@ -387,7 +402,7 @@ def test_an_output_type_built_from_tensors_is_confirmed_only_where_it_is_built(t
     assert verdict.verdict == CONFIRMED, verdict.message
     # A cache's change is still confirmed where MindSpore points, in the cache's own method.
     changed = Finding(str(path), 6, 15, "MS103", "Cache.update() changes a list, dict or object held by a user object",
-                      "Net")
+                      "Net", data={"type": "Cache", "method": "update", "change": "container"})
     verdict, = decide(plan_jobs([changed]).jobs[0], compile_error(path, 5, kind="TypeError",
                                                                   text="modify a member attribute"), "CPU", "strict")
     assert verdict.verdict == CONFIRMED, verdict.message
@@ -520,7 +535,7 @@ def test_a_finding_whose_line_building_never_runs_is_not_judged_by_the_trace(tmp
 
 def test_a_pytorch_tensor_method_is_decided_by_calling_it_on_a_tensor_when_nothing_else_did(module):
     detach = Finding(str(module), 11, 0, "MS602", ".detach_() is a PyTorch tensor method that MindSpore's Tensor "
-                     "does not have: AttributeError in Net.freeze", "Net")
+                     "does not have: AttributeError in Net.freeze", "Net", data={"method": "detach_"})
     job = plan_jobs([detach]).jobs[0]
     assert job.tensor_methods == ["detach_"]
     assert job.request("strict")["tensor_methods"] == ["detach_"]

@@ -1,0 +1,221 @@
+"""The lint library: the checks run over files as ``ms-lint check`` runs them, for every front end that reports
+findings of files (the CLI, the pytest plugins, the validator).
+
+File discovery, selection, per-file ignores and ``# noqa`` from the options; a file's bytes decoded as Python
+does (E902 when it cannot be); results kept in and read from the result cache; a process pool for many files.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass, field, replace
+from typing import Sequence
+
+from ms_lint.config import LintOptions
+
+# Below this many files a process pool costs more than it saves, unless --jobs asks for one.
+AUTO_PARALLEL_MIN_FILES = 24
+STDIN = "-"
+
+
+# --------------------------------------------------------------------------------------------------------- files
+
+
+def discover_files(paths: Sequence[str], options: LintOptions, stdin_display_name: str = "stdin") -> list[str]:
+    """The files to check (``-`` stays ``-``), each once, in order: see ``ms_lint.discovery``."""
+    from ms_lint.discovery import discover_files as discover
+
+    return discover(paths, filename_patterns=options.filename, exclude=options.all_excludes,
+                    stdin_display_name=stdin_display_name, respect_gitignore=options.respect_gitignore,
+                    force_exclude=options.force_exclude)
+
+
+# ------------------------------------------------------------------------------------------------------ checking
+
+
+@dataclass
+class Outcome:
+    """What a run found: the reported findings, the files that could not be read, how many files were checked."""
+
+    reported: list = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    files_checked: int = 0
+    from_cache: int = 0
+
+
+def lint_source(source: str, path: str, options: LintOptions) -> list:
+    """The reported findings for ``source`` shown as ``path``: selection, per-file ignores and ``# noqa`` applied."""
+    from ms_lint.engine import SYNTAX_ERROR, check_source
+    from ms_lint.noqa import file_is_skipped, without_noqa
+    from ms_lint.output import Reported, region_of
+    from ms_lint.rules import RULES_BY_CODE
+
+    lines = source.splitlines(keepends=True)
+    if not options.disable_noqa and file_is_skipped(lines):
+        return []
+    selected = options.selected_codes(path)
+    if not selected:
+        return []
+    # Every rule runs, as in the flake8 plugin, so that a rule that replaces another's finding on the same node
+    # does so here too; the selection filters afterwards.
+    # A file that does not parse is reported as flake8 reports it (E999), whatever the selection.
+    findings = [f for f in check_source(source, path, options.settings, RULES_BY_CODE, report_syntax_errors=True)
+                if f.code in selected or f.code == SYNTAX_ERROR]
+    if findings and not options.disable_noqa:
+        findings = without_noqa(findings, lines)
+    return [Reported(replace(finding, node=None), region_of(finding, lines)) for finding in findings]
+
+
+def lint_bytes(data: bytes, path: str, options: LintOptions) -> list:
+    """``lint_source`` for a file's bytes; a file Python cannot decode is reported as flake8's E902."""
+    from ms_lint.engine import decode_error
+    from ms_lint.model.source import decode_source
+    from ms_lint.output import Reported
+
+    try:
+        source = decode_source(data, strict=True)
+    except (UnicodeDecodeError, LookupError) as exc:
+        return [Reported(decode_error(path, data, exc))] if options.selected_codes(path) else []
+    return lint_source(source, path, options)
+
+
+def _read_bytes(path: str) -> bytes:
+    with open(path, "rb") as handle:
+        return handle.read()
+
+
+def lint_path(path: str, options: LintOptions, cache=None) -> tuple[list, str | None]:
+    """``(reported findings, None)``, or ``([], why)`` when the file cannot be read."""
+    reported, error, _ = _lint_path(path, options, cache)
+    return reported, error
+
+
+def _lint_path(path: str, options: LintOptions, cache) -> tuple[list, str | None, bool]:
+    """``lint_path``, through ``cache`` (a ``ResultCache`` or None); the last item: whether the cache answered."""
+    try:
+        data = _read_bytes(path)
+    except OSError as exc:
+        return [], f"{path}: cannot read it ({exc.strerror or exc})", False
+    if cache is None:
+        return lint_bytes(data, path, options), None, False
+    reported, hit = cached_lint(data, path, options, cache)
+    return reported, None, hit
+
+
+def cached_lint(data: bytes, path: str, options: LintOptions, cache) -> tuple[list, bool]:
+    """``(lint_bytes(...), whether it came from cache)``; a new result is stored in ``cache``."""
+    from ms_lint.model.project import recording_lookups
+    from ms_lint.result_cache import entry_key
+
+    key = entry_key(path, data, options.fingerprint())
+    stored = cache.get(key)
+    if stored is not None:
+        try:
+            return [_reported_from(item) for item in stored], True
+        except (TypeError, ValueError, KeyError):
+            pass  # an entry of another shape: check the file
+    with recording_lookups() as lookups:
+        reported = lint_bytes(data, path, options)
+    cache.put(key, lookups, [_reported_to(item) for item in reported])
+    return reported, False
+
+
+def _reported_to(item) -> list:
+    finding, region = item.finding, item.region
+    return [finding.path, finding.line, finding.col, finding.code, finding.message, finding.scope,
+            None if region is None else [region.start_line, region.start_column, region.end_line, region.end_column],
+            dict(item.properties), dict(finding.data)]
+
+
+def _reported_from(stored: list):
+    from ms_lint.findings import Finding
+    from ms_lint.output import Region, Reported
+
+    path, line, col, code, message, scope, region, properties, data = stored
+    finding = Finding(str(path), int(line), int(col), str(code), str(message), str(scope), data=dict(data))
+    return Reported(finding, None if region is None else Region(*(int(value) for value in region)), dict(properties))
+
+
+def read_stdin_bytes() -> bytes:
+    return sys.stdin.buffer.read()
+
+
+_worker_options: LintOptions | None = None
+_worker_cache = None
+
+
+def _start_worker(options: LintOptions, cache_dir: str | None) -> None:
+    global _worker_options, _worker_cache
+    _worker_options = options
+    _worker_cache = _open_cache(cache_dir)
+
+
+def _open_cache(cache_dir: str | None):
+    if cache_dir is None:
+        return None
+    from ms_lint.result_cache import ResultCache
+
+    return ResultCache(cache_dir)
+
+
+def _lint_in_worker(path: str) -> tuple[list, str | None, bool]:
+    try:
+        return _lint_path(path, _worker_options, _worker_cache)
+    except Exception as exc:  # noqa: BLE001 -- one file's failure must not lose the others' results
+        return [], f"{path}: {type(exc).__name__}: {exc}", False
+
+
+def available_cpus() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def pool_size(requested: int | None, file_count: int) -> int:
+    """How many processes to use: one for few files unless asked, never more than files."""
+    if file_count < 2:
+        return 1
+    if requested is None:
+        if os.environ.get("PRE_COMMIT") == "1":
+            return 1  # pre-commit already runs one ms-lint per CPU on its share of the files
+        return 1 if file_count < AUTO_PARALLEL_MIN_FILES else min(available_cpus(), file_count)
+    return max(1, min(requested, file_count))
+
+
+def check_files(files: Sequence[str], options: LintOptions, *, stdin_display_name: str = "stdin",
+                cache_dir: str | None = None) -> Outcome:
+    """Check ``files``; with ``cache_dir``, reuse the results kept there and keep the new ones."""
+    outcome = Outcome()
+    paths = [path for path in files if path != STDIN]
+    if len(paths) != len(files):
+        outcome.reported.extend(lint_bytes(read_stdin_bytes(), stdin_display_name, options))
+        outcome.files_checked += 1
+    for reported, error, cached in _lint_paths(paths, options, cache_dir):
+        outcome.reported.extend(reported)
+        if error is None:
+            outcome.files_checked += 1
+            outcome.from_cache += cached
+        else:
+            outcome.errors.append(error)
+    outcome.reported.sort(key=lambda r: (r.finding.path, r.finding.line, r.finding.col, r.finding.code))
+    return outcome
+
+
+def _lint_paths(paths: Sequence[str], options: LintOptions, cache_dir: str | None = None):
+    jobs = pool_size(options.jobs, len(paths))
+    if jobs > 1:
+        try:
+            return _lint_in_pool(paths, options, jobs, cache_dir)
+        except (OSError, ImportError):
+            pass  # no process pool on this system (no semaphores, no fork): check in this process
+    cache = _open_cache(cache_dir)
+    return [_lint_path(path, options, cache) for path in paths]
+
+
+def _lint_in_pool(paths: Sequence[str], options: LintOptions, jobs: int, cache_dir: str | None):
+    import multiprocessing
+
+    chunksize = max(1, len(paths) // (jobs * 4))
+    with multiprocessing.get_context().Pool(jobs, initializer=_start_worker, initargs=(options, cache_dir)) as pool:
+        return pool.map(_lint_in_worker, paths, chunksize=chunksize)

@@ -1,0 +1,278 @@
+"""The worker's ``compile`` stage: the built instance compiled in GRAPH_MODE at the job's syntax level (a @jit
+function compiled without running), its error recorded as the job's result (the probes still run after it), and
+the compile log kept for the locations it prints.
+
+Inputs of any rank that reach code needing a rank are given rank 3, 4, then 2; inputs made for a Linear get their
+chance as sequences first. After a compile that passed, a finding line under a condition ms-lint could not
+evaluate is compiled again with its statement replaced by a call that raises when compiled, which shows whether
+MindSpore kept it in the graph (``mark_unknown_lines``).
+"""
+from __future__ import annotations
+
+import os
+import time
+from typing import TYPE_CHECKING
+
+from ms_lint.validate import instances
+from ms_lint.validate.locations import location_lines, parse_locations, same_file
+from ms_lint.validate.outcome import Outcome, exception_message, first_line, record_exception
+
+if TYPE_CHECKING:
+    from ms_lint.validate.jobs import JobState, OutputCapture
+
+
+def compile_and_record(worker, state: "JobState", outcome: Outcome, capture: "OutputCapture") -> None:
+    """A compile error is the expected result of most jobs: record it and let the probes still run."""
+    start = capture.size()
+    try:
+        stage_compile(worker, state, outcome)
+    except Exception as exc:  # noqa: BLE001 -- SystemExit and friends go up to run_job
+        record_exception(outcome, exc, "compile")
+        outcome.compiled = False
+    finally:
+        outcome.compile_log = location_lines(capture.read_from(start))
+    if outcome.compiled and state.arguments is not None:
+        outcome.markers = mark_unknown_lines(
+            worker, state, outcome.reach, {}, *state.arguments,
+            lambda obj: obj.compile(*state.inputs, **state.extra_arguments))
+
+
+def mark_unknown_lines(worker, state: "JobState", reach: dict | None, sources: dict[str, str], args, kwargs,
+                       compile_obj) -> dict:
+    """After a compile that passed (of the module's own source, or of ``sources``, fixed copies): the finding
+    lines under a condition ms-lint could not evaluate (``attn.shape != (b, n, n)``), each compiled again by
+    ``compile_obj`` with its statement replaced by a call that raises when compiled (``fixing.marked``), which
+    shows whether MindSpore kept the line in the graph: line -> ``{"in_graph": bool}``, or ``{"error"}``."""
+    from ms_lint.model.source import read_source
+    from ms_lint.validate import fixing
+
+    unknown = sorted(int(line) for line, entry in (reach or {}).items()
+                     if entry.get("reached") is None and entry.get("unknown"))
+    if not unknown or not isinstance(state.target, type) or state.module is None:
+        return {}
+    name, path = state.module.__name__, state.job["path"]
+    try:
+        source = sources.get(name) or read_source(path)
+    except OSError:
+        return {}
+    markers: dict[str, dict] = {}
+    for line in unknown[:_MAX_MARKED_LINES]:
+        if not state.time_left_for(time.monotonic() - state.building):
+            markers[str(line)] = {"skipped": "the job had no time left"}
+            continue
+        text = fixing.marked(source, path, line)
+        if text is None:
+            continue
+        try:
+            with fixing.fixed_modules({**sources, name: text}, state.module, state.job["import_root"]) as module:
+                target = fixing.resolve(module, state.job["qualname"])
+                compile_obj(instances.build(worker, state, lambda: target(*args, **kwargs)))
+            markers[str(line)] = {"in_graph": False}
+        except Exception as exc:  # noqa: BLE001 -- the marker's own error is the answer
+            markers[str(line)] = {"in_graph": True} if fixing.MARKER_MESSAGE in str(exc) \
+                else {"error": first_line(exc)}
+    return markers
+
+
+def stage_compile(worker, state: "JobState", outcome: Outcome) -> None:
+    import mindspore
+
+    level = "LAX" if state.lax else state.job.get("syntax_level", "strict").upper()
+    mindspore.set_context(mode=mindspore.GRAPH_MODE, jit_syntax_level=getattr(mindspore, level))
+    obj = state.obj
+    started = time.monotonic()
+    if isinstance(obj, mindspore.nn.Cell):
+        try:
+            obj.compile(*state.inputs)
+        except Exception as exc:  # noqa: BLE001 -- raised again unless inputs of a fixed rank get further
+            compile_with_ranks(worker, state, outcome, exc, time.monotonic() - started)
+    elif getattr(obj, "__wrapped_by_jit__", False):
+        if outcome.effective_level is None:
+            outcome.effective_level = instances.jit_level(obj)
+        # Compile without running, as Cell.compile does: data-less placeholders cannot run.
+        os.environ["MS_DEV_PRECOMPILE_ONLY"] = "1"
+        try:
+            obj(*state.inputs)
+        finally:
+            os.environ.pop("MS_DEV_PRECOMPILE_ONLY", None)
+    else:
+        outcome.status = "not_compilable"
+        outcome.message = (
+            f"the example for {state.job['target']} returned {type(obj).__name__}, which is neither a Cell "
+            f"nor a @jit function"
+        )
+        state.stop = True
+        return
+    outcome.compiled = True
+    outcome.compile_seconds = round(time.monotonic() - started, 3)
+
+
+def compile_guessing_ranks(worker, state: "JobState", outcome: Outcome, compiled) -> None:
+    """``compiled.compile`` with the job's inputs, given a rank as ``compile_with_ranks`` does when an input of
+    any rank reaches code that needs one (a retry or a fix compiles code the first compile left out)."""
+    started = time.monotonic()
+    try:
+        compiled.compile(*state.inputs, **state.extra_arguments)
+    except Exception as exc:  # noqa: BLE001 -- raised again unless inputs of a fixed rank get further
+        compile_with_ranks(worker, state, outcome, exc, time.monotonic() - started, compiled)
+
+
+def compile_with_ranks(worker, state: "JobState", outcome: Outcome, error: Exception, seconds: float,
+                       compiled=None) -> None:
+    """The compile failed because an input of any rank reached code that needs its rank (``For Chunk, the
+    input tensor is with dynamic rank``, see ``_needs_rank``): compile again with the placeholders ms-lint made
+    of any rank given rank 3, 4, then 2 (every dimension still of any size). The first rank that compiles is
+    kept; else the first that fails with another error that does not show the rank was wrong (``b, c, h, w =
+    x.shape`` on rank 3), which is raised; else the first that fails at all; else the original error. Inputs
+    made for a Linear get their chance as sequences first (``compile_as_sequences``)."""
+    import mindspore
+
+    error = compile_as_sequences(worker, state, outcome, compiled or state.obj, error)
+    if error is None:
+        return
+    guessed = outcome.instance not in (None, "example") and not state.job.get("input_specs")
+    loose = [index for index, value in enumerate(state.inputs) if list(getattr(value, "shape", ())) == [-2]]
+    if not _needs_rank(error) or not guessed or not loose:
+        raise error
+    failed = wrong_rank = None
+    for rank in RANKS:
+        if not state.time_left_for(seconds):
+            break
+        inputs = tuple(mindspore.Tensor(shape=[-1] * rank, dtype=value.dtype) if index in loose else value
+                       for index, value in enumerate(state.inputs))
+        try:
+            (compiled or state.obj).compile(*inputs, **state.extra_arguments)
+        except Exception as exc:  # noqa: BLE001
+            if _needs_rank(exc):
+                continue
+            if _shows_wrong_rank(exc):
+                wrong_rank = wrong_rank or (rank, inputs, exc)
+                continue
+            failed = failed or (rank, inputs, exc)
+            continue
+        keep_rank(worker, state, outcome, rank, inputs, loose)
+        return
+    failed = failed or wrong_rank
+    if failed is None:
+        raise error
+    rank, inputs, exc = failed
+    keep_rank(worker, state, outcome, rank, inputs, loose)
+    raise exc
+
+
+def compile_as_sequences(worker, state: "JobState", outcome: Outcome, compiled, error: Exception):
+    """The compile failed where the code needs more axes than an input of ``[2, features]`` for a Linear has
+    (``x.view(*x.shape[:-1], heads, -1).permute(0, 2, 1, 3)`` on an attention block's input), at a line with no
+    finding: compile again with those inputs as sequences, ``[2, length, features]``, kept unless they fail the
+    same way at the same line. None when they compiled; else the error to go on with."""
+    sequences = state.sequence_inputs
+    if not sequences or not _shows_wrong_shape(error):
+        return error
+    stopped_at = _innermost_line(error, state.job["path"])
+    if stopped_at is None or stopped_at in (state.job.get("finding_lines") or ()):
+        return error  # the finding's own error, perhaps
+    state.sequence_inputs = {}
+    inputs = tuple(sequences[index][0] if index in sequences else value
+                   for index, value in enumerate(state.inputs))
+    try:
+        compiled.compile(*inputs, **state.extra_arguments)
+    except Exception as exc:  # noqa: BLE001 -- the error past the shape is the compile's result
+        if _shows_wrong_shape(exc) and _innermost_line(exc, state.job["path"]) == stopped_at:
+            return error
+        keep_sequences(worker, state, outcome, inputs, sequences)
+        return exc
+    keep_sequences(worker, state, outcome, inputs, sequences)
+    return None
+
+
+def keep_sequences(worker, state: "JobState", outcome: Outcome, inputs: tuple, sequences: dict) -> None:
+    replace_inputs(worker, state, outcome, inputs, {
+        index: f"{described} (rank 2 failed where the code needs more axes)"
+        for index, (_, described) in sequences.items()})
+
+
+def keep_rank(worker, state: "JobState", outcome: Outcome, rank: int, inputs: tuple, loose: list[int]) -> None:
+    how = outcome.inputs_how or []
+    replace_inputs(worker, state, outcome, inputs, {
+        index: f"{how[index].split(':')[0]}: float32 of rank {rank}, any size (of any rank, the compile failed "
+               f"with dynamic rank)"
+        for index in loose if index < len(how)})
+
+
+def replace_inputs(worker, state: "JobState", outcome: Outcome, inputs: tuple, described: dict[int, str]) -> None:
+    """Compile with ``inputs`` from now on; ``described``: the new line of ``inputs_how`` for each input changed."""
+    state.inputs = inputs
+    outcome.inputs = [instances.describe(value) for value in inputs]
+    how = list(outcome.inputs_how or [])
+    for index, line in described.items():
+        if index < len(how):
+            how[index] = line
+    outcome.inputs_how = how
+    outcome.concrete_inputs = all(instances.is_concrete(value) for value in inputs)
+
+
+RANKS = (3, 4, 2)  # tried for inputs of any rank that an operator needs the rank of
+
+
+# The most lines ``mark_unknown_lines`` compiles a marker for, one compile each.
+_MAX_MARKED_LINES = 4
+
+
+def compiled_for(cell, gradient: bool):
+    """What a compile builds for ``cell``: the Cell itself, or with ``gradient`` a Cell taking its gradient with
+    respect to every input, which has MindSpore compile the custom ``bprop`` (measured on 2.10: its errors are
+    raised at its own lines, as construct's are)."""
+    if not gradient:
+        return cell
+    from mindspore import nn, ops
+
+    class GradientOf(nn.Cell):
+        def __init__(self, network):
+            super().__init__()
+            self.network = network
+            self.gradient = ops.GradOperation(get_all=True)
+
+        def construct(self, *inputs):
+            return self.gradient(self.network)(*inputs)
+
+    return GradientOf(cell)
+
+
+# What MindSpore 2.10 raises when an input of any rank (shape [-2]) reaches code that needs its rank: an operator
+# (Chunk), unpacking its shape (`x.view(*x.shape[:2], -1)`), a two-axis transpose (measured: the same code
+# compiles, or fails with the hazard's own error, on an input of rank 3).
+_RANK_SYMPTOMS = ("dynamic rank", "dynamic length sequence", "large than the output size")
+
+
+def _needs_rank(error: BaseException) -> bool:
+    return _mentions(error, _RANK_SYMPTOMS)
+
+
+def _mentions(error: BaseException, symptoms: tuple[str, ...]) -> bool:
+    text = exception_message(error)
+    return any(symptom in text for symptom in symptoms)
+
+
+# A shape unpacked into more or fewer names than the rank given (``b, c, h, w = self.shape(x)`` on rank 3),
+# measured on MindSpore 2.10.
+_WRONG_RANK_SYMPTOMS = ("TupleGetItem evaluator index should be in range", "not enough values to unpack",
+                        "too many values to unpack")
+
+
+def _shows_wrong_rank(error: BaseException) -> bool:
+    return _mentions(error, _WRONG_RANK_SYMPTOMS)
+
+
+# An input with fewer axes than the code reshapes or permutes it into (measured on 2.10).
+_WRONG_SHAPE_SYMPTOMS = _WRONG_RANK_SYMPTOMS + ("the number of axes must be equal to the dimension of Tensor",
+                                                "the accumulate of x_shape must be equal to out_shape")
+
+
+def _innermost_line(error: BaseException, path: str) -> int | None:
+    """The innermost line of ``path`` that the compile error ``error`` names."""
+    lines = [location.start for location in parse_locations(exception_message(error)) if same_file(location.path, path)]
+    return lines[-1] if lines else None
+
+
+def _shows_wrong_shape(error: BaseException) -> bool:
+    return _mentions(error, _WRONG_SHAPE_SYMPTOMS)

@@ -1,0 +1,187 @@
+"""The worker's first stages: the unit's module imported (``stage_import``), its examples file loaded
+(``stage_examples``), its target looked up (``stage_resolve``); and after each job, the process put back as it was
+(the user's modules forgotten when the next job has another import root, the environment restored).
+
+A module whose parent package's ``__init__`` fails to import (a private module an older MindSpore had) is imported
+with those ``__init__`` files left unrun, for that job only, and the outcome says so.
+"""
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import os
+import sys
+import traceback
+import types
+from typing import TYPE_CHECKING
+
+from ms_lint.validate.locations import same_file
+from ms_lint.validate.outcome import Outcome, exception_message, first_line
+
+if TYPE_CHECKING:
+    from ms_lint.validate.jobs import JobState
+
+
+def restore_process_state(worker) -> None:
+    if worker.bare_imports is not None:
+        top, present = worker.bare_imports
+        worker.bare_imports = None
+        for name in set(sys.modules) - present:
+            if name == top or name.startswith(top + "."):
+                del sys.modules[name]
+    if os.environ != worker.baseline_environ:
+        os.environ.clear()
+        os.environ.update(worker.baseline_environ)
+    try:
+        worker.mindspore.set_context(mode=worker.mindspore.GRAPH_MODE)
+    except Exception:  # noqa: BLE001 -- a broken context shows up in the next job's outcome
+        pass
+
+
+def stage_import(worker, state: "JobState", outcome: Outcome) -> None:
+    job = state.job
+    root = job["import_root"]
+    if worker.current_root is not None and root != worker.current_root:
+        forget_user_modules(worker)
+    worker.current_root = root
+    if root not in worker.user_roots:
+        worker.user_roots.append(root)
+    sys.path[:] = [root] + worker.baseline_path
+    examples = job.get("examples_file")
+    if examples:
+        sys.path.insert(1, os.path.dirname(examples))
+    importlib.invalidate_caches()
+    try:
+        state.module = import_module(worker, job["module"], job["path"])
+    except ImportError as exc:
+        parents = _failing_parent_packages(exc, job["module"], job["path"])
+        if not parents:
+            raise
+        # A package's __init__ importing what this MindSpore lacks (a private module an older release had) need
+        # not stop a module that does not use it: import it with its parent packages left unexecuted, for this
+        # job only (the next one imports the package as Python does, and says so again).
+        worker.bare_imports = (parents[0][0], set(sys.modules))
+        for name, directory in parents:
+            _bare_package(name, directory)
+        outcome.notes.append(
+            f"imported with its parent packages' __init__ not run ({', '.join(name for name, _ in parents)}): "
+            f"{first_line(exc)}")
+        # What a later install may change: the cache keeps the outcome only while it is so.
+        outcome.parents_error = {"type": type(exc).__name__, "message": exception_message(exc),
+                                 "first_line": first_line(exc)}
+        state.module = import_module(worker, job["module"], job["path"])
+
+
+def import_module(worker, name: str, path: str):
+    top = name.split(".")[0]
+    if top in worker.baseline_modules and not _module_file_is(sys.modules.get(top), path, top):
+        if "." in name:
+            raise ImportError(
+                f"package {top!r} has the name of a module MindSpore already imported; rename the package"
+            )
+        # A script named like a standard module ("random.py") is loaded from its path under another name.
+        return load_from_path(f"_ms_lint_script_{abs(hash(path))}", path)
+    module = importlib.import_module(name)
+    loaded_from = getattr(module, "__file__", None)
+    if loaded_from and not same_file(loaded_from, path):
+        raise ImportError(f"'import {name}' loads {loaded_from}, not {path}; is another {top!r} on sys.path?")
+    return module
+
+
+def forget_user_modules(worker) -> None:
+    for name, module in list(sys.modules.items()):
+        if name.split(".")[0] in worker.baseline_modules:
+            continue
+        file = getattr(module, "__file__", None) or ""
+        if any(file.startswith(root + os.sep) for root in worker.user_roots) or name.startswith("_ms_lint_"):
+            del sys.modules[name]
+    worker.examples_cache.clear()
+
+
+def stage_examples(worker, state: "JobState", outcome: Outcome) -> None:
+    path = state.job.get("examples_file")
+    if not path:
+        return
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f"examples file {path} does not exist")
+    stat = os.stat(path)
+    key = (path, stat.st_mtime_ns, stat.st_size)
+    if key not in worker.examples_cache:
+        from ms_lint import examples
+
+        examples.clear()
+        load_from_path(f"_ms_lint_examples_{abs(hash(path))}", path)
+        worker.examples_cache[key] = examples.registered()
+    state.example = worker.examples_cache[key].get(state.job["target"])
+    outcome.examples_file = path
+
+
+def stage_resolve(worker, state: "JobState", outcome: Outcome) -> None:
+    obj = state.module
+    for part in state.job["qualname"].split("."):
+        if not hasattr(obj, part):
+            outcome.status = "not_found"
+            outcome.message = f"{state.job['qualname']} is not defined in {state.job['module']} at import"
+            state.stop = True
+            return
+        obj = getattr(obj, part)
+    state.target = obj
+
+
+def _failing_parent_packages(exc: ImportError, name: str, path: str) -> list[tuple[str, str]]:
+    """``[(package name, directory)]`` of the parents of module ``name`` (file ``path``), outermost first, when
+    ``exc`` was raised while one of their ``__init__.py`` ran; empty otherwise."""
+    parts = name.split(".")[:-1]
+    directory = os.path.dirname(os.path.abspath(path))
+    if os.path.basename(path) == "__init__.py":
+        directory = os.path.dirname(directory)  # a package: its folder is its own, the parent's is one up
+    parents = []
+    for depth in range(len(parts), 0, -1):
+        parents.append((".".join(parts[:depth]), directory))
+        directory = os.path.dirname(directory)
+    parents.reverse()
+    inits = {os.path.realpath(os.path.join(folder, "__init__.py")) for _, folder in parents}
+    raised_in = {os.path.realpath(frame.filename) for frame in traceback.extract_tb(exc.__traceback__)}
+    return parents if inits & raised_in else []
+
+
+def _bare_package(name: str, directory: str) -> None:
+    """``sys.modules[name]``: the package at ``directory`` without its ``__init__`` run; its submodules import."""
+    module = types.ModuleType(name)
+    module.__path__ = [directory]
+    module.__file__ = os.path.join(directory, "__init__.py")
+    module.__package__ = name
+    sys.modules[name] = module
+    parent, _, child = name.rpartition(".")
+    if parent in sys.modules:
+        setattr(sys.modules[parent], child, module)
+
+
+def load_from_path(name: str, path: str):
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        sys.modules.pop(name, None)
+        raise
+    return module
+
+
+def _module_file_is(module, path: str, top: str) -> bool:
+    file = getattr(module, "__file__", None)
+    if not file:
+        return False
+    if same_file(file, path):
+        return True
+    # The top package of path: its __init__.py.
+    directory = os.path.dirname(path)
+    while directory and os.path.basename(directory) != top:
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return False
+        directory = parent
+    return same_file(file, os.path.join(directory, "__init__.py"))

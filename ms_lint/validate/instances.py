@@ -1,0 +1,425 @@
+"""The worker's ``instance`` stage: the unit's Cell built (from its registered example, or by the ways
+``building`` finds: the module's own constructor calls, a config, arguments guessed from their names) and its
+inputs made (placeholders from the construct signature, or the configured input specs); the constant conditions
+over the finding lines read on the built instance (``reach``), and the construction lines building skipped built
+again with the argument that runs them.
+
+A build that raises because the device has no kernel for an operator is tried again with that operator computed on
+the host (``fallbacks``). When every way of building raises, the first error is the job's (MS205 raises there),
+and ``retrying.fix_construction`` builds it again with the lines that stopped it fixed.
+"""
+from __future__ import annotations
+
+import inspect
+import sys
+import time
+from typing import TYPE_CHECKING
+
+from ms_lint.validate.outcome import Outcome, exception_message, first_line
+
+if TYPE_CHECKING:
+    from ms_lint.validate.jobs import JobState
+
+
+def stage_instance(worker, state: "JobState", outcome: Outcome) -> None:
+    from ms_lint.validate import retrying
+
+    state.building = time.monotonic()
+    try:
+        build_instance(worker, state, outcome)
+    except Exception as exc:
+        if outcome.stage == "construction":
+            try:
+                retrying.fix_construction(worker, state, outcome, exc)
+                retry_after_construction_fixes(worker, state, outcome)
+            except Exception as failure:  # noqa: BLE001 -- the construction error stays the job's result
+                outcome.stage = "construction"
+                outcome.notes.append(f"applying a fix in memory failed: {first_line(failure)}")
+        raise
+    if not state.stop and state.obj is not None and state.job.get("guards"):
+        outcome.reach = evaluate_reach(worker, state, state.obj)
+    build_with_switches(worker, state, outcome)
+
+
+def build_with_switches(worker, state: "JobState", outcome: Outcome) -> None:
+    """Construction lines building skipped, built again with the argument that runs them (``reach``'s
+    ``build_retries``), each build traced and recorded with where it raised."""
+    from ms_lint.validate import probes
+
+    skipped = set(state.job.get("construction_lines") or ()) - set(outcome.built_lines or ())
+    planned = [retry for retry in state.job.get("build_retries") or () if skipped & set(retry["lines"])]
+    if state.arguments is None or not planned or not isinstance(state.target, type):
+        return
+    results = outcome.build_retries = []
+    for retry in planned:
+        if not state.time_left_for(time.monotonic() - state.building):
+            outcome.notes.append("stopped building again to stay within the job's time limit")
+            return
+        result = {"description": f"{retry['parameter']}={retry['value']!r}", "lines": retry["lines"],
+                  "error": None}
+        args, kwargs = with_argument(state.target, state.arguments, retry["parameter"], retry["value"])
+        lines_run = probes.LinesRun(state.job["path"], retry["lines"])
+        try:
+            with lines_run:
+                build(worker, state, lambda: state.target(*args, **kwargs))
+        except Exception as exc:  # noqa: BLE001 -- where it raised is the answer
+            result["error"] = {"type": type(exc).__name__, "message": exception_message(exc)[:2000],
+                               "line": lines_run.innermost_line(exc)}
+        result["ran"] = sorted(lines_run.ran)
+        results.append(result)
+
+
+def retry_after_construction_fixes(worker, state: "JobState", outcome: Outcome) -> None:
+    """The Cell was built and compiled only with the lines that stopped building fixed: the retries (train mode,
+    a flag) start from the same failing build, and get past it the same way."""
+    from ms_lint.validate import retrying
+
+    recipe = state.failed_recipe
+    if not outcome.fixes or recipe is None or not isinstance(state.target, type):
+        return
+    state.arguments = (recipe.args, dict(recipe.kwargs))
+    try:
+        retrying.stage_retry(worker, state, outcome, after_construction_fixes=True)
+    finally:
+        state.arguments = None
+        outcome.stage = "construction"
+
+
+def evaluate_reach(worker, state: "JobState", obj, gradient: bool = False) -> dict:
+    from mindspore import nn
+
+    from ms_lint.validate.reach import evaluate, rebound_names, rebound_values
+
+    is_cell = isinstance(obj, nn.Cell)
+    entry = getattr(obj, "construct", None) if is_cell else (getattr(obj, "__wrapped__", None) or obj)
+    # An argument the function assigns again (return_dict = return_dict or self.config...) is not its default:
+    # it holds what that assignment gives, when it reads plain values only.
+    rebound = rebound_names(entry)
+    given = {**_plain_defaults(entry, given=len(state.inputs), skip_first=False), **state.extra_arguments}
+    defaults = {name: value for name, value in given.items() if name not in rebound}
+    defaults.update(rebound_values(entry, {**({"self": obj} if is_cell else {}), **given}))
+    name = "construct" if is_cell else state.job["qualname"].split(".")[-1]
+    tensors = frozenset(_positional_names(entry)[:len(state.inputs)])
+    return evaluate(state.job.get("guards") or {}, obj if is_cell else None, defaults, entry=name,
+                    tensors=tensors, gradient=gradient)
+
+
+def build_instance(worker, state: "JobState", outcome: Outcome) -> None:
+    from mindspore import nn
+
+    from ms_lint.validate import probes
+
+    target = state.target
+    job = state.job
+    is_cell_class = isinstance(target, type) and issubclass(target, nn.Cell)
+    is_jit_function = callable(target) and getattr(target, "__wrapped_by_jit__", False)
+    call_parameters: list[str] | None = None
+    if is_cell_class:
+        outcome.kind = "cell"
+        call_parameters = _call_parameters(getattr(target, "construct", None), skip_first=True)
+        required = _required_parameters(target.__init__, skip_first=True)
+        outcome.signature = {"init": required, "call": call_parameters or []}
+    elif is_jit_function:
+        outcome.kind = "jit function"
+        outcome.effective_level = jit_level(target)
+        call_parameters = _call_parameters(target, skip_first=False)
+        required = []
+        outcome.signature = {"init": [], "call": call_parameters or []}
+
+    if state.example is not None:
+        from ms_lint.examples import normalize_example_result
+
+        outcome.instance = "example"
+        outcome.stage = "example"
+        with probes.LinesRun(job["path"], job.get("construction_lines") or ()) as lines_run:
+            obj, inputs = normalize_example_result(job["target"], state.example())
+        outcome.built_lines = sorted(lines_run.ran)
+        state.obj, state.inputs = obj, inputs
+        state.eager = getattr(obj, "__wrapped__", None)
+        outcome.inputs = [describe(value) for value in inputs]
+        outcome.concrete_inputs = all(is_concrete(value) for value in inputs)
+        if getattr(obj, "__wrapped_by_jit__", False):
+            outcome.effective_level = jit_level(obj)
+        return
+
+    if not (is_cell_class or is_jit_function):
+        outcome.status = "not_compilable"
+        if isinstance(target, nn.Cell):
+            outcome.message = f"{job['qualname']} is a Cell instance, not a class: register an example for it"
+        else:
+            kind = "class" if isinstance(target, type) else type(target).__name__
+            outcome.message = (
+                f"{job['qualname']} is a {kind}, not a Cell subclass or a @jit function: the validator "
+                f"compiles the Cell that uses it, or an example registered for it"
+            )
+        state.stop = True
+        return
+    if call_parameters is None:
+        outcome.status = "needs_example"
+        outcome.needs = f"{job['qualname']} has keyword-only parameters without defaults"
+        state.stop = True
+        return
+    config = None
+    if is_cell_class:
+        state.call_parameters = call_parameters
+        recipe = construct(worker, state, outcome, target, required)
+        if recipe is None:
+            outcome.status = "needs_example"
+            outcome.needs = f"{job['qualname']}() needs {', '.join(required)}"
+            state.stop = True
+            return
+        config = recipe.config
+    else:
+        outcome.instance = "default"
+        outcome.built = f"the @jit function {job['qualname']}"
+        state.obj = target
+        state.eager = getattr(target, "__wrapped__", None)
+    make_inputs(worker, state, outcome, state.obj, call_parameters, config, is_cell_class)
+
+
+def make_inputs(worker, state: "JobState", outcome: Outcome, obj, call_parameters: list[str], config,
+                is_cell_class: bool) -> None:
+    if state.job.get("input_specs"):
+        state.inputs = placeholders(worker, call_parameters, state.job.get("input_specs"))
+        outcome.inputs_how = ["from [tool.ms-lint.validate.inputs]"]
+    else:
+        from ms_lint.validate.building import first_optional_input, input_placeholders
+
+        if not call_parameters and is_cell_class:
+            # construct(self, input_ids=None, ...): without it most models raise before the hazards.
+            call_parameters = first_optional_input(obj, config)
+        state.inputs, outcome.inputs_how, state.sequence_inputs = input_placeholders(obj, call_parameters, config)
+    outcome.inputs = [describe(value) for value in state.inputs]
+    outcome.concrete_inputs = all(is_concrete(value) for value in state.inputs)
+    if is_cell_class:
+        # What the compile leaves at None: a None in its error may come from one of them.
+        outcome.left_at_none = [name for name, value in _plain_defaults(
+            obj.construct, given=len(state.inputs), skip_first=False).items() if value is None]
+
+
+def construct(worker, state: "JobState", outcome: Outcome, target, required: list[str]):
+    """Build the Cell the first way that works (see ``building``); None when there is no way to try. When
+    every way raises, the first error is raised (a construction error is a result: MS205 raises there)."""
+    from ms_lint.validate import building, probes
+
+    job = state.job
+    class_name = job["qualname"].split(".")[-1]
+    recipes = building.constructor_calls(state.module, job["path"], class_name) if "." not in job["qualname"] \
+        else []
+    if not required:
+        recipes.append(building.Recipe("defaults", f"{job['qualname']}() (no arguments)"))
+    else:
+        recipes.extend(building.config_recipes(target, state.module, required))
+        guessed = building.guessed_arguments(target, required)
+        if guessed is not None:
+            recipes.append(guessed)
+    if not recipes:
+        return None
+    outcome.stage = "construction"
+    first_error = None
+    tried = []
+    for recipe in recipes:
+        try:
+            with probes.LinesRun(job["path"], job.get("construction_lines") or ()) as lines_run:
+                obj, recipe = build_completing_config(worker, state, target, recipe)
+        except _BuildFailed as failed:  # the next way may work
+            exc, recipe = failed.error, failed.recipe
+            tried.append(recipe.description)
+            if first_error is None:
+                first_error = (exc, recipe)
+            continue
+        state.obj = obj
+        state.arguments = (recipe.args, dict(recipe.kwargs))
+        outcome.built_lines = sorted(lines_run.ran)
+        outcome.instance = "default" if recipe.how == "defaults" else recipe.how
+        outcome.built = recipe.description + _on_host(state.host_used, worker.device)
+        if state.host_used:
+            outcome.host_operators = sorted(state.host_used)
+        if tried:
+            outcome.notes.append(f"building it as {tried[0]} raised first")
+        return recipe
+    exc, recipe = first_error
+    state.failed_recipe = recipe
+    outcome.instance = "default" if recipe.how == "defaults" else recipe.how
+    outcome.built = recipe.description
+    if state.host_kernels:
+        outcome.host_operators = sorted(state.host_kernels)
+    outcome.tried = tried
+    raise exc
+
+
+def build_completing_config(worker, state: "JobState", target, recipe):
+    """``(instance, the recipe that built it)``; a config field the defaults leave None that the constructor
+    reads as a mapping or a number is filled in and the build tried again (``building.completed_config``)."""
+    from ms_lint.validate import building
+
+    completions = 0
+    while True:
+        try:
+            return build(worker, state, lambda: target(*recipe.args, **recipe.kwargs)), recipe
+        except Exception as exc:  # noqa: BLE001 -- raised again unless a None field explains it
+            completed = building.completed_config(recipe, exc) \
+                if completions < building.MAX_COMPLETIONS else None
+            if completed is None:
+                raise _BuildFailed(exc, recipe) from exc
+            recipe, completions = completed, completions + 1
+
+
+def build(worker, state: "JobState", build):
+    """``build()``; when it raises because the device has no kernel for an operator, again with the functions
+    that dispatch to it computed on the host (see ``fallbacks``), only while it runs."""
+    from ms_lint.validate.fallbacks import build_with_fallbacks
+
+    return build_with_fallbacks(build, lambda: user_namespaces(worker), state.host_kernels, state.host_used)
+
+
+def user_namespaces(worker) -> list[dict]:
+    """The globals of the modules imported since start-up (the user's and their dependencies')."""
+    return [vars(module) for name, module in list(sys.modules.items())
+            if module is not None and name.split(".")[0] not in worker.baseline_modules]
+
+
+def placeholders(worker, names: list[str], specs: list[str] | None) -> tuple:
+    import mindspore
+
+    from ms_lint.validate.project import parse_input_spec
+
+    inputs = []
+    for index, _ in enumerate(names):
+        if specs and index < len(specs):
+            dtype, shape = parse_input_spec(specs[index])
+        else:
+            dtype, shape = "float32", None
+        inputs.append(mindspore.Tensor(shape=[-2] if shape is None else shape, dtype=getattr(mindspore, dtype)))
+    return tuple(inputs)
+
+
+def fresh_instance(worker, state: "JobState"):
+    if state.arguments is not None:
+        args, kwargs = state.arguments
+        return build(worker, state, lambda: state.target(*args, **kwargs))
+    from ms_lint.examples import normalize_example_result
+
+    return normalize_example_result(state.job["target"], state.example())[0]
+
+
+class _BuildFailed(Exception):
+    """Building raised ``error`` with ``recipe``, the last way tried."""
+
+    def __init__(self, error: Exception, recipe):
+        super().__init__(str(error))
+        self.error, self.recipe = error, recipe
+
+
+def _on_host(operators: set[str], device: str) -> str:
+    if not operators:
+        return ""
+    return f"; computed on the host while building it (no {device} kernel): {', '.join(sorted(operators))}"
+
+
+def _required_parameters(function, skip_first: bool) -> list[str]:
+    try:
+        signature = inspect.signature(function)
+    except (TypeError, ValueError):
+        return []
+    parameters = list(signature.parameters.values())
+    if skip_first and parameters and parameters[0].kind in (
+        inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD
+    ):
+        parameters = parameters[1:]
+    return [
+        parameter.name for parameter in parameters
+        if parameter.default is inspect.Parameter.empty
+        and parameter.kind not in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
+    ]
+
+
+def _positional_names(function) -> list[str]:
+    try:
+        return [parameter.name for parameter in inspect.signature(function).parameters.values()
+                if parameter.kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+    except (TypeError, ValueError):
+        return []
+
+
+def with_argument(target, arguments: tuple, name: str, value) -> tuple:
+    """The constructor's ``(args, kwargs)`` with ``name`` set to ``value``, whether it was passed by position,
+    by keyword or not at all."""
+    args, kwargs = arguments
+    try:
+        bound = inspect.signature(target).bind_partial(*args, **kwargs)
+    except (TypeError, ValueError):
+        return args, {**kwargs, name: value}
+    bound.arguments[name] = value
+    return bound.args, bound.kwargs
+
+
+def _plain_defaults(function, given: int, skip_first: bool) -> dict:
+    """The parameters of ``function`` past the ``given`` inputs that keep a plain default (None, a bool, a
+    number, a string): what a condition on them reads when the graph is built."""
+    try:
+        parameters = list(inspect.signature(function).parameters.values())
+    except (TypeError, ValueError):
+        return {}
+    if skip_first and parameters:
+        parameters = parameters[1:]
+    result = {}
+    for index, parameter in enumerate(parameters):
+        if index < given or parameter.default is inspect.Parameter.empty:
+            continue
+        if isinstance(parameter.default, (bool, int, float, str, type(None))):
+            result[parameter.name] = parameter.default
+    return result
+
+
+def _call_parameters(function, skip_first: bool) -> list[str] | None:
+    """Positional parameters without default (each gets an input); None when a keyword-only one needs a value."""
+    if function is None:
+        return []
+    try:
+        signature = inspect.signature(function)
+    except (TypeError, ValueError):
+        return []
+    parameters = list(signature.parameters.values())
+    # The instance, whatever its name: a ``construct(ctx, x)`` is called with one input, as Python binds it.
+    if skip_first and parameters and parameters[0].kind in (inspect.Parameter.POSITIONAL_ONLY,
+                                                            inspect.Parameter.POSITIONAL_OR_KEYWORD):
+        parameters = parameters[1:]
+    names = []
+    for parameter in parameters:
+        if parameter.default is not inspect.Parameter.empty:
+            continue
+        if parameter.kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD):
+            names.append(parameter.name)
+        elif parameter.kind == inspect.Parameter.KEYWORD_ONLY:
+            return None
+    return names
+
+
+def jit_level(function) -> str:
+    """The level a @jit function compiles at: its own ``fullgraph`` decides (True: STRICT, else LAX)."""
+    for cell in getattr(function, "__closure__", None) or ():
+        try:
+            config = cell.cell_contents
+        except ValueError:
+            continue
+        level = getattr(config, "jit_config_dict", {}) if config is not None else {}
+        if isinstance(level, dict) and level.get("jit_syntax_level"):
+            return str(level["jit_syntax_level"]).lower()
+    return "lax"
+
+
+def describe(value) -> str:
+    shape = getattr(value, "shape", None)
+    dtype = getattr(value, "dtype", None)
+    if shape is not None and dtype is not None:
+        return f"Tensor(shape={list(shape)}, dtype={dtype})"
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def is_concrete(value) -> bool:
+    shape = getattr(value, "shape", None)
+    if shape is None:
+        return True
+    return all(isinstance(dim, int) and dim >= 0 for dim in shape)

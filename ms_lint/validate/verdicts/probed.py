@@ -1,0 +1,249 @@
+"""Verdicts from the probes, which run what compiles: parameters lost in plain containers, random values drawn
+once, a dict output, state a host write never reaches; a type built alone, a host method called, a name looked up
+and a method called on a bare tensor on the installed MindSpore."""
+from __future__ import annotations
+
+from ms_lint.findings import Finding
+from ms_lint.validate.expectations import (
+    expectation_for,
+    missing_name,
+    tensor_method,
+)
+from ms_lint.validate.verdicts.base import (
+    CONFIRMED_BY_PROBE,
+    CONFIRMED_KINDS,
+    DECIDED,
+    INCONCLUSIVE,
+    NOT_REPRODUCED,
+    Verdict,
+    said,
+)
+
+
+def looked_up(context, finding: Finding, verdict: Verdict) -> Verdict:
+    """An MS607 or MS602 finding no build or compile decided (a host method the graph never calls, a line behind
+    another stop): decided by what the worker found on the installed MindSpore, the name looked up (MS607) or
+    the method called on a Tensor and a Parameter (MS602)."""
+    if verdict.verdict in DECIDED:
+        return verdict
+    why = f"; the line itself was not decided: {verdict.message}" if verdict.message else ""
+    if finding.code == "MS602":
+        return _called_on_tensors(context, finding, verdict, why)
+    if finding.code != "MS607":
+        return verdict
+    name = missing_name(finding)
+    found = ((context.outcome.probes or {}).get("api") or {}).get(name) if name else None
+    if found is None:
+        return verdict
+    if found:
+        return context.make(finding, NOT_REPRODUCED, f"the installed MindSpore has {name}{why}")
+    return context.make(finding, CONFIRMED_BY_PROBE,
+                        f"the installed MindSpore has no {name}: looked up in the worker, the line raises "
+                        f"AttributeError (ImportError in an import) wherever it runs{why}")
+
+
+def _called_on_tensors(context, finding: Finding, verdict: Verdict, why: str) -> Verdict:
+    method = tensor_method(finding)
+    calls = ((context.outcome.probes or {}).get("tensor_methods") or {}).get(method) if method else None
+    if not calls:
+        return verdict
+    ran = [result["call"] for result in calls.values() if result.get("ran")]
+    if ran:
+        return context.make(finding, NOT_REPRODUCED, f"{ran[0]} runs on the installed MindSpore{why}")
+    expectation = expectation_for(finding.code)
+    if not all(expectation.error_matches(result.get("type") or "", result.get("message") or "")
+               for result in calls.values()):
+        return verdict
+    tensor = calls.get("Tensor") or next(iter(calls.values()))
+    first = said(tensor)[0]
+    return context.make(finding, CONFIRMED_BY_PROBE,
+                        f"{tensor['call']} raises {first} on the installed MindSpore, and so does the call on a "
+                        f"Parameter: the line raises wherever it runs on a tensor{why}", compiler_message=first)
+
+
+def built_alone(context, finding: Finding, verdict: Verdict) -> Verdict:
+    """An MS103 finding of a user type built from tensor data that no compile of the unit decided (the compile
+    stopped before its line): decided by the worker's build of that type from a tensor in a Cell of its own,
+    under STRICT. A type MindSpore cannot build there fails wherever a graph builds it; one it can build
+    decides nothing (what the line passes may differ). A line shown to be left out of the graph (``not
+    reached``) stays so: this configuration never builds the type."""
+    if finding.code != "MS103" or verdict.verdict != INCONCLUSIVE or context.level != "strict":
+        return verdict
+    result = ((context.outcome.probes or {}).get("built_alone") or {}).get(str(finding.line))
+    if not result or result.get("compiled") is not False:
+        return verdict
+    expectation = expectation_for(finding.code)
+    if not expectation.error_matches(result.get("type", ""), result.get("message", "")):
+        return verdict
+    first, shown = said(result)
+    return context.make(
+        finding, CONFIRMED_BY_PROBE,
+        f"{result.get('built')} in a Cell that does nothing else fails to compile under STRICT ({shown}): "
+        f"MindSpore cannot build this type from tensor data in a graph; line {finding.line} itself was not "
+        f"decided: {verdict.message}",
+        compiler_message=first)
+
+
+def host_called(context, finding: Finding, verdict: Verdict) -> Verdict:
+    """A finding that raises eagerly too, in a host method the graph never holds (``switch_to_deploy``):
+    decided by the worker's call of that method on a built instance, which either raised at the line as the
+    rule says, or ran the line without error. A call that never got to the line decides nothing."""
+    if verdict.verdict in CONFIRMED_KINDS:
+        return verdict
+    method = next((name for name, lines in (getattr(context.job, "host_calls", None) or {}).items()
+                   if finding.line in lines), None)
+    result = ((context.outcome.probes or {}).get("host") or {}).get(method or "")
+    if result and "skipped" in result:
+        verdict.notes.append(f"{method}() was not called on a {context.job.qualname}: {result['skipped']}")
+        return verdict
+    if not result or "ran" not in result:
+        return verdict
+    who = f"{method}(), called in PyNative on a {context.job.qualname} built for it,"
+    error = result.get("error") or {}
+    first, shown = said(error)
+    if error.get("line") == finding.line:
+        if expectation_for(finding.code).error_matches(error.get("type") or "", error.get("message") or ""):
+            return context.make(finding, CONFIRMED_BY_PROBE, f"{who} raised at this line: {shown}",
+                                compiler_message=first)
+        verdict.notes.append(f"{who} raised at this line, not as the rule says: {shown}")
+        return verdict
+    if finding.line in result["ran"]:
+        return context.make(finding, NOT_REPRODUCED, f"{who} ran line {finding.line} without error"
+                            + (f" (it raised later: {shown})" if error else ""))
+    if error:
+        where = f"at line {error['line']}" if error.get("line") else "outside this file"
+        verdict.notes.append(f"{who} raised {where} before reaching line {finding.line}: {shown}")
+    else:
+        verdict.notes.append(f"{who} returned without running line {finding.line}")
+    return verdict
+
+
+def parameter_verdict(context, finding: Finding, compiled: bool) -> Verdict:
+    probe = (context.outcome.probes or {}).get("parameters")
+    if not probe:
+        return context.make(finding, INCONCLUSIVE, "the parameter probe did not run (no instance was built)")
+    if "error" in probe:
+        return context.make(finding, INCONCLUSIVE, f"the parameter probe failed: {probe['error']}")
+    attribute = context.job.container_attributes.get(finding.line)
+    containers = probe.get("containers") or []
+    candidates = [c for c in containers if c["attribute"] == attribute] if attribute else containers
+    lost = [c for c in candidates if c.get("missing_count")]
+    holder = _holders(lost or candidates) or (f"self.{attribute}" if attribute else "plain containers")
+    if lost:
+        count = sum(c["missing_count"] for c in lost)
+        names = [name for c in lost for name in c["missing"]]
+        shown = ", ".join(names[:6]) + (", ..." if count > 6 else "")
+        kinds = "/".join(sorted({c["kind"] for c in lost}))
+        message = (f"trainable_params() misses {count} parameter(s) held in the plain {kinds} {holder}: "
+                   f"{shown}; they are never trained or saved")
+        duplicates = probe.get("duplicate_names") or []
+        if duplicates:
+            message += f"; parameter names used twice: {', '.join(duplicates[:6])}"
+        return context.make(finding, CONFIRMED_BY_PROBE, message)
+    if candidates:
+        cells = sum(c["cells"] for c in candidates)
+        parameters = sum(c["parameters"] for c in candidates)
+        held = sum(c.get("held_parameters", 0) for c in candidates)
+        prefix = "compiles; " if compiled else ""
+        if held == 0:
+            return context.make(
+                finding, NOT_REPRODUCED,
+                f"{prefix}{holder} holds {cells} Cell(s) without parameters, so trainable_params() misses "
+                f"nothing",
+            )
+        what = ", ".join(part for part in (f"{cells} Cell(s)" if cells else "",
+                                           f"{parameters} Parameter(s)" if parameters else "") if part)
+        return context.make(
+            finding, NOT_REPRODUCED,
+            f"{prefix}{holder} holds {what} whose {held} parameter(s) are all registered through other "
+            f"attributes, so trainable_params() misses none",
+        )
+    return context.make(
+        finding, INCONCLUSIVE,
+        f"{holder} held no Cells or Parameters once the instance was built, so the probe saw nothing "
+        f"(is it filled later? register an example that builds it fully)",
+        example=context.example_text(),
+    )
+
+
+def randomness_verdict(context, finding: Finding) -> Verdict:
+    probe = (context.outcome.probes or {}).get("randomness") or {}
+    if "skipped" in probe:
+        return context.make(finding, INCONCLUSIVE, f"the randomness probe was skipped: {probe['skipped']}",
+                            example=context.example_text(concrete=True))
+    if "error" in probe:
+        return context.make(finding, INCONCLUSIVE, f"the randomness probe failed: {probe['error']}")
+    if not probe:
+        return context.make(finding, INCONCLUSIVE, "the randomness probe did not run",
+                            example=context.example_text(concrete=True))
+    if probe.get("graph_repeats") and not probe.get("pynative_repeats"):
+        return context.make(
+            finding, CONFIRMED_BY_PROBE,
+            "two calls on the same input return identical outputs in GRAPH_MODE and different ones in "
+            "PyNative: the random value is drawn once at compile time",
+        )
+    if not probe.get("graph_repeats"):
+        return context.make(finding, NOT_REPRODUCED, "two GRAPH_MODE calls on the same input return different "
+                            "outputs: the random value is not frozen")
+    return context.make(finding, INCONCLUSIVE, "outputs repeat in PyNative too: for this example the random "
+                        "value does not reach the output")
+
+
+def _probe_result(context, finding: Finding, name: str) -> tuple[dict, Verdict | None]:
+    """The probe's result, or the inconclusive verdict when it did not give one."""
+    probe = (context.outcome.probes or {}).get(name) or {}
+    if "skipped" in probe:
+        return probe, context.make(finding, INCONCLUSIVE, f"the {name} probe was skipped: {probe['skipped']}",
+                                   example=context.example_text(concrete=True))
+    if "error" in probe:
+        return probe, context.make(finding, INCONCLUSIVE, f"the {name} probe failed: {probe['error']}")
+    if not probe:
+        return probe, context.make(finding, INCONCLUSIVE, f"the {name} probe did not run",
+                                   example=context.example_text(concrete=True))
+    return probe, None
+
+
+def output_verdict(context, finding: Finding) -> Verdict:
+    probe, inconclusive = _probe_result(context, finding, "output")
+    if inconclusive is not None:
+        return inconclusive
+    graph, pynative = probe.get("graph_type"), probe.get("pynative_type")
+    if pynative == "dict" and graph != "dict":
+        keys = ", ".join(repr(key) for key in probe.get("keys") or [])
+        return context.make(
+            finding, CONFIRMED_BY_PROBE,
+            f"the Cell returns a dict ({keys}) in PyNative and a {graph} in GRAPH_MODE under "
+            f"{context.level.upper()}: indexing its result by key fails in the caller",
+        )
+    if graph == "dict":
+        return context.make(finding, NOT_REPRODUCED, f"GRAPH_MODE under {context.level.upper()} returns the dict")
+    return context.make(finding, INCONCLUSIVE, f"for this example the Cell returns a {pynative} in PyNative, "
+                        "not a dict")
+
+
+def state_verdict(context, finding: Finding) -> Verdict:
+    probe, inconclusive = _probe_result(context, finding, "state")
+    if inconclusive is not None:
+        return inconclusive
+    changed = ", ".join(probe.get("changed") or [])
+    if probe.get("graph_unchanged") and not probe.get("pynative_unchanged"):
+        return context.make(
+            finding, CONFIRMED_BY_PROBE,
+            f"changing {changed} between two calls changes the output in PyNative and not in GRAPH_MODE: "
+            "the graph keeps the value of its first call",
+        )
+    if not probe.get("graph_unchanged"):
+        return context.make(finding, NOT_REPRODUCED, f"changing {changed} between two calls changes the "
+                            "GRAPH_MODE output too")
+    return context.make(finding, INCONCLUSIVE, f"changing {changed} does not change the output in PyNative "
+                        "either: for this example the value does not reach the output")
+
+
+def _holders(containers: list[dict]) -> str:
+    names = []
+    for container in containers:
+        owner = f"{container['owner']}." if container.get("owner") else ""
+        name = f"self.{owner}{container['attribute']}"
+        if name not in names:
+            names.append(name)
+    return ", ".join(names)
