@@ -16,6 +16,7 @@ from typing import Sequence
 
 from ms_lint.commands import ERROR_PREFIX
 from ms_lint.config import OUTPUT_FORMATS, ConfigError, LintOptions, resolve_options
+from ms_lint.target import SILENCED_BY
 
 # Below this many files a process pool costs more than it saves, unless --jobs asks for one.
 AUTO_PARALLEL_MIN_FILES = 24
@@ -73,8 +74,14 @@ def register(subparsers) -> None:
                        help="graph (default): Cells run in GRAPH_MODE unless a module says otherwise; "
                        "pynative: only @jit code is compiled")
     model.add_argument("--ms-syntax-level", metavar="LEVEL",
-                       help="strict (default): report what fails under STRICT; lax: only what fails or "
-                       "misbehaves under LAX too")
+                       help="strict: report what fails under STRICT; lax: only what fails or misbehaves under LAX "
+                       "too (default: strict where the project selects STRICT or exports MindIR, else lax)")
+    model.add_argument("--ms-device", metavar="DEVICE",
+                       help="ascend, gpu, cpu or any: the device the code runs on (default: the one the project's "
+                       "code names, else any)")
+    model.add_argument("--ms-version", metavar="VERSION",
+                       help="the MindSpore version the code runs with, such as 2.7.1 (default: the installed one, "
+                       "else the project's requirement, else the newest ms-lint knows)")
     model.add_argument("--per-path-ms-mode", metavar="PATTERN:MODE",
                        help="comma-separated PATTERN:MODE pairs: files matching a pattern run their Cells in that "
                        "mode (pkg/eager/*:pynative) unless they call set_context themselves")
@@ -117,6 +124,8 @@ def command_line_options(args: argparse.Namespace) -> dict:
         "filename": _joined(args.filename),
         "ms-mode": args.ms_mode,
         "ms-syntax-level": args.ms_syntax_level,
+        "ms-device": args.ms_device,
+        "ms-version": args.ms_version,
         "per-path-ms-mode": args.per_path_ms_mode,
         "disable-noqa": args.disable_noqa,
         "jobs": args.jobs,
@@ -152,20 +161,52 @@ def run_check(args: argparse.Namespace) -> int:
         from ms_lint.result_cache import default_directory
 
         cache_dir = os.path.abspath(args.cache_dir) if args.cache_dir else default_directory()
+    targets = targets_of(files, options, args.stdin_display_name)
     outcome = check_files(files, options, stdin_display_name=args.stdin_display_name, cache_dir=cache_dir)
     if args.verbose:
         print(f"ms-lint: {outcome.files_checked} file(s) checked, {outcome.from_cache} of them from the cache",
               file=sys.stderr)
-    report = render(outcome.reported, options.format, files_checked=outcome.files_checked, errors=outcome.errors)
+    report = render(outcome.reported, options.format, files_checked=outcome.files_checked, errors=outcome.errors,
+                    targets=[target.to_dict() for target in targets])
     try:
         _write(report, args.output_file)
     except OSError as exc:
         return _error(f"{args.output_file}: cannot write the report ({exc.strerror or exc})")
     for error in outcome.errors:
         print(f"{ERROR_PREFIX}{error}", file=sys.stderr)
+    for line in target_lines(targets, outcome.silenced):
+        print(line, file=sys.stderr)
     if outcome.errors:
         return 2
     return 1 if outcome.reported and not args.exit_zero else 0
+
+
+def targets_of(files: Sequence[str], options: LintOptions, stdin_display_name: str = "stdin") -> list:
+    """The targets the files are checked against, one per project, in the order the files come; inferring them
+    here, before any worker process starts, lets the workers inherit what was read."""
+    targets = []
+    for path in files:
+        target = options.target_for(stdin_display_name if path == STDIN else path)
+        if target not in targets:
+            targets.append(target)
+    return targets
+
+
+def target_lines(targets: Sequence, silenced: Sequence) -> list[str]:
+    """What the run assumed, for standard error: ``target: MindSpore 2.7.1 (installed) · Ascend (train.py:6) ·
+    graph · LAX (MindSpore's default)``, and how many findings hold only on another target, with the setting that
+    shows them."""
+    lines = [f"target: {target.describe()}" for target in targets]
+    settings: dict[str, int] = {}
+    for item in silenced:
+        setting = item.properties.get(SILENCED_BY, "")
+        settings[setting] = settings.get(setting, 0) + 1
+    for setting, count in sorted(settings.items()):
+        lines.append(f"target: {count} finding(s) hold only on another device; --{setting} shows them")
+    if any(target.syntax_level == "lax" and target.origin("syntax_level") != "option" for target in targets):
+        lines.append("target: findings that hold under STRICT only are not reported; --ms-syntax-level=strict "
+                     "shows them")
+    return lines
 
 
 def fix_files(files: Sequence[str], options: LintOptions, args: argparse.Namespace) -> int | None:
@@ -257,6 +298,8 @@ class Outcome:
     """What a run found: the reported findings, the files that could not be read, how many files were checked."""
 
     reported: list = field(default_factory=list)
+    # findings that hold only on another target (their properties name the setting that would show them)
+    silenced: list = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     files_checked: int = 0
     from_cache: int = 0
@@ -264,6 +307,17 @@ class Outcome:
 
 def lint_source(source: str, path: str, options: LintOptions) -> list:
     """The reported findings for ``source`` shown as ``path``: selection, per-file ignores and ``# noqa`` applied."""
+    return shown(_lint_source(source, path, options))
+
+
+def shown(items: list) -> list:
+    """The findings to report: without those that hold only on another target."""
+    return [item for item in items if SILENCED_BY not in item.properties]
+
+
+def _lint_source(source: str, path: str, options: LintOptions) -> list:
+    """``lint_source``'s findings, followed by those that hold only on another target (``SILENCED_BY`` in their
+    properties), selected and ``# noqa``-filtered alike."""
     from ms_lint.engine import SYNTAX_ERROR, check_source
     from ms_lint.noqa import file_is_skipped, without_noqa
     from ms_lint.output import Reported, region_of
@@ -278,15 +332,26 @@ def lint_source(source: str, path: str, options: LintOptions) -> list:
     # Every rule runs, as in the flake8 plugin, so that a rule that replaces another's finding on the same node
     # does so here too; the selection filters afterwards.
     # A file that does not parse is reported as flake8 reports it (E999), whatever the selection.
-    findings = [f for f in check_source(source, path, options.settings, RULES_BY_CODE, report_syntax_errors=True)
+    silenced: list = []
+    findings = [f for f in check_source(source, path, options.settings, RULES_BY_CODE, report_syntax_errors=True,
+                                        silenced=silenced)
                 if f.code in selected or f.code == SYNTAX_ERROR]
+    silenced = [f for f in silenced if f.code in selected]
     if findings and not options.disable_noqa:
         findings = without_noqa(findings, lines)
-    return [Reported(replace(finding, node=None), region_of(finding, lines)) for finding in findings]
+    if silenced and not options.disable_noqa:
+        silenced = without_noqa(silenced, lines)
+    return [*(Reported(replace(finding, node=None), region_of(finding, lines)) for finding in findings),
+            *(Reported(replace(finding, node=None), properties={SILENCED_BY: finding.data[SILENCED_BY]})
+              for finding in silenced)]
 
 
 def lint_bytes(data: bytes, path: str, options: LintOptions) -> list:
     """``lint_source`` for a file's bytes; a file Python cannot decode is reported as flake8's E902."""
+    return shown(_lint_bytes(data, path, options))
+
+
+def _lint_bytes(data: bytes, path: str, options: LintOptions) -> list:
     from ms_lint.engine import decode_error
     from ms_lint.model.source import decode_source
     from ms_lint.output import Reported
@@ -295,7 +360,7 @@ def lint_bytes(data: bytes, path: str, options: LintOptions) -> list:
         source = decode_source(data, strict=True)
     except (UnicodeDecodeError, LookupError) as exc:
         return [Reported(decode_error(path, data, exc))] if options.selected_codes(path) else []
-    return lint_source(source, path, options)
+    return _lint_source(source, path, options)
 
 
 def _read_bytes(path: str) -> bytes:
@@ -306,27 +371,33 @@ def _read_bytes(path: str) -> bytes:
 def lint_path(path: str, options: LintOptions, cache=None) -> tuple[list, str | None]:
     """``(reported findings, None)``, or ``([], why)`` when the file cannot be read."""
     reported, error, _ = _lint_path(path, options, cache)
-    return reported, error
+    return shown(reported), error
 
 
 def _lint_path(path: str, options: LintOptions, cache) -> tuple[list, str | None, bool]:
-    """``lint_path``, through ``cache`` (a ``ResultCache`` or None); the last item: whether the cache answered."""
+    """``lint_path``, through ``cache`` (a ``ResultCache`` or None), with the findings that hold only on another
+    target; the last item: whether the cache answered."""
     try:
         data = _read_bytes(path)
     except OSError as exc:
         return [], f"{path}: cannot read it ({exc.strerror or exc})", False
     if cache is None:
-        return lint_bytes(data, path, options), None, False
-    reported, hit = cached_lint(data, path, options, cache)
+        return _lint_bytes(data, path, options), None, False
+    reported, hit = _cached_lint(data, path, options, cache)
     return reported, None, hit
 
 
 def cached_lint(data: bytes, path: str, options: LintOptions, cache) -> tuple[list, bool]:
     """``(lint_bytes(...), whether it came from cache)``; a new result is stored in ``cache``."""
+    reported, hit = _cached_lint(data, path, options, cache)
+    return shown(reported), hit
+
+
+def _cached_lint(data: bytes, path: str, options: LintOptions, cache) -> tuple[list, bool]:
     from ms_lint.model.project import recording_lookups
     from ms_lint.result_cache import entry_key
 
-    key = entry_key(path, data, options.fingerprint())
+    key = entry_key(path, data, options.fingerprint_for(path))
     stored = cache.get(key)
     if stored is not None:
         try:
@@ -334,7 +405,7 @@ def cached_lint(data: bytes, path: str, options: LintOptions, cache) -> tuple[li
         except (TypeError, ValueError, KeyError):
             pass  # an entry of another shape: check the file
     with recording_lookups() as lookups:
-        reported = lint_bytes(data, path, options)
+        reported = _lint_bytes(data, path, options)
     cache.put(key, lookups, [_reported_to(item) for item in reported])
     return reported, False
 
@@ -344,6 +415,15 @@ def _reported_to(item) -> list:
     return [finding.path, finding.line, finding.col, finding.code, finding.message, finding.scope,
             None if region is None else [region.start_line, region.start_column, region.end_line, region.end_column],
             dict(item.properties), dict(finding.data)]
+
+
+def stored_findings_shown(stored: list) -> int:
+    """How many of a cache entry's findings are reported (not held only on another target); -1 for an entry of
+    another shape."""
+    try:
+        return len(shown([_reported_from(item) for item in stored]))
+    except (TypeError, ValueError, KeyError):
+        return -1
 
 
 def _reported_from(stored: list):
@@ -408,7 +488,7 @@ def check_files(files: Sequence[str], options: LintOptions, *, stdin_display_nam
     outcome = Outcome()
     paths = [path for path in files if path != STDIN]
     if len(paths) != len(files):
-        outcome.reported.extend(lint_bytes(read_stdin_bytes(), stdin_display_name, options))
+        outcome.reported.extend(_lint_bytes(read_stdin_bytes(), stdin_display_name, options))
         outcome.files_checked += 1
     for reported, error, cached in _lint_paths(paths, options, cache_dir):
         outcome.reported.extend(reported)
@@ -417,6 +497,8 @@ def check_files(files: Sequence[str], options: LintOptions, *, stdin_display_nam
             outcome.from_cache += cached
         else:
             outcome.errors.append(error)
+    outcome.silenced = [item for item in outcome.reported if SILENCED_BY in item.properties]
+    outcome.reported = shown(outcome.reported)
     outcome.reported.sort(key=lambda r: (r.finding.path, r.finding.line, r.finding.col, r.finding.code))
     return outcome
 
