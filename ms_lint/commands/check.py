@@ -163,6 +163,8 @@ def run_check(args: argparse.Namespace) -> int:
         cache_dir = os.path.abspath(args.cache_dir) if args.cache_dir else default_directory()
     targets = targets_of(files, options, args.stdin_display_name)
     outcome = check_files(files, options, stdin_display_name=args.stdin_display_name, cache_dir=cache_dir)
+    for line in target_lines(targets, outcome.silenced):
+        print(line, file=sys.stderr)
     if args.verbose:
         print(f"ms-lint: {outcome.files_checked} file(s) checked, {outcome.from_cache} of them from the cache",
               file=sys.stderr)
@@ -174,8 +176,6 @@ def run_check(args: argparse.Namespace) -> int:
         return _error(f"{args.output_file}: cannot write the report ({exc.strerror or exc})")
     for error in outcome.errors:
         print(f"{ERROR_PREFIX}{error}", file=sys.stderr)
-    for line in target_lines(targets, outcome.silenced):
-        print(line, file=sys.stderr)
     if outcome.errors:
         return 2
     return 1 if outcome.reported and not args.exit_zero else 0
