@@ -147,26 +147,22 @@ def target_from_settings(settings: Settings, path: str = "") -> Target:
     the module's documentation). Each project is read once per process."""
     project = project_facts(path) if path and (not settings.device or not settings.syntax_level
                                                or not settings.version) else None
-    origins = [("mode", "option" if settings.mode != "graph" else "default")]
-    if settings.syntax_level:
-        level = settings.syntax_level
-        origins.append(("syntax_level", "option"))
-    else:
-        level, origin = project.level if project is not None else ("lax", "default")
-        origins.append(("syntax_level", origin))
-    if settings.device:
-        device = settings.device
-        origins.append(("device", "option"))
-    else:
-        device, origin = project.device if project is not None else ("any", "default")
-        origins.append(("device", origin))
-    if settings.version:
-        version = settings.version
-        origins.append(("version", "option"))
-    else:
-        version, origin = inferred_version(project.root if project is not None else "")
-        origins.append(("version", origin))
-    return Target(device=device, version=version, mode=settings.mode, syntax_level=level, origins=tuple(origins))
+    origins = {"mode": "option" if settings.mode != "graph" else "default"}
+
+    def part(name: str, value: str, infer) -> str:
+        if value:
+            origins[name] = "option"
+            return value
+        value, origins[name] = infer()
+        return value
+
+    level = part("syntax_level", settings.syntax_level,
+                 lambda: project.level if project is not None else ("lax", "default"))
+    device = part("device", settings.device, lambda: project.device if project is not None else ("any", "default"))
+    version = part("version", settings.version,
+                   lambda: inferred_version(project.root if project is not None else ""))
+    return Target(device=device, version=version, mode=settings.mode, syntax_level=level,
+                  origins=tuple(origins.items()))
 
 
 # --------------------------------------------------------------------------------------------- the project's facts
@@ -254,8 +250,7 @@ def _python_files(directory: str, recursive: bool) -> Iterable[str]:
             try:
                 if entry.is_dir(follow_symlinks=False):
                     if recursive and not name.startswith(".") and name not in _SKIPPED_DIRECTORIES and not \
-                            name.endswith((".egg-info", ".dist-info")) and not os.path.exists(
-                                os.path.join(entry.path, "pyvenv.cfg")):
+                            name.endswith((".egg-info", ".dist-info")) and not _own_project(entry.path):
                         subdirectories.append(entry.path)
                 elif name.endswith(".py") and entry.is_file() and entry.stat().st_size <= MAX_SCANNED_BYTES:
                     count += 1
@@ -265,6 +260,11 @@ def _python_files(directory: str, recursive: bool) -> Iterable[str]:
             except OSError:
                 continue
         pending.extend(reversed(subdirectories))
+
+
+def _own_project(directory: str) -> bool:
+    """A virtual environment, or a project of its own (a sample or a sub-project), which its files' target reads."""
+    return any(os.path.exists(os.path.join(directory, name)) for name in ("pyvenv.cfg", *PROJECT_MARKERS))
 
 
 def is_test_path(relative: str) -> bool:

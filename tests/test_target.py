@@ -168,7 +168,8 @@ def test_comments_other_exports_and_lax_leave_the_default(tmp_path, says):
 def test_the_strict_option_asks_for_strict_everywhere(tmp_path):
     model = app(tmp_path / "app", OUTPUT, train="import mindspore as ms\nms.set_context(jit_syntax_level=ms.LAX)\n")
     assert codes(model, syntax_level="strict") == ["MS103"]
-    selects = app(tmp_path / "strict", OUTPUT, train="import mindspore as ms\nms.set_context(jit_syntax_level=ms.STRICT)\n")
+    selects = app(tmp_path / "strict", OUTPUT,
+                  train="import mindspore as ms\nms.set_context(jit_syntax_level=ms.STRICT)\n")
     assert codes(selects, syntax_level="lax") == []
 
 

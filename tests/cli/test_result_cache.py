@@ -167,7 +167,8 @@ def test_cache_dir_and_parallel_jobs(project, tmp_path):
 def test_cached_results_are_those_of_an_uncached_run(tmp_path):
     root = tmp_path / "sample"
     shutil.copytree(SAMPLE_PROJECT, root)
-    plain = run_process("check", "--isolated", "--ms-syntax-level=strict", "--no-cache", "--format", "json", ".", cwd=root)
+    plain = run_process("check", "--isolated", "--ms-syntax-level=strict", "--no-cache", "--format", "json", ".",
+                        cwd=root)
     cold = run_process("check", "--isolated", "--ms-syntax-level=strict", "--format", "json", ".", cwd=root)
     warm = run_process("check", "--isolated", "--ms-syntax-level=strict", "--format", "json", ".", cwd=root)
     assert plain.out == cold.out == warm.out
