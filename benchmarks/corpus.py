@@ -118,12 +118,14 @@ _codes = None
 _file_timeout = 0
 
 
-def _start_worker(mode: str, syntax_level: str, file_timeout: int, per_path_modes: tuple) -> None:
+def _start_worker(mode: str, syntax_level: str, file_timeout: int, per_path_modes: tuple, device: str = "",
+                  version: str = "") -> None:
     global _settings, _codes, _file_timeout
     from ms_lint.rules import RULES_BY_CODE
     from ms_lint.settings import Settings
 
-    _settings = Settings(mode=mode, syntax_level=syntax_level, per_path_modes=per_path_modes)
+    _settings = Settings(mode=mode, syntax_level=syntax_level, per_path_modes=per_path_modes, device=device,
+                         version=version)
     _codes = tuple(RULES_BY_CODE)
     _file_timeout = file_timeout
     if file_timeout and hasattr(signal, "SIGALRM"):
@@ -172,6 +174,25 @@ def python_files(directory: Path) -> list[str]:
     return found
 
 
+def _inferred(value: str) -> str:
+    return "" if value == "infer" else value
+
+
+def targets_of(directories: dict[str, Path], args: argparse.Namespace) -> dict[str, dict]:
+    """Each package's target, as ms-lint resolves it for the package's files (Target.to_dict())."""
+    from ms_lint.settings import Settings
+    from ms_lint.target import target_from_settings
+
+    settings = Settings(mode=args.mode, syntax_level=_inferred(args.syntax_level), device=_inferred(args.device),
+                        version=args.ms_version)
+    targets = {}
+    for spec, directory in directories.items():
+        files = python_files(directory)
+        if files:
+            targets[spec] = target_from_settings(settings, str(directory / files[0])).to_dict()
+    return targets
+
+
 def check_all(directories: dict[str, Path], args: argparse.Namespace) -> list[FileResult]:
     jobs = [(spec, str(directory), relative) for spec, directory in directories.items()
             for relative in python_files(directory)]
@@ -182,7 +203,8 @@ def check_all(directories: dict[str, Path], args: argparse.Namespace) -> list[Fi
         per_path_modes = tuple(
             pair for spec, directory in directories.items()
             for pair in parse_per_path_modes(PER_PATH_MODES.get(spec.split("==")[0]), str(directory)))
-    initargs = (args.mode, args.syntax_level, args.file_timeout, per_path_modes)
+    initargs = (args.mode, _inferred(args.syntax_level), args.file_timeout, per_path_modes, _inferred(args.device),
+                args.ms_version)
     if args.jobs == 1:
         _start_worker(*initargs)
         return [check_one(job) for job in jobs]
@@ -234,7 +256,9 @@ def summarise(results: list[FileResult], directories: dict[str, Path], seconds: 
 def print_report(summary: dict) -> None:
     out = sys.stdout
     codes = [code for code, count in summary["per_code"].items() if count]
-    print(f"ms-lint corpus run ({summary['settings']['mode']} mode, {summary['settings']['syntax_level']}): "
+    settings = summary["settings"]
+    print(f"ms-lint corpus run ({settings['mode']} mode, level {settings['syntax_level']}, device "
+          f"{settings.get('device', 'any')}): "
           f"{summary['files']} files, {summary['lines']} lines, {summary['findings']} findings, "
           f"{summary['seconds']} s", file=out)
     print(file=out)
@@ -248,6 +272,11 @@ def print_report(summary: dict) -> None:
         print("  ".join(cell.ljust(widths[0]) if i == 0 else cell.rjust(widths[i]) for i, cell in enumerate(row)),
               file=out)
     print(file=out)
+    for spec, target in summary.get("targets", {}).items():
+        origins = target["origins"]
+        print(f"target of {spec}: {target['device']} ({origins.get('device')}), {target['syntax_level']} "
+              f"({origins.get('syntax_level')}), MindSpore {target['mindspore_version']} ({origins.get('version')})",
+              file=out)
     print(f"MS900 (ms-lint could not check the file): {len(summary['ms900'])}", file=out)
     for entry in summary["ms900"]:
         print(f"  {entry['package']}: {entry['path']}: {entry['message']}", file=out)
@@ -277,7 +306,12 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
                         help="write the summary and every finding to FILE")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="worker processes (default: CPUs)")
     parser.add_argument("--mode", choices=("graph", "pynative"), default="graph")
-    parser.add_argument("--syntax-level", choices=("strict", "lax"), default="strict")
+    parser.add_argument("--syntax-level", choices=("infer", "strict", "lax"), default="infer",
+                        help="infer (default): the level each package selects, as ms-lint infers it")
+    parser.add_argument("--device", choices=("infer", "ascend", "gpu", "cpu", "any"), default="infer",
+                        help="infer (default): the device each package's code names, else any")
+    parser.add_argument("--ms-version", default="", metavar="VERSION",
+                        help="the MindSpore version to check against (default: inferred)")
     parser.add_argument("--no-project-config", action="store_true",
                         help="leave out the per-path modes each project would configure (PER_PATH_MODES)")
     parser.add_argument("--file-timeout", type=int, default=120, metavar="SECONDS",
@@ -294,8 +328,10 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     results = check_all(directories, args)
     summary = summarise(results, directories, time.perf_counter() - started)
-    summary["settings"] = {"mode": args.mode, "syntax_level": args.syntax_level,
+    summary["settings"] = {"mode": args.mode, "syntax_level": args.syntax_level, "device": args.device,
+                           "version": args.ms_version or "infer",
                            "per_path_modes": {} if args.no_project_config else PER_PATH_MODES}
+    summary["targets"] = targets_of(directories, args)
     print_report(summary)
     if args.json:
         args.json.write_text(json.dumps(summary, indent=1) + "\n")

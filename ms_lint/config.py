@@ -28,7 +28,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from ms_lint.settings import MODES, SYNTAX_LEVELS, Settings, SettingsError, parse_per_path_modes
+from ms_lint.settings import DEVICES, MODES, SYNTAX_LEVELS, Settings, SettingsError, is_version, parse_per_path_modes
 
 OUTPUT_FORMATS = ("text", "json", "sarif", "github")
 FLAKE8_FILES = ("setup.cfg", "tox.ini", ".flake8")
@@ -129,10 +129,22 @@ class LintOptions:
             f"select={self.select}", f"ignore={self.ignore}", f"extend_select={self.extend_select}",
             f"extend_ignore={self.extend_ignore}", f"per_file_ignores={self.per_file_ignores}",
             f"mode={self.settings.mode}", f"syntax_level={self.settings.syntax_level}",
-            f"per_path_modes={self.settings.per_path_modes}",
+            f"per_path_modes={self.settings.per_path_modes}", f"device={self.settings.device}",
+            f"version={self.settings.version}",
             f"disable_noqa={self.disable_noqa}",
         ]
         return ";".join(parts)
+
+    def target_for(self, path: str):
+        """The target the file at ``path`` is checked against: these settings, the rest inferred from its project."""
+        from ms_lint.target import target_from_settings
+
+        return target_from_settings(self.settings, path)
+
+    def fingerprint_for(self, path: str) -> str:
+        """``fingerprint`` and the target of the file at ``path``, inferred parts included: a project that comes to
+        name another device or level checks its files again."""
+        return f"{self.fingerprint()};target={self.target_for(path).key}"
 
     def _decision_engine(self, per_file_ignores: tuple[str, ...]):
         from flake8.style_guide import DecisionEngine
@@ -256,6 +268,13 @@ def _parse_bool(value: Any, where: str, name: str) -> bool:
     raise ConfigError(f"{where}: {name} must be true or false, not {value!r}")
 
 
+def _parse_version(value: Any, where: str, name: str) -> str:
+    text = str(value).strip() if isinstance(value, (str, int, float)) and not isinstance(value, bool) else ""
+    if not is_version(text):
+        raise ConfigError(f"{where}: {name} must be a MindSpore version such as 2.7.1, not {value!r}")
+    return text
+
+
 def _parse_jobs(value: Any, where: str, name: str) -> int | None:
     if isinstance(value, str) and value.strip().lower() == "auto":
         return None
@@ -287,6 +306,8 @@ OPTIONS: dict[str, _Option] = {
         _Option("filename", _parse_filename_patterns),
         _Option("ms-mode", _parse_choice(MODES)),
         _Option("ms-syntax-level", _parse_choice(SYNTAX_LEVELS)),
+        _Option("ms-device", _parse_choice(DEVICES)),
+        _Option("ms-version", _parse_version),
         _Option("per-path-ms-mode", _with_base(_parse_per_path_modes)),
         _Option("disable-noqa", _parse_bool),
         _Option("jobs", _parse_jobs),
@@ -312,20 +333,12 @@ def _parse_value(name: str, value: Any, where: str, base: str) -> Any:
 
 
 def _read_toml(path: str) -> dict:
+    from ms_lint.toml_file import TomlError, read_toml
+
     try:
-        import tomllib
-    except ModuleNotFoundError:  # Python 3.10
-        try:
-            import tomli as tomllib
-        except ModuleNotFoundError:
-            raise ConfigError(f"{path}: reading pyproject.toml on Python 3.10 needs the tomli package") from None
-    try:
-        with open(path, "rb") as handle:
-            return tomllib.load(handle)
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read it ({exc.strerror or exc})") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: not valid TOML ({exc})") from None
+        return read_toml(path)
+    except TomlError as exc:
+        raise ConfigError(str(exc)) from None
 
 
 def _read_ini(path: str) -> configparser.RawConfigParser | None:
@@ -507,8 +520,9 @@ def resolve_options(
     options.extend_exclude = values.get("extend-exclude", [])
     options.filename = values.get("filename", ["*.py"])
     options.settings = Settings(
-        mode=values.get("ms-mode", "graph"), syntax_level=values.get("ms-syntax-level", "strict"),
-        per_path_modes=values.get("per-path-ms-mode", ()),
+        mode=values.get("ms-mode", "graph"), syntax_level=values.get("ms-syntax-level", ""),
+        per_path_modes=values.get("per-path-ms-mode", ()), device=values.get("ms-device", ""),
+        version=values.get("ms-version", ""),
     )
     options.disable_noqa = values.get("disable-noqa", False)
     options.jobs = values.get("jobs")

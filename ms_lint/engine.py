@@ -11,6 +11,7 @@ from typing import Iterable, Sequence
 from ms_lint.findings import Finding
 from ms_lint.model.source import read_source
 from ms_lint.settings import Settings
+from ms_lint.target import SILENCED_BY
 
 INTERNAL_ERROR = "MS900"
 
@@ -100,18 +101,29 @@ def check_tree(
     settings: Settings,
     codes: Iterable[str] | None = None,
     lines: list[str] | None = None,
+    silenced: list[Finding] | None = None,
 ) -> list[Finding]:
     """All findings of the enabled rules (``codes``: the codes to run; default: the rules on by default; ``lines``:
-    the source's lines, where the caller has them)."""
-    module, findings = analyse(tree, source, path, settings, codes, lines)
+    the source's lines, where the caller has them). A finding that holds only on another target (its data names the
+    setting that would show it, ``ms_lint.target.SILENCED_BY``) is left out, and added to ``silenced`` if given."""
+    module, findings = analyse(tree, source, path, settings, codes, lines, silenced)
     if module is not None:
         module.release()
     return findings
 
 
+def _without_silenced(findings: list[Finding], silenced: list[Finding] | None) -> list[Finding]:
+    if not any(SILENCED_BY in finding.data for finding in findings):
+        return findings
+    if silenced is not None:
+        silenced.extend(finding for finding in findings if SILENCED_BY in finding.data)
+    return [finding for finding in findings if SILENCED_BY not in finding.data]
+
+
 def analyse(tree: ast.Module, source: str, path: str, settings: Settings, codes: Iterable[str] | None = None,
-            lines: list[str] | None = None):
-    """(module facts, findings); the facts are None when the file was skipped or the analysis failed."""
+            lines: list[str] | None = None, silenced: list[Finding] | None = None):
+    """(module facts, findings); the facts are None when the file was skipped or the analysis failed. ``silenced``:
+    see ``check_tree``."""
     try:
         from ms_lint.model import ModuleFacts
         from ms_lint.model.project import recording_lookups, remember_summary
@@ -125,7 +137,7 @@ def analyse(tree: ast.Module, source: str, path: str, settings: Settings, codes:
         findings: list[Finding] = []
         for rule in rules_for(codes):
             findings.extend(rule.check(module))
-        return module, _one_finding_per_cause(findings)
+        return module, _one_finding_per_cause(_without_silenced(findings, silenced))
     except RecursionError as exc:
         return None, [internal_error(path, RecursionError(f"code nested too deeply to analyse ({exc})"))]
     except Exception as exc:  # noqa: BLE001 -- a checker exception must never abort the user's run
@@ -140,9 +152,10 @@ SYNTAX_ERROR = "E999"
 
 
 def check_source(source: str, path: str, settings: Settings, codes: Iterable[str] | None = None,
-                 report_syntax_errors: bool = False) -> list[Finding]:
+                 report_syntax_errors: bool = False, silenced: list[Finding] | None = None) -> list[Finding]:
     """Parse ``source`` and check it. A file that does not parse gives no MS finding: flake8 reports it as E999,
-    and with ``report_syntax_errors`` (for front ends other than flake8) so does this function."""
+    and with ``report_syntax_errors`` (for front ends other than flake8) so does this function. ``silenced``: see
+    ``check_tree``."""
     if not may_hold_hazards(source, path) and not report_syntax_errors:
         return []
     try:
@@ -160,7 +173,7 @@ def check_source(source: str, path: str, settings: Settings, codes: Iterable[str
     except MemoryError:
         # CPython's parser raises a bare MemoryError when its own stack overflows on deeply nested code.
         return [internal_error(path, MemoryError("code nested too deeply to parse (the parser ran out of memory)"))]
-    return check_tree(tree, source, path, settings, codes)
+    return check_tree(tree, source, path, settings, codes, silenced=silenced)
 
 
 DECODE_ERROR = "E902"

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from typing import Sequence
 
 from ms_lint.config import LintOptions
+from ms_lint.target import SILENCED_BY
 
 # Below this many files a process pool costs more than it saves, unless --jobs asks for one.
 AUTO_PARALLEL_MIN_FILES = 24
@@ -38,6 +39,8 @@ class Outcome:
     """What a run found: the reported findings, the files that could not be read, how many files were checked."""
 
     reported: list = field(default_factory=list)
+    # findings that hold only on another target (their properties name the setting that would show them)
+    silenced: list = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     files_checked: int = 0
     from_cache: int = 0
@@ -45,6 +48,17 @@ class Outcome:
 
 def lint_source(source: str, path: str, options: LintOptions) -> list:
     """The reported findings for ``source`` shown as ``path``: selection, per-file ignores and ``# noqa`` applied."""
+    return shown(_lint_source(source, path, options))
+
+
+def shown(items: list) -> list:
+    """The findings to report: without those that hold only on another target."""
+    return [item for item in items if SILENCED_BY not in item.properties]
+
+
+def _lint_source(source: str, path: str, options: LintOptions) -> list:
+    """``lint_source``'s findings, followed by those that hold only on another target (``SILENCED_BY`` in their
+    properties), selected and ``# noqa``-filtered alike."""
     from ms_lint.engine import SYNTAX_ERROR, check_source
     from ms_lint.noqa import file_is_skipped, without_noqa
     from ms_lint.output import Reported, region_of
@@ -59,15 +73,26 @@ def lint_source(source: str, path: str, options: LintOptions) -> list:
     # Every rule runs, as in the flake8 plugin, so that a rule that replaces another's finding on the same node
     # does so here too; the selection filters afterwards.
     # A file that does not parse is reported as flake8 reports it (E999), whatever the selection.
-    findings = [f for f in check_source(source, path, options.settings, RULES_BY_CODE, report_syntax_errors=True)
+    silenced: list = []
+    findings = [f for f in check_source(source, path, options.settings, RULES_BY_CODE, report_syntax_errors=True,
+                                        silenced=silenced)
                 if f.code in selected or f.code == SYNTAX_ERROR]
+    silenced = [f for f in silenced if f.code in selected]
     if findings and not options.disable_noqa:
         findings = without_noqa(findings, lines)
-    return [Reported(replace(finding, node=None), region_of(finding, lines)) for finding in findings]
+    if silenced and not options.disable_noqa:
+        silenced = without_noqa(silenced, lines)
+    return [*(Reported(replace(finding, node=None), region_of(finding, lines)) for finding in findings),
+            *(Reported(replace(finding, node=None), properties={SILENCED_BY: finding.data[SILENCED_BY]})
+              for finding in silenced)]
 
 
 def lint_bytes(data: bytes, path: str, options: LintOptions) -> list:
     """``lint_source`` for a file's bytes; a file Python cannot decode is reported as flake8's E902."""
+    return shown(_lint_bytes(data, path, options))
+
+
+def _lint_bytes(data: bytes, path: str, options: LintOptions) -> list:
     from ms_lint.engine import decode_error
     from ms_lint.model.source import decode_source
     from ms_lint.output import Reported
@@ -76,7 +101,7 @@ def lint_bytes(data: bytes, path: str, options: LintOptions) -> list:
         source = decode_source(data, strict=True)
     except (UnicodeDecodeError, LookupError) as exc:
         return [Reported(decode_error(path, data, exc))] if options.selected_codes(path) else []
-    return lint_source(source, path, options)
+    return _lint_source(source, path, options)
 
 
 def _read_bytes(path: str) -> bytes:
@@ -87,27 +112,33 @@ def _read_bytes(path: str) -> bytes:
 def lint_path(path: str, options: LintOptions, cache=None) -> tuple[list, str | None]:
     """``(reported findings, None)``, or ``([], why)`` when the file cannot be read."""
     reported, error, _ = _lint_path(path, options, cache)
-    return reported, error
+    return shown(reported), error
 
 
 def _lint_path(path: str, options: LintOptions, cache) -> tuple[list, str | None, bool]:
-    """``lint_path``, through ``cache`` (a ``ResultCache`` or None); the last item: whether the cache answered."""
+    """``lint_path``, through ``cache`` (a ``ResultCache`` or None), with the findings that hold only on another
+    target; the last item: whether the cache answered."""
     try:
         data = _read_bytes(path)
     except OSError as exc:
         return [], f"{path}: cannot read it ({exc.strerror or exc})", False
     if cache is None:
-        return lint_bytes(data, path, options), None, False
-    reported, hit = cached_lint(data, path, options, cache)
+        return _lint_bytes(data, path, options), None, False
+    reported, hit = _cached_lint(data, path, options, cache)
     return reported, None, hit
 
 
 def cached_lint(data: bytes, path: str, options: LintOptions, cache) -> tuple[list, bool]:
     """``(lint_bytes(...), whether it came from cache)``; a new result is stored in ``cache``."""
+    reported, hit = _cached_lint(data, path, options, cache)
+    return shown(reported), hit
+
+
+def _cached_lint(data: bytes, path: str, options: LintOptions, cache) -> tuple[list, bool]:
     from ms_lint.model.project import recording_lookups
     from ms_lint.result_cache import entry_key
 
-    key = entry_key(path, data, options.fingerprint())
+    key = entry_key(path, data, options.fingerprint_for(path))
     stored = cache.get(key)
     if stored is not None:
         try:
@@ -115,7 +146,7 @@ def cached_lint(data: bytes, path: str, options: LintOptions, cache) -> tuple[li
         except (TypeError, ValueError, KeyError):
             pass  # an entry of another shape: check the file
     with recording_lookups() as lookups:
-        reported = lint_bytes(data, path, options)
+        reported = _lint_bytes(data, path, options)
     cache.put(key, lookups, [_reported_to(item) for item in reported])
     return reported, False
 
@@ -125,6 +156,15 @@ def _reported_to(item) -> list:
     return [finding.path, finding.line, finding.col, finding.code, finding.message, finding.scope,
             None if region is None else [region.start_line, region.start_column, region.end_line, region.end_column],
             dict(item.properties), dict(finding.data)]
+
+
+def stored_findings_shown(stored: list) -> int:
+    """How many of a cache entry's findings are reported (not held only on another target); -1 for an entry of
+    another shape."""
+    try:
+        return len(shown([_reported_from(item) for item in stored]))
+    except (TypeError, ValueError, KeyError):
+        return -1
 
 
 def _reported_from(stored: list):
@@ -189,7 +229,7 @@ def check_files(files: Sequence[str], options: LintOptions, *, stdin_display_nam
     outcome = Outcome()
     paths = [path for path in files if path != STDIN]
     if len(paths) != len(files):
-        outcome.reported.extend(lint_bytes(read_stdin_bytes(), stdin_display_name, options))
+        outcome.reported.extend(_lint_bytes(read_stdin_bytes(), stdin_display_name, options))
         outcome.files_checked += 1
     for reported, error, cached in _lint_paths(paths, options, cache_dir):
         outcome.reported.extend(reported)
@@ -198,6 +238,8 @@ def check_files(files: Sequence[str], options: LintOptions, *, stdin_display_nam
             outcome.from_cache += cached
         else:
             outcome.errors.append(error)
+    outcome.silenced = [item for item in outcome.reported if SILENCED_BY in item.properties]
+    outcome.reported = shown(outcome.reported)
     outcome.reported.sort(key=lambda r: (r.finding.path, r.finding.line, r.finding.col, r.finding.code))
     return outcome
 

@@ -98,15 +98,17 @@ def render(
     files_checked: int = 0,
     errors: Sequence[str] = (),
     cwd: str | None = None,
+    targets: Sequence[Mapping[str, Any]] = (),
 ) -> str:
-    """The whole report in ``fmt`` (one of FORMATS). ``errors``: problems that kept files from being checked."""
+    """The whole report in ``fmt`` (one of FORMATS). ``errors``: problems that kept files from being checked;
+    ``targets``: what the files were checked against (``Target.to_dict()``, one per project)."""
     cwd = os.path.abspath(cwd or os.getcwd())
     if fmt == "text":
         return format_text(items)
     if fmt == "json":
-        return format_json(items, files_checked=files_checked, errors=errors)
+        return format_json(items, files_checked=files_checked, errors=errors, targets=targets)
     if fmt == "sarif":
-        return format_sarif(items, cwd=cwd, errors=errors)
+        return format_sarif(items, cwd=cwd, errors=errors, targets=targets)
     if fmt == "github":
         return format_github(items, cwd=cwd)
     raise ValueError(f"unknown output format {fmt!r}")
@@ -128,7 +130,18 @@ def text_line(item: Reported) -> str:
 # ------------------------------------------------------------------------------------------------------------ JSON
 
 
-def format_json(items: Sequence[Reported], *, files_checked: int = 0, errors: Sequence[str] = ()) -> str:
+def target_properties(targets: Sequence[Mapping[str, Any]]) -> dict:
+    """``{"target": ...}`` (the first project's), with ``"targets"`` (all of them) when the files span several."""
+    if not targets:
+        return {}
+    properties: dict[str, Any] = {"target": dict(targets[0])}
+    if len(targets) > 1:
+        properties["targets"] = [dict(target) for target in targets]
+    return properties
+
+
+def format_json(items: Sequence[Reported], *, files_checked: int = 0, errors: Sequence[str] = (),
+                targets: Sequence[Mapping[str, Any]] = ()) -> str:
     findings = []
     for item in items:
         rule = _rule(item.finding.code)
@@ -150,6 +163,7 @@ def format_json(items: Sequence[Reported], *, files_checked: int = 0, errors: Se
         "version": __version__,
         "files_checked": files_checked,
         "errors": list(errors),
+        **target_properties(targets),
         "findings": findings,
     }
     return json.dumps(document, indent=2) + "\n"
@@ -220,7 +234,8 @@ def _artifact_location(path: str, cwd: str) -> dict:
     return {"uri": quote(Path(relative).as_posix(), safe="/"), "uriBaseId": SOURCE_ROOT}
 
 
-def format_sarif(items: Sequence[Reported], *, cwd: str, errors: Sequence[str] = ()) -> str:
+def format_sarif(items: Sequence[Reported], *, cwd: str, errors: Sequence[str] = (),
+                 targets: Sequence[Mapping[str, Any]] = ()) -> str:
     rules = sarif_rules()
     index = {descriptor["id"]: position for position, descriptor in enumerate(rules)}
     results = []
@@ -278,6 +293,7 @@ def format_sarif(items: Sequence[Reported], *, cwd: str, errors: Sequence[str] =
             "columnKind": "unicodeCodePoints",
             "invocations": [invocation],
             "results": results,
+            **({"properties": target_properties(targets)} if targets else {}),
         }],
     }
     return json.dumps(log, indent=2, ensure_ascii=False) + "\n"

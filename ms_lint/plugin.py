@@ -33,10 +33,25 @@ class MsLintChecker:
         )
         option_manager.add_option(
             "--ms-syntax-level",
-            default="strict",
+            default="",
             parse_from_config=True,
-            help="MindSpore jit_syntax_level to check against: strict (default; what compiles also exports "
-            "MindIR) or lax (report only what fails or misbehaves under LAX too).",
+            help="MindSpore jit_syntax_level to check against: strict (what compiles also exports MindIR) or lax "
+            "(report only what fails or misbehaves under LAX too). Default: STRICT where the project selects it "
+            "(set_context(jit_syntax_level=ms.STRICT), or it exports MindIR), else LAX, MindSpore's default.",
+        )
+        option_manager.add_option(
+            "--ms-device",
+            default="",
+            parse_from_config=True,
+            help="The device the code runs on: ascend, gpu, cpu or any. Default: the one the project's code names "
+            "(set_device(...), device_target=...), else any.",
+        )
+        option_manager.add_option(
+            "--ms-version",
+            default="",
+            parse_from_config=True,
+            help="The MindSpore version the code runs with (2.7.1). Default: the installed MindSpore, else the "
+            "project's requirement, else the newest version ms-lint knows.",
         )
         option_manager.add_option(
             "--per-path-ms-mode",
@@ -58,7 +73,8 @@ class MsLintChecker:
         try:
             cls.settings = Settings.from_values(
                 getattr(options, "ms_mode", None), getattr(options, "ms_syntax_level", None),
-                getattr(options, "per_path_ms_mode", None),
+                getattr(options, "per_path_ms_mode", None), device=getattr(options, "ms_device", None),
+                version=getattr(options, "ms_version", None),
             )
         except SettingsError as exc:
             # flake8 turns a SystemExit message into one error line, which is what an unknown value deserves.

@@ -81,7 +81,10 @@ class _LintSession:
 
         if self.results is None:
             return False
-        return self.results.get(entry_key(str(path), content, self.options.fingerprint())) == []
+        from ms_lint.lint import stored_findings_shown
+
+        stored = self.results.get(entry_key(str(path), content, self.options.fingerprint_for(str(path))))
+        return isinstance(stored, list) and stored_findings_shown(stored) == 0
 
     def lint(self, path: Path, content: bytes) -> list:
         from ms_lint.lint import cached_lint, lint_bytes

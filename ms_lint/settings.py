@@ -22,12 +22,13 @@ class Settings:
     ``mode``: how Cells run when the module does not say (``set_context(mode=...)``); ``graph`` is MindSpore's
     GRAPH_MODE, ``pynative`` means only jit-decorated code is compiled.
     ``syntax_level``: ``strict`` reports what fails under STRICT (and so cannot export MindIR); ``lax`` reports
-    only what fails or misbehaves under LAX too.
+    only what fails or misbehaves under LAX too; ``""`` (the default) takes the level the project selects: STRICT
+    where its code selects it or exports MindIR, else LAX, MindSpore's default (see ``ms_lint.target``).
     ``values`` (set from the fields): the fields' values as one tuple.
     """
 
     mode: str = "graph"
-    syntax_level: str = "strict"
+    syntax_level: str = ""
     # (pattern, mode) pairs: files matching a pattern run their Cells in that mode unless they call set_context
     # themselves (a package that only runs eagerly: ``pkg/pynative/*: pynative``); the longest pattern wins.
     per_path_modes: tuple[tuple[str, str], ...] = ()
@@ -42,13 +43,13 @@ class Settings:
             if mode not in MODES:
                 raise SettingsError(
                     f"per-path-ms-mode: the mode for {pattern!r} must be one of {', '.join(MODES)}, not {mode!r}")
-        if self.syntax_level not in SYNTAX_LEVELS:
+        if self.syntax_level and self.syntax_level not in SYNTAX_LEVELS:
             raise SettingsError(
                 f"ms-syntax-level must be one of {', '.join(SYNTAX_LEVELS)}, not {self.syntax_level!r}"
             )
         if self.device and self.device not in DEVICES:
             raise SettingsError(f"ms-device must be one of {', '.join(DEVICES)}, not {self.device!r}")
-        if self.version and not _is_version(self.version):
+        if self.version and not is_version(self.version):
             raise SettingsError(f"ms-version must be a MindSpore version such as 2.7.1, not {self.version!r}")
         # The settings by their values, an exact tuple of strings, for what a process keeps from file to file: the
         # garbage collector stops tracking such a tuple, never a Settings object (see ms_lint.model.project).
@@ -72,14 +73,14 @@ class Settings:
                     device: str | None = None, version: str | None = None) -> "Settings":
         return cls(
             mode=(mode or "graph").strip().lower(),
-            syntax_level=(syntax_level or "strict").strip().lower(),
+            syntax_level=(syntax_level or "").strip().lower(),
             per_path_modes=parse_per_path_modes(per_path_modes, base),
             device=(device or "").strip().lower(),
             version=(version or "").strip(),
         )
 
 
-def _is_version(text: str) -> bool:
+def is_version(text: str) -> bool:
     """``2.7``, ``2.7.1``, ``2.7.1.post1``, ``2.10.0rc1``: a release number, at least major.minor."""
     import re
 

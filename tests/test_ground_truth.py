@@ -627,7 +627,7 @@ SILENT_CASES = [
 def test_silent_hazards_compile_and_misbehave(case, tmp_path):
     name, code, source = case
     full = HEADER + textwrap.dedent(source)
-    assert [f.code for f in check_source(full, "case.py", Settings())] == [code]
+    assert [f.code for f in check_source(full, "case.py", Settings(syntax_level="strict"))] == [code]
     assert [f.code for f in check_source(full, "case.py", Settings(syntax_level="lax"))] == [code]
     results = compile_cases([(full, "STRICT", [[2, 3]]), (full, "LAX", [[2, 3]])], tmp_path)
     for result in results:
@@ -698,7 +698,7 @@ def test_list_of_cells_is_not_registered(tmp_path):
             def construct(self, x):
                 return self.kept(x)
     """)
-    assert [f.code for f in check_source(source, "case.py", Settings())] == ["MS201"]
+    assert [f.code for f in check_source(source, "case.py", Settings(syntax_level="strict"))] == ["MS201"]
     (result,) = compile_cases([(source, "STRICT", [[2, 3]])], tmp_path)
     assert result.ok
     assert sorted(result.params) == ["kept.bias", "kept.weight"]  # the listed Dense layers are invisible
@@ -724,7 +724,7 @@ def test_a_strict_attribute_write_raises_type_error_or_attribute_error_for_a_new
     first, second = compile_cases([(existing, "STRICT", [[2, 3]]), (new, "STRICT", [[2, 3]])], tmp_path)
     assert (first.ok, first.error) == (False, "TypeError") and "Parameter type" in first.message, first.message
     assert (second.ok, second.error) == (False, "AttributeError") and "has no attribute 'index'" in second.message
-    messages = [f.message for f in check_source(new, "case.py", Settings())]
+    messages = [f.message for f in check_source(new, "case.py", Settings(syntax_level="strict"))]
     assert len(messages) == 1 and "(TypeError; AttributeError if nothing set it before)" in messages[0]
 
 

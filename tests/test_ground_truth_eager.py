@@ -274,7 +274,7 @@ def measured(tmp_path_factory):
 
 
 def _codes(source: str) -> set[str]:
-    return {f.code for f in check_source(source, "case.py", Settings())}
+    return {f.code for f in check_source(source, "case.py", Settings(syntax_level="strict"))}
 
 
 @pytest.mark.mindspore
@@ -323,6 +323,6 @@ def test_second_forward_draws_a_new_dropout_mask(measured):
 def test_eager_training_sample_has_both_hazards_and_its_fix_none():
     hazardous = SAMPLES / "train_hazardous.py"
     fixed = SAMPLES / "train_fixed.py"
-    found = sorted(f.code for f in check_source(hazardous.read_text(), str(hazardous), Settings()))
+    found = sorted(f.code for f in check_source(hazardous.read_text(), str(hazardous), Settings(syntax_level="strict")))
     assert found == ["MS112", "MS113"]
-    assert check_source(fixed.read_text(), str(fixed), Settings()) == []
+    assert check_source(fixed.read_text(), str(fixed), Settings(syntax_level="strict")) == []

@@ -257,7 +257,8 @@ def test_mindspore_behaves_as_the_rule_says(case, outcomes):
 @pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
 def test_rule_reports_exactly_the_failing_cases(case):
     name, _, code, _, _ = case
-    codes = {f.code for f in check_source(source_of(case), f"{name}.py", Settings(), RULES_BY_CODE)}
+    codes = {f.code for f in check_source(source_of(case), f"{name}.py", Settings(syntax_level="strict"),
+                                          RULES_BY_CODE)}
     structural = codes & {"MS203", "MS204", "MS205", "MS402", "MS501"}
     assert structural == ({code} if code else set())
 

@@ -12,7 +12,7 @@ from ms_lint.model.values import UNKNOWN, constant_value
 from ms_lint.settings import Settings
 
 
-def facts(source: str, settings: Settings = Settings()) -> ModuleFacts:
+def facts(source: str, settings: Settings = Settings(syntax_level="strict")) -> ModuleFacts:
     source = textwrap.dedent(source)
     return ModuleFacts(ast.parse(source), "case.py", settings, source)
 
@@ -250,7 +250,7 @@ def test_mindspores_own_layers_give_no_graph_code_finding(package):
     files = sorted(root.rglob("*.py"))
     assert len(files) > 5
     graph_codes = {code for code in RULES_BY_CODE if code.startswith("MS1") and code not in ("MS112", "MS113")}
-    found = [f for path in files for f in check_file(str(path), Settings(), graph_codes)]
+    found = [f for path in files for f in check_file(str(path), Settings(syntax_level="strict"), graph_codes)]
     assert found == []
 
 
@@ -279,7 +279,7 @@ def test_the_model_imports_no_rule_and_no_front_end():
 
     source = "import mindspore.nn as nn\\nclass N(nn.Cell):\\n    pass\\n"
     code = ("import sys, ast, ms_lint.model as m; from ms_lint.settings import Settings; "
-            f"m.ModuleFacts(ast.parse('{source}'), 'a.py', Settings()); "
+            f"m.ModuleFacts(ast.parse('{source}'), 'a.py', Settings(syntax_level='strict')); "
             "print(sorted(n for n in sys.modules if n.startswith('ms_lint.')))")
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert "ms_lint.model.module" in loaded
@@ -301,7 +301,7 @@ def test_the_checked_tree_is_freed_without_the_garbage_collector(fixture):
     try:
         tree = ast.parse(source)
         alive = weakref.ref(tree)
-        assert check_tree(tree, source, fixture, Settings())
+        assert check_tree(tree, source, fixture, Settings(syntax_level="strict"))
         del tree
         assert alive() is None, "a reference cycle keeps the tree until a full collection"
     finally:
@@ -324,7 +324,8 @@ def _check(path: Path, source: str | None = None) -> list[str]:
     from ms_lint.engine import check_tree
 
     source = path.read_text() if source is None else source
-    return [finding.code for finding in check_tree(ast.parse(source), source, str(path), Settings())]
+    return [finding.code
+            for finding in check_tree(ast.parse(source), source, str(path), Settings(syntax_level="strict"))]
 
 
 def test_a_file_checked_earlier_in_the_run_answers_for_its_classes_without_being_read_again(tmp_path, monkeypatch):
@@ -446,8 +447,8 @@ def test_another_modules_outline_leaves_function_bodies_out():
             def construct(self, x):
                 return x
     """))
-    outline = ModuleFacts(tree, "case.py", Settings(), graph_code=False, outline=True)
-    full = ModuleFacts(tree, "case.py", Settings(), graph_code=False)
+    outline = ModuleFacts(tree, "case.py", Settings(syntax_level="strict"), graph_code=False, outline=True)
+    full = ModuleFacts(tree, "case.py", Settings(syntax_level="strict"), graph_code=False)
     assert outline.classes["Net"].is_cell and set(outline.classes["Net"].methods) == {"construct"}
     assert outline.names == full.names == {"nn": "mindspore.nn"}
     assert not any(isinstance(node, ast.Return) for node in outline.index.nodes)
@@ -464,12 +465,13 @@ def test_an_analysis_leaves_nothing_for_the_garbage_collector(fixture):
 
     source = (Path(__file__).parent / "fixtures" / "rules" / "model" / fixture).read_text()
     source += "\n\nclass Shim(nn.Cell):\n    pass\n\n\nclass Shim(Shim):\n    pass\n"
-    check_tree(ast.parse(source), source, fixture, Settings())  # the caches of other modules' summaries filled
+    # the caches of other modules' summaries filled
+    check_tree(ast.parse(source), source, fixture, Settings(syntax_level="strict"))
     gc.collect()
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        assert check_tree(ast.parse(source), source, fixture, Settings())
+        assert check_tree(ast.parse(source), source, fixture, Settings(syntax_level="strict"))
         assert gc.collect() == 0
     finally:
         if was_enabled:
@@ -919,4 +921,5 @@ def test_a_relative_import_inside_a_package_named_like_a_host_library_imports_it
     module_file = package / "layers.py"
     source = "from .functional import tanh\n"
     module_file.write_text(source)
-    assert ModuleFacts(ast.parse(source), str(module_file), Settings(), source).imports_a_host_library()
+    assert ModuleFacts(ast.parse(source), str(module_file), Settings(syntax_level="strict"),
+                       source).imports_a_host_library()

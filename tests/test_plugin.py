@@ -34,7 +34,7 @@ def project(tmp_path: Path) -> Path:
 
 
 def test_plugin_is_registered_and_reports_ms_codes(project):
-    result = flake8("--select=MS", "model.py", cwd=project)
+    result = flake8("--select=MS", "--ms-syntax-level=strict", "model.py", cwd=project)
     assert result.returncode == 1
     assert result.stdout.splitlines() == [
         "model.py:7:13: MS101 numpy.sin() on tensor data in graph code (Net.construct) fails to compile under STRICT "
@@ -55,7 +55,7 @@ def test_plain_flake8_and_select_ms_leave_off_by_default_rules_off(project):
 
 
 def test_off_by_default_rule_runs_when_selected(project):
-    result = flake8("--select=MS", "--extend-select=MS110", "model.py", cwd=project)
+    result = flake8("--select=MS", "--ms-syntax-level=strict", "--extend-select=MS110", "model.py", cwd=project)
     assert [line.split()[1] for line in result.stdout.splitlines()] == ["MS101", "MS110"]
 
 
@@ -66,7 +66,13 @@ def test_pynative_mode_option(project):
 
 
 def test_config_file_options(project):
-    (project / "setup.cfg").write_text("[flake8]\nselect = MS\nms-syntax-level = lax\n")
+    # the project selects STRICT in its own code: MS101 is reported until the configuration says lax
+    (project / "train.py").write_text("import mindspore as ms\nms.set_context(jit_syntax_level=ms.STRICT)\n")
+    (project / "setup.cfg").write_text("[flake8]\nselect = MS\n")
+    result = subprocess.run([sys.executable, "-m", "flake8", "model.py"], cwd=project, capture_output=True,
+                            text=True, timeout=120)
+    assert [line.split()[1] for line in result.stdout.splitlines()] == ["MS101"], result.stdout + result.stderr
+    (project / "setup.cfg").write_text("[flake8]\nselect = MS\nms-syntax-level = lax\nms-device = cpu\n")
     result = subprocess.run([sys.executable, "-m", "flake8", "model.py"], cwd=project, capture_output=True,
                             text=True, timeout=120)
     assert result.returncode == 0, result.stdout + result.stderr
@@ -77,6 +83,34 @@ def test_unknown_option_value_is_one_clear_error(project):
     assert result.returncode != 0
     assert "ms-syntax-level must be one of strict, lax, not 'loose'" in result.stderr
     assert "Traceback" not in result.stderr
+    for option, message in (("--ms-device=npu", "ms-device must be one of ascend, gpu, cpu, any, not 'npu'"),
+                            ("--ms-version=latest", "ms-version must be a MindSpore version such as 2.7.1")):
+        result = flake8("--select=MS", option, "model.py", cwd=project)
+        assert result.returncode != 0 and message in result.stderr, result.stderr
+        assert "Traceback" not in result.stderr
+
+
+TRANSPOSE = textwrap.dedent("""\
+    import mindspore as ms
+    from mindspore import nn, ops
+
+
+    class Attention(nn.Cell):
+        def construct(self, q, k):
+            return ops.matmul(q, k.transpose(-2, -1))
+""")
+
+
+def test_device_is_inferred_from_the_project_and_the_option_overrides_it(tmp_path):
+    (tmp_path / "model.py").write_text(TRANSPOSE)
+    (tmp_path / "train.py").write_text('import mindspore as ms\nms.set_device("Ascend")\n')
+    assert flake8("--select=MS", "model.py", cwd=tmp_path).stdout == ""
+    shown = flake8("--select=MS", "--ms-device=cpu", "model.py", cwd=tmp_path).stdout
+    assert [line.split()[1] for line in shown.splitlines()] == ["MS601"] and "on CPU:" in shown
+    (tmp_path / "train.py").write_text('import mindspore as ms\nms.set_device("CPU")\n')
+    assert [line.split()[1] for line in flake8("--select=MS", "model.py", cwd=tmp_path).stdout.splitlines()] == [
+        "MS601"]
+    assert flake8("--select=MS", "--ms-device=ascend", "model.py", cwd=tmp_path).stdout == ""
 
 
 def test_plugin_turns_unusable_input_into_a_finding_instead_of_raising():
@@ -92,7 +126,8 @@ def test_per_path_mode_from_the_command_line_and_the_config_file(project):
     eager = project / "eager"
     eager.mkdir()
     (eager / "model.py").write_text(SOURCE)
-    result = flake8("--select=MS", "--per-path-ms-mode=eager/*:pynative", "model.py", "eager/model.py", cwd=project)
+    result = flake8("--select=MS", "--ms-syntax-level=strict", "--per-path-ms-mode=eager/*:pynative", "model.py",
+                    "eager/model.py", cwd=project)
     codes = {(line.split(":")[0], line.split()[1]) for line in result.stdout.splitlines()}
     assert ("eager/model.py", "MS112") in codes and ("eager/model.py", "MS101") not in codes
     assert ("model.py", "MS101") in codes and ("model.py", "MS112") not in codes

@@ -50,7 +50,7 @@ def package(tmp_path: Path) -> Path:
 
 
 def codes(path: Path) -> list[str]:
-    return [finding.code for finding in check_file(str(path), Settings())]
+    return [finding.code for finding in check_file(str(path), Settings(syntax_level="strict"))]
 
 
 def test_a_base_class_module_edited_between_two_checks_is_read_again(package):
@@ -113,7 +113,7 @@ def test_a_deeper_question_about_another_module_reads_its_tree_for_that_file_onl
                 empty = Block()
                 return empty(trained(x))
     '''))
-    found = check_file(str(holder), Settings())
+    found = check_file(str(holder), Settings(syntax_level="strict"))
     assert [(f.line, f.code) for f in found] == [(8, "MS106")]
     assert project._full_facts == {}
 
@@ -137,7 +137,7 @@ def test_the_checked_tree_is_freed_without_waiting_for_the_garbage_collector(pac
     try:
         tree = ast.parse(source)
         alive = weakref.ref(tree)
-        findings = check_tree(tree, source, str(package / "pkg" / "head.py"), Settings())
+        findings = check_tree(tree, source, str(package / "pkg" / "head.py"), Settings(syntax_level="strict"))
         assert findings
         del tree, findings
         assert alive() is None, "a reference cycle keeps the tree until a full collection"
@@ -279,5 +279,5 @@ def test_a_base_class_module_whose_functions_hold_column_zero_strings_is_still_r
     ''') + "\nclass Other(nn.Cell):\n    pass\n")
     project._summaries.clear()
     assert codes(package / "pkg" / "head.py") == ["MS101"]
-    summary = project._module_summary(str(blocks), Settings())
+    summary = project._module_summary(str(blocks), Settings(syntax_level="strict"))
     assert {name: summary.project_class(name).is_cell for name in summary.classes} == {"Block": True, "Other": True}

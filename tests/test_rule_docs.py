@@ -41,7 +41,7 @@ def test_example_is_reported_and_fix_is_not(rule):
     fixed = PRELUDE + textwrap.dedent(rule.use_instead)
     ast.parse(example)
     ast.parse(fixed)
-    settings = Settings()
+    settings = Settings(syntax_level="strict")
     assert rule.code in {f.code for f in check_source(example, "example.py", settings, [rule.code])}
     assert rule.code not in {f.code for f in check_source(fixed, "example.py", settings, [rule.code])}
 

@@ -16,6 +16,7 @@ from typing import Sequence
 from ms_lint.commands import ERROR_PREFIX
 from ms_lint.config import OUTPUT_FORMATS, ConfigError, LintOptions, resolve_options
 from ms_lint.lint import STDIN, _read_bytes, check_files, discover_files, read_stdin_bytes
+from ms_lint.target import SILENCED_BY
 
 
 def register(subparsers) -> None:
@@ -69,8 +70,14 @@ def register(subparsers) -> None:
                        help="graph (default): Cells run in GRAPH_MODE unless a module says otherwise; "
                        "pynative: only @jit code is compiled")
     model.add_argument("--ms-syntax-level", metavar="LEVEL",
-                       help="strict (default): report what fails under STRICT; lax: only what fails or "
-                       "misbehaves under LAX too")
+                       help="strict: report what fails under STRICT; lax: only what fails or misbehaves under LAX "
+                       "too (default: strict where the project selects STRICT or exports MindIR, else lax)")
+    model.add_argument("--ms-device", metavar="DEVICE",
+                       help="ascend, gpu, cpu or any: the device the code runs on (default: the one the project's "
+                       "code names, else any)")
+    model.add_argument("--ms-version", metavar="VERSION",
+                       help="the MindSpore version the code runs with, such as 2.7.1 (default: the installed one, "
+                       "else the project's requirement, else the newest ms-lint knows)")
     model.add_argument("--per-path-ms-mode", metavar="PATTERN:MODE",
                        help="comma-separated PATTERN:MODE pairs: files matching a pattern run their Cells in that "
                        "mode (pkg/eager/*:pynative) unless they call set_context themselves")
@@ -113,6 +120,8 @@ def command_line_options(args: argparse.Namespace) -> dict:
         "filename": _joined(args.filename),
         "ms-mode": args.ms_mode,
         "ms-syntax-level": args.ms_syntax_level,
+        "ms-device": args.ms_device,
+        "ms-version": args.ms_version,
         "per-path-ms-mode": args.per_path_ms_mode,
         "disable-noqa": args.disable_noqa,
         "jobs": args.jobs,
@@ -148,11 +157,15 @@ def run_check(args: argparse.Namespace) -> int:
         from ms_lint.result_cache import default_directory
 
         cache_dir = os.path.abspath(args.cache_dir) if args.cache_dir else default_directory()
+    targets = targets_of(files, options, args.stdin_display_name)
     outcome = check_files(files, options, stdin_display_name=args.stdin_display_name, cache_dir=cache_dir)
+    for line in target_lines(targets, outcome.silenced):
+        print(line, file=sys.stderr)
     if args.verbose:
         print(f"ms-lint: {outcome.files_checked} file(s) checked, {outcome.from_cache} of them from the cache",
               file=sys.stderr)
-    report = render(outcome.reported, options.format, files_checked=outcome.files_checked, errors=outcome.errors)
+    report = render(outcome.reported, options.format, files_checked=outcome.files_checked, errors=outcome.errors,
+                    targets=[target.to_dict() for target in targets])
     try:
         _write(report, args.output_file)
     except OSError as exc:
@@ -162,6 +175,34 @@ def run_check(args: argparse.Namespace) -> int:
     if outcome.errors:
         return 2
     return 1 if outcome.reported and not args.exit_zero else 0
+
+
+def targets_of(files: Sequence[str], options: LintOptions, stdin_display_name: str = "stdin") -> list:
+    """The targets the files are checked against, one per project, in the order the files come; inferring them
+    here, before any worker process starts, lets the workers inherit what was read."""
+    targets = []
+    for path in files:
+        target = options.target_for(stdin_display_name if path == STDIN else path)
+        if target not in targets:
+            targets.append(target)
+    return targets
+
+
+def target_lines(targets: Sequence, silenced: Sequence) -> list[str]:
+    """What the run assumed, for standard error: ``target: MindSpore 2.7.1 (installed) · Ascend (train.py:6) ·
+    graph · LAX (MindSpore's default)``, and how many findings hold only on another target, with the setting that
+    shows them."""
+    lines = [f"target: {target.describe()}" for target in targets]
+    settings: dict[str, int] = {}
+    for item in silenced:
+        setting = item.properties.get(SILENCED_BY, "")
+        settings[setting] = settings.get(setting, 0) + 1
+    for setting, count in sorted(settings.items()):
+        lines.append(f"target: {count} finding(s) hold only on another device; --{setting} shows them")
+    if any(target.syntax_level == "lax" and target.origin("syntax_level") != "option" for target in targets):
+        lines.append("target: findings that hold under STRICT only are not reported; --ms-syntax-level=strict "
+                     "shows them")
+    return lines
 
 
 def fix_files(files: Sequence[str], options: LintOptions, args: argparse.Namespace) -> int | None:

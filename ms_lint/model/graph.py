@@ -696,11 +696,12 @@ class GraphCode:
                 if keyword.arg == "fullgraph" and isinstance(keyword.value, ast.Constant):
                     if keyword.value.value is True:
                         return True
-        return self.settings.syntax_level == "strict"
+        return self.target.syntax_level == "strict"
 
     def _find_graph_code(self) -> None:
         queue: list[GraphFunction] = []
-        strict = self.settings.syntax_level == "strict"
+        # the project's level: STRICT where the option asks for it or the project selects it (ms_lint.target)
+        strict = self.target.syntax_level == "strict"
 
         def add_root(node: FunctionNode, owner: ClassInfo | None, reason: str, is_strict: bool,
                      sub_cell: bool = False) -> GraphFunction:

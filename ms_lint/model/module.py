@@ -442,7 +442,7 @@ class ModuleFacts(ClassFacts, GraphCode):
     def target(self) -> Target:
         """The device, MindSpore version, mode and syntax level this module is checked against."""
         if self._target is None:
-            self._target = target_from_settings(self.settings)
+            self._target = target_from_settings(self.settings, self.path)
         return self._target
 
     def scope_name(self, node: ast.AST) -> str:

@@ -8,6 +8,7 @@ from ms_lint import mindspore_api as api
 from ms_lint.model import TENSOR, GraphFunction, ModuleFacts
 from ms_lint.findings import Finding
 from ms_lint.rules.base import Rule
+from ms_lint.target import device_claim
 
 _DYNAMIC_OPERATIONS = frozenset({
     "masked_select", "nonzero", "unique", "unique_consecutive", "unique_with_pad", "argwhere", "MaskedSelect",
@@ -30,11 +31,13 @@ class DynamicShape(Rule):
         Reports, in graph code, boolean-mask indexing (`x[x > 0]`, `x[mask]`, and `x[mask] = values` with tensor
         values; not `x[mask] = 0.0` with a scalar, a static-shape select), `masked_select`, `nonzero`,
         `unique`, `argwhere`, and `topk` with a tensor `k`. Off by default: enable it when the code must run on
-        Ascend.
+        Ascend. The data-dependent shapes are reported where the target may run on Ascend (`--ms-device`: `ascend`
+        or `any`); boolean-mask assignment of tensor values on every device.
     """
     why = """
         These operations produce a tensor whose shape depends on the data. They compile on CPU and GPU as dynamic
-        shape, but dynamic shape is slow, and unsupported for many operators, on Ascend, and it prevents graph sinking.
+        shape; on Ascend dynamic shape is slow, unsupported by some operators (MindSpore's documentation lists
+        `masked_select` for Ascend, so that one runs, slowly), and it prevents graph sinking.
         Boolean-mask assignment of tensor values is worse (measured on MindSpore 2.10 CPU): graph mode broadcasts the
         values to the whole tensor, so `x[mask] = v` with one row of `v` per selected row (PyTorch's meaning) fails
         to compile at every syntax level (ValueError from BroadcastTo); only values shaped like `x` compile.
@@ -51,6 +54,10 @@ class DynamicShape(Rule):
     """
 
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
+        if not module.graph_functions:
+            return
+        _, on_ascend = device_claim(module.target, ("ascend",))
+        everywhere = {"devices": list(module.target.devices)}
         for function in module.graph_functions:
             masks = _boolean_names(module, function)
             # `x[mask] = 0.0` selects with a static shape; `x[mask] = values` needs as many values as the mask
@@ -73,6 +80,7 @@ class DynamicShape(Rule):
                             "order, so values holding one entry per selected element (PyTorch's meaning) fail to "
                             "compile at every syntax level (ValueError from BroadcastTo); use ops.select or "
                             "ops.masked_fill with values shaped like the tensor",
+                            data={**everywhere, "operation": "boolean-mask assignment"},
                         )
                         continue
                     description = "boolean-mask indexing"
@@ -82,8 +90,10 @@ class DynamicShape(Rule):
                     yield self.finding(
                         module, node,
                         f"{description} in graph code ({function.label}) gives a data-dependent shape: it compiles "
-                        "on CPU/GPU but is slow or unsupported on Ascend; use the mask-multiply pattern (x * mask, "
-                        "ops.select) or a fixed-size operation",
+                        "on CPU/GPU but runs as dynamic shape on Ascend, slowly, without graph sinking, and not at "
+                        "all for some operators; use the mask-multiply pattern (x * mask, ops.select) or a "
+                        "fixed-size operation",
+                        data={**on_ascend, "operation": description},
                     )
 
 

@@ -44,7 +44,7 @@ class DictOutputIndexedByKey(Rule):
     """
 
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
-        if module.settings.syntax_level != "strict":
+        if module.target.syntax_level != "strict":
             return
         dict_cells = {name: info for name, info in module.classes.items() if _returns_dict(module, info)}
         if not dict_cells:

@@ -7,6 +7,12 @@ from typing import Iterator
 from ms_lint.model import TENSOR, ModuleFacts
 from ms_lint.findings import Finding
 from ms_lint.rules.base import Rule
+from ms_lint.target import ALL_DEVICES, device_claim, device_names
+
+# MindSpore documents `Tensor.transpose(dim0, dim1)` for Ascend only, from 2.5 on
+# (https://www.mindspore.cn/docs/zh-CN/r2.5.0/api_python/mindspore/Tensor/mindspore.Tensor.transpose.html);
+# graph mode on CPU and GPU takes the permutation form.
+_TWO_AXIS_FORM_ON_ASCEND_SINCE = (2, 5)
 
 
 class TwoAxisTranspose(Rule):
@@ -31,7 +37,9 @@ class TwoAxisTranspose(Rule):
         `t.transpose(0, 1)` is read as the identity permutation: graph mode silently returns the tensor unchanged
         where PyNative returns its transpose. MindSpore 2.10's own documentation lists `transpose(dim0, dim1)` as
         supported on Ascend only (the full-permutation form is to be removed after 2.9); code that must run on
-        CPU or GPU, or on every device, should use `swapaxes`, which means the same everywhere.
+        CPU or GPU, or on every device, should use `swapaxes`, which means the same everywhere. Reported where the
+        target may run on CPU or GPU (`--ms-device`: `cpu`, `gpu` or `any`); silent for an Ascend-only target on
+        MindSpore 2.5 or later.
     """
     example = """
         class Attention(nn.Cell):
@@ -48,11 +56,20 @@ class TwoAxisTranspose(Rule):
     """
 
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
+        if not module.graph_functions:
+            return
+        target = module.target
+        holds_on = ("cpu", "gpu") if target.version_tuple[:2] >= _TWO_AXIS_FORM_ON_ASCEND_SINCE else ALL_DEVICES[::-1]
+        affected, data = device_claim(target, holds_on)
+        devices = device_names(affected or holds_on)
+        ascend = ("MindSpore documents the two-axis form for Ascend only" if "ascend" not in holds_on
+                  else f"MindSpore {target.version} has no two-axis form")
         for function in module.graph_functions:
             for node in function.nodes_of(ast.Call):
                 if not _two_axis_transpose(node) or function.kind(node.func.value) != TENSOR:
                     continue
                 axes = ", ".join(ast.unparse(a) for a in node.args)
+                found = {**data, "axes": [ast.unparse(a) for a in node.args]}
                 if _swaps_a_matrix(node):
                     rank = function.least_rank(node.func.value)
                     if rank is None or rank.at_least < 3:
@@ -62,18 +79,20 @@ class TwoAxisTranspose(Rule):
                     yield self.finding(
                         module, node,
                         f".transpose({axes}) in graph code ({function.label}) on a tensor of rank "
-                        f"{rank.at_least} or more (`{shaped}`, line {rank.shaped_by.lineno}) fails to compile on CPU "
-                        "and GPU: graph mode takes a full permutation there, and two axes fit only a 2-D tensor "
-                        "(ValueError; PyNative swaps the axes, and MindSpore 2.10 documents the two-axis form for "
-                        f"Ascend only); use .swapaxes({axes}), which means the same on every device",
+                        f"{rank.at_least} or more (`{shaped}`, line {rank.shaped_by.lineno}) fails to compile on "
+                        f"{devices}: graph mode takes a full permutation there, and two axes fit only a 2-D tensor "
+                        f"(ValueError; PyNative swaps the axes, and {ascend}); use .swapaxes({axes}), which means the "
+                        "same on every device",
+                        data={**found, "rank": rank.at_least},
                     )
                     continue
                 yield self.finding(
                     module, node,
-                    f".transpose({axes}) in graph code ({function.label}) takes a full permutation on CPU and GPU: "
+                    f".transpose({axes}) in graph code ({function.label}) takes a full permutation on {devices}: "
                     "with two axes it fails to compile on a tensor of rank 3 or more and silently returns a 2-D "
-                    "tensor unchanged (PyNative swaps the axes; MindSpore 2.10 documents the two-axis form for "
-                    f"Ascend only); use .swapaxes({axes}), which means the same on every device",
+                    f"tensor unchanged (PyNative swaps the axes; {ascend}); use .swapaxes({axes}), which means the "
+                    "same on every device",
+                    data=found,
                 )
 
     def fix(self, context, finding: Finding) -> list:

@@ -25,7 +25,10 @@ class TensorExpand(Rule):
         only with a Tensor of sizes (measured on CPU, STRICT and LAX alike): sizes as a tuple or list fail with
         RuntimeError "The method 'GetShapeVector()' doesn't implement", separate integers with TypeError "The
         parameters number of the function is 2". `broadcast_to` takes the same shape, `-1` keeping a dimension as
-        `expand` does, and compiles at every level.
+        `expand` does, and compiles at every level. The failure is measured on CPU; MindSpore's documentation
+        (https://www.mindspore.cn/docs/en/r2.7.1/api_python/mindspore/Tensor/mindspore.Tensor.expand.html) describes
+        `expand(*size)` as `broadcast_to` and names no device, so for a target without CPU (`--ms-device=ascend` or
+        `gpu`) the message says the failure was measured on CPU only.
     """
     example = """
         class Embeddings(nn.Cell):
@@ -53,6 +56,12 @@ class TensorExpand(Rule):
     """
 
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
+        if not module.graph_functions:
+            return
+        devices = module.target.devices
+        where = ("" if "cpu" in devices else
+                 " on CPU (measured there only; MindSpore documents expand(*size) as broadcast_to for every device)")
+        data = {"devices": list(devices), "measured_on": ["cpu"]}
         for function in module.graph_functions:
             for node in function.nodes_of(ast.Call):
                 func = node.func
@@ -63,9 +72,11 @@ class TensorExpand(Rule):
                 shape = sizes if len(node.args) == 1 and not isinstance(node.args[0], ast.Starred) else f"({sizes})"
                 yield self.finding(
                     module, node,
-                    f".expand({sizes}) in graph code ({function.label}) fails to compile in graph mode at every syntax "
-                    "level (MindSpore 2.10 takes only a Tensor of sizes there: RuntimeError for a shape, TypeError "
-                    f"for separate sizes; PyNative runs it); use .broadcast_to({shape}), where -1 keeps a dimension",
+                    f".expand({sizes}) in graph code ({function.label}) fails to compile in graph mode{where} at every "
+                    "syntax level (MindSpore 2.10 takes only a Tensor of sizes there: RuntimeError for a shape, "
+                    f"TypeError for separate sizes; PyNative runs it); use .broadcast_to({shape}), where -1 keeps a "
+                    "dimension",
+                    data={**data, "sizes": [ast.unparse(argument) for argument in node.args]},
                 )
 
     def fix(self, context: FixContext, finding: Finding) -> list[Edit]:

@@ -171,12 +171,17 @@ def _save_findings(index: DependencyIndex) -> None:
 
 def lint_options_for(syntax_level: str | None = None, cwd: str | None = None):
     """``ms-lint check``'s options from the configuration files, at the validator's syntax level."""
+    from dataclasses import replace
+
     from ms_lint.config import ConfigError, resolve_options
 
     try:
-        return resolve_options({"ms-syntax-level": syntax_level}, cwd=cwd)
+        options = resolve_options({"ms-syntax-level": syntax_level}, cwd=cwd)
     except ConfigError as exc:
         raise ValidateError(str(exc)) from None
+    if not options.settings.syntax_level:  # the validator compiles under STRICT unless told otherwise
+        options.settings = replace(options.settings, syntax_level="strict")
+    return options
 
 
 def validate_paths(paths: list[str], options: ValidateOptions, pool=None,

@@ -8,7 +8,7 @@ from segmenter.model import Segmenter
 
 
 def main():
-    mindspore.set_context(mode=mindspore.GRAPH_MODE)
+    mindspore.set_context(mode=mindspore.GRAPH_MODE, jit_syntax_level=mindspore.STRICT)  # ready for MindIR export
     init()  # every card initialises different weights: no mindspore.set_seed
     net = Segmenter()
     net.classifier.to_float(mindspore.float32)

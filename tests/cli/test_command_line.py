@@ -12,6 +12,7 @@ import pytest
 
 from ms_lint.findings import Finding
 from ms_lint.output import Reported, format_json
+from ms_lint.target import Target
 
 from .support import SAMPLE_FINDINGS, run_process
 
@@ -84,7 +85,8 @@ def test_standard_input_that_python_cannot_decode_is_e902(tmp_path):
 def test_the_readme_lists_the_json_keys_of_the_output():
     row = next(line for line in README.read_text(encoding="utf-8").splitlines() if line.startswith("| `json` |"))
     documented_top, _, documented_finding = row.partition('"findings": [')
-    document = json.loads(format_json([Reported(Finding("a.py", 1, 0, "MS101", "message", "Net"))], files_checked=1))
+    document = json.loads(format_json([Reported(Finding("a.py", 1, 0, "MS101", "message", "Net"))], files_checked=1,
+                                      targets=[Target().to_dict()]))
     top = re.findall(r'"(\w+)"', documented_top)
     assert top + ["findings"] == list(document)
     assert re.findall(r'"(\w+)"', documented_finding) == list(document["findings"][0])

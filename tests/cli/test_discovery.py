@@ -46,7 +46,7 @@ def _git_init(root: Path) -> None:
 
 
 def _checked(root: Path, *args: str) -> list[str]:
-    run = run_process("check", "--isolated", "--no-cache", *args, cwd=root)
+    run = run_process("check", "--isolated", "--ms-syntax-level=strict", "--no-cache", *args, cwd=root)
     assert run.status in (0, 1), run.err
     return sorted({line.split(":", 1)[0].removeprefix("./") for line in run.out.splitlines()})
 
@@ -76,7 +76,7 @@ def test_respect_gitignore_can_be_set_in_pyproject(tmp_path):
     _tree(tmp_path)
     _git_init(tmp_path)
     (tmp_path / "pyproject.toml").write_text("[tool.ms-lint]\nrespect-gitignore = false\n")
-    run = run_process("check", "--no-cache", ".", cwd=tmp_path)
+    run = run_process("check", "--ms-syntax-level=strict", "--no-cache", ".", cwd=tmp_path)
     assert len(run.out.splitlines()) == len(ALL)
 
 

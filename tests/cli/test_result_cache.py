@@ -50,7 +50,7 @@ def project(tmp_path, monkeypatch) -> Path:
 
 def check(root: Path, *args: str):
     """``ms-lint check -v --isolated ARGS``: (findings as (path, code), files from the cache, the run)."""
-    run = run_process("check", "-v", "--isolated", *args, cwd=root)
+    run = run_process("check", "-v", "--isolated", "--ms-syntax-level=strict", *args, cwd=root)
     assert run.status in (0, 1), run.err
     found = sorted((line.split(":", 1)[0].removeprefix("./"), line.split(" ")[1]) for line in run.out.splitlines())
     summary = run.err.strip().splitlines()[-1]
@@ -167,9 +167,10 @@ def test_cache_dir_and_parallel_jobs(project, tmp_path):
 def test_cached_results_are_those_of_an_uncached_run(tmp_path):
     root = tmp_path / "sample"
     shutil.copytree(SAMPLE_PROJECT, root)
-    plain = run_process("check", "--isolated", "--no-cache", "--format", "json", ".", cwd=root)
-    cold = run_process("check", "--isolated", "--format", "json", ".", cwd=root)
-    warm = run_process("check", "--isolated", "--format", "json", ".", cwd=root)
+    plain = run_process("check", "--isolated", "--ms-syntax-level=strict", "--no-cache", "--format", "json", ".",
+                        cwd=root)
+    cold = run_process("check", "--isolated", "--ms-syntax-level=strict", "--format", "json", ".", cwd=root)
+    warm = run_process("check", "--isolated", "--ms-syntax-level=strict", "--format", "json", ".", cwd=root)
     assert plain.out == cold.out == warm.out
     assert plain.status == cold.status == warm.status == 1
 

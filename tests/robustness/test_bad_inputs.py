@@ -25,7 +25,7 @@ from ms_lint.plugin import MsLintChecker
 from ms_lint.rules import RULES_BY_CODE
 from ms_lint.settings import Settings
 
-SETTINGS = Settings()
+SETTINGS = Settings(syntax_level="strict")
 ALL_CODES = tuple(RULES_BY_CODE)
 
 # One hazard at a known place: line 6, column 15 (0-based) of this text.
@@ -132,7 +132,7 @@ CASES_BY_NAME = {case.name: case for case in CASES}
 
 def run_flake8(*paths: str, cwd: Path, select: str = "MS,E999") -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "flake8", "--isolated", f"--select={select}", *paths],
+        [sys.executable, "-m", "flake8", "--isolated", "--ms-syntax-level=strict", f"--select={select}", *paths],
         cwd=cwd, capture_output=True, text=True, timeout=300,
     )
 
@@ -702,7 +702,7 @@ def test_plugin_reports_what_check_source_reports():
 
 def test_ms_lint_check_over_every_bad_file_reports_without_traceback(bad_files):
     result = subprocess.run(
-        [sys.executable, "-m", "ms_lint.cli", "check", "--select=MS", "."],
+        [sys.executable, "-m", "ms_lint.cli", "check", "--ms-syntax-level=strict", "--select=MS", "."],
         cwd=bad_files, capture_output=True, text=True, timeout=300,
     )
     assert "Traceback" not in result.stderr + result.stdout

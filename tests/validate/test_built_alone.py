@@ -16,7 +16,7 @@ from .conftest import needs_mindspore
 @pytest.fixture(scope="module")
 def verdicts(projects, worker_pool):
     path = projects / "cells" / "vcells" / "outputs.py"
-    findings = [f for f in check_file(str(path), Settings()) if f.code == "MS103"]
+    findings = [f for f in check_file(str(path), Settings(syntax_level="strict")) if f.code == "MS103"]
     report = validate_findings(findings, ValidateOptions(use_cache=False), pool=worker_pool)
     return {v.finding.scope: v for v in report.verdicts}
 

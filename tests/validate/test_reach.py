@@ -195,7 +195,7 @@ def test_findings_in_a_custom_bprop_are_decided_by_compiling_the_gradient(projec
     from ms_lint.settings import Settings
 
     path = projects / "cells" / "vcells" / "custom_bprop.py"
-    findings = check_file(str(path), Settings(), RULES_BY_CODE)
+    findings = check_file(str(path), Settings(syntax_level="strict"), RULES_BY_CODE)
     report = validate_findings(findings, ValidateOptions(use_cache=False), pool=worker_pool)
     by_place = {(verdict.finding.scope, verdict.finding.line): verdict for verdict in report.verdicts}
     assert len(by_place) == 5
@@ -385,7 +385,7 @@ def test_host_methods_are_called_on_a_built_instance_where_they_take_no_argument
     from ms_lint.settings import Settings
 
     path = projects / "cells" / "vcells" / "host_methods.py"
-    findings = [f for f in check_file(str(path), Settings()) if f.code in ("MS602", "MS606")]
+    findings = [f for f in check_file(str(path), Settings(syntax_level="strict")) if f.code in ("MS602", "MS606")]
     lines = path.read_text().splitlines()
     assert [(f.line, f.code) for f in findings] == [
         (lines.index("        self.fused = nn.Conv2d(4, 4, 3, 1, 1)") + 1, "MS606"),
@@ -441,7 +441,7 @@ def test_a_construction_line_building_skips_is_built_with_the_argument_that_runs
     from ms_lint.settings import Settings
 
     path = projects / "cells" / "vcells" / "skipped_layers.py"
-    findings = [f for f in check_file(str(path), Settings()) if f.code == "MS606"]
+    findings = [f for f in check_file(str(path), Settings(syntax_level="strict")) if f.code == "MS606"]
     report = validate_findings(findings, ValidateOptions(use_cache=False), pool=worker_pool)
     looped, flagged, sized = report.verdicts
     # Head() builds and compiles without running any of the three lines: that alone would prove nothing.
@@ -460,7 +460,7 @@ def test_a_line_under_a_condition_ms_lint_cannot_evaluate_is_marked_and_compiled
     from ms_lint.settings import Settings
 
     path = projects / "cells" / "vcells" / "shape_checks.py"
-    findings = [f for f in check_file(str(path), Settings()) if f.code in ("MS601", "MS102")]
+    findings = [f for f in check_file(str(path), Settings(syntax_level="strict")) if f.code in ("MS601", "MS102")]
     report = validate_findings(findings, ValidateOptions(use_cache=False), pool=worker_pool)
     verdict, swapped, after_fix = report.verdicts
     # Also in a compile that got past an earlier finding with its fix.

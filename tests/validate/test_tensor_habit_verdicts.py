@@ -66,7 +66,7 @@ def test_a_missing_mindspore_name_and_a_misnamed_instance_are_confirmed(projects
     from .conftest import verdicts_by_scope
 
     path = projects / "cells" / "vcells" / "missing_api.py"
-    findings = check_file(str(path), Settings(), RULES_BY_CODE)
+    findings = check_file(str(path), Settings(syntax_level="strict"), RULES_BY_CODE)
     assert sorted((f.scope, f.code) for f in findings) == [
         ("FloorSTE", "MS119"), ("NormedThenHost", "MS102"), ("NormedThenHost", "MS607"),
         ("NormedTrainingHost", "MS102"), ("NormedTrainingHost", "MS607"), ("ScaledSTE", "MS119"),
@@ -144,7 +144,7 @@ def test_an_error_at_another_finding_s_line_of_its_kind_is_that_finding_s(projec
     from .conftest import verdicts_by_scope
 
     path = projects / "cells" / "vcells" / "attributed.py"
-    findings = check_file(str(path), Settings(), RULES_BY_CODE)
+    findings = check_file(str(path), Settings(syntax_level="strict"), RULES_BY_CODE)
     assert sorted(f.code for f in findings) == ["MS103", "MS108"]
     verdicts = verdicts_by_scope(findings, worker_pool)
     write, output = verdicts[("Cached", "MS108")], verdicts[("Cached", "MS103")]
