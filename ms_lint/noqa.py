@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import io
 import tokenize
-from typing import Iterable, Sequence
+from typing import Iterable, Iterator, Sequence
 
 from ms_lint.findings import Finding
 
@@ -21,6 +21,21 @@ def file_is_skipped(lines: Sequence[str]) -> bool:
     return any(NOQA_FILE.match(line) for line in lines)
 
 
+def noqa_line_ranges(tokens: Iterable[tokenize.TokenInfo], line_count: int) -> Iterator[tuple[int, int]]:
+    """The ``(first, last)`` line ranges flake8 reads one ``noqa`` for: each runs from a line to the next ``NL`` or
+    ``NEWLINE`` token, so a multi-line string or a backslash-continued line forms one range (a bracketed
+    statement's lines end at their ``NL`` tokens, each a range of its own)."""
+    first, last = line_count + 2, -1
+    for token in tokens:
+        if token.type in (tokenize.ENDMARKER, tokenize.DEDENT):
+            continue
+        first = min(first, token.start[0])
+        last = max(last, token.end[0])
+        if token.type in (tokenize.NL, tokenize.NEWLINE):
+            yield first, last
+            first, last = line_count + 2, -1
+
+
 def _noqa_line_mapping(lines: Sequence[str]) -> dict[int, str]:
     """Line number -> the text flake8 searches for ``noqa``: the whole token range the line belongs to."""
     mapping: dict[int, str] = {}
@@ -28,17 +43,10 @@ def _noqa_line_mapping(lines: Sequence[str]) -> dict[int, str]:
         tokens = list(tokenize.generate_tokens(io.StringIO("".join(lines)).readline))
     except (tokenize.TokenError, SyntaxError):
         return mapping
-    first, last = len(lines) + 2, -1
-    for token in tokens:
-        if token.type in (tokenize.ENDMARKER, tokenize.DEDENT):
-            continue
-        first = min(first, token.start[0])
-        last = max(last, token.end[0])
-        if token.type in (tokenize.NL, tokenize.NEWLINE):
-            joined = "".join(lines[first - 1:last])
-            for number in range(first, last + 1):
-                mapping[number] = joined
-            first, last = len(lines) + 2, -1
+    for first, last in noqa_line_ranges(tokens, len(lines)):
+        joined = "".join(lines[first - 1:last])
+        for number in range(first, last + 1):
+            mapping[number] = joined
     return mapping
 
 

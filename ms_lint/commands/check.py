@@ -9,8 +9,10 @@ read errors.
 from __future__ import annotations
 
 import argparse
+import ast
 import os
 import sys
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Sequence
 
@@ -83,8 +85,15 @@ def register(subparsers) -> None:
                         help="rewrite the mechanical cases in place (MS201, MS202, MS107, MS205: see `ms-lint rules`), "
                         "then report what is left; with - the fixed code goes to standard output")
     fixing.add_argument("--diff", action="store_true", help="print the fixes as a unified diff; change no file")
+    fixing.add_argument("--add-noqa", action="store_true",
+                        help="append # noqa: CODE to every line with findings (merging with a # noqa: CODES "
+                        "already there), so that only new findings are reported from now on; with --fix, fixes "
+                        "first and marks what is left")
     run = parser.add_argument_group("running")
     run.add_argument("--exit-zero", action="store_true", help="exit with status 0 even when there are findings")
+    run.add_argument("--statistics", action="store_true", default=None,
+                     help="after the findings, count them per code (with json, a \"statistics\" object; with "
+                     "sarif and github, on standard error)")
     run.add_argument("-j", "--jobs", metavar="N",
                      help="processes to check files with: a number, or auto (default: one per CPU when there "
                      "are many files, else in this process)")
@@ -124,6 +133,7 @@ def command_line_options(args: argparse.Namespace) -> dict:
         "respect-gitignore": args.respect_gitignore,
         "force-exclude": args.force_exclude,
         "cache": args.cache,
+        "statistics": args.statistics,
     }
 
 
@@ -142,6 +152,13 @@ def run_check(args: argparse.Namespace) -> int:
         where = f" ({', '.join(str(source) for source in options.sources)})" if options.sources else ""
         print(f"ms-lint: warning: the selection{where} enables no MS rule; nothing is reported", file=sys.stderr)
 
+    if args.add_noqa:
+        refusal = _add_noqa_refusal(args, paths)
+        if refusal:
+            return _error(refusal)
+        # What to mark: every finding no # noqa silences yet, whatever --disable-noqa says.
+        options = replace(options, disable_noqa=False)
+
     files = discover_files(paths, options, args.stdin_display_name)
     if args.fix or args.diff:
         status = fix_files(files, options, args)
@@ -156,16 +173,71 @@ def run_check(args: argparse.Namespace) -> int:
     if args.verbose:
         print(f"ms-lint: {outcome.files_checked} file(s) checked, {outcome.from_cache} of them from the cache",
               file=sys.stderr)
-    report = render(outcome.reported, options.format, files_checked=outcome.files_checked, errors=outcome.errors)
+    if args.add_noqa:
+        outcome.reported = mark_files(outcome)
+    report = render(outcome.reported, options.format, files_checked=outcome.files_checked, errors=outcome.errors,
+                    statistics=options.statistics)
     try:
         _write(report, args.output_file)
     except OSError as exc:
         return _error(f"{args.output_file}: cannot write the report ({exc.strerror or exc})")
+    if options.statistics and options.format in ("sarif", "github"):
+        from ms_lint.output import format_statistics
+
+        print(format_statistics(outcome.reported), end="", file=sys.stderr)
     for error in outcome.errors:
         print(f"{ERROR_PREFIX}{error}", file=sys.stderr)
+    if options.format == "text":
+        print_closing_line(outcome)
     if outcome.errors:
         return 2
     return 1 if outcome.reported and not args.exit_zero else 0
+
+
+def print_closing_line(outcome: "Outcome") -> None:
+    """The text report's last line, on standard error (stdout stays flake8's format for the tools that read it)."""
+    from ms_lint.output import closing_line
+
+    print(closing_line(outcome.reported, outcome.files_checked), file=sys.stderr)
+
+
+def _add_noqa_refusal(args: argparse.Namespace, paths: Sequence[str]) -> str | None:
+    if STDIN in paths:
+        return "--add-noqa marks files in place and cannot mark standard input (-)"
+    if args.diff:
+        return "--add-noqa changes files and --diff changes none: use one of them"
+    return None
+
+
+def mark_files(outcome: "Outcome") -> list:
+    """Add ``# noqa`` comments for ``outcome``'s findings; the findings left unmarked (a file that does not
+    tokenize or decode, a ``# noqa: CODES`` inside a string). Says how many lines were marked."""
+    from ms_lint.add_noqa import add_noqa_to_file
+    from ms_lint.engine import DECODE_ERROR, SYNTAX_ERROR
+
+    by_path: dict[str, list] = {}
+    left, marked = [], 0
+    for item in outcome.reported:
+        if item.finding.code in (SYNTAX_ERROR, DECODE_ERROR):
+            left.append(item)  # a file that cannot be read is to be repaired, not silenced
+        else:
+            by_path.setdefault(item.finding.path, []).append(item)
+    for path, items in by_path.items():
+        try:
+            result = add_noqa_to_file(path, [item.finding for item in items])
+        except (UnicodeError, LookupError):
+            left.extend(items)  # reported as E902 already
+            continue
+        except OSError as exc:
+            outcome.errors.append(f"{path}: cannot add # noqa comments ({exc.strerror or exc})")
+            left.extend(items)
+            continue
+        marked += result.lines_marked
+        unmarked = {id(finding) for finding in result.unmarked}
+        left.extend(item for item in items if id(item.finding) in unmarked)
+    left.sort(key=lambda r: (r.finding.path, r.finding.line, r.finding.col, r.finding.code))
+    print(f"Added {marked:,} noqa directive{'' if marked == 1 else 's'}.", file=sys.stderr)
+    return left
 
 
 def fix_files(files: Sequence[str], options: LintOptions, args: argparse.Namespace) -> int | None:
@@ -263,13 +335,14 @@ class Outcome:
 
 
 def lint_source(source: str, path: str, options: LintOptions) -> list:
-    """The reported findings for ``source`` shown as ``path``: selection, per-file ignores and ``# noqa`` applied."""
-    from ms_lint.engine import SYNTAX_ERROR, check_source
+    """The reported findings for ``source`` shown as ``path``: selection, per-file ignores and ``# noqa`` applied;
+    each says whether ``--fix`` fixes it."""
+    from ms_lint.engine import SYNTAX_ERROR
+    from ms_lint.model.source import source_lines
     from ms_lint.noqa import file_is_skipped, without_noqa
     from ms_lint.output import Reported, region_of
-    from ms_lint.rules import RULES_BY_CODE
 
-    lines = source.splitlines(keepends=True)
+    lines = source_lines(source)
     if not options.disable_noqa and file_is_skipped(lines):
         return []
     selected = options.selected_codes(path)
@@ -278,11 +351,51 @@ def lint_source(source: str, path: str, options: LintOptions) -> list:
     # Every rule runs, as in the flake8 plugin, so that a rule that replaces another's finding on the same node
     # does so here too; the selection filters afterwards.
     # A file that does not parse is reported as flake8 reports it (E999), whatever the selection.
-    findings = [f for f in check_source(source, path, options.settings, RULES_BY_CODE, report_syntax_errors=True)
-                if f.code in selected or f.code == SYNTAX_ERROR]
-    if findings and not options.disable_noqa:
-        findings = without_noqa(findings, lines)
-    return [Reported(replace(finding, node=None), region_of(finding, lines)) for finding in findings]
+    with _analysed(source, path, options) as (findings, fixable):
+        findings = [f for f in findings if f.code in selected or f.code == SYNTAX_ERROR]
+        if findings and not options.disable_noqa:
+            findings = without_noqa(findings, lines)
+        return [Reported(replace(finding, node=None), region_of(finding, lines), fixable=fixable(finding))
+                for finding in findings]
+
+
+def _never(finding) -> bool:
+    return False
+
+
+@contextmanager
+def _analysed(source: str, path: str, options: LintOptions):
+    """``(every rule's findings, whether --fix fixes a finding)`` while the module's facts are at hand."""
+    from ms_lint.engine import analyse, check_source
+    from ms_lint.rules import RULES_BY_CODE
+
+    try:
+        tree = ast.parse(source, filename=path)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        # check_source reports it (E999, or MS900 for code nested too deeply)
+        yield check_source(source, path, options.settings, RULES_BY_CODE, report_syntax_errors=True), _never
+        return
+    module, findings = analyse(tree, source, path, options.settings, RULES_BY_CODE)
+    if module is None:
+        yield findings, _never
+        return
+    from ms_lint.fixes import FixContext
+
+    context = FixContext(module, source)
+
+    def fixable(finding) -> bool:
+        rule = RULES_BY_CODE.get(finding.code)
+        if rule is None or not rule.autofix:
+            return False
+        try:
+            return bool(rule().fix(context, finding))
+        except Exception:  # noqa: BLE001 -- a fix that fails is a fix --fix does not make
+            return False
+
+    try:
+        yield findings, fixable
+    finally:
+        module.release()
 
 
 def lint_bytes(data: bytes, path: str, options: LintOptions) -> list:
@@ -343,16 +456,17 @@ def _reported_to(item) -> list:
     finding, region = item.finding, item.region
     return [finding.path, finding.line, finding.col, finding.code, finding.message, finding.scope,
             None if region is None else [region.start_line, region.start_column, region.end_line, region.end_column],
-            dict(item.properties), dict(finding.data)]
+            dict(item.properties), dict(finding.data), item.fixable]
 
 
 def _reported_from(stored: list):
     from ms_lint.findings import Finding
     from ms_lint.output import Region, Reported
 
-    path, line, col, code, message, scope, region, properties, data = stored
+    path, line, col, code, message, scope, region, properties, data, fixable = stored
     finding = Finding(str(path), int(line), int(col), str(code), str(message), str(scope), data=dict(data))
-    return Reported(finding, None if region is None else Region(*(int(value) for value in region)), dict(properties))
+    return Reported(finding, None if region is None else Region(*(int(value) for value in region)), dict(properties),
+                    fixable=bool(fixable))
 
 
 def read_stdin_bytes() -> bytes:
