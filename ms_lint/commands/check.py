@@ -216,7 +216,7 @@ def mark_files(outcome: "Outcome") -> list:
     from ms_lint.engine import DECODE_ERROR, SYNTAX_ERROR
 
     by_path: dict[str, list] = {}
-    left, marked = [], 0
+    left, marked, not_marked = [], 0, 0
     for item in outcome.reported:
         if item.finding.code in (SYNTAX_ERROR, DECODE_ERROR):
             left.append(item)  # a file that cannot be read is to be repaired, not silenced
@@ -235,8 +235,13 @@ def mark_files(outcome: "Outcome") -> list:
         marked += result.lines_marked
         unmarked = {id(finding) for finding in result.unmarked}
         left.extend(item for item in items if id(item.finding) in unmarked)
+        not_marked += len(unmarked)
     left.sort(key=lambda r: (r.finding.path, r.finding.line, r.finding.col, r.finding.code))
     print(f"Added {marked:,} noqa directive{'' if marked == 1 else 's'}.", file=sys.stderr)
+    if not_marked:
+        print(f"ms-lint: {not_marked:,} finding{' could' if not_marked == 1 else 's could'} not be marked: flake8 "
+              "reads the first '# noqa' of the line, here one inside a string, or the file does not tokenize",
+              file=sys.stderr)
     return left
 
 

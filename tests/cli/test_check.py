@@ -29,7 +29,7 @@ def codes_of(run) -> list[tuple[str, str]]:
 def test_reports_the_sample_findings_in_flake8_format(project, ms_lint):
     run = ms_lint("check", "--isolated")
     assert run.status == 1
-    assert run.err == ""
+    assert run.err == "Found 4 findings in 2 files (1 fixable with --fix).\n"
     for line in run.out.splitlines():
         assert TEXT_LINE.match(line), line
     assert run.findings() == SAMPLE_FINDINGS
@@ -55,7 +55,7 @@ def test_column_is_flake8s_one_based_column(project, ms_lint):
 
 def test_clean_file_gives_no_output_and_status_0(project, ms_lint):
     run = ms_lint("check", "--isolated", "pkg/clean.py")
-    assert (run.status, run.out, run.err) == (0, "", "")
+    assert (run.status, run.out, run.err) == (0, "", "No findings in 1 file.\n")
 
 
 def test_exit_zero_reports_but_succeeds(project, ms_lint):
