@@ -132,7 +132,8 @@ def test_a_noqa_inside_a_string_cannot_be_extended_and_the_finding_stays(tmp_pat
 def test_only_the_selected_codes_are_marked(tmp_path, monkeypatch, ms_lint):
     monkeypatch.chdir(tmp_path)
     path = tmp_path / "net.py"
-    path.write_text(HEADER + "        y = np.sum(x.asnumpy())\n        self.cells = [nn.Dense(2, 2)]\n        return y\n")
+    path.write_text(HEADER + "        y = np.sum(x.asnumpy())\n"
+                    "        self.cells = [nn.Dense(2, 2)]\n        return y\n")
     codes = {code for *_, code in ms_lint("check", "--isolated", "--no-cache", "net.py").findings()}
     assert {"MS101", "MS102"} <= codes
     run = ms_lint("check", "--isolated", "--no-cache", "--add-noqa", "--select=MS101", "net.py")
