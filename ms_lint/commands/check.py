@@ -281,12 +281,13 @@ def fix_files(files: Sequence[str], options: LintOptions, args: argparse.Namespa
 
 def fixable(findings: list, path: str, source: str, options: LintOptions) -> list:
     """The findings the user asked for: selected for ``path`` and not silenced by ``# noqa``."""
+    from ms_lint.model.source import source_lines
     from ms_lint.noqa import without_noqa
 
     selected = options.selected_codes(path)
     findings = [f for f in findings if f.code in selected]
     if findings and not options.disable_noqa:
-        findings = without_noqa(findings, source.splitlines(keepends=True))
+        findings = without_noqa(findings, source_lines(source))
     return findings
 
 

@@ -42,6 +42,10 @@ SHAPES = {
         '        s = "a # b"; y = np.sum(x)\n        return y\n',
         ['        s = "a # b"; y = np.sum(x)  # noqa: MS101'],
     ),
+    "form_feed_before_the_finding": (  # str.splitlines would break the line there and miscount every line after
+        "\x0c\n        y = np.sum(x)\n        return y\n",
+        ["\x0c", "        y = np.sum(x)  # noqa: MS101"],
+    ),
     "two_findings_on_one_line": (
         "        y = np.sum(x) + np.mean(x)  \n        return y\n",
         ["        y = np.sum(x) + np.mean(x)  # noqa: MS101"],
@@ -50,7 +54,7 @@ SHAPES = {
 
 
 def body_lines(text: str) -> list[str]:
-    return text.splitlines()[HEADER.count("\n"):]
+    return text.split("\n")[HEADER.count("\n"):]
 
 
 def assert_marked_safely(ms_lint, path, before: bytes) -> bytes:
@@ -80,7 +84,7 @@ def test_each_line_shape_is_marked_where_flake8_reads_it(tmp_path, monkeypatch, 
     assert run.status == 0 and run.out == ""
     after = assert_marked_safely(ms_lint, path, before).decode()
     assert body_lines(after)[:len(expected)] == expected
-    marked = sum(1 for old, new in zip(before.decode().splitlines(), after.splitlines()) if old != new)
+    marked = sum(1 for old, new in zip(before.decode().split("\n"), after.split("\n")) if old != new)
     assert run.err == f"Added {marked} noqa directive{'' if marked == 1 else 's'}.\nNo findings in 1 file.\n"
 
 
