@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import ast
+from pathlib import Path
 
 import pytest
 
@@ -57,6 +58,14 @@ def body_lines(text: str) -> list[str]:
     return text.split("\n")[HEADER.count("\n"):]
 
 
+def add_noqa_to(ms_lint, text: str, *args: str):
+    """``net.py`` holding ``text``, marked by ``ms-lint check --add-noqa ARGS``: (path, bytes before, the run)."""
+    path = Path("net.py").resolve()
+    path.write_text(text)
+    before = path.read_bytes()
+    return path, before, ms_lint("check", "--isolated", "--no-cache", "--add-noqa", *args, "net.py")
+
+
 def assert_marked_safely(ms_lint, path, before: bytes) -> bytes:
     """--add-noqa silences every finding, the file compiles to the same tree, and a second run changes nothing."""
     after = path.read_bytes()
@@ -76,11 +85,9 @@ def assert_marked_safely(ms_lint, path, before: bytes) -> bytes:
 def test_each_line_shape_is_marked_where_flake8_reads_it(tmp_path, monkeypatch, ms_lint, shape):
     body, expected = SHAPES[shape]
     monkeypatch.chdir(tmp_path)
-    path = tmp_path / "net.py"
-    path.write_text(HEADER + body)
-    before = path.read_bytes()
+    (tmp_path / "net.py").write_text(HEADER + body)
     assert SUM in ms_lint("check", "--isolated", "--no-cache", "net.py").out
-    run = ms_lint("check", "--isolated", "--no-cache", "--add-noqa", "net.py")
+    path, before, run = add_noqa_to(ms_lint, HEADER + body)
     assert run.status == 0 and run.out == ""
     after = assert_marked_safely(ms_lint, path, before).decode()
     assert body_lines(after)[:len(expected)] == expected
@@ -112,10 +119,7 @@ def test_latin1_file_with_a_coding_cookie_keeps_its_encoding(tmp_path, monkeypat
 
 def test_bare_noqa_already_covers_the_line(tmp_path, monkeypatch, ms_lint):
     monkeypatch.chdir(tmp_path)
-    path = tmp_path / "net.py"
-    path.write_text(HEADER + "        y = np.sum(x)  # NOQA\n        return y\n")
-    before = path.read_bytes()
-    run = ms_lint("check", "--isolated", "--no-cache", "--add-noqa", "net.py")
+    path, before, run = add_noqa_to(ms_lint, HEADER + "        y = np.sum(x)  # NOQA\n        return y\n")
     assert (run.status, run.out, run.err) == (0, "", "Added 0 noqa directives.\nNo findings in 1 file.\n")
     assert path.read_bytes() == before
 
@@ -123,10 +127,7 @@ def test_bare_noqa_already_covers_the_line(tmp_path, monkeypatch, ms_lint):
 def test_a_noqa_inside_a_string_cannot_be_extended_and_the_finding_stays(tmp_path, monkeypatch, ms_lint):
     # flake8 reads the first "# noqa" of the line, here inside the string: no comment after it can silence MS101.
     monkeypatch.chdir(tmp_path)
-    path = tmp_path / "net.py"
-    path.write_text(HEADER + '        y = np.sum(x) + len("# noqa: E501")\n        return y\n')
-    before = path.read_bytes()
-    run = ms_lint("check", "--isolated", "--no-cache", "--add-noqa", "net.py")
+    path, before, run = add_noqa_to(ms_lint, HEADER + '        y = np.sum(x) + len("# noqa: E501")\n        return y\n')
     assert run.status == 1
     assert [code for *_, code in run.findings()] == ["MS101"]
     assert "1 finding could not be marked" in run.err
