@@ -35,19 +35,18 @@ def add_noqa(source: str, findings: Sequence[Finding]) -> Marked:
     """``source`` with a ``# noqa`` for each of ``findings`` (the ones ``ms-lint check`` reports)."""
     from flake8.defaults import NOQA_INLINE_REGEXP
 
-    from ms_lint.noqa import noqa_line_ranges, without_noqa
+    from ms_lint.noqa import noqa_line_mapping, without_noqa
 
     findings = list(findings)
     if not findings:
         return Marked(source)
     lines = source_lines(source)
     try:
-        tokens = list(tokenize.generate_tokens(io.StringIO(source, newline="").readline))
+        ranges, comments = _ranges_and_comments(source, len(lines), max(finding.line for finding in findings))
     except (tokenize.TokenError, SyntaxError):
         return Marked(source, unmarked=findings)
-    comments = {token.start[0]: token.start[1] for token in tokens if token.type == tokenize.COMMENT}
     range_of = {}
-    for first, last in noqa_line_ranges(tokens, len(lines)):
+    for first, last in ranges:
         for number in range(first, last + 1):
             range_of[number] = (first, last)
     codes_by_range: dict[tuple[int, int], set[str]] = {}
@@ -65,16 +64,38 @@ def add_noqa(source: str, findings: Sequence[Finding]) -> Marked:
         elif match.group("codes") is None or comment is None or match.start() < last_line_start + comment:
             continue  # a bare noqa covers everything; a noqa inside a string cannot be extended (left unmarked)
         else:
-            listed = {code.upper() for code in match.group("codes").replace(",", " ").split()}
-            missing = sorted(code for code in codes if not code.startswith(tuple(listed)))
+            listed = tuple(match.group("codes").replace(",", " ").split())
+            missing = sorted(code for code in codes if not code.startswith(listed))
             if not missing:
                 continue
             end = match.start("codes") + len(match.group("codes").rstrip(", \t\r\n\f\v")) - last_line_start
             line = lines[last - 1]
             lines[last - 1] = line[:end] + "".join(f", {code}" for code in missing) + line[end:]
         marked += 1
-    marked_source = "".join(lines)
-    return Marked(marked_source, marked, without_noqa(findings, source_lines(marked_source)))
+    # Appending to a range's last line leaves the ranges as they were: check the marks as flake8 reads them.
+    unmarked = without_noqa(findings, lines, noqa_line_mapping(codes_by_range, lines))
+    return Marked("".join(lines), marked, unmarked)
+
+
+def _ranges_and_comments(source: str, line_count: int, up_to: int) -> tuple[list[tuple[int, int]], dict[int, int]]:
+    """flake8's ``noqa`` line ranges (see ``ms_lint.noqa``) up to the one holding line ``up_to``, and the column of
+    each comment, by line."""
+    from ms_lint.noqa import noqa_line_ranges
+
+    comments: dict[int, int] = {}
+
+    def tokens():
+        for token in tokenize.generate_tokens(io.StringIO(source, newline="").readline):
+            if token.type == tokenize.COMMENT:
+                comments[token.start[0]] = token.start[1]
+            yield token
+
+    ranges = []
+    for first, last in noqa_line_ranges(tokens(), line_count):
+        ranges.append((first, last))
+        if last >= up_to:
+            break  # the rest of the file holds no finding
+    return ranges, comments
 
 
 def _appended(line: str, codes: list[str]) -> str:

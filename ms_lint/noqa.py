@@ -38,26 +38,34 @@ def noqa_line_ranges(tokens: Iterable[tokenize.TokenInfo], line_count: int) -> I
 
 def _noqa_line_mapping(lines: Sequence[str]) -> dict[int, str]:
     """Line number -> the text flake8 searches for ``noqa``: the whole token range the line belongs to."""
-    mapping: dict[int, str] = {}
     try:
         tokens = list(tokenize.generate_tokens(io.StringIO("".join(lines)).readline))
     except (tokenize.TokenError, SyntaxError):
-        return mapping
-    for first, last in noqa_line_ranges(tokens, len(lines)):
+        return {}
+    return noqa_line_mapping(noqa_line_ranges(tokens, len(lines)), lines)
+
+
+def noqa_line_mapping(ranges: Iterable[tuple[int, int]], lines: Sequence[str]) -> dict[int, str]:
+    """Line number -> the text of its range in ``lines``, for the lines of ``ranges``."""
+    mapping: dict[int, str] = {}
+    for first, last in ranges:
         joined = "".join(lines[first - 1:last])
         for number in range(first, last + 1):
             mapping[number] = joined
     return mapping
 
 
-def without_noqa(findings: Iterable[Finding], lines: Sequence[str]) -> list[Finding]:
-    """The findings that no ``# noqa`` comment silences."""
+def without_noqa(findings: Iterable[Finding], lines: Sequence[str],
+                 mapping: dict[int, str] | None = None) -> list[Finding]:
+    """The findings that no ``# noqa`` comment silences (``mapping``: ``_noqa_line_mapping(lines)`` where the caller
+    has it)."""
     from flake8.violation import Violation
 
     findings = list(findings)
     if not findings or not any("noqa" in line.lower() for line in lines):
         return findings
-    mapping = _noqa_line_mapping(lines)
+    if mapping is None:
+        mapping = _noqa_line_mapping(lines)
     kept = []
     for finding in findings:
         physical = mapping.get(finding.line)
