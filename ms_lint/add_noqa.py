@@ -10,7 +10,6 @@ what the file means stays the same. Lines keep their own line endings; the file 
 """
 from __future__ import annotations
 
-import io
 import tokenize
 from dataclasses import dataclass, field
 from typing import Sequence
@@ -35,14 +34,15 @@ def add_noqa(source: str, findings: Sequence[Finding]) -> Marked:
     """``source`` with a ``# noqa`` for each of ``findings`` (the ones ``ms-lint check`` reports)."""
     from flake8.defaults import NOQA_INLINE_REGEXP
 
-    from ms_lint.noqa import noqa_line_mapping, without_noqa
+    from ms_lint.noqa import line_ranges, noqa_line_mapping, without_noqa
 
     findings = list(findings)
     if not findings:
         return Marked(source)
     lines = source_lines(source)
+    comments: dict[int, int] = {}  # line -> the column its comment starts at
     try:
-        ranges, comments = _ranges_and_comments(source, len(lines), max(finding.line for finding in findings))
+        ranges = line_ranges(lines, max(finding.line for finding in findings), comments)
     except (tokenize.TokenError, SyntaxError):
         return Marked(source, unmarked=findings)
     range_of = {}
@@ -75,27 +75,6 @@ def add_noqa(source: str, findings: Sequence[Finding]) -> Marked:
     # Appending to a range's last line leaves the ranges as they were: check the marks as flake8 reads them.
     unmarked = without_noqa(findings, lines, noqa_line_mapping(codes_by_range, lines))
     return Marked("".join(lines), marked, unmarked)
-
-
-def _ranges_and_comments(source: str, line_count: int, up_to: int) -> tuple[list[tuple[int, int]], dict[int, int]]:
-    """flake8's ``noqa`` line ranges (see ``ms_lint.noqa``) up to the one holding line ``up_to``, and the column of
-    each comment, by line."""
-    from ms_lint.noqa import noqa_line_ranges
-
-    comments: dict[int, int] = {}
-
-    def tokens():
-        for token in tokenize.generate_tokens(io.StringIO(source, newline="").readline):
-            if token.type == tokenize.COMMENT:
-                comments[token.start[0]] = token.start[1]
-            yield token
-
-    ranges = []
-    for first, last in noqa_line_ranges(tokens(), line_count):
-        ranges.append((first, last))
-        if last >= up_to:
-            break  # the rest of the file holds no finding
-    return ranges, comments
 
 
 def _appended(line: str, codes: list[str]) -> str:

@@ -21,14 +21,18 @@ def file_is_skipped(lines: Sequence[str]) -> bool:
     return any(NOQA_FILE.match(line) for line in lines)
 
 
-def noqa_line_ranges(tokens: Iterable[tokenize.TokenInfo], line_count: int) -> Iterator[tuple[int, int]]:
+def noqa_line_ranges(tokens: Iterable[tokenize.TokenInfo], line_count: int,
+                     comments: dict[int, int] | None = None) -> Iterator[tuple[int, int]]:
     """The ``(first, last)`` line ranges flake8 reads one ``noqa`` for: each runs from a line to the next ``NL`` or
     ``NEWLINE`` token, so a multi-line string or a backslash-continued line forms one range (a bracketed
-    statement's lines end at their ``NL`` tokens, each a range of its own)."""
+    statement's lines end at their ``NL`` tokens, each a range of its own). ``comments`` gets the column of each
+    comment, by line."""
     first, last = line_count + 2, -1
     for token in tokens:
         if token.type in (tokenize.ENDMARKER, tokenize.DEDENT):
             continue
+        if token.type == tokenize.COMMENT and comments is not None:
+            comments[token.start[0]] = token.start[1]
         first = min(first, token.start[0])
         last = max(last, token.end[0])
         if token.type in (tokenize.NL, tokenize.NEWLINE):
@@ -36,13 +40,26 @@ def noqa_line_ranges(tokens: Iterable[tokenize.TokenInfo], line_count: int) -> I
             first, last = line_count + 2, -1
 
 
-def _noqa_line_mapping(lines: Sequence[str]) -> dict[int, str]:
-    """Line number -> the text flake8 searches for ``noqa``: the whole token range the line belongs to."""
+def line_ranges(lines: Sequence[str], up_to: int, comments: dict[int, int] | None = None) -> list[tuple[int, int]]:
+    """``noqa_line_ranges`` of ``lines``, tokenized only as far as the range that holds line ``up_to``.
+
+    Raises ``tokenize.TokenError`` or ``SyntaxError`` where the tokenizer cannot read that far."""
+    ranges = []
+    tokens = tokenize.generate_tokens(io.StringIO("".join(lines)).readline)
+    for first, last in noqa_line_ranges(tokens, len(lines), comments):
+        ranges.append((first, last))
+        if last >= up_to:
+            break
+    return ranges
+
+
+def _noqa_line_mapping(lines: Sequence[str], up_to: int) -> dict[int, str]:
+    """Line number -> the text flake8 searches for ``noqa``: the whole token range the line belongs to (for the
+    lines up to ``up_to``: a finding further down would have to be looked up again)."""
     try:
-        tokens = list(tokenize.generate_tokens(io.StringIO("".join(lines)).readline))
+        return noqa_line_mapping(line_ranges(lines, up_to), lines)
     except (tokenize.TokenError, SyntaxError):
         return {}
-    return noqa_line_mapping(noqa_line_ranges(tokens, len(lines)), lines)
 
 
 def noqa_line_mapping(ranges: Iterable[tuple[int, int]], lines: Sequence[str]) -> dict[int, str]:
@@ -57,7 +74,7 @@ def noqa_line_mapping(ranges: Iterable[tuple[int, int]], lines: Sequence[str]) -
 
 def without_noqa(findings: Iterable[Finding], lines: Sequence[str],
                  mapping: dict[int, str] | None = None) -> list[Finding]:
-    """The findings that no ``# noqa`` comment silences (``mapping``: ``_noqa_line_mapping(lines)`` where the caller
+    """The findings that no ``# noqa`` comment silences (``mapping``: line -> the text of its range, where the caller
     has it)."""
     from flake8.violation import Violation
 
@@ -65,7 +82,7 @@ def without_noqa(findings: Iterable[Finding], lines: Sequence[str],
     if not findings or not any("noqa" in line.lower() for line in lines):
         return findings
     if mapping is None:
-        mapping = _noqa_line_mapping(lines)
+        mapping = _noqa_line_mapping(lines, max(finding.line for finding in findings))
     kept = []
     for finding in findings:
         physical = mapping.get(finding.line)

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -184,3 +186,20 @@ def test_a_file_that_does_not_parse_is_reported_not_silenced(tmp_path, monkeypat
     assert run.status == 1
     assert [code for *_, code in run.findings()] == ["E999"]
     assert path.read_text() == "def f(:\n    pass\n"
+
+
+def test_flake8_reads_every_mark_where_it_was_put(tmp_path, monkeypatch, ms_lint):
+    monkeypatch.chdir(tmp_path)
+    for number, (body, _) in enumerate(SHAPES.values()):
+        (tmp_path / f"shape_{number}.py").write_text(HEADER + body)
+
+    def flake8() -> str:
+        return subprocess.run([sys.executable, "-m", "flake8", "--isolated", "--select=MS", "."], cwd=tmp_path,
+                              capture_output=True, text=True, timeout=300).stdout
+
+    before = flake8()
+    assert before.count(": MS101 ") == len(SHAPES) + 1  # one more finding on a line, one already silenced
+    assert sorted(ms_lint("check", "--isolated", "--no-cache", ".").out.splitlines()) == sorted(before.splitlines())
+    run = ms_lint("check", "--isolated", "--no-cache", "--add-noqa", ".")
+    assert run.status == 0
+    assert flake8() == ""
