@@ -82,6 +82,7 @@ class LintOptions:
     respect_gitignore: bool = True  # skip what git ignores, virtual environments and build output
     force_exclude: bool = False  # ... in paths named on the command line too
     cache: bool = True
+    statistics: bool = False  # count the findings per code after the report
     sources: list[ConfigSource] = field(default_factory=list)
 
     def __post_init__(self):
@@ -315,6 +316,7 @@ OPTIONS: dict[str, _Option] = {
         _Option("respect-gitignore", _parse_bool, from_flake8=False),
         _Option("force-exclude", _parse_bool, from_flake8=False),
         _Option("cache", _parse_bool, from_flake8=False),
+        _Option("statistics", _parse_bool),
     )
 }
 
@@ -530,4 +532,5 @@ def resolve_options(
     options.respect_gitignore = values.get("respect-gitignore", True)
     options.force_exclude = values.get("force-exclude", False)
     options.cache = values.get("cache", True)
+    options.statistics = values.get("statistics", False)
     return options

@@ -6,8 +6,10 @@ does (E902 when it cannot be); results kept in and read from the result cache; a
 """
 from __future__ import annotations
 
+import ast
 import os
 import sys
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Sequence
 
@@ -57,14 +59,14 @@ def shown(items: list) -> list:
 
 
 def _lint_source(source: str, path: str, options: LintOptions) -> list:
-    """``lint_source``'s findings, followed by those that hold only on another target (``SILENCED_BY`` in their
-    properties), selected and ``# noqa``-filtered alike."""
-    from ms_lint.engine import SYNTAX_ERROR, check_source
+    """``lint_source``'s findings, each saying whether ``--fix`` fixes it, followed by those that hold only on another
+    target (``SILENCED_BY`` in their properties), selected and ``# noqa``-filtered alike."""
+    from ms_lint.engine import SYNTAX_ERROR
+    from ms_lint.model.source import source_lines
     from ms_lint.noqa import file_is_skipped, without_noqa
     from ms_lint.output import Reported, region_of
-    from ms_lint.rules import RULES_BY_CODE
 
-    lines = source.splitlines(keepends=True)
+    lines = source_lines(source)
     if not options.disable_noqa and file_is_skipped(lines):
         return []
     selected = options.selected_codes(path)
@@ -74,17 +76,58 @@ def _lint_source(source: str, path: str, options: LintOptions) -> list:
     # does so here too; the selection filters afterwards.
     # A file that does not parse is reported as flake8 reports it (E999), whatever the selection.
     silenced: list = []
-    findings = [f for f in check_source(source, path, options.settings, RULES_BY_CODE, report_syntax_errors=True,
-                                        silenced=silenced)
-                if f.code in selected or f.code == SYNTAX_ERROR]
-    silenced = [f for f in silenced if f.code in selected]
-    if findings and not options.disable_noqa:
-        findings = without_noqa(findings, lines)
-    if silenced and not options.disable_noqa:
-        silenced = without_noqa(silenced, lines)
-    return [*(Reported(replace(finding, node=None), region_of(finding, lines)) for finding in findings),
-            *(Reported(replace(finding, node=None), properties={SILENCED_BY: finding.data[SILENCED_BY]})
-              for finding in silenced)]
+    with _analysed(source, path, options, silenced) as (findings, fixable):
+        findings = [f for f in findings if f.code in selected or f.code == SYNTAX_ERROR]
+        silenced = [f for f in silenced if f.code in selected]
+        if findings and not options.disable_noqa:
+            findings = without_noqa(findings, lines)
+        if silenced and not options.disable_noqa:
+            silenced = without_noqa(silenced, lines)
+        return [*(Reported(replace(finding, node=None), region_of(finding, lines), fixable=fixable(finding))
+                  for finding in findings),
+                *(Reported(replace(finding, node=None), properties={SILENCED_BY: finding.data[SILENCED_BY]})
+                  for finding in silenced)]
+
+
+def _never(finding) -> bool:
+    return False
+
+
+@contextmanager
+def _analysed(source: str, path: str, options: LintOptions, silenced: list):
+    """``(every rule's findings, whether --fix fixes a finding)`` while the module's facts are at hand; the findings
+    that hold only on another target go to ``silenced``."""
+    from ms_lint.engine import analyse, check_source
+    from ms_lint.rules import RULES_BY_CODE
+
+    try:
+        tree = ast.parse(source, filename=path)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        # check_source reports it (E999, or MS900 for code nested too deeply)
+        yield check_source(source, path, options.settings, RULES_BY_CODE, report_syntax_errors=True,
+                           silenced=silenced), _never
+        return
+    module, findings = analyse(tree, source, path, options.settings, RULES_BY_CODE, silenced=silenced)
+    if module is None:
+        yield findings, _never
+        return
+    from ms_lint.edits import FixContext
+
+    context = FixContext(module, source)
+
+    def fixable(finding) -> bool:
+        rule = RULES_BY_CODE.get(finding.code)
+        if rule is None or not rule.autofix:
+            return False
+        try:
+            return bool(rule().fix(context, finding))
+        except Exception:  # noqa: BLE001 -- a fix that fails is a fix --fix does not make
+            return False
+
+    try:
+        yield findings, fixable
+    finally:
+        module.release()
 
 
 def lint_bytes(data: bytes, path: str, options: LintOptions) -> list:
@@ -155,7 +198,7 @@ def _reported_to(item) -> list:
     finding, region = item.finding, item.region
     return [finding.path, finding.line, finding.col, finding.code, finding.message, finding.scope,
             None if region is None else [region.start_line, region.start_column, region.end_line, region.end_column],
-            dict(item.properties), dict(finding.data)]
+            dict(item.properties), dict(finding.data), item.fixable]
 
 
 def stored_findings_shown(stored: list) -> int:
@@ -171,9 +214,10 @@ def _reported_from(stored: list):
     from ms_lint.findings import Finding
     from ms_lint.output import Region, Reported
 
-    path, line, col, code, message, scope, region, properties, data = stored
+    path, line, col, code, message, scope, region, properties, data, fixable = stored
     finding = Finding(str(path), int(line), int(col), str(code), str(message), str(scope), data=dict(data))
-    return Reported(finding, None if region is None else Region(*(int(value) for value in region)), dict(properties))
+    return Reported(finding, None if region is None else Region(*(int(value) for value in region)), dict(properties),
+                    fixable=bool(fixable))
 
 
 def read_stdin_bytes() -> bytes:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import io
 import tokenize
-from typing import Iterable, Sequence
+from typing import Iterable, Iterator, Sequence
 
 from ms_lint.findings import Finding
 
@@ -21,35 +21,68 @@ def file_is_skipped(lines: Sequence[str]) -> bool:
     return any(NOQA_FILE.match(line) for line in lines)
 
 
-def _noqa_line_mapping(lines: Sequence[str]) -> dict[int, str]:
-    """Line number -> the text flake8 searches for ``noqa``: the whole token range the line belongs to."""
-    mapping: dict[int, str] = {}
-    try:
-        tokens = list(tokenize.generate_tokens(io.StringIO("".join(lines)).readline))
-    except (tokenize.TokenError, SyntaxError):
-        return mapping
-    first, last = len(lines) + 2, -1
+def noqa_line_ranges(tokens: Iterable[tokenize.TokenInfo], line_count: int,
+                     comments: dict[int, int] | None = None) -> Iterator[tuple[int, int]]:
+    """The ``(first, last)`` line ranges flake8 reads one ``noqa`` for: each runs from a line to the next ``NL`` or
+    ``NEWLINE`` token, so a multi-line string or a backslash-continued line forms one range (a bracketed
+    statement's lines end at their ``NL`` tokens, each a range of its own). ``comments`` gets the column of each
+    comment, by line."""
+    first, last = line_count + 2, -1
     for token in tokens:
         if token.type in (tokenize.ENDMARKER, tokenize.DEDENT):
             continue
+        if token.type == tokenize.COMMENT and comments is not None:
+            comments[token.start[0]] = token.start[1]
         first = min(first, token.start[0])
         last = max(last, token.end[0])
         if token.type in (tokenize.NL, tokenize.NEWLINE):
-            joined = "".join(lines[first - 1:last])
-            for number in range(first, last + 1):
-                mapping[number] = joined
-            first, last = len(lines) + 2, -1
+            yield first, last
+            first, last = line_count + 2, -1
+
+
+def line_ranges(lines: Sequence[str], up_to: int, comments: dict[int, int] | None = None) -> list[tuple[int, int]]:
+    """``noqa_line_ranges`` of ``lines``, tokenized only as far as the range that holds line ``up_to``.
+
+    Raises ``tokenize.TokenError`` or ``SyntaxError`` where the tokenizer cannot read that far."""
+    ranges = []
+    tokens = tokenize.generate_tokens(io.StringIO("".join(lines)).readline)
+    for first, last in noqa_line_ranges(tokens, len(lines), comments):
+        ranges.append((first, last))
+        if last >= up_to:
+            break
+    return ranges
+
+
+def _noqa_line_mapping(lines: Sequence[str], up_to: int) -> dict[int, str]:
+    """Line number -> the text flake8 searches for ``noqa``: the whole token range the line belongs to (for the
+    lines up to ``up_to``: a finding further down would have to be looked up again)."""
+    try:
+        return noqa_line_mapping(line_ranges(lines, up_to), lines)
+    except (tokenize.TokenError, SyntaxError):
+        return {}
+
+
+def noqa_line_mapping(ranges: Iterable[tuple[int, int]], lines: Sequence[str]) -> dict[int, str]:
+    """Line number -> the text of its range in ``lines``, for the lines of ``ranges``."""
+    mapping: dict[int, str] = {}
+    for first, last in ranges:
+        joined = "".join(lines[first - 1:last])
+        for number in range(first, last + 1):
+            mapping[number] = joined
     return mapping
 
 
-def without_noqa(findings: Iterable[Finding], lines: Sequence[str]) -> list[Finding]:
-    """The findings that no ``# noqa`` comment silences."""
+def without_noqa(findings: Iterable[Finding], lines: Sequence[str],
+                 mapping: dict[int, str] | None = None) -> list[Finding]:
+    """The findings that no ``# noqa`` comment silences (``mapping``: line -> the text of its range, where the caller
+    has it)."""
     from flake8.violation import Violation
 
     findings = list(findings)
     if not findings or not any("noqa" in line.lower() for line in lines):
         return findings
-    mapping = _noqa_line_mapping(lines)
+    if mapping is None:
+        mapping = _noqa_line_mapping(lines, max(finding.line for finding in findings))
     kept = []
     for finding in findings:
         physical = mapping.get(finding.line)

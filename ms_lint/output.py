@@ -44,11 +44,13 @@ class Region:
 
 @dataclass(frozen=True)
 class Reported:
-    """One finding as reported: ``region`` when the source was at hand, ``properties`` for extra data (JSON, SARIF)."""
+    """One finding as reported: ``region`` when the source was at hand, ``properties`` for extra data (JSON, SARIF),
+    ``fixable`` when ``ms-lint check --fix`` fixes it."""
 
     finding: Finding
     region: Region | None = None
     properties: Mapping[str, Any] = field(default_factory=dict)
+    fixable: bool = False
 
     @property
     def column(self) -> int:
@@ -99,14 +101,18 @@ def render(
     errors: Sequence[str] = (),
     cwd: str | None = None,
     targets: Sequence[Mapping[str, Any]] = (),
+    statistics: bool = False,
 ) -> str:
     """The whole report in ``fmt`` (one of FORMATS). ``errors``: problems that kept files from being checked;
-    ``targets``: what the files were checked against (``Target.to_dict()``, one per project)."""
+    ``targets``: what the files were checked against (``Target.to_dict()``, one per project); ``statistics``: count
+    the findings per code, after them in text, as a ``"statistics"`` object in JSON (SARIF and GitHub's commands
+    have no place for them: see ``format_statistics``)."""
     cwd = os.path.abspath(cwd or os.getcwd())
     if fmt == "text":
-        return format_text(items)
+        return format_text(items) + (format_statistics(items) if statistics else "")
     if fmt == "json":
-        return format_json(items, files_checked=files_checked, errors=errors, targets=targets)
+        return format_json(items, files_checked=files_checked, errors=errors, targets=targets,
+                           statistics=statistics)
     if fmt == "sarif":
         return format_sarif(items, cwd=cwd, errors=errors, targets=targets)
     if fmt == "github":
@@ -127,6 +133,44 @@ def text_line(item: Reported) -> str:
     return f"{finding.path}:{finding.line}:{item.column}: {finding.code} {finding.message}"
 
 
+# ------------------------------------------------------------------------------------------------------ statistics
+
+
+def code_statistics(items: Sequence[Reported]) -> list[tuple[str, int, str]]:
+    """``(code, count, name)`` per code, sorted by code; the name is the rule's (for a code without a rule, E999
+    and E902, its first message, as flake8 shows)."""
+    counts: dict[str, int] = {}
+    first_message: dict[str, str] = {}
+    for item in items:
+        code = item.finding.code
+        counts[code] = counts.get(code, 0) + 1
+        first_message.setdefault(code, item.finding.message)
+    statistics = []
+    for code in sorted(counts):
+        rule = _rule(code)
+        statistics.append((code, counts[code], rule.name if rule is not None else first_message[code]))
+    return statistics
+
+
+def format_statistics(items: Sequence[Reported]) -> str:
+    """flake8's ``--statistics`` lines: ``count CODE name``, the count padded to five columns."""
+    return "".join(f"{count:<5} {code} {name}\n" for code, count, name in code_statistics(items))
+
+
+def closing_line(items: Sequence[Reported], files_checked: int) -> str:
+    """The line a text report ends with: ``Found 4,029 findings in 812 files (1,105 fixable with --fix).``, or
+    ``No findings in 12 files.`` (``files_checked``); the fixable part only where a fix is there to apply."""
+    def counted(number: int, noun: str) -> str:
+        return f"{number:,} {noun}{'' if number == 1 else 's'}"
+
+    if not items:
+        return f"No findings in {counted(files_checked, 'file')}."
+    files = len({item.finding.path for item in items})
+    fixable = sum(1 for item in items if item.fixable)
+    fixes = f" ({fixable:,} fixable with --fix)" if fixable else ""
+    return f"Found {counted(len(items), 'finding')} in {counted(files, 'file')}{fixes}."
+
+
 # ------------------------------------------------------------------------------------------------------------ JSON
 
 
@@ -141,7 +185,7 @@ def target_properties(targets: Sequence[Mapping[str, Any]]) -> dict:
 
 
 def format_json(items: Sequence[Reported], *, files_checked: int = 0, errors: Sequence[str] = (),
-                targets: Sequence[Mapping[str, Any]] = ()) -> str:
+                targets: Sequence[Mapping[str, Any]] = (), statistics: bool = False) -> str:
     findings = []
     for item in items:
         rule = _rule(item.finding.code)
@@ -166,6 +210,9 @@ def format_json(items: Sequence[Reported], *, files_checked: int = 0, errors: Se
         **target_properties(targets),
         "findings": findings,
     }
+    if statistics:
+        document["statistics"] = {code: {"count": count, "name": name}
+                                  for code, count, name in code_statistics(items)}
     return json.dumps(document, indent=2) + "\n"
 
 

@@ -11,11 +11,12 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from dataclasses import replace
 from typing import Sequence
 
 from ms_lint.commands import ERROR_PREFIX
 from ms_lint.config import OUTPUT_FORMATS, ConfigError, LintOptions, resolve_options
-from ms_lint.lint import STDIN, _read_bytes, check_files, discover_files, read_stdin_bytes
+from ms_lint.lint import STDIN, Outcome, _read_bytes, check_files, discover_files, read_stdin_bytes
 from ms_lint.target import SILENCED_BY
 
 
@@ -86,8 +87,15 @@ def register(subparsers) -> None:
                         help="rewrite the mechanical cases in place (MS201, MS202, MS107, MS205: see `ms-lint rules`), "
                         "then report what is left; with - the fixed code goes to standard output")
     fixing.add_argument("--diff", action="store_true", help="print the fixes as a unified diff; change no file")
+    fixing.add_argument("--add-noqa", action="store_true",
+                        help="append # noqa: CODE to every line with findings (merging with a # noqa: CODES "
+                        "already there), so that only new findings are reported from now on; with --fix, fixes "
+                        "first and marks what is left")
     run = parser.add_argument_group("running")
     run.add_argument("--exit-zero", action="store_true", help="exit with status 0 even when there are findings")
+    run.add_argument("--statistics", action="store_true", default=None,
+                     help="after the findings, count them per code (with json, a \"statistics\" object; with "
+                     "sarif and github, on standard error)")
     run.add_argument("-j", "--jobs", metavar="N",
                      help="processes to check files with: a number, or auto (default: one per CPU when there "
                      "are many files, else in this process)")
@@ -129,6 +137,7 @@ def command_line_options(args: argparse.Namespace) -> dict:
         "respect-gitignore": args.respect_gitignore,
         "force-exclude": args.force_exclude,
         "cache": args.cache,
+        "statistics": args.statistics,
     }
 
 
@@ -147,6 +156,13 @@ def run_check(args: argparse.Namespace) -> int:
         where = f" ({', '.join(str(source) for source in options.sources)})" if options.sources else ""
         print(f"ms-lint: warning: the selection{where} enables no MS rule; nothing is reported", file=sys.stderr)
 
+    if args.add_noqa:
+        refusal = _add_noqa_refusal(args, paths)
+        if refusal:
+            return _error(refusal)
+        # What to mark: every finding no # noqa silences yet, whatever --disable-noqa says.
+        options = replace(options, disable_noqa=False)
+
     files = discover_files(paths, options, args.stdin_display_name)
     if args.fix or args.diff:
         status = fix_files(files, options, args)
@@ -164,14 +180,22 @@ def run_check(args: argparse.Namespace) -> int:
     if args.verbose:
         print(f"ms-lint: {outcome.files_checked} file(s) checked, {outcome.from_cache} of them from the cache",
               file=sys.stderr)
+    if args.add_noqa:
+        outcome.reported = mark_files(outcome)
     report = render(outcome.reported, options.format, files_checked=outcome.files_checked, errors=outcome.errors,
-                    targets=[target.to_dict() for target in targets])
+                    targets=[target.to_dict() for target in targets], statistics=options.statistics)
     try:
         _write(report, args.output_file)
     except OSError as exc:
         return _error(f"{args.output_file}: cannot write the report ({exc.strerror or exc})")
+    if options.statistics and options.format in ("sarif", "github"):
+        from ms_lint.output import format_statistics
+
+        print(format_statistics(outcome.reported), end="", file=sys.stderr)
     for error in outcome.errors:
         print(f"{ERROR_PREFIX}{error}", file=sys.stderr)
+    if options.format == "text":
+        print_closing_line(outcome)
     if outcome.errors:
         return 2
     return 1 if outcome.reported and not args.exit_zero else 0
@@ -203,6 +227,57 @@ def target_lines(targets: Sequence, silenced: Sequence) -> list[str]:
         lines.append("target: findings that hold under STRICT only are not reported; --ms-syntax-level=strict "
                      "shows them")
     return lines
+
+
+def print_closing_line(outcome: Outcome) -> None:
+    """The text report's last line, on standard error (stdout stays flake8's format for the tools that read it)."""
+    from ms_lint.output import closing_line
+
+    print(closing_line(outcome.reported, outcome.files_checked), file=sys.stderr)
+
+
+def _add_noqa_refusal(args: argparse.Namespace, paths: Sequence[str]) -> str | None:
+    if STDIN in paths:
+        return "--add-noqa marks files in place and cannot mark standard input (-)"
+    if args.diff:
+        return "--add-noqa changes files and --diff changes none: use one of them"
+    return None
+
+
+def mark_files(outcome: Outcome) -> list:
+    """Add ``# noqa`` comments for ``outcome``'s findings; the findings left unmarked (a file that does not
+    tokenize or decode, a ``# noqa: CODES`` inside a string). Says how many lines were marked."""
+    from ms_lint.add_noqa import add_noqa_to_file
+    from ms_lint.engine import DECODE_ERROR, SYNTAX_ERROR
+
+    by_path: dict[str, list] = {}
+    left, marked, not_marked = [], 0, 0
+    for item in outcome.reported:
+        if item.finding.code in (SYNTAX_ERROR, DECODE_ERROR):
+            left.append(item)  # a file that cannot be read is to be repaired, not silenced
+        else:
+            by_path.setdefault(item.finding.path, []).append(item)
+    for path, items in by_path.items():
+        try:
+            result = add_noqa_to_file(path, [item.finding for item in items])
+        except (UnicodeError, LookupError):
+            left.extend(items)  # reported as E902 already
+            continue
+        except OSError as exc:
+            outcome.errors.append(f"{path}: cannot add # noqa comments ({exc.strerror or exc})")
+            left.extend(items)
+            continue
+        marked += result.lines_marked
+        unmarked = {id(finding) for finding in result.unmarked}
+        left.extend(item for item in items if id(item.finding) in unmarked)
+        not_marked += len(unmarked)
+    left.sort(key=lambda r: (r.finding.path, r.finding.line, r.finding.col, r.finding.code))
+    print(f"Added {marked:,} noqa directive{'' if marked == 1 else 's'}.", file=sys.stderr)
+    if not_marked:
+        print(f"ms-lint: {not_marked:,} finding{' could' if not_marked == 1 else 's could'} not be marked: flake8 "
+              "reads the first '# noqa' of the line, here one inside a string, or the file does not tokenize",
+              file=sys.stderr)
+    return left
 
 
 def fix_files(files: Sequence[str], options: LintOptions, args: argparse.Namespace) -> int | None:
@@ -241,12 +316,13 @@ def fix_files(files: Sequence[str], options: LintOptions, args: argparse.Namespa
 
 def fixable(findings: list, path: str, source: str, options: LintOptions) -> list:
     """The findings the user asked for: selected for ``path`` and not silenced by ``# noqa``."""
+    from ms_lint.model.source import source_lines
     from ms_lint.noqa import without_noqa
 
     selected = options.selected_codes(path)
     findings = [f for f in findings if f.code in selected]
     if findings and not options.disable_noqa:
-        findings = without_noqa(findings, source.splitlines(keepends=True))
+        findings = without_noqa(findings, source_lines(source))
     return findings
 
 

@@ -23,6 +23,12 @@ class Run:
     out: str
     err: str
 
+    @property
+    def said(self) -> str:
+        """Standard error without the lines naming the target (``target: ...``), which every check run prints first:
+        what the run said of its work (the closing line, ``--add-noqa``'s count, statistics, errors)."""
+        return "".join(line for line in self.err.splitlines(keepends=True) if not line.startswith("target: "))
+
     def findings(self) -> list[tuple[str, int, int, str]]:
         """The text report's findings as ``(path, line, column, code)``, paths without a leading ``./``."""
         found = []
