@@ -24,6 +24,7 @@ from ms_lint.rules.ms116_name_bound_on_one_path import NameBoundOnOnePath
 from ms_lint.rules.ms117_dict_output_indexed_by_key import DictOutputIndexedByKey
 from ms_lint.rules.ms118_host_written_graph_state import HostWrittenGraphState
 from ms_lint.rules.ms119_instance_parameter_not_self import InstanceParameterNotSelf
+from ms_lint.rules.ms131_variable_slice_bound import VariableSliceBound
 from ms_lint.rules.ms201_plain_container_of_cells import PlainContainerOfCells
 from ms_lint.rules.ms202_plain_container_of_parameters import PlainContainerOfParameters
 from ms_lint.rules.ms203_forward_without_construct import ForwardWithoutConstruct
@@ -40,6 +41,8 @@ from ms_lint.rules.ms604_layer_keyword_not_accepted import LayerKeywordNotAccept
 from ms_lint.rules.ms605_separate_sizes import SeparateSizes
 from ms_lint.rules.ms606_layer_positional_argument import LayerPositionalArgument
 from ms_lint.rules.ms607_missing_mindspore_api import MissingMindSporeApi
+from ms_lint.rules.ms701_ascend_float16_without_loss_scale import AscendFloat16WithoutLossScale
+from ms_lint.rules.ms702_ascend_stride_limits import AscendStrideLimits
 from ms_lint.rules.ms900_internal_error import InternalError
 
 ALL_RULES: tuple[type[Rule], ...] = (
@@ -62,6 +65,7 @@ ALL_RULES: tuple[type[Rule], ...] = (
     DictOutputIndexedByKey,
     HostWrittenGraphState,
     InstanceParameterNotSelf,
+    VariableSliceBound,
     PlainContainerOfCells,
     PlainContainerOfParameters,
     ForwardWithoutConstruct,
@@ -78,6 +82,8 @@ ALL_RULES: tuple[type[Rule], ...] = (
     SeparateSizes,
     LayerPositionalArgument,
     MissingMindSporeApi,
+    AscendFloat16WithoutLossScale,
+    AscendStrideLimits,
     InternalError,
 )
 

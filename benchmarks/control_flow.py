@@ -1,0 +1,151 @@
+"""How graph compile time grows with control flow on tensor conditions (the measurement behind MS130).
+
+    python benchmarks/control_flow.py                      # both levels, 3 repetitions, prints the table
+    python benchmarks/control_flow.py --repeat 1 --levels STRICT --json /tmp/control_flow.json
+
+Each case is a Cell whose ``construct`` nests ``if`` (or ``while``) statements on tensor values to a given depth, or
+unrolls a ``for i in range(n)`` loop holding an ``if`` on a tensor. Every case is compiled in a fresh process
+(``net.compile(*inputs)`` under GRAPH_MODE at the given syntax level; MindSpore's compile cache would otherwise
+answer repeats), and only the compile call is timed, not the import of MindSpore. The table gives the median
+seconds per case and the ratio to the same family's smallest case.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import textwrap
+from pathlib import Path
+
+_RUNNER = r'''
+import importlib.util, json, sys, time
+import numpy as np
+import mindspore as ms
+case = json.loads(sys.argv[1])
+ms.set_context(mode=ms.GRAPH_MODE, jit_syntax_level=getattr(ms, case["level"]))
+spec = importlib.util.spec_from_file_location("case", case["path"])
+module = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(module)
+net = module.Net()
+inputs = [ms.Tensor(np.ones((4,), np.float32))]
+start = time.perf_counter()
+try:
+    net.compile(*inputs)
+    error = ""
+except BaseException as exc:
+    error = type(exc).__name__ + ": " + str(exc).splitlines()[0][:200]
+elapsed = time.perf_counter() - start
+print("@@RESULT@@" + json.dumps({"seconds": elapsed, "error": error}))
+'''
+
+
+def nested_if(depth: int) -> str:
+    """``depth`` ``if`` statements on tensor conditions, each inside the one before, each with an ``else``."""
+    lines, indent = [], "        "
+    for level in range(depth):
+        lines.append(f"{indent}if x.sum() > {level}:")
+        indent += "    "
+    lines.append(f"{indent}x = x + 1")
+    for level in reversed(range(depth)):
+        indent = indent[:-4]
+        lines.append(f"{indent}else:")
+        lines.append(f"{indent}    x = x - {level + 1}")
+    return _cell(lines)
+
+
+def nested_while(depth: int) -> str:
+    """``depth`` ``while`` loops on tensor conditions, each inside the one before."""
+    lines, indent = [], "        "
+    for level in range(depth):
+        lines.append(f"{indent}while x.sum() < {10 * (level + 1)}:")
+        indent += "    "
+    lines.append(f"{indent}x = x + 1")
+    for level in reversed(range(depth)):
+        indent = indent[:-4]
+        lines.append(f"{indent}    x = x * 1.5")
+    return _cell(lines)
+
+
+def unrolled_for(count: int) -> str:
+    """``for i in range(count)`` (unrolled by the compiler) holding an ``if`` on a tensor condition."""
+    return _cell([
+        f"        for i in range({count}):",
+        "            if x.sum() > i:",
+        "                x = x + 1",
+        "            else:",
+        "                x = x - 1",
+    ])
+
+
+def _cell(body: list[str]) -> str:
+    return textwrap.dedent("""\
+        import mindspore as ms
+        from mindspore import nn
+
+
+        class Net(nn.Cell):
+            def construct(self, x):
+        """) + "\n".join(body) + "\n        return x\n"
+
+
+FAMILIES = {
+    "nested if": (nested_if, [1, 2, 3, 4, 5, 6]),
+    "nested while": (nested_while, [1, 2, 3, 4, 5, 6]),
+    "for range(n) + if": (unrolled_for, [1, 2, 4, 8, 16, 32]),
+}
+
+
+def compile_once(source: str, level: str, workdir: Path, python: str) -> tuple[float, str]:
+    path = workdir / "case.py"
+    path.write_text(source)
+    completed = subprocess.run(
+        [python, "-c", _RUNNER, json.dumps({"path": str(path), "level": level})], capture_output=True, text=True,
+        cwd=workdir, timeout=900, env={**os.environ, "GLOG_v": "3"})
+    marker = completed.stdout.rfind("@@RESULT@@")
+    if marker < 0:
+        return float("nan"), "process failed: " + completed.stderr.strip()[-300:]
+    result = json.loads(completed.stdout[marker + len("@@RESULT@@"):])
+    return result["seconds"], result["error"]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--repeat", type=int, default=3, help="fresh processes per case (the median is reported)")
+    parser.add_argument("--levels", default="STRICT,LAX", help="comma-separated jit syntax levels")
+    parser.add_argument("--families", default=",".join(FAMILIES), help="comma-separated case families")
+    parser.add_argument("--python", default=sys.executable, help="the interpreter that has MindSpore")
+    parser.add_argument("--json", help="also write every measurement here")
+    args = parser.parse_args(argv)
+    levels = [level.strip().upper() for level in args.levels.split(",") if level.strip()]
+    families = [name.strip() for name in args.families.split(",") if name.strip()]
+    rows = []
+    with tempfile.TemporaryDirectory() as scratch:
+        for family in families:
+            build, sizes = FAMILIES[family]
+            for level in levels:
+                base = None
+                for size in sizes:
+                    runs = [compile_once(build(size), level, Path(scratch), args.python) for _ in range(args.repeat)]
+                    seconds = statistics.median(run[0] for run in runs)
+                    error = next((run[1] for run in runs if run[1]), "")
+                    base = base or seconds
+                    rows.append({"family": family, "level": level, "size": size, "seconds": seconds,
+                                 "ratio": seconds / base, "runs": [run[0] for run in runs], "error": error})
+                    print(f"{family:18} {level:6} {size:3d}  {seconds:8.3f} s  x{seconds / base:6.1f}  {error}",
+                          file=sys.stderr, flush=True)
+    print("| case | size | level | compile s (median) | vs smallest | error |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    for row in rows:
+        print(f"| {row['family']} | {row['size']} | {row['level']} | {row['seconds']:.3f} | {row['ratio']:.1f}x | "
+              f"{row['error']} |")
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
