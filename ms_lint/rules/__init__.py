@@ -24,6 +24,7 @@ from ms_lint.rules.ms116_name_bound_on_one_path import NameBoundOnOnePath
 from ms_lint.rules.ms117_dict_output_indexed_by_key import DictOutputIndexedByKey
 from ms_lint.rules.ms118_host_written_graph_state import HostWrittenGraphState
 from ms_lint.rules.ms119_instance_parameter_not_self import InstanceParameterNotSelf
+from ms_lint.rules.ms130_nested_tensor_control_flow import NestedTensorControlFlow
 from ms_lint.rules.ms131_variable_slice_bound import VariableSliceBound
 from ms_lint.rules.ms201_plain_container_of_cells import PlainContainerOfCells
 from ms_lint.rules.ms202_plain_container_of_parameters import PlainContainerOfParameters
@@ -65,6 +66,7 @@ ALL_RULES: tuple[type[Rule], ...] = (
     DictOutputIndexedByKey,
     HostWrittenGraphState,
     InstanceParameterNotSelf,
+    NestedTensorControlFlow,
     VariableSliceBound,
     PlainContainerOfCells,
     PlainContainerOfParameters,

@@ -18,6 +18,7 @@ class VariableSliceBound(Rule):
     summary = "a slice bounded by a tensor value in graph code (`x[:n]` with `n` computed from data): dynamic shape"
     fix_summary = "a fixed-size slice with a mask (`x * (ops.arange(len) < n)`), or bounds known at compile time"
     enabled_by_default = False
+    level = "warning"
     what = """
         Reports, in graph code, a subscript holding a slice whose start, stop or step is tensor data: `x[:n]` where
         `n = (x > 0).sum()`, `x[start:end]` with tensor arguments, `x[:, :n]`, and slice assignment `x[:n] = 0`.

@@ -53,6 +53,7 @@ class AscendFloat16WithoutLossScale(Rule):
     fix_summary = ("scale the loss: `Model(..., loss_scale_manager=DynamicLossScaleManager())`, "
                    "`TrainOneStepWithLossScaleCell`, or `amp.DynamicLossScaler` with `amp.all_finite`")
     enabled_by_default = False
+    level = "warning"
     what = """
         Reports, on an Ascend target (`device = "ascend"`, or `"any"`, where the message says "on Ascend"; silent for
         `cpu` and `gpu`), a training set-up (`Model(network, loss, optimizer)`, `nn.TrainOneStepCell(network, ...)`,
@@ -90,12 +91,28 @@ class AscendFloat16WithoutLossScale(Rule):
         None of this shows on CPU or GPU, where the same code trains in float32.
     """
     example = """
-        net = ResNet()  # a Cell of this module with nn.Conv2d layers
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.conv = nn.Conv2d(3, 8, 3)
+
+            def construct(self, x):
+                return self.conv(x)
+
+        net = Net()
         model = Model(net, loss_fn, optimizer)
     """
     use_instead = """
-        net = ResNet()
-        model = Model(net, loss_fn, optimizer, loss_scale_manager=DynamicLossScaleManager())
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.conv = nn.Conv2d(3, 8, 3)
+
+            def construct(self, x):
+                return self.conv(x)
+
+        net = Net()
+        model = Model(net, loss_fn, optimizer, loss_scale_manager=ms.amp.DynamicLossScaleManager())
     """
 
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
