@@ -106,10 +106,10 @@ class AscendStrideLimits(Rule):
         `cpu` and `gpu`), a call whose constant arguments fall outside the ranges MindSpore's own API documentation
         (2.10) states:
 
-        | API | documented range |
-        | --- | --- |
-        | `ops.avg_pool1d/2d/3d`, `mint.nn.functional.avg_pool1d`, `nn.AvgPool3d`, `ops.AvgPool3D` | `kernel_size` in [1, 255], `stride` in [1, 63] (for mint's `avg_pool1d` an omitted stride is the kernel size) |
-        | `mint.nn.functional.conv3d` | `stride`: d in [1, 255], h and w in [1, 63]; `padding` (an int) in [0, 255]; `dilation` in [1, 255] |
+        - `ops.avg_pool1d/2d/3d`, `mint.nn.functional.avg_pool1d`, `nn.AvgPool3d`, `ops.AvgPool3D`: `kernel_size`
+          in [1, 255], `stride` in [1, 63] (for mint's `avg_pool1d` an omitted stride is the kernel size);
+        - `mint.nn.functional.conv3d`: `stride` d in [1, 255], h and w in [1, 63]; `padding` (an int) in [0, 255];
+          `dilation` in [1, 255].
 
         Only literal values (and constant arithmetic on them) are read: a stride held in a variable or computed at
         run time is not reported. `nn.Conv2d`, `nn.MaxPool2d` and the other layers are not reported: neither their
