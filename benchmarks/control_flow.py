@@ -46,28 +46,25 @@ print("@@RESULT@@" + json.dumps({"seconds": elapsed, "cpu": cpu, "error": error}
 
 def nested_if(depth: int) -> str:
     """``depth`` ``if`` statements on tensor conditions, each inside the one before, each with an ``else``."""
-    lines, indent = [], "        "
-    for level in range(depth):
-        lines.append(f"{indent}if x.sum() > {level}:")
-        indent += "    "
-    lines.append(f"{indent}x = x + 1")
-    for level in reversed(range(depth)):
-        indent = indent[:-4]
-        lines.append(f"{indent}else:")
-        lines.append(f"{indent}    x = x - {level + 1}")
-    return _cell(lines)
+    return _nest(depth, lambda level: f"if x.sum() > {level}:", lambda level: ["else:", f"    x = x - {level + 1}"])
 
 
 def nested_while(depth: int) -> str:
     """``depth`` ``while`` loops on tensor conditions, each inside the one before."""
+    return _nest(depth, lambda level: f"while x.sum() < {10 * (level + 1)}:", lambda level: ["    x = x * 1.5"])
+
+
+def _nest(depth: int, opening, closing) -> str:
+    """``depth`` statements (``opening(level)``), each inside the one before, around ``x = x + 1``; after each
+    statement's body, the lines ``closing(level)`` at the statement's indentation."""
     lines, indent = [], "        "
     for level in range(depth):
-        lines.append(f"{indent}while x.sum() < {10 * (level + 1)}:")
+        lines.append(indent + opening(level))
         indent += "    "
     lines.append(f"{indent}x = x + 1")
     for level in reversed(range(depth)):
         indent = indent[:-4]
-        lines.append(f"{indent}    x = x * 1.5")
+        lines.extend(indent + line for line in closing(level))
     return _cell(lines)
 
 

@@ -42,6 +42,16 @@ _SETUPS = {
     "grad": ("fn", 0),
 }
 _AMP_LEVEL = {"Model": "amp_level", "build_train_network": "level"}
+_EXAMPLE_NETWORK = """
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.conv = nn.Conv2d(3, 8, 3)
+
+            def construct(self, x):
+                return self.conv(x)
+
+        net = Net()"""
 _CHAIN_METHODS = frozenset({"set_train", "set_grad", "to_float", "add_flags_recursive", "set_boost"})
 
 
@@ -90,28 +100,10 @@ class AscendFloat16WithoutLossScale(Rule):
         gradients that underflow or overflow float16 silently turn to zero or inf, which loss scaling prevents.
         None of this shows on CPU or GPU, where the same code trains in float32.
     """
-    example = """
-        class Net(nn.Cell):
-            def __init__(self):
-                super().__init__()
-                self.conv = nn.Conv2d(3, 8, 3)
-
-            def construct(self, x):
-                return self.conv(x)
-
-        net = Net()
+    example = _EXAMPLE_NETWORK + """
         model = Model(net, loss_fn, optimizer)
     """
-    use_instead = """
-        class Net(nn.Cell):
-            def __init__(self):
-                super().__init__()
-                self.conv = nn.Conv2d(3, 8, 3)
-
-            def construct(self, x):
-                return self.conv(x)
-
-        net = Net()
+    use_instead = _EXAMPLE_NETWORK + """
         model = Model(net, loss_fn, optimizer, loss_scale_manager=ms.amp.DynamicLossScaleManager())
     """
 
