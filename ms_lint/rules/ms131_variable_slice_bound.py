@@ -4,6 +4,7 @@ from __future__ import annotations
 import ast
 from typing import Iterator
 
+from ms_lint import mindspore_api as api
 from ms_lint.findings import Finding
 from ms_lint.model import TENSOR, GraphFunction, ModuleFacts
 from ms_lint.rules.base import Rule
@@ -23,8 +24,11 @@ class VariableSliceBound(Rule):
         Reports, in graph code, a subscript holding a slice whose start, stop or step is tensor data: `x[:n]` where
         `n = (x > 0).sum()`, `x[start:end]` with tensor arguments, `x[:, :n]`, and slice assignment `x[:n] = 0`.
         Bounds the compiler folds are not reported: literals, `x.shape[0] // 2`, `len(...)`, Python numbers passed
-        by the caller, `self.<constant attribute>`. A plain tensor index (`x[i]`, one element) keeps the shape and is
-        not reported. Off by default, like MS110: enable it when the code must run on Ascend or be exported.
+        by the caller, parameters annotated `int` (or `Optional[int]`), `self.<constant attribute>`, and values
+        evidently of the host (a string-keyed lookup such as `cache["slen"]`, `entry.get("index")`, a method tensors
+        do not have such as `cache.get_seq_length()`, and names bound to them). A plain tensor
+        index (`x[i]`, one element) keeps the shape and is not reported. Off by default, like MS110: enable it when
+        the code must run on Ascend or be exported.
     """
     why = """
         The result's length is known only at run time: a dynamic shape. MindSpore's migration guide warns about
@@ -85,6 +89,63 @@ def _tensor_bounds(function: GraphFunction, index: ast.AST) -> list[tuple[str, a
         if isinstance(part, ast.Slice):
             for kind in _BOUNDS:
                 expr = getattr(part, kind)
-                if expr is not None and function.kind(expr) == TENSOR:
+                if expr is not None and function.kind(expr) == TENSOR and not _declared_int(function, expr) and (
+                        not _host_value(function, expr, 0)):
                     found.append((kind, expr))
     return found
+
+
+def _host_value(function: GraphFunction, expr: ast.AST, depth: int) -> bool:
+    """The bound evidently holds a host value the model took for data: a string-keyed lookup (``cache["slen"]``,
+    ``entry.get("index")``) or the result of a method tensors do not have (``past_key_values.get_seq_length()``),
+    directly or through the local names it is built from; an ``a if c else b`` is host when both sides are."""
+    if depth > 3:
+        return False
+    if isinstance(expr, ast.Subscript):
+        return isinstance(expr.slice, ast.Constant) and isinstance(expr.slice.value, str)
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute):
+        return not api.is_mindspore(function.module.qualname(expr.func)) and expr.func.attr not in (
+            api.tensor_methods())
+    if isinstance(expr, ast.UnaryOp):
+        return _host_value(function, expr.operand, depth + 1)
+    if isinstance(expr, ast.IfExp):
+        return all(isinstance(side, ast.Constant) or _host_value(function, side, depth + 1)
+                   for side in (expr.body, expr.orelse))
+    if isinstance(expr, ast.BinOp):
+        return any(_host_value(function, side, depth + 1) for side in (expr.left, expr.right)) and all(
+            function.kind(side) != TENSOR or _host_value(function, side, depth + 1)
+            for side in (expr.left, expr.right))
+    if isinstance(expr, ast.Name):
+        value = function.module.value_bound_to(expr, function.node, function.owner)
+        return value is not None and _host_value(function, value, depth + 1)
+    return False
+
+
+def _declared_int(function: GraphFunction, expr: ast.AST) -> bool:
+    """``expr`` is built only from constants and parameters annotated ``int`` (``target_length: int``,
+    ``Optional[int]``, ``int | None``): callers pass Python numbers, which the compiler folds."""
+    if isinstance(expr, ast.Constant):
+        return isinstance(expr.value, int)
+    if isinstance(expr, ast.BinOp):
+        return _declared_int(function, expr.left) and _declared_int(function, expr.right)
+    if not isinstance(expr, ast.Name):
+        return False
+    arguments = function.node.args
+    annotation = next((a.annotation for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)
+                       if a.arg == expr.id), None)
+    return annotation is not None and _is_int_annotation(annotation)
+
+
+def _is_int_annotation(annotation: ast.AST) -> bool:
+    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+        return annotation.value.replace(" ", "") in ("int", "Optional[int]", "int|None", "None|int")
+    if isinstance(annotation, ast.Name):
+        return annotation.id == "int"
+    if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
+        parts = (annotation.left, annotation.right)
+        return any(_is_int_annotation(p) for p in parts) and all(
+            _is_int_annotation(p) or (isinstance(p, ast.Constant) and p.value is None) for p in parts)
+    if isinstance(annotation, ast.Subscript) and isinstance(annotation.value, (ast.Name, ast.Attribute)):
+        name = annotation.value.id if isinstance(annotation.value, ast.Name) else annotation.value.attr
+        return name == "Optional" and _is_int_annotation(annotation.slice)
+    return False
