@@ -130,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as scratch, ThreadPoolExecutor(max(1, args.jobs)) as pool:
         def measure(case, run):
             family, level, size = case
-            workdir = Path(scratch) / f"{family.split()[0]}-{level}-{size}-{run}"
+            workdir = Path(scratch) / f"{FAMILIES[family][0].__name__}-{level}-{size}-{run}"
             workdir.mkdir()
             return compile_once(FAMILIES[family][0](size), level, workdir, args.python)
 
