@@ -34,7 +34,9 @@ class VariableSliceBound(Rule):
         The result's length is known only at run time: a dynamic shape. MindSpore's migration guide warns about
         it ("When it comes to slicing a Tensor, note that whether subscript of the slice is a variable. When it is a
         variable, there will be restrictions", Constructing MindSpore Network, "Considerations for MindSpore
-        Network Authoring"), and dynamic shape is slow or unsupported for many operators on Ascend and prevents
+        Network Authoring",
+        https://www.mindspore.cn/docs/en/master/migration_guide/model_development/model_development.html), and
+        dynamic shape is slow or unsupported for many operators on Ascend and prevents
         graph sinking. Measured on MindSpore 2.10 CPU (tests/test_ground_truth_slices.py), STRICT and LAX alike:
         reading `x[:n]`, `x[start:end]`, `x[:, :n]` and `x[::s]` with tensor bounds compiles and gives PyNative's
         result, and later calls with other bounds reuse the graph; slice assignment with an int32 tensor bound
