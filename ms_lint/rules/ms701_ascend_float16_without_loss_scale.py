@@ -74,7 +74,8 @@ class AscendFloat16WithoutLossScale(Rule):
         What is resolved, within the one module: the network argument through the names it is bound to, through
         wrapping Cells (`nn.WithLossCell(net, loss)`, `nn.SequentialCell([...])`), through factory functions of the
         module that return it, and, for `value_and_grad(forward_fn)`, through the Cells the forward function calls;
-        a Cell class of the module uses an operator when its methods build or call it, or build a Cell class of the
+        a Cell class of the module uses an operator when its methods build or call it (also through a helper
+        function of the module that builds the layer: `self.conv1 = conv(1, 6, 5)`), or build a Cell class of the
         module that does (also through base classes). A network built by another module (`create_model(...)`) is
         not followed: no finding. Loss scaling is anything of MindSpore's (`FixedLossScaleManager`,
         `DynamicLossScaleManager`, `TrainOneStepWithLossScaleCell`, `amp.DynamicLossScaler`/`StaticLossScaler`,
@@ -206,7 +207,7 @@ class _NetworkOperators:
             for site in module.calls:
                 if site.owner is not member:
                     continue
-                found = self._operator_of_call(site.node, site.function)
+                found = self._operator_of_call(site.node, site.function) or self._of_factory(site.node)
                 if found is None and depth < 8:
                     built = module.class_of_constructor(site.node)
                     if built is not None and built[1] is not None and built[1] is not info and built[2] is module:
@@ -217,6 +218,15 @@ class _NetworkOperators:
                 break
         self._classes[info.key] = found
         return found
+
+    def _of_factory(self, call: ast.Call) -> tuple[str, str] | None:
+        """A layer a helper function of the module builds for the caller (``self.conv1 = conv(1, 6, 5)`` where
+        ``conv`` returns ``nn.Conv2d(...)``)."""
+        factory = self.module.local_function(call.func)
+        if factory is None:
+            return None
+        return next(filter(None, (self._operator_of_call(inner, factory)
+                                  for inner in self.module.index.body_nodes_of(factory, (ast.Call,)))), None)
 
     def _operator_of_call(self, call: ast.Call, function: FunctionNode | None) -> tuple[str, str] | None:
         qualname = self.module.qualname(call.func)
