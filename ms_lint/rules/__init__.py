@@ -26,6 +26,8 @@ from ms_lint.rules.ms118_host_written_graph_state import HostWrittenGraphState
 from ms_lint.rules.ms119_instance_parameter_not_self import InstanceParameterNotSelf
 from ms_lint.rules.ms120_logging_in_graph import LoggingInGraph
 from ms_lint.rules.ms121_branches_join_different_types import BranchesJoinDifferentTypes
+from ms_lint.rules.ms130_nested_tensor_control_flow import NestedTensorControlFlow
+from ms_lint.rules.ms131_variable_slice_bound import VariableSliceBound
 from ms_lint.rules.ms201_plain_container_of_cells import PlainContainerOfCells
 from ms_lint.rules.ms202_plain_container_of_parameters import PlainContainerOfParameters
 from ms_lint.rules.ms203_forward_without_construct import ForwardWithoutConstruct
@@ -42,6 +44,8 @@ from ms_lint.rules.ms604_layer_keyword_not_accepted import LayerKeywordNotAccept
 from ms_lint.rules.ms605_separate_sizes import SeparateSizes
 from ms_lint.rules.ms606_layer_positional_argument import LayerPositionalArgument
 from ms_lint.rules.ms607_missing_mindspore_api import MissingMindSporeApi
+from ms_lint.rules.ms701_ascend_float16_without_loss_scale import AscendFloat16WithoutLossScale
+from ms_lint.rules.ms702_ascend_stride_limits import AscendStrideLimits
 from ms_lint.rules.ms900_internal_error import InternalError
 
 ALL_RULES: tuple[type[Rule], ...] = (
@@ -66,6 +70,8 @@ ALL_RULES: tuple[type[Rule], ...] = (
     InstanceParameterNotSelf,
     LoggingInGraph,
     BranchesJoinDifferentTypes,
+    NestedTensorControlFlow,
+    VariableSliceBound,
     PlainContainerOfCells,
     PlainContainerOfParameters,
     ForwardWithoutConstruct,
@@ -82,6 +88,8 @@ ALL_RULES: tuple[type[Rule], ...] = (
     SeparateSizes,
     LayerPositionalArgument,
     MissingMindSporeApi,
+    AscendFloat16WithoutLossScale,
+    AscendStrideLimits,
     InternalError,
 )
 

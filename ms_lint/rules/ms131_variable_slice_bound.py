@@ -1,0 +1,153 @@
+"""MS131: a slice whose bound is a tensor value, in graph code (off by default)."""
+from __future__ import annotations
+
+import ast
+from typing import Iterator
+
+from ms_lint import mindspore_api as api
+from ms_lint.findings import Finding
+from ms_lint.model import TENSOR, GraphFunction, ModuleFacts
+from ms_lint.rules.base import Rule
+
+_BOUNDS = ("lower", "upper", "step")
+_BOUND_NAMES = {"lower": "start", "upper": "stop", "step": "step"}
+
+
+class VariableSliceBound(Rule):
+    code = "MS131"
+    name = "variable-slice-bound"
+    summary = "a slice bounded by a tensor value in graph code (`x[:n]` with `n` computed from data): dynamic shape"
+    fix_summary = "a fixed-size slice with a mask (`x * (ops.arange(len) < n)`), or bounds known at compile time"
+    enabled_by_default = False
+    level = "warning"
+    what = """
+        Reports, in graph code, a subscript holding a slice whose start, stop or step is tensor data: `x[:n]` where
+        `n = (x > 0).sum()`, `x[start:end]` with tensor arguments, `x[:, :n]`, and slice assignment `x[:n] = 0`.
+        Bounds the compiler folds are not reported: literals, `x.shape[0] // 2`, `len(...)`, Python numbers passed
+        by the caller, parameters annotated `int` (or `Optional[int]`), `self.<constant attribute>`, and values
+        evidently of the host (a string-keyed lookup such as `cache["slen"]`, `entry.get("index")`, a method tensors
+        do not have such as `cache.get_seq_length()`, and names bound to them). A plain tensor
+        index (`x[i]`, one element) keeps the shape and is not reported. Off by default, like MS110: enable it when
+        the code must run on Ascend or be exported.
+    """
+    why = """
+        The result's length is known only at run time: a dynamic shape. MindSpore's migration guide warns about
+        it ("When it comes to slicing a Tensor, note that whether subscript of the slice is a variable. When it is a
+        variable, there will be restrictions", Constructing MindSpore Network, "Considerations for MindSpore
+        Network Authoring",
+        https://www.mindspore.cn/docs/en/master/migration_guide/model_development/model_development.html), and
+        dynamic shape is slow or unsupported for many operators on Ascend and prevents
+        graph sinking. Measured on MindSpore 2.10 CPU (tests/test_ground_truth_slices.py), STRICT and LAX alike:
+        reading `x[:n]`, `x[start:end]`, `x[:, :n]` and `x[::s]` with tensor bounds compiles and gives PyNative's
+        result, and later calls with other bounds reuse the graph; slice assignment with an int32 tensor bound
+        (`x[:n] = 0`, `x[n:] = 1`) fails to compile at both levels (TypeError: the CPU kernel `SliceToIndices`
+        takes int64 bounds only), while an int64 bound works.
+    """
+    example = """
+        class Head(nn.Cell):
+            def construct(self, x):
+                n = (x > 0).sum()
+                return x[:n].sum()
+    """
+    use_instead = """
+        class Head(nn.Cell):
+            def construct(self, x):
+                n = (x > 0).sum()
+                keep = ops.arange(x.shape[0]) < n
+                return (x * keep).sum()
+    """
+
+    def check(self, module: ModuleFacts) -> Iterator[Finding]:
+        for function in module.graph_functions:
+            stores = {id(target) for assign in function.nodes_of(ast.Assign, ast.AugAssign)
+                      for target in (assign.targets if isinstance(assign, ast.Assign) else [assign.target])
+                      if isinstance(target, ast.Subscript)}
+            for node in function.nodes_of(ast.Subscript):
+                bounds = _tensor_bounds(function, node.slice)
+                if not bounds or function.kind(node.value) != TENSOR:
+                    continue
+                store = id(node) in stores
+                names = ", ".join(f"{_BOUND_NAMES[kind]} `{ast.unparse(expr)}`" for kind, expr in bounds)
+                effect = (
+                    "slice assignment with an int32 tensor bound fails to compile on CPU (MindSpore 2.10, STRICT "
+                    "and LAX: SliceToIndices takes int64)" if store else
+                    "it compiles on CPU (MindSpore 2.10) but is slow or unsupported on Ascend")
+                yield self.finding(
+                    module, node,
+                    f"slice bounded by tensor data in graph code ({function.label}), {names}: the result's shape "
+                    f"depends on the data (dynamic shape); {effect}; use a fixed-size slice and a mask, or bounds "
+                    "known at compile time",
+                    data={"bounds": {_BOUND_NAMES[kind]: ast.unparse(expr) for kind, expr in bounds},
+                          "assignment": store, "function": function.label},
+                )
+
+
+def _tensor_bounds(function: GraphFunction, index: ast.AST) -> list[tuple[str, ast.AST]]:
+    """The (kind, expression) of each slice bound of ``index`` that is tensor data; ``x[a:b, :n]`` holds two
+    slices."""
+    slices = index.elts if isinstance(index, ast.Tuple) else [index]
+    found = []
+    for part in slices:
+        if isinstance(part, ast.Slice):
+            for kind in _BOUNDS:
+                expr = getattr(part, kind)
+                if expr is not None and function.kind(expr) == TENSOR and not _declared_int(function, expr) and (
+                        not _host_value(function, expr, 0)):
+                    found.append((kind, expr))
+    return found
+
+
+def _host_value(function: GraphFunction, expr: ast.AST, depth: int) -> bool:
+    """The bound evidently holds a host value the model took for data: a string-keyed lookup (``cache["slen"]``,
+    ``entry.get("index")``) or the result of a method tensors do not have (``past_key_values.get_seq_length()``),
+    directly or through the local names it is built from; an ``a if c else b`` is host when both sides are."""
+    if depth > 3:
+        return False
+    if isinstance(expr, ast.Subscript):
+        return isinstance(expr.slice, ast.Constant) and isinstance(expr.slice.value, str)
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute):
+        return not api.is_mindspore(function.module.qualname(expr.func)) and expr.func.attr not in (
+            api.tensor_methods())
+    if isinstance(expr, ast.UnaryOp):
+        return _host_value(function, expr.operand, depth + 1)
+    if isinstance(expr, ast.IfExp):
+        return all(isinstance(side, ast.Constant) or _host_value(function, side, depth + 1)
+                   for side in (expr.body, expr.orelse))
+    if isinstance(expr, ast.BinOp):
+        return any(_host_value(function, side, depth + 1) for side in (expr.left, expr.right)) and all(
+            function.kind(side) != TENSOR or _host_value(function, side, depth + 1)
+            for side in (expr.left, expr.right))
+    if isinstance(expr, ast.Name):
+        value = function.module.value_bound_to(expr, function.node, function.owner)
+        return value is not None and _host_value(function, value, depth + 1)
+    return False
+
+
+def _declared_int(function: GraphFunction, expr: ast.AST) -> bool:
+    """``expr`` is built only from constants and parameters annotated ``int`` (``target_length: int``,
+    ``Optional[int]``, ``int | None``): callers pass Python numbers, which the compiler folds."""
+    if isinstance(expr, ast.Constant):
+        return isinstance(expr.value, int)
+    if isinstance(expr, ast.BinOp):
+        return _declared_int(function, expr.left) and _declared_int(function, expr.right)
+    if not isinstance(expr, ast.Name):
+        return False
+    arguments = function.node.args
+    annotation = next((a.annotation for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)
+                       if a.arg == expr.id), None)
+    return annotation is not None and _is_int_annotation(annotation)
+
+
+def _is_int_annotation(annotation: ast.AST) -> bool:
+    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+        return annotation.value.replace(" ", "") in ("int", "Optional[int]", "int|None", "None|int")
+    if isinstance(annotation, ast.Name):
+        return annotation.id == "int"
+    if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
+        parts = (annotation.left, annotation.right)
+        return any(_is_int_annotation(p) for p in parts) and all(
+            _is_int_annotation(p) or (isinstance(p, ast.Constant) and p.value is None) for p in parts)
+    if isinstance(annotation, ast.Subscript) and isinstance(annotation.value, (ast.Name, ast.Attribute)):
+        name = annotation.value.id if isinstance(annotation.value, ast.Name) else annotation.value.attr
+        return name == "Optional" and _is_int_annotation(annotation.slice)
+    return False
