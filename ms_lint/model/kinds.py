@@ -158,6 +158,8 @@ class FunctionKinds:
                               statement.finalbody):
                     self._drop_in_block(block, dropped)
 
+    # -- the tensor-value environment: what each name holds, and the kind of each expression ---------------------
+
     @property
     def self_name(self) -> str | None:
         name = self._self_name
