@@ -10,11 +10,16 @@ Layers, each asking only those above it in this list (and never the engine or a 
   branches and loops (syntactic: asks no other layer);
 - ``project``: classes and functions of the project's other modules, kept as summaries;
 - ``classes``: Cell lineage, jit classes, user classes, what a Cell's attributes hold;
+- ``containers``: the plain lists, tuples and dicts of Cells or Parameters a Cell keeps unregistered;
 - ``ranks``: the least number of dimensions a tensor value evidently has, from the calls that shaped it;
-- ``graph``: which functions MindSpore compiles and why, with the kinds flowing into them;
+- ``kinds``: what each expression of a function holds (tensor data, host array, constant), as its tensor-value
+  environment says; the constants it folds and the branches they drop;
+- ``graph``: which functions MindSpore compiles and why, what their callers pass them, and the eager functions of
+  a PyNative Cell;
 - ``module``: ``ModuleFacts``, the one object a rule is given.
 """
-from ms_lint.model.classes import ClassInfo, PlainContainer
+from ms_lint.model.classes import ClassInfo
+from ms_lint.model.containers import PlainContainer
 from ms_lint.model.graph import EagerFunction, GraphFunction
 from ms_lint.model.module import CallSite, ModuleFacts
 from ms_lint.model.syntax import FunctionNode

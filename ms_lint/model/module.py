@@ -9,7 +9,8 @@ from itertools import islice
 from typing import Iterator
 
 from ms_lint import mindspore_api as api
-from ms_lint.model.classes import CELL_METHODS_RETURNING_SELF, BuiltClass, ClassFacts, ClassInfo, PlainContainer
+from ms_lint.model.classes import CELL_METHODS_RETURNING_SELF, BuiltClass, ClassFacts, ClassInfo
+from ms_lint.model.containers import PlainContainer, plain_containers
 from ms_lint.model.project import project_function, use_module_facts
 from ms_lint.model.graph import EagerFunction, GraphCode, GraphFunction
 from ms_lint.model.scopes import ASSIGNMENT, CLASS, FUNCTION, Binding, Scope, Scopes, module_name_of
@@ -417,6 +418,13 @@ class ModuleFacts(ClassFacts, GraphCode):
             elif isinstance(func, ast.Attribute) and func.attr == "train" and (site.node.args or site.node.keywords):
                 result.append(site)
         return result
+
+    def plain_containers(self) -> list[PlainContainer]:
+        """Python lists/tuples/dicts of Cells or Parameters that a Cell keeps as attributes, unregistered (MS201,
+        MS202; see ``containers``)."""
+        if self._plain_containers is None:
+            self._plain_containers = plain_containers(self)
+        return self._plain_containers
 
     def seeds_mindspore(self) -> bool:
         """The module calls ``mindspore.set_seed`` (any spelling), directly or through a seeding helper of the project.
