@@ -52,6 +52,17 @@ class FixContext:
     def replace(self, node: ast.AST, text: str) -> Edit:
         return Edit(self.start_of(node), self.end_of(node), text)
 
+    def receiver(self, attribute: ast.Attribute) -> str:
+        """What ``attribute`` is read from, as written, parentheses included: ``(1 - m) * k`` has no parentheses of its
+        own in the tree, but ``((1 - m) * k).t`` needs them to stay one operand."""
+        end = self.end_of(attribute) - len(attribute.attr)
+        return self.source[self.start_of(attribute):end].rstrip().removesuffix(".").rstrip()
+
+    def rename_attribute(self, attribute: ast.Attribute, name: str) -> Edit:
+        """Replace the attribute's own name (``t.transpose`` -> ``t.swapaxes``), leaving what it is read from as is."""
+        end = self.end_of(attribute)
+        return Edit(end - len(attribute.attr), end, name)
+
     def wrap(self, node: ast.AST, callee: str) -> Edit:
         return self.replace(node, f"{callee}({self.text(node)})")
 

@@ -100,7 +100,7 @@ class TwoAxisTranspose(Rule):
         if not (isinstance(call, ast.Call) and _two_axis_transpose(call)):
             return []
         func = call.func
-        return [context.replace(func, f"{context.text(func.value)}.swapaxes")]
+        return [context.rename_attribute(func, "swapaxes")]
 
 
 def _two_axis_transpose(call: ast.Call) -> bool:

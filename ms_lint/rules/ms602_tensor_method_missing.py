@@ -126,7 +126,7 @@ class TensorMethodMissing(Rule):
         if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)):
             return []
         method = call.func.attr
-        receiver = context.text(call.func.value)
+        receiver = context.receiver(call.func)
         if method in PYTORCH_METHODS_READ_AS_PROPERTIES:
             dimension = _dimension(call)
             if dimension is None and (call.args or call.keywords):
@@ -136,7 +136,8 @@ class TensorMethodMissing(Rule):
         if call.args or call.keywords:
             return []
         if method == "detach":
-            return [context.replace(call, f"{context.reference('mindspore.ops.stop_gradient')}({receiver})")]
+            stopped = context.text(call.func.value)  # an argument needs no parentheses of its own
+            return [context.replace(call, f"{context.reference('mindspore.ops.stop_gradient')}({stopped})")]
         if method in _DEVICE_MOVES:
             return [context.replace(call, receiver)]
         return []

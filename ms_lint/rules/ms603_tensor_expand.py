@@ -84,7 +84,7 @@ class TensorExpand(Rule):
         if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "expand"
                 and call.args and not call.keywords):
             return []
-        renamed = context.replace(call.func, f"{context.text(call.func.value)}.broadcast_to")
+        renamed = context.rename_attribute(call.func, "broadcast_to")
         if len(call.args) == 1 and not isinstance(call.args[0], ast.Starred):
             return [renamed]
         start, end = context.start_of(call.args[0]), context.end_of(call.args[-1])
