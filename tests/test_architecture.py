@@ -121,3 +121,16 @@ def test_the_model_imports_no_layer_above_it():
     for name, imported in graph.items():
         if name.startswith("ms_lint.model"):
             assert not [target for target in imported if target.startswith(above)], name
+
+
+# The worker's stage modules, in the order a job runs them: each imports only the ones before it (``jobs`` hands a
+# stage the later one it needs), so a stage can be read, and tested, without the stages after it.
+VALIDATOR_STAGES = ("importing", "instances", "compiling", "probes", "retrying", "jobs", "worker")
+
+
+def test_each_validator_stage_imports_only_the_stages_before_it():
+    graph = import_graph()
+    stages = [f"ms_lint.validate.{name}" for name in VALIDATOR_STAGES]
+    for position, stage in enumerate(stages):
+        later = set(stages[position + 1:])
+        assert not graph[stage] & later, (stage, sorted(graph[stage] & later))

@@ -6,7 +6,8 @@ again with the argument that runs them.
 
 A build that raises because the device has no kernel for an operator is tried again with that operator computed on
 the host (``fallbacks``). When every way of building raises, the first error is the job's (MS205 raises there),
-and ``retrying.fix_construction`` builds it again with the lines that stopped it fixed.
+and the ``fix_construction`` the job loop hands the stage (``retrying.past_construction_error``) builds it again
+with the lines that stopped it fixed.
 """
 from __future__ import annotations
 
@@ -16,22 +17,23 @@ import time
 from typing import TYPE_CHECKING
 
 from ms_lint.validate.outcome import Outcome, exception_message, first_line
+from ms_lint.validate.tracing import LinesRun
 
 if TYPE_CHECKING:
     from ms_lint.validate.jobs import JobState
 
 
-def stage_instance(worker, state: "JobState", outcome: Outcome) -> None:
-    from ms_lint.validate import retrying
-
+def stage_instance(worker, state: "JobState", outcome: Outcome, *, fix_construction) -> None:
+    """Build the instance and make its inputs; when building raises, ``fix_construction(worker, state, outcome,
+    error)`` (a later stage's, handed over by the job loop) builds and compiles it again with the lines that
+    stopped it fixed, and the construction error is raised as the job's."""
     state.building = time.monotonic()
     try:
         build_instance(worker, state, outcome)
     except Exception as exc:
         if outcome.stage == "construction":
             try:
-                retrying.fix_construction(worker, state, outcome, exc)
-                retry_after_construction_fixes(worker, state, outcome)
+                fix_construction(worker, state, outcome, exc)
             except Exception as failure:  # noqa: BLE001 -- the construction error stays the job's result
                 outcome.stage = "construction"
                 outcome.notes.append(f"applying a fix in memory failed: {first_line(failure)}")
@@ -44,8 +46,6 @@ def stage_instance(worker, state: "JobState", outcome: Outcome) -> None:
 def build_with_switches(worker, state: "JobState", outcome: Outcome) -> None:
     """Construction lines building skipped, built again with the argument that runs them (``reach``'s
     ``build_retries``), each build traced and recorded with where it raised."""
-    from ms_lint.validate import probes
-
     skipped = set(state.job.get("construction_lines") or ()) - set(outcome.built_lines or ())
     planned = [retry for retry in state.job.get("build_retries") or () if skipped & set(retry["lines"])]
     if state.arguments is None or not planned or not isinstance(state.target, type):
@@ -58,7 +58,7 @@ def build_with_switches(worker, state: "JobState", outcome: Outcome) -> None:
         result = {"description": f"{retry['parameter']}={retry['value']!r}", "lines": retry["lines"],
                   "error": None}
         args, kwargs = with_argument(state.target, state.arguments, retry["parameter"], retry["value"])
-        lines_run = probes.LinesRun(state.job["path"], retry["lines"])
+        lines_run = LinesRun(state.job["path"], retry["lines"])
         try:
             with lines_run:
                 build(worker, state, lambda: state.target(*args, **kwargs))
@@ -67,22 +67,6 @@ def build_with_switches(worker, state: "JobState", outcome: Outcome) -> None:
                                "line": lines_run.innermost_line(exc)}
         result["ran"] = sorted(lines_run.ran)
         results.append(result)
-
-
-def retry_after_construction_fixes(worker, state: "JobState", outcome: Outcome) -> None:
-    """The Cell was built and compiled only with the lines that stopped building fixed: the retries (train mode,
-    a flag) start from the same failing build, and get past it the same way."""
-    from ms_lint.validate import retrying
-
-    recipe = state.failed_recipe
-    if not outcome.fixes or recipe is None or not isinstance(state.target, type):
-        return
-    state.arguments = (recipe.args, dict(recipe.kwargs))
-    try:
-        retrying.stage_retry(worker, state, outcome, after_construction_fixes=True)
-    finally:
-        state.arguments = None
-        outcome.stage = "construction"
 
 
 def evaluate_reach(worker, state: "JobState", obj, gradient: bool = False) -> dict:
@@ -107,8 +91,6 @@ def evaluate_reach(worker, state: "JobState", obj, gradient: bool = False) -> di
 def build_instance(worker, state: "JobState", outcome: Outcome) -> None:
     from mindspore import nn
 
-    from ms_lint.validate import probes
-
     target = state.target
     job = state.job
     is_cell_class = isinstance(target, type) and issubclass(target, nn.Cell)
@@ -131,7 +113,7 @@ def build_instance(worker, state: "JobState", outcome: Outcome) -> None:
 
         outcome.instance = "example"
         outcome.stage = "example"
-        with probes.LinesRun(job["path"], job.get("construction_lines") or ()) as lines_run:
+        with LinesRun(job["path"], job.get("construction_lines") or ()) as lines_run:
             obj, inputs = normalize_example_result(job["target"], state.example())
         outcome.built_lines = sorted(lines_run.ran)
         state.obj, state.inputs = obj, inputs
@@ -200,7 +182,7 @@ def make_inputs(worker, state: "JobState", outcome: Outcome, obj, call_parameter
 def construct(worker, state: "JobState", outcome: Outcome, target, required: list[str]):
     """Build the Cell the first way that works (see ``building``); None when there is no way to try. When
     every way raises, the first error is raised (a construction error is a result: MS205 raises there)."""
-    from ms_lint.validate import building, probes
+    from ms_lint.validate import building
 
     job = state.job
     class_name = job["qualname"].split(".")[-1]
@@ -220,7 +202,7 @@ def construct(worker, state: "JobState", outcome: Outcome, target, required: lis
     tried = []
     for recipe in recipes:
         try:
-            with probes.LinesRun(job["path"], job.get("construction_lines") or ()) as lines_run:
+            with LinesRun(job["path"], job.get("construction_lines") or ()) as lines_run:
                 obj, recipe = build_completing_config(worker, state, target, recipe)
         except _BuildFailed as failed:  # the next way may work
             exc, recipe = failed.error, failed.recipe

@@ -3,9 +3,11 @@
 ``import`` and ``examples`` and ``resolve`` (``importing``): the unit's module imported, its example loaded, its
 target looked up; ``instance`` (``instances``): the Cell built and its inputs made; ``compile`` (``compiling``);
 ``probe`` (``probes``); ``retry`` and ``fix`` (``retrying``): compiles with the lines a constant condition left out
-switched on, and past lines with line-keeping fixes. Each stage reads and writes the job's ``JobState`` and its
-typed ``Outcome``. The job runs in a scratch directory of its own with fds 1 and 2 sent to a file of bounded size;
-whatever it leaves behind (child processes, changed environment, a half-imported package) is undone after it.
+switched on, and past lines with line-keeping fixes. Each stage module imports only the stages before it; this loop
+runs them in order and hands a stage the later one it needs (``instances`` gets ``retrying``'s fix for a build that
+raised). Each stage reads and writes the job's ``JobState`` and its typed ``Outcome``. The job runs in a scratch
+directory of its own with fds 1 and 2 sent to a file of bounded size; whatever it leaves behind (child processes,
+changed environment, a half-imported package) is undone after it.
 """
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ import signal
 import sys
 import tempfile
 import time
+from functools import partial
 
 from ms_lint.validate import compiling, importing, instances, probes, retrying
 from ms_lint.validate.outcome import Outcome, record_exception
@@ -162,7 +165,7 @@ _STAGE_FUNCTIONS = {
     "import": importing.stage_import,
     "examples": importing.stage_examples,
     "resolve": importing.stage_resolve,
-    "instance": instances.stage_instance,
+    "instance": partial(instances.stage_instance, fix_construction=retrying.past_construction_error),
     "probe": probes.stage_probe,
     "retry": retrying.stage_retry,
     "fix": retrying.stage_fix,

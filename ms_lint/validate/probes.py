@@ -26,7 +26,9 @@ import os
 from collections import Counter
 from typing import TYPE_CHECKING
 
+from ms_lint.validate import instances
 from ms_lint.validate.outcome import Outcome, exception_message, first_line
+from ms_lint.validate.tracing import LinesRun
 
 if TYPE_CHECKING:
     from ms_lint.validate.jobs import JobState
@@ -282,57 +284,6 @@ class _OutOfTime(Exception):
     pass
 
 
-class LinesRun:
-    """While active, the ``lines`` of file ``path`` that run, in any frame of that file (``ran``), and whether a
-    code object's file is ``path`` (``in_file``, by the file name a code object carries)."""
-
-    def __init__(self, path: str, lines):
-        self.path = path
-        self.wanted = set(lines)
-        self.ran: set[int] = set()
-        self._files: dict[str, bool] = {}
-        self._previous = None
-
-    def in_file(self, filename: str) -> bool:
-        from ms_lint.validate.locations import same_file
-
-        known = self._files.get(filename)  # asked on every call the traced code makes
-        if known is None:
-            known = self._files[filename] = same_file(filename, self.path)
-        return known
-
-    def innermost_line(self, exc: BaseException) -> int | None:
-        """The innermost line of the file in ``exc``'s traceback, or None."""
-        line = None
-        traceback = exc.__traceback__
-        while traceback is not None:
-            if self.in_file(traceback.tb_frame.f_code.co_filename):
-                line = traceback.tb_lineno
-            traceback = traceback.tb_next
-        return line
-
-    def _lines(self, frame, event, _arg):
-        if event == "line" and frame.f_lineno in self.wanted:
-            self.ran.add(frame.f_lineno)
-        return self._lines
-
-    def _calls(self, frame, _event, _arg):
-        return self._lines if self.in_file(frame.f_code.co_filename) else None
-
-    def __enter__(self) -> "LinesRun":
-        import sys
-
-        self._previous = sys.gettrace()
-        if self.wanted:
-            sys.settrace(self._calls)
-        return self
-
-    def __exit__(self, *_exc) -> None:
-        import sys
-
-        sys.settrace(self._previous)
-
-
 def host_method_probe(instance, method: str, path: str, lines: list[int], seconds: float) -> dict:
     """Call ``instance.method()`` in PyNative, within ``seconds``, tracing the lines of ``path`` it runs:
     ``{"ran": the ``lines`` run, "error": None or {"type", "message", "line"}}``, ``line`` being the innermost
@@ -418,8 +369,6 @@ def stage_probe(worker, state: "JobState", outcome: Outcome) -> None:
 def call_host_methods(worker, state: "JobState", results: dict) -> None:
     """Each host method holding findings that raise eagerly too, called on an instance of its own (a method
     such as ``switch_to_deploy`` changes the instance the retries still compile)."""
-    from ms_lint.validate import instances
-
     wanted = state.job.get("host_calls") or {}
     if not wanted or state.obj is None:
         return

@@ -5,7 +5,8 @@ an argument left at its default, a custom ``bprop``) is compiled again with it s
 its own. ``stage_fix``: a compile that stopped at a line with a finding whose rule has a line-keeping fix is run
 again with that fix applied to the module's source in memory (``fixing``), up to ``fixing.MAX_FIXES`` lines; a line
 without such a fix is stood in for, left out, or passed under LAX. ``fix_construction`` does the same for a build
-that raised at a finding's line. Each attempt is a plain dict in the outcome's ``retries`` or ``fixes``.
+that raised at a finding's line (``past_construction_error``, which the job loop hands the instance stage, runs it
+and the retries after it). Each attempt is a plain dict in the outcome's ``retries`` or ``fixes``.
 """
 from __future__ import annotations
 
@@ -160,6 +161,13 @@ def stage_fix(worker, state: "JobState", outcome: Outcome) -> None:
         outcome.fixes = results
 
 
+def past_construction_error(worker, state: "JobState", outcome: Outcome, exc: Exception) -> None:
+    """Building the Cell raised ``exc`` (the instance stage's ``fix_construction``, handed to it by the job loop):
+    build and compile it again with the lines that stopped it fixed, then the retries from the same build."""
+    fix_construction(worker, state, outcome, exc)
+    retry_after_construction_fixes(worker, state, outcome)
+
+
 def fix_construction(worker, state: "JobState", outcome: Outcome, exc: Exception) -> None:
     """Building the Cell raised at a line, in any module of the project, with a finding whose fix keeps the
     line numbers (MS205 raises in the constructor): build and compile again with it fixed in memory, the
@@ -199,6 +207,20 @@ def fix_construction(worker, state: "JobState", outcome: Outcome, exc: Exception
         outcome.stage = "construction"
     if results:
         outcome.fixes = results
+
+
+def retry_after_construction_fixes(worker, state: "JobState", outcome: Outcome) -> None:
+    """The Cell was built and compiled only with the lines that stopped building fixed: the retries (train mode,
+    a flag) start from the same failing build, and get past it the same way."""
+    recipe = state.failed_recipe
+    if not outcome.fixes or recipe is None or not isinstance(state.target, type):
+        return
+    state.arguments = (recipe.args, dict(recipe.kwargs))
+    try:
+        stage_retry(worker, state, outcome, after_construction_fixes=True)
+    finally:
+        state.arguments = None
+        outcome.stage = "construction"
 
 
 def fix_and_rebuild(worker, state: "JobState", outcome: Outcome, args, kwargs, compile_obj,
