@@ -9,6 +9,9 @@ from ms_lint.findings import Finding
 from ms_lint.rules.base import Rule
 
 
+_WHOLE = object()  # the statement's own value
+
+
 class StateWrittenInGraph(Rule):
     code = "MS108"
     name = "state-written-in-graph"
@@ -63,10 +66,18 @@ class StateWrittenInGraph(Rule):
                     yield from self._written(module, function, node, target, declared_global)
 
     def _written(self, module: ModuleFacts, function: GraphFunction, statement: ast.AST, target: ast.AST,
-                 declared_global: set[str]) -> Iterator[Finding]:
+                 declared_global: set[str], value: ast.AST | None = _WHOLE) -> Iterator[Finding]:
+        """``value``: what ``target`` is given; the statement's whole value unless the target is one element of an
+        unpacking (then its element of a literal tuple, or None when the value's parts are unknown:
+        ``inv_freq, self.scaling = init(config, seq_len)`` gives no sign that ``self.scaling`` holds a tensor)."""
+        if value is _WHOLE:
+            value = getattr(statement, "value", None)
         if isinstance(target, (ast.Tuple, ast.List)):
-            for element in target.elts:
-                yield from self._written(module, function, statement, element, declared_global)
+            parts = value.elts if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(target.elts) \
+                and not any(isinstance(e, ast.Starred) for e in (*value.elts, *target.elts)) else None
+            for index, element in enumerate(target.elts):
+                yield from self._written(module, function, statement, element, declared_global,
+                                         parts[index] if parts is not None else None)
             return
         if isinstance(target, ast.Name) and target.id in declared_global:
             yield self.finding(
@@ -79,7 +90,6 @@ class StateWrittenInGraph(Rule):
               and target.value.id == function.self_name and function.owner is not None
               and function.owner.is_cell
               and not function.owner.has_attribute("parameter_attributes", target.attr)):
-            value = getattr(statement, "value", None)
             tensor = function.kind(value) == TENSOR or (
                 isinstance(statement, ast.AugAssign) and function.kind(target) == TENSOR)
             if tensor:
