@@ -285,3 +285,36 @@ def test_plugin_does_not_import_mindspore(tmp_path):
                             cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(REPO)})
     assert "MS101" in result.stdout, result.stdout + result.stderr
     assert result.stdout.rstrip().endswith("[]"), result.stdout
+
+
+def _pylint_process(*args: str, cwd: Path, stdin: str | None = None):
+    import subprocess
+
+    return subprocess.run([sys.executable, "-m", "pylint", "--load-plugins=ms_lint.pylint_plugin", "--persistent=n",
+                           "--score=n", "--msg-template={abspath}:{line}: {msg}", *args], input=stdin,
+                          capture_output=True, text=True, timeout=600, cwd=cwd,
+                          env={**os.environ, "PYTHONPATH": str(REPO)})
+
+
+def _triples(report: str) -> set[tuple[str, int, str]]:
+    found = set()
+    for line in report.splitlines():
+        path, _, rest = line.partition(":")
+        number, _, message = rest.partition(": ")
+        if message.startswith("MS"):
+            found.add((path, int(number), message.split()[0]))
+    return found
+
+
+def test_editor_buffer_on_standard_input_is_checked_not_the_saved_file(tmp_path, rcfile):
+    path = write(tmp_path, "buffer.py", "x = 1\n")  # the saved file holds no hazard; the unsaved buffer does
+    result = _pylint_process(f"--rcfile={rcfile}", "--disable=all", "--enable=ms-lint", "--from-stdin", path,
+                             cwd=tmp_path, stdin=HAZARD)
+    assert _triples(result.stdout) == {(path, HAZARD_LINE, "MS101")}, result.stdout + result.stderr
+
+
+def test_parallel_pylint_gives_the_same_findings(tmp_path, rcfile):
+    project = SAMPLES / "hazardous_project"
+    result = _pylint_process(f"--rcfile={rcfile}", "--jobs=2", str(project), cwd=tmp_path)
+    assert "Traceback" not in result.stderr, result.stderr
+    assert _triples(result.stdout) == check([str(project)])
