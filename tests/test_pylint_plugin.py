@@ -91,7 +91,7 @@ def write(tmp_path: Path, name: str, text: str) -> str:
 # ------------------------------------------------------------------------------------------------ message table
 
 
-def test_one_message_per_rule_named_by_the_rule_with_an_id_from_its_code(rcfile):
+def test_one_message_per_rule_named_by_the_rule_with_an_id_from_its_code():
     from pylint.lint import PyLinter
 
     linter = PyLinter()
@@ -103,7 +103,8 @@ def test_one_message_per_rule_named_by_the_rule_with_an_id_from_its_code(rcfile)
     assert set(definitions) == {rule.name for rule in ALL_RULES}
     for rule in ALL_RULES:
         definition = definitions[rule.name]
-        assert definition.msgid == msgid_for(rule) == {"error": "E", "warning": "W"}[rule.level] + "9" + rule.code[2:]
+        letter = {"error": "E", "warning": "W", "note": "C"}[rule.level]
+        assert definition.msgid == msgid_for(rule) == letter + "9" + rule.code[2:]
         assert linter.is_message_enabled(definition.msgid) is rule.enabled_by_default
     assert msgid_for(RULES_BY_CODE["MS101"]) == "E9101"
     assert msgid_for(RULES_BY_CODE["MS501"]) == "W9501"
