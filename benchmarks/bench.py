@@ -43,6 +43,11 @@ their order rotates from one repetition to the next, so drift in the machine's l
    many files came from the cache; the edited run is compared with the number of files whose cache entries name the
    edited module. The four runs share their findings (checked), and are reported side by side as ratios of the
    cold run. The corpus cases above run with ``--no-cache``: they measure the checks, not the cache.
+8. pylint without and with the MS pylint plugin (``--load-plugins=ms_lint.pylint_plugin``) on mindocr 0.5.0, with
+   pylint's default checks as users run it (``--jobs=1``, an empty rcfile), and the ratio of the two; the plugin
+   variant also reports the CPU time spent inside the plugin's ``process_module``, its share of the same run.
+   pylint loads a plugin only when named, so plain pylint is the same command without it. pylint takes about
+   150 s of CPU time for mindocr alone, so this group runs on that one package.
 
 Switching a plugin off. flake8 7 has no option that keeps an installed plugin from running: ``--extend-ignore``
 and ``--select`` only filter the codes a plugin reported after it ran, and ``--enable-extensions`` concerns only
@@ -105,7 +110,13 @@ TARGET_ADDED_LATENCY_MS = 150.0
 CACHE_CORPUS = ("mindone", "0.5.0")
 TARGET_WARM_CACHE_RATIO = 0.10
 
-GROUPS = ("flake8", "torchfix", "check", "editor", "warm", "floor", "validator", "cache")
+PYLINT_CORPUS = ("mindocr", "0.5.0")
+PYLINT_PLUGIN = "ms_lint.pylint_plugin"
+TARGET_PYLINT_RATIO = 1.05
+# The pylint message ids of the MS rules (ms_lint.pylint_plugin.msgid_for): a level letter, 9, the code's digits.
+PYLINT_MS_MSGID = re.compile(r"[CEW]9\d{3}")
+
+GROUPS = ("flake8", "torchfix", "check", "editor", "warm", "floor", "validator", "cache", "pylint")
 REPORT_LINE = re.compile(r":\d+:\d+: ([A-Z]+\d+)\b")
 CACHE_LINE = re.compile(r"^ms-lint: (\d+) file\(s\) checked, (\d+) of them from the cache$", re.MULTILINE)
 
@@ -219,6 +230,33 @@ def _report_plugin_cpu_at_exit() -> None:
     atexit.register(lambda: print(f"{PLUGIN_CPU_MARK}{spent[0]:.6f}", file=sys.stderr))
 
 
+def pylint_with(variant: str, pylint_argv: list[str]) -> int:
+    """Run pylint's command line; for the ``ms`` variant with the MS plugin loaded and the CPU time spent inside
+    its ``process_module`` printed on stderr at exit (under ``PLUGIN_CPU_MARK``)."""
+    import atexit
+
+    if variant == "ms":
+        from ms_lint.pylint_plugin import MsLintChecker
+
+        spent = [0.0]
+        process_module = MsLintChecker.process_module
+
+        def timed(self, node):
+            start = time.process_time()
+            try:
+                process_module(self, node)
+            finally:
+                spent[0] += time.process_time() - start
+
+        MsLintChecker.process_module = timed
+        atexit.register(lambda: print(f"{PLUGIN_CPU_MARK}{spent[0]:.6f}", file=sys.stderr))
+        pylint_argv = [f"--load-plugins={PYLINT_PLUGIN}", *pylint_argv]
+    from pylint.lint import Run as run_pylint
+
+    run_pylint(pylint_argv)  # leaves through sys.exit
+    return 0
+
+
 def flake8_warm(variant: str, display_name: str, checks: int) -> int:
     """Check standard input ``checks`` times in one flake8 process; print the timings as JSON."""
     started = time.perf_counter()
@@ -306,6 +344,7 @@ def engine_in_process(file_list: str) -> int:
 CHILD_MODES = {
     "flake8": lambda argv: flake8_with_only(argv[0], argv[1:]),
     "flake8-warm": lambda argv: flake8_warm(argv[0], argv[1], int(argv[2])),
+    "pylint": lambda argv: pylint_with(argv[0], argv[1:]),
     "floor": lambda argv: parse_floor(argv[0]),
     "engine": lambda argv: engine_in_process(argv[0]),
 }
@@ -496,8 +535,7 @@ def measure(case: Case, cwd: Path) -> Run:
         inner = json.loads(text.strip().splitlines()[-1])
         codes = inner.get("codes", {})
     else:
-        for match in REPORT_LINE.finditer(text):
-            codes[match.group(1)] = codes.get(match.group(1), 0) + 1
+        codes = _codes(text)
     plugin_cpu = _reported_seconds(error_text, PLUGIN_CPU_MARK)
     collector_cpu = _reported_seconds(error_text, COLLECTOR_CPU_MARK)
     collector_in_plugin_cpu = _reported_seconds(error_text, COLLECTOR_IN_PLUGIN_CPU_MARK)
@@ -672,6 +710,8 @@ def build_table(results: dict) -> str:
                      f"(flake8's own work after the plugin's, and the noise between two runs)")
     if results.get("cache"):
         extra.extend(cache_table(results["cache"]))
+    if results.get("pylint"):
+        extra.extend(pylint_table(results["pylint"]))
     validator = results.get("validator", {})
     if validator:
         if validator.get("skipped"):
@@ -871,6 +911,71 @@ def cache_table(record: dict) -> list[str]:
     return lines
 
 
+def run_pylint_bench(results: dict, repeat: int, corpus: Path, save=None) -> None:
+    """pylint with its default checks, without and with the MS plugin, on one package (see item 8)."""
+    (folder,) = prepare_corpus(corpus, [PYLINT_CORPUS])
+    package = folder / PYLINT_CORPUS[0]
+    record = results.setdefault("pylint", {"corpus": f"{PYLINT_CORPUS[0]}=={PYLINT_CORPUS[1]}", "runs": {},
+                                           "problems": []})
+    import pylint
+
+    record["pylint"] = pylint.__version__
+    with tempfile.TemporaryDirectory() as scratch:
+        rcfile = Path(scratch) / "pylintrc"
+        rcfile.write_text("[MAIN]\n", encoding="utf-8")  # no pylintrc around the corpus changes what runs
+        me = [sys.executable, str(Path(__file__).resolve()), "--child", "pylint"]
+        options = [f"--rcfile={rcfile}", "--jobs=1", "--persistent=n", "--exit-zero",
+                   "--msg-template={path}:{line}:{column}: {msg_id} {msg}", str(package)]
+        cases = [Case(f"pylint-{variant}", label, [*me, variant, *options])
+                 for variant, label in (("plain", "pylint"), ("ms", "pylint + MS"))]
+        run_rotating(cases, repeat, corpus, record["runs"], on_rep=save, what="pylint")
+        check = subprocess.run([sys.executable, "-m", "ms_lint.cli", "check", "--isolated", "--exit-zero",
+                                "--no-cache", str(package)], cwd=corpus, capture_output=True, text=True)
+    runs = record["runs"]
+    expected = _count_prefix(_codes(check.stdout), "MS")
+    found = {key: sum(n for code, n in runs[key][0]["codes"].items() if PYLINT_MS_MSGID.fullmatch(code))
+             for key in ("pylint-plain", "pylint-ms")}
+    record["ms_findings"] = {"ms-lint check": expected, **found}
+    if found["pylint-plain"] or found["pylint-ms"] != expected:
+        record["problems"].append(f"MS findings: plain pylint {found['pylint-plain']}, pylint + MS "
+                                  f"{found['pylint-ms']}, ms-lint check {expected}")
+    for metric in ("wall_s", "cpu_s"):
+        record[f"ratio_{metric}"] = paired_ratio(runs, "pylint-ms", "pylint-plain", metric)
+    shares = [(r["plugin_cpu_s"], r["cpu_s"]) for r in runs["pylint-ms"] if r.get("plugin_cpu_s") is not None]
+    if shares:
+        record["plugin_cpu_s"] = median([plugin for plugin, _ in shares])
+        record["plugin_percent"] = median([100 * plugin / run for plugin, run in shares])
+        record["plugin_ratio"] = median([run / (run - plugin) for plugin, run in shares])
+
+
+def _codes(report: str) -> dict[str, int]:
+    codes: dict[str, int] = {}
+    for match in REPORT_LINE.finditer(report):
+        codes[match.group(1)] = codes.get(match.group(1), 0) + 1
+    return codes
+
+
+def pylint_table(record: dict) -> list[str]:
+    runs = record["runs"]
+    lines = [f"pylint {record.get('pylint', '')} with its default checks, {record['corpus']}, --jobs=1, medians of "
+             f"{len(runs.get('pylint-plain', []))}:"]
+    for key, label in (("pylint-plain", "pylint"), ("pylint-ms", "pylint + MS")):
+        if key in runs:
+            lines.append(f"  {label:<12} {median([r['wall_s'] for r in runs[key]]):8.2f} s wall "
+                         f"{median([r['cpu_s'] for r in runs[key]]):8.2f} s cpu "
+                         f"{max(r['peak_rss_mb'] for r in runs[key]):6.0f} MB")
+    wall, cpu = record.get("ratio_wall_s"), record.get("ratio_cpu_s")
+    lines.append(f"  pylint + MS / pylint (limit {TARGET_PYLINT_RATIO:.2f}; wall / cpu): {fmt(wall, '{:.3f}')}x / "
+                 f"{fmt(cpu, '{:.3f}')}x: {verdict(wall, TARGET_PYLINT_RATIO)} / {verdict(cpu, TARGET_PYLINT_RATIO)}")
+    if record.get("plugin_cpu_s") is not None:
+        lines.append(f"  inside the pylint + MS runs: the plugin's own CPU time {record['plugin_cpu_s']:.2f} s "
+                     f"({record['plugin_percent']:.1f}% of the run), the ratio that implies "
+                     f"{record['plugin_ratio']:.3f}x: {verdict(record['plugin_ratio'], TARGET_PYLINT_RATIO)}")
+    lines.append(f"  MS findings: {record.get('ms_findings')}")
+    lines.extend(f"  warning: {problem}" for problem in record.get("problems", []))
+    return lines
+
+
 def warm_latency(results: dict, variants: list[str], editor_file: str, display: str, env: dict, checks: int,
                  cwd: Path) -> None:
     warm = results.setdefault("warm", {})
@@ -1032,6 +1137,13 @@ def bench(args: argparse.Namespace) -> int:
 
     if "cache" not in skip and check_command:
         run_cache_bench(results, args.repeat, corpus, jobs_values[0] if jobs_values else 1)
+        save()
+    if "pylint" not in skip:
+        if has_module("pylint"):
+            run_pylint_bench(results, args.repeat, corpus, save)
+        else:
+            results["pylint"] = {"runs": {}, "problems": ["pylint is not installed (pip install 'ms-lint[pylint]')"],
+                                 "corpus": "-"}
         save()
     if "validator" not in skip:
         run_validator(results, args.repeat)
