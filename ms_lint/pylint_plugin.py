@@ -8,7 +8,7 @@ letter to be one checker's id; the messages are marked ``shared`` (pylint's way 
 that one checker holds them all. Rules that are off by default are off in pylint too until enabled.
 
 The checker reads the file's bytes from the module pylint built and runs what ``ms-lint check`` runs on them
-(``lint_source`` of ``ms_lint.commands.check``, with every rule selected: pylint's own enable/disable and
+(``lint_source`` of ``ms_lint.lint``, with every rule selected: pylint's own enable/disable and
 ``# pylint: disable=`` comments decide what is shown), so ``# noqa`` and ``# flake8: noqa`` count as they do for
 ``ms-lint check``. Whatever fails inside the checker is reported as MS900, never raised into pylint.
 
@@ -121,7 +121,7 @@ class MsLintChecker(BaseRawFileChecker):
             self._report(internal_error(path, exc))
 
     def _check_module(self, node: nodes.Module, path: str) -> None:
-        from ms_lint.commands.check import lint_source
+        from ms_lint.lint import lint_source
         from ms_lint.engine import INTERNAL_ERROR, internal_error
         from ms_lint.model.source import decode_source
 

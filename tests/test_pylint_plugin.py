@@ -10,7 +10,7 @@ import pytest
 from pylint.lint import Run
 from pylint.reporters import CollectingReporter
 
-from ms_lint.commands.check import check_files, discover_files
+from ms_lint.lint import check_files, discover_files
 from ms_lint.config import resolve_options
 from ms_lint.pylint_plugin import CHECKER_NAME, msgid_for
 from ms_lint.rules import ALL_RULES, RULES_BY_CODE
@@ -53,10 +53,11 @@ def rcfile(tmp_path_factory) -> str:
 
 
 def pylint(rcfile: str, *args: str) -> list:
-    """pylint's messages for ``args`` (options and files), with the plugin loaded."""
+    """pylint's messages for ``args`` (options and files), with the plugin loaded, checking at STRICT (the level at
+    which every rule reports; ``args`` may name another) as ``check`` does."""
     reporter = CollectingReporter()
-    Run([f"--rcfile={rcfile}", "--load-plugins=ms_lint.pylint_plugin", "--persistent=n", "--score=n", *args],
-        reporter=reporter, exit=False)
+    Run([f"--rcfile={rcfile}", "--load-plugins=ms_lint.pylint_plugin", "--persistent=n", "--score=n",
+         "--ms-syntax-level=strict", *args], reporter=reporter, exit=False)
     return reporter.messages
 
 
@@ -70,8 +71,8 @@ def as_triples(messages: list) -> set[tuple[str, int, str]]:
 
 
 def check(paths: list[str], **command_line) -> set[tuple[str, int, str]]:
-    """``ms-lint check``'s (absolute path, line, code) for ``paths``, reading no configuration file."""
-    options = resolve_options({"cache": False, **command_line}, isolated=True)
+    """``ms-lint check``'s (absolute path, line, code) for ``paths``, reading no configuration file, at STRICT."""
+    options = resolve_options({"cache": False, "ms-syntax-level": "strict", **command_line}, isolated=True)
     outcome = check_files(discover_files(paths, options), options)
     assert not outcome.errors
     return {(os.path.abspath(r.finding.path), r.finding.line, r.finding.code) for r in outcome.reported}
@@ -280,7 +281,7 @@ def test_plugin_does_not_import_mindspore(tmp_path):
 
     path = write(tmp_path, "no_import.py", HAZARD)
     code = ("import sys\nfrom pylint.lint import Run\nRun(['--load-plugins=ms_lint.pylint_plugin', '--disable=all',"
-            f" '--enable=ms-lint', {path!r}], exit=False)\n"
+            f" '--enable=ms-lint', '--ms-syntax-level=strict', {path!r}], exit=False)\n"
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('mindspore', 'torch')))\n")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
                             cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(REPO)})
@@ -292,7 +293,8 @@ def _pylint_process(*args: str, cwd: Path, stdin: str | None = None):
     import subprocess
 
     return subprocess.run([sys.executable, "-m", "pylint", "--load-plugins=ms_lint.pylint_plugin", "--persistent=n",
-                           "--score=n", "--msg-template={abspath}:{line}: {msg}", *args], input=stdin,
+                           "--score=n", "--ms-syntax-level=strict", "--msg-template={abspath}:{line}: {msg}", *args],
+                          input=stdin,
                           capture_output=True, text=True, timeout=600, cwd=cwd,
                           env={**os.environ, "PYTHONPATH": str(REPO)})
 
