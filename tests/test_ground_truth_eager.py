@@ -6,7 +6,6 @@ a forward run twice), and its fixed twin must not. One subprocess runs all cases
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import textwrap
@@ -16,6 +15,7 @@ import pytest
 
 from ms_lint.engine import check_source
 from ms_lint.settings import Settings
+from tests.mindspore_compile import compile_environment
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_projects" / "eager_training"
 
@@ -209,7 +209,7 @@ def _run_cases(cases: list[tuple[str, str]], workdir: Path) -> list[dict]:
         payload.append({"module": f"eager_case_{index}", "path": str(path), "kind": kind})
     completed = subprocess.run(
         [sys.executable, "-c", _RUNNER], input=json.dumps(payload), capture_output=True, text=True,
-        cwd=workdir, timeout=600, env={**os.environ, "GLOG_v": "3"},
+        cwd=workdir, timeout=600, env=compile_environment(),
     )
     marker = completed.stdout.rfind("@@RESULTS@@")
     assert marker >= 0, f"the MindSpore process failed:\n{completed.stderr[-3000:]}"

@@ -5,7 +5,6 @@ STRICT and LAX, and each measured source is linted: the rule reports exactly the
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import textwrap
@@ -14,6 +13,7 @@ import pytest
 
 from ms_lint.engine import check_source
 from ms_lint.settings import Settings
+from tests.mindspore_compile import compile_environment
 
 pytestmark = pytest.mark.mindspore
 
@@ -197,7 +197,7 @@ def _run(tmp_path, source: str, mode: str, level: str, what: str) -> dict:
     path = tmp_path / "case.py"
     path.write_text(textwrap.dedent(source))
     completed = subprocess.run([sys.executable, "-c", _RUNNER, mode, level, str(path), what], capture_output=True,
-                               text=True, cwd=tmp_path, timeout=300, env={**os.environ, "GLOG_v": "3"})
+                               text=True, cwd=tmp_path, timeout=300, env=compile_environment())
     marker = completed.stdout.rfind("@@RESULT@@")
     assert marker >= 0, completed.stderr[-3000:]
     return json.loads(completed.stdout[marker + len("@@RESULT@@"):])

@@ -4,7 +4,6 @@ claim, checked with the real MindSpore on CPU: each reported case fails or misbe
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import textwrap
@@ -14,7 +13,7 @@ import pytest
 
 from ms_lint.engine import check_file
 from ms_lint.settings import Settings
-from tests.mindspore_compile import compile_cases
+from tests.mindspore_compile import compile_cases, compile_environment
 
 pytestmark = pytest.mark.mindspore
 
@@ -301,7 +300,7 @@ def _run_three_calls(source: str, runs: list[tuple[str, str]], workdir: Path) ->
         path.write_text(source)
         payload.append({"path": str(path), "mode": mode, "level": level})
     completed = subprocess.run([sys.executable, "-c", _RUNNER], input=json.dumps(payload), capture_output=True,
-                               text=True, cwd=workdir, timeout=600, env={**os.environ, "GLOG_v": "3"})
+                               text=True, cwd=workdir, timeout=600, env=compile_environment())
     marker = completed.stdout.rfind("@@RESULTS@@")
     assert marker >= 0, completed.stderr[-3000:]
     return json.loads(completed.stdout[marker + len("@@RESULTS@@"):])

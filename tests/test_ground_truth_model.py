@@ -4,7 +4,6 @@ and compiled at both; one subprocess compiles every case."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import textwrap
@@ -14,6 +13,7 @@ import pytest
 from ms_lint.engine import check_source
 from ms_lint.rules import RULES_BY_CODE
 from ms_lint.settings import Settings
+from tests.mindspore_compile import compile_environment
 
 pytestmark = pytest.mark.mindspore
 
@@ -241,7 +241,7 @@ def outcomes(tmp_path_factory):
             path.write_text(HEADER + textwrap.dedent(source))
             payload.append({"module": path.stem, "path": str(path), "level": level})
     completed = subprocess.run([sys.executable, "-c", _RUNNER], input=json.dumps(payload), capture_output=True,
-                               text=True, cwd=workdir, timeout=600, env={**os.environ, "GLOG_v": "3"})
+                               text=True, cwd=workdir, timeout=600, env=compile_environment())
     marker = completed.stdout.rfind("@@RESULTS@@")
     assert marker >= 0, completed.stderr[-3000:]
     results = json.loads(completed.stdout[marker + len("@@RESULTS@@"):])

@@ -7,7 +7,6 @@ exactly the cases whose slice bound is tensor data.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import textwrap
@@ -16,6 +15,7 @@ import pytest
 
 from ms_lint.engine import check_source
 from ms_lint.settings import Settings
+from tests.mindspore_compile import compile_environment
 
 pytestmark = pytest.mark.mindspore
 
@@ -145,7 +145,7 @@ def outcomes(tmp_path_factory):
         path.write_text(textwrap.dedent(HEADER) + textwrap.dedent(source))
         payload.append({"module": f"slice_case_{index}", "path": str(path)})
     completed = subprocess.run([sys.executable, "-c", _RUNNER], input=json.dumps(payload), capture_output=True,
-                               text=True, cwd=workdir, timeout=900, env={**os.environ, "GLOG_v": "3"})
+                               text=True, cwd=workdir, timeout=900, env=compile_environment())
     marker = completed.stdout.rfind("@@RESULTS@@")
     assert marker >= 0, f"the MindSpore process failed:\n{completed.stderr[-3000:]}"
     return dict(zip((case[0] for case in CASES), json.loads(completed.stdout[marker + len("@@RESULTS@@"):])))

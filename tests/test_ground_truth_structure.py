@@ -18,6 +18,7 @@ import pytest
 from ms_lint.engine import check_source
 from ms_lint.rules import RULES_BY_CODE
 from ms_lint.settings import Settings
+from tests.mindspore_compile import compile_environment
 
 pytestmark = pytest.mark.mindspore
 
@@ -203,7 +204,7 @@ def _start(command: list[str], workdir) -> subprocess.Popen:
     # A session of its own, so that dataset worker processes are stopped with it.
     return subprocess.Popen(
         command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=workdir,
-        env={**os.environ, "GLOG_v": "3"}, start_new_session=True,
+        env=compile_environment(), start_new_session=True,
     )
 
 

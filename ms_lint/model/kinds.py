@@ -592,8 +592,10 @@ class FunctionKinds:
         qualname = self.module.qualname(func)
         if qualname is None:
             if isinstance(func, ast.Call):  # P.Add()(x, y)
-                return self._arguments_kind(call) or (
-                    TENSOR if api.is_mindspore(self.module.qualname(func.func)) else None)
+                primitive = self.module.qualname(func.func)
+                if api.is_mindspore_name(primitive, *api.STATIC_PRIMITIVES):
+                    return None  # ops.Shape()(x), ops.DType()(x): known while compiling
+                return self._arguments_kind(call) or (TENSOR if api.is_mindspore(primitive) else None)
             return self._arguments_kind(call)
         if qualname.startswith("builtins."):
             name = qualname[len("builtins."):]
