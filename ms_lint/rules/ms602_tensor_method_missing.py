@@ -51,6 +51,9 @@ PYTORCH_ONLY_METHODS: dict[str, str | None] = {
     "unsqueeze_": "mindspore.ops.unsqueeze",
     "squeeze_": "mindspore.ops.squeeze",
     "transpose_": "mindspore.ops.swapaxes",
+    # Tensor methods MindSpore 2.7.1 lacks and 2.8.0 has (the generated tables): reported for the older targets only.
+    "set_": None,
+    "is_shared": None,
 }
 _DEVICE_MOVES = frozenset({"cpu", "cuda", "xpu"})
 
