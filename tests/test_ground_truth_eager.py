@@ -96,7 +96,6 @@ class Net(nn.Cell):
 """
 
 
-
 def _installed_mindspore() -> str:
     try:
         return importlib.metadata.version("mindspore")

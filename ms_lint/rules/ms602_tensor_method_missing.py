@@ -51,7 +51,7 @@ PYTORCH_ONLY_METHODS: dict[str, str | None] = {
     "unsqueeze_": "mindspore.ops.unsqueeze",
     "squeeze_": "mindspore.ops.squeeze",
     "transpose_": "mindspore.ops.swapaxes",
-    # Tensor methods MindSpore 2.7.1 lacks and 2.8.0 has (the generated tables): reported for the older targets only.
+    # Tensor methods 2.7.1 lacks and 2.8.0 has (the generated tables): reported for the older targets only.
     "set_": None,
     "is_shared": None,
 }
@@ -71,13 +71,14 @@ class TensorMethodMissing(Rule):
     fix_summary = "use the MindSpore equivalent the message names (`x.detach()` -> `ops.stop_gradient(x)`)"
     what = """
         Reports calls, on a tensor value, of PyTorch `torch.Tensor` methods that the target MindSpore version's
-        `Tensor` and `Parameter` do not have at all (`.detach()`, `.cuda()`, `.cpu()`, `.relu()`, `.clamp_min()`, in-place
-        forms such as `.unsqueeze_()`), in graph code and in code PyNative runs for a Cell, and in any other
-        function of the module where the value is known to be a tensor; also `.size()` / `.size(d)`, which
-        MindSpore's Tensor has as a property (the number of elements), not a method. The set of MindSpore's tensor
-        methods is generated from each MindSpore release ms-lint ships tables for; the message names the MindSpore function of the same
-        operation where there is one (`detach` -> `ops.stop_gradient`). Modules that import `torch` (or a PyTorch
-        shim such as `mindtorch`) are skipped: their tensors may be PyTorch's.
+        `Tensor` and `Parameter` do not have at all (`.detach()`, `.cuda()`, `.cpu()`, `.relu()`, `.clamp_min()`,
+        in-place forms such as `.unsqueeze_()`; `.set_()` only before 2.8), in graph code and in code PyNative runs
+        for a Cell, and in any other function of the module where the value is known to be a tensor; also `.size()`
+        / `.size(d)`, which MindSpore's Tensor has as a property (the number of elements), not a method. The set of
+        MindSpore's tensor methods is generated from each MindSpore release ms-lint ships tables for; the message
+        names the MindSpore function of the same operation where there is one (`detach` -> `ops.stop_gradient`).
+        Modules that import `torch` (or a PyTorch shim such as `mindtorch`) are skipped: their tensors may be
+        PyTorch's.
     """
     why = """
         The method does not exist: the call raises AttributeError in graph mode (STRICT and LAX) and in PyNative
