@@ -129,19 +129,19 @@ def _read_data(name: str) -> dict:
 @lru_cache(maxsize=1)
 def _shipped() -> tuple[tuple[tuple[int, ...], str], ...]:
     """The versions tables are shipped for, ``((release numbers, version), ...)`` oldest first."""
-    versions = {_newest_raw()["mindspore_version"], *_differences()}
+    versions = {_newest()["mindspore_version"], *_differences()}
     return tuple(sorted((_release(v), v) for v in versions))
 
 
 @lru_cache(maxsize=1)
-def _newest_raw() -> dict:
-    return _read_data(NEWEST_FILE)
+def _newest() -> dict:
+    return _arrays_as_tuples(_read_data(NEWEST_FILE))
 
 
 @lru_cache(maxsize=1)
 def _differences() -> dict:
     try:
-        return _read_data(VERSIONS_FILE)
+        return _arrays_as_tuples(_read_data(VERSIONS_FILE))
     except FileNotFoundError:
         return {}
 
@@ -198,43 +198,15 @@ def tables(version: str = "") -> dict:
 
 @lru_cache(maxsize=None)  # one entry per shipped version asked for: usually one per run
 def _tables(shipped: str) -> dict:
-    newest = _newest_raw()
-    whole = newest if shipped == newest["mindspore_version"] else apply_difference(newest, _differences()[shipped])
-    return _arrays_as_tuples(whole)
+    newest = _newest()
+    if shipped == newest["mindspore_version"]:
+        return newest
+    return _arrays_as_tuples(apply_difference(newest, _differences()[shipped]))
 
 
-# A difference between two tables (``difference``, ``apply_difference``): for a dict, the keys it ``removed``,
+# A difference between two tables (``generate_tables.difference`` writes them): for a dict, the keys it ``removed``,
 # the keys ``set`` to a whole new value, and the keys ``changed`` with a difference of their own; for a list of
 # names, or a string of space-separated names, the names ``added`` and ``removed``.
-def difference(base, other):
-    """What turns ``base`` into ``other`` (both tables, or parts of them); None when they are equal."""
-    if base == other:
-        return None
-    if isinstance(base, dict) and isinstance(other, dict):
-        changed = {key: difference(base[key], other[key]) for key in base.keys() & other.keys()
-                   if base[key] != other[key] and _diffable(base[key], other[key])}
-        out = {"removed": sorted(base.keys() - other.keys()),
-               "set": {key: value for key, value in other.items()
-                       if key not in changed and base.get(key, _MISSING) != value},
-               "changed": changed}
-        return {key: value for key, value in sorted(out.items()) if value}
-    old, new = _names(base), _names(other)
-    return {key: value for key, value in (("added", sorted(new - old)), ("removed", sorted(old - new))) if value}
-
-
-_MISSING = object()
-
-
-def _diffable(base, other) -> bool:
-    """Whether ``difference`` says what changed inside (two dicts, two lists of names, two strings of names) rather
-    than the new value."""
-    if isinstance(base, dict) and isinstance(other, dict):
-        return True
-    if isinstance(base, list) and isinstance(other, list):
-        return all(isinstance(item, str) for item in [*base, *other])
-    return isinstance(base, str) and isinstance(other, str) and (" " in base or " " in other)
-
-
 def _names(value) -> set[str]:
     return set(value.split()) if isinstance(value, str) else set(value)
 

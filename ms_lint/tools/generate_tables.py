@@ -55,6 +55,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
+from ms_lint.mindspore_api import _names, _release, apply_difference
+
 DATA = Path(__file__).resolve().parent.parent / "data"
 DEFAULT_OUTPUT = DATA / "mindspore_api.json"
 VERSIONS_OUTPUT = DATA / "mindspore_api_versions.json"
@@ -619,10 +621,38 @@ def difference_summary(shipped: str, generated: str, limit: int = 40) -> list[st
     return lines
 
 
+# The differences between two versions' tables: see ``mindspore_api.apply_difference``.
+def difference(base, other):
+    """What turns ``base`` into ``other`` (both tables, or parts of them); None when they are equal."""
+    if base == other:
+        return None
+    if isinstance(base, dict) and isinstance(other, dict):
+        changed = {key: difference(base[key], other[key]) for key in base.keys() & other.keys()
+                   if base[key] != other[key] and _diffable(base[key], other[key])}
+        out = {"removed": sorted(base.keys() - other.keys()),
+               "set": {key: value for key, value in other.items()
+                       if key not in changed and base.get(key, _MISSING) != value},
+               "changed": changed}
+        return {key: value for key, value in sorted(out.items()) if value}
+    old, new = _names(base), _names(other)
+    return {key: value for key, value in (("added", sorted(new - old)), ("removed", sorted(old - new))) if value}
+
+
+_MISSING = object()
+
+
+def _diffable(base, other) -> bool:
+    """Whether ``difference`` says what changed inside (two dicts, two lists of names, two strings of names) rather
+    than the new value."""
+    if isinstance(base, dict) and isinstance(other, dict):
+        return True
+    if isinstance(base, list) and isinstance(other, list):
+        return all(isinstance(item, str) for item in [*base, *other])
+    return isinstance(base, str) and isinstance(other, str) and (" " in base or " " in other)
+
+
 def shipped_tables(newest_path: Path = DEFAULT_OUTPUT, versions_path: Path = VERSIONS_OUTPUT) -> dict[str, dict]:
     """Every shipped version's whole tables, by version."""
-    from ms_lint.mindspore_api import apply_difference
-
     newest = json.loads(newest_path.read_text(encoding="utf-8"))
     versions = json.loads(versions_path.read_text(encoding="utf-8")) if versions_path.exists() else {}
     whole = {version: apply_difference(newest, change) for version, change in versions.items()}
@@ -633,8 +663,6 @@ def shipped_tables(newest_path: Path = DEFAULT_OUTPUT, versions_path: Path = VER
 def render_shipped(whole: dict[str, dict]) -> tuple[str, str]:
     """The two shipped files for ``whole`` (tables by version): the newest version's tables, and the others'
     differences from them."""
-    from ms_lint.mindspore_api import _release, difference
-
     newest = max(whole, key=_release)
     base = whole[newest]
     others = {version: difference(base, tables) for version, tables in whole.items() if version != newest}
