@@ -106,7 +106,7 @@ def _installed_mindspore() -> str:
 # The cases are linted for the MindSpore that runs them.
 INSTALLED = _installed_mindspore()
 # Before 2.9, set_grad() saves the forward for grad and GradOperation but not for value_and_grad and vjp (measured
-# on 2.7.1 and 2.8.0 CPU; 2.9.0 and 2.10.0 run it once).
+# on 2.7.0, 2.7.1, 2.7.2 and 2.8.0 CPU; 2.9.0 and 2.10.0 run it once).
 RUNS_AGAIN_AFTER_SET_GRAD = bool(INSTALLED) and parse_version(INSTALLED) < (2, 9)
 
 # MS113 cases define ``run(x, y)``; the runner counts how many times Net's forward ran.

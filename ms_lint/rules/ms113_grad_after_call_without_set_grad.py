@@ -14,7 +14,7 @@ from ms_lint.rules.base import Rule
 
 _TRANSFORMS = ("grad", "value_and_grad", "GradOperation")
 # Before this MindSpore release, set_grad() saves the forward for grad and GradOperation but not for value_and_grad
-# and vjp, which run it again (measured on CPU: 2 forwards with set_grad() on 2.7.1 and 2.8.0, 1 on 2.9.0 and
+# and vjp, which run it again (measured on CPU: 2 forwards with set_grad() on 2.7.0-2.8.0, 1 on 2.9.0 and
 # 2.10.0; see tests/test_ground_truth_eager.py).
 _SET_GRAD_SAVES_EVERY_TRANSFORM_SINCE = (2, 9)
 _RUN_AGAIN_BEFORE = ("value_and_grad", "vjp")
