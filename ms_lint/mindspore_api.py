@@ -116,10 +116,113 @@ def is_mint_nn_name(qualname: str | None) -> bool:
     return bool(qualname) and qualname.startswith("mindspore.mint.nn.")
 
 
+# The newest tables, whole; every other version as its differences from them (``apply_difference``).
+NEWEST_FILE = "data/mindspore_api.json"
+VERSIONS_FILE = "data/mindspore_api_versions.json"
+
+
+def _read_data(name: str) -> dict:
+    with resources.files("ms_lint").joinpath(name).open("r", encoding="utf-8") as handle:
+        return json.load(handle)
+
+
 @lru_cache(maxsize=1)
-def tables() -> dict:
-    with resources.files("ms_lint").joinpath("data/mindspore_api.json").open("r", encoding="utf-8") as handle:
-        return _arrays_as_tuples(json.load(handle))
+def _shipped() -> tuple[tuple[tuple[int, ...], str], ...]:
+    """The versions tables are shipped for, ``((release numbers, version), ...)`` oldest first."""
+    versions = {_newest()["mindspore_version"], *_differences()}
+    return tuple(sorted((_release(v), v) for v in versions))
+
+
+@lru_cache(maxsize=1)
+def _newest() -> dict:
+    return _arrays_as_tuples(_read_data(NEWEST_FILE))
+
+
+@lru_cache(maxsize=1)
+def _differences() -> dict:
+    try:
+        return _arrays_as_tuples(_read_data(VERSIONS_FILE))
+    except FileNotFoundError:
+        return {}
+
+
+def _release(version: str) -> tuple[int, ...]:
+    """``2.7.1.post1`` -> ``(2, 7, 1)``, ``2.10`` -> ``(2, 10, 0)``: the release numbers, padded for comparison."""
+    from ms_lint.settings import parse_version
+
+    numbers = parse_version(version)
+    return numbers + (0,) * (3 - len(numbers))
+
+
+@lru_cache(maxsize=16)
+def tables_version(version: str = "") -> str:
+    """The shipped tables that answer for MindSpore ``version`` ("" = the newest): its own, else the nearest newer
+    ones (a release between two shipped ones), else the newest (a newer release) or the oldest (an older one)."""
+    shipped = _shipped()
+    wanted = _release(version) if version else ()
+    if not wanted:
+        return shipped[-1][1]
+    for release, name in shipped:
+        if release >= wanted:
+            return name
+    return shipped[-1][1]
+
+
+def version_note(version: str) -> str | None:
+    """A sentence for the user when ``version`` has no tables of its own (checked against another version's), else
+    None. Say it once per run, beside the target."""
+    if not version:
+        return None
+    used = tables_version(version)
+    if _release(used) == _release(version):
+        return None
+    oldest, newest = _shipped()[0][1], _shipped()[-1][1]
+    if _release(version) > _release(newest):
+        why = f"newer than the newest ms-lint knows ({newest})"
+    elif _release(version) < _release(oldest):
+        why = f"older than the oldest ms-lint knows ({oldest})"
+    else:
+        why = "not one ms-lint has tables for"
+    return f"MindSpore {version} is {why}: its names are checked against MindSpore {used}'s API tables"
+
+
+def shipped_versions() -> tuple[str, ...]:
+    """The MindSpore versions ms-lint ships API tables for, oldest first."""
+    return tuple(name for _, name in _shipped())
+
+
+def tables(version: str = "") -> dict:
+    """The generated tables for MindSpore ``version`` ("" = the newest shipped; see ``tables_version``)."""
+    return _tables(tables_version(version))
+
+
+@lru_cache(maxsize=None)  # one entry per shipped version asked for: usually one per run
+def _tables(shipped: str) -> dict:
+    newest = _newest()
+    if shipped == newest["mindspore_version"]:
+        return newest
+    return _arrays_as_tuples(apply_difference(newest, _differences()[shipped]))
+
+
+# A difference between two tables (``generate_tables.difference`` writes them): for a dict, the keys it ``removed``,
+# the keys ``set`` to a whole new value, and the keys ``changed`` with a difference of their own; for a list of
+# names, or a string of space-separated names, the names ``added`` and ``removed``.
+def _names(value) -> set[str]:
+    return set(value.split()) if isinstance(value, str) else set(value)
+
+
+def apply_difference(base, change):
+    """``base`` with ``change`` (from ``difference``) applied."""
+    if not change:
+        return base
+    if isinstance(base, dict):
+        out = {key: value for key, value in base.items() if key not in change.get("removed", ())}
+        out.update(change.get("set", {}))
+        for key, sub in change.get("changed", {}).items():
+            out[key] = apply_difference(base[key], sub)
+        return dict(sorted(out.items()))
+    names = (_names(base) | set(change.get("added", ()))) - set(change.get("removed", ()))
+    return " ".join(sorted(names)) if isinstance(base, str) else sorted(names)
 
 
 def _name_set(names: Iterable[str]) -> NameSet:
@@ -140,7 +243,7 @@ def _arrays_as_tuples(value):
     return value
 
 
-def nn_cell_entry(qualname: str | None) -> dict | None:
+def nn_cell_entry(qualname: str | None, version: str = "") -> dict | None:
     """The generated entry for a Cell class of ``mindspore.nn`` or ``mindspore.mint.nn`` (whose layers are Cells
     with the same meaning), or None when ``qualname`` is not one."""
     if is_nn_name(qualname):
@@ -152,30 +255,30 @@ def nn_cell_entry(qualname: str | None) -> dict | None:
     name = last_name(qualname)
     if name == "Cell":
         return {"parameters": False, "optimizer": False}
-    return tables()[table].get(name)
+    return tables(version)[table].get(name)
 
 
 def is_mindspore_cell_class(qualname: str | None) -> bool:
     return nn_cell_entry(qualname) is not None
 
 
-def tensor_methods() -> NameSet:
-    """Every public attribute of the installed MindSpore's ``Tensor`` and ``Parameter`` (generated)."""
-    return _tensor_methods()
+def tensor_methods(version: str = "") -> NameSet:
+    """Every public attribute of MindSpore ``version``'s ``Tensor`` and ``Parameter`` (generated)."""
+    return _tensor_methods(tables_version(version))
 
 
-@lru_cache(maxsize=1)
-def _tensor_methods() -> NameSet:
-    return _name_set(tables().get("tensor_methods", ()))
+@lru_cache(maxsize=None)
+def _tensor_methods(shipped: str) -> NameSet:
+    return _name_set(_tables(shipped).get("tensor_methods", ()))
 
 
-def cell_keywords(qualname: str | None) -> tuple[str, ...] | None:
-    """The keyword names the MindSpore Cell ``qualname`` (``mindspore.nn.Dense``) takes; None when it is not one
-    of the generated table's (unknown, or its constructor takes ``**kwargs``)."""
+def cell_keywords(qualname: str | None, version: str = "") -> tuple[str, ...] | None:
+    """The keyword names the MindSpore Cell ``qualname`` (``mindspore.nn.Dense``) takes in MindSpore ``version``;
+    None when it is not one of the generated table's (unknown, or its constructor takes ``**kwargs``)."""
     if is_mint_nn_name(qualname):
-        return _cell_keywords().get(f"mindspore.mint.nn.{last_name(qualname)}")
+        return _cell_keywords(version).get(f"mindspore.mint.nn.{last_name(qualname)}")
     if is_nn_name(qualname):
-        return _cell_keywords().get(f"mindspore.nn.{last_name(qualname)}")
+        return _cell_keywords(version).get(f"mindspore.nn.{last_name(qualname)}")
     return None
 
 
@@ -187,25 +290,29 @@ def optimizer_names() -> frozenset[str]:
                      if entry.get("optimizer"))
 
 
-@lru_cache(maxsize=1)
-def cell_class_names() -> tuple[str, ...]:
+def cell_class_names(version: str = "") -> tuple[str, ...]:
     """The class names of the Cells ``cell_keywords`` knows (``Dense``, ``Linear``...)."""
-    return tuple(sorted({last_name(name) for name in _cell_keywords()}))
+    return _cell_class_names(tables_version(version))
 
 
-def _cell_keywords() -> dict[str, tuple[str, ...]]:
-    return tables().get("cell_keywords", {})  # a few keywords each: a tuple answers ``in`` as fast as a set
+@lru_cache(maxsize=None)
+def _cell_class_names(shipped: str) -> tuple[str, ...]:
+    return tuple(sorted({last_name(name) for name in _tables(shipped).get("cell_keywords", {})}))
 
 
-def module_names(module: str) -> NameSet | None:
-    """The names the installed MindSpore's module ``module`` has, submodules included (generated); None when the
+def _cell_keywords(version: str = "") -> dict[str, tuple[str, ...]]:
+    return tables(version).get("cell_keywords", {})  # a few keywords each: a tuple answers ``in`` as fast as a set
+
+
+def module_names(module: str, version: str = "") -> NameSet | None:
+    """The names MindSpore ``version``'s module ``module`` has, submodules included (generated); None when the
     table does not list that module."""
-    return _module_names().get(module)
+    return _module_names(tables_version(version)).get(module)
 
 
-@lru_cache(maxsize=1)
-def _module_names() -> dict[str, NameSet]:
-    return {module: _name_set(names.split()) for module, names in tables().get("module_names", {}).items()}
+@lru_cache(maxsize=None)
+def _module_names(shipped: str) -> dict[str, NameSet]:
+    return {module: _name_set(names.split()) for module, names in _tables(shipped).get("module_names", {}).items()}
 
 
 class JitForbidden(NamedTuple):
@@ -216,19 +323,28 @@ class JitForbidden(NamedTuple):
     methods: dict[str, NameSet]  # owner (``Cell``, ``Tensor``, ``Parameter``) -> its forbidden methods
 
 
-@lru_cache(maxsize=1)
-def jit_forbidden() -> JitForbidden:
-    forbidden = tables()["jit_forbidden"]
+def jit_forbidden(version: str = "") -> JitForbidden:
+    """MindSpore ``version``'s jit-forbidden registry."""
+    return _jit_forbidden(tables_version(version))
+
+
+@lru_cache(maxsize=None)
+def _jit_forbidden(shipped: str) -> JitForbidden:
+    forbidden = _tables(shipped)["jit_forbidden"]
     return JitForbidden(_name_set(forbidden["functions"]), tuple(name + "." for name in forbidden["modules"]),
                         {owner: _name_set(names) for owner, names in forbidden["methods"].items()})
 
 
-def mindspore_version() -> str:
-    """The MindSpore version the generated tables were read from."""
-    return tables().get("mindspore_version", "")
+def mindspore_version(version: str = "") -> str:
+    """The MindSpore version of the tables that answer for ``version`` ("" = the newest shipped)."""
+    return tables_version(version)
 
 
-@lru_cache(maxsize=1)
-def tensor_properties() -> NameSet:
-    """The public properties of the installed MindSpore's ``Tensor`` (generated): ``size`` is one."""
-    return _name_set(tables().get("tensor_properties", ()))
+def tensor_properties(version: str = "") -> NameSet:
+    """The public properties of MindSpore ``version``'s ``Tensor`` (generated): ``size`` is one."""
+    return _tensor_properties(tables_version(version))
+
+
+@lru_cache(maxsize=None)
+def _tensor_properties(shipped: str) -> NameSet:
+    return _name_set(_tables(shipped).get("tensor_properties", ()))

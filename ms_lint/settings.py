@@ -111,3 +111,20 @@ def parse_per_path_modes(value: str | list | dict | None, base: str | None = Non
         (os.path.abspath(os.path.join(root, pattern.strip())) if "/" in pattern else pattern.strip(),
          mode.strip().lower())
         for pattern, mode in entries)
+
+
+def parse_version(text: str) -> tuple[int, ...]:
+    """``2.7.1.post1`` -> ``(2, 7, 1)``: the release numbers, for comparisons (``>= (2, 8)``)."""
+    parts = []
+    for piece in text.split("."):
+        digits = ""
+        for character in piece:
+            if not character.isdigit():
+                break
+            digits += character
+        if not digits:
+            break
+        parts.append(int(digits))
+        if len(digits) != len(piece):
+            break
+    return tuple(parts)

@@ -26,28 +26,11 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Iterable
 
-from ms_lint.settings import DEVICES, Settings, is_version
+from ms_lint.settings import DEVICES, Settings, is_version, parse_version
 
 # The devices a claim can hold on; ``any`` in the settings means all of them.
 ALL_DEVICES = ("ascend", "gpu", "cpu")
 DEVICE_NAMES = {"ascend": "Ascend", "gpu": "GPU", "cpu": "CPU", "any": "any device"}
-
-
-def parse_version(text: str) -> tuple[int, ...]:
-    """``2.7.1.post1`` -> ``(2, 7, 1)``: the release numbers, for comparisons (``>= (2, 8)``)."""
-    parts = []
-    for piece in text.split("."):
-        digits = ""
-        for character in piece:
-            if not character.isdigit():
-                break
-            digits += character
-        if not digits:
-            break
-        parts.append(int(digits))
-        if len(digits) != len(piece):
-            break
-    return tuple(parts)
 
 
 @dataclass(frozen=True)

@@ -24,8 +24,9 @@ class JitForbiddenApi(Rule):
         Reports calls in graph code to the APIs MindSpore's own jit-forbidden registry refuses: Cell methods such as
         `trainable_params()`, `get_parameters()`, `state_dict()`, `to()`, `register_forward_hook()` (on `self` or a
         sub-cell), `Tensor.assign_value()`, and functions of `mindspore.context`, `mindspore.log` and
-        `mindspore.common.initializer` (in any spelling, e.g. `ms.get_context`). The list is read from the installed
-        MindSpore by `python -m ms_lint.tools.generate_tables` and shipped with the MindSpore version it came from.
+        `mindspore.common.initializer` (in any spelling, e.g. `ms.get_context`). The list is MindSpore's own, read
+        from each release by `python -m ms_lint.tools.generate_tables`; the target's version decides (2.10 lists
+        `Cell.to()` and `Cell.to_empty()`, methods 2.7.1's Cell does not have).
         Calls MS106 or MS107 already report are not reported again.
     """
     why = """
@@ -50,7 +51,7 @@ class JitForbiddenApi(Rule):
     """
 
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
-        functions, modules, methods = api.jit_forbidden()
+        functions, modules, methods = api.jit_forbidden(module.target.version)
         for function in module.graph_functions:
             for node in function.nodes_of(ast.Call):
                 qualname = module.qualname(node.func)
@@ -63,10 +64,13 @@ class JitForbiddenApi(Rule):
 
     def _finding(self, module, function: GraphFunction, node: ast.Call, api_name: str, short: str) -> Finding:
         fix = _ALTERNATIVES.get(short, "call it in __init__ or outside the Cell and keep the result")
+        owner, _, name = api_name.rpartition(".")
         return self.finding(
             module, node,
             f"{api_name}() is refused by MindSpore in graph code ({function.label}): fails to compile at every "
             f"syntax level; {fix}",
+            data={"name": name, "module": owner, "version": api.mindspore_version(module.target.version),
+                  "target_version": module.target.version},
         )
 
 

@@ -13,6 +13,11 @@ from ms_lint.rules.base import Rule
 
 
 _TRANSFORMS = ("grad", "value_and_grad", "GradOperation")
+# Before this MindSpore release, set_grad() saves the forward for grad and GradOperation but not for value_and_grad
+# and vjp, which run it again (measured on CPU: 2 forwards with set_grad() on 2.7.0-2.8.0, 1 on 2.9.0 and
+# 2.10.0; see tests/test_ground_truth_eager.py).
+_SET_GRAD_SAVES_EVERY_TRANSFORM_SINCE = (2, 9)
+_RUN_AGAIN_BEFORE = ("value_and_grad", "vjp")
 
 
 @dataclass
@@ -37,14 +42,17 @@ class GradAfterCallWithoutSetGrad(Rule):
         `set_grad()` (or `requires_grad = True`, or handed to a `TrainOneStep...` Cell) on the expression that
         created it or before that call. Not reported: differentiating without an earlier call, a `forward_fn`
         wrapper given to `value_and_grad` (the usual training step), or a gradient on other inputs than the call's
-        (`set_grad()` would not save that forward). A module is PyNative when it calls
-        `set_context(mode=PYNATIVE_MODE)` or `--ms-mode=pynative` is given.
+        (`set_grad()` would not save that forward). For a target MindSpore older than 2.9, also reported with
+        `set_grad()` given when the gradient is `value_and_grad` or `vjp`, which run the forward again there anyway.
+        A module is PyNative when it calls `set_context(mode=PYNATIVE_MODE)` or `--ms-mode=pynative` is given.
     """
     why = """
         In PyNative a Cell call records what the gradient needs only when the Cell was given `set_grad()`.
         Without it, the gradient function runs the whole forward again. Measured on MindSpore 2.10 with a counter
         in `construct`: `out = net(x)` then `mindspore.grad(net)(x)` (or `value_and_grad`, `GradOperation`, `vjp`)
-        runs the forward 2 times; with `net.set_grad()` before the call, 1 (only for the same input tensors). The
+        runs the forward 2 times; with `net.set_grad()` before the call, 1 (only for the same input tensors; on
+        2.7.1 and 2.8.0, 1 for `grad` and `GradOperation` but still 2 for `value_and_grad` and `vjp`; 1 from
+        2.9.0 on). The
         second forward costs a full step's time and runs every side effect again: BatchNorm updates its moving
         statistics twice per step, and Dropout and random ops draw again, so the gradient is not the gradient of
         the output that was just computed.
@@ -121,7 +129,7 @@ class GradAfterCallWithoutSetGrad(Rule):
             run = self._gradient_run(module, call, scope)
             if run is None:
                 continue
-            target, inputs = run
+            target, inputs, transform = run
             target_key = _instance_key(target)
             earlier = [c for c in calls if target_key is not None and _instance_key(c.func) == target_key
                        and _position(c) < _position(call)]
@@ -130,7 +138,19 @@ class GradAfterCallWithoutSetGrad(Rule):
             forward = earlier[-1]
             if not self._same_inputs(module, forward, inputs, call, scope):
                 continue
+            data = {"name": target_key, "line": forward.lineno, "transform": transform,
+                    "version": module.target.version}
             if self._given_set_grad(module, target, target_key, forward, scope):
+                if not _set_grad_runs_again(module, transform):
+                    continue
+                yield self.finding(
+                    module, call,
+                    f"{target_key} is called on line {forward.lineno} and then differentiated on the same inputs "
+                    f"with {transform}: MindSpore {module.target.version} runs its forward twice even after "
+                    f"set_grad() (BatchNorm statistics and random ops too); take the output from "
+                    f"{'value_and_grad' if transform == 'value_and_grad' else 'vjp'} instead of the first call",
+                    data={**data, "set_grad": True},
+                )
                 continue
             yield self.finding(
                 module, call,
@@ -138,21 +158,24 @@ class GradAfterCallWithoutSetGrad(Rule):
                 f"without {target_key}.set_grad(): PyNative runs its forward twice (BatchNorm statistics and random "
                 f"ops too); call {target_key}.set_grad() before the first call, or take the output from "
                 "value_and_grad",
-                data={"cell": target_key, "called_on_line": forward.lineno},
+                data={**data, "set_grad": False},
             )
 
-    def _gradient_run(self, module: ModuleFacts, call: ast.Call, scope: _Scope) -> tuple[ast.AST, ast.Call] | None:
-        """(the differentiated callable, the call carrying the inputs) when ``call`` runs a gradient."""
+    def _gradient_run(self, module: ModuleFacts, call: ast.Call,
+                      scope: _Scope) -> tuple[ast.AST, ast.Call, str] | None:
+        """(the differentiated callable, the call carrying the inputs, the transform's name) when ``call`` runs a
+        gradient."""
         qualname = module.qualname(call.func)
         if api.is_mindspore_name(qualname, "vjp") and call.args:
-            return call.args[0], ast.Call(func=call.func, args=call.args[1:], keywords=[])
+            return call.args[0], ast.Call(func=call.func, args=call.args[1:], keywords=[]), "vjp"
         transform = call.func
         if _instance_key(transform) is not None and not api.is_mindspore(qualname):
             transform = module.value_bound_to(transform, scope.function, scope.owner)
         if not isinstance(transform, ast.Call):
             return None
         target = self._differentiated(module, transform, scope)
-        return (target, call) if target is not None else None
+        name = api.last_name(module.qualname(transform.func) or "") or "GradOperation"
+        return (target, call, name if name in _TRANSFORMS else "GradOperation") if target is not None else None
 
     def _differentiated(self, module: ModuleFacts, transform: ast.Call, scope: _Scope) -> ast.AST | None:
         """What ``grad(f)``, ``value_and_grad(f, ...)`` or ``GradOperation(...)(f)`` differentiates."""
@@ -242,6 +265,12 @@ class GradAfterCallWithoutSetGrad(Rule):
                 for t in node.targets
             ) and not (isinstance(node.value, ast.Constant) and not node.value.value)
         return False
+
+
+def _set_grad_runs_again(module: ModuleFacts, transform: str) -> bool:
+    """Whether the target's MindSpore runs the forward again for ``transform`` even after set_grad()."""
+    version = module.target.version_tuple
+    return bool(version) and version < _SET_GRAD_SAVES_EVERY_TRANSFORM_SINCE and transform in _RUN_AGAIN_BEFORE
 
 
 def _instance_key(expr: ast.AST) -> str | None:

@@ -51,6 +51,9 @@ PYTORCH_ONLY_METHODS: dict[str, str | None] = {
     "unsqueeze_": "mindspore.ops.unsqueeze",
     "squeeze_": "mindspore.ops.squeeze",
     "transpose_": "mindspore.ops.swapaxes",
+    # Tensor methods 2.7.1 lacks and 2.8.0 has (the generated tables): reported for the older targets only.
+    "set_": None,
+    "is_shared": None,
 }
 _DEVICE_MOVES = frozenset({"cpu", "cuda", "xpu"})
 
@@ -67,14 +70,15 @@ class TensorMethodMissing(Rule):
                "as a property (`.size(0)`)")
     fix_summary = "use the MindSpore equivalent the message names (`x.detach()` -> `ops.stop_gradient(x)`)"
     what = """
-        Reports calls, on a tensor value, of PyTorch `torch.Tensor` methods that the installed MindSpore's `Tensor`
-        and `Parameter` do not have at all (`.detach()`, `.cuda()`, `.cpu()`, `.relu()`, `.clamp_min()`, in-place
-        forms such as `.unsqueeze_()`), in graph code and in code PyNative runs for a Cell, and in any other
-        function of the module where the value is known to be a tensor; also `.size()` / `.size(d)`, which
-        MindSpore's Tensor has as a property (the number of elements), not a method. The set of MindSpore's tensor
-        methods is generated from the installed MindSpore; the message names the MindSpore function of the same
-        operation where there is one (`detach` -> `ops.stop_gradient`). Modules that import `torch` (or a PyTorch
-        shim such as `mindtorch`) are skipped: their tensors may be PyTorch's.
+        Reports calls, on a tensor value, of PyTorch `torch.Tensor` methods that the target MindSpore version's
+        `Tensor` and `Parameter` do not have at all (`.detach()`, `.cuda()`, `.cpu()`, `.relu()`, `.clamp_min()`,
+        in-place forms such as `.unsqueeze_()`; `.set_()` only before 2.8), in graph code and in code PyNative runs
+        for a Cell, and in any other function of the module where the value is known to be a tensor; also `.size()`
+        / `.size(d)`, which MindSpore's Tensor has as a property (the number of elements), not a method. The set of
+        MindSpore's tensor methods is generated from each MindSpore release ms-lint ships tables for; the message
+        names the MindSpore function of the same operation where there is one (`detach` -> `ops.stop_gradient`).
+        Modules that import `torch` (or a PyTorch shim such as `mindtorch`) are skipped: their tensors may be
+        PyTorch's.
     """
     why = """
         The method does not exist: the call raises AttributeError in graph mode (STRICT and LAX) and in PyNative
@@ -102,7 +106,8 @@ class TensorMethodMissing(Rule):
     """
 
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
-        existing, properties = api.tensor_methods(), api.tensor_properties()
+        version = module.target.version
+        existing, properties = api.tensor_methods(version), api.tensor_properties(version)
         # Every call of the module is among its call sites: when none calls such a method, reading each function's
         # calls is spared.
         if _uses_torch(module) or _WATCHED.isdisjoint(module.written_call_names()):
@@ -117,9 +122,11 @@ class TensorMethodMissing(Rule):
                 if not (missing or func.attr in properties) or function.kind(func.value) != TENSOR:
                     continue
                 reported.add(id(node))
+                tables = api.mindspore_version(version)
                 yield self.finding(module, node, _message(func.attr, function) if missing
                                    else _property_message(func.attr, node, function),
-                                   data={"method": func.attr, "property": not missing})
+                                   data={"name": func.attr, "module": "mindspore.Tensor", "version": tables,
+                                         "target_version": version, "property": not missing})
 
     def fix(self, context, finding: Finding) -> list:
         call = finding.node

@@ -31,7 +31,8 @@ class LayerKeywordNotAccepted(Rule):
         Reports a call of a `mindspore.nn` or `mindspore.mint.nn` Cell class with a keyword argument its
         constructor does not take, in any code: `nn.Dense(4, 8, bias=False)`, `nn.Conv1d(..., groups=4)`,
         `nn.LayerNorm((8,), eps=1e-6)`, `nn.ReLU(inplace=True)`. The keywords each class takes are generated from
-        the installed MindSpore; a class whose constructor takes `**kwargs` is never reported. The message names
+        each MindSpore release ms-lint ships tables for, and the target's version decides; a class whose
+        constructor takes `**kwargs` is never reported. The message names
         MindSpore's keyword for PyTorch's where the class has it.
     """
     why = """
@@ -58,8 +59,9 @@ class LayerKeywordNotAccepted(Rule):
     """
 
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
-        for site in module.calls_to(*api.cell_class_names()):
-            accepted = api.cell_keywords(site.qualname) if site.node.keywords else None
+        version = module.target.version
+        for site in module.calls_to(*api.cell_class_names(version)):
+            accepted = api.cell_keywords(site.qualname, version) if site.node.keywords else None
             if accepted is None:
                 continue
             unknown = [keyword.arg for keyword in site.node.keywords
@@ -74,17 +76,20 @@ class LayerKeywordNotAccepted(Rule):
                 parts.append(f"it takes {', '.join(sorted(accepted))}" if accepted else "it takes no arguments")
             advice = "; ".join(parts)
             given = ", ".join(f"{name}=" for name in unknown)
+            tables = api.mindspore_version(version)
             yield self.finding(
                 module, site.node,
-                f"{layer}() takes no keyword {given} in MindSpore {api.tables()['mindspore_version']}: building it "
+                f"{layer}() takes no keyword {given} in MindSpore {tables}: building it "
                 f"raises TypeError (unexpected keyword argument); {advice}",
+                data={"name": site.qualname, "module": site.qualname.rpartition(".")[0], "keywords": unknown,
+                      "version": tables, "target_version": version},
             )
 
     def fix(self, context: FixContext, finding: Finding) -> list[Edit]:
         call = finding.node
         if not isinstance(call, ast.Call):
             return []
-        accepted = api.cell_keywords(context.module.qualname(call.func)) or ()
+        accepted = api.cell_keywords(context.module.qualname(call.func), context.module.target.version) or ()
         unknown = [keyword for keyword in call.keywords if keyword.arg is not None and keyword.arg not in accepted]
         if not unknown or any(MINDSPORE_KEYWORD_FOR.get(keyword.arg) not in accepted for keyword in unknown):
             return []  # all or nothing: a half-fixed call still raises

@@ -70,9 +70,10 @@ class LayerPositionalArgument(Rule):
     """
 
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
+        version = module.target.version
         for site in module.calls_to(*SHIFTED_POSITIONALS):
             shifted = _shifted(site.node, site.qualname)
-            if shifted is None:
+            if shifted is None or not _takes(site.qualname, shifted, version):
                 continue
             value = ast.unparse(site.node.args[shifted.index])
             layer = f"nn.{api.last_name(site.qualname)}"
@@ -82,6 +83,9 @@ class LayerPositionalArgument(Rule):
                 f"{shifted.pytorch}; MindSpore's {layer} takes {shifted.mindspore} there and refuses it when the "
                 f"layer is built; pass {shifted.keyword}={value} by keyword"
                 + (' (with pad_mode="pad")' if shifted.mindspore == "pad_mode" else ""),
+                data={"name": site.qualname, "module": site.qualname.rpartition(".")[0], "index": shifted.index,
+                      "parameter": shifted.mindspore, "version": api.mindspore_version(version),
+                      "target_version": version},
             )
 
     def fix(self, context: FixContext, finding: Finding) -> list[Edit]:
@@ -112,6 +116,12 @@ def _shifted(call: ast.Call, qualname: str | None) -> Shifted | None:
     # A name or attribute: only when it names what PyTorch passes there (``pad_token_id``, ``padding``).
     name = value.id if isinstance(value, ast.Name) else value.attr if isinstance(value, ast.Attribute) else ""
     return shifted if "pad" in name.lower() and "mode" not in name.lower() else None
+
+
+def _takes(qualname: str, shifted: Shifted, version: str) -> bool:
+    """Whether MindSpore ``version``'s layer still has the parameter the value lands in (its keyword tables)."""
+    keywords = api.cell_keywords(qualname, version)
+    return keywords is None or shifted.mindspore in keywords
 
 
 def _ordinal(index: int) -> str:

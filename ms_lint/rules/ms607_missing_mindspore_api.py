@@ -23,9 +23,10 @@ class MissingMindSporeApi(Rule):
     what = """
         Reports `module.name` where `module` is a MindSpore module (`mindspore.nn`, `mindspore.ops`,
         `mindspore.mint`, ... imported under any name) and `name` is neither one of its attributes nor one of its
-        submodules in the MindSpore the tables were generated from, and `from mindspore.x import name` /
-        `import mindspore.x.name` of such a name. The names come from the installed MindSpore
-        (`python -m ms_lint.tools.generate_tables`), submodules not imported by default included. A read guarded
+        submodules in the target's MindSpore version (`--ms-version`, else the installed or required one), and
+        `from mindspore.x import name` / `import mindspore.x.name` of such a name. The names come from each
+        MindSpore release itself (`python -m ms_lint.tools.generate_tables`, run under each version ms-lint ships
+        tables for), submodules not imported by default included. A read guarded
         for its absence is not reported: inside `try` with an `except` for AttributeError or ImportError (or
         Exception), in an `except` (another version's fallback), under an `if` or a conditional expression that tests
         the MindSpore version or `hasattr(..., "name")`; nor are annotations, nor a write (`nn.functional = ...`
@@ -36,8 +37,8 @@ class MissingMindSporeApi(Rule):
         cannot be built, in `construct` graph mode stops compiling (`AttributeError: Module: 'Namespace:mindspore.nn'
         object has no attribute 'functional'`), in PyNative the step fails. Such names come from PyTorch
         (`torch.nn.functional` is `mindspore.mint.nn.functional` or `mindspore.ops`; `torch.nn.utils.weight_norm`
-        has no MindSpore counterpart) or from another MindSpore version: the message names the version the tables
-        come from.
+        has no MindSpore counterpart) or from another MindSpore version (`mint.nn.CosineEmbeddingLoss` is in 2.10,
+        not in 2.7.1): the message names the version whose tables answered.
     """
     example = """
         class Attention(nn.Cell):
@@ -51,13 +52,14 @@ class MissingMindSporeApi(Rule):
     """
 
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
+        version = module.target.version
         tracked = {local: qualname for local, qualname in module.names.items()
-                   if api.module_names(qualname) is not None}
+                   if api.module_names(qualname, version) is not None}
         if tracked and module.source:
-            yield from self._attribute_reads(module, tracked)
-        yield from self._imports(module)
+            yield from self._attribute_reads(module, tracked, version)
+        yield from self._imports(module, version)
 
-    def _attribute_reads(self, module: ModuleFacts, tracked: dict[str, str]) -> Iterator[Finding]:
+    def _attribute_reads(self, module: ModuleFacts, tracked: dict[str, str], version: str) -> Iterator[Finding]:
         # The source text first: a look-up through the tables per dotted chain, the tree only where one misses.
         source = module.source
         misses = []
@@ -65,7 +67,7 @@ class MissingMindSporeApi(Rule):
             pattern = _chain_pattern(alias)
             # Each chain once (``ops.matmul`` is written many times), then where the missing ones are written.
             missing = {chain: found for chain in set(pattern.findall(source))
-                       if (found := _first_missing(owner, chain)) is not None}
+                       if (found := _first_missing(owner, chain, version)) is not None}
             if not missing:
                 continue
             for match in pattern.finditer(source):
@@ -83,17 +85,16 @@ class MissingMindSporeApi(Rule):
             for node in attributes:
                 if node.lineno == line and node.attr == part and isinstance(node.ctx, ast.Load) \
                         and module.qualname(node.value) == owner and not _guarded(module.tree, node, part):
-                    yield self.finding(module, node, _message(f"{ast.unparse(node)}", owner, part,
-                                                              "AttributeError when the line runs"),
-                                       data={"module": owner, "name": part})
+                    yield self._finding(module, node, f"{ast.unparse(node)}", owner, part, version,
+                                        "AttributeError when the line runs")
                     break
 
-    def _imports(self, module: ModuleFacts) -> Iterator[Finding]:
+    def _imports(self, module: ModuleFacts, version: str) -> Iterator[Finding]:
         for node in module.index.subtree_nodes_of(module.tree, (ast.ImportFrom, ast.Import)):
             if isinstance(node, ast.ImportFrom):
                 if node.level or not node.module:
                     continue
-                names = api.module_names(node.module)
+                names = api.module_names(node.module, version)
                 missing = [alias.name for alias in node.names
                            if names is not None and alias.name != "*" and alias.name not in names]
                 owner = node.module
@@ -102,7 +103,7 @@ class MissingMindSporeApi(Rule):
                 for alias in node.names:
                     parts = alias.name.split(".")
                     for depth in range(1, len(parts)):
-                        names = api.module_names(".".join(parts[:depth]))
+                        names = api.module_names(".".join(parts[:depth]), version)
                         if names is not None and parts[depth] not in names:
                             missing, owner = [parts[depth]], ".".join(parts[:depth])
                             break
@@ -112,8 +113,16 @@ class MissingMindSporeApi(Rule):
                 if not _guarded(module.tree, node, part):
                     written = f"from {owner} import {part}" if isinstance(node, ast.ImportFrom) else \
                         f"import {owner}.{part}"
-                    yield self.finding(module, node, _message(written, owner, part, "ImportError when it runs"),
-                                       data={"module": owner, "name": part})
+                    yield self._finding(module, node, written, owner, part, version, "ImportError when it runs")
+
+    def _finding(self, module: ModuleFacts, node: ast.AST, written: str, owner: str, part: str, version: str,
+                 failure: str) -> Finding:
+        tables = api.mindspore_version(version)
+        hint = _replacement(owner, part, tables)
+        message = (f"{written}: {owner} has no `{part}` in MindSpore {tables} ({failure})"
+                   + (f"; {hint}" if hint else ""))
+        return self.finding(module, node, message,
+                            data={"name": part, "module": owner, "version": tables, "target_version": version})
 
 
 @lru_cache(maxsize=64)
@@ -124,11 +133,11 @@ def _chain_pattern(alias: str) -> re.Pattern:
     return re.compile(re.escape(alias + ".") + r"([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)")
 
 
-def _first_missing(owner: str, chain: str) -> tuple[str, str] | None:
+def _first_missing(owner: str, chain: str, version: str) -> tuple[str, str] | None:
     """``(module, name)`` for the first name of ``chain`` (``utils.weight_norm``) its module does not have, going
     down from ``owner`` while the tables know the module; None when every name read is there."""
     for part in chain.split("."):
-        names = api.module_names(owner)
+        names = api.module_names(owner, version)
         if names is None:
             return None
         if part not in names:
@@ -137,25 +146,18 @@ def _first_missing(owner: str, chain: str) -> tuple[str, str] | None:
     return None
 
 
-def _message(written: str, owner: str, part: str, failure: str) -> str:
-    version = api.mindspore_version()
-    hint = _replacement(owner, part)
-    return (f"{written}: {owner} has no `{part}` in MindSpore {version} ({failure})"
-            + (f"; {hint}" if hint else ""))
-
-
 @lru_cache(maxsize=256)  # a missing name is usually written many times, in many files
-def _replacement(owner: str, part: str) -> str:
+def _replacement(owner: str, part: str, version: str) -> str:
     """Where MindSpore has what was meant: the same path under ``mindspore.mint`` (PyTorch's ``nn.functional``),
     or a close spelling in the same module."""
     if owner.startswith("mindspore.") and not owner.startswith("mindspore.mint"):
         mint = "mindspore.mint." + owner[len("mindspore."):]
-        names = api.module_names(mint)
+        names = api.module_names(mint, version)
         if names is not None and part in names:
             return f"mindspore.mint has it: {mint}.{part}"
     import difflib  # only for a name found missing: most runs never need the module
 
-    public = sorted(name for name in api.module_names(owner) or () if not name.startswith("_"))
+    public = sorted(name for name in api.module_names(owner, version) or () if not name.startswith("_"))
     close = difflib.get_close_matches(part, public, n=1, cutoff=0.8)
     return f"did you mean {owner}.{close[0]}?" if close else ""
 

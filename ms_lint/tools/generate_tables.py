@@ -1,4 +1,10 @@
-"""Regenerate ``ms_lint/data/mindspore_api.json`` from the installed MindSpore.
+"""Regenerate ms-lint's MindSpore API tables from the installed MindSpore.
+
+ms-lint ships the tables of several MindSpore versions: the newest whole in ``ms_lint/data/mindspore_api.json``,
+every other one as its differences from the newest in ``ms_lint/data/mindspore_api_versions.json`` (names added and
+removed per table; see ``mindspore_api.apply_difference``). Running the generator under a MindSpore version adds or
+replaces that version's tables; a version newer than the newest becomes the whole file and the others are
+re-expressed against it.
 
 The tables hold what the installed MindSpore itself says, so that the static rules never guess:
 
@@ -28,8 +34,9 @@ The tables hold what the installed MindSpore itself says, so that the static rul
 
 Usage::
 
-    python -m ms_lint.tools.generate_tables             # rewrite the shipped file
-    python -m ms_lint.tools.generate_tables --check     # exit 1 when the shipped file is stale
+    python -m ms_lint.tools.generate_tables             # add or rewrite the installed version's shipped tables
+    python -m ms_lint.tools.generate_tables --check     # exit 1 when they are stale or not shipped
+    python -m ms_lint.tools.generate_tables --output t.json   # write (or --check) one whole file instead
     python -m ms_lint.tools.generate_tables --explain   # print how each Cell's ``parameters`` was decided
 """
 from __future__ import annotations
@@ -48,7 +55,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-DEFAULT_OUTPUT = Path(__file__).resolve().parent.parent / "data" / "mindspore_api.json"
+from ms_lint.mindspore_api import _names, _release, apply_difference
+
+DATA = Path(__file__).resolve().parent.parent / "data"
+DEFAULT_OUTPUT = DATA / "mindspore_api.json"
+VERSIONS_OUTPUT = DATA / "mindspore_api_versions.json"
 
 # Namespaces imported before the registry is read: importing them runs every ``@jit_forbidden_register`` and
 # makes their public aliases visible to the alias scan.
@@ -333,12 +344,20 @@ def classify_cells(ms: types.ModuleType, namespace: types.ModuleType | None = No
 # jit-forbidden registry
 # --------------------------------------------------------------------------------------------------------------
 
+# Where MindSpore keeps the registry: 2.8 and later, then 2.7.
+_REGISTRY_MODULES = ("mindspore.graph._utils.check_jit_forbidden_api", "mindspore._check_jit_forbidden_api")
+
+
 def _registry(ms: types.ModuleType) -> tuple[set[str], set[str]]:
-    try:
-        module = importlib.import_module("mindspore.graph._utils.check_jit_forbidden_api")
-        return set(module.get_jit_forbidden_method()), set(module.get_jit_forbidden_module())
-    except (ImportError, AttributeError) as exc:
-        raise TablesError(f"MindSpore {ms.__version__} has no jit-forbidden registry where expected: {exc}") from exc
+    problems = []
+    for name in _REGISTRY_MODULES:
+        try:
+            module = importlib.import_module(name)
+            return set(module.get_jit_forbidden_method()), set(module.get_jit_forbidden_module())
+        except (ImportError, AttributeError) as exc:
+            problems.append(f"{name}: {exc}")
+    raise TablesError(f"MindSpore {ms.__version__} has no jit-forbidden registry where expected "
+                      f"({'; '.join(problems)})")
 
 
 def _resolve(dotted: str) -> tuple[types.ModuleType, list[str]] | None:
@@ -602,51 +621,117 @@ def difference_summary(shipped: str, generated: str, limit: int = 40) -> list[st
     return lines
 
 
+# The differences between two versions' tables: see ``mindspore_api.apply_difference``.
+def difference(base, other):
+    """What turns ``base`` into ``other`` (both tables, or parts of them); None when they are equal."""
+    if base == other:
+        return None
+    if isinstance(base, dict) and isinstance(other, dict):
+        changed = {key: difference(base[key], other[key]) for key in base.keys() & other.keys()
+                   if base[key] != other[key] and _diffable(base[key], other[key])}
+        out = {"removed": sorted(base.keys() - other.keys()),
+               "set": {key: value for key, value in other.items()
+                       if key not in changed and base.get(key, _MISSING) != value},
+               "changed": changed}
+        return {key: value for key, value in sorted(out.items()) if value}
+    old, new = _names(base), _names(other)
+    return {key: value for key, value in (("added", sorted(new - old)), ("removed", sorted(old - new))) if value}
+
+
+_MISSING = object()
+
+
+def _diffable(base, other) -> bool:
+    """Whether ``difference`` says what changed inside (two dicts, two lists of names, two strings of names) rather
+    than the new value."""
+    if isinstance(base, dict) and isinstance(other, dict):
+        return True
+    if isinstance(base, list) and isinstance(other, list):
+        return all(isinstance(item, str) for item in [*base, *other])
+    return isinstance(base, str) and isinstance(other, str) and (" " in base or " " in other)
+
+
+def shipped_tables(newest_path: Path = DEFAULT_OUTPUT, versions_path: Path = VERSIONS_OUTPUT) -> dict[str, dict]:
+    """Every shipped version's whole tables, by version."""
+    newest = json.loads(newest_path.read_text(encoding="utf-8"))
+    versions = json.loads(versions_path.read_text(encoding="utf-8")) if versions_path.exists() else {}
+    whole = {version: apply_difference(newest, change) for version, change in versions.items()}
+    whole[newest["mindspore_version"]] = newest
+    return whole
+
+
+def render_shipped(whole: dict[str, dict]) -> tuple[str, str]:
+    """The two shipped files for ``whole`` (tables by version): the newest version's tables, and the others'
+    differences from them."""
+    newest = max(whole, key=_release)
+    base = whole[newest]
+    others = {version: difference(base, tables) for version, tables in whole.items() if version != newest}
+    return render(base), render(others)
+
+
+def _check(generated: str, shipped: str | None, where: str) -> int:
+    version = json.loads(generated)["mindspore_version"]
+    if shipped is None:
+        print(f"{where}: has no tables for MindSpore {version}")
+    elif shipped == generated:
+        print(f"{where}: up to date with MindSpore {version}")
+        return 0
+    else:
+        print(f"{where}: differs from what the installed MindSpore {version} gives:")
+        for line in difference_summary(shipped, generated):
+            print(f"  {line}")
+    print("regenerate with: python -m ms_lint.tools.generate_tables")
+    return 1
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m ms_lint.tools.generate_tables",
         description="Regenerate ms-lint's MindSpore API tables from the installed MindSpore.",
     )
-    parser.add_argument("--output", type=Path, default=DEFAULT_OUTPUT,
-                        help=f"file to write or check (default: {DEFAULT_OUTPUT})")
+    parser.add_argument("--output", type=Path, default=None,
+                        help=f"one whole tables file to write or check (default: the installed version's tables "
+                             f"among the shipped ones, {DEFAULT_OUTPUT} and {VERSIONS_OUTPUT.name})")
     parser.add_argument("--check", action="store_true",
-                        help="do not write; exit 1 and summarise the differences when the file is stale")
+                        help="do not write; exit 1 and summarise the differences when the tables are stale")
     parser.add_argument("--explain", action="store_true",
                         help="also print how each nn Cell's 'parameters' value was decided")
     args = parser.parse_args(argv)
 
     explain: dict[str, CellDecision] = {}
     try:
-        generated = render(build_tables(explain))
+        tables = build_tables(explain)
     except TablesError as exc:
         print(f"generate_tables: error: {exc}", file=sys.stderr)
         return 2
+    generated = render(tables)
     if args.explain:
         for name, decision in explain.items():
             print(f"{name:32} {json.dumps(decision.parameters):10} {decision.how}")
 
-    if args.check:
-        try:
-            shipped = args.output.read_text(encoding="utf-8")
-        except OSError as exc:
-            print(f"generate_tables: {args.output}: cannot read ({exc.strerror})", file=sys.stderr)
-            return 1
-        if shipped == generated:
-            print(f"{args.output}: up to date with MindSpore {json.loads(generated)['mindspore_version']}")
-            return 0
-        print(f"{args.output}: differs from what the installed MindSpore gives:")
-        for line in difference_summary(shipped, generated):
-            print(f"  {line}")
-        print("regenerate with: python -m ms_lint.tools.generate_tables")
-        return 1
-
     try:
-        args.output.parent.mkdir(parents=True, exist_ok=True)
-        args.output.write_text(generated, encoding="utf-8")
+        if args.output is not None:
+            if args.check:
+                return _check(generated, args.output.read_text(encoding="utf-8"), str(args.output))
+            writes = {args.output: generated}
+        else:
+            whole = shipped_tables()
+            if args.check:
+                shipped = whole.get(tables["mindspore_version"])
+                return _check(generated, None if shipped is None else render(shipped), str(DATA))
+            whole[tables["mindspore_version"]] = json.loads(generated)
+            writes = dict(zip((DEFAULT_OUTPUT, VERSIONS_OUTPUT), render_shipped(whole)))
     except OSError as exc:
-        print(f"generate_tables: {args.output}: cannot write ({exc.strerror})", file=sys.stderr)
-        return 2
-    print(f"wrote {args.output}")
+        print(f"generate_tables: {exc.filename}: cannot read ({exc.strerror})", file=sys.stderr)
+        return 1
+    for path, text in writes.items():
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            print(f"generate_tables: {path}: cannot write ({exc.strerror})", file=sys.stderr)
+            return 2
+        print(f"wrote {path}")
     return 0
 
 

@@ -341,7 +341,7 @@ def missing_name(finding) -> str | None:
 
 def tensor_method(finding) -> str | None:
     """The PyTorch tensor method an MS602 finding calls (``detach_``, ``size``; its data), or None."""
-    return (finding.data.get("method") or None) if finding.code == "MS602" else None
+    return (finding.data.get("name") or None) if finding.code == "MS602" else None
 
 
 def names_attribute(finding, attribute: str) -> bool:

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import ast
 import json
+from importlib import metadata
 
 import pytest
 
+from ms_lint import mindspore_api as api
 from ms_lint.validate.runner import ValidateOptions, validate_findings
 from ms_lint.validate.verdicts import CONFIRMED
 
@@ -241,9 +243,12 @@ def test_a_module_is_imported_without_the_parent_package_init_that_fails(project
     report = validate_findings([sine, cosine], ValidateOptions(use_cache=False), pool=worker_pool)
     by_scope = {verdict.finding.scope: verdict for verdict in report.verdicts}
     assert by_scope["Sine"].verdict == CONFIRMED, by_scope["Sine"].message
-    assert any(note.startswith("imported with its parent packages' __init__ not run (bareparent, bareparent.models): "
-                               "ModuleNotFoundError: No module named 'mindspore.parallel._transformer'")
-               for note in by_scope["Sine"].notes), by_scope["Sine"].notes
+    parent_fails = "_transformer" not in api.module_names("mindspore.parallel", metadata.version("mindspore"))
+    # MindSpore 2.7.0 still has mindspore.parallel._transformer (its generated tables): there the parents import.
+    assert parent_fails == any(
+        note.startswith("imported with its parent packages' __init__ not run (bareparent, bareparent.models): "
+                        "ModuleNotFoundError: No module named 'mindspore.parallel._transformer'")
+        for note in by_scope["Sine"].notes), by_scope["Sine"].notes
     # The module's own import fails: nothing to get past, the error is the verdict's.
     assert by_scope["Cosine"].verdict != CONFIRMED
     assert "a_module_nobody_installed" in by_scope["Cosine"].message

@@ -535,7 +535,7 @@ def test_a_finding_whose_line_building_never_runs_is_not_judged_by_the_trace(tmp
 
 def test_a_pytorch_tensor_method_is_decided_by_calling_it_on_a_tensor_when_nothing_else_did(module):
     detach = Finding(str(module), 11, 0, "MS602", ".detach_() is a PyTorch tensor method that MindSpore's Tensor "
-                     "does not have: AttributeError in Net.freeze", "Net", data={"method": "detach_"})
+                     "does not have: AttributeError in Net.freeze", "Net", data={"name": "detach_"})
     job = plan_jobs([detach]).jobs[0]
     assert job.tensor_methods == ["detach_"]
     assert job.request("strict")["tensor_methods"] == ["detach_"]
