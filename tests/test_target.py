@@ -271,6 +271,18 @@ def test_check_names_the_target_and_what_it_left_out(tmp_path, monkeypatch, caps
     assert [result["ruleId"] for result in run["results"]] == ["MS601"]
 
 
+def test_a_version_without_tables_of_its_own_is_named_with_the_tables_used(tmp_path, monkeypatch, capsys):
+    from ms_lint.cli import main
+
+    app(tmp_path / "app", ATTENTION)
+    monkeypatch.chdir(tmp_path / "app")
+    main(["check", "--isolated", "--no-cache", "--ms-version=2.6.0", "."])
+    assert ("target: MindSpore 2.6.0 is older than the oldest ms-lint knows (2.7.0): its names are checked against "
+            "MindSpore 2.7.0's API tables") in capsys.readouterr().err.splitlines()
+    main(["check", "--isolated", "--no-cache", "--ms-version=2.7.1", "."])
+    assert "API tables" not in capsys.readouterr().err
+
+
 def test_a_changed_target_checks_the_file_again(tmp_path, monkeypatch, capsys):
     from ms_lint.cli import main
 

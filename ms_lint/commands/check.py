@@ -216,7 +216,11 @@ def target_lines(targets: Sequence, silenced: Sequence) -> list[str]:
     """What the run assumed, for standard error: ``target: MindSpore 2.7.1 (installed) · Ascend (train.py:6) ·
     graph · LAX (MindSpore's default)``, and how many findings hold only on another target, with the setting that
     shows them."""
+    from ms_lint.mindspore_api import version_note
+
     lines = [f"target: {target.describe()}" for target in targets]
+    notes = {version_note(target.version) for target in targets} - {None}
+    lines.extend(f"target: {note}" for note in sorted(notes))
     settings: dict[str, int] = {}
     for item in silenced:
         setting = item.properties.get(SILENCED_BY, "")
