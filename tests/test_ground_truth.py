@@ -667,6 +667,26 @@ def test_draw_after_a_reseed_in_the_caller_repeats_in_every_mode(tmp_path):
     assert namespace["step"](7) == namespace["step"](7)  # PyNative runs the same Python on every call
 
 
+def test_a_name_read_in_the_loop_before_its_binding_is_a_name_error(tmp_path):
+    """A name first bound in a loop, and read inside the loop on a path where this iteration has not bound it, fails
+    with NameError (the parser meets that read first), not the loop's UnboundLocalError: MS116 names both."""
+    source = HEADER + textwrap.dedent("""
+        class Net(nn.Cell):
+            def construct(self, x):
+                for i in range(2):
+                    if i == 0:
+                        h = x
+                    else:
+                        h = h + x
+                return h
+    """)
+    (finding,) = check_source(source, "case.py", Settings(syntax_level="strict"))
+    assert finding.code == "MS116" and "NameError \"The name 'h' is not defined" in finding.message
+    for result in compile_cases([(source, "STRICT", [[2, 3]]), (source, "LAX", [[2, 3]])], tmp_path):
+        assert (result.ok, result.error) == (False, "NameError"), result.message[:300]
+        assert "The name 'h' is not defined" in result.message
+
+
 def test_list_of_parameter_free_cells_loses_nothing(tmp_path):
     """A plain list of Cells without parameters compiles at both levels and gives PyNative's result: MS201 is quiet."""
     source = HEADER + textwrap.dedent("""

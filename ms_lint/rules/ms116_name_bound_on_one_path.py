@@ -202,14 +202,16 @@ def _data(read: PartialRead, label: str) -> dict:
 
 def _message(read: PartialRead, label: str) -> str:
     name, origin = read.name.id, read.origin
+    name_error = (f"NameError \"The name '{name}' is not defined, or not supported in graph mode\" where the parser "
+                  "meets another read of it first")
     if read.in_loop:
         keyword = "while" if isinstance(origin, ast.While) else "for"
         return (f"`{name}` is read after the `{keyword}` loop at line {origin.lineno}, whose body first binds it "
                 f"({label}): MindSpore's graph parser rejects it (UnboundLocalError: \"The local variable '{name}' "
-                f"defined in the '{keyword}' loop body cannot be used outside of the loop body\") under STRICT and "
-                f"LAX; bind `{name}` before the loop (`{name} = None`)")
+                f"defined in the '{keyword}' loop body cannot be used outside of the loop body\"; {name_error}) "
+                f"under STRICT and LAX; bind `{name}` before the loop (`{name} = None`)")
     return (f"`{name}` is read after the `if` at line {origin.lineno}, which binds it on one branch only ({label}): "
             f"MindSpore's graph parser joins both branches before it folds the condition and rejects it "
             f"(UnboundLocalError: \"The local variable '{name}' is not defined in false branch, but defined in true "
-            f"branch\") under STRICT and LAX, whatever the condition; bind `{name}` before the `if` (`{name} = None`) "
-            f"or on every branch")
+            f"branch\"; {name_error}) under STRICT and LAX, whatever the condition; bind `{name}` before the `if` "
+            f"(`{name} = None`) or on every branch")
