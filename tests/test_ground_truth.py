@@ -213,7 +213,9 @@ CASES = [
                 logger.debug("value %s", x.sum())
                 return x
     """, "fail", "ok"),
-    ("logging-constant", None, """
+    # Compiles at both levels, but the logging call runs once, while compiling (MS120; measured in
+    # tests/test_ground_truth_joins_and_logging.py); formatting a shape is fine.
+    ("logging-constant", "MS120", """
         import logging
         logger = logging.getLogger(__name__)
         class Net(nn.Cell):
@@ -221,7 +223,7 @@ CASES = [
                 logger.debug("shape %s", x.shape)
                 print("shape {}".format(x.shape))
                 return x
-    """, "ok", "ok"),
+    """, "ok", "silent"),
     ("print-and-fstring-tensor", None, """
         class Net(nn.Cell):
             def construct(self, x):
