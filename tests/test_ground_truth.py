@@ -655,7 +655,7 @@ def test_draw_after_a_reseed_in_the_caller_repeats_in_every_mode(tmp_path):
                 np.random.seed(self.seed)
                 return x + self._noise()
     """)
-    assert check_source(source, "case.py", Settings()) == []
+    assert check_source(source, "case.py", Settings(syntax_level="strict")) == []
     results = compile_cases([(source, "STRICT", [[2, 3]]), (source, "LAX", [[2, 3]])], tmp_path)
     for result in results:
         assert result.ok, result.message[:500]
@@ -703,7 +703,7 @@ def test_list_of_parameter_free_cells_loses_nothing(tmp_path):
                     x = act(x)
                 return x
     """)
-    assert check_source(source, "case.py", Settings()) == []
+    assert check_source(source, "case.py", Settings(syntax_level="strict")) == []
     results = compile_cases([(source, "STRICT", [[2, 3]]), (source, "LAX", [[2, 3]])], tmp_path)
     for result in results:
         assert result.ok, result.message[:500]
