@@ -30,6 +30,8 @@ import operator
 import re
 from dataclasses import dataclass, field
 
+from ms_lint.model.syntax import first_argument
+
 _MAX_CALLS = 4
 
 
@@ -665,13 +667,18 @@ def _first_layers(obj, names: list[str]) -> dict:
         tree = ast.parse(_dedent(inspect.getsource(construct)))
     except (OSError, TypeError, SyntaxError, IndentationError):
         return {}
+    definition = tree.body[0] if tree.body and isinstance(tree.body[0], (ast.FunctionDef, ast.AsyncFunctionDef)) \
+        else None
+    instance = first_argument(definition) if definition is not None else None
+    if instance is None:
+        return {}
     layers = {}
     for node in ast.walk(tree):
-        layer = _self_layer(obj, node)
+        layer = _self_layer(obj, node, instance)
         if layer is None:
             continue
         first = node.args[0]
-        inner = _self_layer(obj, first)
+        inner = _self_layer(obj, first, instance)
         if inner is not None and not _has_parameters(inner):
             # self.proj(self.act(x)): an activation keeps the shape, the layer after it tells it.
             first = first.args[0]
@@ -680,12 +687,12 @@ def _first_layers(obj, names: list[str]) -> dict:
     return layers
 
 
-def _self_layer(obj, node):
-    """The sub-Cell a call ``self.name(arg, ...)`` calls, or None."""
+def _self_layer(obj, node, instance: str):
+    """The sub-Cell a call ``self.name(arg, ...)`` calls (``instance``: the name construct gives the Cell), or None."""
     if not isinstance(node, ast.Call) or not node.args:
         return None
     func = node.func
-    if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self"):
+    if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == instance):
         return None
     layer = getattr(obj, func.attr, None)
     return layer if layer is not None and hasattr(layer, "construct") else None

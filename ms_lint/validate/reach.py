@@ -19,6 +19,8 @@ import ast
 import re
 import weakref
 
+from ms_lint.model.syntax import first_argument
+
 TRAIN_RETRY = "train"
 GRADIENT_RETRY = "gradient"
 ARGUMENT_RETRY = "argument"
@@ -133,10 +135,11 @@ def _call_sites(methods: dict, entry: str = "construct") -> dict[str, list[tuple
     while pending:
         caller = pending.pop()
         method = methods.get(caller)
-        if method is None:
+        instance = first_argument(method) if method is not None else None  # a static method has none
+        if instance is None:
             continue
         for node in ast.walk(method):
-            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self" \
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == instance \
                     and node.attr in methods and node.attr != entry:
                 # self.helper(...) or a bound method handed on (self.helper passed to a loop)
                 if node.attr not in sites:
@@ -406,11 +409,12 @@ def _choice_retries(init, conditions: list) -> list[dict]:
 def _stored_parameters(init, parameters: dict) -> dict[str, str]:
     """``self.<attribute> = <parameter>`` in ``init``: attribute -> parameter, for the ``parameters`` named."""
     stored: dict[str, str] = {}
+    instance = first_argument(init)
     for node in ast.walk(init):
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and node.value.id in parameters:
             for target in node.targets:
                 if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
-                        and target.value.id == "self":
+                        and target.value.id == instance:
                     stored.setdefault(target.attr, node.value.id)
     return stored
 

@@ -473,3 +473,20 @@ def test_a_line_under_a_condition_ms_lint_cannot_evaluate_is_marked_and_compiled
     assert verdict.message == ("not compiled: MindSpore left line 14 out of the graph (the compile passed with the "
                                "line replaced by a call that raises when compiled; of the conditions over it, ms-lint "
                                "could not evaluate `y.shape != x.shape`)")
+
+
+def test_a_method_is_called_from_construct_whatever_construct_names_its_instance():
+    """Which methods construct reaches is read through construct's own first parameter, not a literal ``self``."""
+    tree = ast.parse(textwrap.dedent("""
+        class Net(nn.Cell):
+            def helper(this, x):
+                return x * 2
+
+            def unused(this, x):
+                return x
+
+            def construct(net, x):
+                return net.helper(x)
+    """))
+    guards, _ = guards_for(tree, "Net", {4, 7})
+    assert guards[4]["called"] is True and guards[7]["called"] is False
