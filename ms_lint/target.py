@@ -61,10 +61,10 @@ class Target:
         return dict(self.origins).get(part, "")
 
     def affected(self, devices: Iterable[str]) -> tuple[str, ...]:
-        """Of ``devices`` (where a claim holds), those the target may run on, in ``ALL_DEVICES`` order; empty when
-        the claim does not concern this target."""
-        wanted = set(devices)
-        return tuple(device for device in self.devices if device in wanted)
+        """Of ``devices`` (where a claim holds), those the target may run on, in the order given; empty when the
+        claim does not concern this target."""
+        mine = self.devices
+        return tuple(device for device in devices if device in mine)
 
     @property
     def key(self) -> str:
@@ -118,8 +118,7 @@ def device_claim(target: Target, holds_on: Iterable[str]) -> tuple[tuple[str, ..
     finding's data, ``{"devices": [...]}``). When it concerns none of them, the data also names the setting that
     would show it (``SILENCED_BY``), and the devices are those where the claim holds."""
     holds_on = tuple(holds_on)
-    mine = set(target.devices)
-    affected = tuple(device for device in holds_on if device in mine)
+    affected = target.affected(holds_on)
     if affected:
         return affected, {"devices": list(affected)}
     return (), {"devices": list(holds_on), SILENCED_BY: f"ms-device={holds_on[0] if len(holds_on) == 1 else 'any'}"}
