@@ -123,7 +123,7 @@ class MsLintChecker(BaseRawFileChecker):
     def _check_module(self, node: nodes.Module, path: str) -> None:
         from ms_lint.lint import lint_source
         from ms_lint.engine import INTERNAL_ERROR, internal_error
-        from ms_lint.model.source import decode_source
+        from ms_lint.model.source import decode_source, source_lines
 
         if self._lint_options is None:
             self.open()
@@ -148,7 +148,7 @@ class MsLintChecker(BaseRawFileChecker):
             end = None
             if region is not None and finding.code != INTERNAL_ERROR:
                 if lines is None:
-                    lines = source.splitlines(keepends=True)  # the lines the region was measured on
+                    lines = source_lines(source)  # the lines the region was measured on, as lint_source splits them
                 text = lines[region.end_line - 1]
                 end = (region.end_line, len(text[:region.end_column - 1].encode("utf-8", errors="surrogatepass")))
             self._report(finding, end)
