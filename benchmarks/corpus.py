@@ -44,6 +44,11 @@ PER_PATH_MODES = {
     "mindformers": ["mindformers/pynative/*: pynative"],
     "mindnlp": ["mindnlp/quant/mindbnb/*: pynative"],
 }
+# And methods a project adds to Tensor at run time (ms-tensor-methods): mindformers' PyNative Trainer calls
+# hyper_parallel's enable_mindspore_backward_compat(), which installs Tensor.detach and Tensor.backward.
+TENSOR_METHODS = {
+    "mindformers": ["detach", "backward"],
+}
 
 
 class FileTimeout(Exception):
@@ -114,18 +119,23 @@ def package_directories(args: argparse.Namespace) -> dict[str, Path]:
 # ------------------------------------------------------------------------------------------------- checking
 
 _settings = None
+_package_settings: dict = {}  # a package's own settings, where its configuration adds to the run's
 _codes = None
 _file_timeout = 0
 
 
 def _start_worker(mode: str, syntax_level: str, file_timeout: int, per_path_modes: tuple, device: str = "",
-                  version: str = "") -> None:
-    global _settings, _codes, _file_timeout
+                  version: str = "", tensor_methods: dict | None = None) -> None:
+    global _settings, _package_settings, _codes, _file_timeout
+    from dataclasses import replace
+
     from ms_lint.rules import RULES_BY_CODE
     from ms_lint.settings import Settings
 
     _settings = Settings(mode=mode, syntax_level=syntax_level, per_path_modes=per_path_modes, device=device,
                          version=version)
+    _package_settings = {name: replace(_settings, tensor_methods=tuple(methods))
+                         for name, methods in (tensor_methods or {}).items()}
     _codes = tuple(RULES_BY_CODE)
     _file_timeout = file_timeout
     if file_timeout and hasattr(signal, "SIGALRM"):
@@ -151,7 +161,7 @@ def check_one(job: tuple[str, str, str]) -> FileResult:
     if _file_timeout and hasattr(signal, "SIGALRM"):
         signal.alarm(_file_timeout)
     try:
-        findings = check_file(path, _settings, _codes)
+        findings = check_file(path, _package_settings.get(package.split("==")[0], _settings), _codes)
         result.findings = [{**f.to_dict(), "path": relative} for f in findings]
     except FileTimeout:
         result.timed_out = True
@@ -204,7 +214,7 @@ def check_all(directories: dict[str, Path], args: argparse.Namespace) -> list[Fi
             pair for spec, directory in directories.items()
             for pair in parse_per_path_modes(PER_PATH_MODES.get(spec.split("==")[0]), str(directory)))
     initargs = (args.mode, _inferred(args.syntax_level), args.file_timeout, per_path_modes, _inferred(args.device),
-                args.ms_version)
+                args.ms_version, {} if args.no_project_config else TENSOR_METHODS)
     if args.jobs == 1:
         _start_worker(*initargs)
         return [check_one(job) for job in jobs]
@@ -313,7 +323,7 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--ms-version", default="", metavar="VERSION",
                         help="the MindSpore version to check against (default: inferred)")
     parser.add_argument("--no-project-config", action="store_true",
-                        help="leave out the per-path modes each project would configure (PER_PATH_MODES)")
+                        help="leave out what each project would configure (PER_PATH_MODES, TENSOR_METHODS)")
     parser.add_argument("--file-timeout", type=int, default=120, metavar="SECONDS",
                         help="report a file whose check runs longer than this as timed out (0: no limit)")
     return parser.parse_args(argv)
@@ -330,7 +340,8 @@ def main(argv: list[str] | None = None) -> int:
     summary = summarise(results, directories, time.perf_counter() - started)
     summary["settings"] = {"mode": args.mode, "syntax_level": args.syntax_level, "device": args.device,
                            "version": args.ms_version or "infer",
-                           "per_path_modes": {} if args.no_project_config else PER_PATH_MODES}
+                           "per_path_modes": {} if args.no_project_config else PER_PATH_MODES,
+                           "tensor_methods": {} if args.no_project_config else TENSOR_METHODS}
     summary["targets"] = targets_of(directories, args)
     print_report(summary)
     if args.json:

@@ -28,7 +28,8 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from ms_lint.settings import DEVICES, MODES, SYNTAX_LEVELS, Settings, SettingsError, is_version, parse_per_path_modes
+from ms_lint.settings import (DEVICES, MODES, SYNTAX_LEVELS, Settings, SettingsError, is_version, parse_names,
+                              parse_per_path_modes)
 
 OUTPUT_FORMATS = ("text", "json", "sarif", "github")
 FLAKE8_FILES = ("setup.cfg", "tox.ini", ".flake8")
@@ -129,9 +130,7 @@ class LintOptions:
         parts = [
             f"select={self.select}", f"ignore={self.ignore}", f"extend_select={self.extend_select}",
             f"extend_ignore={self.extend_ignore}", f"per_file_ignores={self.per_file_ignores}",
-            f"mode={self.settings.mode}", f"syntax_level={self.settings.syntax_level}",
-            f"per_path_modes={self.settings.per_path_modes}", f"device={self.settings.device}",
-            f"version={self.settings.version}",
+            f"settings={self.settings.values}",  # every setting: a new one cannot be left out
             f"disable_noqa={self.disable_noqa}",
         ]
         return ";".join(parts)
@@ -276,6 +275,14 @@ def _parse_version(value: Any, where: str, name: str) -> str:
     return text
 
 
+def _parse_names(value: Any, where: str, name: str) -> tuple[str, ...]:
+    names = parse_names(_as_items(value, where, name))
+    for item in names:
+        if not item.isidentifier():
+            raise ConfigError(f"{where}: {name} holds method names, not {item!r}")
+    return names
+
+
 def _parse_jobs(value: Any, where: str, name: str) -> int | None:
     if isinstance(value, str) and value.strip().lower() == "auto":
         return None
@@ -309,6 +316,7 @@ OPTIONS: dict[str, _Option] = {
         _Option("ms-syntax-level", _parse_choice(SYNTAX_LEVELS)),
         _Option("ms-device", _parse_choice(DEVICES)),
         _Option("ms-version", _parse_version),
+        _Option("ms-tensor-methods", _parse_names),
         _Option("per-path-ms-mode", _with_base(_parse_per_path_modes)),
         _Option("disable-noqa", _parse_bool),
         _Option("jobs", _parse_jobs),
@@ -524,7 +532,7 @@ def resolve_options(
     options.settings = Settings(
         mode=values.get("ms-mode", "graph"), syntax_level=values.get("ms-syntax-level", ""),
         per_path_modes=values.get("per-path-ms-mode", ()), device=values.get("ms-device", ""),
-        version=values.get("ms-version", ""),
+        version=values.get("ms-version", ""), tensor_methods=values.get("ms-tensor-methods", ()),
     )
     options.disable_noqa = values.get("disable-noqa", False)
     options.jobs = values.get("jobs")

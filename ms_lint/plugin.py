@@ -54,6 +54,13 @@ class MsLintChecker:
             "project's requirement, else the newest version ms-lint knows.",
         )
         option_manager.add_option(
+            "--ms-tensor-methods",
+            default="",
+            parse_from_config=True,
+            help="Methods the project adds to MindSpore's Tensor at run time (comma separated: a compatibility "
+            "layer's detach, backward): MS602 takes them as existing.",
+        )
+        option_manager.add_option(
             "--per-path-ms-mode",
             default="",
             parse_from_config=True,
@@ -75,6 +82,7 @@ class MsLintChecker:
                 getattr(options, "ms_mode", None), getattr(options, "ms_syntax_level", None),
                 getattr(options, "per_path_ms_mode", None), device=getattr(options, "ms_device", None),
                 version=getattr(options, "ms_version", None),
+                tensor_methods=getattr(options, "ms_tensor_methods", None),
             )
         except SettingsError as exc:
             # flake8 turns a SystemExit message into one error line, which is what an unknown value deserves.

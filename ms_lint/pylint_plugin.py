@@ -87,6 +87,11 @@ class MsLintChecker(BaseRawFileChecker):
             "default": "", "type": "string", "metavar": "<version>",
             "help": "The MindSpore version the code runs with, such as 2.7.1. " + _HELP_NOT_SET,
         }),
+        ("ms-tensor-methods", {
+            "default": (), "type": "csv", "metavar": "<method names>",
+            "help": "Methods the project adds to MindSpore's Tensor at run time (a compatibility layer's detach, "
+                    "backward): MS602 takes them as existing.",
+        }),
     )
 
     def __init__(self, linter: PyLinter) -> None:
@@ -104,6 +109,7 @@ class MsLintChecker(BaseRawFileChecker):
             settings = Settings.from_values(
                 config.ms_mode or "", config.ms_syntax_level or "", config.per_path_ms_mode or "",
                 device=config.ms_device or "", version=config.ms_version or "",
+                tensor_methods=list(config.ms_tensor_methods or ()),
             )
         except SettingsError as exc:
             print(f"pylint: error: {exc}", file=sys.stderr)

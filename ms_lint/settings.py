@@ -35,6 +35,9 @@ class Settings:
     # The target device and MindSpore version the user named; "" where ms-lint infers them (ms_lint.target).
     device: str = ""
     version: str = ""
+    # Methods the project adds to MindSpore's Tensor at run time (a compatibility layer's patches, such as
+    # ``detach`` and ``backward``): MS602 takes them as existing.
+    tensor_methods: tuple[str, ...] = ()
 
     def __post_init__(self):
         if self.mode not in MODES:
@@ -51,6 +54,9 @@ class Settings:
             raise SettingsError(f"ms-device must be one of {', '.join(DEVICES)}, not {self.device!r}")
         if self.version and not is_version(self.version):
             raise SettingsError(f"ms-version must be a MindSpore version such as 2.7.1, not {self.version!r}")
+        for name in self.tensor_methods:
+            if not name.isidentifier():
+                raise SettingsError(f"ms-tensor-methods: {name!r} is not a method name")
         # The settings by their values, an exact tuple of strings, for what a process keeps from file to file: the
         # garbage collector stops tracking such a tuple, never a Settings object (see ms_lint.model.project).
         object.__setattr__(self, "values", astuple(self))
@@ -70,14 +76,26 @@ class Settings:
     @classmethod
     def from_values(cls, mode: str | None = None, syntax_level: str | None = None,
                     per_path_modes: str | list | dict | None = None, base: str | None = None,
-                    device: str | None = None, version: str | None = None) -> "Settings":
+                    device: str | None = None, version: str | None = None,
+                    tensor_methods: str | list | tuple | None = None) -> "Settings":
         return cls(
             mode=(mode or "graph").strip().lower(),
             syntax_level=(syntax_level or "").strip().lower(),
             per_path_modes=parse_per_path_modes(per_path_modes, base),
             device=(device or "").strip().lower(),
             version=(version or "").strip(),
+            tensor_methods=parse_names(tensor_methods),
         )
+
+
+def parse_names(value: str | list | tuple | None) -> tuple[str, ...]:
+    """Names separated by commas or white space (or a list of them), in order, each once."""
+    from flake8.utils import parse_comma_separated_list
+
+    if not value:
+        return ()
+    items = value if isinstance(value, (list, tuple)) else [value]
+    return tuple(dict.fromkeys(name for item in items for name in parse_comma_separated_list(str(item))))
 
 
 def is_version(text: str) -> bool:

@@ -79,6 +79,9 @@ def register(subparsers) -> None:
     model.add_argument("--ms-version", metavar="VERSION",
                        help="the MindSpore version the code runs with, such as 2.7.1 (default: the installed one, "
                        "else the project's requirement, else the newest ms-lint knows)")
+    model.add_argument("--ms-tensor-methods", metavar="NAMES",
+                       help="comma-separated methods the project adds to Tensor at run time (a compatibility "
+                       "layer's detach, backward): MS602 takes them as existing")
     model.add_argument("--per-path-ms-mode", metavar="PATTERN:MODE",
                        help="comma-separated PATTERN:MODE pairs: files matching a pattern run their Cells in that "
                        "mode (pkg/eager/*:pynative) unless they call set_context themselves")
@@ -130,6 +133,7 @@ def command_line_options(args: argparse.Namespace) -> dict:
         "ms-syntax-level": args.ms_syntax_level,
         "ms-device": args.ms_device,
         "ms-version": args.ms_version,
+        "ms-tensor-methods": args.ms_tensor_methods,
         "per-path-ms-mode": args.per_path_ms_mode,
         "disable-noqa": args.disable_noqa,
         "jobs": args.jobs,

@@ -78,7 +78,9 @@ class TensorMethodMissing(Rule):
         MindSpore's tensor methods is generated from each MindSpore release ms-lint ships tables for; the message
         names the MindSpore function of the same operation where there is one (`detach` -> `ops.stop_gradient`).
         Modules that import `torch` (or a PyTorch shim such as `mindtorch`) are skipped: their tensors may be
-        PyTorch's.
+        PyTorch's. A project whose compatibility layer adds methods to `Tensor` at run time (`Tensor.detach =
+        ...` before training starts) names them in `ms-tensor-methods` (`--ms-tensor-methods=detach,backward`), and
+        they are not reported.
     """
     why = """
         The method does not exist: the call raises AttributeError in graph mode (STRICT and LAX) and in PyNative
@@ -118,6 +120,8 @@ class TensorMethodMissing(Rule):
                 func = node.func
                 if id(node) in reported or not isinstance(func, ast.Attribute) or func.attr not in _WATCHED:
                     continue
+                if func.attr in module.settings.tensor_methods:
+                    continue  # the project adds it to Tensor at run time
                 missing = func.attr in PYTORCH_ONLY_METHODS and func.attr not in existing
                 if not (missing or func.attr in properties) or function.kind(func.value) != TENSOR:
                     continue
