@@ -190,7 +190,7 @@ def _partial_reads(function) -> list[PartialRead]:
     if not function.module.index.body_nodes_of(function.node, (ast.If, ast.For, ast.While, ast.AsyncFor)):
         return []  # straight-line code binds every name on every path (dead branches count: they are parsed)
     walrus = [node.target.id for node in function.nodes_of(ast.NamedExpr)]
-    return partially_bound_reads(function.node, walrus, function.module.lines)
+    return partially_bound_reads(function.node, walrus, function.module.lines, function.constant)
 
 
 def _data(read: PartialRead, label: str) -> dict:
