@@ -164,6 +164,21 @@ CASES = [
                 assert np.allclose(got, 1.0 / math.sqrt(n)), (n, got)
             return None
     """, "fail", "ok"),
+    # A normalisation layer built in construct whose weights start at ones and zeros: frozen there it computes the
+    # plain normalisation, as PyNative does with a new layer on every call (``evidence`` raises if not).
+    ("layer-norm-built-in-construct", None, """
+        class Net(nn.Cell):
+            def construct(self, x):
+                return nn.LayerNorm(x.shape[-1:], begin_norm_axis=-1, begin_params_axis=-1)(x)
+        def evidence(net):
+            values = np.arange(6, dtype=np.float32).reshape(2, 3)
+            got = net(Tensor(values)).asnumpy()
+            centred = values - values.mean(-1, keepdims=True)
+            want = centred / np.sqrt((centred ** 2).mean(-1, keepdims=True) + 1e-7)
+            assert np.allclose(got, want, atol=1e-4), got
+            assert not net.trainable_params()
+            return None
+    """, "ok", "ok"),
     ("flag-a-constructor-switches-on", "MS101", """
         class Switchable(nn.Cell):
             def __init__(self, use_numpy=False):
