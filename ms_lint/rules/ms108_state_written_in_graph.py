@@ -116,6 +116,8 @@ class StateWrittenInGraph(Rule):
 
 _SHAPE_ATTRIBUTES = frozenset({"shape", "dtype", "ndim"})
 _MINDSPORE_DATA_FREE = ("mindspore.",)
+# MindSpore functions that draw a new value on every call (with those named ``*rand*`` and ``*seed*``).
+_DRAWS = frozenset({"normal", "uniform", "multinomial", "bernoulli", "dropout", "gamma", "poisson", "shuffle"})
 
 
 def _from_shapes_only(module: ModuleFacts, function: GraphFunction, value: ast.AST | None,
@@ -155,7 +157,7 @@ def _from_shapes_only(module: ModuleFacts, function: GraphFunction, value: ast.A
             if qualname is not None:
                 name = qualname.rsplit(".", 1)[-1]
                 if not qualname.startswith(_MINDSPORE_DATA_FREE) and qualname != f"builtins.{name}" or (
-                        "rand" in name or name in ("normal", "uniform", "multinomial", "bernoulli", "dropout")):
+                        "rand" in name or "seed" in name or name in _DRAWS):
                     return False
             elif isinstance(func, ast.Name) and module.scopes.binding(func) is None:  # a builtin
                 if func.id == "len":
