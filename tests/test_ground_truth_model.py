@@ -46,6 +46,139 @@ CASES = [
                     return np.sin(x)
                 return x
     """, "ok", "ok"),
+    ("flag-folded-from-another-attribute", None, """
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.backend = "ms"
+                self.use_numpy = self.backend == "np"
+            def construct(self, x):
+                if self.use_numpy:
+                    return np.sin(x)
+                return x
+    """, "ok", "ok"),
+    ("and-decided-by-a-leading-false-flag", None, """
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.implementation = "eager"
+                self.use_sdpa = self.implementation == "sdpa"
+            def construct(self, x, output_attentions=False):
+                if self.use_sdpa and not output_attentions:
+                    out = x + 1
+                else:
+                    probs = x * 2
+                    out = probs + 1
+                if output_attentions:
+                    return out, probs
+                return out
+    """, "ok", "ok"),
+    ("and-with-the-flag-after-an-argument-joins", "MS116", """
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.use_sdpa = False
+            def construct(self, x, output_attentions=False):
+                if not output_attentions and self.use_sdpa:
+                    out = x + 1
+                else:
+                    probs = x * 2
+                    out = probs + 1
+                if output_attentions:
+                    return out, probs
+                return out
+    """, "fail", "fail"),
+    ("and-a-true-flag-leaves-to-the-graph-joins", "MS116", """
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.use_sdpa = True
+            def construct(self, x, output_attentions=False):
+                if self.use_sdpa and not output_attentions:
+                    out = x + 1
+                else:
+                    probs = x * 2
+                    out = probs + 1
+                if output_attentions:
+                    return out, probs
+                return out
+    """, "fail", "fail"),
+    # A cache of what the input's shapes decide: LAX compiles again for each new shape, so every call returns what
+    # PyNative computes (``evidence`` raises if not); STRICT refuses the attribute write.
+    ("cache-of-what-shapes-decide", "MS108", """
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.inv_freq = Tensor(np.array([1.0, 0.5], np.float32))
+                self.cached_length = None
+                self.cached = None
+            def construct(self, x):
+                length = x.shape[1]
+                if length == self.cached_length and self.cached is not None:
+                    return self.cached
+                self.cached_length = length
+                steps = ops.arange(length).astype(ms.float32)
+                self.cached = ops.outer(steps, self.inv_freq).cos().astype(x.dtype)
+                return self.cached
+        def evidence(net):
+            for length in (4, 6, 4, 6):
+                got = net(Tensor(np.ones((1, length), np.float32))).asnumpy()
+                want = np.cos(np.outer(np.arange(length), [1.0, 0.5]))
+                assert got.shape == want.shape and np.allclose(got, want, atol=1e-5), (length, got)
+            return None
+    """, "fail", "ok"),
+    ("cache-of-the-input-data", "MS108", """
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.cached_length = None
+                self.cached = None
+            def construct(self, x):
+                length = x.shape[1]
+                if length == self.cached_length and self.cached is not None:
+                    return self.cached
+                self.cached_length = length
+                self.cached = x * 2
+                return self.cached
+        def evidence(net):
+            outputs = [net(Tensor(np.full((1, n), v, np.float32))).asnumpy() for n, v in ((4, 1.0), (6, 1.0), (4, 3.0))]
+            return bool(np.allclose(outputs[2], 2.0))  # PyNative computes 6.0 again: the length changed in between
+    """, "fail", "silent"),
+    ("python-float-from-a-helper", "MS108", """
+        def scale_of(n):
+            return 1.0 / math.sqrt(n)
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.scaling = 1.0
+                self.seen = 0
+            def construct(self, x):
+                n = x.shape[1]
+                if n > self.seen:
+                    self.scaling = scale_of(n)
+                    self.seen = n
+                return x * self.scaling
+        def evidence(net):
+            for n in (4, 9):
+                got = net(Tensor(np.ones((1, n), np.float32))).asnumpy()
+                assert np.allclose(got, 1.0 / math.sqrt(n)), (n, got)
+            return None
+    """, "fail", "ok"),
+    # A normalisation layer built in construct whose weights start at ones and zeros: frozen there it computes the
+    # plain normalisation, as PyNative does with a new layer on every call (``evidence`` raises if not).
+    ("layer-norm-built-in-construct", None, """
+        class Net(nn.Cell):
+            def construct(self, x):
+                return nn.LayerNorm(x.shape[-1:], begin_norm_axis=-1, begin_params_axis=-1)(x)
+        def evidence(net):
+            values = np.arange(6, dtype=np.float32).reshape(2, 3)
+            got = net(Tensor(values)).asnumpy()
+            centred = values - values.mean(-1, keepdims=True)
+            want = centred / np.sqrt((centred ** 2).mean(-1, keepdims=True) + 1e-7)
+            assert np.allclose(got, want, atol=1e-4), got
+            assert not net.trainable_params()
+            return None
+    """, "ok", "ok"),
     ("flag-a-constructor-switches-on", "MS101", """
         class Switchable(nn.Cell):
             def __init__(self, use_numpy=False):

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Iterator
 from ms_lint import mindspore_api as api
 from ms_lint.model.project import ProjectClass, project_class, project_class_facts
 from ms_lint.model.syntax import FunctionNode, decorator_callee, first_argument, is_attribute_of, is_static
-from ms_lint.model.values import UNKNOWN, annotated_class, literal
+from ms_lint.model.values import UNKNOWN, annotated_class, constant_value, literal
 
 if TYPE_CHECKING:
     from ms_lint.model.module import ModuleFacts
@@ -84,16 +84,33 @@ class ClassInfo:
     def attribute_writes(self) -> dict[str, list[tuple[str, ast.AST | None]]]:
         return self._attributes()._attribute_writes
 
-    def constant_attribute(self, attribute: str):
-        """The constant ``self.<attribute>`` holds in every instance: one write in ``__init__`` (or the class body)
-        of a literal, and no other anywhere in the class's lineage; else UNKNOWN. ``self.training`` is never
-        constant: ``set_train`` switches it."""
-        if attribute == "training":
+    def constant_attribute(self, attribute: str, _seen: frozenset = frozenset()):
+        """The constant ``self.<attribute>`` holds in every instance: one write in ``__init__`` (or the class body),
+        and no other anywhere in the class's lineage, of a value that folds to a constant from literals and other
+        such attributes (``self.use_sdpa = self.implementation == "sdpa"`` after ``self.implementation = "eager"``,
+        ``self.a = self.b and self.c``); else UNKNOWN. A value read from a parameter of ``__init__`` or any other
+        name is not folded: what callers pass may differ. ``self.training`` is never constant: ``set_train``
+        switches it."""
+        if attribute == "training" or attribute in _seen:
             return UNKNOWN
-        writes = [write for info in self.lineage() for write in info.attribute_writes.get(attribute, ())]
-        if len(writes) != 1 or writes[0][0] not in ("__init__", "<class body>"):
+        writes = [(info, *write) for info in self.lineage() for write in info.attribute_writes.get(attribute, ())]
+        if len(writes) != 1 or writes[0][1] not in ("__init__", "<class body>"):
             return UNKNOWN
-        return literal(writes[0][1])
+        info, method, value = writes[0]
+        if value is None:
+            return UNKNOWN
+        value_literal = literal(value)
+        if value_literal is not UNKNOWN or method != "__init__":
+            return value_literal
+        self_name = first_argument(info.methods[method]) if method in info.methods else None
+        seen = _seen | {attribute}
+
+        def lookup(expr: ast.AST):
+            if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id == self_name:
+                return self.constant_attribute(expr.attr, seen)
+            return UNKNOWN
+
+        return constant_value(value, lookup)
 
     def lineage(self) -> tuple["ClassInfo", ...]:
         """This class, then its base classes of this module, in lookup order; each once, even through cycles."""

@@ -555,7 +555,23 @@ class FunctionKinds:
             return TENSOR if expr.attr in api.LAYER_PARAMETER_NAMES else None
         if isinstance(value, (ast.Name, ast.Attribute)) and self.module.qualname(value):
             return None  # a module attribute such as ms.float32
+        if isinstance(value, ast.Name) and value.id in self.parameter_kinds:
+            annotated = self._annotated_class_of(value.id)
+            if annotated is not None:  # ``attn: Attention``: an object of the project, read as ``self.<attr>`` is
+                return TENSOR if isinstance(annotated, ClassInfo) and annotated.has_attribute(
+                    "tensor_attributes", expr.attr) else None
         return self.kind(value)
+
+    def _annotated_class_of(self, name: str):
+        """The class of the project a parameter's annotation names (``attn: Attention``, ``Optional[Attention]``):
+        its ``ClassInfo`` in this module, or its summary from another module; None for any other annotation (a
+        tensor, a MindSpore or library type, none at all)."""
+        arguments = self.node.args
+        annotation = next((argument.annotation for argument in (
+            *arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs) if argument.arg == name), None)
+        qualname = annotated_class(annotation, self.module.qualname) if annotation is not None else None
+        built = self.module._class_named(qualname) if qualname else None
+        return built[1] if built is not None else None
 
     def _arguments_kind(self, call: ast.Call) -> str | None:
         """The join of the kinds of what ``call`` passes (asked only where the answer depends on it: most calls in

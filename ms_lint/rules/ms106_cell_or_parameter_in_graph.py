@@ -21,13 +21,18 @@ class CellOrParameterInGraph(Rule):
         Reports a Cell that owns parameters (`nn.Dense(3, 4)(x)` in `construct`, or a Cell class of the project
         whose `__init__` creates parameters or weighted sub-cells) and `Parameter(...)`/`initializer(...)` created
         in graph code. Parameter-free Cells (activations, pooling, `nn.Softmax()`, losses without weights) are not
-        reported: which `mindspore.nn` classes own parameters is read from MindSpore itself.
+        reported: which `mindspore.nn` classes own parameters is read from MindSpore itself. Nor are normalisation
+        layers whose parameters start at constants (`nn.LayerNorm`, `nn.GroupNorm` and `mint.nn.LayerNorm` with their
+        default initialisers, `mint.nn.LayerNorm(..., elementwise_affine=False)`): built in `construct` they compute
+        the plain normalisation, the same on every call in graph mode as in PyNative.
     """
     why = """
         A Cell built in `construct` is built once, while the graph compiles: its weights are frozen at their
         initial random values and never appear in `trainable_params()`, so the network trains without them
         (silently, at every syntax level). `Parameter(...)` and `initializer(...)` in graph code fail to compile at
-        every level.
+        every level. A layer whose weights start at ones and zeros loses nothing by being frozen there: it is the
+        functional normalisation (`ops.layer_norm` without affine), and PyNative, which builds a new one on every
+        call, computes the same (measured 2.10 and 2.7.1 CPU, STRICT and LAX).
     """
     example = """
         class Head(nn.Cell):
@@ -67,9 +72,39 @@ class CellOrParameterInGraph(Rule):
                     )
 
 
+# Normalisation layers whose parameters start at constants: how many arguments may be given by position before the
+# first initialiser, and the keywords of the initialisers with the literals that keep the start constant.
+_CONSTANT_START = {
+    ("nn", "LayerNorm"): (3, {"gamma_init": ("ones",), "beta_init": ("zeros",)}),
+    ("nn", "GroupNorm"): (4, {"gamma_init": ("ones",), "beta_init": ("zeros",)}),
+    ("mint.nn", "LayerNorm"): (5, {}),
+}
+
+
 def _owns_own_parameters(module: ModuleFacts, call: ast.Call, qualname: str | None) -> bool:
     # A container (SequentialCell([...])) owns only what it is given; the weighted Cells inside are reported.
     entry = api.nn_cell_entry(qualname)
     if entry is not None and entry.get("parameters") == "wrapped":
         return False
+    if entry is not None and _starts_at_constants(call, qualname):
+        return False
     return bool(module.owns_parameters(call))
+
+
+def _starts_at_constants(call: ast.Call, qualname: str) -> bool:
+    """A ``mindspore.nn``/``mint.nn`` normalisation layer built with every parameter at a constant start (ones and
+    zeros): frozen there, it is the plain normalisation. An initialiser given as anything but those literals (a
+    name, ``"normal"``) is not."""
+    family = "mint.nn" if api.is_mint_nn_name(qualname) else "nn"
+    known = _CONSTANT_START.get((family, api.last_name(qualname)))
+    if known is None or any(isinstance(argument, ast.Starred) for argument in call.args) or any(
+            keyword.arg is None for keyword in call.keywords):
+        return False
+    positional, keywords = known
+    if len(call.args) > positional:
+        return False  # an initialiser given by position
+    for keyword in call.keywords:
+        allowed = keywords.get(keyword.arg)
+        if allowed is not None and not (isinstance(keyword.value, ast.Constant) and keyword.value.value in allowed):
+            return False
+    return True

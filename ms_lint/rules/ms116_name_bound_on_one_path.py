@@ -12,6 +12,7 @@ from ms_lint.edits import Edit, FixContext
 from ms_lint.model import ModuleFacts
 from ms_lint.model.flow import PartialRead, partially_bound_reads
 from ms_lint.model.project import project_class, project_class_facts
+from ms_lint.model.values import UNKNOWN
 from ms_lint.rules.base import Rule
 
 
@@ -190,7 +191,25 @@ def _partial_reads(function) -> list[PartialRead]:
     if not function.module.index.body_nodes_of(function.node, (ast.If, ast.For, ast.While, ast.AsyncFor)):
         return []  # straight-line code binds every name on every path (dead branches count: they are parsed)
     walrus = [node.target.id for node in function.nodes_of(ast.NamedExpr)]
-    return partially_bound_reads(function.node, walrus, function.module.lines)
+    return partially_bound_reads(function.node, walrus, function.module.lines, _own_constant(function))
+
+
+def _own_constant(function):
+    """``function.constant`` for conditions of the Cell's own attributes, but UNKNOWN for an attribute that code of
+    the module also writes on another object (``self.model.decoder.class_embed = ...``): the parser reads the
+    instance's value, which that write changes after ``__init__``."""
+    written_elsewhere = None
+
+    def constant(expr):
+        nonlocal written_elsewhere
+        if written_elsewhere is None:
+            module = function.module
+            written_elsewhere = {node.attr for node in module.index.subtree_nodes_of(module.tree, (ast.Attribute,))
+                                 if isinstance(node.ctx, ast.Store) and not isinstance(node.value, ast.Name)}
+        if any(isinstance(node, ast.Attribute) and node.attr in written_elsewhere for node in ast.walk(expr)):
+            return UNKNOWN
+        return function.constant(expr)
+    return constant
 
 
 def _data(read: PartialRead, label: str) -> dict:
