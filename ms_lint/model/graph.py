@@ -536,6 +536,13 @@ class GraphCode:
     def is_graph_code(self, node: FunctionNode) -> bool:
         return id(node) in self._graph_by_node
 
+    def in_dead_branch(self, node: ast.AST, function: FunctionNode | None) -> bool:
+        """Whether ``node``, in ``function``, lies in a branch of graph code that MindSpore's parser drops (its
+        condition folds to a constant: ``if self.seq_aux:`` with ``self.seq_aux = False`` set once in
+        ``__init__``)."""
+        graph = self._graph_by_node.get(id(function)) if function is not None else None
+        return graph is not None and graph.is_dead(node)
+
     # -- eager code (PyNative) ----------------------------------------------------------------------------
 
     def eager_functions(self) -> list[EagerFunction]:

@@ -51,7 +51,7 @@ class SeparateSizes(Rule):
 
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         for site in module.calls_to("zeros", "ones"):
-            if _separate_sizes(site.node, site.qualname):
+            if _separate_sizes(site.node, site.qualname) and not module.in_dead_branch(site.node, site.function):
                 sizes = ", ".join(ast.unparse(argument) for argument in site.node.args)
                 name = site.qualname.replace("mindspore.", "", 1)
                 yield self.finding(
