@@ -358,3 +358,57 @@ def project_function(module: "ModuleFacts", qualname: str, hops: int = 0):
     if reexported == "mindspore" or reexported.startswith("mindspore."):
         return reexported
     return project_function(other, reexported, hops + 1)
+
+
+# The most files searched for the users of a module: a script outside any package has its own directory as its
+# source root, which may be large (a home directory); past this the search stops.
+_MAX_SEARCHED_FILES = 5000
+_SKIPPED_DIRECTORIES = frozenset({"__pycache__", "site-packages", "node_modules", "venv", "build", "dist"})
+
+
+def modules_naming(path: str, word: str, settings: Settings) -> list["ModuleFacts"]:
+    """The facts of the project's other modules whose text holds ``word`` (a class name): what only the users of
+    a module tell (who calls its Cell, and what they do with its output). The Python files under the project's
+    first source root are searched (hidden directories and virtual environments left out), each found module
+    through ``find_module_file``, so that a result cache checks this file again when one of them changes (a file
+    added later that names ``word`` is not seen until this one is checked again)."""
+    roots = source_roots(path)
+    own = os.path.abspath(path)
+    needle = word.encode()
+    found = []
+    for module_file, module_name in _python_files(roots[0]):
+        if module_file == own:
+            continue
+        try:
+            with open(module_file, "rb") as handle:
+                if needle not in handle.read():
+                    continue
+        except OSError:
+            continue
+        if find_module_file(module_name, roots) != module_file:
+            continue
+        facts = _module_facts(module_file, settings)
+        if facts is not None:
+            found.append(facts)
+    return found
+
+
+@lru_cache(maxsize=16)
+def _python_files(root: str) -> tuple[tuple[str, str], ...]:
+    """(file, module name from ``root``) of the Python files under ``root``, at most ``_MAX_SEARCHED_FILES``."""
+    files = []
+    for directory, subdirectories, names in os.walk(root):
+        subdirectories[:] = sorted(name for name in subdirectories if not name.startswith(".")
+                                   and name not in _SKIPPED_DIRECTORIES and name.isidentifier())
+        relative = os.path.relpath(directory, root)
+        package = [] if relative == os.curdir else relative.split(os.sep)
+        for name in sorted(names):
+            stem, extension = os.path.splitext(name)
+            if extension != ".py" or not stem.isidentifier():
+                continue
+            module_name = ".".join(package if stem == "__init__" else [*package, stem])
+            if module_name:
+                files.append((os.path.abspath(os.path.join(directory, name)), module_name))
+            if len(files) >= _MAX_SEARCHED_FILES:
+                return tuple(files)
+    return tuple(files)
