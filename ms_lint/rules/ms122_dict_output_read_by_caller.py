@@ -65,9 +65,9 @@ class DictOutputReadByCaller(Rule):
         logits, boxes = net(images)
         loss = loss_fn(logits, labels)
     """
-    messages = {"": "{cell}.construct returns a dict, which GRAPH_MODE at STRICT gives back to Python as a tuple of its "
-                    "values (keys lost), and {consumer} reads it by key with {read}{others}; return a tuple and unpack it in "
-                    "the caller, or read the output by position"}
+    messages = {"": "{cell}.construct returns a dict, which GRAPH_MODE at STRICT gives back to Python as a tuple of "
+                    "its values (keys lost), and {consumer} reads it by key with {read}{others}; return a tuple and "
+                    "unpack it in the caller, or read the output by position"}
 
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         if module.target.syntax_level != "strict":
