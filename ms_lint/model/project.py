@@ -154,7 +154,15 @@ def project_class(path: str, qualname: str, settings: Settings) -> ProjectClass 
 
 def project_class_facts(path: str, qualname: str, settings: Settings) -> tuple["ModuleFacts", str] | None:
     """(facts of the defining module, class name) for the project class ``qualname`` seen from file ``path``."""
-    return _find_class(path, qualname, settings, _module_facts)
+    found = _find_class(path, qualname, settings, _module_facts)
+    return found[:2] if found else None
+
+
+def defined_as(path: str, qualname: str, settings: Settings) -> str | None:
+    """The qualified name where the project class ``qualname``, seen from file ``path``, is defined (a name a
+    package re-exports, ``pkg.Model``, is defined as ``pkg.models.Model``); None when it is no project class."""
+    found = _find_class(path, qualname, settings, _module_summary)
+    return f"{found[2]}.{found[1]}" if found else None
 
 
 def _find_class(path: str, qualname: str, settings: Settings, load):
@@ -174,7 +182,7 @@ def _find_class(path: str, qualname: str, settings: Settings, load):
         if module is None:
             return None
         if class_name in module.classes:
-            return module, class_name
+            return module, class_name, module_name
         reexported = module.names.get(class_name)
         if reexported is None or reexported == qualname:
             return None

@@ -6,6 +6,7 @@ import ast
 from typing import Callable, Iterator
 
 from ms_lint.model import ClassInfo, FunctionNode, ModuleFacts
+from ms_lint.model.project import defined_as
 
 # The dict methods a tuple lacks: reading the output through one raises AttributeError.
 DICT_METHODS = frozenset({"get", "keys", "items", "values"})
@@ -58,11 +59,12 @@ def key_reads(module: ModuleFacts, cells: dict[str, str],
     instances: dict[tuple[int, str], str] = {}
     for site in module.calls:
         built = module.class_of_constructor(site.node)
-        if built is None or built[0] not in cells:
+        cell = _cell_built(module, built, cells) if built is not None else None
+        if cell is None:
             continue
         assignment = module.assignment_of(site.node)
         if assignment is not None and len(assignment.targets) == 1 and isinstance(assignment.targets[0], ast.Name):
-            instances[(id(site.function), assignment.targets[0].id)] = cells[built[0]]
+            instances[(id(site.function), assignment.targets[0].id)] = cell
     if not instances:
         return
     functions: dict[int, FunctionNode | None] = {}
@@ -73,6 +75,17 @@ def key_reads(module: ModuleFacts, cells: dict[str, str],
                 functions.setdefault(id(site.function), site.function)
     for function in functions.values():
         yield from _reads_in(module, function, instances)
+
+
+def _cell_built(module: ModuleFacts, built: tuple, cells: dict[str, str]) -> str | None:
+    """The Cell of ``cells`` a constructor call builds: by its qualified name, or the name a package re-exports it
+    as."""
+    qualname, info, _ = built
+    if qualname in cells:
+        return cells[qualname]
+    if info is None or not info.is_cell or qualname.rsplit(".", 1)[-1] not in cells.values():
+        return None
+    return cells.get(defined_as(module.path, qualname, module.settings) or "")
 
 
 def _reads_in(module: ModuleFacts, function: FunctionNode | None,
