@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 _MAX_REEXPORT_HOPS = 8
 _full_facts: dict[tuple[str, float, Settings], "ModuleFacts | None"] = {}  # for the file being analysed
 _trees: dict[tuple[str, float, None], tuple[ast.Module, str]] = {}  # for the file being analysed
+_listings: dict[str, tuple[tuple[str, str], ...]] = {}  # source root -> its Python files, for the file being analysed
 # What the process keeps, file after file, is made of plain tuples, dicts, strings and numbers, the settings spelled
 # by their values (``_kept_key``): the garbage collector stops tracking dicts and tuples of such values, so the
 # host's full collections (dozens in a flake8 run over a large project) do not walk a project's worth of names and
@@ -97,6 +98,7 @@ def forget_full_facts() -> None:
     """Drop the other modules' trees kept while a file was analysed (their summaries stay)."""
     _full_facts.clear()
     _trees.clear()
+    _listings.clear()
 
 
 def source_roots(path: str) -> list[str]:
@@ -374,24 +376,26 @@ _MAX_SEARCHED_FILES = 5000
 _SKIPPED_DIRECTORIES = frozenset({"__pycache__", "site-packages", "node_modules", "venv", "build", "dist"})
 
 
-def modules_naming(path: str, word: str, settings: Settings) -> list["ModuleFacts"]:
-    """The facts of the project's other modules whose text holds ``word`` (a class name): what only the users of
-    a module tell (who calls its Cell, and what they do with its output). The Python files under the project's
-    first source root are searched (hidden directories and virtual environments left out), each found module
-    through ``find_module_file``, so that a result cache checks this file again when one of them changes (a file
-    added later that names ``word`` is not seen until this one is checked again)."""
+def modules_naming(path: str, word: str, settings: Settings, any_of: tuple[str, ...] = ()) -> list["ModuleFacts"]:
+    """The facts of the project's other modules whose text holds ``word`` (a class name) and one of ``any_of``
+    when given (the ways to import it): what only the users of a module tell (who calls its Cell, and what they do
+    with its output). The Python files under the project's first source root are searched (hidden directories
+    and virtual environments left out), each found module through ``find_module_file``, so that a result cache
+    checks this file again when one of them changes (a file added later that names ``word`` is not seen until
+    this one is checked again)."""
     roots = source_roots(path)
     own = os.path.abspath(path)
-    needle = word.encode()
+    needle, alternatives = word.encode(), [text.encode() for text in any_of]
     found = []
     for module_file, module_name in _python_files(roots[0]):
         if module_file == own:
             continue
         try:
             with open(module_file, "rb") as handle:
-                if needle not in handle.read():
-                    continue
+                text = handle.read()
         except OSError:
+            continue
+        if needle not in text or (alternatives and not any(alternative in text for alternative in alternatives)):
             continue
         if find_module_file(module_name, roots) != module_file:
             continue
@@ -401,9 +405,15 @@ def modules_naming(path: str, word: str, settings: Settings) -> list["ModuleFact
     return found
 
 
-@lru_cache(maxsize=16)
 def _python_files(root: str) -> tuple[tuple[str, str], ...]:
-    """(file, module name from ``root``) of the Python files under ``root``, at most ``_MAX_SEARCHED_FILES``."""
+    """(file, module name from ``root``) of the Python files under ``root``, at most ``_MAX_SEARCHED_FILES``; listed
+    once while a file is analysed (a file added later is seen by the next)."""
+    if root not in _listings:
+        _listings[root] = _list_python_files(root)
+    return _listings[root]
+
+
+def _list_python_files(root: str) -> tuple[tuple[str, str], ...]:
     files = []
     for directory, subdirectories, names in os.walk(root):
         subdirectories[:] = sorted(name for name in subdirectories if not name.startswith(".")

@@ -50,24 +50,36 @@ def module_level_nodes(tree: ast.Module) -> list[ast.AST]:
     return found
 
 
+def own_host_code(module: ModuleFacts) -> Callable[[FunctionNode | None, ClassInfo | None], bool]:
+    """``key_reads``'s ``host`` for the module being checked: module-level code and the functions that are not
+    graph code."""
+    return lambda function, _: function is None or not module.is_graph_code(function)
+
+
+# A read of a Cell's output by key: (the node, the Cell's name, the read as written, the function it is in).
+KeyRead = tuple[ast.AST, str, str, "FunctionNode | None"]
+
+
 def key_reads(module: ModuleFacts, cells: dict[str, str],
-              host: Callable[[FunctionNode | None, ClassInfo | None], bool]) -> Iterator[tuple[ast.AST, str, str]]:
+              host: Callable[[FunctionNode | None, ClassInfo | None], bool]) -> Iterator[KeyRead]:
     """In ``module``, host code that reads by key what an instance of one of ``cells`` (qualified name -> Cell
     name) returns: ``net(x)["k"]``, ``out = net(x); out["k"]``, ``out.get("k")``, ``out.keys()``, ... where
-    ``net = Cell(...)`` is bound in the same function or at module level. Yields (the read, the Cell's name, the
-    read as written: ``["k"]``, ``.get()``). ``host(function, owner)`` says whether a function is host code."""
-    instances: dict[tuple[int, str], str] = {}
+    ``net = Cell(...)`` is bound in the same function or at module level, or ``Cell(...)(x)["k"]``. The read as
+    written is ``["k"]`` or ``.get()``. ``host(function, owner)`` says whether a function is host code."""
+    # (function, name) -> Cell for ``net = Cell(...)``; id(the constructor call) -> Cell for ``Cell(...)(x)``
+    instances: dict[tuple[int, str] | int, str] = {}
+    functions: dict[int, FunctionNode | None] = {}
     for site in module.calls:
         built = module.class_of_constructor(site.node)
         cell = _cell_built(module, built, cells) if built is not None else None
         if cell is None:
             continue
+        instances[id(site.node)] = cell
         assignment = module.assignment_of(site.node)
         if assignment is not None and len(assignment.targets) == 1 and isinstance(assignment.targets[0], ast.Name):
             instances[(id(site.function), assignment.targets[0].id)] = cell
-    if not instances:
-        return
-    functions: dict[int, FunctionNode | None] = {}
+        elif host(site.function, site.owner):
+            functions.setdefault(id(site.function), site.function)  # perhaps called at once
     for site in module.calls:
         if isinstance(site.node.func, ast.Name) and (
                 (id(site.function), site.node.func.id) in instances or (id(None), site.node.func.id) in instances):
@@ -89,12 +101,14 @@ def _cell_built(module: ModuleFacts, built: tuple, cells: dict[str, str]) -> str
 
 
 def _reads_in(module: ModuleFacts, function: FunctionNode | None,
-              instances: dict[tuple[int, str], str]) -> Iterator[tuple[ast.AST, str, str]]:
+              instances: dict[tuple[int, str] | int, str]) -> Iterator[KeyRead]:
     nodes = module.index.body(function) if function is not None else module_level_nodes(module.tree)
 
     def called_cell(expr: ast.AST) -> str | None:
         if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name):
             return instances.get((id(function), expr.func.id)) or instances.get((id(None), expr.func.id))
+        if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Call):
+            return instances.get(id(expr.func))
         return None
 
     results: dict[str, str] = {}
@@ -116,4 +130,4 @@ def _reads_in(module: ModuleFacts, function: FunctionNode | None,
         value = node.value
         cell = called_cell(value) or (results.get(value.id) if isinstance(value, ast.Name) else None)
         if cell is not None:
-            yield node, cell, read
+            yield node, cell, read, function

@@ -7,7 +7,7 @@ from typing import Iterator
 from ms_lint.findings import Finding
 from ms_lint.model import ModuleFacts
 from ms_lint.rules.base import Rule
-from ms_lint.rules.dict_outputs import dict_returns, key_reads
+from ms_lint.rules.dict_outputs import dict_returns, key_reads, own_host_code
 
 
 class DictOutputIndexedByKey(Rule):
@@ -51,8 +51,7 @@ class DictOutputIndexedByKey(Rule):
                  if dict_returns(module, info)}
         if not cells:
             return
-        for node, cell, _ in key_reads(module, cells, lambda function, _: function is None
-                                       or not module.is_graph_code(function)):
+        for node, cell, _, _ in key_reads(module, cells, own_host_code(module)):
             if not isinstance(node, ast.Subscript):
                 continue
             yield self.finding(

@@ -8,8 +8,9 @@ from typing import Iterator
 from ms_lint.findings import Finding
 from ms_lint.model import ClassInfo, FunctionNode, ModuleFacts
 from ms_lint.model.project import modules_naming, source_roots
+from ms_lint.model.syntax import preorder
 from ms_lint.rules.base import Rule
-from ms_lint.rules.dict_outputs import dict_returns, key_reads
+from ms_lint.rules.dict_outputs import dict_returns, key_reads, own_host_code
 
 # The consumers the message names; the data lists them all.
 _NAMED_CONSUMERS = 1
@@ -81,18 +82,21 @@ class DictOutputReadByCaller(Rule):
             return
         cells = {module.local_prefix + name: name for name in returning}
         root = source_roots(module.path)[0]
-        consumers: dict[str, list[tuple[str, str]]] = {}
-        for node, cell, read in key_reads(module, cells, lambda function, _: function is None
-                                          or not module.is_graph_code(function)):
-            consumers.setdefault(cell, []).append((_where(module.path, node, root), read))
+        imports = _imports(module)
+        found_in = [(module, read) for read in key_reads(module, cells, own_host_code(module))]
         others = {}
-        for name in returning:
-            for other in modules_naming(module.path, name, module.settings):
-                if id(other) not in others:
-                    others[id(other)] = other
+        for name in returning if imports else ():
+            for other in modules_naming(module.path, name, module.settings, any_of=imports):
+                others.setdefault(id(other), other)
         for other in others.values():
-            for node, cell, read in key_reads(other, cells, lambda function, owner: _host(other, function, owner)):
-                consumers.setdefault(cell, []).append((_where(other.path, node, root), read))
+            found_in.extend((other, read) for read in key_reads(
+                other, cells, lambda function, owner, other=other: _host(other, function, owner)))
+        consumers: dict[str, list[tuple[str, str]]] = {}
+        passed: dict[tuple[str, str], bool] = {}
+        for facts, (node, cell, read, function) in found_in:
+            if _passed_as_value(facts, function, passed):
+                continue
+            consumers.setdefault(cell, []).append((_where(facts.path, node, root), read))
         for name, (info, returns) in returning.items():
             found = consumers.get(name)
             if not found:
@@ -104,6 +108,38 @@ class DictOutputReadByCaller(Rule):
                     module, node, scope=name, cell=name, keys=keys, consumer=found[0][0], read=found[0][1],
                     consumers=[where for where, _ in found], others=f" (and {more} more)" if more > 0 else "",
                     level="strict", version=module.target.version)
+
+
+def _passed_as_value(module: ModuleFacts, function: FunctionNode | None, known: dict[tuple[str, str], bool]) -> bool:
+    """Whether the module-level ``function`` is also used as a value (``LOSSES = {"detection": detection_loss}``),
+    in its module or in another that names it: then code ms-lint cannot follow may call it, a Cell's construct
+    among them, where the dict stays inside the graph."""
+    if function is None or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or (
+            module.functions.get(function.name) is not function):
+        return False
+    key = (module.path, function.name)
+    if key not in known:
+        imports = _imports(module)
+        users = [module, *(modules_naming(module.path, function.name, module.settings, any_of=imports)
+                           if imports else ())]
+        known[key] = any(_as_value(user, function.name) for user in users)
+    return known[key]
+
+
+def _imports(module: ModuleFacts) -> tuple[str, ...]:
+    """What the text of a module importing from ``module`` holds: the project's top package (or the module's own
+    name, for a module outside any package), or a relative import; empty for a source without a file name."""
+    if not module.module_name:
+        return ()
+    top = module.module_name.split(".", 1)[0]
+    return (top, "from .") if module.package else (top,)
+
+
+def _as_value(module: ModuleFacts, name: str) -> bool:
+    """Whether ``name`` is read in ``module`` other than as the function of a call."""
+    called = {id(node.func) for node in preorder(module.tree) if node.__class__ is ast.Call}
+    return any(node.__class__ is ast.Name and node.id == name and isinstance(node.ctx, ast.Load)
+               and id(node) not in called for node in preorder(module.tree))
 
 
 def _host(module: ModuleFacts, function: FunctionNode | None, owner: ClassInfo | None) -> bool:
