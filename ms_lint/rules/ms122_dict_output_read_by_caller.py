@@ -86,7 +86,8 @@ class DictOutputReadByCaller(Rule):
         found_in = [(module, read) for read in key_reads(module, cells, own_host_code(module))]
         others = {}
         for name in returning if imports else ():
-            for other in modules_naming(module.path, name, module.settings, any_of=imports):
+            # a caller builds the Cell itself: its module's text holds ``Name(``
+            for other in modules_naming(module.path, f"{name}(", module.settings, any_of=imports):
                 others.setdefault(id(other), other)
         for other in others.values():
             found_in.extend((other, read) for read in key_reads(
