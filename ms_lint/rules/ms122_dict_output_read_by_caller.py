@@ -28,8 +28,10 @@ class DictOutputReadByCaller(Rule):
         `out.get("k")`, `out.keys()`, `out.items()`, `out.values()`. The caller is looked for in the same module and
         in every module of the project that names the Cell's class (the Python files under its source root); it is
         host code when it is module-level code or a function that is not graph code (in another module: not a
-        method of a Cell, not a `jit` function), and builds the instance itself (`net = Model(...)`). A Cell whose
-        output is only used inside another Cell's `construct` is not reported: there the dict stays a dict. The
+        method of a Cell, not a `jit` function) and that no code uses as a value (a function a table of losses
+        hands out may be called from a `construct`), and it builds the instance itself (`net = Model(...)` or
+        `Model(...)(x)`). A Cell whose output is only used inside another Cell's `construct` is not reported:
+        there the dict stays a dict. The
         finding names the first caller; its data holds the Cell, the keys, every caller (`file:line`) and the level.
         MS117 reports the read itself, when it is in the Cell's own module.
     """
@@ -77,7 +79,7 @@ class DictOutputReadByCaller(Rule):
         for name, info in module.classes.items():
             returns = dict_returns(module, info)
             if returns:
-                returning[name] = (info, returns)
+                returning[name] = returns
         if not returning:
             return
         cells = {module.local_prefix + name: name for name in returning}
@@ -98,7 +100,7 @@ class DictOutputReadByCaller(Rule):
             if _passed_as_value(facts, function, passed):
                 continue
             consumers.setdefault(cell, []).append((_where(facts.path, node, root), read))
-        for name, (info, returns) in returning.items():
+        for name, returns in returning.items():
             found = consumers.get(name)
             if not found:
                 continue
