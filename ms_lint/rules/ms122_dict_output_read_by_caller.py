@@ -125,7 +125,7 @@ def _passed_as_value(module: ModuleFacts, function: FunctionNode | None, known: 
         imports = _imports(module)
         users = [module, *(modules_naming(module.path, function.name, module.settings, any_of=imports)
                            if imports else ())]
-        known[key] = any(_as_value(user, function.name) for user in users)
+        known[key] = any(_as_value(user, module, function.name) for user in users)
     return known[key]
 
 
@@ -138,11 +138,12 @@ def _imports(module: ModuleFacts) -> tuple[str, ...]:
     return (top, "from .") if module.package else (top,)
 
 
-def _as_value(module: ModuleFacts, name: str) -> bool:
-    """Whether ``name`` is read in ``module`` other than as the function of a call."""
-    called = {id(node.func) for node in preorder(module.tree) if node.__class__ is ast.Call}
+def _as_value(user: ModuleFacts, module: ModuleFacts, name: str) -> bool:
+    """Whether ``user`` reads the function ``name`` of ``module`` other than as the function of a call."""
+    qualname = module.local_prefix + name
+    called = {id(node.func) for node in preorder(user.tree) if node.__class__ is ast.Call}
     return any(node.__class__ is ast.Name and node.id == name and isinstance(node.ctx, ast.Load)
-               and id(node) not in called for node in preorder(module.tree))
+               and id(node) not in called and user.qualname(node) == qualname for node in preorder(user.tree))
 
 
 def _host(module: ModuleFacts, function: FunctionNode | None, owner: ClassInfo | None) -> bool:
