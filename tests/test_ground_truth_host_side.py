@@ -213,8 +213,10 @@ def test_dict_output_is_a_tuple_under_strict_only(tmp_path):
     assert "tuple indices" in strict["message"]
     assert _run(tmp_path, DICT_OUTPUT, "graph", "LAX", "run")["outputs"] == [2, 3]
     assert _run(tmp_path, DICT_OUTPUT, "pynative", "", "run")["outputs"] == [2, 3]
-    line = DICT_OUTPUT.splitlines().index('    logits = out["logits"]') + 1
-    assert _codes(DICT_OUTPUT) == [(line, "MS117")]
+    lines = DICT_OUTPUT.splitlines()
+    line = lines.index('    logits = out["logits"]') + 1
+    returned = lines.index('        return {"logits": x * 2, "features": x}') + 1
+    assert _codes(DICT_OUTPUT) == [(returned, "MS122"), (line, "MS117")]
     assert _codes(DICT_OUTPUT, "lax") == []
 
 

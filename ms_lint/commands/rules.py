@@ -17,8 +17,8 @@ def register(subparsers) -> None:
         "documentation (what it does, why it is a hazard, an example, the fix).",
         epilog="Some findings depend on the target the code runs on: the device (MS601 holds on CPU and GPU, MS110's "
         "dynamic shapes on Ascend), the MindSpore version and the syntax level (the STRICT-only findings of MS101, "
-        "MS102, MS103, MS114, MS115, MS117). `ms-lint check` infers each part from the project unless --ms-device, "
-        "--ms-version or --ms-syntax-level set it, and names the target it used on standard error.",
+        "MS102, MS103, MS114, MS115, MS117, MS122). `ms-lint check` infers each part from the project unless "
+        "--ms-device, --ms-version or --ms-syntax-level set it, and names the target it used on standard error.",
     )
     parser.add_argument("codes", nargs="*", metavar="CODE", help="rule codes or names, e.g. MS101")
     parser.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 _MAX_REEXPORT_HOPS = 8
 _full_facts: dict[tuple[str, float, Settings], "ModuleFacts | None"] = {}  # for the file being analysed
 _trees: dict[tuple[str, float, None], tuple[ast.Module, str]] = {}  # for the file being analysed
+_listings: dict[str, tuple[tuple[str, str], ...]] = {}  # source root -> its Python files, for the file being analysed
 # What the process keeps, file after file, is made of plain tuples, dicts, strings and numbers, the settings spelled
 # by their values (``_kept_key``): the garbage collector stops tracking dicts and tuples of such values, so the
 # host's full collections (dozens in a flake8 run over a large project) do not walk a project's worth of names and
@@ -97,6 +98,7 @@ def forget_full_facts() -> None:
     """Drop the other modules' trees kept while a file was analysed (their summaries stay)."""
     _full_facts.clear()
     _trees.clear()
+    _listings.clear()
 
 
 def source_roots(path: str) -> list[str]:
@@ -154,7 +156,15 @@ def project_class(path: str, qualname: str, settings: Settings) -> ProjectClass 
 
 def project_class_facts(path: str, qualname: str, settings: Settings) -> tuple["ModuleFacts", str] | None:
     """(facts of the defining module, class name) for the project class ``qualname`` seen from file ``path``."""
-    return _find_class(path, qualname, settings, _module_facts)
+    found = _find_class(path, qualname, settings, _module_facts)
+    return found[:2] if found else None
+
+
+def defined_as(path: str, qualname: str, settings: Settings) -> str | None:
+    """The qualified name where the project class ``qualname``, seen from file ``path``, is defined (a name a
+    package re-exports, ``pkg.Model``, is defined as ``pkg.models.Model``); None when it is no project class."""
+    found = _find_class(path, qualname, settings, _module_summary)
+    return f"{found[2]}.{found[1]}" if found else None
 
 
 def _find_class(path: str, qualname: str, settings: Settings, load):
@@ -174,7 +184,7 @@ def _find_class(path: str, qualname: str, settings: Settings, load):
         if module is None:
             return None
         if class_name in module.classes:
-            return module, class_name
+            return module, class_name, module_name
         reexported = module.names.get(class_name)
         if reexported is None or reexported == qualname:
             return None
@@ -358,3 +368,65 @@ def project_function(module: "ModuleFacts", qualname: str, hops: int = 0):
     if reexported == "mindspore" or reexported.startswith("mindspore."):
         return reexported
     return project_function(other, reexported, hops + 1)
+
+
+# The most files searched for the users of a module: a script outside any package has its own directory as its
+# source root, which may be large (a home directory); past this the search stops.
+_MAX_SEARCHED_FILES = 5000
+_SKIPPED_DIRECTORIES = frozenset({"__pycache__", "site-packages", "node_modules", "venv", "build", "dist"})
+
+
+def modules_naming(path: str, word: str, settings: Settings, any_of: tuple[str, ...] = ()) -> list["ModuleFacts"]:
+    """The facts of the project's other modules whose text holds ``word`` (a class name) and one of ``any_of``
+    when given (the ways to import it): what only the users of a module tell (who calls its Cell, and what they do
+    with its output). The Python files under the project's first source root are searched (hidden directories
+    and virtual environments left out), each found module through ``find_module_file``, so that a result cache
+    checks this file again when one of them changes (a file added later that names ``word`` is not seen until
+    this one is checked again)."""
+    roots = source_roots(path)
+    own = os.path.abspath(path)
+    needle, alternatives = word.encode(), [text.encode() for text in any_of]
+    found = []
+    for module_file, module_name in _python_files(roots[0]):
+        if module_file == own:
+            continue
+        try:
+            with open(module_file, "rb") as handle:
+                text = handle.read()
+        except OSError:
+            continue
+        if needle not in text or (alternatives and not any(alternative in text for alternative in alternatives)):
+            continue
+        if find_module_file(module_name, roots) != module_file:
+            continue
+        facts = _module_facts(module_file, settings)
+        if facts is not None:
+            found.append(facts)
+    return found
+
+
+def _python_files(root: str) -> tuple[tuple[str, str], ...]:
+    """(file, module name from ``root``) of the Python files under ``root``, at most ``_MAX_SEARCHED_FILES``; listed
+    once while a file is analysed (a file added later is seen by the next)."""
+    if root not in _listings:
+        _listings[root] = _list_python_files(root)
+    return _listings[root]
+
+
+def _list_python_files(root: str) -> tuple[tuple[str, str], ...]:
+    files = []
+    for directory, subdirectories, names in os.walk(root):
+        subdirectories[:] = sorted(name for name in subdirectories if not name.startswith(".")
+                                   and name not in _SKIPPED_DIRECTORIES and name.isidentifier())
+        relative = os.path.relpath(directory, root)
+        package = [] if relative == os.curdir else relative.split(os.sep)
+        for name in sorted(names):
+            stem, extension = os.path.splitext(name)
+            if extension != ".py" or not stem.isidentifier():
+                continue
+            module_name = ".".join(package if stem == "__init__" else [*package, stem])
+            if module_name:
+                files.append((os.path.abspath(os.path.join(directory, name)), module_name))
+            if len(files) >= _MAX_SEARCHED_FILES:
+                return tuple(files)
+    return tuple(files)

@@ -26,6 +26,7 @@ from ms_lint.rules.ms118_host_written_graph_state import HostWrittenGraphState
 from ms_lint.rules.ms119_instance_parameter_not_self import InstanceParameterNotSelf
 from ms_lint.rules.ms120_logging_in_graph import LoggingInGraph
 from ms_lint.rules.ms121_branches_join_different_types import BranchesJoinDifferentTypes
+from ms_lint.rules.ms122_dict_output_read_by_caller import DictOutputReadByCaller
 from ms_lint.rules.ms130_nested_tensor_control_flow import NestedTensorControlFlow
 from ms_lint.rules.ms131_variable_slice_bound import VariableSliceBound
 from ms_lint.rules.ms201_plain_container_of_cells import PlainContainerOfCells
@@ -70,6 +71,7 @@ ALL_RULES: tuple[type[Rule], ...] = (
     InstanceParameterNotSelf,
     LoggingInGraph,
     BranchesJoinDifferentTypes,
+    DictOutputReadByCaller,
     NestedTensorControlFlow,
     VariableSliceBound,
     PlainContainerOfCells,

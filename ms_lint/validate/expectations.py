@@ -160,6 +160,11 @@ EXPECTATIONS: dict[str, Expectation] = {
         fails_at=frozenset(),
         silent_note="the Cell compiles; its dict output comes back as a tuple, and the caller's key lookup fails",
     ),
+    "MS122": Expectation(
+        OUTPUT_PROBE,
+        fails_at=frozenset(),
+        silent_note="the Cell compiles; its dict output comes back as a tuple, and the caller's key lookup fails",
+    ),
     "MS118": Expectation(
         STATE_PROBE,
         fails_at=frozenset(),

@@ -210,10 +210,11 @@ def output_verdict(context, finding: Finding) -> Verdict:
     graph, pynative = probe.get("graph_type"), probe.get("pynative_type")
     if pynative == "dict" and graph != "dict":
         keys = ", ".join(repr(key) for key in probe.get("keys") or [])
+        caller = f" ({finding.data['consumer']})" if finding.data.get("consumer") else ""
         return context.make(
             finding, CONFIRMED_BY_PROBE,
             f"the Cell returns a dict ({keys}) in PyNative and a {graph} in GRAPH_MODE under "
-            f"{context.level.upper()}: indexing its result by key fails in the caller",
+            f"{context.level.upper()}: indexing its result by key fails in the caller{caller}",
         )
     if graph == "dict":
         return context.make(finding, NOT_REPRODUCED, f"GRAPH_MODE under {context.level.upper()} returns the dict")

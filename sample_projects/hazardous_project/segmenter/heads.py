@@ -25,6 +25,7 @@ class AttentionHead(nn.Cell):
         logger.debug("attention mass %s", scores.sum())
         # .detach() does not exist on MindSpore tensors (ops.stop_gradient)
         target = scores.detach()
+        # a dict that train_head reads by key: Python gets a tuple of its values under STRICT (return a tuple)
         return {"scores": scores / scale, "target": target * (1 - LABEL_SMOOTHING)}
 
 
