@@ -33,7 +33,9 @@ class DictOutputReadByCaller(Rule):
         `Model(...)(x)`). A Cell whose output is only used inside another Cell's `construct` is not reported:
         there the dict stays a dict. The
         finding names the first caller; its data holds the Cell, the keys, every caller (`file:line`) and the level.
-        MS117 reports the read itself, when it is in the Cell's own module.
+        A Cell whose output is indexed by key (`out["k"]`) in its own module is MS117's: that rule reports the read,
+        and this one stays silent for the Cell, so one cause gives one finding (the fix, a tuple, is the same for
+        every caller).
     """
     why = """
         Under GRAPH_MODE with STRICT, a `dict` returned from the `construct` of the Cell Python calls comes back as a
@@ -85,7 +87,13 @@ class DictOutputReadByCaller(Rule):
         cells = {module.local_prefix + name: name for name in returning}
         root = source_roots(module.path)[0]
         imports = _imports(module)
-        found_in = [(module, read) for read in key_reads(module, cells, own_host_code(module))]
+        own_reads = list(key_reads(module, cells, own_host_code(module)))
+        for node, cell, _, _ in own_reads:
+            if isinstance(node, ast.Subscript):
+                returning.pop(cell, None)  # MS117 reports this read: one finding for one cause
+        if not returning:
+            return
+        found_in = [(module, read) for read in own_reads if read[1] in returning]
         others = {}
         for name in returning if imports else ():
             # a caller builds the Cell itself: its module's text holds ``Name(``

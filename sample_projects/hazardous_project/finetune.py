@@ -2,6 +2,7 @@
 import mindspore
 from mindspore import nn
 
+from segmenter.heads import MaskScoreHead
 from segmenter.model import Segmenter
 
 
@@ -17,6 +18,11 @@ def finetune(dataset):
     for image, label in dataset:
         loss, grads = grad_fn(image, label)
         optimizer(grads)
+
+
+def mask_coverage(features):
+    head = MaskScoreHead()
+    return head(features)["mask"].mean()
 
 
 if __name__ == "__main__":

@@ -28,7 +28,8 @@ def _validate(project, capsys, monkeypatch, *extra: str) -> dict:
 @needs_mindspore
 def test_each_new_code_gets_its_verdict(projects, capsys, monkeypatch):
     verdicts = _validate(projects / "tensor_habits", capsys, monkeypatch)
-    assert sorted(verdicts) == ["MS114", "MS115", "MS117", "MS118", "MS122", "MS601", "MS602"]
+    # MS117 owns the key read of the dict output in the Cell's own module: no MS122 on its return
+    assert sorted(verdicts) == ["MS114", "MS115", "MS117", "MS118", "MS601", "MS602"]
     for code in ("MS114", "MS115", "MS601", "MS602"):
         assert [verdict for verdict, _ in verdicts[code]] == ["confirmed"], (code, verdicts[code])
     assert "should be constant" in verdicts["MS114"][0][1]
@@ -37,10 +38,6 @@ def test_each_new_code_gets_its_verdict(projects, capsys, monkeypatch):
     ((verdict, explanation),) = verdicts["MS117"]
     assert verdict == "confirmed by probe"
     assert "returns a dict ('logits') in PyNative and a tuple in GRAPH_MODE" in explanation
-    # The return of the dict, whose caller is in the same module: the same probe, naming the caller.
-    ((verdict, explanation),) = verdicts["MS122"]
-    assert verdict == "confirmed by probe"
-    assert explanation.endswith("indexing its result by key fails in the caller (nets.py:60)"), explanation
     # A global (SHIFT), an attribute written in a loop, and a setter called in a loop.
     assert [verdict for verdict, _ in verdicts["MS118"]] == ["confirmed by probe"] * 3
     changed = [explanation.split(" between")[0] for _, explanation in verdicts["MS118"]]
@@ -54,7 +51,7 @@ def test_probes_need_an_example_with_concrete_inputs(projects, capsys, monkeypat
     project.mkdir()
     (project / "nets.py").write_text((projects / "tensor_habits" / "nets.py").read_text())
     verdicts = _validate(project, capsys, monkeypatch)
-    for code in ("MS117", "MS118", "MS122"):
+    for code in ("MS117", "MS118"):
         for verdict, explanation in verdicts[code]:
             assert verdict == "inconclusive"
             assert "needs an example with concrete inputs" in explanation

@@ -25,8 +25,18 @@ class AttentionHead(nn.Cell):
         logger.debug("attention mass %s", scores.sum())
         # .detach() does not exist on MindSpore tensors (ops.stop_gradient)
         target = scores.detach()
-        # a dict that train_head reads by key: Python gets a tuple of its values under STRICT (return a tuple)
+        # a dict that train_head reads by key (MS117): Python gets a tuple of its values under STRICT
         return {"scores": scores / scale, "target": target * (1 - LABEL_SMOOTHING)}
+
+
+class MaskScoreHead(nn.Cell):
+    def __init__(self, channels=8):
+        super().__init__()
+        self.proj = nn.Dense(channels, 1)
+
+    def construct(self, x):
+        # a dict that finetune.py reads by key: Python gets a tuple of its values under STRICT (return a tuple)
+        return {"mask": ops.sigmoid(self.proj(x))}
 
 
 class ClassifierHead(nn.Cell):
