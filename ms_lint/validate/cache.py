@@ -18,7 +18,7 @@ from ms_lint.result_cache import write_atomically
 from ms_lint.validate.project import CACHE_DIR_NAME
 from ms_lint.validate.outcome import Outcome
 
-_STORED_STATUSES = {"ok", "error", "exit", "needs_example", "not_found", "not_compilable"}
+STORED_STATUSES = {"ok", "error", "exit", "needs_example", "not_found", "not_compilable"}
 
 
 class OutcomeCache:
@@ -54,7 +54,7 @@ class OutcomeCache:
         return Outcome.from_dict(outcome)
 
     def put(self, project_root: str, key: str, outcome: Outcome, import_root: str | None = None) -> None:
-        if not key or outcome.status not in _STORED_STATUSES:
+        if not key or outcome.status not in STORED_STATUSES:
             return
         stored = outcome.to_dict()
         if caused_by_environment(outcome):
