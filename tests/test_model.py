@@ -333,8 +333,9 @@ def test_a_file_checked_earlier_in_the_run_answers_for_its_classes_without_being
 
     base, user = _project(tmp_path, "import mindspore.nn as nn\n\n\nclass Base(nn.Cell):\n    pass\n")
     reads = []
-    read_module = project._read_module
-    monkeypatch.setattr(project, "_read_module", lambda *args, **kw: reads.append(args[0]) or read_module(*args, **kw))
+    read_module = project.INDEX._read_module
+    monkeypatch.setattr(project.INDEX, "_read_module",
+                        lambda *args, **kw: reads.append(args[0]) or read_module(*args, **kw))
     _check(base)
     assert _check(user) == ["MS102"]  # Net is a Cell: its Cell base was known from the check of base.py
     assert reads == []
@@ -347,8 +348,9 @@ def test_a_file_with_crlf_line_ends_keeps_its_answer(tmp_path, monkeypatch):
     base, user = _project(tmp_path, "")
     base.write_bytes(b"import mindspore.nn as nn\r\n\r\n\r\nclass Base(nn.Cell):\r\n    pass\r\n")
     reads = []
-    read_module = project._read_module
-    monkeypatch.setattr(project, "_read_module", lambda *args, **kw: reads.append(args[0]) or read_module(*args, **kw))
+    read_module = project.INDEX._read_module
+    monkeypatch.setattr(project.INDEX, "_read_module",
+                        lambda *args, **kw: reads.append(args[0]) or read_module(*args, **kw))
     _check(base, base.read_bytes().decode().replace("\r\n", "\n"))
     assert _check(user) == ["MS102"]
     assert reads == []
@@ -360,13 +362,13 @@ def test_a_kept_answer_from_text_that_is_not_the_files_is_not_used(tmp_path, mon
     # The file on disk defines a Cell; the text checked (an editor's unsaved buffer) does not.
     base, user = _project(tmp_path, "import mindspore.nn as nn\n\n\nclass Base(nn.Cell):\n    pass\n")
     reads = []
-    read_module = project._read_module
+    read_module = project.INDEX._read_module
 
     def recording_read(path, settings, outline):
         reads.append((path, outline))
         return read_module(path, settings, outline)
 
-    monkeypatch.setattr(project, "_read_module", recording_read)
+    monkeypatch.setattr(project.INDEX, "_read_module", recording_read)
     _check(base, "import mindspore\n\n\nclass Base:\n    pass\n")
     assert _check(user) == ["MS102"]  # read from the file: Base is a Cell
     assert reads == [(str(base), True)]
