@@ -570,6 +570,12 @@ def first_argument(function: FunctionNode) -> str | None:
     return positional[0].arg
 
 
+def instance_parameter(function: FunctionNode) -> str | None:
+    """The name a method gives its instance (``self``, ``this``): its first parameter; None for a static method or a
+    class method (``cls`` is no instance) and for a function without parameters."""
+    return None if is_classmethod(function) else first_argument(function)
+
+
 def is_static(function: FunctionNode) -> bool:
     return _decorated_with(function, "staticmethod")
 
