@@ -925,3 +925,25 @@ def test_a_relative_import_inside_a_package_named_like_a_host_library_imports_it
     module_file.write_text(source)
     assert ModuleFacts(ast.parse(source), str(module_file), Settings(syntax_level="strict"),
                        source).imports_a_host_library()
+
+
+@pytest.mark.parametrize("instance", ["self", "this"])
+def test_a_cell_keeps_its_plain_containers_on_the_instance_whatever_its_methods_call_it(instance):
+    module = facts(f"""
+        import mindspore.nn as nn
+
+
+        class Net(nn.Cell):
+            def __init__({instance}):
+                super().__init__()
+                {instance}.layers = [nn.Dense(2, 2), nn.Dense(2, 2)]
+
+            def construct({instance}, x):
+                for layer in {instance}.layers:
+                    x = layer(x)
+                return x
+    """)
+    [layers] = module.plain_containers()
+    assert layers.target == f"{instance}.layers" and layers.stored_on_self
+    # the attribute the validator's parameter probe reports the element site under
+    assert [(site.lineno, layers.site_attribute(site)) for site, _ in layers.element_sites] == [(8, "layers")]
