@@ -5,6 +5,7 @@ import ast
 from typing import Iterator
 
 from ms_lint.model import TENSOR, GraphFunction, ModuleFacts
+from ms_lint.model.syntax import under
 from ms_lint.findings import Finding
 from ms_lint.rules.base import Rule
 
@@ -160,7 +161,7 @@ def _builds_container(module: ModuleFacts, value: ast.AST | None) -> bool:
 def _cache_condition(function: GraphFunction, statement: ast.AST, attribute: str) -> ast.If | None:
     """The ``if`` around ``statement`` whose condition reads ``self.<attribute>`` (``if key not in self.cache:``)."""
     for branch in function.nodes_of(ast.If):
-        if branch.lineno < statement.lineno <= (branch.end_lineno or branch.lineno) and any(
+        if under(branch, statement.lineno) and any(
                 isinstance(node, ast.Attribute) and node.attr == attribute and isinstance(node.value, ast.Name)
                 and node.value.id == function.self_name for node in ast.walk(branch.test)):
             return branch

@@ -19,7 +19,7 @@ import ast
 import re
 import weakref
 
-from ms_lint.model.syntax import first_argument, instance_parameter
+from ms_lint.model.syntax import first_argument, holds_line, instance_parameter, last_line
 
 TRAIN_RETRY = "train"
 GRADIENT_RETRY = "gradient"
@@ -63,8 +63,7 @@ def guards_for(tree: ast.Module, class_name: str, lines: set[int],
     for name, method in methods.items():
         if name == "__init__":
             continue
-        start, end = method.lineno, getattr(method, "end_lineno", method.lineno) or method.lineno
-        wanted = {line for line in lines if start <= line <= end}
+        wanted = {line for line in lines if holds_line(method, line)}
         if not wanted:
             continue
         found: dict[int, list] = {}
@@ -136,8 +135,7 @@ def _helper_entries(tree: ast.Module, class_name: str, helper: str) -> list[list
 
 def _function_guards(function, lines: set[int]) -> dict[int, dict]:
     """A jit function, or a module-level helper a compiled Cell calls: its own conditions only."""
-    start, end = function.lineno, getattr(function, "end_lineno", function.lineno) or function.lineno
-    wanted = {line for line in lines if start <= line <= end}
+    wanted = {line for line in lines if holds_line(function, line)}
     found: dict[int, list] = {}
     _walk_block(function.body, [], wanted, found, function.name)
     return {line: {"function": function.name, "called": True, "conditions": found.get(line, [])}
@@ -219,8 +217,7 @@ def build_retries(tree: ast.Module, class_name: str, lines: set[int]) -> list[di
 def _switches_over(statements: list, line: int, defaults: dict) -> list[tuple[str, object]]:
     """(argument, value) for the loops and branches around ``line`` that the defaults of ``defaults`` skip."""
     for statement in statements:
-        start, end = statement.lineno, getattr(statement, "end_lineno", statement.lineno) or statement.lineno
-        if not start <= line <= end:
+        if not holds_line(statement, line):
             continue
         found = []
         if isinstance(statement, ast.For) and line in _block_lines(statement.body):
@@ -245,7 +242,7 @@ def _switches_over(statements: list, line: int, defaults: dict) -> list[tuple[st
 def _block_lines(block: list) -> range:
     if not block:
         return range(0)
-    return range(block[0].lineno, (getattr(block[-1], "end_lineno", None) or block[-1].lineno) + 1)
+    return range(block[0].lineno, last_line(block[-1]) + 1)
 
 
 def _class_named(tree: ast.Module, class_name: str) -> ast.ClassDef | None:
@@ -268,8 +265,7 @@ def _host_methods(cls: ast.ClassDef, lines: set[int]) -> list[tuple[ast.Function
     for name, method in methods.items():
         if name in run or name.startswith("__"):
             continue
-        end = getattr(method, "end_lineno", method.lineno) or method.lineno
-        inside = sorted(line for line in lines if method.lineno <= line <= end)
+        inside = sorted(line for line in lines if holds_line(method, line))
         if inside:
             found.append((method, inside))
     return found
@@ -347,7 +343,7 @@ def _blocks(statement) -> list[list]:
 def _in_blocks(statement, line: int) -> bool:
     for block in _blocks(statement):
         for inner in block:
-            if inner.lineno <= line <= (getattr(inner, "end_lineno", inner.lineno) or inner.lineno):
+            if holds_line(inner, line):
                 return True
     return False
 
