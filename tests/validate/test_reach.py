@@ -533,3 +533,27 @@ def test_a_method_is_called_from_construct_whatever_construct_names_its_instance
     """))
     guards, _ = guards_for(tree, "Net", {4, 7})
     assert guards[4]["called"] is True and guards[7]["called"] is False
+
+
+@pytest.mark.mindspore
+@needs_mindspore
+def test_a_cell_whose_methods_call_their_instance_this_is_retried_and_probed_by_that_name(projects, worker_pool):
+    path = projects / "cells" / "vcells" / "this_instance.py"
+    findings = [
+        finding_at(path, "x.asnumpy()", "MS102", "QuantizedThis"),
+        finding_at(path, "Tensor(np.sin(x))", "MS101", "TrainOnlyThis"),
+        finding_at(path, "Tensor(np.cos(x))", "MS101", "NeverOnThis"),
+        finding_at(path, "this.stages = [", "MS201", "StagesThis"),
+    ]
+    assert findings[3].data["attribute"] == "stages"
+    report = validate_findings(findings, ValidateOptions(use_cache=False), pool=worker_pool)
+    quantized, train, host, stages = (next(v for v in report.verdicts if v.finding.line == f.line) for f in findings)
+    assert quantized.verdict == CONFIRMED and quantized.message.startswith("with quant_mode=True: "), \
+        quantized.message
+    assert train.verdict == CONFIRMED and train.message.startswith("with set_train(True): "), train.message
+    assert "`this.training` was False" in train.notes[-1]
+    assert host.verdict == NOT_REACHED
+    assert host.message.startswith("not compiled: `this.use_host` was False when the graph was built"), host.message
+    assert "(register an example that sets it to compile the line)" in host.message
+    assert stages.verdict == CONFIRMED_BY_PROBE, stages.message
+    assert "stages[0].weight" in stages.message
