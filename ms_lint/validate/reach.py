@@ -55,7 +55,7 @@ def guards_for(tree: ast.Module, class_name: str, lines: set[int],
                     if len(entries) > 1:  # compiled when the conditions over any of its calls hold
                         guard["alternatives"] = [entry + own for entry in entries[1:]]
         return guards, []
-    methods = {node.name: node for node in cls.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    methods = _own_methods(cls)
     sites = _call_sites(methods) if "construct" in methods else None
     called = set(sites) if sites is not None else None
     entry_conditions: dict[str, list] = {}
@@ -85,7 +85,7 @@ def instance_parameters(tree: ast.Module, class_name: str) -> dict[str, str]:
     cls = _class_named(tree, class_name)
     if cls is None:
         return {}
-    methods = {node.name: node for node in cls.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    methods = _own_methods(cls)
     return {name: instance for name, method in methods.items() if (instance := instance_parameter(method))}
 
 
@@ -100,7 +100,7 @@ def retries_for(tree: ast.Module, class_name: str, guards: dict[int, dict]) -> l
     cls = _class_named(tree, class_name)
     if cls is None:
         return []
-    methods = {node.name: node for node in cls.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    methods = _own_methods(cls)
     return _retries(methods, guards)
 
 
@@ -111,7 +111,7 @@ def _helper_entries(tree: ast.Module, class_name: str, helper: str) -> list[list
     cls = _class_named(tree, class_name)
     if cls is None:
         return []
-    methods = {node.name: node for node in cls.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    methods = _own_methods(cls)
     if "construct" not in methods:
         return []
     sites = _call_sites(methods)
@@ -245,6 +245,11 @@ def _block_lines(block: list) -> range:
     return range(block[0].lineno, last_line(block[-1]) + 1)
 
 
+def _own_methods(cls: ast.ClassDef) -> dict[str, ast.FunctionDef | ast.AsyncFunctionDef]:
+    """The methods ``cls`` defines itself, by name (the last definition of a name wins, as in Python)."""
+    return {node.name: node for node in cls.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+
+
 def _class_named(tree: ast.Module, class_name: str) -> ast.ClassDef | None:
     return next((node for node in tree.body if isinstance(node, ast.ClassDef) and node.name == class_name), None)
 
@@ -252,7 +257,7 @@ def _class_named(tree: ast.Module, class_name: str) -> ast.ClassDef | None:
 def _host_methods(cls: ast.ClassDef, lines: set[int]) -> list[tuple[ast.FunctionDef, list[int]]]:
     """The methods of ``cls`` (not dunder) that neither building it nor construct reaches, with the ``lines`` they
     hold."""
-    methods = {node.name: node for node in cls.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    methods = _own_methods(cls)
     run = set(_call_sites(methods, "__init__")) | set(_call_sites(methods, "construct"))
     pending = list(run)
     while pending:  # also what those reach through any receiver: ``Block.make_layer(...)``, ``cls.build(...)``
