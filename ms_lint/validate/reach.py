@@ -200,9 +200,8 @@ def build_retries(tree: ast.Module, class_name: str, lines: set[int]) -> list[di
     enumerate(conv_dims)``) gets a list of one size, a branch on an argument defaulting to False (``if use_se:``)
     gets True. ``[{"parameter", "value", "lines"}]``."""
     cls = _class_named(tree, class_name)
-    init = next((node for node in cls.body if isinstance(node, ast.FunctionDef) and node.name == "__init__"),
-                None) if cls is not None else None
-    if init is None:
+    init = _own_methods(cls).get("__init__") if cls is not None else None
+    if not isinstance(init, ast.FunctionDef):
         return []
     defaults = _defaults(init)
     retries: dict[tuple, dict] = {}
