@@ -153,7 +153,7 @@ def plan_jobs(
             built_types=_built_types(group),
         )
         job.guards, job.retries = _guards(path, scope, group)
-        job.instances = _instances(path, scope) if job.guards else {}
+        job.instances = _instances(path, scope)
         job.not_run = _not_run(path, scope, group)
         job.host_calls = _host_calls(path, scope, group)
         job.build_retries = _build_retries(path, scope, group)

@@ -556,4 +556,4 @@ def test_a_cell_whose_methods_call_their_instance_this_is_retried_and_probed_by_
     assert host.message.startswith("not compiled: `this.use_host` was False when the graph was built"), host.message
     assert "(register an example that sets it to compile the line)" in host.message
     assert stages.verdict == CONFIRMED_BY_PROBE, stages.message
-    assert "stages[0].weight" in stages.message
+    assert "held in the plain list this.stages: stages[0].weight" in stages.message, stages.message
