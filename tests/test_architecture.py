@@ -134,3 +134,24 @@ def test_each_validator_stage_imports_only_the_stages_before_it():
     for position, stage in enumerate(stages):
         later = set(stages[position + 1:])
         assert not graph[stage] & later, (stage, sorted(graph[stage] & later))
+
+
+# The one rule that is about the name ``self`` itself: a first parameter named otherwise, renamed to self by its fix.
+_NAMES_SELF = {PACKAGE / "rules" / "ms119_instance_parameter_not_self.py"}
+
+
+def literal_self_names(tree: ast.AST) -> list[int]:
+    """The lines of ``tree`` holding the string ``"self"`` itself, as code that assumes the instance's name would."""
+    return [node.lineno for node in ast.walk(tree) if isinstance(node, ast.Constant) and node.value == "self"]
+
+
+def test_the_self_finder_finds_a_literal_self():
+    assert literal_self_names(ast.parse('names.get("self")\nx = "self.x"\n{"self": obj}\n')) == [1, 3]
+
+
+def test_no_module_assumes_the_instance_parameter_is_named_self():
+    # A method's instance is whatever its first parameter is called (``def construct(this, x)``): the model's
+    # ``first_argument`` / ``instance_parameter`` answer, carried to the validator's worker in the job's data.
+    found = {str(path.relative_to(PACKAGE)): lines for path in sorted(PACKAGE.rglob("*.py")) if path not in _NAMES_SELF
+             for lines in [literal_self_names(ast.parse(path.read_text(encoding="utf-8")))] if lines}
+    assert found == {}

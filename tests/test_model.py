@@ -333,8 +333,9 @@ def test_a_file_checked_earlier_in_the_run_answers_for_its_classes_without_being
 
     base, user = _project(tmp_path, "import mindspore.nn as nn\n\n\nclass Base(nn.Cell):\n    pass\n")
     reads = []
-    read_module = project._read_module
-    monkeypatch.setattr(project, "_read_module", lambda *args, **kw: reads.append(args[0]) or read_module(*args, **kw))
+    read_module = project.INDEX._read_module
+    monkeypatch.setattr(project.INDEX, "_read_module",
+                        lambda *args, **kw: reads.append(args[0]) or read_module(*args, **kw))
     _check(base)
     assert _check(user) == ["MS102"]  # Net is a Cell: its Cell base was known from the check of base.py
     assert reads == []
@@ -347,8 +348,9 @@ def test_a_file_with_crlf_line_ends_keeps_its_answer(tmp_path, monkeypatch):
     base, user = _project(tmp_path, "")
     base.write_bytes(b"import mindspore.nn as nn\r\n\r\n\r\nclass Base(nn.Cell):\r\n    pass\r\n")
     reads = []
-    read_module = project._read_module
-    monkeypatch.setattr(project, "_read_module", lambda *args, **kw: reads.append(args[0]) or read_module(*args, **kw))
+    read_module = project.INDEX._read_module
+    monkeypatch.setattr(project.INDEX, "_read_module",
+                        lambda *args, **kw: reads.append(args[0]) or read_module(*args, **kw))
     _check(base, base.read_bytes().decode().replace("\r\n", "\n"))
     assert _check(user) == ["MS102"]
     assert reads == []
@@ -360,13 +362,13 @@ def test_a_kept_answer_from_text_that_is_not_the_files_is_not_used(tmp_path, mon
     # The file on disk defines a Cell; the text checked (an editor's unsaved buffer) does not.
     base, user = _project(tmp_path, "import mindspore.nn as nn\n\n\nclass Base(nn.Cell):\n    pass\n")
     reads = []
-    read_module = project._read_module
+    read_module = project.INDEX._read_module
 
     def recording_read(path, settings, outline):
         reads.append((path, outline))
         return read_module(path, settings, outline)
 
-    monkeypatch.setattr(project, "_read_module", recording_read)
+    monkeypatch.setattr(project.INDEX, "_read_module", recording_read)
     _check(base, "import mindspore\n\n\nclass Base:\n    pass\n")
     assert _check(user) == ["MS102"]  # read from the file: Base is a Cell
     assert reads == [(str(base), True)]
@@ -923,3 +925,25 @@ def test_a_relative_import_inside_a_package_named_like_a_host_library_imports_it
     module_file.write_text(source)
     assert ModuleFacts(ast.parse(source), str(module_file), Settings(syntax_level="strict"),
                        source).imports_a_host_library()
+
+
+@pytest.mark.parametrize("instance", ["self", "this"])
+def test_a_cell_keeps_its_plain_containers_on_the_instance_whatever_its_methods_call_it(instance):
+    module = facts(f"""
+        import mindspore.nn as nn
+
+
+        class Net(nn.Cell):
+            def __init__({instance}):
+                super().__init__()
+                {instance}.layers = [nn.Dense(2, 2), nn.Dense(2, 2)]
+
+            def construct({instance}, x):
+                for layer in {instance}.layers:
+                    x = layer(x)
+                return x
+    """)
+    [layers] = module.plain_containers()
+    assert layers.target == f"{instance}.layers" and layers.stored_on_self
+    # the attribute the validator's parameter probe reports the element site under
+    assert [(site.lineno, layers.site_attribute(site)) for site, _ in layers.element_sites] == [(8, "layers")]

@@ -61,15 +61,15 @@ def test_a_base_class_module_edited_between_two_checks_is_read_again(package):
     later = os.stat(blocks).st_mtime + 5
     os.utime(blocks, (later, later))
     assert codes(head) == [], "Block is no Cell any more, so Head.construct is plain Python"
-    assert len([key for key in project._summaries if key[0] == str(blocks)]) == 1, "the old version is forgotten"
+    assert len([key for key in project.INDEX._summaries if key[0] == str(blocks)]) == 1, "the old version is forgotten"
 
 
 def test_only_summaries_outlive_the_file_being_checked(package):
     head = package / "pkg" / "head.py"
     assert codes(head) == ["MS101"]
-    assert project._full_facts == {}
+    assert project.INDEX._full_facts == {}
     blocks = str(package / "pkg" / "blocks.py")
-    kept = [value for key, value in project._summaries.items() if key[0] == blocks]
+    kept = [value for key, value in project.INDEX._summaries.items() if key[0] == blocks]
     assert len(kept) == 1
     summary = project._kept_summary(kept[0])
     assert summary.project_class("Block").is_cell
@@ -83,7 +83,7 @@ def test_what_outlives_the_file_is_left_alone_by_the_garbage_collector(package):
     assert codes(package / "pkg" / "head.py") == ["MS101"]
     for _ in range(3):  # a collection lets go of a tuple once the tuples inside it are let go: one level at a time
         gc.collect()
-    kept = [project._summaries, project._lookups_of, project._unverified]
+    kept = [project.INDEX._summaries, project.INDEX._lookups_of, project.INDEX._unverified]
     assert all(len(store) > 0 for store in kept)
     for store in kept:
         for key, value in store.items():
@@ -115,7 +115,7 @@ def test_a_deeper_question_about_another_module_reads_its_tree_for_that_file_onl
     '''))
     found = check_file(str(holder), Settings(syntax_level="strict"))
     assert [(f.line, f.code) for f in found] == [(8, "MS106")]
-    assert project._full_facts == {}
+    assert project.INDEX._full_facts == {}
 
 
 def test_the_checked_tree_is_freed_without_waiting_for_the_garbage_collector(package):
@@ -277,7 +277,7 @@ def test_a_base_class_module_whose_functions_hold_column_zero_strings_is_still_r
         usage: blocks
         """
     ''') + "\nclass Other(nn.Cell):\n    pass\n")
-    project._summaries.clear()
+    project.INDEX._summaries.clear()
     assert codes(package / "pkg" / "head.py") == ["MS101"]
-    summary = project._module_summary(str(blocks), Settings(syntax_level="strict"))
+    summary = project.INDEX._module_summary(str(blocks), Settings(syntax_level="strict"))
     assert {name: summary.project_class(name).is_cell for name in summary.classes} == {"Block": True, "Other": True}

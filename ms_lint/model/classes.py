@@ -476,25 +476,38 @@ class ClassFacts:
                         changed = True
         return result
 
-    def inherits_method(self, info: ClassInfo, name: str, _seen: frozenset = frozenset()) -> bool:
+    def inherits_method(self, info: ClassInfo, name: str) -> bool:
         """Whether class ``info`` defines method ``name`` or inherits it from a class of this module or of the
         project's other modules (MindSpore's own classes are not followed)."""
-        if name in info.methods:
-            return True
-        for base in info.node.bases:
-            qualname = self.qualname(base)
-            if not qualname or qualname in _seen or api.is_mindspore(qualname) or qualname.startswith("builtins."):
-                continue
-            if qualname.startswith(self.local_prefix):
-                local = self.classes.get(qualname[len(self.local_prefix):])
-                if local is not None and self.inherits_method(local, name, _seen | {qualname}):
-                    return True
-                continue
+        return self.method_of(info, name) is not None
 
-            found = project_class_facts(self.path, qualname, self.settings)
-            if found and found[0].inherits_method(found[0].classes[found[1]], name, _seen | {qualname}):
-                return True
-        return False
+    def method_of(self, info: ClassInfo, name: str, through_cells: bool = True,
+                  _seen: frozenset = frozenset()) -> tuple["ModuleFacts", ClassInfo, FunctionNode] | None:
+        """The one answer to "does this class have method ``name``": ``(facts of the defining module, the class
+        that defines it, the method)``, found as ``ClassInfo.find_method`` finds it among this module's classes,
+        else in their bases from the project's other modules (each with its own lineage, then its bases), else
+        None. MindSpore's own classes are not followed; nor, unless ``through_cells``, a project base that is a
+        Cell (its own module decides what of it is graph code: only the summary of its module is read)."""
+        found = info.find_method(name)
+        if found is not None:
+            return (self, *found)  # type: ignore[return-value]
+        for local in info.lineage():
+            for base in local.node.bases:
+                qualname = self.qualname(base)
+                if not qualname or qualname in _seen or qualname.startswith(self.local_prefix) \
+                        or api.is_mindspore(qualname) or qualname.startswith("builtins."):
+                    continue
+                if not through_cells:
+                    summary = project_class(self.path, qualname, self.settings)
+                    if summary is None or summary.is_cell:
+                        continue
+                other = project_class_facts(self.path, qualname, self.settings)
+                if other is None:
+                    continue
+                found = other[0].method_of(other[0].classes[other[1]], name, through_cells, _seen | {qualname})
+                if found is not None:
+                    return found
+        return None
 
 
 _CHANGING_TYPES = (ast.Call, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete)  # what _changes_made_by reads

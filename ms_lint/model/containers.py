@@ -19,19 +19,21 @@ class PlainContainer:
     """A Python list/tuple/dict that ends up on a Cell, and the statements that put elements in it."""
 
     owner: ClassInfo
-    target: str  # "self.blocks" or a local name
+    target: str  # "self.blocks" (by the method's own instance parameter) or a local name
     element_sites: list[tuple[ast.AST, str]] = field(default_factory=list)  # (statement, "cell" | "parameter")
+    # id(statement) of each element site -> the instance parameter of the method it sits in
+    site_instances: dict[int, str] = field(default_factory=dict)
     stored_on_self: bool = False
     wrapped: bool = False
     is_dict: bool = False
     created_by: ast.Assign | None = None  # the assignment that built the container
     stored_by: ast.Assign | None = None  # the assignment that put it on self
 
-    @staticmethod
-    def site_attribute(statement: ast.AST) -> str:
+    def site_attribute(self, statement: ast.AST) -> str:
         """The ``self.<attr>`` an element site writes or appends to (``self.layers = [...]``,
-        ``self.layers.append(...)``), by which the validator's parameter probe reports it; empty when it writes a
-        local name."""
+        ``self.layers.append(...)``, through the instance parameter of the method it sits in), by which the
+        validator's parameter probe reports it; empty when it writes a local name."""
+        instance = self.site_instances.get(id(statement))
         targets: list[ast.expr] = []
         if isinstance(statement, ast.Assign):
             targets = list(statement.targets)
@@ -42,7 +44,7 @@ class PlainContainer:
             if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute):
                 targets = [call.func.value]
         return next((target.attr for target in targets if isinstance(target, ast.Attribute)
-                     and isinstance(target.value, ast.Name) and target.value.id == "self"), "")
+                     and isinstance(target.value, ast.Name) and target.value.id == instance), "")
 
 
 def plain_containers(module: "ModuleFacts") -> list[PlainContainer]:
@@ -166,6 +168,7 @@ class _ContainerScan:
             for kind in kinds:
                 if kind in ("cell", "parameter"):
                     container.element_sites.append((statement, kind))
+                    container.site_instances[id(statement)] = self_name
                     return
 
         index = self.module.index
@@ -225,7 +228,7 @@ class _ContainerScan:
                             target.value.id == self_name):
                         container = None
                         if contents is not None:
-                            container = PlainContainer(self.info, f"self.{target.attr}", is_dict=contents[1],
+                            container = PlainContainer(self.info, f"{self_name}.{target.attr}", is_dict=contents[1],
                                                        created_by=node)
                             found.append(container)
                             if node.lineno not in registered_lines and not registered_elsewhere(value):

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Iterator
 from ms_lint import mindspore_api as api
 from ms_lint.model.classes import ClassInfo, UserType
 from ms_lint.model.ranks import Rank, least_rank
-from ms_lint.model.syntax import FunctionNode, first_argument, is_static
+from ms_lint.model.syntax import FunctionNode, first_argument, holds_line, is_static, last_line
 from ms_lint.model.scopes import ASSIGNMENT, PARAMETER
 from ms_lint.model.values import (BUILTIN_STATIC_CALLS, HOST, INDEX_BUILTINS, INDEX_FUNCTIONS, KIND_PASSING_BUILTINS,
                                   TENSOR, UNKNOWN, annotated_class, annotates_python_value, constant_value,
@@ -524,8 +524,8 @@ class FunctionKinds:
         if kind == TENSOR:
             return TENSOR  # what a loop could bring back from below is no more than that (most uses end here)
         later = [binding for binding in bindings if binding.position >= use]
-        if later and any(loop.lineno <= name.lineno <= (loop.end_lineno or loop.lineno)
-                         and any(binding.position[0] <= (loop.end_lineno or loop.lineno) for binding in later)
+        if later and any(holds_line(loop, name.lineno)
+                         and any(binding.position[0] <= last_line(loop) for binding in later)
                          for loop in self.nodes_of(ast.For, ast.AsyncFor, ast.While)):
             return TENSOR
         return kind

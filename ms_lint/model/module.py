@@ -15,7 +15,7 @@ from ms_lint.model.project import project_function, use_module_facts
 from ms_lint.model.graph import EagerFunction, GraphCode, GraphFunction
 from ms_lint.model.scopes import ASSIGNMENT, CLASS, FUNCTION, Binding, Scope, Scopes, module_name_of
 from ms_lint.model.source import source_lines
-from ms_lint.model.syntax import FunctionNode, NodeIndex, first_argument
+from ms_lint.model.syntax import FunctionNode, NodeIndex, first_argument, holds_line
 from ms_lint.settings import Settings
 from ms_lint.target import Target, target_from_settings
 
@@ -62,7 +62,7 @@ class CallSite:
         return (self._around or self._find_code_around())[1]
 
     def _find_code_around(self) -> tuple[FunctionNode | None, ClassInfo | None]:
-        around = self._around = self._module()._code_around(self._position)
+        around = self._around = self._module().code_around(self._position)
         return around
 
 
@@ -315,8 +315,9 @@ class ModuleFacts(ClassFacts, GraphCode):
                                                          self._call_positions[position])
         return site
 
-    def _code_around(self, position: int) -> tuple[FunctionNode | None, ClassInfo | None]:
-        """(innermost function, innermost class) of the code at ``position`` of the index, as ``_index`` tells them:
+    def code_around(self, position: int) -> tuple[FunctionNode | None, ClassInfo | None]:
+        """The one answer to "the enclosing definition": (innermost function, innermost class) of the code at
+        ``position`` of the index (``index.nodes``), as ``_index`` tells them:
         a function's code starts right after its ``def`` (its decorators and defaults count as its own), a class's
         with its body."""
         bodies = self._definition_bodies
@@ -499,12 +500,9 @@ def _seeds(module: ModuleFacts, qualname: str | None, depth: int, known: dict) -
         else:
             facts, node = found
             known[key] = any(_seeds(facts, facts.qualname(call.func), depth + 1, known)
-                             for call in facts.index.subtree_nodes_of(node, (ast.Call,)) if _inside(call, node))
+                             for call in facts.index.subtree_nodes_of(node, (ast.Call,))
+                             if holds_line(node, call.lineno))
     return known[key]
-
-
-def _inside(node: ast.AST, function: ast.AST) -> bool:
-    return function.lineno <= node.lineno <= (function.end_lineno or function.lineno)
 
 
 use_module_facts(ModuleFacts)  # the project's other modules are read with the same class

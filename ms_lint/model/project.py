@@ -11,6 +11,9 @@ its classes' headers, not what functions and classes hold), or kept from the mod
 checked it first.
 The full facts of another module (its tree) are kept only while one file is analysed: keeping hundreds of trees
 alive would make every full garbage collection of the host process scan them, file after file.
+
+All of it is owned by one ``ProjectIndex``, ``INDEX``, for the process; the functions of this module are its
+methods.
 """
 from __future__ import annotations
 
@@ -29,24 +32,6 @@ if TYPE_CHECKING:
     from ms_lint.model.module import ModuleFacts
 
 _MAX_REEXPORT_HOPS = 8
-_full_facts: dict[tuple[str, float, Settings], "ModuleFacts | None"] = {}  # for the file being analysed
-_trees: dict[tuple[str, float, None], tuple[ast.Module, str]] = {}  # for the file being analysed
-_listings: dict[str, tuple[tuple[str, str], ...]] = {}  # source root -> its Python files, for the file being analysed
-# What the process keeps, file after file, is made of plain tuples, dicts, strings and numbers, the settings spelled
-# by their values (``_kept_key``): the garbage collector stops tracking dicts and tuples of such values, so the
-# host's full collections (dozens in a flake8 run over a large project) do not walk a project's worth of names and
-# classes each time; only the tuple per file that holds a summary's two dicts stays tracked.
-# (file, *settings' values) -> (the file's modification time, *ModuleSummary's fields), for the whole process; the
-# fields are None when the file is unreadable or not Python
-_summaries: dict[tuple, tuple[float, dict[str, str] | None, dict[str, tuple[bool, bool]] | None]] = {}
-_in_progress: set[str] = set()
-# (file, *settings' values) -> hash of the text a kept summary was made from, until it is compared with the file's
-_unverified: dict[tuple, int] = {}
-# Module lookups, for caches of results: (module, source roots) -> the file found (None: none). Every active recorder
-# sees every lookup; a module's kept facts and summary remember the lookups made while they were built, and replay
-# them whenever they are reused, so that what one file's analysis read is complete even when it read summaries only.
-_recorders: list[dict[tuple[str, tuple[str, ...]], str | None]] = []
-_lookups_of: dict[tuple, dict[tuple[str, tuple[str, ...]], str | None]] = {}
 
 
 @dataclass(frozen=True)
@@ -75,38 +60,305 @@ def _kept_key(module_file: str, settings: Settings) -> tuple:
     return (module_file, *settings.values)
 
 
-@contextmanager
-def recording_lookups():
-    """The project modules looked up while the block runs, directly or through a summary: a dict of
-    ``(module, source roots) -> file or None``. Recording changes nothing in what the analysis finds."""
-    lookups: dict[tuple[str, tuple[str, ...]], str | None] = {}
-    _recorders.append(lookups)
+def _version(module_file: str, settings: Settings) -> tuple[str, float, Settings] | None:
     try:
-        yield lookups
-    finally:
-        # By identity: ``list.remove`` compares with ``==``, and a block nested in this one may have recorded the
-        # same lookups, leaving an equal dict above this one on the stack.
-        del _recorders[next(index for index in range(len(_recorders) - 1, -1, -1) if _recorders[index] is lookups)]
+        return module_file, os.path.getmtime(module_file), settings
+    except OSError:
+        return None
 
 
-def _replay_lookups(key: tuple) -> None:
-    for recorder in _recorders:
-        recorder.update(_lookups_of.get(key, ()))
+class ProjectIndex:
+    """What one process knows of the project's modules besides the file being analysed: the summaries of the other
+    modules, by file version, for the whole process; where each module's file lies; the lookups each summary was
+    built with; and, while one file is analysed, the trees and full facts of the modules it asked about."""
+
+    # What builds a module's facts: ms_lint.model.module.ModuleFacts, handed down by that module when it is defined
+    # (it sits above this one, and a module's facts ask this module for the classes of the others).
+    facts_class: "type[ModuleFacts] | None" = None
+
+    def __init__(self) -> None:
+        self._full_facts: dict[tuple[str, float, Settings], "ModuleFacts | None"] = {}  # for the file being analysed
+        self._trees: dict[tuple[str, float, None], tuple[ast.Module, str]] = {}  # for the file being analysed
+        # source root -> its Python files, for the file being analysed
+        self._listings: dict[str, tuple[tuple[str, str], ...]] = {}
+        # What the process keeps, file after file, is made of plain tuples, dicts, strings and numbers, the settings
+        # spelled by their values (``_kept_key``): the garbage collector stops tracking dicts and tuples of such
+        # values, so the host's full collections (dozens in a flake8 run over a large project) do not walk a
+        # project's worth of names and classes each time; only the tuple per file that holds a summary's two dicts
+        # stays tracked.
+        # (file, *settings' values) -> (the file's modification time, *ModuleSummary's fields), for the whole
+        # process; the fields are None when the file is unreadable or not Python
+        self._summaries: dict[tuple, tuple[float, dict[str, str] | None, dict[str, tuple[bool, bool]] | None]] = {}
+        self._in_progress: set[str] = set()
+        # (file, *settings' values) -> hash of the text a kept summary was made from, until it is compared with the
+        # file's
+        self._unverified: dict[tuple, int] = {}
+        # Module lookups, for caches of results: (module, source roots) -> the file found (None: none). Every active
+        # recorder sees every lookup; a module's kept facts and summary remember the lookups made while they were
+        # built, and replay them whenever they are reused, so that what one file's analysis read is complete even
+        # when it read summaries only.
+        self._recorders: list[dict[tuple[str, tuple[str, ...]], str | None]] = []
+        self._lookups_of: dict[tuple, dict[tuple[str, tuple[str, ...]], str | None]] = {}
+        # where modules lie, asked for every base class and import: answered once per directory and name
+        self._source_roots_of = lru_cache(maxsize=1024)(_source_roots_of)
+        self._in_project = lru_cache(maxsize=4096)(_in_project)
+        self._find_module_file = lru_cache(maxsize=4096)(_find_module_file)
+
+    @contextmanager
+    def recording_lookups(self):
+        """The project modules looked up while the block runs, directly or through a summary: a dict of
+        ``(module, source roots) -> file or None``. Recording changes nothing in what the analysis finds."""
+        lookups: dict[tuple[str, tuple[str, ...]], str | None] = {}
+        recorders = self._recorders
+        recorders.append(lookups)
+        try:
+            yield lookups
+        finally:
+            # By identity: ``list.remove`` compares with ``==``, and a block nested in this one may have recorded
+            # the same lookups, leaving an equal dict above this one on the stack.
+            del recorders[next(index for index in range(len(recorders) - 1, -1, -1) if recorders[index] is lookups)]
+
+    def _replay_lookups(self, key: tuple) -> None:
+        for recorder in self._recorders:
+            recorder.update(self._lookups_of.get(key, ()))
+
+    def forget_full_facts(self) -> None:
+        """Drop the other modules' trees kept while a file was analysed (their summaries stay)."""
+        self._full_facts.clear()
+        self._trees.clear()
+        self._listings.clear()
+
+    def source_roots(self, path: str) -> list[str]:
+        """Directories a module of this project is imported from: above the top package, and the file's own."""
+        return list(self._source_roots_of(os.path.dirname(os.path.abspath(path))))
+
+    def find_module_file(self, module: str, roots: list[str]) -> str | None:
+        """The file of ``module`` under ``roots``, the project's source roots, or None."""
+        found = self._find_module_file(module, tuple(roots))
+        for recorder in self._recorders:
+            recorder[(module, tuple(roots))] = found
+        return found
+
+    def project_class(self, path: str, qualname: str, settings: Settings) -> ProjectClass | None:
+        """The summary of the project class ``qualname`` seen from file ``path``."""
+        found = self._find_class(path, qualname, settings, self._module_summary)
+        return found[0].project_class(found[1]) if found else None
+
+    def project_class_facts(self, path: str, qualname: str, settings: Settings) -> tuple["ModuleFacts", str] | None:
+        """(facts of the defining module, class name) for the project class ``qualname`` seen from file ``path``."""
+        found = self._find_class(path, qualname, settings, self._module_facts)
+        return found[:2] if found else None
+
+    def defined_as(self, path: str, qualname: str, settings: Settings) -> str | None:
+        """The qualified name where the project class ``qualname``, seen from file ``path``, is defined (a name a
+        package re-exports, ``pkg.Model``, is defined as ``pkg.models.Model``); None when it is no project class."""
+        found = self._find_class(path, qualname, settings, self._module_summary)
+        return f"{found[2]}.{found[1]}" if found else None
+
+    def _find_class(self, path: str, qualname: str, settings: Settings, load):
+        if not path or qualname.startswith("."):
+            return None
+        roots = self.source_roots(path)
+        if not self._in_project(qualname.split(".", 1)[0], tuple(roots)):
+            return None  # the standard library or a third-party package: never searched
+        for _ in range(_MAX_REEXPORT_HOPS):
+            if "." not in qualname:
+                return None
+            module_name, class_name = qualname.rsplit(".", 1)
+            module_file = self.find_module_file(module_name, roots)
+            if module_file is None:
+                return None
+            module = load(module_file, settings)
+            if module is None:
+                return None
+            if class_name in module.classes:
+                return module, class_name, module_name
+            reexported = module.names.get(class_name)
+            if reexported is None or reexported == qualname:
+                return None
+            qualname = reexported
+        return None
+
+    def modules_naming(self, path: str, word: str, settings: Settings,
+                       any_of: tuple[str, ...] = ()) -> list["ModuleFacts"]:
+        """The facts of the project's other modules whose text holds ``word`` (a class name) and one of ``any_of``
+        when given (the ways to import it): what only the users of a module tell (who calls its Cell, and what they
+        do with its output). The Python files under the project's first source root are searched (hidden
+        directories and virtual environments left out), each found module through ``find_module_file``, so that a
+        result cache checks this file again when one of them changes (a file added later that names ``word`` is not
+        seen until this one is checked again)."""
+        roots = self.source_roots(path)
+        own = os.path.abspath(path)
+        needle, alternatives = word.encode(), [text.encode() for text in any_of]
+        found = []
+        for module_file, module_name in self._python_files(roots[0]):
+            if module_file == own:
+                continue
+            try:
+                with open(module_file, "rb") as handle:
+                    text = handle.read()
+            except OSError:
+                continue
+            if needle not in text or (alternatives and not any(alternative in text for alternative in alternatives)):
+                continue
+            if self.find_module_file(module_name, roots) != module_file:
+                continue
+            facts = self._module_facts(module_file, settings)
+            if facts is not None:
+                found.append(facts)
+        return found
+
+    def _python_files(self, root: str) -> tuple[tuple[str, str], ...]:
+        """(file, module name from ``root``) of the Python files under ``root``, at most ``_MAX_SEARCHED_FILES``;
+        listed once while a file is analysed (a file added later is seen by the next)."""
+        if root not in self._listings:
+            self._listings[root] = _list_python_files(root)
+        return self._listings[root]
+
+    def _module_summary(self, module_file: str, settings: Settings) -> ModuleSummary | None:
+        version = _version(module_file, settings)
+        if version is None:
+            return None
+        key = _kept_key(module_file, settings)
+        known = self._summaries.get(key)
+        if known is not None and known[0] == version[1]:
+            if self._on_disk(key):
+                self._replay_lookups(key)
+                return _kept_summary(known)
+            del self._summaries[key]  # made from other text than the file's: read the file
+        if module_file in self._in_progress:
+            return None  # classes that inherit from each other across modules: unknown while it is being read
+        with self.recording_lookups() as lookups:
+            facts = self._read_module(module_file, settings, outline=True)
+            summary = None if facts is None else ModuleSummary.of(facts)  # None: unreadable, or not Python
+        self._lookups_of[key] = lookups
+        self._keep_summary(key, version[1], summary)  # an older version of the file is forgotten
+        return summary
+
+    def _keep_summary(self, key: tuple, modified: float, summary: ModuleSummary | None) -> None:
+        self._summaries[key] = (modified, None, None) if summary is None else (
+            modified, summary.names, summary.classes)
+
+    def remember_summary(self, facts: "ModuleFacts", lookups: dict) -> None:
+        """Keep the summary of a file just analysed in full (``lookups``: those made while its facts were built), as
+        if another file had asked for it: a run checks a project's files one after another in one process, and the
+        modules others ask about (base classes, packages' ``__init__``) are usually among them, so they need not be
+        read again. The text analysed is checked against the file the first time it is used: an editor may have
+        handed over unsaved text."""
+        if not facts.source or not facts.path:
+            return
+        module_file = os.path.abspath(facts.path)
+        version = _version(module_file, facts.settings)
+        if version is None:
+            return
+        key = _kept_key(module_file, facts.settings)
+        self._keep_summary(key, version[1], ModuleSummary.of(facts))
+        self._lookups_of[key] = lookups
+        self._unverified[key] = _text_hash(facts.source)
+
+    def _on_disk(self, key: tuple) -> bool:
+        """Whether a kept summary was made from the text the file holds (always, unless it came from an analysed
+        text not yet compared with the file)."""
+        analysed = self._unverified.pop(key, None)
+        if analysed is None:
+            return True
+        try:
+            return _text_hash(read_source(key[0])) == analysed
+        except OSError:
+            return False
+
+    def _module_facts(self, module_file: str, settings: Settings) -> "ModuleFacts | None":
+        key = _version(module_file, settings)
+        if key is None:
+            return None
+        if key in self._full_facts:
+            self._replay_lookups(_kept_key(module_file, settings))
+            return self._full_facts[key]
+        facts = self._read_module(module_file, settings, outline=False)
+        if module_file not in self._in_progress:
+            self._full_facts[key] = facts
+        return facts
+
+    def _read_module(self, module_file: str, settings: Settings, outline: bool) -> "ModuleFacts | None":
+        """Another module's facts: its outline (what it defines and imports) or all of them; None when it cannot be
+        read, or while it is being read (classes that inherit from each other across modules)."""
+        if module_file in self._in_progress or self.facts_class is None:
+            return None
+        self._in_progress.add(module_file)
+        try:
+            tree, source = self._parsed(module_file, outline)
+            with self.recording_lookups() as lookups:
+                facts = self.facts_class(tree, module_file, settings, source, graph_code=False, outline=outline)
+            self._lookups_of[_kept_key(module_file, settings)] = lookups
+        except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
+            facts = None
+        finally:
+            self._in_progress.discard(module_file)
+        return facts
+
+    def _parsed(self, module_file: str, outline: bool = False) -> tuple[ast.Module, str]:
+        """The module's tree and source, parsed once while a file is analysed. For its outline alone, unless the
+        whole tree is at hand, the text with its function and class bodies cut (``outline_text``): most of a
+        module's nodes lie in them, and the outline of a module checked later in the run is read only to learn its
+        classes."""
+        version = _version(module_file, None)
+        found = self._trees.get(version)
+        if found is not None:
+            return found
+        source = read_source(module_file)
+        if outline and "\0" not in source:  # Python refuses a file with a null byte anywhere, a body it cuts included
+            # Its classes' bodies are cut too: a summary needs only their headers, unless a class derives from a
+            # class defined inside another (``class Block(Layers.Base)``), which only the bodies define.
+            for class_bodies in (False, True):
+                text = outline_text(source, class_bodies)
+                if text is None:
+                    break
+                try:
+                    tree = ast.parse(text, filename=module_file)
+                except SyntaxError:
+                    break  # cut where only a tokenizer could tell: the whole text decides
+                if class_bodies or not _derives_from_an_inner_class(tree):
+                    return tree, text
+        found = self._trees[version] = (ast.parse(source, filename=module_file), source)
+        return found
+
+    def project_function(self, module: "ModuleFacts", qualname: str, hops: int = 0):
+        """The module-level function ``qualname`` names, seen from ``module``: ``(facts, FunctionDef)`` in this
+        module or another module of the project; the MindSpore name when a project module merely re-exports one;
+        else None."""
+        if qualname.startswith(module.local_prefix):
+            node = module.functions.get(qualname[len(module.local_prefix):])
+            return (module, node) if node is not None else None
+        if "." not in qualname or hops > _MAX_REEXPORT_HOPS:
+            return None
+        roots = self.source_roots(module.path)
+        if not self._in_project(qualname.split(".", 1)[0], tuple(roots)):
+            return None  # the standard library or a third-party package: never searched
+        module_name, function_name = qualname.rsplit(".", 1)
+        module_file = self.find_module_file(module_name, roots)
+        other = self._module_facts(module_file, module.settings) if module_file else None
+        if other is None:
+            return None
+        node = other.functions.get(function_name)
+        if node is not None:
+            return other, node
+        reexported = other.names.get(function_name)
+        if not reexported or reexported == qualname:
+            return None
+        if reexported == "mindspore" or reexported.startswith("mindspore."):
+            return reexported
+        return self.project_function(other, reexported, hops + 1)
 
 
-def forget_full_facts() -> None:
-    """Drop the other modules' trees kept while a file was analysed (their summaries stay)."""
-    _full_facts.clear()
-    _trees.clear()
-    _listings.clear()
+def _kept_summary(kept: tuple) -> ModuleSummary | None:
+    return None if kept[1] is None else ModuleSummary(kept[1], kept[2])
 
 
-def source_roots(path: str) -> list[str]:
-    """Directories a module of this project is imported from: above the top package, and the file's own."""
-    return list(_source_roots_of(os.path.dirname(os.path.abspath(path))))
+def _text_hash(source: str) -> int:
+    # flake8 hands over the lines with newlines translated: a file with \r\n line ends holds the same code
+    return hash(source.replace("\r\n", "\n"))
 
 
-@lru_cache(maxsize=1024)
 def _source_roots_of(directory: str) -> tuple[str, ...]:
     own = directory
     while os.path.isfile(os.path.join(directory, "__init__.py")):
@@ -117,21 +369,11 @@ def _source_roots_of(directory: str) -> tuple[str, ...]:
     return (directory,) if directory == own else (directory, own)
 
 
-@lru_cache(maxsize=4096)
 def _in_project(top_level: str, roots: tuple[str, ...]) -> bool:
     return any(os.path.isdir(os.path.join(root, top_level)) or os.path.isfile(os.path.join(root, top_level + ".py"))
                for root in roots)
 
 
-def find_module_file(module: str, roots: list[str]) -> str | None:
-    """The file of ``module`` under ``roots``, the project's source roots, or None."""
-    found = _find_module_file(module, tuple(roots))
-    for recorder in _recorders:
-        recorder[(module, tuple(roots))] = found
-    return found
-
-
-@lru_cache(maxsize=4096)
 def _find_module_file(module: str, roots: tuple[str, ...]) -> str | None:
     # Where Python's path finder would look: a package's __init__.py, else the module's .py file. Only regular
     # files count: a directory named like a module, or a FIFO that would block the read, is no module.
@@ -148,269 +390,10 @@ def _find_module_file(module: str, roots: tuple[str, ...]) -> str | None:
     return None
 
 
-def project_class(path: str, qualname: str, settings: Settings) -> ProjectClass | None:
-    """The summary of the project class ``qualname`` seen from file ``path``."""
-    found = _find_class(path, qualname, settings, _module_summary)
-    return found[0].project_class(found[1]) if found else None
-
-
-def project_class_facts(path: str, qualname: str, settings: Settings) -> tuple["ModuleFacts", str] | None:
-    """(facts of the defining module, class name) for the project class ``qualname`` seen from file ``path``."""
-    found = _find_class(path, qualname, settings, _module_facts)
-    return found[:2] if found else None
-
-
-def defined_as(path: str, qualname: str, settings: Settings) -> str | None:
-    """The qualified name where the project class ``qualname``, seen from file ``path``, is defined (a name a
-    package re-exports, ``pkg.Model``, is defined as ``pkg.models.Model``); None when it is no project class."""
-    found = _find_class(path, qualname, settings, _module_summary)
-    return f"{found[2]}.{found[1]}" if found else None
-
-
-def _find_class(path: str, qualname: str, settings: Settings, load):
-    if not path or qualname.startswith("."):
-        return None
-    roots = source_roots(path)
-    if not _in_project(qualname.split(".", 1)[0], tuple(roots)):
-        return None  # the standard library or a third-party package: never searched
-    for _ in range(_MAX_REEXPORT_HOPS):
-        if "." not in qualname:
-            return None
-        module_name, class_name = qualname.rsplit(".", 1)
-        module_file = find_module_file(module_name, roots)
-        if module_file is None:
-            return None
-        module = load(module_file, settings)
-        if module is None:
-            return None
-        if class_name in module.classes:
-            return module, class_name, module_name
-        reexported = module.names.get(class_name)
-        if reexported is None or reexported == qualname:
-            return None
-        qualname = reexported
-    return None
-
-
-def _version(module_file: str, settings: Settings) -> tuple[str, float, Settings] | None:
-    try:
-        return module_file, os.path.getmtime(module_file), settings
-    except OSError:
-        return None
-
-
-def _module_summary(module_file: str, settings: Settings) -> ModuleSummary | None:
-    version = _version(module_file, settings)
-    if version is None:
-        return None
-    key = _kept_key(module_file, settings)
-    known = _summaries.get(key)
-    if known is not None and known[0] == version[1]:
-        if _on_disk(key):
-            _replay_lookups(key)
-            return _kept_summary(known)
-        del _summaries[key]  # made from other text than the file's: read the file
-    if module_file in _in_progress:
-        return None  # classes that inherit from each other across modules: unknown while it is being read
-    with recording_lookups() as lookups:
-        facts = _read_module(module_file, settings, outline=True)
-        summary = None if facts is None else ModuleSummary.of(facts)  # None: unreadable, or not Python
-    _lookups_of[key] = lookups
-    _keep_summary(key, version[1], summary)  # an older version of the file is forgotten
-    return summary
-
-
-def _keep_summary(key: tuple, modified: float, summary: ModuleSummary | None) -> None:
-    _summaries[key] = (modified, None, None) if summary is None else (modified, summary.names, summary.classes)
-
-
-def _kept_summary(kept: tuple) -> ModuleSummary | None:
-    return None if kept[1] is None else ModuleSummary(kept[1], kept[2])
-
-
-def remember_summary(facts: "ModuleFacts", lookups: dict) -> None:
-    """Keep the summary of a file just analysed in full (``lookups``: those made while its facts were built), as if
-    another file had asked for it: a run checks a project's files one after another in one process, and the
-    modules others ask about (base classes, packages' ``__init__``) are usually among them, so they need not be
-    read again. The text analysed is checked against the file the first time it is used: an editor may have handed
-    over unsaved text."""
-    if not facts.source or not facts.path:
-        return
-    module_file = os.path.abspath(facts.path)
-    version = _version(module_file, facts.settings)
-    if version is None:
-        return
-    key = _kept_key(module_file, facts.settings)
-    _keep_summary(key, version[1], ModuleSummary.of(facts))
-    _lookups_of[key] = lookups
-    _unverified[key] = _text_hash(facts.source)
-
-
-def _on_disk(key: tuple) -> bool:
-    """Whether a kept summary was made from the text the file holds (always, unless it came from an analysed text
-    not yet compared with the file)."""
-    analysed = _unverified.pop(key, None)
-    if analysed is None:
-        return True
-    try:
-        return _text_hash(read_source(key[0])) == analysed
-    except OSError:
-        return False
-
-
-def _text_hash(source: str) -> int:
-    # flake8 hands over the lines with newlines translated: a file with \r\n line ends holds the same code
-    return hash(source.replace("\r\n", "\n"))
-
-
-def _module_facts(module_file: str, settings: Settings) -> "ModuleFacts | None":
-    key = _version(module_file, settings)
-    if key is None:
-        return None
-    if key in _full_facts:
-        _replay_lookups(_kept_key(module_file, settings))
-        return _full_facts[key]
-    facts = _read_module(module_file, settings, outline=False)
-    if module_file not in _in_progress:
-        _full_facts[key] = facts
-    return facts
-
-
-# What builds a module's facts: ms_lint.model.module.ModuleFacts, handed down by that module when it is defined (it
-# sits above this one, and a module's facts ask this module for the classes of the others).
-_module_facts_class: "type[ModuleFacts] | None" = None
-
-
-def use_module_facts(facts_class: "type[ModuleFacts]") -> None:
-    global _module_facts_class
-    _module_facts_class = facts_class
-
-
-def _read_module(module_file: str, settings: Settings, outline: bool) -> "ModuleFacts | None":
-    """Another module's facts: its outline (what it defines and imports) or all of them; None when it cannot be
-    read, or while it is being read (classes that inherit from each other across modules)."""
-    if module_file in _in_progress or _module_facts_class is None:
-        return None
-    _in_progress.add(module_file)
-    try:
-        tree, source = _parsed(module_file, outline)
-        with recording_lookups() as lookups:
-            facts = _module_facts_class(tree, module_file, settings, source, graph_code=False, outline=outline)
-        _lookups_of[_kept_key(module_file, settings)] = lookups
-    except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
-        facts = None
-    finally:
-        _in_progress.discard(module_file)
-    return facts
-
-
-def _parsed(module_file: str, outline: bool = False) -> tuple[ast.Module, str]:
-    """The module's tree and source, parsed once while a file is analysed. For its outline alone, unless the whole
-    tree is at hand, the text with its function and class bodies cut (``outline_text``): most of a module's nodes
-    lie in them, and the outline of a module checked later in the run is read only to learn its classes."""
-    version = _version(module_file, None)
-    found = _trees.get(version)
-    if found is not None:
-        return found
-    source = read_source(module_file)
-    if outline and "\0" not in source:  # Python refuses a file with a null byte anywhere, a body it cuts included
-        # Its classes' bodies are cut too: a summary needs only their headers, unless a class derives from a class
-        # defined inside another (``class Block(Layers.Base)``), which only the bodies define.
-        for class_bodies in (False, True):
-            text = outline_text(source, class_bodies)
-            if text is None:
-                break
-            try:
-                tree = ast.parse(text, filename=module_file)
-            except SyntaxError:
-                break  # cut where only a tokenizer could tell: the whole text decides
-            if class_bodies or not _derives_from_an_inner_class(tree):
-                return tree, text
-    found = _trees[version] = (ast.parse(source, filename=module_file), source)
-    return found
-
-
-def _derives_from_an_inner_class(tree: ast.Module) -> bool:
-    """Whether a class of ``tree`` names a base as an attribute of one of the module's classes."""
-    classes = [node for node in preorder(tree) if node.__class__ is ast.ClassDef]
-    names = {node.name for node in classes}
-    for node in classes:
-        for base in node.bases:
-            while base.__class__ is ast.Attribute:
-                base = base.value
-                if base.__class__ is ast.Name and base.id in names:
-                    return True
-    return False
-
-
-def project_function(module: "ModuleFacts", qualname: str, hops: int = 0):
-    """The module-level function ``qualname`` names, seen from ``module``: ``(facts, FunctionDef)`` in this module or
-    another module of the project; the MindSpore name when a project module merely re-exports one; else None."""
-    if qualname.startswith(module.local_prefix):
-        node = module.functions.get(qualname[len(module.local_prefix):])
-        return (module, node) if node is not None else None
-    if "." not in qualname or hops > _MAX_REEXPORT_HOPS:
-        return None
-    roots = source_roots(module.path)
-    if not _in_project(qualname.split(".", 1)[0], tuple(roots)):
-        return None  # the standard library or a third-party package: never searched
-    module_name, function_name = qualname.rsplit(".", 1)
-    module_file = find_module_file(module_name, roots)
-    other = _module_facts(module_file, module.settings) if module_file else None
-    if other is None:
-        return None
-    node = other.functions.get(function_name)
-    if node is not None:
-        return other, node
-    reexported = other.names.get(function_name)
-    if not reexported or reexported == qualname:
-        return None
-    if reexported == "mindspore" or reexported.startswith("mindspore."):
-        return reexported
-    return project_function(other, reexported, hops + 1)
-
-
 # The most files searched for the users of a module: a script outside any package has its own directory as its
 # source root, which may be large (a home directory); past this the search stops.
 _MAX_SEARCHED_FILES = 5000
 _SKIPPED_DIRECTORIES = frozenset({"__pycache__", "site-packages", "node_modules", "venv", "build", "dist"})
-
-
-def modules_naming(path: str, word: str, settings: Settings, any_of: tuple[str, ...] = ()) -> list["ModuleFacts"]:
-    """The facts of the project's other modules whose text holds ``word`` (a class name) and one of ``any_of``
-    when given (the ways to import it): what only the users of a module tell (who calls its Cell, and what they do
-    with its output). The Python files under the project's first source root are searched (hidden directories
-    and virtual environments left out), each found module through ``find_module_file``, so that a result cache
-    checks this file again when one of them changes (a file added later that names ``word`` is not seen until
-    this one is checked again)."""
-    roots = source_roots(path)
-    own = os.path.abspath(path)
-    needle, alternatives = word.encode(), [text.encode() for text in any_of]
-    found = []
-    for module_file, module_name in _python_files(roots[0]):
-        if module_file == own:
-            continue
-        try:
-            with open(module_file, "rb") as handle:
-                text = handle.read()
-        except OSError:
-            continue
-        if needle not in text or (alternatives and not any(alternative in text for alternative in alternatives)):
-            continue
-        if find_module_file(module_name, roots) != module_file:
-            continue
-        facts = _module_facts(module_file, settings)
-        if facts is not None:
-            found.append(facts)
-    return found
-
-
-def _python_files(root: str) -> tuple[tuple[str, str], ...]:
-    """(file, module name from ``root``) of the Python files under ``root``, at most ``_MAX_SEARCHED_FILES``; listed
-    once while a file is analysed (a file added later is seen by the next)."""
-    if root not in _listings:
-        _listings[root] = _list_python_files(root)
-    return _listings[root]
 
 
 def _list_python_files(root: str) -> tuple[tuple[str, str], ...]:
@@ -430,3 +413,34 @@ def _list_python_files(root: str) -> tuple[tuple[str, str], ...]:
             if len(files) >= _MAX_SEARCHED_FILES:
                 return tuple(files)
     return tuple(files)
+
+
+def _derives_from_an_inner_class(tree: ast.Module) -> bool:
+    """Whether a class of ``tree`` names a base as an attribute of one of the module's classes."""
+    classes = [node for node in preorder(tree) if node.__class__ is ast.ClassDef]
+    names = {node.name for node in classes}
+    for node in classes:
+        for base in node.bases:
+            while base.__class__ is ast.Attribute:
+                base = base.value
+                if base.__class__ is ast.Name and base.id in names:
+                    return True
+    return False
+
+
+# The process's one index; the functions the model and the lint library call are its methods.
+INDEX = ProjectIndex()
+recording_lookups = INDEX.recording_lookups
+forget_full_facts = INDEX.forget_full_facts
+source_roots = INDEX.source_roots
+find_module_file = INDEX.find_module_file
+project_class = INDEX.project_class
+project_class_facts = INDEX.project_class_facts
+defined_as = INDEX.defined_as
+modules_naming = INDEX.modules_naming
+project_function = INDEX.project_function
+remember_summary = INDEX.remember_summary
+
+
+def use_module_facts(facts_class: "type[ModuleFacts]") -> None:
+    ProjectIndex.facts_class = facts_class

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ms_lint.model.scopes import ASSIGNMENT
-from ms_lint.model.syntax import FunctionNode, first_argument
+from ms_lint.model.syntax import FunctionNode, first_argument, holds_line, in_one_loop
 
 if TYPE_CHECKING:
     from ms_lint.model.classes import ClassInfo
@@ -206,7 +206,7 @@ def _innermost(blocks: dict, position: tuple[int, int]):
     line = position[0]
     best = None
     for statement, statement_blocks, in_loop in blocks.values():
-        if statement.lineno <= line <= (statement.end_lineno or statement.lineno):
+        if holds_line(statement, line):
             if best is None or len(statement_blocks) > len(best[1]):
                 best = (statement, statement_blocks, in_loop)
     return best
@@ -219,12 +219,8 @@ def _blocks_at(blocks: dict, position: tuple[int, int]) -> tuple | None:
 
 def _in_loop_with(blocks: dict, later: tuple[int, int], use: tuple[int, int]) -> bool:
     """Whether an assignment after the use sits in a loop that also holds the use (it reaches the use next time)."""
-    for statement, _, _ in blocks.values():
-        if isinstance(statement, (ast.For, ast.AsyncFor, ast.While)):
-            start, end = statement.lineno, statement.end_lineno or statement.lineno
-            if start <= use[0] <= end and start <= later[0] <= end:
-                return True
-    return False
+    return in_one_loop((statement for statement, _, _ in blocks.values()
+                        if isinstance(statement, (ast.For, ast.AsyncFor, ast.While))), use[0], later[0])
 
 
 def _counted(args: list[ast.expr], call: ast.AST) -> Rank | None:

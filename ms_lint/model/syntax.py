@@ -561,6 +561,42 @@ def _positions_between(start: int, end: int, typed_positions: list[list[int]]) -
     return positions
 
 
+# -- where a line lies: the one answer to "inside this definition, branch, loop" -------------------------
+
+def last_line(node: ast.AST) -> int:
+    return getattr(node, "end_lineno", None) or node.lineno
+
+
+def holds_line(node: ast.AST, line: int) -> bool:
+    """Whether ``line`` is one of the lines of ``node`` (a definition, a statement, a loop), its header included."""
+    return node.lineno <= line <= last_line(node)
+
+
+def under(compound: ast.AST, line: int) -> bool:
+    """Whether ``line`` lies in the blocks of ``compound`` (an ``if``, a loop), below its header line."""
+    return compound.lineno < line <= last_line(compound)
+
+
+def block_holds_line(block: list, line: int) -> bool:
+    """Whether ``line`` lies within the statements of ``block`` (a body, an ``else``)."""
+    return bool(block) and block[0].lineno <= line <= last_line(block[-1])
+
+
+def on_other_branches(branches, first: int, second: int) -> bool:
+    """Whether lines ``first`` and ``second`` sit on the two sides of one of the ``if`` statements ``branches``:
+    what one side does never reaches the other."""
+    for branch in branches:
+        sides = [block_holds_line(branch.body, first), block_holds_line(branch.orelse, first)]
+        if any(sides) and block_holds_line(branch.orelse if sides[0] else branch.body, second):
+            return True
+    return False
+
+
+def in_one_loop(loops, first: int, second: int) -> bool:
+    """Whether one of the loops ``loops`` holds both lines: what one does reaches the other on the next pass."""
+    return any(holds_line(loop, first) and holds_line(loop, second) for loop in loops)
+
+
 # -- small questions about definitions -------------------------------------------------------------------
 
 def first_argument(function: FunctionNode) -> str | None:
@@ -568,6 +604,12 @@ def first_argument(function: FunctionNode) -> str | None:
     if not positional or is_static(function):
         return None
     return positional[0].arg
+
+
+def instance_parameter(function: FunctionNode) -> str | None:
+    """The name a method gives its instance (``self``, ``this``): its first parameter; None for a static method or a
+    class method (``cls`` is no instance) and for a function without parameters."""
+    return None if is_classmethod(function) else first_argument(function)
 
 
 def is_static(function: FunctionNode) -> bool:

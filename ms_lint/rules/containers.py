@@ -23,7 +23,7 @@ def wrap_container(context: FixContext, finding: "Finding", registering_qualname
     if grows and (not appendable or any(isinstance(site, ast.AugAssign) for site in grows)):
         return []  # an immutable container, or `+=`, which the registering container does not support
     callee = context.reference(registering_qualname)
-    if container.target.startswith("self.") and container.created_by is not None:
+    if "." in container.target and container.created_by is not None:  # built as an attribute, not a local
         value = container.created_by.value
     elif container.stored_by is not None and isinstance(container.stored_by.value, ast.Name):
         value = container.stored_by.value

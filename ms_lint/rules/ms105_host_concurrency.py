@@ -77,5 +77,5 @@ def _what_it_starts(module: ModuleFacts, function: GraphFunction, call: ast.Call
             and function.owner is not None):
         built_by = function.owner.attribute_constructor(func.value.attr)
         if api.is_host_concurrency(built_by):
-            return f"self.{func.value.attr}.{func.attr}() on a {built_by}"
+            return f"{function.self_name}.{func.value.attr}.{func.attr}() on a {built_by}"
     return None

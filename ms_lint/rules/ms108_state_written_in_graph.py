@@ -6,6 +6,7 @@ from typing import Iterator
 
 from ms_lint.model import TENSOR, GraphFunction, ModuleFacts
 from ms_lint.model.scopes import ASSIGNMENT
+from ms_lint.model.syntax import under
 from ms_lint.findings import Finding
 from ms_lint.rules.base import Rule
 
@@ -103,9 +104,9 @@ class StateWrittenInGraph(Rule):
                 return  # a scalar written under LAX: updated correctly
             yield self.finding(
                 module, statement,
-                f"self.{target.attr} written in graph code ({function.label}) is not a Parameter: fails to compile "
-                f"under STRICT (TypeError; AttributeError if nothing set it before), {consequence}; keep it in a "
-                "Parameter updated with ops.assign, or return it",
+                f"{function.self_name}.{target.attr} written in graph code ({function.label}) is not a Parameter: "
+                f"fails to compile under STRICT (TypeError; AttributeError if nothing set it before), {consequence}; "
+                "keep it in a Parameter updated with ops.assign, or return it",
                 data={"attribute": target.attr, "tensor": tensor, "function": function.label},
             )
         elif isinstance(target, ast.Subscript):
@@ -196,14 +197,15 @@ def _item_written(rule: Rule, module: ModuleFacts, function: GraphFunction, stat
     if not _plain_container(module, function.owner, attribute):
         return None
     cache = _cache_condition(function, statement, attribute)
+    written = f"{held.value.id}.{attribute}"  # by the method's own instance parameter
     if not function.strict and cache is None:
         return None  # under LAX the item is written for the rest of the call, which is what it reads
-    lax = (f"under LAX the write never reaches the Cell: self.{attribute} stays as it was, so the cache filled under "
+    lax = (f"under LAX the write never reaches the Cell: {written} stays as it was, so the cache filled under "
            f"the `if` at line {cache.lineno} is filled again on every call" if cache is not None else
-           f"under LAX the write lasts only for the call: self.{attribute} on the Cell stays as it was")
+           f"under LAX the write lasts only for the call: {written} on the Cell stays as it was")
     return rule.finding(
         module, statement,
-        f"self.{attribute}[...] written in graph code ({function.label}): self.{attribute} is not a Parameter, so "
+        f"{written}[...] written in graph code ({function.label}): {written} is not a Parameter, so "
         f"this fails to compile under STRICT (TypeError: it \"should be initialized as a 'Parameter' ... to perform "
         f"assign subscript\"); {lax}; keep the state in a Parameter updated with ops.assign, or return it",
         data={"attribute": attribute, "item": True, "levels": ["strict", "lax"] if cache is not None else ["strict"],
@@ -232,7 +234,7 @@ def _builds_container(module: ModuleFacts, value: ast.AST | None) -> bool:
 def _cache_condition(function: GraphFunction, statement: ast.AST, attribute: str) -> ast.If | None:
     """The ``if`` around ``statement`` whose condition reads ``self.<attribute>`` (``if key not in self.cache:``)."""
     for branch in function.nodes_of(ast.If):
-        if branch.lineno < statement.lineno <= (branch.end_lineno or branch.lineno) and any(
+        if under(branch, statement.lineno) and any(
                 isinstance(node, ast.Attribute) and node.attr == attribute and isinstance(node.value, ast.Name)
                 and node.value.id == function.self_name for node in ast.walk(branch.test)):
             return branch

@@ -8,6 +8,7 @@ from typing import Iterator
 
 from ms_lint import mindspore_api as api
 from ms_lint.model import ClassInfo, FunctionNode, ModuleFacts
+from ms_lint.model.syntax import holds_line
 from ms_lint.findings import Finding
 from ms_lint.rules.base import Rule
 
@@ -241,13 +242,10 @@ class GradAfterCallWithoutSetGrad(Rule):
         for site in module.calls:
             if self._sets_grad(module, site.node, key):
                 yield site.node, site.function, site.owner
-        functions = [n for n in module.index.nodes if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
-        for node in module.index.nodes:
-            if isinstance(node, ast.Assign) and self._sets_grad(module, node, key):
-                around = [f for f in functions if f.lineno <= node.lineno <= (f.end_lineno or f.lineno)]
-                function = max(around, key=lambda f: f.lineno) if around else None
-                owner = module.class_of_function.get(id(function)) if function is not None else None
-                yield node, function, owner
+        nodes = module.index.nodes
+        for position in module.index.positions_of(ast.Assign):
+            if self._sets_grad(module, nodes[position], key):
+                yield (nodes[position], *module.code_around(position))
 
     @staticmethod
     def _sets_grad(module: ModuleFacts, node: ast.AST, key: str) -> bool:
@@ -295,8 +293,7 @@ def _inside(module: ModuleFacts, node: ast.AST, scope: _Scope) -> bool:
     """Whether ``node`` is in the scope's own code (for module code: outside every function and class)."""
     if scope.function is None:
         return module.scope_name(node) == ""
-    line = getattr(node, "lineno", 0)
-    return scope.function.lineno <= line <= (scope.function.end_lineno or scope.function.lineno)
+    return holds_line(scope.function, getattr(node, "lineno", 0))
 
 
 def _class_and_bases(info: ClassInfo | None) -> list[ClassInfo]:

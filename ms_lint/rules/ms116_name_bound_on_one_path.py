@@ -5,13 +5,10 @@ import ast
 import os
 from typing import Iterator
 
-from ms_lint import mindspore_api as api
-
 from ms_lint.findings import Finding
 from ms_lint.edits import Edit, FixContext
 from ms_lint.model import ModuleFacts
 from ms_lint.model.flow import PartialRead, partially_bound_reads
-from ms_lint.model.project import project_class, project_class_facts
 from ms_lint.model.values import UNKNOWN
 from ms_lint.rules.base import Rule
 
@@ -153,25 +150,12 @@ def _walrus(function: ast.AST) -> list[str]:
 
 def _method_of_other_module_base(module: ModuleFacts, info, name: str):
     """(that module's facts, the base's name, the method) for method ``name`` that Cell ``info`` inherits from a base
-    class of another module of the project that is not a Cell (a mixin); None when none has it, or the first base
+    class of another module of the project that is not a Cell (a mixin); None when none has it, or the first class
     that has it is a Cell (whose own module decides what of it is graph code)."""
-    for local in info.lineage():
-        for base in local.node.bases:
-            qualname = module.qualname(base)
-            if not qualname or qualname.startswith(module.local_prefix) or api.is_mindspore(qualname):
-                continue
-            summary = project_class(module.path, qualname, module.settings)
-            if summary is None or summary.is_cell:
-                continue  # only a mixin's module is read in full: a Cell base's own module decides
-            found = project_class_facts(module.path, qualname, module.settings)
-            if found is None:
-                continue
-            other_module, key = found
-            method = other_module.classes[key].find_method(name)
-            if method is not None:
-                return None if method[0].is_cell or other_module.classes[key].is_cell else (
-                    other_module, method[0].name, method[1])
-    return None
+    found = module.method_of(info, name, through_cells=False)  # only a mixin's module is read in full
+    if found is None or found[0] is module or found[1].is_cell:
+        return None
+    return found[0], found[1].name, found[2]
 
 
 def _read_of(module: ModuleFacts, finding: Finding) -> PartialRead | None:

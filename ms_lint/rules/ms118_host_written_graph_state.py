@@ -5,7 +5,7 @@ import ast
 from typing import Iterator
 
 from ms_lint.model import ClassInfo, FunctionNode, ModuleFacts
-from ms_lint.model.syntax import first_argument, is_classmethod
+from ms_lint.model.syntax import instance_parameter
 from ms_lint.findings import Finding
 from ms_lint.rules.base import Rule
 
@@ -199,7 +199,7 @@ def _setters(module: ModuleFacts, readers) -> dict[tuple[int, str], list[str]]:
         for name, method in info.methods.items():
             if name in ("__init__", "construct") or module.is_graph_code(method):
                 continue
-            self_name = _self_name(method)
+            self_name = instance_parameter(method)
             for stmt in module.index.body_nodes_of(method, (ast.Assign, ast.AugAssign)):
                 attribute = _assigned_attribute(stmt, self_name)
                 if attribute and _plain_value(stmt) and readers(info, attribute):
@@ -245,7 +245,7 @@ def _plain_attributes(module: ModuleFacts, owner: ClassInfo) -> set[str]:
         init = info.methods.get("__init__")
         if init is None:
             continue
-        self_name = _self_name(init)
+        self_name = instance_parameter(init)
         defaults = _number_defaults(init)
         for stmt in module.index.body(init):
             attribute = _assigned_attribute(stmt, self_name)
@@ -299,11 +299,6 @@ def _assigns_name(stmt: ast.AST, name: str) -> bool:
     if isinstance(stmt, (ast.AugAssign, ast.AnnAssign)):
         return isinstance(stmt.target, ast.Name) and stmt.target.id == name
     return False
-
-
-def _self_name(function: FunctionNode) -> str | None:
-    """The name of the instance parameter; None for a static method or a class method (``cls`` is no instance)."""
-    return None if is_classmethod(function) else first_argument(function)
 
 
 def _cell_instances(module: ModuleFacts) -> dict[tuple[int, str], ClassInfo]:

@@ -7,6 +7,7 @@ from typing import Iterator
 from ms_lint import mindspore_api as api
 from ms_lint.findings import Finding
 from ms_lint.model import TENSOR, GraphFunction, ModuleFacts
+from ms_lint.model.syntax import under
 from ms_lint.model.values import UNKNOWN
 from ms_lint.rules.base import Rule
 from ms_lint.rules.ms115_tensor_formatting_in_graph import _LOGGING_METHODS
@@ -90,8 +91,7 @@ class LoggingInGraph(Rule):
                 if call is None or any(_holds_tensor(function, argument)
                                        for argument in (*node.args, *(k.value for k in node.keywords))):
                     continue  # tensor data: MS115's under STRICT; LAX runs it on every call
-                conditions = [branch for branch in function.nodes_of(ast.If)
-                              if branch.lineno < node.lineno <= (branch.end_lineno or branch.lineno)]
+                conditions = [branch for branch in function.nodes_of(ast.If) if under(branch, node.lineno)]
                 condition = max((branch for branch in conditions if runtime_condition(function, branch.test)),
                                 key=lambda branch: branch.lineno, default=None)
                 if conditions and condition is None or not conditions and _settled_at_every_call(
@@ -160,8 +160,7 @@ def _settled_at_every_call(module: ModuleFacts, function: GraphFunction, by_node
         for call, target, _, _ in module.calls_from(caller):
             if target is not function.node:
                 continue
-            conditions = [branch.test for branch in caller.nodes_of(ast.If)
-                          if branch.lineno < call.lineno <= (branch.end_lineno or branch.lineno)]
+            conditions = [branch.test for branch in caller.nodes_of(ast.If) if under(branch, call.lineno)]
             if not conditions or any(runtime_condition(caller, test) for test in conditions):
                 return False
     return True

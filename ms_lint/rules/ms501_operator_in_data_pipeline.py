@@ -7,6 +7,7 @@ from typing import Iterator
 
 from ms_lint import mindspore_api as api
 from ms_lint.model import ClassInfo, FunctionNode, ModuleFacts
+from ms_lint.model.syntax import first_argument
 from ms_lint.findings import Finding
 from ms_lint.rules.base import Rule
 
@@ -216,7 +217,7 @@ def _entries_of(module: ModuleFacts, expr: ast.AST, owner: ClassInfo | None, sco
             yield from _entries_of(module, value, owner, scope, role, depth + 1)
     elif isinstance(expr, ast.Attribute):
         if isinstance(expr.value, ast.Name) and owner is not None and isinstance(scope, (
-                ast.FunctionDef, ast.AsyncFunctionDef)) and expr.value.id == _self_name(scope):
+                ast.FunctionDef, ast.AsyncFunctionDef)) and expr.value.id == first_argument(scope):
             found = owner.find_method(expr.attr)
             if found is not None:
                 yield _Entry(found[1], found[0], f"{role} {found[0].name}.{expr.attr}")
@@ -278,7 +279,7 @@ def _calls_in(module: ModuleFacts, function: FunctionNode | ast.Lambda, owner: C
     if id(function) in seen or len(seen) > 64:
         return
     seen.add(id(function))
-    self_name = _self_name(function) if owner is not None else None
+    self_name = first_argument(function) if owner is not None and not isinstance(function, ast.Lambda) else None
     body = function.body if isinstance(function.body, list) else [function.body]
     for statement in body:
         for node in _walk_code(statement):
@@ -326,7 +327,7 @@ def _operator_held_by_attribute(module: ModuleFacts, owner: ClassInfo, attribute
     """``self.<attribute>`` bound to an operator object or a Cell in one of the class's methods."""
     for info in owner.lineage():
         for method in info.methods.values():
-            self_name = _self_name(method)
+            self_name = first_argument(method)
             for node in ast.walk(method):
                 if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and any(
                         isinstance(t, ast.Attribute) and t.attr == attribute and isinstance(t.value, ast.Name)
@@ -335,11 +336,3 @@ def _operator_held_by_attribute(module: ModuleFacts, owner: ClassInfo, attribute
                     if name:
                         return name
     return None
-
-
-def _self_name(function: FunctionNode | ast.Lambda) -> str | None:
-    positional = function.args.posonlyargs + function.args.args
-    if not positional or isinstance(function, ast.Lambda) or any(
-            isinstance(d, ast.Name) and d.id == "staticmethod" for d in function.decorator_list):
-        return None
-    return positional[0].arg

@@ -11,6 +11,7 @@ import ast
 
 from ms_lint import mindspore_api as api
 from ms_lint.model import TENSOR, GraphFunction
+from ms_lint.model.syntax import on_other_branches
 
 
 def evidently_tensor(function: GraphFunction, expr: ast.AST, _depth: int = 0) -> bool:
@@ -33,18 +34,5 @@ def evidently_tensor(function: GraphFunction, expr: ast.AST, _depth: int = 0) ->
         return any(
             evidently_tensor(function, node.value, _depth + 1) for node in function.nodes_of(ast.Assign)
             if any(isinstance(t, ast.Name) and t.id == expr.id for t in node.targets)
-            and not _on_other_branch(function, node, expr))
+            and not on_other_branches(function.nodes_of(ast.If), node.lineno, expr.lineno))
     return False
-
-
-def _on_other_branch(function: GraphFunction, assignment: ast.Assign, use: ast.Name) -> bool:
-    """Whether ``assignment`` and ``use`` sit on the two sides of one ``if``: the value never reaches the use."""
-    for branch in function.nodes_of(ast.If):
-        sides = [_spans(branch.body, assignment), _spans(branch.orelse, assignment)]
-        if any(sides) and (_spans(branch.orelse, use) if sides[0] else _spans(branch.body, use)):
-            return True
-    return False
-
-
-def _spans(block: list, node: ast.AST) -> bool:
-    return bool(block) and block[0].lineno <= node.lineno <= (block[-1].end_lineno or block[-1].lineno)

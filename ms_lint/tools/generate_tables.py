@@ -205,7 +205,7 @@ class _CellArguments:
             return known(self)
         kwargs = {}
         for param in _init_signature(cls).parameters.values():
-            if param.name == "self" or param.default is not inspect.Parameter.empty:
+            if param.default is not inspect.Parameter.empty:
                 continue
             if param.kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD):
                 continue
@@ -223,15 +223,16 @@ class _CellArguments:
 
 
 def _init_signature(cls: type) -> inspect.Signature:
-    """The signature users call, looking through ``def deco(self, *args, **kwargs)`` wrappers around ``__init__``.
+    """The signature users call (without ``__init__``'s instance parameter), looking through
+    ``def deco(self, *args, **kwargs)`` wrappers around ``__init__``.
 
     MindSpore's optimizers wrap ``__init__`` in one or two such decorators that keep the real function in a
     closure variable and do not set ``__wrapped__``.
     """
     function = cls.__init__
     for _ in range(8):
-        signature = inspect.signature(function)
-        kinds = {p.kind for p in signature.parameters.values() if p.name != "self"}
+        signature = _without_instance(inspect.signature(function))
+        kinds = {p.kind for p in signature.parameters.values()}
         if not kinds or not kinds <= {inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD}:
             return signature
         try:
@@ -242,7 +243,16 @@ def _init_signature(cls: type) -> inspect.Signature:
         if len(inner) != 1:
             return signature
         function = inner[0]
-    return inspect.signature(function)
+    return _without_instance(inspect.signature(function))
+
+
+def _without_instance(signature: inspect.Signature) -> inspect.Signature:
+    """``signature`` of a function defined in a class, without its first parameter (the instance)."""
+    parameters = list(signature.parameters.values())
+    if parameters and parameters[0].kind in (inspect.Parameter.POSITIONAL_ONLY,
+                                             inspect.Parameter.POSITIONAL_OR_KEYWORD):
+        parameters = parameters[1:]
+    return signature.replace(parameters=parameters)
 
 
 def _first_line(exc: Exception) -> str:

@@ -281,7 +281,9 @@ _NONE_READ_AS = (
                 r"|must be int, but got 'NoneType'"),
      "number"),
 )
-_CONFIG_FIELD = re.compile(r"\b(self\.)?config\.(\w+)(\.get\()?")
+# ``config.<field>`` or ``<instance>.config.<field>``: the name before ``.config`` is the instance only where it is
+# the raising function's first parameter (``instance_of``)
+_CONFIG_FIELD = re.compile(r"\b(?:(\w+)\.)?config\.(\w+)(\.get\()?")
 MAX_COMPLETIONS = 4
 
 
@@ -299,14 +301,17 @@ def completed_config(recipe: Recipe, error: BaseException) -> Recipe | None:
     if kind is None:
         return None
     for line, names, code in _raising_frames(error):
-        reads = [match.groups() for match in _CONFIG_FIELD.finditer(line)]
+        instance = instance_of(code)
+        reads = [(holder is not None and holder == instance, field, read_with_get)
+                 for holder, field, read_with_get in (match.groups() for match in _CONFIG_FIELD.finditer(line))]
         if kind == "number":
             # ``hidden_size % heads`` with ``hidden_size = config.patch_hidden_size`` above in the function (or in a
             # caller that passed it on): the fields behind the None locals the line reads.
-            reads += [(on_self, field, None) for on_self, field in _fields_behind_none_locals(line, names, code)]
+            reads += [(holder is not None and holder == instance, field, None)
+                      for holder, field in _fields_behind_none_locals(line, names, code)]
         filled = []
         for on_self, name, read_with_get in reads:
-            owner = names.get("self") if on_self else names
+            owner = names.get(instance) if on_self else names
             config = getattr(owner, "config", None) if on_self else names.get("config")
             if config is None or getattr(config, name, 0) is not None or (kind == "mapping") != bool(read_with_get):
                 continue
@@ -348,12 +353,12 @@ def _completed_entries(recipe: Recipe, error: KeyError) -> Recipe | None:
     return None
 
 
-_LOCAL_FROM_CONFIG = r"^\s*{}\s*=\s*(self\.)?config\.(\w+)\s*(#.*)?$"
+_LOCAL_FROM_CONFIG = r"^\s*{}\s*=\s*(?:({})\.)?config\.(\w+)\s*(#.*)?$"  # the local, the instance
 
 
 def _fields_behind_none_locals(line: str, names: dict, code) -> list[tuple[str | None, str]]:
-    """``(self. or None, field)`` for each local the raising ``line`` reads that holds None and that its function
-    bound from a config field on a line of its own (``hidden_size = config.patch_hidden_size``)."""
+    """``(the instance parameter or None, field)`` for each local the raising ``line`` reads that holds None and that
+    its function bound from a config field on a line of its own (``hidden_size = config.patch_hidden_size``)."""
     import inspect
 
     wanted = [name for name, value in names.items() if value is None and re.search(rf"\b{re.escape(name)}\b", line)]
@@ -364,8 +369,9 @@ def _fields_behind_none_locals(line: str, names: dict, code) -> list[tuple[str |
     except (OSError, TypeError):
         return []
     found = []
+    instance = instance_of(code)
     for name in wanted:
-        pattern = re.compile(_LOCAL_FROM_CONFIG.format(re.escape(name)))
+        pattern = re.compile(_LOCAL_FROM_CONFIG.format(re.escape(name), re.escape(instance) if instance else "(?!)"))
         for text in source_lines:
             match = pattern.match(text)
             if match:
@@ -386,6 +392,12 @@ def _configs(config, depth: int = 0) -> list:
 def _nested_configs(config) -> list[tuple[str, object]]:
     """``(attribute, config)`` for the configs ``config`` holds directly (``text_config``, ``vision_config``)."""
     return [(key, value) for key, value in list(vars(config).items()) if _is_config(value) and value is not config]
+
+
+def instance_of(code) -> str | None:
+    """The first parameter of the function ``code`` runs (a method's instance), or None: the name its frame's
+    locals hold the instance under."""
+    return code.co_varnames[0] if code is not None and code.co_argcount + code.co_posonlyargcount > 0 else None
 
 
 def _raising_frames(error: BaseException) -> list[tuple[str, dict, object]]:

@@ -28,7 +28,7 @@ from contextlib import ExitStack, contextmanager
 from functools import lru_cache
 
 from ms_lint.model.source import read_source, source_lines
-from ms_lint.model.syntax import written_name
+from ms_lint.model.syntax import block_holds_line, holds_line, last_line, written_name
 from ms_lint.validate.expectations import unbound_name
 
 MAX_FIXES = 16  # compiles after the first, each with one more line fixed
@@ -550,7 +550,7 @@ def _unread_attribute_write(tree: ast.Module, statement: ast.stmt) -> bool:
     if not (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)):
         return False
     in_constructor = any(isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == "__init__"
-                         and node.lineno <= statement.lineno <= (node.end_lineno or node.lineno)
+                         and holds_line(node, statement.lineno)
                          for node in ast.walk(tree))
     read = _attributes_read(tree, in_constructor)
     return ANY_ATTRIBUTE not in read and target.attr not in read
@@ -604,14 +604,13 @@ def _statement_at(tree: ast.Module, line: int) -> ast.stmt | None:
     body = tree.body
     while body:
         for statement in body:
-            if statement.lineno <= line <= (statement.end_lineno or statement.lineno):
+            if holds_line(statement, line):
                 found = statement
                 inner = [block for block in (getattr(statement, "body", None), getattr(statement, "orelse", None),
                                              getattr(statement, "finalbody", None)) if isinstance(block, list)]
                 inner += [handler.body for handler in getattr(statement, "handlers", ())]
                 inner += [case.body for case in getattr(statement, "cases", ())]
-                body = next((block for block in inner if block and block[0].lineno <= line
-                             <= (block[-1].end_lineno or block[-1].lineno)), [])
+                body = next((block for block in inner if block_holds_line(block, line)), [])
                 break
         else:
             break
@@ -645,6 +644,6 @@ def _called_function_spans(tree: ast.Module, removed: list[ast.AST]) -> list[tup
             if name in functions and name not in seen:
                 seen.add(name)
                 for function in functions[name]:
-                    spans.append((function.lineno, function.end_lineno or function.lineno))
+                    spans.append((function.lineno, last_line(function)))
                     pending.append(function)
     return spans

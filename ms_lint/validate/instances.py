@@ -81,11 +81,11 @@ def evaluate_reach(worker, state: "JobState", obj, gradient: bool = False) -> di
     rebound = rebound_names(entry)
     given = {**_plain_defaults(entry, given=len(state.inputs), skip_first=False), **state.extra_arguments}
     defaults = {name: value for name, value in given.items() if name not in rebound}
-    defaults.update(rebound_values(entry, {**({"self": obj} if is_cell else {}), **given}))
+    defaults.update(rebound_values(entry, given, instance=obj if is_cell else None))
     name = "construct" if is_cell else state.job["qualname"].split(".")[-1]
     tensors = frozenset(_positional_names(entry)[:len(state.inputs)])
     return evaluate(state.job.get("guards") or {}, obj if is_cell else None, defaults, entry=name,
-                    tensors=tensors, gradient=gradient)
+                    tensors=tensors, gradient=gradient, instances=state.job.get("instances"))
 
 
 def build_instance(worker, state: "JobState", outcome: Outcome) -> None:

@@ -65,6 +65,8 @@ class Job:
     # constructor arguments that run construction lines the defaults skip (``reach.build_retries``)
     build_retries: list[dict] = field(default_factory=list)
     retries: list[dict] = field(default_factory=list)  # what to switch on when a guarded line is not compiled
+    # method -> the name it gives its instance (``reach.instance_parameters``): what the guards read it by
+    instances: dict[str, str] = field(default_factory=dict)
     cache_key: str = ""
 
     @property
@@ -95,6 +97,7 @@ class Job:
             "construction_lines": sorted({f.line for f in self.findings
                                           if built_at_its_line(f.code)}),
             "guards": {str(line): guard for line, guard in self.guards.items()},
+            "instances": self.instances,
             "retries": self.retries,
             "host_calls": self.host_calls,
             "build_retries": self.build_retries,
@@ -150,6 +153,7 @@ def plan_jobs(
             built_types=_built_types(group),
         )
         job.guards, job.retries = _guards(path, scope, group)
+        job.instances = _instances(path, scope)
         job.not_run = _not_run(path, scope, group)
         job.host_calls = _host_calls(path, scope, group)
         job.build_retries = _build_retries(path, scope, group)
@@ -180,6 +184,14 @@ def _guards(path: str, scope: str, findings: list[Finding]) -> tuple[dict[int, d
     if any(name != scope for name in by_scope):
         retries = retries_for(tree, scope, guards) or retries
     return guards, retries
+
+
+def _instances(path: str, scope: str) -> dict[str, str]:
+    """The instance parameter of each method of the unit's class (see ``reach.instance_parameters``)."""
+    from ms_lint.validate.reach import instance_parameters
+
+    tree = _parse(path)
+    return instance_parameters(tree, scope) if tree is not None else {}
 
 
 def _not_run(path: str, scope: str, findings: list[Finding]) -> dict[int, str]:

@@ -19,7 +19,7 @@ import ast
 import re
 import weakref
 
-from ms_lint.model.syntax import first_argument
+from ms_lint.model.syntax import first_argument, holds_line, instance_parameter, last_line
 
 TRAIN_RETRY = "train"
 GRADIENT_RETRY = "gradient"
@@ -55,7 +55,7 @@ def guards_for(tree: ast.Module, class_name: str, lines: set[int],
                     if len(entries) > 1:  # compiled when the conditions over any of its calls hold
                         guard["alternatives"] = [entry + own for entry in entries[1:]]
         return guards, []
-    methods = {node.name: node for node in cls.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    methods = _own_methods(cls)
     sites = _call_sites(methods) if "construct" in methods else None
     called = set(sites) if sites is not None else None
     entry_conditions: dict[str, list] = {}
@@ -63,8 +63,7 @@ def guards_for(tree: ast.Module, class_name: str, lines: set[int],
     for name, method in methods.items():
         if name == "__init__":
             continue
-        start, end = method.lineno, getattr(method, "end_lineno", method.lineno) or method.lineno
-        wanted = {line for line in lines if start <= line <= end}
+        wanted = {line for line in lines if holds_line(method, line)}
         if not wanted:
             continue
         found: dict[int, list] = {}
@@ -77,7 +76,23 @@ def guards_for(tree: ast.Module, class_name: str, lines: set[int],
                 "called": None if called is None else name in called,
                 "conditions": found.get(line, []),
             }
-    return guards, _retries(methods.get("__init__"), guards, methods.get("construct"))
+    return guards, _retries(methods, guards)
+
+
+def instance_parameters(tree: ast.Module, class_name: str) -> dict[str, str]:
+    """Method name -> the name the method gives its instance (its first parameter: ``self``, ``this``), for the
+    methods of class ``class_name`` of ``tree`` that have one; the worker evaluates their conditions with it."""
+    cls = _class_named(tree, class_name)
+    if cls is None:
+        return {}
+    methods = _own_methods(cls)
+    return {name: instance for name, method in methods.items() if (instance := instance_parameter(method))}
+
+
+def reads_instance(condition: str, attribute: str, instances: dict[str, str] | None) -> bool:
+    """Whether ``condition`` reads ``attribute`` of the instance (any attribute, when empty) through one of the
+    instance parameters ``instances`` names (``instance_parameters``)."""
+    return any(f"{name}.{attribute}" in condition for name in set((instances or {}).values()))
 
 
 def retries_for(tree: ast.Module, class_name: str, guards: dict[int, dict]) -> list[dict]:
@@ -85,8 +100,8 @@ def retries_for(tree: ast.Module, class_name: str, guards: dict[int, dict]) -> l
     cls = _class_named(tree, class_name)
     if cls is None:
         return []
-    methods = {node.name: node for node in cls.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
-    return _retries(methods.get("__init__"), guards, methods.get("construct"))
+    methods = _own_methods(cls)
+    return _retries(methods, guards)
 
 
 def _helper_entries(tree: ast.Module, class_name: str, helper: str) -> list[list]:
@@ -96,7 +111,7 @@ def _helper_entries(tree: ast.Module, class_name: str, helper: str) -> list[list
     cls = _class_named(tree, class_name)
     if cls is None:
         return []
-    methods = {node.name: node for node in cls.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    methods = _own_methods(cls)
     if "construct" not in methods:
         return []
     sites = _call_sites(methods)
@@ -120,8 +135,7 @@ def _helper_entries(tree: ast.Module, class_name: str, helper: str) -> list[list
 
 def _function_guards(function, lines: set[int]) -> dict[int, dict]:
     """A jit function, or a module-level helper a compiled Cell calls: its own conditions only."""
-    start, end = function.lineno, getattr(function, "end_lineno", function.lineno) or function.lineno
-    wanted = {line for line in lines if start <= line <= end}
+    wanted = {line for line in lines if holds_line(function, line)}
     found: dict[int, list] = {}
     _walk_block(function.body, [], wanted, found, function.name)
     return {line: {"function": function.name, "called": True, "conditions": found.get(line, [])}
@@ -186,9 +200,8 @@ def build_retries(tree: ast.Module, class_name: str, lines: set[int]) -> list[di
     enumerate(conv_dims)``) gets a list of one size, a branch on an argument defaulting to False (``if use_se:``)
     gets True. ``[{"parameter", "value", "lines"}]``."""
     cls = _class_named(tree, class_name)
-    init = next((node for node in cls.body if isinstance(node, ast.FunctionDef) and node.name == "__init__"),
-                None) if cls is not None else None
-    if init is None:
+    init = _own_methods(cls).get("__init__") if cls is not None else None
+    if not isinstance(init, ast.FunctionDef):
         return []
     defaults = _defaults(init)
     retries: dict[tuple, dict] = {}
@@ -203,8 +216,7 @@ def build_retries(tree: ast.Module, class_name: str, lines: set[int]) -> list[di
 def _switches_over(statements: list, line: int, defaults: dict) -> list[tuple[str, object]]:
     """(argument, value) for the loops and branches around ``line`` that the defaults of ``defaults`` skip."""
     for statement in statements:
-        start, end = statement.lineno, getattr(statement, "end_lineno", statement.lineno) or statement.lineno
-        if not start <= line <= end:
+        if not holds_line(statement, line):
             continue
         found = []
         if isinstance(statement, ast.For) and line in _block_lines(statement.body):
@@ -229,7 +241,12 @@ def _switches_over(statements: list, line: int, defaults: dict) -> list[tuple[st
 def _block_lines(block: list) -> range:
     if not block:
         return range(0)
-    return range(block[0].lineno, (getattr(block[-1], "end_lineno", None) or block[-1].lineno) + 1)
+    return range(block[0].lineno, last_line(block[-1]) + 1)
+
+
+def _own_methods(cls: ast.ClassDef) -> dict[str, ast.FunctionDef | ast.AsyncFunctionDef]:
+    """The methods ``cls`` defines itself, by name (the last definition of a name wins, as in Python)."""
+    return {node.name: node for node in cls.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
 
 
 def _class_named(tree: ast.Module, class_name: str) -> ast.ClassDef | None:
@@ -239,7 +256,7 @@ def _class_named(tree: ast.Module, class_name: str) -> ast.ClassDef | None:
 def _host_methods(cls: ast.ClassDef, lines: set[int]) -> list[tuple[ast.FunctionDef, list[int]]]:
     """The methods of ``cls`` (not dunder) that neither building it nor construct reaches, with the ``lines`` they
     hold."""
-    methods = {node.name: node for node in cls.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    methods = _own_methods(cls)
     run = set(_call_sites(methods, "__init__")) | set(_call_sites(methods, "construct"))
     pending = list(run)
     while pending:  # also what those reach through any receiver: ``Block.make_layer(...)``, ``cls.build(...)``
@@ -252,8 +269,7 @@ def _host_methods(cls: ast.ClassDef, lines: set[int]) -> list[tuple[ast.Function
     for name, method in methods.items():
         if name in run or name.startswith("__"):
             continue
-        end = getattr(method, "end_lineno", method.lineno) or method.lineno
-        inside = sorted(line for line in lines if method.lineno <= line <= end)
+        inside = sorted(line for line in lines if holds_line(method, line))
         if inside:
             found.append((method, inside))
     return found
@@ -331,7 +347,7 @@ def _blocks(statement) -> list[list]:
 def _in_blocks(statement, line: int) -> bool:
     for block in _blocks(statement):
         for inner in block:
-            if inner.lineno <= line <= (getattr(inner, "end_lineno", inner.lineno) or inner.lineno):
+            if holds_line(inner, line):
                 return True
     return False
 
@@ -347,14 +363,23 @@ def _ends(body: list) -> bool:
     return isinstance(last, (ast.Return, ast.Raise))
 
 
-def _retries(init, guards: dict[int, dict], construct=None) -> list[dict]:
+def _retries(methods: dict, guards: dict[int, dict]) -> list[dict]:
+    """The retries for ``guards`` of a class whose methods are ``methods`` (name -> definition)."""
+    init, construct = methods.get("__init__"), methods.get("construct")
     retries: list[dict] = []
     if any(guard["function"] == BPROP and guard.get("called") is False for guard in guards.values()):
         retries.append({"name": GRADIENT_RETRY})
-    conditions = [condition for guard in guards.values()
-                  for path in [guard["conditions"], *guard.get("alternatives", ())] for condition in path]
-    sources = {condition[0] for condition in conditions}
-    if not sources:
+    # each condition, with the instance parameter of the method it sits in (what it reads the instance by)
+    instance_of = {name: instance_parameter(method) for name, method in methods.items()}
+    readers = [(condition, instance_of.get(condition[2] if len(condition) > 2 else guard["function"]))
+               for guard in guards.values() for path in [guard["conditions"], *guard.get("alternatives", ())]
+               for condition in path]
+    conditions = [condition for condition, _ in readers]
+
+    def read(attribute: str) -> bool:
+        return any(instance and f"{instance}.{attribute}" in condition[0] for condition, instance in readers)
+
+    if not conditions:
         return retries
     # ``if not return_dict: return (...)`` in construct: the line after it needs the argument passed.
     switches = _boolean_parameters(construct, with_none=True) if construct is not None else {}
@@ -366,33 +391,35 @@ def _retries(init, guards: dict[int, dict], construct=None) -> list[dict]:
             retry = {"name": ARGUMENT_RETRY, "parameter": name, "value": wanted != negated, "source": source}
             if retry not in retries:
                 retries.append(retry)
-    if any("self.training" in source for source in sources):
+    if read("training"):
         retries.append({"name": TRAIN_RETRY})
     if init is None:
         return retries
     defaults = _boolean_parameters(init)
     stored = _stored_parameters(init, defaults)
     for attribute, parameter in stored.items():
-        if any(f"self.{attribute}" in source for source in sources):
+        if read(attribute):
             retries.append({"name": "flag", "parameter": parameter, "value": not defaults[parameter],
                             "attribute": attribute})
-    retries.extend(_choice_retries(init, conditions))
+    retries.extend(_choice_retries(init, readers))
     return retries[:6]
 
 
-def _choice_retries(init, conditions: list) -> list[dict]:
+def _choice_retries(init, readers: list) -> list[dict]:
     """A constructor argument with a string default, kept on ``self``, that the conditions compare with strings
     (``if self.fusion_type == 'channel_add': ... else: <line>``): the value that takes every condition the way the
     line needs -- the compared string itself, or for the ``else`` of such a chain one of the values the
-    constructor asserts its argument is among (``assert fusion_type in [...]``) that no condition names."""
+    constructor asserts its argument is among (``assert fusion_type in [...]``) that no condition names.
+    ``readers``: (condition, the instance parameter of the method it sits in)."""
     defaults = _parameters_defaulting_to(init, (str,))
     stored = _stored_parameters(init, defaults)
     retries = []
     for attribute, parameter in stored.items():
-        comparison = re.compile(rf"^self\.{attribute} (==|!=) (['\"])(.*)\2$")
+        comparison = re.compile(rf"^{attribute} (==|!=) (['\"])(.*)\2$")
         equal, different = set(), set()
-        for condition in conditions:
-            match = comparison.match(condition[0])
+        for condition, instance in readers:
+            match = comparison.match(condition[0][len(instance) + 1:]) if instance and condition[0].startswith(
+                f"{instance}.") else None
             if match:
                 (equal if (match.group(1) == "==") == bool(condition[1]) else different).add(match.group(3))
         if not equal and not different:
@@ -459,13 +486,32 @@ def rebound_names(function) -> set[str]:
     return set(_stores(definition)) if definition is not None else set()
 
 
-def rebound_values(function, names: dict) -> dict:
+class _Instance:
+    """The compiled instance, as the names a condition is evaluated with hold it: read through, never plain."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+
+def instance_names(instances: dict[str, str] | None, function: str, instance) -> dict:
+    """The names under which ``function`` (a method name) reads ``instance``: its instance parameter, as planning
+    found it (``instance_parameters``); none for a function without one, or without an instance."""
+    name = (instances or {}).get(function)
+    return {name: _Instance(instance)} if name and instance is not None else {}
+
+
+def rebound_values(function, names: dict, instance=None) -> dict:
     """The values of the arguments ``function`` assigns again before any branch, once, from plain values
     (``return_dict = return_dict if return_dict is not None else self.config.use_return_dict``), evaluated with
-    ``names`` (``self`` and the arguments' defaults); an argument whose new value is not plain is left out."""
+    ``names`` (the arguments' defaults) and ``instance`` under the name the method's definition gives it; an
+    argument whose new value is not plain is left out."""
     definition = _definition(function)
     if definition is None:
         return {}
+    own = instance_parameter(definition) if instance is not None else None
+    names = {own: _Instance(instance), **names} if own else names
     stores = _stores(definition)
     values: dict = {}
     for statement in definition.body:
@@ -526,7 +572,8 @@ _PLAIN = (bool, int, float, str, bytes, type(None), tuple, frozenset)
 
 
 def evaluate(guards: dict, instance, defaults: dict, entry: str = "construct",
-             tensors: frozenset = frozenset(), gradient: bool = False) -> dict[str, dict]:
+             tensors: frozenset = frozenset(), gradient: bool = False,
+             instances: dict[str, str] | None = None) -> dict[str, dict]:
     """Per line (as a string, JSON keys): ``{"reached": True | False | None, "condition": source, "value": v}``.
 
     ``reached`` is False when a condition on the path evaluates against what it needs (``condition`` says which,
@@ -534,7 +581,8 @@ def evaluate(guards: dict, instance, defaults: dict, entry: str = "construct",
     tensor condition (on the ``tensors`` inputs: compiled on both sides); None when nothing shows it either way
     (``construct`` is not the class's own, or a condition could not be evaluated: ``unknown`` names it; a
     constant MindSpore folds, such as a shape, may have kept the line out). With ``gradient`` (the compile took
-    the Cell's gradient) a custom ``bprop`` is compiled as construct is."""
+    the Cell's gradient) a custom ``bprop`` is compiled as construct is. ``instances``: each method's instance
+    parameter (``instance_parameters``), the name its conditions read ``instance`` by."""
     result: dict[str, dict] = {}
     for line, guard in (guards or {}).items():
         if gradient and guard.get("function") == BPROP:
@@ -543,9 +591,7 @@ def evaluate(guards: dict, instance, defaults: dict, entry: str = "construct",
             result[str(line)] = {"reached": False, "condition": f"{guard['function']}() is not called from "
                                  f"construct", "value": None}
             continue
-        own = {"self": instance} if instance is not None else {}
-        with_defaults = {**own, **defaults}
-        states = [_path_state(conditions, guard, own, with_defaults, entry, tensors)
+        states = [_path_state(conditions, guard, instance, instances, defaults, entry, tensors)
                   for conditions in [guard.get("conditions") or [], *guard.get("alternatives", ())]]
         # Any path that compiles the line decides it; the first (least guarded) one speaks for the others.
         result[str(line)] = next((state for state in states if state["reached"]), None) \
@@ -553,13 +599,14 @@ def evaluate(guards: dict, instance, defaults: dict, entry: str = "construct",
     return result
 
 
-def _path_state(conditions: list, guard: dict, own: dict, with_defaults: dict, entry: str,
-                tensors: frozenset) -> dict:
+def _path_state(conditions: list, guard: dict, instance, instances: dict[str, str] | None, defaults: dict,
+                entry: str, tensors: frozenset) -> dict:
     state = {"reached": None if guard.get("called") is None else True}
     for condition in conditions:
         source, wanted = condition[0], condition[1]
         function = condition[2] if len(condition) > 2 else guard.get("function")
-        value = condition_value(source, with_defaults if function == entry else own)
+        own = instance_names(instances, function, instance)
+        value = condition_value(source, {**own, **defaults} if function == entry else own)
         if value is _UNKNOWN:
             if not (function == entry and is_tensor_condition(source, tensors)) and "unknown" not in state:
                 state = {"reached": None, "unknown": source}
@@ -604,7 +651,9 @@ def _value(node, names):
     if isinstance(node, ast.Name):
         if node.id in names:
             value = names[node.id]
-            return value if node.id == "self" or isinstance(value, _PLAIN) else _UNKNOWN
+            if value.__class__ is _Instance:
+                return value.value
+            return value if isinstance(value, _PLAIN) else _UNKNOWN
         return {"True": True, "False": False, "None": None}.get(node.id, _UNKNOWN)
     if isinstance(node, ast.Attribute):
         base = _value(node.value, names)

@@ -17,7 +17,7 @@ from ms_lint.validate import compiling, instances
 from ms_lint.validate.expectations import expectation_for
 from ms_lint.validate.locations import location_lines, parse_locations, same_file
 from ms_lint.validate.outcome import Outcome, exception_message, record_exception, user_traceback
-from ms_lint.validate.reach import ARGUMENT_RETRY, BPROP, GRADIENT_RETRY
+from ms_lint.validate.reach import ARGUMENT_RETRY, BPROP, GRADIENT_RETRY, reads_instance
 
 if TYPE_CHECKING:
     from ms_lint.validate.jobs import JobState
@@ -40,6 +40,7 @@ def stage_retry(worker, state: "JobState", outcome: Outcome, after_construction_
     from mindspore import nn
 
     planned = state.job.get("retries") or []
+    parameters = state.job.get("instances")  # each method's instance parameter: what a condition reads it by
     is_cell = isinstance(state.obj, nn.Cell) or (state.obj is None and isinstance(state.target, type)
                                                  and issubclass(state.target, nn.Cell))
     trainable = is_cell and (state.arguments is not None or state.example is not None)
@@ -59,13 +60,13 @@ def stage_retry(worker, state: "JobState", outcome: Outcome, after_construction_
                               argument={retry["parameter"]: retry["value"]}):
                 break
         elif retry["name"] == "train":
-            if not any("self.training" in condition for condition in blocked) or not trainable:
+            if not any(reads_instance(condition, "training", parameters) for condition in blocked) or not trainable:
                 continue
             if not retry_once(worker, state, outcome, results, retry["name"], "set_train(True)", train=True):
                 break
         else:
-            attribute = f"self.{retry['attribute']}"
-            if not any(attribute in condition for condition in blocked) or state.arguments is None:
+            if not any(reads_instance(condition, retry["attribute"], parameters) for condition in blocked) \
+                    or state.arguments is None:
                 continue
             if not retry_once(worker, state, outcome, results, retry["name"],
                               f"{retry['parameter']}={retry['value']!r}", flag=retry):
@@ -75,7 +76,8 @@ def stage_retry(worker, state: "JobState", outcome: Outcome, after_construction_
     still = [entry.get("condition") or "" for result in results
              for entry in (result.get("reach") or {}).values() if entry.get("reached") is False]
     if flag and trainable and state.arguments is not None and any(r["name"] == "train" for r in planned) \
-            and any("self.training" in c or f"self.{flag['attribute']}" in c for c in still):
+            and any(reads_instance(c, "training", parameters) or reads_instance(c, flag["attribute"], parameters)
+                    for c in still):
         retry_once(worker, state, outcome, results, "both",
                    f"{flag['parameter']}={flag['value']!r} and set_train(True)", train=True, flag=flag)
     if results:

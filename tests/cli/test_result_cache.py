@@ -200,8 +200,8 @@ def test_nested_recordings_that_saw_the_same_lookups_each_end_their_own():
     with recording_lookups() as outer:
         with recording_lookups() as inner:
             assert inner == outer and inner is not outer
-        assert project_model._recorders[-1] is outer
-    assert all(recorder is not outer for recorder in project_model._recorders)
+        assert project_model.INDEX._recorders[-1] is outer
+    assert all(recorder is not outer for recorder in project_model.INDEX._recorders)
 
 
 def test_result_cache_get_and_put(tmp_path):

@@ -142,6 +142,27 @@ def test_none_config_fields_behind_the_locals_a_caller_passed_on_are_filled_in_a
     assert _encoder(config) == 8
 
 
+class _Block:
+    def __init__(this, settings):  # no local named config: only this.config reaches it
+        this.config = settings
+        hidden_size = this.config.patch_hidden_size
+        this.scale = this.config.rope_scaling.get("factor") if this.config.width else hidden_size % 2
+
+
+def test_config_fields_read_through_an_instance_parameter_not_named_self_are_filled_in():
+    from ms_lint.validate.building import Recipe, completed_config
+
+    config = _PatchConfig()
+    config.rope_scaling = None
+    recipe = Recipe("config", "PatchConfig() with its defaults", kwargs={"config": config}, config=config)
+    completed = completed_config(recipe, _raised(_Block, config))
+    assert completed.description == "PatchConfig() with its defaults, rope_scaling={} (None in the defaults)"
+    config.width = 0
+    completed = completed_config(recipe, _raised(_Block, config))  # the local bound from this.config
+    assert completed.description.endswith("patch_hidden_size=32 (None in the defaults)")
+    assert _Block(config).scale == 0
+
+
 def test_arguments_are_guessed_from_their_names_when_nothing_else_builds_it(verdicts):
     guessed = verdicts["Guessed"]
     assert guessed.verdict == CONFIRMED

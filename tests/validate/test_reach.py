@@ -7,7 +7,8 @@ import textwrap
 
 import pytest
 
-from ms_lint.validate.reach import build_retries, condition_value, evaluate, guards_for, host_calls, not_run
+from ms_lint.validate.reach import (build_retries, condition_value, evaluate, guards_for, host_calls,
+                                    instance_names, instance_parameters, not_run)
 from ms_lint.validate.runner import ValidateOptions, validate_findings
 from ms_lint.validate.verdicts import CONFIRMED, CONFIRMED_BY_PROBE, INCONCLUSIVE, NOT_REACHED, NOT_REPRODUCED
 
@@ -91,7 +92,7 @@ class _Instance:
     ("self.size ==", {}, "unknown"),  # bad source never raises
 ])
 def test_conditions_are_evaluated_only_on_plain_values(source, names, expected):
-    value = condition_value(source, {"self": _Instance(), **names})
+    value = condition_value(source, {**instance_names({"construct": "self"}, "construct", _Instance()), **names})
     assert (value if isinstance(value, bool) else "unknown") == expected
 
 
@@ -106,7 +107,8 @@ def test_evaluate_names_the_condition_that_kept_a_line_out():
     }
     guards[14] = {"function": "helper", "called": True,
                   "conditions": [["mask is None", False, "construct"], ["mask is None", False, "helper"]]}
-    reach = evaluate(guards, _Instance(), {"mask": None}, tensors=frozenset({"x"}))
+    reach = evaluate(guards, _Instance(), {"mask": None}, tensors=frozenset({"x"}),
+                     instances=instance_parameters(ast.parse(SOURCE), "Net"))
     assert reach["10"] == {"reached": False, "condition": "self.training", "value": "False", "wanted": True}
     assert reach["11"] == {"reached": True}
     assert reach["12"]["reached"] is False and "unused() is not called from construct" in reach["12"]["condition"]
@@ -260,10 +262,51 @@ def test_an_argument_construct_assigns_again_from_plain_values_is_evaluated():
             mask = mask * 2
             return x
 
-    names = {"self": Net(), "return_dict": None, "scale": None, "mask": None}
+    names = {"return_dict": None, "scale": None, "mask": None}
     # scale's new value reads a tensor's shape; mask is assigned after a branch, which may read the default.
-    assert rebound_values(Net.construct, names) == {"return_dict": True}
-    assert rebound_values(Net.construct, {**names, "return_dict": False}) == {"return_dict": False}
+    assert rebound_values(Net.construct, names, instance=Net()) == {"return_dict": True}
+    assert rebound_values(Net.construct, {**names, "return_dict": False}, instance=Net()) == {"return_dict": False}
+    assert rebound_values(Net.construct, names) == {}  # without the instance, self.config is unknown
+
+    class Other(Net):
+        def construct(this, x, return_dict=None):
+            return_dict = return_dict if return_dict is not None else this.config.use_return_dict
+            return x
+
+    # the instance is read by the name the method gives it
+    assert rebound_values(Other.construct, {"return_dict": None}, instance=Other()) == {"return_dict": True}
+
+
+def test_conditions_on_an_instance_parameter_not_named_self_are_evaluated():
+    tree = ast.parse(textwrap.dedent("""\
+        class Net(nn.Cell):
+            def __init__(this, flag=False):
+                super().__init__()
+                this.flag = flag
+
+            def construct(this, x):
+                if this.flag:
+                    x = a(x)
+                return this.helper(x)
+
+            def helper(me, x):
+                if not me.flag:
+                    x = b(x)
+                return x
+    """))
+    guards, retries = guards_for(tree, "Net", {8, 13})
+    instances = instance_parameters(tree, "Net")
+    assert instances == {"__init__": "this", "construct": "this", "helper": "me"}
+    assert {"name": "flag", "parameter": "flag", "value": True, "attribute": "flag"} in retries
+    reach = evaluate(guards, _Flagged(), {}, instances=instances)
+    assert reach["8"] == {"reached": False, "condition": "this.flag", "value": "False", "wanted": True}
+    assert reach["13"] == {"reached": True}
+    # without the instance parameters, nothing is known of this.flag
+    assert evaluate(guards, _Flagged(), {})["8"] == {"reached": None, "unknown": "this.flag"}
+
+
+class _Flagged:
+    flag = False
 
 
 def test_a_string_argument_kept_on_self_is_set_to_the_value_the_line_needs():
@@ -490,3 +533,27 @@ def test_a_method_is_called_from_construct_whatever_construct_names_its_instance
     """))
     guards, _ = guards_for(tree, "Net", {4, 7})
     assert guards[4]["called"] is True and guards[7]["called"] is False
+
+
+@pytest.mark.mindspore
+@needs_mindspore
+def test_a_cell_whose_methods_call_their_instance_this_is_retried_and_probed_by_that_name(projects, worker_pool):
+    path = projects / "cells" / "vcells" / "this_instance.py"
+    findings = [
+        finding_at(path, "x.asnumpy()", "MS102", "QuantizedThis"),
+        finding_at(path, "Tensor(np.sin(x))", "MS101", "TrainOnlyThis"),
+        finding_at(path, "Tensor(np.cos(x))", "MS101", "NeverOnThis"),
+        finding_at(path, "this.stages = [", "MS201", "StagesThis"),
+    ]
+    assert findings[3].data["attribute"] == "stages"
+    report = validate_findings(findings, ValidateOptions(use_cache=False), pool=worker_pool)
+    quantized, train, host, stages = (next(v for v in report.verdicts if v.finding.line == f.line) for f in findings)
+    assert quantized.verdict == CONFIRMED and quantized.message.startswith("with quant_mode=True: "), \
+        quantized.message
+    assert train.verdict == CONFIRMED and train.message.startswith("with set_train(True): "), train.message
+    assert "`this.training` was False" in train.notes[-1]
+    assert host.verdict == NOT_REACHED
+    assert host.message.startswith("not compiled: `this.use_host` was False when the graph was built"), host.message
+    assert "(register an example that sets it to compile the line)" in host.message
+    assert stages.verdict == CONFIRMED_BY_PROBE, stages.message
+    assert "held in the plain list this.stages: stages[0].weight" in stages.message, stages.message

@@ -128,7 +128,8 @@ def parameter_verdict(context, finding: Finding, compiled: bool) -> Verdict:
     containers = probe.get("containers") or []
     candidates = [c for c in containers if c["attribute"] == attribute] if attribute else containers
     lost = [c for c in candidates if c.get("missing_count")]
-    holder = _holders(lost or candidates) or (f"self.{attribute}" if attribute else "plain containers")
+    instance = _instance_name(context, finding)
+    holder = _holders(lost or candidates, instance) or (f"{instance}{attribute}" if attribute else "plain containers")
     if lost:
         count = sum(c["missing_count"] for c in lost)
         names = [name for c in lost for name in c["missing"]]
@@ -240,11 +241,19 @@ def state_verdict(context, finding: Finding) -> Verdict:
                         "either: for this example the value does not reach the output")
 
 
-def _holders(containers: list[dict]) -> str:
+def _instance_name(context, finding: Finding) -> str:
+    """``<instance>.``: the name the Cell's code gives its instance, as the finding names the container
+    (``this.stages``) or else as its ``__init__`` does; empty when neither says."""
+    container = (finding.data or {}).get("container") or ""
+    name = container.split(".", 1)[0] if "." in container else (context.job.instances or {}).get("__init__")
+    return f"{name}." if name else ""
+
+
+def _holders(containers: list[dict], instance: str) -> str:
     names = []
     for container in containers:
         owner = f"{container['owner']}." if container.get("owner") else ""
-        name = f"self.{owner}{container['attribute']}"
+        name = f"{instance}{owner}{container['attribute']}"
         if name not in names:
             names.append(name)
     return ", ".join(names)

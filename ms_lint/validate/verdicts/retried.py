@@ -10,6 +10,7 @@ from ms_lint.validate.expectations import (
     expectation_for,
 )
 from ms_lint.validate.locations import same_file
+from ms_lint.validate.reach import reads_instance
 from ms_lint.validate.verdicts.base import (
     CONFIRMED,
     DECIDED,
@@ -115,9 +116,9 @@ def not_reached(context, finding: Finding, reach: dict) -> Verdict:
     message = f"not compiled: {why}"
     if tried:
         message += f"; still not compiled with {', '.join(tried)}"
-    elif "self.training" in condition:
+    elif reads_instance(condition, "training", context.job.instances):
         message += " (register an example that calls set_train(True) to compile it)"
-    elif "self." in condition:
+    elif reads_instance(condition, "", context.job.instances):
         message += " (register an example that sets it to compile the line)"
     elif reach.get("value") is not None:
         message += " (an argument left at its default: register an example that passes it)"
