@@ -64,6 +64,11 @@ class StateWrittenInGraph(Rule):
                     if target.__class__ is ast.Name and target.id not in declared_global:
                         continue  # a local name: most targets, and nothing to report
                     yield from self._written(module, function, node, target, declared_global)
+            if function.owner is not None and function.owner.is_cell:
+                for call in function.nodes_of(ast.Call):
+                    finding = _setattr_written(self, module, function, call)
+                    if finding is not None:
+                        yield finding
 
     def _written(self, module: ModuleFacts, function: GraphFunction, statement: ast.AST, target: ast.AST,
                  declared_global: set[str], value: ast.AST | None = _WHOLE) -> Iterator[Finding]:
@@ -92,8 +97,13 @@ class StateWrittenInGraph(Rule):
               and not function.owner.has_attribute("parameter_attributes", target.attr)):
             tensor = function.kind(value) == TENSOR or (
                 isinstance(statement, ast.AugAssign) and function.kind(target) == TENSOR)
-            if tensor:
-                consequence = "and under LAX later calls silently see the first call's value"
+            # Under LAX a new value built from the attribute's own (``self.acc = self.acc + x``, ``self.acc += x``)
+            # and a list or dict display (``self.hist = [x]``) are updated on every call (measured 2.10, 2.7.1 CPU).
+            lax_updates = isinstance(statement, ast.AugAssign) or isinstance(value, (ast.List, ast.Dict)) or (
+                _reads_attribute(function, value, target.attr))
+            if tensor and not (lax_updates and not function.strict):
+                consequence = ("and under LAX later calls silently see the first call's value" if not lax_updates
+                               else "LAX updates it on every call")
             elif function.strict:
                 consequence = "LAX updates it on every call"
             else:
@@ -109,6 +119,63 @@ class StateWrittenInGraph(Rule):
             finding = _item_written(self, module, function, statement, target)
             if finding is not None:
                 yield finding
+        elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Attribute) and isinstance(
+                target.value.value, ast.Name) and target.value.value.id == function.self_name and (
+                function.object_type(target.value) is not None):
+            held = target.value.attr
+            yield self.finding(
+                module, statement,
+                f"self.{held}.{target.attr} written in graph code ({function.label}): self.{held} is a plain Python "
+                f"object, a constant of the graph: under STRICT a Python value fails to compile; otherwise the write "
+                f"happens on the first call only and later calls silently see that value (all syntax levels); keep "
+                f"the state in a Parameter of the Cell updated with ops.assign, or return it",
+                data={"attribute": f"{held}.{target.attr}", "object": True, "function": function.label},
+            )
+
+
+def _reads_attribute(function: GraphFunction, value: ast.AST | None, attribute: str) -> bool:
+    """Whether ``value`` reads ``self.<attribute>``, directly or through a local name bound to an expression that
+    reads it (``old = self.acc; self.acc = old + x``)."""
+    if value is None:
+        return False
+
+    def reads(expr: ast.AST) -> bool:
+        return any(isinstance(node, ast.Attribute) and node.attr == attribute and isinstance(node.value, ast.Name)
+                   and node.value.id == function.self_name for node in ast.walk(expr))
+
+    if reads(value):
+        return True
+    names = {node.id for node in ast.walk(value) if isinstance(node, ast.Name)}
+    return any(isinstance(target, ast.Name) and target.id in names and reads(assignment.value)
+               for assignment in function.nodes_of(ast.Assign) for target in assignment.targets)
+
+
+def _setattr_written(rule: Rule, module: ModuleFacts, function: GraphFunction, call: ast.Call) -> Finding | None:
+    """``setattr(self, name, value)`` in a Cell's graph code. STRICT refuses it (RuntimeError "The third argument
+    should be a dictionary" for a Python value, ValueError for tensor data); LAX runs it once more while compiling
+    and the graph reads ``self.<name>`` as the value it had then (measured 2.10, 2.7.1 CPU): only a constant value
+    written again and again comes out right."""
+    if not (isinstance(call.func, ast.Name) and call.func.id == "setattr" and len(call.args) == 3
+            and isinstance(call.args[0], ast.Name) and call.args[0].id == function.self_name
+            and module.qualname(call.func) in (None, "setattr", "builtins.setattr")):
+        return None
+    name, value = call.args[1], call.args[2]
+    attribute = name.value if isinstance(name, ast.Constant) and isinstance(name.value, str) else None
+    if attribute is not None and function.owner.has_attribute("parameter_attributes", attribute):
+        return None
+    constant = isinstance(value, ast.Constant)
+    if constant and not function.strict:
+        return None  # the same constant on every call: LAX gives the Cell what PyNative gives it
+    shown = f"self.{attribute}" if attribute is not None else "the attribute"
+    lax = "" if function.strict and constant else (
+        f"; under LAX it runs once more while compiling and graph code reads {shown} as it was then, so later calls "
+        "silently see a stale value")
+    return rule.finding(
+        module, call,
+        f"setattr(self, ...) in graph code ({function.label}) writes {shown}, not a Parameter: fails to compile "
+        f"under STRICT{lax}; keep the state in a Parameter updated with ops.assign, or return it",
+        data={"attribute": attribute, "setattr": True, "function": function.label},
+    )
 
 
 def _item_written(rule: Rule, module: ModuleFacts, function: GraphFunction, statement: ast.AST,

@@ -9,6 +9,11 @@ from ms_lint.model import TENSOR, GraphFunction, ModuleFacts
 from ms_lint.findings import Finding
 from ms_lint.rules.base import Rule
 
+# Classes whose instances graph code may not create; not in the jit-forbidden registry, refused by the compiler
+# itself (measured 2.10.0 and 2.7.1 CPU, STRICT and LAX: ValueError "creating class
+# 'mindspore.ops.composite.base.MultitypeFuncGraph' instances is not supported").
+_NOT_CREATED_IN_GRAPH = ("MultitypeFuncGraph",)
+
 _ALTERNATIVES = {
     "set_data": "use ops.assign(param, value)",
     "assign_value": "use ops.assign(param, value)",
@@ -24,7 +29,8 @@ class JitForbiddenApi(Rule):
         Reports calls in graph code to the APIs MindSpore's own jit-forbidden registry refuses: Cell methods such as
         `trainable_params()`, `get_parameters()`, `state_dict()`, `to()`, `register_forward_hook()` (on `self` or a
         sub-cell), `Tensor.assign_value()`, and functions of `mindspore.context`, `mindspore.log` and
-        `mindspore.common.initializer` (in any spelling, e.g. `ms.get_context`). The list is MindSpore's own, read
+        `mindspore.common.initializer` (in any spelling, e.g. `ms.get_context`), and the creation of a
+        `MultitypeFuncGraph` (which the compiler refuses outside the registry). The list is MindSpore's own, read
         from each release by `python -m ms_lint.tools.generate_tables`; the target's version decides (2.10 lists
         `Cell.to()` and `Cell.to_empty()`, methods 2.7.1's Cell does not have).
         Calls MS106 or MS107 already report are not reported again.
@@ -55,6 +61,16 @@ class JitForbiddenApi(Rule):
         for function in module.graph_functions:
             for node in function.nodes_of(ast.Call):
                 qualname = module.qualname(node.func)
+                if qualname and api.is_mindspore_name(qualname, *_NOT_CREATED_IN_GRAPH):
+                    yield self.finding(
+                        module, node,
+                        f"{api.last_name(qualname)}(...) creates an instance in graph code ({function.label}), which "
+                        "MindSpore refuses at every syntax level (ValueError: \"creating class ... instances is not "
+                        "supported\"); create it once at module level",
+                        data={"name": api.last_name(qualname), "module": "mindspore.ops",
+                              "version": api.mindspore_version(module.target.version),
+                              "target_version": module.target.version})
+                    continue
                 if qualname and (qualname in functions or qualname.startswith(modules)):
                     yield self._finding(module, function, node, qualname, api.last_name(qualname))
                     continue
