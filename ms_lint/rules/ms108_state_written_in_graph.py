@@ -15,22 +15,32 @@ _WHOLE = object()  # the statement's own value
 class StateWrittenInGraph(Rule):
     code = "MS108"
     name = "state-written-in-graph"
-    summary = "a non-Parameter attribute of the Cell (or an item of one), or a `global`, written in graph code"
+    summary = ("a non-Parameter attribute of the Cell (or an item of one, or of a plain object it holds; "
+               "`setattr(self, ...)`), or a `global`, written in graph code")
     fix_summary = "keep the state in a `Parameter` updated with `ops.assign`, or return it"
     what = """
         Reports `self.attr = ...` (and `self.attr += ...`) in graph code when `attr` is not a Parameter of the Cell,
-        and assignments to names declared `global` in graph code. Writing a Parameter attribute is supported. Under
-        `--ms-syntax-level=lax` only writes of tensor data are reported. An item written into such an attribute
-        (`self.cache[key] = value`) is reported too; under LAX only when an `if` on the same attribute guards it
-        (a cache: `if key not in self.cache:`).
+        `setattr(self, name, value)` there, writes to an attribute of a plain Python object the Cell holds
+        (`self.box.n = ...`), and assignments to names declared `global` in graph code. Writing a Parameter attribute
+        is supported. Under `--ms-syntax-level=lax` only what LAX gets wrong is reported: tensor data written into an
+        attribute from something other than the attribute's own value (`self.cache = x * 2`, not
+        `self.acc = self.acc + x`), `setattr` with a value that is not a constant, and plain objects' attributes.
+        An item written into such an attribute (`self.cache[key] = value`) is reported too; under LAX only when an
+        `if` on the same attribute guards it (a cache: `if key not in self.cache:`).
     """
     why = """
         The Cell's Python attributes are constants of the compiled graph (measured on MindSpore 2.10 CPU). Under
         STRICT, writing one fails (TypeError: "the member attribute must be of the Parameter type"; AttributeError:
         "object has no attribute" when nothing set the attribute before the graph was built). Under LAX a
-        scalar attribute (`self.steps += 1`, `self.a = self.a + 1`) is updated correctly on every call, but an
-        attribute given tensor data (`self.cache = x * 2`) keeps the first call's value: later calls silently see
-        stale data, so with `--ms-syntax-level=lax` only tensor-valued writes are reported. A `global` written in
+        scalar attribute (`self.steps += 1`, `self.a = self.a + 1`), a list or dict display (`self.hist = [x]`) and
+        tensor data built from the attribute's own value (`self.acc = self.acc + x`, `self.acc += x`, under a tensor
+        condition too) are updated correctly on every call, but an attribute given other tensor data
+        (`self.cache = x * 2`) keeps the first call's value: later calls silently see stale data (measured on 2.10.0
+        and 2.7.1 CPU alike). `setattr(self, ...)` fails under STRICT (RuntimeError "The third argument should be a
+        dictionary"; ValueError for tensor data); under LAX it runs once more while compiling and graph code reads
+        the attribute as it was then (a counter ends one too high, outputs use the stale value), which only a
+        constant value survives. An attribute of a plain object (`self.box.n = self.box.n + 1`) is written on the
+        first call only, at both levels (a Python value fails under STRICT). A `global` written in
         graph code is updated once, at compile time, and the graph keeps the stale value, at every level.
         An item written into a plain attribute (`self.cache["k"] = x * 2`, a dict or list set in `__init__`) fails
         under STRICT (TypeError: "self.cache should be initialized as a 'Parameter' in the '__init__' function to
