@@ -78,6 +78,20 @@ CASES = [
         def state(net):
             return float(net(FIVES).sum())
     """, "fail", "ok", 42.0),
+    ("tensor-write-from-a-counter-the-graph-writes", "MS108", """
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.w = Tensor(np.zeros((2, 3), np.float32))
+                self.step = 0
+            def construct(self, x):
+                self.step = self.step + 1
+                self.w = x * self.step
+                return x
+        def state(net):
+            net(FIVES)
+            return float(net.w.sum())
+    """, "fail", "ok", 90.0),
     ("tensor-write-of-new-data", "MS108", """
         class Net(nn.Cell):
             def __init__(self):

@@ -23,8 +23,8 @@ class StateWrittenInGraph(Rule):
         `setattr(self, name, value)` there, writes to an attribute of a plain Python object the Cell holds
         (`self.box.n = ...`), and assignments to names declared `global` in graph code. Writing a Parameter attribute
         is supported. Under `--ms-syntax-level=lax` only what LAX gets wrong is reported: tensor data written into an
-        attribute from something other than the attribute's own value (`self.cache = x * 2`, not
-        `self.acc = self.acc + x`), `setattr` with a value that is not a constant, and plain objects' attributes.
+        attribute from the inputs alone (`self.cache = x * 2`; not `self.acc = self.acc + x`, nor a value that
+        reads another attribute the graph writes), `setattr` with a value that is not a constant, and plain objects' attributes.
         An item written into such an attribute (`self.cache[key] = value`) is reported too; under LAX only when an
         `if` on the same attribute guards it (a cache: `if key not in self.cache:`).
     """
@@ -33,9 +33,9 @@ class StateWrittenInGraph(Rule):
         STRICT, writing one fails (TypeError: "the member attribute must be of the Parameter type"; AttributeError:
         "object has no attribute" when nothing set the attribute before the graph was built). Under LAX a
         scalar attribute (`self.steps += 1`, `self.a = self.a + 1`), a list or dict display (`self.hist = [x]`) and
-        tensor data built from the attribute's own value (`self.acc = self.acc + x`, `self.acc += x`, under a tensor
-        condition too) are updated correctly on every call, but an attribute given other tensor data
-        (`self.cache = x * 2`) keeps the first call's value: later calls silently see stale data (measured on 2.10.0
+        tensor data built from state the graph writes (`self.acc = self.acc + x`, `self.acc += x`, under a tensor
+        condition too, or `self.w = x * self.step` with `self.step += 1`) are updated correctly on every call, but an
+        attribute given tensor data from the inputs alone (`self.cache = x * 2`) keeps the first call's value: later calls silently see stale data (measured on 2.10.0
         and 2.7.1 CPU alike). `setattr(self, ...)` fails under STRICT (RuntimeError "The third argument should be a
         dictionary"; ValueError for tensor data); under LAX it runs once more while compiling and graph code reads
         the attribute as it was then (a counter ends one too high, outputs use the stale value), which only a
@@ -107,10 +107,11 @@ class StateWrittenInGraph(Rule):
               and not function.owner.has_attribute("parameter_attributes", target.attr)):
             tensor = function.kind(value) == TENSOR or (
                 isinstance(statement, ast.AugAssign) and function.kind(target) == TENSOR)
-            # Under LAX a new value built from the attribute's own (``self.acc = self.acc + x``, ``self.acc += x``)
-            # and a list or dict display (``self.hist = [x]``) are updated on every call (measured 2.10, 2.7.1 CPU).
+            # Under LAX a value built from state the graph writes (``self.acc = self.acc + x``, ``self.acc += x``,
+            # ``self.w = x * self.step`` with ``self.step += 1``) and a list or dict display (``self.hist = [x]``)
+            # are updated on every call; tensor data from the inputs alone is not (measured 2.10.0, 2.7.1 CPU).
             lax_updates = isinstance(statement, ast.AugAssign) or isinstance(value, (ast.List, ast.Dict)) or (
-                _reads_attribute(function, value, target.attr))
+                _reads_written_state(function, statement, value))
             if tensor and not (lax_updates and not function.strict):
                 consequence = ("and under LAX later calls silently see the first call's value" if not lax_updates
                                else "LAX updates it on every call")
@@ -143,20 +144,26 @@ class StateWrittenInGraph(Rule):
             )
 
 
-def _reads_attribute(function: GraphFunction, value: ast.AST | None, attribute: str) -> bool:
-    """Whether ``value`` reads ``self.<attribute>``, directly or through a local name bound to an expression that
-    reads it (``old = self.acc; self.acc = old + x``)."""
+def _reads_written_state(function: GraphFunction, statement: ast.AST, value: ast.AST | None) -> bool:
+    """Whether ``value`` reads an attribute of ``self`` that this function writes (the written one itself, or a
+    counter: ``self.acc = self.acc + x``, ``self.w = x * self.step``), directly or through a local name bound to such
+    a read before ``statement`` (``old = self.acc; self.acc = old + x``)."""
     if value is None:
         return False
+    written = {target.attr for node in function.nodes_of(ast.Assign, ast.AugAssign)
+               for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
+               if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
+               and target.value.id == function.self_name}
 
     def reads(expr: ast.AST) -> bool:
-        return any(isinstance(node, ast.Attribute) and node.attr == attribute and isinstance(node.value, ast.Name)
+        return any(isinstance(node, ast.Attribute) and node.attr in written and isinstance(node.value, ast.Name)
                    and node.value.id == function.self_name for node in ast.walk(expr))
 
     if reads(value):
         return True
     names = {node.id for node in ast.walk(value) if isinstance(node, ast.Name)}
-    return any(isinstance(target, ast.Name) and target.id in names and reads(assignment.value)
+    return any(isinstance(target, ast.Name) and target.id in names and assignment.lineno < statement.lineno
+               and reads(assignment.value)
                for assignment in function.nodes_of(ast.Assign) for target in assignment.targets)
 
 
