@@ -207,6 +207,12 @@ CASES = [
                 add = ops.MultitypeFuncGraph("add")
                 return x
     """, "fail", "fail", None),
+    ("dtype-to-nptype-of-a-tensors-dtype", "MS111", """
+        class Net(nn.Cell):
+            def construct(self, x):
+                kind = ms.dtype_to_nptype(x.dtype)
+                return x
+    """, "fail", "fail", None),
     ("hyper-map-created-is-fine", None, """
         class Net(nn.Cell):
             def construct(self, x):
