@@ -24,7 +24,8 @@ class StateWrittenInGraph(Rule):
         (`self.box.n = ...`), and assignments to names declared `global` in graph code. Writing a Parameter attribute
         is supported. Under `--ms-syntax-level=lax` only what LAX gets wrong is reported: tensor data written into an
         attribute from the inputs alone (`self.cache = x * 2`; not `self.acc = self.acc + x`, nor a value that
-        reads another attribute the graph writes), `setattr` with a value that is not a constant, and plain objects' attributes.
+        reads another attribute the graph writes), `setattr` with a value that is not a constant, and plain
+        objects' attributes.
         An item written into such an attribute (`self.cache[key] = value`) is reported too; under LAX only when an
         `if` on the same attribute guards it (a cache: `if key not in self.cache:`).
     """
@@ -35,11 +36,11 @@ class StateWrittenInGraph(Rule):
         scalar attribute (`self.steps += 1`, `self.a = self.a + 1`), a list or dict display (`self.hist = [x]`) and
         tensor data built from state the graph writes (`self.acc = self.acc + x`, `self.acc += x`, under a tensor
         condition too, or `self.w = x * self.step` with `self.step += 1`) are updated correctly on every call, but an
-        attribute given tensor data from the inputs alone (`self.cache = x * 2`) keeps the first call's value: later calls silently see stale data (measured on 2.10.0
-        and 2.7.1 CPU alike). `setattr(self, ...)` fails under STRICT (RuntimeError "The third argument should be a
-        dictionary"; ValueError for tensor data); under LAX it runs once more while compiling and graph code reads
-        the attribute as it was then (a counter ends one too high, outputs use the stale value), which only a
-        constant value survives. An attribute of a plain object (`self.box.n = self.box.n + 1`) is written on the
+        attribute given tensor data from the inputs alone (`self.cache = x * 2`) keeps the first call's value: later
+        calls silently see stale data (measured on 2.10.0 and 2.7.1 CPU alike). `setattr(self, ...)` fails under
+        STRICT (RuntimeError "The third argument should be a dictionary"; ValueError for tensor data); under LAX
+        it runs once more while compiling and graph code reads the attribute as it was then (a counter ends one too
+        high, outputs use the stale value), which only a constant value survives. An attribute of a plain object (`self.box.n = self.box.n + 1`) is written on the
         first call only, at both levels (a Python value fails under STRICT). A `global` written in
         graph code is updated once, at compile time, and the graph keeps the stale value, at every level.
         An item written into a plain attribute (`self.cache["k"] = x * 2`, a dict or list set in `__init__`) fails

@@ -37,8 +37,8 @@ class UnsupportedSyntax(Rule):
     what = """
         Reports in graph code: `try`, `del`, `yield`/`yield from` (also in a helper called from graph code),
         `import`, `match`, `nonlocal`, `with` on an object that is not a `@jit_class` instance, set literals and
-        set comprehensions, the walrus operator, `async`/`await`, and calling a `@classmethod` of a Cell (through `self`, the class, a sub-cell or
-        `type(self.block)`).
+        set comprehensions, the walrus operator, `async`/`await`, and calling a `@classmethod` of a Cell (through
+        `self`, the class, a sub-cell or `type(self.block)`).
     """
     why = """
         The graph compiler has no translation for these; the compile fails at every syntax level, e.g.
