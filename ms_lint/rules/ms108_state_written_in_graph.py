@@ -40,9 +40,10 @@ class StateWrittenInGraph(Rule):
         calls silently see stale data (measured on 2.10.0 and 2.7.1 CPU alike). `setattr(self, ...)` fails under
         STRICT (RuntimeError "The third argument should be a dictionary"; ValueError for tensor data); under LAX
         it runs once more while compiling and graph code reads the attribute as it was then (a counter ends one too
-        high, outputs use the stale value), which only a constant value survives. An attribute of a plain object (`self.box.n = self.box.n + 1`) is written on the
-        first call only, at both levels (a Python value fails under STRICT). A `global` written in
-        graph code is updated once, at compile time, and the graph keeps the stale value, at every level.
+        high, outputs use the stale value), which only a constant value survives. An attribute of a plain object
+        (`self.box.n = self.box.n + 1`) is written on the first call only, at both levels (a Python value fails
+        under STRICT). A `global` written in graph code is updated once, at compile time, and the graph keeps the
+        stale value, at every level.
         An item written into a plain attribute (`self.cache["k"] = x * 2`, a dict or list set in `__init__`) fails
         under STRICT (TypeError: "self.cache should be initialized as a 'Parameter' in the '__init__' function to
         perform assign subscript"); under LAX the write lasts only for the call and the Cell's attribute stays
