@@ -393,7 +393,9 @@ class GraphCode:
 
     def calls_from(self, caller: GraphFunction) -> Iterator[tuple[ast.Call, FunctionNode, ClassInfo | None, dict]]:
         """Each call in ``caller`` to a function of this module: (the call, the function, its class, the kinds of
-        the arguments the call passes)."""
+        the arguments the call passes). Methods are found through ``self``, a class (``Block.shift(x)``), a
+        sub-cell or held object (``self.block.shift(x)``) and ``type(...)`` of one; a static method's first
+        parameter takes the first argument, a classmethod's ``cls`` none."""
         for node in caller.nodes_of(ast.Call):
             func = node.func
             target: FunctionNode | None = None
