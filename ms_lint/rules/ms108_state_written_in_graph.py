@@ -134,7 +134,8 @@ class StateWrittenInGraph(Rule):
                 yield finding
         elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Attribute) and isinstance(
                 target.value.value, ast.Name) and target.value.value.id == function.self_name and (
-                function.object_type(target.value) is not None):
+                function.owner is not None and function.owner.is_cell
+                and function.object_type(target.value) is not None):
             held = target.value.attr
             yield self.finding(
                 module, statement,
