@@ -155,6 +155,11 @@ def _release(version: str) -> tuple[int, ...]:
 
 
 @lru_cache(maxsize=16)
+def at_least(version: str, release: tuple[int, ...]) -> bool:
+    """Whether MindSpore ``version`` ("" = the newest shipped tables' version) is ``release`` or newer."""
+    return _release(version or tables_version()) >= release
+
+
 def tables_version(version: str = "") -> str:
     """The shipped tables that answer for MindSpore ``version`` ("" = the newest): its own, else the nearest newer
     ones (a release between two shipped ones), else the newest (a newer release) or the oldest (an older one)."""

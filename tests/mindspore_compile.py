@@ -29,7 +29,10 @@ for case in json.load(sys.stdin):
         first = net(*inputs)
         second = net(*inputs)
         repeated = bool(np.array_equal(first.asnumpy(), second.asnumpy())) if hasattr(first, "asnumpy") else None
-        results.append({"ok": True, "params": [p.name for p in net.trainable_params()], "repeated": repeated})
+        # a case's own look after the two calls (more calls, the Cell's attributes), where it defines state(net)
+        state = module.state(net) if hasattr(module, "state") else None
+        results.append({"ok": True, "params": [p.name for p in net.trainable_params()], "repeated": repeated,
+                        "state": state})
     except BaseException as exc:
         results.append({"ok": False, "error": type(exc).__name__, "message": str(exc)[:2000]})
 print("@@RESULTS@@" + json.dumps(results))
@@ -51,6 +54,7 @@ class CompileResult:
     message: str = ""
     params: tuple[str, ...] = ()
     repeated: bool | None = None  # two calls on the same input gave the same output
+    state: object = None  # what the case's ``state(net)`` returned after the two calls
 
 
 def compile_cases(cases: list[tuple[str, str, list[list[int]]]], workdir: Path) -> list[CompileResult]:
@@ -68,6 +72,7 @@ def compile_cases(cases: list[tuple[str, str, list[list[int]]]], workdir: Path) 
     assert marker >= 0, f"the MindSpore compile process failed:\n{completed.stderr[-3000:]}"
     raw = json.loads(completed.stdout[marker + len("@@RESULTS@@"):])
     return [
-        CompileResult(r["ok"], r.get("error", ""), r.get("message", ""), tuple(r.get("params", ())), r.get("repeated"))
+        CompileResult(r["ok"], r.get("error", ""), r.get("message", ""), tuple(r.get("params", ())), r.get("repeated"),
+                      r.get("state"))
         for r in raw
     ]

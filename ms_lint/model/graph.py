@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Iterator
 from ms_lint import mindspore_api as api
 from ms_lint.model.classes import ClassInfo
 from ms_lint.model.kinds import FunctionKinds, parameter_kinds_of_call
-from ms_lint.model.syntax import (FunctionNode, decorator_callee, first_argument, is_static, parameter_defaults,
-                                  parameter_names)
+from ms_lint.model.syntax import (FunctionNode, decorator_callee, first_argument, is_classmethod, is_static,
+                                  parameter_defaults, parameter_names)
 from ms_lint.model.scopes import PARAMETER
 from ms_lint.model.values import TENSOR, UNKNOWN, annotates_python_value, flatten, join, join_structures, literal
 
@@ -353,6 +353,19 @@ class GraphCode:
         found = info.find_method(func.attr)
         return found if found is not None else (None, None)
 
+    def class_called(self, caller: GraphFunction, receiver: ast.AST) -> ClassInfo | None:
+        """The class of this module whose method ``<receiver>.f(...)`` calls in ``caller``: ``self``'s class, a class
+        named (``Block.f``), the class of a sub-cell (``self.block.f``), or of ``type(...)`` of one of these."""
+        receiver = _type_of(receiver) or receiver
+        if isinstance(receiver, ast.Name) and receiver.id == caller.self_name and caller.owner is not None:
+            return caller.owner
+        if isinstance(receiver, ast.Name):
+            return self.local_class(self.qualname(receiver))
+        if (isinstance(receiver, ast.Attribute) and isinstance(receiver.value, ast.Name)
+                and receiver.value.id == caller.self_name and caller.owner is not None):
+            return self._local_sub_cell(caller.owner, receiver.attr)
+        return None
+
     def _passed_on(self, value: ast.AST, function: FunctionNode | None):
         """The constant a keyword argument passes: a literal, or a flag the calling function passes on unchanged from
         its own literal default (``block(x, return_dict=return_dict)`` in ``def construct(self, x,
@@ -380,7 +393,9 @@ class GraphCode:
 
     def calls_from(self, caller: GraphFunction) -> Iterator[tuple[ast.Call, FunctionNode, ClassInfo | None, dict]]:
         """Each call in ``caller`` to a function of this module: (the call, the function, its class, the kinds of
-        the arguments the call passes)."""
+        the arguments the call passes). Methods are found through ``self``, a class (``Block.shift(x)``), a
+        sub-cell or held object (``self.block.shift(x)``) and ``type(...)`` of one; a static method's first
+        parameter takes the first argument, a classmethod's ``cls`` none."""
         for node in caller.nodes_of(ast.Call):
             func = node.func
             target: FunctionNode | None = None
@@ -401,12 +416,18 @@ class GraphCode:
                     found = self.local_class(self.qualname(func.value)).find_method(func.attr)
                     if found is not None:
                         owner, target = found
+                        bound = is_classmethod(target)  # Block.make_mask(x): cls is filled
                 else:
                     owner, target = self._user_method(caller, func)
-                    bound = target is not None
+                    bound = target is not None and not is_static(target)
             elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Attribute):
+                # a method of a sub-cell or held object: self.block.make_mask(x), a static one's x is its first
                 owner, target = self._user_method(caller, func)
-                bound = target is not None
+                bound = target is not None and not is_static(target)
+            elif isinstance(func, ast.Attribute) and _type_of(func.value) is not None:
+                # type(self.block).shift(x): the class's function, unbound unless a classmethod
+                owner, target = self._user_method(caller, ast.Attribute(value=_type_of(func.value), attr=func.attr))
+                bound = target is not None and is_classmethod(target)
             elif isinstance(func, ast.Name):
                 local = self.local_function(func) if func.id not in caller.env else None
                 if local is not None:
@@ -604,6 +625,14 @@ class GraphCode:
                             changed = True
         self._eager_functions = list(functions.values())
         return self._eager_functions
+
+
+def _type_of(expr: ast.AST) -> ast.AST | None:
+    """``x`` of ``type(x)``, else None."""
+    if (isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == "type"
+            and len(expr.args) == 1 and not expr.keywords):
+        return expr.args[0]
+    return None
 
 
 def root_parameter_kinds(node: FunctionNode, owner: ClassInfo | None) -> dict[str, str | None]:

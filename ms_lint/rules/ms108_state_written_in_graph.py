@@ -17,23 +17,35 @@ _WHOLE = object()  # the statement's own value
 class StateWrittenInGraph(Rule):
     code = "MS108"
     name = "state-written-in-graph"
-    summary = "a non-Parameter attribute of the Cell (or an item of one), or a `global`, written in graph code"
+    summary = ("a non-Parameter attribute of the Cell (or an item of one, or of a plain object it holds; "
+               "`setattr(self, ...)`), or a `global`, written in graph code")
     fix_summary = "keep the state in a `Parameter` updated with `ops.assign`, or return it"
     what = """
         Reports `self.attr = ...` (and `self.attr += ...`) in graph code when `attr` is not a Parameter of the Cell,
-        and assignments to names declared `global` in graph code. Writing a Parameter attribute is supported. Under
-        `--ms-syntax-level=lax` only writes of tensor data are reported. An item written into such an attribute
-        (`self.cache[key] = value`) is reported too; under LAX only when an `if` on the same attribute guards it
-        (a cache: `if key not in self.cache:`).
+        `setattr(self, name, value)` there, writes to an attribute of a plain Python object the Cell holds
+        (`self.box.n = ...`), and assignments to names declared `global` in graph code. Writing a Parameter attribute
+        is supported. Under `--ms-syntax-level=lax` only what LAX gets wrong is reported: tensor data written into an
+        attribute from the inputs alone (`self.cache = x * 2`; not `self.acc = self.acc + x`, nor a value that
+        reads another attribute the graph writes), `setattr` with a value that is not a constant, and plain
+        objects' attributes.
+        An item written into such an attribute (`self.cache[key] = value`) is reported too; under LAX only when an
+        `if` on the same attribute guards it (a cache: `if key not in self.cache:`).
     """
     why = """
         The Cell's Python attributes are constants of the compiled graph (measured on MindSpore 2.10 CPU). Under
         STRICT, writing one fails (TypeError: "the member attribute must be of the Parameter type"; AttributeError:
         "object has no attribute" when nothing set the attribute before the graph was built). Under LAX a
-        scalar attribute (`self.steps += 1`, `self.a = self.a + 1`) is updated correctly on every call, but an
-        attribute given tensor data (`self.cache = x * 2`) keeps the first call's value: later calls silently see
-        stale data, so with `--ms-syntax-level=lax` only tensor-valued writes are reported. A `global` written in
-        graph code is updated once, at compile time, and the graph keeps the stale value, at every level.
+        scalar attribute (`self.steps += 1`, `self.a = self.a + 1`), a list or dict display (`self.hist = [x]`) and
+        tensor data built from state the graph writes (`self.acc = self.acc + x`, `self.acc += x`, under a tensor
+        condition too, or `self.w = x * self.step` with `self.step += 1`) are updated correctly on every call, but an
+        attribute given tensor data from the inputs alone (`self.cache = x * 2`) keeps the first call's value: later
+        calls silently see stale data (measured on 2.10.0 and 2.7.1 CPU alike). `setattr(self, ...)` fails under
+        STRICT (RuntimeError "The third argument should be a dictionary"; ValueError for tensor data); under LAX
+        it runs once more while compiling and graph code reads the attribute as it was then (a counter ends one too
+        high, outputs use the stale value), which only a constant value survives. An attribute of a plain object
+        (`self.box.n = self.box.n + 1`) is written on the first call only, at both levels (a Python value fails
+        under STRICT). A `global` written in graph code is updated once, at compile time, and the graph keeps the
+        stale value, at every level.
         An item written into a plain attribute (`self.cache["k"] = x * 2`, a dict or list set in `__init__`) fails
         under STRICT (TypeError: "self.cache should be initialized as a 'Parameter' in the '__init__' function to
         perform assign subscript"); under LAX the write lasts only for the call and the Cell's attribute stays
@@ -66,6 +78,11 @@ class StateWrittenInGraph(Rule):
                     if target.__class__ is ast.Name and target.id not in declared_global:
                         continue  # a local name: most targets, and nothing to report
                     yield from self._written(module, function, node, target, declared_global)
+            if function.owner is not None and function.owner.is_cell:
+                for call in function.nodes_of(ast.Call):
+                    finding = _setattr_written(self, module, function, call)
+                    if finding is not None:
+                        yield finding
 
     def _written(self, module: ModuleFacts, function: GraphFunction, statement: ast.AST, target: ast.AST,
                  declared_global: set[str], value: ast.AST | None = _WHOLE) -> Iterator[Finding]:
@@ -96,8 +113,14 @@ class StateWrittenInGraph(Rule):
                 isinstance(statement, ast.AugAssign) and function.kind(target) == TENSOR)
             if tensor and not function.strict and _from_shapes_only(module, function, value):
                 return  # a cache of what the shapes decide: LAX recompiles per shape and sees the same value
-            if tensor:
-                consequence = "and under LAX later calls silently see the first call's value"
+            # Under LAX a value built from state the graph writes (``self.acc = self.acc + x``, ``self.acc += x``,
+            # ``self.w = x * self.step`` with ``self.step += 1``) and a list or dict display (``self.hist = [x]``)
+            # are updated on every call; tensor data from the inputs alone is not (measured 2.10.0, 2.7.1 CPU).
+            lax_updates = isinstance(statement, ast.AugAssign) or isinstance(value, (ast.List, ast.Dict)) or (
+                _reads_written_state(function, statement, value))
+            if tensor and not (lax_updates and not function.strict):
+                consequence = ("and under LAX later calls silently see the first call's value" if not lax_updates
+                               else "LAX updates it on every call")
             elif function.strict:
                 consequence = "LAX updates it on every call"
             else:
@@ -113,6 +136,71 @@ class StateWrittenInGraph(Rule):
             finding = _item_written(self, module, function, statement, target)
             if finding is not None:
                 yield finding
+        elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Attribute) and isinstance(
+                target.value.value, ast.Name) and target.value.value.id == function.self_name and (
+                function.owner is not None and function.owner.is_cell
+                and function.object_type(target.value) is not None):
+            held = f"{function.self_name}.{target.value.attr}"
+            yield self.finding(
+                module, statement,
+                f"{held}.{target.attr} written in graph code ({function.label}): {held} is a plain Python "
+                f"object, a constant of the graph: under STRICT a Python value fails to compile; otherwise the write "
+                f"happens on the first call only and later calls silently see that value (all syntax levels); keep "
+                f"the state in a Parameter of the Cell updated with ops.assign, or return it",
+                data={"attribute": f"{target.value.attr}.{target.attr}", "object": True, "function": function.label},
+            )
+
+
+def _reads_written_state(function: GraphFunction, statement: ast.AST, value: ast.AST | None) -> bool:
+    """Whether ``value`` reads an attribute of ``self`` that this function writes (the written one itself, or a
+    counter: ``self.acc = self.acc + x``, ``self.w = x * self.step``), directly or through a local name bound to such
+    a read before ``statement`` (``old = self.acc; self.acc = old + x``)."""
+    if value is None:
+        return False
+    written = {target.attr for node in function.nodes_of(ast.Assign, ast.AugAssign)
+               for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
+               if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
+               and target.value.id == function.self_name}
+
+    def reads(expr: ast.AST) -> bool:
+        return any(isinstance(node, ast.Attribute) and node.attr in written and isinstance(node.value, ast.Name)
+                   and node.value.id == function.self_name for node in ast.walk(expr))
+
+    if reads(value):
+        return True
+    names = {node.id for node in ast.walk(value) if isinstance(node, ast.Name)}
+    return any(isinstance(target, ast.Name) and target.id in names and assignment.lineno < statement.lineno
+               and reads(assignment.value)
+               for assignment in function.nodes_of(ast.Assign) for target in assignment.targets)
+
+
+def _setattr_written(rule: Rule, module: ModuleFacts, function: GraphFunction, call: ast.Call) -> Finding | None:
+    """``setattr(self, name, value)`` in a Cell's graph code. STRICT refuses it (RuntimeError "The third argument
+    should be a dictionary" for a Python value, ValueError for tensor data); LAX runs it once more while compiling
+    and the graph reads ``self.<name>`` as the value it had then (measured 2.10, 2.7.1 CPU): only a constant value
+    written again and again comes out right."""
+    if not (isinstance(call.func, ast.Name) and call.func.id == "setattr" and len(call.args) == 3
+            and isinstance(call.args[0], ast.Name) and call.args[0].id == function.self_name
+            and module.qualname(call.func) in (None, "setattr", "builtins.setattr")):
+        return None
+    name, value = call.args[1], call.args[2]
+    attribute = name.value if isinstance(name, ast.Constant) and isinstance(name.value, str) else None
+    if attribute is not None and function.owner.has_attribute("parameter_attributes", attribute):
+        return None
+    constant = isinstance(value, ast.Constant)
+    if constant and not function.strict:
+        return None  # the same constant on every call: LAX gives the Cell what PyNative gives it
+    shown = f"{function.self_name}.{attribute}" if attribute is not None else "the attribute"
+    lax = "" if function.strict and constant else (
+        f"; under LAX it runs once more while compiling and graph code reads {shown} as it was then, so later calls "
+        "silently see a stale value")
+    return rule.finding(
+        module, call,
+        f"setattr({function.self_name}, ...) in graph code ({function.label}) writes {shown}, not a Parameter: "
+        f"fails to compile "
+        f"under STRICT{lax}; keep the state in a Parameter updated with ops.assign, or return it",
+        data={"attribute": attribute, "setattr": True, "function": function.label},
+    )
 
 
 _SHAPE_ATTRIBUTES = frozenset({"shape", "dtype", "ndim"})

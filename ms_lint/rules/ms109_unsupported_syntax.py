@@ -37,12 +37,14 @@ class UnsupportedSyntax(Rule):
     what = """
         Reports in graph code: `try`, `del`, `yield`/`yield from` (also in a helper called from graph code),
         `import`, `match`, `nonlocal`, `with` on an object that is not a `@jit_class` instance, set literals and
-        set comprehensions, the walrus operator, `async`/`await`, and calling a `@classmethod` of a Cell.
+        set comprehensions, the walrus operator, `async`/`await`, and calling a `@classmethod` of a Cell (through
+        `self`, the class, a sub-cell or `type(self.block)`).
     """
     why = """
         The graph compiler has no translation for these; the compile fails at every syntax level, e.g.
         "Unsupported statement 'Try'" or "Unsupported expression 'Set'". A Cell's classmethod called from
-        `construct` fails with TypeError.
+        `construct`, however it is reached, fails with TypeError ("The parameters number of the function is 2, but
+        the number of provided arguments is 1"; measured 2.10.0 and 2.7.1 CPU).
     """
     example = """
         class Net(nn.Cell):
@@ -89,13 +91,12 @@ class UnsupportedSyntax(Rule):
 
 def _calls_cell_classmethod(module: ModuleFacts, function: GraphFunction, call: ast.Call,
                             classmethods: set[str]) -> bool:
+    """``self.f()``, ``Block.f()``, ``self.block.f()`` or ``type(self.block).f()`` with ``f`` a classmethod of a
+    Cell of this module (each fails at both levels: measured 2.10.0 and 2.7.1 CPU)."""
     func = call.func
-    if not isinstance(func, ast.Attribute) or func.attr not in classmethods or not isinstance(func.value, ast.Name):
+    if not isinstance(func, ast.Attribute) or func.attr not in classmethods:
         return False
-    if func.value.id == function.self_name and function.owner is not None:
-        owner = function.owner
-    else:
-        owner = module.local_class(module.qualname(func.value))
+    owner = module.class_called(function, func.value)
     if owner is None or not owner.is_cell:
         return False
     found = owner.find_method(func.attr)

@@ -9,6 +9,16 @@ from ms_lint.model import TENSOR, GraphFunction, ModuleFacts
 from ms_lint.findings import Finding
 from ms_lint.rules.base import Rule
 
+# Classes whose instances graph code may not create; not in the jit-forbidden registry, refused by the compiler
+# itself (measured 2.10.0 and 2.7.1 CPU, STRICT and LAX: ValueError "creating class
+# 'mindspore.ops.composite.base.MultitypeFuncGraph' instances is not supported").
+_NOT_CREATED_IN_GRAPH = ("MultitypeFuncGraph",)
+
+# Deprecated from 2.7: their deprecation warning goes through mindspore.log, which the registry refuses, so a call
+# in graph code fails at every syntax level with "the method or function 'mindspore.log.warning' is not supported"
+# (read in the sources of 2.7.0, 2.7.1 and 2.10.0; compiled on 2.7.1 and 2.10.0 CPU, constant dtype or not).
+_WARNS_THROUGH_LOG = {"dtype_to_nptype": (2, 7)}
+
 _ALTERNATIVES = {
     "set_data": "use ops.assign(param, value)",
     "assign_value": "use ops.assign(param, value)",
@@ -24,7 +34,9 @@ class JitForbiddenApi(Rule):
         Reports calls in graph code to the APIs MindSpore's own jit-forbidden registry refuses: Cell methods such as
         `trainable_params()`, `get_parameters()`, `state_dict()`, `to()`, `register_forward_hook()` (on `self` or a
         sub-cell), `Tensor.assign_value()`, and functions of `mindspore.context`, `mindspore.log` and
-        `mindspore.common.initializer` (in any spelling, e.g. `ms.get_context`). The list is MindSpore's own, read
+        `mindspore.common.initializer` (in any spelling, e.g. `ms.get_context`), the creation of a
+        `MultitypeFuncGraph` (which the compiler refuses outside the registry), and, from 2.7, `dtype_to_nptype()`
+        (deprecated: its warning goes through `mindspore.log`). The list is MindSpore's own, read
         from each release by `python -m ms_lint.tools.generate_tables`; the target's version decides (2.10 lists
         `Cell.to()` and `Cell.to_empty()`, methods 2.7.1's Cell does not have).
         Calls MS106 or MS107 already report are not reported again.
@@ -55,6 +67,28 @@ class JitForbiddenApi(Rule):
         for function in module.graph_functions:
             for node in function.nodes_of(ast.Call):
                 qualname = module.qualname(node.func)
+                if qualname and api.is_mindspore_name(qualname, *_NOT_CREATED_IN_GRAPH):
+                    yield self.finding(
+                        module, node,
+                        f"{api.last_name(qualname)}(...) creates an instance in graph code ({function.label}), which "
+                        "MindSpore refuses at every syntax level (ValueError: \"creating class ... instances is not "
+                        "supported\"); create it once at module level",
+                        data={"name": api.last_name(qualname), "module": "mindspore.ops",
+                              "version": api.mindspore_version(module.target.version),
+                              "target_version": module.target.version})
+                    continue
+                deprecated = api.last_name(qualname) if qualname else None
+                if (deprecated in _WARNS_THROUGH_LOG and api.is_mindspore_name(qualname, deprecated)
+                        and api.at_least(module.target.version, _WARNS_THROUGH_LOG[deprecated])):
+                    yield self.finding(
+                        module, node,
+                        f"{deprecated}() in graph code ({function.label}) logs a deprecation warning through "
+                        "mindspore.log, which MindSpore refuses in graph code: fails to compile at every syntax level "
+                        "(\"'mindspore.log.warning' is not supported\"); call it in __init__ or outside the Cell and "
+                        "keep the result",
+                        data={"name": deprecated, "module": "mindspore", "version": api.mindspore_version(
+                            module.target.version), "target_version": module.target.version})
+                    continue
                 if qualname and (qualname in functions or qualname.startswith(modules)):
                     yield self._finding(module, function, node, qualname, api.last_name(qualname))
                     continue
