@@ -108,8 +108,9 @@ def main(argv: list[str] | None = None) -> int:
         for code in sorted(totals):
             print(f"| {code} | {totals[code]} | {false[code]} | {repeat[code]} |")
         judged_count = max(1, sum(totals.values()))
-        print(f"| all | {sum(totals.values())} | {sum(false.values())} ({100 * sum(false.values()) / judged_count:.1f}%) "
-              f"| {sum(repeat.values())} ({100 * sum(repeat.values()) / judged_count:.1f}%) |")
+        false_count, repeat_count = sum(false.values()), sum(repeat.values())
+        print(f"| all | {sum(totals.values())} | {false_count} ({100 * false_count / judged_count:.1f}%) "
+              f"| {repeat_count} ({100 * repeat_count / judged_count:.1f}%) |")
         unjudged = sum(1 for f in sample if key(f) not in judged)
         if unjudged:
             print(f"\n{unjudged} finding(s) of the sample are not judged yet", file=sys.stderr)

@@ -3,11 +3,12 @@ its ``use_instead``."""
 from __future__ import annotations
 
 import ast
+import re
 import textwrap
 
 import pytest
 
-from ms_lint.engine import check_source
+from ms_lint.engine import check_file, check_source
 from ms_lint.rules import ALL_RULES
 from ms_lint.settings import Settings
 
@@ -35,15 +36,32 @@ def test_documentation_has_every_heading(rule):
     assert rule.summary and rule.fix_summary and "\n" not in rule.summary
 
 
-@pytest.mark.parametrize("rule", DOCUMENTED, ids=lambda r: r.code)
-def test_example_is_reported_and_fix_is_not(rule):
-    example = PRELUDE + textwrap.dedent(rule.example)
-    fixed = PRELUDE + textwrap.dedent(rule.use_instead)
-    ast.parse(example)
-    ast.parse(fixed)
+# An example that spans modules heads each with its file name (``# model.py``); it is checked as those files.
+_MODULE_HEADING = re.compile(r"^# (\w+)\.py$", re.MULTILINE)
+
+
+def _codes(text: str, code: str, directory) -> set[str]:
     settings = Settings(syntax_level="strict")
-    assert rule.code in {f.code for f in check_source(example, "example.py", settings, [rule.code])}
-    assert rule.code not in {f.code for f in check_source(fixed, "example.py", settings, [rule.code])}
+    text = textwrap.dedent(text)
+    parts = _MODULE_HEADING.split(text)
+    if len(parts) == 1:
+        source = PRELUDE + text
+        ast.parse(source)
+        return {f.code for f in check_source(source, "example.py", settings, [code])}
+    directory.mkdir()
+    files = []
+    for name, body in zip(parts[1::2], parts[2::2]):
+        path = directory / f"{name}.py"
+        path.write_text(PRELUDE + body)
+        ast.parse(path.read_text())
+        files.append(str(path))
+    return {f.code for path in files for f in check_file(path, settings, [code])}
+
+
+@pytest.mark.parametrize("rule", DOCUMENTED, ids=lambda r: r.code)
+def test_example_is_reported_and_fix_is_not(rule, tmp_path):
+    assert rule.code in _codes(rule.example, rule.code, tmp_path / "example")
+    assert rule.code not in _codes(rule.use_instead, rule.code, tmp_path / "use_instead")
 
 
 def test_codes_are_unique_and_sorted():

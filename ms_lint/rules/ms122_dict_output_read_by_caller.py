@@ -55,6 +55,8 @@ class DictOutputReadByCaller(Rule):
                 return {"logits": self.head(x), "boxes": self.box(x)}
 
         # train.py
+        from model import Detector
+
         net = Detector()
         out = net(images)
         loss = loss_fn(out["logits"], labels)
@@ -66,6 +68,8 @@ class DictOutputReadByCaller(Rule):
                 return self.head(x), self.box(x)
 
         # train.py
+        from model import Detector
+
         net = Detector()
         logits, boxes = net(images)
         loss = loss_fn(logits, labels)
