@@ -625,6 +625,29 @@ SILENT_CASES = [
 ]
 
 
+def test_a_cell_built_in_construct_and_stored_on_the_instance_fails_at_both_levels(tmp_path):
+    source = HEADER + textwrap.dedent("""
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.bias = nn.Dense(3, 3)
+                self.grow = True
+            def construct(self, x):
+                if self.grow:
+                    bigger = nn.Dense(3, 3)
+                    self.bias = bigger
+                    self.grow = False
+                return self.bias(x)
+    """)
+    strict, lax = compile_cases([(source, "STRICT", [[2, 3]]), (source, "LAX", [[2, 3]])], tmp_path)
+    assert (strict.ok, strict.error) == (False, "TypeError") and "Parameter type" in strict.message, strict.message
+    assert (lax.ok, lax.error) == (False, "TypeError") and "already exists in network" in lax.message, lax.message
+    for level in ("strict", "lax"):
+        found = [f for f in check_source(source, "case.py", Settings(syntax_level=level)) if f.code == "MS106"]
+        assert len(found) == 1 and "assigned to self.bias" in found[0].message
+        assert "fails to compile at every syntax level (TypeError)" in found[0].message
+
+
 @pytest.mark.parametrize("case", SILENT_CASES, ids=[c[0] for c in SILENT_CASES])
 def test_silent_hazards_compile_and_misbehave(case, tmp_path):
     name, code, source = case

@@ -20,11 +20,12 @@ class CellOrParameterInGraph(Rule):
     what = """
         Reports a Cell that owns parameters (`nn.Dense(3, 4)(x)` in `construct`, or a Cell class of the project
         whose `__init__` creates parameters or weighted sub-cells) and `Parameter(...)`/`initializer(...)` created
-        in graph code. Parameter-free Cells (activations, pooling, `nn.Softmax()`, losses without weights) are not
-        reported: which `mindspore.nn` classes own parameters is read from MindSpore itself. Nor are normalisation
-        layers whose parameters start at constants (`nn.LayerNorm`, `nn.GroupNorm` and `mint.nn.LayerNorm` with their
-        default initialisers, `mint.nn.LayerNorm(..., elementwise_affine=False)`): built in `construct` they compute
-        the plain normalisation, the same on every call in graph mode as in PyNative.
+        in graph code, and any Cell built in graph code and assigned to an attribute of the instance. Parameter-free
+        Cells otherwise (activations, pooling, `nn.Softmax()`, losses without weights) are not reported: which
+        `mindspore.nn` classes own parameters is read from MindSpore itself. Nor are normalisation layers whose
+        parameters start at constants (`nn.LayerNorm`, `nn.GroupNorm` and `mint.nn.LayerNorm` with their default
+        initialisers, `mint.nn.LayerNorm(..., elementwise_affine=False)`): built in `construct` they compute the
+        plain normalisation, the same on every call in graph mode as in PyNative.
     """
     why = """
         A Cell built in `construct` is built once, while the graph compiles: its weights are frozen at their
@@ -32,7 +33,10 @@ class CellOrParameterInGraph(Rule):
         (silently, at every syntax level). `Parameter(...)` and `initializer(...)` in graph code fail to compile at
         every level. A layer whose weights start at ones and zeros loses nothing by being frozen there: it is the
         functional normalisation (`ops.layer_norm` without affine), and PyNative, which builds a new one on every
-        call, computes the same (measured 2.10 and 2.7.1 CPU, STRICT and LAX).
+        call, computes the same (measured 2.10 and 2.7.1 CPU, STRICT and LAX). A Cell built in graph code and
+        assigned to an attribute of the instance (`self.bias = new_bias`, to swap a layer) does not compile at all:
+        TypeError under STRICT ("the member attribute must be of the Parameter type") and under LAX ("Sub cell ...
+        already exists in network") (measured 2.10 and 2.7.1 CPU); the message says so.
     """
     example = """
         class Head(nn.Cell):
@@ -62,7 +66,21 @@ class CellOrParameterInGraph(Rule):
                         "syntax level; create the Parameter in __init__ and update it with ops.assign",
                         data={"callee": qualname, "built": "parameter", "function": function.label},
                     )
-                elif module.builds_cell(node) and _owns_own_parameters(module, node, qualname):
+                elif module.builds_cell(node):
+                    stored = _stored_on_instance(function, node)
+                    if stored is not None:  # with or without parameters
+                        yield self.finding(
+                            module, node,
+                            f"{api.last_name(qualname)} created in graph code ({function.label}) and assigned to "
+                            f"{stored}: assigning a Cell to an attribute in graph code fails to compile at every "
+                            "syntax level (TypeError); create it in __init__, or swap it from host code before the "
+                            "call",
+                            data={"callee": qualname, "built": "cell", "function": function.label,
+                                  "stored_on": stored},
+                        )
+                        continue
+                    if not _owns_own_parameters(module, node, qualname):
+                        continue
                     yield self.finding(
                         module, node,
                         f"{api.last_name(qualname)} created in graph code ({function.label}) is built once at "
@@ -70,6 +88,33 @@ class CellOrParameterInGraph(Rule):
                         "__init__ and call it in construct",
                         data={"callee": qualname, "built": "cell", "function": function.label},
                     )
+
+
+def _stored_on_instance(function, call: ast.Call) -> str | None:
+    """``self.bias`` where graph code stores the Cell ``call`` builds on the instance: ``self.bias = Cell(...)``,
+    or through a local name (``new = Cell(...)`` ... ``self.bias = new``); None when it does not."""
+    instance = function.self_name
+    if instance is None:
+        return None
+    names = set()
+    assignments = function.nodes_of(ast.Assign)
+    for assignment in assignments:
+        if assignment.value is call:
+            for target in assignment.targets:
+                if isinstance(target, ast.Name):
+                    names.add(target.id)
+                elif _on_instance(target, instance):
+                    return f"{instance}.{target.attr}"
+    for assignment in assignments:
+        if isinstance(assignment.value, ast.Name) and assignment.value.id in names:
+            for target in assignment.targets:
+                if _on_instance(target, instance):
+                    return f"{instance}.{target.attr}"
+    return None
+
+
+def _on_instance(target: ast.AST, instance: str) -> bool:
+    return isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == instance
 
 
 # Normalisation layers whose parameters start at constants: how many arguments may be given by position before the

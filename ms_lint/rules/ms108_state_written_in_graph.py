@@ -109,6 +109,8 @@ class StateWrittenInGraph(Rule):
               and target.value.id == function.self_name and function.owner is not None
               and function.owner.is_cell
               and not function.owner.has_attribute("parameter_attributes", target.attr)):
+            if _cell_built_here(module, function, value):
+                return  # a Cell built in graph code and stored: MS106 reports it (it fails at every level)
             tensor = function.kind(value) == TENSOR or (
                 isinstance(statement, ast.AugAssign) and function.kind(target) == TENSOR)
             if tensor and not function.strict and _from_shapes_only(module, function, value):
@@ -149,6 +151,13 @@ class StateWrittenInGraph(Rule):
                 f"the state in a Parameter of the Cell updated with ops.assign, or return it",
                 data={"attribute": f"{target.value.attr}.{target.attr}", "object": True, "function": function.label},
             )
+
+
+def _cell_built_here(module: ModuleFacts, function: GraphFunction, value: ast.AST | None) -> bool:
+    """``value`` builds a Cell (``nn.Dense(3, 3)``), directly or through the local name bound to it."""
+    if isinstance(value, ast.Name):
+        value = module.value_bound_to(value, function.node, function.owner)
+    return isinstance(value, ast.Call) and module.builds_cell(value)
 
 
 def _reads_written_state(function: GraphFunction, statement: ast.AST, value: ast.AST | None) -> bool:

@@ -105,7 +105,7 @@ EXPECTATIONS: dict[str, Expectation] = {
         COMPILE,
         fails_at=frozenset(),
         error_types=("ValueError", "TypeError", "RuntimeError"),
-        patterns=(r"Parameter", r"initializer", r"not supported in 'construct'"),
+        patterns=(r"Parameter", r"initializer", r"not supported in 'construct'", r"already exists in network"),
         silent_note="a Cell created in construct compiles with its weights frozen at compile time; "
         "no probe observes that",
         silent=True,
