@@ -67,10 +67,15 @@ class VariableSliceBound(Rule):
                 if not bounds or function.kind(node.value) != TENSOR:
                     continue
                 store = id(node) in stores
-                names = ", ".join(f"{_BOUND_NAMES[kind]} `{ast.unparse(expr)}`" for kind, expr in bounds)
+                names = ", ".join(dict.fromkeys(f"{_BOUND_NAMES[kind]} `{ast.unparse(expr)}`"
+                                                for kind, expr in bounds))
+                int64_failure = ("ValueError from TensorScatterUpdate" if function.strict else
+                                 "RuntimeError \"The pointer[seq_abs] is null\"")
                 effect = (
-                    "slice assignment with an int32 tensor bound fails to compile on CPU (MindSpore 2.10, STRICT "
-                    "and LAX: SliceToIndices takes int64)" if store else
+                    "on CPU (MindSpore 2.10 and 2.7.1) slice assignment with tensor bounds fails with an int32 bound "
+                    "(TypeError: SliceToIndices takes int64), and with int64 bounds it works in some shapes "
+                    f"(`x[:n] = 0`) and fails in others ({int64_failure} for `m[..., a:b, a:b] = 0` on a tensor "
+                    "built by mint.full from an .item() value)" if store else
                     "it compiles on CPU (MindSpore 2.10) but is slow or unsupported on Ascend")
                 yield self.finding(
                     module, node,
