@@ -82,8 +82,10 @@ class StateWrittenInGraph(Rule):
         if isinstance(target, ast.Name) and target.id in declared_global:
             yield self.finding(
                 module, statement,
-                f"global {target.id} written in graph code ({function.label}) is updated once, at compile time; the "
-                "graph keeps the stale value (all syntax levels); keep it in a Parameter updated with ops.assign",
+                f"global {target.id} written in graph code ({function.label}): the graph does not see the write, "
+                f"its reads of {target.id} give the value it had when the graph was compiled (measured at STRICT "
+                f"and LAX: after `N += 1` a read still gives the old number; a tensor written to a global that held "
+                f"None fails where it is read, TypeError); keep it in a Parameter updated with ops.assign",
                 data={"global": target.id, "function": function.label},
             )
         elif (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
