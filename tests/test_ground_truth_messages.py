@@ -326,3 +326,14 @@ def test_message_says_what_was_measured(case, level):
     assert len(findings) == case.findings, [f.message for f in findings]
     for fragment in fragments:
         assert all(fragment in finding.message for finding in findings), findings[0].message
+
+
+@pytest.mark.parametrize("name", ["masked_select", "nonzero", "unique", "unique_consecutive", "argwhere", "topk"])
+def test_dynamic_shape_operations_are_documented_for_ascend(name):
+    """MS110 says these run on Ascend (as dynamic shape), not that they fail there: their documentation, the
+    installed MindSpore's docstrings, lists Ascend among the supported platforms."""
+    script = (f"import re, mindspore.ops as ops; doc = ops.{name}.__doc__; "
+              "print(re.search(r'Supported Platforms:\\s*(.*)', doc).group(1))")
+    completed = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300,
+                               env=compile_environment())
+    assert "``Ascend``" in completed.stdout, completed.stderr[-2000:]

@@ -31,7 +31,10 @@ class StateWrittenInGraph(Rule):
         scalar attribute (`self.steps += 1`, `self.a = self.a + 1`) is updated correctly on every call, but an
         attribute given tensor data (`self.cache = x * 2`) keeps the first call's value: later calls silently see
         stale data, so with `--ms-syntax-level=lax` only tensor-valued writes are reported. A `global` written in
-        graph code is updated once, at compile time, and the graph keeps the stale value, at every level.
+        graph code is not seen by the graph's reads, at every level: they give the value the global had when the
+        graph was compiled (`N += 1; return x * N` returns `x * 0` on every call), and a tensor written to a global
+        that held None fails where it is read (TypeError on None; 2.10 and 2.7.1,
+        tests/test_ground_truth_messages.py).
         An item written into a plain attribute (`self.cache["k"] = x * 2`, a dict or list set in `__init__`) fails
         under STRICT (TypeError: "self.cache should be initialized as a 'Parameter' in the '__init__' function to
         perform assign subscript"); under LAX the write lasts only for the call and the Cell's attribute stays
@@ -84,7 +87,7 @@ class StateWrittenInGraph(Rule):
                 module, statement,
                 f"global {target.id} written in graph code ({function.label}): the graph does not see the write, "
                 f"its reads of {target.id} give the value it had when the graph was compiled (measured at STRICT "
-                f"and LAX: after `N += 1` a read still gives the old number; a tensor written to a global that held "
+                f"and LAX: after an increment a read still gives the old number; a tensor written to a global that held "
                 f"None fails where it is read, TypeError); keep it in a Parameter updated with ops.assign",
                 data={"global": target.id, "function": function.label},
             )

@@ -36,11 +36,17 @@ class DynamicShape(Rule):
     """
     why = """
         These operations produce a tensor whose shape depends on the data. They compile on CPU and GPU as dynamic
-        shape; on Ascend dynamic shape is slow, unsupported by some operators (MindSpore's documentation lists
-        `masked_select` for Ascend, so that one runs, slowly), and it prevents graph sinking.
-        Boolean-mask assignment of tensor values is worse (measured on MindSpore 2.10 CPU): graph mode broadcasts the
-        values to the whole tensor, so `x[mask] = v` with one row of `v` per selected row (PyTorch's meaning) fails
-        to compile at every syntax level (ValueError from BroadcastTo); only values shaped like `x` compile.
+        shape; on Ascend dynamic shape is slower and it prevents graph sinking. MindSpore's API documentation lists
+        Ascend among the supported platforms of each operation reported (`masked_select`, `nonzero`, `unique`,
+        `unique_consecutive`, `argwhere`, `topk`), so the message does not say they fail there.
+        Boolean-mask assignment of tensor values is worse (measured on MindSpore 2.10 and 2.7.1 CPU, STRICT and LAX):
+        graph mode broadcasts the values to the whole tensor and keeps them where the mask is set, instead of filling
+        the selected elements in order. Values with one entry per selected element (PyTorch's meaning, as in
+        `y[m] = x[m]`) raise ValueError (BroadcastTo) unless the mask selects one element or all of them: at compile
+        time when their shape is static, at run time when the mask decides it, so the outcome depends on the data.
+        Values shaped like `x` run, but fill the selected elements from the same positions of the values. A statement
+        is reported once: reads through the same mask inside its values (`y[m] = x[m]`,
+        `size=x[m].shape`) only size them.
     """
     example = """
         class Net(nn.Cell):
@@ -102,9 +108,9 @@ class DynamicShape(Rule):
                     yield self.finding(
                         module, node,
                         f"{description} in graph code ({function.label}) gives a data-dependent shape: it compiles "
-                        "on CPU/GPU and runs as dynamic shape on Ascend, which MindSpore's documentation lists the "
-                        "operation for, but which is slower there and keeps the graph from sinking; use the "
-                        "mask-multiply pattern (x * mask, ops.select) or a fixed-size operation",
+                        "on CPU/GPU and runs on Ascend as dynamic shape, which is slower there and keeps the graph "
+                        "from sinking; use the mask-multiply pattern (x * mask, ops.select) or a fixed-size "
+                        "operation",
                         data={**on_ascend, "operation": description},
                     )
 

@@ -37,9 +37,13 @@ class NameBoundOnOnePath(Rule):
         before it folds the condition, and rejects a name that one branch leaves unbound as soon as code after the
         `if` reads it: `UnboundLocalError: The local variable 'z' is not defined in false branch, but defined in
         true branch`, whatever the condition (an argument left at `None`, a shape, a module constant, even
-        `if True:`). A name first bound in a loop body cannot be read after the loop (`UnboundLocalError: The local
-        variable 'z' defined in the 'for' loop body cannot be used outside of the loop body`), however many times
-        the loop runs. Measured on 2.10 CPU, the same under STRICT and LAX, also in a mixin method of another module
+        `if True:`); where the parser resolves another name of the function first (a read under a branch after
+        an `if` whose binding it dropped), the error is `NameError: The name 'z' is not defined, or not supported
+        in graph mode` at the read instead, and the message names both. A name first bound in a loop body cannot be
+        read after the loop (`UnboundLocalError: The local variable 'z' defined in the 'for' loop body cannot be
+        used outside of the loop body`), however many times the loop runs; when the loop body itself reads the
+        name before binding it in that iteration (`if i == 0: z = x` / `else: z = z + x`), the parser stops there
+        first with the NameError, which the message then names, with its line. Measured on 2.10 CPU, the same under STRICT and LAX, also in a mixin method of another module
         that the Cell calls (the error names the mixin's file); PyNative runs the code as Python does.
         The pattern is common in code ported from PyTorch: `if labels is not None: loss_fct = CrossEntropyLoss()`
         and, later, `if next_sentence_label is not None: ... loss_fct(...)`.

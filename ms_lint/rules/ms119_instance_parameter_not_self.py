@@ -25,8 +25,14 @@ class InstanceParameterNotSelf(Rule):
         MindSpore's graph parser recognizes the instance by the name `self` only: any other name is counted as one
         more argument, and the call fails to compile (TypeError: "The parameters number of the function is 3, but
         the number of provided arguments is 2", pointing at the `def` line), for the Cell compiled on its own and
-        as a sub-cell alike; a `bprop(ctx, x, out, dout)` fails when the gradient is taken ("the number of parameters
-        of bprop is 4"). Measured on 2.10 CPU, the same under STRICT and LAX; PyNative runs it as Python does.
+        as a sub-cell alike. A `bprop` takes `self`, every input of `construct`, then `out` and `dout`: with `ctx`
+        first, taking the gradient fails (TypeError: "The number of parameter of this primal function is 1, but the
+        number of parameters of bprop is 2" for `construct(self, x)` and `bprop(ctx, x, out, dout)`), and naming it
+        `self` fixes that. A `bprop(ctx, x, out, dout)` ported from PyTorch's `backward(ctx, grad)` for a
+        `construct` with more inputs has the wrong number of parameters besides: renamed, it still fails
+        (TypeError: "The params of function 'bprop' of Primitive or Cell requires the forward inputs as well as the
+        'out' and 'dout'"), and the message says so. Measured on 2.10 and 2.7.1 CPU
+        (tests/test_ground_truth_messages.py), the same under STRICT and LAX; PyNative runs it as Python does.
     """
     example = """
         class RoundSTE(nn.Cell):

@@ -41,7 +41,10 @@ class VariableSliceBound(Rule):
         reading `x[:n]`, `x[start:end]`, `x[:, :n]` and `x[::s]` with tensor bounds compiles and gives PyNative's
         result, and later calls with other bounds reuse the graph; slice assignment with an int32 tensor bound
         (`x[:n] = 0`, `x[n:] = 1`) fails to compile at both levels (TypeError: the CPU kernel `SliceToIndices`
-        takes int64 bounds only), while an int64 bound works.
+        takes int64 bounds only). An int64 bound works in `x[:n] = 0`, but not in every shape: `m[..., a:b, a:b] = 0`
+        on a tensor `mint.full` built from an `.item()` value fails with int64 bounds too (STRICT: ValueError from
+        TensorScatterUpdate; LAX: RuntimeError "The pointer[seq_abs] is null"; 2.10 and 2.7.1,
+        tests/test_ground_truth_messages.py).
     """
     example = """
         class Head(nn.Cell):
