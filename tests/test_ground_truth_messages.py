@@ -138,8 +138,18 @@ CASES = [
 
             def bprop(ctx, x, out, dout):
                 return (dout * 3,)
-    """, ONES * 2, {"error": "RuntimeError", "message": "bprop"}, {"error": "RuntimeError", "message": "bprop"},
-         "MS119", {level: [BPROP_ARITY, "alone does not fix it"] for level in BOTH}, grad=True),
+    """, ONES * 2, {"error": "RuntimeError", "message": "The output size of the 'bprop' must match"},
+         {"error": "RuntimeError", "message": "The output size of the 'bprop' must match"},
+         "MS119", {level: [BPROP_ARITY, "alone does not fix it", "RuntimeError"] for level in BOTH}, grad=True),
+    Case("bprop-ctx-missing-two-inputs", """
+        class Net(nn.Cell):
+            def construct(self, x, y, z):
+                return x * y * z
+
+            def bprop(ctx, x, out, dout):
+                return (dout * 3,)
+    """, ONES * 3, {"error": "TypeError", "message": BPROP_ARITY}, {"error": "TypeError", "message": BPROP_ARITY},
+         "MS119", {level: [BPROP_ARITY, "named `ctx` or `self`"] for level in BOTH}, grad=True),
     Case("bprop-self-missing-an-input", """
         class Net(nn.Cell):
             def construct(self, x, y):

@@ -87,8 +87,8 @@ class StateWrittenInGraph(Rule):
                 module, statement,
                 f"global {target.id} written in graph code ({function.label}): the graph does not see the write, "
                 f"its reads of {target.id} give the value it had when the graph was compiled (measured at STRICT "
-                f"and LAX: after an increment a read still gives the old number; a tensor written to a global that held "
-                f"None fails where it is read, TypeError); keep it in a Parameter updated with ops.assign",
+                "and LAX: after an increment a read still gives the old number; a tensor written to a global that "
+                "held None fails where it is read, TypeError); keep it in a Parameter updated with ops.assign",
                 data={"global": target.id, "function": function.label},
             )
         elif (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)

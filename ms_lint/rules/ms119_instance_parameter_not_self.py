@@ -86,16 +86,21 @@ class InstanceParameterNotSelf(Rule):
                 data={**data, "inputs": len(inputs), "construct_inputs": len(forward) if forward is not None else None},
             )
         names = ", ".join(a.arg for a in forward)
+        arity = ("TypeError: \"The params of function 'bprop' of Primitive or Cell requires the forward inputs as "
+                 "well as the 'out' and 'dout'\"")
+        if len(inputs) + 1 == len(forward):  # `ctx` fills the missing input's place: the count matches
+            raised = (f"the gradient fails with RuntimeError (\"The output size of the 'bprop' must match the number "
+                      f"of parameters ...\"), and once it is named `self` with {arity}")
+        else:
+            raised = f"the gradient fails with {arity}, named `{first.arg}` or `self`"
         return self.finding(
             module, function.node,
             f"{function.label} takes {len(inputs)} forward input{'s' if len(inputs) != 1 else ''} "
             f"({', '.join(a.arg for a in inputs) or 'none'}) before out and dout, but "
             f"{function.owner.name}.construct takes {len(forward)} ({names}); its first parameter is "
             f"`{first.arg}`, not `self`, which the graph parser counts as one more input: a bprop takes `self`, "
-            "every input of construct, then out and dout, so naming it `self` alone does not fix it (the gradient "
-            "then fails with TypeError: \"The params of function 'bprop' of Primitive or Cell requires the forward "
-            "inputs as well as the 'out' and 'dout'\") under STRICT and LAX; name it `self` and take the inputs of "
-            "construct",
+            f"every input of construct, then out and dout, so naming it `self` alone does not fix it ({raised}) "
+            "under STRICT and LAX; name it `self` and take the inputs of construct",
             data={**data, "inputs": len(inputs), "construct_inputs": len(forward)},
         )
 
