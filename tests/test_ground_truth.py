@@ -5,6 +5,7 @@ negative twin must compile. One subprocess compiles all cases.
 """
 from __future__ import annotations
 
+import re
 import textwrap
 
 import pytest
@@ -761,3 +762,20 @@ def test_the_shifted_positionals_ms606_names_are_where_the_installed_mindspore_h
         parameters = list(inspect.signature(getattr(nn, layer).__init__).parameters)[1:]
         assert parameters[shifted.index] == shifted.mindspore, layer
         assert shifted.keyword in parameters, layer  # the keyword the fix passes it by
+
+
+_EXCEPTION_NAMES = re.compile(r"\b(TypeError|NameError|RuntimeError|ValueError|AttributeError|UnboundLocalError)\b")
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_a_message_that_names_exceptions_names_the_one_raised(case, outcomes):
+    """Where a case fails and its finding's message names exceptions, the exception raised is one of them, at
+    each level the rule reports."""
+    name, code, source, _, _ = case
+    full = HEADER + textwrap.dedent(source)
+    for level, result in zip(("strict", "lax"), outcomes[name]):
+        if result.ok or code is None:
+            continue
+        for finding in check_source(full, "case.py", Settings(syntax_level=level)):
+            named = set(_EXCEPTION_NAMES.findall(finding.message)) if finding.code == code else set()
+            assert not named or result.error in named, (level, result.error, finding.message)

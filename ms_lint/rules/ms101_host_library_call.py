@@ -91,23 +91,22 @@ class HostLibraryCall(Rule):
             and _tensor_operand(function, call)
         if not function.strict and not (is_torch or reduction or operand):
             return
+        constant = 'ValueError "inputs should be constant"'
         if is_torch:
             when = "fails at every syntax level (STRICT: compile error; LAX: TypeError when the graph runs)"
         elif reduction:
-            when = ('fails at every syntax level (STRICT: "inputs should be constant" at compile; LAX: TypeError '
-                    f"when the graph runs: numpy calls the Tensor's own {api.last_name(qualname)}() with "
-                    "out=, and MindSpore reports it as an unexpected keyword argument 'out' or a failed call)")
+            when = (f"fails at every syntax level (STRICT: {constant} at compile; LAX: TypeError when the graph "
+                    f"runs: numpy calls the Tensor's own {api.last_name(qualname)}() with out=, and MindSpore "
+                    "reports it as an unexpected keyword argument 'out' or a failed call)")
         elif operand:
-            when = ('fails at every syntax level (STRICT: "inputs should be constant" at compile; LAX: it gives a '
-                    "numpy array, not a Tensor, and the tensor operation given it raises TypeError when the graph "
-                    "runs)")
+            when = (f"fails at every syntax level (STRICT: {constant} at compile; LAX: it gives a numpy array, not a "
+                    "Tensor, and the tensor operation given it raises TypeError when the graph runs)")
         elif library in ("numpy", "scipy") and not qualname.startswith("numpy.random."):
-            when = ('fails to compile under STRICT ("inputs should be constant"); LAX runs it in the Python '
-                    "interpreter and gives a numpy array, not a Tensor (measured: a tensor operand of `+` refuses it "
-                    "with TypeError, ops.relu returns a wrong value)")
+            when = (f"fails to compile under STRICT ({constant}); LAX runs it in the Python interpreter and gives a "
+                    "numpy array, not a Tensor (measured: a tensor operand of `+` refuses it with TypeError, ops.relu "
+                    "returns a wrong value)")
         else:
-            when = ('fails to compile under STRICT ("inputs should be constant"); LAX runs it in the Python '
-                    "interpreter")
+            when = f"fails to compile under STRICT ({constant}); LAX runs it in the Python interpreter"
         data = f"a host copy of tensor data (.{copy.func.attr}())" if copy is not None else "tensor data"
         yield self.finding(
             module, call,

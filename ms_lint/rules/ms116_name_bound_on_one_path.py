@@ -234,6 +234,9 @@ def _read_in_body(loop: ast.AST, name: str) -> ast.Name | None:
 
     def visit(statements: list[ast.stmt]) -> None:
         for index, statement in enumerate(statements):
+            if isinstance(statement, ast.For) and _binds_target(statement.target, name):
+                covered.append(((statement.lineno, statement.col_offset),
+                                (statement.end_lineno, statement.end_col_offset)))
             if _binds(statement, name) and index + 1 < len(statements):
                 last = statements[-1]
                 covered.append(((statements[index + 1].lineno, statements[index + 1].col_offset),
@@ -243,6 +246,8 @@ def _read_in_body(loop: ast.AST, name: str) -> ast.Name | None:
                 if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
                     visit(inner)
 
+    if isinstance(loop, ast.For) and _binds_target(loop.target, name):
+        return None  # the loop variable: every iteration binds it before the body runs
     visit(loop.body)
     reads = [node for statement in loop.body for node in ast.walk(statement)
              if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load)
@@ -253,4 +258,8 @@ def _read_in_body(loop: ast.AST, name: str) -> ast.Name | None:
 def _binds(statement: ast.stmt, name: str) -> bool:
     targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target] if isinstance(
         statement, (ast.AugAssign, ast.AnnAssign)) else []
-    return any(isinstance(node, ast.Name) and node.id == name for target in targets for node in ast.walk(target))
+    return any(_binds_target(target, name) for target in targets)
+
+
+def _binds_target(target: ast.AST, name: str) -> bool:
+    return any(isinstance(node, ast.Name) and node.id == name for node in ast.walk(target))
