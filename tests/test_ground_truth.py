@@ -672,7 +672,7 @@ def test_draw_after_a_reseed_in_the_caller_repeats_in_every_mode(tmp_path):
 
 def test_a_name_read_in_the_loop_before_its_binding_is_a_name_error(tmp_path):
     """A name first bound in a loop, and read inside the loop on a path where this iteration has not bound it, fails
-    with NameError (the parser meets that read first), not the loop's UnboundLocalError: MS116 names both."""
+    with NameError (the parser meets that read first), not the loop's UnboundLocalError: MS116 names that one."""
     source = HEADER + textwrap.dedent("""
         class Net(nn.Cell):
             def construct(self, x):
@@ -684,7 +684,8 @@ def test_a_name_read_in_the_loop_before_its_binding_is_a_name_error(tmp_path):
                 return h
     """)
     (finding,) = check_source(source, "case.py", Settings(syntax_level="strict"))
-    assert finding.code == "MS116" and "NameError \"The name 'h' is not defined" in finding.message
+    assert finding.code == "MS116" and "NameError: \"The name 'h' is not defined" in finding.message
+    assert "UnboundLocalError" not in finding.message  # the loop's error is not the one raised
     for result in compile_cases([(source, "STRICT", [[2, 3]]), (source, "LAX", [[2, 3]])], tmp_path):
         assert (result.ok, result.error) == (False, "NameError"), result.message[:300]
         assert "The name 'h' is not defined" in result.message
