@@ -46,7 +46,8 @@ for case in json.load(sys.stdin):
         spec.loader.exec_module(module)
         net = module.Net()
         inputs = [ms.Tensor(np.array(values, dtype)) for dtype, values in case["inputs"]]
-        outputs = [ms.grad(net)(*inputs)] if case["grad"] else [net(*inputs), net(*inputs)]
+        second = [ms.Tensor(np.array(values, dtype)) for dtype, values in case["second"] or case["inputs"]]
+        outputs = [ms.grad(net)(*inputs)] if case["grad"] else [net(*inputs), net(*second)]
         result = {"ok": True, "tensor": all(isinstance(o, ms.Tensor) for o in outputs),
                   "outputs": [np.asarray(o.asnumpy() if isinstance(o, ms.Tensor) else o).tolist() for o in outputs],
                   "global_n": module.N}
@@ -68,6 +69,7 @@ class Case:
     says: dict = field(default_factory=dict)  # level -> fragments the rule's message holds there
     grad: bool = False
     findings: int = 1  # how many findings of ``code`` the source gets (one per name it reads)
+    second: list | None = None  # the inputs of the second call, when not the first's
 
 
 F32 = "float32"
@@ -276,6 +278,29 @@ CASES = [
                 return x * N
     """, ONES, {"outputs": [0, 0, 0]}, {"outputs": [0, 0, 0]}, "MS108",
          {level: ["the value it had when the graph was compiled"] for level in BOTH}),
+    Case("attribute-tensor-written-from-the-input", """
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.cache = ms.Tensor(np.zeros(3, np.float32))
+
+            def construct(self, x):
+                self.cache = x * 2
+                return self.cache
+    """, ONES, {"error": "TypeError", "message": "must be of the Parameter type"}, {"each": [[2] * 3, [2] * 3]},
+         "MS108", {level: ["later calls silently see the first call's value"] for level in BOTH},
+         second=[(F32, [3.0, 3.0, 3.0])]),
+    Case("attribute-tensor-accumulated", """
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.total = ms.Tensor(np.zeros(3, np.float32))
+
+            def construct(self, x):
+                self.total = self.total + x
+                return self.total
+    """, ONES, {"error": "TypeError", "message": "must be of the Parameter type"}, {"each": [[1] * 3, [4] * 3]},
+         "MS108", {"strict": ["TypeError", "LAX updates it on every call"]}, second=[(F32, [3.0, 3.0, 3.0])]),
     Case("global-tensor-written-then-read", """
         class Net(nn.Cell):
             def construct(self, x):
@@ -296,7 +321,7 @@ def outcomes(tmp_path_factory):
         path.write_text(HEADER + textwrap.dedent(case.source))
         for level in ("STRICT", "LAX"):
             payload.append({"module": f"{path.stem}_{level}", "path": str(path), "level": level,
-                            "inputs": case.inputs, "grad": case.grad})
+                            "inputs": case.inputs, "second": case.second, "grad": case.grad})
     completed = subprocess.run([sys.executable, "-c", _RUNNER], input=json.dumps(payload), capture_output=True,
                                text=True, cwd=workdir, timeout=900, env=compile_environment())
     marker = completed.stdout.rfind("@@RESULTS@@")
@@ -312,7 +337,8 @@ def _matches(result: dict, expected: dict) -> bool:
         return False
     if "tensor" in expected and result["tensor"] != expected["tensor"]:
         return False
-    return all(abs(a - b) < 1e-4 for output in result["outputs"] for a, b in zip(output, expected["outputs"]))
+    each = expected.get("each", [expected.get("outputs")] * len(result["outputs"]))
+    return all(abs(a - b) < 1e-4 for output, wanted in zip(result["outputs"], each) for a, b in zip(output, wanted))
 
 
 @pytest.mark.parametrize("level", ["strict", "lax"])

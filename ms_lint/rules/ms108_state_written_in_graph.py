@@ -20,7 +20,8 @@ class StateWrittenInGraph(Rule):
     what = """
         Reports `self.attr = ...` (and `self.attr += ...`) in graph code when `attr` is not a Parameter of the Cell,
         and assignments to names declared `global` in graph code. Writing a Parameter attribute is supported. Under
-        `--ms-syntax-level=lax` only writes of tensor data are reported. An item written into such an attribute
+        `--ms-syntax-level=lax` only writes of tensor data not computed from the attribute's own value are
+        reported. An item written into such an attribute
         (`self.cache[key] = value`) is reported too; under LAX only when an `if` on the same attribute guards it
         (a cache: `if key not in self.cache:`).
     """
@@ -28,9 +29,11 @@ class StateWrittenInGraph(Rule):
         The Cell's Python attributes are constants of the compiled graph (measured on MindSpore 2.10 CPU). Under
         STRICT, writing one fails (TypeError: "the member attribute must be of the Parameter type"; AttributeError:
         "object has no attribute" when nothing set the attribute before the graph was built). Under LAX a
-        scalar attribute (`self.steps += 1`, `self.a = self.a + 1`) is updated correctly on every call, but an
-        attribute given tensor data (`self.cache = x * 2`) keeps the first call's value: later calls silently see
-        stale data, so with `--ms-syntax-level=lax` only tensor-valued writes are reported. A `global` written in
+        scalar attribute (`self.steps += 1`, `self.a = self.a + 1`), and a tensor one computed from its own value
+        (`self.total = self.total + x`, `self.total += x`), is updated correctly on every call, but an attribute
+        given other tensor data (`self.cache = x * 2`) keeps the first call's value: later calls silently see
+        stale data (2.10 and 2.7.1, tests/test_ground_truth_messages.py), so with `--ms-syntax-level=lax` only
+        those writes are reported. A `global` written in
         graph code is not seen by the graph's reads, at every level: they give the value the global had when the
         graph was compiled (`N += 1; return x * N` returns `x * 0` on every call), and a tensor written to a global
         that held None fails where it is read (TypeError on None; 2.10 and 2.7.1,
@@ -97,18 +100,24 @@ class StateWrittenInGraph(Rule):
               and not function.owner.has_attribute("parameter_attributes", target.attr)):
             tensor = function.kind(value) == TENSOR or (
                 isinstance(statement, ast.AugAssign) and function.kind(target) == TENSOR)
-            if tensor:
+            # Under LAX a tensor written from the attribute's own value (``self.total = self.total + x``) is updated
+            # on every call; one written from other values keeps the first call's (measured 2.10 and 2.7.1).
+            accumulated = tensor and (isinstance(statement, ast.AugAssign) or any(
+                isinstance(node, ast.Attribute) and node.attr == target.attr and isinstance(node.value, ast.Name)
+                and node.value.id == function.self_name for node in ast.walk(value or ast.Pass())))
+            if tensor and not accumulated:
                 consequence = "and under LAX later calls silently see the first call's value"
             elif function.strict:
                 consequence = "LAX updates it on every call"
             else:
-                return  # a scalar written under LAX: updated correctly
+                return  # a number, or a tensor computed from its own value, written under LAX: updated correctly
             yield self.finding(
                 module, statement,
                 f"self.{target.attr} written in graph code ({function.label}) is not a Parameter: fails to compile "
                 f"under STRICT (TypeError; AttributeError if nothing set it before), {consequence}; keep it in a "
                 "Parameter updated with ops.assign, or return it",
-                data={"attribute": target.attr, "tensor": tensor, "function": function.label},
+                data={"attribute": target.attr, "tensor": tensor, "accumulated": accumulated,
+                      "function": function.label},
             )
         elif isinstance(target, ast.Subscript):
             finding = _item_written(self, module, function, statement, target)
