@@ -264,6 +264,13 @@ CASES = [
                 return x / float(np.mean(x))
     """, ONES, CONSTANT, {"error": "TypeError", "message": "unexpected keyword argument 'out'"}, "MS101",
          {level: ["unexpected keyword argument 'out'"] for level in BOTH}),
+    *[Case(f"numpy-{name}-on-a-tensor", f"""
+        class Net(nn.Cell):
+            def construct(self, x):
+                return x / float(np.{name}(x))
+    """, ONES, CONSTANT, {"error": "TypeError", "message": "out"}, "MS101",
+           {level: ["TypeError", f"Tensor's own {name}() with out="] for level in BOTH})
+      for name in ("sum", "max", "min", "prod", "std", "var")],
     Case("math-on-a-tensor-sum", """
         class Net(nn.Cell):
             def construct(self, x):
