@@ -6,6 +6,8 @@ installed MindSpore. Hand-kept facts (host libraries, random functions) are belo
 """
 from __future__ import annotations
 
+import ast
+
 import json
 from functools import lru_cache
 from importlib import resources
@@ -285,6 +287,15 @@ def cell_keywords(qualname: str | None, version: str = "") -> tuple[str, ...] | 
     if is_nn_name(qualname):
         return _cell_keywords(version).get(f"mindspore.nn.{last_name(qualname)}")
     return None
+
+
+def keywords_not_taken(qualname: str | None, call: ast.Call, version: str = "") -> list[str]:
+    """The keywords ``call`` of the MindSpore Cell ``qualname`` passes that its constructor does not take in
+    ``version`` (building it raises TypeError before anything else is checked); empty when unknown."""
+    accepted = cell_keywords(qualname, version) if call.keywords else None
+    if accepted is None:
+        return []
+    return [keyword.arg for keyword in call.keywords if keyword.arg is not None and keyword.arg not in accepted]
 
 
 @lru_cache(maxsize=1)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -76,3 +77,13 @@ def compile_cases(cases: list[tuple[str, str, list[list[int]]]], workdir: Path) 
                       r.get("state"))
         for r in raw
     ]
+
+
+_EXCEPTION_NAMES = re.compile(r"\b(TypeError|NameError|RuntimeError|ValueError|AttributeError|UnboundLocalError)\b")
+
+
+def names_the_exception(message: str, raised: str) -> bool:
+    """Whether a finding's ``message`` that names exceptions names ``raised`` among them (one naming none says
+    nothing to check)."""
+    named = set(_EXCEPTION_NAMES.findall(message))
+    return not named or raised in named

@@ -11,7 +11,7 @@ import pytest
 
 from ms_lint.engine import check_source
 from ms_lint.settings import Settings
-from tests.mindspore_compile import compile_cases
+from tests.mindspore_compile import compile_cases, names_the_exception
 
 pytestmark = pytest.mark.mindspore
 
@@ -694,7 +694,7 @@ def test_draw_after_a_reseed_in_the_caller_repeats_in_every_mode(tmp_path):
 
 def test_a_name_read_in_the_loop_before_its_binding_is_a_name_error(tmp_path):
     """A name first bound in a loop, and read inside the loop on a path where this iteration has not bound it, fails
-    with NameError (the parser meets that read first), not the loop's UnboundLocalError: MS116 names both."""
+    with NameError (the parser meets that read first), not the loop's UnboundLocalError: MS116 names that one."""
     source = HEADER + textwrap.dedent("""
         class Net(nn.Cell):
             def construct(self, x):
@@ -706,7 +706,8 @@ def test_a_name_read_in_the_loop_before_its_binding_is_a_name_error(tmp_path):
                 return h
     """)
     (finding,) = check_source(source, "case.py", Settings(syntax_level="strict"))
-    assert finding.code == "MS116" and "NameError \"The name 'h' is not defined" in finding.message
+    assert finding.code == "MS116" and "NameError: \"The name 'h' is not defined" in finding.message
+    assert "UnboundLocalError" not in finding.message  # the loop's error is not the one raised
     for result in compile_cases([(source, "STRICT", [[2, 3]]), (source, "LAX", [[2, 3]])], tmp_path):
         assert (result.ok, result.error) == (False, "NameError"), result.message[:300]
         assert "The name 'h' is not defined" in result.message
@@ -784,3 +785,17 @@ def test_the_shifted_positionals_ms606_names_are_where_the_installed_mindspore_h
         parameters = list(inspect.signature(getattr(nn, layer).__init__).parameters)[1:]
         assert parameters[shifted.index] == shifted.mindspore, layer
         assert shifted.keyword in parameters, layer  # the keyword the fix passes it by
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_a_message_that_names_exceptions_names_the_one_raised(case, outcomes):
+    """Where a case fails and its finding's message names exceptions, the exception raised is one of them, at
+    each level the rule reports."""
+    name, code, source, _, _ = case
+    full = HEADER + textwrap.dedent(source)
+    for level, result in zip(("strict", "lax"), outcomes[name]):
+        if result.ok or code is None:
+            continue
+        for finding in check_source(full, "case.py", Settings(syntax_level=level)):
+            if finding.code == code:
+                assert names_the_exception(finding.message, result.error), (level, result.error, finding.message)

@@ -13,7 +13,7 @@ import pytest
 
 from ms_lint.engine import check_file
 from ms_lint.settings import Settings
-from tests.mindspore_compile import compile_cases, compile_environment
+from tests.mindspore_compile import compile_cases, compile_environment, names_the_exception
 
 pytestmark = pytest.mark.mindspore
 
@@ -226,6 +226,11 @@ def test_the_rule_agrees_with_the_compiler(case, compiled):
     ours = {"MS108", "MS116", "MS120", "MS121"}
     assert _codes(path, "strict", ours) == ({code} if code else set())
     assert _codes(path, "lax", ours) == ({code} if lax_reported else set())
+    for level, result, reported in (("strict", strict, True), ("lax", lax, lax_reported)):
+        if code and reported and not result.ok:
+            for finding in check_file(str(path), Settings(syntax_level=level)):
+                if finding.code == code:
+                    assert names_the_exception(finding.message, result.error), (level, result.error, finding.message)
 
 
 def test_a_method_of_a_mixin_of_another_module_is_compiled_with_the_cell(tmp_path):

@@ -13,7 +13,7 @@ import pytest
 from ms_lint.engine import check_source
 from ms_lint.rules import RULES_BY_CODE
 from ms_lint.settings import Settings
-from tests.mindspore_compile import compile_environment
+from tests.mindspore_compile import compile_environment, names_the_exception
 
 pytestmark = pytest.mark.mindspore
 
@@ -397,3 +397,15 @@ def test_the_model_agrees_with_the_compiler(case, outcomes):
     for level, outcome in (("strict", strict_outcome), ("lax", lax_outcome)):
         found = {f.code for f in check_source(full, "case.py", Settings(syntax_level=level), RULES_BY_CODE)}
         assert found == ({code} if code and outcome != "ok" else set()), level
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c[1]], ids=lambda c: c[0])
+def test_the_message_names_the_exception_raised(case, outcomes):
+    name, code, source, _, _ = case
+    full = HEADER + textwrap.dedent(source)
+    for level, result in zip(("strict", "lax"), outcomes[name]):
+        if result["ok"]:
+            continue
+        for finding in check_source(full, "case.py", Settings(syntax_level=level), RULES_BY_CODE):
+            if finding.code == code:
+                assert names_the_exception(finding.message, result["error"]), (level, result, finding.message)

@@ -18,7 +18,7 @@ import pytest
 from ms_lint.engine import check_source
 from ms_lint.rules import RULES_BY_CODE
 from ms_lint.settings import Settings
-from tests.mindspore_compile import compile_environment
+from tests.mindspore_compile import compile_environment, names_the_exception
 
 pytestmark = pytest.mark.mindspore
 
@@ -262,6 +262,15 @@ def test_rule_reports_exactly_the_failing_cases(case):
                                           RULES_BY_CODE)}
     structural = codes & {"MS203", "MS204", "MS205", "MS402", "MS501"}
     assert structural == ({code} if code else set())
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c[2] and c[4] != "ok"], ids=lambda c: c[0])
+def test_the_message_names_the_exception_raised(case, outcomes):
+    name, _, code, _, _ = case
+    result = outcomes[name]
+    for finding in check_source(source_of(case), f"{name}.py", Settings(syntax_level="strict"), RULES_BY_CODE):
+        if finding.code == code:
+            assert names_the_exception(finding.message, result["error"]), (result["error"], finding.message)
 
 
 PIPELINE_ACROSS_EPOCHS = HEADER + """

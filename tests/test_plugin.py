@@ -38,7 +38,8 @@ def test_plugin_is_registered_and_reports_ms_codes(project):
     assert result.returncode == 1
     assert result.stdout.splitlines() == [
         "model.py:7:13: MS101 numpy.sin() on tensor data in graph code (Net.construct) fails to compile under STRICT "
-        '("inputs should be constant"); LAX runs it in the Python interpreter, slowly and in float64; use '
+        '(ValueError "inputs should be constant"); LAX runs it in the Python interpreter and gives a numpy array, not '
+        "a Tensor (measured: a tensor operand of `+` refuses it with TypeError, ops.relu returns a wrong value); use "
         "mindspore.ops.sin",
     ]
 

@@ -20,13 +20,20 @@ class HostLibraryCall(Rule):
         (`construct`, `bprop`, `@jit` functions and what they call) when an argument is tensor data or a host copy
         of it (`np.tanh(x.asnumpy())`: MS102 reports the copy, MS101 the numpy call left once it is gone), and a host
         array used directly as an operand of a tensor operation (`x + np.ones((2, 3))`). Calls on compile-time
-        constants (`np.sqrt(self.dim)`, `np.prod(x.shape)`, `Tensor(np.ones((2, 2)))`) are not reported.
+        constants (`np.sqrt(self.dim)`, `np.prod(x.shape)`, `Tensor(np.ones((2, 2)))`) are not reported. Under LAX
+        only the calls that fail there are reported: torch, numpy's reductions on a tensor (`np.mean(x)`), and a
+        numpy or scipy result used as an operand of a tensor operation (`x + np.sin(x)`).
     """
     why = """
         The graph compiler can only evaluate host-library calls on constants. On tensor data:
         - STRICT (and COMPATIBLE): the compile fails, `ValueError: ... inputs should be constant`.
-        - LAX: numpy/scipy/math calls run in the Python interpreter (slow, float64); torch calls raise TypeError
-          when the graph runs. With `--ms-syntax-level=lax` only torch calls are reported.
+        - LAX: numpy/scipy/math calls run in the Python interpreter. numpy and scipy give a numpy array, not a
+          Tensor: used as an operand of a tensor operation (`x + np.sin(x)`) it raises TypeError when the graph
+          runs, and `ops.relu(np.sin(x))` returned a wrong value (measured 2.10 and 2.7.1 CPU). numpy's reductions
+          (`np.mean`, `np.sum`, `np.max`, `np.min`, `np.prod`, `np.std`, `np.var`) call the Tensor's own method with
+          `out=` and raise TypeError. torch calls raise TypeError when the graph runs. With
+          `--ms-syntax-level=lax` only torch calls, numpy reductions and numpy results used as tensor operands are
+          reported.
         A raw numpy array as a tensor operand fails at every level (STRICT: ValueError at compile; LAX: TypeError
         when it runs), also when it happens in a helper called from `construct`.
     """
@@ -77,13 +84,29 @@ class HostLibraryCall(Rule):
             if copy is None:
                 return
         is_torch = api.top_package(qualname) == "torch"
-        if not function.strict and not is_torch:
+        library = api.top_package(qualname)
+        # numpy's reductions call the tensor's own method with ``out=``, which MindSpore's Tensor does not take
+        reduction = library == "numpy" and api.last_name(qualname) in _METHOD_REDUCTIONS and copy is None
+        operand = library in ("numpy", "scipy") and not qualname.startswith("numpy.random.") and copy is None \
+            and _tensor_operand(function, call)
+        if not function.strict and not (is_torch or reduction or operand):
             return
+        constant = 'ValueError "inputs should be constant"'
         if is_torch:
             when = "fails at every syntax level (STRICT: compile error; LAX: TypeError when the graph runs)"
+        elif reduction:
+            when = (f"fails at every syntax level (STRICT: {constant} at compile; LAX: TypeError when the graph "
+                    f"runs: numpy calls the Tensor's own {api.last_name(qualname)}() with out=, and MindSpore "
+                    "reports it as an unexpected keyword argument 'out' or a failed call)")
+        elif operand:
+            when = (f"fails at every syntax level (STRICT: {constant} at compile; LAX: it gives a numpy array, not a "
+                    "Tensor, and the tensor operation given it raises TypeError when the graph runs)")
+        elif library in ("numpy", "scipy") and not qualname.startswith("numpy.random."):
+            when = (f"fails to compile under STRICT ({constant}); LAX runs it in the Python interpreter and gives a "
+                    "numpy array, not a Tensor (measured: a tensor operand of `+` refuses it with TypeError, ops.relu "
+                    "returns a wrong value)")
         else:
-            when = ('fails to compile under STRICT ("inputs should be constant"); LAX runs it in the Python '
-                    "interpreter, slowly and in float64")
+            when = f"fails to compile under STRICT ({constant}); LAX runs it in the Python interpreter"
         data = f"a host copy of tensor data (.{copy.func.attr}())" if copy is not None else "tensor data"
         yield self.finding(
             module, call,
@@ -140,6 +163,17 @@ def _host_array_source(module: ModuleFacts, operand: ast.AST, host_arrays: dict[
                 isinstance(a, (ast.List, ast.Tuple)) for a in operand.args):
             return operand
     return None
+
+
+# numpy functions that call the array's own method with ``out=`` (measured on tensors under LAX: TypeError)
+_METHOD_REDUCTIONS = frozenset({"mean", "sum", "max", "min", "amax", "amin", "prod", "std", "var"})
+
+
+def _tensor_operand(function: GraphFunction, call: ast.Call) -> bool:
+    """The call's result is an operand of an arithmetic operation with tensor data (``x + np.sin(x)``): LAX gives
+    it a numpy array, which the tensor operation refuses."""
+    return any(function.kind(node.right if node.left is call else node.left) == TENSOR
+               for node in function.nodes_of(ast.BinOp) if call is node.left or call is node.right)
 
 
 def _alternative(qualname: str) -> str:

@@ -89,7 +89,8 @@ class UserTypeInGraph(Rule):
                 f"{user_type.name}.{func.attr}() changes a list, dict or object held by a user object in graph code "
                 f"({function.label}): graph mode does not keep the change (at every syntax level the state is "
                 "silently dropped, or the compile fails: TypeError under STRICT; a cache updated this way fails "
-                "under LAX too); keep the state in Parameters updated with ops.assign, or pass it in and return it",
+                "under LAX too, with ValueError where it is read still empty); keep the state in Parameters "
+                "updated with ops.assign, or pass it in and return it",
                 data={"type": user_type.name, "method": func.attr, "change": change, "function": function.label},
             )
         if change == "attribute" and function.strict:

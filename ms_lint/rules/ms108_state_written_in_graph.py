@@ -44,8 +44,10 @@ class StateWrittenInGraph(Rule):
         it runs once more while compiling and graph code reads the attribute as it was then (a counter ends one too
         high, outputs use the stale value), which only a constant value survives. An attribute of a plain object
         (`self.box.n = self.box.n + 1`) is written on the first call only, at both levels (a Python value fails
-        under STRICT). A `global` written in graph code is updated once, at compile time, and the graph keeps the
-        stale value, at every level.
+        under STRICT). A `global` written in graph code is not seen by the graph's reads, at every level: they give
+        the value the global had when the graph was compiled (`N += 1; return x * N` returns `x * 0` on every call),
+        and a tensor written to a global that held None fails where it is read (TypeError on None; 2.10 and 2.7.1,
+        tests/test_ground_truth_messages.py).
         An item written into a plain attribute (`self.cache["k"] = x * 2`, a dict or list set in `__init__`) fails
         under STRICT (TypeError: "self.cache should be initialized as a 'Parameter' in the '__init__' function to
         perform assign subscript"); under LAX the write lasts only for the call and the Cell's attribute stays
@@ -101,8 +103,10 @@ class StateWrittenInGraph(Rule):
         if isinstance(target, ast.Name) and target.id in declared_global:
             yield self.finding(
                 module, statement,
-                f"global {target.id} written in graph code ({function.label}) is updated once, at compile time; the "
-                "graph keeps the stale value (all syntax levels); keep it in a Parameter updated with ops.assign",
+                f"global {target.id} written in graph code ({function.label}): the graph does not see the write, "
+                f"its reads of {target.id} give the value it had when the graph was compiled (measured at STRICT "
+                "and LAX: after an increment a read still gives the old number; a tensor written to a global that "
+                "held None fails where it is read, TypeError); keep it in a Parameter updated with ops.assign",
                 data={"global": target.id, "function": function.label},
             )
         elif (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
@@ -126,13 +130,14 @@ class StateWrittenInGraph(Rule):
             elif function.strict:
                 consequence = "LAX updates it on every call"
             else:
-                return  # a scalar written under LAX: updated correctly
+                return  # a number, or a tensor computed from its own value, written under LAX: updated correctly
             yield self.finding(
                 module, statement,
                 f"{function.self_name}.{target.attr} written in graph code ({function.label}) is not a Parameter: "
                 f"fails to compile under STRICT (TypeError; AttributeError if nothing set it before), {consequence}; "
                 "keep it in a Parameter updated with ops.assign, or return it",
-                data={"attribute": target.attr, "tensor": tensor, "function": function.label},
+                data={"attribute": target.attr, "tensor": tensor, "accumulated": tensor and lax_updates,
+                      "function": function.label},
             )
         elif isinstance(target, ast.Subscript):
             finding = _item_written(self, module, function, statement, target)

@@ -36,11 +36,17 @@ class DynamicShape(Rule):
     """
     why = """
         These operations produce a tensor whose shape depends on the data. They compile on CPU and GPU as dynamic
-        shape; on Ascend dynamic shape is slow, unsupported by some operators (MindSpore's documentation lists
-        `masked_select` for Ascend, so that one runs, slowly), and it prevents graph sinking.
-        Boolean-mask assignment of tensor values is worse (measured on MindSpore 2.10 CPU): graph mode broadcasts the
-        values to the whole tensor, so `x[mask] = v` with one row of `v` per selected row (PyTorch's meaning) fails
-        to compile at every syntax level (ValueError from BroadcastTo); only values shaped like `x` compile.
+        shape; on Ascend dynamic shape is slower and it prevents graph sinking. MindSpore's API documentation lists
+        Ascend among the supported platforms of each operation reported (`masked_select`, `nonzero`, `unique`,
+        `unique_consecutive`, `argwhere`, `topk`), so the message does not say they fail there.
+        Boolean-mask assignment of tensor values is worse (measured on MindSpore 2.10 and 2.7.1 CPU, STRICT and LAX):
+        graph mode broadcasts the values to the whole tensor and keeps them where the mask is set, instead of filling
+        the selected elements in order. Values with one entry per selected element (PyTorch's meaning, as in
+        `y[m] = x[m]`) raise ValueError (BroadcastTo) unless the mask selects one element or all of them: at compile
+        time when their shape is static, at run time when the mask decides it, so the outcome depends on the data.
+        Values shaped like `x` run, but fill the selected elements from the same positions of the values. A statement
+        is reported once: reads through the same mask inside its values (`y[m] = x[m]`,
+        `size=x[m].shape`) only size them.
     """
     example = """
         class Net(nn.Cell):
@@ -61,27 +67,39 @@ class DynamicShape(Rule):
         for function in module.graph_functions:
             masks = _boolean_names(module, function)
             # `x[mask] = 0.0` selects with a static shape; `x[mask] = values` needs as many values as the mask
-            # holds, a data-dependent count, and stays reported.
-            stores = {
-                id(target): _scalar_value(module, function, assign.value)
-                for assign in function.nodes_of(ast.Assign, ast.AugAssign)
-                for target in (assign.targets if isinstance(assign, ast.Assign) else [assign.target])
-                if isinstance(target, ast.Subscript)}
+            # holds, a data-dependent count, and stays reported, once per statement: a read through the same mask
+            # in the values (`x[m] = y[m]`, `size=x[m].shape`) only sizes them.
+            stores = {}
+            for assign in function.nodes_of(ast.Assign, ast.AugAssign):
+                scalar = _scalar_value(module, function, assign.value)
+                for target in (assign.targets if isinstance(assign, ast.Assign) else [assign.target]):
+                    for element in (target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]):
+                        if isinstance(element, ast.Subscript):
+                            stores[id(element)] = (assign, scalar)
+            reported: dict[int, tuple[ast.AST, set[str]]] = {}  # a reported assignment's value, and its masks
             for node in function.nodes_of(ast.Subscript, ast.Call):
                 description = None
-                if isinstance(node, ast.Subscript) and not stores.get(id(node)) and function.kind(
+                if isinstance(node, ast.Subscript) and not stores.get(id(node), (None, False))[1] and function.kind(
                         node.value) == TENSOR and _is_boolean_mask(
                         module, function, node.slice, masks):
                     if id(node) in stores:  # x[mask] = values
+                        assign = stores[id(node)][0]
+                        if id(assign.value) in reported:
+                            reported[id(assign.value)][1].add(ast.dump(node.slice))
+                            continue  # `a[m], b[m] = f(...)`: one statement, one finding
+                        reported[id(assign.value)] = (assign.value, {ast.dump(node.slice)})
                         yield self.finding(
                             module, node,
                             f"boolean-mask assignment of tensor values in graph code ({function.label}): graph mode "
-                            "broadcasts the values to the whole tensor instead of filling the selected elements in "
-                            "order, so values holding one entry per selected element (PyTorch's meaning) fail to "
-                            "compile at every syntax level (ValueError from BroadcastTo); use ops.select or "
-                            "ops.masked_fill with values shaped like the tensor",
+                            "broadcasts the values to the whole tensor and keeps them where the mask is set, instead "
+                            "of filling the selected elements in order; unless the values broadcast to the tensor's "
+                            "shape (one value, or one per element of the tensor) it raises ValueError (BroadcastTo), "
+                            "at compile time or, when the mask decides how many values there are, at run time, at "
+                            "every syntax level; use ops.select or ops.masked_fill with values shaped like the tensor",
                             data={**everywhere, "operation": "boolean-mask assignment"},
                         )
+                        continue
+                    if _sizes_reported_store(node, reported.values()):
                         continue
                     description = "boolean-mask indexing"
                 elif isinstance(node, ast.Call):
@@ -90,11 +108,17 @@ class DynamicShape(Rule):
                     yield self.finding(
                         module, node,
                         f"{description} in graph code ({function.label}) gives a data-dependent shape: it compiles "
-                        "on CPU/GPU but runs as dynamic shape on Ascend, slowly, without graph sinking, and not at "
-                        "all for some operators; use the mask-multiply pattern (x * mask, ops.select) or a "
-                        "fixed-size operation",
+                        "on CPU/GPU and runs on Ascend as dynamic shape, which is slower there and keeps the graph "
+                        "from sinking; use the mask-multiply pattern (x * mask, ops.select) or a fixed-size "
+                        "operation",
                         data={**on_ascend, "operation": description},
                     )
+
+
+def _sizes_reported_store(node: ast.Subscript, reported) -> bool:
+    """Whether ``node`` reads through the mask of a reported ``x[mask] = values`` inside those values."""
+    mask = ast.dump(node.slice)
+    return any(mask in masks and any(inner is node for inner in ast.walk(value)) for value, masks in reported)
 
 
 def _scalar_value(module: ModuleFacts, function: GraphFunction, value: ast.AST) -> bool:

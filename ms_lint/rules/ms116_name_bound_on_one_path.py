@@ -35,10 +35,15 @@ class NameBoundOnOnePath(Rule):
         before it folds the condition, and rejects a name that one branch leaves unbound as soon as code after the
         `if` reads it: `UnboundLocalError: The local variable 'z' is not defined in false branch, but defined in
         true branch`, whatever the condition (an argument left at `None`, a shape, a module constant, even
-        `if True:`). A name first bound in a loop body cannot be read after the loop (`UnboundLocalError: The local
-        variable 'z' defined in the 'for' loop body cannot be used outside of the loop body`), however many times
-        the loop runs. Measured on 2.10 CPU, the same under STRICT and LAX, also in a mixin method of another module
-        that the Cell calls (the error names the mixin's file); PyNative runs the code as Python does.
+        `if True:`); where the parser resolves another name of the function first (a read under a branch after
+        an `if` whose binding it dropped), the error is `NameError: The name 'z' is not defined, or not supported
+        in graph mode` at the read instead, and the message names both. A name first bound in a loop body cannot be
+        read after the loop (`UnboundLocalError: The local variable 'z' defined in the 'for' loop body cannot be
+        used outside of the loop body`), however many times the loop runs; when the loop body itself reads the
+        name before binding it in that iteration (`if i == 0: z = x` / `else: z = z + x`), the parser stops there
+        first with the NameError, which the message then names, with its line. Measured on 2.10 and 2.7.1 CPU
+        (tests/test_ground_truth_messages.py), the same under STRICT and LAX, also in a mixin method of another
+        module that the Cell calls (the error names the mixin's file); PyNative runs the code as Python does.
         The pattern is common in code ported from PyTorch: `if labels is not None: loss_fct = CrossEntropyLoss()`
         and, later, `if next_sentence_label is not None: ... loss_fct(...)`.
     """
@@ -205,16 +210,59 @@ def _data(read: PartialRead, label: str) -> dict:
 
 def _message(read: PartialRead, label: str) -> str:
     name, origin = read.name.id, read.origin
-    name_error = (f"NameError \"The name '{name}' is not defined, or not supported in graph mode\" where the parser "
-                  "meets another read of it first")
+    name_error = f"NameError: \"The name '{name}' is not defined, or not supported in graph mode\""
     if read.in_loop:
         keyword = "while" if isinstance(origin, ast.While) else "for"
+        unbound = (f"UnboundLocalError: \"The local variable '{name}' defined in the '{keyword}' loop body cannot be "
+                   "used outside of the loop body\"")
+        earlier = _read_in_body(origin, name)
+        error = (f"{name_error}, at the read on line {earlier.lineno} in the loop body, which a later iteration "
+                 "reaches before it binds the name" if earlier is not None else unbound)
         return (f"`{name}` is read after the `{keyword}` loop at line {origin.lineno}, whose body first binds it "
-                f"({label}): MindSpore's graph parser rejects it (UnboundLocalError: \"The local variable '{name}' "
-                f"defined in the '{keyword}' loop body cannot be used outside of the loop body\"; {name_error}) "
-                f"under STRICT and LAX; bind `{name}` before the loop (`{name} = None`)")
+                f"({label}): MindSpore's graph parser rejects it ({error}) under STRICT and LAX; bind `{name}` "
+                f"before the loop (`{name} = None`)")
     return (f"`{name}` is read after the `if` at line {origin.lineno}, which binds it on one branch only ({label}): "
-            f"MindSpore's graph parser joins both branches before it folds the condition and rejects it "
-            f"(UnboundLocalError: \"The local variable '{name}' is not defined in false branch, but defined in true "
-            f"branch\"; {name_error}) under STRICT and LAX, whatever the condition; bind `{name}` before the `if` "
-            f"(`{name} = None`) or on every branch")
+            f"MindSpore's graph parser joins both branches before it folds the condition and rejects it under "
+            f"STRICT and LAX, whatever the condition, with UnboundLocalError: \"The local variable '{name}' is not "
+            f"defined in false branch, but defined in true branch\" or, when it resolves another name of the "
+            f"function first, {name_error} at the read; bind `{name}` before the `if` (`{name} = None`) or on every "
+            "branch")
+
+
+def _read_in_body(loop: ast.AST, name: str) -> ast.Name | None:
+    """The first read of ``name`` in ``loop``'s body that no binding earlier in the same iteration covers (one in
+    the other branch of an ``if``, or before the binding): the graph parser meets it before the read after the
+    loop."""
+    covered: list[tuple[tuple[int, int], tuple[int, int]]] = []  # the statements after a binding, per list
+
+    def visit(statements: list[ast.stmt]) -> None:
+        for index, statement in enumerate(statements):
+            if isinstance(statement, ast.For) and _binds_target(statement.target, name):
+                covered.append(((statement.lineno, statement.col_offset),
+                                (statement.end_lineno, statement.end_col_offset)))
+            if _binds(statement, name) and index + 1 < len(statements):
+                last = statements[-1]
+                covered.append(((statements[index + 1].lineno, statements[index + 1].col_offset),
+                                (last.end_lineno, last.end_col_offset)))
+            for field in ("body", "orelse", "finalbody"):
+                inner = getattr(statement, field, None)
+                if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
+                    visit(inner)
+
+    if isinstance(loop, ast.For) and _binds_target(loop.target, name):
+        return None  # the loop variable: every iteration binds it before the body runs
+    visit(loop.body)
+    reads = [node for statement in loop.body for node in ast.walk(statement)
+             if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load)
+             and not any(start <= (node.lineno, node.col_offset) <= end for start, end in covered)]
+    return min(reads, key=lambda node: (node.lineno, node.col_offset)) if reads else None
+
+
+def _binds(statement: ast.stmt, name: str) -> bool:
+    targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target] if isinstance(
+        statement, (ast.AugAssign, ast.AnnAssign)) else []
+    return any(_binds_target(target, name) for target in targets)
+
+
+def _binds_target(target: ast.AST, name: str) -> bool:
+    return any(isinstance(node, ast.Name) and node.id == name for node in ast.walk(target))

@@ -25,8 +25,14 @@ class InstanceParameterNotSelf(Rule):
         MindSpore's graph parser recognizes the instance by the name `self` only: any other name is counted as one
         more argument, and the call fails to compile (TypeError: "The parameters number of the function is 3, but
         the number of provided arguments is 2", pointing at the `def` line), for the Cell compiled on its own and
-        as a sub-cell alike; a `bprop(ctx, x, out, dout)` fails when the gradient is taken ("the number of parameters
-        of bprop is 4"). Measured on 2.10 CPU, the same under STRICT and LAX; PyNative runs it as Python does.
+        as a sub-cell alike. A `bprop` takes `self`, every input of `construct`, then `out` and `dout`: with `ctx`
+        first, taking the gradient fails (TypeError: "The number of parameter of this primal function is 1, but the
+        number of parameters of bprop is 2" for `construct(self, x)` and `bprop(ctx, x, out, dout)`), and naming it
+        `self` fixes that. A `bprop(ctx, x, out, dout)` ported from PyTorch's `backward(ctx, grad)` for a
+        `construct` with more inputs has the wrong number of parameters besides: renamed, it still fails
+        (TypeError: "The params of function 'bprop' of Primitive or Cell requires the forward inputs as well as the
+        'out' and 'dout'"), and the message says so. Measured on 2.10 and 2.7.1 CPU
+        (tests/test_ground_truth_messages.py), the same under STRICT and LAX; PyNative runs it as Python does.
     """
     example = """
         class RoundSTE(nn.Cell):
@@ -46,17 +52,57 @@ class InstanceParameterNotSelf(Rule):
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         for function in module.graph_functions:
             first = _misnamed_instance(function)
-            if first is not None:
-                error = ("The number of parameter of this primal function is ..., but the number of parameters of "
-                         "bprop is ..." if function.node.name == "bprop" else
-                         "The parameters number of the function is ..., but the number of provided arguments is ...")
-                yield self.finding(
-                    module, function.node,
-                    f"the first parameter of {function.label} is `{first.arg}`, not `self`: MindSpore's graph parser "
-                    f"recognizes the instance by the name `self` only and counts `{first.arg}` as one more argument "
-                    f"(TypeError: \"{error}\") under STRICT and LAX; PyNative runs it. Name it `self`",
-                    data={"parameter": first.arg, "function": function.label},
-                )
+            if first is None:
+                continue
+            data = {"parameter": first.arg, "function": function.label}
+            if function.node.name == "bprop":
+                yield self._bprop(module, function, first, data)
+                continue
+            yield self.finding(
+                module, function.node,
+                f"the first parameter of {function.label} is `{first.arg}`, not `self`: MindSpore's graph parser "
+                f"recognizes the instance by the name `self` only and counts `{first.arg}` as one more argument "
+                "(TypeError: \"The parameters number of the function is ..., but the number of provided arguments "
+                "is ...\") under STRICT and LAX; PyNative runs it. Name it `self`",
+                data=data,
+            )
+
+    def _bprop(self, module: ModuleFacts, function, first: ast.arg, data: dict) -> Finding:
+        """A ``bprop`` takes the instance, the inputs of ``construct``, then ``out`` and ``dout``: with ``ctx`` first,
+        the parser counts ``ctx`` as an input; when the count is wrong besides, naming it ``self`` is not enough."""
+        inputs = _positional(function.node)[1:-2]
+        construct = function.owner.find_method("construct")
+        forward = _positional(construct[1])[1:] if construct is not None else None
+        required = len(forward) - len(construct[1].args.defaults) if forward is not None else None
+        if forward is None or required <= len(inputs) <= len(forward):
+            count = (f"The number of parameter of this primal function is {len(inputs)}, but the number of "
+                     f"parameters of bprop is {len(inputs) + 1}")
+            return self.finding(
+                module, function.node,
+                f"the first parameter of {function.label} is `{first.arg}`, not `self`: MindSpore's graph parser "
+                f"recognizes the instance by the name `self` only and counts `{first.arg}` as one more input of "
+                f"the primal function, so taking the gradient fails (TypeError: \"{count}\") under STRICT and LAX; "
+                "PyNative runs it. Name it `self`",
+                data={**data, "inputs": len(inputs), "construct_inputs": len(forward) if forward is not None else None},
+            )
+        names = ", ".join(a.arg for a in forward)
+        arity = ("TypeError: \"The params of function 'bprop' of Primitive or Cell requires the forward inputs as "
+                 "well as the 'out' and 'dout'\"")
+        if len(inputs) + 1 == len(forward):  # `ctx` fills the missing input's place: the count matches
+            raised = (f"the gradient fails with RuntimeError (\"The output size of the 'bprop' must match the number "
+                      f"of parameters ...\"), and once it is named `self` with {arity}")
+        else:
+            raised = f"the gradient fails with {arity}, named `{first.arg}` or `self`"
+        return self.finding(
+            module, function.node,
+            f"{function.label} takes {len(inputs)} forward input{'s' if len(inputs) != 1 else ''} "
+            f"({', '.join(a.arg for a in inputs) or 'none'}) before out and dout, but "
+            f"{function.owner.name}.construct takes {len(forward)} ({names}); its first parameter is "
+            f"`{first.arg}`, not `self`, which the graph parser counts as one more input: a bprop takes `self`, "
+            f"every input of construct, then out and dout, so naming it `self` alone does not fix it ({raised}) "
+            "under STRICT and LAX; name it `self` and take the inputs of construct",
+            data={**data, "inputs": len(inputs), "construct_inputs": len(forward)},
+        )
 
     def fix(self, context: FixContext, finding: Finding) -> list[Edit]:
         function = next((f for f in context.module.graph_functions if f.node is finding.node), None)
@@ -74,6 +120,10 @@ class InstanceParameterNotSelf(Rule):
         edits = [Edit(start, start + len(first.arg), "self")]
         edits += [context.replace(use, "self") for use in uses]
         return edits
+
+
+def _positional(node) -> list[ast.arg]:
+    return [*node.args.posonlyargs, *node.args.args]
 
 
 def _misnamed_instance(function) -> ast.arg | None:

@@ -177,9 +177,16 @@ class BranchesJoinDifferentTypes(Rule):
             f"{what} is {_describe(first)} on one path of {kind} at line {line} and {_describe(second)} on the "
             f"other ({function.label}); its condition is tensor data, which the compiler cannot fold, so it joins "
             f"both paths and fails {level_text}: TypeError \"Cannot join the return values of different "
-            f"branches\"; give it one dtype and type on every path (cast on both, or after the `if`)",
+            f"branches\"{_STRICT_FIRST if function.strict else ''}; give it one dtype and type on every path (cast on "
+            "both, or after the `if`)",
             data=data,
         )
+
+
+# Measured (tests/test_ground_truth_joins_and_logging.py): under STRICT an operation on the joined value may fail
+# before the join does.
+_STRICT_FIRST = (" (under STRICT, ValueError \"the inputs should be constant\" instead where an operation uses the "
+                 "joined value first)")
 
 
 class _Prior:

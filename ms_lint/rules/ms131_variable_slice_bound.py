@@ -41,7 +41,10 @@ class VariableSliceBound(Rule):
         reading `x[:n]`, `x[start:end]`, `x[:, :n]` and `x[::s]` with tensor bounds compiles and gives PyNative's
         result, and later calls with other bounds reuse the graph; slice assignment with an int32 tensor bound
         (`x[:n] = 0`, `x[n:] = 1`) fails to compile at both levels (TypeError: the CPU kernel `SliceToIndices`
-        takes int64 bounds only), while an int64 bound works.
+        takes int64 bounds only). An int64 bound works in `x[:n] = 0`, but not in every shape: `m[..., a:b, a:b] = 0`
+        on a tensor `mint.full` built from an `.item()` value fails with int64 bounds too (STRICT: ValueError from
+        TensorScatterUpdate; LAX: RuntimeError "The pointer[seq_abs] is null"; 2.10 and 2.7.1,
+        tests/test_ground_truth_messages.py).
     """
     example = """
         class Head(nn.Cell):
@@ -67,10 +70,15 @@ class VariableSliceBound(Rule):
                 if not bounds or function.kind(node.value) != TENSOR:
                     continue
                 store = id(node) in stores
-                names = ", ".join(f"{_BOUND_NAMES[kind]} `{ast.unparse(expr)}`" for kind, expr in bounds)
+                names = ", ".join(dict.fromkeys(f"{_BOUND_NAMES[kind]} `{ast.unparse(expr)}`"
+                                                for kind, expr in bounds))
+                int64_failure = ("ValueError from TensorScatterUpdate" if function.strict else
+                                 "RuntimeError \"The pointer[seq_abs] is null\"")
                 effect = (
-                    "slice assignment with an int32 tensor bound fails to compile on CPU (MindSpore 2.10, STRICT "
-                    "and LAX: SliceToIndices takes int64)" if store else
+                    "on CPU (MindSpore 2.10 and 2.7.1) slice assignment with tensor bounds fails with an int32 bound "
+                    "(TypeError: SliceToIndices takes int64), and with int64 bounds it works in some shapes "
+                    f"(`x[:n] = 0`) and fails in others ({int64_failure} for `m[..., a:b, a:b] = 0` on a tensor "
+                    "built by mint.full from an .item() value)" if store else
                     "it compiles on CPU (MindSpore 2.10) but is slow or unsupported on Ascend")
                 yield self.finding(
                     module, node,

@@ -75,7 +75,8 @@ class ConvPaddingWithoutPadMode(Rule):
         (any import spelling) that passes a `padding` known to be non-zero (`padding=1`, `padding=3 // 2`,
         `padding=(1, 1, 1, 1)`, or positionally) while `pad_mode` is left at its default `"same"` or set to
         `"same"`/`"valid"`. Not reported: `padding=0`, no `padding` at all, a `pad_mode` or `padding` computed at
-        run time, a call with `**kwargs`, and `mindspore.mint.nn` convolutions (PyTorch semantics).
+        run time, a call with `**kwargs`, `mindspore.mint.nn` convolutions (PyTorch semantics), and a call that
+        also passes a keyword the layer does not take (MS604 reports that call and names the padding too).
     """
     why = """
         MindSpore's convolutions default to `pad_mode="same"` (PyTorch's pad explicitly) and accept a `padding`
@@ -105,22 +106,30 @@ class ConvPaddingWithoutPadMode(Rule):
 
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         for site in module.calls_to(*CONVOLUTIONS):
-            call = site.node
-            if not api.is_nn_name(site.qualname) or any(k.arg is None for k in call.keywords):
-                continue
-            padding = constant_value(argument(call, "padding", PADDING_POSITION))
-            if not is_nonzero_padding(padding):
-                continue
-            pad_mode_expr = argument(call, "pad_mode", PAD_MODE_POSITION)
-            pad_mode = "same" if pad_mode_expr is None else constant_value(pad_mode_expr)
-            if not isinstance(pad_mode, str) or pad_mode == "pad":
-                continue
+            found = padding_without_pad_mode(site.node, site.qualname)
+            if found is None or api.keywords_not_taken(site.qualname, site.node, module.target.version):
+                continue  # MS604 reports a call with a keyword the layer does not take, and names this too
+            padding, pad_mode, given = found
             # Keep the Call as the finding's node: the fix inserts pad_mode="pad" into it.
             yield self.finding(
-                module, call,
+                module, site.node,
                 f"nn.{api.last_name(site.qualname)} with padding={padding!r} and pad_mode={pad_mode!r}"
-                f"{' (the default)' if pad_mode_expr is None else ''} raises ValueError when built, in every mode: "
+                f"{'' if given else ' (the default)'} raises ValueError when built, in every mode: "
                 "MindSpore applies padding only with pad_mode=\"pad\"; add pad_mode=\"pad\"",
-                data={"layer": site.qualname, "padding": padding, "pad_mode": pad_mode,
-                      "pad_mode_given": pad_mode_expr is not None},
+                data={"layer": site.qualname, "padding": padding, "pad_mode": pad_mode, "pad_mode_given": given},
             )
+
+
+def padding_without_pad_mode(call: ast.Call, qualname: str | None):
+    """(padding, pad_mode, whether pad_mode is given) for a call of a ``mindspore.nn`` convolution given a non-zero
+    padding with a pad_mode other than "pad"; None otherwise."""
+    if not api.is_nn_name(qualname) or any(k.arg is None for k in call.keywords):
+        return None
+    padding = constant_value(argument(call, "padding", PADDING_POSITION))
+    if not is_nonzero_padding(padding):
+        return None
+    pad_mode_expr = argument(call, "pad_mode", PAD_MODE_POSITION)
+    pad_mode = "same" if pad_mode_expr is None else constant_value(pad_mode_expr)
+    if not isinstance(pad_mode, str) or pad_mode == "pad":
+        return None
+    return padding, pad_mode, pad_mode_expr is not None

@@ -9,6 +9,8 @@ from ms_lint.findings import Finding
 from ms_lint.edits import Edit, FixContext
 from ms_lint.model import ModuleFacts
 from ms_lint.rules.base import Rule
+from ms_lint.rules.ms205_conv_padding_without_pad_mode import padding_without_pad_mode
+from ms_lint.rules.ms606_layer_positional_argument import shifted_advice, shifted_description, shifted_positional
 
 # PyTorch's keyword for what MindSpore's layers call otherwise; suggested (and fixed) only where the layer takes
 # the MindSpore name.
@@ -33,7 +35,9 @@ class LayerKeywordNotAccepted(Rule):
         `nn.LayerNorm((8,), eps=1e-6)`, `nn.ReLU(inplace=True)`. The keywords each class takes are generated from
         each MindSpore release ms-lint ships tables for, and the target's version decides; a class whose
         constructor takes `**kwargs` is never reported. The message names
-        MindSpore's keyword for PyTorch's where the class has it.
+        MindSpore's keyword for PyTorch's where the class has it. A call MS604 reports is its alone: what else it
+        passes PyTorch's way (the fifth positional argument MS606 reports, the padding without `pad_mode` MS205
+        reports) is named in the same message, since building the layer raises the keyword's TypeError first.
     """
     why = """
         Python refuses the call: building the layer raises TypeError ("got an unexpected keyword argument"), in
@@ -61,13 +65,10 @@ class LayerKeywordNotAccepted(Rule):
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         version = module.target.version
         for site in module.calls_to(*api.cell_class_names(version)):
-            accepted = api.cell_keywords(site.qualname, version) if site.node.keywords else None
-            if accepted is None:
-                continue
-            unknown = [keyword.arg for keyword in site.node.keywords
-                       if keyword.arg is not None and keyword.arg not in accepted]
+            unknown = api.keywords_not_taken(site.qualname, site.node, version)
             if not unknown:
                 continue
+            accepted = api.cell_keywords(site.qualname, version)
             layer = f"{'mint.' if api.is_mint_nn_name(site.qualname) else ''}nn.{api.last_name(site.qualname)}"
             renamed = [name for name in unknown if MINDSPORE_KEYWORD_FOR.get(name) in accepted]
             parts = [f"MindSpore's {', '.join(f'{name}= is {MINDSPORE_KEYWORD_FOR[name]}=' for name in renamed)}"] \
@@ -77,12 +78,15 @@ class LayerKeywordNotAccepted(Rule):
             advice = "; ".join(parts)
             given = ", ".join(f"{name}=" for name in unknown)
             tables = api.mindspore_version(version)
+            besides = _besides(site.node, site.qualname, version)
             yield self.finding(
                 module, site.node,
                 f"{layer}() takes no keyword {given} in MindSpore {tables}: building it "
-                f"raises TypeError (unexpected keyword argument); {advice}",
+                f"raises TypeError (unexpected keyword argument); {advice}"
+                + (f"; once that is fixed the call still fails: {besides[0]}" if besides else ""),
                 data={"name": site.qualname, "module": site.qualname.rpartition(".")[0], "keywords": unknown,
-                      "version": tables, "target_version": version},
+                      "version": tables, "target_version": version,
+                      **({"also": besides[1]} if besides else {})},
             )
 
     def fix(self, context: FixContext, finding: Finding) -> list[Edit]:
@@ -95,3 +99,16 @@ class LayerKeywordNotAccepted(Rule):
             return []  # all or nothing: a half-fixed call still raises
         return [context.replace(keyword, f"{MINDSPORE_KEYWORD_FOR[keyword.arg]}={context.text(keyword.value)}")
                 for keyword in unknown]
+
+
+def _besides(call: ast.Call, qualname: str, version: str) -> tuple[str, str] | None:
+    """What else the call passes PyTorch's way, which MS606 or MS205 would report once the keywords are fixed: the
+    text for the message and the code that owns it (reported here once, not twice)."""
+    shifted = shifted_positional(call, qualname, version)
+    if shifted is not None:
+        return f"{shifted_description(call, qualname, shifted)}: pass {shifted_advice(call, shifted)}", "MS606"
+    found = padding_without_pad_mode(call, qualname)
+    if found is not None:
+        padding, pad_mode, _ = found
+        return (f"padding={padding!r} with pad_mode={pad_mode!r} raises ValueError: add pad_mode=\"pad\"", "MS205")
+    return None

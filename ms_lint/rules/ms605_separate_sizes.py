@@ -17,6 +17,10 @@ SHAPE_FIRST_FACTORIES = frozenset({"mindspore.ops.zeros", "mindspore.ops.ones", 
                                    "mindspore.mint.ones"})
 
 
+# mint's zeros/ones given a second positional argument (measured 2.10 and 2.7.1 CPU)
+_MINT_ERROR = "TypeError in PyNative, RuntimeError in graph mode (\"takes 1 positional arguments, but 2 were given\")"
+
+
 class SeparateSizes(Rule):
     code = "MS605"
     name = "separate-sizes"
@@ -32,7 +36,8 @@ class SeparateSizes(Rule):
         MindSpore's `ops.zeros(size, dtype=None)` takes the whole shape first and reads the second argument as the
         dtype: `ops.zeros(2, 3)` raises TypeError ("For 'Zeros', the input 'dtype' should be mindspore dtype, but
         got 3"); `mint.zeros(size, *, dtype=None)` takes one positional argument (TypeError: "takes 1 positional
-        argument but 2 were given"). Measured on 2.10 CPU, in PyNative and graph mode. `ops.rand`/`ops.randn` and
+        argument but 2 were given" in PyNative; compiled in graph mode, RuntimeError: "takes 1 positional arguments,
+        but 2 were given"). Measured on 2.10 and 2.7.1 CPU (tests/test_ground_truth.py). `ops.rand`/`ops.randn` and
         `mint.empty` take separate sizes and are not reported.
     """
     example = """
@@ -58,7 +63,8 @@ class SeparateSizes(Rule):
                     module, site.node,
                     f"{name}({sizes}) passes PyTorch's separate sizes; MindSpore's {name} takes the whole shape "
                     f"first ({'the next argument is the dtype' if name.startswith('ops.') else 'and nothing after it'}"
-                    f"): TypeError when it runs; use {name}(({sizes}))",
+                    f"): {'TypeError' if name.startswith('ops.') else _MINT_ERROR} when it runs; "
+                    f"use {name}(({sizes}))",
                     data={"callee": site.qualname, "sizes": [ast.unparse(argument) for argument in site.node.args]},
                 )
 

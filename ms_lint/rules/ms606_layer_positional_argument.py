@@ -43,7 +43,8 @@ class LayerPositionalArgument(Rule):
         another parameter at that place: `nn.Embedding(vocab, dim, pad_id)` (MindSpore's third parameter is
         `use_one_hot`), `nn.Conv2d(c_in, c_out, 3, 1, 1)` and Conv1d/Conv3d (the fifth is `pad_mode`). A value of
         the type MindSpore's parameter takes there (a bool for `use_one_hot`, a string for `pad_mode`) is not
-        reported.
+        reported, nor a call that also passes a keyword the layer does not take: MS604 reports that call and names
+        the positional argument too.
     """
     why = """
         The constructor checks the value it gets and refuses it when the layer is built (measured 2.10 CPU):
@@ -73,16 +74,12 @@ class LayerPositionalArgument(Rule):
         version = module.target.version
         for site in module.calls_to(*SHIFTED_POSITIONALS):
             shifted = _shifted(site.node, site.qualname)
-            if shifted is None or not _takes(site.qualname, shifted, version):
-                continue
-            value = ast.unparse(site.node.args[shifted.index])
-            layer = f"nn.{api.last_name(site.qualname)}"
+            if shifted is None or not _takes(site.qualname, shifted, version) \
+                    or api.keywords_not_taken(site.qualname, site.node, version):
+                continue  # MS604 reports a call with a keyword the layer does not take, and names this too
             yield self.finding(
-                module, site.node,
-                f"{layer}() gets {value} as its {_ordinal(shifted.index)} positional argument, PyTorch's "
-                f"{shifted.pytorch}; MindSpore's {layer} takes {shifted.mindspore} there and refuses it when the "
-                f"layer is built; pass {shifted.keyword}={value} by keyword"
-                + (' (with pad_mode="pad")' if shifted.mindspore == "pad_mode" else ""),
+                module, site.node, shifted_description(site.node, site.qualname, shifted) + "; pass "
+                + shifted_advice(site.node, shifted),
                 data={"name": site.qualname, "module": site.qualname.rpartition(".")[0], "index": shifted.index,
                       "parameter": shifted.mindspore, "version": api.mindspore_version(version),
                       "target_version": version},
@@ -116,6 +113,25 @@ def _shifted(call: ast.Call, qualname: str | None) -> Shifted | None:
     # A name or attribute: only when it names what PyTorch passes there (``pad_token_id``, ``padding``).
     name = value.id if isinstance(value, ast.Name) else value.attr if isinstance(value, ast.Attribute) else ""
     return shifted if "pad" in name.lower() and "mode" not in name.lower() else None
+
+
+def shifted_positional(call: ast.Call, qualname: str | None, version: str) -> Shifted | None:
+    """The positional argument of a layer call that PyTorch reads as another parameter, where MindSpore ``version``'s
+    layer refuses it."""
+    shifted = _shifted(call, qualname)
+    return shifted if shifted is not None and _takes(qualname, shifted, version) else None
+
+
+def shifted_description(call: ast.Call, qualname: str, shifted: Shifted) -> str:
+    layer = f"nn.{api.last_name(qualname)}"
+    return (f"{layer}() gets {ast.unparse(call.args[shifted.index])} as its {_ordinal(shifted.index)} positional "
+            f"argument, PyTorch's {shifted.pytorch}; MindSpore's {layer} takes {shifted.mindspore} there and refuses "
+            "it when the layer is built")
+
+
+def shifted_advice(call: ast.Call, shifted: Shifted) -> str:
+    return (f"{shifted.keyword}={ast.unparse(call.args[shifted.index])} by keyword"
+            + (' (with pad_mode="pad")' if shifted.mindspore == "pad_mode" else ""))
 
 
 def _takes(qualname: str, shifted: Shifted, version: str) -> bool:
