@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import ast
+from dataclasses import replace
 from typing import Iterator
 
 from ms_lint.model import TENSOR, GraphFunction, ModuleFacts
@@ -74,12 +75,14 @@ class StateWrittenInGraph(Rule):
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         for function in module.graph_functions:
             declared_global = {name for node in function.nodes_of(ast.Global) for name in node.names}
+            written = []
             for node in function.nodes_of(ast.Assign, ast.AugAssign, ast.AnnAssign):
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 for target in targets:
                     if target.__class__ is ast.Name and target.id not in declared_global:
                         continue  # a local name: most targets, and nothing to report
-                    yield from self._written(module, function, node, target, declared_global)
+                    written.extend(self._written(module, function, node, target, declared_global))
+            yield from _one_per_block(function, written)
             if function.owner is not None and function.owner.is_cell:
                 for call in function.nodes_of(ast.Call):
                     finding = _setattr_written(self, module, function, call)
@@ -156,6 +159,39 @@ class StateWrittenInGraph(Rule):
                 f"the state in a Parameter of the Cell updated with ops.assign, or return it",
                 data={"attribute": f"{target.value.attr}.{target.attr}", "object": True, "function": function.label},
             )
+
+
+def _one_per_block(function: GraphFunction, findings: list[Finding]) -> list[Finding]:
+    """One finding for the attributes written side by side with the same consequence (``self.cos_cached = ...;
+    self.sin_cached = ...``, one cache rebuilt): the first write's, naming the others; one fix serves them all."""
+    blocks = [node for node in function.nodes_of(ast.If, ast.For, ast.While, ast.With, ast.Try)]
+    kept: dict[tuple, Finding] = {}
+    others: dict[tuple, list[Finding]] = {}
+    result: list[Finding] = []
+    for finding in findings:
+        attribute = finding.data.get("attribute")
+        if attribute is None or "tensor" not in finding.data:
+            result.append(finding)
+            continue
+        block = min((node for node in blocks if under(node, finding.line)), key=lambda node: node.end_lineno
+                    - node.lineno, default=None)
+        key = (id(block), finding.message.replace(f".{attribute} written", ".* written", 1))
+        if key in kept:
+            others[key].append(finding)
+        else:
+            kept[key] = finding
+            others[key] = []
+            result.append(finding)
+    for key, first in kept.items():
+        if others[key]:
+            also = ", ".join(f"{function.self_name}.{f.data['attribute']} (line {f.line})" for f in others[key])
+            message = first.message.replace(f".{first.data['attribute']} written",
+                                            f".{first.data['attribute']} and {also} written", 1)
+            also_data = [{"attribute": f.data["attribute"], "line": f.line} for f in others[key]]
+            merged = replace(first, message=message.replace(" is not a Parameter:", " are not Parameters:", 1),
+                             data={**first.data, "also": also_data})
+            result[result.index(first)] = merged
+    return result
 
 
 def _cell_built_here(module: ModuleFacts, function: GraphFunction, value: ast.AST | None) -> bool:

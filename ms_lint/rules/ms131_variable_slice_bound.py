@@ -65,11 +65,19 @@ class VariableSliceBound(Rule):
             stores = {id(target) for assign in function.nodes_of(ast.Assign, ast.AugAssign)
                       for target in (assign.targets if isinstance(assign, ast.Assign) else [assign.target])
                       if isinstance(target, ast.Subscript)}
+            # One finding per data a function slices by (``padding`` on both branches of an ``if``, the same
+            # ``a + 1 : b + 1`` on two lines): the first slice's, naming the lines of the others.
+            first_of: dict[tuple, list] = {}
             for node in function.nodes_of(ast.Subscript):
                 bounds = _tensor_bounds(function, node.slice)
                 if not bounds or function.kind(node.value) != TENSOR:
                     continue
                 store = id(node) in stores
+                cause = (store, _data_read(function, bounds))
+                if cause in first_of:
+                    if node.lineno not in first_of[cause][1]:
+                        first_of[cause][1].append(node.lineno)
+                    continue
                 names = ", ".join(dict.fromkeys(f"{_BOUND_NAMES[kind]} `{ast.unparse(expr)}`"
                                                 for kind, expr in bounds))
                 int64_failure = ("ValueError from TensorScatterUpdate" if function.strict else
@@ -80,14 +88,26 @@ class VariableSliceBound(Rule):
                     f"(`x[:n] = 0`) and fails in others ({int64_failure} for `m[..., a:b, a:b] = 0` on a tensor "
                     "built by mint.full from an .item() value)" if store else
                     "it compiles on CPU (MindSpore 2.10) but is slow or unsupported on Ascend")
+                first_of[cause] = [node, [], names, effect, bounds, store]
+            for node, also, names, effect, bounds, store in first_of.values():
+                more = f" (and the same data at line{'s' if len(also) > 1 else ''} {', '.join(map(str, also))})" \
+                    if also else ""
                 yield self.finding(
                     module, node,
-                    f"slice bounded by tensor data in graph code ({function.label}), {names}: the result's shape "
-                    f"depends on the data (dynamic shape); {effect}; use a fixed-size slice and a mask, or bounds "
-                    "known at compile time",
+                    f"slice bounded by tensor data in graph code ({function.label}), {names}{more}: the result's "
+                    f"shape depends on the data (dynamic shape); {effect}; use a fixed-size slice and a mask, or "
+                    "bounds known at compile time",
                     data={"bounds": {_BOUND_NAMES[kind]: ast.unparse(expr) for kind, expr in bounds},
-                          "assignment": store, "function": function.label},
+                          "assignment": store, "function": function.label, "also_at": also},
                 )
+
+
+def _data_read(function: GraphFunction, bounds: list[tuple[str, ast.AST]]) -> frozenset[str]:
+    """The names of tensor data the bounds read (``padding`` in ``padding : h - padding``), or, when they read none
+    by name, the bounds as written."""
+    names = frozenset(node.id for _, expr in bounds for node in ast.walk(expr)
+                      if isinstance(node, ast.Name) and function.kind(node) == TENSOR)
+    return names or frozenset(ast.unparse(expr) for _, expr in bounds)
 
 
 def _tensor_bounds(function: GraphFunction, index: ast.AST) -> list[tuple[str, ast.AST]]:
