@@ -799,3 +799,29 @@ def test_a_message_that_names_exceptions_names_the_one_raised(case, outcomes):
         for finding in check_source(full, "case.py", Settings(syntax_level=level)):
             if finding.code == code:
                 assert names_the_exception(finding.message, result.error), (level, result.error, finding.message)
+
+
+def test_mint_separate_sizes_in_graph_code_name_how_many_were_given(tmp_path):
+    """MS605 quotes the graph-mode RuntimeError with the number of sizes the call passes, and says TypeError for a
+    call on the host."""
+    source = HEADER + textwrap.dedent("""
+        class Net(nn.Cell):
+            def construct(self, x):
+                return x + ms.mint.ones(2, 3, 4).sum(0)
+
+
+        def host(n):
+            return ms.mint.ones(n, 3, 4)
+    """)
+    strict, lax = compile_cases([(source, "STRICT", [[3, 4]]), (source, "LAX", [[3, 4]])], tmp_path)
+    for result in (strict, lax):
+        assert (result.ok, result.error) == (False, "RuntimeError"), result.message[:300]
+        assert "takes 1 positional arguments, but 3 were given" in result.message, result.message[:300]
+    findings = sorted(check_source(source, "case.py", Settings()), key=lambda f: f.line)
+    graph, host = [f for f in findings if f.code == "MS605"]
+    assert '"takes 1 positional arguments, but 3 were given"' in graph.message
+    assert "RuntimeError" not in host.message and "TypeError when it runs" in host.message
+    with pytest.raises(TypeError):
+        import mindspore as ms
+
+        ms.mint.ones(2, 3, 4)  # noqa: MS605 -- the TypeError it raises on the host

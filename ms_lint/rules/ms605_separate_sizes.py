@@ -18,7 +18,15 @@ SHAPE_FIRST_FACTORIES = frozenset({"mindspore.ops.zeros", "mindspore.ops.ones", 
 
 
 # mint's zeros/ones given a second positional argument (measured 2.10 and 2.7.1 CPU)
-_MINT_ERROR = "TypeError in PyNative, RuntimeError in graph mode (\"takes 1 positional arguments, but 2 were given\")"
+
+
+def _error(name: str, given: int, in_graph: bool) -> str:
+    """What the call raises: ops' factories a TypeError; mint's a TypeError on the host and in PyNative, a
+    RuntimeError in graph code naming how many arguments it was given (measured 2.10 and 2.7.1)."""
+    if name.startswith("ops.") or not in_graph:
+        return "TypeError"
+    return f"RuntimeError in graph mode (\"takes 1 positional arguments, but {given} were given\"; TypeError in " \
+           "PyNative)"
 
 
 class SeparateSizes(Rule):
@@ -59,11 +67,12 @@ class SeparateSizes(Rule):
             if _separate_sizes(site.node, site.qualname) and not module.in_dead_branch(site.node, site.function):
                 sizes = ", ".join(ast.unparse(argument) for argument in site.node.args)
                 name = site.qualname.replace("mindspore.", "", 1)
+                in_graph = site.function is not None and module.is_graph_code(site.function)
                 yield self.finding(
                     module, site.node,
                     f"{name}({sizes}) passes PyTorch's separate sizes; MindSpore's {name} takes the whole shape "
                     f"first ({'the next argument is the dtype' if name.startswith('ops.') else 'and nothing after it'}"
-                    f"): {'TypeError' if name.startswith('ops.') else _MINT_ERROR} when it runs; "
+                    f"): {_error(name, len(site.node.args), in_graph)} when it runs; "
                     f"use {name}(({sizes}))",
                     data={"callee": site.qualname, "sizes": [ast.unparse(argument) for argument in site.node.args]},
                 )
