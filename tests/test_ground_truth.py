@@ -825,3 +825,19 @@ def test_mint_separate_sizes_in_graph_code_name_how_many_were_given(tmp_path):
         import mindspore as ms
 
         ms.mint.ones(2, 3, 4)  # noqa: MS605 -- the TypeError it raises on the host
+
+
+def test_a_construct_with_ctx_first_and_a_default_last_shifts_its_inputs(tmp_path):
+    """With ``construct(ctx, x, scale=None)``, a call passing (x, scale) raises no count error: ``ctx`` takes x, ``x``
+    takes scale, ``scale`` its default, and the compile fails where that None is used (MS119 says so)."""
+    source = HEADER + textwrap.dedent("""
+        class Net(nn.Cell):
+            def construct(ctx, x, scale=None):
+                return x * scale
+    """)
+    two_inputs = [[2, 3], [2, 3]]
+    strict, lax = compile_cases([(source, "STRICT", two_inputs), (source, "LAX", two_inputs)], tmp_path)
+    for result in (strict, lax):
+        assert not result.ok and "parameters number" not in result.message, result.message[:300]
+    (finding,) = [f for f in check_source(source, "case.py", Settings()) if f.code == "MS119"]
+    assert "the compile fails where a shifted value is used" in finding.message

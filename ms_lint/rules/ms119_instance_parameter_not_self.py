@@ -58,13 +58,19 @@ class InstanceParameterNotSelf(Rule):
             if function.node.name == "bprop":
                 yield self._bprop(module, function, first, data)
                 continue
+            # With defaults at the end, a call passing every input fills `ctx` with the first and the last
+            # parameter with its default: no count error, the inputs shift by one place.
+            shifted = "" if not function.node.args.defaults else (
+                f", or, since its last parameters have defaults, a call passing every input gives `{first.arg}` the "
+                "first and each parameter the input before its own, and the compile fails where a shifted value "
+                "is used")
             yield self.finding(
                 module, function.node,
                 f"the first parameter of {function.label} is `{first.arg}`, not `self`: MindSpore's graph parser "
                 f"recognizes the instance by the name `self` only and counts `{first.arg}` as one more argument "
                 "(TypeError: \"The parameters number of the function is ..., but the number of provided arguments "
-                "is ...\") under STRICT and LAX; PyNative runs it. Name it `self`",
-                data=data,
+                f"is ...\"{shifted}) under STRICT and LAX; PyNative runs it. Name it `self`",
+                data={**data, "shifted": bool(shifted)},
             )
 
     def _bprop(self, module: ModuleFacts, function, first: ast.arg, data: dict) -> Finding:
