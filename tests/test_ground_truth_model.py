@@ -252,6 +252,21 @@ CASES = [
         def arguments(x):
             return x, Cache()
     """, "fail", "fail"),
+    ("layers-grown-until-long-enough", "MS103", """
+        class Layers:
+            def __init__(self):
+                self.layers = []
+            def get(self, x, idx):
+                while len(self.layers) <= idx:
+                    self.layers.append(x)
+                return self.layers[idx]
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.cache = Layers()
+            def construct(self, x):
+                return self.cache.get(x * 2, 0)
+    """, "fail", "fail"),
     ("thread-without-tensor-data", "MS105", """
         import threading, time
         COUNT = {"runs": 0}

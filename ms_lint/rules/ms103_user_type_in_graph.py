@@ -33,7 +33,11 @@ class UserTypeInGraph(Rule):
         - a method that changes a container the object holds is lost at every level: `self.items.append(x)` runs
           without error and the list stays empty after any number of calls; a key/value cache updated this way
           (`self.key_cache.append(k)`, `self.key_cache[i] = ops.cat(...)`) fails under STRICT (TypeError: it
-          should be a Parameter) and under LAX (ValueError: the cache list is still empty when it is read);
+          should be a Parameter); under LAX the update is lost, and what happens next depends on the code: a
+          silently stale state, ValueError where a cache list is read still empty, AttributeError where a layer
+          object's `keys` is read still None; a loop that appends until the container is long enough
+          (`while len(self.layers) <= idx`, a lazily grown cache) never ends, at both levels (RuntimeError
+          "Exceed function call depth limit"; measured 2.10 and 2.7.1, tests/test_ground_truth_model.py);
         - a namedtuple or class built from tensors fails under STRICT with ValueError; LAX runs it;
         - a `@jit_class` class built from tensors fails at every level (TypeError: "When creating an instance of
           'Pair', all arguments are required to be constants"); one built in `__init__` from constants is read
@@ -87,10 +91,12 @@ class UserTypeInGraph(Rule):
             return self.finding(
                 module, call,
                 f"{user_type.name}.{func.attr}() changes a list, dict or object held by a user object in graph code "
-                f"({function.label}): graph mode does not keep the change (at every syntax level the state is "
-                "silently dropped, or the compile fails: TypeError under STRICT; a cache updated this way fails "
-                "under LAX too, with ValueError where it is read still empty); keep the state in Parameters "
-                "updated with ops.assign, or pass it in and return it",
+                f"({function.label}): graph mode does not keep the change: under STRICT the compile fails "
+                "(TypeError), and under LAX the change is lost, silently or with an error where the code reads "
+                "what was lost (ValueError or AttributeError, as the code uses it); a loop that waits for the "
+                "change (`while len(self.layers) <= idx: self.layers.append(...)`) never ends at either level "
+                "(RuntimeError \"Exceed function call depth limit\"); keep the state in Parameters updated with "
+                "ops.assign, or pass it in and return it",
                 data={"type": user_type.name, "method": func.attr, "change": change, "function": function.label},
             )
         if change == "attribute" and function.strict:
