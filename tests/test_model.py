@@ -947,3 +947,53 @@ def test_a_cell_keeps_its_plain_containers_on_the_instance_whatever_its_methods_
     assert layers.target == f"{instance}.layers" and layers.stored_on_self
     # the attribute the validator's parameter probe reports the element site under
     assert [(site.lineno, layers.site_attribute(site)) for site, _ in layers.element_sites] == [(8, "layers")]
+
+
+def test_a_parameter_made_by_a_project_registry_is_a_parameter_of_the_cell(tmp_path):
+    """``self.lr = registry.register(...)``, where another module binds ``registry = Registry()`` and ``register``
+    returns the ``Parameter`` it builds: writing ``self.lr`` in construct is supported, so MS108 is silent there;
+    an attribute a helper fills with a plain Tensor is still reported."""
+    from ms_lint.engine import check_file
+
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "registry.py").write_text(textwrap.dedent("""\
+        import mindspore as ms
+        from mindspore import Parameter, Tensor
+
+
+        class Registry:
+            def register(self, name, value):
+                if isinstance(value, Tensor):
+                    param = Parameter(value, name=name, requires_grad=False)
+                else:
+                    param = Parameter(Tensor(value, ms.float32), name=name, requires_grad=False)
+                return param
+
+            def plain(self, value):
+                return Tensor(value, ms.float32)
+
+
+        registry = Registry()
+    """))
+    (package / "model.py").write_text(textwrap.dedent("""\
+        import mindspore as ms
+        from mindspore import Tensor, nn
+
+        from pkg.registry import registry
+
+
+        class Step(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.lr = registry.register("lr", Tensor(0.1, ms.float32))
+                self.state = registry.plain(0.0)
+
+            def construct(self, x, lr):
+                self.lr = lr
+                self.state = x.sum()
+                return x * self.lr
+    """))
+    findings = check_file(str(package / "model.py"), Settings(syntax_level="strict"), ["MS108"])
+    assert [(f.line, f.data["attribute"]) for f in findings] == [(15, "state")]

@@ -11,7 +11,7 @@ from typing import Iterator
 from ms_lint import mindspore_api as api
 from ms_lint.model.classes import CELL_METHODS_RETURNING_SELF, BuiltClass, ClassFacts, ClassInfo
 from ms_lint.model.containers import PlainContainer, plain_containers
-from ms_lint.model.project import project_function, use_module_facts
+from ms_lint.model.project import project_function, project_instance_method, use_module_facts
 from ms_lint.model.graph import EagerFunction, GraphCode, GraphFunction
 from ms_lint.model.scopes import ASSIGNMENT, CLASS, FUNCTION, Binding, Scope, Scopes, module_name_of
 from ms_lint.model.source import source_lines
@@ -382,6 +382,36 @@ class ModuleFacts(ClassFacts, GraphCode):
                             and t.value.id == self_name for t in node.targets):
                         return node.value
         return None
+
+    def returns_parameter(self, qualname: str | None) -> bool:
+        """Whether the project function or method ``qualname`` names (a module-level function, or a method of a
+        module-level instance: ``parameter_register.register``) returns a ``Parameter`` it builds on every return,
+        directly or through a local name bound only to ``Parameter(...)``; what it returns is then a Parameter of
+        the Cell that stores it. Asked for the few attributes a rule would report, not for every one."""
+        if not qualname or api.is_mindspore(qualname):
+            return False
+        found = project_function(self, qualname)
+        if not isinstance(found, tuple):
+            found = project_instance_method(self, qualname)
+        if not found:
+            return False
+        facts, function = found
+        returns, bound = [], {}
+        stack = list(function.body)
+        while stack:  # the function's own statements, not those of the functions it defines
+            node = stack.pop()
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+                continue
+            if isinstance(node, ast.Return):
+                returns.append(node)
+            elif isinstance(node, ast.Assign):
+                for target in node.targets:
+                    if isinstance(target, ast.Name):
+                        bound.setdefault(target.id, []).append(node.value)
+            stack.extend(ast.iter_child_nodes(node))
+        return bool(returns) and all(facts.builds_parameter(node.value) or (
+            isinstance(node.value, ast.Name) and bound.get(node.value.id)
+            and all(facts.builds_parameter(value) for value in bound[node.value.id])) for node in returns)
 
     def cell_origin(self, expr: ast.AST, function: FunctionNode | None, owner: ClassInfo | None) -> ast.AST | None:
         """The expression that built the Cell instance ``expr`` holds (``net`` after ``net = Net()``, ``self.net``

@@ -349,6 +349,35 @@ class ProjectIndex:
             return reexported
         return self.project_function(other, reexported, hops + 1)
 
+    def project_instance_method(self, module: "ModuleFacts", qualname: str):
+        """The method ``qualname`` names through a module-level instance of a project class (``registry.register``
+        where the module holding ``registry`` binds ``registry = Registry()`` at module level): ``(facts of the
+        class's module, FunctionDef)``, else None."""
+        if "." not in qualname:
+            return None
+        holder, method = qualname.rsplit(".", 1)
+        if holder.startswith(module.local_prefix) and "." not in holder[len(module.local_prefix):]:
+            facts, name = module, holder[len(module.local_prefix):]
+        elif "." in holder:
+            roots = self.source_roots(module.path)
+            if not self._in_project(holder.split(".", 1)[0], tuple(roots)):
+                return None
+            module_name, name = holder.rsplit(".", 1)
+            module_file = self.find_module_file(module_name, roots)
+            facts = self._module_facts(module_file, module.settings) if module_file else None
+        else:
+            return None
+        if facts is None:
+            return None
+        for statement in facts.tree.body:
+            if isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Call) and any(
+                    isinstance(target, ast.Name) and target.id == name for target in statement.targets):
+                built = facts.class_of_constructor(statement.value)
+                info = built[1] if built else None
+                found = info.find_method(method) if info is not None and hasattr(info, "find_method") else None
+                return (facts, found[1]) if found else None
+        return None
+
 
 def _kept_summary(kept: tuple) -> ModuleSummary | None:
     return None if kept[1] is None else ModuleSummary(kept[1], kept[2])
@@ -439,6 +468,7 @@ project_class_facts = INDEX.project_class_facts
 defined_as = INDEX.defined_as
 modules_naming = INDEX.modules_naming
 project_function = INDEX.project_function
+project_instance_method = INDEX.project_instance_method
 remember_summary = INDEX.remember_summary
 
 

@@ -25,8 +25,10 @@ class StateWrittenInGraph(Rule):
         Reports `self.attr = ...` (and `self.attr += ...`) in graph code when `attr` is not a Parameter of the Cell,
         `setattr(self, name, value)` there, writes to an attribute of a plain Python object the Cell holds
         (`self.box.n = ...`), and assignments to names declared `global` in graph code. Writing a Parameter attribute
-        is supported. Under `--ms-syntax-level=lax` only what LAX gets wrong is reported: tensor data written into an
-        attribute from the inputs alone (`self.cache = x * 2`; not `self.acc = self.acc + x`, nor a value that
+        is supported, whether `__init__` built it or took it from a project function or a module-level
+        registry's method that returns a `Parameter(...)` it builds (`self.lr = parameter_register.register(...)`).
+        Under `--ms-syntax-level=lax` only what LAX gets wrong is reported: tensor data written into an attribute
+        from the inputs alone (`self.cache = x * 2`; not `self.acc = self.acc + x`, nor a value that
         reads another attribute the graph writes), `setattr` with a value that is not a constant, and plain
         objects' attributes.
         An item written into such an attribute (`self.cache[key] = value`) is reported too; under LAX only when an
@@ -118,6 +120,8 @@ class StateWrittenInGraph(Rule):
               and not function.owner.has_attribute("parameter_attributes", target.attr)):
             if _cell_built_here(module, function, value):
                 return  # a Cell built in graph code and stored: MS106 reports it (it fails at every level)
+            if module.returns_parameter(function.owner.attribute_constructor(target.attr)):
+                return  # a Parameter a project function made (``self.lr = registry.register(...)``): assignable
             tensor = function.kind(value) == TENSOR or (
                 isinstance(statement, ast.AugAssign) and function.kind(target) == TENSOR)
             if tensor and not function.strict and _from_shapes_only(module, function, value):
