@@ -66,6 +66,20 @@ CASES = [
         def state(net):
             return float(net.acc.sum())
     """, "fail", "ok", 9.0),
+    ("tensor-write-unpacked-from-a-method-given-it", "MS108", """
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.state = Tensor(np.zeros((2, 3), np.float32))
+            def scan(self, x, state):
+                return x + state, state * 0.5 + x
+            def construct(self, x):
+                out, state = self.scan(x, self.state)
+                self.state = state
+                return out
+        def state(net):
+            return float(net(FIVES).sum()), float(net.state.sum())
+    """, "fail", "ok", [39.0, 34.5]),
     ("tensor-write-under-a-tensor-condition", "MS108", """
         class Net(nn.Cell):
             def __init__(self):

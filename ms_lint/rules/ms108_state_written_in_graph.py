@@ -208,7 +208,7 @@ def _cell_built_here(module: ModuleFacts, function: GraphFunction, value: ast.AS
 def _reads_written_state(function: GraphFunction, statement: ast.AST, value: ast.AST | None) -> bool:
     """Whether ``value`` reads an attribute of ``self`` that this function writes (the written one itself, or a
     counter: ``self.acc = self.acc + x``, ``self.w = x * self.step``), directly or through a local name bound to such
-    a read before ``statement`` (``old = self.acc; self.acc = old + x``)."""
+    a read before ``statement`` (``old = self.acc; self.acc = old + x``; ``out, state = self.scan(x, self.state)``)."""
     if value is None:
         return False
     written = {target.attr for node in function.nodes_of(ast.Assign, ast.AugAssign)
@@ -223,9 +223,10 @@ def _reads_written_state(function: GraphFunction, statement: ast.AST, value: ast
     if reads(value):
         return True
     names = {node.id for node in ast.walk(value) if isinstance(node, ast.Name)}
-    return any(isinstance(target, ast.Name) and target.id in names and assignment.lineno < statement.lineno
+    return any(isinstance(bound, ast.Name) and bound.id in names and assignment.lineno < statement.lineno
                and reads(assignment.value)
-               for assignment in function.nodes_of(ast.Assign) for target in assignment.targets)
+               for assignment in function.nodes_of(ast.Assign) for target in assignment.targets
+               for bound in ast.walk(target))
 
 
 def _setattr_written(rule: Rule, module: ModuleFacts, function: GraphFunction, call: ast.Call) -> Finding | None:

@@ -62,8 +62,8 @@ class InstanceParameterNotSelf(Rule):
             # parameter with its default: no count error, the inputs shift by one place.
             shifted = "" if not function.node.args.defaults else (
                 f", or, since its last parameters have defaults, a call passing every input gives `{first.arg}` the "
-                "first and each parameter the input before its own, and the compile fails where a shifted value "
-                "is used")
+                "first, each parameter the input meant for the one after it and the last its default, and the "
+                "compile fails where a shifted value is used")
             yield self.finding(
                 module, function.node,
                 f"the first parameter of {function.label} is `{first.arg}`, not `self`: MindSpore's graph parser "

@@ -25,8 +25,8 @@ def _error(name: str, given: int, in_graph: bool) -> str:
     RuntimeError in graph code naming how many arguments it was given (measured 2.10 and 2.7.1)."""
     if name.startswith("ops.") or not in_graph:
         return "TypeError"
-    return f"RuntimeError in graph mode (\"takes 1 positional arguments, but {given} were given\"; TypeError in " \
-           "PyNative)"
+    return f"TypeError on the host and in PyNative, RuntimeError in graph mode (\"takes 1 positional arguments, " \
+           f"but {given} were given\")"
 
 
 class SeparateSizes(Rule):
