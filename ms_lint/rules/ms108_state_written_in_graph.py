@@ -192,8 +192,12 @@ def _one_per_block(function: GraphFunction, findings: list[Finding]) -> list[Fin
             message = first.message.replace(f".{first.data['attribute']} written",
                                             f".{first.data['attribute']} and {also} written", 1)
             also_data = [{"attribute": f.data["attribute"], "line": f.line} for f in others[key]]
-            merged = replace(first, message=message.replace(" is not a Parameter:", " are not Parameters:", 1),
-                             data={**first.data, "also": also_data})
+            for one, several in ((" is not a Parameter: fails", " are not Parameters: fail"),
+                                 ("nothing set it before", "nothing set them before"),
+                                 ("keep it in a Parameter", "keep them in Parameters"),
+                                 ("or return it", "or return them")):
+                message = message.replace(one, several, 1)
+            merged = replace(first, message=message, data={**first.data, "also": also_data})
             result[result.index(first)] = merged
     return result
 
