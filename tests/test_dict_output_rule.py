@@ -96,3 +96,12 @@ def test_a_function_a_table_hands_out_is_not_taken_for_host_code(tmp_path):
     # Handed out by a table in another module: a construct may call it, where the dict stays in the graph.
     (tmp_path / "app" / "table.py").write_text("from app.loss import loss\n\nLOSSES = {'y': loss}\n")
     assert check_file(str(tmp_path / "app" / "model.py"), Settings(syntax_level="strict"), ONLY) == []
+
+
+def test_a_source_without_a_file_searches_no_project(tmp_path, monkeypatch):
+    """An editor's buffer or standard input has no project around it: no directory is searched for callers, and
+    the read in its own text is MS117's."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "caller.py").write_text("from buffer import Net\nNet()(1)['a']\n")
+    source = "from mindspore import nn\n\n\nclass Net(nn.Cell):\n    def construct(self, x):\n        return {'a': x}\n"
+    assert check_source(source, "buffer.py", Settings(syntax_level="strict")) == []

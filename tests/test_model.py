@@ -997,3 +997,64 @@ def test_a_parameter_made_by_a_project_registry_is_a_parameter_of_the_cell(tmp_p
     """))
     findings = check_file(str(package / "model.py"), Settings(syntax_level="strict"), ["MS108"])
     assert [(f.line, f.data["attribute"]) for f in findings] == [(15, "state")]
+
+
+def test_a_registry_whose_class_another_module_defines_makes_parameters_too(tmp_path):
+    """``registry = Registry()`` with ``Registry`` imported from a third module, its ``register`` inherited from a
+    base: the method is found through the class's bases, as every question about a class's methods is answered."""
+    from ms_lint.engine import check_file
+
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "base.py").write_text(textwrap.dedent("""\
+        from mindspore import Parameter
+
+
+        class Base:
+            def register(self, value):
+                return Parameter(value, requires_grad=False)
+    """))
+    (package / "reg.py").write_text("from pkg.base import Base\n\n\nclass Registry(Base):\n    pass\n")
+    (package / "holder.py").write_text("from pkg.reg import Registry\n\nregistry = Registry()\n")
+    (package / "model.py").write_text(textwrap.dedent("""\
+        import mindspore as ms
+        from mindspore import Tensor, nn
+
+        from pkg.holder import registry
+
+
+        class Step(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.lr = registry.register(Tensor(0.1, ms.float32))
+
+            def construct(self, x, lr):
+                self.lr = lr
+                return x * self.lr
+    """))
+    assert check_file(str(package / "model.py"), Settings(syntax_level="strict"), ["MS108"]) == []
+
+
+def test_attributes_built_from_each_other_fold_once_each():
+    """A chain of constant attributes, each read twice by the next, folds (its dead branch is not reported) without
+    asking the same attribute again and again."""
+    from ms_lint.engine import check_source
+
+    chain = "\n".join(f"        self.a{i} = self.a{i - 1} == self.a{i - 1}" for i in range(1, 25))
+    source = textwrap.dedent("""\
+        import numpy as np
+        from mindspore import nn
+
+
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.a0 = True
+        CHAIN
+            def construct(self, x):
+                if self.a24:
+                    return x
+                return np.sin(x)
+    """).replace("CHAIN", chain)
+    assert [f.code for f in check_source(source, "net.py", Settings(syntax_level="strict"))] == []

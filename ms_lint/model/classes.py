@@ -43,6 +43,7 @@ class ClassInfo:
         self._bases_in_order: tuple[ClassInfo, ...] | None = None
         self._methods_found: dict[str, tuple[int, FunctionNode] | None] = {}  # name -> (place in lineage, method)
         self._constructors_found: dict[str, str | None] = {}
+        self._constants_found: dict[str, object] = {}  # attribute -> what constant_attribute answered
         # weak: the module owns its classes, and a cycle would keep the whole tree alive until a full collection
         self._module = weakref.ref(module) if module is not None else None
         self._tensor_attributes: set[str] = set()
@@ -93,6 +94,14 @@ class ClassInfo:
         switches it."""
         if attribute == "training" or attribute in _seen:
             return UNKNOWN
+        # Asked once per attribute: chains of attributes built from each other share their operands. An answer
+        # that met a cycle is UNKNOWN from wherever the cycle is entered.
+        found = self._constants_found.get(attribute, _NOT_ASKED)
+        if found is _NOT_ASKED:
+            found = self._constants_found[attribute] = self._fold_attribute(attribute, _seen)
+        return found
+
+    def _fold_attribute(self, attribute: str, _seen: frozenset):
         writes = [(info, *write) for info in self.lineage() for write in info.attribute_writes.get(attribute, ())]
         if len(writes) != 1 or writes[0][1] not in ("__init__", "<class body>"):
             return UNKNOWN

@@ -79,8 +79,9 @@ class ProjectIndex:
     def __init__(self) -> None:
         self._full_facts: dict[tuple[str, float, Settings], "ModuleFacts | None"] = {}  # for the file being analysed
         self._trees: dict[tuple[str, float, None], tuple[ast.Module, str]] = {}  # for the file being analysed
-        # source root -> its Python files, for the file being analysed
+        # source root -> its Python files, and file -> its bytes, for the file being analysed
         self._listings: dict[str, tuple[tuple[str, str], ...]] = {}
+        self._texts: dict[str, bytes | None] = {}
         # What the process keeps, file after file, is made of plain tuples, dicts, strings and numbers, the settings
         # spelled by their values (``_kept_key``): the garbage collector stops tracking dicts and tuples of such
         # values, so the host's full collections (dozens in a flake8 run over a large project) do not walk a
@@ -127,6 +128,7 @@ class ProjectIndex:
         self._full_facts.clear()
         self._trees.clear()
         self._listings.clear()
+        self._texts.clear()
 
     def source_roots(self, path: str) -> list[str]:
         """Directories a module of this project is imported from: above the top package, and the file's own."""
@@ -187,19 +189,25 @@ class ProjectIndex:
         directories and virtual environments left out), each found module through ``find_module_file``, so that a
         result cache checks this file again when one of them changes (a file added later that names ``word`` is not
         seen until this one is checked again)."""
+        if not path or not os.path.isfile(path):
+            return []  # a source without a file (standard input, an editor's buffer): no project around it
         roots = self.source_roots(path)
         own = os.path.abspath(path)
         needle, alternatives = word.encode(), [text.encode() for text in any_of]
         found = []
+        texts = self._texts
         for module_file, module_name in self._python_files(roots[0]):
             if module_file == own:
                 continue
-            try:
-                with open(module_file, "rb") as handle:
-                    text = handle.read()
-            except OSError:
-                continue
-            if needle not in text or (alternatives and not any(alternative in text for alternative in alternatives)):
+            if module_file not in texts:  # each file read once while one file is analysed, whatever is asked
+                try:
+                    with open(module_file, "rb") as handle:
+                        texts[module_file] = handle.read()
+                except OSError:
+                    texts[module_file] = None
+            text = texts[module_file]
+            if text is None or needle not in text or (
+                    alternatives and not any(alternative in text for alternative in alternatives)):
                 continue
             if self.find_module_file(module_name, roots) != module_file:
                 continue
@@ -373,9 +381,16 @@ class ProjectIndex:
             if isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Call) and any(
                     isinstance(target, ast.Name) and target.id == name for target in statement.targets):
                 built = facts.class_of_constructor(statement.value)
-                info = built[1] if built else None
-                found = info.find_method(method) if info is not None and hasattr(info, "find_method") else None
-                return (facts, found[1]) if found else None
+                if built is None or built[1] is None:
+                    return None
+                class_qualname, info, defined_here = built
+                if defined_here is None:  # a class of another module of the project
+                    found_class = self.project_class_facts(facts.path, class_qualname, module.settings)
+                    if found_class is None:
+                        return None
+                    facts, info = found_class[0], found_class[0].classes[found_class[1]]
+                found = facts.method_of(info, method)  # the one answer, through the class's bases
+                return (found[0], found[2]) if found else None
         return None
 
 
@@ -427,7 +442,11 @@ _SKIPPED_DIRECTORIES = frozenset({"__pycache__", "site-packages", "node_modules"
 
 def _list_python_files(root: str) -> tuple[tuple[str, str], ...]:
     files = []
+    walked = 0  # directories and files looked at: a large tree without Python stops the walk too
     for directory, subdirectories, names in os.walk(root):
+        walked += 1 + len(names)
+        if walked > 10 * _MAX_SEARCHED_FILES:
+            break
         subdirectories[:] = sorted(name for name in subdirectories if not name.startswith(".")
                                    and name not in _SKIPPED_DIRECTORIES and name.isidentifier())
         relative = os.path.relpath(directory, root)

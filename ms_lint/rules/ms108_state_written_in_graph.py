@@ -124,14 +124,17 @@ class StateWrittenInGraph(Rule):
                 return  # a Parameter a project function made (``self.lr = registry.register(...)``): assignable
             tensor = function.kind(value) == TENSOR or (
                 isinstance(statement, ast.AugAssign) and function.kind(target) == TENSOR)
-            if tensor and not function.strict and _from_shapes_only(module, function, value):
+            shapes_only = tensor and _from_shapes_only(module, function, value)
+            if shapes_only and not function.strict:
                 return  # a cache of what the shapes decide: LAX recompiles per shape and sees the same value
             # Under LAX a value built from state the graph writes (``self.acc = self.acc + x``, ``self.acc += x``,
             # ``self.w = x * self.step`` with ``self.step += 1``) and a list or dict display (``self.hist = [x]``)
             # are updated on every call; tensor data from the inputs alone is not (measured 2.10.0, 2.7.1 CPU).
             lax_updates = isinstance(statement, ast.AugAssign) or isinstance(value, (ast.List, ast.Dict)) or (
                 _reads_written_state(function, statement, value))
-            if tensor and not (lax_updates and not function.strict):
+            if shapes_only:
+                consequence = "LAX gives PyNative's value (the input's shapes decide it; a new shape compiles again)"
+            elif tensor and not (lax_updates and not function.strict):
                 consequence = ("and under LAX later calls silently see the first call's value" if not lax_updates
                                else "LAX updates it on every call")
             elif function.strict:
@@ -167,39 +170,62 @@ class StateWrittenInGraph(Rule):
 
 def _one_per_block(function: GraphFunction, findings: list[Finding]) -> list[Finding]:
     """One finding for the attributes written side by side with the same consequence (``self.cos_cached = ...;
-    self.sin_cached = ...``, one cache rebuilt): the first write's, naming the others; one fix serves them all."""
-    blocks = [node for node in function.nodes_of(ast.If, ast.For, ast.While, ast.With, ast.Try)]
-    kept: dict[tuple, Finding] = {}
-    others: dict[tuple, list[Finding]] = {}
+    self.sin_cached = ...``, one cache rebuilt: consecutive statements of one block): the first write's, naming the
+    others; one fix serves them all."""
+    writes = [finding for finding in findings if "tensor" in finding.data and finding.node is not None]
+    if len(writes) < 2:
+        return findings
+    place = _statement_places(function.node)  # id(statement) -> (id(its block), its index there)
+    runs: list[list[Finding]] = []  # each: writes of consecutive statements of one block, with one consequence
+    open_runs: dict[tuple, tuple[list[Finding], int]] = {}  # (block, message shape) -> (its run, last index)
     result: list[Finding] = []
     for finding in findings:
         attribute = finding.data.get("attribute")
-        if attribute is None or "tensor" not in finding.data:
+        where = place.get(id(finding.node)) if "tensor" in finding.data else None
+        if attribute is None or where is None:
             result.append(finding)
             continue
-        block = min((node for node in blocks if under(node, finding.line)), key=lambda node: node.end_lineno
-                    - node.lineno, default=None)
-        key = (id(block), finding.message.replace(f".{attribute} written", ".* written", 1))
-        if key in kept:
-            others[key].append(finding)
-        else:
-            kept[key] = finding
-            others[key] = []
-            result.append(finding)
-    for key, first in kept.items():
-        if others[key]:
-            also = ", ".join(f"{function.self_name}.{f.data['attribute']} (line {f.line})" for f in others[key])
+        key = (where[0], finding.message.replace(f".{attribute} written", ".* written", 1))
+        run = open_runs.get(key)
+        if run is not None and run[1] == where[1] - 1:
+            run[0].append(finding)
+            open_runs[key] = (run[0], where[1])
+            continue
+        members = [finding]
+        open_runs[key] = (members, where[1])
+        runs.append(members)
+        result.append(finding)
+    for first, *rest in runs:
+        if rest:
+            also = ", ".join(f"{function.self_name}.{f.data['attribute']} (line {f.line})" for f in rest)
             message = first.message.replace(f".{first.data['attribute']} written",
                                             f".{first.data['attribute']} and {also} written", 1)
-            also_data = [{"attribute": f.data["attribute"], "line": f.line} for f in others[key]]
+            also_data = [{"attribute": f.data["attribute"], "line": f.line} for f in rest]
             for one, several in ((" is not a Parameter: fails", " are not Parameters: fail"),
                                  ("nothing set it before", "nothing set them before"),
                                  ("keep it in a Parameter", "keep them in Parameters"),
-                                 ("or return it", "or return them")):
+                                 ("or return it", "or return them"), ("updates it on", "updates them on")):
                 message = message.replace(one, several, 1)
             merged = replace(first, message=message, data={**first.data, "also": also_data})
             result[result.index(first)] = merged
     return result
+
+
+def _statement_places(function: ast.AST) -> dict[int, tuple[int, int]]:
+    """Each statement of ``function`` (nested blocks too, not nested definitions): (id of the list of statements
+    holding it, its index there)."""
+    places: dict[int, tuple[int, int]] = {}
+    stack = [function]
+    while stack:
+        node = stack.pop()
+        for field in ("body", "orelse", "finalbody", "handlers"):
+            block = getattr(node, field, None)
+            if isinstance(block, list):
+                for index, statement in enumerate(block):
+                    places[id(statement)] = (id(block), index)
+                    if not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                        stack.append(statement)
+    return places
 
 
 def _cell_built_here(module: ModuleFacts, function: GraphFunction, value: ast.AST | None) -> bool:

@@ -78,7 +78,9 @@ class InstanceParameterNotSelf(Rule):
         the parser counts ``ctx`` as an input; when the count is wrong besides, naming it ``self`` is not enough."""
         inputs = _positional(function.node)[1:-2]
         construct = function.owner.find_method("construct")
-        forward = _positional(construct[1])[1:] if construct is not None else None
+        # a construct taking ``*inputs`` has no count to compare: only the name is reported
+        forward = _positional(construct[1])[1:] if construct is not None and construct[1].args.vararg is None \
+            else None
         required = len(forward) - len(construct[1].args.defaults) if forward is not None else None
         if forward is None or required <= len(inputs) <= len(forward):
             count = (f"The number of parameter of this primal function is {len(inputs)}, but the number of "
