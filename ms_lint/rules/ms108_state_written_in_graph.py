@@ -169,15 +169,15 @@ class StateWrittenInGraph(Rule):
 
 
 def _one_per_block(function: GraphFunction, findings: list[Finding]) -> list[Finding]:
-    """One finding for the attributes written side by side with the same consequence (``self.cos_cached = ...;
-    self.sin_cached = ...``, one cache rebuilt: consecutive statements of one block): the first write's, naming the
-    others; one fix serves them all."""
+    """One finding for the attributes one block of statements writes with the same consequence (``self.cos_cached
+    = ...; self.sin_cached = ...``, one cache rebuilt): the first write's, naming the others; one fix serves them
+    all. Writes on the two sides of an ``if`` (two blocks) stay apart."""
     writes = [finding for finding in findings if "tensor" in finding.data and finding.node is not None]
     if len(writes) < 2:
         return findings
     place = _statement_places(function.node)  # id(statement) -> (id(its block), its index there)
-    runs: list[list[Finding]] = []  # each: writes of consecutive statements of one block, with one consequence
-    open_runs: dict[tuple, tuple[list[Finding], int]] = {}  # (block, message shape) -> (its run, last index)
+    runs: list[list[Finding]] = []  # each: the writes of one block with one consequence
+    open_runs: dict[tuple, list[Finding]] = {}  # (block, message shape) -> its run
     result: list[Finding] = []
     for finding in findings:
         attribute = finding.data.get("attribute")
@@ -187,12 +187,10 @@ def _one_per_block(function: GraphFunction, findings: list[Finding]) -> list[Fin
             continue
         key = (where[0], finding.message.replace(f".{attribute} written", ".* written", 1))
         run = open_runs.get(key)
-        if run is not None and run[1] == where[1] - 1:
-            run[0].append(finding)
-            open_runs[key] = (run[0], where[1])
+        if run is not None:
+            run.append(finding)
             continue
-        members = [finding]
-        open_runs[key] = (members, where[1])
+        members = open_runs[key] = [finding]
         runs.append(members)
         result.append(finding)
     for first, *rest in runs:
