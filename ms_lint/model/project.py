@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from ms_lint.model.scopes import ASSIGNMENT
 from ms_lint.model.source import outline_text, read_source
 from ms_lint.model.syntax import preorder
 from ms_lint.settings import Settings
@@ -377,21 +378,21 @@ class ProjectIndex:
             return None
         if facts is None:
             return None
-        for statement in facts.tree.body:
-            if isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Call) and any(
-                    isinstance(target, ast.Name) and target.id == name for target in statement.targets):
-                built = facts.class_of_constructor(statement.value)
-                if built is None or built[1] is None:
-                    return None
-                class_qualname, info, defined_here = built
-                if defined_here is None:  # a class of another module of the project
-                    found_class = self.project_class_facts(facts.path, class_qualname, module.settings)
-                    if found_class is None:
-                        return None
-                    facts, info = found_class[0], found_class[0].classes[found_class[1]]
-                found = facts.method_of(info, method)  # the one answer, through the class's bases
-                return (found[0], found[2]) if found else None
-        return None
+        # the binding an importer sees: the last module-level one, as the scopes answer every name
+        binding = facts.scopes.lookup(name, facts.scopes.module, None)
+        if binding is None or binding.kind != ASSIGNMENT or not isinstance(binding.value, ast.Call):
+            return None
+        built = facts.class_of_constructor(binding.value)
+        if built is None or built[1] is None:
+            return None
+        class_qualname, info, defined_here = built
+        if defined_here is None:  # a class of another module of the project
+            found_class = self.project_class_facts(facts.path, class_qualname, module.settings)
+            if found_class is None:
+                return None
+            facts, info = found_class[0], found_class[0].classes[found_class[1]]
+        found = facts.method_of(info, method)  # the one answer, through the class's bases
+        return (found[0], found[2]) if found else None
 
 
 def _kept_summary(kept: tuple) -> ModuleSummary | None:

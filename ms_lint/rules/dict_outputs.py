@@ -37,19 +37,6 @@ def is_dict(module: ModuleFacts, expr: ast.AST) -> bool:
         isinstance(expr, ast.Call) and module.qualname(expr.func) == "builtins.dict")
 
 
-def module_level_nodes(tree: ast.Module) -> list[ast.AST]:
-    """The nodes of the module's own code, outside its functions and classes."""
-    found = []
-    stack = list(reversed(tree.body))
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            continue
-        found.append(node)
-        stack.extend(reversed(list(ast.iter_child_nodes(node))))
-    return found
-
-
 def own_host_code(module: ModuleFacts) -> Callable[[FunctionNode | None, ClassInfo | None], bool]:
     """``key_reads``'s ``host`` for the module being checked: module-level code and the functions that are not
     graph code."""
@@ -102,7 +89,7 @@ def _cell_built(module: ModuleFacts, built: tuple, cells: dict[str, str]) -> str
 
 def _reads_in(module: ModuleFacts, function: FunctionNode | None,
               instances: dict[tuple[int, str] | int, str]) -> Iterator[KeyRead]:
-    nodes = module.index.body(function) if function is not None else module_level_nodes(module.tree)
+    nodes = list(module.index.own_code(function if function is not None else module.tree))
 
     def called_cell(expr: ast.AST) -> str | None:
         if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name):
