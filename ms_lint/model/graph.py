@@ -344,10 +344,7 @@ class GraphCode:
             info = self.classes[user_type.key]
         else:
             # a method of a sub-cell of this module's classes: self.encoder.set_attention_type("full")
-            value = func.value
-            info = self._local_sub_cell(caller.owner, value.attr) if (
-                isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name)
-                and value.value.id == caller.self_name and caller.owner is not None) else None
+            info = self.class_called(caller, func.value) if isinstance(func.value, ast.Attribute) else None
             if info is None:
                 return None, None
         found = info.find_method(func.attr)
