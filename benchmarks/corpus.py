@@ -101,8 +101,14 @@ def unzip(wheel: Path, sources: Path) -> Path:
 
 
 def package_directories(args: argparse.Namespace) -> dict[str, Path]:
-    """spec -> directory holding the package's unzipped files."""
+    """spec -> directory holding the package's unzipped files (with ``--development``: each member of that half of
+    the development corpus, named as ``development_corpus`` names it, -> its repository's root)."""
     directories: dict[str, Path] = {}
+    if args.development:
+        import development_corpus
+
+        return {member.name: args.destination / "development" / member.repository.directory_name
+                for member in development_corpus.half(args.development, args.destination / "development")}
     for spec in args.packages:
         stem = wheel_stem(spec)
         local = sorted(args.source.glob(f"{stem}-*")) if args.source else []
@@ -197,15 +203,24 @@ def targets_of(directories: dict[str, Path], args: argparse.Namespace) -> dict[s
                         version=args.ms_version)
     targets = {}
     for spec, directory in directories.items():
-        files = python_files(directory)
+        files = member_files(spec, directory)
         if files:
             targets[spec] = target_from_settings(settings, str(directory / files[0])).to_dict()
     return targets
 
 
+def member_files(spec: str, directory: Path) -> list[str]:
+    """The files of one member, relative to ``directory``: a development-corpus application's are those under its
+    folder of the repository (``name:folder``), checked in place so that the repository around it counts."""
+    _, _, folder = spec.partition(":")
+    if not folder:
+        return python_files(directory)
+    return [os.path.join(folder, relative) for relative in python_files(directory / folder)]
+
+
 def check_all(directories: dict[str, Path], args: argparse.Namespace) -> list[FileResult]:
     jobs = [(spec, str(directory), relative) for spec, directory in directories.items()
-            for relative in python_files(directory)]
+            for relative in member_files(spec, directory)]
     per_path_modes: tuple = ()
     if not args.no_project_config:
         from ms_lint.settings import parse_per_path_modes
@@ -312,6 +327,9 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--source", type=Path, default=None,
                         help="a directory of already unzipped wheels (NAME-VERSION-*/) to use instead of downloading")
     parser.add_argument("--no-download", action="store_true", help="only use what --source holds")
+    parser.add_argument("--development", choices=("tuning", "checking"), default=None,
+                        help="check that half of the development corpus (benchmarks/development_corpus.py; run its "
+                             "`extract` first) instead of the wheels")
     parser.add_argument("--json", type=Path, default=None, metavar="FILE",
                         help="write the summary and every finding to FILE")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="worker processes (default: CPUs)")

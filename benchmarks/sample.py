@@ -59,7 +59,10 @@ def key(finding: dict) -> tuple:
 
 def source_lines(source_root: Path, finding: dict, context: int) -> str:
     name, _, version = finding["package"].partition("==")
-    directory = source_root / f"{name}-{version}-py3-none-any"
+    if version:
+        directory = source_root / f"{name}-{version}-py3-none-any"
+    else:  # a member of the development corpus: "owner/name" or "owner/name:application/folder"
+        directory = HERE / ".corpus" / "development" / name.partition(":")[0].replace("/", "+")
     try:
         lines = (directory / finding["path"]).read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:
