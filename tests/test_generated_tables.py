@@ -21,7 +21,7 @@ SHIPPED = json.loads(SHIPPED_TEXT)
 def test_top_level_keys():
     assert set(SHIPPED) == {
         "mindspore_version", "nn_cells", "mint_nn_cells", "jit_forbidden", "ops_functions", "ops_primitives",
-        "dataset_transforms", "tensor_methods", "tensor_properties", "cell_keywords", "module_names",
+        "dataset_transforms", "tensor_methods", "tensor_properties", "module_names", "signatures", "deprecations",
     }
     assert SHIPPED["mindspore_version"].startswith("2.10.")
 
@@ -45,11 +45,13 @@ def test_the_loaded_tables_are_the_shipped_ones_and_the_garbage_collector_leaves
     # collections of a long flake8 run do not walk them (a list never leaves them).
     loaded = api.tables()
     assert json.loads(json.dumps(loaded)) == SHIPPED
-    assert api.cell_keywords("mindspore.nn.Dense") == tuple(SHIPPED["cell_keywords"]["mindspore.nn.Dense"])
+    assert api.signatures("mindspore.nn.Dense")[0].text == SHIPPED["signatures"]["mindspore.nn"]["Dense"][0]
     for _ in range(3):  # a collection lets go of a tuple once the tuples inside it are let go: one level at a time
         gc.collect()
     assert not any(gc.is_tracked(loaded[name]) for name in (
-        "ops_functions", "ops_primitives", "tensor_methods", "cell_keywords", "module_names"))
+        "ops_functions", "ops_primitives", "tensor_methods", "module_names"))
+    # (the signatures' one dict of namespaces stays, the thousands of entries under it leave)
+    assert not any(gc.is_tracked(entries) for entries in loaded["signatures"].values())
     assert not any(gc.is_tracked(entry) for entry in loaded["nn_cells"].values())  # (a dict of dicts stays)
     # The name tables asked ``name in table`` (thousands of names) are dicts of strings, which the collector never
     # tracks, where frozensets would be walked by every full collection.
@@ -210,13 +212,18 @@ def test_tensor_methods_hold_mindspore_tensor_api_and_not_pytorch_only_methods()
 
 
 def test_cell_keywords_are_the_constructor_s_names_and_leave_out_classes_taking_any():
-    keywords = SHIPPED["cell_keywords"]
-    assert {"in_channels", "out_channels", "has_bias", "weight_init"} <= set(keywords["mindspore.nn.Dense"])
-    assert "bias" not in keywords["mindspore.nn.Dense"] and "bias" in keywords["mindspore.mint.nn.Linear"]
-    assert "group" in keywords["mindspore.nn.Conv1d"] and "groups" not in keywords["mindspore.nn.Conv1d"]
-    assert keywords["mindspore.nn.ReLU"] == []
-    assert all(names == sorted(set(names)) for names in keywords.values())
-    assert list(keywords) == sorted(keywords)
+    def keywords(name):
+        return api.cell_keywords(name)
+
+    assert {"in_channels", "out_channels", "has_bias", "weight_init"} <= set(keywords("mindspore.nn.Dense"))
+    assert "bias" not in keywords("mindspore.nn.Dense") and "bias" in keywords("mindspore.mint.nn.Linear")
+    assert "group" in keywords("mindspore.nn.Conv1d") and "groups" not in keywords("mindspore.nn.Conv1d")
+    assert keywords("mindspore.nn.ReLU") == ()
+    # An optimizer's constructor is wrapped in decorators taking (*args, **kwargs) that call the real one: the
+    # keywords are the real one's (nn.SGD(params, lr=0.1) raises TypeError).
+    assert "learning_rate" in keywords("mindspore.nn.SGD") and "lr" not in keywords("mindspore.nn.SGD")
+    assert keywords("mindspore.ops.Add") is None
+    assert all(names == tuple(sorted(set(names))) for names in api._cell_keywords(api.tables_version()).values())
 
 
 def test_tensor_properties_are_the_attributes_read_as_values():
