@@ -16,9 +16,10 @@ never guess.
 A namespace that re-exports another's objects (``mindspore.ops.functional`` re-exports ``mindspore.ops``) keeps
 only the entries that differ from the other's (``SIGNATURE_FALLBACK``); ``mindspore_api.signatures`` looks there.
 
-``deprecations`` maps ``namespace.name`` to ``{"since": version, "use": replacement}`` for every public callable MindSpore wraps in its
-deprecation decorator (``mindspore.common._decorator.deprecated``): read from the decorator's own closure, so the
-version and the replacement are what MindSpore's run-time warning says (replacement "" where it names none).
+``deprecations`` maps ``namespace.name`` to ``{"since": version, "use": replacement}`` for every public callable
+MindSpore wraps in its deprecation decorator (``mindspore.common._decorator.deprecated``): read from the
+decorator's own closure, so the version and the replacement are what MindSpore's run-time warning says
+(replacement "" where it names none).
 """
 from __future__ import annotations
 
@@ -249,8 +250,8 @@ def signature_tables(ms: types.ModuleType) -> dict[str, dict[str, list[str]]]:
 
 
 def deprecation_table(ms: types.ModuleType) -> dict[str, dict[str, str]]:
-    """``{namespace.name: {"since": version, "use": replacement}}`` for the public callables MindSpore's deprecation decorator wraps
-    (a function, or a class whose ``__init__`` it wraps)."""
+    """``{namespace.name: {"since": version, "use": replacement}}`` for the public callables MindSpore's deprecation
+    decorator wraps (a function, or a class whose ``__init__`` it wraps)."""
     decorator = importlib.import_module("mindspore.common._decorator").deprecated
     marker = _decorator_code(decorator)
     table = {}
