@@ -484,7 +484,8 @@ def _parameters(text: str) -> list[str]:
 
 class Mismatch(NamedTuple):
     """Why no form of a callable takes a call: ``kind`` is ``keyword`` (``names``: keywords no form takes),
-    ``together`` (each keyword of ``names`` some form takes, but no form all of them with the rest of the call),
+    ``twice`` (``names``: a keyword for a parameter a positional argument fills already), ``together`` (each
+    keyword of ``names`` some form takes, but no form all of them with the rest of the call),
     ``arity`` (more positional arguments than any form takes: ``given`` of at most ``most``) or ``missing``
     (``names``: the required parameters the call leaves out)."""
 
@@ -530,9 +531,9 @@ def mismatch(overloads: tuple[Overload, ...], call: CallShape) -> Mismatch | Non
     kinds = {failure.kind for failure in failures}
     if kinds == {"arity"}:
         return Mismatch("arity", (), call.positional, max(failure.most for failure in failures))
-    if kinds == {"missing"} and len(failures) == 1:
+    if len(failures) == 1:
         return failures[0]
-    if call.keywords and "keyword" in kinds:
+    if call.keywords and kinds & {"keyword", "twice"}:
         return Mismatch("together", tuple(dict.fromkeys(call.keywords)), call.positional)
     return None  # forms that fail each for another reason: left unsaid
 
@@ -543,8 +544,10 @@ def _overload_mismatch(overload: Overload, call: CallShape) -> Mismatch | None:
         return Mismatch("arity", (), call.positional, most)
     filled = overload.positional[:call.positional] if overload.stated else ()
     for name in call.keywords:
-        if not (name in overload.keywords or overload.var_keyword) or name in filled:
+        if not (name in overload.keywords or overload.var_keyword):
             return Mismatch("keyword", (name,), call.positional)
+        if name in filled:
+            return Mismatch("twice", (name,), call.positional)
     if call.starred or call.double_starred:
         return None
     given = set(overload.positional[:call.positional]) | set(call.keywords)
@@ -555,8 +558,9 @@ def _overload_mismatch(overload: Overload, call: CallShape) -> Mismatch | None:
 
 
 def describe_overloads(overloads: tuple[Overload, ...]) -> str:
-    """The forms as a message shows them: ``(input, axis=-1, *, dtype=None)``, several joined by " or "."""
-    return " or ".join(f"({overload.text})" for overload in overloads)
+    """The forms as a message shows them: ``(input, axis=-1, *, dtype=None)``, several joined by " or " (a form
+    MindSpore's parser lists without defaults as it does: ``(dim, keepdim, *, dtype)``)."""
+    return " or ".join(f"({overload.text.replace('=' + UNREADABLE, '')})" for overload in overloads)
 
 
 def deprecation(qualname: str | None, version: str = "") -> tuple[str, str] | None:
@@ -571,3 +575,47 @@ def deprecation(qualname: str | None, version: str = "") -> tuple[str, str] | No
     if entry is None and shared is not None and name in (module_names(namespace, version) or ()):
         entry = table.get(f"{shared}.{name}")
     return None if entry is None else (entry["since"], entry["use"])
+
+
+# ---------------------------------------------------------------------------------------- meanings that changed
+class SemanticChange(NamedTuple):
+    """A Tensor method whose meaning changed between two releases while taking the same arguments (hand-kept:
+    each entry is measured on the releases ms-lint has wheels for, and documented for the older ones)."""
+
+    method: str
+    last_before: str  # the last release (major.minor: each of its patch releases) with the old meaning
+    first_after: str  # the first release with the new meaning
+    before: str  # the old meaning, in words
+    after: str  # the new meaning
+    replacement: str  # the method that keeps the old meaning on every release
+    evidence: str  # where each side is known from
+
+
+SEMANTIC_CHANGES: tuple[SemanticChange, ...] = (
+    SemanticChange(
+        "repeat", "2.5", "2.7.0",
+        "numpy's repeat: each element `repeats` times along `axis` (of the flattened tensor without one)",
+        "PyTorch's: the whole tensor tiled `repeats[i]` times along each dimension (`repeat(*repeats)`)",
+        "repeat_interleave",
+        "numpy's form is documented up to 2.5.0 (https://www.mindspore.cn/docs/en/r2.5.0/api_python/mindspore/"
+        "Tensor/mindspore.Tensor.repeat.html); PyTorch's from 2.7.0rc1 (https://www.mindspore.cn/docs/zh-CN/"
+        "r2.7.0rc1/api_python/mindspore/Tensor/mindspore.Tensor.repeat.html) and measured on 2.7.0 to 2.10.0",
+    ),
+)
+
+
+def semantic_change(method: str) -> SemanticChange | None:
+    return next((change for change in SEMANTIC_CHANGES if change.method == method), None)
+
+
+def meaning_at(change: SemanticChange, version: str) -> str | None:
+    """``"before"``/``"after"`` where ``version`` has the old/new meaning of ``change``; None between the two
+    releases (unknown)."""
+    if not version:
+        return "after"
+    release = _release(version)
+    if release[:2] <= _release(change.last_before)[:2]:
+        return "before"
+    if release >= _release(change.first_after):
+        return "after"
+    return None

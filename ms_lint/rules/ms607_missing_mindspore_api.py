@@ -84,7 +84,7 @@ class MissingMindSporeApi(Rule):
                 attributes = module.index.subtree_nodes_of(module.tree, (ast.Attribute,))
             for node in attributes:
                 if node.lineno == line and node.attr == part and isinstance(node.ctx, ast.Load) \
-                        and module.qualname(node.value) == owner and not _guarded(module.tree, node, part):
+                        and module.qualname(node.value) == owner and not guarded(module.tree, node, part):
                     yield self._finding(module, node, f"{ast.unparse(node)}", owner, part, version,
                                         "AttributeError when the line runs")
                     break
@@ -110,7 +110,7 @@ class MissingMindSporeApi(Rule):
                     if missing:
                         break
             for part in missing:
-                if not _guarded(module.tree, node, part):
+                if not guarded(module.tree, node, part):
                     written = f"from {owner} import {part}" if isinstance(node, ast.ImportFrom) else \
                         f"import {owner}.{part}"
                     yield self._finding(module, node, written, owner, part, version, "ImportError when it runs")
@@ -162,9 +162,10 @@ def _replacement(owner: str, part: str, version: str) -> str:
     return f"did you mean {owner}.{close[0]}?" if close else ""
 
 
-def _guarded(tree: ast.Module, node: ast.AST, part: str) -> bool:
+def guarded(tree: ast.Module, node: ast.AST, part: str, caught: frozenset[str] = _CAUGHT) -> bool:
     """Whether the read of ``part`` at ``node`` is made where its absence is planned for: inside ``try`` with an
-    ``except`` for AttributeError/ImportError/Exception, or in an ``except`` (another version's fallback), under a
+    ``except`` for one of ``caught`` (AttributeError/ImportError/Exception; MS610 asks for TypeError), or in an
+    ``except`` (another version's fallback), under a
     test (``if``, or a conditional expression) of the version or of ``hasattr(.., "part")``; or whether it is an
     annotation."""
     position = (node.lineno, node.col_offset)
@@ -178,7 +179,7 @@ def _guarded(tree: ast.Module, node: ast.AST, part: str) -> bool:
         if isinstance(statement, (ast.If, ast.While)) and _tests_for(statement.test, quoted):
             return True
         if isinstance(statement, (ast.Try, ast.TryStar)):
-            if _contains(statement.body, position) and any(_catches(handler) for handler in statement.handlers):
+            if _contains(statement.body, position) and any(_catches(handler, caught) for handler in statement.handlers):
                 return True
             if any(_contains(handler.body, position) for handler in statement.handlers):
                 return True  # the fallback of another version: it runs only when what the ``try`` tried failed
@@ -213,11 +214,11 @@ def _contains(block: list[ast.stmt], position: tuple[int, int]) -> bool:
         <= (block[-1].end_lineno, block[-1].end_col_offset)
 
 
-def _catches(handler: ast.ExceptHandler) -> bool:
+def _catches(handler: ast.ExceptHandler, caught: frozenset[str]) -> bool:
     if handler.type is None:
         return True
     types = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
-    return any((t.id if isinstance(t, ast.Name) else getattr(t, "attr", "")) in _CAUGHT for t in types)
+    return any((t.id if isinstance(t, ast.Name) else getattr(t, "attr", "")) in caught for t in types)
 
 
 def _in_annotation(statement: ast.stmt, position: tuple[int, int]) -> bool:
