@@ -240,3 +240,33 @@ def test_module_names_hold_each_module_s_attributes_and_submodules_and_not_pytor
     assert "softmax" in names["mindspore.mint.nn.functional"] and "functional" in names["mindspore.mint.nn"]
     assert "weight_norm" not in names["mindspore.nn.utils"]
     assert all(text.split() == sorted(set(text.split())) for text in SHIPPED["module_names"].values())
+
+
+def test_signatures_hold_each_callable_s_parameters_as_python_or_mindspore_s_parser_says():
+    signatures = SHIPPED["signatures"]
+    assert signatures["mindspore.ops"]["softmax"] == ["input, axis=-1, *, dtype=None"]
+    assert signatures["mindspore.nn"]["Dense"][0].startswith("in_channels, out_channels, weight_init=None")
+    # A Tensor method implemented in C++: the forms MindSpore's argument parser lists, defaults not said.
+    assert signatures["mindspore.Tensor"]["sum"] == ["axis=?, dtype=?, keepdims=?, initial=?",
+                                                     "dim=?, keepdim=?, *, dtype=?"]
+    # A generated functional taking (*args, **kwargs): its forms from the parser too.
+    assert "input=?, dim=?, keepdim=?" in signatures["mindspore.mint"]["max"]
+    # What neither can read says so: a Primitive instance's __call__, a C++ method whose parser names no forms.
+    assert signatures["mindspore.Tensor"]["repeat"] == ["?"]
+    # ops.functional keeps only where it differs from ops.
+    assert "softmax" not in signatures["mindspore.ops.functional"]
+    shared = api.signatures("mindspore.ops.functional.softmax")
+    assert [form.text for form in shared] == ["input, axis=-1, *, dtype=None"]
+    every = [form for entries in signatures.values() for forms in entries.values() for form in forms]
+    assert len(every) > 2500 and all(forms == sorted(forms) for entries in signatures.values()
+                                     for forms in entries.values())
+
+
+def test_deprecations_are_what_mindspore_s_decorator_was_given():
+    deprecations = SHIPPED["deprecations"]
+    assert deprecations["mindspore.ops.padding"] == {"since": "2.8.0", "use": "ops.pad"}
+    unique_with_pad = {"since": "2.4.0", "use": "ops.unique combined with ops.pad"}
+    assert deprecations["mindspore.ops.unique_with_pad"] == unique_with_pad
+    assert deprecations["mindspore.nn.MatMul"]["use"] == "ops.matmul"
+    assert "mindspore.ops.softmax" not in deprecations and "mindspore.ops.functional.padding" not in deprecations
+    assert api.deprecation("mindspore.ops.functional.padding") == ("2.8.0", "ops.pad")

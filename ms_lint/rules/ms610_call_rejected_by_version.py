@@ -11,6 +11,7 @@ from ms_lint.findings import Finding
 from ms_lint.model import TENSOR, ModuleFacts
 from ms_lint.rules.base import Rule
 from ms_lint.rules.ms603_tensor_expand import reported_expand
+from ms_lint.rules.ms605_separate_sizes import separate_sizes
 from ms_lint.rules.ms607_missing_mindspore_api import guarded
 
 # Handlers that make a refused call part of the code's plan: ``try: ops.sum(x, dim=1) except TypeError: ...``.
@@ -55,16 +56,19 @@ class CallRejectedByVersion(Rule):
         those versions. The message gives the accepted signature and the version where the call last worked. A
         call guarded for the difference (inside `try` with an `except TypeError`, under a test of the version) is
         not reported; nor is what another rule reports for the same call: a layer constructor's keywords (MS604),
-        `Tensor.expand` in graph code (MS603), `Tensor.repeat` (MS611).
+        PyTorch's separate sizes to `zeros`/`ones` (MS605), `Tensor.expand` in graph code (MS603), `Tensor.repeat`
+        (MS611).
     """
     why = """
-        Python refuses the call before MindSpore computes anything: TypeError ("got an unexpected keyword
-        argument", "takes 2 positional arguments but 3 were given", "missing 1 required positional argument"), or
-        from MindSpore's argument parser ("Failed calling sum with ... The valid calling should be: ...",
-        "incorrect keyword name"), in PyNative and graph mode alike (measured 2.7.0, 2.7.1 and 2.10.0 CPU:
-        `ops.transpose(x, input_perm=(1, 0))` runs on 2.7.0 and raises TypeError from 2.7.1, where the parameter
-        is `dims`; `ops.softmax(x, dim=-1)` raises TypeError on both, where `ops.softmax` takes `axis`). Code
-        written for another MindSpore version, or ported from PyTorch, fails at the first call that reaches it.
+        The call is refused before MindSpore computes anything. In PyNative Python or MindSpore's argument parser
+        raises TypeError ("got an unexpected keyword argument", "takes 3 positional arguments but 4 were given",
+        "missing 2 required positional arguments", "got multiple values for argument", "Failed calling sum with ...
+        The valid calling should be: ..."); in graph mode the compile fails at the line, STRICT and LAX alike
+        (RuntimeError "Got an unexpected keyword argument 'dim'", "takes 3 positional arguments, but 4 were given";
+        TypeError from the parser's forms). Measured 2.7.1 and 2.10.0 CPU, and the renamed keyword on 2.7.0 too:
+        `ops.transpose(x, input_perm=(1, 0))` runs on 2.7.0 and fails from 2.7.1, where the parameter is `dims`;
+        `ops.softmax(x, dim=-1)` fails on every version, where `ops.softmax` takes `axis`. Code written for another
+        MindSpore version, or ported from PyTorch, fails at the first call that reaches it.
     """
     example = """
         def scores(q, k):
@@ -90,10 +94,13 @@ class CallRejectedByVersion(Rule):
             if not qualname or not api.is_mindspore(qualname):
                 continue
             shape = api.CallShape.of(site.node)
-            if qualname.startswith(api.TENSOR + ".") and shape.positional:  # Tensor.method(tensor, ...)
-                shape = shape._replace(positional=shape.positional - 1)
             rejection = rejected(qualname, shape, versions)
-            if rejection is None or _reported_elsewhere(qualname, rejection, site.node, versions) \
+            if rejection is not None and qualname.startswith(api.TENSOR + ".") and shape.positional:
+                # Tensor.method(tensor, ...), unless a static method (Tensor.from_numpy(array)): either must fail
+                rejection = rejection if rejected(qualname, shape._replace(positional=shape.positional - 1),
+                                                  versions) else None
+            if rejection is None or _reported_elsewhere(qualname, site.node, versions) \
+                    or module.in_dead_branch(site.node, site.function) \
                     or guarded(module.tree, site.node, api.last_name(qualname), _CAUGHT):
                 continue
             yield self._finding(module, site.node, rejection, target)
@@ -122,8 +129,8 @@ class CallRejectedByVersion(Rule):
         callee = display_name(rejection.qualname)
         problem = _problem(rejection.mismatch)
         where = _versions_text(rejection.rejected_in)
-        message = (f"{callee}() {problem} in MindSpore {where}: the call raises TypeError in PyNative and graph mode "
-                   f"alike; it takes {api.describe_overloads(rejection.forms)}; {_history(rejection)}")
+        message = (f"{callee}() {problem} in MindSpore {where}: the call raises TypeError in PyNative and fails to "
+                   f"compile in graph mode; it takes {api.describe_overloads(rejection.forms)}; {_history(rejection)}")
         if rejection.renames:
             message += "; " + ", ".join(f"use {new}= for {old}=" for old, new in rejection.renames.items())
         data = {"name": rejection.qualname, "kind": rejection.mismatch.kind,
@@ -232,9 +239,12 @@ def _version_renames(qualname: str) -> dict[str, tuple[str, ...]]:
     return {name: tuple(news) for name, news in renames.items()}
 
 
-def _reported_elsewhere(qualname: str, rejection: Rejection, call: ast.Call, versions: tuple[str, ...]) -> bool:
-    """MS604 reports a layer's keywords: a call of a Cell of ``mindspore.nn``/``mint.nn`` with one it does not
-    take is its, whatever else the call passes."""
+def _reported_elsewhere(qualname: str, call: ast.Call, versions: tuple[str, ...]) -> bool:
+    """What another rule reports as the cause: MS604 a layer's keywords (a call of a Cell of ``mindspore.nn``/
+    ``mint.nn`` with one it does not take, whatever else the call passes), MS605 PyTorch's separate sizes to
+    ``zeros``/``ones``."""
+    if separate_sizes(call, qualname):
+        return True
     return any(api.keywords_not_taken(qualname, call, version) for version in versions)
 
 

@@ -95,11 +95,10 @@ class CallMeaningChanged(Rule):
             if "ascend" in devices:
                 parts.append("on Ascend returns the tile instead of the repeated elements (documented)")
             outcome = " and ".join(parts)
-        since = f"written for {old[0]}, " if old else ""
-        message = (f"{written}: {since}numpy's repeat, but Tensor.{change.method} is {change.after} from MindSpore "
-                   f"{change.first_after}: in MindSpore {_listed(new)} it {outcome}; use "
-                   f".{change.replacement}({_replacement_arguments(call)}), which gives numpy's result on every "
-                   f"version ({why})")
+        message = (f"{written} is numpy's repeat (MindSpore up to {change.last_before}); from {change.first_after} "
+                   f"Tensor.{change.method} tiles the whole tensor (PyTorch's repeat(*repeats)): in MindSpore "
+                   f"{_listed(new)} it {outcome}; use .{change.replacement}({_replacement_arguments(call)}), which "
+                   f"gives numpy's result on every version ({why})")
         return self.finding(module, call, message, data={
             "method": change.method, "versions": new, "old_versions": old, "replacement": change.replacement,
             "changed_in": change.first_after, "evidence": why, "devices": list(devices)})

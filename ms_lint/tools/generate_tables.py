@@ -584,13 +584,15 @@ def difference_summary(shipped: str, generated: str, limit: int = 40) -> list[st
 
 
 # The differences between two versions' tables: see ``mindspore_api.apply_difference``.
-def difference(base, other):
-    """What turns ``base`` into ``other`` (both tables, or parts of them); None when they are equal."""
+def difference(base, other, names: bool = True):
+    """What turns ``base`` into ``other`` (both tables, or parts of them); None when they are equal. ``names``: a
+    string holding spaces is a list of names (``module_names``), not prose (a deprecation's replacement)."""
     if base == other:
         return None
     if isinstance(base, dict) and isinstance(other, dict):
-        changed = {key: difference(base[key], other[key]) for key in base.keys() & other.keys()
-                   if base[key] != other[key] and _diffable(base[key], other[key])}
+        inner = {key: names and key not in _PROSE for key in base.keys() & other.keys()}
+        changed = {key: difference(base[key], other[key], inner[key]) for key in inner
+                   if base[key] != other[key] and _diffable(base[key], other[key], inner[key])}
         out = {"removed": sorted(base.keys() - other.keys()),
                "set": {key: value for key, value in other.items()
                        if key not in changed and base.get(key, _MISSING) != value},
@@ -601,16 +603,18 @@ def difference(base, other):
 
 
 _MISSING = object()
+# Tables whose strings are prose: a changed one is set whole.
+_PROSE = frozenset({"deprecations"})
 
 
-def _diffable(base, other) -> bool:
+def _diffable(base, other, names: bool = True) -> bool:
     """Whether ``difference`` says what changed inside (two dicts, two lists of names, two strings of names) rather
     than the new value."""
     if isinstance(base, dict) and isinstance(other, dict):
         return True
     if isinstance(base, list) and isinstance(other, list):
         return all(isinstance(item, str) for item in [*base, *other])
-    return isinstance(base, str) and isinstance(other, str) and (" " in base or " " in other)
+    return names and isinstance(base, str) and isinstance(other, str) and (" " in base or " " in other)
 
 
 def shipped_tables(newest_path: Path = DEFAULT_OUTPUT, versions_path: Path = VERSIONS_OUTPUT) -> dict[str, dict]:
