@@ -455,7 +455,10 @@ def inferred_versions(root: str, pinned: bool = False) -> tuple[str, tuple[str, 
 
 def pinned_version(root: str) -> str:
     """The version the project's requirement pins or starts from ("" where it names none)."""
-    return inferred_versions(root, pinned=True)[0] if root else ""
+    if not root:
+        return ""
+    version, _, origin, _ = inferred_versions(root, pinned=True)
+    return "" if origin == "default" else version
 
 
 _REQUIREMENT = re.compile(r"(?<![\w.-])mindspore(?:[-_](?:ascend|gpu|cpu))?(?![\w.-])\s*(?:\[[^\]]*\])?\s*\(?"
