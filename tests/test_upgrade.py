@@ -131,7 +131,7 @@ def test_upgrade_reports_what_breaks_or_changes_meaning_since_the_old_version(tm
     assert "target: moving from MindSpore 2.7.0 (--ms-upgrade-from): only what breaks or changes meaning since then " \
            "is reported" in err
     assert err[-1] == "ms-lint: moving from MindSpore 2.7.0 to 2.10: 1 break (MS610 1), 0 change meaning, " \
-                      "0 are deprecated"
+                      "0 deprecated"
 
 
 def test_upgrade_from_numpy_s_repeat_counts_the_changed_meaning(tmp_path, monkeypatch, capsys):
@@ -143,7 +143,7 @@ def test_upgrade_from_numpy_s_repeat_counts_the_changed_meaning(tmp_path, monkey
     assert document["target"]["upgrade_from"] == "2.5.0"
     status, out, err = _check(["--ms-version", "2.10.0", "--ms-upgrade-from", "."], capsys)
     assert err[-1] == ("ms-lint: moving from MindSpore 2.5.0 to 2.10.0: 1 break (MS610 1), 1 change meaning "
-                       "(MS611 1), 0 are deprecated")
+                       "(MS611 1), 0 deprecated")
 
 
 def test_upgrade_without_a_pinned_version_says_how_to_give_one(tmp_path, monkeypatch, capsys):
@@ -153,3 +153,22 @@ def test_upgrade_without_a_pinned_version_says_how_to_give_one(tmp_path, monkeyp
     assert status == 0 and out == ""
     assert ("target: no requirement on MindSpore names the version the project moves from: give it with "
             "--ms-upgrade-from VERSION") in err
+
+
+def test_the_readme_s_worked_example_is_what_ms_lint_prints(tmp_path, monkeypatch, capsys):
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Upgrading MindSpore", 1)[1].split("\n## ", 1)[0]
+    code = section.split("```python\n", 1)[1].split("```", 1)[0]
+    console = section.split("```console\n", 1)[1].split("```", 1)[0].splitlines()
+    root = tmp_path / "vocoder"
+    (root / "vocoder").mkdir(parents=True)
+    (root / "pyproject.toml").write_text('[project]\nname = "vocoder"\ndependencies = ["mindspore==2.5.0"]\n')
+    (root / "vocoder" / "model.py").write_text("from mindspore import nn, ops\n\n\n" + code)
+    monkeypatch.chdir(root)
+    command = console[0].removeprefix("$ ms-lint check ").split()
+    status, out, err = _check(command, capsys)
+    assert status == 1
+    assert out.splitlines() == [line for line in console[1:] if line.startswith("./")]
+    assert err == [line for line in console[1:] if not line.startswith("./")]

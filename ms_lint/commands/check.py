@@ -252,12 +252,12 @@ def _place(item) -> tuple:
 
 
 # What each kind of finding means for a project that moves to another MindSpore version.
-_UPGRADE_KINDS = (("change meaning", ("MS611",)), ("are deprecated", ("MS612",)))
+_UPGRADE_KINDS = (("change meaning", ("MS611",)), ("deprecated", ("MS612",)))
 
 
 def upgrade_line(targets: Sequence, reported: Sequence) -> str:
     """The closing line of ``--ms-upgrade-from``: ``moving from MindSpore 2.7.1 to 2.10.0: 9 calls break (MS610 7,
-    MS607 2), 1 changes meaning (MS611), 0 are deprecated (MS612)``."""
+    MS607 2), 1 change meaning (MS611 1), 0 deprecated``."""
     counts: dict[str, int] = {}
     for item in reported:
         counts[item.finding.code] = counts.get(item.finding.code, 0) + 1
@@ -298,7 +298,8 @@ def target_lines(targets: Sequence, silenced: Sequence, upgrade: bool = False) -
                      "changes meaning since then is reported" if target.upgrade_from else
                      "target: no requirement on MindSpore names the version the project moves from: give it with "
                      "--ms-upgrade-from VERSION" for target in targets)
-    notes = {version_note(target.version) for target in targets} - {None}
+    notes = {version_note(version) for target in targets for version in (target.version, target.upgrade_from)}
+    notes -= {None}
     lines.extend(f"target: {note}" for note in sorted(notes))
     settings: dict[str, int] = {}
     for item in silenced:

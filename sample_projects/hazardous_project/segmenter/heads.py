@@ -95,7 +95,7 @@ class UpsampledScoreHead(nn.Cell):
         self.matmul = nn.MatMul()
 
     def construct(self, x):
-        scores = self.matmul(self.proj(x), x)
+        scores = self.matmul(self.proj(x), x.swapaxes(-2, -1))
         # numpy's repeat: MindSpore 2.7 and later tile instead and refuse axis= (use repeat_interleave)
         scores = scores.repeat(2, axis=0)
         # PyTorch's keyword: ops.softmax takes axis (TypeError when it runs)
