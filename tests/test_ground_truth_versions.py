@@ -46,8 +46,24 @@ CALLS = [
     ("tensor-permute-separate-axes", "x.permute(1, 0)", False),
     ("mint-argmax-axis", "mint.argmax(x, axis=1)", True),
     ("mint-nn-relu-inplace", "mint.nn.ReLU(True)", True),
+    # MindSpore 1.x keywords and PyTorch's, as the development corpus writes them
+    ("ops-interpolate-sizes", "ops.interpolate(x.reshape(1, 1, 2, 3), sizes=(4, 6))", True),
+    ("ops-split-output-num", "ops.split(x, axis=1, output_num=3)", True),
+    ("ops-ones-type", "ops.ones((2,), type=ms.float32)", True),
+    ("ops-conv2d-group", "ops.conv2d(x.reshape(1, 1, 2, 3), x.reshape(1, 1, 2, 3), group=1)", True),
+    ("ops-bernoulli-x", "ops.bernoulli(x=x, p=0.5)", True),
+    ("tensor-clip-xmin", "x.clip(xmin=0, xmax=1)", True),
+    ("tensor-var-unbiased", "x.var(unbiased=False)", True),
+    ("tensor-norm-p", "x.norm(p=2)", True),
+    ("mint-ones-dtype-by-position", "mint.ones((2, 3), ms.float32)", True),
+    ("mint-arange-device", "mint.arange(3, device='cpu')", True),
+    ("ops-softmax-primitive-dim", "ops.Softmax(dim=-1)", True),
+    ("ops-dropout-primitive-p", "ops.Dropout(p=0.1)", True),
+    ("load-checkpoint-map-location", "ms.load_checkpoint('missing.ckpt', map_location='cpu')", True),
 ]
-NOT_GRAPH = {"mint-nn-relu-inplace"}  # a layer is built in __init__, not in construct
+# Built in __init__ or on the host, not in construct
+NOT_GRAPH = {"mint-nn-relu-inplace", "ops-softmax-primitive-dim", "ops-dropout-primitive-p",
+             "load-checkpoint-map-location"}
 
 
 def _pynative_runner(calls: list[tuple[str, str]]) -> str:

@@ -167,9 +167,15 @@ def guarded(tree: ast.Module, node: ast.AST, part: str, caught: frozenset[str] =
     ``except`` for one of ``caught`` (AttributeError/ImportError/Exception; MS610 asks for TypeError), or in an
     ``except`` (another version's fallback), under a
     test (``if``, or a conditional expression) of the version or of ``hasattr(.., "part")``; or whether it is an
-    annotation."""
+    annotation; or whether a function around it is chosen under such a test (``if version >= "1.11": return
+    new_form else: return old_form``)."""
     position = (node.lineno, node.col_offset)
     quoted = (f'"{part}"', f"'{part}'")
+    return _guarded_where_written(tree, position, quoted, caught) or _chosen_by_version(tree, position, quoted)
+
+
+def _guarded_where_written(tree: ast.Module, position: tuple[int, int], quoted: tuple[str, str],
+                           caught: frozenset[str]) -> bool:
     body: list[ast.stmt] = tree.body
     while body:
         statement = next((s for s in body if (s.lineno, s.col_offset) <= position
@@ -190,6 +196,41 @@ def guarded(tree: ast.Module, node: ast.AST, part: str, caught: frozenset[str] =
             return any(_tests_for(branch.test, quoted)
                        and (_spans(branch.body, position) or _spans(branch.orelse, position))
                        for branch in ast.walk(statement) if isinstance(branch, ast.IfExp))
+    return False
+
+
+def _chosen_by_version(tree: ast.Module, position: tuple[int, int], quoted: tuple[str, str]) -> bool:
+    """Whether a function around ``position`` is named only where a test of the version (or of ``quoted``) chooses
+    it: the way a compatibility module picks one implementation per MindSpore version."""
+    scope: ast.AST = tree
+    while True:
+        inner = next((statement for statement in ast.iter_child_nodes(scope)
+                      if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+                      and _spans(statement, position)), None)
+        if inner is None:
+            return False
+        if not isinstance(inner, ast.ClassDef) and _named_under_a_test(scope, inner, quoted):
+            return True
+        scope = inner
+
+
+def _named_under_a_test(scope: ast.AST, function: ast.AST, quoted: tuple[str, str]) -> bool:
+    """Whether ``function`` is named in an arm of such a test in ``scope``, or after an ``if`` on it that returns
+    (``if version_ge(...): return new`` then ``return old``)."""
+    def names_it(nodes) -> bool:
+        return any(isinstance(use, ast.Name) and use.id == function.name and isinstance(use.ctx, ast.Load)
+                   for node in nodes for use in ast.walk(node))
+
+    for branch in ast.walk(scope):
+        if isinstance(branch, ast.IfExp) and _tests_for(branch.test, quoted) \
+                and names_it([branch.body, branch.orelse]):
+            return True
+        for block in _blocks(branch) if isinstance(branch, ast.stmt) or branch is scope else ():
+            for index, statement in enumerate(block):
+                if isinstance(statement, ast.If) and _tests_for(statement.test, quoted) and (
+                        names_it([*statement.body, *statement.orelse])
+                        or isinstance(statement.body[-1], (ast.Return, ast.Raise)) and names_it(block[index + 1:])):
+                    return True
     return False
 
 

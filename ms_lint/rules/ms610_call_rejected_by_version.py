@@ -101,7 +101,7 @@ class CallRejectedByVersion(Rule):
                                                   versions) else None
             if rejection is None or _reported_elsewhere(qualname, site.node, versions) \
                     or module.in_dead_branch(site.node, site.function) \
-                    or guarded(module.tree, site.node, api.last_name(qualname), _CAUGHT):
+                    or _planned_for(module, site.node, api.last_name(qualname), rejection):
                 continue
             yield self._finding(module, site.node, rejection, target)
         yield from self._tensor_methods(module, versions, target)
@@ -118,7 +118,7 @@ class CallRejectedByVersion(Rule):
                     continue
                 rejection = rejected(f"{api.TENSOR}.{func.attr}", api.CallShape.of(node), versions)
                 if rejection is None or function.kind(func.value) != TENSOR \
-                        or guarded(module.tree, node, func.attr, _CAUGHT):
+                        or _planned_for(module, node, func.attr, rejection):
                     continue
                 if func.attr == "expand" and reported_expand(module, function, node):
                     continue  # MS603's: graph mode refuses those sizes whatever the version
@@ -237,6 +237,13 @@ def _version_renames(qualname: str) -> dict[str, tuple[str, ...]]:
                     if after not in renames[before]:
                         renames[before].append(after)
     return {name: tuple(news) for name, news in renames.items()}
+
+
+def _planned_for(module: ModuleFacts, call: ast.Call, name: str, rejection: Rejection) -> bool:
+    """Whether the code plans for the difference: the call inside ``try`` with an ``except TypeError``, in an
+    ``except`` (another version's fallback), under a test of the version, of ``hasattr(.., "name")`` or of the
+    keyword's name (``if self.size_name == "sizes":``, after reading the signature), or in a function chosen so."""
+    return any(guarded(module.tree, call, part, _CAUGHT) for part in (name, *rejection.mismatch.names))
 
 
 def _reported_elsewhere(qualname: str, call: ast.Call, versions: tuple[str, ...]) -> bool:
