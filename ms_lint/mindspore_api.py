@@ -193,6 +193,11 @@ def version_note(version: str) -> str | None:
     return f"MindSpore {version} is {why}: its names are checked against MindSpore {used}'s API tables"
 
 
+def older_than_tables(version: str) -> bool:
+    """Whether ``version`` is older than the oldest version ms-lint ships tables for (those answer for it)."""
+    return bool(version) and _release(version) < _shipped()[0][0]
+
+
 def shipped_versions() -> tuple[str, ...]:
     """The MindSpore versions ms-lint ships API tables for, oldest first."""
     return tuple(name for _, name in _shipped())

@@ -240,10 +240,23 @@ class UpgradeRun:
 
     def new_findings(self, outcome: Outcome, files: Sequence[str], stdin_display_name: str, cache_dir) -> Outcome:
         before = check_files(files, self.from_options, stdin_display_name=stdin_display_name, cache_dir=cache_dir)
-        known = {_place(item) for item in (*before.reported, *before.silenced)}
+        # A version older than the oldest tables is checked against those: what they say of it is not known, so
+        # their findings are not taken as the old version's.
+        untabled = {path for path in files if self._untabled(path, stdin_display_name)}
+        known = {_place(item) for item in (*before.reported, *before.silenced)
+                 if not (item.finding.code in _TABLE_CODES and item.finding.path in untabled)}
         outcome.reported = [item for item in outcome.reported if _place(item) not in known]
         outcome.silenced = [item for item in outcome.silenced if _place(item) not in known]
         return outcome
+
+    def _untabled(self, path: str, stdin_display_name: str) -> bool:
+        from ms_lint.mindspore_api import older_than_tables
+
+        return older_than_tables(self.from_options.target_for(stdin_display_name if path == STDIN else path).version)
+
+
+# The rules that answer from the API tables of the version judged.
+_TABLE_CODES = frozenset({"MS111", "MS602", "MS604", "MS606", "MS607", "MS610", "MS612"})
 
 
 def _place(item) -> tuple:
