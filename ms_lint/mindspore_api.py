@@ -148,6 +148,7 @@ def _differences() -> dict:
         return {}
 
 
+@lru_cache(maxsize=256)
 def _release(version: str) -> tuple[int, ...]:
     """``2.7.1.post1`` -> ``(2, 7, 1)``, ``2.10`` -> ``(2, 10, 0)``: the release numbers, padded for comparison."""
     from ms_lint.settings import parse_version
@@ -162,6 +163,7 @@ def at_least(version: str, release: tuple[int, ...]) -> bool:
     return _release(version or tables_version()) >= release
 
 
+@lru_cache(maxsize=256)
 def tables_version(version: str = "") -> str:
     """The shipped tables that answer for MindSpore ``version`` ("" = the newest): its own, else the nearest newer
     ones (a release between two shipped ones), else the newest (a newer release) or the oldest (an older one)."""

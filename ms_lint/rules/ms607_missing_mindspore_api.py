@@ -4,7 +4,7 @@ from __future__ import annotations
 import ast
 import re
 from functools import lru_cache
-from typing import Iterator
+from typing import Callable, Iterable, Iterator
 
 from ms_lint import mindspore_api as api
 from ms_lint.findings import Finding
@@ -84,7 +84,8 @@ class MissingMindSporeApi(Rule):
                 attributes = module.index.subtree_nodes_of(module.tree, (ast.Attribute,))
             for node in attributes:
                 if node.lineno == line and node.attr == part and isinstance(node.ctx, ast.Load) \
-                        and module.qualname(node.value) == owner and not guarded(module.tree, node, part):
+                        and module.qualname(node.value) == owner \
+                        and not guarded(module.tree, node, part, subtree=module.index.subtree):
                     yield self._finding(module, node, f"{ast.unparse(node)}", owner, part, version,
                                         "AttributeError when the line runs")
                     break
@@ -110,7 +111,7 @@ class MissingMindSporeApi(Rule):
                     if missing:
                         break
             for part in missing:
-                if not guarded(module.tree, node, part):
+                if not guarded(module.tree, node, part, subtree=module.index.subtree):
                     written = f"from {owner} import {part}" if isinstance(node, ast.ImportFrom) else \
                         f"import {owner}.{part}"
                     yield self._finding(module, node, written, owner, part, version, "ImportError when it runs")
@@ -162,19 +163,22 @@ def _replacement(owner: str, part: str, version: str) -> str:
     return f"did you mean {owner}.{close[0]}?" if close else ""
 
 
-def guarded(tree: ast.Module, node: ast.AST, part: str, caught: frozenset[str] = _CAUGHT) -> bool:
+def guarded(tree: ast.Module, node: ast.AST, part: str | tuple[str, ...], caught: frozenset[str] = _CAUGHT,
+            subtree: Callable[[ast.AST], Iterable[ast.AST]] = ast.walk) -> bool:
     """Whether the read of ``part`` at ``node`` is made where its absence is planned for: inside ``try`` with an
     ``except`` for one of ``caught`` (AttributeError/ImportError/Exception; MS610 asks for TypeError), or in an
-    ``except`` (another version's fallback), under a
-    test (``if``, or a conditional expression) of the version or of ``hasattr(.., "part")``; or whether it is an
-    annotation; or whether a function around it is chosen under such a test (``if version >= "1.11": return
-    new_form else: return old_form``)."""
+    ``except`` (another version's fallback), under a test (``if``, or a conditional expression) of the version or
+    naming ``part`` (``hasattr(.., "part")``; of several names, any); or whether it is an annotation; or whether a
+    function around it is chosen under such a test (``if version >= "1.11": return new_form`` then ``return
+    old_form``). ``subtree``: a definition's nodes (``NodeIndex.subtree`` gives them without walking the tree)."""
     position = (node.lineno, node.col_offset)
-    quoted = (f'"{part}"', f"'{part}'")
-    return _guarded_where_written(tree, position, quoted, caught) or _chosen_by_version(tree, position, quoted)
+    names = (part,) if isinstance(part, str) else part
+    quoted = tuple(quote for name in names for quote in (f'"{name}"', f"'{name}'"))
+    return _guarded_where_written(tree, position, quoted, caught) or _chosen_by_version(tree, position, quoted,
+                                                                                        subtree)
 
 
-def _guarded_where_written(tree: ast.Module, position: tuple[int, int], quoted: tuple[str, str],
+def _guarded_where_written(tree: ast.Module, position: tuple[int, int], quoted: tuple[str, ...],
                            caught: frozenset[str]) -> bool:
     body: list[ast.stmt] = tree.body
     while body:
@@ -199,7 +203,8 @@ def _guarded_where_written(tree: ast.Module, position: tuple[int, int], quoted: 
     return False
 
 
-def _chosen_by_version(tree: ast.Module, position: tuple[int, int], quoted: tuple[str, str]) -> bool:
+def _chosen_by_version(tree: ast.Module, position: tuple[int, int], quoted: tuple[str, ...],
+                       subtree: Callable[[ast.AST], Iterable[ast.AST]]) -> bool:
     """Whether a function around ``position`` is named only where a test of the version (or of ``quoted``) chooses
     it: the way a compatibility module picks one implementation per MindSpore version."""
     scope: ast.AST = tree
@@ -209,32 +214,31 @@ def _chosen_by_version(tree: ast.Module, position: tuple[int, int], quoted: tupl
                       and _spans(statement, position)), None)
         if inner is None:
             return False
-        if not isinstance(inner, ast.ClassDef) and _named_under_a_test(scope, inner, quoted):
+        if not isinstance(inner, ast.ClassDef) and _named_under_a_test(scope, inner, quoted, subtree):
             return True
         scope = inner
 
 
-def _named_under_a_test(scope: ast.AST, function: ast.AST, quoted: tuple[str, str]) -> bool:
+def _named_under_a_test(scope: ast.AST, function: ast.AST, quoted: tuple[str, ...],
+                        subtree: Callable[[ast.AST], Iterable[ast.AST]]) -> bool:
     """Whether ``function`` is named in an arm of such a test in ``scope``, or after an ``if`` on it that returns
     (``if version_ge(...): return new`` then ``return old``)."""
-    def names_it(nodes) -> bool:
-        return any(isinstance(use, ast.Name) and use.id == function.name and isinstance(use.ctx, ast.Load)
-                   for node in nodes for use in ast.walk(node))
-
-    for branch in ast.walk(scope):
-        if isinstance(branch, ast.IfExp) and _tests_for(branch.test, quoted) \
-                and names_it([branch.body, branch.orelse]):
+    uses, branches = [], []
+    for node in subtree(scope):
+        if node.__class__ is ast.Name and node.id == function.name and node.ctx.__class__ is ast.Load:
+            uses.append((node.lineno, node.col_offset))
+        elif node.__class__ in (ast.If, ast.IfExp):
+            branches.append(node)
+    for branch in branches if uses else ():
+        inside = any(_spans(branch, use) and not _spans(branch.test, use) for use in uses)
+        after = branch.__class__ is ast.If and branch.body[-1].__class__ in (ast.Return, ast.Raise) \
+            and any(use[0] > branch.end_lineno for use in uses)
+        if (inside or after) and _tests_for(branch.test, quoted):
             return True
-        for block in _blocks(branch) if isinstance(branch, ast.stmt) or branch is scope else ():
-            for index, statement in enumerate(block):
-                if isinstance(statement, ast.If) and _tests_for(statement.test, quoted) and (
-                        names_it([*statement.body, *statement.orelse])
-                        or isinstance(statement.body[-1], (ast.Return, ast.Raise)) and names_it(block[index + 1:])):
-                    return True
     return False
 
 
-def _tests_for(test: ast.expr, quoted: tuple[str, str]) -> bool:
+def _tests_for(test: ast.expr, quoted: tuple[str, ...]) -> bool:
     text = ast.unparse(test)
     return "version" in text.lower() or "TYPE_CHECKING" in text or any(q in text for q in quoted)
 

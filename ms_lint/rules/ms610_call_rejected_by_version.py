@@ -158,6 +158,7 @@ class CallRejectedByVersion(Rule):
 _OWNED_METHODS = frozenset(change.method for change in api.SEMANTIC_CHANGES)
 
 
+@lru_cache(maxsize=4096)  # the same callee with the same arguments' shape, over and over
 def rejected(qualname: str, shape: api.CallShape, versions: tuple[str, ...]) -> Rejection | None:
     """How ``versions`` (tables' versions) reject a call of ``qualname`` with ``shape``; None when each takes it or
     cannot say."""
@@ -243,7 +244,7 @@ def _planned_for(module: ModuleFacts, call: ast.Call, name: str, rejection: Reje
     """Whether the code plans for the difference: the call inside ``try`` with an ``except TypeError``, in an
     ``except`` (another version's fallback), under a test of the version, of ``hasattr(.., "name")`` or of the
     keyword's name (``if self.size_name == "sizes":``, after reading the signature), or in a function chosen so."""
-    return any(guarded(module.tree, call, part, _CAUGHT) for part in (name, *rejection.mismatch.names))
+    return guarded(module.tree, call, (name, *rejection.mismatch.names), _CAUGHT, module.index.subtree)
 
 
 def _reported_elsewhere(qualname: str, call: ast.Call, versions: tuple[str, ...]) -> bool:
