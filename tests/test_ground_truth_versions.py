@@ -217,3 +217,11 @@ def test_a_deprecated_call_runs_and_mindspore_warns_as_ms612_says(qualname, call
     assert completed.returncode == 0, completed.stderr[-2000:]  # deprecated, still there
     warned = f"is deprecated from version {found[0]}" in completed.stderr + completed.stdout if found else None
     assert warned in (True, None)
+
+
+def test_an_optimizer_s_keywords_are_its_wrapped_constructor_s_and_ms604_reports_them(tmp_path):
+    call = "nn.SGD(nn.Dense(2, 2).trainable_params(), lr=0.1)"
+    assert run_pynative([("sgd", call)], tmp_path) == {"sgd": "TypeError"}
+    source = HEADER + f"optimizer = {call}\n"
+    codes = [f.code for f in check_source(source, "case.py", Settings(version=INSTALLED))]
+    assert codes == ["MS604"]  # the layer rule's, not MS610's too
