@@ -84,7 +84,10 @@ class DeprecatedApi(Rule):
     def _finding(self, module: ModuleFacts, node: ast.Call, qualname: str,
                  found: tuple[str, tuple[str, str]]) -> Finding:
         version, (since, replacement) = found
-        use = f"; use {replacement}" if replacement else "; MindSpore names no replacement"
+        if replacement in (display_name(qualname), qualname):  # (ops.ScalarCast names itself)
+            use = "; MindSpore's warning names the same name as its replacement"
+        else:
+            use = f"; use {replacement}" if replacement else "; MindSpore names no replacement"
         return self.finding(
             module, node,
             f"{display_name(qualname)} is deprecated from MindSpore {since} (marked in MindSpore {version}, which "
