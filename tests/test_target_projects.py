@@ -358,3 +358,16 @@ def test_a_setting_from_a_configuration_file_is_labelled_with_that_file(three, c
     assert capsys.readouterr().err.startswith(
         f"target: MindSpore {VERSION} (installed) · Ascend (--ms-device) · graph · STRICT (ms-syntax-level in "
         f"{label}): ")
+
+
+def test_the_validator_s_static_findings_carry_their_target(three):
+    from ms_lint.config import resolve_options
+    from ms_lint.findings import Finding
+    from ms_lint.validate.runner import static_findings
+
+    findings, _, problems = static_findings([str(three / "cpu_app")], resolve_options(isolated=True))
+    assert problems == [] and [f.code for f in findings] == ["MS601"]
+    assert findings[0].target == {"device": "cpu", "mindspore_version": VERSION, "mode": "graph",
+                                  "syntax_level": "lax", "project": "cpu_app"}
+    # as the validator stores it
+    assert Finding(**findings[0].to_dict()).target == findings[0].target
