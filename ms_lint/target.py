@@ -148,8 +148,7 @@ def shown_path(path: str) -> str:
 
 @dataclass(frozen=True)
 class TargetGroup:
-    """The projects checked against one target (their targets' values are the same, their origins may differ),
-    in the order they were met."""
+    """The projects checked against one target (their targets' values are the same, their origins may differ)."""
 
     projects: tuple[Target, ...]
 
@@ -290,9 +289,10 @@ def project_root(path: str) -> tuple[str, str, bool]:
     of applications, such as a model zoo, is one project per application). An application folder holds its own
     entry scripts (``train*.py``, ``eval*.py``, ``infer*.py``, ``export*.py``, ``main.py`` that run as scripts), a
     ``requirements*.txt`` or a config folder (``config/`` or ``configs/`` with settings files); it is not a test
-    folder or inside one, nor a package inside another application (an application's ``src/``), nor inside the
-    importable package of the repository around it (a library's modules stay one project with it). A hidden
-    directory (``.cache``) is never crossed. With neither, the file's own directory is the project, alone."""
+    folder or inside one, nor inside the importable package of the repository around it (a library's modules stay
+    one project with it). A folder inside another application is one of its own only where it holds entry scripts
+    of its own and is no part of it (see ``_own_application``). A hidden directory (``.cache``) is never crossed.
+    With neither, the file's own directory is the project, alone."""
     directory = os.path.dirname(os.path.abspath(path))
     known = _roots.get(directory)
     if known is not None:
