@@ -165,11 +165,15 @@ def _literal_or_none(value: ast.expr):
 
 def _passed(call: ast.Call, qualname: str, difference: mapping.Difference) -> bool:
     """Whether the call sets the parameter: by MindSpore's keyword, by PyTorch's where MindSpore has no parameter of
-    that name (``eps=`` on a LayerNorm, which MS604 reports), at MindSpore's position, or with ``**kwargs``."""
-    _, mindspore, _ = mapping.positional_orders(qualname)
+    that name (``eps=`` on a LayerNorm, which MS604 reports), at PyTorch's position where MS606 reports it, at
+    MindSpore's position, or with ``**kwargs``."""
+    pytorch, mindspore, _ = mapping.positional_orders(qualname)
     given = {keyword.arg for keyword in call.keywords}
     if None in given or difference.mindspore in given:
         return True
+    shifted = shifted_positional(call, qualname) if difference.pytorch in pytorch[:len(call.args)] else None
+    if shifted is not None and shifted.pytorch == difference.pytorch:
+        return True  # given at PyTorch's place, which MindSpore reads as another parameter: MS606's
     if difference.pytorch in given and difference.pytorch not in mindspore:
         return True
     if any(isinstance(argument, ast.Starred) for argument in call.args):
