@@ -40,7 +40,6 @@ class Difference:
     hints: tuple[str, ...] = ()
     not_hints: tuple[str, ...] = ()
     device: str = ""
-    named_only: bool = False  # default: reported only where the call names PyTorch's default for its parameter
     pytorch_default: str = ""
     mindspore_default: str = ""
     absent: tuple[str, ...] = ()  # shipped MindSpore versions without the MindSpore parameter

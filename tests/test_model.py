@@ -1058,3 +1058,51 @@ def test_attributes_built_from_each_other_fold_once_each():
                 return np.sin(x)
     """).replace("CHAIN", chain)
     assert [f.code for f in check_source(source, "net.py", Settings(syntax_level="strict"))] == []
+
+
+def test_the_names_an_instance_has_are_what_its_lineage_sets_and_binds_or_unknown():
+    module = facts("""
+        import mindspore as ms
+        from mindspore import nn
+
+        class Base(nn.Cell):
+            scale = 2.0
+
+            def __init__(self):
+                super().__init__()
+                self.fc1 = nn.Dense(2, 2)
+                self.a, self.b = 1, 2
+                self.register_buffer("running", ms.Tensor(0.0))
+
+            @property
+            def width(self):
+                return 2
+
+        class Net(Base):
+            def build(self):
+                self.count += 1
+
+        class Dynamic(nn.Cell):
+            def __init__(self, names):
+                super().__init__()
+                for name in names:
+                    setattr(self, name, 1)
+
+        class Answering(nn.Cell):
+            def __getattr__(self, name):
+                return 1
+
+        class Layer(nn.Dense):
+            pass
+
+        class Computed(nn.Cell):
+            def __init__(self, name):
+                super().__init__()
+                self.register_buffer(name, ms.Tensor(0.0))
+    """)
+    names = module.instance_names(module.classes["Net"])
+    assert {"fc1", "a", "b", "running", "width", "scale", "count", "build", "__init__"} <= names
+    assert {"training", "phase", "cls_name"} <= names  # nn.Cell's own
+    assert "FC1" not in names
+    for unknown in ("Dynamic", "Answering", "Layer", "Computed"):
+        assert module.instance_names(module.classes[unknown]) is None, unknown

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import ast
-import difflib
 from typing import Iterator
 
 from ms_lint import mindspore_api as api
@@ -26,7 +25,8 @@ class AttributeNeverSet(Rule):
     what = """
         Reports `self.<name>` read in graph code (`construct` and what it calls) of a Cell whose methods, class
         bodies and bases never set `<name>`, when a name that is set is close to it (`self.FC1` where `__init__`
-        set `self.fc1`, `self.conv_1` beside `self.conv1`): a misspelt attribute. What counts as set: every
+        set `self.fc1`, `self.conv_1` beside `self.conv1`, `self.porj` beside `self.proj`: the same but for case
+        and underscores, or at most two letters apart): a misspelt attribute. What counts as set: every
         `self.<name> = ...` (and `self.a, self.b = ...`, `self.x += ...`) in any method of the class or its bases,
         in this module or in the project's others, the names their class bodies bind (methods, properties, class
         attributes), `register_buffer("name", ...)` and `insert_child_to_cell("name", ...)`, what a subclass of
@@ -127,16 +127,28 @@ def _hasattr_guards(calls, self_name: str) -> set[str]:
 
 
 def _closest(attribute: str, names: frozenset[str]) -> str | None:
-    """The set name that reads as ``attribute`` misspelt: the same but for case or underscores, else the one
-    ``difflib`` finds closest (at least 0.8 alike, and not a different number: ``conv3`` is not ``conv2``)."""
+    """The set name that reads as ``attribute`` misspelt: the same but for case or underscores, else one at most
+    two letters away (not a different number: ``conv3`` is not ``conv2``). A read that adds a word to a set name
+    (``_gradient_checkpointing_func`` beside ``gradient_checkpointing``) names another attribute, often one code
+    outside the class sets, and is left alone."""
     folded = _fold(attribute)
     same = sorted(name for name in names if _fold(name) == folded)
     if same:
         return same[0]
-    for name in difflib.get_close_matches(attribute, sorted(names), n=3, cutoff=0.8):
-        if _digits(name) == _digits(attribute):
-            return name
-    return None
+    close = sorted((_distance(attribute, name), name) for name in names
+                   if abs(len(name) - len(attribute)) <= 2 and _digits(name) == _digits(attribute))
+    return close[0][1] if close and close[0][0] <= 2 else None
+
+
+def _distance(left: str, right: str) -> int:
+    """The Levenshtein distance of two names."""
+    previous = list(range(len(right) + 1))
+    for i, a in enumerate(left, start=1):
+        current = [i]
+        for j, b in enumerate(right, start=1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a != b)))
+        previous = current
+    return previous[-1]
 
 
 def _fold(name: str) -> str:

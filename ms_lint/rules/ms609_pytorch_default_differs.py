@@ -81,13 +81,11 @@ class PytorchDefaultDiffers(Rule):
             differences = [difference for difference in mapping.differences(site.qualname, "default", version)
                            if not _passed(site.node, site.qualname, difference)
                            and _differs(site.node, site.qualname, difference)]
-            why = _call_evidence(site.node, site.qualname, version) or evidence.get(_unit(site))
-            differences = [difference for difference in differences
-                           if _names_pytorch_default(site.node, difference)
-                           or (why is not None and not difference.named_only)]
             if not differences:
                 continue
-            why = why or "it names PyTorch's default"
+            why = _call_evidence(site.node, site.qualname, version) or evidence.get(_unit(site))
+            if why is None:
+                continue
             layer = f"nn.{api.last_name(site.qualname)}"
             equivalents = [(difference, _equivalent_text(site.node, site.qualname, difference))
                            for difference in differences]
@@ -125,28 +123,9 @@ class PytorchDefaultDiffers(Rule):
 
 def _differs(call: ast.Call, qualname: str, difference: mapping.Difference) -> bool:
     """Whether PyTorch's value differs from MindSpore's default for this call: not where PyTorch's equivalent is
-    MindSpore's default (``nn.AvgPool2d(1)``: stride 1 either way), nor for a padding mode under a 1-wide kernel."""
+    MindSpore's default (``nn.AvgPool2d(1)``: stride 1 either way)."""
     equivalent = _equivalent_text(call, qualname, difference)
-    if equivalent is None or _same_literal(_parsed(equivalent), difference.mindspore_default):
-        return False
-    if difference.mindspore == "pad_mode":
-        kernel = _argument(call, qualname, "kernel_size")
-        return kernel is None or _literal_or_none(kernel) not in (1, (1, 1), (1, 1, 1), [1, 1])
-    return True
-
-
-def _names_pytorch_default(call: ast.Call, difference: mapping.Difference) -> bool:
-    return any(keyword.arg == difference.pytorch and _same_literal(keyword.value, difference.pytorch_default)
-               for keyword in call.keywords)
-
-
-def _argument(call: ast.Call, qualname: str, parameter: str) -> ast.expr | None:
-    for keyword in call.keywords:
-        if keyword.arg == parameter:
-            return keyword.value
-    _, mindspore, _ = mapping.positional_orders(qualname)
-    index = mindspore.index(parameter) if parameter in mindspore else len(call.args)
-    return call.args[index] if index < len(call.args) else None
+    return equivalent is not None and not _same_literal(_parsed(equivalent), difference.mindspore_default)
 
 
 def _parsed(text: str) -> ast.expr:
@@ -154,13 +133,6 @@ def _parsed(text: str) -> ast.expr:
         return ast.parse(text, mode="eval").body
     except SyntaxError:
         return ast.Constant(value=None)
-
-
-def _literal_or_none(value: ast.expr):
-    try:
-        return ast.literal_eval(value)
-    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-        return None
 
 
 def _passed(call: ast.Call, qualname: str, difference: mapping.Difference) -> bool:
@@ -178,12 +150,6 @@ def _passed(call: ast.Call, qualname: str, difference: mapping.Difference) -> bo
         return True
     if any(isinstance(argument, ast.Starred) for argument in call.args):
         return True
-    if difference.pytorch != difference.mindspore and difference.pytorch in mindspore:
-        # PyTorch's parameter is MindSpore's too (a convolution's padding): given otherwise than PyTorch's default,
-        # it asks for what MS205 checks, not for the default
-        for keyword in call.keywords:
-            if keyword.arg == difference.pytorch and not _same_literal(keyword.value, difference.pytorch_default):
-                return True
     return difference.mindspore in mindspore and mindspore.index(difference.mindspore) < len(call.args)
 
 

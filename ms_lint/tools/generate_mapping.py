@@ -65,9 +65,7 @@ class Measured:
     expression of the value MindSpore needs for PyTorch's meaning, in ``x`` (the value PyTorch's code passes) or
     MindSpore's other parameters (``kernel_size``); ``hints`` the words a name passed there carries when it holds
     PyTorch's meaning (``drop`` for ``p``), ``not_hints`` those that say it holds MindSpore's (``keep``);
-    ``device`` the device a difference shows on where the CPU cannot build the API (kept, not measured here);
-    ``named_only`` a default difference reported only where the call names PyTorch's default explicitly (a port
-    that relies on MindSpore's default on purpose is as likely as one that kept PyTorch's)."""
+    ``device`` the device a difference shows on where the CPU cannot build the API (kept, not measured here)."""
 
     kind: str
     parameter: str
@@ -78,7 +76,6 @@ class Measured:
     hints: tuple[str, ...] = ()
     not_hints: tuple[str, ...] = ()
     device: str = ""
-    named_only: bool = False  # a default reported only where the call names PyTorch's default for its parameter
 
 
 def _refused(parameter: str, error: str, hints: tuple[str, ...] = (), not_hints: tuple[str, ...] = (),
@@ -99,26 +96,21 @@ _BETAS = _refused("betas", "TypeError", hints=("betas",))
 _MOMENTUM = Measured("meaning", "momentum", "silent", "weights the running statistic by it, where PyTorch weights "
                      "the new batch", equivalent="1 - x")
 _STRIDE = _default("stride", "strides by 1 where PyTorch strides by the kernel size", equivalent="kernel_size")
-# The convolutions' bias (none by default, PyTorch's one) is measured but not reported: a port drops PyTorch's
-# ``bias=False`` (MindSpore's default), so a call without ``has_bias`` may come from either PyTorch call.
-# A port drops PyTorch's ``padding=k // 2`` for MindSpore's default "same": only ``padding=0`` named with no
-# ``pad_mode`` says the call meant PyTorch's no padding.
-_SAME = Measured("default", "padding", "silent", "pads the input to keep its size where PyTorch pads nothing",
-                 equivalent="'valid'", named_only=True)
-_PAD = Measured("default", "padding", "silent", "pads the input to keep its size where PyTorch pads only by "
-                "padding", equivalent="'pad'", named_only=True)
+# The convolutions' bias (none by default, PyTorch's one) and padding ("same" by default, PyTorch's none) are
+# documented and not reported: a port drops PyTorch's ``bias=False`` and ``padding=k // 2`` for MindSpore's defaults,
+# and writes ``padding=0`` because "same" requires it, so no call tells which PyTorch call it came from.
 
 MEASURED: dict[str, tuple[Measured, ...]] = {
     "mindspore.nn.Dropout": (
         Measured("position", "p", "silent", "keeps that fraction of the activations and drops the rest",
                  equivalent="1 - x", hints=("drop",), not_hints=("keep",)),
     ),
-    "mindspore.nn.Conv1d": (_padding("ValueError"), _SAME),
-    "mindspore.nn.Conv2d": (_padding("TypeError"), _SAME),
-    "mindspore.nn.Conv3d": (_padding("TypeError"), _SAME),
-    "mindspore.nn.Conv1dTranspose": (_padding("ValueError"), _PAD),
-    "mindspore.nn.Conv2dTranspose": (_padding("ValueError"), _PAD),
-    "mindspore.nn.Conv3dTranspose": (_padding("TypeError"), _PAD),
+    "mindspore.nn.Conv1d": (_padding("ValueError"),),
+    "mindspore.nn.Conv2d": (_padding("TypeError"),),
+    "mindspore.nn.Conv3d": (_padding("TypeError"),),
+    "mindspore.nn.Conv1dTranspose": (_padding("ValueError"),),
+    "mindspore.nn.Conv2dTranspose": (_padding("ValueError"),),
+    "mindspore.nn.Conv3dTranspose": (_padding("TypeError"),),
     "mindspore.nn.MaxPool1d": (_padding("TypeError"), _STRIDE),
     "mindspore.nn.MaxPool2d": (_padding("TypeError"), _STRIDE),
     "mindspore.nn.MaxPool3d": (_padding("TypeError"), _STRIDE),
@@ -585,7 +577,7 @@ def _apply_measured(name: str, entry: dict[str, Any]) -> None:
         for item in matching:
             item["effect"] = measured.effect
             item["consequence"] = measured.consequence
-            for key in ("error", "equivalent", "device", "hints", "not_hints", "named_only"):
+            for key in ("error", "equivalent", "device", "hints", "not_hints"):
                 if getattr(measured, key):
                     item[key] = list(value) if isinstance(value := getattr(measured, key), tuple) else value
     entry["differences"] = [item for item in entry["differences"] if "effect" in item or item["kind"] != "default"
