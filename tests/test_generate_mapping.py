@@ -46,6 +46,10 @@ def test_dropouts_first_positional_argument_is_keep_prob(table):
     assert position["effect"] == "silent" and position["equivalent"] == "1 - x"  # the measured note
     # Dropout's ``p=None`` is no other default (None: keep_prob decides), so no default difference is made of it
     assert not [item for item in entry["differences"] if item["kind"] == "default"]
+    # what the page's table says besides: MindSpore deprecates keep_prob and dtype, and has no inplace
+    assert {(item["kind"], item["pytorch"] or item["mindspore"]) for item in entry["differences"]
+            if item["kind"] in ("discarded", "missing")} == {
+        ("discarded", "keep_prob"), ("discarded", "dtype"), ("missing", "inplace")}
 
 
 def test_batchnorm_momentum_differs_in_meaning_not_in_default(table):
@@ -55,6 +59,7 @@ def test_batchnorm_momentum_differs_in_meaning_not_in_default(table):
     assert ("default", "momentum") not in kinds  # 0.9 is PyTorch's 0.1 in MindSpore's sense
     assert ("position", "track_running_stats") in kinds  # the fifth positional argument is gamma_init
     assert entry["names"] == {"track_running_stats": "use_batch_statistics"}
+    assert ("name", "track_running_stats") in kinds
 
 
 def test_an_api_without_a_page_is_left_out_and_the_supplements_are_added(table):

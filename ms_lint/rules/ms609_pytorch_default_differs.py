@@ -28,22 +28,24 @@ class PytorchDefaultDiffers(Rule):
         generated from MindSpore's API mapping documentation that ms-lint measured: the epsilon of `nn.LayerNorm`
         (1e-07, PyTorch's 1e-05) and of `nn.AdamWeightDecay` (1e-06, PyTorch's AdamW 1e-08) and its weight decay
         (0.0, AdamW's 0.01), `nn.GELU`'s tanh approximation, `nn.LeakyReLU`'s slope (0.2, PyTorch's 0.01), the
-        pools' stride (1, PyTorch's the kernel size), the convolutions' bias (none, PyTorch's one) and padding
-        (`pad_mode="same"`, PyTorch's none), `nn.InstanceNorm*d`'s affine parameters, `nn.SmoothL1Loss`'s
+        pools' stride (1, PyTorch's the kernel size), `nn.InstanceNorm*d`'s affine parameters, `nn.SmoothL1Loss`'s
         reduction ("none", PyTorch's "mean"). Native MindSpore code relies on these defaults on purpose, so a call
         is reported only where the code reads as a port: the call itself, or another call of a mapped API in the
-        same class (the same module outside classes), passes a keyword in PyTorch's spelling that MindSpore's API
-        spells otherwise (`bias=`, `eps=`, `negative_slope=`), names PyTorch's default for a parameter whose
-        default differs (`padding=0` on a convolution), or passes a positional argument or a momentum the way
-        PyTorch reads it (MS606, MS608). Off by default: enable it with `--extend-select MS609` when porting.
+        same class (the same function outside classes), passes a keyword in PyTorch's spelling that the target
+        MindSpore does not take (`bias=`, `eps=`, `negative_slope=`), names PyTorch's default for a parameter
+        whose default differs (`affine=False` on an instance norm), or passes a positional argument or a momentum
+        the way PyTorch reads it (MS606, MS608). The convolutions' bias and padding defaults differ too, and are
+        not reported: a port drops PyTorch's `bias=False` and `padding=k // 2` for MindSpore's defaults, so no
+        call tells which PyTorch call it came from. Off by default: enable it with `--extend-select MS609` when
+        porting.
     """
     why = """
         The layer builds and trains, with another computation than PyTorch's (measured 2.10 and 2.7.1, CPU):
         `nn.LayerNorm((4,))` normalises `[1, 1.001, 0.999, 1]` to +-1.29 where `epsilon=1e-05` gives +-0.31,
-        `nn.MaxPool2d(2)` turns 8x8 into 7x7 where PyTorch gives 4x4, `nn.Conv2d(4, 16, 3)` keeps 8x8 where PyTorch
-        gives 6x6 and has no bias, `nn.GELU()` differs from the exact GELU by up to 4e-4, `nn.LeakyReLU()` gives
-        -0.2 for -1 where PyTorch gives -0.01, `nn.InstanceNorm2d(4)` trains `gamma` and `beta`,
-        `nn.SmoothL1Loss()` returns a (2, 3) tensor where PyTorch returns the mean.
+        `nn.MaxPool2d(2)` turns 8x8 into 7x7 where PyTorch gives 4x4, `nn.GELU()` differs from the exact GELU by
+        up to 4e-4, `nn.LeakyReLU()` gives -0.2 for -1 where PyTorch gives -0.01, `nn.InstanceNorm2d(4)` trains
+        `gamma` and `beta`, `nn.SmoothL1Loss()` returns a (2, 3) tensor where PyTorch returns the mean,
+        `nn.AdamWeightDecay` leaves a weight with no gradient unchanged where AdamW decays it.
     """
     example = """
         class Block(nn.Cell):
@@ -65,8 +67,7 @@ class PytorchDefaultDiffers(Rule):
     """
     autofix = """
         Adds PyTorch's value by MindSpore's keyword at the end of the call: `epsilon=1e-05`, `approximate=False`,
-        `stride=<the kernel size passed>`, `has_bias=True`, `pad_mode="valid"`; only where the target MindSpore
-        takes that keyword.
+        `stride=<the kernel size passed>`, `alpha=0.01`; only where the target MindSpore takes those keywords.
     """
 
     def check(self, module: ModuleFacts) -> Iterator[Finding]:

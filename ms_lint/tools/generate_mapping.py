@@ -186,12 +186,14 @@ PROSE: tuple[tuple[tuple[str, ...], str, dict[str, str]], ...] = (
       "mindspore_default": "True"}),
 )
 
-# PyTorch parameters no port passes by position: deprecated in PyTorch, or PyTorch's "general difference
-# parameters" (the mapping's own table of what MindSpore leaves out by design).
-_NOT_POSITIONAL = frozenset({
+# PyTorch's "general difference parameters": the mapping's own table of what MindSpore leaves out by design
+# (``size_average`` and ``reduce`` deprecated in PyTorch).
+_GENERAL = frozenset({
     "size_average", "reduce", "out", "layout", "device", "requires_grad", "pin_memory", "memory_format", "stable",
-    "sparse_grad", "inplace",
+    "sparse_grad",
 })
+# PyTorch parameters no port passes by position.
+_NOT_POSITIONAL = _GENERAL | {"inplace"}
 
 # Entries ms-lint adds where the mapping documentation is silent (it lists no page for torch.nn.Embedding), each
 # measured like the rest; the page is ms-lint's own ground truth test.
@@ -422,6 +424,7 @@ def _parameter_name(cell: str) -> str | None:
 # --------------------------------------------------------------------------------------------------------------
 
 _POSITION_WORDS = re.compile(r"\bposition\b|\border\b|\bsequence\b", re.I)
+_DISCARDED_WORDS = re.compile(r"discard|deprecated", re.I)
 _MEANING_WORDS = re.compile(r"\bopposite\b|\b1 ?- ?[a-z_]+\b|conversion relationship|different meaning", re.I)
 
 
@@ -450,8 +453,12 @@ def entry_for(row: MappingRow, page_text: str, page: str) -> dict[str, Any]:
         entry["mindspore_positional"] = mindspore[0].positional
         entry["mindspore_defaults"] = mindspore[0].defaults
     entry["names"] = names
-    entry["rows"] = [[item.pytorch or "", item.mindspore or "", item.text] for item in rows
-                     if item.category == "parameter" and not _same(item)]
+    parameters = [item for item in rows if item.category == "parameter" or not is_class]
+    entry["missing"] = sorted({item.pytorch for item in parameters if item.pytorch and not item.mindspore})
+    entry["discarded"] = sorted({item.mindspore for item in parameters
+                                 if item.mindspore and _DISCARDED_WORDS.search(item.text)})
+    entry["documented_defaults"] = sorted({item.pytorch for item in parameters
+                                           if item.pytorch and re.search(r"default", item.text, re.I)})
     meanings = sorted({item.pytorch for item in rows
                        if item.pytorch and item.mindspore and _MEANING_WORDS.search(item.text)})
     if meanings:
@@ -470,7 +477,9 @@ def _all_names(signature: Signature) -> list[str]:
 
 def differences(entry: dict[str, Any]) -> list[dict[str, Any]]:
     """What differs, parameter by parameter: a PyTorch positional argument MindSpore reads as another parameter
-    (``position``), a default that differs (``default``), a keyword accepted with another meaning (``meaning``)."""
+    (``position``), a default that differs (``default``), a keyword accepted with another meaning (``meaning``); and
+    what the page's table says besides: a parameter spelt otherwise (``name``), one MindSpore lacks (``missing``,
+    PyTorch's deprecated and general ones left out), one MindSpore deprecates (``discarded``)."""
     found: list[dict[str, Any]] = []
     names = entry.get("names", {})
     meanings = set(entry.get("meaning", ()))
@@ -493,6 +502,16 @@ def differences(entry: dict[str, Any]) -> list[dict[str, Any]]:
                           "pytorch_default": torch_defaults[name], "mindspore_default": ms_defaults[mapped]})
     for name in sorted(meanings):
         found.append({"kind": "meaning", "pytorch": name, "mindspore": names.get(name, name)})
+    # what MS604 and the page's table say besides: a parameter spelt otherwise, one MindSpore lacks, one it
+    # deprecates
+    for name, mapped in sorted(names.items()):
+        if name != mapped and name not in ("input", "x"):
+            found.append({"kind": "name", "pytorch": name, "mindspore": mapped})
+    for name in entry.get("missing", ()):
+        if name not in _GENERAL:
+            found.append({"kind": "missing", "pytorch": name, "mindspore": ""})
+    for name in entry.get("discarded", ()):
+        found.append({"kind": "discarded", "pytorch": "", "mindspore": name})
     return found
 
 
@@ -580,8 +599,10 @@ def _apply_measured(name: str, entry: dict[str, Any]) -> None:
             for key in ("error", "equivalent", "device", "hints", "not_hints"):
                 if getattr(measured, key):
                     item[key] = list(value) if isinstance(value := getattr(measured, key), tuple) else value
+    documented = set(entry.get("documented_defaults", ()))
     entry["differences"] = [item for item in entry["differences"] if "effect" in item or item["kind"] != "default"
-                            or "None" not in (item["pytorch_default"], item["mindspore_default"])]
+                            or "None" not in (item["pytorch_default"], item["mindspore_default"])
+                            or item["pytorch"] in documented]
 
 
 def _mark_absent(name: str, entry: dict[str, Any]) -> None:
@@ -589,6 +610,8 @@ def _mark_absent(name: str, entry: dict[str, Any]) -> None:
     from ms_lint import mindspore_api as api
 
     for item in entry["differences"]:
+        if not item["mindspore"]:
+            continue
         absent = [version for version in api.shipped_versions()
                   if (keywords := api.cell_keywords(name, version)) is not None and item["mindspore"] not in keywords]
         if absent:
@@ -606,7 +629,7 @@ def compact(table: dict[str, Any]) -> dict[str, Any]:
         for key in ("pytorch_positional", "mindspore_positional"):
             if key in entry:
                 out[key] = entry[key]
-        if entry["differences"]:
+        if any(item["kind"] in ("position", "default", "meaning") for item in entry["differences"]):
             out["names"] = {torch: ms for torch, ms in entry.get("names", {}).items() if torch != ms}
             for key in ("pytorch_defaults", "mindspore_defaults"):
                 out[key] = {parameter: value for parameter, value in entry.get(key, {}).items()
