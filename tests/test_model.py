@@ -1106,3 +1106,30 @@ def test_the_names_an_instance_has_are_what_its_lineage_sets_and_binds_or_unknow
     assert "FC1" not in names
     for unknown in ("Dynamic", "Answering", "Layer", "Computed"):
         assert module.instance_names(module.classes[unknown]) is None, unknown
+
+
+def test_the_names_a_project_base_sets_are_read_once_for_the_whole_run(tmp_path, monkeypatch):
+    import ms_lint.model.project as project
+
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "base.py").write_text("import mindspore.nn as nn\n\n\nclass Base(nn.Cell):\n"
+                                     "    def __init__(self):\n        super().__init__()\n"
+                                     "        self.fc1 = nn.Dense(2, 2)\n")
+    users = []
+    for number in range(2):
+        user = package / f"user{number}.py"
+        user.write_text("import mindspore\nfrom pkg.base import Base\n\n\nclass Net(Base):\n"
+                        "    def construct(self, x):\n        return self.FC1(self.fc1(x))\n")
+        users.append(user)
+    reads = []
+    read_module = project.INDEX._read_module
+
+    def recording_read(path, settings, outline):
+        reads.append((path, outline))
+        return read_module(path, settings, outline)
+
+    monkeypatch.setattr(project.INDEX, "_read_module", recording_read)
+    assert [_check(user) for user in users] == [["MS123"], ["MS123"]]
+    assert [path for path, outline in reads if not outline] == [str(package / "base.py")]

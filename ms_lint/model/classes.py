@@ -8,7 +8,7 @@ import weakref
 from typing import TYPE_CHECKING, Iterator
 
 from ms_lint import mindspore_api as api
-from ms_lint.model.project import ProjectClass, project_class, project_class_facts
+from ms_lint.model.project import ProjectClass, class_answer, project_class, project_class_facts
 from ms_lint.model.syntax import FunctionNode, decorator_callee, first_argument, is_attribute_of, is_static
 from ms_lint.model.values import UNKNOWN, annotated_class, constant_value, literal
 
@@ -518,13 +518,15 @@ class ClassFacts:
                     return found
         return None
 
-    def instance_names(self, info: ClassInfo, _depth: int = 0) -> frozenset[str] | None:
+    def instance_names(self, info: ClassInfo, through_project: bool = True, _depth: int = 0) -> frozenset[str] | None:
         """Every name an instance of class ``info`` can be asked for: what any method of it or of its bases sets on
         the instance (``self.x = ...``, ``self.a, self.b = ...``, ``self.x += ...``, ``register_buffer("x", ...)``),
         what their class bodies bind (methods, properties, class attributes), and what MindSpore's ``nn.Cell``
         instances have; None when that cannot be known: a base that is neither this project's nor ``nn.Cell``
         (another MindSpore layer, a third-party class, a name that does not resolve), a metaclass, an attribute set
-        under a computed name (``setattr(self, name, ...)``, ``self.__dict__``), or a ``__getattr__``."""
+        under a computed name (``setattr(self, name, ...)``, ``self.__dict__``), or a ``__getattr__``. Without
+        ``through_project``, the bases from the project's other modules are left out (nothing of theirs is read):
+        the names are then a part of the answer, for a rule that reads the rest only where it needs it."""
         if _depth > _MAX_BASE_DEPTH:
             return None
         names: set[str] = set()
@@ -545,17 +547,25 @@ class ClassFacts:
                     continue
                 if api.is_mindspore(qualname) or qualname.startswith("builtins.") or api.is_host_library(qualname):
                     return None
-                other = project_class_facts(self.path, qualname, self.settings)
-                if other is None:
+                if not through_project:
+                    continue
+                found, inherited = class_answer(self.path, qualname, self.settings, "instance names",
+                                                lambda facts, name: _as_tuple(facts.instance_names(
+                                                    facts.classes[name], True, _depth + 1)))
+                if not found or inherited is None:
                     return None
-                inherited = other[0].instance_names(other[0].classes[other[1]], _depth + 1)
-                if inherited is None:
-                    return None
-                names |= inherited
+                names.update(inherited)
         return frozenset(names)
 
 
 _MAX_BASE_DEPTH = 8
+
+
+def _as_tuple(names: frozenset[str] | None) -> tuple[str, ...] | None:
+    """Names as the project index keeps them for the process: a tuple, which the garbage collector stops tracking."""
+    return None if names is None else tuple(sorted(names))
+
+
 # Methods of a Cell that set an attribute named by their first argument.
 _NAMED_SETTERS = frozenset({"register_buffer", "insert_child_to_cell", "insert_param_to_cell", "_set_attr_for_cell",
                             "register_parameter", "add_module"})

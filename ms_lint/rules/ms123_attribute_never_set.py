@@ -64,27 +64,37 @@ class AttributeNeverSet(Rule):
     autofix = "Renames the read to the attribute that is set (`self.FC1` -> `self.fc1`)."
 
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
-        known: dict[str, tuple[frozenset[str], frozenset[str]] | None] = {}
+        known: dict[tuple[str, bool], tuple[frozenset[str], frozenset[str]] | None] = {}
+
+        def names_of(owner: ClassInfo, through_project: bool):
+            key = (owner.key, through_project)
+            if key not in known:
+                known[key] = _names_of(module, owner, through_project)
+            return known[key]
+
         for function in module.graph_functions:
             owner = function.owner
             self_name = instance_parameter(function.node)
             if owner is None or not owner.is_cell or self_name is None:
                 continue
-            if owner.key not in known:
-                known[owner.key] = _names_of(module, owner)
-            names = known[owner.key]
+            guarded = _hasattr_guards(function.nodes_of(ast.Call), self_name)
+            reads = [node for node in function.nodes_of(ast.Attribute)
+                     if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load)
+                     and isinstance(node.value, ast.Name) and node.value.id == self_name
+                     and not (node.attr.startswith("__") and node.attr.endswith("__")) and node.attr not in guarded]
+            # what the class and its bases of this module set answers most reads; the bases in the project's other
+            # modules are asked only for a name still unknown
+            local = names_of(owner, False) if reads else None
+            if local is None or all(node.attr in local[0] for node in reads):
+                continue
+            names = names_of(owner, True)
             if names is None:
                 continue
             every, suggested = names
-            guarded = _hasattr_guards(function.nodes_of(ast.Call), self_name)
             reported: set[str] = set()
-            for node in function.nodes_of(ast.Attribute):
-                if not (isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load)
-                        and isinstance(node.value, ast.Name) and node.value.id == self_name):
-                    continue
+            for node in reads:
                 attribute = node.attr
-                if attribute in every or attribute in guarded or attribute in reported or (
-                        attribute.startswith("__") and attribute.endswith("__")):
+                if attribute in every or attribute in reported:
                     continue
                 suggestion = _closest(attribute, suggested)
                 if suggestion is None:
@@ -100,15 +110,16 @@ class AttributeNeverSet(Rule):
         return [context.rename_attribute(node, finding.data["suggestion"])]
 
 
-def _names_of(module: ModuleFacts, owner: ClassInfo) -> tuple[frozenset[str], frozenset[str]] | None:
+def _names_of(module: ModuleFacts, owner: ClassInfo,
+              through_project: bool) -> tuple[frozenset[str], frozenset[str]] | None:
     """Every name an instance of ``owner`` (or of a subclass of this module) can be asked for, and those of them the
     user's own classes bind (the candidates to suggest); None when that cannot be known."""
-    every = module.instance_names(owner)
+    every = module.instance_names(owner, through_project)
     if every is None:
         return None
     for other in module.classes.values():
         if other is not owner and owner in other.lineage()[1:]:
-            below = module.instance_names(other)
+            below = module.instance_names(other, through_project)
             if below is None:
                 return None
             every = every | below
