@@ -253,15 +253,8 @@ def test_the_momentum_difference_holds_in_graph_mode():
     assert float(batch_norm.running_mean[0]) == pytest.approx(result["result"][1])
 
 
-_ATTRIBUTE = """
-class Net(nn.Cell):
-    def __init__(self):
-        super().__init__()
-        self.fc1 = nn.Dense(4, 2)
-
-    def construct(self, x):
-        return self.FC1(x)
-"""
+# MS123's own example: construct reads self.FC1 where __init__ set self.fc1
+_ATTRIBUTE = textwrap.dedent(RULES_BY_CODE["MS123"].example)
 
 
 def test_an_attribute_nothing_sets_raises_at_both_levels_and_in_pynative():
@@ -271,8 +264,7 @@ def test_an_attribute_nothing_sets_raises_at_both_levels_and_in_pynative():
         for level, mode in (("STRICT", "GRAPH_MODE"), ("LAX", "GRAPH_MODE"), ("pynative", "PYNATIVE_MODE"))})
     for level, result in runs.items():
         assert not result["ok"] and result["error"] == "AttributeError" and "FC1" in result["message"], (level, result)
-    findings = check_source(_ATTRIBUTE.replace("class Net", "from mindspore import nn\n\nclass Net"), "net.py",
-                            Settings(), ["MS123"])
+    findings = check_source("from mindspore import nn\n" + _ATTRIBUTE, "net.py", Settings(), ["MS123"])
     assert [f.data["suggestion"] for f in findings] == ["fc1"]
     assert "AttributeError" in RULES_BY_CODE["MS123"].why
 

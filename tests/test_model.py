@@ -356,11 +356,10 @@ def test_a_file_with_crlf_line_ends_keeps_its_answer(tmp_path, monkeypatch):
     assert reads == []
 
 
-def test_a_kept_answer_from_text_that_is_not_the_files_is_not_used(tmp_path, monkeypatch):
+def _recording_reads(monkeypatch) -> list[tuple[str, bool]]:
+    """The other modules the project index reads from here on: (file, outline only)."""
     import ms_lint.model.project as project
 
-    # The file on disk defines a Cell; the text checked (an editor's unsaved buffer) does not.
-    base, user = _project(tmp_path, "import mindspore.nn as nn\n\n\nclass Base(nn.Cell):\n    pass\n")
     reads = []
     read_module = project.INDEX._read_module
 
@@ -369,6 +368,13 @@ def test_a_kept_answer_from_text_that_is_not_the_files_is_not_used(tmp_path, mon
         return read_module(path, settings, outline)
 
     monkeypatch.setattr(project.INDEX, "_read_module", recording_read)
+    return reads
+
+
+def test_a_kept_answer_from_text_that_is_not_the_files_is_not_used(tmp_path, monkeypatch):
+    # The file on disk defines a Cell; the text checked (an editor's unsaved buffer) does not.
+    base, user = _project(tmp_path, "import mindspore.nn as nn\n\n\nclass Base(nn.Cell):\n    pass\n")
+    reads = _recording_reads(monkeypatch)
     _check(base, "import mindspore\n\n\nclass Base:\n    pass\n")
     assert _check(user) == ["MS102"]  # read from the file: Base is a Cell
     assert reads == [(str(base), True)]
@@ -1109,8 +1115,6 @@ def test_the_names_an_instance_has_are_what_its_lineage_sets_and_binds_or_unknow
 
 
 def test_the_names_a_project_base_sets_are_read_once_for_the_whole_run(tmp_path, monkeypatch):
-    import ms_lint.model.project as project
-
     package = tmp_path / "pkg"
     package.mkdir()
     (package / "__init__.py").write_text("")
@@ -1123,13 +1127,6 @@ def test_the_names_a_project_base_sets_are_read_once_for_the_whole_run(tmp_path,
         user.write_text("import mindspore\nfrom pkg.base import Base\n\n\nclass Net(Base):\n"
                         "    def construct(self, x):\n        return self.FC1(self.fc1(x))\n")
         users.append(user)
-    reads = []
-    read_module = project.INDEX._read_module
-
-    def recording_read(path, settings, outline):
-        reads.append((path, outline))
-        return read_module(path, settings, outline)
-
-    monkeypatch.setattr(project.INDEX, "_read_module", recording_read)
+    reads = _recording_reads(monkeypatch)
     assert [_check(user) for user in users] == [["MS123"], ["MS123"]]
     assert [path for path, outline in reads if not outline] == [str(package / "base.py")]
