@@ -35,7 +35,8 @@ def _ground_truth(version: str):
         session.run("python", "-m", "pytest", *TESTS, "-p", "no:cacheprovider", "-q", *session.posargs,
                     env={"GLOG_v": "3"})
 
-    session_function.__doc__ = f"the ground-truth and validator tests under MindSpore {version} (CPU)"
+    session_function.__doc__ = (f"the ground-truth, validator, API table and rule fixture tests under MindSpore "
+                                f"{version} (CPU)")
     return session_function
 
 

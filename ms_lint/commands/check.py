@@ -37,7 +37,8 @@ def register(subparsers) -> None:
     parser.add_argument("--output-file", metavar="FILE", help="write the report to FILE instead of standard output")
     codes = parser.add_argument_group("selecting rules (flake8's semantics: codes and prefixes, longest wins)")
     codes.add_argument("--select", action="append", metavar="CODES",
-                       help="report only these codes, replacing the default selection (e.g. MS1,MS201)")
+                       help="report only these codes, replacing the default selection (e.g. MS1,MS201): the rules "
+                       "off by default among them run too, as in flake8")
     codes.add_argument("--ignore", action="append", metavar="CODES",
                        help="ignore these codes, replacing the default ignore list; prefer --extend-ignore, "
                        "which keeps the rules that are off by default off")
