@@ -445,12 +445,12 @@ def _source_roots_of(directory: str) -> tuple[str, ...]:
 def namespace_roots(root: str) -> tuple[str, ...]:
     """Where else the modules of ``root`` (a directory modules are imported from) import namespace packages (PEP
     420: directories without ``__init__.py``) from: each directory above it up to its project's root (where
-    ``pyproject.toml``, ``setup.cfg``, ``setup.py``, ``.git`` or an unpacked wheel's ``*.dist-info`` lies, as for the
-    target), nearest first. ``from models.base import Base`` in ``proj/models/net.py`` finds ``proj/models/base.py``
-    as Python does from ``proj``; without a project root above, there is none."""
-    from ms_lint.target import project_root
+    ``pyproject.toml``, ``setup.cfg``, ``setup.py``, ``.git`` or an unpacked wheel's ``*.dist-info`` lies: the target's
+    ``packaging_root``), nearest first. ``from models.base import Base`` in ``proj/models/net.py`` finds
+    ``proj/models/base.py`` as Python does from ``proj``; without a project root above, there is none."""
+    from ms_lint.target import packaging_root
 
-    top = project_root(os.path.join(root, "__init__.py"))[0]
+    top = packaging_root(os.path.join(root, "__init__.py"))
     found = []
     while root != top and root.startswith(os.path.join(top, "")):
         root = os.path.dirname(root)
