@@ -6,7 +6,7 @@ from dataclasses import replace
 from typing import Iterator
 
 from ms_lint.model import TENSOR, GraphFunction, ModuleFacts
-from ms_lint.model.scopes import ASSIGNMENT
+from ms_lint.model.scopes import ASSIGNMENT, PARAMETER
 from ms_lint.model.syntax import under
 from ms_lint.findings import Finding
 from ms_lint.rules.base import Rule
@@ -297,7 +297,8 @@ def _from_shapes_only(module: ModuleFacts, function: GraphFunction, value: ast.A
     """Whether ``value`` is computed from no tensor data of the call: only from shapes, dtypes (``x.shape[1]``,
     ``.type_as(x)``, ``x.dtype``), constants, the Cell's attributes that only ``__init__`` sets and are no
     Parameters (``self.inv_freq``), and MindSpore functions and tensor methods of those (``mint.arange(n)``,
-    ``emb.cos()``), through the function's own local names. Such a value is what the input's shapes decide: under
+    ``emb.cos()``), through the function's own local names and the parameters of a helper whose graph callers pass
+    them no tensor data (``self._set_cos_sin_cache(x.shape[1])``). Such a value is what the input's shapes decide: under
     LAX the graph is compiled again for each new shape, so a cached copy equals what PyNative computes (measured
     2.10 and 2.7.1 CPU). A parameter read for its data, a sub-cell or method call, or a random function is data."""
     if value is None:
@@ -346,6 +347,9 @@ def _from_shapes_only(module: ModuleFacts, function: GraphFunction, value: ast.A
             if node.id in _seen:
                 continue
             for other in binding.scope.bindings[node.id]:
+                if other.kind == PARAMETER and function.as_root is None and function.passed_by and (
+                        function.parameter_kinds.get(node.id) != TENSOR):
+                    continue  # a helper's parameter its callers give a shape or a constant (``seq_len``)
                 if other.kind != ASSIGNMENT or other.value is None or not _from_shapes_only(
                         module, function, other.value, _seen | {node.id}):
                     return False

@@ -215,7 +215,12 @@ def _message(read: PartialRead, label: str) -> str:
         keyword = "while" if isinstance(origin, ast.While) else "for"
         unbound = (f"UnboundLocalError: \"The local variable '{name}' defined in the '{keyword}' loop body cannot be "
                    "used outside of the loop body\"")
-        earlier = _read_in_body(origin, name)
+        if read.in_body:
+            return (f"`{name}` is read in the body of the `{keyword}` loop at line {origin.lineno} before the pass "
+                    f"binds it: only another pass (or another branch) of the body binds it ({label}); MindSpore's "
+                    f"graph parser rejects the read ({name_error}) under STRICT and LAX; bind `{name}` before the "
+                    f"loop (`{name} = None`)")
+        earlier = read.earlier
         error = (f"{name_error}, at the read on line {earlier.lineno} in the loop body, which a later iteration "
                  "reaches before it binds the name" if earlier is not None else unbound)
         return (f"`{name}` is read after the `{keyword}` loop at line {origin.lineno}, whose body first binds it "
@@ -227,42 +232,3 @@ def _message(read: PartialRead, label: str) -> str:
             f"defined in false branch, but defined in true branch\" or, when it resolves another name of the "
             f"function first, {name_error} at the read; bind `{name}` before the `if` (`{name} = None`) or on every "
             "branch")
-
-
-def _read_in_body(loop: ast.AST, name: str) -> ast.Name | None:
-    """The first read of ``name`` in ``loop``'s body that no binding earlier in the same iteration covers (one in
-    the other branch of an ``if``, or before the binding): the graph parser meets it before the read after the
-    loop."""
-    covered: list[tuple[tuple[int, int], tuple[int, int]]] = []  # the statements after a binding, per list
-
-    def visit(statements: list[ast.stmt]) -> None:
-        for index, statement in enumerate(statements):
-            if isinstance(statement, ast.For) and _binds_target(statement.target, name):
-                covered.append(((statement.lineno, statement.col_offset),
-                                (statement.end_lineno, statement.end_col_offset)))
-            if _binds(statement, name) and index + 1 < len(statements):
-                last = statements[-1]
-                covered.append(((statements[index + 1].lineno, statements[index + 1].col_offset),
-                                (last.end_lineno, last.end_col_offset)))
-            for field in ("body", "orelse", "finalbody"):
-                inner = getattr(statement, field, None)
-                if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
-                    visit(inner)
-
-    if isinstance(loop, ast.For) and _binds_target(loop.target, name):
-        return None  # the loop variable: every iteration binds it before the body runs
-    visit(loop.body)
-    reads = [node for statement in loop.body for node in ast.walk(statement)
-             if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load)
-             and not any(start <= (node.lineno, node.col_offset) <= end for start, end in covered)]
-    return min(reads, key=lambda node: (node.lineno, node.col_offset)) if reads else None
-
-
-def _binds(statement: ast.stmt, name: str) -> bool:
-    targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target] if isinstance(
-        statement, (ast.AugAssign, ast.AnnAssign)) else []
-    return any(_binds_target(target, name) for target in targets)
-
-
-def _binds_target(target: ast.AST, name: str) -> bool:
-    return any(isinstance(node, ast.Name) and node.id == name for node in ast.walk(target))
