@@ -97,6 +97,7 @@ BASE_PARAMETER_ATTRIBUTES: dict[str, frozenset[str]] = {name: frozenset(attribut
     "ProximalAdagrad": (*_OPTIMIZER_BASE, "accum"),
     "Adadelta": (*_OPTIMIZER_BASE, "accum", "accum_update"),
     "ASGD": (*_OPTIMIZER_BASE, "ax", "eta", "mu"),
+    "AdaFactor": (*_OPTIMIZER_BASE, "exp_avg", "exp_avg_sq", "exp_avg_sq_col", "exp_avg_sq_row", "step"),
     "FTRL": (*_OPTIMIZER_BASE, "linear", "moments"),
     "RMSProp": (*_OPTIMIZER_BASE, "moment", "ms"),
     "Rprop": (*_OPTIMIZER_BASE, "prev", "step_size"),

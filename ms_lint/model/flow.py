@@ -185,13 +185,19 @@ class _Walker:
             after = orelse if body is None else body
             return after if after is None or elif_ is None else _rebound_at(after, elif_, node)
         if resolved:  # one branch is kept: what either binds counts as bound, unless the other leaves it partial
-            bound = (body.bound | orelse.bound) - body.partial.keys() - orelse.partial.keys()
+            # (a name only an earlier pass of the loop being walked binds is as good as unbound here)
+            bound = (body.bound | orelse.bound) - {
+                name for branch in (body, orelse) for name, origin in branch.partial.items()
+                if not any(loop is origin for loop in self._walking) or name not in (body.bound | orelse.bound)}
         else:
             bound = body.bound & orelse.bound
         partial = {}
         for name in (body.bound ^ orelse.bound) | body.partial.keys() | orelse.partial.keys():
             if name not in bound:
-                partial[name] = body.partial.get(name) or orelse.partial.get(name) or node
+                origin = body.partial.get(name) or orelse.partial.get(name) or node
+                if (name in body.bound or name in orelse.bound) and any(loop is origin for loop in self._walking):
+                    origin = node  # a pass binds it on one branch only: the ``if`` is what leaves it unbound
+                partial[name] = origin
         merged = _State(bound, partial)
         return merged if elif_ is None else _rebound_at(merged, elif_, node)
 

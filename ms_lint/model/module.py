@@ -472,14 +472,16 @@ class ModuleFacts(ClassFacts, GraphCode):
         qualname = self.qualname
         return any(_seeds(self, qualname(node.func), 0, known) for node in self._call_nodes)
 
-    def seeds_numpy(self) -> bool:
+    def seeds_numpy(self, before: int | None = None) -> bool:
         """The module calls ``numpy.random.seed`` (any spelling), directly or through a seeding helper of the
-        project (or a third-party one named for seeding). MindSpore's parameter initialisers draw from numpy's
+        project (or a third-party one named for seeding), on a line before ``before`` when given (a seed drawn
+        after the network is built seeds nothing of it). MindSpore's parameter initialisers draw from numpy's
         generator: a numpy seed alone makes the initial weights the same in every process (measured 2.10 and
         2.7.1 CPU), though not MindSpore's random operators (``ops.rand``, dropout)."""
         known: dict[tuple[int, str], bool] = {}
         qualname = self.qualname
-        return any(_seeds(self, qualname(node.func), 0, known, _NUMPY_SEED) for node in self._call_nodes)
+        return any(_seeds(self, qualname(node.func), 0, known, _NUMPY_SEED) for node in self._call_nodes
+                   if before is None or node.lineno < before)
 
     def broadcasts_parameters(self) -> bool:
         """The module calls ``set_auto_parallel_context(parameter_broadcast=True)``: data-parallel training then

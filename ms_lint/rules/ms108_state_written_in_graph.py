@@ -293,7 +293,7 @@ _DRAWS = frozenset({"normal", "uniform", "multinomial", "bernoulli", "dropout", 
 
 
 def _from_shapes_only(module: ModuleFacts, function: GraphFunction, value: ast.AST | None,
-                      _seen: frozenset = frozenset()) -> bool:
+                      _seen: frozenset = frozenset(), _depth: int = 0) -> bool:
     """Whether ``value`` is computed from no tensor data of the call: only from shapes, dtypes (``x.shape[1]``,
     ``.type_as(x)``, ``x.dtype``), constants, the Cell's attributes that only ``__init__`` sets and are no
     Parameters (``self.inv_freq``), and MindSpore functions and tensor methods of those (``mint.arange(n)``,
@@ -347,16 +347,40 @@ def _from_shapes_only(module: ModuleFacts, function: GraphFunction, value: ast.A
             if node.id in _seen:
                 continue
             for other in binding.scope.bindings[node.id]:
-                if other.kind == PARAMETER and function.as_root is None and function.passed_by and (
-                        function.parameter_kinds.get(node.id) != TENSOR):
-                    continue  # a helper's parameter its callers give a shape or a constant (``seq_len``)
+                if other.kind == PARAMETER and _passed_shapes_only(module, function, node.id, _depth + 1):
+                    continue  # a helper's parameter its graph callers give a shape or a constant (``seq_len``)
                 if other.kind != ASSIGNMENT or other.value is None or not _from_shapes_only(
-                        module, function, other.value, _seen | {node.id}):
+                        module, function, other.value, _seen | {node.id}, _depth):
                     return False
             continue
         elif node_type in (ast.Lambda, ast.ListComp, ast.GeneratorExp, ast.DictComp, ast.SetComp, ast.NamedExpr):
             return False
         stack.extend(ast.iter_child_nodes(node))
+    return True
+
+
+def _passed_shapes_only(module: ModuleFacts, function: GraphFunction, name: str, depth: int) -> bool:
+    """Whether every graph caller of the helper ``function`` passes its parameter ``name`` a value computed from
+    shapes and constants only (``self._set_cos_sin_cache(x.shape[1])``): not a root, whose inputs are data."""
+    if function.as_root is not None or not function.passed_by or depth > 4:
+        return False
+    parameters = [argument.arg for argument in function.node.args.posonlyargs + function.node.args.args]
+    for caller_id in function.passed_by:
+        caller = module._graph_by_node.get(caller_id)
+        if caller is None:
+            return False
+        calls = [call for call, target, _, _ in module.calls_from(caller) if target is function.node]
+        if not calls:
+            return False
+        for call in calls:
+            bound = isinstance(call.func, ast.Attribute) and parameters[:1] == [function.self_name]
+            position = parameters.index(name) - bound if name in parameters else -1
+            passed = next((k.value for k in call.keywords if k.arg == name), None)
+            if passed is None and 0 <= position < len(call.args) and not any(
+                    isinstance(a, ast.Starred) for a in call.args[:position + 1]):
+                passed = call.args[position]
+            if passed is None or not _from_shapes_only(module, caller, passed, frozenset(), depth):
+                return False
     return True
 
 

@@ -29,8 +29,9 @@ class DistributedWithoutSeed(Rule):
         optimizer, a `Model` with an optimizer or a `TrainOneStepCell`, call `.train(...)`, `grad` or
         `value_and_grad`. An evaluation or inference entry point that calls `init()` and trains nothing is not
         reported, even when the module trains elsewhere. Not reported either when the module makes the cards start
-        from the same weights: `mindspore.set_seed`, `numpy.random.seed` (MindSpore's initialisers draw from numpy),
-        either through a seeding helper, or `set_auto_parallel_context(parameter_broadcast=True)`.
+        from the same weights: `mindspore.set_seed`, `numpy.random.seed` before the path's first training call
+        (MindSpore's initialisers draw from numpy), either through a seeding helper, or
+        `set_auto_parallel_context(parameter_broadcast=True)`.
         `mindspore.manual_seed` does not count: it does not seed parameter initialisation.
     """
     why = """
@@ -65,9 +66,11 @@ class DistributedWithoutSeed(Rule):
             return
         paths = [(site, training) for site in inits if (training := module.training_on_path(site))]
         # the seeds last: they are looked for in the project
-        if not paths or module.seeds_mindspore() or module.seeds_numpy() or module.broadcasts_parameters():
+        if not paths or module.seeds_mindspore() or module.broadcasts_parameters():
             return
         for site, training in paths:
+            if module.seeds_numpy(before=training[0].node.lineno):
+                continue  # numpy seeded before the path trains: the initialisers drew the same weights
             first = training[0]
             yield self.finding(
                 module, site.node,

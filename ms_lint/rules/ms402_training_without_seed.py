@@ -91,7 +91,8 @@ class TrainingWithoutSeed(Rule):
             return
         first: CallSite = training[0]
         name = api.last_name(first.qualname or "train")
-        if module.seeds_numpy():
+        numpy_seeded = module.seeds_numpy(before=first.node.lineno)
+        if numpy_seeded:
             message = (f"training ({name}) in a script that seeds numpy but never calls mindspore.set_seed: the "
                        "initial weights repeat (MindSpore's initialisers draw from numpy), but MindSpore's random "
                        "operators (dropout, ops.rand) draw differently in every run, so runs are not reproducible; "
@@ -101,4 +102,4 @@ class TrainingWithoutSeed(Rule):
                        "different weights and random draws, so runs are not reproducible; call mindspore.set_seed(n) "
                        "before building the network")
         yield self.finding(module, first.node, message,
-                           data={"training": first.qualname or "train", "numpy_seeded": module.seeds_numpy()})
+                           data={"training": first.qualname or "train", "numpy_seeded": numpy_seeded})

@@ -93,6 +93,7 @@ class MissingMindSporeApi(Rule):
                     break
 
     def _imports(self, module: ModuleFacts, version: str) -> Iterator[Finding]:
+        gone_modules: set[tuple[str, str]] = set()  # a missing module imported from several times: one finding
         for node in module.index.subtree_nodes_of(module.tree, (ast.ImportFrom, ast.Import)):
             if isinstance(node, ast.ImportFrom):
                 if node.level or not node.module:
@@ -104,7 +105,8 @@ class MissingMindSporeApi(Rule):
                 gone = api.first_missing(node.module, version) if names is None and (
                     node.module.startswith(api.MINDSPORE + ".")) else None
                 if gone is not None:  # a module the version lacks: ``from mindspore.nn.transformer import ...``
-                    if not _guarded(module.tree, node, gone[1]):
+                    if gone not in gone_modules and not _guarded(module.tree, node, gone[1]):
+                        gone_modules.add(gone)
                         yield self._finding(module, node, f"from {node.module} import ...", gone[0], gone[1], version,
                                             "ImportError when it runs")
                     continue
