@@ -26,7 +26,12 @@ class StateWrittenInGraph(Rule):
         `setattr(self, name, value)` there, writes to an attribute of a plain Python object the Cell holds
         (`self.box.n = ...`), and assignments to names declared `global` in graph code. Writing a Parameter attribute
         is supported, whether `__init__` built it or took it from a project function or a module-level
-        registry's method that returns a `Parameter(...)` it builds (`self.lr = parameter_register.register(...)`).
+        registry's method that returns a `Parameter(...)` it builds (`self.lr = parameter_register.register(...)`),
+        or a MindSpore base class created it (an `nn.Adam` subclass's `beta1_power`, an `nn.Dense` subclass's
+        `weight`; in an optimizer, `self.x = params[i]` of the parameters it was given and
+        `self.parameters.clone(...)`). A method graph code calls on `self` counts with the override a subclass
+        defines (`self._set_cos_sin_cache(n)` in a rotary embedding's `construct` runs the scaled variant's own
+        method on its instances).
         Under `--ms-syntax-level=lax` only what LAX gets wrong is reported: tensor data written into an attribute
         from the inputs alone (`self.cache = x * 2`; not `self.acc = self.acc + x`, nor a value that
         reads another attribute the graph writes), `setattr` with a value that is not a constant, and plain
@@ -51,6 +56,9 @@ class StateWrittenInGraph(Rule):
         the value the global had when the graph was compiled (`N += 1; return x * N` returns `x * 0` on every call),
         and a tensor written to a global that held None fails where it is read (TypeError on None; 2.10 and 2.7.1,
         tests/test_ground_truth_messages.py).
+        The Parameters MindSpore's base classes create are updated in place at both levels (`*=` on an `nn.Adam`
+        subclass's `beta1_power`, on `self.first = params[0]` of an `nn.Optimizer`; measured 2.10 and 2.7.1 CPU,
+        tests/test_ground_truth_values.py).
         An item written into a plain attribute (`self.cache["k"] = x * 2`, a dict or list set in `__init__`) fails
         under STRICT (TypeError: "self.cache should be initialized as a 'Parameter' in the '__init__' function to
         perform assign subscript"); under LAX the write lasts only for the call and the Cell's attribute stays

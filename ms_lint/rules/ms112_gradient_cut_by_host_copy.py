@@ -30,9 +30,10 @@ class GradientCutByHostCopy(Rule):
         gradient to cut. A module is
         PyNative when it calls `set_context(mode=PYNATIVE_MODE)` or `--ms-mode=pynative` is given; in graph code
         the conversion is MS102's, and is not reported twice. The same holds for a function of a PyNative module
-        given to `mindspore.grad`/`value_and_grad`: a host copy in it, or in a helper it calls (a method of a Cell
-        instance such as `net.features(x)`, or a module function), is reported when the differentiated result is
-        built from it.
+        given to `mindspore.grad`/`value_and_grad`: a host copy in it, or in what it calls (a method of a Cell
+        instance such as `net.features(x)`, the methods that one calls on `self`, a module function), is reported
+        when the differentiated result is built from it; for a Cell of another module of the project, at the call
+        in this module, naming the method, its file and the copy's line.
     """
     why = """
         PyNative builds gradients from the tensor operators it records while `construct` runs. A host copy has no

@@ -21,7 +21,9 @@ class NameBoundOnOnePath(Rule):
     what = """
         Reports, in graph code, the first read of a local name after an `if` statement that binds the name on one
         branch and not on the other (no `else`, or an `else` that does not bind it), and after a `for` or `while`
-        loop whose body first binds it (the loop variable included). A branch that ends in `return`, `raise`,
+        loop whose body first binds it (the loop variable included); and, where nothing after the loop reads it, a
+        read in the loop body that a pass reaches before it binds the name, which only an earlier pass binds
+        (`if i == 0: x = t` / `else: x = x + t`, `x += t`). A branch that ends in `return`, `raise`,
         `break` or `continue` does not count. Conditions MindSpore's parser evaluates itself from the Cell's own
         attributes (`if self.flag:`, `if not self.training:`, `if self.proj is None:`) are left alone: the parser
         keeps one branch of them before it looks names up, and what is read under them is not reported either.
@@ -40,8 +42,9 @@ class NameBoundOnOnePath(Rule):
         in graph mode` at the read instead, and the message names both. A name first bound in a loop body cannot be
         read after the loop (`UnboundLocalError: The local variable 'z' defined in the 'for' loop body cannot be
         used outside of the loop body`), however many times the loop runs; when the loop body itself reads the
-        name before binding it in that iteration (`if i == 0: z = x` / `else: z = z + x`), the parser stops there
-        first with the NameError, which the message then names, with its line. Measured on 2.10 and 2.7.1 CPU
+        name before binding it in that iteration (`if i == 0: z = x` / `else: z = z + x`, or `z += x`), the parser
+        stops there first with the NameError, which the message then names, with its line, or reports at that read
+        when nothing after the loop reads the name (also in a loop over a CellList). Measured on 2.10 and 2.7.1 CPU
         (tests/test_ground_truth_messages.py), the same under STRICT and LAX, also in a mixin method of another
         module that the Cell calls (the error names the mixin's file); PyNative runs the code as Python does.
         The pattern is common in code ported from PyTorch: `if labels is not None: loss_fct = CrossEntropyLoss()`

@@ -24,11 +24,13 @@ class HostWrittenGraphState(Rule):
         Reports host-side writes of a value that graph code reads as a compile-time constant:
         - a module global holding a number (`SMOOTHING = 0.1`) read in graph code and assigned in a host function
           under `global SMOOTHING` (a schedule);
-        - a plain number attribute of a Cell (`self.temperature = 1.0` in `__init__`) read in graph code and
-          assigned through an instance inside a loop of host code (`net.scale = 0.5` in the training loop), or
-          by a setter method (not graph code) that host code calls inside a loop (`net.set_temperature(t)` per
-          epoch). A setter called once while configuring the network, before its first call, is harmless and
-          not reported.
+        - a plain number attribute of a Cell (`self.temperature = 1.0` in `__init__`, or an argument defaulting to
+          a number or annotated `float`/`int`, or `float(...)`) read in graph code and assigned through an instance
+          inside a loop of host code (`net.scale = 0.5` in the training loop), or by a setter method (not graph
+          code) that host code calls inside a loop (`net.set_temperature(t)` per epoch); the Cell may come from
+          another module of the project, read by its `construct`, when the looping script selects graph mode. A
+          setter called once while configuring the network, before its first call, is harmless and not
+          reported.
         The finding is on the write and names the graph code that reads the value. Writes of tensors and
         Parameters are not reported.
     """

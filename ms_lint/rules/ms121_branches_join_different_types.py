@@ -42,9 +42,11 @@ class BranchesJoinDifferentTypes(Rule):
     fix_summary = "give the value one dtype and type on every path: cast it on both, or after the `if`"
     what = """
         Reports, in graph code, an `if` (or `a if cond else b`) whose condition is tensor data the function computes
-        (`x.sum() > 0`, `(mask == 0).any()`), when a name read after it, or the values returned on its two paths,
+        (`x.sum() > 0`, `(mask == 0).any()`) or an input it uses as a tensor (`t[0] > 0` where the function calls
+        `ops.relu(t)` or `t.sum()`), when a name read after it, or the values returned on its two paths,
         evidently differ in type: an explicit cast to a dtype constant (`x.astype(ms.float16)`, `ops.cast(x,
-        ms.int32)`, `x.to(ms.float16)`) on one path and the uncast value or a cast to another dtype on the other;
+        ms.int32)`, `x.to(ms.float16)`, a `Cast` primitive: `self.cast(x, mstype.float16)` with
+        `self.cast = P.Cast()`) on one path and the uncast value or a cast to another dtype on the other;
         a Python `int` or `float` on one path and tensor data on the other; `None` on one path and tensor data on the
         other (under STRICT only). It does not decide dtypes it cannot see: two different tensors, values from
         sub-cells or helpers, `float()`/`half()` conversions, or tuples (tuples of different lengths join: measured).
