@@ -369,10 +369,11 @@ class ClassFacts:
                 return True
         return False
 
-    def mindspore_bases(self, info: ClassInfo, _seen: frozenset = frozenset()) -> list[str]:
-        """The qualified names of the MindSpore classes ``info`` derives from, through its bases of this module and of
-        the project's other modules (``nn.Adam`` for ``class MyAdam(BaseAdam)`` with ``BaseAdam(nn.Adam)``
-        elsewhere)."""
+    def mindspore_bases(self, info: ClassInfo, other_modules: bool = True, _seen: frozenset = frozenset()
+                        ) -> list[str]:
+        """The qualified names of the MindSpore classes ``info`` derives from, through its bases of this module and,
+        unless told otherwise, of the project's other modules (``nn.Adam`` for ``class MyAdam(BaseAdam)`` with
+        ``BaseAdam(nn.Adam)`` elsewhere: that module is read in full, so ask only where the answer matters)."""
         found: list[str] = []
         for local in info.lineage():
             for base in local.node.bases:
@@ -381,16 +382,26 @@ class ClassFacts:
                     continue
                 if api.is_mindspore(qualname):
                     found.append(qualname)
-                elif not qualname.startswith("builtins.") and not api.is_host_library(qualname):
+                elif other_modules and not qualname.startswith("builtins.") and not api.is_host_library(qualname):
                     other = project_class_facts(self.path, qualname, self.settings)
                     if other is not None:
-                        found += other[0].mindspore_bases(other[0].classes[other[1]], _seen | {qualname})
+                        found += other[0].mindspore_bases(other[0].classes[other[1]], True, _seen | {qualname})
         return found
 
+    def is_parameter_attribute(self, info: ClassInfo, attribute: str) -> bool:
+        """Whether ``self.<attribute>`` of class ``info`` holds a Parameter: one its classes of this module build or
+        keep (``has_attribute("parameter_attributes", ...)``), or one a MindSpore base class creates, also through
+        the project's bases in other modules (``beta1_power`` of a subclass of a project ``nn.Adam`` subclass)."""
+        if info.has_attribute("parameter_attributes", attribute):
+            return True
+        return any(attribute in api.base_parameter_attributes(base, self.target.version)
+                   for base in self.mindspore_bases(info))
+
     def _collect_attributes(self, info: ClassInfo) -> None:
-        # What a MindSpore base class's constructor creates as Parameters (``nn.Adam``'s ``beta1_power``).
-        created = [attribute for base in self.mindspore_bases(info) for attribute in api.base_parameter_attributes(
-            base, self.target.version)]
+        # What a MindSpore base class's constructor creates as Parameters (``nn.Adam``'s ``beta1_power``), through
+        # this module's classes (``is_parameter_attribute`` follows the bases of other modules when asked).
+        created = [attribute for base in self.mindspore_bases(info, other_modules=False)
+                   for attribute in api.base_parameter_attributes(base, self.target.version)]
         info._parameter_attributes.update(created)
         info._tensor_attributes.update(created)
         if created:
@@ -435,8 +446,9 @@ class ClassFacts:
         the Parameters the optimizer was given (the argument of ``__init__`` it hands to its base's, or
         ``self.parameters``), and ``self.m = self.parameters.clone(...)`` a ParameterTuple of copies: Parameters
         that its graph code may update."""
-        if not any(api.nn_cell_entry(base, self.target.version) and api.nn_cell_entry(
-                base, self.target.version).get("optimizer") for base in self.mindspore_bases(info)):
+        version = self.target.version
+        if not any((api.nn_cell_entry(base, version) or {}).get("optimizer")
+                   for base in self.mindspore_bases(info, other_modules=False)):
             return
         for method in info.methods.values():
             self_name = first_argument(method)

@@ -125,7 +125,7 @@ class StateWrittenInGraph(Rule):
         elif (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
               and target.value.id == function.self_name and function.owner is not None
               and function.owner.is_cell
-              and not function.owner.has_attribute("parameter_attributes", target.attr)):
+              and not module.is_parameter_attribute(function.owner, target.attr)):
             if _cell_built_here(module, function, value):
                 return  # a Cell built in graph code and stored: MS106 reports it (it fails at every level)
             if module.returns_parameter(function.owner.attribute_constructor(target.attr)):
@@ -276,7 +276,7 @@ def _setattr_written(rule: Rule, module: ModuleFacts, function: GraphFunction, c
         return None
     name, value = call.args[1], call.args[2]
     attribute = name.value if isinstance(name, ast.Constant) and isinstance(name.value, str) else None
-    if attribute is not None and function.owner.has_attribute("parameter_attributes", attribute):
+    if attribute is not None and module.is_parameter_attribute(function.owner, attribute):
         return None
     constant = isinstance(value, ast.Constant)
     if constant and not function.strict:

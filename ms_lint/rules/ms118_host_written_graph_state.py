@@ -84,7 +84,7 @@ class HostWrittenGraphState(Rule):
         global_reads, attribute_reads = _graph_reads(module, globals_wanted, bool(candidates))
         if global_reads:
             yield from self._global_writes(module, global_reads)
-        if attribute_reads or any(facts is not module for facts, _ in instances.values()):
+        if attribute_reads or any(facts is not module for facts, _ in instances.values()):  # another module's Cell
             yield from self._attribute_writes(module, attribute_reads, candidates, instances)
 
     def _global_writes(self, module: ModuleFacts, reads: dict[str, list[str]]) -> Iterator[Finding]:
@@ -107,10 +107,11 @@ class HostWrittenGraphState(Rule):
 
     def _attribute_writes(self, module: ModuleFacts, reads: dict[tuple[int, str], list[str]],
                           candidates: list[tuple[FunctionNode | None, ast.AST]],
-                          instances: dict[tuple[int, str], tuple[ModuleFacts, ClassInfo]]) -> Iterator[Finding]:
+                          instances: dict[tuple[int, str], tuple]) -> Iterator[Finding]:
         classes = {id(info): info for info in module.classes.values()}
-
         elsewhere: dict[int, dict[str, list[str]]] = {}  # id(class of another module) -> attribute -> readers
+        owners: dict[int, ModuleFacts] = {}  # id(class of another module) -> its module's facts
+        resolved: dict[str, ClassInfo | None] = {}  # qualified name -> the class of another module it names
 
         def readers(info: ClassInfo, attribute: str) -> list[str]:
             if id(info) not in classes:  # a Cell of another module of the project, built and driven here
@@ -124,15 +125,21 @@ class HostWrittenGraphState(Rule):
                     found.extend(reads[(other_id, other_attribute)])
             return found
 
-        owners = {id(info): facts for facts, info in instances.values()}
-
         def instance(function: FunctionNode | None, name: str) -> ClassInfo | None:
             found = instances.get((id(function), name)) or instances.get((id(None), name))
-            return found[1] if found is not None else None
+            if found is None or found[0] is module:
+                return found[1] if found is not None else None
+            qualname = found[1]  # another module's Cell: that module is read only for a name a loop drives
+            if qualname not in resolved:
+                facts = project_class_facts(module.path, qualname, module.settings)
+                resolved[qualname] = facts[0].classes[facts[1]] if facts is not None else None
+                if facts is not None:
+                    owners[id(resolved[qualname])] = facts[0]
+            return resolved[qualname]
 
-        setters = _setters(module, readers, [(facts, info) for facts, info in instances.values()
-                                             if facts is not module]) if any(
-            isinstance(stmt, ast.Call) for _, stmt in candidates) else {}
+        driven = [instance(node, stmt.func.value.id) for node, stmt in candidates if isinstance(stmt, ast.Call)]
+        setters = _setters(module, readers, [(owners[id(info)], info) for info in driven
+                                             if info is not None and id(info) in owners]) if driven else {}
         for node, stmt in candidates:
             if isinstance(stmt, ast.Call):
                 # A setter (a method of the Cell, not graph code, writing the attribute on self) called in a loop,
@@ -341,10 +348,11 @@ def _assigns_name(stmt: ast.AST, name: str) -> bool:
     return False
 
 
-def _cell_instances(module: ModuleFacts) -> dict[tuple[int, str], tuple[ModuleFacts, ClassInfo]]:
-    """(enclosing function id, name) -> (the facts of its module, the Cell class) an assignment ``name = Cls(...)``
-    builds: a Cell of this module, or of another module of the project (a training script driving a model)."""
-    instances: dict[tuple[int, str], tuple[ModuleFacts, ClassInfo]] = {}
+def _cell_instances(module: ModuleFacts) -> dict[tuple[int, str], tuple]:
+    """(enclosing function id, name) -> (this module's facts, the Cell class) an assignment ``name = Cls(...)`` builds
+    for a Cell of this module, or (None, its qualified name) for a Cell of another module of the project (a training
+    script driving a model), whose module is read only where a loop drives the instance."""
+    instances: dict[tuple[int, str], tuple] = {}
     local_prefix = module.local_prefix
     capitalised = [name for name in module.written_call_names() if name[:1].isupper()]  # how classes are called
     for site in module.calls_written(*capitalised) if capitalised else ():
@@ -358,9 +366,7 @@ def _cell_instances(module: ModuleFacts) -> dict[tuple[int, str], tuple[ModuleFa
         if built[2] is module and isinstance(built[1], ClassInfo):
             instances[(id(site.function), target.id)] = (module, built[1])
         elif not built[0].startswith(local_prefix) and not api.is_mindspore(built[0]):
-            found = project_class_facts(module.path, built[0], module.settings)
-            if found is not None:
-                instances[(id(site.function), target.id)] = (found[0], found[0].classes[found[1]])
+            instances[(id(site.function), target.id)] = (None, built[0])
     return instances
 
 
