@@ -308,6 +308,10 @@ def nn_cell_entry(qualname: str | None, version: str = "") -> dict | None:
     return tables(version)[table].get(name)
 
 
+# Every attribute some MindSpore class creates as a Parameter: only these can be one a base class made.
+CREATED_PARAMETER_NAMES = frozenset(name for names in BASE_PARAMETER_ATTRIBUTES.values() for name in names)
+
+
 def base_parameter_attributes(qualname: str | None, version: str = "") -> frozenset[str]:
     """The attributes an instance of the ``mindspore.nn`` class ``qualname`` holds as Parameters (or
     ParameterTuples) once its constructor ran (``BASE_PARAMETER_ATTRIBUTES``; an optimizer not listed has its base
@@ -335,6 +339,7 @@ def _tensor_methods(shipped: str) -> NameSet:
     return _name_set(_tables(shipped).get("tensor_methods", ()))
 
 
+@lru_cache(maxsize=4096)  # asked for every call of a layer and every dotted read of a MindSpore module
 def first_missing(qualname: str, version: str = "") -> tuple[str, str] | None:
     """``(module, name)`` for the first name of the dotted ``qualname`` that its module does not have in MindSpore
     ``version`` (``("mindspore.nn", "transformer")`` for ``mindspore.nn.transformer.TransformerEncoder``, a 1.x module),

@@ -394,14 +394,17 @@ class ClassFacts:
         the project's bases in other modules (``beta1_power`` of a subclass of a project ``nn.Adam`` subclass)."""
         if info.has_attribute("parameter_attributes", attribute):
             return True
-        return any(attribute in api.base_parameter_attributes(base, self.target.version)
-                   for base in self.mindspore_bases(info))
+        if attribute not in api.CREATED_PARAMETER_NAMES:
+            return False  # no MindSpore class makes one of that name: the bases need not be read
+        return any(attribute in api.base_parameter_attributes(base) for base in self.mindspore_bases(info))
 
     def _collect_attributes(self, info: ClassInfo) -> None:
         # What a MindSpore base class's constructor creates as Parameters (``nn.Adam``'s ``beta1_power``), through
         # this module's classes (``is_parameter_attribute`` follows the bases of other modules when asked).
+        # (which classes are optimizers is the same in every version: the newest tables answer, and the module's
+        # target, which reads the project, is not asked for every class of every module read)
         created = [attribute for base in self.mindspore_bases(info, other_modules=False)
-                   for attribute in api.base_parameter_attributes(base, self.target.version)]
+                   for attribute in api.base_parameter_attributes(base)]
         info._parameter_attributes.update(created)
         info._tensor_attributes.update(created)
         if created:
@@ -446,8 +449,7 @@ class ClassFacts:
         the Parameters the optimizer was given (the argument of ``__init__`` it hands to its base's, or
         ``self.parameters``), and ``self.m = self.parameters.clone(...)`` a ParameterTuple of copies: Parameters
         that its graph code may update."""
-        version = self.target.version
-        if not any((api.nn_cell_entry(base, version) or {}).get("optimizer")
+        if not any((api.nn_cell_entry(base) or {}).get("optimizer")
                    for base in self.mindspore_bases(info, other_modules=False)):
             return
         for method in info.methods.values():

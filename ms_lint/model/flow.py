@@ -400,17 +400,22 @@ def _stored_names(statements: list[ast.stmt]) -> set[str]:
     """The names ``statements`` bind in the function's own scope (not those a comprehension, a lambda or a nested
     definition binds inside itself)."""
     names: set[str] = set()
-    stack = list(statements)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names.add(node.name)
-            continue
-        if isinstance(node, (ast.Lambda, *_COMPREHENSIONS)):
-            continue
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+    hidden: list[tuple[tuple[int, int], tuple[int, int]]] = []  # the spans of what binds names of its own
+    stores: list[ast.Name] = []
+    for statement in statements:
+        for node in preorder(statement):
+            node_type = node.__class__
+            if node_type is ast.Name:
+                if node.ctx.__class__ is ast.Store:
+                    stores.append(node)
+            elif node_type in _DEFINITION_TYPES:
+                names.add(node.name)
+                hidden.append(((node.lineno, node.col_offset), (node.end_lineno, node.end_col_offset)))
+            elif node_type in _HIDING_NAMES:
+                hidden.append(((node.lineno, node.col_offset), (node.end_lineno, node.end_col_offset)))
+    for node in stores:
+        if not hidden or not any(start <= (node.lineno, node.col_offset) <= end for start, end in hidden):
             names.add(node.id)
-        stack.extend(ast.iter_child_nodes(node))
     return names
 
 

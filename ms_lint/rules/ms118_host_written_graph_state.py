@@ -355,11 +355,15 @@ def _cell_instances(module: ModuleFacts) -> dict[tuple[int, str], tuple]:
     instances: dict[tuple[int, str], tuple] = {}
     local_prefix = module.local_prefix
     capitalised = [name for name in module.written_call_names() if name[:1].isupper()]  # how classes are called
+    looping: dict[int, bool] = {}  # id(function) -> whether it has a loop, where a host write could be made
     for site in module.calls_written(*capitalised) if capitalised else ():
         assignment = module.assignment_of(site.node)
         target = assignment.targets[0] if assignment is not None and len(assignment.targets) == 1 else None
         if not isinstance(target, ast.Name):
             continue
+        function = site.function
+        if function is not None and looping.setdefault(id(function), bool(_loops(module, function))) is False:
+            continue  # an instance no loop of its function can drive (one at module level every function can)
         built = module.class_of_constructor(site.node)
         if not built or built[1] is None or not built[1].is_cell:
             continue
