@@ -32,44 +32,31 @@ from mindspore import Tensor, nn, ops
 from mindspore.common import dtype as mstype
 """
 
+# Learned queries over a CellList: a sub-cell called with nothing, then tensor methods on what it returns.
+_QUERIES = """
+    class Query(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.table = ms.Parameter(ops.ones((4, 3), ms.float32))
+        def construct(self):
+            return self.table
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.queries = nn.CellList([Query(), Query()])
+        def construct(self, x):
+            n = x.shape[0]
+            out = x
+            for query in self.queries:
+                out = out + query().unsqueeze(1).{broadcast}.sum()
+            return out
+"""
+
 # (id, code reported or None, source, STRICT outcome, LAX outcome, whether ms-lint reports it under LAX)
 COMPILE_CASES = [
-    ("learned-queries-expanded-pytorch-style", "MS603", """
-        class Query(nn.Cell):
-            def __init__(self):
-                super().__init__()
-                self.table = ms.Parameter(ops.ones((4, 3), ms.float32))
-            def construct(self):
-                return self.table
-        class Net(nn.Cell):
-            def __init__(self):
-                super().__init__()
-                self.queries = nn.CellList([Query(), Query()])
-            def construct(self, x):
-                n = x.shape[0]
-                out = x
-                for query in self.queries:
-                    out = out + query().unsqueeze(1).expand(-1, n, -1).sum()
-                return out
-    """, "fail", "fail", True),
-    ("learned-queries-broadcast", None, """
-        class Query(nn.Cell):
-            def __init__(self):
-                super().__init__()
-                self.table = ms.Parameter(ops.ones((4, 3), ms.float32))
-            def construct(self):
-                return self.table
-        class Net(nn.Cell):
-            def __init__(self):
-                super().__init__()
-                self.queries = nn.CellList([Query(), Query()])
-            def construct(self, x):
-                n = x.shape[0]
-                out = x
-                for query in self.queries:
-                    out = out + query().unsqueeze(1).broadcast_to((-1, n, -1)).sum()
-                return out
-    """, "ok", "ok", False),
+    ("learned-queries-expanded-pytorch-style", "MS603", _QUERIES.format(broadcast="expand(-1, n, -1)"), "fail",
+     "fail", True),
+    ("learned-queries-broadcast", None, _QUERIES.format(broadcast="broadcast_to((-1, n, -1))"), "ok", "ok", False),
     ("a-number-before-an-if-on-an-argument", "MS121", """
         class Net(nn.Cell):
             def construct(self, t):
@@ -409,11 +396,11 @@ def test_pytorch_padding_tuples_fail_with_any_pad_mode_and_the_fix_builds(tmp_pa
         import warnings
         from mindspore import nn
 
-        CALLS = [("Conv2d", {"padding": (1, 2)}), ("Conv2d", {"padding": (1, 2), "pad_mode": "pad"}),
-                 ("Conv3d", {"padding": (1, 1, 1), "pad_mode": "pad"}), ("Conv1d", {"padding": (1,), "pad_mode": "pad"}),
-                 ("Conv2dTranspose", {"padding": (1, 1), "pad_mode": "pad"}),
-                 ("Conv2d", {"padding": (1, 1, 2, 2), "pad_mode": "pad"}),
-                 ("Conv3d", {"padding": (1, 1, 1, 1, 1, 1), "pad_mode": "pad"}), ("Conv1d", {"padding": 1, "pad_mode": "pad"})]
+        PAD = {"pad_mode": "pad"}
+        CALLS = [("Conv2d", {"padding": (1, 2)}), ("Conv2d", {"padding": (1, 2), **PAD}),
+                 ("Conv3d", {"padding": (1, 1, 1), **PAD}), ("Conv1d", {"padding": (1,), **PAD}),
+                 ("Conv2dTranspose", {"padding": (1, 1), **PAD}), ("Conv2d", {"padding": (1, 1, 2, 2), **PAD}),
+                 ("Conv3d", {"padding": (1, 1, 1, 1, 1, 1), **PAD}), ("Conv1d", {"padding": 1, **PAD})]
 
         def run():
             warnings.filterwarnings("ignore")
@@ -436,8 +423,8 @@ def test_pytorch_padding_tuples_fail_with_any_pad_mode_and_the_fix_builds(tmp_pa
         volume = nn.Conv3d(4, 4, 3, pad_mode="pad", padding=(1, 1, 1))
     """)
     findings = check_source(layer, "layer.py", Settings(syntax_level="strict"))
-    assert [(f.code, f.data["fixed_padding"]) for f in findings] == [("MS205", (1, 1, 2, 2)),
-                                                                      ("MS205", (1, 1, 1, 1, 1, 1))]
+    expected = [("MS205", (1, 1, 2, 2)), ("MS205", (1, 1, 1, 1, 1, 1))]
+    assert [(f.code, f.data["fixed_padding"]) for f in findings] == expected
     assert all("with any pad_mode" in f.message for f in findings)
 
 
