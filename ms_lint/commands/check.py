@@ -17,6 +17,7 @@ from typing import Sequence
 from ms_lint.commands import ERROR_PREFIX
 from ms_lint.config import OUTPUT_FORMATS, ConfigError, LintOptions, resolve_options
 from ms_lint.lint import STDIN, Outcome, _read_bytes, check_files, discover_files, read_stdin_bytes
+from ms_lint.settings import PINNED, SettingsError, is_version
 from ms_lint.target import SILENCED_BY, TargetGroup, group_targets
 
 
@@ -79,6 +80,11 @@ def register(subparsers) -> None:
     model.add_argument("--ms-version", metavar="VERSION",
                        help="the MindSpore version the code runs with, such as 2.7.1 (default: the installed one, "
                        "else the project's requirement, else the newest ms-lint knows)")
+    model.add_argument("--ms-upgrade-from", metavar="VERSION", nargs="?", const=PINNED,
+                       help="report only what breaks or changes meaning when the project moves from VERSION to the "
+                       "target's (--ms-version): the findings of the target that VERSION does not have, and a "
+                       "closing line counting them by kind (VERSION left out: the one the project's requirement "
+                       "pins or starts from)")
     model.add_argument("--ms-tensor-methods", metavar="NAMES",
                        help="comma-separated methods the project adds to Tensor at run time (a compatibility "
                        "layer's detach, backward): MS602 takes them as existing")
@@ -152,6 +158,11 @@ def run_check(args: argparse.Namespace) -> int:
         options = resolve_options(command_line_options(args), config_file=args.config, isolated=args.isolated)
     except ConfigError as exc:
         return _error(str(exc))
+    if args.ms_upgrade_from not in (None, PINNED) and not is_version(args.ms_upgrade_from) \
+            and os.path.exists(args.ms_upgrade_from):
+        # ``--ms-upgrade-from src/``: the option without its value, followed by a path
+        args.paths = [args.ms_upgrade_from, *args.paths]
+        args.ms_upgrade_from = PINNED
     paths = list(args.paths) or ["."]
     missing = [path for path in paths if path != STDIN and not os.path.exists(path)]
     if missing:
@@ -177,8 +188,17 @@ def run_check(args: argparse.Namespace) -> int:
         from ms_lint.result_cache import default_directory
 
         cache_dir = os.path.abspath(args.cache_dir) if args.cache_dir else default_directory()
+    upgrade = None
+    if args.ms_upgrade_from is not None:
+        try:
+            upgrade = UpgradeRun(options, args.ms_upgrade_from)
+        except SettingsError as exc:
+            return _error(str(exc))
+        options = upgrade.to_options
     groups = group_targets(targets_of(files, options, args.stdin_display_name))
     outcome = check_files(files, options, stdin_display_name=args.stdin_display_name, cache_dir=cache_dir)
+    if upgrade is not None:
+        outcome = upgrade.new_findings(outcome, files, args.stdin_display_name, cache_dir)
     if args.verbose:
         print(f"ms-lint: {outcome.files_checked} file(s) checked, {outcome.from_cache} of them from the cache",
               file=sys.stderr)
@@ -197,13 +217,76 @@ def run_check(args: argparse.Namespace) -> int:
     for error in outcome.errors:
         print(f"{ERROR_PREFIX}{error}", file=sys.stderr)
     # What the run assumed comes after the findings, as the last thing before the closing line.
-    for line in target_lines(groups, outcome.silenced):
+    for line in target_lines(groups, outcome.silenced, upgrade is not None):
         print(line, file=sys.stderr)
     if options.format == "text":
         print_closing_line(outcome, groups)
+        if upgrade is not None:
+            print(upgrade_line([group.target for group in groups], outcome.reported), file=sys.stderr)
     if outcome.errors:
         return 2
     return 1 if outcome.reported and not args.exit_zero else 0
+
+
+class UpgradeRun:
+    """``--ms-upgrade-from``: the files checked twice, against the version the project moves from and against the
+    target's, and only what the target adds reported (a finding is the same when its code and position are)."""
+
+    def __init__(self, options: LintOptions, upgrade_from: str):
+        settings = options.settings
+        self.to_options = replace(options, settings=replace(settings, upgrade_from=upgrade_from))
+        from_settings = replace(settings, version="" if upgrade_from == PINNED else upgrade_from,
+                                pinned=upgrade_from == PINNED, upgrade_from="")
+        self.from_options = replace(options, settings=from_settings)
+
+    def new_findings(self, outcome: Outcome, files: Sequence[str], stdin_display_name: str, cache_dir) -> Outcome:
+        before = check_files(files, self.from_options, stdin_display_name=stdin_display_name, cache_dir=cache_dir)
+        # A version older than the oldest tables is checked against those: what they say of it is not known, so
+        # their findings are not taken as the old version's.
+        untabled = {path for path in files if self._untabled(path, stdin_display_name)}
+        known = {_place(item) for item in (*before.reported, *before.silenced)
+                 if not (item.finding.code in _TABLE_CODES and item.finding.path in untabled)}
+        outcome.reported = [item for item in outcome.reported if _place(item) not in known]
+        outcome.silenced = [item for item in outcome.silenced if _place(item) not in known]
+        return outcome
+
+    def _untabled(self, path: str, stdin_display_name: str) -> bool:
+        from ms_lint.mindspore_api import older_than_tables
+
+        return older_than_tables(self.from_options.target_for(stdin_display_name if path == STDIN else path).version)
+
+
+# The rules that answer from the API tables of the version judged.
+_TABLE_CODES = frozenset({"MS111", "MS602", "MS604", "MS606", "MS607", "MS610", "MS612"})
+
+
+def _place(item) -> tuple:
+    finding = item.finding
+    return finding.path, finding.line, finding.col, finding.code
+
+
+# What each kind of finding means for a project that moves to another MindSpore version.
+_UPGRADE_KINDS = (("change meaning", ("MS611",)), ("deprecated", ("MS612",)))
+
+
+def upgrade_line(targets: Sequence, reported: Sequence) -> str:
+    """The closing line of ``--ms-upgrade-from``: ``moving from MindSpore 2.7.1 to 2.10.0: 9 calls break (MS610 7,
+    MS607 2), 1 change meaning (MS611 1), 0 deprecated``."""
+    counts: dict[str, int] = {}
+    for item in reported:
+        counts[item.finding.code] = counts.get(item.finding.code, 0) + 1
+    moves = sorted({f"from MindSpore {target.upgrade_from or 'unknown'} to {target.describe_versions()}"
+                    for target in targets})
+    grouped = {name: {code: counts.pop(code) for code in codes if code in counts} for name, codes in _UPGRADE_KINDS}
+    parts = [_counted(sum(counts.values()), "break", counts)]
+    parts += [_counted(sum(found.values()), name, found) for name, found in grouped.items()]
+    return f"ms-lint: moving {', '.join(moves) or 'to the target'}: {', '.join(parts)}"
+
+
+def _counted(number: int, kind: str, by_code: dict[str, int]) -> str:
+    ordered = sorted(by_code.items(), key=lambda pair: (-pair[1], pair[0]))
+    codes = ", ".join(f"{code} {count}" for code, count in ordered)
+    return f"{number:,} {kind}" + (f" ({codes})" if codes else "")
 
 
 def targets_of(files: Sequence[str], options: LintOptions, stdin_display_name: str = "stdin") -> list:
@@ -216,7 +299,7 @@ def targets_of(files: Sequence[str], options: LintOptions, stdin_display_name: s
     return list(targets.values())
 
 
-def target_lines(groups: Sequence[TargetGroup], silenced: Sequence) -> list[str]:
+def target_lines(groups: Sequence[TargetGroup], silenced: Sequence, upgrade: bool = False) -> list[str]:
     """What the run assumed, for standard error: one line per target (``target: MindSpore 2.7.1 (installed) ·
     Ascend (train.py:6) · graph · LAX (MindSpore's default)``; where the files belong to several projects, each line
     names the project, or how many share the target), and how many findings hold only on another target, with the
@@ -225,7 +308,13 @@ def target_lines(groups: Sequence[TargetGroup], silenced: Sequence) -> list[str]
 
     several = len(groups) > 1 or any(len(group.projects) > 1 for group in groups)
     lines = [f"target: {group.describe(named=several)}" for group in groups]
-    notes = {version_note(group.target.version) for group in groups} - {None}
+    if upgrade:
+        lines.extend(f"target: moving from MindSpore {group.target.upgrade_from} (--ms-upgrade-from): only what "
+                     "breaks or changes meaning since then is reported" if group.target.upgrade_from else
+                     "target: no requirement on MindSpore names the version the project moves from: give it with "
+                     "--ms-upgrade-from VERSION" for group in groups)
+    versions = {version for group in groups for version in (group.target.version, group.target.upgrade_from)}
+    notes = {version_note(version) for version in versions} - {None}
     lines.extend(f"target: {note}" for note in sorted(notes))
     settings: dict[str, int] = {}
     for item in silenced:

@@ -66,8 +66,8 @@ class SeparateSizes(Rule):
 
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         for site in module.calls_to("zeros", "ones"):
-            if _separate_sizes(module, site.node, site.qualname) and not module.in_dead_branch(site.node,
-                                                                                               site.function):
+            if separate_sizes(site.node, site.qualname, module) and not module.in_dead_branch(site.node,
+                                                                                              site.function):
                 sizes = ", ".join(ast.unparse(argument) for argument in site.node.args)
                 name = site.qualname.replace("mindspore.", "", 1)
                 in_graph = site.function is not None and module.is_graph_code(site.function)
@@ -83,13 +83,15 @@ class SeparateSizes(Rule):
     def fix(self, context: FixContext, finding: Finding) -> list[Edit]:
         call = finding.node
         module = context.module
-        if not (isinstance(call, ast.Call) and _separate_sizes(module, call, module.qualname(call.func))):
+        if not (isinstance(call, ast.Call) and separate_sizes(call, module.qualname(call.func), module)):
             return []
         start, end = context.start_of(call.args[0]), context.end_of(call.args[-1])
         return [Edit(start, end, f"({context.source[start:end]})")]
 
 
-def _separate_sizes(module: ModuleFacts, call: ast.Call, qualname: str | None) -> bool:
+def separate_sizes(call: ast.Call, qualname: str | None, module: ModuleFacts) -> bool:
+    """Whether ``call`` of ``ops``/``mint`` ``zeros``/``ones`` passes PyTorch's separate sizes; ``module``, where it
+    is made, says what its names hold (``float32`` imported from ``mindspore`` is a dtype)."""
     if qualname not in SHAPE_FIRST_FACTORIES or len(call.args) < 2:
         return False
     if any(isinstance(argument, ast.Starred) for argument in call.args):
