@@ -370,6 +370,13 @@ def project_root(path: str) -> tuple[str, str, bool]:
     return found
 
 
+def packaging_root(path: str) -> str:
+    """The directory whose packaging marker (or unpacked wheel) makes the project of the file at ``path``, also where
+    ``project_root`` gives an application folder inside it; with neither, ``project_root``'s answer."""
+    root = project_root(path)[0]
+    return _enclosing.get(root, root)
+
+
 def _own_application(folder: str, application: str) -> bool:
     """Whether ``folder``, an application folder inside ``application``, is an application of its own: it holds
     entry scripts of its own (a ModelArts or inference entry, a variant trained on its own) and is no part of

@@ -38,7 +38,8 @@ def register(subparsers) -> None:
     parser.add_argument("--output-file", metavar="FILE", help="write the report to FILE instead of standard output")
     codes = parser.add_argument_group("selecting rules (flake8's semantics: codes and prefixes, longest wins)")
     codes.add_argument("--select", action="append", metavar="CODES",
-                       help="report only these codes, replacing the default selection (e.g. MS1,MS201)")
+                       help="report only these codes, replacing the default selection (e.g. MS1,MS201): the rules "
+                       "off by default among them run too, as in flake8")
     codes.add_argument("--ignore", action="append", metavar="CODES",
                        help="ignore these codes, replacing the default ignore list; prefer --extend-ignore, "
                        "which keeps the rules that are off by default off")
@@ -92,9 +93,7 @@ def register(subparsers) -> None:
                        help="comma-separated PATTERN:MODE pairs: files matching a pattern run their Cells in that "
                        "mode (pkg/eager/*:pynative) unless they call set_context themselves")
     fixing = parser.add_argument_group("fixing")
-    fixing.add_argument("--fix", action="store_true",
-                        help="rewrite the mechanical cases in place (MS201, MS202, MS107, MS205: see `ms-lint rules`), "
-                        "then report what is left; with - the fixed code goes to standard output")
+    fixing.add_argument("--fix", action=_FixAction)
     fixing.add_argument("--diff", action="store_true", help="print the fixes as a unified diff; change no file")
     fixing.add_argument("--add-noqa", action="store_true",
                         help="append # noqa: CODE to every line with findings (merging with a # noqa: CODES "
@@ -179,8 +178,9 @@ def run_check(args: argparse.Namespace) -> int:
         options = replace(options, disable_noqa=False)
 
     files = discover_files(paths, options, args.stdin_display_name)
+    stdin = None  # standard input's bytes once --fix has read them: the fixed code, checked for what is left
     if args.fix or args.diff:
-        status = fix_files(files, options, args)
+        status, stdin = fix_files(files, options, args)
         if status is not None:
             return status
     cache_dir = None
@@ -195,10 +195,13 @@ def run_check(args: argparse.Namespace) -> int:
         except SettingsError as exc:
             return _error(str(exc))
         options = upgrade.to_options
+        if stdin is None and STDIN in files:
+            stdin = read_stdin_bytes()  # checked twice: once for each version
     groups = group_targets(targets_of(files, options, args.stdin_display_name))
-    outcome = check_files(files, options, stdin_display_name=args.stdin_display_name, cache_dir=cache_dir)
+    outcome = check_files(files, options, stdin_display_name=args.stdin_display_name, cache_dir=cache_dir,
+                          stdin=stdin)
     if upgrade is not None:
-        outcome = upgrade.new_findings(outcome, files, args.stdin_display_name, cache_dir)
+        outcome = upgrade.new_findings(outcome, files, args.stdin_display_name, cache_dir, stdin)
     if args.verbose:
         print(f"ms-lint: {outcome.files_checked} file(s) checked, {outcome.from_cache} of them from the cache",
               file=sys.stderr)
@@ -207,7 +210,10 @@ def run_check(args: argparse.Namespace) -> int:
     report = render(outcome.reported, options.format, files_checked=outcome.files_checked, errors=outcome.errors,
                     targets=groups, statistics=options.statistics)
     try:
-        _write(report, args.output_file)
+        if stdin is not None and args.fix:
+            print(report, end="", file=sys.stderr)  # standard output holds the fixed code
+        else:
+            _write(report, args.output_file)
     except OSError as exc:
         return _error(f"{args.output_file}: cannot write the report ({exc.strerror or exc})")
     if options.statistics and options.format in ("sarif", "github"):
@@ -239,8 +245,12 @@ class UpgradeRun:
                                 pinned=upgrade_from == PINNED, upgrade_from="")
         self.from_options = replace(options, settings=from_settings)
 
-    def new_findings(self, outcome: Outcome, files: Sequence[str], stdin_display_name: str, cache_dir) -> Outcome:
-        before = check_files(files, self.from_options, stdin_display_name=stdin_display_name, cache_dir=cache_dir)
+    def new_findings(self, outcome: Outcome, files: Sequence[str], stdin_display_name: str, cache_dir,
+                     stdin: bytes | None = None) -> Outcome:
+        """Of ``outcome``, what the version moved from does not report too. ``stdin``: standard input's bytes, where
+        they were read already."""
+        before = check_files(files, self.from_options, stdin_display_name=stdin_display_name, cache_dir=cache_dir,
+                             stdin=stdin)
         # A version older than the oldest tables is checked against those: what they say of it is not known, so
         # their findings are not taken as the old version's.
         untabled = {path for path in files if self._untabled(path, stdin_display_name)}
@@ -380,24 +390,35 @@ def mark_files(outcome: Outcome) -> list:
     return left
 
 
-def fix_files(files: Sequence[str], options: LintOptions, args: argparse.Namespace) -> int | None:
-    """Apply (``--fix``) or show (``--diff``) the fixes; an exit status when nothing more is to be done."""
-    from ms_lint.model.source import decode_source
+def fix_files(files: Sequence[str], options: LintOptions, args: argparse.Namespace) -> tuple[int | None, bytes | None]:
+    """Apply (``--fix``) or show (``--diff``) the fixes: ``(an exit status when nothing more is to be done, the bytes
+    of standard input for the check that follows: the fixed code with --fix)``. With --fix, standard input's fixed
+    code goes to standard output (or ``--output-file``)."""
+    from ms_lint.model.source import decode_source, source_encoding
     from ms_lint.fixes import fix_source, write_fixed
 
-    diffs, fixed_findings, fixed_files = [], 0, 0
+    diffs, fixed_findings, fixed_files, stdin = [], 0, 0, None
     for path in files:
         try:
-            source = decode_source(read_stdin_bytes() if path == STDIN else _read_bytes(path), strict=True)
-        except (OSError, UnicodeDecodeError, LookupError):
-            continue  # reported as unreadable (or E902) by the check that follows
+            data = read_stdin_bytes() if path == STDIN else _read_bytes(path)
+        except OSError:
+            continue  # reported as unreadable by the check that follows
+        if path == STDIN:
+            stdin = data
+        try:
+            source = decode_source(data, strict=True)
+        except (UnicodeDecodeError, LookupError):
+            if path == STDIN and args.fix and not args.diff:
+                _write_bytes(data, args.output_file)  # nothing fixed: the code as it came
+            continue  # reported as E902 by the check that follows
         shown = args.stdin_display_name if path == STDIN else path
         result = fix_source(source, shown, options.settings, codes=None,
                             accept=lambda findings, shown=shown, source=source: fixable(findings, shown, source,
                                                                                         options))
         if path == STDIN and args.fix and not args.diff:
             _write(result.fixed, args.output_file)
-            return 0
+            stdin = result.fixed.encode(source_encoding(data))
+            continue
         if not result.changed:
             continue
         if args.diff:
@@ -408,10 +429,35 @@ def fix_files(files: Sequence[str], options: LintOptions, args: argparse.Namespa
         fixed_files += 1
     if args.diff:
         _write("".join(diffs), args.output_file)
-        return 1 if diffs and not args.exit_zero else 0
+        return 1 if diffs and not args.exit_zero else 0, stdin
     if fixed_files:
         print(f"ms-lint: fixed {fixed_findings} finding(s) in {fixed_files} file(s)", file=sys.stderr)
-    return None
+    return None, stdin
+
+
+class _FixAction(argparse.Action):
+    """``--fix``, whose help names the fixable rules from the registry when help is shown (importing the rules to
+    build every parser would slow each command down)."""
+
+    def __init__(self, option_strings, dest, **kwargs):
+        kwargs.pop("help", None)
+        super().__init__(option_strings, dest, nargs=0, default=False, **kwargs)
+
+    @property
+    def help(self) -> str:
+        from ms_lint.rules import ALL_RULES
+
+        codes = ", ".join(rule.code for rule in ALL_RULES if rule.autofix)
+        return (f"rewrite the mechanical cases in place ({codes}: `ms-lint rules CODE` says how), then report "
+                "what is left; with - the fixed code goes to standard output and the report of what is left to "
+                "standard error")
+
+    @help.setter
+    def help(self, value) -> None:
+        pass  # made from the registry when shown
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        setattr(namespace, self.dest, True)
 
 
 def fixable(findings: list, path: str, source: str, options: LintOptions) -> list:
@@ -429,6 +475,16 @@ def fixable(findings: list, path: str, source: str, options: LintOptions) -> lis
 def _error(message: str) -> int:
     print(f"{ERROR_PREFIX}{message}", file=sys.stderr)
     return 2
+
+
+def _write_bytes(data: bytes, output_file: str | None) -> None:
+    if output_file:
+        with open(output_file, "wb") as handle:
+            handle.write(data)
+        return
+    sys.stdout.flush()
+    sys.stdout.buffer.write(data)
+    sys.stdout.buffer.flush()
 
 
 def _write(report: str, output_file: str | None) -> None:
