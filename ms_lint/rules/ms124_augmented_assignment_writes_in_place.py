@@ -98,7 +98,9 @@ class AugmentedAssignmentWritesInPlace(Rule):
         raises RuntimeError ("For 'Assign', the 'x' and 'y' must have the same shape"; `Tensor(0.0)` given a vector:
         "... same dimension"). `total = self.zero.copy()` is no cure: the copy is a constant the graph keeps, and
         it grows the same way. Binding the name to a new tensor is: `total = total + r` gives PyNative's result on
-        every version.
+        every version. Code ported from PyTorch, where `x += y` writes in place too, gets PyTorch's result in graph
+        code from 2.8 and another one in PyNative: where the finding is meant, write the sum out anyway, so that
+        both modes agree.
     """
     example = """
         class Trainer(nn.Cell):
