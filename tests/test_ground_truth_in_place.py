@@ -360,21 +360,25 @@ print("@@" + json.dumps(results))
 '''
 
 
-@pytest.fixture(scope="module")
-def observed(tmp_path_factory):
-    workdir = tmp_path_factory.mktemp("in_place")
+def _observe(sources: list[tuple[str, str]], modes: tuple[str, ...], workdir) -> dict[str, list]:
+    """Each (name, source) run in each mode, in one subprocess: ``{"name/mode": what probe gave, or a failure}``."""
     payload = []
-    for index, case in enumerate(CASES):
+    for index, (name, source) in enumerate(sources):
         path = workdir / f"case_{index}.py"
-        path.write_text(HEADER + textwrap.dedent(case.source))
-        payload.append({"name": case.name, "module": f"case_{index}", "path": str(path)})
-    cases = workdir / "cases.json"
-    cases.write_text(json.dumps(payload))
-    completed = subprocess.run([sys.executable, "-c", _RUNNER, str(cases), *GRAPH_MODES, "pynative"],
+        path.write_text(source)
+        payload.append({"name": name, "module": f"case_{index}", "path": str(path)})
+    (workdir / "cases.json").write_text(json.dumps(payload))
+    completed = subprocess.run([sys.executable, "-c", _RUNNER, str(workdir / "cases.json"), *modes],
                                capture_output=True, text=True, cwd=workdir, timeout=900, env=compile_environment())
     marker = completed.stdout.rfind("@@")
     assert marker >= 0, completed.stderr[-3000:]
     return json.loads(completed.stdout[marker + 2:])
+
+
+@pytest.fixture(scope="module")
+def observed(tmp_path_factory):
+    sources = [(case.name, HEADER + textwrap.dedent(case.source)) for case in CASES]
+    return _observe(sources, (*GRAPH_MODES, "pynative"), tmp_path_factory.mktemp("in_place"))
 
 
 def _matches(result: list, expected) -> bool:
@@ -428,16 +432,6 @@ def test_the_fix_gives_pynative_s_result_in_graph_code(tmp_path):
         fixed = fix_source(source, "case.py", Settings(version="2.10.0"), codes={"MS124"}).fixed
         assert not [f for f in check_source(fixed, "case.py", Settings(version="2.10.0")) if f.code == "MS124"]
         fixed_cases.append((case, fixed))
-    payload = []
-    for index, (case, fixed) in enumerate(fixed_cases):
-        path = tmp_path / f"fixed_{index}.py"
-        path.write_text(fixed)
-        payload.append({"name": case.name, "module": f"fixed_{index}", "path": str(path)})
-    (tmp_path / "cases.json").write_text(json.dumps(payload))
-    completed = subprocess.run([sys.executable, "-c", _RUNNER, str(tmp_path / "cases.json"), "graph-lax"],
-                               capture_output=True, text=True, cwd=tmp_path, timeout=900, env=compile_environment())
-    marker = completed.stdout.rfind("@@")
-    assert marker >= 0, completed.stderr[-3000:]
-    results = json.loads(completed.stdout[marker + 2:])
+    results = _observe([(case.name, fixed) for case, fixed in fixed_cases], ("graph-lax",), tmp_path)
     for case, _ in fixed_cases:
         assert _matches(results[f"{case.name}/graph-lax"], case.pynative), case.name

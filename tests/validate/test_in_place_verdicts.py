@@ -4,7 +4,6 @@ from PyNative's, or raise where the result cannot be written)."""
 from __future__ import annotations
 
 import json
-import textwrap
 
 import pytest
 
@@ -38,26 +37,6 @@ def test_the_installed_mindspore_decides_what_two_calls_show(projects, capsys, m
         assert "return the same output, PyNative's" in findings[0]["explanation"]
 
 
-@pytest.fixture
-def module(tmp_path):
-    path = tmp_path / "net.py"
-    path.write_text(textwrap.dedent("""\
-        import numpy as np
-        from mindspore import Tensor, nn
-
-        class Net(nn.Cell):
-            def __init__(self):
-                super().__init__()
-                self.zero = Tensor(np.zeros((2,), np.float32))
-
-            def construct(self, x):
-                total = self.zero
-                total += x
-                return total
-    """))
-    return path
-
-
 @pytest.mark.parametrize("probe, verdict", [
     ({"graph_repeats": False, "pynative_repeats": True, "first_calls_agree": True}, CONFIRMED_BY_PROBE),
     ({"graph_repeats": True, "pynative_repeats": True, "first_calls_agree": False}, CONFIRMED_BY_PROBE),
@@ -69,9 +48,10 @@ def module(tmp_path):
     ({"error": "ValueError: boom"}, INCONCLUSIVE),
     ({"skipped": "it needs an example with concrete inputs"}, INCONCLUSIVE),
 ])
-def test_the_two_calls_decide_the_finding(module, probe, verdict):
-    data = reported_data(module, "MS124", 11) or {"holds": "attribute"}
-    job = plan_jobs([Finding(str(module), 11, 8, "MS124", "m", "Net", data=data)]).jobs[0]
+def test_the_two_calls_decide_the_finding(projects, probe, verdict):
+    model = projects / "in_place" / "pkg" / "model.py"
+    data = reported_data(model, "MS124", 12) or {"holds": "attribute"}
+    job = plan_jobs([Finding(str(model), 12, 8, "MS124", "m", "Accumulator", data=data)]).jobs[0]
     assert job.probes == ["randomness"]
     outcome = {"status": "ok", "compiled": True, "kind": "cell", "probes": {"randomness": probe},
                "signature": {"init": [], "call": ["x"]}}
