@@ -141,6 +141,7 @@ class AugmentedAssignmentWritesInPlace(Rule):
             return
         older = [version for version in (*target.judged_versions, target.upgrade_from)
                  if version and not api.at_least(version, IN_PLACE_FROM)]
+        calls: dict[int, list] | None = None  # id(function node) -> (caller, call) for each call in graph code
         for function in module.graph_functions:
             for node in function.nodes_of(ast.AugAssign):
                 if not isinstance(node.target, ast.Name) or type(node.op) not in _OPERATORS \
@@ -152,7 +153,9 @@ class AugmentedAssignmentWritesInPlace(Rule):
                 seen = None
                 if written.holder.kind == "argument" and not (written.start and written.start.node is node):
                     # the caller's tensor: a change nothing reads again is harmless (a host caller rarely does)
-                    seen = _read_again(module, function, node, written.holder.text)
+                    if calls is None:
+                        calls = _calls_by_callee(module)
+                    seen = _read_again(module, function, node, written.holder.text, calls.get(id(function.node), ()))
                     if seen is None:
                         continue
                 finding = self._finding(module, function, node, written, versions, older, seen)
@@ -283,10 +286,21 @@ def _written_by_binding(module: ModuleFacts, function: GraphFunction, binding: B
     return Written(holder, start=Start(start, augment)) if holder is not None else None
 
 
-def _read_again(module: ModuleFacts, function: GraphFunction, node: ast.AugAssign, parameter: str) -> str | None:
+def _calls_by_callee(module: ModuleFacts) -> dict[int, list]:
+    """The calls graph code makes to the module's functions, by the called function's node: (caller, call)."""
+    found: dict[int, list] = {}
+    for caller in module.graph_functions:
+        for call, target, _, _ in module.calls_from(caller):
+            found.setdefault(id(target), []).append((caller, call))
+    return found
+
+
+def _read_again(module: ModuleFacts, function: GraphFunction, node: ast.AugAssign, parameter: str,
+                calls) -> str | None:
     """Where the tensor passed as ``parameter``, written into by ``node``, is read again once written: by this
-    function under the parameter's own name (``y = x; y += 1; return x + y``), or by a caller in graph code that
-    reads the name it passed after the call (``y = self.block(x); return x + y``); None where nothing is seen to."""
+    function under the parameter's own name (``y = x; y += 1; return x + y``), or by a caller in graph code (``calls``:
+    those of ``function``) that reads the name it passed after the call (``y = self.block(x); return x + y``) or
+    passes a tensor attribute (``bump(self.zero)``); None where nothing is seen to."""
     scopes = module.scopes
     if node.target.id != parameter:
         for name in function.nodes_of(ast.Name):
@@ -294,24 +308,21 @@ def _read_again(module: ModuleFacts, function: GraphFunction, node: ast.AugAssig
                 binding = scopes.binding(name)
                 if binding is not None and binding.kind == PARAMETER:
                     return f"line {name.lineno} reads {parameter} again and sees the changed value"
-    for caller in module.graph_functions:
-        for call, target, _, _ in module.calls_from(caller):
-            if target is not function.node:
-                continue
-            passed = _argument_for(call, function, parameter)
-            if isinstance(passed, ast.Attribute):
-                held = _attribute_holder(caller, passed)
-                if held is not None:
-                    return (f"{caller.label} passes {held.text} on line {call.lineno}, so the attribute keeps the "
-                            "result from call to call")
-            if not isinstance(passed, ast.Name):
-                continue
-            given = scopes.binding(passed)
-            for name in caller.nodes_of(ast.Name):
-                if name.id == passed.id and isinstance(name.ctx, ast.Load) and name.lineno > call.end_lineno \
-                        and given is not None and scopes.binding(name) is given:
-                    return (f"{caller.label} passes {passed.id} on line {call.lineno} and reads it again on line "
-                            f"{name.lineno}, where it sees the changed value")
+    for caller, call in calls:
+        passed = _argument_for(call, function, parameter)
+        if isinstance(passed, ast.Attribute):
+            held = _attribute_holder(caller, passed)
+            if held is not None:
+                return (f"{caller.label} passes {held.text} on line {call.lineno}, so the attribute keeps the "
+                        "result from call to call")
+        if not isinstance(passed, ast.Name):
+            continue
+        given = scopes.binding(passed)
+        for name in caller.nodes_of(ast.Name):
+            if name.id == passed.id and isinstance(name.ctx, ast.Load) and name.lineno > call.end_lineno \
+                    and given is not None and scopes.binding(name) is given:
+                return (f"{caller.label} passes {passed.id} on line {call.lineno} and reads it again on line "
+                        f"{name.lineno}, where it sees the changed value")
     return None
 
 
