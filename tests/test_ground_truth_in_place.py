@@ -136,11 +136,11 @@ CASES = [
             @compiled
             def construct(self, r):
                 running = self.zero.copy()
-                running += r
+                running += r  # here
                 return running
         def probe(net):
             return [total(net(threes())) for _ in range(3)] + [total(net.zero)]
-    """, [6, 6, 6, 0], [6, 12, 18, 0], 0),  # the copy is a constant the graph keeps: no cure, and not followed
+    """, [6, 6, 6, 0], [6, 12, 18, 0], 1),  # the copy is a constant the graph keeps: no cure
     Case("the-local-bound-to-a-new-tensor-first", """
         class Net(nn.Cell):
             def __init__(self):
