@@ -2,8 +2,9 @@
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
-from typing import Any, Mapping
+import string
+from dataclasses import MISSING, dataclass, field, fields
+from typing import Any, ClassVar, Mapping, TypeVar
 
 
 @dataclass(frozen=True)
@@ -46,3 +47,108 @@ class Finding:
             "data": dict(self.data),
             "target": dict(self.target),
         }
+
+
+# --------------------------------------------------------------------------------------- the shape of the data
+
+_KEY = "ms_lint.key"
+_OPTIONAL = "ms_lint.optional"
+_FOR_USERS = "ms_lint.for_users"
+_SUBJECT = "ms_lint.subject"
+
+Record = TypeVar("Record", bound="FindingData")
+
+
+def fact(*, key: str = "", optional: bool = False, for_users: bool = False, subject: bool = False,
+         default: Any = MISSING) -> Any:
+    """A field of a finding's data that needs saying more than its type: ``key``, its name in the data where that
+    cannot be the field's (``global``); ``optional``, a fact only some findings of the shape have, left out of the
+    data while it is None; ``for_users``, reported for the people and programs that read the data, though neither
+    the message nor the validator reads it; ``subject``, a name the finding is about (the method, attribute,
+    callee, type), which the validator matches against the attribute a compile error names."""
+    metadata = {_KEY: key, _OPTIONAL: optional, _FOR_USERS: for_users, _SUBJECT: subject}
+    if optional and default is MISSING:
+        default = None
+    return field(metadata=metadata) if default is MISSING else field(default=default, metadata=metadata)
+
+
+@dataclass(frozen=True, kw_only=True)
+class FindingData:
+    """The facts of one kind of finding, declared as a frozen (keyword-only) dataclass beside its rule: a
+    finding's ``data`` is this record's fields, in their order (``as_data``), and its message is rendered from them
+    alone (``message``: ``template`` filled in with the fields and properties, or a method of its own). Every
+    consumer reads the fields back through the record (``from_data``, ``Rule.data_of``), never by string keys."""
+
+    # A ``str.format`` template over the record's fields and properties (``"{cell}.__init__ never calls ..."``).
+    template: ClassVar[str] = ""
+
+    def message(self) -> str:
+        return string.Formatter().vformat(self.template, (), _Facts(self))
+
+    def as_data(self) -> dict[str, Any]:
+        """The finding's data: each field by its key, as JSON values (a tuple becomes a list); an optional fact
+        that is None is left out."""
+        data = {}
+        for item in fields(self):
+            value = getattr(self, item.name)
+            if value is None and item.metadata.get(_OPTIONAL):
+                continue
+            data[item.metadata.get(_KEY) or item.name] = _json_value(value)
+        return data
+
+    def subjects(self) -> tuple[str, ...]:
+        """The names the finding is about (its subject facts that hold a name)."""
+        return tuple(value for item in fields(self) if item.metadata.get(_SUBJECT)
+                     for value in [getattr(self, item.name)] if isinstance(value, str))
+
+    @classmethod
+    def keys(cls) -> tuple[frozenset[str], frozenset[str]]:
+        """(the keys every finding of this shape has, every key it may have)."""
+        required = {_key(item) for item in fields(cls) if not item.metadata.get(_OPTIONAL)}
+        return frozenset(required), frozenset(_key(item) for item in fields(cls))
+
+    @classmethod
+    def from_data(cls: type[Record], data: Mapping[str, Any]) -> Record | None:
+        """The record whose data is ``data``; None when ``data`` is not of this shape (another kind of finding of
+        the rule, a finding built by hand without data)."""
+        required, allowed = cls.keys()
+        if not required <= data.keys() <= allowed:
+            return None
+        return cls(**{item.name: data.get(_key(item)) for item in fields(cls)})
+
+    @classmethod
+    def from_finding(cls: type[Record], finding: Finding) -> Record | None:
+        return cls.from_data(finding.data)
+
+
+def is_for_users(item) -> bool:
+    """Whether the dataclass field ``item`` of a record is declared as reported for users."""
+    return bool(item.metadata.get(_FOR_USERS))
+
+
+def is_subject(item) -> bool:
+    """Whether the dataclass field ``item`` of a record is declared as a name the finding is about."""
+    return bool(item.metadata.get(_SUBJECT))
+
+
+def _key(item) -> str:
+    return item.metadata.get(_KEY) or item.name
+
+
+def _json_value(value: Any) -> Any:
+    if isinstance(value, (tuple, list)):
+        return [_json_value(element) for element in value]
+    if isinstance(value, dict):
+        return {key: _json_value(element) for key, element in value.items()}
+    return value
+
+
+class _Facts(dict):
+    """What a template reads: the record's fields and properties, by name."""
+
+    def __init__(self, record: FindingData):
+        super().__init__()
+        self.record = record
+
+    def __missing__(self, name: str) -> Any:
+        return getattr(self.record, name)

@@ -79,12 +79,3 @@ def test_an_internal_error_carries_its_error(tmp_path):
     assert finding.code == "MS900" and finding.data == {"error": "ValueError", "detail": "ValueError: bad input"}
     unreadable = check_file(str(tmp_path), Settings())  # a directory cannot be read as a file
     assert [f.code for f in unreadable] == ["MS900"] and unreadable[0].data["error"] == "IsADirectoryError"
-
-
-@pytest.mark.parametrize("rule", [r for r in ALL_RULES if r.messages], ids=lambda r: r.code)
-def test_a_templated_message_is_its_template_filled_in_with_the_data(rule):
-    own = [p for p in FIXTURE_FILES if p.name.startswith(rule.code) or p.parent.name.startswith(rule.code)]
-    findings = [f for p in own for f in check_file(str(p), fixture_settings(p), [rule.code])]
-    assert findings
-    for finding in findings:
-        assert finding.message in {template.format(**finding.data) for template in rule.messages.values()}

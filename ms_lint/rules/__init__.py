@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
+from ms_lint.findings import Finding, FindingData
 from ms_lint.rules.base import Rule
 from ms_lint.rules.ms101_host_library_call import HostLibraryCall
 from ms_lint.rules.ms102_tensor_to_host import TensorToHost
@@ -111,6 +112,14 @@ ALL_RULES: tuple[type[Rule], ...] = (
 
 RULES_BY_CODE: dict[str, type[Rule]] = {rule.code: rule for rule in ALL_RULES}
 DEFAULT_CODES: frozenset[str] = frozenset(rule.code for rule in ALL_RULES if rule.enabled_by_default)
+
+
+def data_of(finding: Finding) -> FindingData | None:
+    """The record of ``finding``'s data, as its rule declares it; None for a code of no rule, or data of none of
+    the rule's shapes (a finding built by hand)."""
+    rule = RULES_BY_CODE.get(finding.code)
+    return rule.data_of(finding) if rule is not None else None
+
 
 _instances: dict[str, Rule] = {}
 _selections: dict[frozenset[str], tuple[Rule, ...]] = {}  # asked once per file, for the same codes run after run

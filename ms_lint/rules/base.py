@@ -4,7 +4,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING, ClassVar, Iterator
 
-from ms_lint.findings import Finding
+from ms_lint.findings import Finding, FindingData
 
 if TYPE_CHECKING:
     from ms_lint.model import ModuleFacts
@@ -37,9 +37,9 @@ class Rule:
     # Codes whose findings inside this rule's node are the same root cause: ``Parameter(initializer(Zero(), s))``
     # in construct is one MS106, not also an MS106 for ``initializer`` and an MS111 for ``Zero()``.
     covers_nested: ClassVar[tuple[str, ...]] = ()
-    # The message of each kind of finding the rule reports, a ``str.format`` template filled in with the finding's
-    # data (``report``); a rule with one kind names it "".
-    messages: ClassVar[dict[str, str]] = {}
+    # The shapes of the rule's finding data: frozen ``FindingData`` records declared beside the rule, one per kind
+    # of finding; each finding's data is one of them, and its message is rendered from it.
+    records: ClassVar[tuple[type[FindingData], ...]] = ()
 
     def check(self, module: "ModuleFacts") -> Iterator[Finding]:
         raise NotImplementedError
@@ -61,10 +61,19 @@ class Rule:
             data=data or {},
         )
 
-    def report(self, module: "ModuleFacts", node: ast.AST, kind: str = "", scope: str | None = None,
-               **data) -> Finding:
-        """A finding whose message is the template ``messages[kind]`` filled in with ``data``, which it carries."""
-        return self.finding(module, node, self.messages[kind].format(**data), scope=scope, data=data)
+    def report(self, module: "ModuleFacts", node: ast.AST, data: FindingData, scope: str | None = None) -> Finding:
+        """The finding at ``node`` whose data is the record ``data`` and whose message is rendered from it."""
+        return self.finding(module, node, data.message(), scope=scope, data=data.as_data())
+
+    @classmethod
+    def data_of(cls, finding: Finding) -> FindingData | None:
+        """The record of ``finding``'s data: the one of the rule's shapes it has; None when it has none (a finding
+        built without the data the rule gives it)."""
+        for record in cls.records:
+            found = record.from_data(finding.data)
+            if found is not None:
+                return found
+        return None
 
     @classmethod
     def documentation(cls) -> str:

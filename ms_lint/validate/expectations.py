@@ -1,7 +1,8 @@
 """What MindSpore does with each hazard, as far as the validator can observe it: the single table verdicts use.
 
-Measured with MindSpore 2.10 (see the rule documentation for the per-level details). A code missing from the
-table is treated as a compile failure that must be located at the finding's line.
+Measured with MindSpore 2.10 (see the rule documentation for the per-level details). Every rule has its entry,
+a plain compile failure located at the finding's line included (``Expectation(COMPILE)``); a code without one is
+refused (``expectation_for`` raises KeyError), never taken for a compile.
 """
 from __future__ import annotations
 
@@ -367,11 +368,10 @@ EXPECTATIONS: dict[str, Expectation] = {
     "MS900": Expectation(MODULE_LEVEL),
 }
 
-_DEFAULT = Expectation(COMPILE)
-
 
 def expectation_for(code: str) -> Expectation:
-    return EXPECTATIONS.get(code, _DEFAULT)
+    """The rule's expectation; KeyError for a code without one (each rule has one: ``tests/test_finding_data.py``)."""
+    return EXPECTATIONS[code]
 
 
 def built_at_its_line(code: str) -> bool:
@@ -413,10 +413,10 @@ def tensor_method(finding) -> str | None:
 
 
 def names_attribute(finding, attribute: str) -> bool:
-    """Whether the finding is about ``attribute``: a method, attribute or name its data holds is it (``detach``,
-    ``mindspore.nn.functional`` for ``functional``)."""
-    for key in ("method", "attribute", "name", "callee", "type", "built_type", "global"):
-        value = finding.data.get(key)
-        if isinstance(value, str) and (value == attribute or value.endswith("." + attribute)):
-            return True
-    return False
+    """Whether the finding is about ``attribute``: a name its data declares as its subject (the method,
+    attribute, callee, type) is it (``detach``, ``mindspore.nn.functional`` for ``functional``)."""
+    from ms_lint.rules import data_of
+
+    data = data_of(finding)
+    return data is not None and any(value == attribute or value.endswith("." + attribute)
+                                    for value in data.subjects())
