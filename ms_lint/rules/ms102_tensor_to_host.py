@@ -1,11 +1,22 @@
 """MS102: ``Tensor.asnumpy()``/``.tolist()``/``.numpy()`` on tensor data in graph code."""
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Iterator
 
 from ms_lint.model import ModuleFacts
-from ms_lint.findings import Finding
+from ms_lint.findings import Finding, FindingData, fact
 from ms_lint.rules.base import Rule
+
+
+@dataclass(frozen=True, kw_only=True)
+class HostConversion(FindingData):
+    """A tensor converted to a host value in graph code: the conversion method, the graph function."""
+
+    template = (".{method}() on a tensor in graph code ({function}) fails to compile under STRICT (AttributeError); "
+                "keep the computation on tensors with mindspore.ops (.item() and float() are supported)")
+    method: str = fact(subject=True)
+    function: str
 
 
 class TensorToHost(Rule):
@@ -36,13 +47,11 @@ class TensorToHost(Rule):
                 return x / scale
     """
 
-    messages = {"": ".{method}() on a tensor in graph code ({function}) fails to compile under STRICT "
-                    "(AttributeError); keep the computation on tensors with mindspore.ops (.item() and float() are "
-                    "supported)"}
+    records = (HostConversion,)
 
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         for function in module.graph_functions:
             if not function.strict:
                 continue
             for node in function.host_conversions():
-                yield self.report(module, node, method=node.func.attr, function=function.label)
+                yield self.report(module, node, HostConversion(method=node.func.attr, function=function.label))

@@ -2,12 +2,24 @@
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 from typing import Iterator
 
 from ms_lint import mindspore_api as api
 from ms_lint.model import TENSOR, ModuleFacts
-from ms_lint.findings import Finding
+from ms_lint.findings import Finding, FindingData, fact
 from ms_lint.rules.base import Rule
+
+
+@dataclass(frozen=True, kw_only=True)
+class HostDraw(FindingData):
+    """A host random number drawn in graph code: the function drawing it, the graph function."""
+
+    template = ("{callee}() in graph code ({function}) is drawn once, at compile time: every step reuses the same "
+                "value (all syntax levels); use mindspore.ops random ops (ops.uniform, ops.standard_normal, "
+                "ops.bernoulli) or draw in the data pipeline")
+    callee: str = fact(subject=True)
+    function: str
 
 
 _SEEDING = frozenset({"seed", "manual_seed", "get_state", "set_state", "getstate", "setstate"})
@@ -44,9 +56,7 @@ class HostRandomness(Rule):
                 return x + ops.standard_normal(x.shape) * 0.1
     """
 
-    messages = {"": "{callee}() in graph code ({function}) is drawn once, at compile time: every step reuses the same "
-                    "value (all syntax levels); use mindspore.ops random ops (ops.uniform, ops.standard_normal, "
-                    "ops.bernoulli) or draw in the data pipeline"}
+    records = (HostDraw,)
 
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         reseeds = _Reseeds(module)
@@ -58,7 +68,7 @@ class HostRandomness(Rule):
                 family, name = qualname.rsplit(".", 1)
                 if name in _SEEDING or family in reseeds.before(function, node):
                     continue
-                yield self.report(module, node, callee=qualname, function=function.label)
+                yield self.report(module, node, HostDraw(callee=qualname, function=function.label))
 
 
 class _Reseeds:

@@ -2,14 +2,25 @@
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 from typing import Iterator
 
 from ms_lint.model import TENSOR, GraphFunction, ModuleFacts
-from ms_lint.findings import Finding
+from ms_lint.findings import Finding, FindingData, fact
 from ms_lint.edits import Edit, FixContext
 from ms_lint.rules.base import Rule
 
 _METHODS = ("set_data", "init_data")
+
+
+@dataclass(frozen=True, kw_only=True)
+class SetData(FindingData):
+    """``Parameter.set_data``/``init_data`` called in graph code: the method, the graph function."""
+
+    template = ("Parameter.{method}() in graph code ({function}) fails to compile at every syntax level; use "
+                "ops.assign(param, value)")
+    method: str = fact(subject=True)
+    function: str
 
 
 def _may_be_parameter(function: GraphFunction, receiver: ast.AST) -> bool:
@@ -68,12 +79,11 @@ class SetDataInGraph(Rule):
         assign = context.reference("mindspore.ops") + ".assign"
         return [context.replace(call, f"{assign}({context.text(call.func.value)}, {context.text(call.args[0])})")]
 
-    messages = {"": "Parameter.{method}() in graph code ({function}) fails to compile at every syntax level; use "
-                    "ops.assign(param, value)"}
+    records = (SetData,)
 
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         for function in module.graph_functions:
             for node in function.nodes_of(ast.Call):
                 if (isinstance(node.func, ast.Attribute)
                         and node.func.attr in _METHODS and _may_be_parameter(function, node.func.value)):
-                    yield self.report(module, node, method=node.func.attr, function=function.label)
+                    yield self.report(module, node, SetData(method=node.func.attr, function=function.label))

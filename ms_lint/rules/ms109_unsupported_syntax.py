@@ -2,11 +2,12 @@
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 from typing import Iterator
 
 from ms_lint.model import GraphFunction, ModuleFacts
 from ms_lint.model.syntax import is_classmethod
-from ms_lint.findings import Finding
+from ms_lint.findings import Finding, FindingData
 from ms_lint.rules.base import Rule
 
 _STATEMENTS = {
@@ -27,6 +28,16 @@ _STATEMENTS = {
 }
 if hasattr(ast, "TryStar"):
     _STATEMENTS[ast.TryStar] = "try statement"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Unsupported(FindingData):
+    """Syntax the graph compiler refuses: what it is (``try statement``), the graph function."""
+
+    template = ("{syntax} in graph code ({function}) fails to compile at every syntax level; move it out of graph "
+                "code or rewrite it with supported syntax")
+    syntax: str
+    function: str
 
 
 class UnsupportedSyntax(Rule):
@@ -63,8 +74,7 @@ class UnsupportedSyntax(Rule):
                 return x / total
     """
 
-    messages = {"": "{syntax} in graph code ({function}) fails to compile at every syntax level; move it out of graph "
-                    "code or rewrite it with supported syntax"}
+    records = (Unsupported,)
 
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         # Only a method of this module's classes is followed (``find_method``): a call is of a classmethod only if
@@ -86,7 +96,7 @@ class UnsupportedSyntax(Rule):
                     yield self._finding(module, function, node, description)
 
     def _finding(self, module, function: GraphFunction, node: ast.AST, description: str) -> Finding:
-        return self.report(module, node, syntax=description, function=function.label)
+        return self.report(module, node, Unsupported(syntax=description, function=function.label))
 
 
 def _calls_cell_classmethod(module: ModuleFacts, function: GraphFunction, call: ast.Call,

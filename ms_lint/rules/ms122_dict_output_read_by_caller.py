@@ -3,9 +3,10 @@ from __future__ import annotations
 
 import ast
 import os
+from dataclasses import dataclass
 from typing import Iterator
 
-from ms_lint.findings import Finding
+from ms_lint.findings import Finding, FindingData, fact
 from ms_lint.model import ClassInfo, FunctionNode, ModuleFacts
 from ms_lint.model.project import modules_naming, source_roots
 from ms_lint.model.syntax import preorder
@@ -14,6 +15,25 @@ from ms_lint.rules.dict_outputs import dict_returns, key_reads, own_host_code
 
 # The consumers the message names; the data lists them all.
 _NAMED_CONSUMERS = 1
+
+
+@dataclass(frozen=True, kw_only=True)
+class DictReadByCaller(FindingData):
+    """A dict returned by a Cell's construct that host code reads by key: the Cell, the keys returned, the first
+    consumer (``path:line``) and how it reads (``["boxes"]``), every consumer, how many more the message counts,
+    the syntax level and the version."""
+
+    template = ("{cell}.construct returns a dict, which GRAPH_MODE at STRICT gives back to Python as a tuple of "
+                "its values (keys lost), and {consumer} reads it by key with {read}{others}; return a tuple and "
+                "unpack it in the caller, or read the output by position")
+    cell: str
+    keys: list[str] = fact(for_users=True)
+    consumer: str
+    read: str
+    consumers: list[str] = fact(for_users=True)
+    others: str
+    level: str = fact(for_users=True)
+    version: str = fact(for_users=True)
 
 
 class DictOutputReadByCaller(Rule):
@@ -74,9 +94,7 @@ class DictOutputReadByCaller(Rule):
         logits, boxes = net(images)
         loss = loss_fn(logits, labels)
     """
-    messages = {"": "{cell}.construct returns a dict, which GRAPH_MODE at STRICT gives back to Python as a tuple of "
-                    "its values (keys lost), and {consumer} reads it by key with {read}{others}; return a tuple and "
-                    "unpack it in the caller, or read the output by position"}
+    records = (DictReadByCaller,)
 
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         if module.target.syntax_level != "strict":
@@ -119,10 +137,10 @@ class DictOutputReadByCaller(Rule):
             keys = _keys(returns)
             for node in returns:
                 more = len(found) - _NAMED_CONSUMERS
-                yield self.report(
-                    module, node, scope=name, cell=name, keys=keys, consumer=found[0][0], read=found[0][1],
+                yield self.report(module, node, DictReadByCaller(
+                    cell=name, keys=keys, consumer=found[0][0], read=found[0][1],
                     consumers=[where for where, _ in found], others=f" (and {more} more)" if more > 0 else "",
-                    level="strict", version=module.target.version)
+                    level="strict", version=module.target.version), scope=name)
 
 
 def _passed_as_value(module: ModuleFacts, function: FunctionNode | None, known: dict[tuple[str, str], bool]) -> bool:

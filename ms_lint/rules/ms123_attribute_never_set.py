@@ -2,10 +2,11 @@
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 from typing import Iterator
 
 from ms_lint import mindspore_api as api
-from ms_lint.findings import Finding
+from ms_lint.findings import Finding, FindingData, fact
 from ms_lint.edits import Edit, FixContext
 from ms_lint.model import ModuleFacts
 from ms_lint.model.classes import ClassInfo
@@ -13,15 +14,25 @@ from ms_lint.model.syntax import instance_parameter
 from ms_lint.rules.base import Rule
 
 
+@dataclass(frozen=True, kw_only=True)
+class NeverSet(FindingData):
+    """An attribute graph code reads that nothing sets: the method reading it, the attribute, the Cell, the
+    attribute of the Cell the name most likely means (what the fix writes)."""
+
+    template = ("{method} reads self.{attribute}, which no method of {cell} or of its bases sets: compiling it raises "
+                "AttributeError ('{cell}' object has no attribute '{attribute}'); did you mean self.{suggestion}?")
+    method: str = fact(subject=True)
+    attribute: str = fact(subject=True)
+    cell: str
+    suggestion: str
+
+
 class AttributeNeverSet(Rule):
     code = "MS123"
     name = "attribute-never-set"
     summary = "graph code reads `self.<name>` that nothing sets, next to one that is (`self.FC1` beside `self.fc1`)"
     fix_summary = "read the attribute that is set (`self.fc1`)"
-    messages = {
-        "": "{method} reads self.{attribute}, which no method of {cell} or of its bases sets: compiling it raises "
-            "AttributeError ('{cell}' object has no attribute '{attribute}'); did you mean self.{suggestion}?",
-    }
+    records = (NeverSet,)
     what = """
         Reports `self.<name>` read in graph code (`construct` and what it calls) of a Cell whose methods, class
         bodies and bases never set `<name>`, when a name that is set is close to it (`self.FC1` where `__init__`
@@ -100,14 +111,15 @@ class AttributeNeverSet(Rule):
                 if suggestion is None:
                     continue
                 reported.add(attribute)
-                yield self.report(module, node, method=f"{owner.name}.{function.node.name}", attribute=attribute,
-                                  cell=owner.name, suggestion=suggestion)
+                yield self.report(module, node, NeverSet(method=f"{owner.name}.{function.node.name}",
+                                                         attribute=attribute, cell=owner.name, suggestion=suggestion))
 
     def fix(self, context: FixContext, finding: Finding) -> list[Edit]:
         node = finding.node
         if not isinstance(node, ast.Attribute):
             return []
-        return [context.rename_attribute(node, finding.data["suggestion"])]
+        data = self.data_of(finding)
+        return [context.rename_attribute(node, data.suggestion)] if isinstance(data, NeverSet) else []
 
 
 def _names_of(module: ModuleFacts, owner: ClassInfo,

@@ -8,7 +8,7 @@ from typing import Iterator
 
 from ms_lint import mindspore_api as api
 from ms_lint.edits import Edit, FixContext
-from ms_lint.findings import Finding
+from ms_lint.findings import Finding, FindingData, fact
 from ms_lint.model import TENSOR, GraphFunction, ModuleFacts
 from ms_lint.model.scopes import ASSIGNMENT, PARAMETER, Binding
 from ms_lint.model.syntax import holds_line
@@ -45,6 +45,35 @@ class Holder:
     parameter: bool = False
 
 
+@dataclass(frozen=True, kw_only=True)
+class WrittenInPlace(FindingData):
+    """``x += y`` that MindSpore from 2.8 writes into the tensor the name holds: the statement, the name and the
+    operator; the holder as the message names it, what it is (``attribute``, ``constant``, ``argument``,
+    ``smaller``), the attribute and whether it is a Parameter; the versions that write in place and those that do
+    not; how the name comes to hold it, what follows, what older versions do; the fix and its alternative; where
+    the caller reads its tensor again; the graph function."""
+
+    template = ("{statement} writes in place into {holder} in MindSpore {in_versions} graph code{how}: {consequence} "
+                "({before}); write `{fix}`{alternative}")
+    statement: str
+    name: str = fact(subject=True)
+    operator: str = fact(for_users=True)
+    holder: str
+    holds: str = fact(for_users=True)
+    attribute: str = fact(subject=True)
+    parameter: bool = fact(for_users=True)
+    in_versions: str
+    versions: list[str] = fact(for_users=True)
+    older_versions: list[str] = fact(for_users=True)
+    how: str
+    consequence: str
+    before: str
+    fix: str
+    alternative: str
+    seen: str = fact(for_users=True)
+    function: str = fact(for_users=True)
+
+
 class AugmentedAssignmentWritesInPlace(Rule):
     code = "MS124"
     name = "augmented-assignment-writes-in-place"
@@ -52,10 +81,7 @@ class AugmentedAssignmentWritesInPlace(Rule):
                "Parameter, a tensor constant built there, or a tensor its caller reads again: MindSpore 2.8 and "
                "later write the result into that tensor")
     fix_summary = "compute a new tensor: `total = total + r`"
-    messages = {
-        "": "{statement} writes in place into {holder} in MindSpore {in_versions} graph code{how}: {consequence} "
-            "({before}); write `{fix}`{alternative}",
-    }
+    records = (WrittenInPlace,)
     what = """
         Reports an augmented assignment to a local name (`total += r`, `-=`, `*=`, `/=`, ...) in graph code (a
         Cell's `construct` under GRAPH_MODE, a `@jit` function, and what they call) when the target MindSpore
@@ -201,12 +227,12 @@ class AugmentedAssignmentWritesInPlace(Rule):
                   else "PyNative and MindSpore before 2.8 compute a new tensor")
         alternative = (f", or update {holder.text} with ops.assign where it is meant to keep the result"
                        if kind == "attribute" else "")
-        return self.report(
-            module, node, statement=f"{name} {op}= {value}", name=name, operator=op, holder=holder_text,
+        return self.report(module, node, WrittenInPlace(
+            statement=f"{name} {op}= {value}", name=name, operator=op, holder=holder_text,
             holds=kind, attribute=holder.text if holder.kind == "attribute" else "", parameter=holder.parameter,
             in_versions=_listed(versions), versions=versions, older_versions=older, how=how,
             consequence=consequence, before=before, fix=f"{name} = {name} {op} {_operand(node.value, value)}",
-            alternative=alternative, seen=seen or "", function=function.label)
+            alternative=alternative, seen=seen or "", function=function.label))
 
     def fix(self, context: FixContext, finding: Finding) -> list[Edit]:
         node = finding.node

@@ -1,13 +1,26 @@
 """MS202: Parameters kept in a plain Python list or tuple on a Cell."""
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Iterator
 
 from ms_lint.model import ModuleFacts
-from ms_lint.findings import Finding
+from ms_lint.findings import Finding, FindingData, fact
 from ms_lint.edits import Edit, FixContext
 from ms_lint.rules.containers import wrap_container
 from ms_lint.rules.base import Rule
+
+
+@dataclass(frozen=True, kw_only=True)
+class ParametersInPlainContainer(FindingData):
+    """Parameters put in a plain list, tuple or dict a Cell holds: the container as written (``self.scales``),
+    the attribute the finding's line puts them in, the Cell."""
+
+    template = ("Parameters in a plain Python container ({container}) on {cell} are not registered: invisible to "
+                "trainable_params(), never trained or saved; use ParameterTuple")
+    container: str
+    attribute: str | None = fact(subject=True)
+    cell: str
 
 
 class PlainContainerOfParameters(Rule):
@@ -45,13 +58,13 @@ class PlainContainerOfParameters(Rule):
     def fix(self, context: FixContext, finding: Finding) -> list[Edit]:
         return wrap_container(context, finding, "mindspore.ParameterTuple", appendable=False)
 
-    messages = {"": "Parameters in a plain Python container ({container}) on {cell} are not registered: invisible to "
-                    "trainable_params(), never trained or saved; use ParameterTuple"}
+    records = (ParametersInPlainContainer,)
 
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         for container in module.plain_containers():
             for statement, kind in container.element_sites:
                 if kind != "parameter":
                     continue
-                yield self.report(module, statement, scope=container.owner.name, container=container.target,
-                                  attribute=container.site_attribute(statement), cell=container.owner.name)
+                yield self.report(module, statement, ParametersInPlainContainer(
+                    container=container.target, attribute=container.site_attribute(statement),
+                    cell=container.owner.name), scope=container.owner.name)

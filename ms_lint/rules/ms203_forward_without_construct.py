@@ -2,12 +2,13 @@
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 from typing import Iterator
 
 from ms_lint import mindspore_api as api
 from ms_lint.model import ClassInfo, ModuleFacts
 from ms_lint.model.syntax import is_static
-from ms_lint.findings import Finding
+from ms_lint.findings import Finding, FindingData
 from ms_lint.rules.base import Rule
 
 _MAX_DEPTH = 16
@@ -73,6 +74,15 @@ def _class_body_names(node: ast.ClassDef) -> set[str]:
     return names
 
 
+@dataclass(frozen=True, kw_only=True)
+class ForwardOnly(FindingData):
+    """A Cell that defines ``forward`` and no ``construct``: the Cell."""
+
+    template = ("{cell} defines forward but no construct: MindSpore only calls construct, so the first call fails "
+                "in every mode (\"the method 'construct' is not defined\"); rename forward to construct")
+    cell: str
+
+
 class ForwardWithoutConstruct(Rule):
     code = "MS203"
     name = "forward-without-construct"
@@ -109,8 +119,7 @@ class ForwardWithoutConstruct(Rule):
                 return self.fc(x)
     """
 
-    messages = {"": "{cell} defines forward but no construct: MindSpore only calls construct, so the first call fails "
-                    "in every mode (\"the method 'construct' is not defined\"); rename forward to construct"}
+    records = (ForwardOnly,)
 
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         for info in module.classes.values():
@@ -123,7 +132,7 @@ class ForwardWithoutConstruct(Rule):
                 continue
             if any(class_member(module, sub, "construct") for sub in _local_subclasses(module, info)):
                 continue
-            yield self.report(module, forward, scope=info.name, cell=info.name)
+            yield self.report(module, forward, ForwardOnly(cell=info.name), scope=info.name)
 
 
 def _local_subclasses(module: ModuleFacts, info: ClassInfo) -> list[ClassInfo]:

@@ -2,13 +2,24 @@
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 from typing import Iterator
 
 from ms_lint import mindspore_api as api
 from ms_lint.model import ClassInfo, FunctionNode, ModuleFacts
 from ms_lint.model.syntax import first_argument
-from ms_lint.findings import Finding
+from ms_lint.findings import Finding, FindingData
 from ms_lint.rules.base import Rule
+
+
+@dataclass(frozen=True, kw_only=True)
+class NoSuperInit(FindingData):
+    """A Cell whose ``__init__`` never initialises its base: the Cell."""
+
+    template = ("{cell}.__init__ never calls super().__init__(): the Cell is not initialised, so setting a "
+                "sub-cell or Parameter raises AttributeError, and otherwise its first call fails in every mode; "
+                "call super().__init__() first")
+    cell: str
 
 
 class InitWithoutSuper(Rule):
@@ -46,9 +57,7 @@ class InitWithoutSuper(Rule):
                 return x * self.factor
     """
 
-    messages = {"": "{cell}.__init__ never calls super().__init__(): the Cell is not initialised, so setting a "
-                    "sub-cell or Parameter raises AttributeError, and otherwise its first call fails in every mode; "
-                    "call super().__init__() first"}
+    records = (NoSuperInit,)
 
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         for info in module.classes.values():
@@ -57,7 +66,7 @@ class InitWithoutSuper(Rule):
                 continue
             if _initialises_base(module, info, init, set()) or _only_raises(init):
                 continue
-            yield self.report(module, init, scope=info.name, cell=info.name)
+            yield self.report(module, init, NoSuperInit(cell=info.name), scope=info.name)
 
 
 def _only_raises(method: FunctionNode) -> bool:

@@ -8,7 +8,7 @@ from typing import Iterator
 from ms_lint import mindspore_api as api
 from ms_lint.model import ClassInfo, FunctionNode, ModuleFacts
 from ms_lint.model.syntax import first_argument
-from ms_lint.findings import Finding
+from ms_lint.findings import Finding, FindingData
 from ms_lint.rules.base import Rule
 
 # Keywords only ``Dataset.map`` takes: a ``.map(...)`` call with one of them is a dataset's (not a HyperMap's or a
@@ -60,6 +60,20 @@ def operator_name(module: ModuleFacts, qualname: str | None, call: ast.Call | No
     return None
 
 
+@dataclass(frozen=True, kw_only=True)
+class PipelineOperator(FindingData):
+    """A MindSpore operator or Cell run by data-pipeline code: the operator, where the pipeline hands the code to
+    the dataset engine."""
+
+    template = ("{operator} in data-pipeline code ({pipeline}) runs in dataset workers: MindSpore's migration "
+                "guide lists this as a problem (a device backend per worker, a kernel launch per sample); on CPU "
+                "(2.10) it runs at first, but a multiprocessing map hangs once the main process has run an "
+                "operator (a PyNative training step); use numpy/PIL/cv2 or mindspore.dataset.vision/transforms "
+                "operations")
+    operator: str
+    pipeline: str
+
+
 class OperatorInDataPipeline(Rule):
     code = "MS501"
     # A hazard MindSpore warns about rather than a certain failure: SARIF and GitHub show it as a warning.
@@ -100,11 +114,7 @@ class OperatorInDataPipeline(Rule):
         dataset = dataset.map(operations=normalize, input_columns="image", python_multiprocessing=True)
     """
 
-    messages = {"": "{operator} in data-pipeline code ({pipeline}) runs in dataset workers: MindSpore's migration "
-                    "guide lists this as a problem (a device backend per worker, a kernel launch per sample); on CPU "
-                    "(2.10) it runs at first, but a multiprocessing map hangs once the main process has run an "
-                    "operator (a PyNative training step); use numpy/PIL/cv2 or mindspore.dataset.vision/transforms "
-                    "operations"}
+    records = (PipelineOperator,)
 
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         reported: set[int] = set()
@@ -113,7 +123,7 @@ class OperatorInDataPipeline(Rule):
                 if id(node) in reported:
                     continue
                 reported.add(id(node))
-                yield self.report(module, node, operator=name, pipeline=entry.where)
+                yield self.report(module, node, PipelineOperator(operator=name, pipeline=entry.where))
 
 
 # -- where pipeline code is handed to the dataset engine ---------------------------------------------------------

@@ -2,14 +2,36 @@
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 from typing import Iterator
 
 from ms_lint import mindspore_api as api
 from ms_lint import pytorch_mapping as mapping
 from ms_lint.edits import Edit, FixContext
-from ms_lint.findings import Finding
+from ms_lint.findings import Finding, FindingData, fact
 from ms_lint.model import ModuleFacts
 from ms_lint.rules.base import Rule
+
+
+@dataclass(frozen=True, kw_only=True)
+class PytorchMeaning(FindingData):
+    """A layer keyword given PyTorch's value where MindSpore's parameter of that name means its complement: the
+    layer, the parameter, the value as written and as a number, MindSpore's equivalent, what MindSpore's parameter
+    does and how far the statistic moves, the layer's full name, the mapping page and the tables' version."""
+
+    template = ("nn.{layer}({parameter}={given}): MindSpore's {parameter} {consequence}, so the running statistic "
+                "moves {moved} toward each batch; PyTorch's {parameter}={value} is MindSpore's "
+                "{parameter}={equivalent}")
+    layer: str
+    parameter: str
+    given: str
+    value: str
+    equivalent: str
+    consequence: str
+    moved: str
+    name: str = fact(subject=True)
+    page: str = fact(for_users=True)
+    version: str = fact(for_users=True)
 
 
 class PytorchMeaningKeyword(Rule):
@@ -18,10 +40,7 @@ class PytorchMeaningKeyword(Rule):
     summary = ("an argument MindSpore reads with another meaning than PyTorch's "
                "(`nn.BatchNorm2d(c, momentum=0.1)`: MindSpore's momentum weights the running statistic)")
     fix_summary = "pass MindSpore's equivalent (`momentum=0.1` -> `momentum=0.9`)"
-    messages = {
-        "": "nn.{layer}({parameter}={given}): MindSpore's {parameter} {consequence}, so the running statistic "
-            "moves {moved} toward each batch; PyTorch's {parameter}={value} is MindSpore's {parameter}={equivalent}",
-    }
+    records = (PytorchMeaning,)
     what = """
         Reports a call of a `mindspore.nn` API that passes, by PyTorch's keyword or at PyTorch's position, a value
         MindSpore's parameter of the same name reads another way, for every such difference of ms-lint's table
@@ -73,17 +92,18 @@ class PytorchMeaningKeyword(Rule):
                 if value is None or not 0 < value < 0.5:
                     continue
                 equivalent = 1 - value
-                yield self.report(
-                    module, given, layer=api.last_name(site.qualname), parameter=difference.mindspore,
+                yield self.report(module, given, PytorchMeaning(
+                    layer=api.last_name(site.qualname), parameter=difference.mindspore,
                     given=_given(given, value), value=_text(value), equivalent=_text(equivalent),
                     consequence=difference.consequence, moved=f"{1 - value:.0%}", name=site.qualname,
-                    page=difference.page, version=api.mindspore_version(version))
+                    page=difference.page, version=api.mindspore_version(version)))
 
     def fix(self, context: FixContext, finding: Finding) -> list[Edit]:
         node = finding.node
         if not isinstance(node, ast.Constant) or not isinstance(node.value, (int, float)):
             return []
-        return [context.replace(node, finding.data["equivalent"])]
+        data = self.data_of(finding)
+        return [context.replace(node, data.equivalent)] if isinstance(data, PytorchMeaning) else []
 
 
 def _argument(call: ast.Call, qualname: str, difference: mapping.Difference) -> ast.expr | None:
