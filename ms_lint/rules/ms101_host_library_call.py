@@ -2,12 +2,70 @@
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 from typing import Iterator
 
 from ms_lint import mindspore_api as api
 from ms_lint.model import HOST, TENSOR, GraphFunction, ModuleFacts
-from ms_lint.findings import Finding
+from ms_lint.findings import Finding, FindingData, fact
 from ms_lint.rules.base import Rule
+
+
+_CONSTANT = 'ValueError "inputs should be constant"'
+
+
+@dataclass(frozen=True, kw_only=True)
+class HostCall(FindingData):
+    """A host-library call on tensor data, or on a host copy of it, in graph code: the callee, the graph function,
+    what it is given (``tensor``, ``host copy``) and the method that copied it, the library, and the syntax levels
+    at which it fails (LAX too for torch, for numpy's reductions, and for a result used as a tensor operand)."""
+
+    callee: str = fact(subject=True)
+    function: str
+    on: str
+    copied_by: str
+    library: str
+    levels: list[str]
+
+    def message(self) -> str:
+        given = f"a host copy of tensor data (.{self.copied_by}())" if self.on == "host copy" else "tensor data"
+        return (f"{self.callee}() on {given} in graph code ({self.function}) {self._when()}; use "
+                f"{_alternative(self.callee)}")
+
+    def _when(self) -> str:
+        name = api.last_name(self.callee)
+        if self.library == "torch":
+            return "fails at every syntax level (STRICT: compile error; LAX: TypeError when the graph runs)"
+        if "lax" in self.levels and self._reduction():
+            return (f"fails at every syntax level (STRICT: {_CONSTANT} at compile; LAX: TypeError when the graph "
+                    f"runs: numpy calls the Tensor's own {name}() with out=, and MindSpore "
+                    "reports it as an unexpected keyword argument 'out' or a failed call)")
+        if "lax" in self.levels:
+            return (f"fails at every syntax level (STRICT: {_CONSTANT} at compile; LAX: it gives a numpy array, not a "
+                    "Tensor, and the tensor operation given it raises TypeError when the graph runs)")
+        if self.library in ("numpy", "scipy") and not self.callee.startswith("numpy.random."):
+            return (f"fails to compile under STRICT ({_CONSTANT}); LAX runs it in the Python interpreter and gives a "
+                    "numpy array, not a Tensor (measured: a tensor operand of `+` refuses it with TypeError, ops.relu "
+                    "returns a wrong value)")
+        return f"fails to compile under STRICT ({_CONSTANT}); LAX runs it in the Python interpreter"
+
+    def _reduction(self) -> bool:
+        """numpy's reductions call the tensor's own method with ``out=``, which MindSpore's Tensor does not take."""
+        return self.library == "numpy" and api.last_name(self.callee) in _METHOD_REDUCTIONS and self.on == "tensor"
+
+
+@dataclass(frozen=True, kw_only=True)
+class HostArrayOperand(FindingData):
+    """A host array (numpy's) used as an operand of a tensor operation in graph code: the call that builds it
+    (empty when it is not a dotted name), its library, ``on`` (``operand``), the graph function."""
+
+    template = ("a {library} array used as an operand of a tensor operation in graph code ({function}) fails at "
+                "every syntax level (STRICT: ValueError at compile; LAX: TypeError when it runs); create it once in "
+                "__init__ as a Tensor, or build it with mindspore.ops")
+    callee: str = fact(subject=True)
+    library: str
+    on: str = fact(for_users=True)
+    function: str
 
 
 class HostLibraryCall(Rule):
@@ -59,6 +117,8 @@ class HostLibraryCall(Rule):
                 return ops.sin(x) + self.offset
     """
 
+    records = (HostCall, HostArrayOperand)
+
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         if not module.imports_a_host_library():
             return  # every finding is a call of, or an array from, a host library
@@ -91,29 +151,10 @@ class HostLibraryCall(Rule):
             and _tensor_operand(function, call)
         if not function.strict and not (is_torch or reduction or operand):
             return
-        constant = 'ValueError "inputs should be constant"'
-        if is_torch:
-            when = "fails at every syntax level (STRICT: compile error; LAX: TypeError when the graph runs)"
-        elif reduction:
-            when = (f"fails at every syntax level (STRICT: {constant} at compile; LAX: TypeError when the graph "
-                    f"runs: numpy calls the Tensor's own {api.last_name(qualname)}() with out=, and MindSpore "
-                    "reports it as an unexpected keyword argument 'out' or a failed call)")
-        elif operand:
-            when = (f"fails at every syntax level (STRICT: {constant} at compile; LAX: it gives a numpy array, not a "
-                    "Tensor, and the tensor operation given it raises TypeError when the graph runs)")
-        elif library in ("numpy", "scipy") and not qualname.startswith("numpy.random."):
-            when = (f"fails to compile under STRICT ({constant}); LAX runs it in the Python interpreter and gives a "
-                    "numpy array, not a Tensor (measured: a tensor operand of `+` refuses it with TypeError, ops.relu "
-                    "returns a wrong value)")
-        else:
-            when = f"fails to compile under STRICT ({constant}); LAX runs it in the Python interpreter"
-        data = f"a host copy of tensor data (.{copy.func.attr}())" if copy is not None else "tensor data"
-        yield self.finding(
-            module, call,
-            f"{qualname}() on {data} in graph code ({function.label}) {when}; use {_alternative(qualname)}",
-            data={"callee": qualname, "function": function.label, "on": "host copy" if copy is not None else "tensor",
-                  "copied_by": copy.func.attr if copy is not None else "", "library": api.top_package(qualname)},
-        )
+        yield self.report(module, call, HostCall(
+            callee=qualname, function=function.label, on="host copy" if copy is not None else "tensor",
+            copied_by=copy.func.attr if copy is not None else "", library=library,
+            levels=["strict", "lax"] if is_torch or reduction or operand else ["strict"]))
 
     def _host_operands(self, module, function, operands, host_arrays) -> Iterator[Finding]:
         # the sources first: a name or callee look-up each, where a kind can take a look into helpers
@@ -124,15 +165,9 @@ class HostLibraryCall(Rule):
         for operand, source in sources:
             if not (isinstance(operand, ast.Name) and function.kind(operand) != HOST):
                 library = api.top_package(module.qualname(source.func) or 'numpy')
-                yield self.finding(
-                    module, source,
-                    f"a {library} array used as an operand of a "
-                    f"tensor operation in graph code ({function.label}) fails at every syntax level (STRICT: "
-                    "ValueError at compile; LAX: TypeError when it runs); create it once in __init__ as a Tensor, "
-                    "or build it with mindspore.ops",
-                    data={"callee": module.qualname(source.func) or "", "library": library, "on": "operand",
-                          "function": function.label},
-                )
+                yield self.report(module, source, HostArrayOperand(
+                    callee=module.qualname(source.func) or "", library=library, on="operand",
+                    function=function.label))
 
     def _host_operands_of_op(self, module, function, call, host_arrays) -> Iterator[Finding]:
         qualname = module.qualname(call.func)
