@@ -2,11 +2,60 @@
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 from typing import Iterator
 
 from ms_lint.model import TENSOR, GraphFunction, ModuleFacts
-from ms_lint.findings import Finding
+from ms_lint.findings import Finding, FindingData, fact
 from ms_lint.rules.base import Rule
+
+
+@dataclass(frozen=True, kw_only=True)
+class UserStateChanged(FindingData):
+    """A user object's method changing its state in graph code: the type, the method, what it changes
+    (``container``: a list, dict or object it holds; ``attribute``: its own attribute), the graph function."""
+
+    type: str = fact(subject=True)
+    method: str = fact(subject=True)
+    change: str
+    function: str
+
+    def message(self) -> str:
+        called = f"{self.type}.{self.method}() changes"
+        if self.change == "container":
+            return (f"{called} a list, dict or object held by a user object in graph code ({self.function}): graph "
+                    "mode does not keep the change: under STRICT the compile fails (TypeError), and under LAX the "
+                    "change is lost, silently or with an error where the code reads what was lost (ValueError or "
+                    "AttributeError, as the code uses it); a loop that waits for the change (`while len(self.layers) "
+                    "<= idx: self.layers.append(...)`) never ends at either level (RuntimeError \"Exceed function "
+                    "call depth limit\"); keep the state in Parameters updated with ops.assign, or pass it in and "
+                    "return it")
+        return (f"{called} the state of a user object in graph code ({self.function}): fails to compile under "
+                "STRICT (TypeError); keep the state in a Parameter updated with ops.assign, or return the new value")
+
+
+@dataclass(frozen=True, kw_only=True)
+class UserTypeBuilt(FindingData):
+    """A user type (``kind``: ``user type``) or a ``@jit_class`` (``jit_class``) built from tensor data in graph
+    code: the type's name, the graph function, and how the call builds it, for the validator to build it alike:
+    the callee as written (``outputs.Box``; empty when it is not a dotted name), how many positional arguments and
+    which keywords it passes, and whether it unpacks a ``*sequence``."""
+
+    built_type: str = fact(subject=True)
+    kind: str
+    function: str
+    callee: str = fact(subject=True)
+    positional: int
+    keywords: list[str]
+    starred: bool
+
+    def message(self) -> str:
+        if self.kind == "user type":
+            return (f"user type {self.built_type} built from tensor data in graph code ({self.function}) fails to "
+                    "compile under STRICT (ValueError); return a tuple or dict")
+        return (f"@jit_class {self.built_type} built from tensor data in graph code ({self.function}) fails to "
+                "compile at every syntax level (TypeError: all arguments are required to be constants); build it in "
+                "__init__ from constants, or return a tuple or dict")
 
 
 class UserTypeInGraph(Rule):
@@ -73,6 +122,8 @@ class UserTypeInGraph(Rule):
                 return x
     """
 
+    records = (UserStateChanged, UserTypeBuilt)
+
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         for function in module.graph_functions:
             for node in function.nodes_of(ast.Call):
@@ -87,26 +138,9 @@ class UserTypeInGraph(Rule):
             return None
         user_type = function.object_type(func.value)
         change = user_type.mutation(func.attr) if user_type is not None else None
-        if change == "container":
-            return self.finding(
-                module, call,
-                f"{user_type.name}.{func.attr}() changes a list, dict or object held by a user object in graph code "
-                f"({function.label}): graph mode does not keep the change: under STRICT the compile fails "
-                "(TypeError), and under LAX the change is lost, silently or with an error where the code reads "
-                "what was lost (ValueError or AttributeError, as the code uses it); a loop that waits for the "
-                "change (`while len(self.layers) <= idx: self.layers.append(...)`) never ends at either level "
-                "(RuntimeError \"Exceed function call depth limit\"); keep the state in Parameters updated with "
-                "ops.assign, or pass it in and return it",
-                data={"type": user_type.name, "method": func.attr, "change": change, "function": function.label},
-            )
-        if change == "attribute" and function.strict:
-            return self.finding(
-                module, call,
-                f"{user_type.name}.{func.attr}() changes the state of a user object in graph code ({function.label}): "
-                "fails to compile under STRICT (TypeError); keep the state in a Parameter updated with ops.assign, "
-                "or return the new value",
-                data={"type": user_type.name, "method": func.attr, "change": change, "function": function.label},
-            )
+        if change == "container" or change == "attribute" and function.strict:
+            return self.report(module, call, UserStateChanged(type=user_type.name, method=func.attr, change=change,
+                                                              function=function.label))
         return None
 
     def _built_from_tensors(self, module: ModuleFacts, function: GraphFunction, call: ast.Call) -> Finding | None:
@@ -119,31 +153,12 @@ class UserTypeInGraph(Rule):
         if (user_type is None and not jit_class) or not any(
                 function.kind(a) == TENSOR for a in [*call.args, *(k.value for k in call.keywords)]):
             return None
-        if user_type is not None:
-            return self.finding(
-                module, call,
-                f"user type {user_type.name} built from tensor data in graph code ({function.label}) fails to "
-                f"compile under STRICT (ValueError); return a tuple or dict",
-                data={"built_type": user_type.name, "kind": "user type", "function": function.label,
-                      **_call_shape(call)},
-            )
-        return self.finding(
-            module, call,
-            f"@jit_class {qualname.rsplit('.', 1)[-1]} built from tensor data in graph code ({function.label}) "
-            f"fails to compile at every syntax level (TypeError: all arguments are required to be constants); "
-            f"build it in __init__ from constants, or return a tuple or dict",
-            data={"built_type": qualname.rsplit('.', 1)[-1], "kind": "jit_class", "function": function.label,
-                  **_call_shape(call)},
-        )
-
-
-def _call_shape(call: ast.Call) -> dict:
-    """How the call builds the type, for the validator to build it alike: the callee as written (``outputs.Box``;
-    empty when it is not a dotted name), how many positional arguments and which keywords it passes, and whether it
-    unpacks a ``*sequence``."""
-    return {"callee": _dotted(call.func) or "", "positional": len(call.args),
-            "keywords": [keyword.arg for keyword in call.keywords if keyword.arg],
-            "starred": any(isinstance(argument, ast.Starred) for argument in call.args)}
+        return self.report(module, call, UserTypeBuilt(
+            built_type=user_type.name if user_type is not None else qualname.rsplit('.', 1)[-1],
+            kind="user type" if user_type is not None else "jit_class", function=function.label,
+            callee=_dotted(call.func) or "", positional=len(call.args),
+            keywords=[keyword.arg for keyword in call.keywords if keyword.arg],
+            starred=any(isinstance(argument, ast.Starred) for argument in call.args)))
 
 
 def _dotted(expr: ast.AST) -> str | None:

@@ -2,12 +2,32 @@
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 from typing import Iterator
 
 from ms_lint import mindspore_api as api
 from ms_lint.model import TENSOR, GraphFunction, ModuleFacts
-from ms_lint.findings import Finding
+from ms_lint.findings import Finding, FindingData, fact
 from ms_lint.rules.base import Rule
+
+
+@dataclass(frozen=True, kw_only=True)
+class StartedInGraph(FindingData):
+    """A thread, process or command started in graph code: what starts it (``threading.Thread()``), ``tensor
+    data`` when it is given tensor data (then STRICT refuses it), the graph function."""
+
+    started: str
+    given: str | None = fact(optional=True)
+    function: str
+
+    def message(self) -> str:
+        if self.given is not None:
+            return (f"{self.started} given {self.given} in graph code ({self.function}) fails to compile under "
+                    "STRICT (ValueError: the inputs should be constant); start it outside graph code "
+                    "(training loop, callback, data pipeline)")
+        return (f"{self.started} in graph code ({self.function}) runs once, while the graph compiles, and never on "
+                "later steps (all syntax levels); start it outside graph code (training loop, callback, data "
+                "pipeline)")
 
 
 class HostConcurrency(Rule):
@@ -42,6 +62,8 @@ class HostConcurrency(Rule):
         threading.Thread(target=log_step).start()
     """
 
+    records = (StartedInGraph,)
+
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         for function in module.graph_functions:
             for node in function.nodes_of(ast.Call):
@@ -50,21 +72,10 @@ class HostConcurrency(Rule):
                     continue
                 if any(function.kind(a) == TENSOR for a in [*node.args, *(k.value for k in node.keywords)]):
                     if function.strict:  # LAX runs it in the interpreter, on every call
-                        yield self.finding(
-                            module, node,
-                            f"{started} given tensor data in graph code ({function.label}) fails to compile under "
-                            "STRICT (ValueError: the inputs should be constant); start it outside graph code "
-                            "(training loop, callback, data pipeline)",
-                            data={"started": started, "given": "tensor data", "function": function.label},
-                        )
+                        yield self.report(module, node, StartedInGraph(started=started, given="tensor data",
+                                                                       function=function.label))
                     continue
-                yield self.finding(
-                    module, node,
-                    f"{started} in graph code ({function.label}) runs once, while the graph compiles, and "
-                    "never on later steps (all syntax levels); start it outside graph code (training loop, "
-                    "callback, data pipeline)",
-                    data={"started": started, "function": function.label},
-                )
+                yield self.report(module, node, StartedInGraph(started=started, function=function.label))
 
 
 def _what_it_starts(module: ModuleFacts, function: GraphFunction, call: ast.Call) -> str | None:

@@ -2,12 +2,36 @@
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 from typing import Iterator
 
 from ms_lint import mindspore_api as api
 from ms_lint.model import ModuleFacts
-from ms_lint.findings import Finding
+from ms_lint.findings import Finding, FindingData, fact
 from ms_lint.rules.base import Rule
+
+
+@dataclass(frozen=True, kw_only=True)
+class BuiltInGraph(FindingData):
+    """A Parameter (``built``: ``parameter``) or a weighted Cell (``cell``) created in graph code: the callee, the
+    graph function, and the attribute of the instance the Cell is assigned to (``self.bias``), when it is."""
+
+    callee: str = fact(subject=True)
+    built: str
+    function: str
+    stored_on: str | None = fact(optional=True)
+
+    def message(self) -> str:
+        name = api.last_name(self.callee)
+        if self.built == "parameter":
+            return (f"{name}(...) in graph code ({self.function}) fails to compile at every syntax level; create the "
+                    "Parameter in __init__ and update it with ops.assign")
+        if self.stored_on is not None:
+            return (f"{name} created in graph code ({self.function}) and assigned to {self.stored_on}: assigning a "
+                    "Cell to an attribute in graph code fails to compile at every syntax level (TypeError); create "
+                    "it in __init__, or swap it from host code before the call")
+        return (f"{name} created in graph code ({self.function}) is built once at compile time: its weights are "
+                "frozen and never trained (all syntax levels); create it in __init__ and call it in construct")
 
 
 class CellOrParameterInGraph(Rule):
@@ -53,6 +77,8 @@ class CellOrParameterInGraph(Rule):
                 return self.fc(x)
     """
 
+    records = (BuiltInGraph,)
+
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         for function in module.graph_functions:
             for node in function.nodes_of(ast.Call):
@@ -60,34 +86,18 @@ class CellOrParameterInGraph(Rule):
                 if qualname is None:
                     continue  # most calls of graph code (``self.fc(x)``, tensor methods): no class named
                 if module.builds_parameter(node) or api.is_mindspore_name(qualname, "initializer"):
-                    yield self.finding(
-                        module, node,
-                        f"{api.last_name(qualname)}(...) in graph code ({function.label}) fails to compile at every "
-                        "syntax level; create the Parameter in __init__ and update it with ops.assign",
-                        data={"callee": qualname, "built": "parameter", "function": function.label},
-                    )
+                    yield self.report(module, node, BuiltInGraph(callee=qualname, built="parameter",
+                                                                 function=function.label))
                 elif module.builds_cell(node):
                     stored = _stored_on_instance(function, node)
                     if stored is not None:  # with or without parameters
-                        yield self.finding(
-                            module, node,
-                            f"{api.last_name(qualname)} created in graph code ({function.label}) and assigned to "
-                            f"{stored}: assigning a Cell to an attribute in graph code fails to compile at every "
-                            "syntax level (TypeError); create it in __init__, or swap it from host code before the "
-                            "call",
-                            data={"callee": qualname, "built": "cell", "function": function.label,
-                                  "stored_on": stored},
-                        )
+                        yield self.report(module, node, BuiltInGraph(callee=qualname, built="cell",
+                                                                     function=function.label, stored_on=stored))
                         continue
                     if not _owns_own_parameters(module, node, qualname):
                         continue
-                    yield self.finding(
-                        module, node,
-                        f"{api.last_name(qualname)} created in graph code ({function.label}) is built once at "
-                        "compile time: its weights are frozen and never trained (all syntax levels); create it in "
-                        "__init__ and call it in construct",
-                        data={"callee": qualname, "built": "cell", "function": function.label},
-                    )
+                    yield self.report(module, node, BuiltInGraph(callee=qualname, built="cell",
+                                                                 function=function.label))
 
 
 def _stored_on_instance(function, call: ast.Call) -> str | None:
