@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Callable
 
 # How a finding can be checked.
 COMPILE = "compile"  # the Cell fails to compile (or to be called) at the finding
@@ -31,9 +32,9 @@ class Expectation:
     error_types: tuple[str, ...] = ()
     patterns: tuple[str, ...] = ()
     # Where the compiler points: "finding" (the finding's line) or "anywhere" (e.g. the use in construct), but at
-    # the finding's line for the findings whose data holds the key ``located_here_when`` (one case of a rule's several).
+    # the finding's line for the findings ``located_here_when`` says so of (one kind of a rule's several).
     located: str = "finding"
-    located_here_when: str = ""
+    located_here_when: Callable[[object], bool] | None = None
     # What a successful compile means when the hazard does not fail at this level, and whether the hazard is
     # then silent (wrong results no probe observes: "not applicable") rather than absent ("not reproduced").
     silent_note: str = ""
@@ -43,10 +44,10 @@ class Expectation:
     # Whether the hazard raises in PyNative too (a missing method, a layer built with wrong arguments): then
     # running the line eagerly, in a host method the graph never holds, decides it as well as a compile would.
     shows_eagerly: bool = False
-    # A key of a finding's data that says this one of the rule's findings is silent where the others raise
-    # (MS606: a positional argument some layers refuse and others take with another meaning): its verdict is then
-    # "not applicable", with ``silent_note``, where the compile or the construction shows nothing.
-    silent_when: str = ""
+    # Says, from a finding's data, that this one of the rule's findings is silent where the others raise (MS606: a
+    # positional argument some layers refuse and others take with another meaning): its verdict is then "not
+    # applicable", with ``silent_note``, where the compile or the construction shows nothing.
+    silent_when: Callable[[object], bool] | None = None
     # For the randomness probe (two calls on the same input in GRAPH_MODE, then in PyNative): whether graph code
     # repeats its output where the hazard is real (a value drawn once at compile time: MS104), or gives another
     # one, or PyNative's no more (what a call writes in place is read by the next, or by its caller: MS124).
@@ -60,10 +61,46 @@ class Expectation:
         return any(re.search(pattern, message, re.IGNORECASE) for pattern in self.patterns)
 
     def located_anywhere(self, finding) -> bool:
-        return self.located == "anywhere" and not (self.located_here_when and self.located_here_when in finding.data)
+        return self.located == "anywhere" and not (self.located_here_when is not None
+                                                   and self.located_here_when(finding))
 
     def expected_to_fail(self, level: str) -> bool:
         return level in self.fails_at
+
+
+# -------------------------------------------------------------------- what the validator reads of a finding's data
+# Each reads the record the finding's rule declares (``ms_lint.rules.data_of``), by its fields; a finding whose
+# data is none of its rule's shapes (built by hand, without data) gives nothing. The rules are imported when asked:
+# the worker, which imports this module, never reads findings.
+
+def _record(finding, *kinds):
+    """The record of ``finding``'s data when it is one of ``kinds``; None otherwise."""
+    from ms_lint.rules import data_of
+
+    data = data_of(finding)
+    return data if isinstance(data, kinds) else None
+
+
+def built_from_tensor_data(finding) -> bool:
+    """Whether an MS103 finding is of a user type or @jit_class built from tensor data (which fails where it is
+    built), not of a user object's state changed (which fails in the object's own method)."""
+    from ms_lint.rules.ms103_user_type_in_graph import UserTypeBuilt
+
+    return _record(finding, UserTypeBuilt) is not None
+
+
+def built_call(finding) -> dict | None:
+    """For an MS103 finding of a user type built from tensor data, the call that builds it: the callee's dotted
+    name, how many positional arguments and which keywords it passes; None for any other finding, a call that
+    unpacks ``*args``, or one whose callee is not a dotted name of the type."""
+    from ms_lint.rules.ms103_user_type_in_graph import UserTypeBuilt
+
+    built = _record(finding, UserTypeBuilt)
+    if built is None or not built.built_type or not built.callee or built.starred:
+        return None
+    if built.callee.rpartition(".")[2] != built.built_type.rpartition(".")[2]:
+        return None
+    return {"callee": built.callee, "positional": built.positional, "keywords": list(built.keywords)}
 
 
 _STRICT = frozenset({"strict"})
@@ -95,7 +132,7 @@ EXPECTATIONS: dict[str, Expectation] = {
         patterns=(r"modify a member attribute", r"member attribute", r"not supported", r"empty sequence",
                   r"list_getitem", r"inputs should be constant", r"required to be constants"),
         located="anywhere",  # a cache's change fails in its own module's method; a type fails where it is built
-        located_here_when="built_type",  # a user type or @jit_class built from tensor data
+        located_here_when=built_from_tensor_data,
         silent_note="under LAX the object is interpreted and its state changes only during compilation",
         silent=True,
     ),

@@ -24,6 +24,7 @@ from ms_lint.validate.expectations import (
     RANDOMNESS_PROBE,
     STATE_PROBE,
     built_at_its_line,
+    built_call,
     expectation_for,
     missing_name,
     probes_for,
@@ -294,13 +295,9 @@ def _built_types(findings: list[Finding]) -> dict[str, dict]:
     A call that unpacks ``*args``, or whose callee is not a dotted name of the type, is left out."""
     found: dict[str, dict] = {}
     for finding in findings:
-        data = finding.data
-        built, callee = data.get("built_type"), data.get("callee")
-        if finding.code != "MS103" or not built or not callee or data.get("starred") or str(finding.line) in found:
-            continue
-        if callee.rpartition(".")[2] == built.rpartition(".")[2]:
-            found[str(finding.line)] = {"callee": callee, "positional": data.get("positional", 0),
-                                        "keywords": list(data.get("keywords") or [])}
+        call = built_call(finding) if str(finding.line) not in found else None
+        if call is not None:
+            found[str(finding.line)] = call
     return found
 
 
