@@ -2,17 +2,131 @@
 from __future__ import annotations
 
 import ast
-from dataclasses import replace
+from dataclasses import replace, dataclass
 from typing import Iterator
 
 from ms_lint.model import TENSOR, GraphFunction, ModuleFacts
 from ms_lint.model.scopes import ASSIGNMENT, PARAMETER
 from ms_lint.model.syntax import under
-from ms_lint.findings import Finding
+from ms_lint.findings import Finding, FindingData, fact
 from ms_lint.rules.base import Rule
 
 
 _WHOLE = object()  # the statement's own value
+
+
+@dataclass(frozen=True, kw_only=True)
+class GlobalWritten(FindingData):
+    """A global written in graph code: its name, the graph function."""
+
+    global_: str = fact(key="global", subject=True)
+    function: str
+
+    def message(self) -> str:
+        name = self.global_
+        return (f"global {name} written in graph code ({self.function}): the graph does not see the write, its reads "
+                f"of {name} give the value it had when the graph was compiled (measured at STRICT and LAX: after an "
+                "increment a read still gives the old number; a tensor written to a global that held None fails "
+                "where it is read, TypeError); keep it in a Parameter updated with ops.assign")
+
+
+@dataclass(frozen=True, kw_only=True)
+class AttributeWritten(FindingData):
+    """An attribute of a Cell that is not a Parameter written in its graph code: the attribute, whether the value
+    is tensor data, whether LAX updates it on every call (a value built from the state the graph writes), the
+    graph function, whether the value is what the input's shapes decide (LAX then gives PyNative's value), the
+    name the method gives its instance; ``also``: the other attributes the same block writes with the same
+    consequence, each with its line (one finding for them all)."""
+
+    attribute: str = fact(subject=True)
+    tensor: bool
+    accumulated: bool
+    function: str
+    shapes_only: bool
+    instance: str
+    also: list[dict] | None = fact(optional=True)
+
+    @property
+    def consequence(self) -> str:
+        if self.shapes_only:
+            return "LAX gives PyNative's value (the input's shapes decide it; a new shape compiles again)"
+        if self.tensor and not self.accumulated:
+            return "and under LAX later calls silently see the first call's value"
+        return "LAX updates it on every call"
+
+    def message(self) -> str:
+        written = f"{self.instance}.{self.attribute}"
+        if not self.also:
+            return (f"{written} written in graph code ({self.function}) is not a Parameter: fails to compile under "
+                    f"STRICT (TypeError; AttributeError if nothing set it before), {self.consequence}; keep it in a "
+                    "Parameter updated with ops.assign, or return it")
+        others = ", ".join(f"{self.instance}.{other['attribute']} (line {other['line']})" for other in self.also)
+        return (f"{written} and {others} written in graph code ({self.function}) are not Parameters: fail to compile "
+                f"under STRICT (TypeError; AttributeError if nothing set them before), "
+                f"{self.consequence.replace('updates it on', 'updates them on', 1)}; keep them in Parameters updated "
+                "with ops.assign, or return them")
+
+
+@dataclass(frozen=True, kw_only=True)
+class ObjectAttributeWritten(FindingData):
+    """An attribute of a plain object a Cell holds written in its graph code: ``held.attribute``, ``object``
+    (true), the graph function, the name the method gives its instance."""
+
+    attribute: str = fact(subject=True)
+    object: bool = fact(for_users=True)
+    function: str
+    instance: str
+
+    def message(self) -> str:
+        held = f"{self.instance}.{self.attribute.rpartition('.')[0]}"
+        return (f"{self.instance}.{self.attribute} written in graph code ({self.function}): {held} is a plain Python "
+                "object, a constant of the graph: under STRICT a Python value fails to compile; otherwise the write "
+                "happens on the first call only and later calls silently see that value (all syntax levels); keep "
+                "the state in a Parameter of the Cell updated with ops.assign, or return it")
+
+
+@dataclass(frozen=True, kw_only=True)
+class SetattrWritten(FindingData):
+    """``setattr(self, name, value)`` in a Cell's graph code: the attribute (None when the name is not a string
+    literal), ``setattr`` (true), the graph function, the name the method gives its instance, the syntax levels
+    it is wrong at (LAX too, unless the same constant is written on every call)."""
+
+    attribute: str | None = fact(subject=True)
+    setattr: bool = fact(for_users=True)
+    function: str
+    instance: str
+    levels: list[str]
+
+    def message(self) -> str:
+        shown = f"{self.instance}.{self.attribute}" if self.attribute is not None else "the attribute"
+        lax = (f"; under LAX it runs once more while compiling and graph code reads {shown} as it was then, so later "
+               "calls silently see a stale value") if "lax" in self.levels else ""
+        return (f"setattr({self.instance}, ...) in graph code ({self.function}) writes {shown}, not a Parameter: "
+                f"fails to compile under STRICT{lax}; keep the state in a Parameter updated with ops.assign, or "
+                "return it")
+
+
+@dataclass(frozen=True, kw_only=True)
+class ItemWritten(FindingData):
+    """``self.cache[key] = value`` in a Cell's graph code on an attribute that is a plain dict or list: the
+    attribute, ``item`` (true), the syntax levels it is wrong at (LAX too for a cache filled under an ``if`` that
+    reads it), the line of that ``if``, the name the method gives its instance, the graph function."""
+
+    attribute: str = fact(subject=True)
+    item: bool = fact(for_users=True)
+    levels: list[str] = fact(for_users=True)
+    condition_line: int | None = fact(optional=True)
+    instance: str
+    function: str
+
+    def message(self) -> str:
+        written = f"{self.instance}.{self.attribute}"
+        lax = (f"under LAX the write never reaches the Cell: {written} stays as it was, so the cache filled under "
+               f"the `if` at line {self.condition_line} is filled again on every call" if self.condition_line
+               is not None else f"under LAX the write lasts only for the call: {written} on the Cell stays as it was")
+        return (f"{written}[...] written in graph code ({self.function}): {written} is not a Parameter, so this fails "
+                "to compile under STRICT (TypeError: it \"should be initialized as a 'Parameter' ... to perform "
+                f"assign subscript\"); {lax}; keep the state in a Parameter updated with ops.assign, or return it")
 
 
 class StateWrittenInGraph(Rule):
@@ -82,6 +196,8 @@ class StateWrittenInGraph(Rule):
                 return x * 2
     """
 
+    records = (GlobalWritten, AttributeWritten, ObjectAttributeWritten, SetattrWritten, ItemWritten)
+
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         for function in module.graph_functions:
             declared_global = {name for node in function.nodes_of(ast.Global) for name in node.names}
@@ -92,15 +208,17 @@ class StateWrittenInGraph(Rule):
                     if target.__class__ is ast.Name and target.id not in declared_global:
                         continue  # a local name: most targets, and nothing to report
                     written.extend(self._written(module, function, node, target, declared_global))
-            yield from _one_per_block(function, written)
+            for statement, data in _one_per_block(function, written):
+                yield self.report(module, statement, data)
             if function.owner is not None and function.owner.is_cell:
                 for call in function.nodes_of(ast.Call):
-                    finding = _setattr_written(self, module, function, call)
-                    if finding is not None:
-                        yield finding
+                    data = _setattr_written(module, function, call)
+                    if data is not None:
+                        yield self.report(module, call, data)
 
     def _written(self, module: ModuleFacts, function: GraphFunction, statement: ast.AST, target: ast.AST,
-                 declared_global: set[str], value: ast.AST | None = _WHOLE) -> Iterator[Finding]:
+                 declared_global: set[str], value: ast.AST | None = _WHOLE) -> Iterator[tuple[ast.AST, FindingData]]:
+        """Each write of state ``target`` makes: (the statement, its record)."""
         """``value``: what ``target`` is given; the statement's whole value unless the target is one element of an
         unpacking (then its element of a literal tuple, or None when the value's parts are unknown:
         ``inv_freq, self.scaling = init(config, seq_len)`` gives no sign that ``self.scaling`` holds a tensor)."""
@@ -114,14 +232,7 @@ class StateWrittenInGraph(Rule):
                                          parts[index] if parts is not None else None)
             return
         if isinstance(target, ast.Name) and target.id in declared_global:
-            yield self.finding(
-                module, statement,
-                f"global {target.id} written in graph code ({function.label}): the graph does not see the write, "
-                f"its reads of {target.id} give the value it had when the graph was compiled (measured at STRICT "
-                "and LAX: after an increment a read still gives the old number; a tensor written to a global that "
-                "held None fails where it is read, TypeError); keep it in a Parameter updated with ops.assign",
-                data={"global": target.id, "function": function.label},
-            )
+            yield statement, GlobalWritten(global_=target.id, function=function.label)
         elif (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
               and target.value.id == function.self_name and function.owner is not None
               and function.owner.is_cell
@@ -140,80 +251,52 @@ class StateWrittenInGraph(Rule):
             # are updated on every call; tensor data from the inputs alone is not (measured 2.10.0, 2.7.1 CPU).
             lax_updates = isinstance(statement, ast.AugAssign) or isinstance(value, (ast.List, ast.Dict)) or (
                 _reads_written_state(function, statement, value))
-            if shapes_only:
-                consequence = "LAX gives PyNative's value (the input's shapes decide it; a new shape compiles again)"
-            elif tensor and not (lax_updates and not function.strict):
-                consequence = ("and under LAX later calls silently see the first call's value" if not lax_updates
-                               else "LAX updates it on every call")
-            elif function.strict:
-                consequence = "LAX updates it on every call"
-            else:
+            if not (shapes_only or tensor and not (lax_updates and not function.strict) or function.strict):
                 return  # a number, or a tensor computed from its own value, written under LAX: updated correctly
-            yield self.finding(
-                module, statement,
-                f"{function.self_name}.{target.attr} written in graph code ({function.label}) is not a Parameter: "
-                f"fails to compile under STRICT (TypeError; AttributeError if nothing set it before), {consequence}; "
-                "keep it in a Parameter updated with ops.assign, or return it",
-                data={"attribute": target.attr, "tensor": tensor, "accumulated": tensor and lax_updates,
-                      "function": function.label},
-            )
+            yield statement, AttributeWritten(
+                attribute=target.attr, tensor=tensor, accumulated=tensor and lax_updates, function=function.label,
+                shapes_only=shapes_only, instance=function.self_name)
         elif isinstance(target, ast.Subscript):
-            finding = _item_written(self, module, function, statement, target)
-            if finding is not None:
-                yield finding
+            data = _item_written(module, function, statement, target)
+            if data is not None:
+                yield statement, data
         elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Attribute) and isinstance(
                 target.value.value, ast.Name) and target.value.value.id == function.self_name and (
                 function.owner is not None and function.owner.is_cell
                 and function.object_type(target.value) is not None):
-            held = f"{function.self_name}.{target.value.attr}"
-            yield self.finding(
-                module, statement,
-                f"{held}.{target.attr} written in graph code ({function.label}): {held} is a plain Python "
-                f"object, a constant of the graph: under STRICT a Python value fails to compile; otherwise the write "
-                f"happens on the first call only and later calls silently see that value (all syntax levels); keep "
-                f"the state in a Parameter of the Cell updated with ops.assign, or return it",
-                data={"attribute": f"{target.value.attr}.{target.attr}", "object": True, "function": function.label},
-            )
+            yield statement, ObjectAttributeWritten(
+                attribute=f"{target.value.attr}.{target.attr}", object=True, function=function.label,
+                instance=function.self_name)
 
 
-def _one_per_block(function: GraphFunction, findings: list[Finding]) -> list[Finding]:
+def _one_per_block(function: GraphFunction, written: list[tuple[ast.AST, FindingData]]
+                   ) -> list[tuple[ast.AST, FindingData]]:
     """One finding for the attributes one block of statements writes with the same consequence (``self.cos_cached
-    = ...; self.sin_cached = ...``, one cache rebuilt): the first write's, naming the others; one fix serves them
-    all. Writes on the two sides of an ``if`` (two blocks) stay apart."""
-    writes = [finding for finding in findings if "tensor" in finding.data and finding.node is not None]
-    if len(writes) < 2:
-        return findings
+    = ...; self.sin_cached = ...``, one cache rebuilt): the first write's, naming the others in its ``also``; one
+    fix serves them all. Writes on the two sides of an ``if`` (two blocks) stay apart."""
+    if sum(isinstance(data, AttributeWritten) for _, data in written) < 2:
+        return written
     place = _statement_places(function.node)  # id(statement) -> (id(its block), its index there)
-    runs: list[list[Finding]] = []  # each: the writes of one block with one consequence
-    open_runs: dict[tuple, list[Finding]] = {}  # (block, message shape) -> its run
-    result: list[Finding] = []
-    for finding in findings:
-        attribute = finding.data.get("attribute")
-        where = place.get(id(finding.node)) if "tensor" in finding.data else None
-        if attribute is None or where is None:
-            result.append(finding)
+    runs: list[list[tuple[ast.AST, AttributeWritten]]] = []  # each: the writes of one block with one consequence
+    open_runs: dict[tuple, list] = {}  # (block, the facts its message says besides the attribute) -> its run
+    result: list[tuple[ast.AST, FindingData]] = []
+    for statement, data in written:
+        where = place.get(id(statement)) if isinstance(data, AttributeWritten) else None
+        if where is None:
+            result.append((statement, data))
             continue
-        key = (where[0], finding.message.replace(f".{attribute} written", ".* written", 1))
+        key = (where[0], data.instance, data.function, data.consequence)
         run = open_runs.get(key)
         if run is not None:
-            run.append(finding)
+            run.append((statement, data))
             continue
-        members = open_runs[key] = [finding]
-        runs.append(members)
-        result.append(finding)
-    for first, *rest in runs:
+        open_runs[key] = [(statement, data)]
+        runs.append(open_runs[key])
+        result.append((statement, data))
+    for (statement, first), *rest in runs:
         if rest:
-            also = ", ".join(f"{function.self_name}.{f.data['attribute']} (line {f.line})" for f in rest)
-            message = first.message.replace(f".{first.data['attribute']} written",
-                                            f".{first.data['attribute']} and {also} written", 1)
-            also_data = [{"attribute": f.data["attribute"], "line": f.line} for f in rest]
-            for one, several in ((" is not a Parameter: fails", " are not Parameters: fail"),
-                                 ("nothing set it before", "nothing set them before"),
-                                 ("keep it in a Parameter", "keep them in Parameters"),
-                                 ("or return it", "or return them"), ("updates it on", "updates them on")):
-                message = message.replace(one, several, 1)
-            merged = replace(first, message=message, data={**first.data, "also": also_data})
-            result[result.index(first)] = merged
+            also = [{"attribute": data.attribute, "line": other.lineno} for other, data in rest]
+            result[result.index((statement, first))] = (statement, replace(first, also=also))
     return result
 
 
@@ -265,7 +348,7 @@ def _reads_written_state(function: GraphFunction, statement: ast.AST, value: ast
                for bound in ast.walk(target))
 
 
-def _setattr_written(rule: Rule, module: ModuleFacts, function: GraphFunction, call: ast.Call) -> Finding | None:
+def _setattr_written(module: ModuleFacts, function: GraphFunction, call: ast.Call) -> SetattrWritten | None:
     """``setattr(self, name, value)`` in a Cell's graph code. STRICT refuses it (RuntimeError "The third argument
     should be a dictionary" for a Python value, ValueError for tensor data); LAX runs it once more while compiling
     and the graph reads ``self.<name>`` as the value it had then (measured 2.10, 2.7.1 CPU): only a constant value
@@ -281,17 +364,8 @@ def _setattr_written(rule: Rule, module: ModuleFacts, function: GraphFunction, c
     constant = isinstance(value, ast.Constant)
     if constant and not function.strict:
         return None  # the same constant on every call: LAX gives the Cell what PyNative gives it
-    shown = f"{function.self_name}.{attribute}" if attribute is not None else "the attribute"
-    lax = "" if function.strict and constant else (
-        f"; under LAX it runs once more while compiling and graph code reads {shown} as it was then, so later calls "
-        "silently see a stale value")
-    return rule.finding(
-        module, call,
-        f"setattr({function.self_name}, ...) in graph code ({function.label}) writes {shown}, not a Parameter: "
-        f"fails to compile "
-        f"under STRICT{lax}; keep the state in a Parameter updated with ops.assign, or return it",
-        data={"attribute": attribute, "setattr": True, "function": function.label},
-    )
+    return SetattrWritten(attribute=attribute, setattr=True, function=function.label, instance=function.self_name,
+                          levels=["strict"] if function.strict and constant else ["strict", "lax"])
 
 
 _SHAPE_ATTRIBUTES = frozenset({"shape", "dtype", "ndim"})
@@ -392,8 +466,8 @@ def _passed_shapes_only(module: ModuleFacts, function: GraphFunction, name: str,
     return True
 
 
-def _item_written(rule: Rule, module: ModuleFacts, function: GraphFunction, statement: ast.AST,
-                  target: ast.Subscript) -> Finding | None:
+def _item_written(module: ModuleFacts, function: GraphFunction, statement: ast.AST,
+                  target: ast.Subscript) -> ItemWritten | None:
     """``self.cache[key] = value`` on an attribute that is not a Parameter: STRICT refuses it; under LAX the write
     never reaches the Cell, so a cache filled under a condition on it stays empty and is recomputed every call."""
     held = target.value
@@ -404,20 +478,11 @@ def _item_written(rule: Rule, module: ModuleFacts, function: GraphFunction, stat
     if not _plain_container(module, function.owner, attribute):
         return None
     cache = _cache_condition(function, statement, attribute)
-    written = f"{held.value.id}.{attribute}"  # by the method's own instance parameter
     if not function.strict and cache is None:
         return None  # under LAX the item is written for the rest of the call, which is what it reads
-    lax = (f"under LAX the write never reaches the Cell: {written} stays as it was, so the cache filled under "
-           f"the `if` at line {cache.lineno} is filled again on every call" if cache is not None else
-           f"under LAX the write lasts only for the call: {written} on the Cell stays as it was")
-    return rule.finding(
-        module, statement,
-        f"{written}[...] written in graph code ({function.label}): {written} is not a Parameter, so "
-        f"this fails to compile under STRICT (TypeError: it \"should be initialized as a 'Parameter' ... to perform "
-        f"assign subscript\"); {lax}; keep the state in a Parameter updated with ops.assign, or return it",
-        data={"attribute": attribute, "item": True, "levels": ["strict", "lax"] if cache is not None else ["strict"],
-              **({"condition_line": cache.lineno} if cache is not None else {})},
-    )
+    return ItemWritten(attribute=attribute, item=True, levels=["strict", "lax"] if cache is not None else ["strict"],
+                       condition_line=cache.lineno if cache is not None else None, instance=held.value.id,
+                       function=function.label)
 
 
 _CONTAINER_TYPES = frozenset({"builtins.dict", "builtins.list", "collections.OrderedDict", "collections.defaultdict"})
