@@ -2,11 +2,12 @@
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 from typing import Iterator
 
 from ms_lint import mindspore_api as api
 from ms_lint.model import TENSOR, GraphFunction, ModuleFacts
-from ms_lint.findings import Finding
+from ms_lint.findings import Finding, FindingData, fact
 from ms_lint.rules.base import Rule
 from ms_lint.target import device_claim
 
@@ -18,6 +19,33 @@ _BOOLEAN_OPERATIONS = frozenset({
     "logical_and", "logical_or", "logical_not", "logical_xor", "isnan", "isinf", "isfinite", "gt", "ge", "lt",
     "le", "eq", "ne", "equal", "not_equal", "greater", "greater_equal", "less", "less_equal", "bool",
 })
+
+
+_MASK_ASSIGNMENT = "boolean-mask assignment"
+
+
+@dataclass(frozen=True, kw_only=True)
+class DataDependentShape(FindingData):
+    """An operation whose output shape depends on the data, in graph code: the devices the claim concerns, the
+    setting that would show it where the target's devices are not among them (``silenced_by``), the operation
+    (``boolean-mask assignment``, ``nonzero()``, ``topk() with a tensor k``), the graph function."""
+
+    devices: list[str] = fact(for_users=True)
+    silenced_by: str | None = fact(optional=True, for_users=True)
+    operation: str
+    function: str
+
+    def message(self) -> str:
+        if self.operation == _MASK_ASSIGNMENT:
+            return (f"boolean-mask assignment of tensor values in graph code ({self.function}): graph mode "
+                    "broadcasts the values to the whole tensor and keeps them where the mask is set, instead "
+                    "of filling the selected elements in order; unless the values broadcast to the tensor's "
+                    "shape (one value, or one per element of the tensor) it raises ValueError (BroadcastTo), "
+                    "at compile time or, when the mask decides how many values there are, at run time, at "
+                    "every syntax level; use ops.select or ops.masked_fill with values shaped like the tensor")
+        return (f"{self.operation} in graph code ({self.function}) gives a data-dependent shape: it compiles on "
+                "CPU/GPU and runs on Ascend as dynamic shape, which is slower there and keeps the graph from "
+                "sinking; use the mask-multiply pattern (x * mask, ops.select) or a fixed-size operation")
 
 
 class DynamicShape(Rule):
@@ -59,6 +87,8 @@ class DynamicShape(Rule):
                 return (x * (x > 0)).sum()
     """
 
+    records = (DataDependentShape,)
+
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         if not module.graph_functions:
             return
@@ -88,16 +118,8 @@ class DynamicShape(Rule):
                             reported[id(assign.value)][1].add(ast.dump(node.slice))
                             continue  # `a[m], b[m] = f(...)`: one statement, one finding
                         reported[id(assign.value)] = (assign.value, {ast.dump(node.slice)})
-                        yield self.finding(
-                            module, node,
-                            f"boolean-mask assignment of tensor values in graph code ({function.label}): graph mode "
-                            "broadcasts the values to the whole tensor and keeps them where the mask is set, instead "
-                            "of filling the selected elements in order; unless the values broadcast to the tensor's "
-                            "shape (one value, or one per element of the tensor) it raises ValueError (BroadcastTo), "
-                            "at compile time or, when the mask decides how many values there are, at run time, at "
-                            "every syntax level; use ops.select or ops.masked_fill with values shaped like the tensor",
-                            data={**everywhere, "operation": "boolean-mask assignment"},
-                        )
+                        yield self.report(module, node, DataDependentShape(
+                            **everywhere, operation=_MASK_ASSIGNMENT, function=function.label))
                         continue
                     if _sizes_reported_store(node, reported.values()):
                         continue
@@ -105,14 +127,8 @@ class DynamicShape(Rule):
                 elif isinstance(node, ast.Call):
                     description = _dynamic_call(module, function, node)
                 if description:
-                    yield self.finding(
-                        module, node,
-                        f"{description} in graph code ({function.label}) gives a data-dependent shape: it compiles "
-                        "on CPU/GPU and runs on Ascend as dynamic shape, which is slower there and keeps the graph "
-                        "from sinking; use the mask-multiply pattern (x * mask, ops.select) or a fixed-size "
-                        "operation",
-                        data={**on_ascend, "operation": description},
-                    )
+                    yield self.report(module, node, DataDependentShape(
+                        **on_ascend, operation=description, function=function.label))
 
 
 def _sizes_reported_store(node: ast.Subscript, reported) -> bool:

@@ -2,11 +2,12 @@
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 from typing import Iterator
 
 from ms_lint import mindspore_api as api
 from ms_lint.model import TENSOR, GraphFunction, ModuleFacts
-from ms_lint.findings import Finding
+from ms_lint.findings import Finding, FindingData, fact
 from ms_lint.rules.base import Rule
 
 # Classes whose instances graph code may not create; not in the jit-forbidden registry, refused by the compiler
@@ -23,6 +24,33 @@ _ALTERNATIVES = {
     "set_data": "use ops.assign(param, value)",
     "assign_value": "use ops.assign(param, value)",
 }
+
+
+@dataclass(frozen=True, kw_only=True)
+class RefusedInGraph(FindingData):
+    """An API MindSpore refuses in graph code: its name and module (``Cell``, ``Tensor`` for a method), the
+    version of the tables read and the target's version, the graph function. A class graph code may not create
+    (``MultitypeFuncGraph``) and a call that warns through ``mindspore.log`` are told apart by their names."""
+
+    name: str = fact(subject=True)
+    module: str
+    version: str = fact(for_users=True)
+    target_version: str
+    function: str
+
+    def message(self) -> str:
+        if self.module == "mindspore.ops" and self.name in _NOT_CREATED_IN_GRAPH:
+            return (f"{self.name}(...) creates an instance in graph code ({self.function}), which MindSpore refuses "
+                    "at every syntax level (ValueError: \"creating class ... instances is not supported\"); create "
+                    "it once at module level")
+        if self.module == "mindspore" and self.name in _WARNS_THROUGH_LOG and api.at_least(
+                self.target_version, _WARNS_THROUGH_LOG[self.name]):
+            return (f"{self.name}() in graph code ({self.function}) logs a deprecation warning through mindspore.log, "
+                    "which MindSpore refuses in graph code: fails to compile at every syntax level (\"'mindspore.log."
+                    "warning' is not supported\"); call it in __init__ or outside the Cell and keep the result")
+        fix = _ALTERNATIVES.get(self.name, "call it in __init__ or outside the Cell and keep the result")
+        return (f"{self.module}.{self.name}() is refused by MindSpore in graph code ({self.function}): fails to "
+                f"compile at every syntax level; {fix}")
 
 
 class JitForbiddenApi(Rule):
@@ -62,50 +90,38 @@ class JitForbiddenApi(Rule):
                 return x * self.count
     """
 
+    records = (RefusedInGraph,)
+
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         functions, modules, methods = api.jit_forbidden(module.target.version)
         for function in module.graph_functions:
             for node in function.nodes_of(ast.Call):
                 qualname = module.qualname(node.func)
                 if qualname and api.is_mindspore_name(qualname, *_NOT_CREATED_IN_GRAPH):
-                    yield self.finding(
-                        module, node,
-                        f"{api.last_name(qualname)}(...) creates an instance in graph code ({function.label}), which "
-                        "MindSpore refuses at every syntax level (ValueError: \"creating class ... instances is not "
-                        "supported\"); create it once at module level",
-                        data={"name": api.last_name(qualname), "module": "mindspore.ops",
-                              "version": api.mindspore_version(module.target.version),
-                              "target_version": module.target.version})
+                    yield self.report(module, node, RefusedInGraph(
+                        name=api.last_name(qualname), module="mindspore.ops",
+                        version=api.mindspore_version(module.target.version),
+                        target_version=module.target.version, function=function.label))
                     continue
                 deprecated = api.last_name(qualname) if qualname else None
                 if (deprecated in _WARNS_THROUGH_LOG and api.is_mindspore_name(qualname, deprecated)
                         and api.at_least(module.target.version, _WARNS_THROUGH_LOG[deprecated])):
-                    yield self.finding(
-                        module, node,
-                        f"{deprecated}() in graph code ({function.label}) logs a deprecation warning through "
-                        "mindspore.log, which MindSpore refuses in graph code: fails to compile at every syntax level "
-                        "(\"'mindspore.log.warning' is not supported\"); call it in __init__ or outside the Cell and "
-                        "keep the result",
-                        data={"name": deprecated, "module": "mindspore", "version": api.mindspore_version(
-                            module.target.version), "target_version": module.target.version})
+                    yield self.report(module, node, RefusedInGraph(
+                        name=deprecated, module="mindspore", version=api.mindspore_version(module.target.version),
+                        target_version=module.target.version, function=function.label))
                     continue
                 if qualname and (qualname in functions or qualname.startswith(modules)):
-                    yield self._finding(module, function, node, qualname, api.last_name(qualname))
+                    yield self._refused(module, function, node, qualname)
                     continue
                 method = _forbidden_method(function, node, methods)
                 if method:
-                    yield self._finding(module, function, node, method, node.func.attr)
+                    yield self._refused(module, function, node, method)
 
-    def _finding(self, module, function: GraphFunction, node: ast.Call, api_name: str, short: str) -> Finding:
-        fix = _ALTERNATIVES.get(short, "call it in __init__ or outside the Cell and keep the result")
+    def _refused(self, module, function: GraphFunction, node: ast.Call, api_name: str) -> Finding:
         owner, _, name = api_name.rpartition(".")
-        return self.finding(
-            module, node,
-            f"{api_name}() is refused by MindSpore in graph code ({function.label}): fails to compile at every "
-            f"syntax level; {fix}",
-            data={"name": name, "module": owner, "version": api.mindspore_version(module.target.version),
-                  "target_version": module.target.version},
-        )
+        return self.report(module, node, RefusedInGraph(
+            name=name, module=owner, version=api.mindspore_version(module.target.version),
+            target_version=module.target.version, function=function.label))
 
 
 def _forbidden_method(function: GraphFunction, call: ast.Call, methods: dict[str, api.NameSet]) -> str | None:

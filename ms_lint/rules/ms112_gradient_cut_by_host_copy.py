@@ -4,14 +4,51 @@ from __future__ import annotations
 import ast
 import os
 import re
+from dataclasses import dataclass
 from typing import Iterator
 
 from ms_lint.model import TENSOR, ClassInfo, FunctionNode, ModuleFacts
 from ms_lint.model.project import project_class_facts
-from ms_lint.findings import Finding
+from ms_lint.findings import Finding, FindingData, fact
 from ms_lint.rules.base import Rule
 
 _GRAD_TRANSFORMS = ("grad", "value_and_grad")
+
+
+@dataclass(frozen=True, kw_only=True)
+class CellOutputCopied(FindingData):
+    """A host copy in a Cell's eager code that its output is built from: the copying method, the Cells whose
+    output it reaches, the function holding it."""
+
+    method: str = fact(subject=True)
+    cells: list[str]
+    function: str
+
+    def message(self) -> str:
+        where = "" if self.function.rpartition(".")[2] == "construct" else f" (in {self.function})"
+        return (f".{self.method}() copies a tensor to the host and the output of {' and '.join(self.cells)} is built "
+                f"from it{where}: PyNative gradients through host data are zero (like .detach()); compute it with "
+                f"mindspore.ops, or define {self.cells[0]}.bprop")
+
+
+@dataclass(frozen=True, kw_only=True)
+class DifferentiatedCopied(FindingData):
+    """A host copy the result of a function given to grad/value_and_grad is built from: the copying method, the
+    differentiated function, the helper it is reached through (empty when in the function itself), and for a copy
+    in another module, that module's path and the copy's line there (the finding sits at the call here)."""
+
+    method: str = fact(subject=True)
+    differentiated: str
+    through: str
+    path: str | None = fact(optional=True, for_users=True)
+    line: int | None = fact(optional=True)
+
+    def message(self) -> str:
+        where = f" (line {self.line})" if self.line is not None else ""
+        through = f" through {self.through}" if self.through else ""
+        return (f".{self.method}(){where} copies a tensor to the host and the result of {self.differentiated}, which "
+                f"is differentiated (grad/value_and_grad), is built from it{through}: PyNative gradients through "
+                "host data are zero (like .detach()); compute it with mindspore.ops")
 
 
 class GradientCutByHostCopy(Rule):
@@ -76,6 +113,8 @@ class GradientCutByHostCopy(Rule):
                 return (dout * 2,)
     """
 
+    records = (CellOutputCopied, DifferentiatedCopied)
+
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         reported: set[int] = set()
         for finding in self._cell_outputs(module):
@@ -92,16 +131,8 @@ class GradientCutByHostCopy(Rule):
             for node in function.host_conversions():
                 if not function.reaches_return(node) or holds_integers(node.func.value):
                     continue
-                names = " and ".join(info.name for info in cells)
-                where = "" if function.node.name == "construct" else f" (in {function.label})"
-                yield self.finding(
-                    module, node,
-                    f".{node.func.attr}() copies a tensor to the host and the output of {names} is built from "
-                    f"it{where}: PyNative gradients through host data are zero (like .detach()); compute it with "
-                    f"mindspore.ops, or define {cells[0].name}.bprop",
-                    data={"method": node.func.attr, "cells": [info.name for info in cells],
-                          "function": function.label},
-                )
+                yield self.report(module, node, CellOutputCopied(
+                    method=node.func.attr, cells=[info.name for info in cells], function=function.label))
 
     def _differentiated(self, module: ModuleFacts, reported: set[int]) -> Iterator[Finding]:
         """Functions given to ``grad``/``value_and_grad``: host copies in them, or in what they call (a Cell's method,
@@ -143,19 +174,10 @@ class GradientCutByHostCopy(Rule):
 
     def _differentiated_finding(self, module: ModuleFacts, node: ast.Call, forward: str, helper: str | None,
                                 copied_at: tuple[str, int, str] | None = None) -> Finding:
-        through = f" through {helper}" if helper else ""
-        method = copied_at[2] if copied_at is not None else node.func.attr
-        where = f" (line {copied_at[1]})" if copied_at is not None else ""
-        data = {"method": method, "differentiated": forward, "through": helper or ""}
-        if copied_at is not None:
-            data.update(path=copied_at[0], line=copied_at[1])
-        return self.finding(
-            module, node,
-            f".{method}(){where} copies a tensor to the host and the result of {forward}, which is differentiated "
-            f"(grad/value_and_grad), is built from it{through}: PyNative gradients through host data are zero "
-            "(like .detach()); compute it with mindspore.ops",
-            data=data,
-        )
+        return self.report(module, node, DifferentiatedCopied(
+            method=copied_at[2] if copied_at is not None else node.func.attr, differentiated=forward,
+            through=helper or "", path=copied_at[0] if copied_at is not None else None,
+            line=copied_at[1] if copied_at is not None else None))
 
 
 def _differentiated_functions(module: ModuleFacts) -> list[FunctionNode]:

@@ -9,7 +9,7 @@ from typing import Iterator
 from ms_lint import mindspore_api as api
 from ms_lint.model import ClassInfo, FunctionNode, ModuleFacts
 from ms_lint.model.syntax import holds_line
-from ms_lint.findings import Finding
+from ms_lint.findings import Finding, FindingData, fact
 from ms_lint.rules.base import Rule
 
 
@@ -28,6 +28,30 @@ class _Scope:
     function: FunctionNode | None
     owner: ClassInfo | None
     calls: list[ast.Call]
+
+
+@dataclass(frozen=True, kw_only=True)
+class ForwardRunTwice(FindingData):
+    """A Cell called and then differentiated on the same inputs: the Cell as the code names it (``net``,
+    ``self.net``), the line of the first call, the transform (``grad``, ``value_and_grad``, ``vjp``,
+    ``GradOperation``), the MindSpore version, and whether the Cell had set_grad() (the version then runs the
+    forward twice anyway)."""
+
+    name: str = fact(subject=True)
+    line: int
+    transform: str
+    version: str
+    set_grad: bool
+
+    def message(self) -> str:
+        called = (f"{self.name} is called on line {self.line} and then differentiated on the same inputs")
+        if self.set_grad:
+            return (f"{called} with {self.transform}: MindSpore {self.version} runs its forward twice even after "
+                    "set_grad() (BatchNorm statistics and random ops too); take the output from "
+                    f"{'value_and_grad' if self.transform == 'value_and_grad' else 'vjp'} instead of the first call")
+        return (f"{called} without {self.name}.set_grad(): PyNative runs its forward twice (BatchNorm statistics and "
+                f"random ops too); call {self.name}.set_grad() before the first call, or take the output from "
+                "value_and_grad")
 
 
 class GradAfterCallWithoutSetGrad(Rule):
@@ -92,6 +116,8 @@ class GradAfterCallWithoutSetGrad(Rule):
             return out, grads
     """
 
+    records = (ForwardRunTwice,)
+
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         if module.mode != "pynative":
             return
@@ -139,28 +165,11 @@ class GradAfterCallWithoutSetGrad(Rule):
             forward = earlier[-1]
             if not self._same_inputs(module, forward, inputs, call, scope):
                 continue
-            data = {"name": target_key, "line": forward.lineno, "transform": transform,
-                    "version": module.target.version}
-            if self._given_set_grad(module, target, target_key, forward, scope):
-                if not _set_grad_runs_again(module, transform):
-                    continue
-                yield self.finding(
-                    module, call,
-                    f"{target_key} is called on line {forward.lineno} and then differentiated on the same inputs "
-                    f"with {transform}: MindSpore {module.target.version} runs its forward twice even after "
-                    f"set_grad() (BatchNorm statistics and random ops too); take the output from "
-                    f"{'value_and_grad' if transform == 'value_and_grad' else 'vjp'} instead of the first call",
-                    data={**data, "set_grad": True},
-                )
+            set_grad = self._given_set_grad(module, target, target_key, forward, scope)
+            if set_grad and not _set_grad_runs_again(module, transform):
                 continue
-            yield self.finding(
-                module, call,
-                f"{target_key} is called on line {forward.lineno} and then differentiated on the same inputs "
-                f"without {target_key}.set_grad(): PyNative runs its forward twice (BatchNorm statistics and random "
-                f"ops too); call {target_key}.set_grad() before the first call, or take the output from "
-                "value_and_grad",
-                data={**data, "set_grad": False},
-            )
+            yield self.report(module, call, ForwardRunTwice(name=target_key, line=forward.lineno, transform=transform,
+                                                            version=module.target.version, set_grad=set_grad))
 
     def _gradient_run(self, module: ModuleFacts, call: ast.Call,
                       scope: _Scope) -> tuple[ast.AST, ast.Call, str] | None:

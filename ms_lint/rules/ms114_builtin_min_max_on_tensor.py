@@ -2,14 +2,30 @@
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 from typing import Iterator
 
 from ms_lint.model import ModuleFacts
-from ms_lint.findings import Finding
+from ms_lint.findings import Finding, FindingData
 from ms_lint.rules.base import Rule
 from ms_lint.rules.tensor_evidence import evidently_tensor
 
 _REPLACEMENTS = {"max": "mindspore.ops.maximum", "min": "mindspore.ops.minimum"}
+
+
+@dataclass(frozen=True, kw_only=True)
+class BuiltinOnTensor(FindingData):
+    """Builtin ``min``/``max`` of a tensor value and a Python number in graph code: the builtin, its MindSpore
+    replacement (``mindspore.ops.minimum``), the graph function."""
+
+    builtin: str
+    replacement: str
+    function: str
+
+    def message(self) -> str:
+        return (f"builtin {self.builtin}() of a tensor value and a Python number in graph code ({self.function}) "
+                "fails to compile under STRICT (ValueError: the inputs should be constant); use "
+                f"ops.{self.replacement.rpartition('.')[2]}(a, b) or the tensor's own .{self.builtin}()")
 
 
 class BuiltinMinMaxOnTensor(Rule):
@@ -49,6 +65,8 @@ class BuiltinMinMaxOnTensor(Rule):
         `ops` when needed); other forms are left for the author.
     """
 
+    records = (BuiltinOnTensor,)
+
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         for function in module.graph_functions:
             if not function.strict:
@@ -63,13 +81,8 @@ class BuiltinMinMaxOnTensor(Rule):
                 tensors = [argument for argument in arguments if evidently_tensor(function, argument)]
                 if not tensors or len(tensors) == len(arguments):
                     continue  # tensors alone compile: only a Python number next to a tensor stops it
-                yield self.finding(
-                    module, node,
-                    f"builtin {name}() of a tensor value and a Python number in graph code ({function.label}) "
-                    f"fails to compile under STRICT (ValueError: the inputs should be constant); use "
-                    f"ops.{_REPLACEMENTS[name][14:]}(a, b) or the tensor's own .{name}()",
-                    data={"builtin": name, "replacement": _REPLACEMENTS[name], "function": function.label},
-                )
+                yield self.report(module, node, BuiltinOnTensor(builtin=name, replacement=_REPLACEMENTS[name],
+                                                                function=function.label))
 
     def fix(self, context, finding: Finding) -> list:
         call = finding.node

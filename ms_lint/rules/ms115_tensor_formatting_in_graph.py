@@ -2,14 +2,26 @@
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 from typing import Iterator
 
 from ms_lint.model import GraphFunction, ModuleFacts
-from ms_lint.findings import Finding
+from ms_lint.findings import Finding, FindingData
 from ms_lint.rules.base import Rule
 from ms_lint.rules.tensor_evidence import evidently_tensor
 
 _LOGGING_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "critical", "exception", "log", "fatal"})
+
+
+@dataclass(frozen=True, kw_only=True)
+class TensorFormatted(FindingData):
+    """A tensor value formatted in graph code: what formats it (``%-formatting``, ``str.format``, a logging
+    method), the graph function."""
+
+    template = ("{formatting} with a tensor value in graph code ({function}) fails to compile under STRICT (graph "
+                "code formats only constants); use print(...) or an f-string, or log outside the Cell")
+    formatting: str
+    function: str
 
 
 class TensorFormattingInGraph(Rule):
@@ -49,6 +61,8 @@ class TensorFormattingInGraph(Rule):
                 return x
     """
 
+    records = (TensorFormatted,)
+
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         loggers = _module_loggers(module)
         for function in module.graph_functions:
@@ -65,12 +79,7 @@ class TensorFormattingInGraph(Rule):
                 what = _formatting(module, function, node, loggers)
                 if what is None:
                     continue
-                yield self.finding(
-                    module, node,
-                    f"{what} with a tensor value in graph code ({function.label}) fails to compile under STRICT "
-                    "(graph code formats only constants); use print(...) or an f-string, or log outside the Cell",
-                    data={"formatting": what, "function": function.label},
-                )
+                yield self.report(module, node, TensorFormatted(formatting=what, function=function.label))
 
 
 def _formatting(module: ModuleFacts, function: GraphFunction, node: ast.AST, loggers: set[str]) -> str | None:

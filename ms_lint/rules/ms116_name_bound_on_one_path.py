@@ -3,14 +3,61 @@ from __future__ import annotations
 
 import ast
 import os
+from dataclasses import dataclass, replace
 from typing import Iterator
 
-from ms_lint.findings import Finding
+from ms_lint.findings import Finding, FindingData, fact
 from ms_lint.edits import Edit, FixContext
 from ms_lint.model import ModuleFacts
 from ms_lint.model.flow import PartialRead, partially_bound_reads
 from ms_lint.model.values import UNKNOWN
 from ms_lint.rules.base import Rule
+
+
+@dataclass(frozen=True, kw_only=True)
+class PartlyBound(FindingData):
+    """A name read where only some paths bind it: the name; what binds it on some paths only (``if``, ``for``,
+    ``while``) and that statement's line; the function as the message names it; whether the read lies in the
+    loop's own body, before the pass binds it; the line of such a read in the body that a read after the loop is
+    reached through first. For a method of a mixin the Cell inherits: the method and the Cell; for one in another
+    module: that module's path and the read's line there."""
+
+    name: str = fact(subject=True)
+    bound_in: str
+    bound_at_line: int
+    function: str
+    in_body: bool
+    earlier_line: int | None = fact(optional=True)
+    method: str | None = fact(optional=True, subject=True)
+    cell: str | None = fact(optional=True, for_users=True)
+    path: str | None = fact(optional=True)
+    line: int | None = fact(optional=True, for_users=True)
+
+    def message(self) -> str:
+        name, at = self.name, f"at line {self.bound_at_line}"
+        if self.path is not None:
+            at += f" of {os.path.basename(self.path)}"
+        name_error = f"NameError: \"The name '{name}' is not defined, or not supported in graph mode\""
+        if self.bound_in in ("for", "while"):
+            keyword = self.bound_in
+            if self.in_body:
+                return (f"`{name}` is read in the body of the `{keyword}` loop {at} before the pass binds it: only "
+                        f"another pass (or another branch) of the body binds it ({self.function}); MindSpore's graph "
+                        f"parser rejects the read ({name_error}) under STRICT and LAX; bind `{name}` before the loop "
+                        f"(`{name} = None`)")
+            error = (f"{name_error}, at the read on line {self.earlier_line} in the loop body, which a later "
+                     "iteration reaches before it binds the name" if self.earlier_line is not None else
+                     f"UnboundLocalError: \"The local variable '{name}' defined in the '{keyword}' loop body cannot "
+                     "be used outside of the loop body\"")
+            return (f"`{name}` is read after the `{keyword}` loop {at}, whose body first binds it ({self.function}): "
+                    f"MindSpore's graph parser rejects it ({error}) under STRICT and LAX; bind `{name}` before the "
+                    f"loop (`{name} = None`)")
+        return (f"`{name}` is read after the `if` {at}, which binds it on one branch only ({self.function}): "
+                "MindSpore's graph parser joins both branches before it folds the condition and rejects it under "
+                f"STRICT and LAX, whatever the condition, with UnboundLocalError: \"The local variable '{name}' is "
+                "not defined in false branch, but defined in true branch\" or, when it resolves another name of the "
+                f"function first, {name_error} at the read; bind `{name}` before the `if` (`{name} = None`) or on "
+                "every branch")
 
 
 class NameBoundOnOnePath(Rule):
@@ -77,10 +124,12 @@ class NameBoundOnOnePath(Rule):
         UnboundLocalError and now reads `None`.
     """
 
+    records = (PartlyBound,)
+
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         for function in module.graph_functions:
             for read in _partial_reads(function):
-                yield self.finding(module, read.name, _message(read, function.label), data=_data(read, function.label))
+                yield self.report(module, read.name, _data(read, function.label))
         yield from self._inherited(module)
 
     def _inherited(self, module: ModuleFacts) -> Iterator[Finding]:
@@ -101,9 +150,9 @@ class NameBoundOnOnePath(Rule):
                     label = f"{found[0].name}.construct, the construct of Cell {info.name}"
                     for read in partially_bound_reads(found[1], _walrus(found[1]), module.lines):
                         # the Cell is what compiles it: the validator builds that one
-                        yield self.finding(module, read.name, _message(read, label), scope=info.name,
-                                           data={**_data(read, label), "method": f"{found[0].name}.construct",
-                                                 "cell": info.name})
+                        yield self.report(module, read.name, replace(
+                            _data(read, label), method=f"{found[0].name}.construct", cell=info.name),
+                            scope=info.name)
             elif found is None:
                 other = _method_of_other_module_base(module, info, "construct")
                 if other is not None:
@@ -130,12 +179,8 @@ class NameBoundOnOnePath(Rule):
         where = os.path.basename(other_module.path)
         label = f"{base}.{method.name} in {where}, {how}"
         for read in partially_bound_reads(method, _walrus(method), other_module.lines):
-            message = _message(read, label).replace(
-                f"at line {read.origin.lineno}", f"at line {read.origin.lineno} of {where}", 1)
-            yield self.finding(
-                module, node, message,
-                data={**_data(read, label), "path": other_module.path, "line": read.name.lineno,
-                      "method": f"{base}.{method.name}"})
+            yield self.report(module, node, replace(_data(read, label), path=other_module.path,
+                                                    line=read.name.lineno, method=f"{base}.{method.name}"))
 
     def fix(self, context: FixContext, finding: Finding) -> list[Edit]:
         read = _read_of(context.module, finding)
@@ -204,34 +249,10 @@ def _own_constant(function):
     return constant
 
 
-def _data(read: PartialRead, label: str) -> dict:
+def _data(read: PartialRead, label: str) -> PartlyBound:
     """The name read, and what binds it on some paths only: a loop (``for``/``while``) or an ``if``, at its line."""
     origin = read.origin
     binder = ("while" if isinstance(origin, ast.While) else "for") if read.in_loop else "if"
-    return {"name": read.name.id, "bound_in": binder, "bound_at_line": origin.lineno, "function": label}
-
-
-def _message(read: PartialRead, label: str) -> str:
-    name, origin = read.name.id, read.origin
-    name_error = f"NameError: \"The name '{name}' is not defined, or not supported in graph mode\""
-    if read.in_loop:
-        keyword = "while" if isinstance(origin, ast.While) else "for"
-        unbound = (f"UnboundLocalError: \"The local variable '{name}' defined in the '{keyword}' loop body cannot be "
-                   "used outside of the loop body\"")
-        if read.in_body:
-            return (f"`{name}` is read in the body of the `{keyword}` loop at line {origin.lineno} before the pass "
-                    f"binds it: only another pass (or another branch) of the body binds it ({label}); MindSpore's "
-                    f"graph parser rejects the read ({name_error}) under STRICT and LAX; bind `{name}` before the "
-                    f"loop (`{name} = None`)")
-        earlier = read.earlier
-        error = (f"{name_error}, at the read on line {earlier.lineno} in the loop body, which a later iteration "
-                 "reaches before it binds the name" if earlier is not None else unbound)
-        return (f"`{name}` is read after the `{keyword}` loop at line {origin.lineno}, whose body first binds it "
-                f"({label}): MindSpore's graph parser rejects it ({error}) under STRICT and LAX; bind `{name}` "
-                f"before the loop (`{name} = None`)")
-    return (f"`{name}` is read after the `if` at line {origin.lineno}, which binds it on one branch only ({label}): "
-            f"MindSpore's graph parser joins both branches before it folds the condition and rejects it under "
-            f"STRICT and LAX, whatever the condition, with UnboundLocalError: \"The local variable '{name}' is not "
-            f"defined in false branch, but defined in true branch\" or, when it resolves another name of the "
-            f"function first, {name_error} at the read; bind `{name}` before the `if` (`{name} = None`) or on every "
-            "branch")
+    return PartlyBound(name=read.name.id, bound_in=binder, bound_at_line=origin.lineno, function=label,
+                       in_body=read.in_loop and read.in_body,
+                       earlier_line=read.earlier.lineno if read.in_loop and read.earlier is not None else None)

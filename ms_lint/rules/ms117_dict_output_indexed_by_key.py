@@ -2,12 +2,23 @@
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 from typing import Iterator
 
-from ms_lint.findings import Finding
+from ms_lint.findings import Finding, FindingData
 from ms_lint.model import ModuleFacts
 from ms_lint.rules.base import Rule
 from ms_lint.rules.dict_outputs import dict_returns, key_reads, own_host_code
+
+
+@dataclass(frozen=True, kw_only=True)
+class DictIndexedByKey(FindingData):
+    """A Cell's dict output read by key in its own module's host code: the Cell, the key."""
+
+    template = ("{cell}.construct returns a dict, which graph mode under STRICT gives back as a tuple of its values: "
+                "[{key!r}] raises TypeError here; return a tuple and unpack it, or index by position")
+    cell: str
+    key: str | int | float | bool | None
 
 
 class DictOutputIndexedByKey(Rule):
@@ -44,6 +55,8 @@ class DictOutputIndexedByKey(Rule):
         logits, features = net(Tensor(np.ones((2, 3), np.float32)))
     """
 
+    records = (DictIndexedByKey,)
+
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         if module.target.syntax_level != "strict":
             return
@@ -54,11 +67,5 @@ class DictOutputIndexedByKey(Rule):
         for node, cell, _, _ in key_reads(module, cells, own_host_code(module)):
             if not isinstance(node, ast.Subscript):
                 continue
-            yield self.finding(
-                module, node,
-                f"{cell}.construct returns a dict, which graph mode under STRICT gives back as a tuple of its "
-                f"values: [{node.slice.value!r}] raises TypeError here; return a tuple and unpack it, or index by "
-                "position",
-                scope=cell,  # the Cell whose output the validator probes
-                data={"cell": cell, "key": node.slice.value},
-            )
+            yield self.report(module, node, DictIndexedByKey(cell=cell, key=node.slice.value),
+                              scope=cell)  # the Cell whose output the validator probes
