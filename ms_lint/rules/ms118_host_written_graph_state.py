@@ -2,16 +2,53 @@
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 from typing import Iterator
 
 from ms_lint import mindspore_api as api
 from ms_lint.model import ClassInfo, FunctionNode, ModuleFacts
 from ms_lint.model.project import project_class_facts
 from ms_lint.model.syntax import instance_parameter
-from ms_lint.findings import Finding
+from ms_lint.findings import Finding, FindingData, fact
 from ms_lint.rules.base import Rule
 
 _NUMBER = (int, float, bool)
+
+
+@dataclass(frozen=True, kw_only=True)
+class HostWrite(FindingData):
+    """Host code writing state graph code reads: the graph functions reading it, and what the finding's line
+    writes (``scale`` for ``net.scale = ...``, ``SMOOTHING`` for ``SMOOTHING = ...``; nothing for a setter
+    call)."""
+
+    readers: list[str]
+    written: list[str]
+
+
+@dataclass(frozen=True, kw_only=True)
+class GlobalWrittenByHost(HostWrite):
+    """A global graph code reads, written by host code (a ``global`` statement in a function)."""
+
+    global_: str = fact(key="global", subject=True)
+
+    def message(self) -> str:
+        return (f"global {self.global_} is read by graph code ({', '.join(self.readers)}), which folds in the value "
+                "it had at the first call: this write never reaches the compiled graph; hold it in a Parameter "
+                "updated with ops.assign, or pass it as an input")
+
+
+@dataclass(frozen=True, kw_only=True)
+class AttributeWrittenByHost(HostWrite):
+    """A plain attribute of a Cell graph code reads, written through an instance by host code (or by a setter
+    the host calls in a loop): the Cell and the attribute."""
+
+    cell: str
+    attribute: str = fact(subject=True)
+
+    def message(self) -> str:
+        return (f"{self.cell}.{self.attribute} is a plain attribute read by graph code ({', '.join(self.readers)}), "
+                "which folds in the value it had at the first call: this write never reaches the compiled graph; "
+                "hold it in a Parameter updated with ops.assign, or pass it as an input")
 
 
 class HostWrittenGraphState(Rule):
@@ -73,6 +110,8 @@ class HostWrittenGraphState(Rule):
             net.set_temperature(1.0 + epoch)
     """
 
+    records = (GlobalWrittenByHost, AttributeWrittenByHost)
+
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         # The reads are looked for only when a host write can exist: a `global` statement, a write or call through
         # a name inside a loop.
@@ -96,14 +135,10 @@ class HostWrittenGraphState(Rule):
             for name in sorted(declared & set(reads)):
                 for stmt in body:
                     if _assigns_name(stmt, name):
-                        yield self.finding(
+                        yield self.report(
                             module, stmt,
-                            f"global {name} is read by graph code ({', '.join(reads[name])}), which folds in the "
-                            "value it had at the first call: this write never reaches the compiled graph; hold it "
-                            "in a Parameter updated with ops.assign, or pass it as an input",
-                            scope=reads[name][0].split(".", 1)[0],  # the graph code the validator probes
-                            data={"global": name, "readers": list(reads[name]), "written": _written(stmt)},
-                        )
+                            GlobalWrittenByHost(global_=name, readers=list(reads[name]), written=_written(stmt)),
+                            scope=reads[name][0].split(".", 1)[0])  # the graph code the validator probes
 
     def _attribute_writes(self, module: ModuleFacts, reads: dict[tuple[int, str], list[str]],
                           candidates: list[tuple[FunctionNode | None, ast.AST]],
@@ -158,15 +193,9 @@ class HostWrittenGraphState(Rule):
 
     def _attribute_finding(self, module: ModuleFacts, stmt: ast.AST, info: ClassInfo, attribute: str,
                            readers: list[str]) -> Finding:
-        return self.finding(
-            module, stmt,
-            f"{info.name}.{attribute} is a plain attribute read by graph code ({', '.join(sorted(set(readers)))}), "
-            "which folds in the value it had at the first call: this write never reaches the compiled graph; hold "
-            "it in a Parameter updated with ops.assign, or pass it as an input",
-            scope=info.name,  # the Cell the validator probes
-            data={"cell": info.name, "attribute": attribute, "readers": sorted(set(readers)),
-                  "written": _written(stmt)},
-        )
+        return self.report(module, stmt, AttributeWrittenByHost(
+            cell=info.name, attribute=attribute, readers=sorted(set(readers)), written=_written(stmt)),
+            scope=info.name)  # the Cell the validator probes
 
 
 def _written(stmt: ast.AST) -> list[str]:

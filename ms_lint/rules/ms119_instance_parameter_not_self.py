@@ -2,13 +2,81 @@
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 from typing import Iterator
 
-from ms_lint.findings import Finding
+from ms_lint.findings import Finding, FindingData, fact
 from ms_lint.edits import Edit, FixContext
 from ms_lint.model import ModuleFacts
 from ms_lint.model.syntax import is_classmethod, is_static
 from ms_lint.rules.base import Rule
+
+
+@dataclass(frozen=True, kw_only=True)
+class InstanceNotSelf(FindingData):
+    """A graph method whose first parameter is not named ``self``: that parameter, the method, and whether its
+    last parameters have defaults (a call passing every input then shifts them instead of failing on the
+    count)."""
+
+    parameter: str
+    function: str
+    shifted: bool
+
+    def message(self) -> str:
+        first = self.parameter
+        shifted = (f", or, since its last parameters have defaults, a call passing every input gives `{first}` the "
+                   "first, each parameter the input meant for the one after it and the last its default, and the "
+                   "compile fails where a shifted value is used") if self.shifted else ""
+        return (f"the first parameter of {self.function} is `{first}`, not `self`: MindSpore's graph parser "
+                f"recognizes the instance by the name `self` only and counts `{first}` as one more argument "
+                "(TypeError: \"The parameters number of the function is ..., but the number of provided arguments "
+                f"is ...\"{shifted}) under STRICT and LAX; PyNative runs it. Name it `self`")
+
+
+@dataclass(frozen=True, kw_only=True)
+class BpropInstanceNotSelf(FindingData):
+    """A ``bprop`` whose first parameter is not named ``self``, taking as many inputs as ``construct`` does (or
+    ``construct`` takes ``*inputs``): that parameter, the bprop, how many forward inputs it takes and how many
+    ``construct`` takes (None for ``*inputs``)."""
+
+    parameter: str
+    function: str
+    inputs: int
+    construct_inputs: int | None = fact(for_users=True)
+
+    def message(self) -> str:
+        count = (f"The number of parameter of this primal function is {self.inputs}, but the number of parameters "
+                 f"of bprop is {self.inputs + 1}")
+        return (f"the first parameter of {self.function} is `{self.parameter}`, not `self`: MindSpore's graph parser "
+                f"recognizes the instance by the name `self` only and counts `{self.parameter}` as one more input of "
+                f"the primal function, so taking the gradient fails (TypeError: \"{count}\") under STRICT and LAX; "
+                "PyNative runs it. Name it `self`")
+
+
+@dataclass(frozen=True, kw_only=True)
+class BpropInputsDiffer(BpropInstanceNotSelf):
+    """A ``bprop`` whose first parameter is not named ``self`` and whose forward inputs are not those of
+    ``construct``: besides, the names of its forward inputs and of the inputs ``construct`` takes."""
+
+    construct_inputs: int
+    input_names: list[str]
+    construct_names: list[str]
+
+    def message(self) -> str:
+        arity = ("TypeError: \"The params of function 'bprop' of Primitive or Cell requires the forward inputs as "
+                 "well as the 'out' and 'dout'\"")
+        if self.inputs + 1 == self.construct_inputs:  # `ctx` fills the missing input's place: the count matches
+            raised = ("the gradient fails with RuntimeError (\"The output size of the 'bprop' must match the number "
+                      f"of parameters ...\"), and once it is named `self` with {arity}")
+        else:
+            raised = f"the gradient fails with {arity}, named `{self.parameter}` or `self`"
+        return (f"{self.function} takes {self.inputs} forward input{'s' if self.inputs != 1 else ''} "
+                f"({', '.join(self.input_names) or 'none'}) before out and dout, but "
+                f"{self.function.rpartition('.')[0]}.construct takes {self.construct_inputs} "
+                f"({', '.join(self.construct_names)}); its first parameter is `{self.parameter}`, not `self`, which "
+                "the graph parser counts as one more input: a bprop takes `self`, every input of construct, then out "
+                f"and dout, so naming it `self` alone does not fix it ({raised}) under STRICT and LAX; name it `self` "
+                "and take the inputs of construct")
 
 
 class InstanceParameterNotSelf(Rule):
@@ -49,31 +117,22 @@ class InstanceParameterNotSelf(Rule):
         do not rebind it included); not applied when the method already uses the name `self` for something else.
     """
 
+    records = (InstanceNotSelf, BpropInstanceNotSelf, BpropInputsDiffer)
+
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         for function in module.graph_functions:
             first = _misnamed_instance(function)
             if first is None:
                 continue
-            data = {"parameter": first.arg, "function": function.label}
             if function.node.name == "bprop":
-                yield self._bprop(module, function, first, data)
+                yield self._bprop(module, function, first)
                 continue
             # With defaults at the end, a call passing every input fills `ctx` with the first and the last
             # parameter with its default: no count error, the inputs shift by one place.
-            shifted = "" if not function.node.args.defaults else (
-                f", or, since its last parameters have defaults, a call passing every input gives `{first.arg}` the "
-                "first, each parameter the input meant for the one after it and the last its default, and the "
-                "compile fails where a shifted value is used")
-            yield self.finding(
-                module, function.node,
-                f"the first parameter of {function.label} is `{first.arg}`, not `self`: MindSpore's graph parser "
-                f"recognizes the instance by the name `self` only and counts `{first.arg}` as one more argument "
-                "(TypeError: \"The parameters number of the function is ..., but the number of provided arguments "
-                f"is ...\"{shifted}) under STRICT and LAX; PyNative runs it. Name it `self`",
-                data={**data, "shifted": bool(shifted)},
-            )
+            yield self.report(module, function.node, InstanceNotSelf(
+                parameter=first.arg, function=function.label, shifted=bool(function.node.args.defaults)))
 
-    def _bprop(self, module: ModuleFacts, function, first: ast.arg, data: dict) -> Finding:
+    def _bprop(self, module: ModuleFacts, function, first: ast.arg) -> Finding:
         """A ``bprop`` takes the instance, the inputs of ``construct``, then ``out`` and ``dout``: with ``ctx`` first,
         the parser counts ``ctx`` as an input; when the count is wrong besides, naming it ``self`` is not enough."""
         inputs = _positional(function.node)[1:-2]
@@ -83,34 +142,12 @@ class InstanceParameterNotSelf(Rule):
             else None
         required = len(forward) - len(construct[1].args.defaults) if forward is not None else None
         if forward is None or required <= len(inputs) <= len(forward):
-            count = (f"The number of parameter of this primal function is {len(inputs)}, but the number of "
-                     f"parameters of bprop is {len(inputs) + 1}")
-            return self.finding(
-                module, function.node,
-                f"the first parameter of {function.label} is `{first.arg}`, not `self`: MindSpore's graph parser "
-                f"recognizes the instance by the name `self` only and counts `{first.arg}` as one more input of "
-                f"the primal function, so taking the gradient fails (TypeError: \"{count}\") under STRICT and LAX; "
-                "PyNative runs it. Name it `self`",
-                data={**data, "inputs": len(inputs), "construct_inputs": len(forward) if forward is not None else None},
-            )
-        names = ", ".join(a.arg for a in forward)
-        arity = ("TypeError: \"The params of function 'bprop' of Primitive or Cell requires the forward inputs as "
-                 "well as the 'out' and 'dout'\"")
-        if len(inputs) + 1 == len(forward):  # `ctx` fills the missing input's place: the count matches
-            raised = (f"the gradient fails with RuntimeError (\"The output size of the 'bprop' must match the number "
-                      f"of parameters ...\"), and once it is named `self` with {arity}")
-        else:
-            raised = f"the gradient fails with {arity}, named `{first.arg}` or `self`"
-        return self.finding(
-            module, function.node,
-            f"{function.label} takes {len(inputs)} forward input{'s' if len(inputs) != 1 else ''} "
-            f"({', '.join(a.arg for a in inputs) or 'none'}) before out and dout, but "
-            f"{function.owner.name}.construct takes {len(forward)} ({names}); its first parameter is "
-            f"`{first.arg}`, not `self`, which the graph parser counts as one more input: a bprop takes `self`, "
-            f"every input of construct, then out and dout, so naming it `self` alone does not fix it ({raised}) "
-            "under STRICT and LAX; name it `self` and take the inputs of construct",
-            data={**data, "inputs": len(inputs), "construct_inputs": len(forward)},
-        )
+            return self.report(module, function.node, BpropInstanceNotSelf(
+                parameter=first.arg, function=function.label, inputs=len(inputs),
+                construct_inputs=len(forward) if forward is not None else None))
+        return self.report(module, function.node, BpropInputsDiffer(
+            parameter=first.arg, function=function.label, inputs=len(inputs), construct_inputs=len(forward),
+            input_names=[a.arg for a in inputs], construct_names=[a.arg for a in forward]))
 
     def fix(self, context: FixContext, finding: Finding) -> list[Edit]:
         function = next((f for f in context.module.graph_functions if f.node is finding.node), None)

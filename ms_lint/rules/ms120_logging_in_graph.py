@@ -2,10 +2,11 @@
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 from typing import Iterator
 
 from ms_lint import mindspore_api as api
-from ms_lint.findings import Finding
+from ms_lint.findings import Finding, FindingData, fact
 from ms_lint.model import TENSOR, GraphFunction, ModuleFacts
 from ms_lint.model.syntax import under
 from ms_lint.model.values import UNKNOWN
@@ -23,6 +24,24 @@ _TO_NUMBER = frozenset({"item", "tolist", "asnumpy", "numpy"})
 # Predicates on a tensor that the compiler answers from its type (``ops.is_tensor(x)``, ``x.is_floating_point()``).
 _CONSTANT_PREDICATES = frozenset({"is_tensor", "isconstant", "is_floating_point", "is_complex", "is_signed",
                                   "is_sequence_value_unknown", "is_sequence_shape_unknown", "is_contiguous"})
+
+
+@dataclass(frozen=True, kw_only=True)
+class LoggedAtCompile(FindingData):
+    """A logging call in graph code, run once while MindSpore compiles: the call (``logger.info``), the syntax
+    levels it holds at, the line of the ``if`` on tensor data it sits under (logged whatever the value), the graph
+    function."""
+
+    call: str
+    levels: list[str] = fact(for_users=True)
+    condition_line: int | None = fact(optional=True)
+    function: str
+
+    def message(self) -> str:
+        when = (f"; under the `if` at line {self.condition_line}, whose condition is tensor data, it is logged at "
+                "compile time whatever the value") if self.condition_line is not None else ""
+        return (f"{self.call}(...) in graph code ({self.function}) runs once, while MindSpore compiles the graph, and "
+                f"never on later calls (STRICT and LAX){when}; log from host code (the training loop, a callback)")
 
 
 class LoggingInGraph(Rule):
@@ -75,6 +94,8 @@ class LoggingInGraph(Rule):
             logger.warning("activations overflow")
     """
 
+    records = (LoggedAtCompile,)
+
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         loggers: set[str] | None = None
         compiled: set[int] | None = None
@@ -97,18 +118,9 @@ class LoggingInGraph(Rule):
                 if conditions and condition is None or not conditions and _settled_at_every_call(
                         module, function, {id(f.node): f for f in module.graph_functions}):
                     continue  # a message about what the compile settles (an argument left None, a flag, a shape)
-                if condition is not None:
-                    when = (f"; under the `if` at line {condition.lineno}, whose condition is tensor data, it is "
-                            f"logged at compile time whatever the value")
-                else:
-                    when = ""
-                yield self.finding(
-                    module, node,
-                    f"{call}(...) in graph code ({function.label}) runs once, while MindSpore compiles the graph, and "
-                    f"never on later calls (STRICT and LAX){when}; log from host code (the training loop, a callback)",
-                    data={"call": call, "levels": ["strict", "lax"],
-                          **({"condition_line": condition.lineno} if condition is not None else {})},
-                )
+                yield self.report(module, node, LoggedAtCompile(
+                    call=call, levels=["strict", "lax"], function=function.label,
+                    condition_line=condition.lineno if condition is not None else None))
 
 
 def compiled_functions(module: ModuleFacts) -> set[int]:

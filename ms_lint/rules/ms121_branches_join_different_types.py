@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Iterator
 
 from ms_lint import mindspore_api as api
-from ms_lint.findings import Finding
+from ms_lint.findings import Finding, FindingData, fact
 from ms_lint.model import GraphFunction, ModuleFacts
 from ms_lint.rules.base import Rule
 from ms_lint.rules.ms120_logging_in_graph import compiled_functions, runtime_condition
@@ -33,6 +33,33 @@ class _Type:
     @property
     def text(self) -> str:
         return self.dtype if self.kind == "dtype" else "Tensor" if self.kind == "tensor" else self.kind
+
+
+@dataclass(frozen=True, kw_only=True)
+class DifferentTypesJoined(FindingData):
+    """Two paths of a condition on tensor data giving a value two types or dtypes: the name bound (for a name),
+    the two types (``float16``, ``Tensor``, ``int``, ``None``, ``uncast``), the syntax levels the join fails at,
+    the line of the ``if`` or conditional expression, what is joined (``name``, ``return``: the returned value,
+    ``expression``: a conditional expression), the graph function, whether it is judged at STRICT."""
+
+    name: str | None = fact(optional=True, subject=True)
+    types: list[str]
+    levels: list[str]
+    condition_line: int
+    joined: str
+    function: str
+    strict: bool
+
+    def message(self) -> str:
+        what = {"name": f"`{self.name}`", "return": "the returned value"}.get(self.joined, "the expression")
+        kind = "a conditional expression" if self.joined == "expression" else "an `if`"
+        level_text = "under STRICT and LAX" if "lax" in self.levels else "under STRICT (LAX runs it)"
+        first, second = self.types
+        return (f"{what} is {_describe(first)} on one path of {kind} at line {self.condition_line} and "
+                f"{_describe(second)} on the other ({self.function}); its condition is tensor data, which the "
+                f"compiler cannot fold, so it joins both paths and fails {level_text}: TypeError \"Cannot join the "
+                f"return values of different branches\"{_STRICT_FIRST if self.strict else ''}; give it one dtype and "
+                "type on every path (cast on both, or after the `if`)")
 
 
 class BranchesJoinDifferentTypes(Rule):
@@ -83,6 +110,8 @@ class BranchesJoinDifferentTypes(Rule):
                 return y
     """
 
+    records = (DifferentTypesJoined,)
+
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         compiled = None
         for function in module.graph_functions:
@@ -112,8 +141,7 @@ class BranchesJoinDifferentTypes(Rule):
                     continue
                 conflict = _conflict(function, expression.body, expression.orelse)
                 if conflict is not None:
-                    yield self._report(module, function, expression, "the expression", expression, conflict,
-                                       expression.lineno)
+                    yield self._report(module, function, expression, "expression", conflict, expression.lineno)
 
     def _names(self, module: ModuleFacts, function: GraphFunction, branch: ast.If, block: list, position: int):
         names = {target.id for statement in (*branch.body, *branch.orelse) if isinstance(statement, ast.Assign)
@@ -135,8 +163,7 @@ class BranchesJoinDifferentTypes(Rule):
                 odd = [block for block, text in zip((branch.body, branch.orelse), conflict[:2])
                        if block in paths and text not in ("uncast", "Tensor")]
                 statement = next(s for s in (odd or paths)[0] if _binds(s, name))
-                yield self._report(module, function, statement, f"`{name}`", branch, conflict, branch.lineno,
-                                   name=name)
+                yield self._report(module, function, statement, "name", conflict, branch.lineno, name=name)
 
     def _returns(self, module: ModuleFacts, function: GraphFunction, branch: ast.If, block: list, position: int):
         if not branch.body or not isinstance(branch.body[-1], ast.Return) or branch.body[-1].value is None:
@@ -164,26 +191,14 @@ class BranchesJoinDifferentTypes(Rule):
         for mine, theirs in pairs:
             conflict = _conflict(function, mine, theirs)
             if conflict is not None:
-                yield self._report(module, function, returned, "the returned value", branch, conflict, branch.lineno)
+                yield self._report(module, function, returned, "return", conflict, branch.lineno)
                 return
 
-    def _report(self, module, function, node, what, branch, conflict, line, name=None):
+    def _report(self, module, function, node, joined, conflict, line, name=None):
         first, second, strict_only = conflict
-        levels = ["strict"] if strict_only else ["strict", "lax"]
-        kind = "an `if`" if isinstance(branch, ast.If) else "a conditional expression"
-        level_text = "under STRICT (LAX runs it)" if strict_only else "under STRICT and LAX"
-        data = {"types": [first, second], "levels": levels, "condition_line": line}
-        if name is not None:
-            data = {"name": name, **data}
-        return self.finding(
-            module, node,
-            f"{what} is {_describe(first)} on one path of {kind} at line {line} and {_describe(second)} on the "
-            f"other ({function.label}); its condition is tensor data, which the compiler cannot fold, so it joins "
-            f"both paths and fails {level_text}: TypeError \"Cannot join the return values of different "
-            f"branches\"{_STRICT_FIRST if function.strict else ''}; give it one dtype and type on every path (cast on "
-            "both, or after the `if`)",
-            data=data,
-        )
+        return self.report(module, node, DifferentTypesJoined(
+            name=name, types=[first, second], levels=["strict"] if strict_only else ["strict", "lax"],
+            condition_line=line, joined=joined, function=function.label, strict=function.strict))
 
 
 # Measured (tests/test_ground_truth_joins_and_logging.py): under STRICT an operation on the joined value may fail

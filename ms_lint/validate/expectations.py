@@ -103,6 +103,15 @@ def built_call(finding) -> dict | None:
     return {"callee": built.callee, "positional": built.positional, "keywords": list(built.keywords)}
 
 
+def written_names(finding) -> list[str]:
+    """What the line of a finding of host-written graph state (MS118) writes: ``scale`` for ``net.scale = ...``,
+    ``SMOOTHING`` for ``SMOOTHING = ...``; nothing for a setter call, or any other finding."""
+    from ms_lint.rules.ms118_host_written_graph_state import HostWrite
+
+    write = _record(finding, HostWrite)
+    return list(write.written) if write is not None else []
+
+
 _STRICT = frozenset({"strict"})
 _EAGER = ("an eager-mode (PyNative) hazard: a GRAPH_MODE compile cannot show it; the Cell runs in PyNative, where "
           "the gradient (MS112) or the forward count (MS113) is wrong without an error")

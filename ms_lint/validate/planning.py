@@ -29,6 +29,7 @@ from ms_lint.validate.expectations import (
     missing_name,
     probes_for,
     tensor_method,
+    written_names,
 )
 from ms_lint.validate.project import EXAMPLES_FILE_NAME, ModuleLocation, load_config, locate_module
 
@@ -309,7 +310,7 @@ def _state_names(findings: list[Finding]) -> list[str]:
     for finding in findings:
         if expectation_for(finding.code).check != STATE_PROBE:
             continue
-        for name in finding.data.get("written") or ():
+        for name in written_names(finding):
             if name not in names:
                 names.append(name)
     return names
