@@ -2,9 +2,10 @@
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 from typing import Iterator
 
-from ms_lint.findings import Finding
+from ms_lint.findings import Finding, FindingData
 from ms_lint.model import TENSOR, GraphFunction, ModuleFacts
 from ms_lint.model.values import UNKNOWN
 from ms_lint.rules.base import Rule
@@ -14,6 +15,37 @@ from ms_lint.rules.base import Rule
 DEPTH_LIMIT = 8  # `if`/`while` on tensor conditions nested this deep
 UNROLL_LIMIT = 16  # iterations x tensor conditions of an unrolled `for ... in range(n)`
 _STATIC_TESTS = frozenset({"isinstance", "hasattr", "callable", "len", "issubclass"})
+
+
+@dataclass(frozen=True, kw_only=True)
+class UnrolledBranches(FindingData):
+    """A ``for`` loop graph mode unrolls around ``if``/``while`` statements on tensor values: the graph function,
+    the iterations, the conditions in its body, the number of branch points from which it is reported."""
+
+    function: str
+    iterations: int
+    conditions: int
+    limit: int
+
+    def message(self) -> str:
+        return (f"for loop unrolled {self.iterations} times in graph code ({self.function}) around {self.conditions} "
+                f"if/while on tensor values: {self.iterations * self.conditions} branch points to compile "
+                f"({self.limit} took three times as long as one, measured on MindSpore 2.10 CPU, and each adds more); "
+                "flatten with ops.select or masks")
+
+
+@dataclass(frozen=True, kw_only=True)
+class NestedTooDeep(FindingData):
+    """An ``if`` or ``while`` on a tensor value nested past the depth from which compiling slows: the graph
+    function, the depth, that limit, the statement (``if``, ``while``)."""
+
+    template = ("{statement} on a tensor value nested {depth} deep in graph code ({function}): from {limit} levels "
+                "on, compiling takes about twice as long as one level (measured, MindSpore 2.10 CPU) and each level "
+                "adds more; flatten with ops.select or masks, or move conditions the host knows out of the graph")
+    function: str
+    depth: int
+    limit: int
+    statement: str
 
 
 class NestedTensorControlFlow(Rule):
@@ -82,6 +114,8 @@ class NestedTensorControlFlow(Rule):
                 return x
     """
 
+    records = (UnrolledBranches, NestedTooDeep)
+
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         for function in module.graph_functions:
             if not function.nodes_of(ast.If, ast.While):
@@ -103,15 +137,8 @@ class NestedTensorControlFlow(Rule):
                 count = _unrolled_iterations(function, statement)
                 conditions = _tensor_conditions_in(function, statement.body) if count else 0
                 if count and conditions and count * conditions >= UNROLL_LIMIT:
-                    yield self.finding(
-                        module, statement,
-                        f"for loop unrolled {count} times in graph code ({function.label}) around {conditions} "
-                        f"if/while on tensor values: {count * conditions} branch points to compile ({UNROLL_LIMIT} "
-                        "took three times as long as one, measured on MindSpore 2.10 CPU, and each adds more); "
-                        "flatten with ops.select or masks",
-                        data={"function": function.label, "iterations": count, "conditions": conditions,
-                              "limit": UNROLL_LIMIT},
-                    )
+                    yield self.report(module, statement, UnrolledBranches(
+                        function=function.label, iterations=count, conditions=conditions, limit=UNROLL_LIMIT))
                     continue
                 yield from self._block(module, function, statement.body, depth)
                 yield from self._block(module, function, statement.orelse, depth)
@@ -123,14 +150,9 @@ class NestedTensorControlFlow(Rule):
                     yield from self._block(module, function, block, depth)
 
     def _too_deep(self, module: ModuleFacts, function: GraphFunction, statement: ast.AST, depth: int) -> Finding:
-        keyword = "if" if isinstance(statement, ast.If) else "while"
-        return self.finding(
-            module, statement,
-            f"{keyword} on a tensor value nested {depth} deep in graph code ({function.label}): from {DEPTH_LIMIT} "
-            "levels on, compiling takes about twice as long as one level (measured, MindSpore 2.10 CPU) and each "
-            "level adds more; flatten with ops.select or masks, or move conditions the host knows out of the graph",
-            data={"function": function.label, "depth": depth, "limit": DEPTH_LIMIT, "statement": keyword},
-        )
+        return self.report(module, statement, NestedTooDeep(
+            function=function.label, depth=depth, limit=DEPTH_LIMIT,
+            statement="if" if isinstance(statement, ast.If) else "while"))
 
 
 def _tensor_condition(function: GraphFunction, test: ast.AST) -> bool:

@@ -2,15 +2,47 @@
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 from typing import Iterator
 
 from ms_lint import mindspore_api as api
-from ms_lint.findings import Finding
+from ms_lint.findings import Finding, FindingData, fact
 from ms_lint.model import TENSOR, GraphFunction, ModuleFacts
 from ms_lint.rules.base import Rule
 
 _BOUNDS = ("lower", "upper", "step")
 _BOUND_NAMES = {"lower": "start", "upper": "stop", "step": "step"}
+
+
+@dataclass(frozen=True, kw_only=True)
+class TensorBoundedSlice(FindingData):
+    """A slice bounded by tensor data in graph code: its bounds by kind (``start``, ``stop``, ``step``; the last
+    of a kind where the index holds several slices), whether it is assigned to, the graph function, the lines of
+    other slices by the same data; each bound in order (kind, text; once each), and whether the function is
+    judged at STRICT."""
+
+    bounds: dict[str, str] = fact(for_users=True)
+    assignment: bool
+    function: str
+    also_at: list[int]
+    each_bound: list[list[str]]
+    strict: bool
+
+    def message(self) -> str:
+        names = ", ".join(f"{kind} `{text}`" for kind, text in self.each_bound)
+        more = (f" (and the same data at line{'s' if len(self.also_at) > 1 else ''} "
+                f"{', '.join(map(str, self.also_at))})") if self.also_at else ""
+        int64_failure = ("ValueError from TensorScatterUpdate" if self.strict else
+                         "RuntimeError \"The pointer[seq_abs] is null\"")
+        effect = (
+            "on CPU (MindSpore 2.10 and 2.7.1) slice assignment with tensor bounds fails with an int32 bound "
+            "(TypeError: SliceToIndices takes int64), and with int64 bounds it works in some shapes "
+            f"(`x[:n] = 0`) and fails in others ({int64_failure} for `m[..., a:b, a:b] = 0` on a tensor "
+            "built by mint.full from an .item() value)" if self.assignment else
+            "it compiles on CPU (MindSpore 2.10) but is slow or unsupported on Ascend")
+        return (f"slice bounded by tensor data in graph code ({self.function}), {names}{more}: the result's shape "
+                f"depends on the data (dynamic shape); {effect}; use a fixed-size slice and a mask, or bounds known "
+                "at compile time")
 
 
 class VariableSliceBound(Rule):
@@ -60,6 +92,8 @@ class VariableSliceBound(Rule):
                 return (x * keep).sum()
     """
 
+    records = (TensorBoundedSlice,)
+
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         for function in module.graph_functions:
             stores = {id(target) for assign in function.nodes_of(ast.Assign, ast.AugAssign)
@@ -78,28 +112,13 @@ class VariableSliceBound(Rule):
                     if node.lineno not in first_of[cause][1]:
                         first_of[cause][1].append(node.lineno)
                     continue
-                names = ", ".join(dict.fromkeys(f"{_BOUND_NAMES[kind]} `{ast.unparse(expr)}`"
-                                                for kind, expr in bounds))
-                int64_failure = ("ValueError from TensorScatterUpdate" if function.strict else
-                                 "RuntimeError \"The pointer[seq_abs] is null\"")
-                effect = (
-                    "on CPU (MindSpore 2.10 and 2.7.1) slice assignment with tensor bounds fails with an int32 bound "
-                    "(TypeError: SliceToIndices takes int64), and with int64 bounds it works in some shapes "
-                    f"(`x[:n] = 0`) and fails in others ({int64_failure} for `m[..., a:b, a:b] = 0` on a tensor "
-                    "built by mint.full from an .item() value)" if store else
-                    "it compiles on CPU (MindSpore 2.10) but is slow or unsupported on Ascend")
-                first_of[cause] = [node, [], names, effect, bounds, store]
-            for node, also, names, effect, bounds, store in first_of.values():
-                more = f" (and the same data at line{'s' if len(also) > 1 else ''} {', '.join(map(str, also))})" \
-                    if also else ""
-                yield self.finding(
-                    module, node,
-                    f"slice bounded by tensor data in graph code ({function.label}), {names}{more}: the result's "
-                    f"shape depends on the data (dynamic shape); {effect}; use a fixed-size slice and a mask, or "
-                    "bounds known at compile time",
-                    data={"bounds": {_BOUND_NAMES[kind]: ast.unparse(expr) for kind, expr in bounds},
-                          "assignment": store, "function": function.label, "also_at": also},
-                )
+                first_of[cause] = [node, [], bounds, store]
+            for node, also, bounds, store in first_of.values():
+                each = dict.fromkeys((_BOUND_NAMES[kind], ast.unparse(expr)) for kind, expr in bounds)
+                yield self.report(module, node, TensorBoundedSlice(
+                    bounds={_BOUND_NAMES[kind]: ast.unparse(expr) for kind, expr in bounds}, assignment=store,
+                    function=function.label, also_at=also, each_bound=[list(pair) for pair in each],
+                    strict=function.strict))
 
 
 def _data_read(function: GraphFunction, bounds: list[tuple[str, ast.AST]]) -> frozenset[str]:
