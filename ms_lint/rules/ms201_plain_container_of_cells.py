@@ -1,13 +1,36 @@
 """MS201: Cells kept in a plain Python list, tuple or dict on a Cell."""
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Iterator
 
 from ms_lint.model import ModuleFacts
-from ms_lint.findings import Finding
+from ms_lint.findings import Finding, FindingData, fact
 from ms_lint.edits import Edit, FixContext
 from ms_lint.rules.containers import wrap_container
 from ms_lint.rules.base import Rule
+
+
+@dataclass(frozen=True, kw_only=True)
+class CellsInPlainContainer(FindingData):
+    """Cells put in a plain list or dict a Cell holds, reported once where the first goes in: the container as
+    written (``self.blocks``), the attribute the finding's line puts them in, ``dict`` or ``list``, the Cell, the
+    lines that fill it (the finding's first)."""
+
+    container: str
+    attribute: str | None = fact(subject=True)
+    kind: str
+    cell: str
+    lines: list[int]
+
+    def message(self) -> str:
+        others = self.lines[1:]
+        also = f" (also filled on line{'s' if len(others) > 1 else ''} {', '.join(map(str, others))})" if (
+            others) else ""
+        fix = "nn.CellDict" if self.kind == "dict" else "nn.CellList (or nn.SequentialCell)"
+        return (f"Cells in a plain Python {self.kind} ({self.container}){also} on {self.cell} are not registered: "
+                "their parameters are never trained or saved, and duplicate parameter names fail the compile; use "
+                f"{fix}")
 
 
 class PlainContainerOfCells(Rule):
@@ -72,6 +95,8 @@ class PlainContainerOfCells(Rule):
         registering = "mindspore.nn.CellDict" if container.is_dict else "mindspore.nn.CellList"
         return wrap_container(context, finding, registering)
 
+    records = (CellsInPlainContainer,)
+
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         for container in module.plain_containers():
             sites = [statement for statement, kind in container.element_sites if kind == "cell"]
@@ -80,16 +105,7 @@ class PlainContainerOfCells(Rule):
             # One container, one root cause: reported once, where its first Cell goes in; the message names the
             # other statements that fill it (both branches of an `if`, a loop and a later `append`).
             first, others = sites[0], sorted({site.lineno for site in sites[1:]} - {sites[0].lineno})
-            fix = "nn.CellDict" if container.is_dict else "nn.CellList (or nn.SequentialCell)"
-            also = f" (also filled on line{'s' if len(others) > 1 else ''} {', '.join(map(str, others))})" if (
-                others) else ""
-            yield self.finding(
-                module, first,
-                f"Cells in a plain Python {'dict' if container.is_dict else 'list'} ({container.target}){also} on "
-                f"{container.owner.name} are not registered: their parameters are never trained or saved, "
-                f"and duplicate parameter names fail the compile; use {fix}",
-                scope=container.owner.name,
-                data={"container": container.target, "attribute": container.site_attribute(first),
-                      "kind": "dict" if container.is_dict else "list", "cell": container.owner.name,
-                      "lines": [first.lineno, *others]},
-            )
+            yield self.report(module, first, CellsInPlainContainer(
+                container=container.target, attribute=container.site_attribute(first),
+                kind="dict" if container.is_dict else "list", cell=container.owner.name,
+                lines=[first.lineno, *others]), scope=container.owner.name)

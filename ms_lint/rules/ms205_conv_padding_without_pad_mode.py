@@ -2,11 +2,12 @@
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 from typing import Iterator
 
 from ms_lint import mindspore_api as api
 from ms_lint.model import ModuleFacts
-from ms_lint.findings import Finding
+from ms_lint.findings import Finding, FindingData
 from ms_lint.edits import Edit, FixContext
 from ms_lint.rules.base import Rule
 
@@ -85,6 +86,48 @@ def is_nonzero_padding(value) -> bool:
     return False
 
 
+def _as_written(value):
+    """A padding as Python writes it: the data's lists as the tuples they were."""
+    return tuple(_as_written(element) for element in value) if isinstance(value, (list, tuple)) else value
+
+
+@dataclass(frozen=True, kw_only=True)
+class PaddingIgnored(FindingData):
+    """A convolution given a non-zero padding with a pad_mode other than "pad": the layer, the padding, the pad
+    mode and whether it is given (else the default)."""
+
+    layer: str
+    padding: int | list
+    pad_mode: str | None
+    pad_mode_given: bool
+
+    def message(self) -> str:
+        return (f"nn.{api.last_name(self.layer)} with padding={_as_written(self.padding)!r} and "
+                f"pad_mode={self.pad_mode!r}{'' if self.pad_mode_given else ' (the default)'} raises ValueError when "
+                "built, in every mode: MindSpore applies padding only with pad_mode=\"pad\"; add pad_mode=\"pad\"")
+
+
+@dataclass(frozen=True, kw_only=True)
+class PaddingPerDimension(PaddingIgnored):
+    """A convolution given PyTorch's one padding per dimension, which MindSpore's layer does not take: besides,
+    the padding MindSpore's layer takes for it (an int, or a tuple of both sides per dimension)."""
+
+    fixed_padding: int | list
+
+    def message(self) -> str:
+        layer, fixed = api.last_name(self.layer), _as_written(self.fixed_padding)
+        if isinstance(fixed, int):
+            takes, error = "an int", "TypeError"
+        else:
+            sides = "(top, bottom, left, right)" if len(fixed) == 4 else "(head, tail, top, bottom, left, right)"
+            takes, error = f"an int or a {len(fixed)}-tuple {sides}", "ValueError"
+        given = self.pad_mode_given and self.pad_mode == "pad"
+        use = f"padding={fixed!r}" if given else f"pad_mode=\"pad\", padding={fixed!r}"
+        return (f"nn.{layer} with padding={_as_written(self.padding)!r} (PyTorch's one number per dimension) raises "
+                f"{error} when built, in every mode and with any pad_mode: MindSpore's {layer} takes {takes}; use "
+                f"{use}")
+
+
 class ConvPaddingWithoutPadMode(Rule):
     code = "MS205"
     name = "conv-padding-without-pad-mode"
@@ -143,6 +186,8 @@ class ConvPaddingWithoutPadMode(Rule):
         last = max([*call.args, *call.keywords], key=lambda n: (n.end_lineno, n.end_col_offset))
         return [*edits, context.insert_after(last, ', pad_mode="pad"')]
 
+    records = (PaddingIgnored, PaddingPerDimension)
+
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         for site in module.calls_to(*CONVOLUTIONS):
             per_dimension = per_dimension_padding(site.node, site.qualname)
@@ -154,31 +199,15 @@ class ConvPaddingWithoutPadMode(Rule):
                 continue  # MS604 reports a call with a keyword the layer does not take, and names this too
             padding, pad_mode, given = found
             # Keep the Call as the finding's node: the fix inserts pad_mode="pad" into it.
-            yield self.finding(
-                module, site.node,
-                f"nn.{api.last_name(site.qualname)} with padding={padding!r} and pad_mode={pad_mode!r}"
-                f"{'' if given else ' (the default)'} raises ValueError when built, in every mode: "
-                "MindSpore applies padding only with pad_mode=\"pad\"; add pad_mode=\"pad\"",
-                data={"layer": site.qualname, "padding": padding, "pad_mode": pad_mode, "pad_mode_given": given},
-            )
+            yield self.report(module, site.node, PaddingIgnored(
+                layer=site.qualname, padding=padding, pad_mode=pad_mode, pad_mode_given=given))
 
     def _per_dimension(self, module: ModuleFacts, site, padding: tuple, fixed) -> Finding:
-        layer = api.last_name(site.qualname)
         pad_mode = argument(site.node, "pad_mode", PAD_MODE_POSITION)
-        given = pad_mode is not None and constant_value(pad_mode) == "pad"
-        if isinstance(fixed, int):
-            takes, error = "an int", "TypeError"
-        else:
-            sides = "(top, bottom, left, right)" if len(fixed) == 4 else "(head, tail, top, bottom, left, right)"
-            takes, error = f"an int or a {len(fixed)}-tuple {sides}", "ValueError"
-        use = f"padding={fixed!r}" if given else f"pad_mode=\"pad\", padding={fixed!r}"
-        return self.finding(
-            module, site.node,
-            f"nn.{layer} with padding={padding!r} (PyTorch's one number per dimension) raises {error} when built, "
-            f"in every mode and with any pad_mode: MindSpore's {layer} takes {takes}; use {use}",
-            data={"layer": site.qualname, "padding": padding, "pad_mode": constant_value(pad_mode) if pad_mode
-                  is not None else "same", "pad_mode_given": pad_mode is not None, "fixed_padding": fixed},
-        )
+        return self.report(module, site.node, PaddingPerDimension(
+            layer=site.qualname, padding=padding,
+            pad_mode=constant_value(pad_mode) if pad_mode is not None else "same",
+            pad_mode_given=pad_mode is not None, fixed_padding=fixed))
 
 
 def padding_without_pad_mode(call: ast.Call, qualname: str | None):

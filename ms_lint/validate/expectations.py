@@ -103,6 +103,27 @@ def built_call(finding) -> dict | None:
     return {"callee": built.callee, "positional": built.positional, "keywords": list(built.keywords)}
 
 
+def _held_in_plain_container(finding):
+    from ms_lint.rules.ms201_plain_container_of_cells import CellsInPlainContainer
+    from ms_lint.rules.ms202_plain_container_of_parameters import ParametersInPlainContainer
+
+    return _record(finding, CellsInPlainContainer, ParametersInPlainContainer)
+
+
+def container_attribute(finding) -> str | None:
+    """For a finding of Cells or Parameters in a plain container (MS201, MS202), the ``self.<attr>`` its line puts
+    elements in (the parameter probe reports by attribute); None for any other finding, or when it is not known."""
+    held = _held_in_plain_container(finding)
+    return held.attribute if held is not None else None
+
+
+def container_written(finding) -> str:
+    """For a finding of Cells or Parameters in a plain container, the container as the code writes it
+    (``this.stages``); empty for any other finding."""
+    held = _held_in_plain_container(finding)
+    return held.container if held is not None else ""
+
+
 def written_names(finding) -> list[str]:
     """What the line of a finding of host-written graph state (MS118) writes: ``scale`` for ``net.scale = ...``,
     ``SMOOTHING`` for ``SMOOTHING = ...``; nothing for a setter call, or any other finding."""

@@ -25,6 +25,7 @@ from ms_lint.validate.expectations import (
     STATE_PROBE,
     built_at_its_line,
     built_call,
+    container_attribute,
     expectation_for,
     missing_name,
     probes_for,
@@ -274,7 +275,7 @@ def _container_attributes(findings: list[Finding]) -> dict[int, str]:
     """For container findings, the ``self.<attr>`` their line puts elements in (the probe reports by attribute)."""
     result: dict[int, str] = {}
     for finding in findings:
-        attribute = finding.data.get("attribute")
+        attribute = container_attribute(finding)
         if expectation_for(finding.code).check == PARAMETER_PROBE and attribute:
             result.setdefault(finding.line, attribute)
     return result

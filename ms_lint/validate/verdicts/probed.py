@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ms_lint.findings import Finding
 from ms_lint.validate.expectations import (
+    container_written,
     expectation_for,
     missing_name,
     tensor_method,
@@ -272,7 +273,7 @@ def state_verdict(context, finding: Finding) -> Verdict:
 def _instance_name(context, finding: Finding) -> str:
     """``<instance>.``: the name the Cell's code gives its instance, as the finding names the container
     (``this.stages``) or else as its ``__init__`` does; empty when neither says."""
-    container = (finding.data or {}).get("container") or ""
+    container = container_written(finding)
     name = container.split(".", 1)[0] if "." in container else (context.job.instances or {}).get("__init__")
     return f"{name}." if name else ""
 
