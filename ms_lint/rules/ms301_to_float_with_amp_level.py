@@ -2,11 +2,12 @@
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 from typing import Iterator
 
 from ms_lint import mindspore_api as api
 from ms_lint.model import CallSite, ModuleFacts
-from ms_lint.findings import Finding
+from ms_lint.findings import Finding, FindingData, fact
 from ms_lint.rules.base import Rule
 
 _CONVERTERS = ("auto_mixed_precision", "custom_mixed_precision")
@@ -16,6 +17,22 @@ _AMP_LEVEL_ARGUMENT = {
     "build_train_network": ("level", 3),
     "auto_mixed_precision": ("amp_level", 1),
 }
+
+
+@dataclass(frozen=True, kw_only=True)
+class ConvertedTwice(FindingData):
+    """A network converted to mixed precision, then given an amp level: the network's name, the line that
+    converted it, the amp level, the call given it."""
+
+    network: str
+    converted_on_line: int
+    amp_level: str
+    callee: str = fact(subject=True)
+
+    def message(self) -> str:
+        return (f"{self.network} was already converted to mixed precision (line {self.converted_on_line}) and is "
+                f"given amp level {self.amp_level!r} here: MindSpore silently re-casts it, turning layers kept in "
+                'float32 to float16; pass amp_level="O0" for a converted network, or drop the manual conversion')
 
 
 class ToFloatWithAmpLevel(Rule):
@@ -49,6 +66,8 @@ class ToFloatWithAmpLevel(Rule):
         model = Model(net, loss_fn, optimizer, amp_level="O0")
     """
 
+    records = (ConvertedTwice,)
+
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         converted = _converted_networks(module)
         if not converted:
@@ -65,15 +84,9 @@ class ToFloatWithAmpLevel(Rule):
                 origin = converted[(id(site.function), network.id)]
                 if origin is site.node:
                     continue
-                yield self.finding(
-                    module, site.node,
-                    f"{network.id} was already converted to mixed precision (line {origin.lineno}) and is given "
-                    f"amp level {level!r} here: MindSpore silently re-casts it, turning layers kept in float32 to "
-                    'float16; pass amp_level="O0" for a converted network, or drop the manual conversion',
-                    scope="",
-                    data={"network": network.id, "converted_on_line": origin.lineno, "amp_level": level,
-                          "callee": site.qualname},
-                )
+                yield self.report(module, site.node, ConvertedTwice(
+                    network=network.id, converted_on_line=origin.lineno, amp_level=level, callee=site.qualname),
+                    scope="")
 
 
 def _converted_networks(module: ModuleFacts) -> dict[tuple[int, str], ast.Call]:

@@ -1,11 +1,12 @@
 """MS401: distributed training that never seeds MindSpore."""
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Iterator
 
 from ms_lint import mindspore_api as api
 from ms_lint.model import ModuleFacts
-from ms_lint.findings import Finding
+from ms_lint.findings import Finding, FindingData, fact
 from ms_lint.rules.base import Rule
 
 
@@ -14,6 +15,23 @@ def communication_init_calls(module: ModuleFacts):
         site for site in module.calls_to("init")
         if site.qualname in ("mindspore.communication.init", "mindspore.communication.management.init")
     ]
+
+
+@dataclass(frozen=True, kw_only=True)
+class UnseededDistributed(FindingData):
+    """Distributed training without mindspore.set_seed: the communication init call, the training call this path
+    makes (``train`` when not known) and its line."""
+
+    init: str = fact(for_users=True)
+    training: str
+    training_line: int
+
+    def message(self) -> str:
+        return (f"distributed training (this path trains: {api.last_name(self.training)} on line "
+                f"{self.training_line}) without mindspore.set_seed: every card initialises different parameters; "
+                "call mindspore.set_seed(n) before building the network (numpy.random.seed(n), or "
+                "set_auto_parallel_context(parameter_broadcast=True), also makes the cards start equal; manual_seed "
+                "does not seed parameter initialisation)")
 
 
 class DistributedWithoutSeed(Rule):
@@ -60,6 +78,8 @@ class DistributedWithoutSeed(Rule):
         opt = nn.Momentum(net.trainable_params(), 0.01, 0.9)
     """
 
+    records = (UnseededDistributed,)
+
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         inits = communication_init_calls(module)
         if not inits or not module.training_calls():
@@ -72,14 +92,6 @@ class DistributedWithoutSeed(Rule):
             if module.seeds_numpy(before=training[0].node.lineno):
                 continue  # numpy seeded before the path trains: the initialisers drew the same weights
             first = training[0]
-            yield self.finding(
-                module, site.node,
-                f"distributed training (this path trains: {api.last_name(first.qualname or 'train')} on line "
-                f"{first.node.lineno}) without mindspore.set_seed: every card initialises different parameters; "
-                "call mindspore.set_seed(n) before building the network (numpy.random.seed(n), or "
-                "set_auto_parallel_context(parameter_broadcast=True), also makes the cards start equal; manual_seed "
-                "does not seed parameter initialisation)",
-                scope="",
-                data={"init": site.qualname or "", "training": first.qualname or "train",
-                      "training_line": first.node.lineno},
-            )
+            yield self.report(module, site.node, UnseededDistributed(
+                init=site.qualname or "", training=first.qualname or "train", training_line=first.node.lineno),
+                scope="")

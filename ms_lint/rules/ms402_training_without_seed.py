@@ -2,12 +2,13 @@
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 from typing import Iterator
 
 from ms_lint import mindspore_api as api
 from ms_lint.model import CallSite, ModuleFacts
 from ms_lint.model.graph import GRAD_NAMES
-from ms_lint.findings import Finding
+from ms_lint.findings import Finding, FindingData
 from ms_lint.rules.base import Rule
 from ms_lint.rules.ms401_distributed_without_seed import communication_init_calls
 
@@ -28,6 +29,26 @@ def _is_main_guard(test: ast.AST) -> bool:
     sides = [test.left, test.comparators[0]]
     return any(isinstance(s, ast.Name) and s.id == "__name__" for s in sides) and any(
         isinstance(s, ast.Constant) and s.value == "__main__" for s in sides)
+
+
+@dataclass(frozen=True, kw_only=True)
+class UnseededTraining(FindingData):
+    """A script that trains without mindspore.set_seed: the training call (``Model.train``; ``train`` when not
+    known), and whether numpy is seeded before it (the initial weights then repeat)."""
+
+    training: str
+    numpy_seeded: bool
+
+    def message(self) -> str:
+        name = api.last_name(self.training)
+        if self.numpy_seeded:
+            return (f"training ({name}) in a script that seeds numpy but never calls mindspore.set_seed: the "
+                    "initial weights repeat (MindSpore's initialisers draw from numpy), but MindSpore's random "
+                    "operators (dropout, ops.rand) draw differently in every run, so runs are not reproducible; "
+                    "call mindspore.set_seed(n) before building the network")
+        return (f"training ({name}) in a script that never calls mindspore.set_seed: every run starts from "
+                "different weights and random draws, so runs are not reproducible; call mindspore.set_seed(n) "
+                "before building the network")
 
 
 class TrainingWithoutSeed(Rule):
@@ -81,6 +102,8 @@ class TrainingWithoutSeed(Rule):
             main()
     """
 
+    records = (UnseededTraining,)
+
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         if not module.training_calls() or not is_script(module):
             return
@@ -90,16 +113,5 @@ class TrainingWithoutSeed(Rule):
         if not training or module.seeds_mindspore():
             return
         first: CallSite = training[0]
-        name = api.last_name(first.qualname or "train")
-        numpy_seeded = module.seeds_numpy(before=first.node.lineno)
-        if numpy_seeded:
-            message = (f"training ({name}) in a script that seeds numpy but never calls mindspore.set_seed: the "
-                       "initial weights repeat (MindSpore's initialisers draw from numpy), but MindSpore's random "
-                       "operators (dropout, ops.rand) draw differently in every run, so runs are not reproducible; "
-                       "call mindspore.set_seed(n) before building the network")
-        else:
-            message = (f"training ({name}) in a script that never calls mindspore.set_seed: every run starts from "
-                       "different weights and random draws, so runs are not reproducible; call mindspore.set_seed(n) "
-                       "before building the network")
-        yield self.finding(module, first.node, message,
-                           data={"training": first.qualname or "train", "numpy_seeded": numpy_seeded})
+        yield self.report(module, first.node, UnseededTraining(
+            training=first.qualname or "train", numpy_seeded=module.seeds_numpy(before=first.node.lineno)))
