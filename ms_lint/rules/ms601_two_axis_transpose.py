@@ -2,10 +2,11 @@
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 from typing import Iterator
 
 from ms_lint.model import TENSOR, ModuleFacts
-from ms_lint.findings import Finding
+from ms_lint.findings import Finding, FindingData, fact
 from ms_lint.rules.base import Rule
 from ms_lint.target import ALL_DEVICES, device_claim, device_names
 
@@ -13,6 +14,51 @@ from ms_lint.target import ALL_DEVICES, device_claim, device_names
 # (https://www.mindspore.cn/docs/zh-CN/r2.5.0/api_python/mindspore/Tensor/mindspore.Tensor.transpose.html);
 # graph mode on CPU and GPU takes the permutation form.
 _TWO_AXIS_FORM_ON_ASCEND_SINCE = (2, 5)
+
+
+@dataclass(frozen=True, kw_only=True)
+class TwoAxisTransposed(FindingData):
+    """PyTorch's two-axis ``t.transpose(d0, d1)`` in graph code: the devices where graph mode takes a full
+    permutation (the target's, or where the target has none, all of them and the setting that would show it), the
+    two axes as written, the graph function, the MindSpore version, and whether MindSpore documents the two-axis
+    form for Ascend in it."""
+
+    devices: list[str]
+    silenced_by: str | None = fact(optional=True, for_users=True)
+    axes: list[str]
+    function: str
+    version: str
+    two_axes_on_ascend: bool
+
+    @property
+    def ascend(self) -> str:
+        return ("MindSpore documents the two-axis form for Ascend only" if self.two_axes_on_ascend
+                else f"MindSpore {self.version} has no two-axis form")
+
+    def message(self) -> str:
+        axes = ", ".join(self.axes)
+        return (f".transpose({axes}) in graph code ({self.function}) takes a full permutation on "
+                f"{device_names(self.devices)}: with two axes it fails to compile on a tensor of rank 3 or more and "
+                f"silently returns a 2-D tensor unchanged (PyNative swaps the axes; {self.ascend}); use "
+                f".swapaxes({axes}), which means the same on every device")
+
+
+@dataclass(frozen=True, kw_only=True)
+class TwoAxisTransposedOfRank(TwoAxisTransposed):
+    """Besides, the least rank the tensor evidently has (3 or more), and what fixed it: the expression (cut at 60
+    characters) and its line."""
+
+    rank: int
+    shaped_by: str
+    shaped_line: int
+
+    def message(self) -> str:
+        axes = ", ".join(self.axes)
+        return (f".transpose({axes}) in graph code ({self.function}) on a tensor of rank {self.rank} or more "
+                f"(`{self.shaped_by}`, line {self.shaped_line}) fails to compile on {device_names(self.devices)}: "
+                "graph mode takes a full permutation there, and two axes fit only a 2-D tensor (ValueError; "
+                f"PyNative swaps the axes, and {self.ascend}); use .swapaxes({axes}), which means the same on every "
+                "device")
 
 
 class TwoAxisTranspose(Rule):
@@ -55,45 +101,30 @@ class TwoAxisTranspose(Rule):
         Renames the method to `swapaxes`, which swaps the same two axes in every mode.
     """
 
+    records = (TwoAxisTransposed, TwoAxisTransposedOfRank)
+
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         if not module.graph_functions:
             return
         target = module.target
         holds_on = ("cpu", "gpu") if target.version_tuple[:2] >= _TWO_AXIS_FORM_ON_ASCEND_SINCE else ALL_DEVICES[::-1]
-        affected, data = device_claim(target, holds_on)
-        devices = device_names(affected or holds_on)
-        ascend = ("MindSpore documents the two-axis form for Ascend only" if "ascend" not in holds_on
-                  else f"MindSpore {target.version} has no two-axis form")
+        _, data = device_claim(target, holds_on)
         for function in module.graph_functions:
             for node in function.nodes_of(ast.Call):
                 if not _two_axis_transpose(node) or function.kind(node.func.value) != TENSOR:
                     continue
-                axes = ", ".join(ast.unparse(a) for a in node.args)
-                found = {**data, "axes": [ast.unparse(a) for a in node.args]}
+                found = TwoAxisTransposed(**data, axes=[ast.unparse(a) for a in node.args], function=function.label,
+                                          version=target.version, two_axes_on_ascend="ascend" not in holds_on)
                 if _swaps_a_matrix(node):
                     rank = function.least_rank(node.func.value)
                     if rank is None or rank.at_least < 3:
                         continue
                     shaped = ast.unparse(rank.shaped_by)
                     shaped = shaped if len(shaped) <= 60 else shaped[:57] + "..."
-                    yield self.finding(
-                        module, node,
-                        f".transpose({axes}) in graph code ({function.label}) on a tensor of rank "
-                        f"{rank.at_least} or more (`{shaped}`, line {rank.shaped_by.lineno}) fails to compile on "
-                        f"{devices}: graph mode takes a full permutation there, and two axes fit only a 2-D tensor "
-                        f"(ValueError; PyNative swaps the axes, and {ascend}); use .swapaxes({axes}), which means the "
-                        "same on every device",
-                        data={**found, "rank": rank.at_least},
-                    )
+                    yield self.report(module, node, TwoAxisTransposedOfRank(
+                        **vars(found), rank=rank.at_least, shaped_by=shaped, shaped_line=rank.shaped_by.lineno))
                     continue
-                yield self.finding(
-                    module, node,
-                    f".transpose({axes}) in graph code ({function.label}) takes a full permutation on {devices}: "
-                    "with two axes it fails to compile on a tensor of rank 3 or more and silently returns a 2-D "
-                    f"tensor unchanged (PyNative swaps the axes; {ascend}); use .swapaxes({axes}), which means the "
-                    "same on every device",
-                    data=found,
-                )
+                yield self.report(module, node, found)
 
     def fix(self, context, finding: Finding) -> list:
         call = finding.node

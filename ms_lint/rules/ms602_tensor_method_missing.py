@@ -2,11 +2,12 @@
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 from typing import Iterator
 
 from ms_lint import mindspore_api as api
 from ms_lint.model import TENSOR, GraphFunction, ModuleFacts
-from ms_lint.findings import Finding
+from ms_lint.findings import Finding, FindingData, fact
 from ms_lint.rules.base import Rule
 
 # PyTorch ``torch.Tensor`` methods ported code calls, with the MindSpore function of the same operation (None: no
@@ -63,6 +64,44 @@ PYTORCH_METHODS_READ_AS_PROPERTIES: dict[str, str] = {"size": "shape"}
 _WATCHED = frozenset(PYTORCH_ONLY_METHODS) | frozenset(PYTORCH_METHODS_READ_AS_PROPERTIES)
 
 
+@dataclass(frozen=True, kw_only=True)
+class PytorchTensorMethod(FindingData):
+    """A PyTorch tensor method called on a MindSpore tensor: the method, ``mindspore.Tensor``, the version of the
+    tables read and the target's version, whether MindSpore has it as a property (the call then fails on its
+    value) rather than not at all, the function, whether that is graph code, and for a property the dimension
+    the call asks for (``x.size(1)``), as written."""
+
+    name: str = fact(subject=True)
+    module: str = fact(for_users=True)
+    version: str = fact(for_users=True)
+    target_version: str = fact(for_users=True)
+    property: bool
+    function: str
+    graph: bool
+    dimension: str | None = fact(optional=True)
+
+    def message(self) -> str:
+        method = self.name
+        where = f"graph code ({self.function})" if self.graph else self.function
+        if self.property:
+            attribute = PYTORCH_METHODS_READ_AS_PROPERTIES[method]
+            instead = f".{attribute}[{self.dimension}]" if self.dimension is not None else f".{attribute}"
+            return (f".{method}() is a PyTorch tensor method; MindSpore's Tensor.{method} is a property (the number "
+                    f"of elements), so the call fails in {where}: TypeError in PyNative ('int' object is not "
+                    f"callable), ValueError in graph mode ('The object is not callable'); use {instead}")
+        equivalent = PYTORCH_ONLY_METHODS[method]
+        if method in _DEVICE_MOVES:
+            advice = "drop it: MindSpore places tensors on the device chosen with mindspore.set_device"
+        elif method == "backward":
+            advice = "compute gradients with mindspore.value_and_grad (or ops.grad) around the forward function"
+        elif equivalent is not None:
+            advice = f"use {equivalent.replace('mindspore.ops.', 'ops.')}"
+        else:
+            advice = "MindSpore has no equivalent tensor method"
+        return (f".{method}() is a PyTorch tensor method that MindSpore's Tensor does not have: AttributeError in "
+                f"{where}, in graph mode and PyNative alike; {advice}")
+
+
 class TensorMethodMissing(Rule):
     code = "MS602"
     name = "tensor-method-missing"
@@ -107,6 +146,8 @@ class TensorMethodMissing(Rule):
         `x.size(d)` becomes `x.shape[d]`, `x.size()` becomes `x.shape`.
     """
 
+    records = (PytorchTensorMethod,)
+
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         version = module.target.version
         existing, properties = api.tensor_methods(version), api.tensor_properties(version)
@@ -126,11 +167,12 @@ class TensorMethodMissing(Rule):
                 if not (missing or func.attr in properties) or function.kind(func.value) != TENSOR:
                     continue
                 reported.add(id(node))
-                tables = api.mindspore_version(version)
-                yield self.finding(module, node, _message(func.attr, function) if missing
-                                   else _property_message(func.attr, node, function),
-                                   data={"name": func.attr, "module": "mindspore.Tensor", "version": tables,
-                                         "target_version": version, "property": not missing})
+                dimension = _dimension(node) if not missing else None
+                yield self.report(module, node, PytorchTensorMethod(
+                    name=func.attr, module="mindspore.Tensor", version=api.mindspore_version(version),
+                    target_version=version, property=not missing, function=function.label,
+                    graph=module.is_graph_code(function.node),
+                    dimension=ast.unparse(dimension) if dimension is not None else None))
 
     def fix(self, context, finding: Finding) -> list:
         call = finding.node
@@ -170,21 +212,6 @@ def _tensor_code(module: ModuleFacts) -> Iterator[GraphFunction]:
             yield module.plain_function(node, owner)
 
 
-def _message(method: str, function: GraphFunction) -> str:
-    where = f"graph code ({function.label})" if function.module.is_graph_code(function.node) else function.label
-    equivalent = PYTORCH_ONLY_METHODS[method]
-    if method in _DEVICE_MOVES:
-        advice = "drop it: MindSpore places tensors on the device chosen with mindspore.set_device"
-    elif method == "backward":
-        advice = "compute gradients with mindspore.value_and_grad (or ops.grad) around the forward function"
-    elif equivalent is not None:
-        advice = f"use {equivalent.replace('mindspore.ops.', 'ops.')}"
-    else:
-        advice = "MindSpore has no equivalent tensor method"
-    return (f".{method}() is a PyTorch tensor method that MindSpore's Tensor does not have: AttributeError in "
-            f"{where}, in graph mode and PyNative alike; {advice}")
-
-
 def _dimension(call: ast.Call) -> ast.AST | None:
     """The dimension ``x.size(d)`` / ``x.size(dim=d)`` asks for; None for ``x.size()`` or another form."""
     if len(call.args) == 1 and not call.keywords and not isinstance(call.args[0], ast.Starred):
@@ -192,13 +219,3 @@ def _dimension(call: ast.Call) -> ast.AST | None:
     if not call.args and len(call.keywords) == 1 and call.keywords[0].arg == "dim":
         return call.keywords[0].value
     return None
-
-
-def _property_message(method: str, call: ast.Call, function: GraphFunction) -> str:
-    where = f"graph code ({function.label})" if function.module.is_graph_code(function.node) else function.label
-    attribute = PYTORCH_METHODS_READ_AS_PROPERTIES[method]
-    dimension = _dimension(call)
-    instead = f".{attribute}[{ast.unparse(dimension)}]" if dimension is not None else f".{attribute}"
-    return (f".{method}() is a PyTorch tensor method; MindSpore's Tensor.{method} is a property (the number of "
-            f"elements), so the call fails in {where}: TypeError in PyNative ('int' object is not callable), "
-            f"ValueError in graph mode ('The object is not callable'); use {instead}")

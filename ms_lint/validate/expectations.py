@@ -476,7 +476,10 @@ def missing_name(finding) -> str | None:
 
 def tensor_method(finding) -> str | None:
     """The PyTorch tensor method an MS602 finding calls (``detach_``, ``size``; its data), or None."""
-    return (finding.data.get("name") or None) if finding.code == "MS602" else None
+    from ms_lint.rules.ms602_tensor_method_missing import PytorchTensorMethod
+
+    called = _record(finding, PytorchTensorMethod)
+    return (called.name or None) if called is not None else None
 
 
 def names_attribute(finding, attribute: str) -> bool:
