@@ -2,10 +2,11 @@
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 from typing import Iterator
 
 from ms_lint import mindspore_api as api
-from ms_lint.findings import Finding
+from ms_lint.findings import Finding, FindingData, fact
 from ms_lint.edits import Edit, FixContext
 from ms_lint.model import TENSOR, ModuleFacts
 from ms_lint.rules.base import Rule
@@ -13,6 +14,32 @@ from ms_lint.rules.base import Rule
 # The releases whose graph mode was measured refusing sizes that are not one Tensor (tests/test_ground_truth.py,
 # under each of them by nox): the same error on every one.
 _MEASURED = ("2.7.0", "2.10.0")
+
+
+@dataclass(frozen=True, kw_only=True)
+class ExpandInGraph(FindingData):
+    """PyTorch's ``t.expand(*sizes)`` in graph code: the target's devices, those the claim was measured on, the
+    versions judged, the sizes as written (``*shape`` for an unpacked one), the graph function."""
+
+    devices: list[str]
+    measured_on: list[str] = fact(for_users=True)
+    versions: list[str]
+    sizes: list[str]
+    function: str
+
+    def message(self) -> str:
+        where = ("" if "cpu" in self.devices else
+                 " on CPU (measured there only; MindSpore documents expand(*size) as broadcast_to for every device)")
+        sizes = ", ".join(self.sizes)
+        separate = not (len(self.sizes) == 1 and not self.sizes[0].startswith("*"))
+        shape = f"({sizes})" if separate else sizes
+        refused = _refuse_separate_sizes(tuple(self.versions)) if separate else ()
+        pynative = (f"PyNative refuses separate sizes too in MindSpore {', '.join(refused)}, whose Tensor.expand "
+                    "takes one" if refused else "PyNative runs it")
+        return (f".expand({sizes}) in graph code ({self.function}) fails to compile in graph mode{where} at every "
+                f"syntax level ({_named_versions(tuple(self.versions))} takes only a Tensor of sizes there: "
+                f"RuntimeError for a shape, TypeError for separate sizes; {pynative}); use .broadcast_to({shape}), "
+                "where -1 keeps a dimension")
 
 
 class TensorExpand(Rule):
@@ -65,33 +92,18 @@ class TensorExpand(Rule):
         `t.broadcast_to((b, -1))`).
     """
 
+    records = (ExpandInGraph,)
+
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         if not module.graph_functions:
             return
-        devices = module.target.devices
-        where = ("" if "cpu" in devices else
-                 " on CPU (measured there only; MindSpore documents expand(*size) as broadcast_to for every device)")
-        versions = module.target.judged_versions
-        named = _named_versions(versions)
-        data = {"devices": list(devices), "measured_on": ["cpu"], "versions": list(versions)}
+        target = module.target
         for function in module.graph_functions:
             for node in function.nodes_of(ast.Call):
-                if not reported_expand(module, function, node):
-                    continue
-                sizes = ", ".join(ast.unparse(argument) for argument in node.args)
-                separate = not (len(node.args) == 1 and not isinstance(node.args[0], ast.Starred))
-                shape = f"({sizes})" if separate else sizes
-                refused = _refuse_separate_sizes(versions) if separate else ()
-                pynative = (f"PyNative refuses separate sizes too in MindSpore {', '.join(refused)}, whose "
-                            "Tensor.expand takes one" if refused else "PyNative runs it")
-                yield self.finding(
-                    module, node,
-                    f".expand({sizes}) in graph code ({function.label}) fails to compile in graph mode{where} at every "
-                    f"syntax level ({named} takes only a Tensor of sizes there: RuntimeError for a shape, "
-                    f"TypeError for separate sizes; {pynative}); use .broadcast_to({shape}), where -1 keeps a "
-                    "dimension",
-                    data={**data, "sizes": [ast.unparse(argument) for argument in node.args]},
-                )
+                if reported_expand(module, function, node):
+                    yield self.report(module, node, ExpandInGraph(
+                        devices=list(target.devices), measured_on=["cpu"], versions=list(target.judged_versions),
+                        sizes=[ast.unparse(argument) for argument in node.args], function=function.label))
 
     def fix(self, context: FixContext, finding: Finding) -> list[Edit]:
         call = finding.node

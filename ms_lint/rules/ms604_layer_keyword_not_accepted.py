@@ -2,10 +2,11 @@
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 from typing import Iterator
 
 from ms_lint import mindspore_api as api
-from ms_lint.findings import Finding
+from ms_lint.findings import Finding, FindingData, fact
 from ms_lint.edits import Edit, FixContext
 from ms_lint.model import ModuleFacts
 from ms_lint.rules.base import Rule
@@ -22,6 +23,34 @@ MINDSPORE_KEYWORD_FOR: dict[str, str] = {
     "num_embeddings": "vocab_size",
     "embedding_dim": "embedding_size",
 }
+
+
+@dataclass(frozen=True, kw_only=True)
+class KeywordNotTaken(FindingData):
+    """A MindSpore layer built with keywords it does not take: the layer, its module, the keywords, the version of
+    the tables read and the target's version; when the call would still fail once they are fixed, the code that
+    would report it (``MS606``, ``MS205``) and why (``besides``)."""
+
+    name: str = fact(subject=True)
+    module: str = fact(for_users=True)
+    keywords: list[str]
+    version: str
+    target_version: str
+    also: str | None = fact(optional=True, for_users=True)
+    besides: str | None = fact(optional=True)
+
+    def message(self) -> str:
+        accepted = api.cell_keywords(self.name, self.target_version)
+        layer = f"{'mint.' if api.is_mint_nn_name(self.name) else ''}nn.{api.last_name(self.name)}"
+        renamed = [name for name in self.keywords if MINDSPORE_KEYWORD_FOR.get(name) in accepted]
+        parts = [f"MindSpore's {', '.join(f'{name}= is {MINDSPORE_KEYWORD_FOR[name]}=' for name in renamed)}"] \
+            if renamed else []
+        if len(renamed) < len(self.keywords):
+            parts.append(f"it takes {', '.join(sorted(accepted))}" if accepted else "it takes no arguments")
+        given = ", ".join(f"{name}=" for name in self.keywords)
+        return (f"{layer}() takes no keyword {given} in MindSpore {self.version}: building it raises TypeError "
+                f"(unexpected keyword argument); {'; '.join(parts)}"
+                + (f"; once that is fixed the call still fails: {self.besides}" if self.besides is not None else ""))
 
 
 class LayerKeywordNotAccepted(Rule):
@@ -64,32 +93,19 @@ class LayerKeywordNotAccepted(Rule):
         `group=`, `eps=` -> `epsilon=`); a call with a keyword that has no MindSpore counterpart is left to you.
     """
 
+    records = (KeywordNotTaken,)
+
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         version = module.target.version
         for site in module.calls_to(*api.cell_class_names(version)):
             unknown = api.keywords_not_taken(site.qualname, site.node, version)
             if not unknown:
                 continue
-            accepted = api.cell_keywords(site.qualname, version)
-            layer = f"{'mint.' if api.is_mint_nn_name(site.qualname) else ''}nn.{api.last_name(site.qualname)}"
-            renamed = [name for name in unknown if MINDSPORE_KEYWORD_FOR.get(name) in accepted]
-            parts = [f"MindSpore's {', '.join(f'{name}= is {MINDSPORE_KEYWORD_FOR[name]}=' for name in renamed)}"] \
-                if renamed else []
-            if len(renamed) < len(unknown):
-                parts.append(f"it takes {', '.join(sorted(accepted))}" if accepted else "it takes no arguments")
-            advice = "; ".join(parts)
-            given = ", ".join(f"{name}=" for name in unknown)
-            tables = api.mindspore_version(version)
             besides = _besides(site.node, site.qualname, version)
-            yield self.finding(
-                module, site.node,
-                f"{layer}() takes no keyword {given} in MindSpore {tables}: building it "
-                f"raises TypeError (unexpected keyword argument); {advice}"
-                + (f"; once that is fixed the call still fails: {besides[0]}" if besides else ""),
-                data={"name": site.qualname, "module": site.qualname.rpartition(".")[0], "keywords": unknown,
-                      "version": tables, "target_version": version,
-                      **({"also": besides[1]} if besides else {})},
-            )
+            yield self.report(module, site.node, KeywordNotTaken(
+                name=site.qualname, module=site.qualname.rpartition(".")[0], keywords=unknown,
+                version=api.mindspore_version(version), target_version=version,
+                also=besides[1] if besides else None, besides=besides[0] if besides else None))
 
     def fix(self, context: FixContext, finding: Finding) -> list[Edit]:
         call = finding.node

@@ -3,10 +3,11 @@ from __future__ import annotations
 
 import ast
 import re
+from dataclasses import dataclass
 from typing import Iterator
 
 from ms_lint import mindspore_api as api
-from ms_lint.findings import Finding
+from ms_lint.findings import Finding, FindingData, fact
 from ms_lint.edits import Edit, FixContext
 from ms_lint.model import ModuleFacts
 from ms_lint.rules.base import Rule
@@ -28,6 +29,22 @@ def _error(name: str, given: int, in_graph: bool) -> str:
         return "TypeError"
     return f"TypeError on the host and in PyNative, RuntimeError in graph mode (\"takes 1 positional arguments, " \
            f"but {given} were given\")"
+
+
+@dataclass(frozen=True, kw_only=True)
+class SizesSeparate(FindingData):
+    """PyTorch's separate sizes given to a MindSpore factory that takes one shape: the factory, the sizes as
+    written, whether the call is in graph code (mint's then raises another error)."""
+
+    callee: str = fact(subject=True)
+    sizes: list[str]
+    in_graph: bool
+
+    def message(self) -> str:
+        name, sizes = self.callee.replace("mindspore.", "", 1), ", ".join(self.sizes)
+        return (f"{name}({sizes}) passes PyTorch's separate sizes; MindSpore's {name} takes the whole shape first "
+                f"({'the next argument is the dtype' if name.startswith('ops.') else 'and nothing after it'}): "
+                f"{_error(name, len(self.sizes), self.in_graph)} when it runs; use {name}(({sizes}))")
 
 
 class SeparateSizes(Rule):
@@ -64,21 +81,15 @@ class SeparateSizes(Rule):
         Wraps the separate sizes in one tuple (`ops.zeros(a, b)` -> `ops.zeros((a, b))`); keyword arguments stay.
     """
 
+    records = (SizesSeparate,)
+
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         for site in module.calls_to("zeros", "ones"):
             if separate_sizes(site.node, site.qualname, module) and not module.in_dead_branch(site.node,
                                                                                               site.function):
-                sizes = ", ".join(ast.unparse(argument) for argument in site.node.args)
-                name = site.qualname.replace("mindspore.", "", 1)
-                in_graph = site.function is not None and module.is_graph_code(site.function)
-                yield self.finding(
-                    module, site.node,
-                    f"{name}({sizes}) passes PyTorch's separate sizes; MindSpore's {name} takes the whole shape "
-                    f"first ({'the next argument is the dtype' if name.startswith('ops.') else 'and nothing after it'}"
-                    f"): {_error(name, len(site.node.args), in_graph)} when it runs; "
-                    f"use {name}(({sizes}))",
-                    data={"callee": site.qualname, "sizes": [ast.unparse(argument) for argument in site.node.args]},
-                )
+                yield self.report(module, site.node, SizesSeparate(
+                    callee=site.qualname, sizes=[ast.unparse(argument) for argument in site.node.args],
+                    in_graph=site.function is not None and module.is_graph_code(site.function)))
 
     def fix(self, context: FixContext, finding: Finding) -> list[Edit]:
         call = finding.node
