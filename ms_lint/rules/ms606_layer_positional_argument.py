@@ -2,14 +2,45 @@
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 from typing import Callable, Iterator
 
 from ms_lint import mindspore_api as api
 from ms_lint import pytorch_mapping as mapping
-from ms_lint.findings import Finding
+from ms_lint.findings import Finding, FindingData, fact
 from ms_lint.edits import Edit, FixContext
 from ms_lint.model import ModuleFacts
 from ms_lint.rules.base import Rule
+
+
+@dataclass(frozen=True, kw_only=True)
+class ShiftedPositional(FindingData):
+    """A layer given, by position, a value PyTorch's parameter at that place takes and MindSpore's does not: the
+    layer, its module, the place, MindSpore's parameter there and PyTorch's, the effect (``silent``: the layer
+    runs with the value taken another way; then ``silent`` too), the mapping page, the version of the tables read
+    and the target's version; the value as written, what MindSpore does with it, the rate a complement keeps
+    (``1 - x``), and MindSpore's keyword for each positional argument from that place on, with its value as
+    written (None when one has none)."""
+
+    name: str = fact(subject=True)
+    module: str = fact(for_users=True)
+    index: int
+    parameter: str
+    pytorch_parameter: str
+    effect: str = fact(for_users=True)
+    page: str = fact(for_users=True)
+    silent: bool | None = fact(optional=True)
+    version: str = fact(for_users=True)
+    target_version: str = fact(for_users=True)
+    value: str
+    consequence: str
+    kept: float | None = fact(optional=True)
+    keywords: list[list[str]] | None
+
+    def message(self) -> str:
+        return (_description(self.name, self.value, self.index, self.pytorch_parameter, self.parameter,
+                             self.consequence, self.kept)
+                + "; pass " + _advice(self.pytorch_parameter, self.keywords))
 
 
 class LayerPositionalArgument(Rule):
@@ -62,22 +93,24 @@ class LayerPositionalArgument(Rule):
         one.
     """
 
+    records = (ShiftedPositional,)
+
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         version = module.target.version
         for site in module.calls_to(*mapping.class_names("position")):
             shifted = shifted_positional(site.node, site.qualname, version, _literals_bound(module, site.function))
             if shifted is None or api.keywords_not_taken(site.qualname, site.node, version):
                 continue  # MS604 reports a call with a keyword the layer does not take, and names this too
-            yield self.finding(
-                module, site.node,
-                shifted_description(site.node, site.qualname, shifted) + "; pass "
-                + shifted_advice(site.node, shifted, version),
-                data={"name": site.qualname, "module": site.qualname.rpartition(".")[0], "index": shifted.index,
-                      "parameter": shifted.mindspore, "pytorch_parameter": shifted.pytorch,
-                      "effect": shifted.effect, "page": shifted.page,
-                      **({"silent": True} if shifted.effect == "silent" else {}),
-                      "version": api.mindspore_version(version), "target_version": version},
-            )
+            keywords = _keywords_from(site.node, shifted, version)
+            yield self.report(module, site.node, ShiftedPositional(
+                name=site.qualname, module=site.qualname.rpartition(".")[0], index=shifted.index,
+                parameter=shifted.mindspore, pytorch_parameter=shifted.pytorch, effect=shifted.effect,
+                page=shifted.page, silent=True if shifted.effect == "silent" else None,
+                version=api.mindspore_version(version), target_version=version,
+                value=ast.unparse(site.node.args[shifted.index]), consequence=shifted.consequence,
+                kept=_kept(site.node, shifted),
+                keywords=None if keywords is None else [[keyword, ast.unparse(argument)]
+                                                        for keyword, argument in keywords]))
 
     def fix(self, context: FixContext, finding: Finding) -> list[Edit]:
         call = finding.node
@@ -184,26 +217,42 @@ def _name_text(value: ast.expr) -> str:
 
 
 def shifted_description(call: ast.Call, qualname: str, difference: mapping.Difference) -> str:
+    return _description(qualname, ast.unparse(call.args[difference.index]), difference.index, difference.pytorch,
+                        difference.mindspore, difference.consequence, _kept(call, difference))
+
+
+def _kept(call: ast.Call, difference: mapping.Difference) -> float | None:
+    """The rate a value read as its complement (``1 - x``) keeps, where it is a number literal; None otherwise."""
+    constant = _literal(call.args[difference.index])
+    return constant if difference.equivalent == "1 - x" and isinstance(constant, (int, float)) else None
+
+
+def _description(qualname: str, value: str, index: int, pytorch: str, mindspore: str, consequence: str,
+                 kept: float | None) -> str:
     layer = f"nn.{api.last_name(qualname)}"
-    value = call.args[difference.index]
-    text = (f"{layer}() gets {ast.unparse(value)} as its {_ordinal(difference.index)} positional argument, "
-            f"PyTorch's {difference.pytorch}; MindSpore's {layer} takes {difference.mindspore} there and "
-            f"{difference.consequence}")
-    constant = _literal(value)
-    if difference.equivalent == "1 - x" and isinstance(constant, (int, float)):
-        text += f" (keeps {constant:.0%}, drops {1 - constant:.0%})"
+    text = (f"{layer}() gets {value} as its {_ordinal(index)} positional argument, PyTorch's {pytorch}; MindSpore's "
+            f"{layer} takes {mindspore} there and {consequence}")
+    if kept is not None:
+        text += f" (keeps {kept:.0%}, drops {1 - kept:.0%})"
     return text
 
 
 def shifted_advice(call: ast.Call, shifted: mapping.Difference, version: str = "") -> str:
     keywords = _keywords_from(call, shifted, version)
+    return _advice(shifted.pytorch, None if keywords is None else [[keyword, ast.unparse(argument)]
+                                                                   for keyword, argument in keywords])
+
+
+def _advice(pytorch: str, keywords: list[list[str]] | None) -> str:
+    """How to pass the values: by MindSpore's keywords (each with its value as written), or as the parameter
+    ``pytorch`` asks where no keyword form is known."""
     if keywords is None:
-        if shifted.pytorch == "betas":
+        if pytorch == "betas":
             return "beta1= and beta2= by keyword"
-        if shifted.pytorch == "margin":
+        if pytorch == "margin":
             return "the margin when calling the loss, where MindSpore takes it"
-        return f"{shifted.pytorch} by MindSpore's keyword"
-    text = ", ".join(f"{keyword}={ast.unparse(argument)}" for keyword, argument in keywords if keyword != "pad_mode")
+        return f"{pytorch} by MindSpore's keyword"
+    text = ", ".join(f"{keyword}={argument}" for keyword, argument in keywords if keyword != "pad_mode")
     return f"{text} by keyword" + (' (with pad_mode="pad")' if any(k == "pad_mode" for k, _ in keywords) else "")
 
 

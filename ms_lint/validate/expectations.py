@@ -103,6 +103,15 @@ def built_call(finding) -> dict | None:
     return {"callee": built.callee, "positional": built.positional, "keywords": list(built.keywords)}
 
 
+def silent_positional(finding) -> bool:
+    """Whether an MS606 finding's layer takes the value as another parameter and runs (its effect is silent),
+    where the other layers raise."""
+    from ms_lint.rules.ms606_layer_positional_argument import ShiftedPositional
+
+    shifted = _record(finding, ShiftedPositional)
+    return shifted is not None and bool(shifted.silent)
+
+
 def _held_in_plain_container(finding):
     from ms_lint.rules.ms201_plain_container_of_cells import CellsInPlainContainer
     from ms_lint.rules.ms202_plain_container_of_parameters import ParametersInPlainContainer
@@ -360,7 +369,7 @@ EXPECTATIONS: dict[str, Expectation] = {
         patterns=(r"pad_mode", r"use_one_hot", r"beta1", r"begin_norm_axis", r"reduction"),
         located="anywhere",
         shows_eagerly=True,
-        silent_when="silent",
+        silent_when=silent_positional,
         silent_note="the layer takes the value as another parameter and runs (a dropout's keep rate, a weight "
         "initialiser): nothing raises",
     ),

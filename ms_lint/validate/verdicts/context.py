@@ -140,7 +140,8 @@ class _Context:
         verdict = probed.host_called(self, finding, verdict)
         verdict = probed.looked_up(self, finding, verdict)
         expectation = expectation_for(finding.code)
-        if verdict.verdict == NOT_REPRODUCED and expectation.silent_when and finding.data.get(expectation.silent_when):
+        silent = expectation.silent_when is not None and expectation.silent_when(finding)
+        if verdict.verdict == NOT_REPRODUCED and silent:
             return self.make(finding, NOT_APPLICABLE, f"{verdict.message}, as expected: {expectation.silent_note}")
         return verdict
 
