@@ -370,6 +370,7 @@ def inputs_of(target: type, call: tuple) -> tuple[tuple, dict]:
 
 def reason_text(error: str) -> str:
     """Why an example could not give the Cell, said as what it lacked where the error shows it."""
+    error = error if len(error) <= 160 else error[:157] + "..."
     if error.startswith("ModuleNotFoundError"):
         return f"it needs a package that is not installed ({error})"
     lowered = error.lower()

@@ -54,7 +54,14 @@ def stage_import(worker, state: "JobState", outcome: Outcome) -> None:
     worker.current_root = root
     if root not in worker.user_roots:
         worker.user_roots.append(root)
-    sys.path[:] = [root] + worker.baseline_path
+    # The folders between the import root and the project root last: a module of a folder without __init__.py
+    # that imports its project's package by name (``from pkg.models.common import Block``) finds it, as running the
+    # project's scripts from its root does.
+    above = _folders_up_to(root, job.get("project_root"))
+    for folder in above:
+        if folder not in worker.user_roots:
+            worker.user_roots.append(folder)
+    sys.path[:] = [root] + worker.baseline_path + above
     examples = job.get("examples_file")
     if examples:
         sys.path.insert(1, os.path.dirname(examples))
@@ -80,6 +87,18 @@ def stage_import(worker, state: "JobState", outcome: Outcome) -> None:
         state.module = import_with_stand_ins(worker, job, outcome)
 
 
+def _folders_up_to(root: str, project_root: str | None) -> list[str]:
+    """The folders above ``root`` up to ``project_root``, nearest first; none for an installed package."""
+    if not project_root or os.path.basename(root) in ("site-packages", "dist-packages"):
+        return []
+    folders = []
+    folder = root
+    while folder != project_root and folder.startswith(project_root + os.sep):
+        folder = os.path.dirname(folder)
+        folders.append(folder)
+    return folders
+
+
 def import_with_stand_ins(worker, job: dict, outcome: Outcome):
     """``import_module`` of the job's module; when that raises ``ModuleNotFoundError`` for a third-party package
     installed nowhere, again with a stand-in for it (``standins``), up to ``standins.MAX_STAND_INS`` packages,
@@ -90,7 +109,8 @@ def import_with_stand_ins(worker, job: dict, outcome: Outcome):
         try:
             module = import_module(worker, job["module"], job["path"])
         except ImportError as exc:
-            missing = standins.missing_package(exc, job["import_root"])
+            missing = standins.missing_package(exc, [job["import_root"], *_folders_up_to(
+                job["import_root"], job.get("project_root"))])
             known = worker.stand_ins.missing if getattr(worker, "stand_ins", None) is not None else []
             if missing is None or missing in known or len(known) >= standins.MAX_STAND_INS:
                 raise

@@ -20,6 +20,7 @@ from ms_lint.target import is_test_path
 MAX_PER_KIND = {"docstring": 2, "test": 3, "script": 2}
 MAX_FILES = 20000
 MAX_BYTES = 512_000
+STORE_FORMAT = 1
 _SKIPPED = frozenset({"__pycache__", "node_modules", "site-packages", "dist-packages", "build", "dist", "venv",
                       ".ms_lint_cache"})
 # What an example needs the network for: it cannot give a Cell offline.
@@ -124,14 +125,95 @@ class ProjectFiles:
 
     def __init__(self):
         self._scanned: dict[str, list[tuple[str, bytes]]] = {}  # scan root -> [(path, data)]
+        self._words: dict[str, list[tuple[str, bytes, frozenset]]] = {}  # scan root -> [(path, data, its words)]
         self._trees: dict[str, ast.Module | None] = {}
+        self._called: dict[int, tuple[ast.Module, dict[str, set]]] = {}  # id(tree) -> (tree, name -> names called)
+        self._listed: dict[str, list[tuple[str, int, int]]] = {}
+        self._digests: dict[str, str] = {}
+        self._stores: dict[str, dict] = {}  # project root -> its stored answers, by scan root
+        self._changed: set[str] = set()
 
     def candidates(self, root: str) -> list[tuple[str, bytes]]:
         """The tests and scripts under ``root``: test files (``ms_lint.target.is_test_path``), ``conftest.py``
         files, and files with a ``__main__`` block or outside any package."""
         if root not in self._scanned:
-            self._scanned[root] = list(_scan(root))
+            self._scanned[root] = list(_read_candidates(root, self._listing(root)))
         return self._scanned[root]
+
+    def _listing(self, root: str) -> list[tuple[str, int, int]]:
+        """``(path, mtime_ns, size)`` of the Python files under ``root``, listed once per run."""
+        if root not in self._listed:
+            self._listed[root] = list(_python_files(root))
+        return self._listed[root]
+
+    def stored_examples(self, root: str, class_name: str, own_path: str, project_root: str,
+                        own_tree: ast.Module | None = None) -> list[OwnExample]:
+        """``examples``, answered from ``project_root``'s ``.ms_lint_cache`` while no Python file under ``root``
+        (nor the class's module) changed: a re-run lists the files, and reads none."""
+        import hashlib
+
+        if root not in self._digests:
+            self._digests[root] = hashlib.sha256(repr(self._listing(root)).encode()).hexdigest()
+        store = self._store(project_root)
+        entry = store.setdefault(root, {})
+        if entry.get("files") != self._digests[root]:
+            entry.clear()
+            entry.update({"files": self._digests[root], "answers": {}})
+        try:
+            stat = os.stat(own_path)
+            own = f"{class_name}\0{own_path}\0{stat.st_mtime_ns}\0{stat.st_size}"
+        except OSError:
+            own = None
+        answers = entry["answers"]
+        if own is not None and own in answers:
+            return [OwnExample(**item) for item in answers[own]]
+        found = self.examples(root, class_name, own_path, own_tree)
+        if own is not None:
+            answers[own] = [example.to_dict() for example in found]
+            self._changed.add(project_root)
+        return found
+
+    def _store(self, project_root: str) -> dict:
+        import json
+
+        if project_root not in self._stores:
+            try:
+                with open(self._store_path(project_root), encoding="utf-8") as handle:
+                    data = json.load(handle)
+                roots = data.get("roots") if isinstance(data, dict) and data.get("format") == STORE_FORMAT else {}
+            except (OSError, ValueError):
+                roots = {}
+            self._stores[project_root] = roots if isinstance(roots, dict) else {}
+        return self._stores[project_root]
+
+    @staticmethod
+    def _store_path(project_root: str) -> str:
+        from ms_lint.validate.project import CACHE_DIR_NAME
+
+        return os.path.join(project_root, CACHE_DIR_NAME, "validate", "own_examples.json")
+
+    def save(self) -> None:
+        """Write the answers found this run, in the projects whose ``.ms_lint_cache`` exists."""
+        import json
+
+        from ms_lint.validate.cache import write_atomically
+
+        for project_root in self._changed:
+            path = self._store_path(project_root)
+            if not os.path.isdir(os.path.dirname(os.path.dirname(path))):
+                continue
+            try:
+                os.makedirs(os.path.dirname(path), exist_ok=True)
+                write_atomically(path, json.dumps({"format": STORE_FORMAT, "roots": self._stores[project_root]}))
+            except OSError:
+                pass
+        self._changed.clear()
+
+    def _with_words(self, root: str) -> list[tuple[str, bytes, frozenset]]:
+        """The candidates under ``root`` with the words each holds, found once per run."""
+        if root not in self._words:
+            self._words[root] = [(path, data, frozenset(_WORD.findall(data))) for path, data in self.candidates(root)]
+        return self._words[root]
 
     def tree(self, path: str, data: bytes) -> ast.Module | None:
         if path not in self._trees:
@@ -141,15 +223,48 @@ class ProjectFiles:
                 self._trees[path] = None
         return self._trees[path]
 
-    def examples(self, root: str, class_name: str, own_path: str) -> list[OwnExample]:
+    def examples(self, root: str, class_name: str, own_path: str,
+                 own_tree: ast.Module | None = None) -> list[OwnExample]:
         """The tests, then the scripts, under ``root`` that build ``class_name`` (``own_path``: the class's
-        module, whose ``__main__`` block counts as a script)."""
-        word = re.compile(rb"\b" + re.escape(class_name.encode()) + rb"\b")
-        tests: list[OwnExample] = []
-        scripts: list[OwnExample] = []
+        module, whose ``__main__`` block counts as a script); after the tests that build it directly, those that
+        build it through a class or function of its module that builds it (``DPModel(...)``, whose method builds
+        ``_TrainOneStepCell``)."""
+        if own_tree is None and os.path.isfile(own_path):
+            own_tree = _parse_file(own_path)
+        tests = self._examples_of(root, class_name, own_path, scripts=True)
+        for builder in self._builders(own_tree, class_name) if own_tree is not None else ():
+            tests += [example for example in self._examples_of(root, builder, own_path, scripts=False)
+                      if example.kind == "test"]
+        if own_tree is not None:
+            main = _main_block(own_tree)
+            call = _first_call(main, class_name) if main is not None else None
+            if call is not None:
+                tests.append(OwnExample("script", own_path, call.lineno, main=True))
+        found = list(dict.fromkeys(tests))
+        own_scripts = [example for example in found if example.kind == "script" and example.path == own_path]
+        scripts = own_scripts + [example for example in found if example.kind == "script"
+                                 and example.path != own_path]
+        return ([example for example in found if example.kind == "test"][:MAX_PER_KIND["test"]]
+                + scripts[:MAX_PER_KIND["script"]])
+
+    def _builders(self, tree: ast.Module, class_name: str) -> list[str]:
+        """The module-level classes and functions of ``tree``, other than ``class_name``, whose code calls it (a
+        model whose method builds the training Cell): their tests build it too. What each calls is read once per
+        module and run."""
+        known = self._called.get(id(tree))
+        if known is None or known[0] is not tree:
+            called = {node.name: {_called_name(inner) for inner in ast.walk(node) if isinstance(inner, ast.Call)}
+                      for node in tree.body if isinstance(node, (ast.ClassDef, ast.FunctionDef))}
+            known = self._called[id(tree)] = (tree, called)
+        return [name for name, names in known[1].items() if name != class_name and class_name in names][:3]
+
+    def _examples_of(self, root: str, name: str, own_path: str, scripts: bool) -> list[OwnExample]:
+        """The tests (and with ``scripts`` the scripts) under ``root`` that call ``name``."""
+        wanted = name.encode()
+        found: list[OwnExample] = []
         files = self.candidates(root)
-        for path, data in files:
-            if not word.search(data):
+        for path, data, words in self._with_words(root):
+            if wanted not in words:
                 continue
             tree = self.tree(path, data)
             if tree is None:
@@ -157,23 +272,26 @@ class ProjectFiles:
             relative = os.path.relpath(path, root)
             if is_test_path(relative):
                 if os.path.basename(path) != "conftest.py":
-                    tests.extend(_tests_building(tree, path, class_name))
-                tests.extend(_tests_through_fixtures(self, tree, path, class_name, files, root))
-            elif path != own_path and (_main_block(tree) is not None or not _in_package(path)):
-                call = _first_call(tree, class_name)
+                    found.extend(_tests_building(tree, path, name))
+                found.extend(_tests_through_fixtures(self, tree, path, name, files, root))
+            elif scripts and path != own_path and (_main_block(tree) is not None or not _in_package(path)):
+                call = _first_call(tree, name)
                 if call is not None:
-                    scripts.append(OwnExample("script", path, call.lineno, main=_main_block(tree) is not None))
-        if os.path.isfile(own_path):
-            tree = _parse_file(own_path)
-            main = _main_block(tree) if tree is not None else None
-            call = _first_call(main, class_name) if main is not None else None
-            if call is not None:
-                scripts.insert(0, OwnExample("script", own_path, call.lineno, main=True))
-        tests = list(dict.fromkeys(tests))
-        return tests[:MAX_PER_KIND["test"]] + scripts[:MAX_PER_KIND["script"]]
+                    found.append(OwnExample("script", path, call.lineno, main=_main_block(tree) is not None))
+        return found
 
 
-def _scan(root: str):
+_WORD = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _called_name(call: ast.Call) -> str | None:
+    func = call.func
+    return func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
+
+
+def _python_files(root: str):
+    """``(path, mtime_ns, size)`` of the Python files under ``root`` that may be tests or scripts (no virtual
+    environment, build output or cache; at most ``MAX_FILES``)."""
     count = 0
     pending = [root]
     while pending:
@@ -191,24 +309,33 @@ def _scan(root: str):
                             and not os.path.exists(os.path.join(entry.path, "pyvenv.cfg")):
                         subdirectories.append(entry.path)
                     continue
-                if not entry.name.endswith(".py") or entry.stat().st_size > MAX_BYTES:
+                if not entry.name.endswith(".py"):
                     continue
+                stat = entry.stat()
             except OSError:
+                continue
+            if stat.st_size > MAX_BYTES:
                 continue
             count += 1
             if count > MAX_FILES:
                 return
-            test = is_test_path(os.path.relpath(entry.path, root))
-            if not test and entry.name in ("setup.py", "ms_lint_examples.py"):
-                continue
-            try:
-                with open(entry.path, "rb") as handle:
-                    data = handle.read()
-            except OSError:
-                continue
-            if test or b"__main__" in data or not _in_package(entry.path):
-                yield entry.path, data
+            yield entry.path, stat.st_mtime_ns, stat.st_size
         pending.extend(reversed(subdirectories))
+
+
+def _read_candidates(root: str, files):
+    """``(path, data)`` of the tests and scripts among ``files``."""
+    for path, _, _ in files:
+        test = is_test_path(os.path.relpath(path, root))
+        if not test and os.path.basename(path) in ("setup.py", "ms_lint_examples.py"):
+            continue
+        try:
+            with open(path, "rb") as handle:
+                data = handle.read()
+        except OSError:
+            continue
+        if test or b"__main__" in data or not _in_package(path):
+            yield path, data
 
 
 def _in_package(path: str) -> bool:

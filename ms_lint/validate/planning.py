@@ -122,6 +122,8 @@ class Plan:
     module_level: list[Finding]  # findings with no Cell or jit function to compile
     # findings outside any unit that no unit of the project reaches, with what ``roots.roots_reaching`` answered
     unreached: list[tuple[Finding, object]] = field(default_factory=list)
+    # the tests and scripts read for the units' own examples: ``save`` keeps the answers for the next run
+    examples: ProjectFiles | None = None
 
 
 def plan_jobs(
@@ -184,7 +186,7 @@ def plan_jobs(
         job.level = level_for(path)
         job.cache_key = cache_key(job, device, job.level, mindspore_version, tool_version, index)
         jobs.append(job)
-    return Plan(jobs=jobs, module_level=module_level, unreached=unreached)
+    return Plan(jobs=jobs, module_level=module_level, unreached=unreached, examples=files)
 
 
 def _route(groups, settings, index):
@@ -303,8 +305,8 @@ def _own_examples(location: ModuleLocation, scope: str, files) -> list[dict]:
         return []
     shown = os.path.relpath(location.path, location.project_root)
     found, skipped = docstring_examples(tree, location.path, scope, shown if not shown.startswith("..") else None)
-    found += files.examples(scan_root(location.project_root, location.import_root, location.module), scope,
-                            location.path)
+    found += files.stored_examples(scan_root(location.project_root, location.import_root, location.module), scope,
+                                   location.path, location.project_root, tree)
     return [{"kind": "skipped", "why": why} for why in skipped] + [example.to_dict() for example in found]
 
 

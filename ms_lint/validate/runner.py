@@ -340,6 +340,8 @@ def validate_findings(findings: list[Finding], options: ValidateOptions, pool=No
     log.write({"event": "end", "interrupted": interrupted, "not_checked": [job.target for job in not_checked]})
     log.close()
     index.save()
+    if plan.examples is not None:
+        plan.examples.save()
     _save_findings(index)
     problems.extend(cache.problems)
     confirm_across_units(verdicts, results)

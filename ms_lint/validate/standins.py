@@ -179,15 +179,17 @@ def uninstall(finder: StandInFinder | None) -> None:
     clear_uses()
 
 
-def missing_package(exc: BaseException, import_root: str) -> str | None:
+def missing_package(exc: BaseException, folders: list[str]) -> str | None:
     """The top-level package whose absence ``exc`` (a ``ModuleNotFoundError``) reports, when it is installed
-    nowhere and is not the project's own (a module or package under ``import_root``); else None."""
+    nowhere and is not the project's own (a module or package in one of ``folders``: the import root and those
+    above it in the project); else None."""
     if not isinstance(exc, ModuleNotFoundError) or not exc.name:
         return None
     top = exc.name.split(".")[0]
     if not top.isidentifier() or top in sys.modules:
         return None
-    if os.path.exists(os.path.join(import_root, top)) or os.path.exists(os.path.join(import_root, top + ".py")):
+    if any(os.path.exists(os.path.join(folder, top)) or os.path.exists(os.path.join(folder, top + ".py"))
+           for folder in folders):
         return None
     try:
         if importlib.util.find_spec(top) is not None:

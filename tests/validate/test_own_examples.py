@@ -141,3 +141,24 @@ def test_planning_lists_each_unit_s_examples_in_order_and_keys_the_cache_on_them
     docstring.write_text(docstring.read_text().replace("[4, 10, 6]", "[4, 12, 6]"))
     changed = check_file(str(docstring), Settings(syntax_level="strict"))
     assert plan_jobs(changed).jobs[0].cache_key != jobs["FullyConnectedNet"].cache_key
+
+
+def test_a_test_that_builds_the_cell_through_a_class_of_its_module_counts_after_the_direct_ones(tmp_path):
+    write(tmp_path / "pyproject.toml", "")
+    write(tmp_path / "pkg" / "__init__.py", "")
+    nets = write(tmp_path / "pkg" / "nets.py", """\
+        class _TrainStep:
+            pass
+
+        class Trainer:
+            def build(self):
+                return _TrainStep()
+    """)
+    write(tmp_path / "tests" / "test_training.py", """\
+        from pkg.nets import Trainer
+
+        def test_trains():
+            Trainer().build()
+    """)
+    found = ProjectFiles().examples(str(tmp_path), "_TrainStep", str(nets))
+    assert [(example.kind, example.function) for example in found] == [("test", "test_trains")]
