@@ -180,7 +180,7 @@ REAL_CORPUS = {
 DECIDED = ("confirmed", "confirmed by probe", "not reproduced", "not reached")
 
 
-def real_corpus(repeat: int, jobs: int = 2, timeout: float = 120) -> dict:
+def real_corpus(repeat: int, jobs: int = 2, timeout: float = 120, level: str | None = None) -> dict:
     """``ms-lint validate`` on the pinned real corpus with no example registered: the first run (cache cleared)
     and re-runs with nothing changed, each a whole command in a fresh process; decided findings per file."""
     import importlib.util
@@ -199,7 +199,7 @@ def real_corpus(repeat: int, jobs: int = 2, timeout: float = 120) -> dict:
     project_cache = Path(locate_module(files[0]).project_root) / CACHE_DIR_NAME
     shutil.rmtree(project_cache, ignore_errors=True)
     command = [sys.executable, "-m", "ms_lint.cli", "validate", *files, "--jobs", str(jobs), "--timeout",
-               str(timeout), "--format", "json"]
+               str(timeout), "--format", "json", *(["--syntax-level", level] if level else [])]
     started = time.perf_counter()
     completed = subprocess.run(command, capture_output=True, text=True)
     first = time.perf_counter() - started
@@ -231,7 +231,8 @@ def real_corpus(repeat: int, jobs: int = 2, timeout: float = 120) -> dict:
     total = sum(counts["findings"] for counts in per_file.values())
     decided = sum(counts["decided"] for counts in per_file.values())
     how = Counter(_decided_how(item) for item in document["findings"] if item["verdict"] in DECIDED)
-    return {"corpus": REAL_CORPUS, "first_s": first, "reruns_s": reruns, "rerun_median_s": statistics.median(reruns),
+    return {"corpus": REAL_CORPUS, "level": document["syntax_level"], "first_s": first, "reruns_s": reruns,
+            "rerun_median_s": statistics.median(reruns),
             "findings": total, "decided": decided, "decided_how": dict(how), "per_file": per_file,
             "summary": document["summary"], "not_kept": uncached,
             "verdicts": sorted((os.path.relpath(item["path"], root), item["line"], item["code"], item["verdict"])
@@ -317,7 +318,7 @@ def print_library(result: dict) -> None:
 
 def print_real(result: dict) -> None:
     print(f"real corpus: {REAL_CORPUS['package']} {REAL_CORPUS['version']}, {len(REAL_CORPUS['files'])} files, "
-          f"no example registered")
+          f"{result.get('level', '').upper()}, no example registered")
     width = max(len(name) for name in result["per_file"]) if result["per_file"] else 10
     print(f"  {'file'.ljust(width)}  findings  decided  verdicts")
     for name, counts in sorted(result["per_file"].items()):
@@ -343,7 +344,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="measure one library package instead (a folder of the development corpus, such as "
                         "benchmarks/.corpus/development/mindspore-lab+mindediting/mindediting): findings decided, "
                         "first run and re-run times at its inferred target")
-    parser.add_argument("--level", choices=("strict", "lax"), help="with --library: the syntax level to validate at")
+    parser.add_argument("--level", choices=("strict", "lax"),
+                        help="with --library or --real: the syntax level to validate at (default: the inferred one)")
     parser.add_argument("--units", type=int, default=24, help="Cells to validate (a multiple of 3; default 24)")
     parser.add_argument("--repeat", type=int, default=3, help="repetitions per measurement (default 3)")
     parser.add_argument("--workers", default="1,2", help="worker counts to measure (default 1,2)")
@@ -366,7 +368,7 @@ def main(argv: list[str] | None = None) -> int:
             Path(args.json).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
         return 0
     if args.real:
-        result = real_corpus(args.repeat)
+        result = real_corpus(args.repeat, level=args.level)
         print_real(result)
         if args.json:
             Path(args.json).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")

@@ -206,7 +206,19 @@ def _route(groups, settings, index):
     attached: dict[tuple[str, str], dict[int, str]] = {}
     for (path, scope), group in groups.items():
         kind = unit_kind(path, scope, settings, index)
-        if kind in (None, "cell", "jit"):
+        if kind == "cell":
+            # A method of a base Cell that only other Cells' graph code calls (a subclass's construct): through them.
+            for finding in group:
+                reach = roots_reaching(path, finding.line, settings, index) \
+                    if expectation_for(finding.code).check == COMPILE and not expectation_for(
+                        finding.code).shows_eagerly else None
+                if reach is not None and reach.roots and scope not in {unit.scope for unit in reach.roots}:
+                    for unit in reach.units:
+                        reached.setdefault((os.path.abspath(unit.path), unit.scope), []).append((finding, reach, unit))
+                else:
+                    result.setdefault((path, scope), []).append(finding)
+            continue
+        if kind in (None, "jit"):
             result.setdefault((path, scope), []).extend(group)
             continue
         if kind == "function":

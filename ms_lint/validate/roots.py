@@ -75,7 +75,7 @@ def unit_kind(path: str, scope: str, settings=None, index=None) -> str | None:
 
 
 # A stored answer of another shape is not read.
-RECORD_FORMAT = 1
+RECORD_FORMAT = 2
 _RECORDS: dict[tuple, dict] = {}
 
 
@@ -108,15 +108,27 @@ def _file_record(path: str, settings, index) -> dict:
         pass
     record = _model_record(path, settings)
     _RECORDS[key] = record
-    if os.path.isdir(os.path.join(location.project_root, CACHE_DIR_NAME)):
-        from ms_lint.validate.cache import write_atomically
+    _PENDING[stored] = json.dumps(record)
+    return record
 
+
+_PENDING: dict[str, str] = {}  # where each answer found this run is to be stored -> the answer
+
+
+def save_records() -> None:
+    """Store the answers found this run, in the projects whose ``.ms_lint_cache`` exists (once the run is done, so
+    that a first run that creates it stores them too)."""
+    from ms_lint.validate.cache import write_atomically
+
+    for stored, text in _PENDING.items():
+        if not os.path.isdir(os.path.dirname(os.path.dirname(os.path.dirname(stored)))):
+            continue
         try:
             os.makedirs(os.path.dirname(stored), exist_ok=True)
-            write_atomically(stored, json.dumps(record))
+            write_atomically(stored, text)
         except OSError:
             pass
-    return record
+    _PENDING.clear()
 
 
 def _model_record(path: str, settings) -> dict:
@@ -126,11 +138,11 @@ def _model_record(path: str, settings) -> dict:
     try:
         functions = []
         for node, owner in module.function_nodes():
-            if owner is not None and owner.is_cell:
-                continue  # a Cell's own method: the Cell is its unit
             if owner is None and node not in module.tree.body:
                 continue  # a nested function: its outer function answers for it
             reach = _model_reach(module, node, owner)
+            if owner is not None and owner.is_cell:
+                reach.candidates = []  # a Cell's method: its own roots, or the Cell itself
             functions.append([node.lineno, _last_line(node), reach.function,
                               owner.name if owner is not None else node.name,
                               [[unit.scope, unit.how] for unit in reach.roots],

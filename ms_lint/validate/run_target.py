@@ -152,12 +152,24 @@ def supported_devices(mindspore_version: str, cache_root: str | None = None) -> 
     except (OSError, subprocess.SubprocessError):
         devices = ["CPU"]
     _SUPPORTED[key] = devices
-    if store is not None and os.path.isdir(os.path.dirname(os.path.dirname(store))):
-        from ms_lint.validate.cache import write_atomically
+    if store is not None:
+        _PENDING[store] = {**(stored if isinstance(stored, dict) else {}), key: devices}
+    return devices
 
+
+_PENDING: dict[str, dict] = {}
+
+
+def save_devices() -> None:
+    """Store the devices found this run, where the project's ``.ms_lint_cache`` exists by the end of the run."""
+    from ms_lint.validate.cache import write_atomically
+
+    for store, devices in _PENDING.items():
+        if not os.path.isdir(os.path.dirname(os.path.dirname(store))):
+            continue
         try:
             os.makedirs(os.path.dirname(store), exist_ok=True)
-            write_atomically(store, json.dumps({**(stored if isinstance(stored, dict) else {}), key: devices}))
+            write_atomically(store, json.dumps(devices))
         except OSError:
             pass
-    return devices
+    _PENDING.clear()

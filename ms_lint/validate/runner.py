@@ -171,6 +171,16 @@ def static_findings(paths: list[str], lint_options, index: DependencyIndex | Non
     return findings, files, problems
 
 
+def _save_answers() -> None:
+    """What the model said of the files (which units reach what) and the devices this machine has, stored for the
+    next run where the project's cache exists now."""
+    from ms_lint.validate.roots import save_records
+    from ms_lint.validate.run_target import save_devices
+
+    save_records()
+    save_devices()
+
+
 def _save_findings(index: DependencyIndex) -> None:
     """Store the static findings of this run, in projects whose cache the run created or found."""
     from ms_lint.validate.cache import write_atomically
@@ -342,6 +352,7 @@ def validate_findings(findings: list[Finding], options: ValidateOptions, pool=No
     index.save()
     if plan.examples is not None:
         plan.examples.save()
+    _save_answers()
     _save_findings(index)
     problems.extend(cache.problems)
     confirm_across_units(verdicts, results)

@@ -100,3 +100,10 @@ def test_a_helper_two_cells_reach_is_confirmed_through_one_of_them(verdicts):
     verdict = verdicts[("gates.py", "activation")]
     assert verdict.verdict == CONFIRMED, verdict.message
     assert verdict.target in ("ownpkg.gates:Gate", "ownpkg.gates:Mask")
+
+
+def test_a_base_cell_s_method_only_a_subclass_calls_is_confirmed_through_the_subclass(verdicts):
+    verdict = verdicts[("bases.py", "Base")]
+    assert verdict.verdict == CONFIRMED, verdict.message
+    assert verdict.target == "ownpkg.bases:Smoothed"
+    assert "(compiling Smoothed (Smoothed.construct -> Base.smooth))" in verdict.message
