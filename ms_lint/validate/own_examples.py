@@ -18,11 +18,7 @@ from ms_lint.target import is_test_path
 
 # At most this many of each kind per unit: each costs a run in the worker when the ones before it give nothing.
 MAX_PER_KIND = {"docstring": 2, "test": 3, "script": 2}
-MAX_FILES = 20000
-MAX_BYTES = 512_000
 STORE_FORMAT = 1
-_SKIPPED = frozenset({"__pycache__", "node_modules", "site-packages", "dist-packages", "build", "dist", "venv",
-                      ".ms_lint_cache"})
 # What an example needs the network for: it cannot give a Cell offline.
 _DOWNLOADS = re.compile(r"\b(from_pretrained|hf_hub_download|snapshot_download|load_dataset|urlopen|urlretrieve|"
                         r"download\w*|requests\.get|wget)\s*\(")
@@ -216,12 +212,7 @@ class ProjectFiles:
         return self._words[root]
 
     def tree(self, path: str, data: bytes) -> ast.Module | None:
-        if path not in self._trees:
-            try:
-                self._trees[path] = ast.parse(data, filename=path)
-            except (SyntaxError, ValueError, RecursionError, MemoryError):
-                self._trees[path] = None
-        return self._trees[path]
+        return parsed_once(self._trees, path, data)
 
     def examples(self, root: str, class_name: str, own_path: str,
                  own_tree: ast.Module | None = None) -> list[OwnExample]:
@@ -284,43 +275,33 @@ class ProjectFiles:
 _WORD = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
 
 
+def parsed_once(trees: dict, path: str, data: bytes) -> ast.Module | None:
+    """The tree of ``data`` (the file ``path``), parsed once while ``trees`` (path -> tree) lives; None for a file
+    that does not parse."""
+    if path not in trees:
+        try:
+            trees[path] = ast.parse(data, filename=path)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            trees[path] = None
+    return trees[path]
+
+
 def _called_name(call: ast.Call) -> str | None:
     func = call.func
     return func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
 
 
 def _python_files(root: str):
-    """``(path, mtime_ns, size)`` of the Python files under ``root`` that may be tests or scripts (no virtual
-    environment, build output or cache; at most ``MAX_FILES``)."""
-    count = 0
-    pending = [root]
-    while pending:
-        directory = pending.pop()
+    """``(path, mtime_ns, size)`` of the Python files under ``root`` that may be tests or scripts, found as
+    ``ms_lint.target`` finds a project's files (no virtual environment, build output or project of its own)."""
+    from ms_lint.target import _python_files as project_files
+
+    for path in project_files(root, True):
         try:
-            entries = sorted(os.scandir(directory), key=lambda entry: entry.name)
+            stat = os.stat(path)
         except OSError:
             continue
-        subdirectories = []
-        for entry in entries:
-            try:
-                if entry.is_dir(follow_symlinks=False):
-                    if not entry.name.startswith(".") and entry.name not in _SKIPPED \
-                            and not entry.name.endswith((".egg-info", ".dist-info")) \
-                            and not os.path.exists(os.path.join(entry.path, "pyvenv.cfg")):
-                        subdirectories.append(entry.path)
-                    continue
-                if not entry.name.endswith(".py"):
-                    continue
-                stat = entry.stat()
-            except OSError:
-                continue
-            if stat.st_size > MAX_BYTES:
-                continue
-            count += 1
-            if count > MAX_FILES:
-                return
-            yield entry.path, stat.st_mtime_ns, stat.st_size
-        pending.extend(reversed(subdirectories))
+        yield path, stat.st_mtime_ns, stat.st_size
 
 
 def _read_candidates(root: str, files):

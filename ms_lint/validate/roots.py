@@ -20,6 +20,9 @@ import os
 import re
 from dataclasses import dataclass, field
 
+from ms_lint.validate.dependencies import imported_from
+from ms_lint.validate.own_examples import parsed_once
+
 
 # At most this many units are compiled for the findings of one function: the roots first, then the candidates.
 MAX_UNITS = 4
@@ -303,12 +306,7 @@ class PackageFiles:
         return self._files[package]
 
     def _tree(self, path: str, data: bytes) -> ast.Module | None:
-        if path not in self._trees:
-            try:
-                self._trees[path] = ast.parse(data, filename=path)
-            except (SyntaxError, ValueError, RecursionError, MemoryError):
-                self._trees[path] = None
-        return self._trees[path]
+        return parsed_once(self._trees, path, data)
 
 
 def _has_construct_or_cell_base(node: ast.ClassDef) -> bool:
@@ -333,12 +331,7 @@ def _imported_as(tree: ast.Module, path: str, import_root: str, module: str, nam
     found: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package_parts[: len(package_parts) - (node.level - 1)] if node.level > 1 else package_parts
-                prefix = ".".join(base)
-                source = f"{prefix}.{node.module}" if node.module and prefix else (node.module or prefix)
-            else:
-                source = node.module or ""
+            source = imported_from(node, package_parts)
             for alias in node.names:
                 if source == module and alias.name == name:
                     found.add(alias.asname or name)

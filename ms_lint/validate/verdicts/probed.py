@@ -79,8 +79,7 @@ def built_alone(context, finding: Finding, verdict: Verdict) -> Verdict:
     if not expectation.error_matches(result.get("type", ""), result.get("message", "")):
         return verdict
     first, shown = said(result)
-    reach = (context.outcome.reach or {}).get(str(finding.line)) or {}
-    if reach.get("reached") is not True:
+    if not _graph_reaches(context.outcome, finding.line):
         verdict.notes.append(f"the pattern fails in isolation: {result.get('built')} in a Cell that does nothing "
                              f"else fails to compile under STRICT ({shown}); that decides nothing about line "
                              f"{finding.line}, which no compiled graph of the project was shown to reach")
@@ -93,6 +92,13 @@ def built_alone(context, finding: Finding, verdict: Verdict) -> Verdict:
         f"nothing else fails to compile under STRICT ({shown}): MindSpore cannot build this type from tensor data "
         f"in a graph; the compile of {context.job.qualname} stopped before the line: {verdict.message}",
         compiler_message=first)
+
+
+def _graph_reaches(outcome, line: int) -> bool:
+    """Whether the conditions over ``line`` held on an instance the unit's build made: the first build's, or, when
+    building stopped at another finding, a build with its fix applied."""
+    reaches = [outcome.reach or {}] + [attempt.get("reach") or {} for attempt in outcome.fixes or []]
+    return any((reach.get(str(line)) or {}).get("reached") is True for reach in reaches)
 
 
 def _built_as(context) -> str:
