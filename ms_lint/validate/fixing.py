@@ -518,11 +518,11 @@ def marked(source: str, path: str, line: int) -> str | None:
 
 
 def marked_lines(source: str, path: str, lines, numbered: bool = True) -> tuple[str, dict[int, int]] | None:
-    """``(source, marked)``: ``source`` with the simple statement holding each of ``lines`` replaced by a call of
-    a function that raises ``MARKER_MESSAGE`` (with ``numbered``, followed by `` (line N)``, N the statement's
-    first line: ``marker_line`` reads it back), every line keeping its number; ``marked``: each line marked ->
-    that N. A line of a compound statement's header, or of a statement sharing its line with another, is not
-    marked. None when ``source`` does not parse."""
+    """``(source, marked)``: ``source`` with a call of a function that raises ``MARKER_MESSAGE`` put in the
+    simple statement holding each of ``lines``: with ``numbered``, before the statement on its first line, the
+    message followed by `` (line N)``, N that line (``marker_line`` reads it back); else in place of the statement.
+    Every line keeps its number; ``marked``: each line marked -> that N. A line of a compound statement's header,
+    or of a statement sharing its line with another, is not marked. None when ``source`` does not parse."""
     try:
         tree = _tree(source, path)
     except (SyntaxError, ValueError):
@@ -549,7 +549,12 @@ def marked_lines(source: str, path: str, lines, numbered: bool = True) -> tuple[
         indent = text_lines[first - 1][:statement.col_offset]
         name = f"{MARKER_FUNCTION}{first}__" if numbered else MARKER_FUNCTION
         end = statement.end_lineno or first
-        result[first - 1:end] = [f"{indent}{name}(){newline}"] + [newline] * (end - first)
+        if numbered:
+            # The statement stays, after the call on its first line: what it binds is still bound for the code
+            # after it (MindSpore's parser refuses a name bound nowhere before it evaluates the call).
+            result[first - 1] = f"{indent}{name}(); {text_lines[first - 1][len(indent):]}"
+        else:
+            result[first - 1:end] = [f"{indent}{name}(){newline}"] + [newline] * (end - first)
         message = f"{MARKER_MESSAGE} (line {first})" if numbered else MARKER_MESSAGE
         definitions.append(f"{newline}{newline}def {name}():{newline}    raise RuntimeError({message!r}){newline}")
     text = "".join(result)
