@@ -64,8 +64,8 @@ def _verdict(context: _Context, finding: Finding, reach, unit) -> Verdict:
     marker = (outcome.reached or {}).get(f"{finding.path}:{finding.line}") or {}
     if marker.get("in_graph") is False:
         return context.make(finding, NOT_REACHED, f"not compiled by {through}: its graph leaves line "
-                            f"{finding.line} out (the compile passed with the line replaced by a call that raises "
-                            f"when compiled)")
+                            f"{finding.line} out (the compile passed with a call that raises when compiled put before "
+                            f"the line)")
     if marker.get("in_graph") is True:
         if not outcome.compiled:
             return context.make(finding, INCONCLUSIVE, f"line {finding.line} is in the graph of {through}, whose "
