@@ -66,6 +66,54 @@ LAYER_PARAMETER_NAMES = frozenset({
     "weight", "bias", "gamma", "beta", "moving_mean", "moving_variance", "embedding_table", "alpha",
 })
 # Base classes of MindSpore operators: a subclass is a custom operator, built and called in graph code.
+# The names an ``nn.Cell()`` instance has besides the dunder ones (``dir``, 2.7.1 and 2.10.0 together): what a
+# Cell's own code may read from ``self`` without setting it (``self.training``, ``self.phase``, ``self.cls_name``).
+# tests/test_ground_truth_mapping.py checks the installed MindSpore's Cell has no other.
+CELL_INSTANCE_NAMES = frozenset({
+    'IGNORE_LIST', 'T_destination', '_add_attr', '_add_init_args', '_add_mixed_precision_flag', '_amp_level',
+    '_apply', '_auto_prefix', '_backward_hook', '_backward_pre_hook', '_bprop_debug', '_buffers',
+    '_call_custom_bprop', '_call_post_process', '_call_pre_process', '_cell_backward_hook',
+    '_cell_backward_pre_hook', '_cell_tag', '_cells', '_check_construct_args', '_check_parameter_consistency',
+    '_children_scope_recursive', '_compile_cache', '_compile_phase', '_compiled', '_complex_call', '_construct_sig',
+    '_create_time', '_del_attr', '_dynamic_shape_inputs', '_exist_names', '_exist_objs', '_forward_hook',
+    '_forward_hook_always_called', '_forward_hook_with_kwargs', '_forward_pre_hook',
+    '_forward_pre_hook_with_kwargs', '_get_attr_from_cell', '_get_cell_parallel_mode', '_get_compile_args',
+    '_get_name', '_get_prims_recursively', '_has_config_recompute', '_has_mutable_args_list', '_id', '_in_strategy',
+    '_init_check', '_init_flag', '_is_check_and_refresh', '_is_recursion_hook', '_jit_backward_hook',
+    '_jit_backward_pre_hook', '_jit_config_dict', '_jit_forward_hook', '_jit_forward_pre_hook', '_jit_graph_name',
+    '_lazy_backward_hook', '_lazy_backward_pre_hook', '_lazy_construct_sig', '_lazy_forward_hook',
+    '_lazy_forward_hook_always_called', '_lazy_forward_hook_with_kwargs', '_lazy_forward_pre_hook',
+    '_lazy_forward_pre_hook_with_kwargs', '_lazy_load_state_dict_post_hooks', '_lazy_load_state_dict_pre_hooks',
+    '_lazy_non_persistent_buffers_set', '_lazy_state_dict_hooks', '_lazy_state_dict_pre_hooks',
+    '_lazy_user_parameters', '_load_from_state_dict', '_load_state_dict_post_hooks', '_load_state_dict_pre_hooks',
+    '_mp_comm_recompute', '_named_members', '_no_auto_lazy_inline', '_non_persistent_buffers_set', '_out_strategy',
+    '_parallel_optimizer_comm_recompute', '_parallel_parameter_merge_net_dict', '_parallel_parameter_name_list',
+    '_param_prefix', '_parameter_layout_dict', '_params', '_params_list', '_phase', '_phase_cache', '_predict',
+    '_primitives', '_recompute', '_recompute_cell', '_recompute_slice_activation', '_run_construct',
+    '_run_forward_hook', '_run_forward_pre_hook', '_run_grad_construct', '_save_to_state_dict',
+    '_saved_tensors_pack_hook', '_saved_tensors_unpack_hook', '_scope', '_self_check', '_set_attr_for_cell',
+    '_set_attr_for_object', '_set_attr_for_param_or_param_tuple', '_set_attr_for_parameter_in_list_or_tuple',
+    '_set_attr_for_params', '_set_jit_graph_name', '_set_recompute_scope', '_set_scope', '_shard_fn',
+    '_state_dict_hooks', '_state_dict_pre_hooks', '_update_local_parameters_name', '_user_parameters', 'add_flags',
+    'add_flags_recursive', 'apply', 'arguments_key', 'bprop_debug', 'buffers', 'cast_inputs', 'cell_init_args',
+    'cell_type', 'cells', 'cells_and_names', 'check_names', 'check_names_and_refresh_name', 'cls_name', 'compile',
+    'compile_and_run', 'compile_cache', 'compile_phase', 'compiled', 'construct', 'create_time',
+    'enable_backward_hook', 'exist_names', 'exist_objs', 'extend_repr', 'generate_scope', 'get_buffer',
+    'get_extra_state', 'get_flags', 'get_func_graph_proto', 'get_inputs', 'get_mixed_precision_type',
+    'get_parameters', 'get_scope', 'get_sub_cell', 'global_cells', 'grad_ops_label', 'has_bprop',
+    'init_parameters_data', 'insert_child_to_cell', 'insert_param_to_cell', 'is_top_cell', 'jit_config_dict',
+    'load_state_dict', 'mixed_precision_type', 'name_cells', 'named_buffers', 'offload',
+    'parallel_parameter_merge_net_dict', 'parallel_parameter_name_list', 'param_prefix', 'parameter_layout_dict',
+    'parameters_and_names', 'parameters_broadcast_dict', 'parameters_dict', 'phase', 'phase_cache',
+    'pipeline_segment', 'pipeline_stage', 'recompute', 'register_backward_hook', 'register_backward_pre_hook',
+    'register_buffer', 'register_forward_hook', 'register_forward_pre_hook', 'register_load_state_dict_post_hook',
+    'register_load_state_dict_pre_hook', 'register_parameter_forward_hook', 'register_saved_tensors_hooks',
+    'register_state_dict_post_hook', 'register_state_dict_pre_hook', 'remove_redundant_parameters', 'requires_grad',
+    'run_construct', 'set_boost', 'set_broadcast_flag', 'set_comm_fusion', 'set_data_parallel', 'set_extra_state',
+    'set_grad', 'set_inputs', 'set_jit_config', 'set_mixed_precision_type', 'set_train', 'shard', 'state_dict',
+    'to', 'to_empty', 'to_float', 'total_instance_count', 'trainable_params', 'training', 'untrainable_params',
+    'update_cell_prefix', 'update_cell_type', 'update_parameters_name', 'update_parameters_nameIGNORE_LIST'
+})
 PRIMITIVE_BASES = frozenset({"Primitive", "PrimitiveWithInfer", "PrimitiveWithCheck", "Custom"})
 CELL_CONTAINERS = frozenset({"CellList", "SequentialCell", "CellDict"})
 PARAMETER_CONTAINERS = frozenset({"ParameterTuple"})

@@ -199,7 +199,9 @@ def test_ms606_carries_the_layer_and_version():
         found = _findings(source, version, "MS606")
         assert len(found) == 1
         assert found[0].data == {"name": "mindspore.nn.Conv2d", "module": "mindspore.nn", "index": 4,
-                                 "parameter": "pad_mode", "version": version, "target_version": version}
+                                 "parameter": "pad_mode", "pytorch_parameter": "padding", "effect": "raises",
+                                 "page": "r2.4.10:pytorch_diff/Conv2d.md", "version": version,
+                                 "target_version": version}
 
 
 MS113_SOURCE = """

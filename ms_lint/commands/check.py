@@ -17,7 +17,7 @@ from typing import Sequence
 from ms_lint.commands import ERROR_PREFIX
 from ms_lint.config import OUTPUT_FORMATS, ConfigError, LintOptions, resolve_options
 from ms_lint.lint import STDIN, Outcome, _read_bytes, check_files, discover_files, read_stdin_bytes
-from ms_lint.target import SILENCED_BY
+from ms_lint.target import SILENCED_BY, TargetGroup, group_targets
 
 
 def register(subparsers) -> None:
@@ -177,17 +177,15 @@ def run_check(args: argparse.Namespace) -> int:
         from ms_lint.result_cache import default_directory
 
         cache_dir = os.path.abspath(args.cache_dir) if args.cache_dir else default_directory()
-    targets = targets_of(files, options, args.stdin_display_name)
+    groups = group_targets(targets_of(files, options, args.stdin_display_name))
     outcome = check_files(files, options, stdin_display_name=args.stdin_display_name, cache_dir=cache_dir)
-    for line in target_lines(targets, outcome.silenced):
-        print(line, file=sys.stderr)
     if args.verbose:
         print(f"ms-lint: {outcome.files_checked} file(s) checked, {outcome.from_cache} of them from the cache",
               file=sys.stderr)
     if args.add_noqa:
         outcome.reported = mark_files(outcome)
     report = render(outcome.reported, options.format, files_checked=outcome.files_checked, errors=outcome.errors,
-                    targets=[target.to_dict() for target in targets], statistics=options.statistics)
+                    targets=groups, statistics=options.statistics)
     try:
         _write(report, args.output_file)
     except OSError as exc:
@@ -195,11 +193,14 @@ def run_check(args: argparse.Namespace) -> int:
     if options.statistics and options.format in ("sarif", "github"):
         from ms_lint.output import format_statistics
 
-        print(format_statistics(outcome.reported), end="", file=sys.stderr)
+        print(format_statistics(outcome.reported, groups), end="", file=sys.stderr)
     for error in outcome.errors:
         print(f"{ERROR_PREFIX}{error}", file=sys.stderr)
+    # What the run assumed comes after the findings, as the last thing before the closing line.
+    for line in target_lines(groups, outcome.silenced):
+        print(line, file=sys.stderr)
     if options.format == "text":
-        print_closing_line(outcome)
+        print_closing_line(outcome, groups)
     if outcome.errors:
         return 2
     return 1 if outcome.reported and not args.exit_zero else 0
@@ -208,22 +209,23 @@ def run_check(args: argparse.Namespace) -> int:
 def targets_of(files: Sequence[str], options: LintOptions, stdin_display_name: str = "stdin") -> list:
     """The targets the files are checked against, one per project, in the order the files come; inferring them
     here, before any worker process starts, lets the workers inherit what was read."""
-    targets = []
+    targets = {}
     for path in files:
         target = options.target_for(stdin_display_name if path == STDIN else path)
-        if target not in targets:
-            targets.append(target)
-    return targets
+        targets.setdefault(target.project, target)
+    return list(targets.values())
 
 
-def target_lines(targets: Sequence, silenced: Sequence) -> list[str]:
-    """What the run assumed, for standard error: ``target: MindSpore 2.7.1 (installed) · Ascend (train.py:6) ·
-    graph · LAX (MindSpore's default)``, and how many findings hold only on another target, with the setting that
-    shows them."""
+def target_lines(groups: Sequence[TargetGroup], silenced: Sequence) -> list[str]:
+    """What the run assumed, for standard error: one line per target (``target: MindSpore 2.7.1 (installed) ·
+    Ascend (train.py:6) · graph · LAX (MindSpore's default)``; where the files belong to several projects, each line
+    names the project, or how many share the target), and how many findings hold only on another target, with the
+    setting that shows them."""
     from ms_lint.mindspore_api import version_note
 
-    lines = [f"target: {target.describe()}" for target in targets]
-    notes = {version_note(target.version) for target in targets} - {None}
+    several = len(groups) > 1 or any(len(group.projects) > 1 for group in groups)
+    lines = [f"target: {group.describe(named=several)}" for group in groups]
+    notes = {version_note(group.target.version) for group in groups} - {None}
     lines.extend(f"target: {note}" for note in sorted(notes))
     settings: dict[str, int] = {}
     for item in silenced:
@@ -231,17 +233,18 @@ def target_lines(targets: Sequence, silenced: Sequence) -> list[str]:
         settings[setting] = settings.get(setting, 0) + 1
     for setting, count in sorted(settings.items()):
         lines.append(f"target: {count} finding(s) hold only on another device; --{setting} shows them")
-    if any(target.syntax_level == "lax" and target.origin("syntax_level") != "option" for target in targets):
+    if any(target.syntax_level == "lax" and not target.set_by_user("syntax_level")
+           for group in groups for target in group.projects):
         lines.append("target: findings that hold under STRICT only are not reported; --ms-syntax-level=strict "
                      "shows them")
     return lines
 
 
-def print_closing_line(outcome: Outcome) -> None:
+def print_closing_line(outcome: Outcome, groups: Sequence[TargetGroup] = ()) -> None:
     """The text report's last line, on standard error (stdout stays flake8's format for the tools that read it)."""
     from ms_lint.output import closing_line
 
-    print(closing_line(outcome.reported, outcome.files_checked), file=sys.stderr)
+    print(closing_line(outcome.reported, outcome.files_checked, groups), file=sys.stderr)
 
 
 def _add_noqa_refusal(args: argparse.Namespace, paths: Sequence[str]) -> str | None:

@@ -101,6 +101,9 @@ class ProjectIndex:
         # when it read summaries only.
         self._recorders: list[dict[tuple[str, tuple[str, ...]], str | None]] = []
         self._lookups_of: dict[tuple, dict[tuple[str, tuple[str, ...]], str | None]] = {}
+        # (question, class, file, *settings' values, modification time) -> a small answer about a project class
+        # (``class_answer``), for the whole process
+        self._answers: dict[tuple, object] = {}
         # where modules lie, asked for every base class and import: answered once per directory and name
         self._source_roots_of = lru_cache(maxsize=1024)(_source_roots_of)
         self._in_project = lru_cache(maxsize=4096)(_in_project)
@@ -151,6 +154,28 @@ class ProjectIndex:
         """(facts of the defining module, class name) for the project class ``qualname`` seen from file ``path``."""
         found = self._find_class(path, qualname, settings, self._module_facts)
         return found[:2] if found else None
+
+    def class_answer(self, path: str, qualname: str, settings: Settings, question: str, answer) -> tuple[bool, object]:
+        """``(True, answer(facts of the defining module, class name))`` for the project class ``qualname`` seen from
+        file ``path``, kept for the whole process per version of the file that defines it, with the module lookups
+        made while it was found (replayed when it is reused, as a summary's are): a small answer (tuples of names)
+        that many files ask of one base class, which would otherwise read that module's whole tree once per file.
+        ``(False, None)`` when ``qualname`` is no project class."""
+        found = self._find_class(path, qualname, settings, self._module_summary)
+        module_file = self.find_module_file(found[2], self.source_roots(path)) if found else None
+        modified = _version(module_file, settings) if module_file else None
+        if modified is None:
+            return False, None
+        key = (question, found[1], *_kept_key(module_file, settings), modified[1])
+        if key in self._answers:
+            self._replay_lookups(key)
+            return True, self._answers[key]
+        with self.recording_lookups() as lookups:
+            facts = self._module_facts(module_file, settings)
+            value = answer(facts, found[1]) if facts is not None and found[1] in facts.classes else None
+        self._lookups_of[key] = lookups
+        self._answers[key] = value
+        return True, value
 
     def defined_as(self, path: str, qualname: str, settings: Settings) -> str | None:
         """The qualified name where the project class ``qualname``, seen from file ``path``, is defined (a name a
@@ -486,6 +511,7 @@ find_module_file = INDEX.find_module_file
 project_class = INDEX.project_class
 project_class_facts = INDEX.project_class_facts
 defined_as = INDEX.defined_as
+class_answer = INDEX.class_answer
 modules_naming = INDEX.modules_naming
 project_function = INDEX.project_function
 project_instance_method = INDEX.project_instance_method

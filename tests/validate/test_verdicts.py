@@ -588,3 +588,30 @@ def test_evidence_skipped_for_lack_of_time_is_said(module):
     outcome = {**compiled, "probes": {"host": {"switch_to_deploy": {"skipped": "the job had no time left"}}}}
     verdict, = decide(host, outcome, "CPU", "strict")
     assert "switch_to_deploy() was not called on a Net: the job had no time left" in verdict.notes, verdict.notes
+
+
+def test_a_silent_positional_argument_is_not_applicable_where_a_refused_one_is_not_reproduced(tmp_path):
+    """MS606 reports layers that refuse PyTorch's positional argument and layers that take it as another parameter
+    (nn.Dropout(0.2) keeps 20%): a build that ran the line without error says nothing against the second kind."""
+    path = tmp_path / "net.py"
+    path.write_text(textwrap.dedent("""\
+        from mindspore import nn
+
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.drop = nn.Dropout(0.2)
+                self.conv = nn.Conv2d(4, 4, 3, 1, 1)
+
+            def construct(self, x):
+                return x
+    """))
+    findings = [Finding(str(path), 6, 0, "MS606", "m", "Net", data={"silent": True}),
+                Finding(str(path), 7, 0, "MS606", "m", "Net", data={})]
+    job = plan_jobs(findings).jobs[0]
+    built = {"status": "ok", "stage": "fix", "instance": "default", "kind": "cell", "compiled": True,
+             "built_lines": [6, 7]}
+    silent, refused = decide(job, built, "CPU", "strict")
+    assert silent.verdict == NOT_APPLICABLE, silent.message
+    assert "as expected: the layer takes the value as another parameter" in silent.message
+    assert refused.verdict == NOT_REPRODUCED, refused.message
