@@ -83,8 +83,6 @@ def run(args: argparse.Namespace) -> int:
     finally:
         progress.finish()
         _restore_sigterm(previous_handler)
-    for line in report.target_lines if report.verdicts else ():  # what the findings were validated against
-        print(line, file=sys.stderr)
     renderers = {"json": render_json, "sarif": render_sarif, "text": render_text}
     text = renderers[args.format](report)
     if args.output:
@@ -96,6 +94,9 @@ def run(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(text)
         sys.stdout.flush()
+    # What the findings were validated against, after the report, as `ms-lint check` says what it assumed.
+    for line in report.target_lines if report.verdicts else ():
+        print(line, file=sys.stderr)
     status = exit_status(report, args.fail_on)
     unparsable = _unparsable(report)
     for finding in unparsable:

@@ -148,7 +148,9 @@ def render_json(report) -> str:
         "mindspore": report.mindspore_version,
         "device": report.device or options.device,
         "syntax_level": ", ".join(report.levels),
-        "target": report.targets,
+        "targets": [group.to_dict() for group in report.targets],
+        # one target for every file: as ``ms-lint check`` writes it
+        **({"target": report.targets[0].target.to_dict()} if len(report.targets) == 1 else {}),
         "files": report.files,
         "seconds": round(report.seconds, 3),
         "interrupted": report.interrupted,
@@ -189,7 +191,7 @@ def render_sarif(report, cwd: str | None = None) -> str:
             properties["compiler_message"] = verdict.compiler_message
         shown = finding.__class__(finding.path, finding.line, finding.col, finding.code,
                                   f"{finding.message} [ms-lint validate: {verdict.verdict}: {verdict.message}]",
-                                  finding.scope)
+                                  finding.scope, data=finding.data, target=finding.target)
         items.append(Reported(shown, None, properties))
     document = json.loads(format_sarif(items, cwd=cwd or os.getcwd(), errors=list(report.problems),
                                        targets=report.targets))

@@ -58,18 +58,23 @@ class RunTarget:
             origins["syntax_level"] = self.level_origin
         return replace(target, device=device, syntax_level=level, origins=tuple(origins.items()))
 
-    def targets(self, paths) -> list[Target]:
-        """The targets of ``paths``, one per project, in the order the paths come."""
-        found: list[Target] = []
+    def groups(self, paths) -> list:
+        """The targets of ``paths`` (one per project), grouped as ``ms-lint check`` groups them
+        (``ms_lint.target.group_targets``)."""
+        from ms_lint.target import group_targets
+
+        found: dict[str, Target] = {}
         for path in paths:
             target = self.target_for(path)
-            if target not in found:
-                found.append(target)
-        return found
+            found.setdefault(target.project, target)
+        return group_targets(found.values())
 
     def lines(self, paths) -> list[str]:
-        """``target: ...`` lines for standard error, as ``ms-lint check`` prints its own."""
-        lines = [f"target: {target.describe()}" for target in self.targets(paths)]
+        """``target: ...`` lines for standard error, as ``ms-lint check`` prints its own (naming the project where
+        there are several), then why the device is not the one the projects name."""
+        groups = self.groups(paths)
+        several = len(groups) > 1 or any(len(group.projects) > 1 for group in groups)
+        lines = [f"target: {group.describe(named=several)}" for group in groups]
         if self.device_note:
             lines.append(f"target: {self.device_note}")
         return lines

@@ -104,7 +104,8 @@ class Report:
     not_checked: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     run_log: str | None = None
-    # What the run compiled for: the device, and the targets of the files as ``ms-lint check`` names them.
+    # What the run compiled for: the device, and the targets of the files as ``ms-lint check`` names them
+    # (``TargetGroup``s: the projects sharing each).
     device: str = ""
     targets: list = field(default_factory=list)
     target_lines: list[str] = field(default_factory=list)
@@ -375,7 +376,7 @@ def validate_findings(findings: list[Finding], options: ValidateOptions, pool=No
         problems=problems,
         run_log=log.path if plan.jobs or options.results_path else None,
         device=device,
-        targets=[target.to_dict() for target in run_target.targets(paths)],
+        targets=run_target.groups(paths),
         target_lines=run_target.lines(paths),
     )
 

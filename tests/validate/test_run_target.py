@@ -44,10 +44,11 @@ def test_each_project_s_inferred_level_unless_an_option_names_one(tmp_path):
     inferred = resolve_run_target(None, None, lint_options_for(None, cwd=str(tmp_path)), [str(lax), str(strict)])
     assert (inferred.level_for(str(lax)), inferred.level_for(str(strict))) == ("lax", "strict")
     assert [line.split(" · ")[-1] for line in inferred.lines([str(lax), str(strict)])] == [
-        "LAX (MindSpore's default)", "STRICT (train.py:2)"]
+        f"LAX (MindSpore's default): {tmp_path / 'lax'}", f"STRICT (train.py:2): {tmp_path / 'strict'}"]
     chosen = resolve_run_target(None, "lax", lint_options_for("lax", cwd=str(tmp_path)), [str(lax), str(strict)])
     assert chosen.level_for(str(strict)) == "lax"
     assert chosen.lines([str(strict)])[0].endswith(" · LAX (--syntax-level)")
+    assert len(chosen.groups([str(lax), str(strict)])) == 1  # one target, shared by both projects
 
 
 def test_a_project_naming_no_device_is_compiled_on_cpu(tmp_path):
@@ -106,8 +107,8 @@ def test_the_command_compiles_at_the_inferred_target_and_names_it(tmp_path, caps
     document = json.loads(captured.out)
     assert status == 1, captured.err
     assert document["syntax_level"] == "lax" and document["device"] == "CPU"
-    assert document["target"][0]["syntax_level"] == "lax"
-    assert document["target"][0]["origins"]["device"] == "Ascend named at train.py:2 is not available here"
+    assert document["targets"][0]["syntax_level"] == "lax"
+    assert document["targets"][0]["origins"]["device"] == "Ascend named at train.py:2 is not available here"
     assert "target: MindSpore " in captured.err and " · CPU (Ascend named at train.py:2 is not available here) · " \
         "graph · LAX (MindSpore's default)" in captured.err
     assert "target: the project names Ascend (train.py:2), which this MindSpore cannot use here" in captured.err
