@@ -277,12 +277,14 @@ def pool_size(requested: int | None, file_count: int) -> int:
 
 
 def check_files(files: Sequence[str], options: LintOptions, *, stdin_display_name: str = "stdin",
-                cache_dir: str | None = None) -> Outcome:
-    """Check ``files``; with ``cache_dir``, reuse the results kept there and keep the new ones."""
+                cache_dir: str | None = None, stdin: bytes | None = None) -> Outcome:
+    """Check ``files``; with ``cache_dir``, reuse the results kept there and keep the new ones. ``stdin``: what to
+    check for ``-`` when standard input was read already (by ``--fix``)."""
     outcome = Outcome()
     paths = [path for path in files if path != STDIN]
     if len(paths) != len(files):
-        outcome.reported.extend(_lint_bytes(read_stdin_bytes(), stdin_display_name, options))
+        outcome.reported.extend(_lint_bytes(read_stdin_bytes() if stdin is None else stdin, stdin_display_name,
+                                            options))
         outcome.files_checked += 1
     for reported, error, cached in _lint_paths(paths, options, cache_dir):
         outcome.reported.extend(reported)

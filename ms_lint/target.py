@@ -7,9 +7,10 @@ what it assumed. Rules ask the target (``module.target``) rather than the raw se
 Inference, once per project (the application folder or the packaging root around a file: see ``project_root``),
 by reading text, never importing MindSpore:
 
-- version: the MindSpore installed where ms-lint runs (its metadata), else the version the project's requirement
-  names (``pyproject.toml``, ``setup.cfg``, ``setup.py``, ``requirements*.txt``, a wheel's ``METADATA``), else the
-  version ms-lint's API tables were read from;
+- version: the MindSpore installed where ms-lint runs (its metadata), else the versions the project's requirement
+  allows (``pyproject.toml``, ``setup.cfg``, ``setup.py``, ``requirements*.txt``, a wheel's ``METADATA``): a pin is
+  one version, a range (``mindspore>=2.7.1``) each release in it ms-lint has API tables for, and its lower bound
+  (``Target.versions``; ``Target.version`` is the lowest), else the version ms-lint's API tables were read from;
 - device: the device the project's own code names (``set_device("Ascend")``, ``set_context(device_target="Ascend")``,
   the default of a ``--device_target`` argument or a ``device_target`` field) when every such place agrees; tests
   are not read for it; else ``any``;
@@ -26,7 +27,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Iterable, Mapping
 
-from ms_lint.settings import DEVICES, Settings, is_version, parse_version
+from ms_lint.settings import DEVICES, PINNED, Settings, is_version, parse_version
 
 # The devices a claim can hold on; ``any`` in the settings means all of them.
 ALL_DEVICES = ("ascend", "gpu", "cpu")
@@ -54,6 +55,13 @@ class Target:
     syntax_level: str = "lax"
     origins: tuple[tuple[str, str], ...] = field(default=(), compare=False)
     project: str = field(default="", compare=False)
+    # Every version the code is judged for, oldest first: those a requirement's range allows (``>=2.7.1``: 2.7.1,
+    # 2.7.2, 2.8.0, 2.9.0, 2.10.0), or () for ``version`` alone. ``version`` is the first.
+    versions: tuple[str, ...] = ()
+    # The version the project moves from (``--ms-upgrade-from``): what breaks or changes meaning since then.
+    upgrade_from: str = ""
+    # The requirement the versions come from, as written (``mindspore>=2.7.1``).
+    requirement: str = field(default="", compare=False)
 
     def __post_init__(self):
         if self.device not in DEVICES:
@@ -67,6 +75,12 @@ class Target:
     @property
     def version_tuple(self) -> tuple[int, ...]:
         return parse_version(self.version) if self.version else ()
+
+    @property
+    def judged_versions(self) -> tuple[str, ...]:
+        """The versions a version-dependent claim is judged for, oldest first: the range's, else ``version`` ("":
+        the newest tables')."""
+        return self.versions or (self.version,)
 
     def origin(self, part: str) -> str:
         return dict(self.origins).get(part, "")
@@ -85,14 +99,16 @@ class Target:
     @property
     def key(self) -> str:
         """What in the target changes findings, as one string (for result caches)."""
-        return f"device={self.device};version={self.version};mode={self.mode};level={self.syntax_level}"
+        versions = ",".join(self.versions)
+        return (f"device={self.device};version={self.version};versions={versions};from={self.upgrade_from};"
+                f"mode={self.mode};level={self.syntax_level}")
 
     def describe(self) -> str:
         """One line naming each part and where it came from: ``MindSpore 2.7.1 (installed) · Ascend (train.py:6) ·
         graph · LAX (MindSpore's default)``."""
         device = "any device" if self.device == "any" else DEVICE_NAMES[self.device]
         level_default = "MindSpore's default"
-        parts = [f"MindSpore {self.version or 'unknown'}{self._said('version', 'the newest ms-lint knows')}",
+        parts = [f"MindSpore {self.describe_versions()}{self._said('version', 'the newest ms-lint knows')}",
                  f"{device}{self._said('device', 'none named in the project')}",
                  f"{self.mode}{self._said('mode', '')}",
                  f"{self.syntax_level.upper()}{self._said('syntax_level', level_default)}"]
@@ -100,10 +116,16 @@ class Target:
 
     def label(self, parts: Iterable[str] = PARTS) -> str:
         """The values of ``parts`` alone, for telling targets apart: ``Ascend · LAX``."""
-        shown = {"version": f"MindSpore {self.version or 'unknown'}",
+        shown = {"version": f"MindSpore {self.describe_versions()}",
                  "device": "any device" if self.device == "any" else DEVICE_NAMES[self.device],
                  "mode": self.mode, "syntax_level": self.syntax_level.upper()}
         return " · ".join(shown[part] for part in parts)
+
+    def describe_versions(self) -> str:
+        """``2.7.1``, or for a range ``2.7.1 to 2.10.0``."""
+        if len(self.versions) > 1:
+            return f"{self.versions[0]} to {self.versions[-1]}"
+        return self.version or "unknown"
 
     def _said(self, part: str, default: str) -> str:
         origin = self.origin(part)
@@ -125,6 +147,8 @@ class Target:
         return {
             "device": self.device,
             "mindspore_version": self.version,
+            **({"mindspore_versions": list(self.versions)} if self.versions else {}),
+            **({"upgrade_from": self.upgrade_from} if self.upgrade_from else {}),
             "mode": self.mode,
             "syntax_level": self.syntax_level,
         }
@@ -161,7 +185,8 @@ class TargetGroup:
             said = {target.origin(part) for target in self.projects}
             origins.append((part, said.pop() if len(said) == 1 else PER_PROJECT))
         return Target(first.device, first.version, first.mode, first.syntax_level, tuple(origins),
-                      first.project if len(self.projects) == 1 else "")
+                      first.project if len(self.projects) == 1 else "", first.versions, first.upgrade_from,
+                      first.requirement)
 
     def matches(self, values: Mapping) -> bool:
         """Whether a finding's ``target`` (``Target.summary()``) is this one."""
@@ -223,7 +248,7 @@ def target_from_settings(settings: Settings, path: str = "", sources: Mapping[st
     name was read from, by option name (``{"ms-device": "setup.cfg [flake8]"}``); one not there was given on the
     command line."""
     project = project_facts(path) if path and (not settings.device or not settings.syntax_level
-                                               or not settings.version) else None
+                                               or not settings.version or settings.upgrade_from == PINNED) else None
     origins = {"mode": "option" if settings.mode != "graph" else "default"}
 
     def part(name: str, value: str, infer) -> str:
@@ -236,14 +261,24 @@ def target_from_settings(settings: Settings, path: str = "", sources: Mapping[st
     level = part("syntax_level", settings.syntax_level,
                  lambda: project.level if project is not None else ("lax", "default"))
     device = part("device", settings.device, lambda: project.device if project is not None else ("any", "default"))
-    version = part("version", settings.version,
-                   lambda: inferred_version(project.root if project is not None else ""))
+    versions: tuple[str, ...] = ()
+    requirement = ""
+    if settings.version:
+        origins["version"] = "option"
+        version = settings.version
+    else:
+        version, versions, origins["version"], requirement = inferred_versions(
+            project.root if project is not None else "", pinned=settings.pinned)
+    upgrade_from = settings.upgrade_from
+    if upgrade_from == PINNED:
+        upgrade_from = pinned_version(project.root if project is not None else "")
     for name, origin in origins.items():
         source = (sources or {}).get(f"ms-{name.replace('_', '-')}")
         if origin == "option" and source:
             origins[name] = CONFIG_ORIGIN + source
     return Target(device=device, version=version, mode=settings.mode, syntax_level=level,
-                  origins=tuple(origins.items()), project=project_root(path)[0] if path else "")
+                  origins=tuple(origins.items()), project=project_root(path)[0] if path else "", versions=versions,
+                  upgrade_from=upgrade_from, requirement=requirement)
 
 
 # --------------------------------------------------------------------------------------------- the project's facts
@@ -333,6 +368,13 @@ def project_root(path: str) -> tuple[str, str, bool]:
         found = (application, application, True)
     _roots[directory] = found = found or (directory, directory, False)
     return found
+
+
+def packaging_root(path: str) -> str:
+    """The directory whose packaging marker (or unpacked wheel) makes the project of the file at ``path``, also where
+    ``project_root`` gives an application folder inside it; with neither, ``project_root``'s answer."""
+    root = project_root(path)[0]
+    return _enclosing.get(root, root)
 
 
 def _own_application(folder: str, application: str) -> bool:
@@ -590,27 +632,44 @@ def installed_mindspore() -> str:
     return ""
 
 
-_requirement_versions: dict[str, tuple[str, str] | None] = {}
+_requirement_versions: dict[str, tuple[str, tuple[str, ...], str, str] | None] = {}
 
 
 def inferred_version(root: str) -> tuple[str, str]:
-    """``(version, origin)``: installed, else the project's requirement (an application's, else the repository's
-    around it), else the API tables' version."""
-    installed = installed_mindspore()
+    """``(version, origin)``: installed, else the project's requirement (its lowest version; an application's, else
+    the repository's around it), else the API tables' version."""
+    version, _, origin, _ = inferred_versions(root)
+    return version, origin
+
+
+def inferred_versions(root: str, pinned: bool = False) -> tuple[str, tuple[str, ...], str, str]:
+    """``(version, versions, origin, requirement)``: the installed MindSpore (unless ``pinned``: the project's
+    requirement only), else the versions the project's requirement allows (an application's, else the repository's
+    around it; ``versions`` empty for one, or ``pinned``), else the API tables' version."""
+    installed = "" if pinned else installed_mindspore()
     if installed:
-        return installed, "installed"
+        return installed, (), "installed", ""
     for where in (root, _enclosing.get(root)) if root else ():
         if where is None:
             continue
         if where not in _requirement_versions:
-            _requirement_versions[where] = required_version(where)
+            _requirement_versions[where] = required_versions(where)
         required = _requirement_versions[where]
         if required is not None:
-            version, origin = required
-            return version, origin if where == root else os.path.join(os.path.relpath(where, root), origin)
+            version, versions, origin, requirement = required
+            origin = origin if where == root else os.path.join(os.path.relpath(where, root), origin)
+            return version, () if pinned else versions, origin, requirement
     from ms_lint.mindspore_api import mindspore_version
 
-    return mindspore_version(), "default"
+    return mindspore_version(), (), "default", ""
+
+
+def pinned_version(root: str) -> str:
+    """The version the project's requirement pins or starts from ("" where it names none)."""
+    if not root:
+        return ""
+    version, _, origin, _ = inferred_versions(root, pinned=True)
+    return "" if origin == "default" else version
 
 
 _REQUIREMENT = re.compile(r"(?<![\w.-])mindspore(?:[-_](?:ascend|gpu|cpu))?(?![\w.-])\s*(?:\[[^\]]*\])?\s*\(?"
@@ -632,8 +691,52 @@ def requirement_version(specification: str) -> str:
     return ""
 
 
+def allowed_versions(specification: str) -> tuple[str, ...]:
+    """The versions a requirement on MindSpore allows that ms-lint judges separately, oldest first: the version it
+    pins or starts from (``requirement_version``), then each release ms-lint has API tables for that it allows
+    (``>=2.7.1`` -> 2.7.1, 2.7.2, 2.8.0, 2.9.0, 2.10.0); one version for a pin."""
+    from ms_lint.mindspore_api import shipped_versions
+
+    first = requirement_version(specification)
+    if not first:
+        return ()
+    specifiers = [(operator, parse_version(version.rstrip(".*").split("+")[0]), version.endswith(".*"))
+                  for operator, version in _SPECIFIER.findall(specification)]
+    found = [first]
+    for version in shipped_versions():
+        release = parse_version(version)
+        if release > _padded(parse_version(first)) and all(_allows(operator, release, bound, star)
+                                                           for operator, bound, star in specifiers):
+            found.append(version)
+    return tuple(found)
+
+
+def _padded(release: tuple[int, ...]) -> tuple[int, ...]:
+    return release + (0,) * (3 - len(release))
+
+
+def _allows(operator: str, release: tuple[int, ...], bound: tuple[int, ...], star: bool) -> bool:
+    """Whether ``release`` satisfies ``operator bound`` (release numbers only, as PEP 440 compares them)."""
+    if star or operator == "~=":  # ==2.6.*, ~=2.7.0: the bound's leading numbers, then at least it
+        prefix = bound if star else bound[:-1]
+        if release[:len(prefix)] != prefix:
+            return operator == "!="
+        return operator != "!=" and (star or release >= _padded(bound))
+    release, bound = _padded(release), _padded(bound)
+    return {"==": release == bound, "===": release == bound, "!=": release != bound, ">=": release >= bound,
+            "<=": release <= bound, ">": release > bound, "<": release < bound}.get(operator, True)
+
+
 def required_version(root: str) -> tuple[str, str] | None:
     """``(version, origin)`` from the first of the project's files whose requirement on MindSpore names one."""
+    found = required_versions(root)
+    return None if found is None else (found[0], found[2])
+
+
+def required_versions(root: str) -> tuple[str, tuple[str, ...], str, str] | None:
+    """``(version, versions, origin, requirement)`` from the first of the project's files whose requirement on
+    MindSpore names a version: the one it pins or starts from, every version ``allowed_versions`` judges (empty for
+    one), where it was read, and the requirement as written."""
     for name, requirements in _requirement_sources(root):
         for requirement in requirements:
             match = _REQUIREMENT.search(requirement)
@@ -641,7 +744,9 @@ def required_version(root: str) -> tuple[str, str] | None:
                 continue
             version = requirement_version(match.group(1))
             if version:
-                return version, f"{name}: {' '.join(match.group(0).split())}"
+                written = " ".join(match.group(0).split())
+                versions = allowed_versions(match.group(1))
+                return version, versions if len(versions) > 1 else (), f"{name}: {written}", written
     return None
 
 

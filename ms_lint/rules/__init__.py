@@ -48,6 +48,9 @@ from ms_lint.rules.ms606_layer_positional_argument import LayerPositionalArgumen
 from ms_lint.rules.ms607_missing_mindspore_api import MissingMindSporeApi
 from ms_lint.rules.ms608_pytorch_meaning_keyword import PytorchMeaningKeyword
 from ms_lint.rules.ms609_pytorch_default_differs import PytorchDefaultDiffers
+from ms_lint.rules.ms610_call_rejected_by_version import CallRejectedByVersion
+from ms_lint.rules.ms611_call_meaning_changed import CallMeaningChanged
+from ms_lint.rules.ms612_deprecated_api import DeprecatedApi
 from ms_lint.rules.ms701_ascend_float16_without_loss_scale import AscendFloat16WithoutLossScale
 from ms_lint.rules.ms702_ascend_stride_limits import AscendStrideLimits
 from ms_lint.rules.ms900_internal_error import InternalError
@@ -96,6 +99,9 @@ ALL_RULES: tuple[type[Rule], ...] = (
     MissingMindSporeApi,
     PytorchMeaningKeyword,
     PytorchDefaultDiffers,
+    CallRejectedByVersion,
+    CallMeaningChanged,
+    DeprecatedApi,
     AscendFloat16WithoutLossScale,
     AscendStrideLimits,
     InternalError,

@@ -261,7 +261,7 @@ EXPECTATIONS: dict[str, Expectation] = {
     ),
     "MS205": Expectation(
         CONSTRUCTION,
-        error_types=("ValueError",),
+        error_types=("ValueError", "TypeError"),
         patterns=(r"pad",),
         located="anywhere",
         shows_eagerly=True,
@@ -297,6 +297,27 @@ EXPECTATIONS: dict[str, Expectation] = {
         patterns=(r"has no attribute",),
         located="anywhere",
         shows_eagerly=True,
+    ),
+    "MS610": Expectation(
+        COMPILE,
+        error_types=("TypeError", "RuntimeError"),
+        patterns=(r"unexpected keyword argument", r"positional argument", r"incorrect keyword name",
+                  r"valid calling", r"missing \d+ required", r"multiple values", r"Multiply values",
+                  r"parameters number of the function"),
+        shows_eagerly=True,
+    ),
+    "MS611": Expectation(
+        COMPILE,
+        error_types=("TypeError", "ValueError", "RuntimeError"),
+        patterns=(r"keyword name: axis", r"unexpected keyword argument 'axis'", r"number of items of repeats",
+                  r"not supported on this device", r"\A\s*\Z"),  # (graph mode on CPU: a RuntimeError saying nothing)
+        shows_eagerly=True,
+        silent_note="on Ascend the call runs and returns the tile instead of the repeated elements",
+    ),
+    "MS612": Expectation(
+        COMPILE,
+        fails_at=frozenset(),
+        silent_note="a deprecated call still runs: MindSpore warns when it does",
     ),
     "MS604": Expectation(
         CONSTRUCTION,

@@ -52,16 +52,13 @@ def stage_import(worker, state: "JobState", outcome: Outcome) -> None:
     if worker.current_root is not None and root != worker.current_root:
         forget_user_modules(worker)
     worker.current_root = root
-    if root not in worker.user_roots:
-        worker.user_roots.append(root)
+    roots = [root, *job.get("namespace_roots", ())]
     # The folders between the import root and the project root last: a module of a folder without __init__.py
     # that imports its project's package by name (``from pkg.models.common import Block``) finds it, as running the
     # project's scripts from its root does.
-    above = _folders_up_to(root, job.get("project_root"))
-    for folder in above:
-        if folder not in worker.user_roots:
-            worker.user_roots.append(folder)
-    sys.path[:] = [root] + worker.baseline_path + above
+    above = [folder for folder in _folders_up_to(root, job.get("project_root")) if folder not in roots]
+    worker.user_roots.extend(directory for directory in roots + above if directory not in worker.user_roots)
+    sys.path[:] = roots + worker.baseline_path + above
     examples = job.get("examples_file")
     if examples:
         sys.path.insert(1, os.path.dirname(examples))
@@ -109,8 +106,8 @@ def import_with_stand_ins(worker, job: dict, outcome: Outcome):
         try:
             module = import_module(worker, job["module"], job["path"])
         except ImportError as exc:
-            missing = standins.missing_package(exc, [job["import_root"], *_folders_up_to(
-                job["import_root"], job.get("project_root"))])
+            missing = standins.missing_package(exc, [job["import_root"], *job.get("namespace_roots", ()),
+                                                     *_folders_up_to(job["import_root"], job.get("project_root"))])
             known = worker.stand_ins.missing if getattr(worker, "stand_ins", None) is not None else []
             if missing is None or missing in known or len(known) >= standins.MAX_STAND_INS:
                 raise
