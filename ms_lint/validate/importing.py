@@ -118,8 +118,7 @@ def import_with_stand_ins(worker, job: dict, outcome: Outcome):
             continue
         if getattr(worker, "stand_ins", None) is not None:
             outcome.stand_ins = list(worker.stand_ins.missing)
-            standins.clear_uses()
-            standins._state["armed"] = True
+            standins.arm()
         return module
 
 

@@ -40,6 +40,12 @@ def clear_uses() -> None:
     _uses.clear()
 
 
+def arm() -> None:
+    """From now on (until ``uninstall``), a use of a stand-in is recorded; what was recorded before is dropped."""
+    clear_uses()
+    _state["armed"] = True
+
+
 @contextmanager
 def armed(on: bool = True):
     """Within the block, a use of a stand-in is recorded (``on``), or not (``on=False``: an example's own code,
