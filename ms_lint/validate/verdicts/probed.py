@@ -192,14 +192,21 @@ def parameter_verdict(context, finding: Finding, compiled: bool) -> Verdict:
 
 def randomness_verdict(context, finding: Finding) -> Verdict:
     probe = (context.outcome.probes or {}).get("randomness") or {}
+    expectation = expectation_for(finding.code)
     if "skipped" in probe:
         return context.make(finding, INCONCLUSIVE, f"the randomness probe was skipped: {probe['skipped']}",
                             example=context.example_text(concrete=True))
     if "error" in probe:
+        error_type, _, message = probe["error"].partition(": ")
+        if expectation.error_types and expectation.error_matches(error_type, message):
+            return context.make(finding, CONFIRMED_BY_PROBE,
+                                f"the Cell compiles and its first call raises {probe['error']}")
         return context.make(finding, INCONCLUSIVE, f"the randomness probe failed: {probe['error']}")
     if not probe:
         return context.make(finding, INCONCLUSIVE, "the randomness probe did not run",
                             example=context.example_text(concrete=True))
+    if not expectation.graph_repeats:
+        return _carried_over(context, finding, probe)
     if probe.get("graph_repeats") and not probe.get("pynative_repeats"):
         return context.make(
             finding, CONFIRMED_BY_PROBE,
@@ -211,6 +218,27 @@ def randomness_verdict(context, finding: Finding) -> Verdict:
                             "outputs: the random value is not frozen")
     return context.make(finding, INCONCLUSIVE, "outputs repeat in PyNative too: for this example the random "
                         "value does not reach the output")
+
+
+def _carried_over(context, finding: Finding, probe: dict) -> Verdict:
+    """What two calls on the same input say of a tensor written in place (MS124)."""
+    if not probe.get("graph_repeats") and probe.get("pynative_repeats"):
+        return context.make(
+            finding, CONFIRMED_BY_PROBE,
+            "two calls on the same input return different outputs in GRAPH_MODE and the same in PyNative: what "
+            "one call writes in place is read by the next",
+        )
+    if probe.get("graph_repeats") and probe.get("first_calls_agree") is False:
+        return context.make(
+            finding, CONFIRMED_BY_PROBE,
+            "the first call returns another output in GRAPH_MODE than in PyNative: the tensor written in place is "
+            "read again",
+        )
+    if probe.get("graph_repeats"):
+        return context.make(finding, NOT_REPRODUCED, "two GRAPH_MODE calls on the same input return the same output, "
+                            "PyNative's: nothing written in place is read again")
+    return context.make(finding, INCONCLUSIVE, "outputs differ between calls in PyNative too: for this example the "
+                        "Cell's output is not a function of its input alone")
 
 
 def _probe_result(context, finding: Finding, name: str) -> tuple[dict, Verdict | None]:
