@@ -84,14 +84,15 @@ def internal_error(path: str, exc: BaseException) -> Finding:
     summary = (f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__).replace("\n", " ")
     if len(summary) > 200:
         summary = summary[:197] + "..."
-    return Finding(
-        path=path,
-        line=1,
-        col=0,
-        code=INTERNAL_ERROR,
-        message=f"ms-lint could not check this file ({summary}); please report it with the file",
-        data={"error": type(exc).__name__, "detail": summary},
-    )
+    return _could_not(path, "check", type(exc).__name__, summary)
+
+
+def _could_not(path: str, stage: str, error: str, detail: str) -> Finding:
+    """MS900 on line 1: ms-lint could not ``stage`` (check, read) the file, for ``error`` (``detail``)."""
+    from ms_lint.rules.ms900_internal_error import CouldNotCheck
+
+    data = CouldNotCheck(stage=stage, error=error, detail=detail)
+    return Finding(path=path, line=1, col=0, code=INTERNAL_ERROR, message=data.message(), data=data.as_data())
 
 
 def check_tree(
@@ -192,9 +193,7 @@ def check_file(path: str, settings: Settings, codes: Iterable[str] | None = None
     except OSError as exc:
         # Not a fault of ms-lint: say why the file could not be read (a directory, a symlink loop, permissions).
         reason = f"{type(exc).__name__}: {exc.strerror}" if exc.strerror else f"{type(exc).__name__}: {exc}"
-        return [Finding(path=path, line=1, col=0, code=INTERNAL_ERROR,
-                        message=f"ms-lint could not read this file ({reason})",
-                        data={"error": type(exc).__name__, "detail": reason})]
+        return [_could_not(path, "read", type(exc).__name__, reason)]
     return check_source(source, path, settings, codes)
 
 

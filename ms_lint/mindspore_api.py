@@ -695,7 +695,12 @@ def _overload_mismatch(overload: Overload, call: CallShape) -> Mismatch | None:
 def describe_overloads(overloads: tuple[Overload, ...]) -> str:
     """The forms as a message shows them: ``(input, axis=-1, *, dtype=None)``, several joined by " or " (a form
     MindSpore's parser lists without defaults as it does: ``(dim, keepdim, *, dtype)``)."""
-    return " or ".join(f"({overload.text.replace('=' + UNREADABLE, '')})" for overload in overloads)
+    return describe_forms(overload.text for overload in overloads)
+
+
+def describe_forms(texts: Iterable[str]) -> str:
+    """``describe_overloads`` of the forms' texts (``input, axis=-1, *, dtype=None``)."""
+    return " or ".join(f"({text.replace('=' + UNREADABLE, '')})" for text in texts)
 
 
 def deprecation(qualname: str | None, version: str = "") -> tuple[str, str] | None:

@@ -3,16 +3,36 @@ from __future__ import annotations
 
 import ast
 import re
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Callable, Iterable, Iterator
 
 from ms_lint import mindspore_api as api
-from ms_lint.findings import Finding
+from ms_lint.findings import Finding, FindingData, fact
 from ms_lint.model import ModuleFacts
 from ms_lint.rules.base import Rule
 
 # Handlers that make a failed look-up part of the code's plan: ``try: f = nn.utils.weight_norm except ...``.
 _CAUGHT = frozenset({"AttributeError", "ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
+
+
+@dataclass(frozen=True, kw_only=True)
+class MissingName(FindingData):
+    """A name read or imported from a MindSpore module that the module does not have: the code as written (an
+    attribute chain, an import), the module, the name, what fails (``AttributeError when the line runs``), the
+    version of the tables read and the target's version."""
+
+    written: str
+    module: str
+    name: str = fact(subject=True)
+    failure: str
+    version: str
+    target_version: str = fact(for_users=True)
+
+    def message(self) -> str:
+        hint = _replacement(self.module, self.name, self.version)
+        return (f"{self.written}: {self.module} has no `{self.name}` in MindSpore {self.version} ({self.failure})"
+                + (f"; {hint}" if hint else ""))
 
 
 class MissingMindSporeApi(Rule):
@@ -53,6 +73,8 @@ class MissingMindSporeApi(Rule):
             def construct(self, scores):
                 return ops.softmax(scores, axis=-1)
     """
+
+    records = (MissingName,)
 
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         version = module.target.version
@@ -131,12 +153,8 @@ class MissingMindSporeApi(Rule):
 
     def _finding(self, module: ModuleFacts, node: ast.AST, written: str, owner: str, part: str, version: str,
                  failure: str) -> Finding:
-        tables = api.mindspore_version(version)
-        hint = _replacement(owner, part, tables)
-        message = (f"{written}: {owner} has no `{part}` in MindSpore {tables} ({failure})"
-                   + (f"; {hint}" if hint else ""))
-        return self.finding(module, node, message,
-                            data={"name": part, "module": owner, "version": tables, "target_version": version})
+        return self.report(module, node, MissingName(written=written, module=owner, name=part, failure=failure,
+                                                     version=api.mindspore_version(version), target_version=version))
 
 
 @lru_cache(maxsize=64)

@@ -2,16 +2,49 @@
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Iterator
 
 from ms_lint import mindspore_api as api
 from ms_lint import pytorch_mapping as mapping
 from ms_lint.edits import Edit, FixContext
-from ms_lint.findings import Finding
+from ms_lint.findings import Finding, FindingData, fact
 from ms_lint.model import ModuleFacts
 from ms_lint.rules.base import Rule
 from ms_lint.rules.ms606_layer_positional_argument import shifted_positional
+
+
+@dataclass(frozen=True, kw_only=True)
+class DefaultsLeft(FindingData):
+    """A layer ported from PyTorch left at defaults MindSpore sets otherwise: the layer, and for each parameter
+    left in order, MindSpore's name and default, PyTorch's name and default, the MindSpore parameter PyTorch's None
+    stands for ("" where none), what the difference does, and the value giving PyTorch's behaviour; what in the
+    code reads as PyTorch's, the mapping page and the version of the tables read."""
+
+    name: str = fact(subject=True)
+    parameters: list[str]
+    pytorch_parameters: list[str]
+    defaults: list[str]
+    pytorch_defaults: list[str]
+    pytorch_default_of: list[str]
+    consequences: list[str]
+    equivalents: list[str]
+    evidence: str
+    page: str = fact(for_users=True)
+    version: str = fact(for_users=True)
+
+    def message(self) -> str:
+        left = "; and ".join(
+            f"{parameter} at MindSpore's default {default}, where PyTorch's {pytorch} defaults to "
+            f"{pytorch_default}{f' (its {of})' if of else ''}: it {consequence}"
+            for parameter, default, pytorch, pytorch_default, of, consequence in zip(
+                self.parameters, self.defaults, self.pytorch_parameters, self.pytorch_defaults,
+                self.pytorch_default_of, self.consequences))
+        advice = ", ".join(f"{parameter}={equivalent}"
+                           for parameter, equivalent in zip(self.parameters, self.equivalents))
+        return (f"nn.{api.last_name(self.name)}() leaves {left}; the code reads as a port from PyTorch "
+                f"({self.evidence}): pass {advice} for PyTorch's behaviour")
 
 
 class PytorchDefaultDiffers(Rule):
@@ -70,6 +103,8 @@ class PytorchDefaultDiffers(Rule):
         `stride=<the kernel size passed>`, `alpha=0.01`; only where the target MindSpore takes those keywords.
     """
 
+    records = (DefaultsLeft,)
+
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         version = module.target.version
         sites = [site for site in module.calls_to(*mapping.class_names("default"))]
@@ -87,31 +122,27 @@ class PytorchDefaultDiffers(Rule):
             why = _call_evidence(site.node, site.qualname, version) or evidence.get(_unit(site))
             if why is None:
                 continue
-            layer = f"nn.{api.last_name(site.qualname)}"
             equivalents = [(difference, _equivalent_text(site.node, site.qualname, difference))
                            for difference in differences]
-            left = "; and ".join(
-                f"{difference.mindspore} at MindSpore's default {difference.mindspore_default}, where PyTorch's "
-                f"{difference.pytorch} defaults to {_pytorch_default(difference)}: it {difference.consequence}"
-                for difference, _ in equivalents)
-            advice = ", ".join(f"{difference.mindspore}={equivalent}" for difference, equivalent in equivalents)
-            yield self.finding(
-                module, site.node,
-                f"{layer}() leaves {left}; the code reads as a port from PyTorch ({why}): pass {advice} for "
-                "PyTorch's behaviour",
-                data={"name": site.qualname, "parameters": [difference.mindspore for difference, _ in equivalents],
-                      "pytorch_parameters": [difference.pytorch for difference, _ in equivalents],
-                      "defaults": [difference.mindspore_default for difference, _ in equivalents],
-                      "pytorch_defaults": [difference.pytorch_default for difference, _ in equivalents],
-                      "equivalents": [equivalent for _, equivalent in equivalents],
-                      "evidence": why, "page": equivalents[0][0].page, "version": api.mindspore_version(version)})
+            yield self.report(module, site.node, DefaultsLeft(
+                name=site.qualname, parameters=[difference.mindspore for difference, _ in equivalents],
+                pytorch_parameters=[difference.pytorch for difference, _ in equivalents],
+                defaults=[difference.mindspore_default for difference, _ in equivalents],
+                pytorch_defaults=[difference.pytorch_default for difference, _ in equivalents],
+                pytorch_default_of=[_pytorch_default_of(difference) for difference, _ in equivalents],
+                consequences=[difference.consequence for difference, _ in equivalents],
+                equivalents=[equivalent for _, equivalent in equivalents],
+                evidence=why, page=equivalents[0][0].page, version=api.mindspore_version(version)))
 
     def fix(self, context: FixContext, finding: Finding) -> list[Edit]:
         call = finding.node
         if not isinstance(call, ast.Call):
             return []
         accepted = api.cell_keywords(context.module.qualname(call.func), context.module.target.version)
-        pairs = list(zip(finding.data["parameters"], finding.data["equivalents"]))
+        left = self.data_of(finding)
+        if left is None:
+            return []
+        pairs = list(zip(left.parameters, left.equivalents))
         if accepted is not None and any(parameter not in accepted for parameter, _ in pairs):
             return []
         text = ", ".join(f"{parameter}={equivalent}" for parameter, equivalent in pairs)
@@ -168,12 +199,11 @@ def _equivalent_text(call: ast.Call, qualname: str, difference: mapping.Differen
     return equivalent
 
 
-def _pytorch_default(difference: mapping.Difference) -> str:
-    """PyTorch's default, with what a None stands for where MindSpore's equivalent names another parameter."""
+def _pytorch_default_of(difference: mapping.Difference) -> str:
+    """The MindSpore parameter PyTorch's default stands for where MindSpore's equivalent names another parameter
+    (a None meaning "the kernel size"); "" otherwise."""
     _, mindspore, _ = mapping.positional_orders(difference.api)
-    if difference.equivalent in mindspore:
-        return f"{difference.pytorch_default} (its {difference.equivalent})"
-    return difference.pytorch_default
+    return difference.equivalent if difference.equivalent in mindspore else ""
 
 
 def _call_evidence(call: ast.Call, qualname: str | None, version: str) -> str | None:

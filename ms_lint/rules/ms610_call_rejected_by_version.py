@@ -2,12 +2,13 @@
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Iterator, NamedTuple
 
 from ms_lint import mindspore_api as api
 from ms_lint.edits import Edit, FixContext
-from ms_lint.findings import Finding
+from ms_lint.findings import Finding, FindingData, fact
 from ms_lint.model import TENSOR, ModuleFacts
 from ms_lint.rules.base import Rule
 from ms_lint.rules.ms603_tensor_expand import reported_expand
@@ -23,6 +24,58 @@ SYNONYMS: tuple[frozenset[str], ...] = (
     frozenset({"keepdim", "keep_dims", "keepdims"}),
     frozenset({"input", "x"}),
 )
+
+
+@dataclass(frozen=True, kw_only=True)
+class CallRejected(FindingData):
+    """A call the target's versions reject: the callee, the kind of mismatch (``keyword``, ``twice``,
+    ``together``, ``arity``, ``missing``: ``api.Mismatch``), the keywords it concerns or the parameters left out,
+    for ``arity`` the positional arguments given and the most taken; the versions that reject it, the target's
+    versions, the forms the first of them takes, the shipped versions that take it, and the keyword renames that
+    make it bind (where there are)."""
+
+    name: str = fact(subject=True)
+    kind: str
+    keywords: list[str]
+    missing: list[str]
+    given: int | None = fact(optional=True)
+    most: int | None = fact(optional=True)
+    versions: list[str]
+    target_versions: list[str] = fact(for_users=True)
+    signature: list[str]
+    taken_in: list[str]
+    renames: dict[str, str] | None = fact(optional=True)
+
+    def message(self) -> str:
+        message = (f"{display_name(self.name)}() {self._problem()} in MindSpore {_versions_text(self.versions)}: "
+                   "the call raises TypeError in PyNative and fails to compile in graph mode; it takes "
+                   f"{api.describe_forms(self.signature)}; {self._history()}")
+        if self.renames:
+            message += "; " + ", ".join(f"use {new}= for {old}=" for old, new in self.renames.items())
+        return message
+
+    def _problem(self) -> str:
+        names = ", ".join(f"{name}=" for name in self.keywords)
+        if self.kind == "keyword":
+            return f"takes no keyword {names}"
+        if self.kind == "twice":
+            return f"gets {names} both by position and by keyword"
+        if self.kind == "together":
+            return f"has no form that takes {names} together"
+        if self.kind == "arity":
+            return f"takes at most {self.most} positional argument{'' if self.most == 1 else 's'}, not {self.given}"
+        return f"requires {', '.join(self.missing)}, which the call leaves out"
+
+    def _history(self) -> str:
+        """Where the call worked: ``it last worked in MindSpore 2.7.0``, ``MindSpore 2.8.0 and later take it``."""
+        shipped = api.shipped_versions()
+        if not self.taken_in:
+            return f"no MindSpore version ms-lint has tables for ({shipped[0]} to {shipped[-1]}) takes it"
+        first_rejected = api._release(self.versions[0])
+        older = [version for version in self.taken_in if api._release(version) < first_rejected]
+        if older:
+            return f"it last worked in MindSpore {older[-1]}"
+        return f"MindSpore {self.taken_in[0]} and later take it"
 
 
 class Rejection(NamedTuple):
@@ -85,6 +138,8 @@ class CallRejectedByVersion(Rule):
         in every version checked.
     """
 
+    records = (CallRejected,)
+
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         target = module.target
         versions = tuple(dict.fromkeys(api.tables_version(version) for version in target.judged_versions))
@@ -126,24 +181,19 @@ class CallRejectedByVersion(Rule):
                 yield self._finding(module, node, rejection, target)
 
     def _finding(self, module: ModuleFacts, node: ast.Call, rejection: Rejection, target) -> Finding:
-        callee = display_name(rejection.qualname)
-        problem = _problem(rejection.mismatch)
-        where = _versions_text(rejection.rejected_in)
-        message = (f"{callee}() {problem} in MindSpore {where}: the call raises TypeError in PyNative and fails to "
-                   f"compile in graph mode; it takes {api.describe_overloads(rejection.forms)}; {_history(rejection)}")
-        if rejection.renames:
-            message += "; " + ", ".join(f"use {new}= for {old}=" for old, new in rejection.renames.items())
-        data = {"name": rejection.qualname, "kind": rejection.mismatch.kind,
-                "keywords": list(rejection.mismatch.names) if rejection.mismatch.kind != "missing" else [],
-                "missing": list(rejection.mismatch.names) if rejection.mismatch.kind == "missing" else [],
-                "versions": list(rejection.rejected_in), "target_versions": list(target.judged_versions),
-                "signature": [form.text for form in rejection.forms], "taken_in": list(rejection.taken_in),
-                **({"renames": rejection.renames} if rejection.renames else {})}
-        return self.finding(module, node, message, data=data)
+        found = rejection.mismatch
+        arity = found.kind == "arity"
+        return self.report(module, node, CallRejected(
+            name=rejection.qualname, kind=found.kind, keywords=list(found.names) if found.kind != "missing" else [],
+            missing=list(found.names) if found.kind == "missing" else [], given=found.given if arity else None,
+            most=found.most if arity else None, versions=list(rejection.rejected_in),
+            target_versions=list(target.judged_versions), signature=[form.text for form in rejection.forms],
+            taken_in=list(rejection.taken_in), renames=dict(rejection.renames) or None))
 
     def fix(self, context: FixContext, finding: Finding) -> list[Edit]:
         call = finding.node
-        renames = finding.data.get("renames") or {}
+        rejected = self.data_of(finding)
+        renames = (rejected.renames if rejected is not None else None) or {}
         if not isinstance(call, ast.Call) or not renames:
             return []
         edits = []
@@ -277,33 +327,7 @@ def display_name(qualname: str) -> str:
     return rest if "." in rest else qualname
 
 
-def _problem(found: api.Mismatch) -> str:
-    names = ", ".join(f"{name}=" for name in found.names)
-    if found.kind == "keyword":
-        return f"takes no keyword {names}"
-    if found.kind == "twice":
-        return f"gets {names} both by position and by keyword"
-    if found.kind == "together":
-        return f"has no form that takes {names} together"
-    if found.kind == "arity":
-        return f"takes at most {found.most} positional argument{'' if found.most == 1 else 's'}, not {found.given}"
-    missing = ", ".join(found.names)
-    return f"requires {missing}, which the call leaves out"
-
-
 def _versions_text(versions: tuple[str, ...]) -> str:
     if len(versions) <= 2:
         return " and ".join(versions)
     return ", ".join(versions[:-1]) + " and " + versions[-1]
-
-
-def _history(rejection: Rejection) -> str:
-    """Where the call worked: ``it last worked in MindSpore 2.7.0``, ``MindSpore 2.8.0 and later take it``."""
-    shipped = api.shipped_versions()
-    if not rejection.taken_in:
-        return f"no MindSpore version ms-lint has tables for ({shipped[0]} to {shipped[-1]}) takes it"
-    first_rejected = api._release(rejection.rejected_in[0])
-    older = [version for version in rejection.taken_in if api._release(version) < first_rejected]
-    if older:
-        return f"it last worked in MindSpore {older[-1]}"
-    return f"MindSpore {rejection.taken_in[0]} and later take it"

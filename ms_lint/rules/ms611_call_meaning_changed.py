@@ -2,14 +2,54 @@
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 from typing import Iterator
 
 from ms_lint import mindspore_api as api
 from ms_lint.edits import Edit, FixContext
-from ms_lint.findings import Finding
+from ms_lint.findings import Finding, FindingData, fact
 from ms_lint.model import TENSOR, ModuleFacts
 from ms_lint.rules.base import Rule
 from ms_lint.target import device_names
+
+
+@dataclass(frozen=True, kw_only=True)
+class MeaningChanged(FindingData):
+    """A Tensor method call written for the meaning it had before a MindSpore version changed it: the method, its
+    arguments as written and as the replacement takes them, whether it passes numpy's ``axis=``, the target's
+    versions of the new meaning and those of the old one, the replacement, the last version of the old meaning
+    and the first of the new, why the call reads as written for the old one, and the target's devices."""
+
+    method: str = fact(subject=True)
+    arguments: str
+    replacement_arguments: str
+    axis_keyword: bool
+    versions: list[str]
+    old_versions: list[str] = fact(for_users=True)
+    replacement: str
+    last_before: str
+    changed_in: str
+    evidence: str
+    devices: list[str]
+
+    @property
+    def outcome(self) -> str:
+        if self.axis_keyword:
+            return "raises TypeError (unexpected keyword argument 'axis') in PyNative and graph mode alike"
+        cpu_gpu = [device for device in self.devices if device != "ascend"]
+        parts = []
+        if cpu_gpu:
+            parts.append(f"cannot run on {device_names(cpu_gpu)} (RuntimeError, or ValueError for fewer repeats "
+                         "than dimensions; measured on CPU)")
+        if "ascend" in self.devices:
+            parts.append("on Ascend returns the tile instead of the repeated elements (documented)")
+        return " and ".join(parts)
+
+    def message(self) -> str:
+        return (f".{self.method}({self.arguments}) is numpy's repeat (MindSpore up to {self.last_before}); from "
+                f"{self.changed_in} Tensor.{self.method} tiles the whole tensor (PyTorch's repeat(*repeats)): in "
+                f"MindSpore {_listed(self.versions)} it {self.outcome}; use .{self.replacement}("
+                f"{self.replacement_arguments}), which gives numpy's result on every version ({self.evidence})")
 
 
 class CallMeaningChanged(Rule):
@@ -54,6 +94,8 @@ class CallMeaningChanged(Rule):
         `x.repeat_interleave(2, 0)`), only for the forms written for numpy's meaning.
     """
 
+    records = (MeaningChanged,)
+
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         written = module.written_call_names()
         changes = [change for change in api.SEMANTIC_CHANGES if change.method in written]
@@ -82,30 +124,16 @@ class CallMeaningChanged(Rule):
 
     def _finding(self, module: ModuleFacts, call: ast.Call, change: api.SemanticChange, why: str,
                  new: list[str], old: list[str], target) -> Finding:
-        written = f".{change.method}({_arguments(call)})"
-        devices = target.devices
-        cpu_gpu = [device for device in devices if device != "ascend"]
-        if any(keyword.arg == "axis" for keyword in call.keywords):
-            outcome = "raises TypeError (unexpected keyword argument 'axis') in PyNative and graph mode alike"
-        else:
-            parts = []
-            if cpu_gpu:
-                parts.append(f"cannot run on {device_names(cpu_gpu)} (RuntimeError, or ValueError for fewer repeats "
-                             "than dimensions; measured on CPU)")
-            if "ascend" in devices:
-                parts.append("on Ascend returns the tile instead of the repeated elements (documented)")
-            outcome = " and ".join(parts)
-        message = (f"{written} is numpy's repeat (MindSpore up to {change.last_before}); from {change.first_after} "
-                   f"Tensor.{change.method} tiles the whole tensor (PyTorch's repeat(*repeats)): in MindSpore "
-                   f"{_listed(new)} it {outcome}; use .{change.replacement}({_replacement_arguments(call)}), which "
-                   f"gives numpy's result on every version ({why})")
-        return self.finding(module, call, message, data={
-            "method": change.method, "versions": new, "old_versions": old, "replacement": change.replacement,
-            "changed_in": change.first_after, "evidence": why, "devices": list(devices)})
+        return self.report(module, call, MeaningChanged(
+            method=change.method, arguments=_arguments(call), replacement_arguments=_replacement_arguments(call),
+            axis_keyword=any(keyword.arg == "axis" for keyword in call.keywords), versions=new, old_versions=old,
+            replacement=change.replacement, last_before=change.last_before, changed_in=change.first_after,
+            evidence=why, devices=list(target.devices)))
 
     def fix(self, context: FixContext, finding: Finding) -> list[Edit]:
         call = finding.node
-        change = api.semantic_change(finding.data.get("method", ""))
+        changed = self.data_of(finding)
+        change = api.semantic_change(changed.method) if changed is not None else None
         if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and change is not None):
             return []
         if any(keyword.arg != "axis" for keyword in call.keywords) or len(call.args) != 1 and call.keywords \

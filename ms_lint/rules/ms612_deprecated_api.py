@@ -2,12 +2,13 @@
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Iterator
 
 from ms_lint import mindspore_api as api
 from ms_lint.edits import Edit, FixContext
-from ms_lint.findings import Finding
+from ms_lint.findings import Finding, FindingData, fact
 from ms_lint.model import TENSOR, ModuleFacts
 from ms_lint.rules.base import Rule
 from ms_lint.rules.ms610_call_rejected_by_version import display_name
@@ -15,6 +16,29 @@ from ms_lint.rules.ms610_call_rejected_by_version import display_name
 # How MindSpore's decorator names a replacement (``ops.pad``, ``nn.Adam``, ``Tensor.isclose``) -> its package path.
 _SHORT_PREFIXES = {"ops.": "mindspore.ops.", "nn.": "mindspore.nn.", "mint.": "mindspore.mint.",
                    "Tensor.": "mindspore.Tensor."}
+
+
+@dataclass(frozen=True, kw_only=True)
+class Deprecated(FindingData):
+    """A call of what a target's version deprecates: the callee, the version it is deprecated from, the
+    replacement MindSpore's warning names ("" where none), the version whose decorator marks it, and the target's
+    versions."""
+
+    name: str = fact(subject=True)
+    since: str
+    replacement: str
+    version: str
+    target_versions: list[str] = fact(for_users=True)
+
+    @property
+    def use(self) -> str:
+        if self.replacement in (display_name(self.name), self.name):  # (ops.ScalarCast names itself)
+            return "; MindSpore's warning names the same name as its replacement"
+        return f"; use {self.replacement}" if self.replacement else "; MindSpore names no replacement"
+
+    def message(self) -> str:
+        return (f"{display_name(self.name)} is deprecated from MindSpore {self.since} (marked in MindSpore "
+                f"{self.version}, which warns when it runs and will remove it in a later release){self.use}")
 
 
 class DeprecatedApi(Rule):
@@ -51,6 +75,8 @@ class DeprecatedApi(Rule):
         you.
     """
 
+    records = (Deprecated,)
+
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         versions = tuple(dict.fromkeys(api.tables_version(version) for version in module.target.judged_versions))
         deprecated = _deprecated_names(versions)
@@ -84,21 +110,17 @@ class DeprecatedApi(Rule):
     def _finding(self, module: ModuleFacts, node: ast.Call, qualname: str,
                  found: tuple[str, tuple[str, str]]) -> Finding:
         version, (since, replacement) = found
-        if replacement in (display_name(qualname), qualname):  # (ops.ScalarCast names itself)
-            use = "; MindSpore's warning names the same name as its replacement"
-        else:
-            use = f"; use {replacement}" if replacement else "; MindSpore names no replacement"
-        return self.finding(
-            module, node,
-            f"{display_name(qualname)} is deprecated from MindSpore {since} (marked in MindSpore {version}, which "
-            f"warns when it runs and will remove it in a later release){use}",
-            data={"name": qualname, "since": since, "replacement": replacement, "version": version,
-                  "target_versions": list(module.target.judged_versions)})
+        return self.report(module, node, Deprecated(name=qualname, since=since, replacement=replacement,
+                                                    version=version,
+                                                    target_versions=list(module.target.judged_versions)))
 
     def fix(self, context: FixContext, finding: Finding) -> list[Edit]:
         call = finding.node
-        replacement = _replacement_qualname(finding.data.get("replacement", ""))
-        old, version = finding.data.get("name", ""), finding.data.get("version", "")
+        deprecated = self.data_of(finding)
+        if deprecated is None:
+            return []
+        replacement = _replacement_qualname(deprecated.replacement)
+        old, version = deprecated.name, deprecated.version
         if not isinstance(call, ast.Call) or replacement is None or old.startswith(api.TENSOR + ".") \
                 or replacement.startswith(api.TENSOR + "."):
             return []

@@ -2,10 +2,11 @@
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 from typing import Iterator
 
 from ms_lint import mindspore_api as api
-from ms_lint.findings import Finding
+from ms_lint.findings import Finding, FindingData, fact
 from ms_lint.model import TENSOR, ModuleFacts
 from ms_lint.model.syntax import FunctionNode
 from ms_lint.rules.base import Rule
@@ -53,6 +54,26 @@ _EXAMPLE_NETWORK = """
 
         net = Net()"""
 _CHAIN_METHODS = frozenset({"set_train", "set_grad", "to_float", "add_flags_recursive", "set_boost"})
+
+
+@dataclass(frozen=True, kw_only=True)
+class LossUnscaled(FindingData):
+    """A training setup with no loss scaling whose network uses an operator documented for float16 on Ascend:
+    the operator, its family (a key of ``_FAMILIES``), the dtype, the target's devices it concerns, the setup
+    (``Model``, ``TrainOneStepCell``) and the network as written."""
+
+    operator: str
+    family: str
+    dtype: str = fact(for_users=True)
+    devices: list[str]
+    setup: str
+    network: str
+
+    def message(self) -> str:
+        return (f"{self.setup} trains {self.network}, which uses {self.operator}, with no loss scaling in this "
+                f"module: on {device_names(self.devices)}, {self.family} is documented for float16 "
+                f"({_FAMILIES[self.family][1]}; the migration guide says to add loss scale), so gradients can "
+                "underflow or overflow silently; add a loss-scale manager")
 
 
 class AscendFloat16WithoutLossScale(Rule):
@@ -108,6 +129,8 @@ class AscendFloat16WithoutLossScale(Rule):
         model = Model(net, loss_fn, optimizer, loss_scale_manager=ms.amp.DynamicLossScaleManager())
     """
 
+    records = (LossUnscaled,)
+
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         devices = module.target.affected(("ascend",))
         if not devices or not module.written_call_names().keys() & _SETUPS.keys():
@@ -126,15 +149,9 @@ class AscendFloat16WithoutLossScale(Rule):
                 continue
             family, operator, network_name = found
             setup = api.last_name(site.qualname)
-            yield self.finding(
-                module, site.node,
-                f"{setup} trains {network_name}, which uses {operator}, with no loss scaling in this module: on "
-                f"{device_names(devices)}, {family} is documented for float16 ({_FAMILIES[family][1]}; the "
-                "migration guide says to add loss scale), so gradients can underflow or overflow silently; add a "
-                "loss-scale manager",
-                data={"operator": operator, "family": family, "dtype": "float16", "devices": list(devices),
-                      "setup": setup, "network": network_name},
-            )
+            yield self.report(module, site.node, LossUnscaled(
+                operator=operator, family=family, dtype="float16", devices=list(devices), setup=setup,
+                network=network_name))
 
 
 def _is_setup(site) -> bool:

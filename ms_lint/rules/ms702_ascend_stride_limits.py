@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Iterator
 
 from ms_lint import mindspore_api as api
-from ms_lint.findings import Finding
+from ms_lint.findings import Finding, FindingData, fact
 from ms_lint.model import ModuleFacts
 from ms_lint.rules.base import Rule
 from ms_lint.rules.ms205_conv_padding_without_pad_mode import argument, constant_value
@@ -95,6 +95,24 @@ def _outside(limit: Limit, values: tuple[int, ...]) -> list[str]:
     return list(dict.fromkeys(problems))
 
 
+@dataclass(frozen=True, kw_only=True)
+class OutsideAscendRange(FindingData):
+    """Constant strides, kernel sizes or dilations outside the ranges documented for Ascend: the API, each value
+    outside by its parameter (every dimension), what is outside as the message says it (``stride w=64 (1..63)``),
+    the target's devices it concerns and the documentation's place."""
+
+    api: str
+    values: dict[str, list[int]] = fact(for_users=True)
+    problems: list[str]
+    devices: list[str]
+    source: str
+
+    def message(self) -> str:
+        return (f"{self.api} with {'; '.join(self.problems)}: outside the range MindSpore documents on "
+                f"{device_names(self.devices)} ({self.source}); keep each value within the range, or split the "
+                "step in two")
+
+
 class AscendStrideLimits(Rule):
     code = "MS702"
     name = "ascend-stride-limits"
@@ -137,6 +155,8 @@ class AscendStrideLimits(Rule):
         pooled = ops.avg_pool2d(ops.avg_pool2d(x, kernel_size=2, stride=8), kernel_size=1, stride=8)
     """
 
+    records = (OutsideAscendRange,)
+
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         target = module.target
         devices = target.affected(("ascend",))
@@ -165,11 +185,5 @@ class AscendStrideLimits(Rule):
                     problems.append(f"{limit.parameter} {', '.join(outside)}")
             if not problems:
                 continue
-            yield self.finding(
-                module, call,
-                f"{spec.label} with {'; '.join(problems)}: outside the range MindSpore documents on "
-                f"{device_names(devices)} ({spec.source}); keep each value within the range, or split the step in "
-                "two",
-                data={"api": spec.label, "values": values, "problems": problems, "devices": list(devices),
-                      "source": spec.source},
-            )
+            yield self.report(module, call, OutsideAscendRange(api=spec.label, values=values, problems=problems,
+                                                               devices=list(devices), source=spec.source))

@@ -1,11 +1,27 @@
 """MS900: ms-lint itself failed on a file; the finding replaces what would have aborted the whole run."""
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Iterator
 
 from ms_lint.model import ModuleFacts
-from ms_lint.findings import Finding
+from ms_lint.findings import Finding, FindingData, fact
 from ms_lint.rules.base import Rule
+
+
+@dataclass(frozen=True, kw_only=True)
+class CouldNotCheck(FindingData):
+    """ms-lint failed on a file: what it could not do (``check`` it, or ``read`` it), the exception's type and
+    its summary."""
+
+    stage: str
+    error: str = fact(for_users=True)
+    detail: str
+
+    def message(self) -> str:
+        if self.stage == "read":
+            return f"ms-lint could not read this file ({self.detail})"
+        return f"ms-lint could not check this file ({self.detail}); please report it with the file"
 
 
 class InternalError(Rule):
@@ -28,6 +44,8 @@ class InternalError(Rule):
     use_instead = """
         # nothing to change in the code; select it away with --extend-ignore=MS900 while it is being fixed
     """
+
+    records = (CouldNotCheck,)
 
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         return iter(())  # the engine reports MS900 itself when a check raises

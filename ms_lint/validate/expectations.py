@@ -479,8 +479,33 @@ def unbound_name(message: str) -> str | None:
 
 def missing_name(finding) -> str | None:
     """``module.name`` an MS607 finding says the installed MindSpore lacks (its data), or None."""
-    module, name = finding.data.get("module"), finding.data.get("name")
-    return f"{module}.{name}" if finding.code == "MS607" and module and name else None
+    from ms_lint.rules.ms607_missing_mindspore_api import MissingName
+
+    missing = _record(finding, MissingName)
+    return f"{missing.module}.{missing.name}" if missing is not None and missing.module and missing.name else None
+
+
+def unbound_in(finding) -> str | None:
+    """The name an MS116 finding says is bound on one path only (its data), or None."""
+    from ms_lint.rules.ms116_name_bound_on_one_path import PartlyBound
+
+    bound = _record(finding, PartlyBound)
+    return bound.name if bound is not None else None
+
+
+def dict_consumer(finding) -> str | None:
+    """Where an MS122 finding's caller reads the Cell's dict by key (``path:line``; its data), or None."""
+    from ms_lint.rules.ms122_dict_output_read_by_caller import DictReadByCaller
+
+    read = _record(finding, DictReadByCaller)
+    return (read.consumer or None) if read is not None else None
+
+
+def concerns_devices(finding) -> bool:
+    """Whether the finding's claim holds on some devices only: its record names the devices it concerns."""
+    from ms_lint.rules import data_of
+
+    return bool(getattr(data_of(finding), "devices", None))
 
 
 def tensor_method(finding) -> str | None:

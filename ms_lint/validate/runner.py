@@ -14,6 +14,7 @@ from typing import Callable
 from ms_lint.findings import Finding
 from ms_lint.validate.cache import OutcomeCache, RunLog
 from ms_lint.validate.dependencies import DependencyIndex
+from ms_lint.validate.expectations import concerns_devices
 from ms_lint.validate.outcome import Outcome
 from ms_lint.validate.planning import Job, plan_jobs
 from ms_lint.validate.project import CACHE_DIR_NAME, EXAMPLES_FILE_NAME, ProjectError, locate_module
@@ -361,7 +362,7 @@ def validate_findings(findings: list[Finding], options: ValidateOptions, pool=No
     blame_other_findings(verdicts, results)
     if run_target.device_note:
         for verdict in verdicts:
-            if verdict.finding.data.get("devices"):
+            if concerns_devices(verdict.finding):
                 verdict.notes.append(run_target.device_note)
     verdicts.sort(key=lambda v: (v.finding.path, v.finding.line, v.finding.col, v.finding.code))
     return Report(

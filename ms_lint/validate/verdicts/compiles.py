@@ -19,6 +19,7 @@ from ms_lint.validate.expectations import (
     Expectation,
     expectation_for,
     names_attribute,
+    unbound_in,
     unbound_name,
 )
 from ms_lint.validate.fallbacks import missing_kernel
@@ -111,7 +112,7 @@ def compile_failed(context, finding: Finding, expectation: Expectation) -> Verdi
     first = context.first_line()
     kind_matches = expectation.error_matches(error.get("type", ""), error.get("message", ""))
     unbound = unbound_name(error.get("message", "")) if finding.code == "MS116" else None
-    if unbound is not None and finding.data.get("name") != unbound:
+    if unbound is not None and unbound_in(finding) != unbound:
         kind_matches = False  # the name MindSpore found unbound is another finding's
     at_line = [loc for loc in context.user_locations if loc.start == finding.line]
     around = [loc for loc in context.user_locations if loc.contains(finding.line)]

@@ -6,6 +6,7 @@ from __future__ import annotations
 from ms_lint.findings import Finding
 from ms_lint.validate.expectations import (
     container_written,
+    dict_consumer,
     expectation_for,
     missing_name,
     tensor_method,
@@ -263,7 +264,8 @@ def output_verdict(context, finding: Finding) -> Verdict:
     graph, pynative = probe.get("graph_type"), probe.get("pynative_type")
     if pynative == "dict" and graph != "dict":
         keys = ", ".join(repr(key) for key in probe.get("keys") or [])
-        caller = f" ({finding.data['consumer']})" if finding.data.get("consumer") else ""
+        consumer = dict_consumer(finding)
+        caller = f" ({consumer})" if consumer else ""
         return context.make(
             finding, CONFIRMED_BY_PROBE,
             f"the Cell returns a dict ({keys}) in PyNative and a {graph} in GRAPH_MODE under "
