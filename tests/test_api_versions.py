@@ -127,8 +127,9 @@ def test_ms607_reports_a_name_the_target_version_lacks_and_names_the_version():
     old = _findings(MS607_SOURCE, OLD, "MS607")
     assert [f.line for f in old] == [7]
     assert "mindspore.mint.nn has no `CosineEmbeddingLoss` in MindSpore 2.7.1" in old[0].message
-    assert old[0].data == {"name": "CosineEmbeddingLoss", "module": "mindspore.mint.nn", "version": OLD,
-                           "target_version": OLD}
+    assert old[0].data == {"written": "mint.nn.CosineEmbeddingLoss", "module": "mindspore.mint.nn",
+                           "name": "CosineEmbeddingLoss", "failure": "AttributeError when the line runs",
+                           "version": OLD, "target_version": OLD}
     assert _findings(MS607_SOURCE, NEW, "MS607") == []
 
 
@@ -154,7 +155,8 @@ class Net(nn.Cell):
 def test_ms111_reads_the_target_version_s_registry():
     new = _findings(MS111_SOURCE, NEW, "MS111")
     assert [f.line for f in new] == [7]
-    assert new[0].data == {"name": "to_empty", "module": "Cell", "version": NEW, "target_version": NEW}
+    assert new[0].data == {"name": "to_empty", "module": "Cell", "version": NEW, "target_version": NEW,
+                           "function": "Net.construct"}
     assert _findings(MS111_SOURCE, OLD, "MS111") == []
 
 
@@ -175,7 +177,7 @@ def test_ms602_reports_a_method_only_for_the_versions_whose_tensor_lacks_it():
     old = _findings(MS602_SOURCE, OLD, "MS602")
     assert [f.line for f in old] == [9]
     assert old[0].data == {"name": "set_", "module": "mindspore.Tensor", "version": OLD, "target_version": OLD,
-                           "property": False}
+                           "property": False, "function": "Net.construct", "graph": True}
     assert _findings(MS602_SOURCE, NEW, "MS602") == []
 
 
@@ -202,7 +204,9 @@ def test_ms606_carries_the_layer_and_version():
         assert found[0].data == {"name": "mindspore.nn.Conv2d", "module": "mindspore.nn", "index": 4,
                                  "parameter": "pad_mode", "pytorch_parameter": "padding", "effect": "raises",
                                  "page": "r2.4.10:pytorch_diff/Conv2d.md", "version": version,
-                                 "target_version": version}
+                                 "target_version": version, "value": "1",
+                                 "consequence": "refuses it when the layer is built",
+                                 "keywords": [["pad_mode", "1"], ["padding", "1"]]}
 
 
 MS113_SOURCE = """

@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING, Iterator
 from ms_lint import mindspore_api as api
 from ms_lint.model.project import ProjectClass, class_answer, project_class, project_class_facts
 from ms_lint.model.scopes import ASSIGNMENT
-from ms_lint.model.syntax import FunctionNode, decorator_callee, first_argument, is_attribute_of, is_static
+from ms_lint.model.syntax import (FunctionNode, decorator_callee, first_argument, is_attribute_of, is_static,
+                                  self_attribute)
 from ms_lint.model.values import UNKNOWN, annotated_class, constant_value, literal
 
 if TYPE_CHECKING:
@@ -116,7 +117,7 @@ class ClassInfo:
         seen = _seen | {attribute}
 
         def lookup(expr: ast.AST):
-            if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id == self_name:
+            if self_attribute(expr, self_name) is not None:
                 return self.constant_attribute(expr.attr, seen)
             return UNKNOWN
 
@@ -423,8 +424,7 @@ class ClassFacts:
                 node_type = node.__class__
                 if node_type is ast.AugAssign:
                     target = node.target
-                    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and (
-                            target.value.id == self_name):
+                    if self_attribute(target, self_name) is not None:
                         writes.setdefault(target.attr, []).append((method.name, None))
                     continue
                 if (node_type is not ast.Assign and node_type is not ast.AnnAssign) or node.value is None:
@@ -436,8 +436,7 @@ class ClassFacts:
                             if is_attribute_of(element, self_name) and isinstance(element, ast.Attribute):
                                 writes.setdefault(element.attr, []).append((method.name, None))
                         continue
-                    if not (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
-                            and target.value.id == self_name):
+                    if self_attribute(target, self_name) is None:
                         continue
                     writes.setdefault(target.attr, []).append((method.name, node.value))
                     self._classify_attribute(info, target.attr, node.value)
@@ -464,8 +463,7 @@ class ClassFacts:
             def holds_parameters(expr: ast.AST) -> bool:
                 if isinstance(expr, ast.Name):
                     return expr.id in given
-                return isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and (
-                    expr.value.id == self_name and expr.attr in ("parameters", "_parameters", "params"))
+                return self_attribute(expr, self_name) in ("parameters", "_parameters", "params")
 
             for node in self.index.subtree_nodes_of(method, (ast.Assign,)):
                 value = node.value
@@ -475,8 +473,7 @@ class ClassFacts:
                 if not kept:
                     continue
                 for target in node.targets:
-                    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and (
-                            target.value.id == self_name):
+                    if self_attribute(target, self_name) is not None:
                         info._parameter_attributes.add(target.attr)
                         info._tensor_attributes.add(target.attr)
 
@@ -727,8 +724,7 @@ def _names_set_by(info: ClassInfo, nodes_of) -> set[str] | None:
             if isinstance(node, ast.Attribute) and node.attr in _DYNAMIC_SETTERS:
                 return None
             func = node.func if isinstance(node, ast.Call) else None
-            if isinstance(func, ast.Attribute) and func.attr in _NAMED_SETTERS and isinstance(func.value, ast.Name) \
-                    and func.value.id == self_name:
+            if self_attribute(func, self_name) in _NAMED_SETTERS:
                 first = node.args[0] if node.args else None
                 if not (isinstance(first, ast.Constant) and isinstance(first.value, str)):
                     return None
@@ -748,7 +744,7 @@ def _changes_made_by(nodes: list[ast.AST], self_name: str) -> tuple[str | None, 
         node_type = node.__class__
         if node_type is ast.Call:
             func = node.func
-            if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == self_name:
+            if self_attribute(func, self_name) is not None:
                 called.add(func.attr)
             elif isinstance(func, ast.Attribute) and func.attr in CONTAINER_MUTATORS and is_attribute_of(
                     func.value, self_name):

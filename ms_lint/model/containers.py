@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ms_lint import mindspore_api as api
-from ms_lint.model.syntax import FunctionNode, first_argument
+from ms_lint.model.syntax import FunctionNode, first_argument, self_attribute
 
 if TYPE_CHECKING:
     from ms_lint.model.classes import ClassInfo
@@ -43,8 +43,7 @@ class PlainContainer:
             call = statement.value if isinstance(statement, ast.Expr) else statement
             if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute):
                 targets = [call.func.value]
-        return next((target.attr for target in targets if isinstance(target, ast.Attribute)
-                     and isinstance(target.value, ast.Name) and target.value.id == instance), "")
+        return next((target.attr for target in targets if self_attribute(target, instance) is not None), "")
 
 
 def plain_containers(module: "ModuleFacts") -> list[PlainContainer]:
@@ -99,8 +98,7 @@ class _ContainerScan:
                 if target.__class__ is ast.Name:
                     if builds:
                         built.add(target.id)
-                elif target.__class__ is ast.Attribute and target.value.__class__ is ast.Name and (
-                        target.value.id == self_name):
+                elif self_attribute(target, self_name) is not None:
                     if builds or target.attr in held:
                         return True
                     stored.append(value)
@@ -111,12 +109,10 @@ class _ContainerScan:
             if value.__class__ is ast.Name and value.id in built:
                 return True
             func = value.func if value.__class__ is ast.Call else None
-            if func.__class__ is ast.Attribute and func.attr in returned_by and func.value.__class__ is ast.Name and (
-                    func.value.id == self_name):
+            if self_attribute(func, self_name) in returned_by:
                 return True
         return bool(held) and any(
-            node.attr in held and node.value.__class__ is ast.Name and node.value.id == self_name
-            for node in index.subtree_nodes_of(method, (ast.Attribute,)))
+            self_attribute(node, self_name) in held for node in index.subtree_nodes_of(method, (ast.Attribute,)))
 
     def element_kind(self, expr: ast.AST | None, cell_names: set[str], self_name: str) -> str | None:
         if expr is None:
@@ -129,8 +125,7 @@ class _ContainerScan:
             return "cell" if self.module.owns_parameters(expr) is not False else None
         if self.module.builds_parameter(expr):
             return "parameter"
-        if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and isinstance(
-                expr.func.value, ast.Name) and expr.func.value.id == self_name:
+        if isinstance(expr, ast.Call) and self_attribute(expr.func, self_name) is not None:
             helper = self.info.methods.get(expr.func.attr)
             if helper is not None and self._returns_cell(helper):
                 return "cell"
@@ -158,7 +153,7 @@ class _ContainerScan:
         def target_of(expr: ast.AST) -> PlainContainer | None:
             if isinstance(expr, ast.Name):
                 return local.get(expr.id)
-            if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id == self_name:
+            if self_attribute(expr, self_name) is not None:
                 return self.attributes.get(expr.attr)
             return None
 
@@ -224,8 +219,7 @@ class _ContainerScan:
                                 add_site(container, node, contents[0])
                         elif self.element_kind(value, cell_names, self_name) == "cell":
                             cell_names.add(target.id)
-                    elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and (
-                            target.value.id == self_name):
+                    elif self_attribute(target, self_name) is not None:
                         container = None
                         if contents is not None:
                             container = PlainContainer(self.info, f"{self_name}.{target.attr}", is_dict=contents[1],
@@ -235,8 +229,7 @@ class _ContainerScan:
                                 add_site(container, node, contents[0])
                         elif isinstance(value, ast.Name) and value.id in local:
                             container = local[value.id]
-                        elif isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and isinstance(
-                                value.func.value, ast.Name) and value.func.value.id == self_name:
+                        elif isinstance(value, ast.Call) and self_attribute(value.func, self_name) is not None:
                             container = self.returned.get(value.func.attr)
                         if container is not None:
                             container.stored_on_self = True

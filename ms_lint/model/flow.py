@@ -18,7 +18,7 @@ import ast
 from dataclasses import dataclass
 from typing import Iterable, Iterator
 
-from ms_lint.model.syntax import FunctionNode, first_argument, parameter_names, preorder
+from ms_lint.model.syntax import FunctionNode, first_argument, parameter_names, preorder, self_attribute
 from ms_lint.model.values import UNKNOWN
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
@@ -335,7 +335,7 @@ def _resolved_by_parser(test: ast.expr, self_name: str | None) -> bool:
     if self_name is None:
         return False
     if isinstance(test, ast.Attribute):
-        return isinstance(test.value, ast.Name) and test.value.id == self_name
+        return self_attribute(test, self_name) is not None
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         return _resolved_by_parser(test.operand, self_name)
     if isinstance(test, ast.BoolOp):

@@ -10,7 +10,7 @@ from ms_lint import mindspore_api as api
 from ms_lint.model.classes import ClassInfo
 from ms_lint.model.kinds import FunctionKinds, parameter_kinds_of_call
 from ms_lint.model.syntax import (FunctionNode, decorator_callee, first_argument, is_classmethod, is_static,
-                                  parameter_defaults, parameter_names)
+                                  parameter_defaults, parameter_names, self_attribute)
 from ms_lint.model.scopes import PARAMETER
 from ms_lint.model.values import TENSOR, UNKNOWN, annotates_python_value, flatten, join, join_structures, literal
 
@@ -254,8 +254,7 @@ class GraphCode:
             host: dict[int, tuple[dict, dict]] = {}
             for site in self.calls_written(*attributes):
                 func = site.node.func
-                if not (isinstance(func, ast.Attribute) and func.attr in attributes and isinstance(func.value, ast.Name)
-                        and site.function is not None and func.value.id == first_argument(site.function)
+                if not (site.function is not None and self_attribute(func, first_argument(site.function)) in attributes
                         and site.owner is not None and self._local_sub_cell(site.owner, func.attr) is self.classes[key]
                         and not self.is_graph_code(site.function)):
                     continue
@@ -358,8 +357,7 @@ class GraphCode:
             return caller.owner
         if isinstance(receiver, ast.Name):
             return self.local_class(self.qualname(receiver))
-        if (isinstance(receiver, ast.Attribute) and isinstance(receiver.value, ast.Name)
-                and receiver.value.id == caller.self_name and caller.owner is not None):
+        if (self_attribute(receiver, caller.self_name) is not None and caller.owner is not None):
             return self._local_sub_cell(caller.owner, receiver.attr)
         return None
 
@@ -382,8 +380,8 @@ class GraphCode:
         func = site.node.func
         if site.qualname is not None:
             return True  # a function, class or library object named by the module's names
-        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and site.owner is not None and (
-                site.function is not None and func.value.id == first_argument(site.function)):
+        if site.owner is not None and site.function is not None and self_attribute(
+                func, first_argument(site.function)) is not None:
             return site.owner.find_method(func.attr) is not None or any(
                 info.cell_attributes.get(func.attr) for info in site.owner.lineage())
         return False
@@ -436,8 +434,7 @@ class GraphCode:
             if target is None or target is caller.node or self._runs_at_compile_time(target):
                 continue
             yield node, target, owner, parameter_kinds_of_call(caller, node, target, bound)
-            if bound and isinstance(func, ast.Attribute) and func.value.__class__ is ast.Name and (
-                    func.value.id == caller.self_name and caller.owner is not None):
+            if bound and self_attribute(func, caller.self_name) is not None and caller.owner is not None:
                 # ``self.m()`` in a method a subclass inherits runs the subclass's own ``m`` on its instances
                 for sub_owner, override in self._overrides(caller.owner, caller.node, func.attr):
                     yield node, override, sub_owner, parameter_kinds_of_call(caller, node, override, True)

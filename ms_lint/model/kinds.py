@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Iterator
 from ms_lint import mindspore_api as api
 from ms_lint.model.classes import ClassInfo, UserType
 from ms_lint.model.ranks import Rank, least_rank
-from ms_lint.model.syntax import FunctionNode, first_argument, holds_line, is_static, last_line
+from ms_lint.model.syntax import FunctionNode, first_argument, holds_line, is_static, last_line, self_attribute
 from ms_lint.model.scopes import ASSIGNMENT, PARAMETER
 from ms_lint.model.values import (BUILTIN_STATIC_CALLS, HOST, INDEX_BUILTINS, INDEX_FUNCTIONS, KIND_PASSING_BUILTINS,
                                   TENSOR, UNKNOWN, annotated_class, annotates_python_value, constant_value,
@@ -88,8 +88,7 @@ class FunctionKinds:
 
     def _constant_of(self, expr: ast.AST):
         if isinstance(expr, ast.Attribute):
-            value = expr.value
-            if isinstance(value, ast.Name) and value.id == self.self_name and self.owner is not None:
+            if self_attribute(expr, self.self_name) is not None and self.owner is not None:
                 return self.owner.constant_attribute(expr.attr)
             return UNKNOWN
         binding = self.module.scopes.binding(expr)
@@ -257,8 +256,7 @@ class FunctionKinds:
         if not isinstance(value, ast.Call) or self.owner is None:
             return None
         func = value.func
-        if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
-                and func.value.id == self.self_name):
+        if self_attribute(func, self.self_name) is None:
             return None
         found = self.owner.find_method(func.attr)
         if found is None:
@@ -382,8 +380,7 @@ class FunctionKinds:
     def object_type(self, expr: ast.AST) -> UserType | None:
         """The user class of the object ``expr`` holds: a local name built from one, ``self.<attribute>`` holding
         one, or a parameter annotated with one (``past_key_values: Optional[Cache]``)."""
-        if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and (
-                expr.value.id == self.self_name and self.owner is not None):
+        if self_attribute(expr, self.self_name) is not None and self.owner is not None:
             return next((info.object_attributes[expr.attr] for info in self.owner.lineage()
                          if expr.attr in info.object_attributes), None)
         if not isinstance(expr, ast.Name):
@@ -410,8 +407,7 @@ class FunctionKinds:
         module = self.module
         if isinstance(expr, ast.Name):
             expr = module.value_bound_to(expr, self.node, self.owner)
-        elif isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and (
-                expr.value.id == self.self_name and self.owner is not None):
+        elif self_attribute(expr, self.self_name) is not None and self.owner is not None:
             qualname = self.owner.attribute_constructor(expr.attr)
             built = module._class_named(qualname) if qualname else None
             return bool(built and built[1] is not None and built[1].is_jit_class)
@@ -576,12 +572,10 @@ class FunctionKinds:
         if expr.attr in api.STATIC_TENSOR_ATTRIBUTES:
             return None
         value = expr.value
-        if isinstance(value, ast.Name) and value.id == self.self_name and self.owner is not None:
+        if self_attribute(expr, self.self_name) is not None and self.owner is not None:
             return TENSOR if self.owner.has_attribute("tensor_attributes", expr.attr) else None
         if (
-            isinstance(value, ast.Attribute)
-            and isinstance(value.value, ast.Name)
-            and value.value.id == self.self_name
+            self_attribute(value, self.self_name) is not None
             and self.owner is not None
             and self.owner.has_attribute("cell_attributes", value.attr)
         ):
@@ -629,7 +623,7 @@ class FunctionKinds:
 
     def _self_attribute(self, expr: ast.AST) -> str | None:
         """``attribute`` of ``self.<attribute>``, where that is not a method of the class."""
-        if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id == self.self_name \
+        if self_attribute(expr, self.self_name) is not None \
                 and self.owner is not None and self.owner.find_method(expr.attr) is None:
             return expr.attr
         return None
@@ -672,7 +666,7 @@ class FunctionKinds:
                 if func.attr in api.HOST_CONVERSION_METHODS:
                     return HOST
                 return receiver_kind
-            if isinstance(func.value, ast.Name) and func.value.id == self.self_name and self.owner is not None:
+            if self_attribute(func, self.self_name) is not None and self.owner is not None:
                 found = self.owner.find_method(func.attr)
                 if found is None:
                     return self._held_call_kind(func.attr, element=False)

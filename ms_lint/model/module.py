@@ -16,7 +16,7 @@ from ms_lint.model.graph import EagerFunction, GraphCode, GraphFunction
 from ms_lint.model.scopes import ASSIGNMENT, CLASS, FUNCTION, Binding, Scope, Scopes, module_name_of
 from ms_lint.model.source import source_lines
 from ms_lint.model.syntax import (FunctionNode, NodeIndex, first_argument, holds_line, leaves_before,
-                                  on_other_branches)
+                                  on_other_branches, self_attribute)
 from ms_lint.settings import Settings
 from ms_lint.target import Target, target_from_settings
 
@@ -379,16 +379,15 @@ class ModuleFacts(ClassFacts, GraphCode):
         if isinstance(expr, ast.Name):
             binding = self.scopes.binding(expr)  # Python's own rule: the binding in force where it is used
             return binding.value if binding is not None and binding.kind == ASSIGNMENT else None
-        if not (isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and owner is not None
-                and function is not None and expr.value.id == first_argument(function)):
+        if not (owner is not None and function is not None
+                and self_attribute(expr, first_argument(function)) is not None):
             return None
         for info in owner.lineage():
             for method in sorted(info.methods.values(), key=lambda m: m.name != "__init__"):
                 self_name = first_argument(method)
                 for node in self.index.subtree_nodes_of(method, (ast.Assign,)):
                     if isinstance(node, ast.Assign) and any(
-                            isinstance(t, ast.Attribute) and t.attr == expr.attr and isinstance(t.value, ast.Name)
-                            and t.value.id == self_name for t in node.targets):
+                            self_attribute(t, self_name) == expr.attr for t in node.targets):
                         return node.value
         return None
 
@@ -603,8 +602,8 @@ class _CallGraph:
             callee = None
             if isinstance(func, ast.Name):
                 callee = module.local_function(func)
-            elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and site.owner is not None \
-                    and function is not None and func.value.id == first_argument(function):
+            elif site.owner is not None and function is not None \
+                    and self_attribute(func, first_argument(function)) is not None:
                 found = site.owner.find_method(func.attr)
                 callee = found[1] if found is not None else None
             # a function handed to another one runs too: ``fire.Fire(main)``, ``mp.spawn(worker, ...)``

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ms_lint.model.scopes import ASSIGNMENT
-from ms_lint.model.syntax import FunctionNode, first_argument, holds_line, in_one_loop
+from ms_lint.model.syntax import FunctionNode, first_argument, holds_line, in_one_loop, self_attribute
 
 if TYPE_CHECKING:
     from ms_lint.model.classes import ClassInfo
@@ -94,7 +94,7 @@ class _Ranks:
         if not isinstance(func, ast.Attribute):
             target = self.module.local_function(func)
             return None if target is None else self._returned(target, None, depth)
-        if owner is not None and isinstance(func.value, ast.Name) and func.value.id == first_argument(function):
+        if owner is not None and self_attribute(func, first_argument(function)) is not None:
             found = owner.find_method(func.attr)
             return None if found is None else self._returned(found[1], found[0], depth)
         method = func.attr

@@ -635,9 +635,19 @@ def _decorated_with(function: FunctionNode, name: str) -> bool:
     return any(isinstance(d, ast.Name) and d.id == name for d in function.decorator_list)
 
 
+def self_attribute(expr: ast.AST | None, self_name: str | None) -> str | None:
+    """The one question "is ``expr`` an attribute of the instance itself (``self.<attr>``)": its attribute's name
+    when ``expr`` is ``<self_name>.<attr>``, with ``self_name`` the name the method's first parameter gives the
+    instance (another object, a longer chain ``self.a.b``, or no instance at all: None)."""
+    if self_name is not None and expr.__class__ is ast.Attribute and expr.value.__class__ is ast.Name \
+            and expr.value.id == self_name:
+        return expr.attr
+    return None
+
+
 def is_attribute_of(target: ast.AST, name: str) -> bool:
     while isinstance(target, (ast.Attribute, ast.Subscript)):
-        if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == name:
+        if self_attribute(target, name) is not None:
             return True
         target = target.value
     return False

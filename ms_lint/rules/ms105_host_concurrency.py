@@ -7,6 +7,7 @@ from typing import Iterator
 
 from ms_lint import mindspore_api as api
 from ms_lint.model import TENSOR, GraphFunction, ModuleFacts
+from ms_lint.model.syntax import self_attribute
 from ms_lint.findings import Finding, FindingData, fact
 from ms_lint.rules.base import Rule
 
@@ -83,8 +84,7 @@ def _what_it_starts(module: ModuleFacts, function: GraphFunction, call: ast.Call
     if api.is_host_concurrency(qualname):
         return f"{qualname}()"
     func = call.func
-    if (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Attribute)
-            and isinstance(func.value.value, ast.Name) and func.value.value.id == function.self_name
+    if (isinstance(func, ast.Attribute) and self_attribute(func.value, function.self_name) is not None
             and function.owner is not None):
         built_by = function.owner.attribute_constructor(func.value.attr)
         if api.is_host_concurrency(built_by):

@@ -7,6 +7,7 @@ from typing import Iterator
 
 from ms_lint import mindspore_api as api
 from ms_lint.model import ModuleFacts
+from ms_lint.model.syntax import self_attribute
 from ms_lint.findings import Finding, FindingData, fact
 from ms_lint.rules.base import Rule
 
@@ -124,7 +125,7 @@ def _stored_on_instance(function, call: ast.Call) -> str | None:
 
 
 def _on_instance(target: ast.AST, instance: str) -> bool:
-    return isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == instance
+    return self_attribute(target, instance) is not None
 
 
 # Normalisation layers whose parameters start at constants: how many arguments may be given by position before the

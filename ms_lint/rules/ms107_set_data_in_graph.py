@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Iterator
 
 from ms_lint.model import TENSOR, GraphFunction, ModuleFacts
+from ms_lint.model.syntax import self_attribute
 from ms_lint.findings import Finding, FindingData, fact
 from ms_lint.edits import Edit, FixContext
 from ms_lint.rules.base import Rule
@@ -27,8 +28,7 @@ def _may_be_parameter(function: GraphFunction, receiver: ast.AST) -> bool:
     """Tensor data, or an attribute of the Cell (Parameters are often inherited or set up by a base class)."""
     if function.kind(receiver) == TENSOR:
         return True
-    return isinstance(receiver, ast.Attribute) and isinstance(receiver.value, ast.Name) and (
-        receiver.value.id == function.self_name)
+    return self_attribute(receiver, function.self_name) is not None
 
 
 class SetDataInGraph(Rule):

@@ -7,7 +7,7 @@ from typing import Iterator
 
 from ms_lint.model import TENSOR, GraphFunction, ModuleFacts
 from ms_lint.model.scopes import ASSIGNMENT, PARAMETER
-from ms_lint.model.syntax import under
+from ms_lint.model.syntax import self_attribute, under
 from ms_lint.findings import Finding, FindingData, fact
 from ms_lint.rules.base import Rule
 
@@ -233,8 +233,7 @@ class StateWrittenInGraph(Rule):
             return
         if isinstance(target, ast.Name) and target.id in declared_global:
             yield statement, GlobalWritten(global_=target.id, function=function.label)
-        elif (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
-              and target.value.id == function.self_name and function.owner is not None
+        elif (self_attribute(target, function.self_name) is not None and function.owner is not None
               and function.owner.is_cell
               and not module.is_parameter_attribute(function.owner, target.attr)):
             if _cell_built_here(module, function, value):
@@ -260,8 +259,7 @@ class StateWrittenInGraph(Rule):
             data = _item_written(module, function, statement, target)
             if data is not None:
                 yield statement, data
-        elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Attribute) and isinstance(
-                target.value.value, ast.Name) and target.value.value.id == function.self_name and (
+        elif isinstance(target, ast.Attribute) and self_attribute(target.value, function.self_name) is not None and (
                 function.owner is not None and function.owner.is_cell
                 and function.object_type(target.value) is not None):
             yield statement, ObjectAttributeWritten(
@@ -332,12 +330,10 @@ def _reads_written_state(function: GraphFunction, statement: ast.AST, value: ast
         return False
     written = {target.attr for node in function.nodes_of(ast.Assign, ast.AugAssign)
                for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
-               if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
-               and target.value.id == function.self_name}
+               if self_attribute(target, function.self_name) is not None}
 
     def reads(expr: ast.AST) -> bool:
-        return any(isinstance(node, ast.Attribute) and node.attr in written and isinstance(node.value, ast.Name)
-                   and node.value.id == function.self_name for node in ast.walk(expr))
+        return any(self_attribute(node, function.self_name) in written for node in ast.walk(expr))
 
     if reads(value):
         return True
@@ -392,7 +388,7 @@ def _from_shapes_only(module: ModuleFacts, function: GraphFunction, value: ast.A
         if node_type is ast.Attribute:
             if node.attr in _SHAPE_ATTRIBUTES:
                 continue
-            if isinstance(node.value, ast.Name) and node.value.id == function.self_name:
+            if self_attribute(node, function.self_name) is not None:
                 writes = [method for info in function.owner.lineage()
                           for method, _ in info.attribute_writes.get(node.attr, ())]
                 if any(method not in ("__init__", "<class body>") for method in writes) or (
@@ -417,8 +413,7 @@ def _from_shapes_only(module: ModuleFacts, function: GraphFunction, value: ast.A
             elif isinstance(func, ast.Name) and module.scopes.binding(func) is None:  # a builtin
                 if func.id == "len":
                     continue
-            elif not isinstance(func, ast.Attribute) or (
-                    isinstance(func.value, ast.Name) and func.value.id == function.self_name):
+            elif not isinstance(func, ast.Attribute) or self_attribute(func, function.self_name) is not None:
                 return False  # a local function, a sub-cell, a method of the Cell, or a call of a call's result
             stack.extend(ast.iter_child_nodes(node))
             continue
@@ -471,8 +466,8 @@ def _item_written(module: ModuleFacts, function: GraphFunction, statement: ast.A
     """``self.cache[key] = value`` on an attribute that is not a Parameter: STRICT refuses it; under LAX the write
     never reaches the Cell, so a cache filled under a condition on it stays empty and is recomputed every call."""
     held = target.value
-    if not (isinstance(held, ast.Attribute) and isinstance(held.value, ast.Name)
-            and held.value.id == function.self_name and function.owner is not None and function.owner.is_cell):
+    if not (self_attribute(held, function.self_name) is not None and function.owner is not None
+            and function.owner.is_cell):
         return None
     attribute = held.attr
     if not _plain_container(module, function.owner, attribute):
@@ -507,7 +502,6 @@ def _cache_condition(function: GraphFunction, statement: ast.AST, attribute: str
     """The ``if`` around ``statement`` whose condition reads ``self.<attribute>`` (``if key not in self.cache:``)."""
     for branch in function.nodes_of(ast.If):
         if under(branch, statement.lineno) and any(
-                isinstance(node, ast.Attribute) and node.attr == attribute and isinstance(node.value, ast.Name)
-                and node.value.id == function.self_name for node in ast.walk(branch.test)):
+                self_attribute(node, function.self_name) == attribute for node in ast.walk(branch.test)):
             return branch
     return None

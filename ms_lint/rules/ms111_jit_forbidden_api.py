@@ -7,6 +7,7 @@ from typing import Iterator
 
 from ms_lint import mindspore_api as api
 from ms_lint.model import TENSOR, GraphFunction, ModuleFacts
+from ms_lint.model.syntax import self_attribute
 from ms_lint.findings import Finding, FindingData, fact
 from ms_lint.rules.base import Rule
 
@@ -133,8 +134,8 @@ def _forbidden_method(function: GraphFunction, call: ast.Call, methods: dict[str
     if func.attr in methods.get("Cell", ()) and owner is not None and owner.is_cell:
         if isinstance(receiver, ast.Name) and receiver.id == function.self_name:
             return f"Cell.{func.attr}"
-        if (isinstance(receiver, ast.Attribute) and isinstance(receiver.value, ast.Name)
-                and receiver.value.id == function.self_name and owner.has_attribute("cell_attributes", receiver.attr)):
+        attribute = self_attribute(receiver, function.self_name)
+        if attribute is not None and owner.has_attribute("cell_attributes", attribute):
             return f"Cell.{func.attr}"
     # The method's name first: what the receiver holds takes a look into the function's data.
     tensor_class = next((name for name in ("Parameter", "Tensor") if func.attr in methods.get(name, ())), None)

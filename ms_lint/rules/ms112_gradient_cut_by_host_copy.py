@@ -9,6 +9,7 @@ from typing import Iterator
 
 from ms_lint.model import TENSOR, ClassInfo, FunctionNode, ModuleFacts
 from ms_lint.model.project import project_class_facts
+from ms_lint.model.syntax import self_attribute
 from ms_lint.findings import Finding, FindingData, fact
 from ms_lint.rules.base import Rule
 
@@ -214,7 +215,7 @@ def _helper_called(module: ModuleFacts, caller, call: ast.Call
     if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)) or func.attr in (
             "construct", "__call__", "__init__"):
         return None
-    if func.value.id == caller.self_name and caller.owner is not None:
+    if self_attribute(func, caller.self_name) is not None and caller.owner is not None:
         info, facts = caller.owner, module
     else:
         value = module.value_bound_to(func.value, caller.node, None)

@@ -9,6 +9,7 @@ from typing import Iterator
 from ms_lint.findings import Finding, FindingData, fact
 from ms_lint.edits import Edit, FixContext
 from ms_lint.model import ModuleFacts
+from ms_lint.model.syntax import self_attribute
 from ms_lint.model.flow import PartialRead, partially_bound_reads
 from ms_lint.model.values import UNKNOWN
 from ms_lint.rules.base import Rule
@@ -163,8 +164,7 @@ class NameBoundOnOnePath(Rule):
                 continue
             for call in function.nodes_of(ast.Call):
                 func = call.func
-                if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
-                        and func.value.id == function.self_name) or owner.find_method(func.attr) is not None:
+                if self_attribute(func, function.self_name) is None or owner.find_method(func.attr) is not None:
                     continue
                 if owner.attribute_constructor(func.attr) is not None or any(
                         func.attr in info.cell_attributes for info in owner.lineage()):

@@ -8,7 +8,7 @@ from typing import Iterator
 from ms_lint import mindspore_api as api
 from ms_lint.model import ClassInfo, FunctionNode, ModuleFacts
 from ms_lint.model.project import project_class_facts
-from ms_lint.model.syntax import instance_parameter
+from ms_lint.model.syntax import instance_parameter, self_attribute
 from ms_lint.findings import Finding, FindingData, fact
 from ms_lint.rules.base import Rule
 
@@ -271,8 +271,7 @@ def _construct_reads(facts: ModuleFacts, info: ClassInfo) -> dict[str, list[str]
     plain = _plain_attributes(facts, info)
     reads: dict[str, list[str]] = {}
     for node in facts.index.body_nodes_of(construct, (ast.Attribute,)):
-        if isinstance(node.ctx, ast.Load) and isinstance(node.value, ast.Name) and node.value.id == self_name and (
-                node.attr in plain):
+        if isinstance(node.ctx, ast.Load) and self_attribute(node, self_name) in plain:
             reads.setdefault(node.attr, [f"{owner.name}.construct"])
     return reads
 
@@ -300,8 +299,7 @@ def _graph_reads(module: ModuleFacts, globals_wanted: bool,
         if id(owner) not in plain:
             plain[id(owner)] = _plain_attributes(module, owner)
         for node in function.nodes_of(ast.Attribute):
-            if (isinstance(node.ctx, ast.Load) and isinstance(node.value, ast.Name)
-                    and node.value.id == function.self_name and node.attr in plain[id(owner)]):
+            if isinstance(node.ctx, ast.Load) and self_attribute(node, function.self_name) in plain[id(owner)]:
                 readers = attribute_reads.setdefault((id(owner), node.attr), [])
                 if function.label not in readers:
                     readers.append(function.label)
@@ -364,7 +362,7 @@ def _assigned_attribute(stmt: ast.AST, self_name: str | None) -> str | None:
     targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] if isinstance(
         stmt, ast.AugAssign) else []
     for target in targets:
-        if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == self_name:
+        if self_attribute(target, self_name) is not None:
             return target.attr
     return None
 

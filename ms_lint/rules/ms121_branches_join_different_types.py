@@ -8,6 +8,7 @@ from typing import Iterator
 from ms_lint import mindspore_api as api
 from ms_lint.findings import Finding, FindingData, fact
 from ms_lint.model import GraphFunction, ModuleFacts
+from ms_lint.model.syntax import self_attribute
 from ms_lint.rules.base import Rule
 from ms_lint.rules.ms120_logging_in_graph import compiled_functions, runtime_condition
 from ms_lint.rules.tensor_evidence import evidently_tensor
@@ -346,8 +347,7 @@ def _cast(function: GraphFunction, expr: ast.AST) -> tuple[str, ast.AST] | None:
         called = "mindspore.ops.cast"  # the usual spellings, whatever the module imports them as
     elif isinstance(func, ast.Call):
         called = function.module.qualname(func.func)  # P.Cast()(e, D)
-    elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and (
-            func.value.id == function.self_name and function.owner is not None):
+    elif self_attribute(func, function.self_name) is not None and function.owner is not None:
         called = function.owner.attribute_constructor(func.attr)  # self.cast(e, D)
     else:
         called = function.module.qualname(func)

@@ -10,7 +10,7 @@ from ms_lint.findings import Finding, FindingData, fact
 from ms_lint.edits import Edit, FixContext
 from ms_lint.model import ModuleFacts
 from ms_lint.model.classes import ClassInfo
-from ms_lint.model.syntax import instance_parameter
+from ms_lint.model.syntax import instance_parameter, self_attribute
 from ms_lint.rules.base import Rule
 
 
@@ -90,8 +90,7 @@ class AttributeNeverSet(Rule):
                 continue
             guarded = _hasattr_guards(function.nodes_of(ast.Call), self_name)
             reads = [node for node in function.nodes_of(ast.Attribute)
-                     if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load)
-                     and isinstance(node.value, ast.Name) and node.value.id == self_name
+                     if isinstance(node.ctx, ast.Load) and self_attribute(node, self_name) is not None
                      and not (node.attr.startswith("__") and node.attr.endswith("__")) and node.attr not in guarded]
             # what the class and its bases of this module set answers most reads; the bases in the project's other
             # modules are asked only for a name still unknown

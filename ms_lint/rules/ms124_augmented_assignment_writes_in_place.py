@@ -11,7 +11,7 @@ from ms_lint.edits import Edit, FixContext
 from ms_lint.findings import Finding, FindingData, fact
 from ms_lint.model import TENSOR, GraphFunction, ModuleFacts
 from ms_lint.model.scopes import ASSIGNMENT, PARAMETER, Binding
-from ms_lint.model.syntax import holds_line
+from ms_lint.model.syntax import holds_line, self_attribute
 from ms_lint.rules.base import Rule
 
 # The first release whose graph mode parses ``x += y`` into an in-place operator (its release notes; measured:
@@ -407,7 +407,7 @@ def _attribute_holder(function: GraphFunction, expr: ast.Attribute) -> Holder | 
     if isinstance(value, ast.Name) and value.id == self_name and owner.has_attribute("tensor_attributes", expr.attr):
         return Holder("attribute", f"{self_name}.{expr.attr}",
                       parameter=owner.has_attribute("parameter_attributes", expr.attr))
-    if isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name) and value.value.id == self_name \
+    if self_attribute(value, self_name) is not None \
             and owner.has_attribute("cell_attributes", value.attr) and expr.attr in api.LAYER_PARAMETER_NAMES:
         return Holder("attribute", f"{self_name}.{value.attr}.{expr.attr}", parameter=True)
     return None

@@ -7,7 +7,7 @@ from typing import Iterator
 
 from ms_lint import mindspore_api as api
 from ms_lint.model import ClassInfo, FunctionNode, ModuleFacts
-from ms_lint.model.syntax import first_argument
+from ms_lint.model.syntax import first_argument, self_attribute
 from ms_lint.findings import Finding, FindingData
 from ms_lint.rules.base import Rule
 
@@ -91,8 +91,7 @@ def _initialises_base(module: ModuleFacts, info: ClassInfo, method: FunctionNode
             if node.args and isinstance(node.args[0], ast.Name) and node.args[0].id == self_name and (
                     _may_be_cell_class(module, receiver)):
                 return True
-        elif self_name and isinstance(func.value, ast.Name) and func.value.id == self_name and (
-                func.attr not in seen):
+        elif self_name and self_attribute(func, self_name) is not None and func.attr not in seen:
             found = info.find_method(func.attr)
             if found is not None and _initialises_base(module, found[0], found[1], seen):
                 return True

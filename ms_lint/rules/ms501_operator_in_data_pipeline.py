@@ -7,7 +7,7 @@ from typing import Iterator
 
 from ms_lint import mindspore_api as api
 from ms_lint.model import ClassInfo, FunctionNode, ModuleFacts
-from ms_lint.model.syntax import first_argument
+from ms_lint.model.syntax import first_argument, self_attribute
 from ms_lint.findings import Finding, FindingData
 from ms_lint.rules.base import Rule
 
@@ -226,8 +226,8 @@ def _entries_of(module: ModuleFacts, expr: ast.AST, owner: ClassInfo | None, sco
         for value in values:
             yield from _entries_of(module, value, owner, scope, role, depth + 1)
     elif isinstance(expr, ast.Attribute):
-        if isinstance(expr.value, ast.Name) and owner is not None and isinstance(scope, (
-                ast.FunctionDef, ast.AsyncFunctionDef)) and expr.value.id == first_argument(scope):
+        if owner is not None and isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)) and self_attribute(
+                expr, first_argument(scope)) is not None:
             found = owner.find_method(expr.attr)
             if found is not None:
                 yield _Entry(found[1], found[0], f"{role} {found[0].name}.{expr.attr}")
@@ -306,8 +306,7 @@ def _calls_in(module: ModuleFacts, function: FunctionNode | ast.Lambda, owner: C
                     yield node, held
                 elif module.local_function(func) is not None:
                     yield from _calls_in(module, module.local_function(func), None, seen)
-            elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and (
-                    self_name is not None and func.value.id == self_name):
+            elif self_attribute(func, self_name) is not None:
                 found = owner.find_method(func.attr)
                 if found is not None:
                     yield from _calls_in(module, found[1], found[0], seen)
@@ -340,8 +339,7 @@ def _operator_held_by_attribute(module: ModuleFacts, owner: ClassInfo, attribute
             self_name = first_argument(method)
             for node in ast.walk(method):
                 if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and any(
-                        isinstance(t, ast.Attribute) and t.attr == attribute and isinstance(t.value, ast.Name)
-                        and t.value.id == self_name for t in node.targets):
+                        self_attribute(t, self_name) == attribute for t in node.targets):
                     name = _operator_of_expression(module, node.value)
                     if name:
                         return name
