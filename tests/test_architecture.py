@@ -155,3 +155,29 @@ def test_no_module_assumes_the_instance_parameter_is_named_self():
     found = {str(path.relative_to(PACKAGE)): lines for path in sorted(PACKAGE.rglob("*.py")) if path not in _NAMES_SELF
              for lines in [literal_self_names(ast.parse(path.read_text(encoding="utf-8")))] if lines}
     assert found == {}
+
+
+# The one place that answers "is this expression ``<instance>.<attr>``": the model's ``syntax.self_attribute``.
+_ANSWERS_SELF_ATTRIBUTE = PACKAGE / "model" / "syntax.py"
+
+
+def receiver_name_tests(tree: ast.AST) -> list[int]:
+    """The lines of ``tree`` that compare an attribute's receiver name with a name (``x.value.id == self_name``):
+    the question ``self_attribute`` answers, asked again."""
+    return [node.lineno for node in ast.walk(tree)
+            if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.Eq, ast.NotEq))
+            and isinstance(node.left, ast.Attribute) and node.left.attr == "id"
+            and isinstance(node.left.value, ast.Attribute) and node.left.value.attr == "value"
+            and not isinstance(node.comparators[0], ast.Constant)]
+
+
+def test_the_receiver_finder_finds_a_copy_of_the_self_attribute_question():
+    source = "a = f.value.id == self_name\nb = f.value.id in names\nc = f.value.id == 'np'\nd = f.id == s\n"
+    assert receiver_name_tests(ast.parse(source)) == [1]
+
+
+def test_the_self_attribute_question_is_answered_once():
+    found = {str(path.relative_to(PACKAGE)): lines for path in sorted(PACKAGE.rglob("*.py"))
+             if path != _ANSWERS_SELF_ATTRIBUTE
+             for lines in [receiver_name_tests(ast.parse(path.read_text(encoding="utf-8")))] if lines}
+    assert found == {}, "ask syntax.self_attribute"

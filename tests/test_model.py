@@ -1130,3 +1130,21 @@ def test_the_names_a_project_base_sets_are_read_once_for_the_whole_run(tmp_path,
     reads = _recording_reads(monkeypatch)
     assert [_check(user) for user in users] == [["MS123"], ["MS123"]]
     assert [path for path, outline in reads if not outline] == [str(package / "base.py")]
+
+
+@pytest.mark.parametrize("source, instance, expected", [
+    ("this.weight", "this", "weight"),
+    ("self.layers[0]", "self", None),  # a subscript of the attribute, not the attribute
+    ("self.block.weight", "self", None),  # an attribute of an attribute
+    ("other.weight", "self", None),
+    ("self.weight", None, None),  # a static method or a function: no instance
+    ("self", "self", None),
+    ("self.weight()", "self", None),  # the call, not its callee
+])
+def test_self_attribute_answers_whether_an_expression_is_an_attribute_of_the_instance(source, instance, expected):
+    from ms_lint.model.syntax import is_attribute_of, self_attribute
+
+    expr = ast.parse(source, mode="eval").body
+    assert self_attribute(expr, instance) == expected
+    if source == "self.layers[0]":
+        assert is_attribute_of(expr, "self")  # the chain is rooted at the instance

@@ -346,7 +346,7 @@ class ClassFacts:
                     found = found + added
                 continue
             func = node.func
-            if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == expr.id:
+            if self_attribute(func, expr.id) is not None:
                 if func.attr in ("append", "insert") and node.args:
                     found = found + [node.args[-1]]
                 elif func.attr == "extend" and node.args:

@@ -397,7 +397,7 @@ class GraphCode:
             owner: ClassInfo | None = None
             bound = False
             if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
-                if func.value.id == caller.self_name and caller.owner is not None:
+                if self_attribute(func, caller.self_name) is not None and caller.owner is not None:
                     found = caller.owner.find_method(func.attr)
                     if found is not None and func.attr not in ("construct", "bprop", "__init__"):
                         owner, target = found

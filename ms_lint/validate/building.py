@@ -30,7 +30,7 @@ import operator
 import re
 from dataclasses import dataclass, field
 
-from ms_lint.model.syntax import first_argument
+from ms_lint.model.syntax import first_argument, self_attribute
 
 _MAX_CALLS = 4
 
@@ -704,7 +704,7 @@ def _self_layer(obj, node, instance: str):
     if not isinstance(node, ast.Call) or not node.args:
         return None
     func = node.func
-    if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == instance):
+    if self_attribute(func, instance) is None:
         return None
     layer = getattr(obj, func.attr, None)
     return layer if layer is not None and hasattr(layer, "construct") else None

@@ -19,7 +19,7 @@ import ast
 import re
 import weakref
 
-from ms_lint.model.syntax import first_argument, holds_line, instance_parameter, last_line
+from ms_lint.model.syntax import first_argument, holds_line, instance_parameter, last_line, self_attribute
 
 TRAIN_RETRY = "train"
 GRADIENT_RETRY = "gradient"
@@ -153,8 +153,7 @@ def _call_sites(methods: dict, entry: str = "construct") -> dict[str, list[tuple
         if instance is None:
             continue
         for node in ast.walk(method):
-            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == instance \
-                    and node.attr in methods and node.attr != entry:
+            if self_attribute(node, instance) in methods and node.attr != entry:
                 # self.helper(...) or a bound method handed on (self.helper passed to a loop)
                 if node.attr not in sites:
                     sites[node.attr] = []
@@ -440,8 +439,7 @@ def _stored_parameters(init, parameters: dict) -> dict[str, str]:
     for node in ast.walk(init):
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and node.value.id in parameters:
             for target in node.targets:
-                if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
-                        and target.value.id == instance:
+                if self_attribute(target, instance) is not None:
                     stored.setdefault(target.attr, node.value.id)
     return stored
 
