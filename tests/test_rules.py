@@ -78,7 +78,9 @@ def test_an_internal_error_carries_its_error(tmp_path):
     finding = internal_error("x.py", ValueError("bad input"))
     assert finding.code == "MS900" and finding.data == {"stage": "check", "error": "ValueError",
                                                         "detail": "ValueError: bad input"}
-    assert finding.message == "ms-lint could not check this file (ValueError: bad input); please report it with the file"
+    assert finding.message == ("ms-lint could not check this file (ValueError: bad input); please report it with "
+                               "the file")
     unreadable = check_file(str(tmp_path), Settings())  # a directory cannot be read as a file
     assert [f.code for f in unreadable] == ["MS900"] and unreadable[0].data["error"] == "IsADirectoryError"
-    assert unreadable[0].data["stage"] == "read" and unreadable[0].message.startswith("ms-lint could not read this file (")
+    assert unreadable[0].data["stage"] == "read"
+    assert unreadable[0].message.startswith("ms-lint could not read this file (")

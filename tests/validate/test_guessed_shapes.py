@@ -59,13 +59,13 @@ def test_the_shape_given_reaches_the_transpose_hazard(verdicts, scope, inputs):
 
 def test_a_missing_tensor_method_raising_at_its_line_while_building_confirms_it(projects, worker_pool):
     eager = projects / "cells" / "vcells" / "eager.py"
-    findings = [replace(finding_at(eager, "detach_()", "MS602", "Positions"),
-                        message=".detach_() is a PyTorch tensor method that MindSpore's Tensor does not have"),
+    detach = finding_at(eager, "detach_()", "MS602", "Positions")
+    findings = [replace(detach, message=".detach_() is a PyTorch tensor method that MindSpore's Tensor does not have"),
                 # made up where the Tensor has requires_grad_ (2.7.1 and later), a finding on 2.7.0
                 replace(finding_at(eager, "requires_grad_(False)", "MS602", "Other",
                                    reported="requires_grad_" not in api.tensor_methods(version("mindspore"))),
                         message=".requires_grad_() is a PyTorch tensor method that MindSpore's Tensor does not have",
-                        data={"name": "requires_grad_", "property": False})]
+                        data=dict(detach.data, name="requires_grad_", property=False))]
     verdicts = verdicts_by_scope(findings, worker_pool)
     detach, other = verdicts["Positions", "MS602"], verdicts["Other", "MS602"]
     assert detach.verdict == CONFIRMED, detach.message

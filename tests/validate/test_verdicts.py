@@ -368,8 +368,8 @@ def test_an_output_type_built_from_tensors_is_confirmed_only_where_it_is_built(t
     """))
     built = Finding(str(path), 6, 15, "MS103", "user type Output built from tensor data in graph code (Net.construct) "
                     "fails to compile under STRICT (ValueError); return a tuple or dict", "Net",
-                    data={"built_type": "Output", "kind": "user type", "callee": "Output", "positional": 0,
-                          "keywords": ["value"], "starred": False})
+                    data={"built_type": "Output", "kind": "user type", "function": "Net.construct", "callee": "Output",
+                          "positional": 0, "keywords": ["value"], "starred": False})
     job = plan_jobs([built]).jobs[0]
     # Another type built from tensors, in the encoder, stops the compile first: its error is not this finding's.
     elsewhere = compile_error(path, 5, text=("When handling script '__call_func_str__(last_hidden_state=...)' in "
@@ -545,8 +545,11 @@ def test_a_finding_whose_line_building_never_runs_is_not_judged_by_the_trace(tmp
 
 
 def test_a_pytorch_tensor_method_is_decided_by_calling_it_on_a_tensor_when_nothing_else_did(module):
-    detach = Finding(str(module), 11, 0, "MS602", ".detach_() is a PyTorch tensor method that MindSpore's Tensor "
-                     "does not have: AttributeError in Net.freeze", "Net", data={"name": "detach_"})
+    from ms_lint.rules.ms602_tensor_method_missing import PytorchTensorMethod
+
+    method = PytorchTensorMethod(name="detach_", module="mindspore.Tensor", version="2.10.0", target_version="2.10.0",
+                                 property=False, function="Net.freeze", graph=False)
+    detach = Finding(str(module), 11, 0, "MS602", method.message(), "Net", data=method.as_data())
     job = plan_jobs([detach]).jobs[0]
     assert job.tensor_methods == ["detach_"]
     assert job.request("strict")["tensor_methods"] == ["detach_"]
@@ -608,8 +611,8 @@ def test_a_silent_positional_argument_is_not_applicable_where_a_refused_one_is_n
             def construct(self, x):
                 return x
     """))
-    findings = [Finding(str(path), 6, 0, "MS606", "m", "Net", data={"silent": True}),
-                Finding(str(path), 7, 0, "MS606", "m", "Net", data={})]
+    findings = [built_finding(path, 6, 0, "MS606", "Net"), built_finding(path, 7, 0, "MS606", "Net")]
+    assert findings[0].data["silent"] and "silent" not in findings[1].data
     job = plan_jobs(findings).jobs[0]
     built = {"status": "ok", "stage": "fix", "instance": "default", "kind": "cell", "compiled": True,
              "built_lines": [6, 7]}
