@@ -9,7 +9,7 @@ from functools import lru_cache
 from typing import Iterator
 
 from ms_lint.edits import Edit, FixContext
-from ms_lint.findings import Finding
+from ms_lint.findings import Finding, FindingData, fact
 from ms_lint.model import ModuleFacts
 from ms_lint.rules.base import Rule
 from ms_lint.rules.ms607_missing_mindspore_api import guarded
@@ -44,6 +44,28 @@ REMOVED = {
 _READ = re.compile(r"\.(?:" + "|".join(REMOVED) + r")\b|\bfrom\s+numpy\s+import\b")
 
 
+@dataclass(frozen=True, kw_only=True)
+class RemovedName(FindingData):
+    """A name numpy removed, read where the code runs with a numpy that lacks it: the code as written, the name,
+    the numpy version the code runs with and where that comes from, the release that removed the name, what
+    fails, what to write instead, and whether that is the Python builtin the name was an alias of."""
+
+    template = "{written}: numpy has no `{name}` since {since} (the code runs with numpy {version}, {origin}): " \
+               "{failure}; use `{use}`{same}"
+    written: str
+    name: str = fact(subject=True)
+    version: str
+    origin: str
+    since: str
+    failure: str
+    use: str
+    builtin: bool
+
+    @property
+    def same(self) -> str:
+        return ", which it was an alias of" if self.builtin else ""
+
+
 class RemovedNumpyName(Rule):
     code = "MS613"
     name = "removed-numpy-name"
@@ -51,8 +73,7 @@ class RemovedNumpyName(Rule):
               "MindSpore runs with"
     fix_summary = "write the builtin the alias stood for (`np.bool` -> `bool`, `np.int` -> `int`)"
     level = "error"
-    messages = {"": "{written}: numpy has no `{name}` since {since} (the code runs with numpy {version}, {origin}): "
-                    "{failure}; use `{use}`{same}"}
+    records = (RemovedName,)
     what = """
         Reports `numpy.name` (numpy imported under any name), `from numpy import name` and `import numpy.name`, in
         any code of a module that imports MindSpore (host code, data pipelines, `__init__` and graph code alike),
@@ -120,13 +141,13 @@ class RemovedNumpyName(Rule):
     def _finding(self, module: ModuleFacts, node: ast.AST, written: str, name: str, version: str, origin: str,
                  failure: str) -> Finding:
         removed = REMOVED[name]
-        return self.report(module, node, written=written, name=name, version=version, origin=origin,
-                           since=removed.since, failure=failure, use=removed.use,
-                           same=", which it was an alias of" if removed.builtin else "")
+        return self.report(module, node, RemovedName(written=written, name=name, version=version, origin=origin,
+                                                     since=removed.since, failure=failure, use=removed.use,
+                                                     builtin=removed.builtin))
 
     def fix(self, context: FixContext, finding: Finding) -> list[Edit]:
-        node, name = finding.node, finding.data.get("name", "")
-        removed = REMOVED.get(name)
+        found = self.data_of(finding)
+        node, removed = finding.node, REMOVED.get(found.name) if found is not None else None
         if not isinstance(node, ast.Attribute) or removed is None or not removed.builtin:
             return []
         scopes = context.module.scopes  # the builtin must be what its name means there, not a binding of the code's
