@@ -617,6 +617,67 @@ def _parameters(text: str) -> list[str]:
     return [part for part in parts if part]
 
 
+# Releases PyPI no longer serves, read from MindSpore's documentation (``generate_tables --documentation``): per
+# release, its source, the names its documentation gives a signature, and those signatures as a difference from the
+# newest tables'. They know only what is documented, so they answer MS610's upgrade question (did a call work on the
+# release a project moves from) and nothing else: every other question about those releases is the oldest wheel's.
+DOCUMENTED_FILE = "data/mindspore_api_documented.json"
+
+
+@lru_cache(maxsize=1)
+def _documented() -> dict:
+    try:
+        return _arrays_as_tuples(_read_data(DOCUMENTED_FILE))
+    except FileNotFoundError:
+        return {}
+
+
+def documented_release(version: str) -> str | None:
+    """The release whose documentation answers for ``version`` (its own major.minor series: ``2.5`` and ``2.5.0``
+    are 2.5.0's, ``2.2.10`` is 2.2.14's, the 2.2 series' last), where ``version`` is older than every shipped wheel's
+    tables; else None."""
+    if not older_than_tables(version):
+        return None
+    series = _release(version)[:2]
+    return next((release for release in _documented() if _release(release)[:2] == series), None)
+
+
+def documented_signatures(qualname: str | None, release: str) -> tuple[Overload, ...] | None:
+    """The forms ``release``'s documentation (``documented_release``) gives ``qualname``; None where it gives none
+    or none that can be read."""
+    if not qualname:
+        return None
+    namespace, _, name = qualname.rpartition(".")
+    forms = _documented_forms(release).get(namespace, {}).get(name)
+    if not forms or UNREADABLE in forms:
+        return None
+    return tuple(_overload(text) for text in forms)
+
+
+@lru_cache(maxsize=8)
+def _documented_forms(release: str) -> dict[str, dict[str, tuple[str, ...]]]:
+    entry = _documented().get(release)
+    if entry is None:
+        return {}
+    signatures = _newest().get("signatures", {})
+    base = {namespace: {name: signatures[namespace][name] for name in names.split() if name in signatures.get(
+        namespace, {})} for namespace, names in entry["names"].items()}
+    return _arrays_as_tuples(apply_difference(base, entry["signatures"]))
+
+
+def documented_note(version: str) -> str | None:
+    """A sentence for the user where a project moves from ``version`` and ms-lint knows that release's documented
+    signatures (``documented_release``); else None."""
+    release = documented_release(version)
+    if release is None:
+        return None
+    entry = _documented()[release]
+    count = sum(len(names.split()) for names in entry["names"].values())
+    return (f"MindSpore {release}'s documentation ({entry['documentation']}) gives the signatures of {count} "
+            f"callables: MS610 tells from them whether a call worked on {release}; for every other call it cannot "
+            f"tell, and reports what the target rejects whole")
+
+
 class Mismatch(NamedTuple):
     """Why no form of a callable takes a call: ``kind`` is ``keyword`` (``names``: keywords no form takes),
     ``twice`` (``names``: a keyword for a parameter a positional argument fills already), ``together`` (each
