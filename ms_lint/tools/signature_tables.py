@@ -356,31 +356,21 @@ def _documented_form(qualname: str, block: str) -> str:
         text = text[len("class "):]
     if not text.startswith(qualname + "("):
         return UNREADABLE
-    inner = _bracketed(text[len(qualname):])
-    if inner is None:
-        return UNREADABLE
-    try:
-        function = ast.parse(f"def documented({inner}):\n    pass").body[0]
-    except SyntaxError:
-        return UNREADABLE
-    return _render_arguments(function.args)
+    return _parsed_parameters(text[len(qualname):])
 
 
-def _bracketed(text: str) -> str | None:
-    """What the parenthesis opening ``text`` holds, up to its match (strings may hold brackets)."""
-    depth, quote = 0, ""
-    for index, character in enumerate(text):
-        if quote:
-            quote = "" if character == quote else quote
-        elif character in "'\"":
-            quote = character
-        elif character in "([{":
-            depth += 1
-        elif character in ")]}":
-            depth -= 1
-            if depth == 0:
-                return text[1:index]
-    return None
+def _parsed_parameters(text: str) -> str:
+    """The parameter list opening ``text`` (``(input, axis=-1) -> Tensor``): the shortest prefix closed by a
+    parenthesis that Python reads as a ``def``'s parameters; ``?`` where none is."""
+    end = text.find(")")
+    while end != -1:
+        try:
+            function = ast.parse(f"def documented{text[:end + 1]}:\n    pass").body[0]
+        except SyntaxError:
+            end = text.find(")", end + 1)
+            continue
+        return _render_arguments(function.args)
+    return UNREADABLE
 
 
 def _render_arguments(arguments: ast.arguments) -> str:
