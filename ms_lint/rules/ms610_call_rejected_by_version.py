@@ -104,9 +104,8 @@ class CallRejectedByVersion(Rule):
                     or module.in_dead_branch(site.node, site.function) \
                     or _planned_for(module, site.node, api.last_name(qualname), rejection):
                 continue
-            documented = documented_before(qualname, shapes, target.upgrade_from)
-            if documented is None or documented.taken:
-                yield self._finding(module, site.node, rejection, target, documented)
+            if not rejected_before(qualname, shapes, target.upgrade_from):
+                yield self._finding(module, site.node, rejection, target)
         yield from self._tensor_methods(module, versions, target)
 
     def _tensor_methods(self, module: ModuleFacts, versions: tuple[str, ...], target) -> Iterator[Finding]:
@@ -125,21 +124,17 @@ class CallRejectedByVersion(Rule):
                     continue
                 if func.attr == "expand" and reported_expand(module, function, node):
                     continue  # MS603's: graph mode refuses those sizes whatever the version
-                documented = documented_before(f"{api.TENSOR}.{func.attr}", (api.CallShape.of(node),),
-                                               target.upgrade_from)
-                if documented is not None and not documented.taken:
+                if rejected_before(f"{api.TENSOR}.{func.attr}", (api.CallShape.of(node),), target.upgrade_from):
                     continue
                 reported.add(id(node))
-                yield self._finding(module, node, rejection, target, documented)
+                yield self._finding(module, node, rejection, target)
 
-    def _finding(self, module: ModuleFacts, node: ast.Call, rejection: Rejection, target,
-                 documented: "Documented | None" = None) -> Finding:
+    def _finding(self, module: ModuleFacts, node: ast.Call, rejection: Rejection, target) -> Finding:
         callee = display_name(rejection.qualname)
         problem = _problem(rejection.mismatch)
         where = _versions_text(rejection.rejected_in)
         message = (f"{callee}() {problem} in MindSpore {where}: the call raises TypeError in PyNative and fails to "
-                   f"compile in graph mode; it takes {api.describe_overloads(rejection.forms)}; "
-                   f"{_history(rejection, documented)}")
+                   f"compile in graph mode; it takes {api.describe_overloads(rejection.forms)}; {_history(rejection)}")
         if rejection.renames:
             message += "; " + ", ".join(f"use {new}= for {old}=" for old, new in rejection.renames.items())
         data = {"name": rejection.qualname, "kind": rejection.mismatch.kind,
@@ -147,7 +142,6 @@ class CallRejectedByVersion(Rule):
                 "missing": list(rejection.mismatch.names) if rejection.mismatch.kind == "missing" else [],
                 "versions": list(rejection.rejected_in), "target_versions": list(target.judged_versions),
                 "signature": [form.text for form in rejection.forms], "taken_in": list(rejection.taken_in),
-                **({"documented_in": documented.release} if documented is not None else {}),
                 **({"renames": rejection.renames} if rejection.renames else {})}
         return self.finding(module, node, message, data=data)
 
@@ -307,34 +301,22 @@ def _versions_text(versions: tuple[str, ...]) -> str:
     return ", ".join(versions[:-1]) + " and " + versions[-1]
 
 
-class Documented(NamedTuple):
-    """What the documentation of the release a project moves from (older than every wheel's tables) says of a call
-    whose callable it gives a signature."""
-
-    release: str
-    taken: bool
-
-
-def documented_before(qualname: str, shapes: tuple[api.CallShape, ...], upgrade_from: str) -> Documented | None:
-    """Whether the release ``upgrade_from`` stands for took the call (any of ``shapes``), where that release is known
-    only from its documentation and the documentation gives ``qualname``'s signature; None otherwise (unknown)."""
+def rejected_before(qualname: str, shapes: tuple[api.CallShape, ...], upgrade_from: str) -> bool:
+    """Whether the release a project moves from (``upgrade_from``, older than every wheel's tables) rejected the
+    call too (each of ``shapes``), by the signature its documentation gives ``qualname``
+    (``mindspore_api.documented_signatures``); False where that cannot be told."""
     release = api.documented_release(upgrade_from) if upgrade_from else None
     forms = api.documented_signatures(qualname, release) if release else None
-    if forms is None:
-        return None
-    return Documented(release, any(api.mismatch(forms, shape) is None for shape in shapes))
+    return forms is not None and all(api.mismatch(forms, shape) is not None for shape in shapes)
 
 
-def _history(rejection: Rejection, documented: Documented | None = None) -> str:
-    """Where the call worked: ``it last worked in MindSpore 2.7.0``, ``MindSpore 2.8.0 and later take it``, or, for
-    a release known from its documentation, ``it last worked in MindSpore 2.4.10 (by its documentation)``."""
+def _history(rejection: Rejection) -> str:
+    """Where the call worked: ``it last worked in MindSpore 2.7.0``, ``MindSpore 2.8.0 and later take it``."""
     shipped = api.shipped_versions()
+    if not rejection.taken_in:
+        return f"no MindSpore version ms-lint has tables for ({shipped[0]} to {shipped[-1]}) takes it"
     first_rejected = api._release(rejection.rejected_in[0])
     older = [version for version in rejection.taken_in if api._release(version) < first_rejected]
     if older:
         return f"it last worked in MindSpore {older[-1]}"
-    if documented is not None and documented.taken:
-        return f"it last worked in MindSpore {documented.release} (by its documentation)"
-    if not rejection.taken_in:
-        return f"no MindSpore version ms-lint has tables for ({shipped[0]} to {shipped[-1]}) takes it"
     return f"MindSpore {rejection.taken_in[0]} and later take it"
