@@ -674,11 +674,21 @@ def documented_base(newest: dict[str, Any], names: dict[str, str]) -> dict[str, 
                         if name in signatures.get(namespace, {})} for namespace, documented in names.items()}
 
 
-def write_documented(git_dir: Path, output: Path = DOCUMENTED_OUTPUT, newest_path: Path = DEFAULT_OUTPUT) -> str:
-    """Read every release of ``DOCUMENTED_RELEASES`` from ``git_dir`` and return the shipped file's text."""
+def documented_file(git_dir: Path, newest_path: Path = DEFAULT_OUTPUT) -> str:
+    """The text of ``DOCUMENTED_OUTPUT`` for every release of ``DOCUMENTED_RELEASES``, read from ``git_dir``."""
     newest = json.loads(newest_path.read_text(encoding="utf-8"))
     tables = {release: documented_tables(documented_signatures(documentation_pages(git_dir, branch)), branch, newest)
               for release, branch in DOCUMENTED_RELEASES.items()}
+    return render(tables)
+
+
+def rebased_documented(text: str, old_newest: dict[str, Any], new_newest: dict[str, Any]) -> str:
+    """``DOCUMENTED_OUTPUT``'s text re-expressed against other newest tables (a newer release's, or the same
+    release's regenerated), the documented signatures unchanged."""
+    tables = json.loads(text)
+    for entry in tables.values():
+        forms = apply_difference(documented_base(old_newest, entry["names"]), entry["signatures"])
+        entry["signatures"] = difference(documented_base(new_newest, entry["names"]), forms) or {}
     return render(tables)
 
 
@@ -738,8 +748,12 @@ def main(argv: list[str] | None = None) -> int:
             if args.check:
                 shipped = whole.get(tables["mindspore_version"])
                 return _check(generated, None if shipped is None else render(shipped), str(DATA))
+            old_newest = whole[max(whole, key=_release)]
             whole[tables["mindspore_version"]] = json.loads(generated)
             writes = dict(zip((DEFAULT_OUTPUT, VERSIONS_OUTPUT), render_shipped(whole)))
+            if DOCUMENTED_OUTPUT.exists():  # a difference from the newest tables: kept the same against new ones
+                writes[DOCUMENTED_OUTPUT] = rebased_documented(DOCUMENTED_OUTPUT.read_text(encoding="utf-8"),
+                                                               old_newest, whole[max(whole, key=_release)])
     except OSError as exc:
         print(f"generate_tables: {exc.filename}: cannot read ({exc.strerror})", file=sys.stderr)
         return 1
@@ -758,7 +772,7 @@ def _documented_main(git_dir: Path, check: bool) -> int:
     import subprocess
 
     try:
-        generated = write_documented(git_dir)
+        generated = documented_file(git_dir)
     except (OSError, subprocess.CalledProcessError) as exc:
         print(f"generate_tables: cannot read the documentation at {git_dir}: {exc}", file=sys.stderr)
         return 2
