@@ -233,8 +233,13 @@ def _newest() -> dict:
 
 @lru_cache(maxsize=1)
 def _differences() -> dict:
+    return _read_optional(VERSIONS_FILE)
+
+
+def _read_optional(name: str) -> dict:
+    """A shipped table that may be absent (empty then), its arrays as tuples."""
     try:
-        return _arrays_as_tuples(_read_data(VERSIONS_FILE))
+        return _arrays_as_tuples(_read_data(name))
     except FileNotFoundError:
         return {}
 
@@ -630,10 +635,7 @@ DOCUMENTED_FILE = "data/mindspore_api_documented.json"
 
 @lru_cache(maxsize=1)
 def _documented() -> dict:
-    try:
-        return _arrays_as_tuples(_read_data(DOCUMENTED_FILE))
-    except FileNotFoundError:
-        return {}
+    return _read_optional(DOCUMENTED_FILE)
 
 
 def documented_release(version: str) -> str | None:
