@@ -126,7 +126,19 @@ def device_claim(target: Target, holds_on: Iterable[str]) -> tuple[tuple[str, ..
 
 def target_from_settings(settings: Settings, path: str = "") -> Target:
     """The target of the file at ``path``: what the settings name, the rest inferred from the file's project (see
-    the module's documentation). Each project is read once per process."""
+    the module's documentation). Each project is read once per process, and the target of each directory's files
+    worked out once."""
+    key = (settings, os.path.dirname(os.path.abspath(path)) if path else "")
+    target = _targets.get(key)
+    if target is None:
+        target = _targets[key] = _target_from_settings(settings, path)
+    return target
+
+
+_targets: dict[tuple[Settings, str], Target] = {}
+
+
+def _target_from_settings(settings: Settings, path: str) -> Target:
     project = project_facts(path) if path and (not settings.device or not settings.syntax_level
                                                or not settings.version) else None
     origins = {"mode": "option" if settings.mode != "graph" else "default"}
@@ -214,6 +226,7 @@ def forget_projects() -> None:
     """Read every project again when next asked (after its files changed, in a long-lived process)."""
     _roots.clear()
     _projects.clear()
+    _targets.clear()
     _requirement_versions.clear()
 
 

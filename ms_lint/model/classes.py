@@ -42,6 +42,11 @@ class ClassInfo:
         # a reference to this class itself: a cycle would keep the module's tree alive until a full collection.
         self._bases_in_order: tuple[ClassInfo, ...] | None = None
         self._methods_found: dict[str, tuple[int, FunctionNode] | None] = {}  # name -> (place in lineage, method)
+        self.start_attributes(module)
+
+    def start_attributes(self, module: "ModuleFacts | None") -> None:
+        """Forget what the instance attributes were found to hold (they may rest on other modules' classes): they are
+        found again, from ``module``'s code, when next asked."""
         self._constructors_found: dict[str, str | None] = {}
         self._constants_found: dict[str, object] = {}  # attribute -> what constant_attribute answered
         # weak: the module owns its classes, and a cycle would keep the whole tree alive until a full collection

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ast
 import os
+from collections import OrderedDict
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
@@ -61,13 +62,6 @@ def _kept_key(module_file: str, settings: Settings) -> tuple:
     return (module_file, *settings.values)
 
 
-def _version(module_file: str, settings: Settings) -> tuple[str, float, Settings] | None:
-    try:
-        return module_file, os.path.getmtime(module_file), settings
-    except OSError:
-        return None
-
-
 class ProjectIndex:
     """What one process knows of the project's modules besides the file being analysed: the summaries of the other
     modules, by file version, for the whole process; where each module's file lies; the lookups each summary was
@@ -79,6 +73,10 @@ class ProjectIndex:
 
     def __init__(self) -> None:
         self._full_facts: dict[tuple[str, float, Settings], "ModuleFacts | None"] = {}  # for the file being analysed
+        self._facts_lookups: dict[tuple[str, float, Settings], dict] = {}  # the lookups each was built with
+        self._modified: dict[str, float] = {}  # file -> its modification time, while a file is analysed
+        # file -> how many times its full facts or outline were read, for the benchmark
+        self.reads: dict[str, int] = {}
         self._trees: dict[tuple[str, float, None], tuple[ast.Module, str]] = {}  # for the file being analysed
         # source root -> its Python files, and file -> its bytes, for the file being analysed
         self._listings: dict[str, tuple[tuple[str, str], ...]] = {}
@@ -101,6 +99,13 @@ class ProjectIndex:
         # when it read summaries only.
         self._recorders: list[dict[tuple[str, tuple[str, ...]], str | None]] = []
         self._lookups_of: dict[tuple, dict[tuple[str, tuple[str, ...]], str | None]] = {}
+        # The run's store (``keep_modules``): the full facts of modules read or checked, kept from file to file so
+        # that a module is read once per run however many files ask about it, and its own check reuses them.
+        # file -> KeptFacts, least recently used first; empty unless a run asks for it.
+        self._kept: OrderedDict[str, KeptFacts] = OrderedDict()
+        self._kept_lines = 0
+        self._keep_limit = 0  # lines of source the store may hold; 0: nothing is kept past the file analysed
+        self._analysis = 0  # counts the analyses: forget_full_facts ends one
         # where modules lie, asked for every base class and import: answered once per directory and name
         self._source_roots_of = lru_cache(maxsize=1024)(_source_roots_of)
         self._in_project = lru_cache(maxsize=4096)(_in_project)
@@ -125,11 +130,123 @@ class ProjectIndex:
             recorder.update(self._lookups_of.get(key, ()))
 
     def forget_full_facts(self) -> None:
-        """Drop the other modules' trees kept while a file was analysed (their summaries stay)."""
+        """Drop the other modules' trees kept while a file was analysed (their summaries stay, and so do the facts
+        the run's store keeps)."""
         self._full_facts.clear()
+        self._facts_lookups.clear()
+        self._modified.clear()
         self._trees.clear()
         self._listings.clear()
         self._texts.clear()
+        self._analysis += 1
+
+    def _version(self, module_file: str, settings: Settings | None) -> tuple[str, float, Settings | None] | None:
+        """(file, its modification time, settings), None when the file cannot be read; the time is read once while
+        one file is analysed (its lookups ask it of the same few modules again and again)."""
+        modified = self._modified.get(module_file)
+        if modified is None:
+            try:
+                modified = self._modified[module_file] = os.path.getmtime(module_file)
+            except OSError:
+                return None
+        return module_file, modified, settings
+
+    def keep_modules(self, lines: int) -> None:
+        """Keep the full facts of the modules read or checked, up to ``lines`` lines of their source (the least
+        recently used go first), from one file's analysis to the next: a run of ``ms-lint check`` then reads and
+        models each module once, whether it is checked or asked about by other modules' questions. 0 keeps nothing
+        past the file analysed: what a host process that drives the garbage collector itself needs (flake8,
+        pylint), where kept trees would be walked by every full collection."""
+        self._keep_limit = max(0, lines)
+        self._evict()
+
+    def kept_tree(self, path: str, source: str, settings: Settings) -> ast.Module | None:
+        """The tree of the facts the run keeps for the file at ``path``, when they were made from ``source``: its
+        check need not parse it again (``facts_to_check`` then hands those facts over)."""
+        kept = self._kept.get(os.path.abspath(path)) if self._kept else None
+        if kept is None or kept.facts.source != source or kept.facts.settings != settings:
+            return None
+        return kept.facts.tree
+
+    def facts_to_check(self, tree: ast.Module, path: str, settings: Settings, source: str = "",
+                       lines: list[str] | None = None) -> "ModuleFacts":
+        """The facts to check the module ``tree`` with: those the run keeps for it (read when another module asked
+        about it) when ``tree`` is theirs, ready for this file's analysis with their graph code, else new ones."""
+        module_file = os.path.abspath(path) if path else ""
+        kept = self._kept.get(module_file) if self._kept and module_file else None
+        if kept is not None and kept.facts.tree is tree and kept.facts.settings == settings:
+            self._kept.move_to_end(module_file)
+            facts = kept.facts
+            facts.renew(path)
+            kept.analysis = self._analysis
+            if lines is not None:
+                facts._lines = lines
+            for recorder in self._recorders:
+                recorder.update(kept.lookups)
+            facts.find_graph_code()
+            return facts
+        return self.facts_class(tree, path, settings, source=source, lines=lines)
+
+    def keep_checked(self, facts: "ModuleFacts") -> None:
+        """Keep the facts of a module just checked for the questions later files ask about it, when the run keeps
+        modules (the lookups made while they were built come from ``remember_summary``)."""
+        if not self._keep_limit or not facts.source or not facts.path or facts.tree is None:
+            return
+        module_file = os.path.abspath(facts.path)
+        version = self._version(module_file, facts.settings)
+        if version is None:
+            return
+        kept = self._kept.get(module_file)
+        if kept is not None and kept.facts is facts:
+            self._kept.move_to_end(module_file)
+            facts.renew()  # what the check found goes; the next analysis asks again
+            return
+        lookups = self._lookups_of.get(_kept_key(module_file, facts.settings), {})
+        facts.renew()
+        self._keep(module_file, KeptFacts(facts, version[1], dict(lookups), facts.source.count("\n") + 1,
+                                          self._analysis, _text_hash(facts.source)))
+
+    def _keep(self, module_file: str, kept: "KeptFacts") -> None:
+        if not self._keep_limit or kept.lines > self._keep_limit:
+            return
+        old = self._kept.pop(module_file, None)
+        if old is not None:
+            self._kept_lines -= old.lines
+        self._kept[module_file] = kept
+        self._kept_lines += kept.lines
+        self._evict()
+
+    def _evict(self) -> None:
+        """Make room: the modules no other module asked about go first (a module checked once and never asked
+        about again, most of a project), then the least recently used."""
+        kept = self._kept
+        if self._kept_lines <= self._keep_limit:
+            return
+        for module_file in [file for file, entry in kept.items() if not entry.asked]:
+            if self._kept_lines <= self._keep_limit:
+                return
+            self._kept_lines -= kept.pop(module_file).lines
+        while kept and self._kept_lines > self._keep_limit:
+            self._kept_lines -= kept.popitem(last=False)[1].lines
+
+    def _kept_facts(self, module_file: str, settings: Settings, modified: float) -> "ModuleFacts | None":
+        """The facts the run keeps for this version of the file, ready for this analysis (their answers asked again
+        in each analysis that uses them, and the lookups made while they were built recorded again)."""
+        kept = self._kept.get(module_file)
+        if kept is None:
+            return None
+        if kept.modified != modified or kept.facts.settings != settings or not _kept_text_on_disk(kept, module_file):
+            self._kept_lines -= kept.lines
+            del self._kept[module_file]
+            return None
+        self._kept.move_to_end(module_file)
+        kept.asked = True
+        if kept.analysis != self._analysis:
+            kept.facts.renew(module_file)
+            kept.analysis = self._analysis
+        for recorder in self._recorders:
+            recorder.update(kept.lookups)
+        return kept.facts
 
     def source_roots(self, path: str) -> list[str]:
         """Directories a module of this project is imported from: above the top package, and the file's own."""
@@ -225,7 +342,7 @@ class ProjectIndex:
         return self._listings[root]
 
     def _module_summary(self, module_file: str, settings: Settings) -> ModuleSummary | None:
-        version = _version(module_file, settings)
+        version = self._version(module_file, settings)
         if version is None:
             return None
         key = _kept_key(module_file, settings)
@@ -238,7 +355,7 @@ class ProjectIndex:
         if module_file in self._in_progress:
             return None  # classes that inherit from each other across modules: unknown while it is being read
         with self.recording_lookups() as lookups:
-            facts = self._read_module(module_file, settings, outline=True)
+            facts = self._read_module(module_file, settings, outline=True)[0]
             summary = None if facts is None else ModuleSummary.of(facts)  # None: unreadable, or not Python
         self._lookups_of[key] = lookups
         self._keep_summary(key, version[1], summary)  # an older version of the file is forgotten
@@ -257,7 +374,7 @@ class ProjectIndex:
         if not facts.source or not facts.path:
             return
         module_file = os.path.abspath(facts.path)
-        version = _version(module_file, facts.settings)
+        version = self._version(module_file, facts.settings)
         if version is None:
             return
         key = _kept_key(module_file, facts.settings)
@@ -277,40 +394,52 @@ class ProjectIndex:
             return False
 
     def _module_facts(self, module_file: str, settings: Settings) -> "ModuleFacts | None":
-        key = _version(module_file, settings)
+        key = self._version(module_file, settings)
         if key is None:
             return None
         if key in self._full_facts:
-            self._replay_lookups(_kept_key(module_file, settings))
+            for recorder in self._recorders:
+                recorder.update(self._facts_lookups.get(key, ()))
             return self._full_facts[key]
-        facts = self._read_module(module_file, settings, outline=False)
+        facts = self._kept_facts(module_file, settings, key[1]) if self._kept else None
+        if facts is not None:
+            lookups = self._kept[module_file].lookups
+        else:
+            facts, lookups = self._read_module(module_file, settings, outline=False)
+            if facts is not None and module_file not in self._in_progress:
+                self._keep(module_file, KeptFacts(facts, key[1], lookups, facts.source.count("\n") + 1,
+                                                  self._analysis, asked=True))
         if module_file not in self._in_progress:
             self._full_facts[key] = facts
+            self._facts_lookups[key] = lookups
         return facts
 
-    def _read_module(self, module_file: str, settings: Settings, outline: bool) -> "ModuleFacts | None":
-        """Another module's facts: its outline (what it defines and imports) or all of them; None when it cannot be
-        read, or while it is being read (classes that inherit from each other across modules)."""
+    def _read_module(self, module_file: str, settings: Settings, outline: bool) -> tuple["ModuleFacts | None", dict]:
+        """Another module's facts, its outline (what it defines and imports) or all of them, and the lookups made
+        while they were built; None when it cannot be read, or while it is being read (classes that inherit from
+        each other across modules)."""
         if module_file in self._in_progress or self.facts_class is None:
-            return None
+            return None, {}
         self._in_progress.add(module_file)
+        lookups: dict = {}
         try:
             tree, source = self._parsed(module_file, outline)
             with self.recording_lookups() as lookups:
                 facts = self.facts_class(tree, module_file, settings, source, graph_code=False, outline=outline)
             self._lookups_of[_kept_key(module_file, settings)] = lookups
+            self.reads[module_file] = self.reads.get(module_file, 0) + 1
         except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
             facts = None
         finally:
             self._in_progress.discard(module_file)
-        return facts
+        return facts, lookups
 
     def _parsed(self, module_file: str, outline: bool = False) -> tuple[ast.Module, str]:
         """The module's tree and source, parsed once while a file is analysed. For its outline alone, unless the
         whole tree is at hand, the text with its function and class bodies cut (``outline_text``): most of a
         module's nodes lie in them, and the outline of a module checked later in the run is read only to learn its
         classes."""
-        version = _version(module_file, None)
+        version = self._version(module_file, None)
         found = self._trees.get(version)
         if found is not None:
             return found
@@ -393,6 +522,32 @@ class ProjectIndex:
             facts, info = found_class[0], found_class[0].classes[found_class[1]]
         found = facts.method_of(info, method)  # the one answer, through the class's bases
         return (found[0], found[2]) if found else None
+
+
+@dataclass(eq=False)
+class KeptFacts:
+    """The full facts of one module the run keeps (``ProjectIndex.keep_modules``)."""
+
+    facts: "ModuleFacts"
+    modified: float  # the file's modification time when they were made
+    lookups: dict  # those made while they were built, recorded again whenever they are used
+    lines: int
+    analysis: int  # the last analysis that used them
+    text_hash: int | None = None  # of a checked text not yet compared with the file's
+    asked: bool = False  # whether another module's question used them
+
+
+def _kept_text_on_disk(kept: KeptFacts, module_file: str) -> bool:
+    """Whether facts kept from a check were made from the text the file holds (an editor may hand over unsaved
+    text); compared once."""
+    if kept.text_hash is None:
+        return True
+    try:
+        same = _text_hash(read_source(module_file)) == kept.text_hash
+    except OSError:
+        return False
+    kept.text_hash = None
+    return same
 
 
 def _kept_summary(kept: tuple) -> ModuleSummary | None:
@@ -490,6 +645,10 @@ modules_naming = INDEX.modules_naming
 project_function = INDEX.project_function
 project_instance_method = INDEX.project_instance_method
 remember_summary = INDEX.remember_summary
+keep_modules = INDEX.keep_modules
+kept_tree = INDEX.kept_tree
+facts_to_check = INDEX.facts_to_check
+keep_checked = INDEX.keep_checked
 
 
 def use_module_facts(facts_class: "type[ModuleFacts]") -> None:

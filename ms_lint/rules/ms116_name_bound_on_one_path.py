@@ -75,8 +75,9 @@ class NameBoundOnOnePath(Rule):
     """
 
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
+        written: list[set[str]] = []  # the attributes written on other objects: found once per module, if asked
         for function in module.graph_functions:
-            for read in _partial_reads(function):
+            for read in _partial_reads(function, written):
                 yield self.finding(module, read.name, _message(read, function.label), data=_data(read, function.label))
         yield from self._inherited(module)
 
@@ -176,25 +177,27 @@ def _read_of(module: ModuleFacts, finding: Finding) -> PartialRead | None:
     return None
 
 
-def _partial_reads(function) -> list[PartialRead]:
+def _partial_reads(function, written: list[set[str]] | None = None) -> list[PartialRead]:
+    """``written``: where the attributes the module writes on other objects are kept once found (see
+    ``_own_constant``), for the functions of one module."""
     if not function.module.index.body_nodes_of(function.node, (ast.If, ast.For, ast.While, ast.AsyncFor)):
         return []  # straight-line code binds every name on every path (dead branches count: they are parsed)
     walrus = [node.target.id for node in function.nodes_of(ast.NamedExpr)]
-    return partially_bound_reads(function.node, walrus, function.module.lines, _own_constant(function))
+    return partially_bound_reads(function.node, walrus, function.module.lines,
+                                 _own_constant(function, [] if written is None else written))
 
 
-def _own_constant(function):
+def _own_constant(function, written: list[set[str]]):
     """``function.constant`` for conditions of the Cell's own attributes, but UNKNOWN for an attribute that code of
     the module also writes on another object (``self.model.decoder.class_embed = ...``): the parser reads the
-    instance's value, which that write changes after ``__init__``."""
-    written_elsewhere = None
+    instance's value, which that write changes after ``__init__``. ``written`` holds those attributes once found."""
 
     def constant(expr):
-        nonlocal written_elsewhere
-        if written_elsewhere is None:
+        if not written:
             module = function.module
-            written_elsewhere = {node.attr for node in module.index.subtree_nodes_of(module.tree, (ast.Attribute,))
-                                 if isinstance(node.ctx, ast.Store) and not isinstance(node.value, ast.Name)}
+            written.append({node.attr for node in module.index.subtree_nodes_of(module.tree, (ast.Attribute,))
+                            if isinstance(node.ctx, ast.Store) and not isinstance(node.value, ast.Name)})
+        written_elsewhere = written[0]
         if any(isinstance(node, ast.Attribute) and node.attr in written_elsewhere for node in ast.walk(expr)):
             return UNKNOWN
         return function.constant(expr)
