@@ -230,11 +230,11 @@ _worker_options: LintOptions | None = None
 _worker_cache = None
 
 
-def _start_worker(options: LintOptions, cache_dir: str | None) -> None:
+def _start_worker(options: LintOptions, cache_dir: str | None, summaries: str | None = None) -> None:
     global _worker_options, _worker_cache
     _worker_options = options
     _worker_cache = _open_cache(cache_dir)
-    _checking_a_project().__enter__()  # for the worker's life
+    _checking_a_project(summaries).__enter__()  # for the worker's life
 
 
 # How much source the facts a run keeps may hold (about 1.5 KB of memory a line): the modules many files ask about
@@ -243,23 +243,29 @@ KEPT_LINES = 150_000
 
 
 @contextmanager
-def _checking_a_project():
+def _checking_a_project(summaries: str | None = None):
     """A run over many files in this process: the facts of modules read or checked are kept for the files checked
-    later (``project.ProjectIndex.keep_modules``), and the garbage collector does not run. The analysis makes no
-    reference cycle with the trees and facts it builds, and frees them by their reference counts as soon as they
-    go (``tests/test_project_cache.py``); the collections that their millions of objects trigger would walk the
-    kept facts over and over to find next to nothing (a few thousand objects in a run over 900 files, against
-    three seconds of collections in fifteen)."""
+    later (``project.ProjectIndex.keep_modules``), the summaries and answers about modules go to and come from
+    the store in the directory ``summaries`` (``result_cache.SummaryStore``), and the garbage collector does not
+    run. The analysis makes no reference cycle with the trees and facts it builds, and frees them by their
+    reference counts as soon as they go (``tests/test_project_cache.py``); the collections that their millions of
+    objects trigger would walk the kept facts over and over to find next to nothing (a few thousand objects in a
+    run over 900 files, against three seconds of collections in fifteen)."""
     import gc
 
-    from ms_lint.model.project import keep_modules
+    from ms_lint.model.project import keep_modules, use_store
 
     collecting = gc.isenabled()
     gc.disable()
     keep_modules(KEPT_LINES)
+    if summaries is not None:
+        from ms_lint.result_cache import SummaryStore
+
+        use_store(SummaryStore(summaries))
     try:
         yield
     finally:
+        use_store(None)
         keep_modules(0)
         if collecting:
             gc.enable()
@@ -327,13 +333,25 @@ def _lint_paths(paths: Sequence[str], options: LintOptions, cache_dir: str | Non
         except (OSError, ImportError):
             pass  # no process pool on this system (no semaphores, no fork): check in this process
     cache = _open_cache(cache_dir)
-    with _checking_a_project():
+    with _checking_a_project(cache_dir):
         return [_lint_path(path, options, cache) for path in paths]
 
 
 def _lint_in_pool(paths: Sequence[str], options: LintOptions, jobs: int, cache_dir: str | None):
+    """The files checked by ``jobs`` worker processes, each keeping the facts of the modules it reads; they share
+    what they learn of the project's modules through one summary store (the cache's, or one for this run only
+    without a cache), so that a module one worker summarised is not read again by the others."""
     import multiprocessing
+    import tempfile
 
     chunksize = max(1, len(paths) // (jobs * 4))
-    with multiprocessing.get_context().Pool(jobs, initializer=_start_worker, initargs=(options, cache_dir)) as pool:
-        return pool.map(_lint_in_worker, paths, chunksize=chunksize)
+    with tempfile.TemporaryDirectory(prefix="ms-lint-summaries-") if cache_dir is None else _no_folder() as scratch:
+        summaries = cache_dir if cache_dir is not None else scratch
+        with multiprocessing.get_context().Pool(jobs, initializer=_start_worker,
+                                                initargs=(options, cache_dir, summaries)) as pool:
+            return pool.map(_lint_in_worker, paths, chunksize=chunksize)
+
+
+@contextmanager
+def _no_folder():
+    yield None

@@ -178,6 +178,7 @@ class ProjectFacts:
 
 
 _roots: dict[str, tuple[str, str, bool]] = {}
+_marks: dict[str, tuple[bool, bool]] = {}  # directory -> (holds a project marker, holds a *.dist-info)
 _projects: dict[tuple[str, str], ProjectFacts] = {}
 
 
@@ -193,14 +194,18 @@ def project_root(path: str) -> tuple[str, str, bool]:
     found = None
     candidate = directory
     while True:
-        try:
-            names = os.listdir(candidate)
-        except OSError:
-            names = []
-        if any(marker in names for marker in PROJECT_MARKERS):
+        marks = _marks.get(candidate)
+        if marks is None:  # each directory listed once, however many of the directories below it ask
+            try:
+                names = os.listdir(candidate)
+            except OSError:
+                names = []
+            marks = _marks[candidate] = (any(marker in names for marker in PROJECT_MARKERS),
+                                         any(name.endswith(".dist-info") for name in names))
+        if marks[0]:
             found = (candidate, candidate, True)
             break
-        if any(name.endswith(".dist-info") for name in names):
+        if marks[1]:
             package = os.path.relpath(directory, candidate).split(os.sep)[0]
             found = (candidate, os.path.join(candidate, package) if package != os.curdir else candidate,
                      package != os.curdir)
@@ -225,6 +230,7 @@ def project_facts(path: str) -> ProjectFacts:
 def forget_projects() -> None:
     """Read every project again when next asked (after its files changed, in a long-lived process)."""
     _roots.clear()
+    _marks.clear()
     _projects.clear()
     _targets.clear()
     _requirement_versions.clear()

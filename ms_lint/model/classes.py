@@ -8,7 +8,7 @@ import weakref
 from typing import TYPE_CHECKING, Iterator
 
 from ms_lint import mindspore_api as api
-from ms_lint.model.project import ProjectClass, project_class, project_class_facts
+from ms_lint.model.project import ProjectClass, answer, class_location, facts_of, project_class, project_method
 from ms_lint.model.syntax import FunctionNode, decorator_callee, first_argument, is_attribute_of, is_static
 from ms_lint.model.values import UNKNOWN, annotated_class, constant_value, literal
 
@@ -167,13 +167,16 @@ class UserType:
     """A plain user class (not a Cell, jit class, operator, Enum or exception), in this module or another module of
     the project, as graph code sees its instances."""
 
-    __slots__ = ("_module", "key")
+    __slots__ = ("_module", "key", "_mutations")
 
-    def __init__(self, module: "ModuleFacts | None", key: str):
+    def __init__(self, module: "ModuleFacts | None", key: str, mutations: dict[str, str] | None = None):
+        """``module``: the facts of this module, for a class of its own; a class of another module comes with
+        ``mutations``, what the project index answered for it (see ``mutation``)."""
         # weak: the module's classes hold their attributes' types, and a cycle would keep its tree alive until a
-        # full collection; another module's facts live only while a file is analysed, as long as this is asked
+        # full collection
         self._module = weakref.ref(module) if module is not None else lambda: None
         self.key = key  # its key in that module's ``classes``, or the namedtuple's name
+        self._mutations = mutations
 
     @property
     def module(self) -> "ModuleFacts | None":
@@ -186,6 +189,8 @@ class UserType:
     def mutation(self, method: str) -> str | None:
         """How calling ``method`` changes an instance: "container" (a list, dict or object it holds), "attribute"
         (rebinds an attribute), or None."""
+        if self._mutations is not None:
+            return self._mutations.get(method)
         return self.module.mutations(self.key).get(method)
 
 
@@ -292,11 +297,14 @@ class ClassFacts:
             return bool(entry["parameters"])
         if info is None or not info.is_cell or qualname in _seen:
             return None
-        if module is None:  # a class of another module of the project
-            found = project_class_facts(self.path, qualname, self.settings)
-            if not found:
+        if module is None:  # a class of another module of the project: its module's answer, once per run
+            located = class_location(self.path, qualname, self.settings)
+            if located is None:
                 return None
-            module, info = found[0], found[0].classes[found[1]]
+            seen, name = _seen | {qualname}, located[1]
+            return answer("owns parameters", located[0], self.settings, (name, *sorted(seen)), lambda facts: (
+                None if facts is None or name not in facts.classes
+                else facts._class_owns_parameters(facts.classes[name], seen)))
         return module._class_owns_parameters(info, _seen | {qualname})
 
     def _wrapped_cells_own(self, call: ast.Call, seen: frozenset) -> Iterator[bool]:
@@ -449,12 +457,18 @@ class ClassFacts:
         summary = self._other_module_class(qualname)
         if summary is None or summary.is_cell or summary.is_jit_class:
             return None
-        found = project_class_facts(self.path, qualname, self.settings)
-        if found is None:
+        located = class_location(self.path, qualname, self.settings)
+        if located is None:
             return None
-        other, name = found
-        key = other.user_class_name(other.local_prefix + name)
-        return UserType(other, key) if key is not None else None
+        name = located[1]
+
+        def user_class(facts):  # its key in its module, and how its methods change an instance
+            key = None if facts is None or name not in facts.classes else facts.user_class_name(
+                facts.local_prefix + name)
+            return None if key is None else (key, facts.mutations(key))
+
+        found = answer("user type", located[0], self.settings, (name,), user_class)
+        return UserType(None, found[0], found[1]) if found is not None else None
 
     def mutations(self, class_key: str) -> dict[str, str]:
         """For each method of user class ``class_key`` (its own or inherited in this module) that changes the
@@ -499,12 +513,26 @@ class ClassFacts:
                   _seen: frozenset = frozenset()) -> tuple["ModuleFacts", ClassInfo, FunctionNode] | None:
         """The one answer to "does this class have method ``name``": ``(facts of the defining module, the class
         that defines it, the method)``, found as ``ClassInfo.find_method`` finds it among this module's classes,
-        else in their bases from the project's other modules (each with its own lineage, then its bases), else
-        None. MindSpore's own classes are not followed; nor, unless ``through_cells``, a project base that is a
-        Cell (its own module decides what of it is graph code: only the summary of its module is read)."""
+        else in their bases from the project's other modules (``method_elsewhere``), else None."""
         found = info.find_method(name)
         if found is not None:
             return (self, *found)  # type: ignore[return-value]
+        located = self.method_elsewhere(info, name, through_cells, _seen)
+        if located is None:
+            return None
+        facts = facts_of(located[0], self.settings)
+        owner = facts.classes.get(located[1]) if facts is not None else None
+        method = owner.methods.get(name) if owner is not None else None
+        return (facts, owner, method) if method is not None else None
+
+    def method_elsewhere(self, info: ClassInfo, name: str, through_cells: bool = True,
+                         _seen: frozenset = frozenset()) -> tuple[str, str, str, bool] | None:
+        """Where class ``info`` inherits method ``name`` from the project's other modules when its lineage in this
+        module lacks it: (file of the defining module, key of the class that defines it, that class's name,
+        whether it is a Cell), found in its bases there (each with its own lineage, then its bases), else None.
+        MindSpore's own classes are not followed; nor, unless ``through_cells``, a project base that is a Cell
+        (its own module decides what of it is graph code: only the summary of its module is read). Each base's
+        answer is the project index's, computed once per run."""
         for local in info.lineage():
             for base in local.node.bases:
                 qualname = self.qualname(base)
@@ -515,10 +543,7 @@ class ClassFacts:
                     summary = project_class(self.path, qualname, self.settings)
                     if summary is None or summary.is_cell:
                         continue
-                other = project_class_facts(self.path, qualname, self.settings)
-                if other is None:
-                    continue
-                found = other[0].method_of(other[0].classes[other[1]], name, through_cells, _seen | {qualname})
+                found = project_method(self.path, qualname, name, self.settings, through_cells, _seen | {qualname})
                 if found is not None:
                     return found
         return None

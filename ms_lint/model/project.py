@@ -106,6 +106,16 @@ class ProjectIndex:
         self._kept_lines = 0
         self._keep_limit = 0  # lines of source the store may hold; 0: nothing is kept past the file analysed
         self._analysis = 0  # counts the analyses: forget_full_facts ends one
+        # The answers to questions about other modules (``answer``), each computed once per run: (question, file,
+        # settings' values, what else it names) -> (the file's modification time, the answer, the lookups made for
+        # it). Plain data, as the summaries.
+        self._answers: dict[tuple, tuple[float, object, dict]] = {}
+        self._answering: set[tuple] = set()
+        # The summary store (``use_store``), where a run finds the summaries and answers of the modules earlier runs
+        # read, by their content: (file, settings' values) -> its entry, as read or since made, and those to write.
+        self._store = None
+        self._stored: dict[tuple, dict] = {}
+        self._unsaved: set[tuple] = set()
         # where modules lie, asked for every base class and import: answered once per directory and name
         self._source_roots_of = lru_cache(maxsize=1024)(_source_roots_of)
         self._in_project = lru_cache(maxsize=4096)(_in_project)
@@ -139,6 +149,7 @@ class ProjectIndex:
         self._listings.clear()
         self._texts.clear()
         self._analysis += 1
+        self.flush_store()
 
     def _version(self, module_file: str, settings: Settings | None) -> tuple[str, float, Settings | None] | None:
         """(file, its modification time, settings), None when the file cannot be read; the time is read once while
@@ -248,6 +259,98 @@ class ProjectIndex:
             recorder.update(kept.lookups)
         return kept.facts
 
+    # -- answers to the questions about other modules, and the summary store ---------------------------------
+
+    def answer(self, question: str, module_file: str, settings: Settings, key: tuple, compute):
+        """The answer to ``question`` about the project module ``module_file``, for what ``key`` names (a class, a
+        method: strings, numbers, booleans and tuples of them): ``compute(facts)`` from the module's full facts
+        (None when it cannot be read) gives it as plain data (those values, lists and dicts of them). Each answer
+        is computed once per run and version of the file, the lookups made meanwhile recorded again whenever it is
+        reused (the store keeps it for later runs too), so that no question walks another module's tree twice.
+        The model's questions about other modules go through here, and so can a rule's: the name of the question
+        keeps answers apart."""
+        version = self._version(module_file, settings)
+        if version is None:
+            return _frozen(compute(None))
+        memo = (question, module_file, *settings.values, *key)
+        known = self._answers.get(memo)
+        if known is not None and known[0] == version[1]:
+            self._record(known[2])
+            return known[1]
+        entry = self._entry(module_file, settings)
+        name = repr((question, key))
+        stored = entry["answers"].get(name) if entry is not None else None
+        if stored is not None and self._store.unchanged(stored[1]):
+            found = self._answers[memo] = (version[1], _frozen(stored[0]), _lookups_from(stored[1]))
+            self._record(found[2])
+            return found[1]
+        if memo in self._answering or self._in_progress:
+            # asked again while it is computed, or while a module is being read: what it finds then may differ
+            return _frozen(compute(self._module_facts(module_file, settings)))
+        self._answering.add(memo)
+        try:
+            with self.recording_lookups() as lookups:
+                found_answer = _frozen(compute(self._module_facts(module_file, settings)))
+        finally:
+            self._answering.discard(memo)
+        self._answers[memo] = (version[1], found_answer, lookups)
+        if entry is not None:
+            entry["answers"][name] = [found_answer, self._store.record(lookups)]
+            self._unsaved.add((module_file, settings.values))
+        return found_answer
+
+    def _record(self, lookups: dict) -> None:
+        for recorder in self._recorders:
+            recorder.update(lookups)
+
+    def use_store(self, store) -> None:
+        """Take the summaries and answers of the modules whose content is unchanged from ``store`` (a
+        ``ms_lint.result_cache.SummaryStore``: ``read(file, settings' values)``, ``write(file, settings' values,
+        entry)``, ``record(lookups)``, ``unchanged(record)``), and keep there those this run makes; None: no store."""
+        self.flush_store()
+        self._store = store
+        self._stored.clear()
+
+    def flush_store(self) -> None:
+        """Write the entries of the store that changed (at the end of each file's analysis)."""
+        if self._store is None or not self._unsaved:
+            return
+        for module_file, values in self._unsaved:
+            self._store.write(module_file, values, self._stored[module_file, values])
+        self._unsaved.clear()
+
+    def _entry(self, module_file: str, settings: Settings) -> dict | None:
+        """The store's entry of this module's content: ``{"summary": [names, classes] or None, "lookups": the
+        summary's, "answers": {question and key: [answer, its lookups]}}``, as much of it as is known."""
+        if self._store is None:
+            return None
+        key = (module_file, settings.values)
+        entry = self._stored.get(key)
+        if entry is None:
+            entry = self._stored[key] = self._store.read(module_file, settings.values)
+            entry.setdefault("answers", {})
+        return entry
+
+    def _stored_summary(self, module_file: str, settings: Settings):
+        """(summary or None, its lookups) from the store, or None when it has none still valid."""
+        entry = self._entry(module_file, settings)
+        if entry is None or "summary" not in entry or not self._store.unchanged(entry.get("lookups")):
+            return None
+        stored = entry["summary"]
+        summary = None if stored is None else ModuleSummary(
+            {str(name): str(qualname) for name, qualname in stored[0].items()},
+            {str(name): (bool(flags[0]), bool(flags[1])) for name, flags in stored[1].items()})
+        return summary, _lookups_from(entry["lookups"])
+
+    def _store_summary(self, module_file: str, settings: Settings, summary: ModuleSummary | None,
+                       lookups: dict) -> None:
+        entry = self._entry(module_file, settings)
+        if entry is None:
+            return
+        entry["summary"] = None if summary is None else [summary.names, summary.classes]
+        entry["lookups"] = self._store.record(lookups)
+        self._unsaved.add((module_file, settings.values))
+
     def source_roots(self, path: str) -> list[str]:
         """Directories a module of this project is imported from: above the top package, and the file's own."""
         return list(self._source_roots_of(os.path.dirname(os.path.abspath(path))))
@@ -265,9 +368,41 @@ class ProjectIndex:
         return found[0].project_class(found[1]) if found else None
 
     def project_class_facts(self, path: str, qualname: str, settings: Settings) -> tuple["ModuleFacts", str] | None:
-        """(facts of the defining module, class name) for the project class ``qualname`` seen from file ``path``."""
-        found = self._find_class(path, qualname, settings, self._module_facts)
-        return found[:2] if found else None
+        """(facts of the defining module, class name) for the project class ``qualname`` seen from file ``path``
+        (found through the summaries: only the defining module is read in full)."""
+        location = self.class_location(path, qualname, settings)
+        facts = self._module_facts(location[0], settings) if location else None
+        return (facts, location[1]) if facts is not None and location[1] in facts.classes else None
+
+    def class_location(self, path: str, qualname: str, settings: Settings) -> tuple[str, str] | None:
+        """(file of the defining module, class name) for the project class ``qualname`` seen from file ``path``,
+        found through the summaries of the modules that re-export it."""
+        found = self._find_class(path, qualname, settings, self._module_summary)
+        return (found[3], found[1]) if found else None
+
+    def project_method(self, path: str, qualname: str, name: str, settings: Settings, through_cells: bool,
+                       seen: frozenset) -> tuple[str, str, str, bool] | None:
+        """Where the project class ``qualname`` (seen from file ``path``) finds method ``name``, through its bases in
+        its own and other modules as ``ClassFacts.method_of`` looks (``seen``: the qualified names already
+        followed): (file of the defining module, key of the class that defines it, that class's name, whether it
+        is a Cell), else None. Answered once per run."""
+        location = self.class_location(path, qualname, settings)
+        if location is None:
+            return None
+        class_name = location[1]
+
+        def compute(facts):
+            if facts is None or class_name not in facts.classes:
+                return None
+            found = facts.method_of(facts.classes[class_name], name, through_cells, seen)
+            return None if found is None else (os.path.abspath(found[0].path), found[1].key, found[1].name,
+                                               found[1].is_cell)
+
+        return self.answer("method", location[0], settings, (class_name, name, through_cells, *sorted(seen)), compute)
+
+    def facts_of(self, module_file: str, settings: Settings) -> "ModuleFacts | None":
+        """The full facts of the project module ``module_file`` (a file an answer names), read once per run."""
+        return self._module_facts(module_file, settings)
 
     def defined_as(self, path: str, qualname: str, settings: Settings) -> str | None:
         """The qualified name where the project class ``qualname``, seen from file ``path``, is defined (a name a
@@ -292,7 +427,7 @@ class ProjectIndex:
             if module is None:
                 return None
             if class_name in module.classes:
-                return module, class_name, module_name
+                return module, class_name, module_name, module_file
             reexported = module.names.get(class_name)
             if reexported is None or reexported == qualname:
                 return None
@@ -354,9 +489,15 @@ class ProjectIndex:
             del self._summaries[key]  # made from other text than the file's: read the file
         if module_file in self._in_progress:
             return None  # classes that inherit from each other across modules: unknown while it is being read
-        with self.recording_lookups() as lookups:
-            facts = self._read_module(module_file, settings, outline=True)[0]
-            summary = None if facts is None else ModuleSummary.of(facts)  # None: unreadable, or not Python
+        stored = self._stored_summary(module_file, settings) if self._store is not None else None
+        if stored is not None:
+            summary, lookups = stored
+            self._record(lookups)
+        else:
+            with self.recording_lookups() as lookups:
+                facts = self._read_module(module_file, settings, outline=True)[0]
+                summary = None if facts is None else ModuleSummary.of(facts)  # None: unreadable, or not Python
+            self._store_summary(module_file, settings, summary, lookups)
         self._lookups_of[key] = lookups
         self._keep_summary(key, version[1], summary)  # an older version of the file is forgotten
         return summary
@@ -378,16 +519,22 @@ class ProjectIndex:
         if version is None:
             return
         key = _kept_key(module_file, facts.settings)
-        self._keep_summary(key, version[1], ModuleSummary.of(facts))
+        summary = ModuleSummary.of(facts)
+        self._keep_summary(key, version[1], summary)
         self._lookups_of[key] = lookups
         self._unverified[key] = _text_hash(facts.source)
+        if self._store is not None:  # the store keeps what the file's content gives
+            if self._on_disk(key):
+                self._store_summary(module_file, facts.settings, summary, lookups)
+            else:
+                del self._summaries[key]
 
     def _on_disk(self, key: tuple) -> bool:
         """Whether a kept summary was made from the text the file holds (always, unless it came from an analysed
         text not yet compared with the file)."""
         analysed = self._unverified.pop(key, None)
         if analysed is None:
-            return True
+            return True  # never unverified, or compared already
         try:
             return _text_hash(read_source(key[0])) == analysed
         except OSError:
@@ -537,6 +684,21 @@ class KeptFacts:
     asked: bool = False  # whether another module's question used them
 
 
+def _frozen(value):
+    """``value`` with its lists as tuples, its dicts' values alike: plain data the garbage collector lets go of,
+    the same whether computed now or read back from the store's JSON."""
+    if isinstance(value, (list, tuple)):
+        return tuple(_frozen(item) for item in value)
+    if isinstance(value, dict):
+        return {key: _frozen(item) for key, item in value.items()}
+    return value
+
+
+def _lookups_from(record) -> dict:
+    """The lookups (``(module, roots) -> file``) a stored record (``result_cache.lookups_record``) lists."""
+    return {(str(module), tuple(roots)): found for module, roots, found, _ in record or ()}
+
+
 def _kept_text_on_disk(kept: KeptFacts, module_file: str) -> bool:
     """Whether facts kept from a check were made from the text the file holds (an editor may hand over unsaved
     text); compared once."""
@@ -640,12 +802,17 @@ source_roots = INDEX.source_roots
 find_module_file = INDEX.find_module_file
 project_class = INDEX.project_class
 project_class_facts = INDEX.project_class_facts
+class_location = INDEX.class_location
+project_method = INDEX.project_method
+facts_of = INDEX.facts_of
+answer = INDEX.answer
 defined_as = INDEX.defined_as
 modules_naming = INDEX.modules_naming
 project_function = INDEX.project_function
 project_instance_method = INDEX.project_instance_method
 remember_summary = INDEX.remember_summary
 keep_modules = INDEX.keep_modules
+use_store = INDEX.use_store
 kept_tree = INDEX.kept_tree
 facts_to_check = INDEX.facts_to_check
 keep_checked = INDEX.keep_checked

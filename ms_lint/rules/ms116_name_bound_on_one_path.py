@@ -9,6 +9,7 @@ from ms_lint.findings import Finding
 from ms_lint.edits import Edit, FixContext
 from ms_lint.model import ModuleFacts
 from ms_lint.model.flow import PartialRead, partially_bound_reads
+from ms_lint.model.project import answer
 from ms_lint.model.values import UNKNOWN
 from ms_lint.rules.base import Rule
 
@@ -78,7 +79,9 @@ class NameBoundOnOnePath(Rule):
         written: list[set[str]] = []  # the attributes written on other objects: found once per module, if asked
         for function in module.graph_functions:
             for read in _partial_reads(function, written):
-                yield self.finding(module, read.name, _message(read, function.label), data=_data(read, function.label))
+                described = _described(read)
+                yield self.finding(module, read.name, _message(described, function.label),
+                                   data=_data(described, function.label))
         yield from self._inherited(module)
 
     def _inherited(self, module: ModuleFacts) -> Iterator[Finding]:
@@ -99,13 +102,15 @@ class NameBoundOnOnePath(Rule):
                     label = f"{found[0].name}.construct, the construct of Cell {info.name}"
                     for read in partially_bound_reads(found[1], _walrus(found[1]), module.lines):
                         # the Cell is what compiles it: the validator builds that one
-                        yield self.finding(module, read.name, _message(read, label), scope=info.name,
-                                           data={**_data(read, label), "method": f"{found[0].name}.construct",
+                        described = _described(read)
+                        yield self.finding(module, read.name, _message(described, label), scope=info.name,
+                                           data={**_data(described, label), "method": f"{found[0].name}.construct",
                                                  "cell": info.name})
             elif found is None:
                 other = _method_of_other_module_base(module, info, "construct")
                 if other is not None:
-                    yield from self._elsewhere(module, info.node, other, f"the construct of Cell {info.name}")
+                    yield from self._elsewhere(module, info.node, other, "construct",
+                                               f"the construct of Cell {info.name}")
         for function in module.graph_functions:
             owner = function.owner
             if owner is None or not owner.is_cell or function.self_name is None:
@@ -119,21 +124,22 @@ class NameBoundOnOnePath(Rule):
                         func.attr in info.cell_attributes for info in owner.lineage()):
                     continue  # a sub-cell or an operator the Cell holds
                 other = _method_of_other_module_base(module, owner, func.attr)
-                if other is not None and (id(other[2]), id(owner)) not in seen:
-                    seen.add((id(other[2]), id(owner)))
-                    yield from self._elsewhere(module, call, other, f"called from {function.label} here")
+                if other is not None and (other[:2], func.attr, id(owner)) not in seen:
+                    seen.add((other[:2], func.attr, id(owner)))
+                    yield from self._elsewhere(module, call, other, func.attr, f"called from {function.label} here")
 
-    def _elsewhere(self, module: ModuleFacts, node: ast.AST, other, how: str) -> Iterator[Finding]:
-        other_module, base, method = other
-        where = os.path.basename(other_module.path)
-        label = f"{base}.{method.name} in {where}, {how}"
-        for read in partially_bound_reads(method, _walrus(method), other_module.lines):
-            message = _message(read, label).replace(
-                f"at line {read.origin.lineno}", f"at line {read.origin.lineno} of {where}", 1)
+    def _elsewhere(self, module: ModuleFacts, node: ast.AST, other: tuple[str, str, str, bool], name: str,
+                   how: str) -> Iterator[Finding]:
+        module_file, class_key, base, _ = other
+        where = os.path.basename(module_file)
+        label = f"{base}.{name} in {where}, {how}"
+        for described in _reads_elsewhere(module, module_file, class_key, name):
+            message = _message(described, label).replace(
+                f"at line {described[3]}", f"at line {described[3]} of {where}", 1)
             yield self.finding(
                 module, node, message,
-                data={**_data(read, label), "path": other_module.path, "line": read.name.lineno,
-                      "method": f"{base}.{method.name}"})
+                data={**_data(described, label), "path": module_file, "line": described[1],
+                      "method": f"{base}.{name}"})
 
     def fix(self, context: FixContext, finding: Finding) -> list[Edit]:
         read = _read_of(context.module, finding)
@@ -154,14 +160,29 @@ def _walrus(function: ast.AST) -> list[str]:
             and isinstance(node.target, ast.Name)]
 
 
-def _method_of_other_module_base(module: ModuleFacts, info, name: str):
-    """(that module's facts, the base's name, the method) for method ``name`` that Cell ``info`` inherits from a base
-    class of another module of the project that is not a Cell (a mixin); None when none has it, or the first class
-    that has it is a Cell (whose own module decides what of it is graph code)."""
-    found = module.method_of(info, name, through_cells=False)  # only a mixin's module is read in full
-    if found is None or found[0] is module or found[1].is_cell:
+def _method_of_other_module_base(module: ModuleFacts, info, name: str) -> tuple[str, str, str, bool] | None:
+    """(that module's file, the key and name of the base that defines it, whether it is a Cell) for method ``name``
+    that Cell ``info`` inherits from a base class of another module of the project that is not a Cell (a mixin);
+    None when its lineage here has it, none has it, or the first class that has it is a Cell (whose own module
+    decides what of it is graph code)."""
+    if info.find_method(name) is not None:
         return None
-    return found[0], found[1].name, found[2]
+    found = module.method_elsewhere(info, name, through_cells=False)  # only a mixin's module is read in full
+    return None if found is None or found[3] else found
+
+
+def _reads_elsewhere(module: ModuleFacts, module_file: str, class_key: str, name: str) -> tuple:
+    """``_described`` reads of method ``name`` of class ``class_key`` of the project module ``module_file``: the
+    project index's answer, found once per run however many Cells inherit the method."""
+
+    def reads(facts):
+        owner = facts.classes.get(class_key) if facts is not None else None
+        method = owner.methods.get(name) if owner is not None else None
+        if method is None:
+            return ()
+        return [_described(read) for read in partially_bound_reads(method, _walrus(method), facts.lines)]
+
+    return answer("name bound on one path", module_file, module.settings, (class_key, name), reads)
 
 
 def _read_of(module: ModuleFacts, finding: Finding) -> PartialRead | None:
@@ -204,27 +225,34 @@ def _own_constant(function, written: list[set[str]]):
     return constant
 
 
-def _data(read: PartialRead, label: str) -> dict:
-    """The name read, and what binds it on some paths only: a loop (``for``/``while``) or an ``if``, at its line."""
-    origin = read.origin
-    binder = ("while" if isinstance(origin, ast.While) else "for") if read.in_loop else "if"
-    return {"name": read.name.id, "bound_in": binder, "bound_at_line": origin.lineno, "function": label}
-
-
-def _message(read: PartialRead, label: str) -> str:
+def _described(read: PartialRead) -> tuple[str, int, int, int, str, int | None]:
+    """What a finding says of ``read``, as plain values: (the name, the line and column of the read, the line of the
+    statement that binds it on some paths, that statement's keyword: ``if``, ``for`` or ``while``, and for a loop
+    the line of a read in its body that a later iteration reaches before the binding, else None)."""
     name, origin = read.name.id, read.origin
+    keyword = ("while" if isinstance(origin, ast.While) else "for") if read.in_loop else "if"
+    earlier = _read_in_body(origin, name) if read.in_loop else None
+    return name, read.name.lineno, read.name.col_offset, origin.lineno, keyword, (
+        earlier.lineno if earlier is not None else None)
+
+
+def _data(described: tuple, label: str) -> dict:
+    """The name read, and what binds it on some paths only: a loop (``for``/``while``) or an ``if``, at its line."""
+    return {"name": described[0], "bound_in": described[4], "bound_at_line": described[3], "function": label}
+
+
+def _message(described: tuple, label: str) -> str:
+    name, _, _, origin_line, keyword, earlier = described
     name_error = f"NameError: \"The name '{name}' is not defined, or not supported in graph mode\""
-    if read.in_loop:
-        keyword = "while" if isinstance(origin, ast.While) else "for"
+    if keyword != "if":
         unbound = (f"UnboundLocalError: \"The local variable '{name}' defined in the '{keyword}' loop body cannot be "
                    "used outside of the loop body\"")
-        earlier = _read_in_body(origin, name)
-        error = (f"{name_error}, at the read on line {earlier.lineno} in the loop body, which a later iteration "
+        error = (f"{name_error}, at the read on line {earlier} in the loop body, which a later iteration "
                  "reaches before it binds the name" if earlier is not None else unbound)
-        return (f"`{name}` is read after the `{keyword}` loop at line {origin.lineno}, whose body first binds it "
+        return (f"`{name}` is read after the `{keyword}` loop at line {origin_line}, whose body first binds it "
                 f"({label}): MindSpore's graph parser rejects it ({error}) under STRICT and LAX; bind `{name}` "
                 f"before the loop (`{name} = None`)")
-    return (f"`{name}` is read after the `if` at line {origin.lineno}, which binds it on one branch only ({label}): "
+    return (f"`{name}` is read after the `if` at line {origin_line}, which binds it on one branch only ({label}): "
             f"MindSpore's graph parser joins both branches before it folds the condition and rejects it under "
             f"STRICT and LAX, whatever the condition, with UnboundLocalError: \"The local variable '{name}' is not "
             f"defined in false branch, but defined in true branch\" or, when it resolves another name of the "
