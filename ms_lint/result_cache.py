@@ -142,8 +142,8 @@ class SummaryStore:
         digest = file_digest(module_file)
         if digest is None:
             return None
-        key = hashlib.sha256("\0".join((str(_FORMAT), implementation_stamp(), repr(values), module_file,
-                                         digest)).encode("utf-8", errors="surrogatepass")).hexdigest()
+        parts = (str(_FORMAT), implementation_stamp(), repr(values), module_file, digest)
+        key = hashlib.sha256("\0".join(parts).encode("utf-8", errors="surrogatepass")).hexdigest()
         return os.path.join(self.directory, key[:2], key + ".json")
 
     def read(self, module_file: str, values: tuple) -> dict:
