@@ -230,11 +230,12 @@ _worker_options: LintOptions | None = None
 _worker_cache = None
 
 
-def _start_worker(options: LintOptions, cache_dir: str | None, summaries: str | None = None) -> None:
+def _start_worker(options: LintOptions, cache_dir: str | None, summaries: str | None = None,
+                  files: Sequence[str] = ()) -> None:
     global _worker_options, _worker_cache
     _worker_options = options
     _worker_cache = _open_cache(cache_dir)
-    _checking_a_project(summaries).__enter__()  # for the worker's life
+    _checking_a_project(summaries, files).__enter__()  # for the worker's life
 
 
 # How much source the facts a run keeps may hold (about 1.5 KB of memory a line): the modules many files ask about
@@ -243,21 +244,21 @@ KEPT_LINES = 150_000
 
 
 @contextmanager
-def _checking_a_project(summaries: str | None = None):
-    """A run over many files in this process: the facts of modules read or checked are kept for the files checked
-    later (``project.ProjectIndex.keep_modules``), the summaries and answers about modules go to and come from
-    the store in the directory ``summaries`` (``result_cache.SummaryStore``), and the garbage collector does not
-    run. The analysis makes no reference cycle with the trees and facts it builds, and frees them by their
-    reference counts as soon as they go (``tests/test_project_cache.py``); the collections that their millions of
-    objects trigger would walk the kept facts over and over to find next to nothing (a few thousand objects in a
-    run over 900 files, against three seconds of collections in fifteen)."""
+def _checking_a_project(summaries: str | None = None, files: Sequence[str] = ()):
+    """A run over many files in this process (``files``: those it checks): the facts of modules read or checked
+    are kept for the files checked later (``project.ProjectIndex.keep_modules``), the summaries and answers about
+    modules go to and come from the store in the directory ``summaries`` (``result_cache.SummaryStore``), and the
+    garbage collector does not run. The analysis makes no reference cycle with the trees and facts it builds, and
+    frees them by their reference counts as soon as they go (``tests/test_project_cache.py``); the collections
+    that their millions of objects trigger would walk the kept facts over and over to find next to nothing (a few
+    thousand objects in a run over 900 files, against three seconds of collections in fifteen)."""
     import gc
 
     from ms_lint.model.project import keep_modules, use_store
 
     collecting = gc.isenabled()
     gc.disable()
-    keep_modules(KEPT_LINES)
+    keep_modules(KEPT_LINES, files)
     if summaries is not None:
         from ms_lint.result_cache import SummaryStore
 
@@ -333,7 +334,7 @@ def _lint_paths(paths: Sequence[str], options: LintOptions, cache_dir: str | Non
         except (OSError, ImportError):
             pass  # no process pool on this system (no semaphores, no fork): check in this process
     cache = _open_cache(cache_dir)
-    with _checking_a_project(cache_dir):
+    with _checking_a_project(cache_dir, paths):
         return [_lint_path(path, options, cache) for path in paths]
 
 
@@ -348,7 +349,7 @@ def _lint_in_pool(paths: Sequence[str], options: LintOptions, jobs: int, cache_d
     with tempfile.TemporaryDirectory(prefix="ms-lint-summaries-") if cache_dir is None else _no_folder() as scratch:
         summaries = cache_dir if cache_dir is not None else scratch
         with multiprocessing.get_context().Pool(jobs, initializer=_start_worker,
-                                                initargs=(options, cache_dir, summaries)) as pool:
+                                                initargs=(options, cache_dir, summaries, paths)) as pool:
             return pool.map(_lint_in_worker, paths, chunksize=chunksize)
 
 

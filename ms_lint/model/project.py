@@ -23,7 +23,7 @@ from collections import OrderedDict
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Iterable
 
 from ms_lint.model.scopes import ASSIGNMENT
 from ms_lint.model.source import outline_text, read_source
@@ -106,6 +106,7 @@ class ProjectIndex:
         self._kept_lines = 0
         self._keep_limit = 0  # lines of source the store may hold; 0: nothing is kept past the file analysed
         self._analysis = 0  # counts the analyses: forget_full_facts ends one
+        self._to_check: set[str] = set()  # the files the run is to check and has not checked yet
         # The answers to questions about other modules (``answer``), each computed once per run: (question, file,
         # settings' values, what else it names) -> (the file's modification time, the answer, the lookups made for
         # it). Plain data, as the summaries.
@@ -162,13 +163,15 @@ class ProjectIndex:
                 return None
         return module_file, modified, settings
 
-    def keep_modules(self, lines: int) -> None:
+    def keep_modules(self, lines: int, files: Iterable[str] = ()) -> None:
         """Keep the full facts of the modules read or checked, up to ``lines`` lines of their source (the least
-        recently used go first), from one file's analysis to the next: a run of ``ms-lint check`` then reads and
-        models each module once, whether it is checked or asked about by other modules' questions. 0 keeps nothing
-        past the file analysed: what a host process that drives the garbage collector itself needs (flake8,
-        pylint), where kept trees would be walked by every full collection."""
+        recently used go first), from one file's analysis to the next: a run of ``ms-lint check`` over ``files``
+        then reads and models each module once, whether it is checked or asked about by other modules' questions
+        (the summary of a module the run is to check is made from its full facts, which its check reuses). 0 keeps
+        nothing past the file analysed: what a host process that drives the garbage collector itself needs
+        (flake8, pylint), where kept trees would be walked by every full collection."""
         self._keep_limit = max(0, lines)
+        self._to_check = {os.path.abspath(file) for file in files} if self._keep_limit else set()
         self._evict()
 
     def kept_tree(self, path: str, source: str, settings: Settings) -> ast.Module | None:
@@ -204,6 +207,7 @@ class ProjectIndex:
         if not self._keep_limit or not facts.source or not facts.path or facts.tree is None:
             return
         module_file = os.path.abspath(facts.path)
+        self._to_check.discard(module_file)
         version = self._version(module_file, facts.settings)
         if version is None:
             return
@@ -495,7 +499,10 @@ class ProjectIndex:
             self._record(lookups)
         else:
             with self.recording_lookups() as lookups:
-                facts = self._read_module(module_file, settings, outline=True)[0]
+                if module_file in self._to_check:  # read in full once: its check reuses what is read
+                    facts = self._module_facts(module_file, settings)
+                else:
+                    facts = self._read_module(module_file, settings, outline=True)[0]
                 summary = None if facts is None else ModuleSummary.of(facts)  # None: unreadable, or not Python
             self._store_summary(module_file, settings, summary, lookups)
         self._lookups_of[key] = lookups
