@@ -4,12 +4,13 @@ A finding is only right for the device, version, mode and level the code runs un
 either set by the user (an option) or inferred, and remembers where it came from, so that ``ms-lint check`` can say
 what it assumed. Rules ask the target (``module.target``) rather than the raw settings.
 
-Inference, once per project (the nearest directory above a file holding ``pyproject.toml``, ``setup.cfg``,
-``setup.py``, ``.git`` or an unpacked wheel's ``*.dist-info``), by reading text, never importing MindSpore:
+Inference, once per project (the application folder or the packaging root around a file: see ``project_root``),
+by reading text, never importing MindSpore:
 
-- version: the MindSpore installed where ms-lint runs (its metadata), else the version the project's requirement
-  names (``pyproject.toml``, ``setup.cfg``, ``setup.py``, ``requirements*.txt``, a wheel's ``METADATA``), else the
-  version ms-lint's API tables were read from;
+- version: the MindSpore installed where ms-lint runs (its metadata), else the versions the project's requirement
+  allows (``pyproject.toml``, ``setup.cfg``, ``setup.py``, ``requirements*.txt``, a wheel's ``METADATA``): a pin is
+  one version, a range (``mindspore>=2.7.1``) each release in it ms-lint has API tables for, and its lower bound
+  (``Target.versions``; ``Target.version`` is the lowest), else the version ms-lint's API tables were read from;
 - device: the device the project's own code names (``set_device("Ascend")``, ``set_context(device_target="Ascend")``,
   the default of a ``--device_target`` argument or a ``device_target`` field) when every such place agrees; tests
   are not read for it; else ``any``;
@@ -24,25 +25,43 @@ import os
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Iterable
+from typing import Iterable, Mapping
 
-from ms_lint.settings import DEVICES, Settings, is_version, parse_version
+from ms_lint.settings import DEVICES, PINNED, Settings, is_version, parse_version
 
 # The devices a claim can hold on; ``any`` in the settings means all of them.
 ALL_DEVICES = ("ascend", "gpu", "cpu")
 DEVICE_NAMES = {"ascend": "Ascend", "gpu": "GPU", "cpu": "CPU", "any": "any device"}
 
 
+# Where a part set in a configuration file came from: ``"config: setup.cfg [flake8]"``.
+CONFIG_ORIGIN = "config: "
+# The origin of a part that projects sharing one target each inferred from their own files.
+PER_PROJECT = "per project"
+PARTS = ("version", "device", "mode", "syntax_level")
+
+
 @dataclass(frozen=True)
 class Target:
     """What the code is checked against. ``origins`` says, per part (``device``, ``version``, ``mode``,
-    ``syntax_level``), where its value came from: ``"option"``, ``"installed"``, ``"train.py:6"``, ``"default"``."""
+    ``syntax_level``), where its value came from: ``"option"`` (the command line), ``"config: setup.cfg [flake8]"``
+    (a configuration file), ``"installed"``, ``"train.py:6"`` (relative to the project), ``"default"``.
+    ``project``: the project's root directory (absolute; "" where no file was named). Two targets are the same
+    when their values are, whatever their origins and projects."""
 
     device: str = "any"
     version: str = ""
     mode: str = "graph"
     syntax_level: str = "lax"
     origins: tuple[tuple[str, str], ...] = field(default=(), compare=False)
+    project: str = field(default="", compare=False)
+    # Every version the code is judged for, oldest first: those a requirement's range allows (``>=2.7.1``: 2.7.1,
+    # 2.7.2, 2.8.0, 2.9.0, 2.10.0), or () for ``version`` alone. ``version`` is the first.
+    versions: tuple[str, ...] = ()
+    # The version the project moves from (``--ms-upgrade-from``): what breaks or changes meaning since then.
+    upgrade_from: str = ""
+    # The requirement the versions come from, as written (``mindspore>=2.7.1``).
+    requirement: str = field(default="", compare=False)
 
     def __post_init__(self):
         if self.device not in DEVICES:
@@ -57,8 +76,19 @@ class Target:
     def version_tuple(self) -> tuple[int, ...]:
         return parse_version(self.version) if self.version else ()
 
+    @property
+    def judged_versions(self) -> tuple[str, ...]:
+        """The versions a version-dependent claim is judged for, oldest first: the range's, else ``version`` ("":
+        the newest tables')."""
+        return self.versions or (self.version,)
+
     def origin(self, part: str) -> str:
         return dict(self.origins).get(part, "")
+
+    def set_by_user(self, part: str) -> bool:
+        """Whether the part's value was set by an option, on the command line or in a configuration file."""
+        origin = self.origin(part)
+        return origin == "option" or origin.startswith(CONFIG_ORIGIN)
 
     def affected(self, devices: Iterable[str]) -> tuple[str, ...]:
         """Of ``devices`` (where a claim holds), those the target may run on, in the order given; empty when the
@@ -69,35 +99,123 @@ class Target:
     @property
     def key(self) -> str:
         """What in the target changes findings, as one string (for result caches)."""
-        return f"device={self.device};version={self.version};mode={self.mode};level={self.syntax_level}"
+        versions = ",".join(self.versions)
+        return (f"device={self.device};version={self.version};versions={versions};from={self.upgrade_from};"
+                f"mode={self.mode};level={self.syntax_level}")
 
     def describe(self) -> str:
         """One line naming each part and where it came from: ``MindSpore 2.7.1 (installed) · Ascend (train.py:6) ·
         graph · LAX (MindSpore's default)``."""
         device = "any device" if self.device == "any" else DEVICE_NAMES[self.device]
         level_default = "MindSpore's default"
-        parts = [f"MindSpore {self.version or 'unknown'}{self._said('version', 'the newest ms-lint knows')}",
+        parts = [f"MindSpore {self.describe_versions()}{self._said('version', 'the newest ms-lint knows')}",
                  f"{device}{self._said('device', 'none named in the project')}",
                  f"{self.mode}{self._said('mode', '')}",
                  f"{self.syntax_level.upper()}{self._said('syntax_level', level_default)}"]
         return " · ".join(parts)
 
+    def label(self, parts: Iterable[str] = PARTS) -> str:
+        """The values of ``parts`` alone, for telling targets apart: ``Ascend · LAX``."""
+        shown = {"version": f"MindSpore {self.describe_versions()}",
+                 "device": "any device" if self.device == "any" else DEVICE_NAMES[self.device],
+                 "mode": self.mode, "syntax_level": self.syntax_level.upper()}
+        return " · ".join(shown[part] for part in parts)
+
+    def describe_versions(self) -> str:
+        """``2.7.1``, or for a range ``2.7.1 to 2.10.0``."""
+        if len(self.versions) > 1:
+            return f"{self.versions[0]} to {self.versions[-1]}"
+        return self.version or "unknown"
+
     def _said(self, part: str, default: str) -> str:
         origin = self.origin(part)
+        if origin == PER_PROJECT:
+            return " (per project)"
         if origin == "option":
             return f" (--ms-{part.replace('_', '-')})"
+        if origin.startswith(CONFIG_ORIGIN):
+            return f" (ms-{part.replace('_', '-')} in {origin[len(CONFIG_ORIGIN):]})"
         if origin == "default":
             return f" ({default})" if default else ""
         return f" ({origin})" if origin else ""
 
     def to_dict(self) -> dict:
+        return {**self.values(), "origins": dict(self.origins)}
+
+    def values(self) -> dict:
+        """The parts, as JSON values, without their origins."""
         return {
             "device": self.device,
             "mindspore_version": self.version,
+            **({"mindspore_versions": list(self.versions)} if self.versions else {}),
+            **({"upgrade_from": self.upgrade_from} if self.upgrade_from else {}),
             "mode": self.mode,
             "syntax_level": self.syntax_level,
-            "origins": dict(self.origins),
         }
+
+    def summary(self) -> dict:
+        """What a finding carries (``Finding.target``): the parts and the project's root, relative to the working
+        directory where it lies below it (``"."`` for the working directory itself)."""
+        return {**self.values(), "project": shown_path(self.project)}
+
+
+def shown_path(path: str) -> str:
+    """``path`` relative to the working directory where it lies below it, else as it is."""
+    if not path:
+        return ""
+    try:
+        relative = os.path.relpath(path)
+    except ValueError:  # another drive on Windows
+        return path
+    return path if relative == os.pardir or relative.startswith(os.pardir + os.sep) else relative
+
+
+@dataclass(frozen=True)
+class TargetGroup:
+    """The projects checked against one target (their targets' values are the same, their origins may differ)."""
+
+    projects: tuple[Target, ...]
+
+    @property
+    def target(self) -> Target:
+        """The target, with each part's origin where every project has the same, else ``PER_PROJECT``."""
+        first = self.projects[0]
+        origins = []
+        for part, _ in first.origins:
+            said = {target.origin(part) for target in self.projects}
+            origins.append((part, said.pop() if len(said) == 1 else PER_PROJECT))
+        return Target(first.device, first.version, first.mode, first.syntax_level, tuple(origins),
+                      first.project if len(self.projects) == 1 else "", first.versions, first.upgrade_from,
+                      first.requirement)
+
+    def matches(self, values: Mapping) -> bool:
+        """Whether a finding's ``target`` (``Target.summary()``) is this one."""
+        return all(values.get(key) == value for key, value in self.projects[0].values().items())
+
+    def describe(self, named: bool = True) -> str:
+        """``Target.describe()``, then the project (``named``) or how many share it and the first of them:
+        ``...: 143 projects (official/cv/ResNet, official/cv/VGG16, official/nlp/Bert, ...)``."""
+        line = self.target.describe()
+        paths = [shown_path(target.project) or "-" for target in self.projects]
+        if len(paths) > 1:
+            shown = ", ".join(paths[:3]) + (", ..." if len(paths) > 3 else "")
+            return f"{line}: {len(paths)} projects ({shown})"
+        return f"{line}: {paths[0]}" if named else line
+
+    def to_dict(self) -> dict:
+        return {**self.target.to_dict(),
+                "projects": [{"path": shown_path(target.project), "origins": dict(target.origins)}
+                             for target in self.projects]}
+
+
+def group_targets(targets: Iterable[Target]) -> list[TargetGroup]:
+    """``targets`` (one per project) grouped by their values, each group's projects by path, the groups most
+    projects share first (then by their first project's path)."""
+    groups: dict[Target, list[Target]] = {}
+    for target in sorted(targets, key=lambda target: target.project):
+        groups.setdefault(target, []).append(target)
+    return sorted((TargetGroup(tuple(projects)) for projects in groups.values()),
+                  key=lambda group: (-len(group.projects), group.projects[0].project))
 
 
 def device_names(devices: Iterable[str]) -> str:
@@ -124,23 +242,13 @@ def device_claim(target: Target, holds_on: Iterable[str]) -> tuple[tuple[str, ..
     return (), {"devices": list(holds_on), SILENCED_BY: f"ms-device={holds_on[0] if len(holds_on) == 1 else 'any'}"}
 
 
-def target_from_settings(settings: Settings, path: str = "") -> Target:
+def target_from_settings(settings: Settings, path: str = "", sources: Mapping[str, str] | None = None) -> Target:
     """The target of the file at ``path``: what the settings name, the rest inferred from the file's project (see
-    the module's documentation). Each project is read once per process, and the target of each directory's files
-    worked out once."""
-    key = (settings, os.path.dirname(os.path.abspath(path)) if path else "")
-    target = _targets.get(key)
-    if target is None:
-        target = _targets[key] = _target_from_settings(settings, path)
-    return target
-
-
-_targets: dict[tuple[Settings, str], Target] = {}
-
-
-def _target_from_settings(settings: Settings, path: str) -> Target:
+    the module's documentation). Each project is read once per process. ``sources``: where a part the settings
+    name was read from, by option name (``{"ms-device": "setup.cfg [flake8]"}``); one not there was given on the
+    command line."""
     project = project_facts(path) if path and (not settings.device or not settings.syntax_level
-                                               or not settings.version) else None
+                                               or not settings.version or settings.upgrade_from == PINNED) else None
     origins = {"mode": "option" if settings.mode != "graph" else "default"}
 
     def part(name: str, value: str, infer) -> str:
@@ -153,10 +261,24 @@ def _target_from_settings(settings: Settings, path: str) -> Target:
     level = part("syntax_level", settings.syntax_level,
                  lambda: project.level if project is not None else ("lax", "default"))
     device = part("device", settings.device, lambda: project.device if project is not None else ("any", "default"))
-    version = part("version", settings.version,
-                   lambda: inferred_version(project.root if project is not None else ""))
+    versions: tuple[str, ...] = ()
+    requirement = ""
+    if settings.version:
+        origins["version"] = "option"
+        version = settings.version
+    else:
+        version, versions, origins["version"], requirement = inferred_versions(
+            project.root if project is not None else "", pinned=settings.pinned)
+    upgrade_from = settings.upgrade_from
+    if upgrade_from == PINNED:
+        upgrade_from = pinned_version(project.root if project is not None else "")
+    for name, origin in origins.items():
+        source = (sources or {}).get(f"ms-{name.replace('_', '-')}")
+        if origin == "option" and source:
+            origins[name] = CONFIG_ORIGIN + source
     return Target(device=device, version=version, mode=settings.mode, syntax_level=level,
-                  origins=tuple(origins.items()))
+                  origins=tuple(origins.items()), project=project_root(path)[0] if path else "", versions=versions,
+                  upgrade_from=upgrade_from, requirement=requirement)
 
 
 # --------------------------------------------------------------------------------------------- the project's facts
@@ -178,44 +300,143 @@ class ProjectFacts:
 
 
 _roots: dict[str, tuple[str, str, bool]] = {}
-_marks: dict[str, tuple[bool, bool]] = {}  # directory -> (holds a project marker, holds a *.dist-info)
 _projects: dict[tuple[str, str], ProjectFacts] = {}
+# an application's folder -> the repository around it (its packaging root), whose requirement names a version too
+_enclosing: dict[str, str] = {}
+_applications: dict[str, tuple[bool, bool]] = {}
+
+# An application's own entry scripts, by name; a file so named counts where it runs as a script (below).
+ENTRY_SCRIPT = re.compile(r"(?:train|eval|infer|export)[\w.-]*\.py|main\.py")
+_SCRIPT = re.compile(r"""__name__\s*==\s*["']__main__["']|^(?:\w+\s*=\s*)?[\w.]*parse_(?:known_)?args\("""
+                     r"|^[A-Za-z_][\w.]*\(.*\)\s*$", re.MULTILINE)
+# A config folder: one of these names, holding settings files (an application's ``config/resnet50.yaml``).
+CONFIG_FOLDERS = ("config", "configs")
+CONFIG_SUFFIXES = (".yaml", ".yml", ".json", ".ini", ".cfg", ".toml")
+TEST_FOLDERS = ("test", "tests", "testing", "unittest", "ut", "st")
 
 
 def project_root(path: str) -> tuple[str, str, bool]:
-    """``(root, directory to read, whether to read below it)`` for the file at ``path``: the nearest directory above
-    it with a project marker (or holding an unpacked wheel's ``*.dist-info``: then only the file's top-level package
-    there is read); with none, the file's own directory, alone."""
+    """``(root, directory to read, whether to read below it)`` for the file at ``path``.
+
+    The nearest directory above it with a packaging marker (``pyproject.toml``, ``setup.cfg``, ``setup.py``,
+    ``.git``; or holding an unpacked wheel's ``*.dist-info``: then only the file's top-level package there is read)
+    is the project, unless an application folder lies between them: then the nearest such folder is (a repository
+    of applications, such as a model zoo, is one project per application). An application folder holds its own
+    entry scripts (``train*.py``, ``eval*.py``, ``infer*.py``, ``export*.py``, ``main.py`` that run as scripts), a
+    ``requirements*.txt`` or a config folder (``config/`` or ``configs/`` with settings files); it is not a test
+    folder or inside one, nor inside the importable package of the repository around it (a library's modules stay
+    one project with it). A folder inside another application is one of its own only where it holds entry scripts
+    of its own and is no part of it (see ``_own_application``). A hidden directory (``.cache``) is never crossed.
+    With neither, the file's own directory is the project, alone."""
     directory = os.path.dirname(os.path.abspath(path))
     known = _roots.get(directory)
     if known is not None:
         return known
     home = os.path.expanduser("~")
+    applications: list[str] = []  # the application folders on the way up, nearest first
     found = None
     candidate = directory
     while True:
-        marks = _marks.get(candidate)
-        if marks is None:  # each directory listed once, however many of the directories below it ask
-            try:
-                names = os.listdir(candidate)
-            except OSError:
-                names = []
-            marks = _marks[candidate] = (any(marker in names for marker in PROJECT_MARKERS),
-                                         any(name.endswith(".dist-info") for name in names))
-        if marks[0]:
+        names = _listing(candidate)
+        if any(marker in names for marker in PROJECT_MARKERS):
             found = (candidate, candidate, True)
+            if _in_library_package(candidate, directory):
+                applications.clear()
             break
-        if marks[1]:
+        if any(name.endswith(".dist-info") for name in names):
             package = os.path.relpath(directory, candidate).split(os.sep)[0]
             found = (candidate, os.path.join(candidate, package) if package != os.curdir else candidate,
                      package != os.curdir)
+            applications.clear()  # a wheel is a library: its files are its package's
             break
+        name = os.path.basename(candidate)
+        if name in TEST_FOLDERS:
+            applications.clear()  # what lies in a test folder belongs to the project that holds the tests
+        elif _application_signs(candidate, names)[0]:
+            applications.append(candidate)
         parent = os.path.dirname(candidate)
-        if parent == candidate or parent == home:
+        if parent == candidate or parent == home or name.startswith("."):
             break
         candidate = parent
+    application = None
+    for folder in reversed(applications):  # the outermost first, then each application inside it
+        if application is None or _own_application(folder, application):
+            application = folder
+    if application is not None:
+        if found is not None:
+            _enclosing[application] = found[0]
+        found = (application, application, True)
     _roots[directory] = found = found or (directory, directory, False)
     return found
+
+
+def packaging_root(path: str) -> str:
+    """The directory whose packaging marker (or unpacked wheel) makes the project of the file at ``path``, also where
+    ``project_root`` gives an application folder inside it; with neither, ``project_root``'s answer."""
+    root = project_root(path)[0]
+    return _enclosing.get(root, root)
+
+
+def _own_application(folder: str, application: str) -> bool:
+    """Whether ``folder``, an application folder inside ``application``, is an application of its own: it holds
+    entry scripts of its own (a ModelArts or inference entry, a variant trained on its own) and is no part of
+    ``application`` (not a package, not in its ``src/`` or one of its packages)."""
+    child = os.path.relpath(folder, application).split(os.sep)[0]
+    return (child != "src" and "__init__.py" not in _listing(os.path.join(application, child))
+            and "__init__.py" not in _listing(folder) and _applications[folder][1])
+
+
+_listings: dict[str, frozenset[str]] = {}
+
+
+def _listing(directory: str) -> frozenset[str]:
+    names = _listings.get(directory)
+    if names is None:
+        try:
+            names = frozenset(os.listdir(directory))
+        except OSError:
+            names = frozenset()
+        _listings[directory] = names
+    return names
+
+
+# Top-level folders of a repository that hold its scripts and applications, not its library, even as packages.
+SCRIPT_FOLDERS = frozenset({"examples", "example", "tutorials", "tutorial", "demo", "demos", "samples", "tools",
+                            "scripts", "benchmark", "benchmarks", "applications", "apps", "model_zoo", "recipes",
+                            "research", "projects", "docs"})
+
+
+def _in_library_package(root: str, directory: str) -> bool:
+    """Whether ``directory`` lies in an importable package at the top of ``root`` (``root/pkg/`` or
+    ``root/src/pkg/``, holding ``__init__.py``, other than ``examples/``, ``tools/`` and the like), or is ``root``
+    itself."""
+    parts = os.path.relpath(directory, root).split(os.sep)
+    if parts[0] == os.curdir:
+        return True
+    top = os.path.join(*parts[:2]) if parts[0] == "src" and len(parts) > 1 else parts[0]
+    return os.path.basename(top) not in SCRIPT_FOLDERS and "__init__.py" in _listing(os.path.join(root, top))
+
+
+def _application_signs(directory: str, names: frozenset[str]) -> tuple[bool, bool]:
+    """``(whether directory is an application folder, whether it holds entry scripts of its own)``."""
+    known = _applications.get(directory)
+    if known is None:
+        entry = any(ENTRY_SCRIPT.fullmatch(name) and _runs_as_script(os.path.join(directory, name)) for name in names)
+        known = _applications[directory] = (
+            entry or any(name.startswith("requirements") and name.endswith(".txt") for name in names)
+            or any(name in CONFIG_FOLDERS and _holds_settings(os.path.join(directory, name)) for name in names),
+            entry)
+    return known
+
+
+def _runs_as_script(path: str) -> bool:
+    """A ``__main__`` guard, arguments parsed or a call at the top level: an entry script, not a module named
+    like one (``eval_utils.py``)."""
+    return _SCRIPT.search(_read_text(path)) is not None
+
+
+def _holds_settings(directory: str) -> bool:
+    return any(name.endswith(CONFIG_SUFFIXES) for name in _listing(directory))
 
 
 def project_facts(path: str) -> ProjectFacts:
@@ -230,9 +451,10 @@ def project_facts(path: str) -> ProjectFacts:
 def forget_projects() -> None:
     """Read every project again when next asked (after its files changed, in a long-lived process)."""
     _roots.clear()
-    _marks.clear()
     _projects.clear()
-    _targets.clear()
+    _enclosing.clear()
+    _applications.clear()
+    _listings.clear()
     _requirement_versions.clear()
 
 
@@ -264,15 +486,16 @@ def _python_files(directory: str, recursive: bool) -> Iterable[str]:
 
 
 def _own_project(directory: str) -> bool:
-    """A virtual environment, or a project of its own (a sample or a sub-project), which its files' target reads."""
-    return any(os.path.exists(os.path.join(directory, name)) for name in ("pyvenv.cfg", *PROJECT_MARKERS))
+    """A virtual environment, or a project of its own (a sample, a sub-project, an application), which its files'
+    target reads."""
+    return "pyvenv.cfg" in _listing(directory) or project_root(os.path.join(directory, "module.py"))[0] == directory
 
 
 def is_test_path(relative: str) -> bool:
     """A test module or a file under a tests directory: it names the device its tests run on, not the project's."""
     parts = relative.replace(os.sep, "/").split("/")
     name = parts[-1]
-    return (any(part in ("test", "tests", "testing", "unittest", "ut", "st") for part in parts[:-1])
+    return (any(part in TEST_FOLDERS for part in parts[:-1])
             or name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py")
 
 
@@ -409,23 +632,44 @@ def installed_mindspore() -> str:
     return ""
 
 
-_requirement_versions: dict[str, tuple[str, str] | None] = {}
+_requirement_versions: dict[str, tuple[str, tuple[str, ...], str, str] | None] = {}
 
 
 def inferred_version(root: str) -> tuple[str, str]:
-    """``(version, origin)``: installed, else the project's requirement, else the API tables' version."""
-    installed = installed_mindspore()
+    """``(version, origin)``: installed, else the project's requirement (its lowest version; an application's, else
+    the repository's around it), else the API tables' version."""
+    version, _, origin, _ = inferred_versions(root)
+    return version, origin
+
+
+def inferred_versions(root: str, pinned: bool = False) -> tuple[str, tuple[str, ...], str, str]:
+    """``(version, versions, origin, requirement)``: the installed MindSpore (unless ``pinned``: the project's
+    requirement only), else the versions the project's requirement allows (an application's, else the repository's
+    around it; ``versions`` empty for one, or ``pinned``), else the API tables' version."""
+    installed = "" if pinned else installed_mindspore()
     if installed:
-        return installed, "installed"
-    if root:
-        if root not in _requirement_versions:
-            _requirement_versions[root] = required_version(root)
-        required = _requirement_versions[root]
+        return installed, (), "installed", ""
+    for where in (root, _enclosing.get(root)) if root else ():
+        if where is None:
+            continue
+        if where not in _requirement_versions:
+            _requirement_versions[where] = required_versions(where)
+        required = _requirement_versions[where]
         if required is not None:
-            return required
+            version, versions, origin, requirement = required
+            origin = origin if where == root else os.path.join(os.path.relpath(where, root), origin)
+            return version, () if pinned else versions, origin, requirement
     from ms_lint.mindspore_api import mindspore_version
 
-    return mindspore_version(), "default"
+    return mindspore_version(), (), "default", ""
+
+
+def pinned_version(root: str) -> str:
+    """The version the project's requirement pins or starts from ("" where it names none)."""
+    if not root:
+        return ""
+    version, _, origin, _ = inferred_versions(root, pinned=True)
+    return "" if origin == "default" else version
 
 
 _REQUIREMENT = re.compile(r"(?<![\w.-])mindspore(?:[-_](?:ascend|gpu|cpu))?(?![\w.-])\s*(?:\[[^\]]*\])?\s*\(?"
@@ -447,8 +691,52 @@ def requirement_version(specification: str) -> str:
     return ""
 
 
+def allowed_versions(specification: str) -> tuple[str, ...]:
+    """The versions a requirement on MindSpore allows that ms-lint judges separately, oldest first: the version it
+    pins or starts from (``requirement_version``), then each release ms-lint has API tables for that it allows
+    (``>=2.7.1`` -> 2.7.1, 2.7.2, 2.8.0, 2.9.0, 2.10.0); one version for a pin."""
+    from ms_lint.mindspore_api import shipped_versions
+
+    first = requirement_version(specification)
+    if not first:
+        return ()
+    specifiers = [(operator, parse_version(version.rstrip(".*").split("+")[0]), version.endswith(".*"))
+                  for operator, version in _SPECIFIER.findall(specification)]
+    found = [first]
+    for version in shipped_versions():
+        release = parse_version(version)
+        if release > _padded(parse_version(first)) and all(_allows(operator, release, bound, star)
+                                                           for operator, bound, star in specifiers):
+            found.append(version)
+    return tuple(found)
+
+
+def _padded(release: tuple[int, ...]) -> tuple[int, ...]:
+    return release + (0,) * (3 - len(release))
+
+
+def _allows(operator: str, release: tuple[int, ...], bound: tuple[int, ...], star: bool) -> bool:
+    """Whether ``release`` satisfies ``operator bound`` (release numbers only, as PEP 440 compares them)."""
+    if star or operator == "~=":  # ==2.6.*, ~=2.7.0: the bound's leading numbers, then at least it
+        prefix = bound if star else bound[:-1]
+        if release[:len(prefix)] != prefix:
+            return operator == "!="
+        return operator != "!=" and (star or release >= _padded(bound))
+    release, bound = _padded(release), _padded(bound)
+    return {"==": release == bound, "===": release == bound, "!=": release != bound, ">=": release >= bound,
+            "<=": release <= bound, ">": release > bound, "<": release < bound}.get(operator, True)
+
+
 def required_version(root: str) -> tuple[str, str] | None:
     """``(version, origin)`` from the first of the project's files whose requirement on MindSpore names one."""
+    found = required_versions(root)
+    return None if found is None else (found[0], found[2])
+
+
+def required_versions(root: str) -> tuple[str, tuple[str, ...], str, str] | None:
+    """``(version, versions, origin, requirement)`` from the first of the project's files whose requirement on
+    MindSpore names a version: the one it pins or starts from, every version ``allowed_versions`` judges (empty for
+    one), where it was read, and the requirement as written."""
     for name, requirements in _requirement_sources(root):
         for requirement in requirements:
             match = _REQUIREMENT.search(requirement)
@@ -456,7 +744,9 @@ def required_version(root: str) -> tuple[str, str] | None:
                 continue
             version = requirement_version(match.group(1))
             if version:
-                return version, f"{name}: {' '.join(match.group(0).split())}"
+                written = " ".join(match.group(0).split())
+                versions = allowed_versions(match.group(1))
+                return version, versions if len(versions) > 1 else (), f"{name}: {written}", written
     return None
 
 

@@ -8,7 +8,8 @@ import weakref
 from typing import TYPE_CHECKING, Iterator
 
 from ms_lint import mindspore_api as api
-from ms_lint.model.project import ProjectClass, answer, class_location, facts_of, project_class, project_method
+from ms_lint.model.project import (ProjectClass, answer, class_answer, class_location, facts_of, project_class,
+                                   project_method)
 from ms_lint.model.syntax import FunctionNode, decorator_callee, first_argument, is_attribute_of, is_static
 from ms_lint.model.values import UNKNOWN, annotated_class, constant_value, literal
 
@@ -547,6 +548,93 @@ class ClassFacts:
                 if found is not None:
                     return found
         return None
+
+    def instance_names(self, info: ClassInfo, through_project: bool = True, _depth: int = 0) -> frozenset[str] | None:
+        """Every name an instance of class ``info`` can be asked for: what any method of it or of its bases sets on
+        the instance (``self.x = ...``, ``self.a, self.b = ...``, ``self.x += ...``, ``register_buffer("x", ...)``),
+        what their class bodies bind (methods, properties, class attributes), and what MindSpore's ``nn.Cell``
+        instances have; None when that cannot be known: a base that is neither this project's nor ``nn.Cell``
+        (another MindSpore layer, a third-party class, a name that does not resolve), a metaclass, an attribute set
+        under a computed name (``setattr(self, name, ...)``, ``self.__dict__``), or a ``__getattr__``. Without
+        ``through_project``, the bases from the project's other modules are left out (nothing of theirs is read):
+        the names are then a part of the answer, for a rule that reads the rest only where it needs it."""
+        if _depth > _MAX_BASE_DEPTH:
+            return None
+        names: set[str] = set()
+        for local in info.lineage():
+            own = _names_set_by(local, self.index.subtree_nodes_of)
+            if own is None or any(keyword.arg == "metaclass" for keyword in local.node.keywords):
+                return None
+            names |= own
+            for base in local.node.bases:
+                qualname = self.qualname(base)
+                if qualname is None:
+                    return None
+                if qualname in ("builtins.object", "object") or (
+                        qualname.startswith(self.local_prefix) and qualname[len(self.local_prefix):] in self.classes):
+                    continue  # a local base is in the lineage
+                if api.is_mindspore_name(qualname, "Cell"):
+                    names |= api.CELL_INSTANCE_NAMES
+                    continue
+                if api.is_mindspore(qualname) or qualname.startswith("builtins.") or api.is_host_library(qualname):
+                    return None
+                if not through_project:
+                    continue
+                found, inherited = class_answer(self.path, qualname, self.settings, "instance names",
+                                                lambda facts, name: _as_tuple(facts.instance_names(
+                                                    facts.classes[name], True, _depth + 1)))
+                if not found or inherited is None:
+                    return None
+                names.update(inherited)
+        return frozenset(names)
+
+
+_MAX_BASE_DEPTH = 8
+
+
+def _as_tuple(names: frozenset[str] | None) -> tuple[str, ...] | None:
+    """Names as the project index keeps them for the process: a tuple, which the garbage collector stops tracking."""
+    return None if names is None else tuple(sorted(names))
+
+
+# Methods of a Cell that set an attribute named by their first argument.
+_NAMED_SETTERS = frozenset({"register_buffer", "insert_child_to_cell", "insert_param_to_cell", "_set_attr_for_cell",
+                            "register_parameter", "add_module"})
+# Names whose use lets an instance gain attributes under computed names.
+_DYNAMIC_SETTERS = frozenset({"setattr", "__setattr__", "__dict__", "vars", "__getattr__", "_cells", "_params",
+                              "_buffers", "update_parameters_name"})
+
+
+def _names_set_by(info: ClassInfo, nodes_of) -> set[str] | None:
+    """The names class ``info`` binds in its body and its methods set on the instance; None when it sets some under
+    a computed name or answers any name (``__getattr__``)."""
+    names = set(info.methods) | set(info.attribute_writes)
+    for statement in info.node.body:
+        if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name):
+            names.add(statement.target.id)
+        elif isinstance(statement, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            names.add(statement.name)
+        elif isinstance(statement, (ast.Import, ast.ImportFrom)):
+            names.update((alias.asname or alias.name).split(".")[0] for alias in statement.names)
+        elif not isinstance(statement, (ast.Assign, ast.Expr, ast.Pass)):
+            return None  # a loop, a condition, a ``with``: names bound in ways not read here
+    if "__getattr__" in info.methods or "__getattribute__" in info.methods:
+        return None
+    for method in info.methods.values():
+        self_name = first_argument(method)
+        for node in nodes_of(method, (ast.Call, ast.Attribute, ast.Name)):
+            if isinstance(node, ast.Name) and node.id in ("setattr", "vars"):
+                return None
+            if isinstance(node, ast.Attribute) and node.attr in _DYNAMIC_SETTERS:
+                return None
+            func = node.func if isinstance(node, ast.Call) else None
+            if isinstance(func, ast.Attribute) and func.attr in _NAMED_SETTERS and isinstance(func.value, ast.Name) \
+                    and func.value.id == self_name:
+                first = node.args[0] if node.args else None
+                if not (isinstance(first, ast.Constant) and isinstance(first.value, str)):
+                    return None
+                names.add(first.value)
+    return names
 
 
 _CHANGING_TYPES = (ast.Call, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete)  # what _changes_made_by reads

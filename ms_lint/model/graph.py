@@ -551,6 +551,11 @@ class GraphCode:
         function.compute_environment()
         return function
 
+    def cell_functions(self) -> list[GraphFunction]:
+        """The code a Cell runs, with the kinds of its values: the graph functions, then the functions PyNative
+        runs eagerly for Cells (``eager_functions``)."""
+        return [*self.graph_functions, *self.eager_functions()]
+
     def is_graph_code(self, node: FunctionNode) -> bool:
         return id(node) in self._graph_by_node
 

@@ -270,6 +270,11 @@ class ModuleFacts(ClassFacts, GraphCode):
         through an import that names it."""
         return not self.scopes.imported_packages.isdisjoint(api.HOST_LIBRARIES)
 
+    def uses_torch(self) -> bool:
+        """Whether the module imports PyTorch (or a PyTorch shim such as ``mindtorch``): its tensors may be PyTorch's,
+        whose methods take other arguments."""
+        return any(qualname.split(".", 1)[0] in ("torch", "mindtorch") for qualname in self.names.values())
+
     def local_function(self, expr: ast.AST) -> FunctionNode | None:
         """The function of this module (at any depth) that the name ``expr`` calls where it is used."""
         if not isinstance(expr, ast.Name):

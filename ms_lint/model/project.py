@@ -1,8 +1,9 @@
 """Classes defined in the user's other modules: found on demand, when a base class is not resolved locally.
 
-Only the user's own project is searched (the source root above the file's top package, and the file's own
-directory), never site-packages: a Cell base from another module of the project is common, and following
-third-party code would make every editor keystroke pay for parsing libraries.
+Only the user's own project is searched (the source root above the file's top package, the file's own directory,
+and for namespace packages the directories above up to the project's root), never site-packages: a Cell base from
+another module of the project is common, and following third-party code would make every editor keystroke pay for
+parsing libraries.
 
 Two caches, because a flake8 run checks a whole project in one process. What most questions need (is this class
 a Cell, what does this module re-export) is kept for the whole process as a small summary per module and file
@@ -408,6 +409,19 @@ class ProjectIndex:
         """The full facts of the project module ``module_file`` (a file an answer names), read once per run."""
         return self._module_facts(module_file, settings)
 
+    def class_answer(self, path: str, qualname: str, settings: Settings, question: str, answer) -> tuple[bool, object]:
+        """``(True, answer(facts of the defining module, class name))`` for the project class ``qualname`` seen from
+        file ``path``: the index's answer to ``question`` about that class (``answer`` above: once per run and
+        version of the file that defines it, with the lookups made while it was found); a small answer (tuples of
+        names) that many files ask of one base class, which would otherwise read that module's whole tree once per
+        file. ``(False, None)`` when ``qualname`` is no project class."""
+        location = self.class_location(path, qualname, settings)
+        if location is None or self._version(location[0], settings) is None:
+            return False, None
+        name = location[1]
+        return True, self.answer(question, location[0], settings, (name,), lambda facts: (
+            answer(facts, name) if facts is not None and name in facts.classes else None))
+
     def defined_as(self, path: str, qualname: str, settings: Settings) -> str | None:
         """The qualified name where the project class ``qualname``, seen from file ``path``, is defined (a name a
         package re-exports, ``pkg.Model``, is defined as ``pkg.models.Model``); None when it is no project class."""
@@ -729,13 +743,31 @@ def _text_hash(source: str) -> int:
 
 
 def _source_roots_of(directory: str) -> tuple[str, ...]:
+    """Above the top regular package (the ``__init__.py`` chain) and the file's own directory, then
+    ``namespace_roots`` of the first: those come last, so they answer only what the first ones do not."""
     own = directory
     while os.path.isfile(os.path.join(directory, "__init__.py")):
         parent = os.path.dirname(directory)
         if parent == directory:
             break
         directory = parent
-    return (directory,) if directory == own else (directory, own)
+    return (*((directory,) if directory == own else (directory, own)), *namespace_roots(directory))
+
+
+def namespace_roots(root: str) -> tuple[str, ...]:
+    """Where else the modules of ``root`` (a directory modules are imported from) import namespace packages (PEP
+    420: directories without ``__init__.py``) from: each directory above it up to its project's root (where
+    ``pyproject.toml``, ``setup.cfg``, ``setup.py``, ``.git`` or an unpacked wheel's ``*.dist-info`` lies: the target's
+    ``packaging_root``), nearest first. ``from models.base import Base`` in ``proj/models/net.py`` finds
+    ``proj/models/base.py`` as Python does from ``proj``; without a project root above, there is none."""
+    from ms_lint.target import packaging_root
+
+    top = packaging_root(os.path.join(root, "__init__.py"))
+    found = []
+    while root != top and root.startswith(os.path.join(top, "")):
+        root = os.path.dirname(root)
+        found.append(root)
+    return tuple(found)
 
 
 def _in_project(top_level: str, roots: tuple[str, ...]) -> bool:
@@ -814,6 +846,7 @@ project_method = INDEX.project_method
 facts_of = INDEX.facts_of
 answer = INDEX.answer
 defined_as = INDEX.defined_as
+class_answer = INDEX.class_answer
 modules_naming = INDEX.modules_naming
 project_function = INDEX.project_function
 project_instance_method = INDEX.project_instance_method

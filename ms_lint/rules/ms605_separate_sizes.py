@@ -64,7 +64,7 @@ class SeparateSizes(Rule):
 
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         for site in module.calls_to("zeros", "ones"):
-            if _separate_sizes(site.node, site.qualname) and not module.in_dead_branch(site.node, site.function):
+            if separate_sizes(site.node, site.qualname) and not module.in_dead_branch(site.node, site.function):
                 sizes = ", ".join(ast.unparse(argument) for argument in site.node.args)
                 name = site.qualname.replace("mindspore.", "", 1)
                 in_graph = site.function is not None and module.is_graph_code(site.function)
@@ -79,13 +79,13 @@ class SeparateSizes(Rule):
 
     def fix(self, context: FixContext, finding: Finding) -> list[Edit]:
         call = finding.node
-        if not (isinstance(call, ast.Call) and _separate_sizes(call, context.module.qualname(call.func))):
+        if not (isinstance(call, ast.Call) and separate_sizes(call, context.module.qualname(call.func))):
             return []
         start, end = context.start_of(call.args[0]), context.end_of(call.args[-1])
         return [Edit(start, end, f"({context.source[start:end]})")]
 
 
-def _separate_sizes(call: ast.Call, qualname: str | None) -> bool:
+def separate_sizes(call: ast.Call, qualname: str | None) -> bool:
     if qualname not in SHAPE_FIRST_FACTORIES or len(call.args) < 2:
         return False
     if any(isinstance(argument, ast.Starred) for argument in call.args):
