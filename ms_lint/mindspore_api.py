@@ -32,6 +32,14 @@ ARRAY_CONSTRUCTORS = frozenset({
     "tensor", "from_numpy", "randn", "rand", "randint", "normal", "uniform",
 })
 
+# Libraries whose objects are host values that never hold tensor data: symbolic algebra (``sympy.Integer(n)``), what
+# is parsed from files and text (``json.load(f)``, ``yaml.safe_load(f)``, ``re.match(...)``), paths and clocks. Graph
+# code reads them as constants, whatever they are built from; what their methods return is a host value too.
+HOST_VALUE_LIBRARIES = frozenset({
+    "sympy", "json", "yaml", "pickle", "csv", "re", "string", "pathlib", "os", "time", "datetime", "argparse",
+    "configparser", "shlex", "glob", "fnmatch",
+})
+
 # Host random sources: in graph code they run once at compile time, so every step sees the same draw (MS104).
 HOST_RANDOM_MODULES = frozenset({"numpy.random", "random", "torch.random", "secrets"})
 HOST_RANDOM_FUNCTIONS = frozenset({
@@ -116,6 +124,41 @@ CELL_INSTANCE_NAMES = frozenset({
 })
 PRIMITIVE_BASES = frozenset({"Primitive", "PrimitiveWithInfer", "PrimitiveWithCheck", "Custom"})
 CELL_CONTAINERS = frozenset({"CellList", "SequentialCell", "CellDict"})
+# The attributes the constructor of a MindSpore class creates as Parameters or ParameterTuples, by class: a subclass's
+# graph code may update them (``self.beta1_power *= self.beta1`` in an ``nn.Adam`` subclass). Every optimizer has
+# its base's (``Optimizer``); ``Conv*`` and ``Dense`` have ``bias`` when built with it. Read from each class built with
+# small arguments on 2.10 and 2.7.1 alike (tests/test_ground_truth_values.py builds them again).
+_OPTIMIZER_BASE = ("_parameters", "parameters", "learning_rate", "global_step")
+_CONVOLUTION_PARAMETERS = ("weight", "bias")
+_NORM_PARAMETERS = ("gamma", "beta")
+BASE_PARAMETER_ATTRIBUTES: dict[str, frozenset[str]] = {name: frozenset(attributes) for name, attributes in {
+    "Optimizer": _OPTIMIZER_BASE,
+    "Adam": (*_OPTIMIZER_BASE, "beta1_power", "beta2_power", "moment1", "moment2"),
+    "AdamOffload": (*_OPTIMIZER_BASE, "beta1_power", "beta2_power", "moment1", "moment2", "params"),
+    "LazyAdam": (*_OPTIMIZER_BASE, "beta1_power", "beta2_power", "moment1", "moment2"),
+    "AdaMax": (*_OPTIMIZER_BASE, "beta1_power", "moment1", "moment2"),
+    "AdamWeightDecay": (*_OPTIMIZER_BASE, "moments1", "moments2"),
+    "Lamb": (*_OPTIMIZER_BASE, "moments1", "moments2", "params"),
+    "Momentum": (*_OPTIMIZER_BASE, "moments", "momentum", "params"),
+    "SGD": (*_OPTIMIZER_BASE, "accum", "momentum", "stat"),
+    "Adagrad": (*_OPTIMIZER_BASE, "accum"),
+    "ProximalAdagrad": (*_OPTIMIZER_BASE, "accum"),
+    "Adadelta": (*_OPTIMIZER_BASE, "accum", "accum_update"),
+    "ASGD": (*_OPTIMIZER_BASE, "ax", "eta", "mu"),
+    "AdaFactor": (*_OPTIMIZER_BASE, "exp_avg", "exp_avg_sq", "exp_avg_sq_col", "exp_avg_sq_row", "step"),
+    "FTRL": (*_OPTIMIZER_BASE, "linear", "moments"),
+    "RMSProp": (*_OPTIMIZER_BASE, "moment", "ms"),
+    "Rprop": (*_OPTIMIZER_BASE, "prev", "step_size"),
+    "Dense": _CONVOLUTION_PARAMETERS,
+    "Conv1d": _CONVOLUTION_PARAMETERS, "Conv2d": _CONVOLUTION_PARAMETERS, "Conv3d": _CONVOLUTION_PARAMETERS,
+    "Conv1dTranspose": _CONVOLUTION_PARAMETERS, "Conv2dTranspose": _CONVOLUTION_PARAMETERS,
+    "Conv3dTranspose": _CONVOLUTION_PARAMETERS,
+    "BatchNorm1d": (*_NORM_PARAMETERS, "moving_mean", "moving_variance"),
+    "BatchNorm2d": (*_NORM_PARAMETERS, "moving_mean", "moving_variance"),
+    "LayerNorm": _NORM_PARAMETERS, "GroupNorm": _NORM_PARAMETERS,
+    "Embedding": ("embedding_table",),
+    "PReLU": ("w",),
+}.items()}
 PARAMETER_CONTAINERS = frozenset({"ParameterTuple"})
 
 
@@ -320,6 +363,23 @@ def nn_cell_entry(qualname: str | None, version: str = "") -> dict | None:
     return tables(version)[table].get(name)
 
 
+# Every attribute some MindSpore class creates as a Parameter: only these can be one a base class made.
+CREATED_PARAMETER_NAMES = frozenset(name for names in BASE_PARAMETER_ATTRIBUTES.values() for name in names)
+
+
+def base_parameter_attributes(qualname: str | None, version: str = "") -> frozenset[str]:
+    """The attributes an instance of the ``mindspore.nn`` class ``qualname`` holds as Parameters (or
+    ParameterTuples) once its constructor ran (``BASE_PARAMETER_ATTRIBUTES``; an optimizer not listed has its base
+    ``Optimizer``'s); empty for any other class."""
+    entry = nn_cell_entry(qualname, version) if is_nn_name(qualname) else None
+    if entry is None:
+        return frozenset()
+    found = BASE_PARAMETER_ATTRIBUTES.get(last_name(qualname))
+    if found is None and entry.get("optimizer"):
+        found = BASE_PARAMETER_ATTRIBUTES["Optimizer"]
+    return found or frozenset()
+
+
 def is_mindspore_cell_class(qualname: str | None) -> bool:
     return nn_cell_entry(qualname) is not None
 
@@ -334,10 +394,30 @@ def _tensor_methods(shipped: str) -> NameSet:
     return _name_set(_tables(shipped).get("tensor_methods", ()))
 
 
+@lru_cache(maxsize=4096)  # asked for every call of a layer and every dotted read of a MindSpore module
+def first_missing(qualname: str, version: str = "") -> tuple[str, str] | None:
+    """``(module, name)`` for the first name of the dotted ``qualname`` that its module does not have in MindSpore
+    ``version`` (``("mindspore.nn", "transformer")`` for ``mindspore.nn.transformer.TransformerEncoder``, a module
+    of older versions), going down from ``mindspore`` while the tables know the module; None when every name read is
+    there, or the path leaves what the tables know (a private module)."""
+    owner, _, rest = qualname.partition(".")
+    for part in rest.split(".") if rest else ():
+        names = module_names(owner, version)
+        if names is None:
+            return None
+        if part not in names:
+            return owner, part
+        owner = f"{owner}.{part}"
+    return None
+
+
 def cell_keywords(qualname: str | None, version: str = "") -> tuple[str, ...] | None:
     """The keyword names the MindSpore Cell ``qualname`` (``mindspore.nn.Dense``) takes in MindSpore ``version``;
-    None when it is not one of the generated table's Cells (unknown, or its constructor takes ``**kwargs``). Read
-    from the constructor's signature (``signatures``)."""
+    None when it is not one of the generated table's Cells (unknown, or its constructor takes ``**kwargs``), or when
+    ``qualname`` names a path that version does not have (``mindspore.nn.transformer.TransformerEncoder`` is an
+    older version's class, not ``nn.TransformerEncoder``). Read from the constructor's signature (``signatures``)."""
+    if qualname is not None and first_missing(qualname, version) is not None:
+        return None
     if is_mint_nn_name(qualname):
         return _cell_keywords(tables_version(version)).get(f"mindspore.mint.nn.{last_name(qualname)}")
     if is_nn_name(qualname):

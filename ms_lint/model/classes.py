@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Iterator
 from ms_lint import mindspore_api as api
 from ms_lint.model.project import (ProjectClass, answer, class_answer, class_location, facts_of, project_class,
                                    project_method)
+from ms_lint.model.scopes import ASSIGNMENT
 from ms_lint.model.syntax import FunctionNode, decorator_callee, first_argument, is_attribute_of, is_static
 from ms_lint.model.values import UNKNOWN, annotated_class, constant_value, literal
 
@@ -294,7 +295,8 @@ class ClassFacts:
         entry = api.nn_cell_entry(qualname)
         if entry is not None:
             if entry["parameters"] == "wrapped":
-                return any(module_owns for module_owns in self._wrapped_cells_own(call, _seen))
+                owned = list(self._wrapped_cells_own(call, _seen))
+                return True if True in owned else None if None in owned else False
             return bool(entry["parameters"])
         if info is None or not info.is_cell or qualname in _seen:
             return None
@@ -308,11 +310,64 @@ class ClassFacts:
                 else facts._class_owns_parameters(facts.classes[name], seen)))
         return module._class_owns_parameters(info, _seen | {qualname})
 
-    def _wrapped_cells_own(self, call: ast.Call, seen: frozenset) -> Iterator[bool]:
+    def _wrapped_cells_own(self, call: ast.Call, seen: frozenset) -> Iterator[bool | None]:
+        """For each Cell a wrapping container is given (``nn.SequentialCell([...])``, ``nn.SequentialCell(blocks)``
+        with ``blocks`` a list the function fills): whether it owns parameters (None: unknown); one None for an
+        argument whose Cells cannot be told."""
         for argument in [*call.args, *(k.value for k in call.keywords)]:
-            for element in ast.walk(argument):
-                if isinstance(element, ast.Call) and self.builds_cell(element):
-                    yield bool(self.owns_parameters(element, seen))
+            elements = self.elements_put_in(argument.value if isinstance(argument, ast.Starred) else argument)
+            if elements is None:
+                yield None
+                continue
+            for element in elements:
+                for node in ast.walk(element):
+                    if isinstance(node, ast.Call) and self.builds_cell(node):
+                        yield self.owns_parameters(node, seen)
+
+    def elements_put_in(self, expr: ast.AST, _depth: int = 0) -> list[ast.AST] | None:
+        """The expressions that become the elements of the sequence ``expr`` holds: those of a display or a
+        comprehension, of ``list(...)``/``tuple(...)`` of one, and for a local name, those of what it is bound to and
+        of what the function appends, inserts or adds to it (``blocks.append(Block(...))``); None when that cannot
+        be told (a parameter, an attribute, a loop variable, the result of a call)."""
+        if _depth > 4:
+            return None
+        if isinstance(expr, (ast.List, ast.Tuple, ast.Set)):
+            return [e.value if isinstance(e, ast.Starred) else e for e in expr.elts]
+        if isinstance(expr, (ast.ListComp, ast.GeneratorExp, ast.SetComp)):
+            return [expr.elt]
+        if isinstance(expr, ast.BinOp) and isinstance(expr.op, (ast.Add, ast.Mult)):
+            parts = [self.elements_put_in(side, _depth + 1) for side in (expr.left, expr.right)
+                     if not (isinstance(expr.op, ast.Mult) and isinstance(side, ast.Constant))]
+            return None if any(part is None for part in parts) else [e for part in parts for e in part]
+        if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id in ("list", "tuple") and (
+                len(expr.args) == 1 and not expr.keywords):
+            return self.elements_put_in(expr.args[0], _depth + 1)
+        if not isinstance(expr, ast.Name):
+            return None
+        binding = self.scopes.binding(expr)
+        if binding is None or binding.value is None or binding.kind != ASSIGNMENT:
+            return None
+        found = self.elements_put_in(binding.value, _depth + 1)
+        if found is None:
+            return None
+        for node in self.index.subtree_nodes_of(binding.scope.node, (ast.Call, ast.AugAssign)):
+            if isinstance(node, ast.AugAssign):
+                if isinstance(node.target, ast.Name) and node.target.id == expr.id:
+                    added = self.elements_put_in(node.value, _depth + 1)
+                    if added is None:
+                        return None
+                    found = found + added
+                continue
+            func = node.func
+            if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == expr.id:
+                if func.attr in ("append", "insert") and node.args:
+                    found = found + [node.args[-1]]
+                elif func.attr == "extend" and node.args:
+                    added = self.elements_put_in(node.args[0], _depth + 1)
+                    if added is None:
+                        return None
+                    found = found + added
+        return found
 
     def _class_owns_parameters(self, info: ClassInfo, seen: frozenset) -> bool:
         for node in (node for method in info.methods.values()
@@ -328,7 +383,55 @@ class ClassFacts:
                 return True
         return False
 
+    def mindspore_bases(self, info: ClassInfo, other_modules: bool = True, _seen: frozenset = frozenset()
+                        ) -> list[str]:
+        """The qualified names of the MindSpore classes ``info`` derives from, through its bases of this module and,
+        unless told otherwise, of the project's other modules (``nn.Adam`` for ``class MyAdam(BaseAdam)`` with
+        ``BaseAdam(nn.Adam)`` elsewhere: that module is read in full, so ask only where the answer matters)."""
+        found: list[str] = []
+        for local in info.lineage():
+            for base in local.node.bases:
+                qualname = self.qualname(base)
+                if not qualname or qualname in _seen or qualname.startswith(self.local_prefix):
+                    continue
+                if api.is_mindspore(qualname):
+                    found.append(qualname)
+                elif other_modules and not qualname.startswith("builtins.") and not api.is_host_library(qualname):
+                    found += self._mindspore_bases_elsewhere(qualname, _seen | {qualname})
+        return found
+
+    def _mindspore_bases_elsewhere(self, qualname: str, seen: frozenset) -> list[str]:
+        """``mindspore_bases`` of the project class ``qualname`` of another module: its module's answer, once per
+        run."""
+        located = class_location(self.path, qualname, self.settings)
+        if located is None:
+            return []
+        name = located[1]
+        return list(answer("mindspore bases", located[0], self.settings, (name, *sorted(seen)), lambda facts: (
+            [] if facts is None or name not in facts.classes
+            else facts.mindspore_bases(facts.classes[name], True, seen))))
+
+    def is_parameter_attribute(self, info: ClassInfo, attribute: str) -> bool:
+        """Whether ``self.<attribute>`` of class ``info`` holds a Parameter: one its classes of this module build or
+        keep (``has_attribute("parameter_attributes", ...)``), or one a MindSpore base class creates, also through
+        the project's bases in other modules (``beta1_power`` of a subclass of a project ``nn.Adam`` subclass)."""
+        if info.has_attribute("parameter_attributes", attribute):
+            return True
+        if attribute not in api.CREATED_PARAMETER_NAMES:
+            return False  # no MindSpore class makes one of that name: the bases need not be read
+        return any(attribute in api.base_parameter_attributes(base) for base in self.mindspore_bases(info))
+
     def _collect_attributes(self, info: ClassInfo) -> None:
+        # What a MindSpore base class's constructor creates as Parameters (``nn.Adam``'s ``beta1_power``), through
+        # this module's classes (``is_parameter_attribute`` follows the bases of other modules when asked).
+        # (which classes are optimizers is the same in every version: the newest tables answer, and the module's
+        # target, which reads the project, is not asked for every class of every module read)
+        created = [attribute for base in self.mindspore_bases(info, other_modules=False)
+                   for attribute in api.base_parameter_attributes(base)]
+        info._parameter_attributes.update(created)
+        info._tensor_attributes.update(created)
+        if created:
+            self._optimizer_parameters(info)
         writes = info._attribute_writes
         for statement in info.node.body:
             if isinstance(statement, ast.Assign):
@@ -363,6 +466,42 @@ class ClassFacts:
                     self._classify_attribute(info, target.attr, node.value)
                     if isinstance(node.value, ast.Name) and self._given_cell(method, node.value.id):
                         info.cell_attributes.setdefault(target.attr, None)
+
+    def _optimizer_parameters(self, info: ClassInfo) -> None:
+        """In an optimizer (a class with a MindSpore optimizer among its bases), ``self.x = params[i]`` keeps one of
+        the Parameters the optimizer was given (the argument of ``__init__`` it hands to its base's, or
+        ``self.parameters``), and ``self.m = self.parameters.clone(...)`` a ParameterTuple of copies: Parameters
+        that its graph code may update."""
+        if not any((api.nn_cell_entry(base) or {}).get("optimizer")
+                   for base in self.mindspore_bases(info, other_modules=False)):
+            return
+        for method in info.methods.values():
+            self_name = first_argument(method)
+            if self_name is None:
+                continue
+            given = {argument.id for call in self.index.subtree_nodes_of(method, (ast.Call,))
+                     if isinstance(call.func, ast.Attribute) and call.func.attr == "__init__"
+                     for argument in [*call.args, *(k.value for k in call.keywords)]
+                     if isinstance(argument, ast.Name) and "param" in argument.id.lower()}
+
+            def holds_parameters(expr: ast.AST) -> bool:
+                if isinstance(expr, ast.Name):
+                    return expr.id in given
+                return isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and (
+                    expr.value.id == self_name and expr.attr in ("parameters", "_parameters", "params"))
+
+            for node in self.index.subtree_nodes_of(method, (ast.Assign,)):
+                value = node.value
+                kept = (isinstance(value, ast.Subscript) and holds_parameters(value.value)) or (
+                    isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)
+                    and value.func.attr == "clone" and holds_parameters(value.func.value))
+                if not kept:
+                    continue
+                for target in node.targets:
+                    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and (
+                            target.value.id == self_name):
+                        info._parameter_attributes.add(target.attr)
+                        info._tensor_attributes.add(target.attr)
 
     def _given_cell(self, method: FunctionNode, name: str) -> bool:
         """``name`` is a parameter of ``method`` that takes a Cell: annotated with a Cell class, or named as

@@ -436,6 +436,31 @@ class GraphCode:
             if target is None or target is caller.node or self._runs_at_compile_time(target):
                 continue
             yield node, target, owner, parameter_kinds_of_call(caller, node, target, bound)
+            if bound and isinstance(func, ast.Attribute) and func.value.__class__ is ast.Name and (
+                    func.value.id == caller.self_name and caller.owner is not None):
+                # ``self.m()`` in a method a subclass inherits runs the subclass's own ``m`` on its instances
+                for sub_owner, override in self._overrides(caller.owner, caller.node, func.attr):
+                    yield node, override, sub_owner, parameter_kinds_of_call(caller, node, override, True)
+
+    def _overrides(self, owner: ClassInfo, caller: FunctionNode, name: str) -> list[tuple[ClassInfo, FunctionNode]]:
+        """The methods ``name`` that subclasses of ``owner`` in this module define over ``owner``'s, in those
+        subclasses that inherit ``caller`` (a ``construct`` of a rotary embedding base calling
+        ``self._set_cos_sin_cache``, which a scaled variant overrides): what ``self.<name>()`` in ``caller`` runs on
+        their instances."""
+        key = (id(owner), name)
+        candidates = self._overrides_of.get(key)
+        if candidates is None:
+            candidates = self._overrides_of[key] = [
+                (info, info.methods[name]) for info in self.classes.values()
+                if info is not owner and name in info.methods and any(base is owner for base in info.lineage()[1:])
+                and not info.methods[name] is owner.find_method(name)[1]] if owner.find_method(name) else []
+        found = []
+        for info, method in candidates:
+            inherited = info.find_method(caller.name)
+            if inherited is not None and inherited[1] is caller and not is_static(method) and (
+                    info.find_method(name)[1] is method):
+                found.append((info, method))
+        return found
 
     def _sub_cell_classes(self) -> dict[str, set[str]]:
         """Local Cell classes built only as ``self.attr = Cls(...)`` and called as ``self.attr(...)`` here, each

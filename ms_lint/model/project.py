@@ -194,6 +194,7 @@ class ProjectIndex:
             facts = kept.facts
             facts.renew(path)
             kept.analysis = self._analysis
+            kept.checking = True  # until its check ends, another module's question reads the module as it would
             if lines is not None:
                 facts._lines = lines
             for recorder in self._recorders:
@@ -215,6 +216,7 @@ class ProjectIndex:
         kept = self._kept.get(module_file)
         if kept is not None and kept.facts is facts:
             self._kept.move_to_end(module_file)
+            kept.checking = False
             facts.renew()  # what the check found goes; the next analysis asks again
             return
         lookups = self._lookups_of.get(_kept_key(module_file, facts.settings), {})
@@ -249,8 +251,8 @@ class ProjectIndex:
         """The facts the run keeps for this version of the file, ready for this analysis (their answers asked again
         in each analysis that uses them, and the lookups made while they were built recorded again)."""
         kept = self._kept.get(module_file)
-        if kept is None:
-            return None
+        if kept is None or kept.checking:
+            return None  # being checked: with its graph code, which facts read for a question have not
         if kept.modified != modified or kept.facts.settings != settings or not _kept_text_on_disk(kept, module_file):
             self._kept_lines -= kept.lines
             del self._kept[module_file]
@@ -574,7 +576,8 @@ class ProjectIndex:
             lookups = self._kept[module_file].lookups
         else:
             facts, lookups = self._read_module(module_file, settings, outline=False)
-            if facts is not None and module_file not in self._in_progress:
+            checked = self._kept.get(module_file)
+            if facts is not None and (checked is None or not checked.checking):
                 self._keep(module_file, KeptFacts(facts, key[1], lookups, facts.source.count("\n") + 1,
                                                   self._analysis, asked=True))
         if module_file not in self._in_progress:
@@ -703,6 +706,7 @@ class KeptFacts:
     analysis: int  # the last analysis that used them
     text_hash: int | None = None  # of a checked text not yet compared with the file's
     asked: bool = False  # whether another module's question used them
+    checking: bool = False  # whether they are the facts of the check under way
 
 
 def _frozen(value):

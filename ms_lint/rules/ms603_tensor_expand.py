@@ -22,8 +22,11 @@ class TensorExpand(Rule):
     fix_summary = "broadcast with `t.broadcast_to(shape)` (or `ops.broadcast_to`); `-1` keeps a dimension"
     what = """
         Reports `t.expand(...)` on a tensor value in graph code when the sizes are given as a tuple, a list or
-        separate integers (`t.expand((b, 1, -1))`, `t.expand(b, -1, -1)`, `t.expand(*shape)`). A Tensor of sizes
-        (`t.expand(ms.Tensor([2, 3]))`) compiles and is not reported, nor is `expand_as`.
+        separate integers (`t.expand((b, 1, -1))`, `t.expand(b, -1, -1)`, `t.expand(*shape)`). A sub-cell's output
+        is a tensor value, whatever the sub-cell is given, and so is what tensor methods make of it
+        (`self.emb(x).unsqueeze(1).expand(-1, n, -1)`, `query().unsqueeze(1)` over a CellList of learned
+        queries). A Tensor of sizes (`t.expand(ms.Tensor([2, 3]))`) compiles and is not reported, nor is
+        `expand_as`.
     """
     why = """
         In PyNative, `Tensor.expand` takes PyTorch's sizes and broadcasts (separate sizes only from 2.7.1: 2.7.0's

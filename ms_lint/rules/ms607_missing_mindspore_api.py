@@ -24,7 +24,10 @@ class MissingMindSporeApi(Rule):
         Reports `module.name` where `module` is a MindSpore module (`mindspore.nn`, `mindspore.ops`,
         `mindspore.mint`, ... imported under any name) and `name` is neither one of its attributes nor one of its
         submodules in the target's MindSpore version (`--ms-version`, else the installed or required one), and
-        `from mindspore.x import name` / `import mindspore.x.name` of such a name. The names come from each
+        `from mindspore.x import name` / `import mindspore.x.name` of such a name, or from such a module
+        (`from mindspore.nn.transformer import TransformerEncoder`: a module of older MindSpore versions, which
+        2.7.1 and 2.10 lack; the classes built from it are this finding's, not MS604's, whose signatures are those of
+        the target's `nn.TransformerEncoder`). The names come from each
         MindSpore release itself (`python -m ms_lint.tools.generate_tables`, run under each version ms-lint ships
         tables for), submodules not imported by default included. A read guarded
         for its absence is not reported: inside `try` with an `except` for AttributeError or ImportError (or
@@ -91,6 +94,7 @@ class MissingMindSporeApi(Rule):
                     break
 
     def _imports(self, module: ModuleFacts, version: str) -> Iterator[Finding]:
+        gone_modules: set[tuple[str, str]] = set()  # a missing module imported from several times: one finding
         for node in module.index.subtree_nodes_of(module.tree, (ast.ImportFrom, ast.Import)):
             if isinstance(node, ast.ImportFrom):
                 if node.level or not node.module:
@@ -99,6 +103,15 @@ class MissingMindSporeApi(Rule):
                 missing = [alias.name for alias in node.names
                            if names is not None and alias.name != "*" and alias.name not in names]
                 owner = node.module
+                gone = api.first_missing(node.module, version) if names is None and (
+                    node.module.startswith(api.MINDSPORE + ".")) else None
+                if gone is not None:  # a module the version lacks: ``from mindspore.nn.transformer import ...``
+                    if gone not in gone_modules and not guarded(module.tree, node, gone[1],
+                                                                subtree=module.index.subtree):
+                        gone_modules.add(gone)
+                        yield self._finding(module, node, f"from {node.module} import ...", gone[0], gone[1], version,
+                                            "ImportError when it runs")
+                    continue
             else:
                 missing, owner = [], ""
                 for alias in node.names:
@@ -137,14 +150,7 @@ def _chain_pattern(alias: str) -> re.Pattern:
 def _first_missing(owner: str, chain: str, version: str) -> tuple[str, str] | None:
     """``(module, name)`` for the first name of ``chain`` (``utils.weight_norm``) its module does not have, going
     down from ``owner`` while the tables know the module; None when every name read is there."""
-    for part in chain.split("."):
-        names = api.module_names(owner, version)
-        if names is None:
-            return None
-        if part not in names:
-            return owner, part
-        owner = f"{owner}.{part}"
-    return None
+    return api.first_missing(f"{owner}.{chain}", version)
 
 
 @lru_cache(maxsize=256)  # a missing name is usually written many times, in many files

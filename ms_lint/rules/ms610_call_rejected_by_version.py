@@ -99,7 +99,7 @@ class CallRejectedByVersion(Rule):
                 # Tensor.method(tensor, ...), unless a static method (Tensor.from_numpy(array)): either must fail
                 rejection = rejection if rejected(qualname, shape._replace(positional=shape.positional - 1),
                                                   versions) else None
-            if rejection is None or _reported_elsewhere(qualname, site.node, versions) \
+            if rejection is None or _reported_elsewhere(module, qualname, site.node, versions) \
                     or module.in_dead_branch(site.node, site.function) \
                     or _planned_for(module, site.node, api.last_name(qualname), rejection):
                 continue
@@ -247,11 +247,11 @@ def _planned_for(module: ModuleFacts, call: ast.Call, name: str, rejection: Reje
     return guarded(module.tree, call, (name, *rejection.mismatch.names), _CAUGHT, module.index.subtree)
 
 
-def _reported_elsewhere(qualname: str, call: ast.Call, versions: tuple[str, ...]) -> bool:
+def _reported_elsewhere(module: ModuleFacts, qualname: str, call: ast.Call, versions: tuple[str, ...]) -> bool:
     """What another rule reports as the cause: MS604 a layer's keywords (a call of a Cell of ``mindspore.nn``/
     ``mint.nn`` with one it does not take, whatever else the call passes), MS605 PyTorch's separate sizes to
     ``zeros``/``ones``."""
-    if separate_sizes(call, qualname):
+    if separate_sizes(call, qualname, module):
         return True
     return any(api.keywords_not_taken(qualname, call, version) for version in versions)
 

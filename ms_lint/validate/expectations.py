@@ -261,7 +261,7 @@ EXPECTATIONS: dict[str, Expectation] = {
     ),
     "MS205": Expectation(
         CONSTRUCTION,
-        error_types=("ValueError",),
+        error_types=("ValueError", "TypeError"),
         patterns=(r"pad",),
         located="anywhere",
         shows_eagerly=True,
