@@ -380,6 +380,7 @@ def test_answers_kept_between_files_are_left_alone_by_the_garbage_collector(mixi
         gc.collect()
     answers = project.INDEX._answers
     assert answers
+    # the answers of every question asked in this process so far, the model's and the rules'
     for key, (modified, found, lookups) in answers.items():
         assert not gc.is_tracked(key) and not gc.is_tracked(found) and not gc.is_tracked(lookups), (key, found)
 

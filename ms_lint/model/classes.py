@@ -605,10 +605,10 @@ class ClassFacts:
         def user_class(facts):  # its key in its module, and how its methods change an instance
             key = None if facts is None or name not in facts.classes else facts.user_class_name(
                 facts.local_prefix + name)
-            return None if key is None else (key, facts.mutations(key))
+            return None if key is None else (key, sorted(facts.mutations(key).items()))
 
         found = answer("user type", located[0], self.settings, (name,), user_class)
-        return UserType(None, found[0], found[1]) if found is not None else None
+        return UserType(None, found[0], dict(found[1])) if found is not None else None
 
     def mutations(self, class_key: str) -> dict[str, str]:
         """For each method of user class ``class_key`` (its own or inherited in this module) that changes the

@@ -271,7 +271,8 @@ class ProjectIndex:
     def answer(self, question: str, module_file: str, settings: Settings, key: tuple, compute):
         """The answer to ``question`` about the project module ``module_file``, for what ``key`` names (a class, a
         method: strings, numbers, booleans and tuples of them): ``compute(facts)`` from the module's full facts
-        (None when it cannot be read) gives it as plain data (those values, lists and dicts of them). Each answer
+        (None when it cannot be read) gives it as plain data (those values, lists and dicts of them; a tuple that
+        holds a dict stays in the garbage collector's lists, so pairs rather than a dict inside one). Each answer
         is computed once per run and version of the file, the lookups made meanwhile recorded again whenever it is
         reused (the store keeps it for later runs too), so that no question walks another module's tree twice.
         The model's questions about other modules go through here, and so can a rule's: the name of the question
