@@ -71,11 +71,11 @@ def _lint_source(source: str, path: str, options: LintOptions) -> list:
     selected = options.selected_codes(path)
     if not selected:
         return []
-    # Every rule runs, as in the flake8 plugin, so that a rule that replaces another's finding on the same node
+    # The selected rules run, and every rule that replaces or covers their findings (selected or not), so that it
     # does so here too; the selection filters afterwards.
     # A file that does not parse is reported as flake8 reports it (E999), whatever the selection.
     silenced: list = []
-    with _analysed(source, path, options, silenced, lines) as (findings, fixable, nodes):
+    with _analysed(source, path, options, silenced, lines, selected) as (findings, fixable, nodes):
         findings = [f for f in findings if f.code in selected or f.code == SYNTAX_ERROR]
         silenced = [f for f in silenced if f.code in selected]
         if (findings or silenced) and not options.disable_noqa and mentions_noqa(source):
@@ -93,15 +93,39 @@ def _lint_source(source: str, path: str, options: LintOptions) -> list:
                   for finding in silenced)]
 
 
+def rules_to_run(selected: frozenset[str]) -> frozenset[str]:
+    """The rules a check of ``selected`` runs: those, and every rule that may drop a finding of one of them (its
+    ``replaces`` or ``covers_nested`` names it), and so on: a rule that is not selected (one off by default, an
+    ignored one) changes what is reported only so, and otherwise costs its analysis for nothing."""
+    found = _rules_to_run.get(selected)
+    if found is None:
+        from ms_lint.rules import ALL_RULES
+
+        found = set(selected)
+        grown = True
+        while grown:
+            grown = False
+            for rule in ALL_RULES:
+                if rule.code not in found and found.intersection((*rule.replaces, *rule.covers_nested)):
+                    found.add(rule.code)
+                    grown = True
+        found = _rules_to_run[selected] = frozenset(found)
+    return found
+
+
+_rules_to_run: dict[frozenset[str], frozenset[str]] = {}
+
+
 def _never(finding) -> bool:
     return False
 
 
 @contextmanager
-def _analysed(source: str, path: str, options: LintOptions, silenced: list, lines: list[str] | None = None):
+def _analysed(source: str, path: str, options: LintOptions, silenced: list, lines: list[str] | None = None,
+              selected: frozenset[str] | None = None):
     """``(every rule's findings, whether --fix fixes a finding, every node of the module's tree or None)`` while the
     module's facts are at hand; the findings that hold only on another target go to ``silenced``. ``lines``: the
-    source's lines, where the caller has them."""
+    source's lines, where the caller has them; ``selected``: the codes reported (default: every rule runs)."""
     from ms_lint.engine import analyse, check_source, parsed
     from ms_lint.rules import RULES_BY_CODE
 
@@ -112,7 +136,8 @@ def _analysed(source: str, path: str, options: LintOptions, silenced: list, line
         yield check_source(source, path, options.settings, RULES_BY_CODE, report_syntax_errors=True,
                            silenced=silenced), _never, None
         return
-    module, findings = analyse(tree, source, path, options.settings, RULES_BY_CODE, lines, silenced)
+    codes = RULES_BY_CODE if selected is None else rules_to_run(selected)
+    module, findings = analyse(tree, source, path, options.settings, codes, lines, silenced)
     if module is None:
         yield findings, _never, None
         return

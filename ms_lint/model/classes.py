@@ -688,6 +688,16 @@ class ClassFacts:
                     return found
         return None
 
+    def _writes_setter_names(self) -> bool:
+        """Whether the module's text may name a setter ``_names_set_by`` looks for in methods (its identifiers stand
+        in the text as they are where the text is ASCII): a module that names none need not be walked for them."""
+        found = self._setter_names_written
+        if found is None:
+            source = self.source
+            found = self._setter_names_written = not source or not source.isascii() or any(
+                word in source for word in _SETTER_WORDS)
+        return found
+
     def instance_names(self, info: ClassInfo, through_project: bool = True, _depth: int = 0) -> frozenset[str] | None:
         """Every name an instance of class ``info`` can be asked for: what any method of it or of its bases sets on
         the instance (``self.x = ...``, ``self.a, self.b = ...``, ``self.x += ...``, ``register_buffer("x", ...)``),
@@ -701,7 +711,7 @@ class ClassFacts:
             return None
         names: set[str] = set()
         for local in info.lineage():
-            own = _names_set_by(local, self.index.subtree_nodes_of)
+            own = _names_set_by(local, self.index.subtree_nodes_of, self._writes_setter_names())
             if own is None or any(keyword.arg == "metaclass" for keyword in local.node.keywords):
                 return None
             names |= own
@@ -744,9 +754,14 @@ _DYNAMIC_SETTERS = frozenset({"setattr", "__setattr__", "__dict__", "vars", "__g
                               "_buffers", "update_parameters_name"})
 
 
-def _names_set_by(info: ClassInfo, nodes_of) -> set[str] | None:
+# What the text of a module whose methods use a setter holds (each name the walk below looks for, whole).
+_SETTER_WORDS = (*_NAMED_SETTERS, *_DYNAMIC_SETTERS)
+
+
+def _names_set_by(info: ClassInfo, nodes_of, setters_written: bool = True) -> set[str] | None:
     """The names class ``info`` binds in its body and its methods set on the instance; None when it sets some under
-    a computed name or answers any name (``__getattr__``)."""
+    a computed name or answers any name (``__getattr__``). ``setters_written``: whether the module's text may name
+    one of the setters looked for in the methods (``ClassFacts._writes_setter_names``)."""
     names = set(info.methods) | set(info.attribute_writes)
     for statement in info.node.body:
         if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name):
@@ -759,7 +774,7 @@ def _names_set_by(info: ClassInfo, nodes_of) -> set[str] | None:
             return None  # a loop, a condition, a ``with``: names bound in ways not read here
     if "__getattr__" in info.methods or "__getattribute__" in info.methods:
         return None
-    for method in info.methods.values():
+    for method in info.methods.values() if setters_written else ():
         self_name = first_argument(method)
         for node in nodes_of(method, (ast.Call, ast.Attribute, ast.Name)):
             if isinstance(node, ast.Name) and node.id in ("setattr", "vars"):
