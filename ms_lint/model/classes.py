@@ -4,8 +4,10 @@ Cell keeps are ``containers``.)"""
 from __future__ import annotations
 
 import ast
+import re
+import unicodedata
 import weakref
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING, Iterator, Sequence
 
 from ms_lint import mindspore_api as api
 from ms_lint.model.project import (ProjectClass, answer, class_answer, class_location, facts_of, project_class,
@@ -688,15 +690,16 @@ class ClassFacts:
                     return found
         return None
 
-    def _writes_setter_names(self) -> bool:
-        """Whether the module's text may name a setter ``_names_set_by`` looks for in methods (its identifiers stand
-        in the text as they are where the text is ASCII): a module that names none need not be walked for them."""
+    def _setter_lines(self) -> Sequence[str] | None:
+        """What ``_names_set_by`` reads the module's text by: its lines (a method whose text names none of the
+        setters it looks for is not walked), none when the module's text names none, or None when the text is not at
+        hand: then every method is walked."""
         found = self._setter_names_written
-        if found is None:
+        if found is None:  # not asked yet
             source = self.source
-            found = self._setter_names_written = not source or not source.isascii() or any(
-                word in source for word in _SETTER_WORDS)
-        return found
+            found = self._setter_names_written = (
+                "unknown" if not source else "named" if _names_a_setter(source) else "none")
+        return None if found == "unknown" else self.lines if found == "named" else ()
 
     def instance_names(self, info: ClassInfo, through_project: bool = True, _depth: int = 0) -> frozenset[str] | None:
         """Every name an instance of class ``info`` can be asked for: what any method of it or of its bases sets on
@@ -711,7 +714,7 @@ class ClassFacts:
             return None
         names: set[str] = set()
         for local in info.lineage():
-            own = _names_set_by(local, self.index.subtree_nodes_of, self._writes_setter_names())
+            own = _names_set_by(local, self.index.subtree_nodes_of, self._setter_lines())
             if own is None or any(keyword.arg == "metaclass" for keyword in local.node.keywords):
                 return None
             names |= own
@@ -754,14 +757,30 @@ _DYNAMIC_SETTERS = frozenset({"setattr", "__setattr__", "__dict__", "vars", "__g
                               "_buffers", "update_parameters_name"})
 
 
-# What the text of a module whose methods use a setter holds (each name the walk below looks for, whole).
-_SETTER_WORDS = (*_NAMED_SETTERS, *_DYNAMIC_SETTERS)
+# What the text of a method that uses a setter holds: a name the walk below looks for, as a whole word.
+_SETTER_NAMES = (*_NAMED_SETTERS, *_DYNAMIC_SETTERS)
+_SETTER_WORDS = re.compile(r"\b(?:" + "|".join(sorted(map(re.escape, _SETTER_NAMES))) + r")\b")
 
 
-def _names_set_by(info: ClassInfo, nodes_of, setters_written: bool = True) -> set[str] | None:
+def _names_a_setter(text: str) -> bool:
+    """Whether ``text`` names one of the setters ``_names_set_by`` looks for, as Python reads its identifiers (in
+    NFKC form: ``ｓｅｔａｔｔｒ`` is ``setattr``)."""
+    if not text.isascii() and not unicodedata.is_normalized("NFKC", text):
+        text = unicodedata.normalize("NFKC", text)
+    # each name looked for in the text first (a plain search is many times as fast), as a whole word only then
+    return any(name in text for name in _SETTER_NAMES) and _SETTER_WORDS.search(text) is not None
+
+
+def _method_text(lines: Sequence[str], method: FunctionNode) -> str:
+    """The text of ``method``, its decorators included."""
+    first = min([method.lineno, *(decorator.lineno for decorator in method.decorator_list)])
+    return "".join(lines[first - 1:method.end_lineno])
+
+
+def _names_set_by(info: ClassInfo, nodes_of, lines: Sequence[str] | None = None) -> set[str] | None:
     """The names class ``info`` binds in its body and its methods set on the instance; None when it sets some under
-    a computed name or answers any name (``__getattr__``). ``setters_written``: whether the module's text may name
-    one of the setters looked for in the methods (``ClassFacts._writes_setter_names``)."""
+    a computed name or answers any name (``__getattr__``). ``lines``: the module's lines, where a method whose text
+    names none of the setters looked for need not be walked (empty: the module names none); None: walk all."""
     names = set(info.methods) | set(info.attribute_writes)
     for statement in info.node.body:
         if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name):
@@ -774,7 +793,9 @@ def _names_set_by(info: ClassInfo, nodes_of, setters_written: bool = True) -> se
             return None  # a loop, a condition, a ``with``: names bound in ways not read here
     if "__getattr__" in info.methods or "__getattribute__" in info.methods:
         return None
-    for method in info.methods.values() if setters_written else ():
+    for method in info.methods.values() if lines is None or lines else ():
+        if lines is not None and not _names_a_setter(_method_text(lines, method)):
+            continue
         self_name = first_argument(method)
         for node in nodes_of(method, (ast.Call, ast.Attribute, ast.Name)):
             if isinstance(node, ast.Name) and node.id in ("setattr", "vars"):

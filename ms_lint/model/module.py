@@ -102,7 +102,7 @@ class ModuleFacts(ClassFacts, GraphCode):
         self._enclosing: list[tuple[ast.AST, ClassInfo | None]] = []
         self._scope_by_line: list[str] | None = None
         self._assignment_of_value: dict[int, ast.Assign] | None = None  # filed on first use
-        self._setter_names_written: bool | None = None  # see ClassFacts._writes_setter_names
+        self._setter_names_written: str | None = None  # see ClassFacts._setter_lines
         self.index = NodeIndex(tree, outline, _INDEXED_NODE_TYPES)
         self.scopes = Scopes(tree, self.local_prefix, self.package)
         self.qualname = self.scopes.qualname  # asked hundreds of times per file: no wrapper call in between
