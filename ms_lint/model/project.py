@@ -110,8 +110,8 @@ class ProjectIndex:
         self._to_check: set[str] = set()  # the files the run is to check and has not checked yet
         # The answers to questions about other modules (``answer``), each computed once per run: (question, file,
         # settings' values, what else it names) -> (the file's modification time, the answer, the lookups made for
-        # it). Plain data, as the summaries.
-        self._answers: dict[tuple, tuple[float, object, dict]] = {}
+        # it as pairs). Plain tuples, which the garbage collector lets go of.
+        self._answers: dict[tuple, tuple[float, object, tuple]] = {}
         self._answering: set[tuple] = set()
         # The summary store (``use_store``), where a run finds the summaries and answers of the modules earlier runs
         # read, by their content: (file, settings' values) -> its entry, as read or since made, and those to write.
@@ -289,7 +289,7 @@ class ProjectIndex:
         name = repr((question, key))
         stored = entry["answers"].get(name) if entry is not None else None
         if stored is not None and self._store.unchanged(stored[1]):
-            found = self._answers[memo] = (version[1], _frozen(stored[0]), _lookups_from(stored[1]))
+            found = self._answers[memo] = (version[1], _frozen(stored[0]), tuple(_lookups_from(stored[1]).items()))
             self._record(found[2])
             return found[1]
         if memo in self._answering or self._in_progress:
@@ -301,13 +301,14 @@ class ProjectIndex:
                 found_answer = _frozen(compute(self._module_facts(module_file, settings)))
         finally:
             self._answering.discard(memo)
-        self._answers[memo] = (version[1], found_answer, lookups)
+        self._answers[memo] = (version[1], found_answer, tuple(lookups.items()))  # all of it plain tuples
         if entry is not None:
             entry["answers"][name] = [found_answer, self._store.record(lookups)]
             self._unsaved.add((module_file, settings.values))
         return found_answer
 
-    def _record(self, lookups: dict) -> None:
+    def _record(self, lookups) -> None:
+        """Record ``lookups`` (a dict, or its items) again in every recorder."""
         for recorder in self._recorders:
             recorder.update(lookups)
 
