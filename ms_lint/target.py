@@ -101,7 +101,7 @@ class Target:
         """What in the target changes findings, as one string (for result caches)."""
         versions = ",".join(self.versions)
         return (f"device={self.device};version={self.version};versions={versions};from={self.upgrade_from};"
-                f"mode={self.mode};level={self.syntax_level}")
+                f"mode={self.mode};level={self.syntax_level};numpy={numpy_version(self.project, self.version)[0]}")
 
     def describe(self) -> str:
         """One line naming each part and where it came from: ``MindSpore 2.7.1 (installed) · Ascend (train.py:6) ·
@@ -468,6 +468,7 @@ def forget_projects() -> None:
     _applications.clear()
     _listings.clear()
     _requirement_versions.clear()
+    numpy_version.cache_clear()
 
 
 def _python_files(directory: str, recursive: bool) -> Iterable[str]:
@@ -825,3 +826,63 @@ def _read_text(path: str) -> str:
             return handle.read(MAX_SCANNED_BYTES)
     except OSError:
         return ""
+
+
+# ------------------------------------------------------------------------------------------------------- numpy
+
+# MindSpore's own requirement on numpy, by the first version that asks it (its wheels' metadata): 2.7.0 to 2.9.0 ask
+# ``numpy<2.0.0,>=1.20.0``, 2.10.0 asks ``numpy>=1.25.0``; MindSpore runs with numpy below 2 (its binary breaks with
+# numpy 2), so pip's choice is the newest 1.x release a requirement allows.
+_MINDSPORE_NUMPY = (((2, 10), ">=1.25.0"), ((), ">=1.20.0,<2.0.0"))
+# the last release of each minor version, oldest first
+_NUMPY_RELEASES = ("1.20.3", "1.21.6", "1.22.4", "1.23.5", "1.24.4", "1.25.2", "1.26.4")
+_NUMPY_REQUIREMENT = re.compile(r"(?<![\w.-])numpy(?![\w.-])\s*(?:\[[^\]]*\])?\s*\(?([^;#\"'\n)]*)", re.IGNORECASE)
+
+
+@lru_cache(maxsize=1)
+def installed_numpy() -> str:
+    """The version of the numpy installed where ms-lint runs, from its metadata (numpy is not imported)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        found = version("numpy")
+    except (PackageNotFoundError, ValueError, OSError):
+        return ""
+    return found if is_version(found) else ""
+
+
+@lru_cache(maxsize=256)
+def numpy_version(root: str, mindspore: str) -> tuple[str, str]:
+    """``(version, origin)``: the numpy the code runs with. The installed numpy, else the newest numpy release below
+    2 that the project's requirement on numpy allows (an application's, else the repository's around it), else the
+    newest that MindSpore ``mindspore`` itself allows."""
+    installed = installed_numpy()
+    if installed:
+        return installed, "installed"
+    for where in (root, _enclosing.get(root)) if root else ():
+        if where is None:
+            continue
+        for name, requirements in _requirement_sources(where):
+            for requirement in requirements:
+                match = _NUMPY_REQUIREMENT.search(requirement)
+                chosen = _newest_allowed(match.group(1)) if match is not None else ""
+                if chosen:
+                    origin = name if where == root else os.path.join(os.path.relpath(where, root), name)
+                    return chosen, f"the newest {' '.join(match.group(0).split())} allows ({origin})"
+    release = parse_version(mindspore) if mindspore and is_version(mindspore) else (99,)
+    specification = next(specification for first, specification in _MINDSPORE_NUMPY if release[:len(first)] >= first)
+    return _newest_allowed(specification), f"the newest MindSpore {mindspore} allows" if mindspore else \
+        "the newest MindSpore allows"
+
+
+def _newest_allowed(specification: str) -> str:
+    """The newest numpy release below 2 that ``specification`` allows (a pinned version itself); "" for none."""
+    specifiers = [(operator, parse_version(bound.rstrip(".*")), bound.endswith(".*"))
+                  for operator, bound in _SPECIFIER.findall(specification)]
+    if not specifiers:
+        return ""
+    pinned = [bound for operator, bound in _SPECIFIER.findall(specification) if operator in ("==", "===")]
+    for version in reversed(tuple(pinned) or _NUMPY_RELEASES):
+        if all(_allows(operator, parse_version(version), bound, star) for operator, bound, star in specifiers):
+            return version
+    return ""

@@ -33,8 +33,9 @@ class AttributeNeverSet(Rule):
         this module sets, and what `nn.Cell` itself has (`self.training`, `self.phase`). The rule stays silent for
         a Cell with a base it cannot read (another MindSpore layer, a third-party class), one that sets attributes
         under computed names (`setattr(self, name, ...)`, `self.__dict__`), one with a `__getattr__`, a read
-        guarded by `hasattr(self, "<name>")`, and a name with no close neighbour (a base class that leaves the
-        attribute to its subclasses).
+        guarded by `hasattr(self, "<name>")`, a name with no close neighbour (a base class that leaves the
+        attribute to its subclasses), and one whose only close neighbour is the method reading it (`forward` calling
+        `self._forward`: a hook the subclasses define).
     """
     why = """
         The graph compiler resolves every `self.<name>` while it compiles: a name the instance does not have
@@ -97,7 +98,8 @@ class AttributeNeverSet(Rule):
                 if attribute in every or attribute in reported:
                     continue
                 suggestion = _closest(attribute, suggested)
-                if suggestion is None:
+                # ``forward`` calling ``self._forward``: the hook a subclass defines, not a misspelt ``self.forward``
+                if suggestion is None or suggestion == function.node.name:
                     continue
                 reported.add(attribute)
                 yield self.report(module, node, method=f"{owner.name}.{function.node.name}", attribute=attribute,

@@ -333,6 +333,13 @@ EXPECTATIONS: dict[str, Expectation] = {
         fails_at=frozenset(),
         silent_note="a deprecated call still runs: MindSpore warns when it does",
     ),
+    "MS613": Expectation(
+        COMPILE,
+        error_types=("AttributeError", "ImportError"),
+        patterns=(r"has no attribute", r"cannot import name"),
+        located="anywhere",
+        shows_eagerly=True,
+    ),
     "MS604": Expectation(
         CONSTRUCTION,
         error_types=("TypeError",),

@@ -7,6 +7,8 @@ from mindspore import ops
 class TileSource:
     def __init__(self, size=16):
         self.images = np.random.rand(size, 3, 32, 32).astype(np.float32)
+        # np.bool left numpy in 1.24; MindSpore runs with 1.25 or later: AttributeError before training starts
+        self.valid = np.ones(size, dtype=np.bool)
 
     def __getitem__(self, index):
         # MindSpore operators inside a worker process: one kernel launch per sample
