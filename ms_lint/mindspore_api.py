@@ -233,8 +233,13 @@ def _newest() -> dict:
 
 @lru_cache(maxsize=1)
 def _differences() -> dict:
+    return _read_optional(VERSIONS_FILE)
+
+
+def _read_optional(name: str) -> dict:
+    """A shipped table that may be absent (empty then), its arrays as tuples."""
     try:
-        return _arrays_as_tuples(_read_data(VERSIONS_FILE))
+        return _arrays_as_tuples(_read_data(name))
     except FileNotFoundError:
         return {}
 
@@ -615,6 +620,79 @@ def _parameters(text: str) -> list[str]:
         current.append(character)
     parts.append("".join(current).strip())
     return [part for part in parts if part]
+
+
+# Releases PyPI no longer serves, read from MindSpore's documentation (``generate_tables --documentation``): per
+# release, its source, the names its documentation gives a signature, and those signatures as a difference from the
+# newest tables'. The pages they come from are written by hand and lag behind the API (2.4.10's give
+# ``ops.softmax(x, axis=-1)``, where 2.2 to 2.4's API reference gives ``softmax(input, axis=-1, *, dtype=None)``), so
+# a documented signature is used only where the oldest wheel's tables give the same (corroborated): a page that
+# agrees with a later release describes the release between them too. They answer one question, whether a call
+# failed on the release a project moves from already (MS610 under ``--ms-upgrade-from``); every other question
+# about those releases is the oldest wheel's, and a name they do not document is unknown, never missing.
+DOCUMENTED_FILE = "data/mindspore_api_documented.json"
+
+
+@lru_cache(maxsize=1)
+def _documented() -> dict:
+    return _read_optional(DOCUMENTED_FILE)
+
+
+def documented_release(version: str) -> str | None:
+    """The release whose documentation answers for ``version`` (its own major.minor series: ``2.5`` and ``2.5.0``
+    are 2.5.0's, ``2.2.10`` is 2.2.14's, the 2.2 series' last), where ``version`` is older than every shipped wheel's
+    tables; else None."""
+    if not older_than_tables(version):
+        return None
+    series = _release(version)[:2]
+    return next((release for release in _documented() if _release(release)[:2] == series), None)
+
+
+def documented_signatures(qualname: str | None, release: str) -> tuple[Overload, ...] | None:
+    """The forms ``release``'s documentation (``documented_release``) gives ``qualname``, where the oldest wheel's
+    tables give the same; None where it gives none, none that can be read, or others (unknown)."""
+    if not qualname:
+        return None
+    namespace, _, name = qualname.rpartition(".")
+    forms = _corroborated(release).get(namespace, {}).get(name)
+    return None if forms is None else tuple(_overload(text) for text in forms)
+
+
+def documented_forms(release: str) -> dict[str, dict[str, tuple[str, ...]]]:
+    """Every signature ``release``'s documentation gives, as read (``["?"]`` where it cannot be read)."""
+    return _documented_forms(release)
+
+
+@lru_cache(maxsize=8)
+def _documented_forms(release: str) -> dict[str, dict[str, tuple[str, ...]]]:
+    entry = _documented().get(release)
+    if entry is None:
+        return {}
+    signatures = _newest().get("signatures", {})
+    base = {namespace: {name: signatures[namespace][name] for name in names.split() if name in signatures.get(
+        namespace, {})} for namespace, names in entry["names"].items()}
+    return _arrays_as_tuples(apply_difference(base, entry["signatures"]))
+
+
+@lru_cache(maxsize=8)
+def _corroborated(release: str) -> dict[str, dict[str, tuple[str, ...]]]:
+    """Of ``release``'s documented signatures, those the oldest wheel's tables give too."""
+    oldest = _tables(_shipped()[0][1]).get("signatures", {})
+    return {namespace: {name: forms for name, forms in entries.items()
+                        if UNREADABLE not in forms and oldest.get(namespace, {}).get(name) == forms}
+            for namespace, entries in _documented_forms(release).items()}
+
+
+def documented_note(version: str) -> str | None:
+    """A sentence for the user where a project moves from ``version`` and ms-lint knows signatures of that release
+    from its documentation (``documented_release``); else None."""
+    release = documented_release(version)
+    if release is None:
+        return None
+    used = sum(len(entries) for entries in _corroborated(release).values())
+    return (f"MindSpore {release}'s documentation ({_documented()[release]['documentation']}) confirms "
+            f"{_shipped()[0][1]}'s signatures of {used} callables: MS610 leaves out a call of them that {release} "
+            f"rejected too; whether any other call worked on {release} cannot be told, and all are reported")
 
 
 class Mismatch(NamedTuple):

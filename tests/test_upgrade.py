@@ -139,8 +139,8 @@ def test_upgrade_from_numpy_s_repeat_counts_the_changed_meaning(tmp_path, monkey
     monkeypatch.chdir(tmp_path / "app")
     status, out, err = _check(["--ms-version", "2.10.0", "--ms-upgrade-from", "--format", "json", "."], capsys)
     document = json.loads(out)
-    # 2.5.0 has no signatures of its own: what 2.7.0's reject (ops.softmax(x, dim=-1) too) is not known to have
-    # failed on 2.5.0, and is reported with the rest
+    # 2.5.0's documentation gives neither signature: what 2.7.0's reject (ops.softmax(x, dim=-1) too) is not known
+    # to have failed on 2.5.0, and is reported with the rest
     assert sorted(f["code"] for f in document["findings"]) == ["MS610", "MS610", "MS611"]
     assert document["target"]["upgrade_from"] == "2.5.0"
     status, out, err = _check(["--ms-version", "2.10.0", "--ms-upgrade-from", "."], capsys)

@@ -314,7 +314,7 @@ def target_lines(groups: Sequence[TargetGroup], silenced: Sequence, upgrade: boo
     Ascend (train.py:6) · graph · LAX (MindSpore's default)``; where the files belong to several projects, each line
     names the project, or how many share the target), and how many findings hold only on another target, with the
     setting that shows them."""
-    from ms_lint.mindspore_api import version_note
+    from ms_lint.mindspore_api import documented_note, version_note
 
     several = len(groups) > 1 or any(len(group.projects) > 1 for group in groups)
     lines = [f"target: {group.describe(named=several)}" for group in groups]
@@ -325,6 +325,8 @@ def target_lines(groups: Sequence[TargetGroup], silenced: Sequence, upgrade: boo
                      "--ms-upgrade-from VERSION" for group in groups)
     versions = {version for group in groups for version in (group.target.version, group.target.upgrade_from)}
     notes = {version_note(version) for version in versions} - {None}
+    if upgrade:
+        notes |= {documented_note(group.target.upgrade_from) for group in groups} - {None}
     lines.extend(f"target: {note}" for note in sorted(notes))
     settings: dict[str, int] = {}
     for item in silenced:

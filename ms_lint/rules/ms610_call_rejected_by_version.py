@@ -95,15 +95,17 @@ class CallRejectedByVersion(Rule):
                 continue
             shape = api.CallShape.of(site.node)
             rejection = rejected(qualname, shape, versions)
+            shapes = (shape,)
             if rejection is not None and qualname.startswith(api.TENSOR + ".") and shape.positional:
                 # Tensor.method(tensor, ...), unless a static method (Tensor.from_numpy(array)): either must fail
-                rejection = rejection if rejected(qualname, shape._replace(positional=shape.positional - 1),
-                                                  versions) else None
+                shapes = (shape, shape._replace(positional=shape.positional - 1))
+                rejection = rejection if rejected(qualname, shapes[1], versions) else None
             if rejection is None or _reported_elsewhere(module, qualname, site.node, versions) \
                     or module.in_dead_branch(site.node, site.function) \
                     or _planned_for(module, site.node, api.last_name(qualname), rejection):
                 continue
-            yield self._finding(module, site.node, rejection, target)
+            if not rejected_before(qualname, shapes, target.upgrade_from):
+                yield self._finding(module, site.node, rejection, target)
         yield from self._tensor_methods(module, versions, target)
 
     def _tensor_methods(self, module: ModuleFacts, versions: tuple[str, ...], target) -> Iterator[Finding]:
@@ -122,6 +124,8 @@ class CallRejectedByVersion(Rule):
                     continue
                 if func.attr == "expand" and reported_expand(module, function, node):
                     continue  # MS603's: graph mode refuses those sizes whatever the version
+                if rejected_before(f"{api.TENSOR}.{func.attr}", (api.CallShape.of(node),), target.upgrade_from):
+                    continue
                 reported.add(id(node))
                 yield self._finding(module, node, rejection, target)
 
@@ -295,6 +299,15 @@ def _versions_text(versions: tuple[str, ...]) -> str:
     if len(versions) <= 2:
         return " and ".join(versions)
     return ", ".join(versions[:-1]) + " and " + versions[-1]
+
+
+def rejected_before(qualname: str, shapes: tuple[api.CallShape, ...], upgrade_from: str) -> bool:
+    """Whether the release a project moves from (``upgrade_from``, older than every wheel's tables) rejected the
+    call too (each of ``shapes``), by the signature its documentation gives ``qualname``
+    (``mindspore_api.documented_signatures``); False where that cannot be told."""
+    release = api.documented_release(upgrade_from) if upgrade_from else None
+    forms = api.documented_signatures(qualname, release) if release else None
+    return forms is not None and all(api.mismatch(forms, shape) is not None for shape in shapes)
 
 
 def _history(rejection: Rejection) -> str:

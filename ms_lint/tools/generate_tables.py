@@ -60,11 +60,17 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ms_lint.mindspore_api import _names, _release, apply_difference
-from ms_lint.tools.signature_tables import deprecation_table, init_signature, signature_tables
+from ms_lint.tools.signature_tables import (
+    DOCUMENTED_PAGES, deprecation_table, documented_signatures, init_signature, signature_tables,
+)
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 DEFAULT_OUTPUT = DATA / "mindspore_api.json"
 VERSIONS_OUTPUT = DATA / "mindspore_api_versions.json"
+DOCUMENTED_OUTPUT = DATA / "mindspore_api_documented.json"
+# The releases PyPI no longer serves, read from MindSpore's documentation repository (``mindspore-ai/docs``): the
+# release -> the branch that documents it (``r2.2`` documents the 2.2 series up to its last release, 2.2.14).
+DOCUMENTED_RELEASES = {"2.2.14": "r2.2", "2.3.1": "r2.3.1", "2.4.10": "r2.4.10", "2.5.0": "r2.5.0", "2.6.0": "r2.6.0"}
 
 # Namespaces imported before the registry is read: importing them runs every ``@jit_forbidden_register`` and
 # makes their public aliases visible to the alias scan.
@@ -635,6 +641,57 @@ def render_shipped(whole: dict[str, dict]) -> tuple[str, str]:
     return render(base), render(others)
 
 
+# --------------------------------------------------------------------------------------------------------------
+# Signatures of older releases, from their documentation
+# --------------------------------------------------------------------------------------------------------------
+
+def documentation_pages(git_dir: Path, branch: str) -> list[str]:
+    """The API comparison pages (``signature_tables.DOCUMENTED_PAGES``) of a branch of a clone of MindSpore's
+    documentation repository, read with git (a bare clone will do)."""
+    import subprocess
+
+    def git(*args: str) -> str:
+        return subprocess.run(["git", f"--git-dir={git_dir}", *args], check=True, capture_output=True,
+                              text=True, encoding="utf-8").stdout
+
+    paths = git("ls-tree", "-r", "--name-only", branch, DOCUMENTED_PAGES).split("\n")
+    return [git("show", f"{branch}:{path}") for path in sorted(paths) if path.endswith(".md")]
+
+
+def documented_tables(signatures: dict[str, dict[str, list[str]]], branch: str,
+                      newest: dict[str, Any]) -> dict[str, Any]:
+    """One release's documented signatures as shipped: the names documented per namespace, and their signatures as
+    a difference from the newest tables' (``difference``) for those names."""
+    names = {namespace: " ".join(sorted(entries)) for namespace, entries in signatures.items()}
+    return {"source": "documentation", "documentation": f"mindspore-ai/docs {branch}", "names": names,
+            "signatures": difference(documented_base(newest, names), signatures) or {}}
+
+
+def documented_base(newest: dict[str, Any], names: dict[str, str]) -> dict[str, dict[str, Any]]:
+    """The newest tables' signatures of the documented ``names``: what a documented table is a difference from."""
+    signatures = newest.get("signatures", {})
+    return {namespace: {name: list(signatures[namespace][name]) for name in documented.split()
+                        if name in signatures.get(namespace, {})} for namespace, documented in names.items()}
+
+
+def documented_file(git_dir: Path, newest_path: Path = DEFAULT_OUTPUT) -> str:
+    """The text of ``DOCUMENTED_OUTPUT`` for every release of ``DOCUMENTED_RELEASES``, read from ``git_dir``."""
+    newest = json.loads(newest_path.read_text(encoding="utf-8"))
+    tables = {release: documented_tables(documented_signatures(documentation_pages(git_dir, branch)), branch, newest)
+              for release, branch in DOCUMENTED_RELEASES.items()}
+    return render(tables)
+
+
+def rebased_documented(text: str, old_newest: dict[str, Any], new_newest: dict[str, Any]) -> str:
+    """``DOCUMENTED_OUTPUT``'s text re-expressed against other newest tables (a newer release's, or the same
+    release's regenerated), the documented signatures unchanged."""
+    tables = json.loads(text)
+    for entry in tables.values():
+        forms = apply_difference(documented_base(old_newest, entry["names"]), entry["signatures"])
+        entry["signatures"] = difference(documented_base(new_newest, entry["names"]), forms) or {}
+    return render(tables)
+
+
 def _check(generated: str, shipped: str | None, where: str) -> int:
     version = json.loads(generated)["mindspore_version"]
     if shipped is None:
@@ -662,7 +719,13 @@ def main(argv: list[str] | None = None) -> int:
                         help="do not write; exit 1 and summarise the differences when the tables are stale")
     parser.add_argument("--explain", action="store_true",
                         help="also print how each nn Cell's 'parameters' value was decided")
+    parser.add_argument("--documentation", type=Path, default=None, metavar="GIT_DIR",
+                        help=f"instead, read the signatures of the releases PyPI no longer serves "
+                             f"({', '.join(DOCUMENTED_RELEASES)}) from a clone of MindSpore's documentation "
+                             f"repository and write {DOCUMENTED_OUTPUT.name} (or --check it)")
     args = parser.parse_args(argv)
+    if args.documentation is not None:
+        return _documented_main(args.documentation, args.check)
 
     explain: dict[str, CellDecision] = {}
     try:
@@ -685,8 +748,12 @@ def main(argv: list[str] | None = None) -> int:
             if args.check:
                 shipped = whole.get(tables["mindspore_version"])
                 return _check(generated, None if shipped is None else render(shipped), str(DATA))
+            old_newest = whole[max(whole, key=_release)]
             whole[tables["mindspore_version"]] = json.loads(generated)
             writes = dict(zip((DEFAULT_OUTPUT, VERSIONS_OUTPUT), render_shipped(whole)))
+            if DOCUMENTED_OUTPUT.exists():  # a difference from the newest tables: kept the same against new ones
+                writes[DOCUMENTED_OUTPUT] = rebased_documented(DOCUMENTED_OUTPUT.read_text(encoding="utf-8"),
+                                                               old_newest, whole[max(whole, key=_release)])
     except OSError as exc:
         print(f"generate_tables: {exc.filename}: cannot read ({exc.strerror})", file=sys.stderr)
         return 1
@@ -698,6 +765,23 @@ def main(argv: list[str] | None = None) -> int:
             print(f"generate_tables: {path}: cannot write ({exc.strerror})", file=sys.stderr)
             return 2
         print(f"wrote {path}")
+    return 0
+
+
+def _documented_main(git_dir: Path, check: bool) -> int:
+    import subprocess
+
+    try:
+        generated = documented_file(git_dir)
+    except (OSError, subprocess.CalledProcessError) as exc:
+        print(f"generate_tables: cannot read the documentation at {git_dir}: {exc}", file=sys.stderr)
+        return 2
+    shipped = DOCUMENTED_OUTPUT.read_text(encoding="utf-8") if DOCUMENTED_OUTPUT.exists() else None
+    if check:
+        print(f"{DOCUMENTED_OUTPUT}: {'up to date' if shipped == generated else 'differs from the documentation'}")
+        return 0 if shipped == generated else 1
+    DOCUMENTED_OUTPUT.write_text(generated, encoding="utf-8")
+    print(f"wrote {DOCUMENTED_OUTPUT}")
     return 0
 
 

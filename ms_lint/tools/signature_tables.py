@@ -23,6 +23,7 @@ decorator's own closure, so the version and the replacement are what MindSpore's
 """
 from __future__ import annotations
 
+import ast
 import importlib
 import inspect
 import re
@@ -293,3 +294,108 @@ def _deprecation_of(obj: Any, marker: types.CodeType | None) -> dict[str, str] |
     if not isinstance(version, str):
         return None
     return {"since": version, "use": substitute if isinstance(substitute, str) else ""}
+
+
+# ------------------------------------------------------------------------------------ documented signatures
+# Releases PyPI no longer serves are read from MindSpore's documentation (``mindspore-ai/docs``, one branch per
+# release): the API comparison pages (``note/api_mapping/*/*.md``) head each documented API with its name
+# (``## mindspore.ops.flatten``) and give its signature in the code block below
+# (``mindspore.ops.flatten(input, order='C', *, start_dim=1, end_dim=-1) -> Tensor``, ``class mindspore.nn.Dense(``
+# over several lines, a Primitive's ``class mindspore.ops.ROIAlign(pooled_height, ...)(features, rois)``). The
+# parameters are read as Python reads a ``def``; a heading whose block gives no parameter list, or one Python cannot
+# read, is ``["?"]``. Only what the pages document is known: every other name is absent, not missing.
+DOCUMENTED_PAGES = "docs/mindspore/source_en/note/api_mapping/"
+_HEADING = re.compile(r"^##\s+(mindspore(?:\.\w+)+)\s*$")
+_FENCE = re.compile(r"^\s*```")
+
+
+def documented_signatures(pages: Iterable[str]) -> dict[str, dict[str, list[str]]]:
+    """``{namespace: {name: forms}}`` for the callables of ``SIGNATURE_NAMESPACES`` the pages' headings name."""
+    found: dict[str, dict[str, set[str]]] = {}
+    for page in pages:
+        for qualname, blocks in _documented_sections(page):
+            namespace, _, name = qualname.rpartition(".")
+            if namespace not in SIGNATURE_NAMESPACES or namespace in SIGNATURE_FALLBACK or name.startswith("_"):
+                continue
+            forms = [_documented_form(qualname, block) for block in blocks] or [UNREADABLE]
+            found.setdefault(namespace, {}).setdefault(name, set()).update(forms)
+    tables: dict[str, dict[str, list[str]]] = {}
+    for namespace, entries in sorted(found.items()):
+        # A name two pages document differently keeps both forms; one that cannot be read makes it unknown.
+        tables[namespace] = {name: [UNREADABLE] if UNREADABLE in forms else sorted(forms)
+                             for name, forms in sorted(entries.items())}
+    return tables
+
+
+def _documented_sections(page: str) -> Iterable[tuple[str, list[str]]]:
+    """``(qualified name, [code block text, ...])`` for each ``## mindspore.…`` heading of a page."""
+    qualname, blocks, block = None, [], None
+    for line in page.splitlines():
+        if block is not None:
+            if _FENCE.match(line):
+                blocks.append("\n".join(block))
+                block = None
+            else:
+                block.append(line)
+            continue
+        if line.startswith("#"):
+            if qualname is not None:
+                yield qualname, blocks
+            match = _HEADING.match(line)
+            qualname, blocks = (match.group(1), []) if match else (None, [])
+        elif qualname is not None and _FENCE.match(line):
+            block = []
+    if qualname is not None:
+        yield qualname, blocks
+
+
+def _documented_form(qualname: str, block: str) -> str:
+    """The parameter list a signature block gives ``qualname``; ``?`` where it gives none, or none Python reads."""
+    text = " ".join(block.split())
+    if text.startswith("class "):
+        text = text[len("class "):]
+    if not text.startswith(qualname + "("):
+        return UNREADABLE
+    return _parsed_parameters(text[len(qualname):])
+
+
+def _parsed_parameters(text: str) -> str:
+    """The parameter list opening ``text`` (``(input, axis=-1) -> Tensor``): the shortest prefix closed by a
+    parenthesis that Python reads as a ``def``'s parameters; ``?`` where none is."""
+    end = text.find(")")
+    while end != -1:
+        try:
+            function = ast.parse(f"def documented{text[:end + 1]}:\n    pass").body[0]
+        except SyntaxError:
+            end = text.find(")", end + 1)
+            continue
+        return _render_arguments(function.args)
+    return UNREADABLE
+
+
+def _render_arguments(arguments: ast.arguments) -> str:
+    """``arguments`` as the table writes a parameter list (``signature_tables.render_signature``'s form)."""
+    parameters = []
+    for kind, names in ((inspect.Parameter.POSITIONAL_ONLY, arguments.posonlyargs),
+                        (inspect.Parameter.POSITIONAL_OR_KEYWORD, arguments.args)):
+        parameters.extend((kind, argument.arg) for argument in names)
+    defaults = [None] * (len(parameters) - len(arguments.defaults)) + list(arguments.defaults)
+    rendered = [inspect.Parameter(name, kind, default=inspect.Parameter.empty if default is None
+                                  else _Text(_documented_default(default)))
+                for (kind, name), default in zip(parameters, defaults)]
+    if arguments.vararg is not None:
+        rendered.append(inspect.Parameter(arguments.vararg.arg, inspect.Parameter.VAR_POSITIONAL))
+    for argument, default in zip(arguments.kwonlyargs, arguments.kw_defaults):
+        rendered.append(inspect.Parameter(argument.arg, inspect.Parameter.KEYWORD_ONLY,
+                                          default=inspect.Parameter.empty if default is None
+                                          else _Text(_documented_default(default))))
+    if arguments.kwarg is not None:
+        rendered.append(inspect.Parameter(arguments.kwarg.arg, inspect.Parameter.VAR_KEYWORD))
+    return render_signature(inspect.Signature(rendered))
+
+
+def _documented_default(node: ast.expr) -> str:
+    try:
+        return default_text(ast.literal_eval(node))
+    except (ValueError, SyntaxError, TypeError):
+        return "..."
