@@ -38,12 +38,23 @@ their order rotates from one repetition to the next, so drift in the machine's l
    whole process (interpreter start included, as in every other row).
 7. ``ms-lint check``'s result cache on mindone 0.5.0 (1,729 files, fetched like the corpus): per repetition, on a
    fresh copy of the project with an empty cache, ``--no-cache``, then a cold run (which fills the cache), a warm
-   run (nothing changed) and a run after editing one base-class module (a comment appended to the project module
-   that the most files' analyses read and that defines a Cell subclass), each ``-v`` so that the report says how
-   many files came from the cache; the edited run is compared with the number of files whose cache entries name the
-   edited module. The four runs share their findings (checked), and are reported side by side as ratios of the
-   cold run. The corpus cases above run with ``--no-cache``: they measure the checks, not the cache.
-8. pylint without and with the MS pylint plugin (``--load-plugins=ms_lint.pylint_plugin``) on mindocr 0.5.0, with
+   run (nothing changed, budget: under 5% of the cold run's CPU time), a run after editing one base-class module (a
+   comment appended to the project module that the most files' analyses read and that defines a Cell subclass) and
+   one after editing a leaf (the largest module defining a Cell subclass that no other file's analysis read; budget:
+   under 10%), each ``-v`` so that the report says how many files came from the cache; the edited run is compared
+   with the number of files whose cache entries name the edited module. The five runs share their findings
+   (checked), and are reported side by side as ratios of the cold run. The corpus cases above run with
+   ``--no-cache``: they measure the checks, not the cache.
+8. ``ms-lint check`` against its parse floor per package (group ``ratio``): for each of the six wheels of
+   ``corpus.py`` (mindone's ``diffusers`` and ``transformers`` and mindone whole among them) and each package of the
+   development corpus (the libraries whole, the model zoo's ``official`` and ``research`` folders), the CPU seconds
+   (user plus system, whole processes) of ``ms-lint check --no-cache --jobs 1`` and of reading and ``ast.parse``-ing
+   the files it checks, best of ``--repeat``, the two alternated in one run; and (group ``scaling``) the CPU seconds
+   per line of ``ms-lint check`` on a quarter, a half and all of a package's files (every fourth file, every second
+   one, all, in the order it checks them), each with its own floor. Both read the corpus where ``corpus.py`` and
+   ``development_corpus.py extract`` unpacked it (``benchmarks/.corpus/src`` and ``benchmarks/.corpus/development``)
+   and write nothing there.
+9. pylint without and with the MS pylint plugin (``--load-plugins=ms_lint.pylint_plugin``) on mindocr 0.5.0, with
    pylint's default checks as users run it (``--jobs=1``, an empty rcfile), and the ratio of the two; the plugin
    variant also reports the CPU time spent inside the plugin's ``process_module``, its share of the same run.
    pylint loads a plugin only when named, so plain pylint is the same command without it. pylint takes about
@@ -105,10 +116,37 @@ VARIANT_CODE_PREFIX = {"ms": "MS", "torchfix": "TOR"}
 TARGET_FLAKE8_RATIO = 1.10
 GOAL_FLAKE8_RATIO = 1.05
 TARGET_FLOOR_RATIO = 5.0
+TARGET_PACKAGE_FLOOR_RATIO = 3.0  # ms-lint check against the parse floor, on every package of the ratio group
+TARGET_SCALING_RATIO = 1.3  # cost per line with all of a package's files against that with a quarter of them
+
+# The packages of the ratio and scaling groups: (label, folder under the corpus the check runs in, what it checks
+# there). The wheels are where corpus.py unzips them, the development corpus where development_corpus.py unpacks it.
+RATIO_PACKAGES = (
+    ("mindcv 0.3.0", "src/mindcv-0.3.0-py3-none-any", "."),
+    ("mindyolo 0.5.0", "src/mindyolo-0.5.0-py3-none-any", "."),
+    ("mindocr 0.5.0", "src/mindocr-0.5.0-py3-none-any", "."),
+    ("mindnlp 0.5.1", "src/mindnlp-0.5.1-py3-none-any", "."),
+    ("mindformers 2.1.0", "src/mindformers-2.1.0-py3-none-any", "."),
+    ("mindone 0.5.0, diffusers", "src/mindone-0.5.0-py3-none-any", "mindone/diffusers"),
+    ("mindone 0.5.0, transformers", "src/mindone-0.5.0-py3-none-any", "mindone/transformers"),
+    ("mindone 0.5.0, whole", "src/mindone-0.5.0-py3-none-any", "mindone"),
+    ("mindediting", "development/mindspore-lab+mindediting", "."),
+    ("mindface", "development/mindspore-lab+mindface", "."),
+    ("mindpose", "development/mindspore-lab+mindpose", "."),
+    ("mindrl", "development/mindspore-lab+mindrl", "."),
+    ("graphlearning", "development/mindspore-ai+graphlearning", "."),
+    ("mindarmour", "development/mindspore-ai+mindarmour", "."),
+    ("vllm-mindspore", "development/mindspore-ai+vllm-mindspore", "."),
+    ("models, official", "development/mindspore-ai+models", "official"),
+    ("models, research", "development/mindspore-ai+models", "research"),
+)
+SCALING_PACKAGES = ("mindone 0.5.0, transformers", "mindone 0.5.0, whole")
+SCALING_SHARES = ((4, "a quarter"), (2, "a half"), (1, "all"))
 TARGET_ADDED_LATENCY_MS = 150.0
 
 CACHE_CORPUS = ("mindone", "0.5.0")
-TARGET_WARM_CACHE_RATIO = 0.10
+TARGET_WARM_CACHE_RATIO = 0.05  # a run with nothing changed, against the cold run that filled the cache
+TARGET_LEAF_CACHE_RATIO = 0.10  # a run after editing a module no other module's analysis reads
 
 PYLINT_CORPUS = ("mindocr", "0.5.0")
 PYLINT_PLUGIN = "ms_lint.pylint_plugin"
@@ -116,7 +154,9 @@ TARGET_PYLINT_RATIO = 1.05
 # The pylint message ids of the MS rules (ms_lint.pylint_plugin.msgid_for): a level letter, 9, the code's digits.
 PYLINT_MS_MSGID = re.compile(r"[CEW]9\d{3}")
 
-GROUPS = ("flake8", "torchfix", "check", "editor", "warm", "floor", "validator", "cache", "pylint")
+GROUPS = ("flake8", "torchfix", "check", "editor", "warm", "floor", "validator", "cache", "pylint", "ratio", "scaling")
+# the groups that measure the four packages of CORPUS
+CORPUS_GROUPS = frozenset({"flake8", "torchfix", "check", "editor", "warm", "floor"})
 REPORT_LINE = re.compile(r":\d+:\d+: ([A-Z]+\d+)\b")
 CACHE_LINE = re.compile(r"^ms-lint: (\d+) file\(s\) checked, (\d+) of them from the cache$", re.MULTILINE)
 
@@ -303,11 +343,13 @@ def _time_plugin_alone(display_name: str, checks: int) -> list[float]:
 
 
 def parse_floor(file_list: str) -> int:
-    """Read and ``ast.parse`` every file of the list in this process; print the timings as JSON."""
+    """Read and ``ast.parse`` every file of the list in this process; print the timings as JSON (``cpu_s``: the
+    process's CPU time for it)."""
     import ast
 
     paths = Path(file_list).read_text(encoding="utf-8").splitlines()
     read_s = parse_s = 0.0
+    cpu_begin = time.process_time()
     for path in paths:
         begin = time.perf_counter()
         with open(path, "rb") as handle:
@@ -319,7 +361,19 @@ def parse_floor(file_list: str) -> int:
             pass
         read_s += middle - begin
         parse_s += time.perf_counter() - middle
-    print(json.dumps({"files": len(paths), "read_s": read_s, "parse_s": parse_s}))
+    print(json.dumps({"files": len(paths), "read_s": read_s, "parse_s": parse_s,
+                      "cpu_s": time.process_time() - cpu_begin}))
+    return 0
+
+
+def checked_files(folder: str, paths: list[str]) -> int:
+    """Print, one a line, the files ``ms-lint check`` checks for ``paths`` in ``folder`` with its default options."""
+    from ms_lint.config import LintOptions
+    from ms_lint.lint import discover_files
+
+    os.chdir(folder)
+    for path in discover_files(paths, LintOptions()):
+        print(path)
     return 0
 
 
@@ -346,6 +400,7 @@ CHILD_MODES = {
     "flake8-warm": lambda argv: flake8_warm(argv[0], argv[1], int(argv[2])),
     "pylint": lambda argv: pylint_with(argv[0], argv[1:]),
     "floor": lambda argv: parse_floor(argv[0]),
+    "files": lambda argv: checked_files(argv[0], argv[1:]),
     "engine": lambda argv: engine_in_process(argv[0]),
 }
 
@@ -712,6 +767,10 @@ def build_table(results: dict) -> str:
         extra.extend(cache_table(results["cache"]))
     if results.get("pylint"):
         extra.extend(pylint_table(results["pylint"]))
+    if results.get("ratio"):
+        extra.extend(ratio_table(results["ratio"]))
+    if results.get("scaling"):
+        extra.extend(scaling_table(results["scaling"]))
     validator = results.get("validator", {})
     if validator:
         if validator.get("skipped"):
@@ -836,6 +895,21 @@ def _cache_dependents(cache_dir: Path, tree: Path) -> dict[str, int]:
     return counts
 
 
+def _leaf_module(counts: dict[str, int], tree: Path) -> str:
+    """The largest module that defines a Cell subclass and that no other file's analysis read."""
+    candidates = []
+    for path in sorted(tree.rglob("*.py")):
+        relative = str(path.relative_to(tree))
+        if relative in counts:
+            continue
+        text = path.read_text(encoding="utf-8", errors="replace")
+        if re.search(r"^class \w+\((\w+\.)*Cell\)", text, re.MULTILINE):
+            candidates.append((len(text.splitlines()), relative))
+    if not candidates:
+        raise BenchError("no project module that defines a Cell subclass is a leaf (read by no other analysis)")
+    return max(candidates)[1]
+
+
 def _base_class_module(counts: dict[str, int], tree: Path) -> str:
     """The module the most analyses read that defines a Cell subclass."""
     for relative, _ in sorted(counts.items(), key=lambda item: (-item[1], item[0])):
@@ -846,7 +920,8 @@ def _base_class_module(counts: dict[str, int], tree: Path) -> str:
 
 
 def run_cache_bench(results: dict, repeat: int, corpus: Path, jobs: int) -> None:
-    """``ms-lint check``'s cache on mindone: --no-cache, cold, warm, one base-class module edited (see item 7)."""
+    """``ms-lint check``'s cache on mindone: --no-cache, cold, warm, one base-class module edited, one leaf module
+    edited (see item 7)."""
     (folder,) = prepare_corpus(corpus, [CACHE_CORPUS])
     record = results.setdefault("cache", {"corpus": f"{CACHE_CORPUS[0]}=={CACHE_CORPUS[1]}", "jobs": jobs,
                                           "runs": {}, "problems": []})
@@ -861,15 +936,18 @@ def run_cache_bench(results: dict, repeat: int, corpus: Path, jobs: int) -> None
             with_cache = [*base, "--cache-dir", str(cache_dir), "tree"]
             steps = [("no-cache", "--no-cache", [*base, "--no-cache", "tree"]), ("cold", "cold cache", with_cache),
                      ("warm", "warm cache, nothing changed", with_cache),
-                     ("edited", "one base-class module edited", with_cache)]
+                     ("edited", "one base-class module edited", with_cache),
+                     ("leaf", "one leaf module edited", with_cache)]
             for key, label, argv in steps:
                 if key == "edited":
                     counts = _cache_dependents(cache_dir, tree)
                     if edited is None:
                         edited = _base_class_module(counts, tree)
                         record["edited_module"] = edited
+                        record["leaf_module"] = _leaf_module(counts, tree)
                     record.setdefault("dependents", []).append(counts.get(edited, 0))
-                    with open(tree / edited, "a", encoding="utf-8") as handle:
+                if key in ("edited", "leaf"):
+                    with open(tree / record[f"{key}_module"], "a", encoding="utf-8") as handle:
                         handle.write("\n# edited by benchmarks/bench.py\n")
                 run = measure(Case(f"cache-{key}", label, argv), Path(scratch))
                 runs.setdefault(key, []).append(run.__dict__)
@@ -880,7 +958,7 @@ def run_cache_bench(results: dict, repeat: int, corpus: Path, jobs: int) -> None
                 record["problems"].append(f"repetition {rep + 1}: the runs' findings differ: {codes}")
     cold = runs["cold"]
     record["files"] = cold[0]["cache"][0] if cold[0]["cache"] else None
-    for key in ("no-cache", "warm", "edited"):
+    for key in ("no-cache", "warm", "edited", "leaf"):
         record[f"{key}_ratio"] = {metric: paired_ratio(runs, key, "cold", metric) for metric in ("wall_s", "cpu_s")}
     record["rechecked"] = [run["cache"][0] - run["cache"][1] for run in runs["edited"] if run["cache"]]
 
@@ -890,7 +968,7 @@ def cache_table(record: dict) -> list[str]:
     lines = [f"result cache, {record['corpus']} ({record.get('files')} files, --jobs {record['jobs']}), medians of "
              f"{len(runs.get('cold', []))}; ratio: vs the cold run (wall / cpu):"]
     for key, label in (("no-cache", "--no-cache"), ("cold", "cold cache (fills it)"), ("warm", "warm, nothing changed"),
-                       ("edited", "one base-class module edited")):
+                       ("edited", "one base-class module edited"), ("leaf", "one leaf module edited")):
         if key not in runs:
             continue
         wall = median([r["wall_s"] for r in runs[key]])
@@ -904,10 +982,120 @@ def cache_table(record: dict) -> list[str]:
         lines.append(f"  edited: {record['edited_module']}; files whose analysis read it: "
                      f"{median(record.get('dependents', []))}; files checked again: "
                      f"{median(record.get('rechecked', []))} (the dependents and the module itself)")
-    warm = (record.get("warm_ratio") or {}).get("wall_s")
-    lines.append(f"  warm / cold (limit {TARGET_WARM_CACHE_RATIO:.2f}): {fmt(warm, '{:.3f}')}x: "
+    if record.get("leaf_module"):
+        lines.append(f"  leaf edited: {record['leaf_module']}")
+    warm = (record.get("warm_ratio") or {}).get("cpu_s")
+    lines.append(f"  warm / cold, cpu (limit {TARGET_WARM_CACHE_RATIO:.2f}): {fmt(warm, '{:.3f}')}x: "
                  f"{verdict(warm, TARGET_WARM_CACHE_RATIO)}")
+    leaf = (record.get("leaf_ratio") or {}).get("cpu_s")
+    lines.append(f"  one leaf edited / cold, cpu (limit {TARGET_LEAF_CACHE_RATIO:.2f}): {fmt(leaf, '{:.3f}')}x: "
+                 f"{verdict(leaf, TARGET_LEAF_CACHE_RATIO)}")
     lines.extend(f"  warning: {problem}" for problem in record.get("problems", []))
+    return lines
+
+
+def _ratio_packages(corpus: Path, wanted: str | None) -> list[tuple[str, Path, str]]:
+    """(label, folder, path checked in it) of the ratio group's packages present in the corpus (``wanted``: labels,
+    separated by semicolons, each matched as the beginning of a package's label)."""
+    names = [name.strip() for name in wanted.split(";")] if wanted else None
+    found = []
+    for label, folder, path in RATIO_PACKAGES:
+        if names is not None and not any(label.startswith(name) for name in names if name):
+            continue
+        if not (corpus / folder / path).exists():
+            log(f"ratio: {label} is not in {corpus / folder} (run benchmarks/corpus.py, or development_corpus.py "
+                f"extract, first); left out")
+            continue
+        found.append((label, corpus / folder, path))
+    if not found:
+        raise BenchError(f"ratio: none of the packages {wanted or ''} is in {corpus}")
+    return found
+
+
+def _check_and_floor(label: str, folder: Path, paths: list[str], scratch: Path, key: str) -> tuple[list[Case], dict]:
+    """The two cases that measure ``ms-lint check`` on ``paths`` of ``folder`` against its floor, and what they
+    check (files, lines)."""
+    listed = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--child", "files", str(folder), *paths],
+                            capture_output=True, text=True, check=True).stdout.splitlines()
+    files = [os.path.join(folder, path) for path in listed]
+    file_list = scratch / f"{key}.txt"
+    file_list.write_text("\n".join(files) + "\n", encoding="utf-8")
+    check = Case(f"{key}-check", f"{label}: ms-lint check", [sys.executable, "-m", "ms_lint.cli", "check",
+                 "--isolated", "--exit-zero", "--no-cache", "--jobs", "1", *paths])
+    floor = Case(f"{key}-floor", f"{label}: floor", [sys.executable, str(Path(__file__).resolve()), "--child", "floor",
+                 str(file_list)], captures_json=True)
+    return [check, floor], {"files": len(files), "lines": count_lines(files), "listed": listed}
+
+
+def run_ratio_bench(results: dict, repeat: int, corpus: Path, wanted: str | None, save=None) -> None:
+    """``ms-lint check`` against the parse floor per package (see item 8): CPU seconds, best of ``repeat``."""
+    record = results.setdefault("ratio", {"packages": {}, "repeat": repeat})
+    with tempfile.TemporaryDirectory() as scratch:
+        for number, (label, folder, path) in enumerate(_ratio_packages(corpus, wanted)):
+            cases, sizes = _check_and_floor(label, folder, [path], Path(scratch), f"p{number}")
+            runs: dict = {}
+            for rep in range(repeat):  # alternated, the floor first every other time
+                for case in (cases if rep % 2 == 0 else cases[::-1]):
+                    run = measure(case, folder)
+                    runs.setdefault(case.key.rsplit("-", 1)[1], []).append(run.__dict__)
+                    log(f"[ratio {rep + 1}/{repeat}] {case.label}: {run.cpu_s:.2f} s cpu, {run.wall_s:.2f} s wall, "
+                        f"load {run.load_before[0]:.1f}")
+            entry = {"files": sizes["files"], "lines": sizes["lines"], "runs": runs,
+                     "check_cpu_s": min(r["cpu_s"] for r in runs["check"]),
+                     "floor_cpu_s": min(r["cpu_s"] for r in runs["floor"])}
+            entry["ratio"] = entry["check_cpu_s"] / entry["floor_cpu_s"]
+            record["packages"][label] = entry
+            if save:
+                save()
+
+
+def run_scaling_bench(results: dict, repeat: int, corpus: Path, wanted: str | None, save=None) -> None:
+    """Cost per line of ``ms-lint check`` on a quarter, a half and all of a package's files (see item 8)."""
+    record = results.setdefault("scaling", {"packages": {}, "repeat": repeat})
+    with tempfile.TemporaryDirectory() as scratch:
+        for number, (label, folder, path) in enumerate(_ratio_packages(corpus, wanted or ";".join(SCALING_PACKAGES))):
+            listed = _check_and_floor(label, folder, [path], Path(scratch), f"s{number}")[1]["listed"]
+            entry = record["packages"].setdefault(label, {})
+            for stride, share in SCALING_SHARES:
+                cases, sizes = _check_and_floor(f"{label}, {share}", folder, listed[::stride], Path(scratch),
+                                                f"s{number}-{stride}")
+                runs: dict = {}
+                for rep in range(repeat):
+                    for case in (cases if rep % 2 == 0 else cases[::-1]):
+                        run = measure(case, folder)
+                        runs.setdefault(case.key.rsplit("-", 1)[1], []).append(run.__dict__)
+                        log(f"[scaling {rep + 1}/{repeat}] {case.label}: {run.cpu_s:.2f} s cpu, "
+                            f"{run.wall_s:.2f} s wall, load {run.load_before[0]:.1f}")
+                check = min(r["cpu_s"] for r in runs["check"])
+                floor = min(r["cpu_s"] for r in runs["floor"])
+                entry[share] = {"files": sizes["files"], "lines": sizes["lines"], "check_cpu_s": check,
+                                "floor_cpu_s": floor, "check_us_per_line": 1e6 * check / max(1, sizes["lines"]),
+                                "floor_us_per_line": 1e6 * floor / max(1, sizes["lines"]), "runs": runs}
+                if save:
+                    save()
+            entry["all_vs_quarter"] = entry["all"]["check_us_per_line"] / entry["a quarter"]["check_us_per_line"]
+
+
+def ratio_table(record: dict) -> list[str]:
+    lines = [f"ms-lint check --no-cache --jobs 1 against the parse floor (read + ast.parse of the same files), CPU "
+             f"seconds of whole processes, best of {record['repeat']} (limit {TARGET_PACKAGE_FLOOR_RATIO:.1f}x):",
+             f"  {'package':<30} {'files':>6} {'lines':>9} {'floor s':>8} {'check s':>8} {'ratio':>6}"]
+    for label, entry in record["packages"].items():
+        lines.append(f"  {label:<30} {entry['files']:>6,} {entry['lines']:>9,} {entry['floor_cpu_s']:>8.2f} "
+                     f"{entry['check_cpu_s']:>8.2f} {entry['ratio']:>5.2f}x  "
+                     f"{verdict(entry['ratio'], TARGET_PACKAGE_FLOOR_RATIO)}")
+    return lines
+
+
+def scaling_table(record: dict) -> list[str]:
+    lines = [f"cost per line of ms-lint check --no-cache --jobs 1 on part of a package's files (CPU microseconds a "
+             f"line, best of {record['repeat']}; limit: all within {TARGET_SCALING_RATIO:.1f}x of a quarter):"]
+    for label, entry in record["packages"].items():
+        parts = [f"{share} ({entry[share]['files']:,} files) {entry[share]['check_us_per_line']:.1f} "
+                 f"(floor {entry[share]['floor_us_per_line']:.1f})" for _, share in SCALING_SHARES if share in entry]
+        ratio = entry.get("all_vs_quarter")
+        lines.append(f"  {label}: {'; '.join(parts)}; all / a quarter {fmt(ratio, '{:.2f}')}x: "
+                     f"{verdict(ratio, TARGET_SCALING_RATIO)}")
     return lines
 
 
@@ -1013,6 +1201,10 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                         "(default: all four; targets are defined on all four)")
     parser.add_argument("--skip", default="", help=f"comma-separated groups to leave out: {', '.join(GROUPS)}")
     parser.add_argument("--jobs", default="1,2", help="flake8 and ms-lint --jobs values (default: 1,2)")
+    parser.add_argument("--ratio-packages", help="labels (or their beginnings) of the ratio group's packages, "
+                        "separated by semicolons: 'mindcv;mindone 0.5.0, transformers' (default: all)")
+    parser.add_argument("--scaling-packages", help="the same for the scaling group (default: "
+                        f"{'; '.join(SCALING_PACKAGES)})")
     args = parser.parse_args(argv)
     if args.repeat < 1:
         parser.error("--repeat must be at least 1")
@@ -1037,9 +1229,11 @@ def main(argv: list[str]) -> int:
 
 
 def bench(args: argparse.Namespace) -> int:
+    skip = set(filter(None, args.skip.split(",")))
+    if CORPUS_GROUPS <= skip and {"cache", "pylint", "validator"} <= skip:
+        return bench_packages(args, skip)
     import flake8
 
-    skip = set(filter(None, args.skip.split(",")))
     jobs_values = [int(j) for j in args.jobs.split(",") if j.strip()]
     corpus = Path(args.corpus).resolve()
     wanted = list(CORPUS)
@@ -1147,6 +1341,10 @@ def bench(args: argparse.Namespace) -> int:
         save()
     if "validator" not in skip:
         run_validator(results, args.repeat)
+    if "ratio" not in skip:
+        run_ratio_bench(results, args.repeat, corpus, args.ratio_packages, save)
+    if "scaling" not in skip:
+        run_scaling_bench(results, args.repeat, corpus, args.scaling_packages, save)
     results["meta"]["load_end"] = list(os.getloadavg())
     results["meta"]["finished"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
     summarize(results)
@@ -1155,6 +1353,36 @@ def bench(args: argparse.Namespace) -> int:
     results["table"] = table
     save()
     print(table)
+    return 0
+
+
+def bench_packages(args: argparse.Namespace, skip: set[str]) -> int:
+    """The ratio and scaling groups alone: they need neither flake8 nor the four packages of the other groups."""
+    corpus = Path(args.corpus).resolve()
+    compile_plugin_sources(False)
+    results: dict = {"meta": {"repeat": args.repeat, "python": sys.version.split()[0], "cpus": os.cpu_count(),
+                              "ms_lint_sources": source_digest(), "load_start": list(os.getloadavg()),
+                              "started": time.strftime("%Y-%m-%dT%H:%M:%S%z")}}
+    json_path = Path(args.json)
+    json_path.parent.mkdir(parents=True, exist_ok=True)
+
+    def save(_rep=None):
+        json_path.write_text(json.dumps(results, indent=1), encoding="utf-8")
+
+    if "ratio" not in skip:
+        run_ratio_bench(results, args.repeat, corpus, args.ratio_packages, save)
+    if "scaling" not in skip:
+        run_scaling_bench(results, args.repeat, corpus, args.scaling_packages, save)
+    results["meta"]["load_end"] = list(os.getloadavg())
+    lines = [f"load average {results['meta']['load_start'][0]:.1f} at start, {results['meta']['load_end'][0]:.1f} "
+             f"at end; {os.cpu_count()} CPUs"]
+    if results.get("ratio"):
+        lines.extend(ratio_table(results["ratio"]))
+    if results.get("scaling"):
+        lines.extend(scaling_table(results["scaling"]))
+    results["table"] = "\n".join(lines)
+    save()
+    print(results["table"])
     return 0
 
 

@@ -91,11 +91,13 @@ class LintOptions:
 
     def __post_init__(self):
         self._deciders: dict[tuple[str, ...], Any] = {}
+        self._selected: dict[tuple[str, ...], frozenset[str]] = {}  # per-file ignores -> the codes selected
 
     def __getstate__(self):
         # Sent to worker processes: the decision engines are rebuilt there on first use.
         state = dict(self.__dict__)
         state["_deciders"] = {}
+        state["_selected"] = {}
         return state
 
     @property
@@ -115,18 +117,25 @@ class LintOptions:
 
     def is_selected(self, code: str, path: str | None = None) -> bool:
         """Whether ``code`` is reported (for ``path``, with its per-file ignores), as flake8 would decide."""
+        return self._decides(code, self.per_file_codes(path) if path is not None else ())
+
+    def _decides(self, code: str, extra: tuple[str, ...]) -> bool:
         from flake8.style_guide import Decision
 
-        extra = self.per_file_codes(path) if path is not None else ()
         decider = self._deciders.get(extra)
         if decider is None:
             decider = self._deciders[extra] = self._decision_engine(extra)
         return decider.decision_for(code) is Decision.Selected
 
     def selected_codes(self, path: str | None = None) -> frozenset[str]:
+        """The codes reported (for ``path``, with its per-file ignores); decided once per set of per-file ignores."""
         from ms_lint.rules import RULES_BY_CODE
 
-        return frozenset(code for code in RULES_BY_CODE if self.is_selected(code, path))
+        extra = self.per_file_codes(path) if path is not None else ()
+        found = self._selected.get(extra)
+        if found is None:
+            found = self._selected[extra] = frozenset(code for code in RULES_BY_CODE if self._decides(code, extra))
+        return found
 
     def fingerprint(self) -> str:
         """What in these options changes which findings a file gets (for caches)."""

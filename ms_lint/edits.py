@@ -29,15 +29,24 @@ class FixContext:
     def __init__(self, module: "ModuleFacts", source: str):
         self.module = module
         self.source = source
-        self._line_starts = [0]
-        for line in source_lines(source):
-            self._line_starts.append(self._line_starts[-1] + len(line))
+        self._starts: list[int] | None = None  # where each line starts: found when a fix is first asked for
         self.new_imports: dict[str, str] = {}  # import line -> the name it binds
+
+    @property
+    def _line_starts(self) -> list[int]:
+        starts = self._starts
+        if starts is None:
+            lines = self.module.lines if self.module.source == self.source else None
+            starts = self._starts = [0]
+            for line in lines if lines is not None else source_lines(self.source):
+                starts.append(starts[-1] + len(line))
+        return starts
 
     def offset(self, line: int, column: int) -> int:
         """Character offset of an AST position (``column`` counts UTF-8 bytes, as the ast module does)."""
-        start = self._line_starts[line - 1]
-        text = self.source[start:self._line_starts[line] if line < len(self._line_starts) else len(self.source)]
+        line_starts = self._line_starts
+        start = line_starts[line - 1]
+        text = self.source[start:line_starts[line] if line < len(line_starts) else len(self.source)]
         return start + len(text.encode("utf-8")[:column].decode("utf-8", errors="ignore"))
 
     def start_of(self, node: ast.AST) -> int:

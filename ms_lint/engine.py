@@ -126,14 +126,14 @@ def analyse(tree: ast.Module, source: str, path: str, settings: Settings, codes:
     """(module facts, findings); the facts are None when the file was skipped or the analysis failed. ``silenced``:
     see ``check_tree``."""
     try:
-        from ms_lint.model import ModuleFacts
-        from ms_lint.model.project import recording_lookups, remember_summary
+        from ms_lint.model import ModuleFacts  # noqa: F401 -- the project index builds facts with it
+        from ms_lint.model.project import facts_to_check, recording_lookups, remember_summary
         from ms_lint.rules import rules_for
 
         if not may_hold_hazards(source, path):
             return None, []
         with recording_lookups() as lookups:
-            module = ModuleFacts(tree, path, settings, source=source, lines=lines)
+            module = facts_to_check(tree, path, settings, source=source, lines=lines)
         remember_summary(module, lookups)
         findings: list[Finding] = []
         for rule in rules_for(codes):
@@ -152,6 +152,15 @@ def analyse(tree: ast.Module, source: str, path: str, settings: Settings, codes:
 SYNTAX_ERROR = "E999"
 
 
+def parsed(source: str, path: str, settings: Settings) -> ast.Module:
+    """The tree of ``source``: that of the facts a run keeps for the file when they were made from this text (read
+    when another module asked about it), else parsed now."""
+    from ms_lint.model.project import kept_tree
+
+    tree = kept_tree(path, source, settings) if path else None
+    return tree if tree is not None else ast.parse(source, filename=path)
+
+
 def check_source(source: str, path: str, settings: Settings, codes: Iterable[str] | None = None,
                  report_syntax_errors: bool = False, silenced: list[Finding] | None = None) -> list[Finding]:
     """Parse ``source`` and check it. A file that does not parse gives no MS finding: flake8 reports it as E999,
@@ -160,7 +169,7 @@ def check_source(source: str, path: str, settings: Settings, codes: Iterable[str
     if not may_hold_hazards(source, path) and not report_syntax_errors:
         return []
     try:
-        tree = ast.parse(source, filename=path)
+        tree = parsed(source, path, settings)
     except (SyntaxError, ValueError) as exc:
         if not report_syntax_errors:
             return []

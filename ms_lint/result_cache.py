@@ -127,6 +127,59 @@ class ResultCache:
             self.unwritable = True  # a read-only checkout: check without a cache
 
 
+class SummaryStore:
+    """What the project index learns of each module (its summary, the answers to the questions about it: see
+    ``ms_lint.model.project.ProjectIndex.answer``), under ``summaries/`` of a cache directory, by the module's
+    content, ms-lint and the settings: a later run takes them from here for every module it does not check itself
+    (an edit re-reads the edited file and the files checked again, not the modules they ask about). Each summary
+    and answer keeps the lookups it was made with and is used only while they are unchanged, as a result is."""
+
+    def __init__(self, directory: str):
+        self.directory = os.path.join(directory, "summaries")
+        self.unwritable = False
+
+    def _path(self, module_file: str, values: tuple) -> str | None:
+        digest = file_digest(module_file)
+        if digest is None:
+            return None
+        parts = (str(_FORMAT), implementation_stamp(), repr(values), module_file, digest)
+        key = hashlib.sha256("\0".join(parts).encode("utf-8", errors="surrogatepass")).hexdigest()
+        return os.path.join(self.directory, key[:2], key + ".json")
+
+    def read(self, module_file: str, values: tuple) -> dict:
+        """The entry of the module's current content (empty when there is none, or it cannot be read)."""
+        path = self._path(module_file, values)
+        try:
+            with open(path, encoding="utf-8") as handle:  # type: ignore[arg-type]
+                entry = json.load(handle)
+            if isinstance(entry, dict) and entry.pop("format", None) == _FORMAT and isinstance(
+                    entry.get("answers", {}), dict):
+                return entry
+        except (OSError, TypeError, ValueError, RecursionError):
+            pass
+        return {}
+
+    def write(self, module_file: str, values: tuple, entry: dict) -> None:
+        path = self._path(module_file, values)
+        if path is None or self.unwritable:
+            return
+        try:
+            text = json.dumps({"format": _FORMAT, **entry})
+            _make_cache_root(os.path.dirname(self.directory))
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            write_atomically(path, text)
+        except (OSError, TypeError, ValueError):
+            self.unwritable = True  # a read-only checkout, or an answer JSON cannot hold: the run goes on without
+
+    @staticmethod
+    def record(lookups: Mapping) -> list:
+        return lookups_record(lookups)
+
+    @staticmethod
+    def unchanged(record) -> bool:
+        return record is not None and lookups_unchanged(record)
+
+
 def _make_cache_root(directory: str) -> None:
     os.makedirs(directory, exist_ok=True)
     root = os.path.dirname(os.path.abspath(directory))

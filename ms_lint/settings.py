@@ -1,6 +1,8 @@
 """The options every entry point (flake8, ``ms-lint``, pytest) shares, with their validation."""
 from __future__ import annotations
 
+from functools import lru_cache
+
 import os
 from dataclasses import astuple, dataclass
 from fnmatch import fnmatch
@@ -142,6 +144,7 @@ def parse_per_path_modes(value: str | list | dict | None, base: str | None = Non
         for pattern, mode in entries)
 
 
+@lru_cache(maxsize=256)
 def parse_version(text: str) -> tuple[int, ...]:
     """``2.7.1.post1`` -> ``(2, 7, 1)``: the release numbers, for comparisons (``>= (2, 8)``)."""
     parts = []

@@ -244,9 +244,20 @@ def device_claim(target: Target, holds_on: Iterable[str]) -> tuple[tuple[str, ..
 
 def target_from_settings(settings: Settings, path: str = "", sources: Mapping[str, str] | None = None) -> Target:
     """The target of the file at ``path``: what the settings name, the rest inferred from the file's project (see
-    the module's documentation). Each project is read once per process. ``sources``: where a part the settings
-    name was read from, by option name (``{"ms-device": "setup.cfg [flake8]"}``); one not there was given on the
-    command line."""
+    the module's documentation). Each project is read once per process, and the target of a directory's files made
+    once (a run asks it of every file, several times). ``sources``: where a part the settings name was read from,
+    by option name (``{"ms-device": "setup.cfg [flake8]"}``); one not there was given on the command line."""
+    key = (settings, os.path.dirname(os.path.abspath(path)) if path else "", tuple(sorted((sources or {}).items())))
+    target = _targets.get(key)
+    if target is None:
+        target = _targets[key] = _target_from_settings(settings, path, sources)
+    return target
+
+
+_targets: dict[tuple, Target] = {}  # (settings, directory, sources) -> the target of its files
+
+
+def _target_from_settings(settings: Settings, path: str, sources: Mapping[str, str] | None) -> Target:
     project = project_facts(path) if path and (not settings.device or not settings.syntax_level
                                                or not settings.version or settings.upgrade_from == PINNED) else None
     origins = {"mode": "option" if settings.mode != "graph" else "default"}
@@ -452,6 +463,7 @@ def forget_projects() -> None:
     """Read every project again when next asked (after its files changed, in a long-lived process)."""
     _roots.clear()
     _projects.clear()
+    _targets.clear()
     _enclosing.clear()
     _applications.clear()
     _listings.clear()

@@ -281,3 +281,145 @@ def test_a_base_class_module_whose_functions_hold_column_zero_strings_is_still_r
     assert codes(package / "pkg" / "head.py") == ["MS101"]
     summary = project.INDEX._module_summary(str(blocks), Settings(syntax_level="strict"))
     assert {name: summary.project_class(name).is_cell for name in summary.classes} == {"Block": True, "Other": True}
+
+
+# -- a run of ms-lint check: each module read once, questions answered once, a store for later runs ------------
+
+MIXIN = textwrap.dedent('''
+    class Helpers:
+        def prepare(self, x, flag=None):
+            if flag:
+                y = x
+            return y
+''')
+
+
+def _net(number: int) -> str:
+    return textwrap.dedent(f'''
+        import mindspore.nn as nn
+        from pkg.helpers import Helpers
+
+
+        class Net{number}(nn.Cell, Helpers):
+            def construct(self, x):
+                return self.prepare(x)
+    ''')
+
+
+@pytest.fixture
+def mixins(tmp_path: Path, monkeypatch) -> Path:
+    """pkg.helpers.Helpers, a mixin whose method reads a name one path leaves unbound, and three Cells that call
+    it from graph code (MS116 reports each call)."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "helpers.py").write_text(MIXIN)
+    for number in range(3):
+        (tmp_path / "pkg" / f"net{number}.py").write_text(_net(number))
+    monkeypatch.chdir(tmp_path)
+    project.INDEX.reads.clear()
+    return tmp_path
+
+
+NETS = ["pkg/net0.py", "pkg/net1.py", "pkg/net2.py"]
+
+
+def run(files: list[str], cache_dir: str | None = None) -> list[tuple[str, str]]:
+    from ms_lint.config import resolve_options
+    from ms_lint.lint import check_files
+
+    outcome = check_files(files, resolve_options(isolated=True), cache_dir=cache_dir)
+    assert not outcome.errors
+    return sorted((item.finding.path, item.finding.code) for item in outcome.reported)
+
+
+@pytest.fixture
+def parses(monkeypatch) -> list[str]:
+    """The names of the files parsed, as each parse names its file."""
+    parsed: list[str] = []
+    real = ast.parse
+
+    def parse(source, filename="<unknown>", *args, **kwargs):
+        parsed.append(os.path.basename(str(filename)))
+        return real(source, filename, *args, **kwargs)
+
+    monkeypatch.setattr(ast, "parse", parse)
+    return parsed
+
+
+def test_a_run_reads_a_module_once_however_many_files_ask_about_it(mixins, parses):
+    assert run([*NETS, "pkg/helpers.py"]) == [(net, "MS116") for net in NETS]
+    # net0's question read the mixin's module (in full: the run checks it), net1's and net2's reused its facts,
+    # and its own check reused its tree.
+    assert parses.count("helpers.py") == 1
+    assert project.INDEX.reads == {str(mixins / "pkg" / "helpers.py"): 1}
+    assert project.INDEX._kept == {} and gc.isenabled(), "nothing is kept past the run, the collector runs again"
+
+
+def test_a_question_about_another_module_is_answered_once_per_run(mixins, monkeypatch):
+    from ms_lint.rules import ms116_name_bound_on_one_path as ms116
+
+    walked: list[str] = []
+    real = ms116.partially_bound_reads
+
+    def reads(function, *args, **kwargs):
+        walked.append(function.name)
+        return real(function, *args, **kwargs)
+
+    monkeypatch.setattr(ms116, "partially_bound_reads", reads)
+    assert run(NETS) == [(net, "MS116") for net in NETS]
+    assert walked.count("prepare") == 1, "the mixin's method is walked for the first Cell only"
+    # without a run, as flake8 checks a file at a time, the answer is kept between files all the same
+    walked.clear()
+    assert [finding.code for finding in check_file("pkg/net0.py", Settings())] == ["MS116"]
+    assert walked.count("prepare") == 0
+
+
+def test_answers_kept_between_files_are_left_alone_by_the_garbage_collector(mixins):
+    assert [finding.code for finding in check_file("pkg/net0.py", Settings())] == ["MS116"]
+    for _ in range(3):
+        gc.collect()
+    answers = project.INDEX._answers
+    assert answers
+    # the answers of every question asked in this process so far, the model's and the rules'
+    for key, value in answers.items():
+        assert not gc.is_tracked(key) and not gc.is_tracked(value), (key, value)
+
+
+def test_an_answer_reused_by_a_later_file_counts_the_modules_it_read(mixins):
+    # Helpers finds prepare in a base of another module: net1's analysis reuses the answer net0's found, and its
+    # cached result must still be checked again when that base changes.
+    (mixins / "pkg" / "base.py").write_text(MIXIN.replace("Helpers", "Base"))
+    (mixins / "pkg" / "helpers.py").write_text("from pkg.base import Base\n\n\nclass Helpers(Base):\n    pass\n")
+    cache = str(mixins / "cache")
+    assert run(NETS, cache) == [(net, "MS116") for net in NETS]
+    (mixins / "pkg" / "base.py").write_text(MIXIN.replace("Helpers", "Base").replace("return y", "return x"))
+    assert run(NETS, cache) == []
+
+
+def test_a_run_after_an_edit_reads_the_edited_file_alone(mixins, parses):
+    cache = str(mixins / "cache")
+    assert run([*NETS, "pkg/helpers.py"], cache) == [(net, "MS116") for net in NETS]
+    assert list((mixins / "cache" / "summaries").glob("*/*.json"))
+    with open(mixins / "pkg" / "net2.py", "a") as handle:
+        handle.write("# edited\n")
+    parses.clear()
+    project.INDEX.reads.clear()
+    project.INDEX._summaries.clear()
+    project.INDEX._answers.clear()
+    assert run([*NETS, "pkg/helpers.py"], cache) == [(net, "MS116") for net in NETS]
+    # net2 is checked again; what it asks of pkg.helpers (is it a Cell, where prepare lies, what prepare reads)
+    # comes from the summary store: the module is not read
+    assert parses == ["net2.py"]
+    assert project.INDEX.reads == {}
+
+
+def test_a_stored_answer_is_not_used_once_a_module_it_read_changed(mixins):
+    (mixins / "pkg" / "base.py").write_text(MIXIN.replace("Helpers", "Base"))
+    (mixins / "pkg" / "helpers.py").write_text("from pkg.base import Base\n\n\nclass Helpers(Base):\n    pass\n")
+    cache = str(mixins / "cache")
+    assert run(["pkg/net0.py"], cache) == [("pkg/net0.py", "MS116")]
+    (mixins / "pkg" / "base.py").write_text(MIXIN.replace("Helpers", "Base").replace("return y", "return x"))
+    project.INDEX._answers.clear()
+    # net1 was never checked: its analysis asks where Helpers finds prepare, which the store answered for net0
+    # from pkg.base as it was
+    assert run(["pkg/net1.py"], cache) == []

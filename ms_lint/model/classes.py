@@ -4,11 +4,14 @@ Cell keeps are ``containers``.)"""
 from __future__ import annotations
 
 import ast
+import re
+import unicodedata
 import weakref
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING, Iterator, Sequence
 
 from ms_lint import mindspore_api as api
-from ms_lint.model.project import ProjectClass, class_answer, project_class, project_class_facts
+from ms_lint.model.project import (ProjectClass, answer, class_answer, class_location, facts_of, project_class,
+                                   project_method)
 from ms_lint.model.scopes import ASSIGNMENT
 from ms_lint.model.syntax import (FunctionNode, decorator_callee, first_argument, is_attribute_of, is_static,
                                   self_attribute)
@@ -44,6 +47,11 @@ class ClassInfo:
         # a reference to this class itself: a cycle would keep the module's tree alive until a full collection.
         self._bases_in_order: tuple[ClassInfo, ...] | None = None
         self._methods_found: dict[str, tuple[int, FunctionNode] | None] = {}  # name -> (place in lineage, method)
+        self.start_attributes(module)
+
+    def start_attributes(self, module: "ModuleFacts | None") -> None:
+        """Forget what the instance attributes were found to hold (they may rest on other modules' classes): they are
+        found again, from ``module``'s code, when next asked."""
         self._constructors_found: dict[str, str | None] = {}
         self._constants_found: dict[str, object] = {}  # attribute -> what constant_attribute answered
         # weak: the module owns its classes, and a cycle would keep the whole tree alive until a full collection
@@ -164,13 +172,16 @@ class UserType:
     """A plain user class (not a Cell, jit class, operator, Enum or exception), in this module or another module of
     the project, as graph code sees its instances."""
 
-    __slots__ = ("_module", "key")
+    __slots__ = ("_module", "key", "_mutations")
 
-    def __init__(self, module: "ModuleFacts | None", key: str):
+    def __init__(self, module: "ModuleFacts | None", key: str, mutations: dict[str, str] | None = None):
+        """``module``: the facts of this module, for a class of its own; a class of another module comes with
+        ``mutations``, what the project index answered for it (see ``mutation``)."""
         # weak: the module's classes hold their attributes' types, and a cycle would keep its tree alive until a
-        # full collection; another module's facts live only while a file is analysed, as long as this is asked
+        # full collection
         self._module = weakref.ref(module) if module is not None else lambda: None
         self.key = key  # its key in that module's ``classes``, or the namedtuple's name
+        self._mutations = mutations
 
     @property
     def module(self) -> "ModuleFacts | None":
@@ -183,6 +194,8 @@ class UserType:
     def mutation(self, method: str) -> str | None:
         """How calling ``method`` changes an instance: "container" (a list, dict or object it holds), "attribute"
         (rebinds an attribute), or None."""
+        if self._mutations is not None:
+            return self._mutations.get(method)
         return self.module.mutations(self.key).get(method)
 
 
@@ -290,11 +303,14 @@ class ClassFacts:
             return bool(entry["parameters"])
         if info is None or not info.is_cell or qualname in _seen:
             return None
-        if module is None:  # a class of another module of the project
-            found = project_class_facts(self.path, qualname, self.settings)
-            if not found:
+        if module is None:  # a class of another module of the project: its module's answer, once per run
+            located = class_location(self.path, qualname, self.settings)
+            if located is None:
                 return None
-            module, info = found[0], found[0].classes[found[1]]
+            seen, name = _seen | {qualname}, located[1]
+            return answer("owns parameters", located[0], self.settings, (name, *sorted(seen)), lambda facts: (
+                None if facts is None or name not in facts.classes
+                else facts._class_owns_parameters(facts.classes[name], seen)))
         return module._class_owns_parameters(info, _seen | {qualname})
 
     def _wrapped_cells_own(self, call: ast.Call, seen: frozenset) -> Iterator[bool | None]:
@@ -384,10 +400,19 @@ class ClassFacts:
                 if api.is_mindspore(qualname):
                     found.append(qualname)
                 elif other_modules and not qualname.startswith("builtins.") and not api.is_host_library(qualname):
-                    other = project_class_facts(self.path, qualname, self.settings)
-                    if other is not None:
-                        found += other[0].mindspore_bases(other[0].classes[other[1]], True, _seen | {qualname})
+                    found += self._mindspore_bases_elsewhere(qualname, _seen | {qualname})
         return found
+
+    def _mindspore_bases_elsewhere(self, qualname: str, seen: frozenset) -> list[str]:
+        """``mindspore_bases`` of the project class ``qualname`` of another module: its module's answer, once per
+        run."""
+        located = class_location(self.path, qualname, self.settings)
+        if located is None:
+            return []
+        name = located[1]
+        return list(answer("mindspore bases", located[0], self.settings, (name, *sorted(seen)), lambda facts: (
+            [] if facts is None or name not in facts.classes
+            else facts.mindspore_bases(facts.classes[name], True, seen))))
 
     def is_parameter_attribute(self, info: ClassInfo, attribute: str) -> bool:
         """Whether ``self.<attribute>`` of class ``info`` holds a Parameter: one its classes of this module build or
@@ -571,12 +596,18 @@ class ClassFacts:
         summary = self._other_module_class(qualname)
         if summary is None or summary.is_cell or summary.is_jit_class:
             return None
-        found = project_class_facts(self.path, qualname, self.settings)
-        if found is None:
+        located = class_location(self.path, qualname, self.settings)
+        if located is None:
             return None
-        other, name = found
-        key = other.user_class_name(other.local_prefix + name)
-        return UserType(other, key) if key is not None else None
+        name = located[1]
+
+        def user_class(facts):  # its key in its module, and how its methods change an instance
+            key = None if facts is None or name not in facts.classes else facts.user_class_name(
+                facts.local_prefix + name)
+            return None if key is None else (key, sorted(facts.mutations(key).items()))
+
+        found = answer("user type", located[0], self.settings, (name,), user_class)
+        return UserType(None, found[0], dict(found[1])) if found is not None else None
 
     def mutations(self, class_key: str) -> dict[str, str]:
         """For each method of user class ``class_key`` (its own or inherited in this module) that changes the
@@ -621,12 +652,26 @@ class ClassFacts:
                   _seen: frozenset = frozenset()) -> tuple["ModuleFacts", ClassInfo, FunctionNode] | None:
         """The one answer to "does this class have method ``name``": ``(facts of the defining module, the class
         that defines it, the method)``, found as ``ClassInfo.find_method`` finds it among this module's classes,
-        else in their bases from the project's other modules (each with its own lineage, then its bases), else
-        None. MindSpore's own classes are not followed; nor, unless ``through_cells``, a project base that is a
-        Cell (its own module decides what of it is graph code: only the summary of its module is read)."""
+        else in their bases from the project's other modules (``method_elsewhere``), else None."""
         found = info.find_method(name)
         if found is not None:
             return (self, *found)  # type: ignore[return-value]
+        located = self.method_elsewhere(info, name, through_cells, _seen)
+        if located is None:
+            return None
+        facts = facts_of(located[0], self.settings)
+        owner = facts.classes.get(located[1]) if facts is not None else None
+        method = owner.methods.get(name) if owner is not None else None
+        return (facts, owner, method) if method is not None else None
+
+    def method_elsewhere(self, info: ClassInfo, name: str, through_cells: bool = True,
+                         _seen: frozenset = frozenset()) -> tuple[str, str, str, bool] | None:
+        """Where class ``info`` inherits method ``name`` from the project's other modules when its lineage in this
+        module lacks it: (file of the defining module, key of the class that defines it, that class's name,
+        whether it is a Cell), found in its bases there (each with its own lineage, then its bases), else None.
+        MindSpore's own classes are not followed; nor, unless ``through_cells``, a project base that is a Cell
+        (its own module decides what of it is graph code: only the summary of its module is read). Each base's
+        answer is the project index's, computed once per run."""
         for local in info.lineage():
             for base in local.node.bases:
                 qualname = self.qualname(base)
@@ -637,13 +682,21 @@ class ClassFacts:
                     summary = project_class(self.path, qualname, self.settings)
                     if summary is None or summary.is_cell:
                         continue
-                other = project_class_facts(self.path, qualname, self.settings)
-                if other is None:
-                    continue
-                found = other[0].method_of(other[0].classes[other[1]], name, through_cells, _seen | {qualname})
+                found = project_method(self.path, qualname, name, self.settings, through_cells, _seen | {qualname})
                 if found is not None:
                     return found
         return None
+
+    def _setter_lines(self) -> Sequence[str] | None:
+        """What ``_names_set_by`` reads the module's text by: its lines (a method whose text names none of the
+        setters it looks for is not walked), none when the module's text names none, or None when the text is not at
+        hand: then every method is walked."""
+        found = self._setter_names_written
+        if found is None:  # not asked yet
+            source = self.source
+            found = self._setter_names_written = (
+                "unknown" if not source else "named" if _names_a_setter(source) else "none")
+        return None if found == "unknown" else self.lines if found == "named" else ()
 
     def instance_names(self, info: ClassInfo, through_project: bool = True, _depth: int = 0) -> frozenset[str] | None:
         """Every name an instance of class ``info`` can be asked for: what any method of it or of its bases sets on
@@ -658,7 +711,7 @@ class ClassFacts:
             return None
         names: set[str] = set()
         for local in info.lineage():
-            own = _names_set_by(local, self.index.subtree_nodes_of)
+            own = _names_set_by(local, self.index.subtree_nodes_of, self._setter_lines())
             if own is None or any(keyword.arg == "metaclass" for keyword in local.node.keywords):
                 return None
             names |= own
@@ -701,9 +754,30 @@ _DYNAMIC_SETTERS = frozenset({"setattr", "__setattr__", "__dict__", "vars", "__g
                               "_buffers", "update_parameters_name"})
 
 
-def _names_set_by(info: ClassInfo, nodes_of) -> set[str] | None:
+# What the text of a method that uses a setter holds: a name the walk below looks for, as a whole word.
+_SETTER_NAMES = (*_NAMED_SETTERS, *_DYNAMIC_SETTERS)
+_SETTER_WORDS = re.compile(r"\b(?:" + "|".join(sorted(map(re.escape, _SETTER_NAMES))) + r")\b")
+
+
+def _names_a_setter(text: str) -> bool:
+    """Whether ``text`` names one of the setters ``_names_set_by`` looks for, as Python reads its identifiers (in
+    NFKC form: ``ｓｅｔａｔｔｒ`` is ``setattr``)."""
+    if not text.isascii() and not unicodedata.is_normalized("NFKC", text):
+        text = unicodedata.normalize("NFKC", text)
+    # each name looked for in the text first (a plain search is many times as fast), as a whole word only then
+    return any(name in text for name in _SETTER_NAMES) and _SETTER_WORDS.search(text) is not None
+
+
+def _method_text(lines: Sequence[str], method: FunctionNode) -> str:
+    """The text of ``method``, its decorators included."""
+    first = min([method.lineno, *(decorator.lineno for decorator in method.decorator_list)])
+    return "".join(lines[first - 1:method.end_lineno])
+
+
+def _names_set_by(info: ClassInfo, nodes_of, lines: Sequence[str] | None = None) -> set[str] | None:
     """The names class ``info`` binds in its body and its methods set on the instance; None when it sets some under
-    a computed name or answers any name (``__getattr__``)."""
+    a computed name or answers any name (``__getattr__``). ``lines``: the module's lines, where a method whose text
+    names none of the setters looked for need not be walked (empty: the module names none); None: walk all."""
     names = set(info.methods) | set(info.attribute_writes)
     for statement in info.node.body:
         if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name):
@@ -716,7 +790,9 @@ def _names_set_by(info: ClassInfo, nodes_of) -> set[str] | None:
             return None  # a loop, a condition, a ``with``: names bound in ways not read here
     if "__getattr__" in info.methods or "__getattribute__" in info.methods:
         return None
-    for method in info.methods.values():
+    for method in info.methods.values() if lines is None or lines else ():
+        if lines is not None and not _names_a_setter(_method_text(lines, method)):
+            continue
         self_name = first_argument(method)
         for node in nodes_of(method, (ast.Call, ast.Attribute, ast.Name)):
             if isinstance(node, ast.Name) and node.id in ("setattr", "vars"):

@@ -11,7 +11,7 @@ from typing import Iterator
 from ms_lint import mindspore_api as api
 from ms_lint.model.classes import CELL_METHODS_RETURNING_SELF, BuiltClass, ClassFacts, ClassInfo
 from ms_lint.model.containers import PlainContainer, plain_containers
-from ms_lint.model.project import project_function, project_instance_method, use_module_facts
+from ms_lint.model.project import keep_checked, project_function, project_instance_method, use_module_facts
 from ms_lint.model.graph import EagerFunction, GraphCode, GraphFunction
 from ms_lint.model.scopes import ASSIGNMENT, CLASS, FUNCTION, Binding, Scope, Scopes, module_name_of
 from ms_lint.model.source import source_lines
@@ -102,9 +102,21 @@ class ModuleFacts(ClassFacts, GraphCode):
         self._enclosing: list[tuple[ast.AST, ClassInfo | None]] = []
         self._scope_by_line: list[str] | None = None
         self._assignment_of_value: dict[int, ast.Assign] | None = None  # filed on first use
+        self._setter_names_written: str | None = None  # see ClassFacts._setter_lines
         self.index = NodeIndex(tree, outline, _INDEXED_NODE_TYPES)
         self.scopes = Scopes(tree, self.local_prefix, self.package)
         self.qualname = self.scopes.qualname  # asked hundreds of times per file: no wrapper call in between
+        self._start_answers()
+        self._index()
+        self._resolve_classes()
+        self.mode = self._mode()
+        if graph_code and not outline:
+            self._find_graph_code()
+
+    def _start_answers(self) -> None:
+        """Empty the answers the questions fill in as they are asked: those that may rest on the project's other
+        modules (what their classes are, what they build), and the graph code. The module's own structure (tree,
+        index, scopes, classes and what they derive from) stays."""
         # qualified name -> what class_of_constructor says; asked for every call, answered once per name
         self._classes_named: dict[str, BuiltClass | None] = {}
         self._sub_cells: dict[str, set[str]] | None = None
@@ -112,9 +124,6 @@ class ModuleFacts(ClassFacts, GraphCode):
         self._overrides_of: dict[tuple[int, str], list] = {}  # (id(class), method) -> subclasses' own versions
         self._keyword_arguments: dict[str, object] | None = None
         self._mutations: dict[str, dict[str, str]] = {}
-        self._index()
-        self._resolve_classes()
-        self.mode = self._mode()
         self.graph_functions: list[GraphFunction] = []
         self._graph_by_node: dict[int, GraphFunction] = {}
         self._values_unknown: set[int] = set()  # id(node) of graph functions whose parameters may hold anything
@@ -130,18 +139,34 @@ class ModuleFacts(ClassFacts, GraphCode):
         self._environments: dict[tuple, tuple[dict, dict]] = {}
         self._eager_functions: list[EagerFunction] | None = None
         self._call_graph: _CallGraph | None = None
-        if graph_code and not outline:
+        for info in self.classes.values():
+            info.start_attributes(self)
+
+    def renew(self, path: str | None = None) -> None:
+        """Ready facts kept from an earlier file's analysis for the next one (``project.ProjectIndex`` keeps them
+        for a run): every answer that may rest on other modules is asked again, so that the next analysis makes,
+        and records, its own lookups of them. ``path``: the name the module goes by from now on (a checked file's,
+        or the file's own)."""
+        if path is not None and path != self.path:
+            self.path = path
+        self._start_answers()
+
+    def find_graph_code(self) -> None:
+        """Find the graph code of facts built without it (another module's, now checked in its turn)."""
+        if not self.graph_functions:
             self._find_graph_code()
 
     def release(self) -> None:
         """Untie the cycles between these facts and their graph functions once the rules are done, so that the
         memory returns when the last reference goes instead of lingering for the garbage collector (which a
-        flake8 run would then keep rescanning, file after file)."""
+        flake8 run would then keep rescanning, file after file). Facts the run keeps for the questions of the
+        files checked later stay, without their answers."""
         self.graph_functions = []
         self._graph_by_node = {}
         self._eager_functions = None
         self._classes_named = {}
         self._call_graph = None
+        keep_checked(self)
 
     # -- indexing: one walk over the module ---------------------------------------------------------------
 

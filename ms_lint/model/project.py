@@ -20,10 +20,11 @@ from __future__ import annotations
 
 import ast
 import os
+from collections import OrderedDict
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Iterable
 
 from ms_lint.model.scopes import ASSIGNMENT
 from ms_lint.model.source import outline_text, read_source
@@ -62,13 +63,6 @@ def _kept_key(module_file: str, settings: Settings) -> tuple:
     return (module_file, *settings.values)
 
 
-def _version(module_file: str, settings: Settings) -> tuple[str, float, Settings] | None:
-    try:
-        return module_file, os.path.getmtime(module_file), settings
-    except OSError:
-        return None
-
-
 class ProjectIndex:
     """What one process knows of the project's modules besides the file being analysed: the summaries of the other
     modules, by file version, for the whole process; where each module's file lies; the lookups each summary was
@@ -80,6 +74,10 @@ class ProjectIndex:
 
     def __init__(self) -> None:
         self._full_facts: dict[tuple[str, float, Settings], "ModuleFacts | None"] = {}  # for the file being analysed
+        self._facts_lookups: dict[tuple[str, float, Settings], dict] = {}  # the lookups each was built with
+        self._modified: dict[str, float] = {}  # file -> its modification time, while a file is analysed
+        # file -> how many times its full facts or outline were read, for the benchmark
+        self.reads: dict[str, int] = {}
         self._trees: dict[tuple[str, float, None], tuple[ast.Module, str]] = {}  # for the file being analysed
         # source root -> its Python files, and file -> its bytes, for the file being analysed
         self._listings: dict[str, tuple[tuple[str, str], ...]] = {}
@@ -102,9 +100,24 @@ class ProjectIndex:
         # when it read summaries only.
         self._recorders: list[dict[tuple[str, tuple[str, ...]], str | None]] = []
         self._lookups_of: dict[tuple, dict[tuple[str, tuple[str, ...]], str | None]] = {}
-        # (question, class, file, *settings' values, modification time) -> a small answer about a project class
-        # (``class_answer``), for the whole process
-        self._answers: dict[tuple, object] = {}
+        # The run's store (``keep_modules``): the full facts of modules read or checked, kept from file to file so
+        # that a module is read once per run however many files ask about it, and its own check reuses them.
+        # file -> KeptFacts, least recently used first; empty unless a run asks for it.
+        self._kept: OrderedDict[str, KeptFacts] = OrderedDict()
+        self._kept_lines = 0
+        self._keep_limit = 0  # lines of source the store may hold; 0: nothing is kept past the file analysed
+        self._analysis = 0  # counts the analyses: forget_full_facts ends one
+        self._to_check: set[str] = set()  # the files the run is to check and has not checked yet
+        # The answers to questions about other modules (``answer``), each computed once per run: (question, file,
+        # settings' values, what else it names) -> (the file's modification time, the answer, the lookups made for
+        # it as pairs). Plain tuples, which the garbage collector lets go of.
+        self._answers: dict[tuple, tuple[float, object, tuple]] = {}
+        self._answering: set[tuple] = set()
+        # The summary store (``use_store``), where a run finds the summaries and answers of the modules earlier runs
+        # read, by their content: (file, settings' values) -> its entry, as read or since made, and those to write.
+        self._store = None
+        self._stored: dict[tuple, dict] = {}
+        self._unsaved: set[tuple] = set()
         # where modules lie, asked for every base class and import: answered once per directory and name
         self._source_roots_of = lru_cache(maxsize=1024)(_source_roots_of)
         self._in_project = lru_cache(maxsize=4096)(_in_project)
@@ -129,11 +142,223 @@ class ProjectIndex:
             recorder.update(self._lookups_of.get(key, ()))
 
     def forget_full_facts(self) -> None:
-        """Drop the other modules' trees kept while a file was analysed (their summaries stay)."""
+        """Drop the other modules' trees kept while a file was analysed (their summaries stay, and so do the facts
+        the run's store keeps)."""
         self._full_facts.clear()
+        self._facts_lookups.clear()
+        self._modified.clear()
         self._trees.clear()
         self._listings.clear()
         self._texts.clear()
+        self._analysis += 1
+        self.flush_store()
+
+    def _version(self, module_file: str, settings: Settings | None) -> tuple[str, float, Settings | None] | None:
+        """(file, its modification time, settings), None when the file cannot be read; the time is read once while
+        one file is analysed (its lookups ask it of the same few modules again and again)."""
+        modified = self._modified.get(module_file)
+        if modified is None:
+            try:
+                modified = self._modified[module_file] = os.path.getmtime(module_file)
+            except OSError:
+                return None
+        return module_file, modified, settings
+
+    def keep_modules(self, lines: int, files: Iterable[str] = ()) -> None:
+        """Keep the full facts of the modules read or checked, up to ``lines`` lines of their source (the least
+        recently used go first), from one file's analysis to the next: a run of ``ms-lint check`` over ``files``
+        then reads and models each module once, whether it is checked or asked about by other modules' questions
+        (the summary of a module the run is to check is made from its full facts, which its check reuses). 0 keeps
+        nothing past the file analysed: what a host process that drives the garbage collector itself needs
+        (flake8, pylint), where kept trees would be walked by every full collection."""
+        self._keep_limit = max(0, lines)
+        self._to_check = {os.path.abspath(file) for file in files} if self._keep_limit else set()
+        self._evict()
+
+    def kept_tree(self, path: str, source: str, settings: Settings) -> ast.Module | None:
+        """The tree of the facts the run keeps for the file at ``path``, when they were made from ``source``: its
+        check need not parse it again (``facts_to_check`` then hands those facts over)."""
+        kept = self._kept.get(os.path.abspath(path)) if self._kept else None
+        if kept is None or kept.facts.source != source or kept.facts.settings != settings:
+            return None
+        return kept.facts.tree
+
+    def facts_to_check(self, tree: ast.Module, path: str, settings: Settings, source: str = "",
+                       lines: list[str] | None = None) -> "ModuleFacts":
+        """The facts to check the module ``tree`` with: those the run keeps for it (read when another module asked
+        about it) when ``tree`` is theirs, ready for this file's analysis with their graph code, else new ones."""
+        module_file = os.path.abspath(path) if path else ""
+        kept = self._kept.get(module_file) if self._kept and module_file else None
+        if kept is not None and kept.facts.tree is tree and kept.facts.settings == settings:
+            self._kept.move_to_end(module_file)
+            facts = kept.facts
+            facts.renew(path)
+            kept.analysis = self._analysis
+            kept.checking = True  # until its check ends, another module's question reads the module as it would
+            if lines is not None:
+                facts._lines = lines
+            for recorder in self._recorders:
+                recorder.update(kept.lookups)
+            facts.find_graph_code()
+            return facts
+        return self.facts_class(tree, path, settings, source=source, lines=lines)
+
+    def keep_checked(self, facts: "ModuleFacts") -> None:
+        """Keep the facts of a module just checked for the questions later files ask about it, when the run keeps
+        modules (the lookups made while they were built come from ``remember_summary``)."""
+        if not self._keep_limit or not facts.source or not facts.path or facts.tree is None:
+            return
+        module_file = os.path.abspath(facts.path)
+        self._to_check.discard(module_file)
+        version = self._version(module_file, facts.settings)
+        if version is None:
+            return
+        kept = self._kept.get(module_file)
+        if kept is not None and kept.facts is facts:
+            self._kept.move_to_end(module_file)
+            kept.checking = False
+            facts.renew()  # what the check found goes; the next analysis asks again
+            return
+        lookups = self._lookups_of.get(_kept_key(module_file, facts.settings), {})
+        facts.renew()
+        self._keep(module_file, KeptFacts(facts, version[1], dict(lookups), facts.source.count("\n") + 1,
+                                          self._analysis, _text_hash(facts.source)))
+
+    def _keep(self, module_file: str, kept: "KeptFacts") -> None:
+        if not self._keep_limit or kept.lines > self._keep_limit:
+            return
+        old = self._kept.pop(module_file, None)
+        if old is not None:
+            self._kept_lines -= old.lines
+        self._kept[module_file] = kept
+        self._kept_lines += kept.lines
+        self._evict()
+
+    def _evict(self) -> None:
+        """Make room: the modules no other module asked about go first (a module checked once and never asked
+        about again, most of a project), then the least recently used."""
+        kept = self._kept
+        if self._kept_lines <= self._keep_limit:
+            return
+        for module_file in [file for file, entry in kept.items() if not entry.asked]:
+            if self._kept_lines <= self._keep_limit:
+                return
+            self._kept_lines -= kept.pop(module_file).lines
+        while kept and self._kept_lines > self._keep_limit:
+            self._kept_lines -= kept.popitem(last=False)[1].lines
+
+    def _kept_facts(self, module_file: str, settings: Settings, modified: float) -> "ModuleFacts | None":
+        """The facts the run keeps for this version of the file, ready for this analysis (their answers asked again
+        in each analysis that uses them, and the lookups made while they were built recorded again)."""
+        kept = self._kept.get(module_file)
+        if kept is None or kept.checking:
+            return None  # being checked: with its graph code, which facts read for a question have not
+        if kept.modified != modified or kept.facts.settings != settings or not _kept_text_on_disk(kept, module_file):
+            self._kept_lines -= kept.lines
+            del self._kept[module_file]
+            return None
+        self._kept.move_to_end(module_file)
+        kept.asked = True
+        if kept.analysis != self._analysis:
+            kept.facts.renew(module_file)
+            kept.analysis = self._analysis
+        for recorder in self._recorders:
+            recorder.update(kept.lookups)
+        return kept.facts
+
+    # -- answers to the questions about other modules, and the summary store ---------------------------------
+
+    def answer(self, question: str, module_file: str, settings: Settings, key: tuple, compute):
+        """The answer to ``question`` about the project module ``module_file``, for what ``key`` names (a class, a
+        method: strings, numbers, booleans and tuples of them): ``compute(facts)`` from the module's full facts
+        (None when it cannot be read) gives it as plain data (those values, lists and dicts of them; a tuple that
+        holds a dict stays in the garbage collector's lists, so pairs rather than a dict inside one). Each answer
+        is computed once per run and version of the file, the lookups made meanwhile recorded again whenever it is
+        reused (the store keeps it for later runs too), so that no question walks another module's tree twice.
+        The model's questions about other modules go through here, and so can a rule's: the name of the question
+        keeps answers apart."""
+        version = self._version(module_file, settings)
+        if version is None:
+            return _frozen(compute(None))
+        memo = (question, module_file, *settings.values, *key)
+        known = self._answers.get(memo)
+        if known is not None and known[0] == version[1]:
+            self._record(known[2])
+            return known[1]
+        entry = self._entry(module_file, settings)
+        name = repr((question, key))
+        stored = entry["answers"].get(name) if entry is not None else None
+        if stored is not None and self._store.unchanged(stored[1]):
+            found = self._answers[memo] = (version[1], _frozen(stored[0]), tuple(_lookups_from(stored[1]).items()))
+            self._record(found[2])
+            return found[1]
+        if memo in self._answering or self._in_progress:
+            # asked again while it is computed, or while a module is being read: what it finds then may differ
+            return _frozen(compute(self._module_facts(module_file, settings)))
+        self._answering.add(memo)
+        try:
+            with self.recording_lookups() as lookups:
+                found_answer = _frozen(compute(self._module_facts(module_file, settings)))
+        finally:
+            self._answering.discard(memo)
+        self._answers[memo] = (version[1], found_answer, tuple(lookups.items()))  # all of it plain tuples
+        if entry is not None:
+            entry["answers"][name] = [found_answer, self._store.record(lookups)]
+            self._unsaved.add((module_file, settings.values))
+        return found_answer
+
+    def _record(self, lookups) -> None:
+        """Record ``lookups`` (a dict, or its items) again in every recorder."""
+        for recorder in self._recorders:
+            recorder.update(lookups)
+
+    def use_store(self, store) -> None:
+        """Take the summaries and answers of the modules whose content is unchanged from ``store`` (a
+        ``ms_lint.result_cache.SummaryStore``: ``read(file, settings' values)``, ``write(file, settings' values,
+        entry)``, ``record(lookups)``, ``unchanged(record)``), and keep there those this run makes; None: no store."""
+        self.flush_store()
+        self._store = store
+        self._stored.clear()
+
+    def flush_store(self) -> None:
+        """Write the entries of the store that changed (at the end of each file's analysis)."""
+        if self._store is None or not self._unsaved:
+            return
+        for module_file, values in self._unsaved:
+            self._store.write(module_file, values, self._stored[module_file, values])
+        self._unsaved.clear()
+
+    def _entry(self, module_file: str, settings: Settings) -> dict | None:
+        """The store's entry of this module's content: ``{"summary": [names, classes] or None, "lookups": the
+        summary's, "answers": {question and key: [answer, its lookups]}}``, as much of it as is known."""
+        if self._store is None:
+            return None
+        key = (module_file, settings.values)
+        entry = self._stored.get(key)
+        if entry is None:
+            entry = self._stored[key] = self._store.read(module_file, settings.values)
+            entry.setdefault("answers", {})
+        return entry
+
+    def _stored_summary(self, module_file: str, settings: Settings):
+        """(summary or None, its lookups) from the store, or None when it has none still valid."""
+        entry = self._entry(module_file, settings)
+        if entry is None or "summary" not in entry or not self._store.unchanged(entry.get("lookups")):
+            return None
+        stored = entry["summary"]
+        summary = None if stored is None else ModuleSummary(
+            {str(name): str(qualname) for name, qualname in stored[0].items()},
+            {str(name): (bool(flags[0]), bool(flags[1])) for name, flags in stored[1].items()})
+        return summary, _lookups_from(entry["lookups"])
+
+    def _store_summary(self, module_file: str, settings: Settings, summary: ModuleSummary | None,
+                       lookups: dict) -> None:
+        entry = self._entry(module_file, settings)
+        if entry is None:
+            return
+        entry["summary"] = None if summary is None else [summary.names, summary.classes]
+        entry["lookups"] = self._store.record(lookups)
+        self._unsaved.add((module_file, settings.values))
 
     def source_roots(self, path: str) -> list[str]:
         """Directories a module of this project is imported from: above the top package, and the file's own."""
@@ -152,31 +377,54 @@ class ProjectIndex:
         return found[0].project_class(found[1]) if found else None
 
     def project_class_facts(self, path: str, qualname: str, settings: Settings) -> tuple["ModuleFacts", str] | None:
-        """(facts of the defining module, class name) for the project class ``qualname`` seen from file ``path``."""
-        found = self._find_class(path, qualname, settings, self._module_facts)
-        return found[:2] if found else None
+        """(facts of the defining module, class name) for the project class ``qualname`` seen from file ``path``
+        (found through the summaries: only the defining module is read in full)."""
+        location = self.class_location(path, qualname, settings)
+        facts = self._module_facts(location[0], settings) if location else None
+        return (facts, location[1]) if facts is not None and location[1] in facts.classes else None
+
+    def class_location(self, path: str, qualname: str, settings: Settings) -> tuple[str, str] | None:
+        """(file of the defining module, class name) for the project class ``qualname`` seen from file ``path``,
+        found through the summaries of the modules that re-export it."""
+        found = self._find_class(path, qualname, settings, self._module_summary)
+        return (found[3], found[1]) if found else None
+
+    def project_method(self, path: str, qualname: str, name: str, settings: Settings, through_cells: bool,
+                       seen: frozenset) -> tuple[str, str, str, bool] | None:
+        """Where the project class ``qualname`` (seen from file ``path``) finds method ``name``, through its bases in
+        its own and other modules as ``ClassFacts.method_of`` looks (``seen``: the qualified names already
+        followed): (file of the defining module, key of the class that defines it, that class's name, whether it
+        is a Cell), else None. Answered once per run."""
+        location = self.class_location(path, qualname, settings)
+        if location is None:
+            return None
+        class_name = location[1]
+
+        def compute(facts):
+            if facts is None or class_name not in facts.classes:
+                return None
+            found = facts.method_of(facts.classes[class_name], name, through_cells, seen)
+            return None if found is None else (os.path.abspath(found[0].path), found[1].key, found[1].name,
+                                               found[1].is_cell)
+
+        return self.answer("method", location[0], settings, (class_name, name, through_cells, *sorted(seen)), compute)
+
+    def facts_of(self, module_file: str, settings: Settings) -> "ModuleFacts | None":
+        """The full facts of the project module ``module_file`` (a file an answer names), read once per run."""
+        return self._module_facts(module_file, settings)
 
     def class_answer(self, path: str, qualname: str, settings: Settings, question: str, answer) -> tuple[bool, object]:
         """``(True, answer(facts of the defining module, class name))`` for the project class ``qualname`` seen from
-        file ``path``, kept for the whole process per version of the file that defines it, with the module lookups
-        made while it was found (replayed when it is reused, as a summary's are): a small answer (tuples of names)
-        that many files ask of one base class, which would otherwise read that module's whole tree once per file.
-        ``(False, None)`` when ``qualname`` is no project class."""
-        found = self._find_class(path, qualname, settings, self._module_summary)
-        module_file = self.find_module_file(found[2], self.source_roots(path)) if found else None
-        modified = _version(module_file, settings) if module_file else None
-        if modified is None:
+        file ``path``: the index's answer to ``question`` about that class (``answer`` above: once per run and
+        version of the file that defines it, with the lookups made while it was found); a small answer (tuples of
+        names) that many files ask of one base class, which would otherwise read that module's whole tree once per
+        file. ``(False, None)`` when ``qualname`` is no project class."""
+        location = self.class_location(path, qualname, settings)
+        if location is None or self._version(location[0], settings) is None:
             return False, None
-        key = (question, found[1], *_kept_key(module_file, settings), modified[1])
-        if key in self._answers:
-            self._replay_lookups(key)
-            return True, self._answers[key]
-        with self.recording_lookups() as lookups:
-            facts = self._module_facts(module_file, settings)
-            value = answer(facts, found[1]) if facts is not None and found[1] in facts.classes else None
-        self._lookups_of[key] = lookups
-        self._answers[key] = value
-        return True, value
+        name = location[1]
+        return True, self.answer(question, location[0], settings, (name,), lambda facts: (
+            answer(facts, name) if facts is not None and name in facts.classes else None))
 
     def defined_as(self, path: str, qualname: str, settings: Settings) -> str | None:
         """The qualified name where the project class ``qualname``, seen from file ``path``, is defined (a name a
@@ -201,7 +449,7 @@ class ProjectIndex:
             if module is None:
                 return None
             if class_name in module.classes:
-                return module, class_name, module_name
+                return module, class_name, module_name, module_file
             reexported = module.names.get(class_name)
             if reexported is None or reexported == qualname:
                 return None
@@ -251,7 +499,7 @@ class ProjectIndex:
         return self._listings[root]
 
     def _module_summary(self, module_file: str, settings: Settings) -> ModuleSummary | None:
-        version = _version(module_file, settings)
+        version = self._version(module_file, settings)
         if version is None:
             return None
         key = _kept_key(module_file, settings)
@@ -263,9 +511,18 @@ class ProjectIndex:
             del self._summaries[key]  # made from other text than the file's: read the file
         if module_file in self._in_progress:
             return None  # classes that inherit from each other across modules: unknown while it is being read
-        with self.recording_lookups() as lookups:
-            facts = self._read_module(module_file, settings, outline=True)
-            summary = None if facts is None else ModuleSummary.of(facts)  # None: unreadable, or not Python
+        stored = self._stored_summary(module_file, settings) if self._store is not None else None
+        if stored is not None:
+            summary, lookups = stored
+            self._record(lookups)
+        else:
+            with self.recording_lookups() as lookups:
+                if module_file in self._to_check:  # read in full once: its check reuses what is read
+                    facts = self._module_facts(module_file, settings)
+                else:
+                    facts = self._read_module(module_file, settings, outline=True)[0]
+                summary = None if facts is None else ModuleSummary.of(facts)  # None: unreadable, or not Python
+            self._store_summary(module_file, settings, summary, lookups)
         self._lookups_of[key] = lookups
         self._keep_summary(key, version[1], summary)  # an older version of the file is forgotten
         return summary
@@ -283,60 +540,79 @@ class ProjectIndex:
         if not facts.source or not facts.path:
             return
         module_file = os.path.abspath(facts.path)
-        version = _version(module_file, facts.settings)
+        version = self._version(module_file, facts.settings)
         if version is None:
             return
         key = _kept_key(module_file, facts.settings)
-        self._keep_summary(key, version[1], ModuleSummary.of(facts))
+        summary = ModuleSummary.of(facts)
+        self._keep_summary(key, version[1], summary)
         self._lookups_of[key] = lookups
         self._unverified[key] = _text_hash(facts.source)
+        if self._store is not None:  # the store keeps what the file's content gives
+            if self._on_disk(key):
+                self._store_summary(module_file, facts.settings, summary, lookups)
+            else:
+                del self._summaries[key]
 
     def _on_disk(self, key: tuple) -> bool:
         """Whether a kept summary was made from the text the file holds (always, unless it came from an analysed
         text not yet compared with the file)."""
         analysed = self._unverified.pop(key, None)
         if analysed is None:
-            return True
+            return True  # never unverified, or compared already
         try:
             return _text_hash(read_source(key[0])) == analysed
         except OSError:
             return False
 
     def _module_facts(self, module_file: str, settings: Settings) -> "ModuleFacts | None":
-        key = _version(module_file, settings)
+        key = self._version(module_file, settings)
         if key is None:
             return None
         if key in self._full_facts:
-            self._replay_lookups(_kept_key(module_file, settings))
+            for recorder in self._recorders:
+                recorder.update(self._facts_lookups.get(key, ()))
             return self._full_facts[key]
-        facts = self._read_module(module_file, settings, outline=False)
+        facts = self._kept_facts(module_file, settings, key[1]) if self._kept else None
+        if facts is not None:
+            lookups = self._kept[module_file].lookups
+        else:
+            facts, lookups = self._read_module(module_file, settings, outline=False)
+            checked = self._kept.get(module_file)
+            if facts is not None and (checked is None or not checked.checking):
+                self._keep(module_file, KeptFacts(facts, key[1], lookups, facts.source.count("\n") + 1,
+                                                  self._analysis, asked=True))
         if module_file not in self._in_progress:
             self._full_facts[key] = facts
+            self._facts_lookups[key] = lookups
         return facts
 
-    def _read_module(self, module_file: str, settings: Settings, outline: bool) -> "ModuleFacts | None":
-        """Another module's facts: its outline (what it defines and imports) or all of them; None when it cannot be
-        read, or while it is being read (classes that inherit from each other across modules)."""
+    def _read_module(self, module_file: str, settings: Settings, outline: bool) -> tuple["ModuleFacts | None", dict]:
+        """Another module's facts, its outline (what it defines and imports) or all of them, and the lookups made
+        while they were built; None when it cannot be read, or while it is being read (classes that inherit from
+        each other across modules)."""
         if module_file in self._in_progress or self.facts_class is None:
-            return None
+            return None, {}
         self._in_progress.add(module_file)
+        lookups: dict = {}
         try:
             tree, source = self._parsed(module_file, outline)
             with self.recording_lookups() as lookups:
                 facts = self.facts_class(tree, module_file, settings, source, graph_code=False, outline=outline)
             self._lookups_of[_kept_key(module_file, settings)] = lookups
+            self.reads[module_file] = self.reads.get(module_file, 0) + 1
         except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
             facts = None
         finally:
             self._in_progress.discard(module_file)
-        return facts
+        return facts, lookups
 
     def _parsed(self, module_file: str, outline: bool = False) -> tuple[ast.Module, str]:
         """The module's tree and source, parsed once while a file is analysed. For its outline alone, unless the
         whole tree is at hand, the text with its function and class bodies cut (``outline_text``): most of a
         module's nodes lie in them, and the outline of a module checked later in the run is read only to learn its
         classes."""
-        version = _version(module_file, None)
+        version = self._version(module_file, None)
         found = self._trees.get(version)
         if found is not None:
             return found
@@ -419,6 +695,48 @@ class ProjectIndex:
             facts, info = found_class[0], found_class[0].classes[found_class[1]]
         found = facts.method_of(info, method)  # the one answer, through the class's bases
         return (found[0], found[2]) if found else None
+
+
+@dataclass(eq=False)
+class KeptFacts:
+    """The full facts of one module the run keeps (``ProjectIndex.keep_modules``)."""
+
+    facts: "ModuleFacts"
+    modified: float  # the file's modification time when they were made
+    lookups: dict  # those made while they were built, recorded again whenever they are used
+    lines: int
+    analysis: int  # the last analysis that used them
+    text_hash: int | None = None  # of a checked text not yet compared with the file's
+    asked: bool = False  # whether another module's question used them
+    checking: bool = False  # whether they are the facts of the check under way
+
+
+def _frozen(value):
+    """``value`` with its lists as tuples, its dicts' values alike: plain data the garbage collector lets go of,
+    the same whether computed now or read back from the store's JSON."""
+    if isinstance(value, (list, tuple)):
+        return tuple(_frozen(item) for item in value)
+    if isinstance(value, dict):
+        return {key: _frozen(item) for key, item in value.items()}
+    return value
+
+
+def _lookups_from(record) -> dict:
+    """The lookups (``(module, roots) -> file``) a stored record (``result_cache.lookups_record``) lists."""
+    return {(str(module), tuple(roots)): found for module, roots, found, _ in record or ()}
+
+
+def _kept_text_on_disk(kept: KeptFacts, module_file: str) -> bool:
+    """Whether facts kept from a check were made from the text the file holds (an editor may hand over unsaved
+    text); compared once."""
+    if kept.text_hash is None:
+        return True
+    try:
+        same = _text_hash(read_source(module_file)) == kept.text_hash
+    except OSError:
+        return False
+    kept.text_hash = None
+    return same
 
 
 def _kept_summary(kept: tuple) -> ModuleSummary | None:
@@ -529,12 +847,21 @@ source_roots = INDEX.source_roots
 find_module_file = INDEX.find_module_file
 project_class = INDEX.project_class
 project_class_facts = INDEX.project_class_facts
+class_location = INDEX.class_location
+project_method = INDEX.project_method
+facts_of = INDEX.facts_of
+answer = INDEX.answer
 defined_as = INDEX.defined_as
 class_answer = INDEX.class_answer
 modules_naming = INDEX.modules_naming
 project_function = INDEX.project_function
 project_instance_method = INDEX.project_instance_method
 remember_summary = INDEX.remember_summary
+keep_modules = INDEX.keep_modules
+use_store = INDEX.use_store
+kept_tree = INDEX.kept_tree
+facts_to_check = INDEX.facts_to_check
+keep_checked = INDEX.keep_checked
 
 
 def use_module_facts(facts_class: "type[ModuleFacts]") -> None:

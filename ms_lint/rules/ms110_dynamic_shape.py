@@ -158,7 +158,14 @@ def _operation_name(module: ModuleFacts, function: GraphFunction, call: ast.Call
     return None
 
 
+# the names _operation_name may give that _dynamic_call reports
+_DYNAMIC_NAMES = _DYNAMIC_OPERATIONS | {"topk"}
+
+
 def _dynamic_call(module: ModuleFacts, function: GraphFunction, call: ast.Call) -> str | None:
+    func = call.func
+    if func.__class__ is ast.Attribute and func.attr not in _DYNAMIC_NAMES:
+        return None  # ``x.f(...)`` and ``ops.f(...)`` are operation ``f`` (the commonest calls: asked first)
     name = _operation_name(module, function, call)
     if name in _DYNAMIC_OPERATIONS:
         return f"{name}()"
@@ -188,6 +195,8 @@ def _is_boolean_expression(module, function, expr, names) -> bool:
         return _is_boolean_mask(module, function, expr.left, names) or _is_boolean_mask(
             module, function, expr.right, names)
     if isinstance(expr, ast.Call):
+        if expr.func.__class__ is ast.Attribute and expr.func.attr not in _BOOLEAN_OPERATIONS:
+            return False  # ``x.f(...)`` and ``ops.f(...)`` are operation ``f``
         return _operation_name(module, function, expr) in _BOOLEAN_OPERATIONS
     return False
 

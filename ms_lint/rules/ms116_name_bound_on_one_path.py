@@ -11,6 +11,7 @@ from ms_lint.edits import Edit, FixContext
 from ms_lint.model import ModuleFacts
 from ms_lint.model.syntax import self_attribute
 from ms_lint.model.flow import PartialRead, partially_bound_reads
+from ms_lint.model.project import answer
 from ms_lint.model.values import UNKNOWN
 from ms_lint.rules.base import Rule
 
@@ -128,9 +129,10 @@ class NameBoundOnOnePath(Rule):
     records = (PartlyBound,)
 
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
+        written: list[set[str]] = []  # the attributes written on other objects: found once per module, if asked
         for function in module.graph_functions:
-            for read in _partial_reads(function):
-                yield self.report(module, read.name, _data(read, function.label))
+            for read in _partial_reads(function, written):
+                yield self.report(module, read.name, _data(_described(read), function.label))
         yield from self._inherited(module)
 
     def _inherited(self, module: ModuleFacts) -> Iterator[Finding]:
@@ -152,12 +154,13 @@ class NameBoundOnOnePath(Rule):
                     for read in partially_bound_reads(found[1], _walrus(found[1]), module.lines):
                         # the Cell is what compiles it: the validator builds that one
                         yield self.report(module, read.name, replace(
-                            _data(read, label), method=f"{found[0].name}.construct", cell=info.name),
+                            _data(_described(read), label), method=f"{found[0].name}.construct", cell=info.name),
                             scope=info.name)
             elif found is None:
                 other = _method_of_other_module_base(module, info, "construct")
                 if other is not None:
-                    yield from self._elsewhere(module, info.node, other, f"the construct of Cell {info.name}")
+                    yield from self._elsewhere(module, info.node, other, "construct",
+                                               f"the construct of Cell {info.name}")
         for function in module.graph_functions:
             owner = function.owner
             if owner is None or not owner.is_cell or function.self_name is None:
@@ -170,17 +173,18 @@ class NameBoundOnOnePath(Rule):
                         func.attr in info.cell_attributes for info in owner.lineage()):
                     continue  # a sub-cell or an operator the Cell holds
                 other = _method_of_other_module_base(module, owner, func.attr)
-                if other is not None and (id(other[2]), id(owner)) not in seen:
-                    seen.add((id(other[2]), id(owner)))
-                    yield from self._elsewhere(module, call, other, f"called from {function.label} here")
+                if other is not None and (other[:2], func.attr, id(owner)) not in seen:
+                    seen.add((other[:2], func.attr, id(owner)))
+                    yield from self._elsewhere(module, call, other, func.attr, f"called from {function.label} here")
 
-    def _elsewhere(self, module: ModuleFacts, node: ast.AST, other, how: str) -> Iterator[Finding]:
-        other_module, base, method = other
-        where = os.path.basename(other_module.path)
-        label = f"{base}.{method.name} in {where}, {how}"
-        for read in partially_bound_reads(method, _walrus(method), other_module.lines):
-            yield self.report(module, node, replace(_data(read, label), path=other_module.path,
-                                                    line=read.name.lineno, method=f"{base}.{method.name}"))
+    def _elsewhere(self, module: ModuleFacts, node: ast.AST, other: tuple[str, str, str, bool], name: str,
+                   how: str) -> Iterator[Finding]:
+        module_file, class_key, base, _ = other
+        where = os.path.basename(module_file)
+        label = f"{base}.{name} in {where}, {how}"
+        for described in _reads_elsewhere(module, module_file, class_key, name):
+            yield self.report(module, node, replace(_data(described, label), path=module_file, line=described[1],
+                                                    method=f"{base}.{name}"))
 
     def fix(self, context: FixContext, finding: Finding) -> list[Edit]:
         read = _read_of(context.module, finding)
@@ -201,14 +205,29 @@ def _walrus(function: ast.AST) -> list[str]:
             and isinstance(node.target, ast.Name)]
 
 
-def _method_of_other_module_base(module: ModuleFacts, info, name: str):
-    """(that module's facts, the base's name, the method) for method ``name`` that Cell ``info`` inherits from a base
-    class of another module of the project that is not a Cell (a mixin); None when none has it, or the first class
-    that has it is a Cell (whose own module decides what of it is graph code)."""
-    found = module.method_of(info, name, through_cells=False)  # only a mixin's module is read in full
-    if found is None or found[0] is module or found[1].is_cell:
+def _method_of_other_module_base(module: ModuleFacts, info, name: str) -> tuple[str, str, str, bool] | None:
+    """(that module's file, the key and name of the base that defines it, whether it is a Cell) for method ``name``
+    that Cell ``info`` inherits from a base class of another module of the project that is not a Cell (a mixin);
+    None when its lineage here has it, none has it, or the first class that has it is a Cell (whose own module
+    decides what of it is graph code)."""
+    if info.find_method(name) is not None:
         return None
-    return found[0], found[1].name, found[2]
+    found = module.method_elsewhere(info, name, through_cells=False)  # only a mixin's module is read in full
+    return None if found is None or found[3] else found
+
+
+def _reads_elsewhere(module: ModuleFacts, module_file: str, class_key: str, name: str) -> tuple:
+    """``_described`` reads of method ``name`` of class ``class_key`` of the project module ``module_file``: the
+    project index's answer, found once per run however many Cells inherit the method."""
+
+    def reads(facts):
+        owner = facts.classes.get(class_key) if facts is not None else None
+        method = owner.methods.get(name) if owner is not None else None
+        if method is None:
+            return ()
+        return [_described(read) for read in partially_bound_reads(method, _walrus(method), facts.lines)]
+
+    return answer("name bound on one path", module_file, module.settings, (class_key, name), reads)
 
 
 def _read_of(module: ModuleFacts, finding: Finding) -> PartialRead | None:
@@ -224,35 +243,47 @@ def _read_of(module: ModuleFacts, finding: Finding) -> PartialRead | None:
     return None
 
 
-def _partial_reads(function) -> list[PartialRead]:
+def _partial_reads(function, written: list[set[str]] | None = None) -> list[PartialRead]:
+    """``written``: where the attributes the module writes on other objects are kept once found (see
+    ``_own_constant``), for the functions of one module."""
     if not function.module.index.body_nodes_of(function.node, (ast.If, ast.For, ast.While, ast.AsyncFor)):
         return []  # straight-line code binds every name on every path (dead branches count: they are parsed)
     walrus = [node.target.id for node in function.nodes_of(ast.NamedExpr)]
-    return partially_bound_reads(function.node, walrus, function.module.lines, _own_constant(function))
+    return partially_bound_reads(function.node, walrus, function.module.lines,
+                                 _own_constant(function, [] if written is None else written))
 
 
-def _own_constant(function):
+def _own_constant(function, written: list[set[str]]):
     """``function.constant`` for conditions of the Cell's own attributes, but UNKNOWN for an attribute that code of
     the module also writes on another object (``self.model.decoder.class_embed = ...``): the parser reads the
-    instance's value, which that write changes after ``__init__``."""
-    written_elsewhere = None
+    instance's value, which that write changes after ``__init__``. ``written`` holds those attributes once found."""
 
     def constant(expr):
-        nonlocal written_elsewhere
-        if written_elsewhere is None:
+        if not written:
             module = function.module
-            written_elsewhere = {node.attr for node in module.index.subtree_nodes_of(module.tree, (ast.Attribute,))
-                                 if isinstance(node.ctx, ast.Store) and not isinstance(node.value, ast.Name)}
+            written.append({node.attr for node in module.index.subtree_nodes_of(module.tree, (ast.Attribute,))
+                            if isinstance(node.ctx, ast.Store) and not isinstance(node.value, ast.Name)})
+        written_elsewhere = written[0]
         if any(isinstance(node, ast.Attribute) and node.attr in written_elsewhere for node in ast.walk(expr)):
             return UNKNOWN
         return function.constant(expr)
     return constant
 
 
-def _data(read: PartialRead, label: str) -> PartlyBound:
+def _described(read: PartialRead) -> tuple[str, int, int, int, str, int | None, bool]:
+    """What a finding says of ``read``, as plain values: (the name, the line and column of the read, the line of the
+    statement that binds it on some paths, that statement's keyword: ``if``, ``for`` or ``while``, for a read after
+    a loop the line of a read in its body that a later iteration reaches before the binding, else None, and whether
+    the read lies in the loop's body itself)."""
+    name, origin = read.name.id, read.origin
+    keyword = ("while" if isinstance(origin, ast.While) else "for") if read.in_loop else "if"
+    earlier = read.earlier if read.in_loop else None
+    return name, read.name.lineno, read.name.col_offset, origin.lineno, keyword, (
+        earlier.lineno if earlier is not None else None), read.in_body
+
+
+def _data(described: tuple, label: str) -> PartlyBound:
     """The name read, and what binds it on some paths only: a loop (``for``/``while``) or an ``if``, at its line."""
-    origin = read.origin
-    binder = ("while" if isinstance(origin, ast.While) else "for") if read.in_loop else "if"
-    return PartlyBound(name=read.name.id, bound_in=binder, bound_at_line=origin.lineno, function=label,
-                       in_body=read.in_loop and read.in_body,
-                       earlier_line=read.earlier.lineno if read.in_loop and read.earlier is not None else None)
+    name, _, _, origin_line, keyword, earlier, in_body = described
+    return PartlyBound(name=name, bound_in=keyword, bound_at_line=origin_line, function=label,
+                       in_body=keyword != "if" and in_body, earlier_line=earlier)

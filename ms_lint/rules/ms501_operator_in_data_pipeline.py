@@ -118,12 +118,16 @@ class OperatorInDataPipeline(Rule):
 
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         reported: set[int] = set()
-        for entry in _pipeline_entries(module):
-            for node, name in _operator_calls(module, entry):
-                if id(node) in reported:
-                    continue
-                reported.add(id(node))
-                yield self.report(module, node, PipelineOperator(operator=name, pipeline=entry.where))
+        _assigned.clear()
+        try:
+            for entry in _pipeline_entries(module):
+                for node, name in _operator_calls(module, entry):
+                    if id(node) in reported:
+                        continue
+                    reported.add(id(node))
+                    yield self.report(module, node, PipelineOperator(operator=name, pipeline=entry.where))
+        finally:
+            _assigned.clear()  # nothing of the module's tree outlives its check
 
 
 # -- where pipeline code is handed to the dataset engine ---------------------------------------------------------
@@ -180,16 +184,26 @@ def _is_dataset(module: ModuleFacts, expr: ast.AST, scope: ast.AST, depth: int) 
     return False
 
 
+# id(scope) -> (the scope, name -> every value assigned to it there), for the module being checked: a scope is
+# walked once however many names are looked up in it
+_assigned: dict[int, tuple[ast.AST, dict[str, list[ast.AST]]]] = {}
+
+
 def _values_of(name: str, scope: ast.AST) -> list[ast.AST]:
     """Every value assigned to ``name`` in ``scope`` (a function, or the module's top level)."""
-    values = []
-    for node in _walk_scope(scope):
-        if isinstance(node, ast.Assign):
-            values.extend(node.value for t in node.targets if isinstance(t, ast.Name) and t.id == name)
-        elif isinstance(node, (ast.AnnAssign, ast.NamedExpr)) and node.value is not None and isinstance(
-                node.target, ast.Name) and node.target.id == name:
-            values.append(node.value)
-    return values
+    known = _assigned.get(id(scope))
+    if known is None or known[0] is not scope:
+        values: dict[str, list[ast.AST]] = {}
+        for node in _walk_scope(scope):
+            if isinstance(node, ast.Assign):
+                for target in node.targets:
+                    if isinstance(target, ast.Name):
+                        values.setdefault(target.id, []).append(node.value)
+            elif isinstance(node, (ast.AnnAssign, ast.NamedExpr)) and node.value is not None and isinstance(
+                    node.target, ast.Name):
+                values.setdefault(node.target.id, []).append(node.value)
+        known = _assigned[id(scope)] = (scope, values)
+    return list(known[1].get(name, ()))
 
 
 def _walk_scope(scope: ast.AST) -> Iterator[ast.AST]:

@@ -170,6 +170,14 @@ def _is_setup(site) -> bool:
 
 
 def _scales_loss(module: ModuleFacts) -> bool:
+    source = module.source
+    if source and source.isascii():
+        # Each name looked for below is written in the text as it is (an identifier that is not ASCII may stand
+        # for another once Python normalises it): a module that holds none of them scales no loss.
+        lowered = source.lower()
+        if not any(word in lowered for word in _LOSS_SCALE_WORDS) and not any(
+                name in source for name in _LOSS_SCALE_NAMES):
+            return False
     for site in module.calls:
         if api.is_mindspore_name(site.qualname, *_LOSS_SCALE_NAMES):
             return True

@@ -225,6 +225,42 @@ def test_noqa_comments_as_flake8_reads_them(project, ms_lint):
     assert run.out == flake8.stdout
 
 
+JOINED_NOQA_MODULE = '''\
+import numpy as np
+from mindspore import nn
+
+
+class Joined(nn.Cell):
+    def construct(self, x):
+        a = np.sin(x) + len("""one
+            two  # noqa: MS101
+        """)
+        b = np.cos(x) + \\
+            1  # noqa: MS101
+        c = np.tan(x) + len(f"""{x}
+        """)  # noqa: MS101
+        d = np.exp(x)
+        e = np.log(x)  # noqa: E501
+        return a + b + c + d + e
+'''
+
+
+@pytest.mark.parametrize("module", [JOINED_NOQA_MODULE, JOINED_NOQA_MODULE.replace("# noqa: MS101", "# no-qa")],
+                         ids=["joined", "none-silenced"])
+def test_noqa_over_lines_a_string_or_a_backslash_joins_as_flake8_reads_it(project, ms_lint, module):
+    # A finding's line is read with the lines a string or a backslash joins it to (the tokenizer tells them); a
+    # line joined to none is read alone.
+    (project / "joined.py").write_text(module)
+    run = ms_lint("check", "--isolated", "joined.py")
+    flake8 = subprocess.run(
+        [sys.executable, "-m", "flake8", "--isolated", "--select=MS", "joined.py"],
+        cwd=project, capture_output=True, text=True, timeout=120,
+    )
+    assert run.out == flake8.stdout
+    lines = [line for _, line, _, _ in run.findings()]
+    assert lines == ([14, 15] if "# noqa: MS101" in module else [7, 10, 12, 14, 15])
+
+
 def test_disable_noqa_reports_everything(project, ms_lint):
     (project / "noisy.py").write_text(NOQA_MODULE)
     run = ms_lint("check", "--isolated", "--disable-noqa", "noisy.py")

@@ -214,3 +214,15 @@ def test_result_cache_get_and_put(tmp_path):
     assert entry_key("b.py", b"x = 1\n", "options") != key
     assert entry_key("a.py", b"x = 1\n", "other options") != key
     assert os.listdir(tmp_path / "c" / key[:2]) == [key + ".json"]
+
+
+def test_parallel_jobs_without_a_cache_share_a_store_for_the_run_only(project, tmp_path, monkeypatch):
+    for number in range(30):
+        (project / "pkg" / f"copy{number}.py").write_text(_net("pkg.base", "Base"))
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setenv("TMPDIR", str(scratch))
+    found, hits, _ = check(project, "--jobs", "2", "--no-cache", ".")
+    assert len(found) == 33 and hits == 0
+    assert not (project / ".ms_lint_cache").exists()
+    assert list(scratch.iterdir()) == [], "the workers' store goes with the run"
