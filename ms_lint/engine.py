@@ -120,6 +120,45 @@ def _without_silenced(findings: list[Finding], silenced: list[Finding] | None) -
     return [finding for finding in findings if SILENCED_BY not in finding.data]
 
 
+def _with_what_compiles(module, findings: list[Finding]) -> list[Finding]:
+    """Each finding of a rule whose claim holds only in graph code gets the roots that compile its line
+    (``compiled_by``: ``Net.construct``, ``train_step``, ``Net.construct (../models/net.py)``); one in code that only
+    GRAPH_MODE compiles, where the module's mode was inferred PyNative, the setting that would show it. The message
+    of one compiled only from other modules names the root (``compiled by Net.construct (model.py)``); of one whose
+    module runs in GRAPH_MODE only under some of its application's entry points, those (``compiled by
+    infer.py``)."""
+    from dataclasses import replace
+
+    from ms_lint.rules import RULES_BY_CODE
+
+    result = []
+    entry_points = module.target.origin("compiled_by")
+    for finding in findings:
+        rule = RULES_BY_CODE.get(finding.code)
+        function = module.graph_function_at(finding.node) if (
+            rule is not None and rule.compiled_only and finding.node is not None) else None
+        if function is not None and function.compiled_by:
+            data = dict(finding.data)
+            data["compiled_by"] = sorted(function.compiled_by)
+            if function.graph_mode_only:
+                data[SILENCED_BY] = "ms-mode=graph"
+            message = finding.message
+            if all(label in module.roots_elsewhere for label in function.compiled_by):
+                # compiled only because graph code of another module calls it: say which
+                roots = sorted(function.compiled_by)
+                message = f"{message} (compiled by {roots[0]}" + (
+                    f" and {len(roots) - 1} more)" if len(roots) > 1 else ")")
+            elif entry_points and module.mode == "graph" and module.mode_inferred and any(
+                    label in module.cell_roots for label in function.compiled_by):
+                data["entry_points"] = entry_points.split(", ")
+                message = f"{message} (compiled by {data['entry_points'][0]}" + (
+                    f" and {len(data['entry_points']) - 1} more entry points)" if len(data["entry_points"]) > 1
+                    else ")")
+            finding = replace(finding, message=message, data=data)
+        result.append(finding)
+    return result
+
+
 def analyse(tree: ast.Module, source: str, path: str, settings: Settings, codes: Iterable[str] | None = None,
             lines: list[str] | None = None, silenced: list[Finding] | None = None):
     """(module facts, findings); the facts are None when the file was skipped or the analysis failed. ``silenced``:
@@ -137,6 +176,7 @@ def analyse(tree: ast.Module, source: str, path: str, settings: Settings, codes:
         findings: list[Finding] = []
         for rule in rules_for(codes):
             findings.extend(rule.check(module))
+        findings = _with_what_compiles(module, findings)
         return module, _one_finding_per_cause(_without_silenced(findings, silenced))
     except RecursionError as exc:
         return None, [internal_error(path, RecursionError(f"code nested too deeply to analyse ({exc})"))]

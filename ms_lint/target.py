@@ -26,6 +26,9 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Iterable
 
+from ms_lint.entries import context_call as _context_call
+from ms_lint.entries import in_comment as _in_comment
+from ms_lint.entries import is_test_path
 from ms_lint.settings import DEVICES, Settings, is_version, parse_version
 
 # The devices a claim can hold on; ``any`` in the settings means all of them.
@@ -129,7 +132,12 @@ def target_from_settings(settings: Settings, path: str = "") -> Target:
     the module's documentation). Each project is read once per process."""
     project = project_facts(path) if path and (not settings.device or not settings.syntax_level
                                                or not settings.version) else None
-    origins = {"mode": "option" if settings.mode != "graph" else "default"}
+    origins: dict[str, str] = {}
+    mode = settings.mode_for(path)
+    if mode:
+        origins["mode"] = "option" if mode == settings.mode else "--per-path-ms-mode"
+    else:
+        mode = inferred_mode(path, origins)
 
     def part(name: str, value: str, infer) -> str:
         if value:
@@ -143,8 +151,34 @@ def target_from_settings(settings: Settings, path: str = "") -> Target:
     device = part("device", settings.device, lambda: project.device if project is not None else ("any", "default"))
     version = part("version", settings.version,
                    lambda: inferred_version(project.root if project is not None else ""))
-    return Target(device=device, version=version, mode=settings.mode, syntax_level=level,
+    return Target(device=device, version=version, mode=mode, syntax_level=level,
                   origins=tuple(origins.items()))
+
+
+def inferred_mode(path: str, origins: dict[str, str]) -> str:
+    """The mode the file at ``path`` runs its Cells in, from the entry points of its application (see
+    ``ms_lint.entries``); where it came from goes to ``origins["mode"]``, and the entry points that compile it when
+    others run it in PyNative to ``origins["compiled_by"]``. A source without a file is read as a library's."""
+    from ms_lint.entries import GRAPH, mode_of
+
+    if not path or not os.path.isfile(path):
+        origins["mode"] = "a library, checked as its users would compile it"
+        return GRAPH
+    root, _, _ = project_root(path)
+    marked = _holds_marker(root)
+    found = mode_of(path, root if marked else None)
+    origins["mode"] = found.origin
+    if found.compiled_by:
+        origins["compiled_by"] = ", ".join(found.compiled_by)
+    return found.mode
+
+
+def _holds_marker(directory: str) -> bool:
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return False
+    return any(name in PROJECT_MARKERS or name.endswith(".dist-info") for name in names)
 
 
 # --------------------------------------------------------------------------------------------- the project's facts
@@ -212,6 +246,9 @@ def project_facts(path: str) -> ProjectFacts:
 
 def forget_projects() -> None:
     """Read every project again when next asked (after its files changed, in a long-lived process)."""
+    from ms_lint.entries import forget
+
+    forget()
     _roots.clear()
     _projects.clear()
     _requirement_versions.clear()
@@ -249,14 +286,6 @@ def _own_project(directory: str) -> bool:
     return any(os.path.exists(os.path.join(directory, name)) for name in ("pyvenv.cfg", *PROJECT_MARKERS))
 
 
-def is_test_path(relative: str) -> bool:
-    """A test module or a file under a tests directory: it names the device its tests run on, not the project's."""
-    parts = relative.replace(os.sep, "/").split("/")
-    name = parts[-1]
-    return (any(part in ("test", "tests", "testing", "unittest", "ut", "st") for part in parts[:-1])
-            or name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py")
-
-
 _DEVICE = r"[\"']((?i:ascend|gpu|cpu))[\"']"
 _DEVICE_PATTERNS = (
     re.compile(r"set_device\(\s*(?:device_target\s*=\s*)?" + _DEVICE),
@@ -273,24 +302,6 @@ _LEVEL_PATTERNS = (
 _LEVEL_NUMBERS = {"0": "STRICT", "1": "COMPATIBLE", "2": "LAX"}
 _EXPORT = re.compile(r"\b(?:ms|mindspore|serialization)\.export\(|^\s*export\(", re.MULTILINE)
 _EXPORT_IMPORT = re.compile(r"from\s+mindspore(?:\.train(?:\.serialization)?)?\s+import\s+[^\n]*\bexport\b")
-
-
-def _in_comment(text: str, position: int) -> bool:
-    """Whether the text at ``position`` is, by its line, a comment or inside a string or prose (a documentation
-    line quoting the call: a ``#``, a backtick or an unbalanced quote before it)."""
-    before = text[text.rfind("\n", 0, position) + 1:position]
-    return "#" in before or "`" in before or before.count('"') % 2 == 1 or before.count("'") % 2 == 1
-
-
-def _context_call(text: str, position: int) -> bool:
-    """Not a method of another object (``op.set_device("CPU")`` places one operator): bare, or on ``ms``,
-    ``mindspore`` or ``context``."""
-    if position == 0 or text[position - 1] != ".":
-        return True
-    start = position - 1
-    while start > 0 and (text[start - 1].isalnum() or text[start - 1] in "_."):
-        start -= 1
-    return text[start:position - 1] in ("ms", "mindspore", "context", "mindspore.context")
 
 
 def _line(text: str, position: int) -> int:

@@ -70,11 +70,12 @@ class ModuleFacts(ClassFacts, GraphCode):
     """Everything the rules ask about one module. Build once per file; every rule reads it."""
 
     def __init__(self, tree: ast.Module, path: str, settings: Settings, source: str = "", graph_code: bool = True,
-                 outline: bool = False, lines: list[str] | None = None):
+                 outline: bool = False, lines: list[str] | None = None, callers_elsewhere: bool = True):
         """``graph_code``: find the graph code (another module's facts, read for its classes, need not);
         ``outline``: read only what the module and its classes define and import, not what functions hold (all
         another module's summary needs); implies no graph code. ``lines``: the source's lines, where the caller has
-        them already (flake8 does)."""
+        them already (flake8 does). ``callers_elsewhere``: ask the project's other modules which functions of this
+        one their graph code calls (the project index reads them without asking it again)."""
         self.tree = tree
         self.path = path
         self.settings = settings
@@ -112,15 +113,22 @@ class ModuleFacts(ClassFacts, GraphCode):
         self._mutations: dict[str, dict[str, str]] = {}
         self._index()
         self._resolve_classes()
-        self.mode = self._mode()
+        self.callers_elsewhere = callers_elsewhere
+        self._target: Target | None = None
+        self.mode_inferred = False
+        self.mode = self._mode() if graph_code and not outline else ""
         self.graph_functions: list[GraphFunction] = []
         self._graph_by_node: dict[int, GraphFunction] = {}
+        self.cell_roots: set[str] = set()  # the labels of the roots that are a Cell's construct or bprop
+        self.roots_elsewhere: set[str] = set()  # the labels of the roots in the project's other modules
+        # the construct or bprop a Cell inherits from a mixin of another module: ((facts, class, method), label, only
+        # GRAPH_MODE compiles it, strict), for that module to find (``outgoing_calls``)
+        self._inherited_roots: list[tuple] = []
         self._values_unknown: set[int] = set()  # id(node) of graph functions whose parameters may hold anything
         self._plain_containers: list[PlainContainer] | None = None
         self._return_kinds: dict[tuple, str | None] = {}
         self._returns_in_progress: set[int] = set()
         self._cut_short = False  # a look-up under way met the recursion guard
-        self._target: Target | None = None
         self._answers_cut_short: list[tuple] = []
         self._cuts = 0  # how many times a look-up met the recursion guard
         # (id(function), id(class), its parameters' kinds) -> (environment, objects) of a function without dead

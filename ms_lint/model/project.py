@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import ast
 import os
+import re
+import stat
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
@@ -27,6 +29,7 @@ from typing import TYPE_CHECKING
 from ms_lint.model.scopes import ASSIGNMENT
 from ms_lint.model.source import outline_text, read_source
 from ms_lint.model.syntax import preorder
+from ms_lint.model.values import join_parameters
 from ms_lint.settings import Settings
 
 if TYPE_CHECKING:
@@ -102,6 +105,14 @@ class ProjectIndex:
         self._recorders: list[dict[tuple[str, tuple[str, ...]], str | None]] = []
         self._lookups_of: dict[tuple, dict[tuple[str, tuple[str, ...]], str | None]] = {}
         # where modules lie, asked for every base class and import: answered once per directory and name
+        # What graph code calls in other modules, for the whole process: (file, *settings' values) -> (the file's
+        # modification time, ModuleFacts.outgoing_calls of the module read alone); and, to tell which modules to
+        # read, file -> (modification time, the names it calls and the names its imports spell, or None for a
+        # module without a root of graph code); the Python files under each source root.
+        self._graph_summaries: dict[tuple, tuple[float, dict]] = {}
+        self._summarising: set[str] = set()
+        self._calls_of: dict[str, tuple[float, tuple[frozenset[str], frozenset[str]] | None]] = {}
+        self._project_listings: dict[str, tuple[tuple[str, str], ...]] = {}
         self._source_roots_of = lru_cache(maxsize=1024)(_source_roots_of)
         self._in_project = lru_cache(maxsize=4096)(_in_project)
         self._find_module_file = lru_cache(maxsize=4096)(_find_module_file)
@@ -141,6 +152,11 @@ class ProjectIndex:
         for recorder in self._recorders:
             recorder[(module, tuple(roots))] = found
         return found
+
+    def locate_module(self, module: str, roots) -> str | None:
+        """``find_module_file`` without recording the lookup: for what a target is inferred from, which the
+        result caches key on already (``ms_lint.entries``)."""
+        return self._find_module_file(module, tuple(roots))
 
     def project_class(self, path: str, qualname: str, settings: Settings) -> ProjectClass | None:
         """The summary of the project class ``qualname`` seen from file ``path``."""
@@ -331,6 +347,116 @@ class ProjectIndex:
         found = self._trees[version] = (ast.parse(source, filename=module_file), source)
         return found
 
+    def graph_calls_into(self, module: "ModuleFacts", candidates: dict[str, set[str]]) -> dict[tuple[str, str], tuple]:
+        """The one answer to "which functions of this module does graph code of another module compile": for the
+        functions of ``module`` named in ``candidates`` (class key, "" for module level -> function names), those
+        the graph code of another module of the project calls (a helper it imports, a method of a mixin or base
+        class its Cells inherit, a method of a ``@jit_class`` object it holds): (class key, name) -> (the kinds and
+        constants the calls pass, joined; the roots reaching the calls, each labelled with its file and whether only
+        GRAPH_MODE compiles it; whether one is STRICT).
+
+        Each other module is read alone, as if no other module called it, so the answer does not depend on the
+        order files are checked in; a call through a module that is itself graph code only because a third module
+        calls it is not followed. Only modules that may make such a call are read: those whose text holds a root of
+        graph code (``construct``, ``bprop``, ``jit``), calls one of the names and imports one of the module's own
+        names or the module itself (each found through ``find_module_file``, so that a result cache checks this
+        file again when one of them changes; one that comes to call it later is not seen until this file is
+        checked again)."""
+        path = module.path
+        if not path or not os.path.isfile(path):
+            return {}
+        own = os.path.abspath(path)
+        names = set().union(*candidates.values())
+        stem = os.path.splitext(os.path.basename(own))[0]
+        spelled = {stem if stem != "__init__" else os.path.basename(os.path.dirname(own)), *candidates.get("", ())}
+        spelled.update(key.rsplit(".", 1)[-1] for key in candidates if key)
+        roots = self.source_roots(path)
+        found: dict[tuple[str, str], tuple] = {}
+        for module_file, module_name in self._project_files(roots[0]):
+            if module_file == own:
+                continue
+            calls = self._names_called(module_file)
+            if calls is None or calls[0].isdisjoint(names) or calls[1].isdisjoint(spelled):
+                continue
+            if self.find_module_file(module_name, roots) != module_file:
+                continue
+            where = os.path.relpath(module_file, os.path.dirname(own)).replace(os.sep, "/")
+            for (target, class_key, name), (kinds, values, labels, strict) in self._graph_summary(
+                    module_file, module.settings).items():
+                if target != own or name not in candidates.get(class_key, ()):
+                    continue
+                labelled = {f"{label} ({where})": only for label, only in labels.items()}
+                known = found.get((class_key, name))
+                if known is None:
+                    found[(class_key, name)] = (dict(kinds), dict(values), labelled, strict)
+                    continue
+                join_parameters(known[0], known[1], kinds, values)
+                for label, only in labelled.items():
+                    known[2][label] = known[2].get(label, True) and only
+                found[(class_key, name)] = (known[0], known[1], known[2], known[3] or strict)
+        return found
+
+    def _project_files(self, root: str) -> tuple[tuple[str, str], ...]:
+        """``_python_files`` of ``root``, listed once per process (``forget_projects`` lists them again)."""
+        if root not in self._project_listings:
+            self._project_listings[root] = _list_python_files(root)
+        return self._project_listings[root]
+
+    def _names_called(self, module_file: str) -> tuple[frozenset[str], frozenset[str]] | None:
+        """(the names the file calls, as ``name(`` or ``.name(``; the names its import statements spell) for a file
+        whose text holds a root of graph code, else None; read once per modification time."""
+        try:
+            status = os.stat(module_file)
+        except OSError:
+            return None
+        modified = status.st_mtime
+        known = self._calls_of.get(module_file)
+        if known is not None and known[0] == modified:
+            return known[1]
+        data = b""
+        if stat.S_ISREG(status.st_mode):  # a FIFO named like a module would block the read
+            try:
+                with open(module_file, "rb") as handle:
+                    data = handle.read()
+            except OSError:
+                pass
+        result = None
+        if b"construct" in data or b"bprop" in data or b"jit" in data:
+            called = frozenset(name.decode() for name in set(_CALLED_NAME.findall(data)))
+            imported = frozenset(name.decode() for statement in IMPORT_STATEMENT_BYTES.finditer(data)
+                                 for name in _WORD.findall(statement.group(0)))
+            result = (called, imported)
+        self._calls_of[module_file] = (modified, result)
+        return result
+
+    def _graph_summary(self, module_file: str, settings: Settings) -> dict:
+        """``ModuleFacts.outgoing_calls`` of the module read alone, kept for the process by file version."""
+        version = _version(module_file, settings)
+        if version is None:
+            return {}
+        key = _kept_key(module_file, settings)
+        known = self._graph_summaries.get(key)
+        if known is not None and known[0] == version[1]:
+            return known[1]
+        if module_file in self._summarising or self.facts_class is None:
+            return {}
+        self._summarising.add(module_file)
+        try:
+            tree, source = self._parsed(module_file)
+            facts = self.facts_class(tree, module_file, settings, source, callers_elsewhere=False)
+            summary = facts.outgoing_calls()
+            facts.release()
+        except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
+            summary = {}
+        finally:
+            self._summarising.discard(module_file)
+        self._graph_summaries[key] = (version[1], summary)
+        return summary
+
+    def forget_listings(self) -> None:
+        """List the project's files again when next asked (after files were added, in a long-lived process)."""
+        self._project_listings.clear()
+
     def project_function(self, module: "ModuleFacts", qualname: str, hops: int = 0):
         """The module-level function ``qualname`` names, seen from ``module``: ``(facts, FunctionDef)`` in this
         module or another module of the project; the MindSpore name when a project module merely re-exports one;
@@ -393,6 +519,14 @@ class ProjectIndex:
             facts, info = found_class[0], found_class[0].classes[found_class[1]]
         found = facts.method_of(info, method)  # the one answer, through the class's bases
         return (found[0], found[2]) if found else None
+
+
+# A name called (``name(``, ``.name(``), read from a file's bytes; the words of an import statement.
+_CALLED_NAME = re.compile(rb"\b(\w++)\(")
+_WORD = re.compile(rb"\w+")
+# An import statement: ``from PACKAGE import NAMES`` (NAMES possibly in parentheses over lines) or ``import NAMES``.
+IMPORT_STATEMENT = r"^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n#;]*)|import[ \t]+([^\n#;]+))"
+IMPORT_STATEMENT_BYTES = re.compile(IMPORT_STATEMENT.encode(), re.MULTILINE)
 
 
 def _kept_summary(kept: tuple) -> ModuleSummary | None:
@@ -488,6 +622,7 @@ project_class_facts = INDEX.project_class_facts
 defined_as = INDEX.defined_as
 modules_naming = INDEX.modules_naming
 project_function = INDEX.project_function
+graph_calls_into = INDEX.graph_calls_into
 project_instance_method = INDEX.project_instance_method
 remember_summary = INDEX.remember_summary
 

@@ -37,6 +37,10 @@ class Rule:
     # Codes whose findings inside this rule's node are the same root cause: ``Parameter(initializer(Zero(), s))``
     # in construct is one MS106, not also an MS106 for ``initializer`` and an MS111 for ``Zero()``.
     covers_nested: ClassVar[tuple[str, ...]] = ()
+    # Whether the rule's claim holds only where MindSpore compiles the code (graph code): its findings carry the
+    # roots that compile their line (``compiled_by``), and those in code only GRAPH_MODE compiles, where the mode was
+    # inferred PyNative, are left out of the report (``ms_lint.target.SILENCED_BY``).
+    compiled_only: ClassVar[bool] = False
     # The message of each kind of finding the rule reports, a ``str.format`` template filled in with the finding's
     # data (``report``); a rule with one kind names it "".
     messages: ClassVar[dict[str, str]] = {}

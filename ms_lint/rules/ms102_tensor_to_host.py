@@ -10,6 +10,7 @@ from ms_lint.rules.base import Rule
 
 class TensorToHost(Rule):
     code = "MS102"
+    compiled_only = True
     name = "tensor-to-host"
     summary = "`Tensor.asnumpy()`, `.tolist()` or `.numpy()` in graph code"
     fix_summary = "stay on tensors with `mindspore.ops`; `.item()` and `float(t)` are supported"

@@ -12,6 +12,7 @@ from ms_lint.rules.base import Rule
 
 class CellOrParameterInGraph(Rule):
     code = "MS106"
+    compiled_only = True
     name = "cell-or-parameter-in-graph"
     summary = "a Cell with parameters, or a `Parameter`, created in graph code"
     fix_summary = "create it in `__init__` and call it in `construct`"

@@ -22,6 +22,7 @@ _BOOLEAN_OPERATIONS = frozenset({
 
 class DynamicShape(Rule):
     code = "MS110"
+    compiled_only = True
     name = "dynamic-shape"
     summary = ("data-dependent output shape in graph code: boolean masks, `masked_select`, `nonzero`, `unique`, "
                "`topk(k=tensor)`")

@@ -14,6 +14,7 @@ _LOGGING_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "crit
 
 class TensorFormattingInGraph(Rule):
     code = "MS115"
+    compiled_only = True
     name = "tensor-formatting-in-graph"
     summary = "`str.format`, `%`-formatting or a `logging` call with a tensor argument in graph code"
     fix_summary = "use `print(...)` or an f-string (both compile), or log outside the Cell"

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import ast
-import os
 from typing import Iterator
 
 from ms_lint.findings import Finding
@@ -15,6 +14,7 @@ from ms_lint.rules.base import Rule
 
 class NameBoundOnOnePath(Rule):
     code = "MS116"
+    compiled_only = True
     name = "name-bound-on-one-path"
     summary = "a local name read after an `if` that binds it on one branch only, or after the loop that first binds it"
     fix_summary = "bind the name before the `if` or the loop (`loss_fct = None`), or on every branch"
@@ -25,10 +25,9 @@ class NameBoundOnOnePath(Rule):
         `break` or `continue` does not count. Conditions MindSpore's parser evaluates itself from the Cell's own
         attributes (`if self.flag:`, `if not self.training:`, `if self.proj is None:`) are left alone: the parser
         keeps one branch of them before it looks names up, and what is read under them is not reported either.
-        Methods a Cell inherits from a base that is not a Cell (a mixin) are compiled with the Cell and checked
-        too: a `construct` it inherits (reported at the read, or at the Cell's `class` line when the mixin lives in
-        another module of the project), and a mixin method of another module that graph code calls
-        (`self.prepare(x)`, reported at the call and naming the method's file and lines).
+        Methods a Cell inherits from a base or a mixin are compiled with the Cell and checked too, in whatever
+        module of the project they are defined: a `construct` it inherits, and a method graph code calls
+        (`self.prepare(x)`); the finding is reported at the read, in the file that holds the method.
     """
     why = """
         Python looks a name up when the line runs; MindSpore's graph parser joins the two branches of every `if`
@@ -78,61 +77,6 @@ class NameBoundOnOnePath(Rule):
         for function in module.graph_functions:
             for read in _partial_reads(function):
                 yield self.finding(module, read.name, _message(read, function.label), data=_data(read, function.label))
-        yield from self._inherited(module)
-
-    def _inherited(self, module: ModuleFacts) -> Iterator[Finding]:
-        """Reads in methods a Cell inherits from a base that is not a Cell, which the model does not take for graph
-        code: a ``construct`` of a mixin of this module (reported at the read), and a ``construct`` or a method graph
-        code calls (``self.prepare(x)``) of a mixin of another module of the project (reported where the Cell
-        inherits or calls it, naming the method's file and lines)."""
-        if module.mode != "graph":
-            return
-        seen: set[int] = set()
-        for info in module.classes.values():
-            if not info.is_cell or "construct" in info.methods:
-                continue
-            found = info.find_method("construct")
-            if found is not None and not found[0].is_cell and not module.is_graph_code(found[1]):
-                if id(found[1]) not in seen:
-                    seen.add(id(found[1]))
-                    label = f"{found[0].name}.construct, the construct of Cell {info.name}"
-                    for read in partially_bound_reads(found[1], _walrus(found[1]), module.lines):
-                        # the Cell is what compiles it: the validator builds that one
-                        yield self.finding(module, read.name, _message(read, label), scope=info.name,
-                                           data={**_data(read, label), "method": f"{found[0].name}.construct",
-                                                 "cell": info.name})
-            elif found is None:
-                other = _method_of_other_module_base(module, info, "construct")
-                if other is not None:
-                    yield from self._elsewhere(module, info.node, other, f"the construct of Cell {info.name}")
-        for function in module.graph_functions:
-            owner = function.owner
-            if owner is None or not owner.is_cell or function.self_name is None:
-                continue
-            for call in function.nodes_of(ast.Call):
-                func = call.func
-                if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
-                        and func.value.id == function.self_name) or owner.find_method(func.attr) is not None:
-                    continue
-                if owner.attribute_constructor(func.attr) is not None or any(
-                        func.attr in info.cell_attributes for info in owner.lineage()):
-                    continue  # a sub-cell or an operator the Cell holds
-                other = _method_of_other_module_base(module, owner, func.attr)
-                if other is not None and (id(other[2]), id(owner)) not in seen:
-                    seen.add((id(other[2]), id(owner)))
-                    yield from self._elsewhere(module, call, other, f"called from {function.label} here")
-
-    def _elsewhere(self, module: ModuleFacts, node: ast.AST, other, how: str) -> Iterator[Finding]:
-        other_module, base, method = other
-        where = os.path.basename(other_module.path)
-        label = f"{base}.{method.name} in {where}, {how}"
-        for read in partially_bound_reads(method, _walrus(method), other_module.lines):
-            message = _message(read, label).replace(
-                f"at line {read.origin.lineno}", f"at line {read.origin.lineno} of {where}", 1)
-            yield self.finding(
-                module, node, message,
-                data={**_data(read, label), "path": other_module.path, "line": read.name.lineno,
-                      "method": f"{base}.{method.name}"})
 
     def fix(self, context: FixContext, finding: Finding) -> list[Edit]:
         read = _read_of(context.module, finding)
@@ -146,21 +90,6 @@ class NameBoundOnOnePath(Rule):
         line_end = context.source.find("\n", line_start)
         newline = "\r\n" if line_end > 0 and context.source[line_end - 1] == "\r" else "\n"
         return [Edit(line_start, line_start, f"{indent}{read.name.id} = None{newline}")]
-
-
-def _walrus(function: ast.AST) -> list[str]:
-    return [node.target.id for node in ast.walk(function) if isinstance(node, ast.NamedExpr)
-            and isinstance(node.target, ast.Name)]
-
-
-def _method_of_other_module_base(module: ModuleFacts, info, name: str):
-    """(that module's facts, the base's name, the method) for method ``name`` that Cell ``info`` inherits from a base
-    class of another module of the project that is not a Cell (a mixin); None when none has it, or the first class
-    that has it is a Cell (whose own module decides what of it is graph code)."""
-    found = module.method_of(info, name, through_cells=False)  # only a mixin's module is read in full
-    if found is None or found[0] is module or found[1].is_cell:
-        return None
-    return found[0], found[1].name, found[2]
 
 
 def _read_of(module: ModuleFacts, finding: Finding) -> PartialRead | None:

@@ -18,6 +18,7 @@ _NAMED_CONSUMERS = 1
 
 class DictOutputReadByCaller(Rule):
     code = "MS122"
+    compiled_only = True
     name = "dict-output-read-by-caller"
     summary = "a `return` of a `dict` from a Cell's graph-mode `construct` whose caller in the project reads it by key"
     fix_summary = "return a tuple in a fixed order and unpack it in the caller, or read the output by position"
@@ -57,6 +58,7 @@ class DictOutputReadByCaller(Rule):
         # train.py
         from model import Detector
 
+        ms.set_context(mode=ms.GRAPH_MODE)
         net = Detector()
         out = net(images)
         loss = loss_fn(out["logits"], labels)
@@ -70,6 +72,7 @@ class DictOutputReadByCaller(Rule):
         # train.py
         from model import Detector
 
+        ms.set_context(mode=ms.GRAPH_MODE)
         net = Detector()
         logits, boxes = net(images)
         loss = loss_fn(logits, labels)

@@ -18,6 +18,7 @@ _STATIC_TESTS = frozenset({"isinstance", "hasattr", "callable", "len", "issubcla
 
 class NestedTensorControlFlow(Rule):
     code = "MS130"
+    compiled_only = True
     name = "nested-tensor-control-flow"
     summary = ("`if`/`while` on tensor values nested 8 deep, or unrolled 16 times or more by a `for ... in range(n)` "
                "loop, in graph code")

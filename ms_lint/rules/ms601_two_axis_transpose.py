@@ -17,6 +17,7 @@ _TWO_AXIS_FORM_ON_ASCEND_SINCE = (2, 5)
 
 class TwoAxisTranspose(Rule):
     code = "MS601"
+    compiled_only = True
     name = "two-axis-transpose"
     summary = "PyTorch's two-axis `t.transpose(d0, d1)` in graph code, where `transpose` takes a full permutation"
     fix_summary = "swap two axes with `t.swapaxes(d0, d1)` (or `ops.swapaxes`); `transpose` wants every axis"

@@ -224,40 +224,35 @@ def _build_retries(path: str, scope: str, findings: list[Finding]) -> list[dict]
 
 def _attach_helpers_to_cells(groups):
     """Findings in a plain module-level function (a helper that construct calls) are validated by compiling a
-    class of the same file that calls it: the compile goes through the helper and fails at its line."""
+    class of the same file whose root compiles it, as the model says (each finding's ``compiled_by``): the compile
+    goes through the helper and fails at its line."""
     result: "OrderedDict[tuple[str, str], list[Finding]]" = OrderedDict()
     trees: dict[str, ast.Module | None] = {}
     for (path, scope), group in groups.items():
         if path not in trees:
             trees[path] = _parse(path)
-        caller = _calling_class(trees[path], scope) if trees[path] is not None else None
+        caller = _compiling_class(trees[path], scope, group) if trees[path] is not None else None
         key = (path, caller or scope)
         result.setdefault(key, []).extend(group)
     return result
 
 
-def _calling_class(tree: ast.Module, scope: str) -> str | None:
+def _compiling_class(tree: ast.Module, scope: str, group: list[Finding]) -> str | None:
+    """For findings in the module-level function ``scope`` that is no root itself, the Cell of the same file whose
+    ``construct`` (or ``bprop``) the model says compiles them (``Net.construct`` among their ``compiled_by``)."""
     function = next((node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
                      and node.name == scope), None)
-    if function is None or any(_names_jit(decorator) for decorator in function.decorator_list):
+    if function is None:
         return None
-    for node in tree.body:
-        if not isinstance(node, ast.ClassDef):
-            continue
-        for inner in ast.walk(node):
-            if isinstance(inner, ast.Call):
-                called = inner.func
-                name = called.id if isinstance(called, ast.Name) else getattr(called, "attr", None)
-                if name == scope:
-                    return node.name
+    classes = {node.name for node in tree.body if isinstance(node, ast.ClassDef)}
+    labels = sorted({label for finding in group for label in finding.data.get("compiled_by", ())})
+    if scope in labels:
+        return None  # a root itself: a jit function is compiled as it is
+    for label in labels:
+        owner, _, method = label.partition(".")
+        if method in ("construct", "bprop") and owner in classes:
+            return owner
     return None
-
-
-def _names_jit(decorator: ast.expr) -> bool:
-    if isinstance(decorator, ast.Call):
-        decorator = decorator.func
-    name = decorator.id if isinstance(decorator, ast.Name) else getattr(decorator, "attr", "")
-    return name in ("jit", "ms_function", "jit_class")
 
 
 def _examples_file(project_root: str, configured: str | None, override: str | None) -> str | None:
