@@ -3,8 +3,8 @@
 MindSpore's default mode is PyNative (``mindspore.get_context("mode")`` is 1 in a fresh process, 2.7.1 to 2.10.0):
 a Cell's ``construct`` is compiled only where code selects GRAPH_MODE before running it. That code is an
 application's entry points: the scripts (``train.py``, ``eval.py``, ``infer.py``, ``export.py``, ``main.py``, or
-any with a ``__main__`` guard that imports MindSpore) in the nearest folder above a module that holds some, outside
-any package. A library has none: its users choose the mode.
+any with a ``__main__`` guard that imports MindSpore, but a module's own trial run) in the folders above a module,
+outside any package. A library has none: its users choose the mode.
 
 For a module, ``mode_of`` says, with where it came from:
 
@@ -14,8 +14,8 @@ For a module, ``mode_of`` says, with where it came from:
   configuration default, or from a condition that names GRAPH_MODE), else PyNative (what they select, or MindSpore's
   default);
 - a module of an application no entry point reaches: GRAPH where an entry point of the application selects it,
-  else PyNative (but for entry points beside the folder the module's packages lie in, which are another
-  application's, such a module is a library's);
+  else PyNative (but where the entry points lie above the folder the module's packages lie in, which may be
+  another application's, such a module is a library's);
 - a module with no entry point above it: a library, checked as its users would compile it (GRAPH).
 
 Everything read is kept for the process, by file and modification time (``forget`` drops it).
@@ -37,6 +37,9 @@ _SET_CONTEXT = re.compile(r"\bset_context\s*\(")
 _MODE_KEYWORD = re.compile(r"(?<![\w.])mode\s*=(?!=)")
 _GRAPH_WORDS = frozenset({"0", "graph", "graph_mode"})
 _PYNATIVE_WORDS = frozenset({"1", "pynative", "pynative_mode"})
+# The folders looked at for a module's entry points go this many levels above the one its top package lies in
+# (``app/src/utils/ops.py`` where neither ``src`` nor ``utils`` is a package).
+_LEVELS_ABOVE_SOURCE_ROOT = 3
 # At most this many modules are followed from one entry point, and this many configuration files read.
 _MAX_REACHED = 5000
 _MAX_CONFIG_FILES = 200
@@ -134,7 +137,6 @@ def forget() -> None:
     """Read every file again when next asked."""
     _texts.clear()
     _selections.clear()
-    _imports.clear()
     _closures.clear()
     _entries_in.clear()
     _applications.clear()
@@ -277,68 +279,6 @@ def _configuration_files(folder: str) -> tuple[str, ...]:
 # ----------------------------------------------------------------------------------------- imports
 
 
-_imports: dict[str, tuple[float, tuple[str, ...]]] = {}
-
-
-def imported_files(path: str) -> tuple[str, ...]:
-    """The project files the module at ``path`` imports (each package on the way included), as Python finds them
-    from its source roots."""
-    try:
-        modified = os.path.getmtime(path)
-    except OSError:
-        return ()
-    known = _imports.get(path)
-    if known is not None and known[0] == modified:
-        return known[1]
-    from ms_lint.model.project import IMPORT_STATEMENT, INDEX
-
-    text = _text(path) or ""
-    roots = INDEX.source_roots(path)
-    found: dict[str, None] = {}
-
-    def add(module: str, base_roots) -> None:
-        parts = module.split(".")
-        for end in range(1, len(parts) + 1):
-            located = INDEX.locate_module(".".join(parts[:end]), base_roots)
-            if located is not None:
-                found[located] = None
-
-    for match in re.finditer(IMPORT_STATEMENT, text, re.MULTILINE):
-        source, names, plain = match.groups()
-        if in_comment(text, match.start()):
-            continue
-        if plain is not None:
-            for item in plain.split(","):
-                module = item.split(" as ")[0].strip()
-                if module.replace(".", "").replace("_", "").isalnum():
-                    add(module, roots)
-            continue
-        listed = [item.split(" as ")[0].strip(" ()\n\t\\") for item in names.strip("()").split(",")]
-        listed = [name for name in listed if name.isidentifier()]
-        level = len(source) - len(source.lstrip("."))
-        module = source[level:]
-        if level:
-            base = os.path.dirname(os.path.abspath(path))
-            for _ in range(level - 1):
-                base = os.path.dirname(base)
-            if module:
-                add(module, (base,))
-            else:
-                init = os.path.join(base, "__init__.py")
-                if os.path.isfile(init):
-                    found[init] = None
-            for name in listed:
-                add(f"{module}.{name}" if module else name, (base,))
-        elif module:
-            add(module, roots)
-            for name in listed:
-                add(f"{module}.{name}", roots)
-    found.pop(os.path.abspath(path), None)
-    result = tuple(found)
-    _imports[path] = (modified, result)
-    return result
-
-
 _closures: dict[str, frozenset[str]] = {}
 
 
@@ -349,8 +289,10 @@ def reached_from(entry: str) -> frozenset[str]:
         return known
     reached = {entry}
     pending = [entry]
+    from ms_lint.model.project import INDEX
+
     while pending and len(reached) < _MAX_REACHED:
-        for imported in imported_files(pending.pop()):
+        for imported in INDEX.imported_files(pending.pop()):
             if imported not in reached:
                 reached.add(imported)
                 pending.append(imported)
@@ -394,34 +336,55 @@ _applications: dict[tuple[str, str], tuple[str, tuple[str, ...]] | None] = {}
 
 
 def application_of(path: str, bound: str | None) -> tuple[str, tuple[str, ...]] | None:
-    """(the application's folder, its entry points) for the module at ``path``: the nearest folder above it that
-    holds entry points, up to the folder above the one its top package lies in (an application's ``src`` need not
-    be a package), or ``bound`` (the project's root, where a project marker says where it ends) where that is
-    nearer; None for a library module."""
+    """(the application's folder, its entry points) for the module at ``path``, from the entry points of the folders
+    above it, up to ``_LEVELS_ABOVE_SOURCE_ROOT`` folders above the one its top package lies in, or ``bound`` (the
+    project's root, where a project marker says where it ends) where that is nearer:
+    the scripts named like an application's, and the others with a ``__main__`` guard but those that such a script
+    imports or that lie inside a package (a module's trial run). The folder is the highest holding one; None for a
+    library module."""
     directory = os.path.dirname(os.path.abspath(path))
     key = (directory, bound or "")
     if key in _applications:
         return _applications[key]
     from ms_lint.model.project import INDEX
 
-    top = os.path.dirname(INDEX.source_roots(path)[0])  # an application's ``src`` need not be a package
-    if top == os.path.expanduser("~"):
-        top = INDEX.source_roots(path)[0]
+    top = INDEX.source_roots(path)[0]
+    for _ in range(_LEVELS_ABOVE_SOURCE_ROOT):  # an application's ``src`` and its folders need not be packages
+        parent = os.path.dirname(top)
+        if parent == top or parent == os.path.expanduser("~"):
+            break
+        top = parent
     if bound is not None and os.path.abspath(bound).startswith(top):
         top = os.path.abspath(bound)  # the project ends below
-    found = None
+    levels = []
     current = directory
     while True:
-        entries = entry_points_in(current)
-        if entries:
-            found = (current, entries)
-            break
+        levels.append(current)
         parent = os.path.dirname(current)
         if current == top or parent == current or not current.startswith(top):
             break
         current = parent
+    named = [entry for level in levels for entry in entry_points_in(level)
+             if _ENTRY_NAME.match(os.path.basename(entry))]
+    imported = {module for entry in named for module in reached_from(entry)}
+    entries = named + [entry for level in levels for entry in entry_points_in(level)
+                       if not _ENTRY_NAME.match(os.path.basename(entry)) and entry not in imported
+                       and not _inside_a_package(os.path.dirname(entry), top)]
+    found = None
+    if entries:
+        folder = next(level for level in reversed(levels) if any(os.path.dirname(e) == level for e in entries))
+        found = (folder, tuple(sorted(entries)))
     _applications[key] = found
     return found
+
+
+def _inside_a_package(directory: str, top: str) -> bool:
+    """Whether a folder above ``directory``, up to ``top``, is a package."""
+    while directory.startswith(top) and directory != top:
+        directory = os.path.dirname(directory)
+        if os.path.isfile(os.path.join(directory, "__init__.py")):
+            return True
+    return False
 
 
 def _entry_mode(entry: str, folder: str) -> EntryMode:
@@ -463,8 +426,10 @@ def mode_of(path: str, bound: str | None) -> ModuleMode:
     reaching = [mode for mode in modes if target in reached_from(mode.entry)]
     from ms_lint.model.project import INDEX
 
-    if not reaching and os.path.dirname(INDEX.source_roots(path)[0]) == folder:
-        # scripts beside the folder the module's packages lie in, none of which imports it: not its application
+    source_root = INDEX.source_roots(path)[0]
+    if not reaching and source_root != folder and source_root.startswith(os.path.join(folder, "")):
+        # scripts in a folder above the one the module's packages lie in, none of which imports it: not known to be
+        # its application
         return ModuleMode(GRAPH, "a library, checked as its users would compile it")
     graph = sorted((mode for mode in (reaching or modes) if mode.mode == GRAPH),
                    key=lambda mode: not os.path.basename(mode.entry).startswith("train"))  # training first

@@ -198,9 +198,10 @@ class GraphCode:
                     # a construct the Cell inherits from a base that is no Cell (a mixin): compiled for this Cell
                     found = info.find_method(name)
                     if found is None:
-                        found = self.method_of(info, name, through_cells=False)
-                        if found is not None and found[0] is not self and not found[1].is_cell:
-                            self._inherited_roots.append((found, label, self.mode != "graph", strict))
+                        if name == "construct":  # (a bprop is looked for among this module's classes only)
+                            found = self.method_of(info, name, through_cells=False)
+                            if found is not None and found[0] is not self and not found[1].is_cell:
+                                self._inherited_roots.append((found, label, self.mode != "graph", strict))
                     elif not found[0].is_cell:
                         self.cell_roots.add(label)
                         add_root(found[1], found[0], f"{name} of Cell {info.name}", strict, label,
@@ -443,18 +444,26 @@ class GraphCode:
             self._keyword_arguments = found
         return self._keyword_arguments
 
-    def _user_method(self, caller: GraphFunction, func: ast.Attribute):
+    def _user_method(self, caller: GraphFunction, func: ast.Attribute, external: bool = True):
         """``(facts of its module, class, method)`` of the method ``obj.method`` or ``self.obj.method`` calls: of a
         user object (``self.scaler.apply(x)``), a ``@jit_class`` instance the Cell holds or a local name holds
         (``self.sched.step(x)`` after ``self.sched = Scheduler()``), or a sub-cell (``self.encoder.set_mode(m)``),
-        whose class is this module's or another module's of the project; None when the model cannot name it."""
-        found = self._receiver_class(caller, func.value)
+        whose class is this module's or another module's of the project (only this module's unless ``external``);
+        None when the model cannot name it."""
+        found = self._receiver_class(caller, func.value, external)
         if found is None:
             return None
         facts, info = found
-        return facts.method_of(info, func.attr)
+        return self._method(facts, info, func.attr, external)
 
-    def _receiver_class(self, caller: GraphFunction, receiver: ast.AST):
+    def _method(self, facts, info: ClassInfo, name: str, external: bool):
+        """``method_of``, or, unless ``external``, only among the classes of this module."""
+        if external:
+            return facts.method_of(info, name)
+        found = info.find_method(name) if facts is self else None
+        return (self, *found) if found is not None else None
+
+    def _receiver_class(self, caller: GraphFunction, receiver: ast.AST, external: bool = True):
         """``(facts, ClassInfo)`` of the class of the object ``receiver`` holds in ``caller``, where the model can
         name it: a user object (``object_type``), a sub-cell of this module, or what ``self.<attribute> = X(...)``
         or a local ``x = X(...)`` built, in this module or another module of the project."""
@@ -462,7 +471,7 @@ class GraphCode:
         if user_type is not None:
             module = user_type.module
             info = module.classes.get(user_type.key) if module is not None else None
-            return (module, info) if info is not None else None
+            return (module, info) if info is not None and (external or module is self) else None
         if isinstance(receiver, ast.Attribute):
             # a sub-cell of this module's classes: self.encoder.set_attention_type("full")
             info = self.class_called(caller, receiver)
@@ -477,20 +486,26 @@ class GraphCode:
             qualname = self.qualname(value.func) if isinstance(value, ast.Call) else None
         else:
             return None
-        return self.class_of(qualname)
+        return self.class_of(qualname, external)
 
-    def class_of(self, qualname: str | None):
+    def class_of(self, qualname: str | None, external: bool = True):
         """``(facts, ClassInfo)`` of the class ``qualname`` names in this module or another module of the
-        project; None for any other name."""
+        project; None for any other name (answered once per name)."""
         if not qualname:
             return None
         local = self.local_class(qualname)
         if local is not None:
             return self, local
-        if self._other_module_class(qualname) is None:
+        if not external:
             return None
-        found = project_class_facts(self.path, qualname, self.settings)
-        return (found[0], found[0].classes[found[1]]) if found is not None else None
+        if qualname in self._classes_of:
+            return self._classes_of[qualname]
+        found = None
+        if self._other_module_class(qualname) is not None:
+            found = project_class_facts(self.path, qualname, self.settings)
+            found = (found[0], found[0].classes[found[1]]) if found is not None else None
+        self._classes_of[qualname] = found
+        return found
 
     def class_called(self, caller: GraphFunction, receiver: ast.AST) -> ClassInfo | None:
         """The class of this module whose method ``<receiver>.f(...)`` calls in ``caller``: ``self``'s class, a class
@@ -536,21 +551,21 @@ class GraphCode:
         a sub-cell or held object (``self.block.shift(x)``, a ``@jit_class`` instance) and ``type(...)`` of one; a
         static method's first parameter takes the first argument, a classmethod's ``cls`` none. Calls to functions of
         the project's other modules are ``external_calls``."""
-        for node, facts, target, owner, bound in self._resolved_calls(caller):
-            if facts is self:
-                yield node, target, owner, parameter_kinds_of_call(caller, node, target, bound)
+        for node, facts, target, owner, bound in self._resolved_calls(caller, external=False):
+            yield node, target, owner, parameter_kinds_of_call(caller, node, target, bound)
 
     def external_calls(self, caller: GraphFunction):
         """Each call in ``caller`` to a function or method defined in another module of the project (a helper it
         imports, a method inherited from a mixin or base class there, a method of an object whose class is there):
         (the call, the facts of that module, the function, its class, the kinds the call passes)."""
-        for node, facts, target, owner, bound in self._resolved_calls(caller):
+        for node, facts, target, owner, bound in self._resolved_calls(caller, external=True):
             if facts is not self:
                 yield node, facts, target, owner, parameter_kinds_of_call(caller, node, target, bound)
 
-    def _resolved_calls(self, caller: GraphFunction):
+    def _resolved_calls(self, caller: GraphFunction, external: bool):
         """(call, facts of the callee's module, callee, its class, whether its first parameter is bound) for each
-        call in ``caller`` whose callee the model can name, in this module or another of the project."""
+        call in ``caller`` whose callee the model can name, in this module or, with ``external``, another of the
+        project (whose modules are read only then)."""
         for node in caller.nodes_of(ast.Call):
             func = node.func
             target: FunctionNode | None = None
@@ -572,41 +587,42 @@ class GraphCode:
                         elif func.attr not in ("construct", "bprop", "__init__"):
                             # a method a base or mixin of another module defines, or the ``__call__`` of an object
                             # the Cell holds (``self.processor(x)`` with a ``@jit_class`` processor)
-                            inherited = self.method_of(caller.owner, func.attr)
+                            inherited = self.method_of(caller.owner, func.attr) if external else None
                             if inherited is None:
-                                held = self._receiver_class(caller, func)
-                                inherited = held[0].method_of(held[1], "__call__") if held is not None else None
+                                held = self._receiver_class(caller, func, external)
+                                inherited = self._method(*held, "__call__", external) if held is not None else None
                             if inherited is not None:
                                 facts, owner, target = inherited
                                 bound = not is_static(target)
-                elif self.class_of(self.qualname(func.value)) is not None:
-                    facts, info = self.class_of(self.qualname(func.value))
-                    found = facts.method_of(info, func.attr)
+                elif self.class_of(self.qualname(func.value), external) is not None:
+                    facts, info = self.class_of(self.qualname(func.value), external)
+                    found = self._method(facts, info, func.attr, external)
                     if found is not None:
                         facts, owner, target = found
                         bound = is_classmethod(target)  # Block.make_mask(x): cls is filled
-                elif func.value.id not in caller.env and self._other_module_function(self.qualname(func)):
+                elif external and func.value.id not in caller.env and self._other_module_function(
+                        self.qualname(func)):
                     facts, target = self._other_module_function(self.qualname(func))  # utils.helper(x)
                 else:
-                    found = self._user_method(caller, func)
+                    found = self._user_method(caller, func, external)
                     if found is not None:
                         facts, owner, target = found
                         bound = not is_static(target)
             elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Attribute):
                 # a method of a sub-cell or held object: self.block.make_mask(x), a static one's x is its first
-                found = self._user_method(caller, func)
+                found = self._user_method(caller, func, external)
                 if found is not None:
                     facts, owner, target = found
                     bound = not is_static(target)
             elif isinstance(func, ast.Attribute) and _type_of(func.value) is not None:
                 # type(self.block).shift(x): the class's function, unbound unless a classmethod
-                found = self._user_method(caller, ast.Attribute(value=_type_of(func.value), attr=func.attr))
+                found = self._user_method(caller, ast.Attribute(value=_type_of(func.value), attr=func.attr), external)
                 if found is not None:
                     facts, owner, target = found
                     bound = is_classmethod(target)
             elif isinstance(func, ast.Attribute) and _is_super(func.value) and caller.owner is not None:
                 # super().helper(x): the method the bases define
-                found = self._super_method(caller.owner, func.attr)
+                found = self._super_method(caller.owner, func.attr, external)
                 if found is not None and func.attr not in ("construct", "bprop", "__init__"):
                     facts, owner, target = found
                     bound = not is_static(target)
@@ -614,8 +630,7 @@ class GraphCode:
                 local = self.local_function(func) if func.id not in caller.env else None
                 if local is not None:
                     target = local
-                elif func.id not in caller.env and self.qualname(func) and (
-                        self._other_module_function(self.qualname(func))):
+                elif external and func.id not in caller.env and self._other_module_function(self.qualname(func)):
                     facts, target = self._other_module_function(self.qualname(func))
                 elif self.mode == "pynative" or caller.owner is None:
                     for target, owner, kinds in self._called_through_global(func.id):
@@ -634,12 +649,14 @@ class GraphCode:
         found = project_function(self, qualname)
         return found if isinstance(found, tuple) and found[0] is not self else None
 
-    def _super_method(self, owner: ClassInfo, name: str):
+    def _super_method(self, owner: ClassInfo, name: str, external: bool):
         """``(facts, class, method)`` that ``super().name`` finds from a method of ``owner``: the first of its bases,
         in this module or the project's other modules, that has it."""
         for info in owner.lineage()[1:]:
             if name in info.methods:
                 return self, info, info.methods[name]
+        if not external:
+            return None
         for local in owner.lineage():
             for base in local.node.bases:
                 found = self.class_of(self.qualname(base))

@@ -107,6 +107,7 @@ class ModuleFacts(ClassFacts, GraphCode):
         self.qualname = self.scopes.qualname  # asked hundreds of times per file: no wrapper call in between
         # qualified name -> what class_of_constructor says; asked for every call, answered once per name
         self._classes_named: dict[str, BuiltClass | None] = {}
+        self._classes_of: dict[str, tuple | None] = {}  # qualified name -> what class_of answered
         self._sub_cells: dict[str, set[str]] | None = None
         self._sub_cell_of: dict[tuple[int, str], ClassInfo | None] = {}  # (id(class), attribute) -> its sub-cell
         self._keyword_arguments: dict[str, object] | None = None
@@ -146,6 +147,7 @@ class ModuleFacts(ClassFacts, GraphCode):
         self._graph_by_node = {}
         self._eager_functions = None
         self._classes_named = {}
+        self._classes_of = {}
 
     # -- indexing: one walk over the module ---------------------------------------------------------------
 

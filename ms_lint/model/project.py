@@ -111,7 +111,9 @@ class ProjectIndex:
         # module without a root of graph code); the Python files under each source root.
         self._graph_summaries: dict[tuple, tuple[float, dict]] = {}
         self._summarising: set[str] = set()
-        self._calls_of: dict[str, tuple[float, tuple[frozenset[str], frozenset[str]] | None]] = {}
+        self._root_calls_of: dict[str, tuple[float, frozenset[str]]] = {}
+        self._indexes: dict[str, dict[str, list[tuple[str, str]]]] = {}
+        self._imports_of: dict[str, tuple[float, tuple[str, ...]]] = {}
         self._project_listings: dict[str, tuple[tuple[str, str], ...]] = {}
         self._source_roots_of = lru_cache(maxsize=1024)(_source_roots_of)
         self._in_project = lru_cache(maxsize=4096)(_in_project)
@@ -357,26 +359,52 @@ class ProjectIndex:
 
         Each other module is read alone, as if no other module called it, so the answer does not depend on the
         order files are checked in; a call through a module that is itself graph code only because a third module
-        calls it is not followed. Only modules that may make such a call are read: those whose text holds a root of
-        graph code (``construct``, ``bprop``, ``jit``), calls one of the names and imports one of the module's own
-        names or the module itself (each found through ``find_module_file``, so that a result cache checks this
-        file again when one of them changes; one that comes to call it later is not seen until this file is
-        checked again)."""
+        calls it is not followed. Only modules that may make such a call are read, the smallest first: those that
+        import the module (or a package that re-exports it), whose roots, as their text says, call one of the names
+        as a root would call it, and, for a method, that name its class. Each is found through
+        ``find_module_file``, so that a result cache checks this file again when one of them changes; one that comes
+        to call it later is not seen until this file is checked again. Once ``_CALLERS_READ`` modules compile a
+        function in either mode, the later ones are not read for its name: what they pass and their roots are left
+        out."""
         path = module.path
         if not path or not os.path.isfile(path):
             return {}
         own = os.path.abspath(path)
-        names = set().union(*candidates.values())
-        stem = os.path.splitext(os.path.basename(own))[0]
-        spelled = {stem if stem != "__init__" else os.path.basename(os.path.dirname(own)), *candidates.get("", ())}
-        spelled.update(key.rsplit(".", 1)[-1] for key in candidates if key)
+        # how a root's code would call each (``_root_calls``): a helper by name or through its module, a method of a
+        # base class or mixin through ``self``, of a sub-cell through ``self.<attribute>``, of any other object
+        # through whatever holds it; a Tensor method's name on an object is taken for the Tensor's
+        # (``self.pos_embed.to(dtype)``)
+        from ms_lint.mindspore_api import tensor_methods
+
+        # (and a module that calls a method names its class: it derives from it, builds it or annotates it)
+        tensor = tensor_methods()
+        wanted = set()
+        classes_of: dict[str, set[str]] = {}  # each mark -> the names of the classes whose method it may call
+        for class_key, functions in candidates.items():
+            info = module.classes.get(class_key) if class_key else None
+            kinds = ("f", "o") if info is None else ("s", "a") if info.is_cell else ("s", "a", "o")
+            for kind in kinds:
+                for name in functions:
+                    if (name.startswith("__") and (name != "__call__" or info is None or info.is_cell)) or (
+                            kind in ("a", "o") and name in tensor):
+                        continue  # graph code runs a Cell's construct, not its ``__call__``
+                    wanted.add(f"{kind}:{name}")
+                    classes_of.setdefault(f"{kind}:{name}", set()).add(info.name if info is not None else "")
         roots = self.source_roots(path)
         found: dict[tuple[str, str], tuple] = {}
-        for module_file, module_name in self._project_files(roots[0]):
-            if module_file == own:
+        # the functions enough modules compile (in either mode): the modules after them are not read for them
+        callers: dict[tuple[str, str], int] = {}
+        index = self._calls_index(roots[0])
+        # the smallest first: each is analysed, and the first that compiles a function may be all that is read
+        for module_file, module_name in sorted({entry for name in wanted for entry in index.get(name, ())},
+                                               key=lambda entry: (_size(entry[0]), entry)):
+            marks = wanted & self._root_calls(module_file)
+            if not marks:
+                continue  # those it calls are all read already, or its text changed since the index was made
+            if module_file == own or not self._imports_module(module_file, own):
                 continue
-            calls = self._names_called(module_file)
-            if calls is None or calls[0].isdisjoint(names) or calls[1].isdisjoint(spelled):
+            named = {name for mark in marks for name in classes_of[mark]}
+            if "" not in named and not self._names_any(module_file, named):
                 continue
             if self.find_module_file(module_name, roots) != module_file:
                 continue
@@ -386,6 +414,10 @@ class ProjectIndex:
                 if target != own or name not in candidates.get(class_key, ()):
                     continue
                 labelled = {f"{label} ({where})": only for label, only in labels.items()}
+                if not all(labelled.values()):
+                    callers[(class_key, name)] = callers.get((class_key, name), 0) + 1
+                    if callers[(class_key, name)] >= _CALLERS_READ:
+                        wanted.difference_update(f"{kind}:{name}" for kind in "fsao")
                 known = found.get((class_key, name))
                 if known is None:
                     found[(class_key, name)] = (dict(kinds), dict(values), labelled, strict)
@@ -402,16 +434,31 @@ class ProjectIndex:
             self._project_listings[root] = _list_python_files(root)
         return self._project_listings[root]
 
-    def _names_called(self, module_file: str) -> tuple[frozenset[str], frozenset[str]] | None:
-        """(the names the file calls, as ``name(`` or ``.name(``; the names its import statements spell) for a file
-        whose text holds a root of graph code, else None; read once per modification time."""
+    def _calls_index(self, root: str) -> dict[str, list[tuple[str, str]]]:
+        """For the Python files under ``root`` (``_project_files``): each name as ``_root_calls`` marks it -> the
+        files (and module names) whose roots call it; made once per process."""
+        index = self._indexes.get(root)
+        if index is None:
+            index = self._indexes[root] = {}
+            for module_file, module_name in self._project_files(root):
+                for name in self._root_calls(module_file):
+                    index.setdefault(name, []).append((module_file, module_name))
+        return index
+
+    def _root_calls(self, module_file: str) -> frozenset[str]:
+        """The names called in the functions of the module its roots reach, as its text says: ``construct``,
+        ``bprop`` and functions decorated with a ``jit``, then the functions of the module of the names they call
+        (``helper(x)``, ``self.helper(x)``). Each name is marked with how it is called: ``f:name`` (``name(...)``),
+        ``s:name`` (``self.name(...)``, ``cls.name(...)``, ``super().name(...)``; ``local:name`` for a name the
+        module defines a function of), ``a:name`` (``self.x.name(...)``), ``o:name`` (any other ``x.name(...)``);
+        ``s:construct`` and ``s:bprop`` for a module with a class that derives from another. A superset of what its
+        graph code calls, for a module whose text holds a root; read once per modification time."""
         try:
             status = os.stat(module_file)
         except OSError:
-            return None
-        modified = status.st_mtime
-        known = self._calls_of.get(module_file)
-        if known is not None and known[0] == modified:
+            return frozenset()
+        known = self._root_calls_of.get(module_file)
+        if known is not None and known[0] == status.st_mtime:
             return known[1]
         data = b""
         if stat.S_ISREG(status.st_mode):  # a FIFO named like a module would block the read
@@ -420,14 +467,83 @@ class ProjectIndex:
                     data = handle.read()
             except OSError:
                 pass
-        result = None
-        if b"construct" in data or b"bprop" in data or b"jit" in data:
-            called = frozenset(name.decode() for name in set(_CALLED_NAME.findall(data)))
-            imported = frozenset(name.decode() for statement in IMPORT_STATEMENT_BYTES.finditer(data)
-                                 for name in _WORD.findall(statement.group(0)))
-            result = (called, imported)
-        self._calls_of[module_file] = (modified, result)
+        found = _names_called_from_roots(data) if (
+            b"construct" in data or b"bprop" in data or b"jit" in data) else frozenset()
+        self._root_calls_of[module_file] = (status.st_mtime, found)
+        return found
+
+    def imported_files(self, path: str) -> tuple[str, ...]:
+        """The project files the module at ``path`` imports, as its import statements' text says (each package on the
+        way included), found as Python finds them from its source roots; read once per modification time."""
+        try:
+            status = os.stat(path)
+        except OSError:
+            return ()
+        known = self._imports_of.get(path)
+        if known is not None and known[0] == status.st_mtime:
+            return known[1]
+        text = ""
+        if stat.S_ISREG(status.st_mode):  # a FIFO named like a module would block the read
+            try:
+                text = read_source(path)
+            except OSError:
+                pass
+        roots = tuple(self.source_roots(path))
+        found: dict[str, None] = {}
+
+        def add(module: str, base_roots: tuple[str, ...]) -> None:
+            parts = module.split(".")
+            for end in range(1, len(parts) + 1):
+                located = self._find_module_file(".".join(parts[:end]), base_roots)
+                if located is not None:
+                    found[located] = None
+
+        for source, names, plain in IMPORT_STATEMENT_TEXT.findall(text):
+            if plain:
+                for item in plain.split(","):
+                    module = item.split(" as ")[0].strip()
+                    if module.replace(".", "").replace("_", "").isalnum():
+                        add(module, roots)
+                continue
+            listed = [item.split(" as ")[0].strip(" ()\n\t\\") for item in names.strip("()").split(",")]
+            listed = [name for name in listed if name.isidentifier()]
+            level = len(source) - len(source.lstrip("."))
+            module = source[level:]
+            if level:
+                base = os.path.dirname(os.path.abspath(path))
+                for _ in range(level - 1):
+                    base = os.path.dirname(base)
+                if module:
+                    add(module, (base,))
+                for name in listed:
+                    add(f"{module}.{name}" if module else name, (base,))
+            elif module:
+                add(module, roots)
+                for name in listed:
+                    add(f"{module}.{name}", roots)
+        found.pop(os.path.abspath(path), None)
+        result = tuple(found)
+        self._imports_of[path] = (status.st_mtime, result)
         return result
+
+    @staticmethod
+    def _names_any(module_file: str, words: set[str]) -> bool:
+        """Whether the file's text holds one of ``words`` as a word."""
+        try:
+            with open(module_file, "rb") as handle:
+                data = handle.read()
+        except OSError:
+            return False
+        return any(word.encode() in data and re.search(rb"\b" + re.escape(word.encode()) + rb"\b", data)
+                   for word in words)
+
+    def _imports_module(self, importer: str, module_file: str) -> bool:
+        """Whether ``importer`` imports ``module_file``, or a package whose ``__init__.py`` imports it (a name the
+        package re-exports)."""
+        imported = self.imported_files(importer)
+        return module_file in imported or any(
+            os.path.basename(other) == "__init__.py" and module_file in self.imported_files(other)
+            for other in imported)
 
     def _graph_summary(self, module_file: str, settings: Settings) -> dict:
         """``ModuleFacts.outgoing_calls`` of the module read alone, kept for the process by file version."""
@@ -456,6 +572,7 @@ class ProjectIndex:
     def forget_listings(self) -> None:
         """List the project's files again when next asked (after files were added, in a long-lived process)."""
         self._project_listings.clear()
+        self._indexes.clear()
 
     def project_function(self, module: "ModuleFacts", qualname: str, hops: int = 0):
         """The module-level function ``qualname`` names, seen from ``module``: ``(facts, FunctionDef)`` in this
@@ -521,12 +638,66 @@ class ProjectIndex:
         return (found[0], found[2]) if found else None
 
 
-# A name called (``name(``, ``.name(``), read from a file's bytes; the words of an import statement.
-_CALLED_NAME = re.compile(rb"\b(\w++)\(")
-_WORD = re.compile(rb"\w+")
+# How many modules compiling a function are read for what they pass it (see ``graph_calls_into``).
+_CALLERS_READ = 1
+# A name called: ``name(`` or ``.name(``; ``self.name(`` (``cls.``, ``super().``) or ``self.x.name(``; a ``def``; a
+# class with a base.
+_CALLED_NAME_TEXT = re.compile(r"(\.?)\b(\w++)\s*\(")
+_CALLED_ON_SELF_TEXT = re.compile(r"\b(?:self|cls|super\(\))\.(?:(\w++)\.)?(\w++)\s*\(")
+_DEFINITION = re.compile(r"[ \t]*(?:async[ \t]+)?def[ \t]+(\w+)[ \t]*\(")
+_SUBCLASS = re.compile(r"^[ \t]*class[ \t]+\w+[ \t]*\([ \t]*[\w.]", re.MULTILINE)
 # An import statement: ``from PACKAGE import NAMES`` (NAMES possibly in parentheses over lines) or ``import NAMES``.
-IMPORT_STATEMENT = r"^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n#;]*)|import[ \t]+([^\n#;]+))"
-IMPORT_STATEMENT_BYTES = re.compile(IMPORT_STATEMENT.encode(), re.MULTILINE)
+IMPORT_STATEMENT_TEXT = re.compile(
+    r"^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n#;]*)|import[ \t]+([^\n#;]+))", re.MULTILINE)
+
+
+def _size(path: str) -> int:
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0
+
+
+def _names_called_from_roots(data: bytes) -> frozenset[str]:
+    """See ``ProjectIndex._root_calls``: read from the text, a function's code being the lines after its ``def``
+    indented deeper than it."""
+    text = data.decode("utf-8", errors="replace")
+    lines = text.split("\n")
+    indents = [len(line) - len(line.lstrip()) if line.strip() and not line.lstrip().startswith("#") else -1
+               for line in lines]
+    definitions: dict[str, list[tuple[int, int]]] = {}  # name -> (first line, last line + 1) of each function
+    roots = []
+    for number, line in enumerate(lines):
+        match = _DEFINITION.match(line)
+        if match is None:
+            continue
+        end = number + 1
+        while end < len(lines) and (indents[end] < 0 or indents[end] > indents[number]):
+            end += 1
+        definitions.setdefault(match.group(1), []).append((number, end))
+        decorated = number > 0 and lines[number - 1].lstrip().startswith("@") and "jit" in lines[number - 1]
+        if match.group(1) in ("construct", "bprop") or decorated:
+            roots.append((number, end))
+    names: set[str] = set()
+    if _SUBCLASS.search(text):
+        names.update(("s:construct", "s:bprop"))  # a construct a Cell inherits from a mixin
+    reached = set(roots)
+    while roots:
+        start, end = roots.pop()
+        code = "\n".join(lines[start + 1:end])
+        called = [(f"{'o' if dot else 'f'}:{name}", name) for dot, name in _CALLED_NAME_TEXT.findall(code)]
+        called += [(f"{'a' if attribute else ('local' if name in definitions else 's')}:{name}", name)
+                   for attribute, name in _CALLED_ON_SELF_TEXT.findall(code)]
+        for marked, name in called:
+            names.add(marked)
+            if marked[0] in "fl":  # a function or a method of this module: its code is reached too
+                for body in definitions.get(name, ()):
+                    if body not in reached:
+                        reached.add(body)
+                        roots.append(body)
+        if "self." in code:
+            names.add("a:__call__")  # ``self.processor(x)``: a held object's ``__call__``
+    return frozenset(names)
 
 
 def _kept_summary(kept: tuple) -> ModuleSummary | None:
