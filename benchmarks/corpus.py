@@ -194,19 +194,40 @@ def _inferred(value: str) -> str:
     return "" if value == "infer" else value
 
 
-def targets_of(directories: dict[str, Path], args: argparse.Namespace) -> dict[str, dict]:
-    """Each package's target, as ms-lint resolves it for the package's files (Target.to_dict())."""
+def targets_of(directories: dict[str, Path], args: argparse.Namespace) -> tuple[dict[str, dict], dict[str, dict]]:
+    """``(each package's target, its projects)``: the target of its first file's project (Target.to_dict()), and
+    every project its files belong to (the project's folder relative to the package's directory -> its target), as
+    ms-lint resolves them."""
     from ms_lint.settings import Settings
     from ms_lint.target import target_from_settings
 
     settings = Settings(mode=_inferred(args.mode), syntax_level=_inferred(args.syntax_level),
                         device=_inferred(args.device), version=args.ms_version)
-    targets = {}
+    targets, projects = {}, {}
     for spec, directory in directories.items():
         files = member_files(spec, directory)
-        if files:
-            targets[spec] = target_from_settings(settings, str(directory / files[0])).to_dict()
-    return targets
+        if not files:
+            continue
+        mine = projects[spec] = {}
+        for relative in files:
+            target = target_from_settings(settings, str(directory / relative))
+            folder = os.path.relpath(target.project, directory)
+            if folder not in mine:
+                mine[folder] = target.to_dict()
+        targets[spec] = target_from_settings(settings, str(directory / files[0])).to_dict()
+    return targets, projects
+
+
+def project_counts(projects: dict[str, dict]) -> dict[str, tuple[int, int, int]]:
+    """Per repository (a member's name before ``:``): (members, projects, distinct targets)."""
+    counts: dict[str, tuple[set, set, set]] = {}
+    for spec, mine in projects.items():
+        members, folders, targets = counts.setdefault(spec.split(":")[0], (set(), set(), set()))
+        members.add(spec)
+        folders.update(mine)
+        targets.update(json.dumps({k: v for k, v in target.items() if k != "origins"}, sort_keys=True)
+                       for target in mine.values())
+    return {name: (len(members), len(folders), len(targets)) for name, (members, folders, targets) in counts.items()}
 
 
 def member_files(spec: str, directory: Path) -> list[str]:
@@ -302,6 +323,8 @@ def print_report(summary: dict) -> None:
         print(f"target of {spec}: {target['device']} ({origins.get('device')}), {target['syntax_level']} "
               f"({origins.get('syntax_level')}), {target['mode']} ({origins.get('mode')}), MindSpore "
               f"{target['mindspore_version']} ({origins.get('version')})", file=out)
+    for name, (members, projects, targets) in project_counts(summary.get("projects", {})).items():
+        print(f"{name}: {members} member(s), {projects} project(s), {targets} distinct target(s)", file=out)
     print(f"MS900 (ms-lint could not check the file): {len(summary['ms900'])}", file=out)
     for entry in summary["ms900"]:
         print(f"  {entry['package']}: {entry['path']}: {entry['message']}", file=out)
@@ -361,7 +384,7 @@ def main(argv: list[str] | None = None) -> int:
                            "version": args.ms_version or "infer",
                            "per_path_modes": {} if args.no_project_config else PER_PATH_MODES,
                            "tensor_methods": {} if args.no_project_config else TENSOR_METHODS}
-    summary["targets"] = targets_of(directories, args)
+    summary["targets"], summary["projects"] = targets_of(directories, args)
     print_report(summary)
     if args.json:
         args.json.write_text(json.dumps(summary, indent=1) + "\n")

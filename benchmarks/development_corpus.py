@@ -12,8 +12,8 @@ research models, each a folder with its own scripts) is split per application fo
 both halves hold applications of every domain. The split depends only on ``SEED`` and each member's name: it was
 drawn before any member's findings were read, and it does not change when ms-lint does. Each repository is unpacked
 whole (the files of the pinned commit, but for data files of 4 MiB and more) into
-``benchmarks/.corpus/development/<owner>+<name>/``, so that each application is checked inside its repository, as
-its users meet it; only the files of the chosen half are checked.
+``benchmarks/.corpus/development/<owner>+<name>/`` and made a git repository of its own (as a clone is), so that each
+application is checked inside its repository, as its users meet it; only the files of the chosen half are checked.
 """
 from __future__ import annotations
 
@@ -118,6 +118,8 @@ def extract(destination: Path = DEFAULT_DESTINATION, mirror: Path | None = None)
                 subprocess.run(["git", "clone", "--bare", "--filter=blob:limit=4m",
                                 f"https://github.com/{repository.name}.git", str(git_dir)], check=True)
         skipped = _unpack(git_dir, repository.commit, target)
+        # a clone's root: ms-lint (and git) find the repository's root here, not in whatever checkout holds the corpus
+        subprocess.run(["git", "init", "-q", str(target)], check=True)
         marker.write_text(repository.commit)
         print(f"unpacked {repository.name} at {repository.commit[:12]} into {target}"
               f"{f' ({skipped} files of 4 MiB or more left out)' if skipped else ''}", file=sys.stderr)

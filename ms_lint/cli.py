@@ -16,10 +16,10 @@ SUBCOMMANDS = ("check", "rules", "validate", "parity")
 
 
 class ArgumentParser(argparse.ArgumentParser):
-    """argparse, with every subcommand's usage errors under the one prefix the commands print their errors with."""
+    """argparse, with every subcommand's usage errors as one line under the one prefix the commands print their
+    errors with (no usage line before it: ``--help`` shows that)."""
 
     def error(self, message: str):
-        self.print_usage(sys.stderr)
         self.exit(2, f"{ERROR_PREFIX}{message}\n")
 
 

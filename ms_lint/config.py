@@ -85,6 +85,9 @@ class LintOptions:
     cache: bool = True
     statistics: bool = False  # count the findings per code after the report
     sources: list[ConfigSource] = field(default_factory=list)
+    # option name -> the configuration file it was read from (``"setup.cfg [flake8]"``); not there: the command line
+    # or the default
+    read_from: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self):
         self._deciders: dict[tuple[str, ...], Any] = {}
@@ -139,7 +142,7 @@ class LintOptions:
         """The target the file at ``path`` is checked against: these settings, the rest inferred from its project."""
         from ms_lint.target import target_from_settings
 
-        return target_from_settings(self.settings, path)
+        return target_from_settings(self.settings, path, self.read_from)
 
     def fingerprint_for(self, path: str) -> str:
         """``fingerprint`` and the target of the file at ``path``, inferred parts included: a project that comes to
@@ -509,9 +512,11 @@ def resolve_options(
 
     values: dict[str, Any] = {}
     sources = []
+    read_from: dict[str, str] = {}
     for source, layer in read_config_files(cwd, config_file, isolated):
         values.update(layer)
         sources.append(source)
+        read_from.update(dict.fromkeys(layer, str(source)))
     base = os.path.abspath(cwd or os.getcwd())
     for name, raw in (command_line or {}).items():
         if raw is None:
@@ -519,8 +524,9 @@ def resolve_options(
         if name not in OPTIONS:
             raise ConfigError(f"unknown option {name!r}")
         values[name] = _parse_value(name, raw, f"--{name}", base)
+        read_from.pop(name, None)
 
-    options = LintOptions(sources=sources)
+    options = LintOptions(sources=sources, read_from=read_from)
     options.select = values.get("select")
     options.ignore = values.get("ignore")
     options.extend_select = values.get("extend-select", [])

@@ -15,6 +15,9 @@ class Finding:
     ``data``: the facts the message is made from (the missing name, the method, the built type, the devices and
     levels the claim holds for), as JSON values: what every consumer (JSON/SARIF output, the validator) reads
     instead of the message text.
+    ``target``: the target the finding was judged against, as JSON values (``Target.summary()``: ``device``,
+    ``mindspore_version``, ``mode``, ``syntax_level`` and ``project``, the root of the file's project); the lint
+    library sets it on every finding it reports (``ms-lint check``, ``ms-lint validate``), empty elsewhere.
     """
 
     path: str
@@ -25,6 +28,7 @@ class Finding:
     scope: str = ""
     node: ast.AST | None = field(default=None, compare=False, repr=False, hash=False)
     data: Mapping[str, Any] = field(default_factory=dict, compare=False, hash=False)
+    target: Mapping[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
     @property
     def text(self) -> str:
@@ -40,4 +44,5 @@ class Finding:
             "message": self.message,
             "scope": self.scope,
             "data": dict(self.data),
+            "target": dict(self.target),
         }

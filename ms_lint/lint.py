@@ -83,9 +83,12 @@ def _lint_source(source: str, path: str, options: LintOptions) -> list:
             findings = without_noqa(findings, lines)
         if silenced and not options.disable_noqa:
             silenced = without_noqa(silenced, lines)
-        return [*(Reported(replace(finding, node=None), region_of(finding, lines), fixable=fixable(finding))
+        target = options.target_for(path).summary()
+        return [*(Reported(replace(finding, node=None, target=target), region_of(finding, lines),
+                           fixable=fixable(finding))
                   for finding in findings),
-                *(Reported(replace(finding, node=None), properties={SILENCED_BY: finding.data[SILENCED_BY]})
+                *(Reported(replace(finding, node=None, target=target),
+                           properties={SILENCED_BY: finding.data[SILENCED_BY]})
                   for finding in silenced)]
 
 
@@ -143,7 +146,9 @@ def _lint_bytes(data: bytes, path: str, options: LintOptions) -> list:
     try:
         source = decode_source(data, strict=True)
     except (UnicodeDecodeError, LookupError) as exc:
-        return [Reported(decode_error(path, data, exc))] if options.selected_codes(path) else []
+        if not options.selected_codes(path):
+            return []
+        return [Reported(replace(decode_error(path, data, exc), target=options.target_for(path).summary()))]
     return _lint_source(source, path, options)
 
 
@@ -185,9 +190,13 @@ def _cached_lint(data: bytes, path: str, options: LintOptions, cache) -> tuple[l
     stored = cache.get(key)
     if stored is not None:
         try:
-            return [_reported_from(item) for item in stored], True
+            reported = [_reported_from(item) for item in stored]
         except (TypeError, ValueError, KeyError):
             pass  # an entry of another shape: check the file
+        else:
+            # the target is the key's, but for the project's root, which is not part of it
+            target = options.target_for(path).summary()
+            return [replace(item, finding=replace(item.finding, target=target)) for item in reported], True
     with recording_lookups() as lookups:
         reported = _lint_bytes(data, path, options)
     cache.put(key, lookups, [_reported_to(item) for item in reported])
@@ -268,12 +277,14 @@ def pool_size(requested: int | None, file_count: int) -> int:
 
 
 def check_files(files: Sequence[str], options: LintOptions, *, stdin_display_name: str = "stdin",
-                cache_dir: str | None = None) -> Outcome:
-    """Check ``files``; with ``cache_dir``, reuse the results kept there and keep the new ones."""
+                cache_dir: str | None = None, stdin: bytes | None = None) -> Outcome:
+    """Check ``files``; with ``cache_dir``, reuse the results kept there and keep the new ones. ``stdin``: what to
+    check for ``-`` when standard input was read already (by ``--fix``)."""
     outcome = Outcome()
     paths = [path for path in files if path != STDIN]
     if len(paths) != len(files):
-        outcome.reported.extend(_lint_bytes(read_stdin_bytes(), stdin_display_name, options))
+        outcome.reported.extend(_lint_bytes(read_stdin_bytes() if stdin is None else stdin, stdin_display_name,
+                                            options))
         outcome.files_checked += 1
     for reported, error, cached in _lint_paths(paths, options, cache_dir):
         outcome.reported.extend(reported)

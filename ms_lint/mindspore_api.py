@@ -32,6 +32,14 @@ ARRAY_CONSTRUCTORS = frozenset({
     "tensor", "from_numpy", "randn", "rand", "randint", "normal", "uniform",
 })
 
+# Libraries whose objects are host values that never hold tensor data: symbolic algebra (``sympy.Integer(n)``), what
+# is parsed from files and text (``json.load(f)``, ``yaml.safe_load(f)``, ``re.match(...)``), paths and clocks. Graph
+# code reads them as constants, whatever they are built from; what their methods return is a host value too.
+HOST_VALUE_LIBRARIES = frozenset({
+    "sympy", "json", "yaml", "pickle", "csv", "re", "string", "pathlib", "os", "time", "datetime", "argparse",
+    "configparser", "shlex", "glob", "fnmatch",
+})
+
 # Host random sources: in graph code they run once at compile time, so every step sees the same draw (MS104).
 HOST_RANDOM_MODULES = frozenset({"numpy.random", "random", "torch.random", "secrets"})
 HOST_RANDOM_FUNCTIONS = frozenset({
@@ -66,8 +74,91 @@ LAYER_PARAMETER_NAMES = frozenset({
     "weight", "bias", "gamma", "beta", "moving_mean", "moving_variance", "embedding_table", "alpha",
 })
 # Base classes of MindSpore operators: a subclass is a custom operator, built and called in graph code.
+# The names an ``nn.Cell()`` instance has besides the dunder ones (``dir``, 2.7.1 and 2.10.0 together): what a
+# Cell's own code may read from ``self`` without setting it (``self.training``, ``self.phase``, ``self.cls_name``).
+# tests/test_ground_truth_mapping.py checks the installed MindSpore's Cell has no other.
+CELL_INSTANCE_NAMES = frozenset({
+    'IGNORE_LIST', 'T_destination', '_add_attr', '_add_init_args', '_add_mixed_precision_flag', '_amp_level',
+    '_apply', '_auto_prefix', '_backward_hook', '_backward_pre_hook', '_bprop_debug', '_buffers',
+    '_call_custom_bprop', '_call_post_process', '_call_pre_process', '_cell_backward_hook',
+    '_cell_backward_pre_hook', '_cell_tag', '_cells', '_check_construct_args', '_check_parameter_consistency',
+    '_children_scope_recursive', '_compile_cache', '_compile_phase', '_compiled', '_complex_call', '_construct_sig',
+    '_create_time', '_del_attr', '_dynamic_shape_inputs', '_exist_names', '_exist_objs', '_forward_hook',
+    '_forward_hook_always_called', '_forward_hook_with_kwargs', '_forward_pre_hook',
+    '_forward_pre_hook_with_kwargs', '_get_attr_from_cell', '_get_cell_parallel_mode', '_get_compile_args',
+    '_get_name', '_get_prims_recursively', '_has_config_recompute', '_has_mutable_args_list', '_id', '_in_strategy',
+    '_init_check', '_init_flag', '_is_check_and_refresh', '_is_recursion_hook', '_jit_backward_hook',
+    '_jit_backward_pre_hook', '_jit_config_dict', '_jit_forward_hook', '_jit_forward_pre_hook', '_jit_graph_name',
+    '_lazy_backward_hook', '_lazy_backward_pre_hook', '_lazy_construct_sig', '_lazy_forward_hook',
+    '_lazy_forward_hook_always_called', '_lazy_forward_hook_with_kwargs', '_lazy_forward_pre_hook',
+    '_lazy_forward_pre_hook_with_kwargs', '_lazy_load_state_dict_post_hooks', '_lazy_load_state_dict_pre_hooks',
+    '_lazy_non_persistent_buffers_set', '_lazy_state_dict_hooks', '_lazy_state_dict_pre_hooks',
+    '_lazy_user_parameters', '_load_from_state_dict', '_load_state_dict_post_hooks', '_load_state_dict_pre_hooks',
+    '_mp_comm_recompute', '_named_members', '_no_auto_lazy_inline', '_non_persistent_buffers_set', '_out_strategy',
+    '_parallel_optimizer_comm_recompute', '_parallel_parameter_merge_net_dict', '_parallel_parameter_name_list',
+    '_param_prefix', '_parameter_layout_dict', '_params', '_params_list', '_phase', '_phase_cache', '_predict',
+    '_primitives', '_recompute', '_recompute_cell', '_recompute_slice_activation', '_run_construct',
+    '_run_forward_hook', '_run_forward_pre_hook', '_run_grad_construct', '_save_to_state_dict',
+    '_saved_tensors_pack_hook', '_saved_tensors_unpack_hook', '_scope', '_self_check', '_set_attr_for_cell',
+    '_set_attr_for_object', '_set_attr_for_param_or_param_tuple', '_set_attr_for_parameter_in_list_or_tuple',
+    '_set_attr_for_params', '_set_jit_graph_name', '_set_recompute_scope', '_set_scope', '_shard_fn',
+    '_state_dict_hooks', '_state_dict_pre_hooks', '_update_local_parameters_name', '_user_parameters', 'add_flags',
+    'add_flags_recursive', 'apply', 'arguments_key', 'bprop_debug', 'buffers', 'cast_inputs', 'cell_init_args',
+    'cell_type', 'cells', 'cells_and_names', 'check_names', 'check_names_and_refresh_name', 'cls_name', 'compile',
+    'compile_and_run', 'compile_cache', 'compile_phase', 'compiled', 'construct', 'create_time',
+    'enable_backward_hook', 'exist_names', 'exist_objs', 'extend_repr', 'generate_scope', 'get_buffer',
+    'get_extra_state', 'get_flags', 'get_func_graph_proto', 'get_inputs', 'get_mixed_precision_type',
+    'get_parameters', 'get_scope', 'get_sub_cell', 'global_cells', 'grad_ops_label', 'has_bprop',
+    'init_parameters_data', 'insert_child_to_cell', 'insert_param_to_cell', 'is_top_cell', 'jit_config_dict',
+    'load_state_dict', 'mixed_precision_type', 'name_cells', 'named_buffers', 'offload',
+    'parallel_parameter_merge_net_dict', 'parallel_parameter_name_list', 'param_prefix', 'parameter_layout_dict',
+    'parameters_and_names', 'parameters_broadcast_dict', 'parameters_dict', 'phase', 'phase_cache',
+    'pipeline_segment', 'pipeline_stage', 'recompute', 'register_backward_hook', 'register_backward_pre_hook',
+    'register_buffer', 'register_forward_hook', 'register_forward_pre_hook', 'register_load_state_dict_post_hook',
+    'register_load_state_dict_pre_hook', 'register_parameter_forward_hook', 'register_saved_tensors_hooks',
+    'register_state_dict_post_hook', 'register_state_dict_pre_hook', 'remove_redundant_parameters', 'requires_grad',
+    'run_construct', 'set_boost', 'set_broadcast_flag', 'set_comm_fusion', 'set_data_parallel', 'set_extra_state',
+    'set_grad', 'set_inputs', 'set_jit_config', 'set_mixed_precision_type', 'set_train', 'shard', 'state_dict',
+    'to', 'to_empty', 'to_float', 'total_instance_count', 'trainable_params', 'training', 'untrainable_params',
+    'update_cell_prefix', 'update_cell_type', 'update_parameters_name', 'update_parameters_nameIGNORE_LIST'
+})
 PRIMITIVE_BASES = frozenset({"Primitive", "PrimitiveWithInfer", "PrimitiveWithCheck", "Custom"})
 CELL_CONTAINERS = frozenset({"CellList", "SequentialCell", "CellDict"})
+# The attributes the constructor of a MindSpore class creates as Parameters or ParameterTuples, by class: a subclass's
+# graph code may update them (``self.beta1_power *= self.beta1`` in an ``nn.Adam`` subclass). Every optimizer has
+# its base's (``Optimizer``); ``Conv*`` and ``Dense`` have ``bias`` when built with it. Read from each class built with
+# small arguments on 2.10 and 2.7.1 alike (tests/test_ground_truth_values.py builds them again).
+_OPTIMIZER_BASE = ("_parameters", "parameters", "learning_rate", "global_step")
+_CONVOLUTION_PARAMETERS = ("weight", "bias")
+_NORM_PARAMETERS = ("gamma", "beta")
+BASE_PARAMETER_ATTRIBUTES: dict[str, frozenset[str]] = {name: frozenset(attributes) for name, attributes in {
+    "Optimizer": _OPTIMIZER_BASE,
+    "Adam": (*_OPTIMIZER_BASE, "beta1_power", "beta2_power", "moment1", "moment2"),
+    "AdamOffload": (*_OPTIMIZER_BASE, "beta1_power", "beta2_power", "moment1", "moment2", "params"),
+    "LazyAdam": (*_OPTIMIZER_BASE, "beta1_power", "beta2_power", "moment1", "moment2"),
+    "AdaMax": (*_OPTIMIZER_BASE, "beta1_power", "moment1", "moment2"),
+    "AdamWeightDecay": (*_OPTIMIZER_BASE, "moments1", "moments2"),
+    "Lamb": (*_OPTIMIZER_BASE, "moments1", "moments2", "params"),
+    "Momentum": (*_OPTIMIZER_BASE, "moments", "momentum", "params"),
+    "SGD": (*_OPTIMIZER_BASE, "accum", "momentum", "stat"),
+    "Adagrad": (*_OPTIMIZER_BASE, "accum"),
+    "ProximalAdagrad": (*_OPTIMIZER_BASE, "accum"),
+    "Adadelta": (*_OPTIMIZER_BASE, "accum", "accum_update"),
+    "ASGD": (*_OPTIMIZER_BASE, "ax", "eta", "mu"),
+    "AdaFactor": (*_OPTIMIZER_BASE, "exp_avg", "exp_avg_sq", "exp_avg_sq_col", "exp_avg_sq_row", "step"),
+    "FTRL": (*_OPTIMIZER_BASE, "linear", "moments"),
+    "RMSProp": (*_OPTIMIZER_BASE, "moment", "ms"),
+    "Rprop": (*_OPTIMIZER_BASE, "prev", "step_size"),
+    "Dense": _CONVOLUTION_PARAMETERS,
+    "Conv1d": _CONVOLUTION_PARAMETERS, "Conv2d": _CONVOLUTION_PARAMETERS, "Conv3d": _CONVOLUTION_PARAMETERS,
+    "Conv1dTranspose": _CONVOLUTION_PARAMETERS, "Conv2dTranspose": _CONVOLUTION_PARAMETERS,
+    "Conv3dTranspose": _CONVOLUTION_PARAMETERS,
+    "BatchNorm1d": (*_NORM_PARAMETERS, "moving_mean", "moving_variance"),
+    "BatchNorm2d": (*_NORM_PARAMETERS, "moving_mean", "moving_variance"),
+    "LayerNorm": _NORM_PARAMETERS, "GroupNorm": _NORM_PARAMETERS,
+    "Embedding": ("embedding_table",),
+    "PReLU": ("w",),
+}.items()}
 PARAMETER_CONTAINERS = frozenset({"ParameterTuple"})
 
 
@@ -148,6 +239,7 @@ def _differences() -> dict:
         return {}
 
 
+@lru_cache(maxsize=256)
 def _release(version: str) -> tuple[int, ...]:
     """``2.7.1.post1`` -> ``(2, 7, 1)``, ``2.10`` -> ``(2, 10, 0)``: the release numbers, padded for comparison."""
     from ms_lint.settings import parse_version
@@ -162,6 +254,7 @@ def at_least(version: str, release: tuple[int, ...]) -> bool:
     return _release(version or tables_version()) >= release
 
 
+@lru_cache(maxsize=256)
 def tables_version(version: str = "") -> str:
     """The shipped tables that answer for MindSpore ``version`` ("" = the newest): its own, else the nearest newer
     ones (a release between two shipped ones), else the newest (a newer release) or the oldest (an older one)."""
@@ -191,6 +284,11 @@ def version_note(version: str) -> str | None:
     else:
         why = "not one ms-lint has tables for"
     return f"MindSpore {version} is {why}: its names are checked against MindSpore {used}'s API tables"
+
+
+def older_than_tables(version: str) -> bool:
+    """Whether ``version`` is older than the oldest version ms-lint ships tables for (those answer for it)."""
+    return bool(version) and _release(version) < _shipped()[0][0]
 
 
 def shipped_versions() -> tuple[str, ...]:
@@ -265,6 +363,23 @@ def nn_cell_entry(qualname: str | None, version: str = "") -> dict | None:
     return tables(version)[table].get(name)
 
 
+# Every attribute some MindSpore class creates as a Parameter: only these can be one a base class made.
+CREATED_PARAMETER_NAMES = frozenset(name for names in BASE_PARAMETER_ATTRIBUTES.values() for name in names)
+
+
+def base_parameter_attributes(qualname: str | None, version: str = "") -> frozenset[str]:
+    """The attributes an instance of the ``mindspore.nn`` class ``qualname`` holds as Parameters (or
+    ParameterTuples) once its constructor ran (``BASE_PARAMETER_ATTRIBUTES``; an optimizer not listed has its base
+    ``Optimizer``'s); empty for any other class."""
+    entry = nn_cell_entry(qualname, version) if is_nn_name(qualname) else None
+    if entry is None:
+        return frozenset()
+    found = BASE_PARAMETER_ATTRIBUTES.get(last_name(qualname))
+    if found is None and entry.get("optimizer"):
+        found = BASE_PARAMETER_ATTRIBUTES["Optimizer"]
+    return found or frozenset()
+
+
 def is_mindspore_cell_class(qualname: str | None) -> bool:
     return nn_cell_entry(qualname) is not None
 
@@ -279,13 +394,34 @@ def _tensor_methods(shipped: str) -> NameSet:
     return _name_set(_tables(shipped).get("tensor_methods", ()))
 
 
+@lru_cache(maxsize=4096)  # asked for every call of a layer and every dotted read of a MindSpore module
+def first_missing(qualname: str, version: str = "") -> tuple[str, str] | None:
+    """``(module, name)`` for the first name of the dotted ``qualname`` that its module does not have in MindSpore
+    ``version`` (``("mindspore.nn", "transformer")`` for ``mindspore.nn.transformer.TransformerEncoder``, a module
+    of older versions), going down from ``mindspore`` while the tables know the module; None when every name read is
+    there, or the path leaves what the tables know (a private module)."""
+    owner, _, rest = qualname.partition(".")
+    for part in rest.split(".") if rest else ():
+        names = module_names(owner, version)
+        if names is None:
+            return None
+        if part not in names:
+            return owner, part
+        owner = f"{owner}.{part}"
+    return None
+
+
 def cell_keywords(qualname: str | None, version: str = "") -> tuple[str, ...] | None:
     """The keyword names the MindSpore Cell ``qualname`` (``mindspore.nn.Dense``) takes in MindSpore ``version``;
-    None when it is not one of the generated table's (unknown, or its constructor takes ``**kwargs``)."""
+    None when it is not one of the generated table's Cells (unknown, or its constructor takes ``**kwargs``), or when
+    ``qualname`` names a path that version does not have (``mindspore.nn.transformer.TransformerEncoder`` is an
+    older version's class, not ``nn.TransformerEncoder``). Read from the constructor's signature (``signatures``)."""
+    if qualname is not None and first_missing(qualname, version) is not None:
+        return None
     if is_mint_nn_name(qualname):
-        return _cell_keywords(version).get(f"mindspore.mint.nn.{last_name(qualname)}")
+        return _cell_keywords(tables_version(version)).get(f"mindspore.mint.nn.{last_name(qualname)}")
     if is_nn_name(qualname):
-        return _cell_keywords(version).get(f"mindspore.nn.{last_name(qualname)}")
+        return _cell_keywords(tables_version(version)).get(f"mindspore.nn.{last_name(qualname)}")
     return None
 
 
@@ -313,11 +449,21 @@ def cell_class_names(version: str = "") -> tuple[str, ...]:
 
 @lru_cache(maxsize=None)
 def _cell_class_names(shipped: str) -> tuple[str, ...]:
-    return tuple(sorted({last_name(name) for name in _tables(shipped).get("cell_keywords", {})}))
+    return tuple(sorted({last_name(name) for name in _cell_keywords(shipped)}))
 
 
-def _cell_keywords(version: str = "") -> dict[str, tuple[str, ...]]:
-    return tables(version).get("cell_keywords", {})  # a few keywords each: a tuple answers ``in`` as fast as a set
+@lru_cache(maxsize=None)
+def _cell_keywords(shipped: str) -> dict[str, tuple[str, ...]]:
+    """``{"mindspore.nn.Dense": its constructor's keyword names}`` for the Cells of ``mindspore.nn`` and
+    ``mindspore.mint.nn`` whose constructor takes no ``**kwargs`` (a few keywords each: a tuple answers ``in`` as
+    fast as a set)."""
+    table = {}
+    for cells, namespace in (("nn_cells", "mindspore.nn"), ("mint_nn_cells", "mindspore.mint.nn")):
+        for name in _tables(shipped)[cells]:
+            overloads = signatures(f"{namespace}.{name}", shipped)
+            if overloads is not None and len(overloads) == 1 and not overloads[0].var_keyword:
+                table[f"{namespace}.{name}"] = tuple(sorted(overloads[0].keywords))
+    return table
 
 
 def module_names(module: str, version: str = "") -> NameSet | None:
@@ -364,3 +510,247 @@ def tensor_properties(version: str = "") -> NameSet:
 @lru_cache(maxsize=None)
 def _tensor_properties(shipped: str) -> NameSet:
     return _name_set(_tables(shipped).get("tensor_properties", ()))
+
+
+# --------------------------------------------------------------------------------------------- signatures
+# The generated ``signatures`` table (``ms_lint.tools.signature_tables`` says how it is read): per namespace, per
+# public callable, its overloads, each a parameter list as Python writes one; ``name=?`` for a parameter MindSpore's
+# argument parser names without saying its default; ``["?"]`` where neither Python nor the parser can say.
+UNREADABLE = "?"
+TENSOR = "mindspore.Tensor"
+# A namespace that stores only where it differs from another's (``signature_tables.SIGNATURE_FALLBACK``).
+_SIGNATURE_FALLBACK = {"mindspore.ops.functional": "mindspore.ops"}
+
+
+class Overload(NamedTuple):
+    """One form a callable takes."""
+
+    text: str  # as the table writes it: ``input, dim=None, *, dtype=None``
+    positional: tuple[str, ...]  # the parameters a positional argument fills, in order
+    positional_only: int  # how many of them take no keyword
+    keywords: frozenset[str]  # the names a keyword argument may take
+    required: tuple[str, ...]  # the parameters without a default (never those whose default is not said)
+    var_positional: bool
+    var_keyword: bool
+    stated: bool  # False for a form MindSpore's parser lists: its defaults are not said, and it packs a sequence
+
+    @property
+    def most_positional(self) -> int | None:
+        """How many positional arguments it takes at most; None when any number (``*args``, or a parser's form,
+        which packs separate integers into a sequence parameter: ``x.permute(0, 2, 1)``)."""
+        return None if self.var_positional or not self.stated else len(self.positional)
+
+
+def signatures(qualname: str | None, version: str = "") -> tuple[Overload, ...] | None:
+    """The forms MindSpore ``version``'s public callable ``qualname`` takes (``mindspore.ops.softmax``,
+    ``mindspore.nn.Dense``, ``mindspore.Tensor.sum`` for a Tensor method); None where the tables do not say (not a
+    public name of a tabled namespace, or one whose signature cannot be read)."""
+    if not qualname:
+        return None
+    namespace, _, name = qualname.rpartition(".")
+    return _signature(tables_version(version), namespace, name)
+
+
+@lru_cache(maxsize=4096)
+def _signature(shipped: str, namespace: str, name: str) -> tuple[Overload, ...] | None:
+    table = _tables(shipped).get("signatures", {})
+    forms = table.get(namespace, {}).get(name)
+    shared = _SIGNATURE_FALLBACK.get(namespace)
+    if forms is None and shared is not None and name in (module_names(namespace, shipped) or ()):
+        forms = table.get(shared, {}).get(name)
+    if not forms or UNREADABLE in forms:
+        return None
+    return tuple(_overload(text) for text in forms)
+
+
+@lru_cache(maxsize=4096)
+def _overload(text: str) -> Overload:
+    positional: list[str] = []
+    keywords: list[str] = []
+    required: list[str] = []
+    positional_only = 0
+    var_positional = var_keyword = keyword_only = False
+    stated = True
+    for part in _parameters(text):
+        if part == "/":
+            positional_only = len(positional)
+        elif part == "*":
+            keyword_only = True
+        elif part.startswith("**"):
+            var_keyword = True
+        elif part.startswith("*"):
+            var_positional = keyword_only = True
+        else:
+            name, has_default, default = part.partition("=")
+            name = name.strip()
+            if default.strip() == "?":
+                stated = False
+            elif not has_default:
+                required.append(name)
+            keywords.append(name)
+            if not keyword_only:
+                positional.append(name)
+    return Overload(text, tuple(positional), positional_only, frozenset(keywords[positional_only:]
+                                                                        if positional_only else keywords),
+                    tuple(required), var_positional, var_keyword, stated)
+
+
+def _parameters(text: str) -> list[str]:
+    """``text``'s parameters, split at the commas outside brackets and strings (defaults hold both)."""
+    parts, depth, quote, current = [], 0, "", []
+    for character in text:
+        if quote:
+            if character == quote:
+                quote = ""
+        elif character in "'\"":
+            quote = character
+        elif character in "([{":
+            depth += 1
+        elif character in ")]}":
+            depth -= 1
+        elif character == "," and depth == 0:
+            parts.append("".join(current).strip())
+            current = []
+            continue
+        current.append(character)
+    parts.append("".join(current).strip())
+    return [part for part in parts if part]
+
+
+class Mismatch(NamedTuple):
+    """Why no form of a callable takes a call: ``kind`` is ``keyword`` (``names``: keywords no form takes),
+    ``twice`` (``names``: a keyword for a parameter a positional argument fills already), ``together`` (each
+    keyword of ``names`` some form takes, but no form all of them with the rest of the call),
+    ``arity`` (more positional arguments than any form takes: ``given`` of at most ``most``) or ``missing``
+    (``names``: the required parameters the call leaves out)."""
+
+    kind: str
+    names: tuple[str, ...] = ()
+    given: int = 0
+    most: int = 0
+
+
+class CallShape(NamedTuple):
+    """What a call passes, as binding sees it."""
+
+    positional: int
+    keywords: tuple[str, ...]
+    starred: bool  # ``*args``: any number of positional arguments
+    double_starred: bool  # ``**kwargs``: any keyword
+
+    @classmethod
+    def of(cls, call: ast.Call, skip_first: bool = False) -> "CallShape":
+        starred = any(isinstance(argument, ast.Starred) for argument in call.args)
+        positional = sum(1 for argument in call.args if not isinstance(argument, ast.Starred))
+        return cls(positional + (1 if skip_first else 0),
+                   tuple(keyword.arg for keyword in call.keywords if keyword.arg is not None), starred,
+                   any(keyword.arg is None for keyword in call.keywords))
+
+    def renamed(self, names: dict[str, str]) -> "CallShape":
+        return self._replace(keywords=tuple(names.get(name, name) for name in self.keywords))
+
+
+def mismatch(overloads: tuple[Overload, ...], call: CallShape) -> Mismatch | None:
+    """Why none of ``overloads`` takes ``call`` (Python would raise TypeError); None when one takes it or binding
+    cannot tell (``*args`` and ``**kwargs`` in the call decide nothing they could fill)."""
+    failures = []
+    for overload in overloads:
+        failure = _overload_mismatch(overload, call)
+        if failure is None:
+            return None
+        failures.append(failure)
+    unknown = tuple(name for name in dict.fromkeys(call.keywords)
+                    if not any(name in o.keywords or o.var_keyword for o in overloads))
+    if unknown:
+        return Mismatch("keyword", unknown, call.positional)
+    kinds = {failure.kind for failure in failures}
+    if kinds == {"arity"}:
+        return Mismatch("arity", (), call.positional, max(failure.most for failure in failures))
+    if len(failures) == 1:
+        return failures[0]
+    if call.keywords and kinds & {"keyword", "twice"}:
+        return Mismatch("together", tuple(dict.fromkeys(call.keywords)), call.positional)
+    return None  # forms that fail each for another reason: left unsaid
+
+
+def _overload_mismatch(overload: Overload, call: CallShape) -> Mismatch | None:
+    most = overload.most_positional
+    if most is not None and not call.starred and call.positional > most:
+        return Mismatch("arity", (), call.positional, most)
+    filled = overload.positional[:call.positional] if overload.stated else ()
+    for name in call.keywords:
+        if not (name in overload.keywords or overload.var_keyword):
+            return Mismatch("keyword", (name,), call.positional)
+        if name in filled:
+            return Mismatch("twice", (name,), call.positional)
+    if call.starred or call.double_starred:
+        return None
+    given = set(overload.positional[:call.positional]) | set(call.keywords)
+    missing = tuple(name for name in overload.required if name not in given)
+    if missing:
+        return Mismatch("missing", missing, call.positional)
+    return None
+
+
+def describe_overloads(overloads: tuple[Overload, ...]) -> str:
+    """The forms as a message shows them: ``(input, axis=-1, *, dtype=None)``, several joined by " or " (a form
+    MindSpore's parser lists without defaults as it does: ``(dim, keepdim, *, dtype)``)."""
+    return " or ".join(f"({overload.text.replace('=' + UNREADABLE, '')})" for overload in overloads)
+
+
+def deprecation(qualname: str | None, version: str = "") -> tuple[str, str] | None:
+    """``(since, replacement)`` where MindSpore ``version``'s deprecation decorator marks ``qualname`` (replacement
+    "" where MindSpore names none); None where it does not."""
+    if not qualname:
+        return None
+    table = _tables(tables_version(version)).get("deprecations", {})
+    entry = table.get(qualname)
+    namespace, _, name = qualname.rpartition(".")
+    shared = _SIGNATURE_FALLBACK.get(namespace)
+    if entry is None and shared is not None and name in (module_names(namespace, version) or ()):
+        entry = table.get(f"{shared}.{name}")
+    return None if entry is None else (entry["since"], entry["use"])
+
+
+# ---------------------------------------------------------------------------------------- meanings that changed
+class SemanticChange(NamedTuple):
+    """A Tensor method whose meaning changed between two releases while taking the same arguments (hand-kept:
+    each entry is measured on the releases ms-lint has wheels for, and documented for the older ones)."""
+
+    method: str
+    last_before: str  # the last release (major.minor: each of its patch releases) with the old meaning
+    first_after: str  # the first release with the new meaning
+    before: str  # the old meaning, in words
+    after: str  # the new meaning
+    replacement: str  # the method that keeps the old meaning on every release
+    evidence: str  # where each side is known from
+
+
+SEMANTIC_CHANGES: tuple[SemanticChange, ...] = (
+    SemanticChange(
+        "repeat", "2.5", "2.7.0",
+        "numpy's repeat: each element `repeats` times along `axis` (of the flattened tensor without one)",
+        "PyTorch's: the whole tensor tiled `repeats[i]` times along each dimension (`repeat(*repeats)`)",
+        "repeat_interleave",
+        "numpy's form is documented up to 2.5.0 (https://www.mindspore.cn/docs/en/r2.5.0/api_python/mindspore/"
+        "Tensor/mindspore.Tensor.repeat.html); PyTorch's from 2.7.0rc1 (https://www.mindspore.cn/docs/zh-CN/"
+        "r2.7.0rc1/api_python/mindspore/Tensor/mindspore.Tensor.repeat.html) and measured on 2.7.0 to 2.10.0",
+    ),
+)
+
+
+def semantic_change(method: str) -> SemanticChange | None:
+    return next((change for change in SEMANTIC_CHANGES if change.method == method), None)
+
+
+def meaning_at(change: SemanticChange, version: str) -> str | None:
+    """``"before"``/``"after"`` where ``version`` has the old/new meaning of ``change``; None between the two
+    releases (unknown)."""
+    if not version:
+        return "after"
+    release = _release(version)
+    if release[:2] <= _release(change.last_before)[:2]:
+        return "before"
+    if release >= _release(change.first_after):
+        return "after"
+    return None

@@ -10,11 +10,14 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 from urllib.parse import quote
 
 from ms_lint import __version__
 from ms_lint.findings import Finding
+
+if TYPE_CHECKING:
+    from ms_lint.target import TargetGroup
 
 FORMATS = ("text", "json", "sarif", "github")
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -100,16 +103,17 @@ def render(
     files_checked: int = 0,
     errors: Sequence[str] = (),
     cwd: str | None = None,
-    targets: Sequence[Mapping[str, Any]] = (),
+    targets: Sequence[TargetGroup] = (),
     statistics: bool = False,
 ) -> str:
     """The whole report in ``fmt`` (one of FORMATS). ``errors``: problems that kept files from being checked;
-    ``targets``: what the files were checked against (``Target.to_dict()``, one per project); ``statistics``: count
-    the findings per code, after them in text, as a ``"statistics"`` object in JSON (SARIF and GitHub's commands
-    have no place for them: see ``format_statistics``)."""
+    ``targets``: what the files were checked against (one group per target, with the projects that share it);
+    ``statistics``: count the findings per code (and per target, where there are several), after them in text, as
+    ``"statistics"`` objects in JSON (SARIF and GitHub's commands have no place for them: see
+    ``format_statistics``)."""
     cwd = os.path.abspath(cwd or os.getcwd())
     if fmt == "text":
-        return format_text(items) + (format_statistics(items) if statistics else "")
+        return format_text(items) + (format_statistics(items, targets) if statistics else "")
     if fmt == "json":
         return format_json(items, files_checked=files_checked, errors=errors, targets=targets,
                            statistics=statistics)
@@ -152,14 +156,40 @@ def code_statistics(items: Sequence[Reported]) -> list[tuple[str, int, str]]:
     return statistics
 
 
-def format_statistics(items: Sequence[Reported]) -> str:
-    """flake8's ``--statistics`` lines: ``count CODE name``, the count padded to five columns."""
-    return "".join(f"{count:<5} {code} {name}\n" for code, count, name in code_statistics(items))
+def format_statistics(items: Sequence[Reported], targets: Sequence[TargetGroup] = ()) -> str:
+    """flake8's ``--statistics`` lines: ``count CODE name``, the count padded to five columns; where the findings
+    were judged against several targets, then the same per target, each under a line naming it
+    (``Ascend · LAX (12 projects):``), its counts indented."""
+    lines = [f"{count:<5} {code} {name}\n" for code, count, name in code_statistics(items)]
+    for group, mine in per_target(items, targets):
+        if mine:
+            lines.append(f"{target_label(group, targets)}:\n")
+            lines.extend(f"  {count:<5} {code} {name}\n" for code, count, name in code_statistics(mine))
+    return "".join(lines)
 
 
-def closing_line(items: Sequence[Reported], files_checked: int) -> str:
+def per_target(items: Sequence[Reported], targets: Sequence[TargetGroup]) -> list[tuple[TargetGroup, list]]:
+    """``(group, its findings)`` per target, where there are several targets; else nothing."""
+    if len(targets) < 2:
+        return []
+    return [(group, [item for item in items if group.matches(item.finding.target)]) for group in targets]
+
+
+def target_label(group: TargetGroup, targets: Sequence[TargetGroup]) -> str:
+    """The parts that tell ``group`` from the run's other targets, and how many projects share it:
+    ``Ascend · LAX (12 projects)``."""
+    from ms_lint.target import PARTS
+
+    varying = [part for part in PARTS if len({other.target.label([part]) for other in targets}) > 1]
+    count = len(group.projects)
+    return f"{group.target.label(varying or PARTS)} ({count} project{'' if count == 1 else 's'})"
+
+
+def closing_line(items: Sequence[Reported], files_checked: int, targets: Sequence[TargetGroup] = ()) -> str:
     """The line a text report ends with: ``Found 4,029 findings in 812 files (1,105 fixable with --fix).``, or
-    ``No findings in 12 files.`` (``files_checked``); the fixable part only where a fix is there to apply."""
+    ``No findings in 12 files.`` (``files_checked``); the fixable part only where a fix is there to apply; where
+    the findings were judged against several targets, the count per target: ``...: 3,000 at Ascend · LAX (143
+    projects), 1,029 at any device · STRICT (3 projects).``"""
     def counted(number: int, noun: str) -> str:
         return f"{number:,} {noun}{'' if number == 1 else 's'}"
 
@@ -168,24 +198,42 @@ def closing_line(items: Sequence[Reported], files_checked: int) -> str:
     files = len({item.finding.path for item in items})
     fixable = sum(1 for item in items if item.fixable)
     fixes = f" ({fixable:,} fixable with --fix)" if fixable else ""
-    return f"Found {counted(len(items), 'finding')} in {counted(files, 'file')}{fixes}."
+    split = ", ".join(f"{len(mine):,} at {target_label(group, targets)}"
+                      for group, mine in per_target(items, targets) if mine)
+    return f"Found {counted(len(items), 'finding')} in {counted(files, 'file')}{fixes}{': ' + split if split else ''}."
 
 
 # ------------------------------------------------------------------------------------------------------------ JSON
 
 
-def target_properties(targets: Sequence[Mapping[str, Any]]) -> dict:
-    """``{"target": ...}`` (the first project's), with ``"targets"`` (all of them) when the files span several."""
+def target_properties(targets: Sequence[TargetGroup], items: Sequence[Reported] = (),
+                      statistics: bool = False) -> dict:
+    """``{"targets": [...]}``: each target (``TargetGroup.to_dict()``: its parts, their origins, the projects that
+    share it with their own origins) with the number of findings judged against it (and, with ``statistics``,
+    their counts per code); with ``"target"`` too (its parts and origins) where there is exactly one."""
     if not targets:
         return {}
-    properties: dict[str, Any] = {"target": dict(targets[0])}
-    if len(targets) > 1:
-        properties["targets"] = [dict(target) for target in targets]
+    entries = []
+    for group in targets:
+        entry = group.to_dict()
+        mine = [item for item in items if group.matches(item.finding.target)] if len(targets) > 1 else list(items)
+        entry["findings"] = len(mine)
+        if statistics:
+            entry["statistics"] = _statistics_object(mine)
+        entries.append(entry)
+    properties: dict[str, Any] = {}
+    if len(targets) == 1:
+        properties["target"] = targets[0].target.to_dict()
+    properties["targets"] = entries
     return properties
 
 
+def _statistics_object(items: Sequence[Reported]) -> dict:
+    return {code: {"count": count, "name": name} for code, count, name in code_statistics(items)}
+
+
 def format_json(items: Sequence[Reported], *, files_checked: int = 0, errors: Sequence[str] = (),
-                targets: Sequence[Mapping[str, Any]] = (), statistics: bool = False) -> str:
+                targets: Sequence[TargetGroup] = (), statistics: bool = False) -> str:
     findings = []
     for item in items:
         rule = _rule(item.finding.code)
@@ -200,6 +248,8 @@ def format_json(items: Sequence[Reported], *, files_checked: int = 0, errors: Se
             "level": rule_level(item.finding.code),
             "data": dict(item.finding.data),
         }
+        if item.finding.target:
+            entry["target"] = dict(item.finding.target)
         entry.update(item.properties)
         findings.append(entry)
     document = {
@@ -207,12 +257,11 @@ def format_json(items: Sequence[Reported], *, files_checked: int = 0, errors: Se
         "version": __version__,
         "files_checked": files_checked,
         "errors": list(errors),
-        **target_properties(targets),
+        **target_properties(targets, items, statistics),
         "findings": findings,
     }
     if statistics:
-        document["statistics"] = {code: {"count": count, "name": name}
-                                  for code, count, name in code_statistics(items)}
+        document["statistics"] = _statistics_object(items)
     return json.dumps(document, indent=2) + "\n"
 
 
@@ -282,7 +331,7 @@ def _artifact_location(path: str, cwd: str) -> dict:
 
 
 def format_sarif(items: Sequence[Reported], *, cwd: str, errors: Sequence[str] = (),
-                 targets: Sequence[Mapping[str, Any]] = ()) -> str:
+                 targets: Sequence[TargetGroup] = ()) -> str:
     rules = sarif_rules()
     index = {descriptor["id"]: position for position, descriptor in enumerate(rules)}
     results = []
@@ -312,6 +361,8 @@ def format_sarif(items: Sequence[Reported], *, cwd: str, errors: Sequence[str] =
             properties.setdefault("scope", finding.scope)
         if finding.data:
             properties.setdefault("data", dict(finding.data))
+        if finding.target:
+            properties.setdefault("target", dict(finding.target))
         if properties:
             result["properties"] = properties
         results.append(result)
@@ -340,7 +391,7 @@ def format_sarif(items: Sequence[Reported], *, cwd: str, errors: Sequence[str] =
             "columnKind": "unicodeCodePoints",
             "invocations": [invocation],
             "results": results,
-            **({"properties": target_properties(targets)} if targets else {}),
+            **({"properties": target_properties(targets, items)} if targets else {}),
         }],
     }
     return json.dumps(log, indent=2, ensure_ascii=False) + "\n"

@@ -75,9 +75,7 @@ class MsLintChecker:
 
     @classmethod
     def parse_options(cls, options) -> None:
-        cls.codes = codes_to_run(
-            [*(getattr(options, "select", None) or ()), *(getattr(options, "extend_select", None) or ())]
-        )
+        cls.codes = codes_to_run(options)
         try:
             cls.settings = Settings.from_values(
                 getattr(options, "ms_mode", None), getattr(options, "ms_syntax_level", None),
@@ -98,8 +96,7 @@ class MsLintChecker:
             finding = internal_error(self.filename, exc)
             yield finding.line, finding.col, finding.text, type(self)
             return
-        # flake8 filters by --select/--ignore/noqa itself; the plugin only leaves out off-by-default rules nobody
-        # named, because flake8 would let `--select=MS` turn them on.
+        # flake8 filters by --select/--ignore/noqa itself; the plugin runs only the rules flake8 would report.
         # flake8 translates every line end to "\n" before it splits the text. Lines split at "\n" from text that
         # still holds a lone "\r" (which ends a line for Python too) would not be Python's: those are not used.
         lines = self.lines if "\r" not in source else None
@@ -107,12 +104,14 @@ class MsLintChecker:
             yield finding.line, finding.col, finding.text, type(self)
 
 
-def codes_to_run(selected: list[str]) -> frozenset[str]:
-    """The rules on by default, plus each off-by-default rule a selection names more precisely than ``MS``."""
+def codes_to_run(options) -> frozenset[str]:
+    """The rules flake8 reports with ``options``, decided by flake8's own decision engine as for any code: the rules
+    off by default are in its default ignore list (``add_options``), so they run when a selection names them or a
+    prefix of them (``--select=MS``, ``--extend-select=MS110``), or when ``--ignore`` replaces that list, exactly as
+    ``ms-lint check`` decides (``LintOptions.is_selected``)."""
+    from flake8.style_guide import Decision, DecisionEngine
+
     from ms_lint.rules import ALL_RULES
 
-    named = [entry.strip().upper() for entry in selected if len(entry.strip()) > 2]
-    return frozenset(
-        rule.code for rule in ALL_RULES
-        if rule.enabled_by_default or any(rule.code.startswith(prefix) for prefix in named)
-    )
+    engine = DecisionEngine(options)
+    return frozenset(rule.code for rule in ALL_RULES if engine.decision_for(rule.code) is Decision.Selected)

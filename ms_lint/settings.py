@@ -9,6 +9,8 @@ MODES = ("graph", "pynative")
 SYNTAX_LEVELS = ("strict", "lax")
 # ``any``: the project may run on every device; a finding that holds on some devices only names them.
 DEVICES = ("ascend", "gpu", "cpu", "any")
+# ``upgrade_from``: the version the project's requirement pins or starts from.
+PINNED = "pinned"
 
 
 class SettingsError(ValueError):
@@ -40,6 +42,10 @@ class Settings:
     # Methods the project adds to MindSpore's Tensor at run time (a compatibility layer's patches, such as
     # ``detach`` and ``backward``): MS602 takes them as existing.
     tensor_methods: tuple[str, ...] = ()
+    # The MindSpore version the project moves from (``--ms-upgrade-from``; ``PINNED``: its requirement's), and
+    # whether the version is the project's requirement's even where another MindSpore is installed.
+    upgrade_from: str = ""
+    pinned: bool = False
 
     def __post_init__(self):
         if self.mode and self.mode not in MODES:
@@ -56,6 +62,9 @@ class Settings:
             raise SettingsError(f"ms-device must be one of {', '.join(DEVICES)}, not {self.device!r}")
         if self.version and not is_version(self.version):
             raise SettingsError(f"ms-version must be a MindSpore version such as 2.7.1, not {self.version!r}")
+        if self.upgrade_from and self.upgrade_from != PINNED and not is_version(self.upgrade_from):
+            raise SettingsError(f"ms-upgrade-from must be a MindSpore version such as 2.7.1 (or {PINNED}: the "
+                                f"project's requirement's), not {self.upgrade_from!r}")
         for name in self.tensor_methods:
             if not name.isidentifier():
                 raise SettingsError(f"ms-tensor-methods: {name!r} is not a method name")
@@ -79,7 +88,8 @@ class Settings:
     def from_values(cls, mode: str | None = None, syntax_level: str | None = None,
                     per_path_modes: str | list | dict | None = None, base: str | None = None,
                     device: str | None = None, version: str | None = None,
-                    tensor_methods: str | list | tuple | None = None) -> "Settings":
+                    tensor_methods: str | list | tuple | None = None,
+                    upgrade_from: str | None = None) -> "Settings":
         return cls(
             mode=(mode or "").strip().lower(),
             syntax_level=(syntax_level or "").strip().lower(),
@@ -87,6 +97,7 @@ class Settings:
             device=(device or "").strip().lower(),
             version=(version or "").strip(),
             tensor_methods=parse_names(tensor_methods),
+            upgrade_from=(upgrade_from or "").strip(),
         )
 
 

@@ -4,48 +4,67 @@ A finding is only right for the device, version, mode and level the code runs un
 either set by the user (an option) or inferred, and remembers where it came from, so that ``ms-lint check`` can say
 what it assumed. Rules ask the target (``module.target``) rather than the raw settings.
 
-Inference, once per project (the nearest directory above a file holding ``pyproject.toml``, ``setup.cfg``,
-``setup.py``, ``.git`` or an unpacked wheel's ``*.dist-info``), by reading text, never importing MindSpore:
+Inference, once per project (the application folder or the packaging root around a file: see ``project_root``),
+by reading text, never importing MindSpore:
 
-- version: the MindSpore installed where ms-lint runs (its metadata), else the version the project's requirement
-  names (``pyproject.toml``, ``setup.cfg``, ``setup.py``, ``requirements*.txt``, a wheel's ``METADATA``), else the
-  version ms-lint's API tables were read from;
+- version: the MindSpore installed where ms-lint runs (its metadata), else the versions the project's requirement
+  allows (``pyproject.toml``, ``setup.cfg``, ``setup.py``, ``requirements*.txt``, a wheel's ``METADATA``): a pin is
+  one version, a range (``mindspore>=2.7.1``) each release in it ms-lint has API tables for, and its lower bound
+  (``Target.versions``; ``Target.version`` is the lowest), else the version ms-lint's API tables were read from;
 - device: the device the project's own code names (``set_device("Ascend")``, ``set_context(device_target="Ascend")``,
   the default of a ``--device_target`` argument or a ``device_target`` field) when every such place agrees; tests
   are not read for it; else ``any``;
 - syntax level: STRICT where the project's code selects it (``set_context(jit_syntax_level=ms.STRICT)``,
   ``JitConfig(jit_syntax_level="STRICT")``, ``MS_DEV_JIT_SYNTAX_LEVEL`` set to 0 or 1) or exports MindIR
   (``mindspore.export(..., file_format="MINDIR")``), else LAX, MindSpore's default (``jit(fullgraph=True)`` makes its
-  own function STRICT: see ``ms_lint.model.graph``).
+  own function STRICT: see ``ms_lint.model.graph``);
+- mode, per module: from the entry points of its application that reach it through the project's imports, else
+  the application's, else GRAPH for a library's module (see the mode section, ``mode_of``).
 """
 from __future__ import annotations
 
 import os
 import re
+import stat
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Iterable
+from typing import Iterable, Mapping
 
-from ms_lint.entries import context_call as _context_call
-from ms_lint.entries import in_comment as _in_comment
-from ms_lint.entries import is_test_path
-from ms_lint.settings import DEVICES, Settings, is_version, parse_version
+from ms_lint.settings import DEVICES, PINNED, Settings, is_version, parse_version
 
 # The devices a claim can hold on; ``any`` in the settings means all of them.
 ALL_DEVICES = ("ascend", "gpu", "cpu")
 DEVICE_NAMES = {"ascend": "Ascend", "gpu": "GPU", "cpu": "CPU", "any": "any device"}
 
 
+# Where a part set in a configuration file came from: ``"config: setup.cfg [flake8]"``.
+CONFIG_ORIGIN = "config: "
+# The origin of a part that projects sharing one target each inferred from their own files.
+PER_PROJECT = "per project"
+PARTS = ("version", "device", "mode", "syntax_level")
+
+
 @dataclass(frozen=True)
 class Target:
     """What the code is checked against. ``origins`` says, per part (``device``, ``version``, ``mode``,
-    ``syntax_level``), where its value came from: ``"option"``, ``"installed"``, ``"train.py:6"``, ``"default"``."""
+    ``syntax_level``), where its value came from: ``"option"`` (the command line), ``"config: setup.cfg [flake8]"``
+    (a configuration file), ``"installed"``, ``"train.py:6"`` (relative to the project), ``"default"``.
+    ``project``: the project's root directory (absolute; "" where no file was named). Two targets are the same
+    when their values are, whatever their origins and projects."""
 
     device: str = "any"
     version: str = ""
     mode: str = "graph"
     syntax_level: str = "lax"
     origins: tuple[tuple[str, str], ...] = field(default=(), compare=False)
+    project: str = field(default="", compare=False)
+    # Every version the code is judged for, oldest first: those a requirement's range allows (``>=2.7.1``: 2.7.1,
+    # 2.7.2, 2.8.0, 2.9.0, 2.10.0), or () for ``version`` alone. ``version`` is the first.
+    versions: tuple[str, ...] = ()
+    # The version the project moves from (``--ms-upgrade-from``): what breaks or changes meaning since then.
+    upgrade_from: str = ""
+    # The requirement the versions come from, as written (``mindspore>=2.7.1``).
+    requirement: str = field(default="", compare=False)
 
     def __post_init__(self):
         if self.device not in DEVICES:
@@ -60,8 +79,19 @@ class Target:
     def version_tuple(self) -> tuple[int, ...]:
         return parse_version(self.version) if self.version else ()
 
+    @property
+    def judged_versions(self) -> tuple[str, ...]:
+        """The versions a version-dependent claim is judged for, oldest first: the range's, else ``version`` ("":
+        the newest tables')."""
+        return self.versions or (self.version,)
+
     def origin(self, part: str) -> str:
         return dict(self.origins).get(part, "")
+
+    def set_by_user(self, part: str) -> bool:
+        """Whether the part's value was set by an option, on the command line or in a configuration file."""
+        origin = self.origin(part)
+        return origin == "option" or origin.startswith(CONFIG_ORIGIN)
 
     def affected(self, devices: Iterable[str]) -> tuple[str, ...]:
         """Of ``devices`` (where a claim holds), those the target may run on, in the order given; empty when the
@@ -72,35 +102,123 @@ class Target:
     @property
     def key(self) -> str:
         """What in the target changes findings, as one string (for result caches)."""
-        return f"device={self.device};version={self.version};mode={self.mode};level={self.syntax_level}"
+        versions = ",".join(self.versions)
+        return (f"device={self.device};version={self.version};versions={versions};from={self.upgrade_from};"
+                f"mode={self.mode};level={self.syntax_level}")
 
     def describe(self) -> str:
         """One line naming each part and where it came from: ``MindSpore 2.7.1 (installed) · Ascend (train.py:6) ·
         graph · LAX (MindSpore's default)``."""
         device = "any device" if self.device == "any" else DEVICE_NAMES[self.device]
         level_default = "MindSpore's default"
-        parts = [f"MindSpore {self.version or 'unknown'}{self._said('version', 'the newest ms-lint knows')}",
+        parts = [f"MindSpore {self.describe_versions()}{self._said('version', 'the newest ms-lint knows')}",
                  f"{device}{self._said('device', 'none named in the project')}",
                  f"{self.mode}{self._said('mode', '')}",
                  f"{self.syntax_level.upper()}{self._said('syntax_level', level_default)}"]
         return " · ".join(parts)
 
+    def label(self, parts: Iterable[str] = PARTS) -> str:
+        """The values of ``parts`` alone, for telling targets apart: ``Ascend · LAX``."""
+        shown = {"version": f"MindSpore {self.describe_versions()}",
+                 "device": "any device" if self.device == "any" else DEVICE_NAMES[self.device],
+                 "mode": self.mode, "syntax_level": self.syntax_level.upper()}
+        return " · ".join(shown[part] for part in parts)
+
+    def describe_versions(self) -> str:
+        """``2.7.1``, or for a range ``2.7.1 to 2.10.0``."""
+        if len(self.versions) > 1:
+            return f"{self.versions[0]} to {self.versions[-1]}"
+        return self.version or "unknown"
+
     def _said(self, part: str, default: str) -> str:
         origin = self.origin(part)
+        if origin == PER_PROJECT:
+            return " (per project)"
         if origin == "option":
             return f" (--ms-{part.replace('_', '-')})"
+        if origin.startswith(CONFIG_ORIGIN):
+            return f" (ms-{part.replace('_', '-')} in {origin[len(CONFIG_ORIGIN):]})"
         if origin == "default":
             return f" ({default})" if default else ""
         return f" ({origin})" if origin else ""
 
     def to_dict(self) -> dict:
+        return {**self.values(), "origins": dict(self.origins)}
+
+    def values(self) -> dict:
+        """The parts, as JSON values, without their origins."""
         return {
             "device": self.device,
             "mindspore_version": self.version,
+            **({"mindspore_versions": list(self.versions)} if self.versions else {}),
+            **({"upgrade_from": self.upgrade_from} if self.upgrade_from else {}),
             "mode": self.mode,
             "syntax_level": self.syntax_level,
-            "origins": dict(self.origins),
         }
+
+    def summary(self) -> dict:
+        """What a finding carries (``Finding.target``): the parts and the project's root, relative to the working
+        directory where it lies below it (``"."`` for the working directory itself)."""
+        return {**self.values(), "project": shown_path(self.project)}
+
+
+def shown_path(path: str) -> str:
+    """``path`` relative to the working directory where it lies below it, else as it is."""
+    if not path:
+        return ""
+    try:
+        relative = os.path.relpath(path)
+    except ValueError:  # another drive on Windows
+        return path
+    return path if relative == os.pardir or relative.startswith(os.pardir + os.sep) else relative
+
+
+@dataclass(frozen=True)
+class TargetGroup:
+    """The projects checked against one target (their targets' values are the same, their origins may differ)."""
+
+    projects: tuple[Target, ...]
+
+    @property
+    def target(self) -> Target:
+        """The target, with each part's origin where every project has the same, else ``PER_PROJECT``."""
+        first = self.projects[0]
+        origins = []
+        for part, _ in first.origins:
+            said = {target.origin(part) for target in self.projects}
+            origins.append((part, said.pop() if len(said) == 1 else PER_PROJECT))
+        return Target(first.device, first.version, first.mode, first.syntax_level, tuple(origins),
+                      first.project if len(self.projects) == 1 else "", first.versions, first.upgrade_from,
+                      first.requirement)
+
+    def matches(self, values: Mapping) -> bool:
+        """Whether a finding's ``target`` (``Target.summary()``) is this one."""
+        return all(values.get(key) == value for key, value in self.projects[0].values().items())
+
+    def describe(self, named: bool = True) -> str:
+        """``Target.describe()``, then the project (``named``) or how many share it and the first of them:
+        ``...: 143 projects (official/cv/ResNet, official/cv/VGG16, official/nlp/Bert, ...)``."""
+        line = self.target.describe()
+        paths = [shown_path(target.project) or "-" for target in self.projects]
+        if len(paths) > 1:
+            shown = ", ".join(paths[:3]) + (", ..." if len(paths) > 3 else "")
+            return f"{line}: {len(paths)} projects ({shown})"
+        return f"{line}: {paths[0]}" if named else line
+
+    def to_dict(self) -> dict:
+        return {**self.target.to_dict(),
+                "projects": [{"path": shown_path(target.project), "origins": dict(target.origins)}
+                             for target in self.projects]}
+
+
+def group_targets(targets: Iterable[Target]) -> list[TargetGroup]:
+    """``targets`` (one per project) grouped by their values, each group's projects by path, the groups most
+    projects share first (then by their first project's path)."""
+    groups: dict[Target, list[Target]] = {}
+    for target in sorted(targets, key=lambda target: target.project):
+        groups.setdefault(target, []).append(target)
+    return sorted((TargetGroup(tuple(projects)) for projects in groups.values()),
+                  key=lambda group: (-len(group.projects), group.projects[0].project))
 
 
 def device_names(devices: Iterable[str]) -> str:
@@ -127,11 +245,13 @@ def device_claim(target: Target, holds_on: Iterable[str]) -> tuple[tuple[str, ..
     return (), {"devices": list(holds_on), SILENCED_BY: f"ms-device={holds_on[0] if len(holds_on) == 1 else 'any'}"}
 
 
-def target_from_settings(settings: Settings, path: str = "") -> Target:
+def target_from_settings(settings: Settings, path: str = "", sources: Mapping[str, str] | None = None) -> Target:
     """The target of the file at ``path``: what the settings name, the rest inferred from the file's project (see
-    the module's documentation). Each project is read once per process."""
+    the module's documentation). Each project is read once per process. ``sources``: where a part the settings
+    name was read from, by option name (``{"ms-device": "setup.cfg [flake8]"}``); one not there was given on the
+    command line."""
     project = project_facts(path) if path and (not settings.device or not settings.syntax_level
-                                               or not settings.version) else None
+                                               or not settings.version or settings.upgrade_from == PINNED) else None
     origins: dict[str, str] = {}
     mode = settings.mode_for(path)
     if mode:
@@ -149,36 +269,39 @@ def target_from_settings(settings: Settings, path: str = "") -> Target:
     level = part("syntax_level", settings.syntax_level,
                  lambda: project.level if project is not None else ("lax", "default"))
     device = part("device", settings.device, lambda: project.device if project is not None else ("any", "default"))
-    version = part("version", settings.version,
-                   lambda: inferred_version(project.root if project is not None else ""))
+    versions: tuple[str, ...] = ()
+    requirement = ""
+    if settings.version:
+        origins["version"] = "option"
+        version = settings.version
+    else:
+        version, versions, origins["version"], requirement = inferred_versions(
+            project.root if project is not None else "", pinned=settings.pinned)
+    upgrade_from = settings.upgrade_from
+    if upgrade_from == PINNED:
+        upgrade_from = pinned_version(project.root if project is not None else "")
+    for name, origin in origins.items():
+        source = (sources or {}).get(f"ms-{name.replace('_', '-')}")
+        if origin == "option" and source:
+            origins[name] = CONFIG_ORIGIN + source
     return Target(device=device, version=version, mode=mode, syntax_level=level,
-                  origins=tuple(origins.items()))
+                  origins=tuple(origins.items()), project=project_root(path)[0] if path else "", versions=versions,
+                  upgrade_from=upgrade_from, requirement=requirement)
 
 
 def inferred_mode(path: str, origins: dict[str, str]) -> str:
-    """The mode the file at ``path`` runs its Cells in, from the entry points of its application (see
-    ``ms_lint.entries``); where it came from goes to ``origins["mode"]``, and the entry points that compile it when
-    others run it in PyNative to ``origins["compiled_by"]``. A source without a file is read as a library's."""
-    from ms_lint.entries import GRAPH, mode_of
-
+    """The mode the file at ``path`` runs its Cells in, from the entry points of its application (``mode_of``);
+    where it came from goes to ``origins["mode"]``, and the entry points that compile it when others run it in
+    PyNative to ``origins["compiled_by"]``. A source without a file is read as a library's."""
     if not path or not os.path.isfile(path):
-        origins["mode"] = "a library, checked as its users would compile it"
+        origins["mode"] = LIBRARY
         return GRAPH
-    root, _, _ = project_root(path)
-    marked = _holds_marker(root)
-    found = mode_of(path, root if marked else None)
+    root, _, recursive = project_root(path)
+    found = mode_of(path, root if recursive else None)
     origins["mode"] = found.origin
     if found.compiled_by:
         origins["compiled_by"] = ", ".join(found.compiled_by)
     return found.mode
-
-
-def _holds_marker(directory: str) -> bool:
-    try:
-        names = os.listdir(directory)
-    except OSError:
-        return False
-    return any(name in PROJECT_MARKERS or name.endswith(".dist-info") for name in names)
 
 
 # --------------------------------------------------------------------------------------------- the project's facts
@@ -201,38 +324,142 @@ class ProjectFacts:
 
 _roots: dict[str, tuple[str, str, bool]] = {}
 _projects: dict[tuple[str, str], ProjectFacts] = {}
+# an application's folder -> the repository around it (its packaging root), whose requirement names a version too
+_enclosing: dict[str, str] = {}
+_applications: dict[str, tuple[bool, bool]] = {}
+
+# An application's own entry scripts, by name; a file so named counts where it runs as a script (below).
+ENTRY_SCRIPT = re.compile(r"(?:train|eval|infer|export)[\w.-]*\.py|main\.py")
+_SCRIPT = re.compile(r"""__name__\s*==\s*["']__main__["']|^(?:\w+\s*=\s*)?[\w.]*parse_(?:known_)?args\("""
+                     r"|^[A-Za-z_][\w.]*\(.*\)\s*$", re.MULTILINE)
+# A config folder: one of these names, holding settings files (an application's ``config/resnet50.yaml``).
+CONFIG_FOLDERS = ("config", "configs")
+CONFIG_SUFFIXES = (".yaml", ".yml", ".json", ".ini", ".cfg", ".toml")
+TEST_FOLDERS = ("test", "tests", "testing", "unittest", "ut", "st")
 
 
 def project_root(path: str) -> tuple[str, str, bool]:
-    """``(root, directory to read, whether to read below it)`` for the file at ``path``: the nearest directory above
-    it with a project marker (or holding an unpacked wheel's ``*.dist-info``: then only the file's top-level package
-    there is read); with none, the file's own directory, alone."""
+    """``(root, directory to read, whether to read below it)`` for the file at ``path``.
+
+    The nearest directory above it with a packaging marker (``pyproject.toml``, ``setup.cfg``, ``setup.py``,
+    ``.git``; or holding an unpacked wheel's ``*.dist-info``: then only the file's top-level package there is read)
+    is the project, unless an application folder lies between them: then the nearest such folder is (a repository
+    of applications, such as a model zoo, is one project per application). An application folder holds its own
+    entry scripts (``train*.py``, ``eval*.py``, ``infer*.py``, ``export*.py``, ``main.py`` that run as scripts), a
+    ``requirements*.txt`` or a config folder (``config/`` or ``configs/`` with settings files); it is not a test
+    folder or inside one, nor inside the importable package of the repository around it (a library's modules stay
+    one project with it). A folder inside another application is one of its own only where it holds entry scripts
+    of its own and is no part of it (see ``_own_application``). A hidden directory (``.cache``) is never crossed.
+    With neither, the file's own directory is the project, alone."""
     directory = os.path.dirname(os.path.abspath(path))
     known = _roots.get(directory)
     if known is not None:
         return known
     home = os.path.expanduser("~")
+    applications: list[str] = []  # the application folders on the way up, nearest first
     found = None
     candidate = directory
     while True:
-        try:
-            names = os.listdir(candidate)
-        except OSError:
-            names = []
+        names = _listing(candidate)
         if any(marker in names for marker in PROJECT_MARKERS):
             found = (candidate, candidate, True)
+            if _in_library_package(candidate, directory):
+                applications.clear()
             break
         if any(name.endswith(".dist-info") for name in names):
             package = os.path.relpath(directory, candidate).split(os.sep)[0]
             found = (candidate, os.path.join(candidate, package) if package != os.curdir else candidate,
                      package != os.curdir)
+            applications.clear()  # a wheel is a library: its files are its package's
             break
+        name = os.path.basename(candidate)
+        if name in TEST_FOLDERS:
+            applications.clear()  # what lies in a test folder belongs to the project that holds the tests
+        elif _application_signs(candidate, names)[0]:
+            applications.append(candidate)
         parent = os.path.dirname(candidate)
-        if parent == candidate or parent == home:
+        if parent == candidate or parent == home or name.startswith("."):
             break
         candidate = parent
+    application = None
+    for folder in reversed(applications):  # the outermost first, then each application inside it
+        if application is None or _own_application(folder, application):
+            application = folder
+    if application is not None:
+        if found is not None:
+            _enclosing[application] = found[0]
+        found = (application, application, True)
     _roots[directory] = found = found or (directory, directory, False)
     return found
+
+
+def packaging_root(path: str) -> str:
+    """The directory whose packaging marker (or unpacked wheel) makes the project of the file at ``path``, also where
+    ``project_root`` gives an application folder inside it; with neither, ``project_root``'s answer."""
+    root = project_root(path)[0]
+    return _enclosing.get(root, root)
+
+
+def _own_application(folder: str, application: str) -> bool:
+    """Whether ``folder``, an application folder inside ``application``, is an application of its own: it holds
+    entry scripts of its own (a ModelArts or inference entry, a variant trained on its own) and is no part of
+    ``application`` (not a package, not in its ``src/`` or one of its packages)."""
+    child = os.path.relpath(folder, application).split(os.sep)[0]
+    return (child != "src" and "__init__.py" not in _listing(os.path.join(application, child))
+            and "__init__.py" not in _listing(folder) and _applications[folder][1])
+
+
+_listings: dict[str, frozenset[str]] = {}
+
+
+def _listing(directory: str) -> frozenset[str]:
+    names = _listings.get(directory)
+    if names is None:
+        try:
+            names = frozenset(os.listdir(directory))
+        except OSError:
+            names = frozenset()
+        _listings[directory] = names
+    return names
+
+
+# Top-level folders of a repository that hold its scripts and applications, not its library, even as packages.
+SCRIPT_FOLDERS = frozenset({"examples", "example", "tutorials", "tutorial", "demo", "demos", "samples", "tools",
+                            "scripts", "benchmark", "benchmarks", "applications", "apps", "model_zoo", "recipes",
+                            "research", "projects", "docs"})
+
+
+def _in_library_package(root: str, directory: str) -> bool:
+    """Whether ``directory`` lies in an importable package at the top of ``root`` (``root/pkg/`` or
+    ``root/src/pkg/``, holding ``__init__.py``, other than ``examples/``, ``tools/`` and the like), or is ``root``
+    itself."""
+    parts = os.path.relpath(directory, root).split(os.sep)
+    if parts[0] == os.curdir:
+        return True
+    top = os.path.join(*parts[:2]) if parts[0] == "src" and len(parts) > 1 else parts[0]
+    return os.path.basename(top) not in SCRIPT_FOLDERS and "__init__.py" in _listing(os.path.join(root, top))
+
+
+def _application_signs(directory: str, names: frozenset[str]) -> tuple[bool, bool]:
+    """``(whether directory is an application folder, whether it holds entry scripts of its own)``."""
+    known = _applications.get(directory)
+    if known is None:
+        entry = any(ENTRY_SCRIPT.fullmatch(name) and _runs_as_script(os.path.join(directory, name)) for name in names)
+        known = _applications[directory] = (
+            entry or any(name.startswith("requirements") and name.endswith(".txt") for name in names)
+            or any(name in CONFIG_FOLDERS and _holds_settings(os.path.join(directory, name)) for name in names),
+            entry)
+    return known
+
+
+def _runs_as_script(path: str) -> bool:
+    """A ``__main__`` guard, arguments parsed or a call at the top level: an entry script, not a module named
+    like one (``eval_utils.py``)."""
+    return _SCRIPT.search(_read_text(path)) is not None
+
+
+def _holds_settings(directory: str) -> bool:
+    return any(name.endswith(CONFIG_SUFFIXES) for name in _listing(directory))
 
 
 def project_facts(path: str) -> ProjectFacts:
@@ -246,12 +473,13 @@ def project_facts(path: str) -> ProjectFacts:
 
 def forget_projects() -> None:
     """Read every project again when next asked (after its files changed, in a long-lived process)."""
-    from ms_lint.entries import forget
-
-    forget()
     _roots.clear()
     _projects.clear()
+    _enclosing.clear()
+    _applications.clear()
+    _listings.clear()
     _requirement_versions.clear()
+    _forget_modes()
 
 
 def _python_files(directory: str, recursive: bool) -> Iterable[str]:
@@ -282,8 +510,17 @@ def _python_files(directory: str, recursive: bool) -> Iterable[str]:
 
 
 def _own_project(directory: str) -> bool:
-    """A virtual environment, or a project of its own (a sample or a sub-project), which its files' target reads."""
-    return any(os.path.exists(os.path.join(directory, name)) for name in ("pyvenv.cfg", *PROJECT_MARKERS))
+    """A virtual environment, or a project of its own (a sample, a sub-project, an application), which its files'
+    target reads."""
+    return "pyvenv.cfg" in _listing(directory) or project_root(os.path.join(directory, "module.py"))[0] == directory
+
+
+def is_test_path(relative: str) -> bool:
+    """A test module or a file under a tests directory: it names the device its tests run on, not the project's."""
+    parts = relative.replace(os.sep, "/").split("/")
+    name = parts[-1]
+    return (any(part in TEST_FOLDERS for part in parts[:-1])
+            or name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py")
 
 
 _DEVICE = r"[\"']((?i:ascend|gpu|cpu))[\"']"
@@ -302,6 +539,24 @@ _LEVEL_PATTERNS = (
 _LEVEL_NUMBERS = {"0": "STRICT", "1": "COMPATIBLE", "2": "LAX"}
 _EXPORT = re.compile(r"\b(?:ms|mindspore|serialization)\.export\(|^\s*export\(", re.MULTILINE)
 _EXPORT_IMPORT = re.compile(r"from\s+mindspore(?:\.train(?:\.serialization)?)?\s+import\s+[^\n]*\bexport\b")
+
+
+def _in_comment(text: str, position: int) -> bool:
+    """Whether the text at ``position`` is, by its line, a comment or inside a string or prose (a documentation
+    line quoting the call: a ``#``, a backtick or an unbalanced quote before it)."""
+    before = text[text.rfind("\n", 0, position) + 1:position]
+    return "#" in before or "`" in before or before.count('"') % 2 == 1 or before.count("'") % 2 == 1
+
+
+def _context_call(text: str, position: int) -> bool:
+    """Not a method of another object (``op.set_device("CPU")`` places one operator): bare, or on ``ms``,
+    ``mindspore``, ``context`` or ``ms.context``."""
+    if position == 0 or text[position - 1] != ".":
+        return True
+    start = position - 1
+    while start > 0 and (text[start - 1].isalnum() or text[start - 1] in "_."):
+        start -= 1
+    return text[start:position - 1] in ("ms", "mindspore", "context", "mindspore.context", "ms.context")
 
 
 def _line(text: str, position: int) -> int:
@@ -374,13 +629,534 @@ def _selected_level(text: str) -> tuple[str, int]:
                 return "strict", match.start()
             if lax is None:
                 lax = match.start()
+    exported = exports_mindir(text)
+    if exported is not None:
+        return "strict", exported
+    return ("lax", lax) if lax is not None else ("", 0)
+
+
+def exports_mindir(text: str) -> int | None:
+    """The position of a ``mindspore.export(...)`` of the text that names MindIR (which compiles the network it
+    exports as a graph at STRICT, in PyNative too), else None."""
     if "MINDIR" in text:
         for match in _EXPORT.finditer(text):
             if _in_comment(text, match.start()):
                 continue
             if not match.group(0).lstrip().startswith("export(") or _EXPORT_IMPORT.search(text):
-                return "strict", match.start()
-    return ("lax", lax) if lax is not None else ("", 0)
+                return match.start()
+    return None
+
+
+# ----------------------------------------------------------------------------------------------------- the mode
+# Entry points and the mode they run the code in, read as text (MindSpore is never imported).
+#
+# MindSpore's default mode is PyNative (``mindspore.get_context("mode")`` is 1 in a fresh process, 2.7.1 to 2.10.0):
+# a Cell's ``construct`` is compiled only where code selects GRAPH_MODE before running it. That code is an
+# application's entry points: the scripts (``train.py``, ``eval.py``, ``infer.py``, ``export.py``, ``main.py``, or
+# any with a ``__main__`` guard that imports MindSpore, but a module's own trial run) in the folders above a module,
+# outside any package. A library has none: its users choose the mode.
+#
+# For a module, ``mode_of`` says, with where it came from:
+#
+# - the entry points that reach the module through the project's imports (each entry's own imports, followed from
+#   module to module): GRAPH where one of them selects GRAPH_MODE (``set_context(mode=GRAPH_MODE)`` or ``mode=0``,
+#   in the entry or in a module it imports that sets up the context; ``mode=args.mode`` read from an argparse or
+#   configuration default, or from a condition that names GRAPH_MODE), else PyNative (what they select, or MindSpore's
+#   default);
+# - a module of an application no entry point reaches: GRAPH where an entry point of the application selects it,
+#   else PyNative (but where the entry points lie above the folder the module's packages lie in, which may be
+#   another application's, such a module is a library's);
+# - a module with no entry point above it: a library, checked as its users would compile it (GRAPH).
+#
+# Everything read is kept for the process, by file and modification time (``forget_projects`` drops it).
+
+GRAPH, PYNATIVE = "graph", "pynative"
+LIBRARY = "a library, checked as its users would compile it"  # the origin of a library's mode
+
+_MAIN_GUARD = re.compile(r"^if\s+__name__\s*==\s*[\"']__main__[\"']\s*:", re.MULTILINE)
+_SET_CONTEXT = re.compile(r"\bset_context\s*\(")
+_MODE_KEYWORD = re.compile(r"(?<![\w.])mode\s*=(?!=)")
+_GRAPH_WORDS = frozenset({"0", "graph", "graph_mode"})
+_PYNATIVE_WORDS = frozenset({"1", "pynative", "pynative_mode"})
+# The folders looked at for a module's entry points go this many levels above the one its top package lies in
+# (``app/src/utils/ops.py`` where neither ``src`` nor ``utils`` is a package).
+_LEVELS_ABOVE_SOURCE_ROOT = 3
+# At most this many modules are followed from one entry point, and this many configuration files read.
+_MAX_REACHED = 5000
+_MAX_CONFIG_FILES = 200
+_MAX_BYTES = MAX_SCANNED_BYTES
+
+
+def _named_entry(path: str) -> bool:
+    """An application's entry script by its name (``ENTRY_SCRIPT``) that runs as a script."""
+    return ENTRY_SCRIPT.fullmatch(os.path.basename(path)) is not None and _runs_as_script(path)
+
+
+@dataclass(frozen=True)
+class Selection:
+    """One ``set_context(mode=...)``: the line, the value's text, and what it selects (``graph``, ``pynative``, or
+    "" when the value is read from elsewhere: ``args.mode``)."""
+
+    line: int
+    value: str
+    mode: str
+
+
+@dataclass(frozen=True)
+class EntryMode:
+    """What one entry point runs its code in, and where that is said (``train.py:74``, ``src/env.py:37``; "" for
+    MindSpore's default)."""
+
+    entry: str  # the entry point's path
+    mode: str
+    where: str
+
+
+@dataclass(frozen=True)
+class ModuleMode:
+    """The mode a module runs its Cells in and why: ``origin`` is a phrase for the target line (``train.py:74``, ``a
+    library, checked as its users would compile it``); ``compiled_by`` names the entry points that select GRAPH_MODE
+    when others reaching the module run it in PyNative (the findings name them)."""
+
+    mode: str
+    origin: str
+    compiled_by: tuple[str, ...] = ()
+
+
+# ------------------------------------------------------------------------------------------ reading files
+
+
+_texts: dict[str, tuple[float, str | None]] = {}
+
+
+def _text(path: str) -> str | None:
+    """The file's text (None when unreadable or too large), read once per modification time."""
+    try:
+        status = os.stat(path)
+    except OSError:
+        return None
+    known = _texts.get(path)
+    if known is not None and known[0] == status.st_mtime:
+        return known[1]
+    text = None
+    if stat.S_ISREG(status.st_mode) and status.st_size <= _MAX_BYTES:  # never a FIFO, which would block the read
+        try:
+            with open(path, "rb") as handle:
+                text = handle.read().decode("utf-8", errors="replace")
+        except OSError:
+            pass
+    _texts[path] = (status.st_mtime, text)
+    return text
+
+
+def _forget_modes() -> None:
+    """Read every file again for the mode when next asked."""
+    _texts.clear()
+    _selections.clear()
+    _imports.clear()
+    _closures.clear()
+    _entries_in.clear()
+    _applications.clear()
+
+
+# ------------------------------------------------------------------------------------ mode selections
+
+
+_selections: dict[str, tuple[Selection, ...]] = {}
+
+
+def selections(path: str, skip_main_block: bool = False) -> tuple[Selection, ...]:
+    """The ``set_context(mode=...)`` calls of the file, in order (with ``skip_main_block``, those before a
+    top-level ``if __name__ == "__main__":``: a module's own trial run selects nothing for its importers)."""
+    text = _text(path)
+    if text is None or "set_context" not in text or "mode" not in text:
+        return ()
+    if path not in _selections:
+        _selections[path] = tuple(_find_selections(text))
+    found = _selections[path]
+    if skip_main_block and found:
+        guard = _MAIN_GUARD.search(text)
+        if guard is not None:
+            last = _line(text, guard.start())
+            found = tuple(selection for selection in found if selection.line < last)
+    return found
+
+
+def _find_selections(text: str):
+    for match in _SET_CONTEXT.finditer(text):
+        if _in_comment(text, match.start()) or not _context_call(text, match.start()):
+            continue
+        arguments = _balanced(text, match.end())
+        for keyword in _MODE_KEYWORD.finditer(arguments):
+            value = _argument_value(arguments, keyword.end()).strip()
+            if value:
+                yield Selection(_line(text, match.start()), " ".join(value.split()), _named_mode(value))
+
+
+def _balanced(text: str, start: int) -> str:
+    """The text from ``start`` to the parenthesis that closes the one before it (at most 2,000 characters)."""
+    depth = 1
+    quote = ""
+    end = min(len(text), start + 2000)
+    for position in range(start, end):
+        character = text[position]
+        if quote:
+            if character == quote and text[position - 1] != "\\":
+                quote = ""
+        elif character in "\"'":
+            quote = character
+        elif character in "([{":
+            depth += 1
+        elif character in ")]}":
+            depth -= 1
+            if depth == 0:
+                return text[start:position]
+    return text[start:end]
+
+
+def _argument_value(arguments: str, start: int) -> str:
+    """One argument's text: up to the next comma outside brackets."""
+    depth = 0
+    for position in range(start, len(arguments)):
+        character = arguments[position]
+        if character in "([{":
+            depth += 1
+        elif character in ")]}":
+            depth -= 1
+        elif character == "," and depth == 0:
+            return arguments[start:position]
+    return arguments[start:]
+
+
+def _named_mode(value: str) -> str:
+    """What a ``mode=`` value selects by itself: GRAPH where it names GRAPH_MODE or is 0 (a condition naming both
+    can select it), PyNative where it names only PYNATIVE_MODE or is 1, else "" (read from elsewhere)."""
+    if re.search(r"\bGRAPH_MODE\b", value) or value.strip() == "0":
+        return GRAPH
+    if re.search(r"\bPYNATIVE_MODE\b", value) or value.strip() == "1":
+        return PYNATIVE
+    default = re.search(r"get(?:env|\()\s*\(?\s*[\"'][^\"']+[\"']\s*,\s*[\"']?(\w+)", value)
+    return _word_mode(default.group(1)) if default else ""
+
+
+def _word_mode(word: str) -> str:
+    word = word.strip().strip("\"'").lower()
+    return GRAPH if word in _GRAPH_WORDS else PYNATIVE if word in _PYNATIVE_WORDS else ""
+
+
+def _resolved(selection: Selection, path: str, context: tuple[str, ...], folder: str) -> tuple[str, str]:
+    """(mode, how) of a selection whose value is read from elsewhere (``mode=args.mode``, ``mode=context_mode``):
+    GRAPH where the file names GRAPH_MODE (a condition or table that can select it); PyNative where it names only
+    PYNATIVE_MODE; else the default an argparse option, a configuration file of the application or an assignment
+    in the files of ``context`` gives that name; else GRAPH: the code chooses the mode, and GRAPH_MODE is what it
+    can be compiled in."""
+    if selection.mode:
+        return selection.mode, ""
+    text = _text(path) or ""
+    for mode, word in ((GRAPH, "GRAPH_MODE"), (PYNATIVE, "PYNATIVE_MODE")):
+        for match in re.finditer(rf"\b{word}\b", text):
+            if not _in_comment(text, match.start()):
+                return mode, f"mode={selection.value}, which can be {word}"
+    names = re.findall(r"[A-Za-z_]\w*", selection.value)
+    name = names[-1] if names else ""
+    if name:
+        spelled = name.replace("_", "[-_]")
+        option = re.compile(rf"add_argument\(\s*[\"']--?{spelled}[\"'][^)]*?\bdefault\s*=\s*[\"']?([\w.]+)", re.S)
+        assigned = re.compile(rf"^\s*[\"']?{spelled}[\"']?\s*[:=]\s*[\"']?([\w.]+)", re.MULTILINE)
+        for other in (path, *context, *_configuration_files(folder)):
+            other_text = _text(other) or ""
+            if name not in other_text:
+                continue
+            for pattern in (option, assigned):
+                for match in pattern.finditer(other_text):
+                    mode = _word_mode(match.group(1).rsplit(".", 1)[-1])
+                    if mode and not _in_comment(other_text, match.start()):
+                        return mode, f"mode={selection.value}, {match.group(1)} at {_relative(other, folder)}:" \
+                                     f"{_line(other_text, match.start())}"
+    return GRAPH, f"mode={selection.value}, read as GRAPH_MODE"
+
+
+@lru_cache(maxsize=256)
+def _configuration_files(folder: str) -> tuple[str, ...]:
+    """The YAML and JSON files of an application's folder (its own and its configuration folders')."""
+    found: list[str] = []
+    if not folder:
+        return ()
+    for directory, subdirectories, names in os.walk(folder):
+        subdirectories[:] = sorted(name for name in subdirectories if not name.startswith(".")
+                                   and name not in ("__pycache__", "node_modules", "build", "dist"))
+        for name in sorted(names):
+            if name.endswith((".yaml", ".yml", ".json")):
+                found.append(os.path.join(directory, name))
+                if len(found) >= _MAX_CONFIG_FILES:
+                    return tuple(found)
+    return tuple(found)
+
+
+# ----------------------------------------------------------------------------------------- imports
+
+
+_closures: dict[str, frozenset[str]] = {}
+
+
+# An import statement: ``from PACKAGE import NAMES`` (NAMES possibly in parentheses over lines) or ``import NAMES``.
+_IMPORT_STATEMENT = re.compile(
+    r"^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n#;]*)|import[ \t]+([^\n#;]+))", re.MULTILINE)
+
+
+def source_root(path: str) -> str:
+    """The directory the module at ``path`` is imported from: above its top package (the ``__init__.py`` chain), or
+    its own."""
+    directory = os.path.dirname(os.path.abspath(path))
+    while os.path.isfile(os.path.join(directory, "__init__.py")):
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            break
+        directory = parent
+    return directory
+
+
+@lru_cache(maxsize=8192)
+def module_file_in(module: str, roots: tuple[str, ...]) -> str | None:
+    """The file of ``module`` under ``roots``, where Python's path finder would look: a package's ``__init__.py``,
+    else the module's ``.py`` file. Only regular files count: a directory named like a module, or a FIFO that would
+    block the read, is no module."""
+    *packages, name = parts = module.split(".")
+    if not all(parts) or any(os.sep in part for part in parts):
+        return None
+    for root in roots:
+        directory = os.path.join(root, *packages)
+        if not os.path.isdir(directory):
+            continue
+        for candidate in (os.path.join(directory, name, "__init__.py"), os.path.join(directory, name + ".py")):
+            if os.path.isfile(candidate):
+                return os.path.abspath(candidate)
+    return None
+
+
+_imports: dict[tuple[str, tuple[str, ...]], tuple[float, tuple[str, ...]]] = {}
+
+
+def imported_files(path: str, roots: tuple[str, ...]) -> tuple[str, ...]:
+    """The project files the module at ``path`` imports, as its import statements' text says (each package on the
+    way included), found from ``roots`` (its source roots) as Python finds them; read once per modification time."""
+    try:
+        modified = os.stat(path).st_mtime
+    except OSError:
+        return ()
+    known = _imports.get((path, roots))
+    if known is not None and known[0] == modified:
+        return known[1]
+    text = _text(path) or ""
+    found: dict[str, None] = {}
+
+    def add(module: str, base_roots: tuple[str, ...]) -> None:
+        parts = module.split(".")
+        for end in range(1, len(parts) + 1):
+            located = module_file_in(".".join(parts[:end]), base_roots)
+            if located is not None:
+                found[located] = None
+
+    for source, names, plain in _IMPORT_STATEMENT.findall(text):
+        if plain:
+            for item in plain.split(","):
+                module = item.split(" as ")[0].strip()
+                if module.replace(".", "").replace("_", "").isalnum():
+                    add(module, roots)
+            continue
+        listed = [item.split(" as ")[0].strip(" ()\n\t\\") for item in names.strip("()").split(",")]
+        listed = [name for name in listed if name.isidentifier()]
+        level = len(source) - len(source.lstrip("."))
+        module = source[level:]
+        if level:
+            base = os.path.dirname(os.path.abspath(path))
+            for _ in range(level - 1):
+                base = os.path.dirname(base)
+            if module:
+                add(module, (base,))
+            for name in listed:
+                add(f"{module}.{name}" if module else name, (base,))
+        elif module:
+            add(module, roots)
+            for name in listed:
+                add(f"{module}.{name}", roots)
+    found.pop(os.path.abspath(path), None)
+    result = tuple(found)
+    _imports[(path, roots)] = (modified, result)
+    return result
+
+
+def reached_from(entry: str) -> frozenset[str]:
+    """The project files running ``entry`` imports, itself included (at most ``_MAX_REACHED``)."""
+    known = _closures.get(entry)
+    if known is not None:
+        return known
+    reached = {entry}
+    pending = [entry]
+    folder = os.path.dirname(os.path.abspath(entry))  # what the script's directory on ``sys.path`` finds too
+    while pending and len(reached) < _MAX_REACHED:
+        module = pending.pop()
+        root = source_root(module)
+        roots = tuple(dict.fromkeys((root, os.path.dirname(os.path.abspath(module)), folder)))
+        for imported in imported_files(module, roots):
+            if imported not in reached:
+                reached.add(imported)
+                pending.append(imported)
+    _closures[entry] = result = frozenset(reached)
+    return result
+
+
+# ------------------------------------------------------------------------------------- entry points
+
+
+_entries_in: dict[str, tuple[str, ...]] = {}
+
+
+def entry_points_in(directory: str) -> tuple[str, ...]:
+    """The entry points directly in ``directory``: none in a package (a folder with ``__init__.py``, whose scripts
+    are its modules' trial runs); else each file named like an application's script, or with a ``__main__`` guard,
+    that imports MindSpore."""
+    known = _entries_in.get(directory)
+    if known is not None:
+        return known
+    found = []
+    try:
+        names = sorted(os.listdir(directory))
+    except OSError:
+        names = []
+    if "__init__.py" not in names:
+        for name in names:
+            path = os.path.join(directory, name)
+            if not name.endswith(".py") or is_test_path(name) or not os.path.isfile(path):
+                continue
+            text = _text(path)
+            if text is None or "mindspore" not in text:
+                continue
+            if _named_entry(path) or _MAIN_GUARD.search(text):
+                found.append(path)
+    _entries_in[directory] = result = tuple(found)
+    return result
+
+
+_applications: dict[tuple[str, str], tuple[str, tuple[str, ...]] | None] = {}
+
+
+def application_of(path: str, bound: str | None) -> tuple[str, tuple[str, ...]] | None:
+    """(the application's folder, its entry points) for the module at ``path``, from the entry points of the folders
+    above it, up to ``_LEVELS_ABOVE_SOURCE_ROOT`` folders above the one its top package lies in, or ``bound`` (the
+    project's root, where a project marker says where it ends) where that is nearer:
+    the scripts named like an application's, and the others with a ``__main__`` guard but those that such a script
+    imports or that lie inside a package (a module's trial run). The folder is the highest holding one; None for a
+    library module."""
+    directory = os.path.dirname(os.path.abspath(path))
+    key = (directory, bound or "")
+    if key in _applications:
+        return _applications[key]
+    top = source_root(path)
+    for _ in range(_LEVELS_ABOVE_SOURCE_ROOT):  # an application's ``src`` and its folders need not be packages
+        parent = os.path.dirname(top)
+        if parent == top or parent == os.path.expanduser("~"):
+            break
+        top = parent
+    if bound is not None and os.path.abspath(bound).startswith(top):
+        top = os.path.abspath(bound)  # the project ends below
+    levels = []
+    current = directory
+    while True:
+        levels.append(current)
+        parent = os.path.dirname(current)
+        if current == top or parent == current or not current.startswith(top):
+            break
+        current = parent
+    named = [entry for level in levels for entry in entry_points_in(level)
+             if _named_entry(entry)]
+    imported = {module for entry in named for module in reached_from(entry)}
+    entries = named + [entry for level in levels for entry in entry_points_in(level)
+                       if not _named_entry(entry) and entry not in imported
+                       and not _inside_a_package(os.path.dirname(entry), top)]
+    found = None
+    if entries:
+        folder = next(level for level in reversed(levels) if any(os.path.dirname(e) == level for e in entries))
+        found = (folder, tuple(sorted(entries)))
+    _applications[key] = found
+    return found
+
+
+def _inside_a_package(directory: str, top: str) -> bool:
+    """Whether a folder above ``directory``, up to ``top``, is a package."""
+    while directory.startswith(top) and directory != top:
+        directory = os.path.dirname(directory)
+        if os.path.isfile(os.path.join(directory, "__init__.py")):
+            return True
+    return False
+
+
+def _entry_mode(entry: str, folder: str) -> EntryMode:
+    """The mode ``entry`` runs in: its own ``set_context(mode=...)`` where it selects GRAPH_MODE; GRAPH where it exports
+    MindIR (``mindspore.export`` compiles the network in PyNative too); its own selection of PyNative; else that of a
+    module it imports (the first GRAPH one, else the first); else MindSpore's default (PyNative)."""
+    reached = reached_from(entry)
+    context = tuple(sorted(reached - {entry}))
+    own = selections(entry)
+    if own:
+        modes = [(_resolved(selection, entry, context, folder), selection) for selection in own]
+        (mode, _), selection = next((item for item in modes if item[0][0] == GRAPH), modes[0])
+        if mode == GRAPH:
+            return EntryMode(entry, mode, f"{_relative(entry, folder)}:{selection.line}")
+    text = _text(entry) or ""
+    exported = exports_mindir(text)
+    if exported is not None:  # the network it exports is compiled, whatever the mode
+        return EntryMode(entry, GRAPH, f"{_relative(entry, folder)}:{_line(text, exported)} (exports MindIR)")
+    if own:
+        return EntryMode(entry, mode, f"{_relative(entry, folder)}:{selection.line}")
+    chosen = None
+    for module in context:
+        for selection in selections(module, skip_main_block=True):
+            mode, _ = _resolved(selection, module, (entry, *context), folder)
+            candidate = EntryMode(entry, mode, f"{_relative(entry, folder)}, through "
+                                               f"{_relative(module, folder)}:{selection.line}")
+            if mode == GRAPH:
+                return candidate
+            chosen = chosen or candidate
+    return chosen or EntryMode(entry, PYNATIVE, "")
+
+
+def _relative(path: str, folder: str) -> str:
+    relative = os.path.relpath(path, folder) if folder else path
+    return (path if relative.startswith(os.pardir) else relative).replace(os.sep, "/")
+
+
+def mode_of(path: str, bound: str | None) -> ModuleMode:
+    """The mode the module at ``path`` runs its Cells in, inferred from the entry points of its application (see
+    the module's documentation)."""
+    application = application_of(path, bound)
+    if application is None:
+        return ModuleMode(GRAPH, LIBRARY)
+    folder, entries = application
+    target = os.path.abspath(path)
+    modes = [_entry_mode(entry, folder) for entry in entries]
+    reaching = [mode for mode in modes if target in reached_from(mode.entry)]
+    root = source_root(path)
+    if not reaching and root != folder and root.startswith(os.path.join(folder, "")):
+        # scripts in a folder above the one the module's packages lie in, none of which imports it: not known to be
+        # its application
+        return ModuleMode(GRAPH, LIBRARY)
+    graph = sorted((mode for mode in (reaching or modes) if mode.mode == GRAPH),
+                   key=lambda mode: not os.path.basename(mode.entry).startswith("train"))  # training first
+    if graph:
+        others = [mode for mode in reaching if mode.mode != GRAPH]
+        if others:
+            names = tuple(_relative(mode.entry, folder) for mode in graph)
+            more = f" and {len(names) - 1} more" if len(names) > 1 else ""
+            return ModuleMode(GRAPH, f"compiled by {names[0]}{more} ({graph[0].where}); "
+                                     f"{_relative(others[0].entry, folder)} runs it in PyNative", names)
+        return ModuleMode(GRAPH, graph[0].where)
+    selected = next((mode for mode in (reaching or modes) if mode.where), None)
+    if selected is not None:
+        return ModuleMode(PYNATIVE, selected.where)
+    names = ", ".join(_relative(mode.entry, folder) for mode in (reaching or modes)[:3])
+    return ModuleMode(PYNATIVE, f"MindSpore's default: {names} select{'s' if len(reaching or modes) == 1 else ''} "
+                                f"no mode")
 
 
 # ------------------------------------------------------------------------------------------------------- versions
@@ -401,23 +1177,44 @@ def installed_mindspore() -> str:
     return ""
 
 
-_requirement_versions: dict[str, tuple[str, str] | None] = {}
+_requirement_versions: dict[str, tuple[str, tuple[str, ...], str, str] | None] = {}
 
 
 def inferred_version(root: str) -> tuple[str, str]:
-    """``(version, origin)``: installed, else the project's requirement, else the API tables' version."""
-    installed = installed_mindspore()
+    """``(version, origin)``: installed, else the project's requirement (its lowest version; an application's, else
+    the repository's around it), else the API tables' version."""
+    version, _, origin, _ = inferred_versions(root)
+    return version, origin
+
+
+def inferred_versions(root: str, pinned: bool = False) -> tuple[str, tuple[str, ...], str, str]:
+    """``(version, versions, origin, requirement)``: the installed MindSpore (unless ``pinned``: the project's
+    requirement only), else the versions the project's requirement allows (an application's, else the repository's
+    around it; ``versions`` empty for one, or ``pinned``), else the API tables' version."""
+    installed = "" if pinned else installed_mindspore()
     if installed:
-        return installed, "installed"
-    if root:
-        if root not in _requirement_versions:
-            _requirement_versions[root] = required_version(root)
-        required = _requirement_versions[root]
+        return installed, (), "installed", ""
+    for where in (root, _enclosing.get(root)) if root else ():
+        if where is None:
+            continue
+        if where not in _requirement_versions:
+            _requirement_versions[where] = required_versions(where)
+        required = _requirement_versions[where]
         if required is not None:
-            return required
+            version, versions, origin, requirement = required
+            origin = origin if where == root else os.path.join(os.path.relpath(where, root), origin)
+            return version, () if pinned else versions, origin, requirement
     from ms_lint.mindspore_api import mindspore_version
 
-    return mindspore_version(), "default"
+    return mindspore_version(), (), "default", ""
+
+
+def pinned_version(root: str) -> str:
+    """The version the project's requirement pins or starts from ("" where it names none)."""
+    if not root:
+        return ""
+    version, _, origin, _ = inferred_versions(root, pinned=True)
+    return "" if origin == "default" else version
 
 
 _REQUIREMENT = re.compile(r"(?<![\w.-])mindspore(?:[-_](?:ascend|gpu|cpu))?(?![\w.-])\s*(?:\[[^\]]*\])?\s*\(?"
@@ -439,8 +1236,52 @@ def requirement_version(specification: str) -> str:
     return ""
 
 
+def allowed_versions(specification: str) -> tuple[str, ...]:
+    """The versions a requirement on MindSpore allows that ms-lint judges separately, oldest first: the version it
+    pins or starts from (``requirement_version``), then each release ms-lint has API tables for that it allows
+    (``>=2.7.1`` -> 2.7.1, 2.7.2, 2.8.0, 2.9.0, 2.10.0); one version for a pin."""
+    from ms_lint.mindspore_api import shipped_versions
+
+    first = requirement_version(specification)
+    if not first:
+        return ()
+    specifiers = [(operator, parse_version(version.rstrip(".*").split("+")[0]), version.endswith(".*"))
+                  for operator, version in _SPECIFIER.findall(specification)]
+    found = [first]
+    for version in shipped_versions():
+        release = parse_version(version)
+        if release > _padded(parse_version(first)) and all(_allows(operator, release, bound, star)
+                                                           for operator, bound, star in specifiers):
+            found.append(version)
+    return tuple(found)
+
+
+def _padded(release: tuple[int, ...]) -> tuple[int, ...]:
+    return release + (0,) * (3 - len(release))
+
+
+def _allows(operator: str, release: tuple[int, ...], bound: tuple[int, ...], star: bool) -> bool:
+    """Whether ``release`` satisfies ``operator bound`` (release numbers only, as PEP 440 compares them)."""
+    if star or operator == "~=":  # ==2.6.*, ~=2.7.0: the bound's leading numbers, then at least it
+        prefix = bound if star else bound[:-1]
+        if release[:len(prefix)] != prefix:
+            return operator == "!="
+        return operator != "!=" and (star or release >= _padded(bound))
+    release, bound = _padded(release), _padded(bound)
+    return {"==": release == bound, "===": release == bound, "!=": release != bound, ">=": release >= bound,
+            "<=": release <= bound, ">": release > bound, "<": release < bound}.get(operator, True)
+
+
 def required_version(root: str) -> tuple[str, str] | None:
     """``(version, origin)`` from the first of the project's files whose requirement on MindSpore names one."""
+    found = required_versions(root)
+    return None if found is None else (found[0], found[2])
+
+
+def required_versions(root: str) -> tuple[str, tuple[str, ...], str, str] | None:
+    """``(version, versions, origin, requirement)`` from the first of the project's files whose requirement on
+    MindSpore names a version: the one it pins or starts from, every version ``allowed_versions`` judges (empty for
+    one), where it was read, and the requirement as written."""
     for name, requirements in _requirement_sources(root):
         for requirement in requirements:
             match = _REQUIREMENT.search(requirement)
@@ -448,7 +1289,9 @@ def required_version(root: str) -> tuple[str, str] | None:
                 continue
             version = requirement_version(match.group(1))
             if version:
-                return version, f"{name}: {' '.join(match.group(0).split())}"
+                written = " ".join(match.group(0).split())
+                versions = allowed_versions(match.group(1))
+                return version, versions if len(versions) > 1 else (), f"{name}: {written}", written
     return None
 
 

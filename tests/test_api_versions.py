@@ -103,7 +103,8 @@ def test_an_old_version_s_tables_leave_the_garbage_collector_alone_too():
     loaded = api.tables(OLD)
     for _ in range(3):
         gc.collect()
-    assert not any(gc.is_tracked(loaded[name]) for name in ("ops_functions", "tensor_methods", "cell_keywords"))
+    assert not any(gc.is_tracked(loaded[name]) for name in ("ops_functions", "tensor_methods"))
+    assert not any(gc.is_tracked(entries) for entries in loaded["signatures"].values())
     forbidden = api.jit_forbidden(OLD)
     tables = [api.module_names("mindspore.nn", OLD), api.tensor_methods(OLD), api.tensor_properties(OLD),
               forbidden.functions, *forbidden.methods.values()]
@@ -199,7 +200,9 @@ def test_ms606_carries_the_layer_and_version():
         found = _findings(source, version, "MS606")
         assert len(found) == 1
         assert found[0].data == {"name": "mindspore.nn.Conv2d", "module": "mindspore.nn", "index": 4,
-                                 "parameter": "pad_mode", "version": version, "target_version": version}
+                                 "parameter": "pad_mode", "pytorch_parameter": "padding", "effect": "raises",
+                                 "page": "r2.4.10:pytorch_diff/Conv2d.md", "version": version,
+                                 "target_version": version}
 
 
 MS113_SOURCE = """
@@ -228,3 +231,22 @@ def test_ms113_before_2_9_reports_value_and_grad_after_a_call_even_with_set_grad
     # grad reuses the forward after set_grad() on every version.
     grad_source = MS113_SOURCE.replace("ms.value_and_grad(net)(x)", "ms.grad(net)(x)")
     assert _findings(grad_source, OLD, "MS113", mode="pynative") == []
+
+
+def test_a_prose_string_changes_whole_and_a_string_of_names_by_its_names():
+    old = {"deprecations": {"f": {"since": "2.4.0", "use": "ops.unique and ops.pad"}}, "words": "a b c"}
+    new = {"deprecations": {"f": {"since": "2.4.0", "use": "ops.pad and ops.unique"}}, "words": "a c d"}
+    change = generate_tables.difference(new, old)
+    assert change["changed"]["deprecations"]["changed"]["f"] == {"set": {"use": "ops.unique and ops.pad"}}
+    assert change["changed"]["words"] == {"added": ["b"], "removed": ["d"]}
+    assert api.apply_difference(new, change) == old
+
+
+def test_the_signatures_of_a_version_are_its_own():
+    assert [form.text for form in api.signatures("mindspore.ops.transpose", "2.7.0")] == ["input, input_perm"]
+    assert [form.text for form in api.signatures("mindspore.ops.transpose", "2.7.1")] == ["input, dims"]
+    assert [form.text for form in api.signatures("mindspore.Tensor.expand", "2.7.0")] == ["size"]
+    assert [form.text for form in api.signatures("mindspore.Tensor.expand", NEW)] == ["*size"]
+    assert api.signatures("mindspore.ops.no_such_function") is None and api.signatures("numpy.sum") is None
+    assert api.deprecation("mindspore.ops.padding", "2.7.1") is None
+    assert api.deprecation("mindspore.ops.padding", "2.8.0") == ("2.8.0", "ops.pad")

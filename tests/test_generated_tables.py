@@ -21,7 +21,7 @@ SHIPPED = json.loads(SHIPPED_TEXT)
 def test_top_level_keys():
     assert set(SHIPPED) == {
         "mindspore_version", "nn_cells", "mint_nn_cells", "jit_forbidden", "ops_functions", "ops_primitives",
-        "dataset_transforms", "tensor_methods", "tensor_properties", "cell_keywords", "module_names",
+        "dataset_transforms", "tensor_methods", "tensor_properties", "module_names", "signatures", "deprecations",
     }
     assert SHIPPED["mindspore_version"].startswith("2.10.")
 
@@ -45,11 +45,13 @@ def test_the_loaded_tables_are_the_shipped_ones_and_the_garbage_collector_leaves
     # collections of a long flake8 run do not walk them (a list never leaves them).
     loaded = api.tables()
     assert json.loads(json.dumps(loaded)) == SHIPPED
-    assert api.cell_keywords("mindspore.nn.Dense") == tuple(SHIPPED["cell_keywords"]["mindspore.nn.Dense"])
+    assert api.signatures("mindspore.nn.Dense")[0].text == SHIPPED["signatures"]["mindspore.nn"]["Dense"][0]
     for _ in range(3):  # a collection lets go of a tuple once the tuples inside it are let go: one level at a time
         gc.collect()
     assert not any(gc.is_tracked(loaded[name]) for name in (
-        "ops_functions", "ops_primitives", "tensor_methods", "cell_keywords", "module_names"))
+        "ops_functions", "ops_primitives", "tensor_methods", "module_names"))
+    # (the signatures' one dict of namespaces stays, the thousands of entries under it leave)
+    assert not any(gc.is_tracked(entries) for entries in loaded["signatures"].values())
     assert not any(gc.is_tracked(entry) for entry in loaded["nn_cells"].values())  # (a dict of dicts stays)
     # The name tables asked ``name in table`` (thousands of names) are dicts of strings, which the collector never
     # tracks, where frozensets would be walked by every full collection.
@@ -210,13 +212,18 @@ def test_tensor_methods_hold_mindspore_tensor_api_and_not_pytorch_only_methods()
 
 
 def test_cell_keywords_are_the_constructor_s_names_and_leave_out_classes_taking_any():
-    keywords = SHIPPED["cell_keywords"]
-    assert {"in_channels", "out_channels", "has_bias", "weight_init"} <= set(keywords["mindspore.nn.Dense"])
-    assert "bias" not in keywords["mindspore.nn.Dense"] and "bias" in keywords["mindspore.mint.nn.Linear"]
-    assert "group" in keywords["mindspore.nn.Conv1d"] and "groups" not in keywords["mindspore.nn.Conv1d"]
-    assert keywords["mindspore.nn.ReLU"] == []
-    assert all(names == sorted(set(names)) for names in keywords.values())
-    assert list(keywords) == sorted(keywords)
+    def keywords(name):
+        return api.cell_keywords(name)
+
+    assert {"in_channels", "out_channels", "has_bias", "weight_init"} <= set(keywords("mindspore.nn.Dense"))
+    assert "bias" not in keywords("mindspore.nn.Dense") and "bias" in keywords("mindspore.mint.nn.Linear")
+    assert "group" in keywords("mindspore.nn.Conv1d") and "groups" not in keywords("mindspore.nn.Conv1d")
+    assert keywords("mindspore.nn.ReLU") == ()
+    # An optimizer's constructor is wrapped in decorators taking (*args, **kwargs) that call the real one: the
+    # keywords are the real one's (nn.SGD(params, lr=0.1) raises TypeError).
+    assert "learning_rate" in keywords("mindspore.nn.SGD") and "lr" not in keywords("mindspore.nn.SGD")
+    assert keywords("mindspore.ops.Add") is None
+    assert all(names == tuple(sorted(set(names))) for names in api._cell_keywords(api.tables_version()).values())
 
 
 def test_tensor_properties_are_the_attributes_read_as_values():
@@ -233,3 +240,33 @@ def test_module_names_hold_each_module_s_attributes_and_submodules_and_not_pytor
     assert "softmax" in names["mindspore.mint.nn.functional"] and "functional" in names["mindspore.mint.nn"]
     assert "weight_norm" not in names["mindspore.nn.utils"]
     assert all(text.split() == sorted(set(text.split())) for text in SHIPPED["module_names"].values())
+
+
+def test_signatures_hold_each_callable_s_parameters_as_python_or_mindspore_s_parser_says():
+    signatures = SHIPPED["signatures"]
+    assert signatures["mindspore.ops"]["softmax"] == ["input, axis=-1, *, dtype=None"]
+    assert signatures["mindspore.nn"]["Dense"][0].startswith("in_channels, out_channels, weight_init=None")
+    # A Tensor method implemented in C++: the forms MindSpore's argument parser lists, defaults not said.
+    assert signatures["mindspore.Tensor"]["sum"] == ["axis=?, dtype=?, keepdims=?, initial=?",
+                                                     "dim=?, keepdim=?, *, dtype=?"]
+    # A generated functional taking (*args, **kwargs): its forms from the parser too.
+    assert "input=?, dim=?, keepdim=?" in signatures["mindspore.mint"]["max"]
+    # What neither can read says so: a Primitive instance's __call__, a C++ method whose parser names no forms.
+    assert signatures["mindspore.Tensor"]["repeat"] == ["?"]
+    # ops.functional keeps only where it differs from ops.
+    assert "softmax" not in signatures["mindspore.ops.functional"]
+    shared = api.signatures("mindspore.ops.functional.softmax")
+    assert [form.text for form in shared] == ["input, axis=-1, *, dtype=None"]
+    every = [form for entries in signatures.values() for forms in entries.values() for form in forms]
+    assert len(every) > 2500 and all(forms == sorted(forms) for entries in signatures.values()
+                                     for forms in entries.values())
+
+
+def test_deprecations_are_what_mindspore_s_decorator_was_given():
+    deprecations = SHIPPED["deprecations"]
+    assert deprecations["mindspore.ops.padding"] == {"since": "2.8.0", "use": "ops.pad"}
+    unique_with_pad = {"since": "2.4.0", "use": "ops.unique combined with ops.pad"}
+    assert deprecations["mindspore.ops.unique_with_pad"] == unique_with_pad
+    assert deprecations["mindspore.nn.MatMul"]["use"] == "ops.matmul"
+    assert "mindspore.ops.softmax" not in deprecations and "mindspore.ops.functional.padding" not in deprecations
+    assert api.deprecation("mindspore.ops.functional.padding") == ("2.8.0", "ops.pad")

@@ -775,16 +775,22 @@ def test_a_strict_attribute_write_raises_type_error_or_attribute_error_for_a_new
 
 
 def test_the_shifted_positionals_ms606_names_are_where_the_installed_mindspore_has_them():
-    import inspect
+    """Each positional difference MS606 reports puts the value where the installed MindSpore's constructor has the
+    parameter the table names, and the keyword its fix passes the value by is one the constructor takes."""
+    import mindspore
 
-    from mindspore import nn
+    from ms_lint import pytorch_mapping as mapping
+    from ms_lint.tools.signature_tables import init_signature  # through the optimizers' decorators
 
-    from ms_lint.rules.ms606_layer_positional_argument import SHIFTED_POSITIONALS
-
-    for layer, shifted in SHIFTED_POSITIONALS.items():
-        parameters = list(inspect.signature(getattr(nn, layer).__init__).parameters)[1:]
-        assert parameters[shifted.index] == shifted.mindspore, layer
-        assert shifted.keyword in parameters, layer  # the keyword the fix passes it by
+    checked = 0
+    for name in mapping.class_names("position"):
+        for shifted in mapping.differences(f"mindspore.nn.{name}", "position", mindspore.__version__):
+            parameters = list(init_signature(getattr(mindspore.nn, name)).parameters)
+            assert parameters[shifted.index] == shifted.mindspore, name
+            if shifted.mindspore_for_pytorch:
+                assert shifted.mindspore_for_pytorch in parameters, name  # the keyword the fix passes it by
+            checked += 1
+    assert checked >= 10
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])

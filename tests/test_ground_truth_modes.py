@@ -13,21 +13,19 @@ from pathlib import Path
 import pytest
 
 from ms_lint.engine import check_file, check_source
-from ms_lint.entries import PYNATIVE
 from ms_lint.rules import RULES_BY_CODE
 from ms_lint.settings import Settings
-from ms_lint.target import SILENCED_BY, forget_projects
+from ms_lint.target import PYNATIVE, SILENCED_BY, forget_projects
 from tests.mindspore_compile import compile_cases, compile_environment
 
 pytestmark = pytest.mark.mindspore
 
 # What a fresh process does without set_context: its mode, a Cell whose construct holds a statement graph mode
-# refuses (``try``), and the same code under ``@jit`` (LAX) and ``@jit(fullgraph=True)`` (STRICT).
-_DEFAULT_MODE = r'''
-import json
-import numpy as np
-import mindspore as ms
+# refuses (``try``), the same code under ``@jit`` (LAX) and ``@jit(fullgraph=True)`` (STRICT), and ``export`` of it
+# to MindIR; MindSpore compiles only code it can read from a file, so the cases are a module of their own.
+_CASES = """
 from mindspore import nn
+
 
 class Net(nn.Cell):
     def construct(self, x):
@@ -37,30 +35,47 @@ class Net(nn.Cell):
             y = x
         return y
 
+
+class Fine(nn.Cell):
+    def construct(self, x):
+        return x * 2
+
+
 def guarded(x):
     try:
         y = x * 2
     except ValueError:
         y = x
     return y
+"""
+
+_DEFAULT_MODE = r'''
+import json
+import numpy as np
+import mindspore as ms
+from default_mode_cases import Fine, Net, guarded
 
 x = ms.Tensor(np.ones((2, 3), np.float32))
 result = {"mode": ms.get_context("mode"), "pynative": ms.PYNATIVE_MODE, "graph": ms.GRAPH_MODE}
 for name, run in (("cell", lambda: Net()(x)), ("jit_lax", lambda: ms.jit(guarded)(x)),
-                  ("jit_strict", lambda: ms.jit(guarded, fullgraph=True)(x))):
+                  ("jit_strict", lambda: ms.jit(guarded, fullgraph=True)(x)),
+                  ("export", lambda: ms.export(Net(), x, file_name="net", file_format="MINDIR")),
+                  ("export_fine", lambda: ms.export(Fine(), x, file_name="fine", file_format="MINDIR"))):
     try:
         run()
         result[name] = "ok"
     except BaseException as exc:
-        result[name] = type(exc).__name__
+        result[name] = type(exc).__name__ + ": " + str(exc).splitlines()[0]
 print("@@RESULT@@" + json.dumps(result))
 '''
 
 
 @pytest.fixture(scope="module")
-def default_mode():
+def default_mode(tmp_path_factory):
+    workdir = tmp_path_factory.mktemp("default_mode")
+    (workdir / "default_mode_cases.py").write_text(_CASES)
     completed = subprocess.run([sys.executable, "-c", _DEFAULT_MODE], capture_output=True, text=True, timeout=600,
-                               env=compile_environment())
+                               env=compile_environment(), cwd=workdir)
     marker = completed.stdout.rfind("@@RESULT@@")
     assert marker >= 0, completed.stderr[-3000:]
     return json.loads(completed.stdout[marker + len("@@RESULT@@"):])
@@ -71,9 +86,17 @@ def test_mindsporess_default_mode_is_pynative(default_mode):
     assert PYNATIVE == "pynative"  # what ms-lint assumes of an application that selects no mode
 
 
+UNSUPPORTED_TRY = "RuntimeError: Unsupported statement 'Try'."
+
+
 def test_pynative_runs_a_cell_and_compiles_only_jit_code(default_mode):
     assert default_mode["cell"] == "ok"
-    assert default_mode["jit_lax"] != "ok" and default_mode["jit_strict"] != "ok"
+    assert default_mode["jit_lax"] == default_mode["jit_strict"] == UNSUPPORTED_TRY
+
+
+def test_exporting_mindir_compiles_the_network_in_pynative_too(default_mode):
+    assert default_mode["export_fine"] == "ok"
+    assert default_mode["export"] == UNSUPPORTED_TRY
 
 
 APPLICATION_MODEL = """\
@@ -106,7 +129,7 @@ def test_an_application_that_selects_no_mode_gets_only_its_jit_code_reported(tmp
     # leaves the Cell's finding out, naming the setting that shows it.
     forget_projects()
     (tmp_path / "model.py").write_text(APPLICATION_MODEL)
-    (tmp_path / "train.py").write_text("import mindspore as ms\nfrom model import Net\n\nnet = Net()\n")
+    (tmp_path / "train.py").write_text("import mindspore as ms\nfrom model import Net\n\nnet = Net()\nprint(net)\n")
     silenced = []
     findings = check_source(APPLICATION_MODEL, str(tmp_path / "model.py"), Settings(syntax_level=level),
                             RULES_BY_CODE, silenced=silenced)
@@ -114,6 +137,18 @@ def test_an_application_that_selects_no_mode_gets_only_its_jit_code_reported(tmp
     assert [(f.code, f.line, f.data[SILENCED_BY]) for f in silenced] == [("MS109", 7, "ms-mode=graph")]
     shown = check_file(str(tmp_path / "model.py"), Settings(mode="graph", syntax_level=level), RULES_BY_CODE)
     assert [(f.code, f.line) for f in shown] == [("MS109", 7), ("MS109", 16)]
+
+
+@pytest.mark.parametrize("level", ["strict", "lax"])
+def test_an_entry_point_that_exports_mindir_compiles_what_it_exports(tmp_path, level, default_mode):
+    forget_projects()
+    (tmp_path / "model.py").write_text(APPLICATION_MODEL)
+    (tmp_path / "train.py").write_text("import mindspore as ms\nfrom model import Net\n\nnet = Net()\nprint(net)\n")
+    (tmp_path / "export.py").write_text("import mindspore as ms\nfrom model import Net\n\n"
+                                        "ms.export(Net(), x, file_name='net', file_format='MINDIR')\n")
+    findings = check_file(str(tmp_path / "model.py"), Settings(syntax_level=level), RULES_BY_CODE)
+    assert [(f.code, f.line) for f in findings] == [("MS109", 7), ("MS109", 16)]
+    assert findings[0].message.endswith("(compiled by export.py)")
 
 
 # (id, modules beside the case: name -> source, the case's source): each case fails to compile at both levels where a

@@ -356,11 +356,10 @@ def test_a_file_with_crlf_line_ends_keeps_its_answer(tmp_path, monkeypatch):
     assert reads == []
 
 
-def test_a_kept_answer_from_text_that_is_not_the_files_is_not_used(tmp_path, monkeypatch):
+def _recording_reads(monkeypatch) -> list[tuple[str, bool]]:
+    """The other modules the project index reads from here on: (file, outline only)."""
     import ms_lint.model.project as project
 
-    # The file on disk defines a Cell; the text checked (an editor's unsaved buffer) does not.
-    base, user = _project(tmp_path, "import mindspore.nn as nn\n\n\nclass Base(nn.Cell):\n    pass\n")
     reads = []
     read_module = project.INDEX._read_module
 
@@ -369,6 +368,13 @@ def test_a_kept_answer_from_text_that_is_not_the_files_is_not_used(tmp_path, mon
         return read_module(path, settings, outline)
 
     monkeypatch.setattr(project.INDEX, "_read_module", recording_read)
+    return reads
+
+
+def test_a_kept_answer_from_text_that_is_not_the_files_is_not_used(tmp_path, monkeypatch):
+    # The file on disk defines a Cell; the text checked (an editor's unsaved buffer) does not.
+    base, user = _project(tmp_path, "import mindspore.nn as nn\n\n\nclass Base(nn.Cell):\n    pass\n")
+    reads = _recording_reads(monkeypatch)
     _check(base, "import mindspore\n\n\nclass Base:\n    pass\n")
     assert _check(user) == ["MS102"]  # read from the file: Base is a Cell
     assert reads == [(str(base), True)]
@@ -1058,3 +1064,69 @@ def test_attributes_built_from_each_other_fold_once_each():
                 return np.sin(x)
     """).replace("CHAIN", chain)
     assert [f.code for f in check_source(source, "net.py", Settings(syntax_level="strict"))] == []
+
+
+def test_the_names_an_instance_has_are_what_its_lineage_sets_and_binds_or_unknown():
+    module = facts("""
+        import mindspore as ms
+        from mindspore import nn
+
+        class Base(nn.Cell):
+            scale = 2.0
+
+            def __init__(self):
+                super().__init__()
+                self.fc1 = nn.Dense(2, 2)
+                self.a, self.b = 1, 2
+                self.register_buffer("running", ms.Tensor(0.0))
+
+            @property
+            def width(self):
+                return 2
+
+        class Net(Base):
+            def build(self):
+                self.count += 1
+
+        class Dynamic(nn.Cell):
+            def __init__(self, names):
+                super().__init__()
+                for name in names:
+                    setattr(self, name, 1)
+
+        class Answering(nn.Cell):
+            def __getattr__(self, name):
+                return 1
+
+        class Layer(nn.Dense):
+            pass
+
+        class Computed(nn.Cell):
+            def __init__(self, name):
+                super().__init__()
+                self.register_buffer(name, ms.Tensor(0.0))
+    """)
+    names = module.instance_names(module.classes["Net"])
+    assert {"fc1", "a", "b", "running", "width", "scale", "count", "build", "__init__"} <= names
+    assert {"training", "phase", "cls_name"} <= names  # nn.Cell's own
+    assert "FC1" not in names
+    for unknown in ("Dynamic", "Answering", "Layer", "Computed"):
+        assert module.instance_names(module.classes[unknown]) is None, unknown
+
+
+def test_the_names_a_project_base_sets_are_read_once_for_the_whole_run(tmp_path, monkeypatch):
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "base.py").write_text("import mindspore.nn as nn\n\n\nclass Base(nn.Cell):\n"
+                                     "    def __init__(self):\n        super().__init__()\n"
+                                     "        self.fc1 = nn.Dense(2, 2)\n")
+    users = []
+    for number in range(2):
+        user = package / f"user{number}.py"
+        user.write_text("import mindspore\nfrom pkg.base import Base\n\n\nclass Net(Base):\n"
+                        "    def construct(self, x):\n        return self.FC1(self.fc1(x))\n")
+        users.append(user)
+    reads = _recording_reads(monkeypatch)
+    assert [_check(user) for user in users] == [["MS123"], ["MS123"]]
+    assert [path for path, outline in reads if not outline] == [str(package / "base.py")]

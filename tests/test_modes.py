@@ -1,5 +1,5 @@
-"""Which mode a module's Cells run in, inferred from its application's entry points (``ms_lint.entries``), and what
-that changes in the findings: an application that never selects a mode runs its Cells in PyNative (MindSpore's
+"""Which mode a module's Cells run in, inferred from its application's entry points (``ms_lint.target.mode_of``),
+and what that changes in the findings: an application that never selects a mode runs its Cells in PyNative (MindSpore's
 default, pinned in tests/test_ground_truth_modes.py), one entry point selecting GRAPH_MODE compiles what it runs, a
 library is checked as its users would compile it, and ``--ms-mode`` overrides."""
 from __future__ import annotations
@@ -64,7 +64,7 @@ def project(root: Path, **files: str) -> Path:
 
 
 def script(*lines: str) -> str:
-    return "import mindspore as ms\nfrom model import Net\n\n" + "".join(lines) + "net = Net()\n"
+    return "import mindspore as ms\nfrom model import Net\n\n" + "".join(lines) + "net = Net()\nprint(net)\n"
 
 
 def lines(path: Path, **settings: str) -> list[int]:
@@ -137,9 +137,9 @@ def test_one_entry_point_in_graph_mode_compiles_what_it_runs_and_the_finding_nam
 
 def test_a_module_only_a_pynative_entry_point_runs_runs_in_pynative(tmp_path):
     root = tmp_path / "app"
-    project(root, **{"train.py": script(GRAPH), "demo.py": "import mindspore as ms\nfrom other import Net\n",
+    project(root, **{"train.py": script(GRAPH), "eval.py": script().replace("from model", "from other"),
                      "other.py": MODEL})
-    assert mode(root / "other.py") == ("pynative", "MindSpore's default: demo.py selects no mode")
+    assert mode(root / "other.py") == ("pynative", "MindSpore's default: eval.py selects no mode")
     assert lines(root / "other.py") == [JIT_LINE]
     assert mode(root / "model.py") == ("graph", "train.py:4")
 
@@ -149,7 +149,7 @@ def test_a_module_no_entry_point_reaches_takes_the_applications_mode(tmp_path):
     project(root, **{"train.py": "import mindspore as ms\n" + GRAPH, "unused.py": MODEL})
     assert mode(root / "unused.py") == ("graph", "train.py:2")
     forget_projects()
-    (root / "train.py").write_text("import mindspore as ms\n")
+    (root / "train.py").write_text("import mindspore as ms\nprint(ms.__version__)\n")
     assert mode(root / "unused.py") == ("pynative", "MindSpore's default: train.py selects no mode")
 
 

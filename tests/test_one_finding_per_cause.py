@@ -31,10 +31,8 @@ def findings(source: str, level: str = "strict", device: str = "any"):
 
 
 @pytest.mark.parametrize("call, owner, named", [
-    # a keyword the layer does not take raises first (TypeError); the shifted padding would raise next
-    ("nn.Conv2d(3, 8, 3, 1, 1, bias=False)", "MS604", "fifth positional argument, PyTorch's padding"),
-    # the same with padding given without pad_mode
-    ("nn.Conv2d(3, 8, 3, padding=1, groups=1)", "MS604", "padding=1 with pad_mode='same' raises ValueError"),
+    # (A keyword the layer does not take raises first, TypeError, and its MS604 names the shifted padding or the
+    # missing pad_mode that would raise next: tests/fixtures/rules/MS604.py, lines 16 and 17, and its snapshot.)
     # two keywords the layer does not take: one call, one finding naming both
     ("nn.Conv2d(3, 8, 3, bias=False, groups=1)", "MS604", "bias= is has_bias=, groups= is group="),
     # MS205 and MS606 read different positions: a call has one of them

@@ -34,7 +34,7 @@ def project(tmp_path: Path) -> Path:
 
 
 def test_plugin_is_registered_and_reports_ms_codes(project):
-    result = flake8("--select=MS", "--ms-syntax-level=strict", "model.py", cwd=project)
+    result = flake8("--ms-syntax-level=strict", "model.py", cwd=project)
     assert result.returncode == 1
     assert result.stdout.splitlines() == [
         "model.py:7:13: MS101 numpy.sin() on tensor data in graph code (Net.construct) fails to compile under STRICT "
@@ -45,14 +45,16 @@ def test_plugin_is_registered_and_reports_ms_codes(project):
 
 
 def test_syntax_level_option_changes_what_is_reported(project):
-    result = flake8("--select=MS", "--ms-syntax-level=lax", "model.py", cwd=project)
+    result = flake8("--ms-syntax-level=lax", "model.py", cwd=project)
     assert result.returncode == 0, result.stdout
 
 
-def test_plain_flake8_and_select_ms_leave_off_by_default_rules_off(project):
-    for arguments in ([], ["--select=MS"], ["--select=E,F,W,MS"]):
-        result = flake8(*arguments, "model.py", cwd=project)
-        assert "MS110" not in result.stdout
+def test_off_by_default_rules_are_in_flake8s_default_ignore_list(project):
+    # Off in a plain run; on where a selection names them or a prefix of them, as `--select=W` turns on W503.
+    assert "MS110" not in flake8("--ms-syntax-level=strict", "model.py", cwd=project).stdout
+    assert "MS110" not in flake8("--extend-select=MS101", "model.py", cwd=project).stdout
+    for arguments in (["--select=MS"], ["--select=E,F,W,MS"], ["--select=MS1"], ["--ignore=E501"]):
+        assert "MS110" in flake8(*arguments, "model.py", cwd=project).stdout, arguments
 
 
 def test_off_by_default_rule_runs_when_selected(project):
@@ -70,11 +72,11 @@ def test_config_file_options(project):
     # the project selects STRICT in its own code: MS101 is reported until the configuration says lax
     (project / "train.py").write_text(
         "import mindspore as ms\nms.set_context(mode=ms.GRAPH_MODE, jit_syntax_level=ms.STRICT)\n")
-    (project / "setup.cfg").write_text("[flake8]\nselect = MS\n")
+    (project / "setup.cfg").write_text("[flake8]\nextend-ignore = E501\n")
     result = subprocess.run([sys.executable, "-m", "flake8", "model.py"], cwd=project, capture_output=True,
                             text=True, timeout=120)
     assert [line.split()[1] for line in result.stdout.splitlines()] == ["MS101"], result.stdout + result.stderr
-    (project / "setup.cfg").write_text("[flake8]\nselect = MS\nms-syntax-level = lax\nms-device = cpu\n")
+    (project / "setup.cfg").write_text("[flake8]\nextend-ignore = E501\nms-syntax-level = lax\nms-device = cpu\n")
     result = subprocess.run([sys.executable, "-m", "flake8", "model.py"], cwd=project, capture_output=True,
                             text=True, timeout=120)
     assert result.returncode == 0, result.stdout + result.stderr

@@ -28,12 +28,15 @@ DOCUMENTED = [rule for rule in ALL_RULES if rule.code != "MS900"]
 
 
 @pytest.mark.parametrize("rule", ALL_RULES, ids=lambda r: r.code)
-def test_documentation_has_every_heading(rule):
-    text = rule.documentation()
-    for heading in ("## What it does", "## Why is this bad?", "## Example", "## Use instead", "## Autofix"):
-        assert heading in text
-    assert rule.code.startswith("MS") and len(rule.code) == 5
-    assert rule.summary and rule.fix_summary and "\n" not in rule.summary
+def test_every_rule_is_documented(rule):
+    # documentation() writes the headings itself; what can be missing is what goes under them.
+    assert re.fullmatch(r"MS\d{3}", rule.code)
+    for attribute in ("summary", "fix_summary", "what", "why"):
+        assert getattr(rule, attribute).strip(), f"{rule.code}.{attribute} is empty"
+    assert "\n" not in rule.summary
+    if rule.code != "MS900":
+        ast.parse(textwrap.dedent(rule.example))
+        ast.parse(textwrap.dedent(rule.use_instead))
 
 
 # An example that spans modules heads each with its file name (``# model.py``); it is checked as those files.

@@ -1,10 +1,11 @@
 """Every rule against its fixture files, whose expected findings are written inline (``x = np.sin(x)  # MS101``).
 
 A fixture may start with an options line, ``# ms-lint: syntax_level=lax mode=pynative device=cpu version=2.7.1``;
-without one a fixture is checked at STRICT on any device (set explicitly: the fixtures live inside this repository,
-whose own target would otherwise be inferred). Every MS code a line
-should get is listed in its trailing comment; a line with no code must get no finding. Fixture directories are
-small packages, for the cross-module cases.
+without one a fixture is checked at STRICT on any device, for MindSpore ``FIXTURE_VERSION``, the version the
+fixtures were written for (set explicitly: the fixtures live inside this repository, whose own target would
+otherwise be inferred, its version from the MindSpore installed, which a message such as MS607's names). Every MS
+code a line should get is listed in its trailing comment; a line with no code must get no finding. Fixture
+directories are small packages, for the cross-module cases.
 """
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ FIXTURES = Path(__file__).parent / "fixtures" / "rules"
 FIXTURE_FILES = sorted(p for p in FIXTURES.rglob("*.py"))
 _EXPECTED = re.compile(r"\bMS\d{3}\b")
 _OPTIONS = re.compile(r"^# ms-lint:(.*)$", re.MULTILINE)
+FIXTURE_VERSION = "2.10.0"
 
 
 def expected_findings(path: Path) -> set[tuple[int, str]]:
@@ -38,7 +40,7 @@ def fixture_settings(path: Path) -> Settings:
     values = dict(item.split("=", 1) for item in match.group(1).split()) if match else {}
     # A fixture is a module of a library unless it says otherwise: its Cells are compiled in GRAPH_MODE.
     return Settings.from_values(values.get("mode", "graph"), values.get("syntax_level", "strict"),
-                                device=values.get("device", "any"), version=values.get("version"))
+                                device=values.get("device", "any"), version=values.get("version", FIXTURE_VERSION))
 
 
 @pytest.mark.parametrize("path", FIXTURE_FILES, ids=lambda p: str(p.relative_to(FIXTURES)))

@@ -203,12 +203,19 @@ def test_fullgraph_jit_is_strict_for_its_own_function_only(tmp_path):
 # ------------------------------------------------------------------------------------------------------ version
 
 
-def test_the_installed_mindspore_comes_first():
+def test_the_installed_mindspore_comes_first(tmp_path):
     from importlib.metadata import version
 
-    target = target_from_settings(Settings(), "")
-    assert (target.version, target.origin("version")) == (version("mindspore"), "installed")
-    assert installed_mindspore() == version("mindspore")
+    installed = version("mindspore")
+    assert installed_mindspore() == installed
+    # A project whose requirement names another version: the installed one answers, and says so.
+    (tmp_path / "requirements.txt").write_text("mindspore==2.5.0\n")
+    model = tmp_path / "net.py"
+    model.write_text(ATTENTION)
+    assert installed != "2.5.0" and required_version(str(tmp_path))[0] == "2.5.0"
+    target = target_from_settings(Settings(), str(model))
+    assert (target.version, target.origin("version")) == (installed, "installed")
+    assert (target_from_settings(Settings(version="2.7.1"), str(model)).version) == "2.7.1"  # the option wins
 
 
 def test_the_version_option_wins():

@@ -5,7 +5,8 @@ Layers, each asking only those above it in this list (and never the engine or a 
 - ``syntax``: one pre-order pass over the tree, shared by every question; ``source``: reading files as Python does;
 - ``scopes``: every name resolved by Python's scoping rules to the binding in force where it is used, imports to
   qualified names (``np`` -> ``numpy``, ``Base`` -> ``mindspore.nn.Cell``);
-- ``values``: which expressions are tensor data, host arrays or constants; constant conditions;
+- ``values``: which expressions are tensor data, host values (numpy arrays, library objects) or constants; constant
+  conditions;
 - ``flow``: which names a function reads where some path leaves them unbound, joined as MindSpore's parser joins
   branches and loops (syntactic: asks no other layer);
 - ``project``: classes and functions of the project's other modules, kept as summaries;

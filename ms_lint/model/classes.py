@@ -8,7 +8,8 @@ import weakref
 from typing import TYPE_CHECKING, Iterator
 
 from ms_lint import mindspore_api as api
-from ms_lint.model.project import ProjectClass, project_class, project_class_facts
+from ms_lint.model.project import ProjectClass, class_answer, project_class, project_class_facts
+from ms_lint.model.scopes import ASSIGNMENT
 from ms_lint.model.syntax import FunctionNode, decorator_callee, first_argument, is_attribute_of, is_static
 from ms_lint.model.values import UNKNOWN, annotated_class, constant_value, literal
 
@@ -283,7 +284,8 @@ class ClassFacts:
         entry = api.nn_cell_entry(qualname)
         if entry is not None:
             if entry["parameters"] == "wrapped":
-                return any(module_owns for module_owns in self._wrapped_cells_own(call, _seen))
+                owned = list(self._wrapped_cells_own(call, _seen))
+                return True if True in owned else None if None in owned else False
             return bool(entry["parameters"])
         if info is None or not info.is_cell or qualname in _seen:
             return None
@@ -294,11 +296,64 @@ class ClassFacts:
             module, info = found[0], found[0].classes[found[1]]
         return module._class_owns_parameters(info, _seen | {qualname})
 
-    def _wrapped_cells_own(self, call: ast.Call, seen: frozenset) -> Iterator[bool]:
+    def _wrapped_cells_own(self, call: ast.Call, seen: frozenset) -> Iterator[bool | None]:
+        """For each Cell a wrapping container is given (``nn.SequentialCell([...])``, ``nn.SequentialCell(blocks)``
+        with ``blocks`` a list the function fills): whether it owns parameters (None: unknown); one None for an
+        argument whose Cells cannot be told."""
         for argument in [*call.args, *(k.value for k in call.keywords)]:
-            for element in ast.walk(argument):
-                if isinstance(element, ast.Call) and self.builds_cell(element):
-                    yield bool(self.owns_parameters(element, seen))
+            elements = self.elements_put_in(argument.value if isinstance(argument, ast.Starred) else argument)
+            if elements is None:
+                yield None
+                continue
+            for element in elements:
+                for node in ast.walk(element):
+                    if isinstance(node, ast.Call) and self.builds_cell(node):
+                        yield self.owns_parameters(node, seen)
+
+    def elements_put_in(self, expr: ast.AST, _depth: int = 0) -> list[ast.AST] | None:
+        """The expressions that become the elements of the sequence ``expr`` holds: those of a display or a
+        comprehension, of ``list(...)``/``tuple(...)`` of one, and for a local name, those of what it is bound to and
+        of what the function appends, inserts or adds to it (``blocks.append(Block(...))``); None when that cannot
+        be told (a parameter, an attribute, a loop variable, the result of a call)."""
+        if _depth > 4:
+            return None
+        if isinstance(expr, (ast.List, ast.Tuple, ast.Set)):
+            return [e.value if isinstance(e, ast.Starred) else e for e in expr.elts]
+        if isinstance(expr, (ast.ListComp, ast.GeneratorExp, ast.SetComp)):
+            return [expr.elt]
+        if isinstance(expr, ast.BinOp) and isinstance(expr.op, (ast.Add, ast.Mult)):
+            parts = [self.elements_put_in(side, _depth + 1) for side in (expr.left, expr.right)
+                     if not (isinstance(expr.op, ast.Mult) and isinstance(side, ast.Constant))]
+            return None if any(part is None for part in parts) else [e for part in parts for e in part]
+        if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id in ("list", "tuple") and (
+                len(expr.args) == 1 and not expr.keywords):
+            return self.elements_put_in(expr.args[0], _depth + 1)
+        if not isinstance(expr, ast.Name):
+            return None
+        binding = self.scopes.binding(expr)
+        if binding is None or binding.value is None or binding.kind != ASSIGNMENT:
+            return None
+        found = self.elements_put_in(binding.value, _depth + 1)
+        if found is None:
+            return None
+        for node in self.index.subtree_nodes_of(binding.scope.node, (ast.Call, ast.AugAssign)):
+            if isinstance(node, ast.AugAssign):
+                if isinstance(node.target, ast.Name) and node.target.id == expr.id:
+                    added = self.elements_put_in(node.value, _depth + 1)
+                    if added is None:
+                        return None
+                    found = found + added
+                continue
+            func = node.func
+            if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == expr.id:
+                if func.attr in ("append", "insert") and node.args:
+                    found = found + [node.args[-1]]
+                elif func.attr == "extend" and node.args:
+                    added = self.elements_put_in(node.args[0], _depth + 1)
+                    if added is None:
+                        return None
+                    found = found + added
+        return found
 
     def _class_owns_parameters(self, info: ClassInfo, seen: frozenset) -> bool:
         for node in (node for method in info.methods.values()
@@ -314,7 +369,46 @@ class ClassFacts:
                 return True
         return False
 
+    def mindspore_bases(self, info: ClassInfo, other_modules: bool = True, _seen: frozenset = frozenset()
+                        ) -> list[str]:
+        """The qualified names of the MindSpore classes ``info`` derives from, through its bases of this module and,
+        unless told otherwise, of the project's other modules (``nn.Adam`` for ``class MyAdam(BaseAdam)`` with
+        ``BaseAdam(nn.Adam)`` elsewhere: that module is read in full, so ask only where the answer matters)."""
+        found: list[str] = []
+        for local in info.lineage():
+            for base in local.node.bases:
+                qualname = self.qualname(base)
+                if not qualname or qualname in _seen or qualname.startswith(self.local_prefix):
+                    continue
+                if api.is_mindspore(qualname):
+                    found.append(qualname)
+                elif other_modules and not qualname.startswith("builtins.") and not api.is_host_library(qualname):
+                    other = project_class_facts(self.path, qualname, self.settings)
+                    if other is not None:
+                        found += other[0].mindspore_bases(other[0].classes[other[1]], True, _seen | {qualname})
+        return found
+
+    def is_parameter_attribute(self, info: ClassInfo, attribute: str) -> bool:
+        """Whether ``self.<attribute>`` of class ``info`` holds a Parameter: one its classes of this module build or
+        keep (``has_attribute("parameter_attributes", ...)``), or one a MindSpore base class creates, also through
+        the project's bases in other modules (``beta1_power`` of a subclass of a project ``nn.Adam`` subclass)."""
+        if info.has_attribute("parameter_attributes", attribute):
+            return True
+        if attribute not in api.CREATED_PARAMETER_NAMES:
+            return False  # no MindSpore class makes one of that name: the bases need not be read
+        return any(attribute in api.base_parameter_attributes(base) for base in self.mindspore_bases(info))
+
     def _collect_attributes(self, info: ClassInfo) -> None:
+        # What a MindSpore base class's constructor creates as Parameters (``nn.Adam``'s ``beta1_power``), through
+        # this module's classes (``is_parameter_attribute`` follows the bases of other modules when asked).
+        # (which classes are optimizers is the same in every version: the newest tables answer, and the module's
+        # target, which reads the project, is not asked for every class of every module read)
+        created = [attribute for base in self.mindspore_bases(info, other_modules=False)
+                   for attribute in api.base_parameter_attributes(base)]
+        info._parameter_attributes.update(created)
+        info._tensor_attributes.update(created)
+        if created:
+            self._optimizer_parameters(info)
         writes = info._attribute_writes
         for statement in info.node.body:
             if isinstance(statement, ast.Assign):
@@ -349,6 +443,42 @@ class ClassFacts:
                     self._classify_attribute(info, target.attr, node.value)
                     if isinstance(node.value, ast.Name) and self._given_cell(method, node.value.id):
                         info.cell_attributes.setdefault(target.attr, None)
+
+    def _optimizer_parameters(self, info: ClassInfo) -> None:
+        """In an optimizer (a class with a MindSpore optimizer among its bases), ``self.x = params[i]`` keeps one of
+        the Parameters the optimizer was given (the argument of ``__init__`` it hands to its base's, or
+        ``self.parameters``), and ``self.m = self.parameters.clone(...)`` a ParameterTuple of copies: Parameters
+        that its graph code may update."""
+        if not any((api.nn_cell_entry(base) or {}).get("optimizer")
+                   for base in self.mindspore_bases(info, other_modules=False)):
+            return
+        for method in info.methods.values():
+            self_name = first_argument(method)
+            if self_name is None:
+                continue
+            given = {argument.id for call in self.index.subtree_nodes_of(method, (ast.Call,))
+                     if isinstance(call.func, ast.Attribute) and call.func.attr == "__init__"
+                     for argument in [*call.args, *(k.value for k in call.keywords)]
+                     if isinstance(argument, ast.Name) and "param" in argument.id.lower()}
+
+            def holds_parameters(expr: ast.AST) -> bool:
+                if isinstance(expr, ast.Name):
+                    return expr.id in given
+                return isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and (
+                    expr.value.id == self_name and expr.attr in ("parameters", "_parameters", "params"))
+
+            for node in self.index.subtree_nodes_of(method, (ast.Assign,)):
+                value = node.value
+                kept = (isinstance(value, ast.Subscript) and holds_parameters(value.value)) or (
+                    isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)
+                    and value.func.attr == "clone" and holds_parameters(value.func.value))
+                if not kept:
+                    continue
+                for target in node.targets:
+                    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and (
+                            target.value.id == self_name):
+                        info._parameter_attributes.add(target.attr)
+                        info._tensor_attributes.add(target.attr)
 
     def _given_cell(self, method: FunctionNode, name: str) -> bool:
         """``name`` is a parameter of ``method`` that takes a Cell: annotated with a Cell class, or named as
@@ -517,6 +647,93 @@ class ClassFacts:
                 if found is not None:
                     return found
         return None
+
+    def instance_names(self, info: ClassInfo, through_project: bool = True, _depth: int = 0) -> frozenset[str] | None:
+        """Every name an instance of class ``info`` can be asked for: what any method of it or of its bases sets on
+        the instance (``self.x = ...``, ``self.a, self.b = ...``, ``self.x += ...``, ``register_buffer("x", ...)``),
+        what their class bodies bind (methods, properties, class attributes), and what MindSpore's ``nn.Cell``
+        instances have; None when that cannot be known: a base that is neither this project's nor ``nn.Cell``
+        (another MindSpore layer, a third-party class, a name that does not resolve), a metaclass, an attribute set
+        under a computed name (``setattr(self, name, ...)``, ``self.__dict__``), or a ``__getattr__``. Without
+        ``through_project``, the bases from the project's other modules are left out (nothing of theirs is read):
+        the names are then a part of the answer, for a rule that reads the rest only where it needs it."""
+        if _depth > _MAX_BASE_DEPTH:
+            return None
+        names: set[str] = set()
+        for local in info.lineage():
+            own = _names_set_by(local, self.index.subtree_nodes_of)
+            if own is None or any(keyword.arg == "metaclass" for keyword in local.node.keywords):
+                return None
+            names |= own
+            for base in local.node.bases:
+                qualname = self.qualname(base)
+                if qualname is None:
+                    return None
+                if qualname in ("builtins.object", "object") or (
+                        qualname.startswith(self.local_prefix) and qualname[len(self.local_prefix):] in self.classes):
+                    continue  # a local base is in the lineage
+                if api.is_mindspore_name(qualname, "Cell"):
+                    names |= api.CELL_INSTANCE_NAMES
+                    continue
+                if api.is_mindspore(qualname) or qualname.startswith("builtins.") or api.is_host_library(qualname):
+                    return None
+                if not through_project:
+                    continue
+                found, inherited = class_answer(self.path, qualname, self.settings, "instance names",
+                                                lambda facts, name: _as_tuple(facts.instance_names(
+                                                    facts.classes[name], True, _depth + 1)))
+                if not found or inherited is None:
+                    return None
+                names.update(inherited)
+        return frozenset(names)
+
+
+_MAX_BASE_DEPTH = 8
+
+
+def _as_tuple(names: frozenset[str] | None) -> tuple[str, ...] | None:
+    """Names as the project index keeps them for the process: a tuple, which the garbage collector stops tracking."""
+    return None if names is None else tuple(sorted(names))
+
+
+# Methods of a Cell that set an attribute named by their first argument.
+_NAMED_SETTERS = frozenset({"register_buffer", "insert_child_to_cell", "insert_param_to_cell", "_set_attr_for_cell",
+                            "register_parameter", "add_module"})
+# Names whose use lets an instance gain attributes under computed names.
+_DYNAMIC_SETTERS = frozenset({"setattr", "__setattr__", "__dict__", "vars", "__getattr__", "_cells", "_params",
+                              "_buffers", "update_parameters_name"})
+
+
+def _names_set_by(info: ClassInfo, nodes_of) -> set[str] | None:
+    """The names class ``info`` binds in its body and its methods set on the instance; None when it sets some under
+    a computed name or answers any name (``__getattr__``)."""
+    names = set(info.methods) | set(info.attribute_writes)
+    for statement in info.node.body:
+        if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name):
+            names.add(statement.target.id)
+        elif isinstance(statement, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            names.add(statement.name)
+        elif isinstance(statement, (ast.Import, ast.ImportFrom)):
+            names.update((alias.asname or alias.name).split(".")[0] for alias in statement.names)
+        elif not isinstance(statement, (ast.Assign, ast.Expr, ast.Pass)):
+            return None  # a loop, a condition, a ``with``: names bound in ways not read here
+    if "__getattr__" in info.methods or "__getattribute__" in info.methods:
+        return None
+    for method in info.methods.values():
+        self_name = first_argument(method)
+        for node in nodes_of(method, (ast.Call, ast.Attribute, ast.Name)):
+            if isinstance(node, ast.Name) and node.id in ("setattr", "vars"):
+                return None
+            if isinstance(node, ast.Attribute) and node.attr in _DYNAMIC_SETTERS:
+                return None
+            func = node.func if isinstance(node, ast.Call) else None
+            if isinstance(func, ast.Attribute) and func.attr in _NAMED_SETTERS and isinstance(func.value, ast.Name) \
+                    and func.value.id == self_name:
+                first = node.args[0] if node.args else None
+                if not (isinstance(first, ast.Constant) and isinstance(first.value, str)):
+                    return None
+                names.add(first.value)
+    return names
 
 
 _CHANGING_TYPES = (ast.Call, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete)  # what _changes_made_by reads

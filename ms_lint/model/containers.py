@@ -267,7 +267,7 @@ class _ContainerScan:
                             add_site(container, node, kinds)
                 elif local or self.attributes:  # a call can hand over a container only once there is one
                     arguments = [*node.args, *(k.value for k in node.keywords)]
-                    handed = [target_of(a.value if isinstance(a, ast.Starred) else a) for a in arguments]
+                    handed = [target_of(_handed_over(a)) for a in arguments]
                     # Whether the callee registers what it gets is asked only when it gets a container.
                     if any(handed) and self._registers(node):
                         for container in filter(None, handed):
@@ -279,11 +279,16 @@ class _ContainerScan:
         return found
 
     def _registers(self, call: ast.Call) -> bool:
-        """A call that registers the Cells or Parameters it is given: a Cell container, ParameterTuple, or any
-        Cell constructor taking them."""
+        """A call that registers the Cells or Parameters it is given: a Cell container, ParameterTuple, any Cell
+        constructor taking them, and the constructor of the Cell container this class derives from
+        (``super().__init__(*layers)`` in a ``SequentialCell`` subclass)."""
         qualname = self.module.qualname(call.func)
-        return api.is_mindspore_name(qualname, *api.CELL_CONTAINERS, *api.PARAMETER_CONTAINERS) or (
-            self.module.builds_cell(call))
+        if api.is_mindspore_name(qualname, *api.CELL_CONTAINERS, *api.PARAMETER_CONTAINERS) or (
+                self.module.builds_cell(call)):
+            return True
+        func = call.func
+        return isinstance(func, ast.Attribute) and func.attr == "__init__" and any(
+            api.is_mindspore_name(base, *api.CELL_CONTAINERS) for base in self.module.mindspore_bases(self.info))
 
     @staticmethod
     def _registers_child(call: ast.Call, self_name: str) -> bool:
@@ -292,6 +297,22 @@ class _ContainerScan:
                 call.args[0], ast.Name) and call.args[0].id == self_name:
             return True
         return isinstance(func, ast.Attribute) and func.attr in ("insert_child_to_cell", "insert_param_to_cell")
+
+
+def _handed_over(argument: ast.AST) -> ast.AST:
+    """The container an argument hands over: ``layers`` of ``*layers``, ``list(layers)``, ``tuple(layers)``,
+    ``OrderedDict(layers)`` and ``layers[:n]``."""
+    while True:
+        if isinstance(argument, ast.Starred):
+            argument = argument.value
+        elif isinstance(argument, ast.Subscript) and isinstance(argument.slice, ast.Slice):
+            argument = argument.value
+        elif isinstance(argument, ast.Call) and len(argument.args) == 1 and not argument.keywords and (
+                (argument.func.id if isinstance(argument.func, ast.Name) else getattr(argument.func, "attr", ""))
+                in ("list", "tuple", "OrderedDict")):
+            argument = argument.args[0]
+        else:
+            return argument
 
 
 _CONTAINER_BUILDERS = frozenset({ast.List, ast.Tuple, ast.ListComp, ast.GeneratorExp, ast.Dict, ast.DictComp, ast.BinOp,

@@ -31,14 +31,25 @@ _DEFINITION_TYPES = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassD
 
 @dataclass(frozen=True)
 class PartialRead:
-    """The first read of ``name`` after ``origin``, an ``if``, ``for`` or ``while`` that binds it on some paths."""
+    """The first read of ``name`` after ``origin``, an ``if``, ``for`` or ``while`` that binds it on some paths; or,
+    inside a loop's body, a read that a pass reaches before it binds the name (``in_body``). For a read after a loop,
+    ``earlier`` is such a read in its body, where MindSpore's parser stops first."""
 
     name: ast.Name
     origin: ast.stmt
+    earlier: ast.Name | None = None
 
     @property
     def in_loop(self) -> bool:
         return isinstance(self.origin, _LOOPS)
+
+    @property
+    def in_body(self) -> bool:
+        """The read lies inside the loop ``origin``: a pass reaches it before it binds the name, which only another
+        pass, or another branch of the body, binds (``if i == 0: x = t`` / ``else: x += t``)."""
+        origin, name = self.origin, self.name
+        return self.in_loop and (origin.lineno, origin.col_offset) <= (name.lineno, name.col_offset) <= (
+            origin.end_lineno, origin.end_col_offset)
 
 
 def partially_bound_reads(function: FunctionNode, walrus_targets: Iterable[str] = (),
@@ -53,7 +64,12 @@ def partially_bound_reads(function: FunctionNode, walrus_targets: Iterable[str] 
     (``self.use_sdpa and not output_attentions`` with ``use_sdpa`` False) is resolved too."""
     walker = _Walker(function, lines, constant)
     walker.block(function.body, _State({*parameter_names(function), *walrus_targets}, {}))
-    return sorted(walker.found, key=lambda read: (read.name.lineno, read.name.col_offset))
+    # A name no path binds before a loop, read in its body before the pass binds it (an earlier pass, or another
+    # branch, binds it): reported at the read after the loop, naming this one, or at this read when none follows.
+    found = [PartialRead(read.name, read.origin, walker.early.get((read.name.id, id(read.origin))))
+             if read.in_loop else read for read in walker.found]
+    found += [read for key, read in walker.early_reads.items() if key not in walker._reported]
+    return sorted(found, key=lambda read: (read.name.lineno, read.name.col_offset))
 
 
 class _State:
@@ -81,6 +97,10 @@ class _Walker:
         self._declared: set[str] | None = None  # ``global``/``nonlocal`` names, found when first needed
         self._quiet = 0  # inside a branch the parser may drop: nothing read there is looked up for sure
         self._stored: list[set[str]] = []  # per loop (or ``try``) being walked: the names its body binds
+        # (name, id(loop)) -> the first read in the loop's body that a pass reaches before it binds the name
+        self.early: dict[tuple[str, int], ast.Name] = {}
+        self.early_reads: dict[tuple[str, int], PartialRead] = {}
+        self._walking: list[ast.stmt] = []  # the loops whose bodies are being walked
 
     def block(self, statements: list[ast.stmt], state: _State) -> _State | None:
         """The state after ``statements``; None when every path through them leaves the block."""
@@ -165,21 +185,34 @@ class _Walker:
             after = orelse if body is None else body
             return after if after is None or elif_ is None else _rebound_at(after, elif_, node)
         if resolved:  # one branch is kept: what either binds counts as bound, unless the other leaves it partial
-            bound = (body.bound | orelse.bound) - body.partial.keys() - orelse.partial.keys()
+            # (a name only an earlier pass of the loop being walked binds is as good as unbound here)
+            bound = (body.bound | orelse.bound) - {
+                name for branch in (body, orelse) for name, origin in branch.partial.items()
+                if not any(loop is origin for loop in self._walking) or name not in (body.bound | orelse.bound)}
         else:
             bound = body.bound & orelse.bound
         partial = {}
         for name in (body.bound ^ orelse.bound) | body.partial.keys() | orelse.partial.keys():
             if name not in bound:
-                partial[name] = body.partial.get(name) or orelse.partial.get(name) or node
+                origin = body.partial.get(name) or orelse.partial.get(name) or node
+                if (name in body.bound or name in orelse.bound) and any(loop is origin for loop in self._walking):
+                    origin = node  # a pass binds it on one branch only: the ``if`` is what leaves it unbound
+                partial[name] = origin
         merged = _State(bound, partial)
         return merged if elif_ is None else _rebound_at(merged, elif_, node)
 
     def _loop(self, node: ast.stmt, state: _State) -> _State:
         self.read(node.iter if isinstance(node, (ast.For, ast.AsyncFor)) else node.test, state)
         inside = state.copy()
-        stored = self._walk_storing(node.body, inside,
-                                    node.target if isinstance(node, (ast.For, ast.AsyncFor)) else None)
+        # What the body binds and nothing bound before the loop: a pass may read it before it binds it again
+        for name in _stored_names(node.body) - state.bound - state.partial.keys():
+            inside.partial[name] = node
+        self._walking.append(node)
+        try:
+            stored = self._walk_storing(node.body, inside,
+                                        node.target if isinstance(node, (ast.For, ast.AsyncFor)) else None)
+        finally:
+            self._walking.pop()
         after = state.copy()
         for name in stored - state.bound:
             after.partial[name] = state.partial.get(name) or node
@@ -235,7 +268,19 @@ class _Walker:
                 return
         for node in _loads(expression, loading):
             if isinstance(node, ast.Name) and node.id in partial:
-                self._report(node, partial[node.id])
+                origin = partial[node.id]
+                if any(loop is origin for loop in self._walking):
+                    self._early(node, origin)  # inside the loop's body: an earlier pass bound it
+                else:
+                    self._report(node, origin)
+
+    def _early(self, name: ast.Name, loop: ast.stmt) -> None:
+        if self._quiet or name.id in self._declared_names():
+            return
+        key = (name.id, id(loop))
+        if key not in self.early:
+            self.early[key] = name
+            self.early_reads[key] = PartialRead(name, loop)
 
     def _report(self, name: ast.Name, origin: ast.stmt) -> None:
         if self._quiet or name.id in self._declared_names():
@@ -349,6 +394,29 @@ def _loads(expression: ast.AST, loading: bool) -> Iterator[ast.AST]:
                 yield node
             continue
         stack.extend((child, hidden) for child in reversed(list(ast.iter_child_nodes(node))))
+
+
+def _stored_names(statements: list[ast.stmt]) -> set[str]:
+    """The names ``statements`` bind in the function's own scope (not those a comprehension, a lambda or a nested
+    definition binds inside itself)."""
+    names: set[str] = set()
+    hidden: list[tuple[tuple[int, int], tuple[int, int]]] = []  # the spans of what binds names of its own
+    stores: list[ast.Name] = []
+    for statement in statements:
+        for node in preorder(statement):
+            node_type = node.__class__
+            if node_type is ast.Name:
+                if node.ctx.__class__ is ast.Store:
+                    stores.append(node)
+            elif node_type in _DEFINITION_TYPES:
+                names.add(node.name)
+                hidden.append(((node.lineno, node.col_offset), (node.end_lineno, node.end_col_offset)))
+            elif node_type in _HIDING_NAMES:
+                hidden.append(((node.lineno, node.col_offset), (node.end_lineno, node.end_col_offset)))
+    for node in stores:
+        if not hidden or not any(start <= (node.lineno, node.col_offset) <= end for start, end in hidden):
+            names.add(node.id)
+    return names
 
 
 def _own_nodes(statements: list[ast.stmt]) -> Iterator[ast.AST]:

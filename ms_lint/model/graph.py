@@ -553,6 +553,12 @@ class GraphCode:
         the project's other modules are ``external_calls``."""
         for node, facts, target, owner, bound in self._resolved_calls(caller, external=False):
             yield node, target, owner, parameter_kinds_of_call(caller, node, target, bound)
+            func = node.func
+            if bound and isinstance(func, ast.Attribute) and func.value.__class__ is ast.Name and (
+                    func.value.id == caller.self_name and caller.owner is not None):
+                # ``self.m()`` in a method a subclass inherits runs the subclass's own ``m`` on its instances
+                for sub_owner, override in self._overrides(caller.owner, caller.node, func.attr):
+                    yield node, override, sub_owner, parameter_kinds_of_call(caller, node, override, True)
 
     def external_calls(self, caller: GraphFunction):
         """Each call in ``caller`` to a function or method defined in another module of the project (a helper it
@@ -700,6 +706,26 @@ class GraphCode:
                     found[key] = (known[0], known[1], known[2], known[3] or function.strict)
         return found
 
+    def _overrides(self, owner: ClassInfo, caller: FunctionNode, name: str) -> list[tuple[ClassInfo, FunctionNode]]:
+        """The methods ``name`` that subclasses of ``owner`` in this module define over ``owner``'s, in those
+        subclasses that inherit ``caller`` (a ``construct`` of a rotary embedding base calling
+        ``self._set_cos_sin_cache``, which a scaled variant overrides): what ``self.<name>()`` in ``caller`` runs on
+        their instances."""
+        key = (id(owner), name)
+        candidates = self._overrides_of.get(key)
+        if candidates is None:
+            candidates = self._overrides_of[key] = [
+                (info, info.methods[name]) for info in self.classes.values()
+                if info is not owner and name in info.methods and any(base is owner for base in info.lineage()[1:])
+                and not info.methods[name] is owner.find_method(name)[1]] if owner.find_method(name) else []
+        found = []
+        for info, method in candidates:
+            inherited = info.find_method(caller.name)
+            if inherited is not None and inherited[1] is caller and not is_static(method) and (
+                    info.find_method(name)[1] is method):
+                found.append((info, method))
+        return found
+
     def _sub_cell_classes(self) -> dict[str, set[str]]:
         """Local Cell classes built only as ``self.attr = Cls(...)`` and called as ``self.attr(...)`` here, each
         with the attributes that hold it."""
@@ -813,6 +839,11 @@ class GraphCode:
         function.parameter_values = dict(parameter_values or {})
         function.compute_environment()
         return function
+
+    def cell_functions(self) -> list[GraphFunction]:
+        """The code a Cell runs, with the kinds of its values: the graph functions, then the functions PyNative
+        runs eagerly for Cells (``eager_functions``)."""
+        return [*self.graph_functions, *self.eager_functions()]
 
     def is_graph_code(self, node: FunctionNode) -> bool:
         """Whether MindSpore compiles ``node`` in the module's mode: a root reaches it, and not only roots that

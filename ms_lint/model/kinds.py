@@ -20,6 +20,13 @@ if TYPE_CHECKING:
     from ms_lint.model.module import ModuleFacts
 
 _BRANCHES = (ast.If, ast.IfExp)
+# What only tensors have (``used_as_tensor``): attributes, and the methods lists, tuples, dicts and strings lack.
+_TENSOR_ATTRIBUTES = frozenset({"shape", "dtype", "ndim"})
+_PYTHON_VALUE_METHODS = frozenset(name for value in ([], (), {}, "", 0, 0.0) for name in dir(value))
+# MindSpore functions whose first argument is a shape or a size, not data.
+_SIZE_FACTORIES = frozenset({"zeros", "ones", "full", "fill", "empty", "arange", "range", "eye", "linspace",
+                             "logspace", "rand", "randn", "randint", "normal", "uniform", "standard_normal",
+                             "tuple_to_array"})
 _NO_TYPE = UserType(None, "")  # an annotation that names no user class
 _UNBOUND = object()  # a name the environment has no entry for
 
@@ -42,6 +49,7 @@ class FunctionKinds:
         self._live: dict[tuple[type, ...], list[ast.AST]] = {}  # types -> the nodes of those types compiled
         self._returned_data: set[int] | None = None
         self._host_copy_names: dict | None = None
+        self._tensor_parameters: set[str] | None = None
         self._annotated_types: dict | None = None  # parameter -> its annotation, then the UserType it names
         self._scope = None  # this function's scope among the module's scopes, found on first use
         self._self_name = _UNBOUND
@@ -435,6 +443,31 @@ class FunctionKinds:
             self._host_copy_names = found
         return self._host_copy_names
 
+    def used_as_tensor(self, name: str) -> bool:
+        """Whether parameter ``name`` is evidently tensor data by how this function uses it, not only by what its
+        callers are taken to pass (a ``construct`` parameter may hold a tuple of ints): a tensor method is called on
+        it (``t.sum()``, not a method a list, tuple, dict or string also has), its ``shape``/``dtype``/``ndim`` is
+        read, or it is the first argument of a MindSpore function (``ops.relu(t)``; not a factory given sizes)."""
+        found = self._tensor_parameters
+        if found is None:
+            found = self._tensor_parameters = set()
+            names = {argument.arg for argument in (*self.node.args.posonlyargs, *self.node.args.args,
+                                                   *self.node.args.kwonlyargs)}
+            names.discard(self.self_name)
+            methods = api.tensor_methods(self.module.target.version)
+            for node in self.nodes_of(ast.Attribute, ast.Call) if names else ():
+                if isinstance(node, ast.Attribute):
+                    if isinstance(node.value, ast.Name) and node.value.id in names and (
+                            node.attr in _TENSOR_ATTRIBUTES or (
+                                node.attr in methods and node.attr not in _PYTHON_VALUE_METHODS)):
+                        found.add(node.value.id)
+                elif node.args and isinstance(node.args[0], ast.Name) and node.args[0].id in names:
+                    qualname = self.module.qualname(node.func)
+                    if api.is_mindspore(qualname) and api.last_name(qualname)[:1].islower() and (
+                            api.last_name(qualname) not in _SIZE_FACTORIES):
+                        found.add(node.args[0].id)
+        return name in found and self.parameter_kinds.get(name) == TENSOR
+
     def is_tensor(self, expr: ast.AST) -> bool:
         return self.kind(expr) == TENSOR
 
@@ -562,6 +595,55 @@ class FunctionKinds:
                     "tensor_attributes", expr.attr) else None
         return self.kind(value)
 
+    def _held_callee(self, func: ast.AST, depth: int = 0) -> tuple[str, bool] | None:
+        """``(attribute, element)`` when ``func`` calls what ``self.<attribute>`` holds (``element``: False) or an
+        element of it (True): ``self.layers[i]``, a local name bound to ``self.emb`` or ``self.layers[i]``, a loop
+        variable over ``self.layers`` (``enumerate``, ``.values()`` and ``.items()`` of it too)."""
+        element = False
+        while isinstance(func, ast.Subscript):
+            func, element = func.value, True
+        if isinstance(func, ast.Attribute):
+            held = self._self_attribute(func)
+            return (held, element) if held is not None else None
+        if not isinstance(func, ast.Name) or depth > 4:
+            return None
+        bound = self.module.value_bound_to(func, self.node, self.owner)
+        if bound is not None:
+            inner = self._held_callee(bound, depth + 1) if isinstance(bound, (ast.Attribute, ast.Subscript)) else None
+            return (inner[0], inner[1] or element) if inner is not None else None
+        for loop in self.nodes_of(ast.For):
+            target, iterated = loop.target, loop.iter
+            if isinstance(iterated, ast.Call) and not iterated.keywords and len(iterated.args) == 1 and (
+                    isinstance(iterated.func, ast.Name) and iterated.func.id == "enumerate"):
+                target = target.elts[1] if isinstance(target, ast.Tuple) and len(target.elts) == 2 else None
+                iterated = iterated.args[0]
+            elif isinstance(iterated, ast.Call) and not iterated.args and isinstance(iterated.func, ast.Attribute) \
+                    and iterated.func.attr in ("values", "items"):
+                if iterated.func.attr == "items":
+                    target = target.elts[1] if isinstance(target, ast.Tuple) and len(target.elts) == 2 else None
+                iterated = iterated.func.value
+            if isinstance(target, ast.Name) and target.id == func.id:
+                held = self._self_attribute(iterated)
+                return (held, True) if held is not None else None
+        return None
+
+    def _self_attribute(self, expr: ast.AST) -> str | None:
+        """``attribute`` of ``self.<attribute>``, where that is not a method of the class."""
+        if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id == self.self_name \
+                and self.owner is not None and self.owner.find_method(expr.attr) is None:
+            return expr.attr
+        return None
+
+    def _held_call_kind(self, attribute: str, element: bool):
+        """What calling what ``self.<attribute>`` holds (or, ``element``, an element of it) gives: a sub-cell or
+        primitive held on self builds tensors, except the static ones (``self.shape = P.Shape()``: ``self.shape(x)``
+        is the shape); an element of a Cell container (``self.layers[i]``) is a sub-cell. ``_UNBOUND`` when the
+        element of something else is called (the arguments decide)."""
+        built_by = self.owner.attribute_constructor(attribute)
+        if not element:
+            return None if api.is_mindspore_name(built_by, *api.STATIC_PRIMITIVES) else TENSOR
+        return TENSOR if api.is_mindspore_name(built_by, *api.CELL_CONTAINERS) else _UNBOUND
+
     def _annotated_class_of(self, name: str):
         """The class of the project a parameter's annotation names (``attn: Attention``, ``Optional[Attention]``):
         its ``ClassInfo`` in this module, or its summary from another module; None for any other annotation (a
@@ -593,12 +675,15 @@ class FunctionKinds:
             if isinstance(func.value, ast.Name) and func.value.id == self.self_name and self.owner is not None:
                 found = self.owner.find_method(func.attr)
                 if found is None:
-                    # a sub-cell or primitive held on self: its call builds tensors, except the static ones
-                    # (``self.shape = P.Shape()``: ``self.shape(x)`` is the shape)
-                    built_by = self.owner.attribute_constructor(func.attr)
-                    return None if api.is_mindspore_name(built_by, *api.STATIC_PRIMITIVES) else TENSOR
+                    return self._held_call_kind(func.attr, element=False)
                 kinds = parameter_kinds_of_call(self, call, found[1], bound=not is_static(found[1]))
                 return self.module.return_kind(found[1], found[0], kinds, self._arguments_kind(call))
+        if self.owner is not None and self.self_name is not None and func.__class__ is not ast.Attribute:
+            held = self._held_callee(func)
+            if held is not None:
+                kind = self._held_call_kind(*held)
+                if kind is not _UNBOUND:
+                    return kind
         if isinstance(func, ast.Name) and self._env_reads is not None:
             self._env_reads.setdefault(func.id, self.env.get(func.id, _UNBOUND))
         target = self.module.local_function(func) if isinstance(func, ast.Name) and func.id not in self.env else None
@@ -618,6 +703,9 @@ class FunctionKinds:
             if name in BUILTIN_STATIC_CALLS and name not in KIND_PASSING_BUILTINS:
                 return None
             return self._arguments_kind(call)
+        if api.top_package(qualname) in api.HOST_VALUE_LIBRARIES and not qualname.startswith(
+                self.module.local_prefix):
+            return HOST  # a library object (``sympy.Integer(n)``, ``json.load(f)``): no tensor data, whatever it reads
         if api.is_mindspore(qualname):
             if qualname in api.STATIC_MINDSPORE_FUNCTIONS:
                 return None

@@ -15,7 +15,8 @@ from ms_lint.model.project import project_function, project_instance_method, use
 from ms_lint.model.graph import EagerFunction, GraphCode, GraphFunction
 from ms_lint.model.scopes import ASSIGNMENT, CLASS, FUNCTION, Binding, Scope, Scopes, module_name_of
 from ms_lint.model.source import source_lines
-from ms_lint.model.syntax import FunctionNode, NodeIndex, first_argument, holds_line
+from ms_lint.model.syntax import (FunctionNode, NodeIndex, first_argument, holds_line, leaves_before,
+                                  on_other_branches)
 from ms_lint.settings import Settings
 from ms_lint.target import Target, target_from_settings
 
@@ -110,6 +111,7 @@ class ModuleFacts(ClassFacts, GraphCode):
         self._classes_of: dict[str, tuple | None] = {}  # qualified name -> what class_of answered
         self._sub_cells: dict[str, set[str]] | None = None
         self._sub_cell_of: dict[tuple[int, str], ClassInfo | None] = {}  # (id(class), attribute) -> its sub-cell
+        self._overrides_of: dict[tuple[int, str], list] = {}  # (id(class), method) -> subclasses' own versions
         self._keyword_arguments: dict[str, object] | None = None
         self._mutations: dict[str, dict[str, str]] = {}
         self._index()
@@ -136,6 +138,7 @@ class ModuleFacts(ClassFacts, GraphCode):
         # branches, computed with no answer the recursion guard shaped
         self._environments: dict[tuple, tuple[dict, dict]] = {}
         self._eager_functions: list[EagerFunction] | None = None
+        self._call_graph: _CallGraph | None = None
         if graph_code and not outline:
             self._find_graph_code()
 
@@ -148,6 +151,7 @@ class ModuleFacts(ClassFacts, GraphCode):
         self._eager_functions = None
         self._classes_named = {}
         self._classes_of = {}
+        self._call_graph = None
 
     # -- indexing: one walk over the module ---------------------------------------------------------------
 
@@ -255,6 +259,11 @@ class ModuleFacts(ClassFacts, GraphCode):
         """Whether the module imports a host library anywhere: a name can be bound to a host library's object only
         through an import that names it."""
         return not self.scopes.imported_packages.isdisjoint(api.HOST_LIBRARIES)
+
+    def uses_torch(self) -> bool:
+        """Whether the module imports PyTorch (or a PyTorch shim such as ``mindtorch``): its tensors may be PyTorch's,
+        whose methods take other arguments."""
+        return any(qualname.split(".", 1)[0] in ("torch", "mindtorch") for qualname in self.names.values())
 
     def local_function(self, expr: ast.AST) -> FunctionNode | None:
         """The function of this module (at any depth) that the name ``expr`` calls where it is used."""
@@ -478,6 +487,71 @@ class ModuleFacts(ClassFacts, GraphCode):
         qualname = self.qualname
         return any(_seeds(self, qualname(node.func), 0, known) for node in self._call_nodes)
 
+    def seeds_numpy(self, before: int | None = None) -> bool:
+        """The module calls ``numpy.random.seed`` (any spelling), directly or through a seeding helper of the
+        project (or a third-party one named for seeding), on a line before ``before`` when given (a seed drawn
+        after the network is built seeds nothing of it). MindSpore's parameter initialisers draw from numpy's
+        generator: a numpy seed alone makes the initial weights the same in every process (measured 2.10 and
+        2.7.1 CPU), though not MindSpore's random operators (``ops.rand``, dropout)."""
+        known: dict[tuple[int, str], bool] = {}
+        qualname = self.qualname
+        return any(_seeds(self, qualname(node.func), 0, known, _NUMPY_SEED) for node in self._call_nodes
+                   if before is None or node.lineno < before)
+
+    def broadcasts_parameters(self) -> bool:
+        """The module calls ``set_auto_parallel_context(parameter_broadcast=True)``: data-parallel training then
+        copies rank 0's parameters to every card when the network is compiled (measured 2.10 and 2.7.1 CPU, two
+        processes under ``msrun``). ``set_context`` does not take the keyword (ValueError) and does not count."""
+        return any(keyword.arg == "parameter_broadcast" and isinstance(keyword.value, ast.Constant)
+                   and keyword.value.value is True
+                   for site in self.calls_to("set_auto_parallel_context") for keyword in site.node.keywords)
+
+    # -- entry paths (MS401, MS402): what a path through the module's functions goes on to do --------------------
+
+    def training_on_path(self, site: CallSite) -> list[CallSite]:
+        """The training calls (``training_calls``) on the path that runs ``site``: in its function (not on the
+        other side of an ``if`` from it), in the functions that function calls, and, when it trains nothing itself,
+        in what its callers in this module do besides calling it (again not on the other side of an ``if``):
+        ``init()`` in ``def eval_net()``, and the optimizer in ``def train_net()``, both called from the main block
+        on two sides of ``if args.mode == "train":``, are two paths, not one."""
+        graph = self._module_call_graph()
+        seen: set[int] = set()
+        pending: list[tuple[FunctionNode | None, int]] = [(site.function, site.node.lineno)]
+        while pending:
+            function, line = pending.pop(0)
+            if id(function) in seen:
+                continue
+            seen.add(id(function))
+            found = self._training_from(function, line, graph)
+            if found:
+                return found
+            pending.extend((caller, call.lineno) for caller, call in graph.callers.get(id(function), ()))
+        return []
+
+    def training_from_entry(self) -> list[CallSite]:
+        """The training calls the module's own top-level code runs (its main block), directly or through the
+        functions of this module it calls."""
+        return self._training_from(None, None, self._module_call_graph())
+
+    def _training_from(self, function: FunctionNode | None, line: int | None, graph: "_CallGraph") -> list[CallSite]:
+        """The training calls ``function`` (None: the module's top-level code) makes, or that the functions it calls
+        make, leaving out those on the other side of an ``if`` from ``line``, or after an ``if`` whose side holding
+        ``line`` returns."""
+        def reachable(other: int) -> bool:
+            return line is None or not (on_other_branches(graph.branches, line, other)
+                                        or leaves_before(graph.branches, line, other))
+
+        found = [training for training in graph.training.get(id(function), ()) if reachable(training.node.lineno)]
+        for call, callee in graph.callees.get(id(function), ()):
+            if reachable(call.lineno):
+                found.extend(graph.trained_by(callee))
+        return sorted({id(t): t for t in found}.values(), key=lambda t: (t.node.lineno, t.node.col_offset))
+
+    def _module_call_graph(self) -> "_CallGraph":
+        if self._call_graph is None:
+            self._call_graph = _CallGraph(self)
+        return self._call_graph
+
     # -- locations ----------------------------------------------------------------------------------------
 
     @property
@@ -519,27 +593,80 @@ class ModuleFacts(ClassFacts, GraphCode):
         return [class_name or function_name or "" for class_name, function_name in zip(classes, functions)]
 
 
+class _CallGraph:
+    """Which functions of a module call which (by name, and methods through their instance parameter), and where
+    its training calls lie: what ``training_on_path`` walks. Built once per module, when a rule asks."""
+
+    def __init__(self, module: ModuleFacts):
+        self.callees: dict[int, list[tuple[ast.Call, FunctionNode]]] = {}  # id(caller or None) -> its calls
+        self.callers: dict[int, list[tuple[FunctionNode | None, ast.Call]]] = {}  # id(callee) -> who calls it
+        self.training: dict[int, list[CallSite]] = {}  # id(function or None) -> the training calls in it
+        self.branches = module.index.subtree_nodes_of(module.tree, (ast.If,))
+        self._trained: dict[int, list[CallSite]] = {}
+        for site in module.training_calls():
+            if site.function is not None or site.owner is None:
+                self.training.setdefault(id(site.function), []).append(site)
+        for site in module.calls:
+            function, func = site.function, site.node.func
+            if function is None and site.owner is not None:
+                continue  # a class body
+            callee = None
+            if isinstance(func, ast.Name):
+                callee = module.local_function(func)
+            elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and site.owner is not None \
+                    and function is not None and func.value.id == first_argument(function):
+                found = site.owner.find_method(func.attr)
+                callee = found[1] if found is not None else None
+            # a function handed to another one runs too: ``fire.Fire(main)``, ``mp.spawn(worker, ...)``
+            handed = [module.local_function(argument) for argument in (*site.node.args,
+                                                                       *(k.value for k in site.node.keywords))
+                      if isinstance(argument, ast.Name)]
+            for target in (callee, *handed):
+                if target is not None and target is not function:
+                    self.callees.setdefault(id(function), []).append((site.node, target))
+                    self.callers.setdefault(id(target), []).append((function, site.node))
+
+    def trained_by(self, function: FunctionNode) -> list[CallSite]:
+        """The training calls ``function`` makes or the functions it calls make."""
+        known = self._trained.get(id(function))
+        if known is not None:
+            return known
+        self._trained[id(function)] = []  # a recursion trains nothing more through itself
+        found = list(self.training.get(id(function), ()))
+        for _, callee in self.callees.get(id(function), ()):
+            found.extend(self.trained_by(callee))
+        self._trained[id(function)] = found
+        return found
+
+
 _MAX_SEED_DEPTH = 4
+_NUMPY_SEED = "numpy"
 
 
-def _seeds(module: ModuleFacts, qualname: str | None, depth: int, known: dict) -> bool:
+def _seeds(module: ModuleFacts, qualname: str | None, depth: int, known: dict, what: str = "mindspore") -> bool:
+    """Whether calling ``qualname`` seeds ``what``: MindSpore (``mindspore.set_seed``) or numpy
+    (``numpy.random.seed``), itself or through helpers of the project (a third-party helper named for seeding
+    is trusted)."""
     if not qualname or depth > _MAX_SEED_DEPTH:
         return False
     if api.is_mindspore(qualname):
-        return api.last_name(qualname) == "set_seed" and not qualname.startswith("mindspore.dataset")
+        return what != _NUMPY_SEED and api.last_name(qualname) == "set_seed" and not qualname.startswith(
+            "mindspore.dataset")
+    if what == _NUMPY_SEED and qualname == "numpy.random.seed":
+        return True
     if api.is_host_library(qualname) or qualname.startswith(("builtins.", "random.", "os.", "sys.")):
         return False
-    key = (id(module), qualname)
+    key = (id(module), qualname, what)
     if key not in known:
         known[key] = False  # a helper that calls itself does not seed through the recursion
         found = project_function(module, qualname)
         if isinstance(found, str):  # a project module re-exporting a MindSpore function
-            known[key] = _seeds(module, found, depth + 1, known)
+            known[key] = _seeds(module, found, depth + 1, known, what)
         elif found is None:
             known[key] = "seed" in api.last_name(qualname).lower() and not qualname.startswith(module.local_prefix)
         else:
             facts, node = found
-            known[key] = any(_seeds(facts, facts.qualname(call.func), depth + 1, known)
+            known[key] = any(_seeds(facts, facts.qualname(call.func), depth + 1, known, what)
                              for call in facts.index.subtree_nodes_of(node, (ast.Call,))
                              if holds_line(node, call.lineno))
     return known[key]

@@ -1,8 +1,9 @@
 """Classes defined in the user's other modules: found on demand, when a base class is not resolved locally.
 
-Only the user's own project is searched (the source root above the file's top package, and the file's own
-directory), never site-packages: a Cell base from another module of the project is common, and following
-third-party code would make every editor keystroke pay for parsing libraries.
+Only the user's own project is searched (the source root above the file's top package, the file's own directory,
+and for namespace packages the directories above up to the project's root), never site-packages: a Cell base from
+another module of the project is common, and following third-party code would make every editor keystroke pay for
+parsing libraries.
 
 Two caches, because a flake8 run checks a whole project in one process. What most questions need (is this class
 a Cell, what does this module re-export) is kept for the whole process as a small summary per module and file
@@ -31,6 +32,7 @@ from ms_lint.model.source import outline_text, read_source
 from ms_lint.model.syntax import preorder
 from ms_lint.model.values import join_parameters
 from ms_lint.settings import Settings
+from ms_lint.target import imported_files, module_file_in
 
 if TYPE_CHECKING:
     from ms_lint.model.module import ModuleFacts
@@ -104,6 +106,9 @@ class ProjectIndex:
         # when it read summaries only.
         self._recorders: list[dict[tuple[str, tuple[str, ...]], str | None]] = []
         self._lookups_of: dict[tuple, dict[tuple[str, tuple[str, ...]], str | None]] = {}
+        # (question, class, file, *settings' values, modification time) -> a small answer about a project class
+        # (``class_answer``), for the whole process
+        self._answers: dict[tuple, object] = {}
         # where modules lie, asked for every base class and import: answered once per directory and name
         # What graph code calls in other modules, for the whole process: (file, *settings' values) -> (the file's
         # modification time, ModuleFacts.outgoing_calls of the module read alone); and, to tell which modules to
@@ -113,11 +118,10 @@ class ProjectIndex:
         self._summarising: set[str] = set()
         self._root_calls_of: dict[str, tuple[float, frozenset[str]]] = {}
         self._indexes: dict[str, dict[str, list[tuple[str, str]]]] = {}
-        self._imports_of: dict[str, tuple[float, tuple[str, ...]]] = {}
         self._project_listings: dict[str, tuple[tuple[str, str], ...]] = {}
         self._source_roots_of = lru_cache(maxsize=1024)(_source_roots_of)
         self._in_project = lru_cache(maxsize=4096)(_in_project)
-        self._find_module_file = lru_cache(maxsize=4096)(_find_module_file)
+        self._find_module_file = module_file_in
 
     @contextmanager
     def recording_lookups(self):
@@ -155,11 +159,6 @@ class ProjectIndex:
             recorder[(module, tuple(roots))] = found
         return found
 
-    def locate_module(self, module: str, roots) -> str | None:
-        """``find_module_file`` without recording the lookup: for what a target is inferred from, which the
-        result caches key on already (``ms_lint.entries``)."""
-        return self._find_module_file(module, tuple(roots))
-
     def project_class(self, path: str, qualname: str, settings: Settings) -> ProjectClass | None:
         """The summary of the project class ``qualname`` seen from file ``path``."""
         found = self._find_class(path, qualname, settings, self._module_summary)
@@ -169,6 +168,28 @@ class ProjectIndex:
         """(facts of the defining module, class name) for the project class ``qualname`` seen from file ``path``."""
         found = self._find_class(path, qualname, settings, self._module_facts)
         return found[:2] if found else None
+
+    def class_answer(self, path: str, qualname: str, settings: Settings, question: str, answer) -> tuple[bool, object]:
+        """``(True, answer(facts of the defining module, class name))`` for the project class ``qualname`` seen from
+        file ``path``, kept for the whole process per version of the file that defines it, with the module lookups
+        made while it was found (replayed when it is reused, as a summary's are): a small answer (tuples of names)
+        that many files ask of one base class, which would otherwise read that module's whole tree once per file.
+        ``(False, None)`` when ``qualname`` is no project class."""
+        found = self._find_class(path, qualname, settings, self._module_summary)
+        module_file = self.find_module_file(found[2], self.source_roots(path)) if found else None
+        modified = _version(module_file, settings) if module_file else None
+        if modified is None:
+            return False, None
+        key = (question, found[1], *_kept_key(module_file, settings), modified[1])
+        if key in self._answers:
+            self._replay_lookups(key)
+            return True, self._answers[key]
+        with self.recording_lookups() as lookups:
+            facts = self._module_facts(module_file, settings)
+            value = answer(facts, found[1]) if facts is not None and found[1] in facts.classes else None
+        self._lookups_of[key] = lookups
+        self._answers[key] = value
+        return True, value
 
     def defined_as(self, path: str, qualname: str, settings: Settings) -> str | None:
         """The qualified name where the project class ``qualname``, seen from file ``path``, is defined (a name a
@@ -472,60 +493,6 @@ class ProjectIndex:
         self._root_calls_of[module_file] = (status.st_mtime, found)
         return found
 
-    def imported_files(self, path: str) -> tuple[str, ...]:
-        """The project files the module at ``path`` imports, as its import statements' text says (each package on the
-        way included), found as Python finds them from its source roots; read once per modification time."""
-        try:
-            status = os.stat(path)
-        except OSError:
-            return ()
-        known = self._imports_of.get(path)
-        if known is not None and known[0] == status.st_mtime:
-            return known[1]
-        text = ""
-        if stat.S_ISREG(status.st_mode):  # a FIFO named like a module would block the read
-            try:
-                text = read_source(path)
-            except OSError:
-                pass
-        roots = tuple(self.source_roots(path))
-        found: dict[str, None] = {}
-
-        def add(module: str, base_roots: tuple[str, ...]) -> None:
-            parts = module.split(".")
-            for end in range(1, len(parts) + 1):
-                located = self._find_module_file(".".join(parts[:end]), base_roots)
-                if located is not None:
-                    found[located] = None
-
-        for source, names, plain in IMPORT_STATEMENT_TEXT.findall(text):
-            if plain:
-                for item in plain.split(","):
-                    module = item.split(" as ")[0].strip()
-                    if module.replace(".", "").replace("_", "").isalnum():
-                        add(module, roots)
-                continue
-            listed = [item.split(" as ")[0].strip(" ()\n\t\\") for item in names.strip("()").split(",")]
-            listed = [name for name in listed if name.isidentifier()]
-            level = len(source) - len(source.lstrip("."))
-            module = source[level:]
-            if level:
-                base = os.path.dirname(os.path.abspath(path))
-                for _ in range(level - 1):
-                    base = os.path.dirname(base)
-                if module:
-                    add(module, (base,))
-                for name in listed:
-                    add(f"{module}.{name}" if module else name, (base,))
-            elif module:
-                add(module, roots)
-                for name in listed:
-                    add(f"{module}.{name}", roots)
-        found.pop(os.path.abspath(path), None)
-        result = tuple(found)
-        self._imports_of[path] = (status.st_mtime, result)
-        return result
-
     @staticmethod
     def _names_any(module_file: str, words: set[str]) -> bool:
         """Whether the file's text holds one of ``words`` as a word."""
@@ -540,10 +507,10 @@ class ProjectIndex:
     def _imports_module(self, importer: str, module_file: str) -> bool:
         """Whether ``importer`` imports ``module_file``, or a package whose ``__init__.py`` imports it (a name the
         package re-exports)."""
-        imported = self.imported_files(importer)
+        imported = imported_files(importer, tuple(self.source_roots(importer)))
         return module_file in imported or any(
-            os.path.basename(other) == "__init__.py" and module_file in self.imported_files(other)
-            for other in imported)
+            os.path.basename(other) == "__init__.py"
+            and module_file in imported_files(other, tuple(self.source_roots(other))) for other in imported)
 
     def _graph_summary(self, module_file: str, settings: Settings) -> dict:
         """``ModuleFacts.outgoing_calls`` of the module read alone, kept for the process by file version."""
@@ -646,9 +613,6 @@ _CALLED_NAME_TEXT = re.compile(r"(\.?)\b(\w++)\s*\(")
 _CALLED_ON_SELF_TEXT = re.compile(r"\b(?:self|cls|super\(\))\.(?:(\w++)\.)?(\w++)\s*\(")
 _DEFINITION = re.compile(r"[ \t]*(?:async[ \t]+)?def[ \t]+(\w+)[ \t]*\(")
 _SUBCLASS = re.compile(r"^[ \t]*class[ \t]+\w+[ \t]*\([ \t]*[\w.]", re.MULTILINE)
-# An import statement: ``from PACKAGE import NAMES`` (NAMES possibly in parentheses over lines) or ``import NAMES``.
-IMPORT_STATEMENT_TEXT = re.compile(
-    r"^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n#;]*)|import[ \t]+([^\n#;]+))", re.MULTILINE)
 
 
 def _size(path: str) -> int:
@@ -710,34 +674,36 @@ def _text_hash(source: str) -> int:
 
 
 def _source_roots_of(directory: str) -> tuple[str, ...]:
+    """Above the top regular package (the ``__init__.py`` chain) and the file's own directory, then
+    ``namespace_roots`` of the first: those come last, so they answer only what the first ones do not."""
     own = directory
     while os.path.isfile(os.path.join(directory, "__init__.py")):
         parent = os.path.dirname(directory)
         if parent == directory:
             break
         directory = parent
-    return (directory,) if directory == own else (directory, own)
+    return (*((directory,) if directory == own else (directory, own)), *namespace_roots(directory))
+
+
+def namespace_roots(root: str) -> tuple[str, ...]:
+    """Where else the modules of ``root`` (a directory modules are imported from) import namespace packages (PEP
+    420: directories without ``__init__.py``) from: each directory above it up to its project's root (where
+    ``pyproject.toml``, ``setup.cfg``, ``setup.py``, ``.git`` or an unpacked wheel's ``*.dist-info`` lies: the target's
+    ``packaging_root``), nearest first. ``from models.base import Base`` in ``proj/models/net.py`` finds
+    ``proj/models/base.py`` as Python does from ``proj``; without a project root above, there is none."""
+    from ms_lint.target import packaging_root
+
+    top = packaging_root(os.path.join(root, "__init__.py"))
+    found = []
+    while root != top and root.startswith(os.path.join(top, "")):
+        root = os.path.dirname(root)
+        found.append(root)
+    return tuple(found)
 
 
 def _in_project(top_level: str, roots: tuple[str, ...]) -> bool:
     return any(os.path.isdir(os.path.join(root, top_level)) or os.path.isfile(os.path.join(root, top_level + ".py"))
                for root in roots)
-
-
-def _find_module_file(module: str, roots: tuple[str, ...]) -> str | None:
-    # Where Python's path finder would look: a package's __init__.py, else the module's .py file. Only regular
-    # files count: a directory named like a module, or a FIFO that would block the read, is no module.
-    *packages, name = parts = module.split(".")
-    if not all(parts) or any(os.sep in part for part in parts):
-        return None
-    for root in roots:
-        directory = os.path.join(root, *packages)
-        if not os.path.isdir(directory):
-            continue
-        for candidate in (os.path.join(directory, name, "__init__.py"), os.path.join(directory, name + ".py")):
-            if os.path.isfile(candidate):
-                return os.path.abspath(candidate)
-    return None
 
 
 # The most files searched for the users of a module: a script outside any package has its own directory as its
@@ -791,6 +757,7 @@ find_module_file = INDEX.find_module_file
 project_class = INDEX.project_class
 project_class_facts = INDEX.project_class_facts
 defined_as = INDEX.defined_as
+class_answer = INDEX.class_answer
 modules_naming = INDEX.modules_naming
 project_function = INDEX.project_function
 graph_calls_into = INDEX.graph_calls_into

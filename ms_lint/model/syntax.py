@@ -592,6 +592,17 @@ def on_other_branches(branches, first: int, second: int) -> bool:
     return False
 
 
+def leaves_before(branches, first: int, second: int) -> bool:
+    """Whether line ``first`` sits in a side of one of the ``if`` statements ``branches`` that ends in ``return`` or
+    ``raise`` and line ``second`` comes after that ``if``: a path through ``first`` never reaches ``second``."""
+    for branch in branches:
+        if second > last_line(branch):
+            for block in (branch.body, branch.orelse):
+                if block and isinstance(block[-1], (ast.Return, ast.Raise)) and block_holds_line(block, first):
+                    return True
+    return False
+
+
 def in_one_loop(loops, first: int, second: int) -> bool:
     """Whether one of the loops ``loops`` holds both lines: what one does reaches the other on the next pass."""
     return any(holds_line(loop, first) and holds_line(loop, second) for loop in loops)

@@ -1,8 +1,11 @@
 """Values: what kind of data an expression holds in graph code.
 
-TENSOR is data known only when the graph runs; HOST is a host array (numpy and friends); None is a compile-time
-constant or an unknown value. The tables say which builtins and library functions pass a kind through, and which
-give a count, an index or a flag instead of data. Nothing here knows about classes or graph code.
+TENSOR is data known only when the graph runs; HOST is a host value that holds no tensor data: an array of a host
+library (numpy and friends) or another library's object (a sympy number, what ``json.load`` read); None is a
+compile-time constant or an unknown value. Only what can hold tensor data is TENSOR: a Python container of host
+values is a host value, in graph code too (where it is a constant). The tables say which builtins and library
+functions pass a kind through, and which give a count, an index or a flag instead of data. Nothing here knows about
+classes or graph code.
 """
 from __future__ import annotations
 
@@ -10,7 +13,7 @@ import ast
 from typing import Iterator
 
 TENSOR = "tensor"  # data known only when the graph runs
-HOST = "host"  # a host array (numpy and friends), not a tensor
+HOST = "host"  # a host value (a numpy array, a sympy number, what a file held), not a tensor
 
 BUILTIN_STATIC_CALLS = frozenset({
     "len", "isinstance", "issubclass", "type", "range", "str", "repr", "hasattr", "getattr", "callable", "id",

@@ -27,6 +27,7 @@ from ms_lint.rules.ms119_instance_parameter_not_self import InstanceParameterNot
 from ms_lint.rules.ms120_logging_in_graph import LoggingInGraph
 from ms_lint.rules.ms121_branches_join_different_types import BranchesJoinDifferentTypes
 from ms_lint.rules.ms122_dict_output_read_by_caller import DictOutputReadByCaller
+from ms_lint.rules.ms123_attribute_never_set import AttributeNeverSet
 from ms_lint.rules.ms130_nested_tensor_control_flow import NestedTensorControlFlow
 from ms_lint.rules.ms131_variable_slice_bound import VariableSliceBound
 from ms_lint.rules.ms201_plain_container_of_cells import PlainContainerOfCells
@@ -45,6 +46,11 @@ from ms_lint.rules.ms604_layer_keyword_not_accepted import LayerKeywordNotAccept
 from ms_lint.rules.ms605_separate_sizes import SeparateSizes
 from ms_lint.rules.ms606_layer_positional_argument import LayerPositionalArgument
 from ms_lint.rules.ms607_missing_mindspore_api import MissingMindSporeApi
+from ms_lint.rules.ms608_pytorch_meaning_keyword import PytorchMeaningKeyword
+from ms_lint.rules.ms609_pytorch_default_differs import PytorchDefaultDiffers
+from ms_lint.rules.ms610_call_rejected_by_version import CallRejectedByVersion
+from ms_lint.rules.ms611_call_meaning_changed import CallMeaningChanged
+from ms_lint.rules.ms612_deprecated_api import DeprecatedApi
 from ms_lint.rules.ms701_ascend_float16_without_loss_scale import AscendFloat16WithoutLossScale
 from ms_lint.rules.ms702_ascend_stride_limits import AscendStrideLimits
 from ms_lint.rules.ms900_internal_error import InternalError
@@ -72,6 +78,7 @@ ALL_RULES: tuple[type[Rule], ...] = (
     LoggingInGraph,
     BranchesJoinDifferentTypes,
     DictOutputReadByCaller,
+    AttributeNeverSet,
     NestedTensorControlFlow,
     VariableSliceBound,
     PlainContainerOfCells,
@@ -90,6 +97,11 @@ ALL_RULES: tuple[type[Rule], ...] = (
     SeparateSizes,
     LayerPositionalArgument,
     MissingMindSporeApi,
+    PytorchMeaningKeyword,
+    PytorchDefaultDiffers,
+    CallRejectedByVersion,
+    CallMeaningChanged,
+    DeprecatedApi,
     AscendFloat16WithoutLossScale,
     AscendStrideLimits,
     InternalError,

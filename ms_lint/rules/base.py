@@ -98,8 +98,10 @@ class Rule:
             _dedent(cls.autofix) if cls.autofix else "None: the fix needs a decision only the author can make.",
         ]
         if not cls.enabled_by_default:
-            parts += ["", "## Enabling", f"Off by default; enable it with `--extend-select={cls.code}` (flake8) or "
-                      f"`--select={cls.code}` / `extend-select = [\"{cls.code}\"]` (ms-lint)."]
+            parts += ["", "## Enabling", f"Off by default; enable it with `--extend-select={cls.code}` (flake8, "
+                      f"`ms-lint check`; `extend-select = {cls.code}` in `[flake8]`, `extend-select = "
+                      f"[\"{cls.code}\"]` in `[tool.ms-lint]`) or `--enable={cls.name}` (pylint). A selection naming "
+                      f"a prefix of its code (`select = MS`) turns it on too."]
         return "\n".join(parts).rstrip() + "\n"
 
 

@@ -6,7 +6,7 @@ from dataclasses import replace
 from typing import Iterator
 
 from ms_lint.model import TENSOR, GraphFunction, ModuleFacts
-from ms_lint.model.scopes import ASSIGNMENT
+from ms_lint.model.scopes import ASSIGNMENT, PARAMETER
 from ms_lint.model.syntax import under
 from ms_lint.findings import Finding
 from ms_lint.rules.base import Rule
@@ -27,7 +27,12 @@ class StateWrittenInGraph(Rule):
         `setattr(self, name, value)` there, writes to an attribute of a plain Python object the Cell holds
         (`self.box.n = ...`), and assignments to names declared `global` in graph code. Writing a Parameter attribute
         is supported, whether `__init__` built it or took it from a project function or a module-level
-        registry's method that returns a `Parameter(...)` it builds (`self.lr = parameter_register.register(...)`).
+        registry's method that returns a `Parameter(...)` it builds (`self.lr = parameter_register.register(...)`),
+        or a MindSpore base class created it (an `nn.Adam` subclass's `beta1_power`, an `nn.Dense` subclass's
+        `weight`; in an optimizer, `self.x = params[i]` of the parameters it was given and
+        `self.parameters.clone(...)`). A method graph code calls on `self` counts with the override a subclass
+        defines (`self._set_cos_sin_cache(n)` in a rotary embedding's `construct` runs the scaled variant's own
+        method on its instances).
         Under `--ms-syntax-level=lax` only what LAX gets wrong is reported: tensor data written into an attribute
         from the inputs alone (`self.cache = x * 2`; not `self.acc = self.acc + x`, nor a value that
         reads another attribute the graph writes), `setattr` with a value that is not a constant, and plain
@@ -52,6 +57,9 @@ class StateWrittenInGraph(Rule):
         the value the global had when the graph was compiled (`N += 1; return x * N` returns `x * 0` on every call),
         and a tensor written to a global that held None fails where it is read (TypeError on None; 2.10 and 2.7.1,
         tests/test_ground_truth_messages.py).
+        The Parameters MindSpore's base classes create are updated in place at both levels (`*=` on an `nn.Adam`
+        subclass's `beta1_power`, on `self.first = params[0]` of an `nn.Optimizer`; measured 2.10 and 2.7.1 CPU,
+        tests/test_ground_truth_values.py).
         An item written into a plain attribute (`self.cache["k"] = x * 2`, a dict or list set in `__init__`) fails
         under STRICT (TypeError: "self.cache should be initialized as a 'Parameter' in the '__init__' function to
         perform assign subscript"); under LAX the write lasts only for the call and the Cell's attribute stays
@@ -118,7 +126,7 @@ class StateWrittenInGraph(Rule):
         elif (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
               and target.value.id == function.self_name and function.owner is not None
               and function.owner.is_cell
-              and not function.owner.has_attribute("parameter_attributes", target.attr)):
+              and not module.is_parameter_attribute(function.owner, target.attr)):
             if _cell_built_here(module, function, value):
                 return  # a Cell built in graph code and stored: MS106 reports it (it fails at every level)
             if module.returns_parameter(function.owner.attribute_constructor(target.attr)):
@@ -269,7 +277,7 @@ def _setattr_written(rule: Rule, module: ModuleFacts, function: GraphFunction, c
         return None
     name, value = call.args[1], call.args[2]
     attribute = name.value if isinstance(name, ast.Constant) and isinstance(name.value, str) else None
-    if attribute is not None and function.owner.has_attribute("parameter_attributes", attribute):
+    if attribute is not None and module.is_parameter_attribute(function.owner, attribute):
         return None
     constant = isinstance(value, ast.Constant)
     if constant and not function.strict:
@@ -294,11 +302,12 @@ _DRAWS = frozenset({"normal", "uniform", "multinomial", "bernoulli", "dropout", 
 
 
 def _from_shapes_only(module: ModuleFacts, function: GraphFunction, value: ast.AST | None,
-                      _seen: frozenset = frozenset()) -> bool:
+                      _seen: frozenset = frozenset(), _depth: int = 0) -> bool:
     """Whether ``value`` is computed from no tensor data of the call: only from shapes, dtypes (``x.shape[1]``,
     ``.type_as(x)``, ``x.dtype``), constants, the Cell's attributes that only ``__init__`` sets and are no
     Parameters (``self.inv_freq``), and MindSpore functions and tensor methods of those (``mint.arange(n)``,
-    ``emb.cos()``), through the function's own local names. Such a value is what the input's shapes decide: under
+    ``emb.cos()``), through the function's own local names and the parameters of a helper whose graph callers pass
+    them no tensor data (``self._set_cos_sin_cache(x.shape[1])``). Such a value is what the input's shapes decide: under
     LAX the graph is compiled again for each new shape, so a cached copy equals what PyNative computes (measured
     2.10 and 2.7.1 CPU). A parameter read for its data, a sub-cell or method call, or a random function is data."""
     if value is None:
@@ -347,13 +356,40 @@ def _from_shapes_only(module: ModuleFacts, function: GraphFunction, value: ast.A
             if node.id in _seen:
                 continue
             for other in binding.scope.bindings[node.id]:
+                if other.kind == PARAMETER and _passed_shapes_only(module, function, node.id, _depth + 1):
+                    continue  # a helper's parameter its graph callers give a shape or a constant (``seq_len``)
                 if other.kind != ASSIGNMENT or other.value is None or not _from_shapes_only(
-                        module, function, other.value, _seen | {node.id}):
+                        module, function, other.value, _seen | {node.id}, _depth):
                     return False
             continue
         elif node_type in (ast.Lambda, ast.ListComp, ast.GeneratorExp, ast.DictComp, ast.SetComp, ast.NamedExpr):
             return False
         stack.extend(ast.iter_child_nodes(node))
+    return True
+
+
+def _passed_shapes_only(module: ModuleFacts, function: GraphFunction, name: str, depth: int) -> bool:
+    """Whether every graph caller of the helper ``function`` passes its parameter ``name`` a value computed from
+    shapes and constants only (``self._set_cos_sin_cache(x.shape[1])``): not a root, whose inputs are data."""
+    if function.as_root is not None or not function.passed_by or depth > 4:
+        return False
+    parameters = [argument.arg for argument in function.node.args.posonlyargs + function.node.args.args]
+    for caller_id in function.passed_by:
+        caller = module._graph_by_node.get(caller_id)
+        if caller is None:
+            return False
+        calls = [call for call, target, _, _ in module.calls_from(caller) if target is function.node]
+        if not calls:
+            return False
+        for call in calls:
+            bound = isinstance(call.func, ast.Attribute) and parameters[:1] == [function.self_name]
+            position = parameters.index(name) - bound if name in parameters else -1
+            passed = next((k.value for k in call.keywords if k.arg == name), None)
+            if passed is None and 0 <= position < len(call.args) and not any(
+                    isinstance(a, ast.Starred) for a in call.args[:position + 1]):
+                passed = call.args[position]
+            if passed is None or not _from_shapes_only(module, caller, passed, frozenset(), depth):
+                return False
     return True
 
 

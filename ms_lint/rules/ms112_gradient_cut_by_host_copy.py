@@ -2,10 +2,12 @@
 from __future__ import annotations
 
 import ast
+import os
 import re
 from typing import Iterator
 
 from ms_lint.model import TENSOR, ClassInfo, FunctionNode, ModuleFacts
+from ms_lint.model.project import project_class_facts
 from ms_lint.findings import Finding
 from ms_lint.rules.base import Rule
 
@@ -28,9 +30,10 @@ class GradientCutByHostCopy(Rule):
         gradient to cut. A module is
         PyNative when it calls `set_context(mode=PYNATIVE_MODE)` or `--ms-mode=pynative` is given; in graph code
         the conversion is MS102's, and is not reported twice. The same holds for a function of a PyNative module
-        given to `mindspore.grad`/`value_and_grad`: a host copy in it, or in a helper it calls (a method of a Cell
-        instance such as `net.features(x)`, or a module function), is reported when the differentiated result is
-        built from it.
+        given to `mindspore.grad`/`value_and_grad`: a host copy in it, or in what it calls (a method of a Cell
+        instance such as `net.features(x)`, the methods that one calls on `self`, a module function), is reported
+        when the differentiated result is built from it; for a Cell of another module of the project, at the call
+        in this module, naming the method, its file and the copy's line.
     """
     why = """
         PyNative builds gradients from the tensor operators it records while `construct` runs. A host copy has no
@@ -101,36 +104,57 @@ class GradientCutByHostCopy(Rule):
                 )
 
     def _differentiated(self, module: ModuleFacts, reported: set[int]) -> Iterator[Finding]:
-        """Functions given to ``grad``/``value_and_grad``: host copies in them, or in the helpers they call (a Cell's
-        method, a module function), that reach the differentiated result."""
+        """Functions given to ``grad``/``value_and_grad``: host copies in them, or in what they call (a Cell's method,
+        the methods it calls on ``self``, a module function; in this module or, for a Cell built from another
+        module of the project, in that one), that reach the differentiated result."""
         for forward in _differentiated_functions(module):
             function = module.plain_function(forward, None, _tensor_inputs(forward, bound=False))
             for node in function.host_conversions():
                 if function.reaches_return(node) and id(node) not in reported:
                     reported.add(id(node))
                     yield self._differentiated_finding(module, node, forward.name, None)
-            for call in function.nodes_of(ast.Call):
-                if not function.reaches_return(call):
+            # (the module of the caller, the caller, a call of it whose value reaches the result, the call of this
+            # module it was reached through)
+            pending = [(module, function, call, call) for call in function.nodes_of(ast.Call)
+                       if function.reaches_return(call)]
+            followed: set[int] = set()
+            while pending:
+                facts, caller, call, first = pending.pop(0)
+                helper = _helper_called(facts, caller, call)
+                if helper is None or id(helper[1]) in followed or len(followed) > _MAX_HELPERS:
                     continue
-                helper = _helper_called(module, function, call)
-                if helper is None:
-                    continue
-                target, owner = helper
-                body = module.plain_function(target, owner, _tensor_inputs(target, bound=owner is not None))
+                followed.add(id(helper[1]))
+                helper_facts, target, owner = helper
+                body = helper_facts.plain_function(target, owner, _tensor_inputs(target, bound=owner is not None))
                 label = f"{owner.name}.{target.name}" if owner is not None else target.name
                 for node in body.host_conversions():
-                    if body.reaches_return(node) and id(node) not in reported:
-                        reported.add(id(node))
+                    if not body.reaches_return(node) or id(node) in reported:
+                        continue
+                    reported.add(id(node))
+                    if helper_facts is module:
                         yield self._differentiated_finding(module, node, forward.name, label)
+                    elif id(first) not in reported:
+                        reported.add(id(first))  # one finding per call of this module
+                        yield self._differentiated_finding(
+                            module, first, forward.name, f"{label} in {os.path.basename(helper_facts.path)}",
+                            copied_at=(helper_facts.path, node.lineno, node.func.attr))
+                pending.extend((helper_facts, body, inner, first) for inner in body.nodes_of(ast.Call)
+                               if body.reaches_return(inner))
 
-    def _differentiated_finding(self, module: ModuleFacts, node: ast.Call, forward: str, helper: str | None) -> Finding:
+    def _differentiated_finding(self, module: ModuleFacts, node: ast.Call, forward: str, helper: str | None,
+                                copied_at: tuple[str, int, str] | None = None) -> Finding:
         through = f" through {helper}" if helper else ""
+        method = copied_at[2] if copied_at is not None else node.func.attr
+        where = f" (line {copied_at[1]})" if copied_at is not None else ""
+        data = {"method": method, "differentiated": forward, "through": helper or ""}
+        if copied_at is not None:
+            data.update(path=copied_at[0], line=copied_at[1])
         return self.finding(
             module, node,
-            f".{node.func.attr}() copies a tensor to the host and the result of {forward}, which is differentiated "
+            f".{method}(){where} copies a tensor to the host and the result of {forward}, which is differentiated "
             f"(grad/value_and_grad), is built from it{through}: PyNative gradients through host data are zero "
             "(like .detach()); compute it with mindspore.ops",
-            data={"method": node.func.attr, "differentiated": forward, "through": helper or ""},
+            data=data,
         )
 
 
@@ -152,27 +176,42 @@ def _tensor_inputs(function: FunctionNode, bound: bool) -> dict[str, str | None]
     return {argument.arg: TENSOR for argument in positional}
 
 
-def _helper_called(module: ModuleFacts, caller, call: ast.Call) -> tuple[FunctionNode, ClassInfo | None] | None:
-    """The module function, or the method (not ``construct``) of a Cell instance of this module, that ``call``
-    runs."""
+_MAX_HELPERS = 32  # the functions followed from one differentiated function
+
+
+def _helper_called(module: ModuleFacts, caller, call: ast.Call
+                   ) -> tuple[ModuleFacts, FunctionNode, ClassInfo | None] | None:
+    """(the facts of its module, the function, its class) that ``call`` in ``caller`` runs: a module function, a
+    method of ``caller``'s own instance (``self.normalise(y)``), or a method (not ``construct``) of a Cell instance
+    a name holds (``net.features(x)`` after ``net = Net()``, ``Net`` of this module or another of the project).
+    None for anything else, graph code, and a Cell with its own ``bprop``."""
     func = call.func
     target = module.local_function(func) if isinstance(func, ast.Name) and func.id not in caller.env else None
     if target is not None:
-        return None if target is caller.node or module.is_graph_code(target) else (target, None)
+        return None if target is caller.node or module.is_graph_code(target) else (module, target, None)
     if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)) or func.attr in (
             "construct", "__call__", "__init__"):
         return None
-    value = module.value_bound_to(func.value, caller.node, None)
-    built = module.class_of_constructor(value) if isinstance(value, ast.Call) else None
-    if not (built and isinstance(built[1], ClassInfo) and built[2] is module and built[1].is_cell):
-        return None
-    info = built[1]
-    if module.inherits_method(info, "bprop"):
+    if func.value.id == caller.self_name and caller.owner is not None:
+        info, facts = caller.owner, module
+    else:
+        value = module.value_bound_to(func.value, caller.node, None)
+        built = module.class_of_constructor(value) if isinstance(value, ast.Call) else None
+        if not (built and built[1] is not None and built[1].is_cell):
+            return None
+        if built[2] is module and isinstance(built[1], ClassInfo):
+            info, facts = built[1], module
+        else:
+            found = project_class_facts(module.path, built[0], module.settings)
+            if found is None:
+                return None
+            facts, info = found[0], found[0].classes[found[1]]
+    if facts.inherits_method(info, "bprop"):
         return None
     found = info.find_method(func.attr)
-    if found is None or module.is_graph_code(found[1]):
+    if found is None or found[1] is caller.node or facts.is_graph_code(found[1]):
         return None
-    return found[1], found[0]
+    return facts, found[1], found[0]
 
 
 # Names that hold token ids, indices, masks, counts: integer tensors, which have no gradient to cut.

@@ -21,7 +21,9 @@ class NameBoundOnOnePath(Rule):
     what = """
         Reports, in graph code, the first read of a local name after an `if` statement that binds the name on one
         branch and not on the other (no `else`, or an `else` that does not bind it), and after a `for` or `while`
-        loop whose body first binds it (the loop variable included). A branch that ends in `return`, `raise`,
+        loop whose body first binds it (the loop variable included); and, where nothing after the loop reads it, a
+        read in the loop body that a pass reaches before it binds the name, which only an earlier pass binds
+        (`if i == 0: x = t` / `else: x = x + t`, `x += t`). A branch that ends in `return`, `raise`,
         `break` or `continue` does not count. Conditions MindSpore's parser evaluates itself from the Cell's own
         attributes (`if self.flag:`, `if not self.training:`, `if self.proj is None:`) are left alone: the parser
         keeps one branch of them before it looks names up, and what is read under them is not reported either.
@@ -39,8 +41,9 @@ class NameBoundOnOnePath(Rule):
         in graph mode` at the read instead, and the message names both. A name first bound in a loop body cannot be
         read after the loop (`UnboundLocalError: The local variable 'z' defined in the 'for' loop body cannot be
         used outside of the loop body`), however many times the loop runs; when the loop body itself reads the
-        name before binding it in that iteration (`if i == 0: z = x` / `else: z = z + x`), the parser stops there
-        first with the NameError, which the message then names, with its line. Measured on 2.10 and 2.7.1 CPU
+        name before binding it in that iteration (`if i == 0: z = x` / `else: z = z + x`, or `z += x`), the parser
+        stops there first with the NameError, which the message then names, with its line, or reports at that read
+        when nothing after the loop reads the name (also in a loop over a CellList). Measured on 2.10 and 2.7.1 CPU
         (tests/test_ground_truth_messages.py), the same under STRICT and LAX, also in a mixin method of another
         module that the Cell calls (the error names the mixin's file); PyNative runs the code as Python does.
         The pattern is common in code ported from PyTorch: `if labels is not None: loss_fct = CrossEntropyLoss()`
@@ -144,7 +147,12 @@ def _message(read: PartialRead, label: str) -> str:
         keyword = "while" if isinstance(origin, ast.While) else "for"
         unbound = (f"UnboundLocalError: \"The local variable '{name}' defined in the '{keyword}' loop body cannot be "
                    "used outside of the loop body\"")
-        earlier = _read_in_body(origin, name)
+        if read.in_body:
+            return (f"`{name}` is read in the body of the `{keyword}` loop at line {origin.lineno} before the pass "
+                    f"binds it: only another pass (or another branch) of the body binds it ({label}); MindSpore's "
+                    f"graph parser rejects the read ({name_error}) under STRICT and LAX; bind `{name}` before the "
+                    f"loop (`{name} = None`)")
+        earlier = read.earlier
         error = (f"{name_error}, at the read on line {earlier.lineno} in the loop body, which a later iteration "
                  "reaches before it binds the name" if earlier is not None else unbound)
         return (f"`{name}` is read after the `{keyword}` loop at line {origin.lineno}, whose body first binds it "
@@ -156,42 +164,3 @@ def _message(read: PartialRead, label: str) -> str:
             f"defined in false branch, but defined in true branch\" or, when it resolves another name of the "
             f"function first, {name_error} at the read; bind `{name}` before the `if` (`{name} = None`) or on every "
             "branch")
-
-
-def _read_in_body(loop: ast.AST, name: str) -> ast.Name | None:
-    """The first read of ``name`` in ``loop``'s body that no binding earlier in the same iteration covers (one in
-    the other branch of an ``if``, or before the binding): the graph parser meets it before the read after the
-    loop."""
-    covered: list[tuple[tuple[int, int], tuple[int, int]]] = []  # the statements after a binding, per list
-
-    def visit(statements: list[ast.stmt]) -> None:
-        for index, statement in enumerate(statements):
-            if isinstance(statement, ast.For) and _binds_target(statement.target, name):
-                covered.append(((statement.lineno, statement.col_offset),
-                                (statement.end_lineno, statement.end_col_offset)))
-            if _binds(statement, name) and index + 1 < len(statements):
-                last = statements[-1]
-                covered.append(((statements[index + 1].lineno, statements[index + 1].col_offset),
-                                (last.end_lineno, last.end_col_offset)))
-            for field in ("body", "orelse", "finalbody"):
-                inner = getattr(statement, field, None)
-                if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
-                    visit(inner)
-
-    if isinstance(loop, ast.For) and _binds_target(loop.target, name):
-        return None  # the loop variable: every iteration binds it before the body runs
-    visit(loop.body)
-    reads = [node for statement in loop.body for node in ast.walk(statement)
-             if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load)
-             and not any(start <= (node.lineno, node.col_offset) <= end for start, end in covered)]
-    return min(reads, key=lambda node: (node.lineno, node.col_offset)) if reads else None
-
-
-def _binds(statement: ast.stmt, name: str) -> bool:
-    targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target] if isinstance(
-        statement, (ast.AugAssign, ast.AnnAssign)) else []
-    return any(_binds_target(target, name) for target in targets)
-
-
-def _binds_target(target: ast.AST, name: str) -> bool:
-    return any(isinstance(node, ast.Name) and node.id == name for node in ast.walk(target))

@@ -4,7 +4,9 @@ from __future__ import annotations
 import ast
 from typing import Iterator
 
+from ms_lint import mindspore_api as api
 from ms_lint.model import ClassInfo, FunctionNode, ModuleFacts
+from ms_lint.model.project import project_class_facts
 from ms_lint.model.syntax import instance_parameter
 from ms_lint.findings import Finding
 from ms_lint.rules.base import Rule
@@ -23,11 +25,13 @@ class HostWrittenGraphState(Rule):
         Reports host-side writes of a value that graph code reads as a compile-time constant:
         - a module global holding a number (`SMOOTHING = 0.1`) read in graph code and assigned in a host function
           under `global SMOOTHING` (a schedule);
-        - a plain number attribute of a Cell (`self.temperature = 1.0` in `__init__`) read in graph code and
-          assigned through an instance inside a loop of host code (`net.scale = 0.5` in the training loop), or
-          by a setter method (not graph code) that host code calls inside a loop (`net.set_temperature(t)` per
-          epoch). A setter called once while configuring the network, before its first call, is harmless and
-          not reported.
+        - a plain number attribute of a Cell (`self.temperature = 1.0` in `__init__`, or an argument defaulting to
+          a number or annotated `float`/`int`, or `float(...)`) read in graph code and assigned through an instance
+          inside a loop of host code (`net.scale = 0.5` in the training loop), or by a setter method (not graph
+          code) that host code calls inside a loop (`net.set_temperature(t)` per epoch); the Cell may come from
+          another module of the project, read by its `construct`, when the looping script selects graph mode. A
+          setter called once while configuring the network, before its first call, is harmless and not
+          reported.
         The finding is on the write and names the graph code that reads the value. Writes of tensors and
         Parameters are not reported.
     """
@@ -81,7 +85,7 @@ class HostWrittenGraphState(Rule):
         global_reads, attribute_reads = _graph_reads(module, globals_wanted, bool(candidates))
         if global_reads:
             yield from self._global_writes(module, global_reads)
-        if attribute_reads:
+        if attribute_reads or any(facts is not module for facts, _ in instances.values()):  # another module's Cell
             yield from self._attribute_writes(module, attribute_reads, candidates, instances)
 
     def _global_writes(self, module: ModuleFacts, reads: dict[str, list[str]]) -> Iterator[Finding]:
@@ -104,10 +108,17 @@ class HostWrittenGraphState(Rule):
 
     def _attribute_writes(self, module: ModuleFacts, reads: dict[tuple[int, str], list[str]],
                           candidates: list[tuple[FunctionNode | None, ast.AST]],
-                          instances: dict[tuple[int, str], ClassInfo]) -> Iterator[Finding]:
+                          instances: dict[tuple[int, str], tuple]) -> Iterator[Finding]:
         classes = {id(info): info for info in module.classes.values()}
+        elsewhere: dict[int, dict[str, list[str]]] = {}  # id(class of another module) -> attribute -> readers
+        owners: dict[int, ModuleFacts] = {}  # id(class of another module) -> its module's facts
+        resolved: dict[str, ClassInfo | None] = {}  # qualified name -> the class of another module it names
 
         def readers(info: ClassInfo, attribute: str) -> list[str]:
+            if id(info) not in classes:  # a Cell of another module of the project, built and driven here
+                if id(info) not in elsewhere:
+                    elsewhere[id(info)] = _construct_reads(owners[id(info)], info) if module.mode == "graph" else {}
+                return elsewhere[id(info)].get(attribute, [])
             found: list[str] = []
             for other_id, other_attribute in reads:
                 other = classes[other_id]
@@ -116,9 +127,20 @@ class HostWrittenGraphState(Rule):
             return found
 
         def instance(function: FunctionNode | None, name: str) -> ClassInfo | None:
-            return instances.get((id(function), name)) or instances.get((id(None), name))
+            found = instances.get((id(function), name)) or instances.get((id(None), name))
+            if found is None or found[0] is module:
+                return found[1] if found is not None else None
+            qualname = found[1]  # another module's Cell: that module is read only for a name a loop drives
+            if qualname not in resolved:
+                facts = project_class_facts(module.path, qualname, module.settings)
+                resolved[qualname] = facts[0].classes[facts[1]] if facts is not None else None
+                if facts is not None:
+                    owners[id(resolved[qualname])] = facts[0]
+            return resolved[qualname]
 
-        setters = _setters(module, readers) if any(isinstance(stmt, ast.Call) for _, stmt in candidates) else {}
+        driven = [instance(node, stmt.func.value.id) for node, stmt in candidates if isinstance(stmt, ast.Call)]
+        setters = _setters(module, readers, [(owners[id(info)], info) for info in driven
+                                             if info is not None and id(info) in owners]) if driven else {}
         for node, stmt in candidates:
             if isinstance(stmt, ast.Call):
                 # A setter (a method of the Cell, not graph code, writing the attribute on self) called in a loop,
@@ -162,7 +184,7 @@ def _written(stmt: ast.AST) -> list[str]:
     return names
 
 
-def _loop_writes(module: ModuleFacts, instances: dict[tuple[int, str], ClassInfo]
+def _loop_writes(module: ModuleFacts, instances: dict[tuple[int, str], tuple[ModuleFacts, ClassInfo]]
                  ) -> list[tuple[FunctionNode | None, ast.AST]]:
     """Host statements inside loops that write a number to an attribute of a name, or call a method on a name, in
     the functions where a Cell instance of this module is bound to a name (every function when one is at module
@@ -190,22 +212,41 @@ def _loop_writes(module: ModuleFacts, instances: dict[tuple[int, str], ClassInfo
     return candidates
 
 
-def _setters(module: ModuleFacts, readers) -> dict[tuple[int, str], list[str]]:
+def _setters(module: ModuleFacts, readers, elsewhere=()) -> dict[tuple[int, str], list[str]]:
     """(class id, method name) -> the graph-read attributes that method of a Cell (not graph code, not
-    ``__init__``) writes on self."""
+    ``__init__``) writes on self; for the Cells of this module, and for those of other modules built here
+    (``elsewhere``: (their module's facts, the class)), with the methods they inherit there."""
     setters: dict[tuple[int, str], list[str]] = {}
-    for info in module.classes.values():
-        if not info.is_cell:
-            continue
-        for name, method in info.methods.items():
-            if name in ("__init__", "construct") or module.is_graph_code(method):
-                continue
-            self_name = instance_parameter(method)
-            for stmt in module.index.body_nodes_of(method, (ast.Assign, ast.AugAssign)):
-                attribute = _assigned_attribute(stmt, self_name)
-                if attribute and _plain_value(stmt) and readers(info, attribute):
-                    setters.setdefault((id(info), name), []).append(attribute)
+    classes = [(module, info, [info]) for info in module.classes.values() if info.is_cell]
+    classes += [(facts, info, list(info.lineage())) for facts, info in elsewhere]
+    for facts, info, lineage in classes:
+        for owner in lineage:
+            for name, method in owner.methods.items():
+                if name in ("__init__", "construct") or (facts is module and module.is_graph_code(method)):
+                    continue
+                self_name = instance_parameter(method)
+                for stmt in facts.index.body_nodes_of(method, (ast.Assign, ast.AugAssign)):
+                    attribute = _assigned_attribute(stmt, self_name)
+                    if attribute and _plain_value(stmt) and readers(info, attribute):
+                        setters.setdefault((id(info), name), []).append(attribute)
     return setters
+
+
+def _construct_reads(facts: ModuleFacts, info: ClassInfo) -> dict[str, list[str]]:
+    """For a Cell of another module of the project (whose graph code that module's own check works out): the plain
+    number attributes its ``construct`` (its own or inherited there) reads, each with that construct's name."""
+    found = info.find_method("construct")
+    if found is None:
+        return {}
+    owner, construct = found
+    self_name = instance_parameter(construct)
+    plain = _plain_attributes(facts, info)
+    reads: dict[str, list[str]] = {}
+    for node in facts.index.body_nodes_of(construct, (ast.Attribute,)):
+        if isinstance(node.ctx, ast.Load) and isinstance(node.value, ast.Name) and node.value.id == self_name and (
+                node.attr in plain):
+            reads.setdefault(node.attr, [f"{owner.name}.construct"])
+    return reads
 
 
 def _graph_reads(module: ModuleFacts, globals_wanted: bool,
@@ -240,7 +281,8 @@ def _graph_reads(module: ModuleFacts, globals_wanted: bool,
 
 
 def _plain_attributes(module: ModuleFacts, owner: ClassInfo) -> set[str]:
-    """Attributes every ``__init__`` of the lineage sets to a number (a literal or an argument defaulting to one)."""
+    """Attributes every ``__init__`` of the lineage sets to a number: a literal, an argument defaulting to one or
+    annotated as one (``temperature: float``), or ``float(...)``/``int(...)`` of anything."""
     found: set[str] = set()
     for info in owner.lineage():
         init = info.methods.get("__init__")
@@ -253,7 +295,9 @@ def _plain_attributes(module: ModuleFacts, owner: ClassInfo) -> set[str]:
             if attribute is None or not isinstance(stmt, ast.Assign):
                 continue
             value = stmt.value
-            if _is_number(value) or (isinstance(value, ast.Name) and value.id in defaults):
+            if _is_number(value) or (isinstance(value, ast.Name) and value.id in defaults) or (
+                    isinstance(value, ast.Call) and isinstance(value.func, ast.Name)
+                    and value.func.id in ("float", "int") and module.scopes.binding(value.func) is None):
                 found.add(attribute)
     return {a for a in found if not any(
         owner.has_attribute(kind, a) for kind in ("tensor_attributes", "cell_attributes", "object_attributes",
@@ -261,10 +305,13 @@ def _plain_attributes(module: ModuleFacts, owner: ClassInfo) -> set[str]:
 
 
 def _number_defaults(function: FunctionNode) -> set[str]:
+    """The parameters that take a number: defaulting to one, or annotated ``int``/``float``."""
     args = function.args
     positional = args.posonlyargs + args.args
     names = {a.arg for a, d in zip(reversed(positional), reversed(args.defaults)) if _is_number(d)}
     names |= {a.arg for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None and _is_number(d)}
+    names |= {a.arg for a in (*positional, *args.kwonlyargs)
+              if isinstance(a.annotation, ast.Name) and a.annotation.id in ("int", "float")}
     return names
 
 
@@ -302,17 +349,29 @@ def _assigns_name(stmt: ast.AST, name: str) -> bool:
     return False
 
 
-def _cell_instances(module: ModuleFacts) -> dict[tuple[int, str], ClassInfo]:
-    """(enclosing function id, name) -> the Cell class of this module an assignment ``name = Cls(...)`` builds."""
-    instances: dict[tuple[int, str], ClassInfo] = {}
-    for site in module.calls_to_local_classes():
+def _cell_instances(module: ModuleFacts) -> dict[tuple[int, str], tuple]:
+    """(enclosing function id, name) -> (this module's facts, the Cell class) an assignment ``name = Cls(...)`` builds
+    for a Cell of this module, or (None, its qualified name) for a Cell of another module of the project (a training
+    script driving a model), whose module is read only where a loop drives the instance."""
+    instances: dict[tuple[int, str], tuple] = {}
+    local_prefix = module.local_prefix
+    capitalised = [name for name in module.written_call_names() if name[:1].isupper()]  # how classes are called
+    looping: dict[int, bool] = {}  # id(function) -> whether it has a loop, where a host write could be made
+    for site in module.calls_written(*capitalised) if capitalised else ():
         assignment = module.assignment_of(site.node)
         target = assignment.targets[0] if assignment is not None and len(assignment.targets) == 1 else None
         if not isinstance(target, ast.Name):
             continue
+        function = site.function
+        if function is not None and looping.setdefault(id(function), bool(_loops(module, function))) is False:
+            continue  # an instance no loop of its function can drive (one at module level every function can)
         built = module.class_of_constructor(site.node)
-        if built and isinstance(built[1], ClassInfo) and built[2] is module and built[1].is_cell:
-            instances[(id(site.function), target.id)] = built[1]
+        if not built or built[1] is None or not built[1].is_cell:
+            continue
+        if built[2] is module and isinstance(built[1], ClassInfo):
+            instances[(id(site.function), target.id)] = (module, built[1])
+        elif not built[0].startswith(local_prefix) and not api.is_mindspore(built[0]):
+            instances[(id(site.function), target.id)] = (None, built[0])
     return instances
 
 

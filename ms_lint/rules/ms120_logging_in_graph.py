@@ -188,8 +188,8 @@ def runtime_condition(function: GraphFunction, test: ast.AST) -> bool:
     if isinstance(test, ast.Compare):
         if not all(isinstance(op, (ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE)) for op in test.ops):
             return False
-        return any(evidently_tensor(function, operand) for operand in (test.left, *test.comparators))
-    return evidently_tensor(function, test)
+        return any(evidently_tensor(function, operand, in_condition=True) for operand in (test.left, *test.comparators))
+    return evidently_tensor(function, test, in_condition=True)
 
 
 def _predicate_name(func: ast.AST) -> str:

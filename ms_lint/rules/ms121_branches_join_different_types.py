@@ -5,6 +5,7 @@ import ast
 from dataclasses import dataclass
 from typing import Iterator
 
+from ms_lint import mindspore_api as api
 from ms_lint.findings import Finding
 from ms_lint.model import GraphFunction, ModuleFacts
 from ms_lint.rules.base import Rule
@@ -42,9 +43,11 @@ class BranchesJoinDifferentTypes(Rule):
     fix_summary = "give the value one dtype and type on every path: cast it on both, or after the `if`"
     what = """
         Reports, in graph code, an `if` (or `a if cond else b`) whose condition is tensor data the function computes
-        (`x.sum() > 0`, `(mask == 0).any()`), when a name read after it, or the values returned on its two paths,
+        (`x.sum() > 0`, `(mask == 0).any()`) or an input it uses as a tensor (`t[0] > 0` where the function calls
+        `ops.relu(t)` or `t.sum()`), when a name read after it, or the values returned on its two paths,
         evidently differ in type: an explicit cast to a dtype constant (`x.astype(ms.float16)`, `ops.cast(x,
-        ms.int32)`, `x.to(ms.float16)`) on one path and the uncast value or a cast to another dtype on the other;
+        ms.int32)`, `x.to(ms.float16)`, a `Cast` primitive: `self.cast(x, mstype.float16)` with
+        `self.cast = P.Cast()`) on one path and the uncast value or a cast to another dtype on the other;
         a Python `int` or `float` on one path and tensor data on the other; `None` on one path and tensor data on the
         other (under STRICT only). It does not decide dtypes it cannot see: two different tensors, values from
         sub-cells or helpers, `float()`/`half()` conversions, or tuples (tuples of different lengths join: measured).
@@ -115,7 +118,7 @@ class BranchesJoinDifferentTypes(Rule):
             read = _read_after(block, position, name)
             if read is None or (not function.strict and not function.reaches_return(read)):
                 continue
-            values = [_path_value(branch.body, name), _path_value(branch.orelse, name)]
+            values = [_path_value(function, branch.body, name), _path_value(function, branch.orelse, name)]
             if any(value is None for value in values):
                 continue  # a path that leaves, or binds the name in a way not followed here
             values = [_Prior(_prior_value(function, block, position, name)) if value is _PRIOR else value
@@ -252,7 +255,7 @@ def _simple_assignment(statement: ast.stmt, name: str) -> ast.AST | None:
     return None
 
 
-def _path_value(block: list, name: str):
+def _path_value(function: GraphFunction, block: list, name: str):
     """What ``name`` holds at the end of ``block``: the value of its one binding there (a plain assignment at the
     block's own level), ``_PRIOR`` when the block does not bind it, None when the block leaves (``return``,
     ``raise``, ``break``, ``continue``) or binds it in another way or more than once."""
@@ -268,7 +271,7 @@ def _path_value(block: list, name: str):
         return None  # ``x = f(x); y = x``: what the value reads is not what it read before the ``if``
     if value is None or not _uses_name(value, name):
         return value
-    cast = _cast(value)
+    cast = _cast(function, value)
     return _OwnCast(value) if cast is not None and isinstance(cast[1], ast.Name) and cast[1].id == name else None
 
 
@@ -307,28 +310,47 @@ def _read_after(block: list, position: int, name: str) -> ast.Name | None:
     return None
 
 
-def _cast(expr: ast.AST) -> tuple[str, ast.AST] | None:
-    """(dtype name, what is cast) for ``e.astype(D)``, ``e.to(D)``, ``ops.cast(e, D)`` with a MindSpore dtype
-    constant ``D``; None otherwise. The dtype is read from the spelling's last name."""
+def _cast(function: GraphFunction, expr: ast.AST) -> tuple[str, ast.AST] | None:
+    """(dtype name, what is cast) for ``e.astype(D)``, ``e.to(D)``, ``ops.cast(e, D)`` (any spelling of MindSpore's
+    ``cast``), and a ``Cast`` primitive called with ``D`` (``self.cast(e, D)`` with ``self.cast = P.Cast()``,
+    ``P.Cast()(e, D)``), with a MindSpore dtype constant ``D``; None otherwise."""
     if not isinstance(expr, ast.Call):
         return None
     func = expr.func
     if isinstance(func, ast.Attribute) and func.attr in _CAST_METHODS and len(expr.args) == 1 and not expr.keywords:
-        dtype = _dtype(expr.args[0])
+        dtype = _dtype(function, expr.args[0])
         return (dtype, func.value) if dtype else None
-    if (isinstance(func, ast.Attribute) and func.attr == "cast" and len(expr.args) == 2
-            and isinstance(func.value, ast.Name) and func.value.id in ("ops", "P", "F")):
-        dtype = _dtype(expr.args[1])
-        return (dtype, expr.args[0]) if dtype else None
-    return None
+    if len(expr.args) != 2:
+        return None
+    if isinstance(func, ast.Attribute) and func.attr == "cast" and isinstance(func.value, ast.Name) and (
+            func.value.id in ("ops", "P", "F")):
+        called = "mindspore.ops.cast"  # the usual spellings, whatever the module imports them as
+    elif isinstance(func, ast.Call):
+        called = function.module.qualname(func.func)  # P.Cast()(e, D)
+    elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and (
+            func.value.id == function.self_name and function.owner is not None):
+        called = function.owner.attribute_constructor(func.attr)  # self.cast(e, D)
+    else:
+        called = function.module.qualname(func)
+    if not api.is_mindspore_name(called, "cast", "Cast"):
+        return None
+    dtype = _dtype(function, expr.args[1])
+    return (dtype, expr.args[0]) if dtype else None
 
 
-def _dtype(expr: ast.AST) -> str:
-    """The dtype a spelling such as ``ms.float16``, ``mstype.float32``, ``mindspore.int32`` names, or ""."""
-    if isinstance(expr, ast.Attribute) and expr.attr in _DTYPES and isinstance(expr.value, (ast.Name, ast.Attribute)):
-        spelled = ast.unparse(expr.value)
-        if spelled in ("ms", "mindspore", "mstype", "mindspore.common.dtype", "dtype", "mindspore.dtype"):
-            return {"half": "float16", "single": "float32", "double": "float64"}.get(expr.attr, expr.attr)
+def _dtype(function: GraphFunction, expr: ast.AST) -> str:
+    """The dtype a MindSpore dtype constant names (``ms.float16``, ``mstype.float32``, ``mindspore.int32``, a name
+    imported from ``mindspore``), or ""."""
+    if not isinstance(expr, (ast.Attribute, ast.Name)):
+        return ""
+    name = expr.attr if isinstance(expr, ast.Attribute) else expr.id
+    if name not in _DTYPES:
+        return ""
+    qualname = function.module.qualname(expr)
+    spelled = ast.unparse(expr.value) if isinstance(expr, ast.Attribute) else ""
+    if api.is_mindspore(qualname) or spelled in (
+            "ms", "mindspore", "mstype", "mindspore.common.dtype", "dtype", "mindspore.dtype"):
+        return {"half": "float16", "single": "float32", "double": "float64"}.get(name, name)
     return ""
 
 
@@ -347,7 +369,7 @@ def _type_of(function: GraphFunction, expr) -> _Type | None:
         if isinstance(expr.value, float):
             return _Type("float")
         return None
-    cast = _cast(expr)
+    cast = _cast(function, expr)
     if cast is not None:
         return _Type("dtype", cast[0], cast[1])
     if evidently_tensor(function, expr):

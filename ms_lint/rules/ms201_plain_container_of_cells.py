@@ -25,9 +25,13 @@ class PlainContainerOfCells(Rule):
         `self.blocks = [Block() for _ in range(n)]`, `self.heads = {"a": nn.Dense(2, 2)}`,
         `self.layers.append(nn.Dense(2, 2))` into a plain list. A container is reported once, at the first statement
         that puts a Cell in it; the message names the other statements that fill it. Not reported: a container
-        later handed to `nn.CellList`/`nn.SequentialCell`/`nn.CellDict` (or any Cell constructor), whose Cells are
-        registered one by one with `setattr(self, ...)`/`insert_child_to_cell`, or whose Cells are all known to
-        hold no parameter (`nn.ReLU()`, `nn.Dropout(p=0.1)`, an empty `nn.SequentialCell()`).
+        later handed to `nn.CellList`/`nn.SequentialCell`/`nn.CellDict` (or any Cell constructor; also as
+        `list(layers)`, `layers[:n]` or `OrderedDict(layers)`) or to the constructor of the Cell container the class
+        derives from (`super().__init__(*layers)` in an `nn.SequentialCell` subclass), whose Cells are registered
+        one by one with `setattr(self, ...)`/`insert_child_to_cell`, or whose Cells are all known to hold no
+        parameter (`nn.ReLU()`, `nn.Dropout(p=0.1)`, an empty `nn.SequentialCell()`). A Cell container built from a
+        list the method fills with parameterised Cells (`nn.SequentialCell(blocks)` after `blocks.append(Block())`)
+        holds parameters, and a plain list of them is reported.
     """
     why = """
         MindSpore registers a sub-cell only when it is assigned to an attribute directly or through a Cell

@@ -51,6 +51,30 @@ def constant_value(expr: ast.AST | None):
     return _UNKNOWN
 
 
+# How many numbers each convolution's ``padding`` tuple takes (two per spatial dimension), and PyTorch's one per
+# dimension; ``Conv1d`` takes an int only. Measured on 2.10 and 2.7.1 (tests/test_ground_truth_values.py).
+_DIMENSIONS = {"Conv1d": 1, "Conv1dTranspose": 1, "Conv2d": 2, "Conv2dTranspose": 2, "Conv2dBnAct": 2,
+               "Conv3d": 3, "Conv3dTranspose": 3}
+
+
+def per_dimension_padding(call: ast.Call, qualname: str | None):
+    """(padding, MindSpore's padding for it) for a ``mindspore.nn`` convolution given PyTorch's padding tuple, one
+    number per spatial dimension (``nn.Conv2d(..., padding=(1, 2))``), which MindSpore refuses whatever the
+    ``pad_mode``: ``(1, 1, 2, 2)`` (top, bottom, left, right) for a 2-D one, ``(d, d, h, h, w, w)`` for a 3-D one, the
+    int for a 1-D one; None otherwise."""
+    if not api.is_nn_name(qualname) or any(k.arg is None for k in call.keywords):
+        return None
+    dimensions = _DIMENSIONS.get(api.last_name(qualname))
+    expr = argument(call, "padding", PADDING_POSITION)
+    padding = constant_value(expr) if isinstance(expr, ast.Tuple) else _UNKNOWN
+    if dimensions is None or not isinstance(padding, tuple) or len(padding) != dimensions or not all(
+            isinstance(item, int) and not isinstance(item, bool) for item in padding):
+        return None
+    if dimensions == 1:
+        return padding, padding[0]
+    return padding, tuple(item for item in padding for _ in range(2))
+
+
 def is_nonzero_padding(value) -> bool:
     if isinstance(value, bool):
         return False
@@ -68,7 +92,8 @@ class ConvPaddingWithoutPadMode(Rule):
     fix_summary = "add `pad_mode=\"pad\"`"
     autofix = """
         `ms-lint check --fix` adds `pad_mode="pad"` to the call (or turns an explicit `"same"`/`"valid"` into
-        `"pad"`). Safe: it builds the layer PyTorch's way, which is what the `padding` argument asked for.
+        `"pad"`), and writes a per-dimension padding tuple in MindSpore's form (`(1, 2)` -> `(1, 1, 2, 2)`). Safe: it
+        builds the layer PyTorch's way, which is what the `padding` argument asked for.
     """
     what = """
         Reports a call of `mindspore.nn.Conv1d`, `Conv2d`, `Conv3d`, their `Transpose` variants or `Conv2dBnAct`
@@ -77,12 +102,19 @@ class ConvPaddingWithoutPadMode(Rule):
         `"same"`/`"valid"`. Not reported: `padding=0`, no `padding` at all, a `pad_mode` or `padding` computed at
         run time, a call with `**kwargs`, `mindspore.mint.nn` convolutions (PyTorch semantics), and a call that
         also passes a keyword the layer does not take (MS604 reports that call and names the padding too).
+        Also reports PyTorch's padding tuple of one number per spatial dimension (`nn.Conv2d(..., padding=(1, 2))`,
+        a 3-tuple on `Conv3d`, a 1-tuple on `Conv1d`), with or without `pad_mode="pad"`: the message gives
+        MindSpore's form.
     """
     why = """
         MindSpore's convolutions default to `pad_mode="same"` (PyTorch's pad explicitly) and accept a `padding`
         only with `pad_mode="pad"`: any other combination raises ValueError when the layer is built ("the 'pad'
         must be zero when 'pad_mode' is not 'pad'"), in every mode. The opposite port is silent: dropping the
         `padding` keeps "same", so a 4x4 kernel on a 12x12 input gives 12x12 where PyTorch gives 9x9.
+        A padding tuple takes two numbers per spatial dimension (`Conv2d`: top, bottom, left, right; `Conv3d`: six)
+        and `Conv1d` an int: PyTorch's `padding=(1, 2)` on `Conv2d` raises ValueError ("the 'pad size' must be int
+        and must = 4"), with `pad_mode="pad"` too; `Conv1d(..., padding=(1,))` raises TypeError (measured 2.10 and
+        2.7.1 CPU, tests/test_ground_truth_values.py). `(1, 2)` is `(1, 1, 2, 2)` in MindSpore's form.
     """
     example = """
         self.conv = nn.Conv2d(3, 16, 3, padding=1)
@@ -95,17 +127,28 @@ class ConvPaddingWithoutPadMode(Rule):
         call = finding.node
         if not isinstance(call, ast.Call):
             return []
+        edits = []
+        found = per_dimension_padding(call, context.module.qualname(call.func))
+        if found is not None:
+            edits.append(context.replace(argument(call, "padding", PADDING_POSITION), repr(found[1])))
+            pad_mode = argument(call, "pad_mode", PAD_MODE_POSITION)
+            if pad_mode is not None and constant_value(pad_mode) == "pad":
+                return edits
         for keyword in call.keywords:
             if keyword.arg == "pad_mode":
-                return [context.replace(keyword.value, '"pad"')]
+                return [*edits, context.replace(keyword.value, '"pad"')]
         positional = [a for a in call.args if not isinstance(a, ast.Starred)]
         if len(positional) > PAD_MODE_POSITION:
-            return [context.replace(positional[PAD_MODE_POSITION], '"pad"')]
+            return [*edits, context.replace(positional[PAD_MODE_POSITION], '"pad"')]
         last = max([*call.args, *call.keywords], key=lambda n: (n.end_lineno, n.end_col_offset))
-        return [context.insert_after(last, ', pad_mode="pad"')]
+        return [*edits, context.insert_after(last, ', pad_mode="pad"')]
 
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         for site in module.calls_to(*CONVOLUTIONS):
+            per_dimension = per_dimension_padding(site.node, site.qualname)
+            if per_dimension is not None:
+                yield self._per_dimension(module, site, *per_dimension)
+                continue
             found = padding_without_pad_mode(site.node, site.qualname)
             if found is None or api.keywords_not_taken(site.qualname, site.node, module.target.version):
                 continue  # MS604 reports a call with a keyword the layer does not take, and names this too
@@ -119,11 +162,31 @@ class ConvPaddingWithoutPadMode(Rule):
                 data={"layer": site.qualname, "padding": padding, "pad_mode": pad_mode, "pad_mode_given": given},
             )
 
+    def _per_dimension(self, module: ModuleFacts, site, padding: tuple, fixed) -> Finding:
+        layer = api.last_name(site.qualname)
+        pad_mode = argument(site.node, "pad_mode", PAD_MODE_POSITION)
+        given = pad_mode is not None and constant_value(pad_mode) == "pad"
+        if isinstance(fixed, int):
+            takes, error = "an int", "TypeError"
+        else:
+            sides = "(top, bottom, left, right)" if len(fixed) == 4 else "(head, tail, top, bottom, left, right)"
+            takes, error = f"an int or a {len(fixed)}-tuple {sides}", "ValueError"
+        use = f"padding={fixed!r}" if given else f"pad_mode=\"pad\", padding={fixed!r}"
+        return self.finding(
+            module, site.node,
+            f"nn.{layer} with padding={padding!r} (PyTorch's one number per dimension) raises {error} when built, "
+            f"in every mode and with any pad_mode: MindSpore's {layer} takes {takes}; use {use}",
+            data={"layer": site.qualname, "padding": padding, "pad_mode": constant_value(pad_mode) if pad_mode
+                  is not None else "same", "pad_mode_given": pad_mode is not None, "fixed_padding": fixed},
+        )
+
 
 def padding_without_pad_mode(call: ast.Call, qualname: str | None):
     """(padding, pad_mode, whether pad_mode is given) for a call of a ``mindspore.nn`` convolution given a non-zero
-    padding with a pad_mode other than "pad"; None otherwise."""
-    if not api.is_nn_name(qualname) or any(k.arg is None for k in call.keywords):
+    padding with a pad_mode other than "pad"; None otherwise, and for PyTorch's per-dimension tuple, which
+    ``pad_mode="pad"`` does not mend (``per_dimension_padding``)."""
+    if not api.is_nn_name(qualname) or any(k.arg is None for k in call.keywords) or per_dimension_padding(
+            call, qualname) is not None:
         return None
     padding = constant_value(argument(call, "padding", PADDING_POSITION))
     if not is_nonzero_padding(padding):

@@ -19,18 +19,29 @@ def communication_init_calls(module: ModuleFacts):
 class DistributedWithoutSeed(Rule):
     code = "MS401"
     name = "distributed-without-seed"
-    summary = "distributed training (`communication.init` + training) without `mindspore.set_seed`"
+    summary = ("distributed training (`communication.init` on a path that trains) whose cards do not start from "
+               "the same weights")
     fix_summary = "call `mindspore.set_seed(n)` before building the network"
     what = """
-        Reports the `mindspore.communication.init()` call (any import spelling) of a module that trains (creates an
-        optimizer, a `Model` with an optimizer, a `TrainOneStepCell`, calls `.train(...)`, `grad` or
-        `value_and_grad`) and never calls `mindspore.set_seed`. Evaluation scripts that only load a checkpoint are
-        not reported. `mindspore.manual_seed` does not count: it does not seed parameter initialisation.
+        Reports the `mindspore.communication.init()` call (any import spelling) on a path that goes on to train:
+        the function that calls it, the functions that function calls, or, when those train nothing, the
+        functions of the module that call it (not on the other side of an `if` from the call), create an
+        optimizer, a `Model` with an optimizer or a `TrainOneStepCell`, call `.train(...)`, `grad` or
+        `value_and_grad`. An evaluation or inference entry point that calls `init()` and trains nothing is not
+        reported, even when the module trains elsewhere. Not reported either when the module makes the cards start
+        from the same weights: `mindspore.set_seed`, `numpy.random.seed` before the path's first training call
+        (MindSpore's initialisers draw from numpy), either through a seeding helper, or
+        `set_auto_parallel_context(parameter_broadcast=True)`.
+        `mindspore.manual_seed` does not count: it does not seed parameter initialisation.
     """
     why = """
-        Without a seed every process initialises different weights and draws different random numbers. In
-        data-parallel training each card then starts from its own parameters: gradients are averaged over models
-        that are not the same model, and runs cannot be reproduced.
+        Without a seed every process initialises different weights. In data-parallel training each card then starts
+        from its own parameters: gradients are averaged over models that are not the same model, and runs cannot be
+        reproduced. Measured on 2.10 and 2.7.1 CPU (two processes under `msrun`, tests/test_ground_truth_values.py):
+        without a seed the two ranks' initial weights differ; `numpy.random.seed(n)` alone or `mindspore.set_seed(n)`
+        makes them equal; `set_auto_parallel_context(parameter_broadcast=True)` copies rank 0's weights to the other
+        ranks when the training network is compiled. `set_context(parameter_broadcast=True)` raises ValueError
+        ("the keyword argument parameter_broadcast is not recognized").
     """
     example = """
         from mindspore.communication import init
@@ -51,19 +62,23 @@ class DistributedWithoutSeed(Rule):
 
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         inits = communication_init_calls(module)
-        if not inits:
+        if not inits or not module.training_calls():
             return
-        training = module.training_calls()
-        if not training or module.seeds_mindspore():  # the seeds last: they are looked for in the project
+        paths = [(site, training) for site in inits if (training := module.training_on_path(site))]
+        # the seeds last: they are looked for in the project
+        if not paths or module.seeds_mindspore() or module.broadcasts_parameters():
             return
-        first = min(training, key=lambda site: site.node.lineno)
-        for site in inits:
+        for site, training in paths:
+            if module.seeds_numpy(before=training[0].node.lineno):
+                continue  # numpy seeded before the path trains: the initialisers drew the same weights
+            first = training[0]
             yield self.finding(
                 module, site.node,
-                f"distributed training (it trains: {api.last_name(first.qualname or 'train')} on line "
+                f"distributed training (this path trains: {api.last_name(first.qualname or 'train')} on line "
                 f"{first.node.lineno}) without mindspore.set_seed: every card initialises different parameters; "
-                "call mindspore.set_seed(n) before building the network (manual_seed does not seed parameter "
-                "initialisation)",
+                "call mindspore.set_seed(n) before building the network (numpy.random.seed(n), or "
+                "set_auto_parallel_context(parameter_broadcast=True), also makes the cards start equal; manual_seed "
+                "does not seed parameter initialisation)",
                 scope="",
                 data={"init": site.qualname or "", "training": first.qualname or "train",
                       "training_line": first.node.lineno},

@@ -112,7 +112,7 @@ class TensorMethodMissing(Rule):
         existing, properties = api.tensor_methods(version), api.tensor_properties(version)
         # Every call of the module is among its call sites: when none calls such a method, reading each function's
         # calls is spared.
-        if _uses_torch(module) or _WATCHED.isdisjoint(module.written_call_names()):
+        if module.uses_torch() or _WATCHED.isdisjoint(module.written_call_names()):
             return
         reported: set[int] = set()
         for function in _tensor_code(module):
@@ -154,17 +154,11 @@ class TensorMethodMissing(Rule):
         return []
 
 
-def _uses_torch(module: ModuleFacts) -> bool:
-    """A module that imports PyTorch (or a PyTorch shim) has torch tensors too: the same method names are right
-    on them."""
-    return any(qualname.split(".", 1)[0] in ("torch", "mindtorch") for qualname in module.names.values())
-
-
 def _tensor_code(module: ModuleFacts) -> Iterator[GraphFunction]:
     """Graph code, the code PyNative runs for Cells, then every other function of the module (its parameters of
     unknown kind: only values it builds itself, from MindSpore calls, count as tensors)."""
     seen: set[int] = set()
-    for function in [*module.graph_functions, *module.eager_functions()]:
+    for function in module.cell_functions():
         seen.add(id(function.node))
         yield function
     for node, owner in module.function_nodes():

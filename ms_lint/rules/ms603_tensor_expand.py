@@ -4,28 +4,38 @@ from __future__ import annotations
 import ast
 from typing import Iterator
 
+from ms_lint import mindspore_api as api
 from ms_lint.findings import Finding
 from ms_lint.edits import Edit, FixContext
 from ms_lint.model import TENSOR, ModuleFacts
 from ms_lint.rules.base import Rule
+
+# The releases whose graph mode was measured refusing sizes that are not one Tensor (tests/test_ground_truth.py,
+# under each of them by nox): the same error on every one.
+_MEASURED = ("2.7.0", "2.10.0")
 
 
 class TensorExpand(Rule):
     code = "MS603"
     compiled_only = True
     name = "tensor-expand"
-    summary = "PyTorch's `t.expand(sizes)` in graph code, which MindSpore 2.10 compiles only with a Tensor of sizes"
+    summary = "PyTorch's `t.expand(sizes)` in graph code, which MindSpore compiles only with a Tensor of sizes"
     fix_summary = "broadcast with `t.broadcast_to(shape)` (or `ops.broadcast_to`); `-1` keeps a dimension"
     what = """
         Reports `t.expand(...)` on a tensor value in graph code when the sizes are given as a tuple, a list or
-        separate integers (`t.expand((b, 1, -1))`, `t.expand(b, -1, -1)`, `t.expand(*shape)`). A Tensor of sizes
-        (`t.expand(ms.Tensor([2, 3]))`) compiles and is not reported, nor is `expand_as`.
+        separate integers (`t.expand((b, 1, -1))`, `t.expand(b, -1, -1)`, `t.expand(*shape)`). A sub-cell's output
+        is a tensor value, whatever the sub-cell is given, and so is what tensor methods make of it
+        (`self.emb(x).unsqueeze(1).expand(-1, n, -1)`, `query().unsqueeze(1)` over a CellList of learned
+        queries). A Tensor of sizes (`t.expand(ms.Tensor([2, 3]))`) compiles and is not reported, nor is
+        `expand_as`.
     """
     why = """
-        In PyNative, `Tensor.expand` takes PyTorch's sizes and broadcasts. In graph mode MindSpore 2.10 compiles it
-        only with a Tensor of sizes (measured on CPU, STRICT and LAX alike): sizes as a tuple or list fail with
-        RuntimeError "The method 'GetShapeVector()' doesn't implement", separate integers with TypeError "The
-        parameters number of the function is 2". `broadcast_to` takes the same shape, `-1` keeping a dimension as
+        In PyNative, `Tensor.expand` takes PyTorch's sizes and broadcasts (separate sizes only from 2.7.1: 2.7.0's
+        `expand(size)` takes one, and refuses more with TypeError in PyNative too). In graph mode MindSpore 2.7.0
+        to 2.10.0 compile it only with a Tensor of sizes (measured on CPU, STRICT and LAX alike): sizes as a tuple
+        or list fail with RuntimeError "The method 'GetShapeVector()' doesn't implement", separate integers with
+        TypeError "The parameters number of the function is 2". The message names the target's version (each
+        version a requirement allows). `broadcast_to` takes the same shape, `-1` keeping a dimension as
         `expand` does, and compiles at every level. The failure is measured on CPU; MindSpore's documentation
         (https://www.mindspore.cn/docs/en/r2.7.1/api_python/mindspore/Tensor/mindspore.Tensor.expand.html) describes
         `expand(*size)` as `broadcast_to` and names no device, so for a target without CPU (`--ms-device=ascend` or
@@ -62,20 +72,24 @@ class TensorExpand(Rule):
         devices = module.target.devices
         where = ("" if "cpu" in devices else
                  " on CPU (measured there only; MindSpore documents expand(*size) as broadcast_to for every device)")
-        data = {"devices": list(devices), "measured_on": ["cpu"]}
+        versions = module.target.judged_versions
+        named = _named_versions(versions)
+        data = {"devices": list(devices), "measured_on": ["cpu"], "versions": list(versions)}
         for function in module.graph_functions:
             for node in function.nodes_of(ast.Call):
-                func = node.func
-                if not (isinstance(func, ast.Attribute) and func.attr == "expand"
-                        and _sizes_not_a_tensor(node, function) and function.kind(func.value) == TENSOR):
+                if not reported_expand(module, function, node):
                     continue
                 sizes = ", ".join(ast.unparse(argument) for argument in node.args)
-                shape = sizes if len(node.args) == 1 and not isinstance(node.args[0], ast.Starred) else f"({sizes})"
+                separate = not (len(node.args) == 1 and not isinstance(node.args[0], ast.Starred))
+                shape = f"({sizes})" if separate else sizes
+                refused = _refuse_separate_sizes(versions) if separate else ()
+                pynative = (f"PyNative refuses separate sizes too in MindSpore {', '.join(refused)}, whose "
+                            "Tensor.expand takes one" if refused else "PyNative runs it")
                 yield self.finding(
                     module, node,
                     f".expand({sizes}) in graph code ({function.label}) fails to compile in graph mode{where} at every "
-                    "syntax level (MindSpore 2.10 takes only a Tensor of sizes there: RuntimeError for a shape, "
-                    f"TypeError for separate sizes; PyNative runs it); use .broadcast_to({shape}), where -1 keeps a "
+                    f"syntax level ({named} takes only a Tensor of sizes there: RuntimeError for a shape, "
+                    f"TypeError for separate sizes; {pynative}); use .broadcast_to({shape}), where -1 keeps a "
                     "dimension",
                     data={**data, "sizes": [ast.unparse(argument) for argument in node.args]},
                 )
@@ -91,6 +105,31 @@ class TensorExpand(Rule):
         start, end = context.start_of(call.args[0]), context.end_of(call.args[-1])
         sizes = context.source[start:end]
         return [renamed, Edit(start, end, f"({sizes},)" if len(call.args) == 1 else f"({sizes})")]
+
+
+def reported_expand(module: ModuleFacts, function, call: ast.Call) -> bool:
+    """Whether MS603 reports ``call`` in ``function``: ``t.expand(...)`` on a tensor in graph code, with sizes that
+    are not one Tensor."""
+    func = call.func
+    return (isinstance(func, ast.Attribute) and func.attr == "expand" and module.is_graph_code(function.node)
+            and _sizes_not_a_tensor(call, function) and function.kind(func.value) == TENSOR)
+
+
+def _named_versions(versions: tuple[str, ...]) -> str:
+    """``MindSpore 2.10.0``, ``MindSpore 2.7.1 to 2.10.0``; a version outside the measured ones says so."""
+    named = f"MindSpore {versions[0]}" + (f" to {versions[-1]}" if len(versions) > 1 else "") if versions[0] \
+        else f"MindSpore {api.tables_version()}"
+    outside = [version for version in versions if version and not
+               api._release(_MEASURED[0]) <= api._release(version) <= api._release(_MEASURED[-1])]
+    return named + (f" (measured {_MEASURED[0]} to {_MEASURED[-1]})" if outside else "")
+
+
+def _refuse_separate_sizes(versions: tuple[str, ...]) -> tuple[str, ...]:
+    """The versions whose ``Tensor.expand`` takes one size argument (2.7.0's ``expand(size)``)."""
+    return tuple(dict.fromkeys(
+        table for table in (api.tables_version(version) for version in versions)
+        if (forms := api.signatures(f"{api.TENSOR}.expand", table)) is not None
+        and all(form.most_positional == 1 for form in forms)))
 
 
 def _sizes_not_a_tensor(call: ast.Call, function) -> bool:

@@ -34,7 +34,9 @@ class LayerKeywordNotAccepted(Rule):
         constructor does not take, in any code: `nn.Dense(4, 8, bias=False)`, `nn.Conv1d(..., groups=4)`,
         `nn.LayerNorm((8,), eps=1e-6)`, `nn.ReLU(inplace=True)`. The keywords each class takes are generated from
         each MindSpore release ms-lint ships tables for, and the target's version decides; a class whose
-        constructor takes `**kwargs` is never reported. The message names
+        constructor takes `**kwargs` is never reported, nor one imported from a module the target's version does
+        not have (`from mindspore.nn.transformer import TransformerEncoder`: MS607 reports the import; the class
+        is not the target's `nn.TransformerEncoder`). The message names
         MindSpore's keyword for PyTorch's where the class has it. A call MS604 reports is its alone: what else it
         passes PyTorch's way (the fifth positional argument MS606 reports, the padding without `pad_mode` MS205
         reports) is named in the same message, since building the layer raises the keyword's TypeError first.

@@ -5,6 +5,7 @@ import ast
 import re
 from typing import Iterator
 
+from ms_lint import mindspore_api as api
 from ms_lint.findings import Finding
 from ms_lint.edits import Edit, FixContext
 from ms_lint.model import ModuleFacts
@@ -38,7 +39,8 @@ class SeparateSizes(Rule):
         Reports `ops.zeros(a, b, ...)`, `ops.ones(...)`, `mint.zeros(...)` and `mint.ones(...)` called with the
         sizes as separate positional arguments, as PyTorch's `torch.zeros(a, b)` takes them, in any code. A second
         argument that reads as a dtype (`ops.zeros(shape, ms.float32)`, `ops.zeros(shape, x.dtype)`, a name with
-        `type` in it) is the dtype MindSpore expects there and is not reported.
+        `type` in it, a dtype's own name such as `float32` imported from `mindspore`, or a name bound to a dtype) is
+        the dtype MindSpore expects there and is not reported.
     """
     why = """
         MindSpore's `ops.zeros(size, dtype=None)` takes the whole shape first and reads the second argument as the
@@ -64,7 +66,8 @@ class SeparateSizes(Rule):
 
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         for site in module.calls_to("zeros", "ones"):
-            if _separate_sizes(site.node, site.qualname) and not module.in_dead_branch(site.node, site.function):
+            if separate_sizes(site.node, site.qualname, module) and not module.in_dead_branch(site.node,
+                                                                                              site.function):
                 sizes = ", ".join(ast.unparse(argument) for argument in site.node.args)
                 name = site.qualname.replace("mindspore.", "", 1)
                 in_graph = site.function is not None and module.is_graph_code(site.function)
@@ -79,34 +82,49 @@ class SeparateSizes(Rule):
 
     def fix(self, context: FixContext, finding: Finding) -> list[Edit]:
         call = finding.node
-        if not (isinstance(call, ast.Call) and _separate_sizes(call, context.module.qualname(call.func))):
+        module = context.module
+        if not (isinstance(call, ast.Call) and separate_sizes(call, module.qualname(call.func), module)):
             return []
         start, end = context.start_of(call.args[0]), context.end_of(call.args[-1])
         return [Edit(start, end, f"({context.source[start:end]})")]
 
 
-def _separate_sizes(call: ast.Call, qualname: str | None) -> bool:
+def separate_sizes(call: ast.Call, qualname: str | None, module: ModuleFacts) -> bool:
+    """Whether ``call`` of ``ops``/``mint`` ``zeros``/``ones`` passes PyTorch's separate sizes; ``module``, where it
+    is made, says what its names hold (``float32`` imported from ``mindspore`` is a dtype)."""
     if qualname not in SHAPE_FIRST_FACTORIES or len(call.args) < 2:
         return False
     if any(isinstance(argument, ast.Starred) for argument in call.args):
         return False
-    return all(_reads_as_size(argument) for argument in call.args)
+    return all(_reads_as_size(module, argument) for argument in call.args)
 
 
-def _reads_as_size(expr: ast.AST) -> bool:
+def _reads_as_size(module: ModuleFacts, expr: ast.AST) -> bool:
     """An int literal, arithmetic, ``len(...)``, an element of a shape, or a name or attribute that does not name a
-    type: what a size is written as, and what a dtype is not."""
+    type: what a size is written as, and what a dtype is not. A name bound to a dtype (``float32`` imported from
+    ``mindspore``, ``dt = ms.float16``) names one, whatever it is called."""
     if isinstance(expr, ast.Constant):
         return type(expr.value) is int
     if isinstance(expr, ast.BinOp):
-        return _reads_as_size(expr.left) or _reads_as_size(expr.right)
+        return _reads_as_size(module, expr.left) or _reads_as_size(module, expr.right)
     if isinstance(expr, ast.Call):
         return isinstance(expr.func, ast.Name) and expr.func.id == "len"
     if isinstance(expr, ast.Subscript):
         value = expr.value
         return isinstance(value, ast.Attribute) and value.attr == "shape"
     if isinstance(expr, ast.Name):
-        return "type" not in expr.id.lower()
+        if "type" in expr.id.lower() or _DTYPE_NAME.match(expr.id) or _names_a_dtype(module, expr):
+            return False
+        bound = module.value_bound_to(expr, None, None)
+        return not (isinstance(bound, (ast.Attribute, ast.Name)) and (
+            _DTYPE_NAME.match(bound.attr if isinstance(bound, ast.Attribute) else bound.id)
+            or _names_a_dtype(module, bound)))
     if isinstance(expr, ast.Attribute):
         return "type" not in expr.attr.lower() and not _DTYPE_NAME.match(expr.attr)
     return False
+
+
+def _names_a_dtype(module: ModuleFacts, expr: ast.AST) -> bool:
+    """``expr`` names one of MindSpore's dtypes (``float32`` imported from ``mindspore``, ``mstype.int32``)."""
+    qualname = module.qualname(expr)
+    return api.is_mindspore(qualname) and bool(_DTYPE_NAME.match(api.last_name(qualname)))

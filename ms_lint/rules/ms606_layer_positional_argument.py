@@ -1,144 +1,237 @@
-"""MS606: a positional argument PyTorch's layer reads as one thing and MindSpore's as another."""
+"""MS606: a positional argument PyTorch's API reads as one parameter and MindSpore's as another."""
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
-from typing import Iterator
+from typing import Callable, Iterator
 
 from ms_lint import mindspore_api as api
+from ms_lint import pytorch_mapping as mapping
 from ms_lint.findings import Finding
 from ms_lint.edits import Edit, FixContext
 from ms_lint.model import ModuleFacts
 from ms_lint.rules.base import Rule
 
 
-@dataclass(frozen=True)
-class Shifted:
-    """The positional argument at ``index``: PyTorch's ``pytorch`` where MindSpore's layer takes ``mindspore``, which
-    must be a ``python_type`` literal."""
-
-    index: int
-    pytorch: str
-    mindspore: str
-    python_type: type
-    keyword: str  # MindSpore's keyword for what PyTorch meant
-
-
-SHIFTED_POSITIONALS: dict[str, Shifted] = {
-    "Embedding": Shifted(2, "padding_idx", "use_one_hot", bool, "padding_idx"),
-    "Conv1d": Shifted(4, "padding", "pad_mode", str, "padding"),
-    "Conv2d": Shifted(4, "padding", "pad_mode", str, "padding"),
-    "Conv3d": Shifted(4, "padding", "pad_mode", str, "padding"),
-}
-
-
 class LayerPositionalArgument(Rule):
     code = "MS606"
     name = "layer-positional-argument"
-    summary = ("a positional argument PyTorch's layer reads differently "
-               "(`nn.Conv2d(c, c, 3, 1, 1)`: padding vs pad_mode)")
-    fix_summary = "pass it by keyword (`padding=1`, with `pad_mode=\"pad\"`; `padding_idx=0`)"
+    summary = ("a positional argument MindSpore's layer reads as another parameter than PyTorch's "
+               "(`nn.Dropout(0.2)` is keep_prob; `nn.Conv2d(c, c, 3, 1, 1)`: padding vs pad_mode)")
+    fix_summary = "pass it by MindSpore's keyword (`p=0.2`; `padding=1`, with `pad_mode=\"pad\"`; `has_bias=False`)"
     what = """
-        Reports `mindspore.nn` layers called with PyTorch's positional arguments where MindSpore's constructor has
-        another parameter at that place: `nn.Embedding(vocab, dim, pad_id)` (MindSpore's third parameter is
-        `use_one_hot`), `nn.Conv2d(c_in, c_out, 3, 1, 1)` and Conv1d/Conv3d (the fifth is `pad_mode`). A value of
-        the type MindSpore's parameter takes there (a bool for `use_one_hot`, a string for `pad_mode`) is not
-        reported, nor a call that also passes a keyword the layer does not take: MS604 reports that call and names
-        the positional argument too.
+        Reports a call of a `mindspore.nn` layer, loss or optimizer whose positional argument lands, in
+        MindSpore, in another parameter than the one PyTorch's API has at that place, for every API of ms-lint's
+        table generated from MindSpore's own API mapping documentation whose difference ms-lint measured:
+        `nn.Dropout(0.2)` (MindSpore's first parameter is `keep_prob`), `nn.Conv2d(c_in, c_out, 3, 1, 1)` and the
+        other convolutions and pools (the fifth, or third, is `pad_mode`), `nn.Dense(i, o, False)` (the third is
+        `weight_init`), `nn.LayerNorm(shape, 1e-6)` (`begin_norm_axis`), `nn.Embedding(v, d, pad_id)`
+        (`use_one_hot`), `nn.BCEWithLogitsLoss(weight)` (`reduction`), `nn.Adam(params, lr, (0.9, 0.999))`
+        (`beta1`), `nn.Adagrad(params, lr)` (`accum`), `nn.TripletMarginLoss(margin)` (`p`). A value reads as
+        PyTorch's when it is a literal of the type PyTorch's parameter takes and not MindSpore's (a string for
+        `pad_mode` is not reported), a dropout rate under one half, or a name that says what PyTorch's parameter
+        holds (`config.hidden_dropout_prob`, `padding`, `use_bias`) and not what MindSpore's does (`keep_prob`).
+        A call that also passes a keyword the layer does not take is MS604's, which names the positional
+        argument too.
     """
     why = """
-        The constructor checks the value it gets and refuses it when the layer is built (measured 2.10 CPU):
-        `nn.Embedding(10, 4, 0)` raises TypeError ("the type of 'use_one_hot' should be 'bool'"),
-        `nn.Conv2d(3, 8, 3, 1, 1)` TypeError ("the type of 'pad_mode' should be 'str'"), `nn.Conv1d(3, 8, 3, 1, 1)`
-        ValueError ("'pad_mode' must be str and must be in ['valid', 'same', 'pad']").
+        MindSpore takes the value as its own parameter (measured 2.10 and 2.7.1, CPU): some constructors refuse it
+        (`nn.Conv2d(3, 8, 3, 1, 1)` TypeError "the type of 'pad_mode' should be 'str'", `nn.MaxPool2d(3, 2, 1)`,
+        `nn.Embedding(10, 4, 0)`, `nn.Adam(params, 1e-3, (0.9, 0.999))`), some build and fail at the first call
+        (`nn.LayerNorm((4,), 1e-6)`, `nn.BCEWithLogitsLoss(weight)`: TypeError), and some run and compute
+        something else: `nn.Dropout(0.2)` drops 80% of the activations, `nn.Dense(3, 4, False)` starts its weight
+        at zero and keeps its bias, `nn.Adagrad(params, 0.01)` trains at learning rate 0.001.
     """
     example = """
-        class Stem(nn.Cell):
+        class Head(nn.Cell):
             def __init__(self):
                 super().__init__()
-                self.conv = nn.Conv2d(3, 16, 3, 1, 1)
+                self.drop = nn.Dropout(0.1)
+                self.proj = nn.Dense(16, 4, False)
     """
     use_instead = """
-        class Stem(nn.Cell):
+        class Head(nn.Cell):
             def __init__(self):
                 super().__init__()
-                self.conv = nn.Conv2d(3, 16, 3, 1, pad_mode="pad", padding=1)
+                self.drop = nn.Dropout(p=0.1)
+                self.proj = nn.Dense(16, 4, has_bias=False)
     """
     autofix = """
-        Passes the value by MindSpore's keyword: `nn.Embedding(v, d, 0)` -> `nn.Embedding(v, d, padding_idx=0)`,
-        `nn.Conv2d(c, c, 3, 1, 1)` -> `nn.Conv2d(c, c, 3, 1, pad_mode="pad", padding=1)`; only when it is the
-        last positional argument and no keyword repeats it.
+        Passes the arguments from that place on by MindSpore's keywords: `nn.Dropout(0.2)` -> `nn.Dropout(p=0.2)`,
+        `nn.Conv2d(c, c, 3, 1, 1)` -> `nn.Conv2d(c, c, 3, 1, pad_mode="pad", padding=1)`, `nn.Dense(i, o, False)` ->
+        `nn.Dense(i, o, has_bias=False)`; only when MindSpore has a keyword for each of them and no keyword repeats
+        one.
     """
 
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         version = module.target.version
-        for site in module.calls_to(*SHIFTED_POSITIONALS):
-            shifted = _shifted(site.node, site.qualname)
-            if shifted is None or not _takes(site.qualname, shifted, version) \
-                    or api.keywords_not_taken(site.qualname, site.node, version):
+        for site in module.calls_to(*mapping.class_names("position")):
+            shifted = shifted_positional(site.node, site.qualname, version, _literals_bound(module, site.function))
+            if shifted is None or api.keywords_not_taken(site.qualname, site.node, version):
                 continue  # MS604 reports a call with a keyword the layer does not take, and names this too
             yield self.finding(
-                module, site.node, shifted_description(site.node, site.qualname, shifted) + "; pass "
-                + shifted_advice(site.node, shifted),
+                module, site.node,
+                shifted_description(site.node, site.qualname, shifted) + "; pass "
+                + shifted_advice(site.node, shifted, version),
                 data={"name": site.qualname, "module": site.qualname.rpartition(".")[0], "index": shifted.index,
-                      "parameter": shifted.mindspore, "version": api.mindspore_version(version),
-                      "target_version": version},
+                      "parameter": shifted.mindspore, "pytorch_parameter": shifted.pytorch,
+                      "effect": shifted.effect, "page": shifted.page,
+                      **({"silent": True} if shifted.effect == "silent" else {}),
+                      "version": api.mindspore_version(version), "target_version": version},
             )
 
     def fix(self, context: FixContext, finding: Finding) -> list[Edit]:
         call = finding.node
         if not isinstance(call, ast.Call):
             return []
-        shifted = _shifted(call, context.module.qualname(call.func))
-        if shifted is None or len(call.args) != shifted.index + 1 \
-                or any(keyword.arg in (shifted.keyword, shifted.mindspore) for keyword in call.keywords):
-            return []
-        argument = call.args[shifted.index]
-        extra = 'pad_mode="pad", ' if shifted.mindspore == "pad_mode" else ""
-        return [context.replace(argument, f"{extra}{shifted.keyword}={context.text(argument)}")]
+        version = context.module.target.version
+        shifted = shifted_positional(call, context.module.qualname(call.func), version)
+        keywords = _keywords_from(call, shifted, version) if shifted is not None else None
+        edits, prefix = [], ""
+        for keyword, argument in keywords or ():
+            if keyword == "pad_mode":
+                prefix = 'pad_mode="pad", '
+                continue
+            edits.append(context.replace(argument, f"{prefix}{keyword}={context.text(argument)}"))
+            prefix = ""
+        return edits
 
 
-def _shifted(call: ast.Call, qualname: str | None) -> Shifted | None:
-    """The shifted positional argument of a call of a MindSpore ``nn`` layer, when the value there is not of the
-    type MindSpore's parameter takes."""
-    if not api.is_nn_name(qualname):
-        return None
-    shifted = SHIFTED_POSITIONALS.get(api.last_name(qualname))
-    if shifted is None or len(call.args) <= shifted.index \
-            or any(isinstance(argument, ast.Starred) for argument in call.args[:shifted.index + 1]):
-        return None
-    value = call.args[shifted.index]
-    if isinstance(value, ast.Constant):
-        return None if type(value.value) is shifted.python_type else shifted
-    # A name or attribute: only when it names what PyTorch passes there (``pad_token_id``, ``padding``).
-    name = value.id if isinstance(value, ast.Name) else value.attr if isinstance(value, ast.Attribute) else ""
-    return shifted if "pad" in name.lower() and "mode" not in name.lower() else None
+def shifted_positional(call: ast.Call, qualname: str | None, version: str = "",
+                       literals: Callable[[str], list] | None = None) -> mapping.Difference | None:
+    """The measured difference of the first positional argument of a call of a MindSpore API that reads as
+    PyTorch's parameter where MindSpore ``version``'s API has another (the value is ``call.args[found.index]``).
+    ``literals``: the literal values the function around the call binds to a name, where known."""
+    for difference in mapping.differences(qualname, "position", version):
+        index = difference.index
+        if len(call.args) <= index or any(isinstance(argument, ast.Starred) for argument in call.args[:index + 1]):
+            continue
+        if reads_as_pytorch(call.args[index], difference, literals):
+            return difference
+    return None
 
 
-def shifted_positional(call: ast.Call, qualname: str | None, version: str) -> Shifted | None:
-    """The positional argument of a layer call that PyTorch reads as another parameter, where MindSpore ``version``'s
-    layer refuses it."""
-    shifted = _shifted(call, qualname)
-    return shifted if shifted is not None and _takes(qualname, shifted, version) else None
+def reads_as_pytorch(value: ast.expr, difference: mapping.Difference,
+                     literals: Callable[[str], list] | None = None) -> bool:
+    """Whether ``value``, passed where PyTorch has ``difference.pytorch`` and MindSpore ``difference.mindspore``,
+    holds what PyTorch's parameter holds: a literal of PyTorch's kind, or a name that says so, unless the function
+    binds that name only to literals none of which reads as PyTorch's (``dropout_ratio = 1.0``: a keep rate)."""
+    if isinstance(value, ast.Name) and literals is not None:
+        bound = literals(value.id)
+        if bound and not any(_literal_reads_as_pytorch(literal, difference) for literal in bound):
+            return False
+    constant = _literal(value)
+    if constant is not _NOT_LITERAL:
+        return _literal_reads_as_pytorch(constant, difference)
+    text = _name_text(value)
+    if not text:
+        return False
+    return any(hint in text for hint in difference.hints) and not any(
+        hint in text for hint in (*difference.not_hints, difference.mindspore.lower()))
 
 
-def shifted_description(call: ast.Call, qualname: str, shifted: Shifted) -> str:
+def _literal_reads_as_pytorch(constant, difference: mapping.Difference) -> bool:
+    if constant is None:
+        return False
+    if difference.equivalent == "1 - x":  # a rate read as its complement: only a rate under one half is plain
+        return isinstance(constant, (int, float)) and not isinstance(constant, bool) and 0 < constant < 0.5
+    torch_type, ms_type = difference.pytorch_value_type(), difference.mindspore_value_type()
+    kind = _family(type(constant))
+    return (torch_type is None or kind == _family(torch_type)) and (ms_type is None or kind != _family(ms_type))
+
+
+def _literals_bound(module: ModuleFacts, function) -> Callable[[str], list]:
+    """The literal values the assignments of ``function`` (the module's top level when None) bind to a name."""
+    def literals(name: str) -> list:
+        found = []
+        for node in module.index.subtree_nodes_of(function if function is not None else module.tree, (ast.Assign,)):
+            if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
+                value = _literal(node.value)
+                if value is not _NOT_LITERAL:
+                    found.append(value)
+        return found
+    return literals
+
+
+_NOT_LITERAL = object()
+
+
+def _literal(value: ast.expr):
+    try:
+        return ast.literal_eval(value)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return _NOT_LITERAL
+
+
+def _family(kind: type) -> str:
+    if kind in (tuple, list):
+        return "sequence"
+    return kind.__name__
+
+
+def _name_text(value: ast.expr) -> str:
+    """The lowercased dotted name a value is read from (``config.hidden_dropout_prob``, ``self.pad[0]``)."""
+    while isinstance(value, ast.Subscript):
+        value = value.value
+    parts = []
+    while isinstance(value, ast.Attribute):
+        parts.append(value.attr)
+        value = value.value
+    if isinstance(value, ast.Name):
+        parts.append(value.id)
+    elif parts:
+        return ""
+    return ".".join(reversed(parts)).lower()
+
+
+def shifted_description(call: ast.Call, qualname: str, difference: mapping.Difference) -> str:
     layer = f"nn.{api.last_name(qualname)}"
-    return (f"{layer}() gets {ast.unparse(call.args[shifted.index])} as its {_ordinal(shifted.index)} positional "
-            f"argument, PyTorch's {shifted.pytorch}; MindSpore's {layer} takes {shifted.mindspore} there and refuses "
-            "it when the layer is built")
+    value = call.args[difference.index]
+    text = (f"{layer}() gets {ast.unparse(value)} as its {_ordinal(difference.index)} positional argument, "
+            f"PyTorch's {difference.pytorch}; MindSpore's {layer} takes {difference.mindspore} there and "
+            f"{difference.consequence}")
+    constant = _literal(value)
+    if difference.equivalent == "1 - x" and isinstance(constant, (int, float)):
+        text += f" (keeps {constant:.0%}, drops {1 - constant:.0%})"
+    return text
 
 
-def shifted_advice(call: ast.Call, shifted: Shifted) -> str:
-    return (f"{shifted.keyword}={ast.unparse(call.args[shifted.index])} by keyword"
-            + (' (with pad_mode="pad")' if shifted.mindspore == "pad_mode" else ""))
+def shifted_advice(call: ast.Call, shifted: mapping.Difference, version: str = "") -> str:
+    keywords = _keywords_from(call, shifted, version)
+    if keywords is None:
+        if shifted.pytorch == "betas":
+            return "beta1= and beta2= by keyword"
+        if shifted.pytorch == "margin":
+            return "the margin when calling the loss, where MindSpore takes it"
+        return f"{shifted.pytorch} by MindSpore's keyword"
+    text = ", ".join(f"{keyword}={ast.unparse(argument)}" for keyword, argument in keywords if keyword != "pad_mode")
+    return f"{text} by keyword" + (' (with pad_mode="pad")' if any(k == "pad_mode" for k, _ in keywords) else "")
 
 
-def _takes(qualname: str, shifted: Shifted, version: str) -> bool:
-    """Whether MindSpore ``version``'s layer still has the parameter the value lands in (its keyword tables)."""
-    keywords = api.cell_keywords(qualname, version)
-    return keywords is None or shifted.mindspore in keywords
+def _keywords_from(call: ast.Call, shifted: mapping.Difference, version: str) -> list[tuple[str, ast.expr]] | None:
+    """MindSpore's keyword for each positional argument from the difference's place on (``pad_mode`` before
+    ``padding`` where PyTorch's padding moves to MindSpore's, standing for ``pad_mode="pad"``), or None when one
+    has none in ``version`` or a keyword of the call already names it."""
+    pytorch, mindspore, names = mapping.positional_orders(shifted.api)
+    accepted = api.cell_keywords(shifted.api, version)
+    if accepted is None:
+        accepted = mindspore
+    given = {keyword.arg for keyword in call.keywords}
+    keywords: list[tuple[str, ast.expr]] = []
+    for index in range(shifted.index, len(call.args)):
+        if index >= len(pytorch) or isinstance(call.args[index], ast.Starred):
+            return None
+        keyword = names.get(pytorch[index], pytorch[index])
+        if index == shifted.index and shifted.mindspore_for_pytorch:
+            keyword = shifted.mindspore_for_pytorch
+        if keyword not in accepted or keyword in given:
+            return None
+        if keyword == "padding" and shifted.mindspore == "pad_mode":
+            if "pad_mode" in given:
+                return None
+            keywords.append(("pad_mode", call.args[index]))
+        keywords.append((keyword, call.args[index]))
+    return keywords
 
 
 def _ordinal(index: int) -> str:
-    return ("first", "second", "third", "fourth", "fifth", "sixth")[index]
+    return ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth")[index]

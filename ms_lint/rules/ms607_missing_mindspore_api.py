@@ -4,7 +4,7 @@ from __future__ import annotations
 import ast
 import re
 from functools import lru_cache
-from typing import Iterator
+from typing import Callable, Iterable, Iterator
 
 from ms_lint import mindspore_api as api
 from ms_lint.findings import Finding
@@ -24,7 +24,10 @@ class MissingMindSporeApi(Rule):
         Reports `module.name` where `module` is a MindSpore module (`mindspore.nn`, `mindspore.ops`,
         `mindspore.mint`, ... imported under any name) and `name` is neither one of its attributes nor one of its
         submodules in the target's MindSpore version (`--ms-version`, else the installed or required one), and
-        `from mindspore.x import name` / `import mindspore.x.name` of such a name. The names come from each
+        `from mindspore.x import name` / `import mindspore.x.name` of such a name, or from such a module
+        (`from mindspore.nn.transformer import TransformerEncoder`: a module of older MindSpore versions, which
+        2.7.1 and 2.10 lack; the classes built from it are this finding's, not MS604's, whose signatures are those of
+        the target's `nn.TransformerEncoder`). The names come from each
         MindSpore release itself (`python -m ms_lint.tools.generate_tables`, run under each version ms-lint ships
         tables for), submodules not imported by default included. A read guarded
         for its absence is not reported: inside `try` with an `except` for AttributeError or ImportError (or
@@ -84,12 +87,14 @@ class MissingMindSporeApi(Rule):
                 attributes = module.index.subtree_nodes_of(module.tree, (ast.Attribute,))
             for node in attributes:
                 if node.lineno == line and node.attr == part and isinstance(node.ctx, ast.Load) \
-                        and module.qualname(node.value) == owner and not _guarded(module.tree, node, part):
+                        and module.qualname(node.value) == owner \
+                        and not guarded(module.tree, node, part, subtree=module.index.subtree):
                     yield self._finding(module, node, f"{ast.unparse(node)}", owner, part, version,
                                         "AttributeError when the line runs")
                     break
 
     def _imports(self, module: ModuleFacts, version: str) -> Iterator[Finding]:
+        gone_modules: set[tuple[str, str]] = set()  # a missing module imported from several times: one finding
         for node in module.index.subtree_nodes_of(module.tree, (ast.ImportFrom, ast.Import)):
             if isinstance(node, ast.ImportFrom):
                 if node.level or not node.module:
@@ -98,6 +103,15 @@ class MissingMindSporeApi(Rule):
                 missing = [alias.name for alias in node.names
                            if names is not None and alias.name != "*" and alias.name not in names]
                 owner = node.module
+                gone = api.first_missing(node.module, version) if names is None and (
+                    node.module.startswith(api.MINDSPORE + ".")) else None
+                if gone is not None:  # a module the version lacks: ``from mindspore.nn.transformer import ...``
+                    if gone not in gone_modules and not guarded(module.tree, node, gone[1],
+                                                                subtree=module.index.subtree):
+                        gone_modules.add(gone)
+                        yield self._finding(module, node, f"from {node.module} import ...", gone[0], gone[1], version,
+                                            "ImportError when it runs")
+                    continue
             else:
                 missing, owner = [], ""
                 for alias in node.names:
@@ -110,7 +124,7 @@ class MissingMindSporeApi(Rule):
                     if missing:
                         break
             for part in missing:
-                if not _guarded(module.tree, node, part):
+                if not guarded(module.tree, node, part, subtree=module.index.subtree):
                     written = f"from {owner} import {part}" if isinstance(node, ast.ImportFrom) else \
                         f"import {owner}.{part}"
                     yield self._finding(module, node, written, owner, part, version, "ImportError when it runs")
@@ -136,14 +150,7 @@ def _chain_pattern(alias: str) -> re.Pattern:
 def _first_missing(owner: str, chain: str, version: str) -> tuple[str, str] | None:
     """``(module, name)`` for the first name of ``chain`` (``utils.weight_norm``) its module does not have, going
     down from ``owner`` while the tables know the module; None when every name read is there."""
-    for part in chain.split("."):
-        names = api.module_names(owner, version)
-        if names is None:
-            return None
-        if part not in names:
-            return owner, part
-        owner = f"{owner}.{part}"
-    return None
+    return api.first_missing(f"{owner}.{chain}", version)
 
 
 @lru_cache(maxsize=256)  # a missing name is usually written many times, in many files
@@ -162,13 +169,23 @@ def _replacement(owner: str, part: str, version: str) -> str:
     return f"did you mean {owner}.{close[0]}?" if close else ""
 
 
-def _guarded(tree: ast.Module, node: ast.AST, part: str) -> bool:
+def guarded(tree: ast.Module, node: ast.AST, part: str | tuple[str, ...], caught: frozenset[str] = _CAUGHT,
+            subtree: Callable[[ast.AST], Iterable[ast.AST]] = ast.walk) -> bool:
     """Whether the read of ``part`` at ``node`` is made where its absence is planned for: inside ``try`` with an
-    ``except`` for AttributeError/ImportError/Exception, or in an ``except`` (another version's fallback), under a
-    test (``if``, or a conditional expression) of the version or of ``hasattr(.., "part")``; or whether it is an
-    annotation."""
+    ``except`` for one of ``caught`` (AttributeError/ImportError/Exception; MS610 asks for TypeError), or in an
+    ``except`` (another version's fallback), under a test (``if``, or a conditional expression) of the version or
+    naming ``part`` (``hasattr(.., "part")``; of several names, any); or whether it is an annotation; or whether a
+    function around it is chosen under such a test (``if version >= "1.11": return new_form`` then ``return
+    old_form``). ``subtree``: a definition's nodes (``NodeIndex.subtree`` gives them without walking the tree)."""
     position = (node.lineno, node.col_offset)
-    quoted = (f'"{part}"', f"'{part}'")
+    names = (part,) if isinstance(part, str) else part
+    quoted = tuple(quote for name in names for quote in (f'"{name}"', f"'{name}'"))
+    return _guarded_where_written(tree, position, quoted, caught) or _chosen_by_version(tree, position, quoted,
+                                                                                        subtree)
+
+
+def _guarded_where_written(tree: ast.Module, position: tuple[int, int], quoted: tuple[str, ...],
+                           caught: frozenset[str]) -> bool:
     body: list[ast.stmt] = tree.body
     while body:
         statement = next((s for s in body if (s.lineno, s.col_offset) <= position
@@ -178,7 +195,7 @@ def _guarded(tree: ast.Module, node: ast.AST, part: str) -> bool:
         if isinstance(statement, (ast.If, ast.While)) and _tests_for(statement.test, quoted):
             return True
         if isinstance(statement, (ast.Try, ast.TryStar)):
-            if _contains(statement.body, position) and any(_catches(handler) for handler in statement.handlers):
+            if _contains(statement.body, position) and any(_catches(handler, caught) for handler in statement.handlers):
                 return True
             if any(_contains(handler.body, position) for handler in statement.handlers):
                 return True  # the fallback of another version: it runs only when what the ``try`` tried failed
@@ -192,7 +209,42 @@ def _guarded(tree: ast.Module, node: ast.AST, part: str) -> bool:
     return False
 
 
-def _tests_for(test: ast.expr, quoted: tuple[str, str]) -> bool:
+def _chosen_by_version(tree: ast.Module, position: tuple[int, int], quoted: tuple[str, ...],
+                       subtree: Callable[[ast.AST], Iterable[ast.AST]]) -> bool:
+    """Whether a function around ``position`` is named only where a test of the version (or of ``quoted``) chooses
+    it: the way a compatibility module picks one implementation per MindSpore version."""
+    scope: ast.AST = tree
+    while True:
+        inner = next((statement for statement in ast.iter_child_nodes(scope)
+                      if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+                      and _spans(statement, position)), None)
+        if inner is None:
+            return False
+        if not isinstance(inner, ast.ClassDef) and _named_under_a_test(scope, inner, quoted, subtree):
+            return True
+        scope = inner
+
+
+def _named_under_a_test(scope: ast.AST, function: ast.AST, quoted: tuple[str, ...],
+                        subtree: Callable[[ast.AST], Iterable[ast.AST]]) -> bool:
+    """Whether ``function`` is named in an arm of such a test in ``scope``, or after an ``if`` on it that returns
+    (``if version_ge(...): return new`` then ``return old``)."""
+    uses, branches = [], []
+    for node in subtree(scope):
+        if node.__class__ is ast.Name and node.id == function.name and node.ctx.__class__ is ast.Load:
+            uses.append((node.lineno, node.col_offset))
+        elif node.__class__ in (ast.If, ast.IfExp):
+            branches.append(node)
+    for branch in branches if uses else ():
+        inside = any(_spans(branch, use) and not _spans(branch.test, use) for use in uses)
+        after = branch.__class__ is ast.If and branch.body[-1].__class__ in (ast.Return, ast.Raise) \
+            and any(use[0] > branch.end_lineno for use in uses)
+        if (inside or after) and _tests_for(branch.test, quoted):
+            return True
+    return False
+
+
+def _tests_for(test: ast.expr, quoted: tuple[str, ...]) -> bool:
     text = ast.unparse(test)
     return "version" in text.lower() or "TYPE_CHECKING" in text or any(q in text for q in quoted)
 
@@ -213,11 +265,11 @@ def _contains(block: list[ast.stmt], position: tuple[int, int]) -> bool:
         <= (block[-1].end_lineno, block[-1].end_col_offset)
 
 
-def _catches(handler: ast.ExceptHandler) -> bool:
+def _catches(handler: ast.ExceptHandler, caught: frozenset[str]) -> bool:
     if handler.type is None:
         return True
     types = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
-    return any((t.id if isinstance(t, ast.Name) else getattr(t, "attr", "")) in _CAUGHT for t in types)
+    return any((t.id if isinstance(t, ast.Name) else getattr(t, "attr", "")) in caught for t in types)
 
 
 def _in_annotation(statement: ast.stmt, position: tuple[int, int]) -> bool:

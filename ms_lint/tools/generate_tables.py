@@ -23,14 +23,18 @@ The tables hold what the installed MindSpore itself says, so that the static rul
   in a refused module, under each public name it is exported as); ``modules`` lists the refused modules.
 * ``ops_functions`` / ``ops_primitives``: the public operator functions and Primitive classes of
   ``mindspore.ops``; ``dataset_transforms``: the transform classes of ``mindspore.dataset`` (qualified names).
-* ``cell_keywords``: the keyword names each public Cell of ``mindspore.nn`` and ``mindspore.mint.nn`` takes (those
-  whose constructor has no ``**kwargs``): PyTorch's ``nn.Linear(..., bias=False)`` spelled ``nn.Dense`` fails;
 * ``tensor_properties``: the public properties of ``mindspore.Tensor`` (``size`` is one: PyTorch's ``x.size(0)``
   calls it);
 * ``module_names``: the names each public MindSpore module has (``mindspore.nn`` has no ``functional``), its
   submodules included, one space-separated string per module;
 * ``tensor_methods``: every public attribute of ``mindspore.Tensor`` and ``mindspore.Parameter`` (methods and
   properties), so that a rule can tell a method MindSpore's tensors do not have at all (``.detach()``).
+* ``signatures``: the parameters of every public callable of ``mindspore``, ``mindspore.ops`` (and
+  ``ops.functional``), ``mindspore.nn``, ``mindspore.mint`` (and ``mint.nn``, ``mint.nn.functional``) and of the
+  ``Tensor`` methods, per namespace, each a list of overloads; the keywords a layer's constructor takes
+  (``mindspore_api.cell_keywords``: PyTorch's ``nn.Linear(..., bias=False)`` spelled ``nn.Dense`` fails) are read
+  from them. ``deprecations``: what MindSpore's deprecation decorator marks, since when, and its replacement. How
+  both are read: ``ms_lint.tools.signature_tables``.
 
 Usage::
 
@@ -56,6 +60,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ms_lint.mindspore_api import _names, _release, apply_difference
+from ms_lint.tools.signature_tables import deprecation_table, init_signature, signature_tables
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 DEFAULT_OUTPUT = DATA / "mindspore_api.json"
@@ -204,7 +209,7 @@ class _CellArguments:
         if known is not None:
             return known(self)
         kwargs = {}
-        for param in _init_signature(cls).parameters.values():
+        for param in init_signature(cls).parameters.values():
             if param.default is not inspect.Parameter.empty:
                 continue
             if param.kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD):
@@ -220,39 +225,6 @@ class _CellArguments:
             else:
                 ids.update(id(p) for p in item.get_parameters())
         return ids
-
-
-def _init_signature(cls: type) -> inspect.Signature:
-    """The signature users call (without ``__init__``'s instance parameter), looking through
-    ``def deco(self, *args, **kwargs)`` wrappers around ``__init__``.
-
-    MindSpore's optimizers wrap ``__init__`` in one or two such decorators that keep the real function in a
-    closure variable and do not set ``__wrapped__``.
-    """
-    function = cls.__init__
-    for _ in range(8):
-        signature = _without_instance(inspect.signature(function))
-        kinds = {p.kind for p in signature.parameters.values()}
-        if not kinds or not kinds <= {inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD}:
-            return signature
-        try:
-            closure = inspect.getclosurevars(function).nonlocals
-        except (TypeError, ValueError):
-            return signature
-        inner = [value for value in closure.values() if inspect.isfunction(value)]
-        if len(inner) != 1:
-            return signature
-        function = inner[0]
-    return _without_instance(inspect.signature(function))
-
-
-def _without_instance(signature: inspect.Signature) -> inspect.Signature:
-    """``signature`` of a function defined in a class, without its first parameter (the instance)."""
-    parameters = list(signature.parameters.values())
-    if parameters and parameters[0].kind in (inspect.Parameter.POSITIONAL_ONLY,
-                                             inspect.Parameter.POSITIONAL_OR_KEYWORD):
-        parameters = parameters[1:]
-    return signature.replace(parameters=parameters)
 
 
 def _first_line(exc: Exception) -> str:
@@ -468,28 +440,6 @@ def tensor_methods_table(ms: types.ModuleType) -> list[str]:
     return sorted(names)
 
 
-def cell_keywords_table(ms: types.ModuleType) -> dict[str, list[str]]:
-    """``{"mindspore.nn.Dense": [its constructor's keyword names]}`` for the public Cells of ``mindspore.nn`` and
-    ``mindspore.mint.nn`` whose constructor takes no ``**kwargs``: any other keyword raises TypeError."""
-    table = {}
-    namespaces = (("mindspore.nn", ms.nn), ("mindspore.mint.nn", importlib.import_module("mindspore.mint.nn")))
-    for prefix, namespace in namespaces:
-        for name in dir(namespace):
-            cls = getattr(namespace, name)
-            if name.startswith("_") or not inspect.isclass(cls) or not issubclass(cls, ms.nn.Cell):
-                continue
-            try:
-                parameters = list(inspect.signature(cls.__init__).parameters.values())[1:]
-            except (TypeError, ValueError):
-                continue
-            if any(parameter.kind is inspect.Parameter.VAR_KEYWORD for parameter in parameters):
-                continue
-            table[f"{prefix}.{name}"] = sorted(parameter.name for parameter in parameters
-                                               if parameter.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD,
-                                                                     inspect.Parameter.KEYWORD_ONLY))
-    return dict(sorted(table.items()))
-
-
 # The public modules whose names ``module_names`` lists: a name read from one of them (``nn.functional``) that is not
 # there raises AttributeError (ImportError in a ``from ... import``).
 _NAMED_MODULES = (
@@ -574,8 +524,9 @@ def build_tables(explain: dict[str, CellDecision] | None = None) -> dict[str, An
         transforms = dataset_transform_table()
         tensor_methods = tensor_methods_table(ms)
         tensor_properties = tensor_properties_table(ms)
-        cell_keywords = cell_keywords_table(ms)
         module_names = module_names_table()
+        signatures = signature_tables(ms)
+        deprecations = deprecation_table(ms)
     if explain is not None:
         explain.update(cells)
     optimizer_base = ms.nn.Optimizer
@@ -594,8 +545,9 @@ def build_tables(explain: dict[str, CellDecision] | None = None) -> dict[str, An
         "dataset_transforms": transforms,
         "tensor_methods": tensor_methods,
         "tensor_properties": tensor_properties,
-        "cell_keywords": cell_keywords,
         "module_names": module_names,
+        "signatures": signatures,
+        "deprecations": deprecations,
     }
 
 
@@ -632,13 +584,15 @@ def difference_summary(shipped: str, generated: str, limit: int = 40) -> list[st
 
 
 # The differences between two versions' tables: see ``mindspore_api.apply_difference``.
-def difference(base, other):
-    """What turns ``base`` into ``other`` (both tables, or parts of them); None when they are equal."""
+def difference(base, other, names: bool = True):
+    """What turns ``base`` into ``other`` (both tables, or parts of them); None when they are equal. ``names``: a
+    string holding spaces is a list of names (``module_names``), not prose (a deprecation's replacement)."""
     if base == other:
         return None
     if isinstance(base, dict) and isinstance(other, dict):
-        changed = {key: difference(base[key], other[key]) for key in base.keys() & other.keys()
-                   if base[key] != other[key] and _diffable(base[key], other[key])}
+        inner = {key: names and key not in _PROSE for key in base.keys() & other.keys()}
+        changed = {key: difference(base[key], other[key], inner[key]) for key in inner
+                   if base[key] != other[key] and _diffable(base[key], other[key], inner[key])}
         out = {"removed": sorted(base.keys() - other.keys()),
                "set": {key: value for key, value in other.items()
                        if key not in changed and base.get(key, _MISSING) != value},
@@ -649,16 +603,18 @@ def difference(base, other):
 
 
 _MISSING = object()
+# Tables whose strings are prose: a changed one is set whole.
+_PROSE = frozenset({"deprecations"})
 
 
-def _diffable(base, other) -> bool:
+def _diffable(base, other, names: bool = True) -> bool:
     """Whether ``difference`` says what changed inside (two dicts, two lists of names, two strings of names) rather
     than the new value."""
     if isinstance(base, dict) and isinstance(other, dict):
         return True
     if isinstance(base, list) and isinstance(other, list):
         return all(isinstance(item, str) for item in [*base, *other])
-    return isinstance(base, str) and isinstance(other, str) and (" " in base or " " in other)
+    return names and isinstance(base, str) and isinstance(other, str) and (" " in base or " " in other)
 
 
 def shipped_tables(newest_path: Path = DEFAULT_OUTPUT, versions_path: Path = VERSIONS_OUTPUT) -> dict[str, dict]:

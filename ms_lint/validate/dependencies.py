@@ -171,10 +171,22 @@ class DependencyIndex:
             for module_name in self.entry(path, project_root, root)[1]:
                 if own is not None and module_name.split(".")[0] != own:
                     continue
-                for candidate in self.module_files(module_name, root):
-                    files.append(candidate)
-                    files.extend(self._inits(candidate, root))
+                for search in (root, *self._namespace_roots(root)):  # as the worker's sys.path holds them
+                    found = self.module_files(module_name, search)
+                    for candidate in found:
+                        files.append(candidate)
+                        files.extend(self._inits(candidate, search))
+                    if found:
+                        break
             self._closures[key] = list(dict.fromkeys(files))
+        return self._closures[key]
+
+    def _namespace_roots(self, root: str) -> tuple[str, ...]:
+        from ms_lint.model.project import namespace_roots
+
+        key = ("namespaces", root)
+        if key not in self._closures:
+            self._closures[key] = namespace_roots(root)
         return self._closures[key]
 
     def _inits(self, path: str, root: str) -> list[str]:

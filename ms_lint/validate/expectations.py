@@ -42,6 +42,10 @@ class Expectation:
     # Whether the hazard raises in PyNative too (a missing method, a layer built with wrong arguments): then
     # running the line eagerly, in a host method the graph never holds, decides it as well as a compile would.
     shows_eagerly: bool = False
+    # A key of a finding's data that says this one of the rule's findings is silent where the others raise
+    # (MS606: a positional argument some layers refuse and others take with another meaning): its verdict is then
+    # "not applicable", with ``silent_note``, where the compile or the construction shows nothing.
+    silent_when: str = ""
 
     def error_matches(self, error_type: str, message: str) -> bool:
         if self.error_types and error_type not in self.error_types:
@@ -257,7 +261,7 @@ EXPECTATIONS: dict[str, Expectation] = {
     ),
     "MS205": Expectation(
         CONSTRUCTION,
-        error_types=("ValueError",),
+        error_types=("ValueError", "TypeError"),
         patterns=(r"pad",),
         located="anywhere",
         shows_eagerly=True,
@@ -271,9 +275,49 @@ EXPECTATIONS: dict[str, Expectation] = {
     "MS606": Expectation(
         CONSTRUCTION,
         error_types=("TypeError", "ValueError"),
-        patterns=(r"pad_mode", r"use_one_hot"),
+        patterns=(r"pad_mode", r"use_one_hot", r"beta1", r"begin_norm_axis", r"reduction"),
         located="anywhere",
         shows_eagerly=True,
+        silent_when="silent",
+        silent_note="the layer takes the value as another parameter and runs (a dropout's keep rate, a weight "
+        "initialiser): nothing raises",
+    ),
+    "MS608": Expectation(
+        SILENT,
+        silent_note="the layer runs with MindSpore's meaning of the value: its running statistics move another "
+        "way, which no compile shows",
+    ),
+    "MS609": Expectation(
+        SILENT,
+        silent_note="the layer runs with MindSpore's default, which differs from PyTorch's: nothing raises",
+    ),
+    "MS123": Expectation(
+        COMPILE,
+        error_types=("AttributeError",),
+        patterns=(r"has no attribute",),
+        located="anywhere",
+        shows_eagerly=True,
+    ),
+    "MS610": Expectation(
+        COMPILE,
+        error_types=("TypeError", "RuntimeError"),
+        patterns=(r"unexpected keyword argument", r"positional argument", r"incorrect keyword name",
+                  r"valid calling", r"missing \d+ required", r"multiple values", r"Multiply values",
+                  r"parameters number of the function"),
+        shows_eagerly=True,
+    ),
+    "MS611": Expectation(
+        COMPILE,
+        error_types=("TypeError", "ValueError", "RuntimeError"),
+        patterns=(r"keyword name: axis", r"unexpected keyword argument 'axis'", r"number of items of repeats",
+                  r"not supported on this device", r"\A\s*\Z"),  # (graph mode on CPU: a RuntimeError saying nothing)
+        shows_eagerly=True,
+        silent_note="on Ascend the call runs and returns the tile instead of the repeated elements",
+    ),
+    "MS612": Expectation(
+        COMPILE,
+        fails_at=frozenset(),
+        silent_note="a deprecated call still runs: MindSpore warns when it does",
     ),
     "MS604": Expectation(
         CONSTRUCTION,

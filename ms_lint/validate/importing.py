@@ -44,9 +44,9 @@ def stage_import(worker, state: "JobState", outcome: Outcome) -> None:
     if worker.current_root is not None and root != worker.current_root:
         forget_user_modules(worker)
     worker.current_root = root
-    if root not in worker.user_roots:
-        worker.user_roots.append(root)
-    sys.path[:] = [root] + worker.baseline_path
+    roots = [root, *job.get("namespace_roots", ())]
+    worker.user_roots.extend(directory for directory in roots if directory not in worker.user_roots)
+    sys.path[:] = roots + worker.baseline_path
     examples = job.get("examples_file")
     if examples:
         sys.path.insert(1, os.path.dirname(examples))

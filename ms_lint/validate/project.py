@@ -20,12 +20,14 @@ class ProjectError(ValueError):
 
 @dataclass(frozen=True)
 class ModuleLocation:
-    """How the worker imports a file: ``import_root`` goes on sys.path, then ``import module``."""
+    """How the worker imports a file: ``import_root`` goes on sys.path, then ``namespace_roots`` (where its imports
+    find namespace packages, as ms-lint's checks find them), then ``import module``."""
 
     path: str
     module: str
     import_root: str
     project_root: str
+    namespace_roots: tuple[str, ...] = ()
 
 
 def locate_module(path: str) -> ModuleLocation:
@@ -45,11 +47,14 @@ def locate_module(path: str) -> ModuleLocation:
         # A file whose name cannot be imported ("my-script.py") is loaded from its path under a safe name.
         parts = [re.sub(r"\W", "_", stem) or "module"]
         directory = os.path.dirname(path)
+    from ms_lint.model.project import namespace_roots
+
     return ModuleLocation(
         path=path,
         module=".".join(parts),
         import_root=directory,
         project_root=find_project_root(directory),
+        namespace_roots=namespace_roots(directory),
     )
 
 

@@ -29,8 +29,9 @@ from ms_lint.validate.verdicts import (
 DEVICES = {"cpu": "CPU", "gpu": "GPU", "ascend": "Ascend"}
 SYNTAX_LEVELS = ("strict", "lax")
 RUN_LOG_NAME = "last-validate-run.jsonl"
-# Bumped when what a stored finding holds changes (its ``data``, which planning reads), so old entries are not reused.
-FINDINGS_FORMAT = 2
+# Bumped when what a stored finding holds changes (its ``data``, which planning reads; its ``target``), so old entries
+# are not reused.
+FINDINGS_FORMAT = 3
 
 
 class ValidateError(Exception):

@@ -25,8 +25,8 @@ class Run:
 
     @property
     def said(self) -> str:
-        """Standard error without the lines naming the target (``target: ...``), which every check run prints first:
-        what the run said of its work (the closing line, ``--add-noqa``'s count, statistics, errors)."""
+        """Standard error without the lines naming the target (``target: ...``), which every check run prints after
+        the findings: what the run said of its work (the closing line, ``--add-noqa``'s count, statistics, errors)."""
         return "".join(line for line in self.err.splitlines(keepends=True) if not line.startswith("target: "))
 
     def findings(self) -> list[tuple[str, int, int, str]]:

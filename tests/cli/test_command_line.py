@@ -12,7 +12,7 @@ import pytest
 
 from ms_lint.findings import Finding
 from ms_lint.output import Reported, format_json
-from ms_lint.target import Target
+from ms_lint.target import Target, TargetGroup
 
 from .support import SAMPLE_FINDINGS, run_process
 
@@ -50,11 +50,17 @@ def test_python_m_ms_lint_is_the_ms_lint_command(project):
     ["rules", "MS999"],
     ["parity"],
     ["frobnicate"],
+    ["check", "--frobnicate", "."],
 ])
-def test_every_subcommand_prints_errors_with_one_prefix(project, ms_lint, args):
+def test_every_subcommand_prints_errors_as_one_line_with_one_prefix(project, ms_lint, args):
     run = ms_lint(*args)
     assert run.status == 2
-    assert run.err.splitlines()[-1].startswith("ms-lint: error: "), run.err
+    assert len(run.err.splitlines()) == 1 and run.err.startswith("ms-lint: error: "), run.err
+
+
+def test_an_unknown_option_is_the_one_error_line_and_no_usage(project, ms_lint):
+    run = ms_lint("check", "--frobnicate", ".")
+    assert (run.status, run.out, run.err) == (2, "", "ms-lint: error: unrecognized arguments: --frobnicate\n")
 
 
 def test_a_file_python_cannot_decode_is_e902(tmp_path, ms_lint, monkeypatch):
@@ -85,8 +91,9 @@ def test_standard_input_that_python_cannot_decode_is_e902(tmp_path):
 def test_the_readme_lists_the_json_keys_of_the_output():
     row = next(line for line in README.read_text(encoding="utf-8").splitlines() if line.startswith("| `json` |"))
     documented_top, _, documented_finding = row.partition('"findings": [')
-    document = json.loads(format_json([Reported(Finding("a.py", 1, 0, "MS101", "message", "Net"))], files_checked=1,
-                                      targets=[Target().to_dict()]))
+    target = Target(project=str(README.parent))
+    finding = Finding("a.py", 1, 0, "MS101", "message", "Net", target=target.summary())
+    document = json.loads(format_json([Reported(finding)], files_checked=1, targets=[TargetGroup((target,))]))
     top = re.findall(r'"(\w+)"', documented_top)
     assert top + ["findings"] == list(document)
     assert re.findall(r'"(\w+)"', documented_finding) == list(document["findings"][0])

@@ -1,7 +1,11 @@
 """``ms-lint check --fix`` and ``--diff`` on real files: what is written, what is left, what is never touched."""
 from __future__ import annotations
 
+import json
+import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 from tests.cli.support import run_process
@@ -53,12 +57,40 @@ def test_fix_leaves_noqa_and_unselected_findings_alone(tmp_path):
     assert run.status == 0, run.out
 
 
-def test_fix_on_standard_input_prints_the_fixed_code(tmp_path):
+def test_fix_on_standard_input_prints_the_fixed_code_and_reports_what_is_left_on_standard_error(tmp_path):
     source = (PAIRS / "set_data_before.py").read_bytes()
     run = run_process("check", "--isolated", "--fix", "--stdin-display-name=ema.py", "-", cwd=tmp_path,
                       stdin=source)
-    assert run.status == 0
     assert run.out == (PAIRS / "set_data_after.py").read_text()
+    # `init_data()` has no mechanical fix: its finding is left, on standard error, and fails the run.
+    assert run.said == ("ema.py:12:9: MS107 Parameter.init_data() in graph code (Ema.construct) fails to compile at "
+                        "every syntax level; use ops.assign(param, value)\nFound 1 finding in 1 file.\n")
+    assert run.status == 1
+    exit_zero = run_process("check", "--isolated", "--fix", "--exit-zero", "--stdin-display-name=ema.py", "-",
+                            cwd=tmp_path, stdin=source)
+    assert (exit_zero.status, exit_zero.out) == (0, run.out)
+    as_json = run_process("check", "--isolated", "--fix", "--format=json", "--stdin-display-name=ema.py", "-",
+                          cwd=tmp_path, stdin=source)
+    assert as_json.out == run.out
+    assert [finding["code"] for finding in json.loads(as_json.said)["findings"]] == ["MS107"]
+
+
+def test_fix_on_standard_input_with_nothing_left_exits_zero(tmp_path):
+    source = (PAIRS / "set_data_before.py").read_text().replace("        self.average.init_data()\n", "")
+    run = run_process("check", "--isolated", "--fix", "--stdin-display-name=ema.py", "-", cwd=tmp_path,
+                      stdin=source.encode())
+    assert run.out == (PAIRS / "set_data_after.py").read_text().replace("        self.average.init_data()\n", "")
+    assert (run.status, run.said) == (0, "No findings in 1 file.\n")
+
+
+def test_fix_on_undecodable_standard_input_gives_it_back_unchanged_with_e902(tmp_path):
+    source = b"from mindspore import nn\nname = '\xe9'\n"
+    run = subprocess.run([sys.executable, "-m", "ms_lint.cli", "check", "--isolated", "--fix",
+                          "--stdin-display-name=bad.py", "-"], cwd=tmp_path, input=source, capture_output=True,
+                         timeout=120)
+    assert run.stdout == source
+    assert b"bad.py:2:1: E902 UnicodeDecodeError" in run.stderr
+    assert run.returncode == 1
 
 
 def test_fix_keeps_the_file_encoding_and_newlines(tmp_path):
@@ -70,3 +102,13 @@ def test_fix_keeps_the_file_encoding_and_newlines(tmp_path):
     run_process("check", "--isolated", "--fix", "latin.py", cwd=tmp_path)
     fixed = target.read_bytes().decode("latin-1")
     assert fixed == source.replace("padding=1)", 'padding=1, pad_mode="pad")')
+
+
+def test_help_names_the_rules_the_registry_fixes(tmp_path):
+    from ms_lint.rules import ALL_RULES
+
+    run = run_process("check", "--help", cwd=tmp_path)
+    text = " ".join(run.out.split())
+    fix_help = text[text.index("--fix "):text.index("--diff ")]
+    assert re.findall(r"MS\d{3}", fix_help) == [rule.code for rule in ALL_RULES if rule.autofix]
+    assert "standard error" in fix_help

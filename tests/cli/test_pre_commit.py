@@ -1,8 +1,9 @@
-"""The ``ms-lint`` pre-commit hook, run for real with ``pre-commit try-repo`` on a small project.
+"""The ``ms-lint`` pre-commit hook, run for real with ``pre-commit run`` on a small git repository.
 
-The hook repository is a fresh commit of this working tree (``try-repo`` installs from a commit, and the working
-tree may hold changes not committed yet). pre-commit builds the hook's environment from the package index once
-per module; set ``PRE_COMMIT_HOME`` to reuse it across runs.
+The hook is the one ``.pre-commit-hooks.yaml`` defines (its id, entry, file types, whether file names are passed),
+given to pre-commit as a local hook of the repository under test with ``language: system``: pre-commit runs it with
+the ``ms-lint`` of this environment instead of building an environment from the package index, so the tests need
+no network. pre-commit comes with the test extra.
 """
 from __future__ import annotations
 
@@ -13,19 +14,16 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 from .support import SAMPLE_PROJECT
 
 pytestmark = pytest.mark.slow
 
 REPOSITORY = Path(__file__).resolve().parents[2]
-# What installing the hook needs from the working tree.
-HOOK_FILES = ("pyproject.toml", "README.md", "LICENSE", "setup.cfg", ".pre-commit-hooks.yaml")
-HOOK_DIRECTORIES = ("ms_lint",)
 
-pytest.importorskip("pre_commit", reason="pre-commit is not installed")
 if shutil.which("git") is None:
-    pytest.skip("git is not installed", allow_module_level=True)
+    pytest.skip("git is not installed (pre-commit needs it)", allow_module_level=True)
 
 
 def git(*args: str, cwd: Path) -> str:
@@ -43,36 +41,28 @@ def commit_all(path: Path) -> None:
     git("commit", "-q", "-m", "snapshot", cwd=path)
 
 
-def working_tree_files() -> list[Path]:
-    """The hook's files in this working tree, committed or not, without what git ignores."""
-    try:
-        listed = git("ls-files", "-co", "--exclude-standard", "-z", cwd=REPOSITORY).split("\0")
-    except (subprocess.CalledProcessError, OSError):
-        listed = [str(p.relative_to(REPOSITORY)) for d in HOOK_DIRECTORIES for p in (REPOSITORY / d).rglob("*")]
-        listed += list(HOOK_FILES)
-    wanted = []
-    for name in filter(None, listed):
-        relative = Path(name)
-        if (name in HOOK_FILES or relative.parts[0] in HOOK_DIRECTORIES) and (REPOSITORY / relative).is_file():
-            wanted.append(relative)
-    return wanted
+def ms_lint_hook() -> dict:
+    """The ``ms-lint`` hook as this repository's ``.pre-commit-hooks.yaml`` defines it, run from this environment."""
+    hooks = yaml.safe_load((REPOSITORY / ".pre-commit-hooks.yaml").read_text())
+    hook, = [hook for hook in hooks if hook["id"] == "ms-lint"]
+    assert hook["language"] == "python" and hook["entry"] == "ms-lint check"
+    return {**hook, "language": "system"}
 
 
-@pytest.fixture(scope="module")
-def hook_repository(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("hook-repository")
-    for relative in working_tree_files():
-        (root / relative).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(REPOSITORY / relative, root / relative)
-    assert (root / ".pre-commit-hooks.yaml").is_file()
-    commit_all(root)
-    return root
+def use_hooks(repository: Path, *hooks: dict) -> None:
+    config = {"repos": [{"repo": "local", "hooks": list(hooks)}]}
+    (repository / ".pre-commit-config.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
+    git("add", ".pre-commit-config.yaml", cwd=repository)
 
 
-@pytest.fixture(scope="module")
-def pre_commit_home(tmp_path_factory) -> Path:
-    configured = os.environ.get("PRE_COMMIT_HOME")
-    return Path(configured) if configured else tmp_path_factory.mktemp("pre-commit-home")
+def pre_commit(repository: Path, *args: str) -> subprocess.CompletedProcess:
+    """``pre-commit run ARGS`` in ``repository``, with this environment's commands first on the path."""
+    home = repository.parent / "pre-commit-home"
+    path = os.pathsep.join([os.path.dirname(sys.executable), os.environ.get("PATH", "")])
+    return subprocess.run(
+        [sys.executable, "-m", "pre_commit", "run", "--color=never", *args], cwd=repository, capture_output=True,
+        text=True, timeout=300, env={**os.environ, "PRE_COMMIT_HOME": str(home), "PATH": path},
+    )
 
 
 @pytest.fixture
@@ -81,19 +71,12 @@ def sample_repository(tmp_path) -> Path:
     shutil.copytree(SAMPLE_PROJECT, root)
     (root / "README.md").write_text("# sample\n")
     commit_all(root)
+    use_hooks(root, ms_lint_hook())
     return root
 
 
-def try_repo(hook_repository: Path, project: Path, home: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "pre_commit", "try-repo", str(hook_repository), "ms-lint", "--color=never", *args],
-        cwd=project, capture_output=True, text=True, timeout=900,
-        env={**os.environ, "PRE_COMMIT_HOME": str(home)},
-    )
-
-
-def test_hook_fails_with_the_findings(hook_repository, pre_commit_home, sample_repository):
-    result = try_repo(hook_repository, sample_repository, pre_commit_home, "--all-files")
+def test_hook_fails_with_the_findings(sample_repository):
+    result = pre_commit(sample_repository, "--all-files")
     assert result.returncode == 1, result.stdout + result.stderr
     output = result.stdout
     assert "Failed" in output and "hook id: ms-lint" in output
@@ -102,56 +85,44 @@ def test_hook_fails_with_the_findings(hook_repository, pre_commit_home, sample_r
         assert expected in output, output
 
 
-def test_hook_passes_on_clean_files(hook_repository, pre_commit_home, tmp_path):
+def test_hook_passes_on_clean_files(tmp_path):
     root = tmp_path / "clean"
     (root / "pkg").mkdir(parents=True)
     for name in ("__init__.py", "blocks.py", "clean.py"):
         shutil.copy(SAMPLE_PROJECT / "pkg" / name, root / "pkg" / name)
     commit_all(root)
-    result = try_repo(hook_repository, root, pre_commit_home, "--all-files")
+    use_hooks(root, ms_lint_hook())
+    result = pre_commit(root, "--all-files")
     assert result.returncode == 0, result.stdout + result.stderr
     assert "Passed" in result.stdout
 
 
-def test_hook_is_skipped_when_no_python_file_is_staged(hook_repository, pre_commit_home, sample_repository):
+def test_hook_is_skipped_when_no_python_file_is_staged(sample_repository):
+    git("commit", "-q", "-m", "hooks", cwd=sample_repository)
     (sample_repository / "README.md").write_text("# sample\n\nmore words\n")
     git("add", "README.md", cwd=sample_repository)
-    result = try_repo(hook_repository, sample_repository, pre_commit_home)
+    result = pre_commit(sample_repository)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "(no files to check)Skipped" in result.stdout
 
 
-def test_hook_checks_only_the_staged_python_files(hook_repository, pre_commit_home, sample_repository):
+def test_hook_checks_only_the_staged_python_files(sample_repository):
+    git("commit", "-q", "-m", "hooks", cwd=sample_repository)
     head = sample_repository / "pkg" / "head.py"
     head.write_text(head.read_text() + "\n")
     git("add", "pkg/head.py", cwd=sample_repository)
-    result = try_repo(hook_repository, sample_repository, pre_commit_home)
+    result = pre_commit(sample_repository)
     assert result.returncode == 1, result.stdout + result.stderr
     assert "pkg/head.py:8:16: MS101" in result.stdout
     assert "pkg/model.py" not in result.stdout
 
 
-def test_flake8_hook_with_ms_lint_as_additional_dependency(hook_repository, pre_commit_home, sample_repository):
-    # The documented alternative: flake8's own hook with ms-lint installed next to it (here as a local hook, so
-    # that the test needs no clone of flake8's repository).
-    (sample_repository / ".pre-commit-config.yaml").write_text(
-        "repos:\n"
-        "  - repo: local\n"
-        "    hooks:\n"
-        "      - id: flake8\n"
-        "        name: flake8\n"
-        "        entry: flake8 --select=MS\n"
-        "        language: python\n"
-        "        types: [python]\n"
-        "        require_serial: true\n"
-        f"        additional_dependencies: [flake8, '{hook_repository}']\n"
-    )
-    git("add", ".pre-commit-config.yaml", cwd=sample_repository)
-    result = subprocess.run(
-        [sys.executable, "-m", "pre_commit", "run", "--all-files", "--color=never"],
-        cwd=sample_repository, capture_output=True, text=True, timeout=900,
-        env={**os.environ, "PRE_COMMIT_HOME": str(pre_commit_home)},
-    )
+def test_flake8_hook_reports_the_ms_findings_where_ms_lint_is_installed(sample_repository):
+    # The documented alternative: flake8's own hook with ms-lint installed next to it (here the flake8 of this
+    # environment, where ms-lint is installed).
+    use_hooks(sample_repository, {"id": "flake8", "name": "flake8", "entry": "flake8 --select=MS",
+                                  "language": "system", "types": ["python"], "require_serial": True})
+    result = pre_commit(sample_repository, "--all-files")
     assert result.returncode == 1, result.stdout + result.stderr
     assert "pkg/model.py:11:13: MS101" in result.stdout
     assert "pkg/head.py:8:16: MS101" in result.stdout

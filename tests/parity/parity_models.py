@@ -140,9 +140,9 @@ class MsCopiedSettings(nn.Cell):
 
     def __init__(self):
         super().__init__()
-        self.bn = nn.BatchNorm1d(4, momentum=0.1)
+        self.bn = nn.BatchNorm1d(4, momentum=0.1)  # noqa: MS608 (copied from PyTorch on purpose)
         self.gelu = nn.GELU()
-        self.drop = nn.Dropout(0.1)
+        self.drop = nn.Dropout(0.1)  # noqa: MS606 (copied from PyTorch on purpose)
         self.fc = nn.Dense(4, 4)
 
     def construct(self, x):

@@ -38,17 +38,51 @@ def worker_pool():
     pool.close()
 
 
-def finding_at(path: Path, text: str, code: str, scope: str, occurrence: int = 1) -> Finding:
+def finding_at(path: Path, text: str, code: str, scope: str, occurrence: int = 1, *, reported: bool = True
+               ) -> Finding:
     """A finding on the line of ``path`` that contains ``text`` (its ``occurrence``-th such line), with the data
-    the static check gives ``code`` there (none where it reports nothing there)."""
+    the static check gives ``code`` there.
+
+    ``reported`` says whether the static check reports ``code`` on that line (at STRICT or LAX, on any device), and
+    is checked: a test that hands the validator a finding ms-lint does not make (a false positive it is to refute)
+    says ``reported=False``."""
     seen = 0
     for number, line in enumerate(path.read_text().splitlines(), start=1):
         if text in line:
             seen += 1
             if seen == occurrence:
-                return Finding(str(path), number, line.index(text), code, f"{code} in {scope}", scope,
-                               data=reported_data(path, code, number))
+                return built_finding(path, number, line.index(text), code, scope, reported=reported)
     raise AssertionError(f"{text!r} is not in {path}")
+
+
+def built_finding(path, line: int, col: int, code: str, scope: str, message: str | None = None, *,
+                  reported: bool = True) -> Finding:
+    """A finding of ``code`` at ``line`` of ``path``, with the data the static check gives it there (none where it
+    reports nothing there); ``reported``: see ``finding_at``, and checked the same way."""
+    levels = reporting_levels(path, code, line)
+    assert bool(levels) == reported, (
+        f"{code} at {path}:{line} is {'reported at ' + ' and '.join(levels) if levels else 'reported at no level'} "
+        f"by ms-lint, but the test says reported={reported}")
+    return Finding(str(path), line, col, code, message or f"{code} in {scope}", scope,
+                   data=reported_data(path, code, line))
+
+
+def reporting_levels(path, code: str, line: int) -> list[str]:
+    """The syntax levels at which the static check reports ``code`` at ``line`` of ``path``, on any device (a
+    finding that holds only on another device counts)."""
+    from ms_lint.engine import check_source
+    from ms_lint.model.source import read_source
+    from ms_lint.rules import RULES_BY_CODE
+    from ms_lint.settings import Settings
+
+    source, levels = read_source(str(path)), []
+    for level in ("strict", "lax"):
+        silenced: list = []
+        found = check_source(source, str(path), Settings(syntax_level=level, device="any"), RULES_BY_CODE,
+                             silenced=silenced)
+        if any((finding.code, finding.line) == (code, line) for finding in [*found, *silenced]):
+            levels.append(level)
+    return levels
 
 
 def reported_data(path, code: str, line: int) -> dict:

@@ -31,14 +31,15 @@ def validate(findings, worker_pool, **options):
 def test_verdicts_of_a_mixed_module(models, worker_pool, tmp_path):
     findings = [
         finding_at(models, "np.sin(x)", "MS101", "HostSine"),
-        finding_at(models, "np.sqrt(self.dim)", "MS101", "Projection"),
+        # Made-up findings the validator is to refute: a constant, Cells without parameters, host code.
+        finding_at(models, "np.sqrt(self.dim)", "MS101", "Projection", reported=False),
         finding_at(models, "np.exp(", "MS101", "Sized"),
         finding_at(models, "self.layers = [", "MS201", "TwoDense"),
         finding_at(models, "self.stages = [", "MS201", "DenseAndNorm"),
-        finding_at(models, "self.acts = [", "MS201", "Activations"),
+        finding_at(models, "self.acts = [", "MS201", "Activations", reported=False),
         finding_at(models, "np.random.rand()", "MS104", "Noise"),
         finding_at(models, "np.cos(x)", "MS101", "strict_step"),
-        finding_at(models, "return ops.relu(x)", "MS101", "plain_function"),
+        finding_at(models, "return ops.relu(x)", "MS101", "plain_function", reported=False),
     ]
     report = validate(findings, worker_pool, results_path=str(tmp_path / "run.jsonl"))
     by_scope = {verdict.finding.scope: verdict for verdict in report.verdicts}
@@ -126,3 +127,18 @@ def test_an_examples_file_that_raises_is_reported(tmp_path, worker_pool, project
     verdict = only(report.verdicts)
     assert verdict.verdict == INCONCLUSIVE
     assert "the examples file" in verdict.message and "RuntimeError: no dataset here" in verdict.message
+
+
+def test_a_cell_whose_base_lies_in_a_namespace_package_is_compiled(tmp_path, worker_pool):
+    # PEP 420: models/ has no __init__.py; net.py imports models.base from the project's root, as Python does when
+    # the program runs from there.
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'proj'\n")
+    (tmp_path / "models").mkdir()
+    (tmp_path / "models" / "base.py").write_text(
+        "from mindspore import nn\n\n\nclass Base(nn.Cell):\n    def __init__(self):\n        super().__init__()\n")
+    net = tmp_path / "models" / "net.py"
+    net.write_text("import numpy as np\n\nfrom models.base import Base\n\n\nclass Net(Base):\n"
+                   "    def construct(self, x):\n        return np.sin(x)\n")
+    verdict = only(validate([finding_at(net, "np.sin(x)", "MS101", "Net")], worker_pool).verdicts)
+    assert verdict.verdict == CONFIRMED, verdict.message
+    assert "should be constant" in verdict.compiler_message

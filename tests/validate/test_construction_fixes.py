@@ -28,7 +28,8 @@ def verdicts(files, sources, worker_pool):
     blocks, stacked = files["blocks"], files["stacked"]
     findings = [
         finding_at(blocks, "padding=1)", "MS205", "PaddedBlock"),
-        finding_at(blocks, "padding=PADDING", "MS205", "HiddenPadding"),
+        # a padding read from a module constant: a real hazard ms-lint does not read (it takes literals)
+        finding_at(blocks, "padding=PADDING", "MS205", "HiddenPadding", reported=False),
         finding_at(blocks, "nn.Conv2d(channels, channels, 3,", "MS205", "SplitCall", occurrence=3),
         finding_at(stacked, "np.sin(", "MS101", "Stack"),
         finding_at(stacked, "np.cos(", "MS101", "Indirect"),
@@ -164,7 +165,9 @@ def registered_verdicts(projects, worker_pool):
     findings = [
         finding_at(registered, "padding=1)", "MS205", "RegisteredBlock"),
         finding_at(registered, "np.sin(", "MS101", "Registered"),
-        finding_at(registered.with_name("optional_input.py"), "y = input_ids * 2", "MS101", "OptionalInput"),
+        # made up, to have the Cell built and compiled: the line holds no hazard
+        finding_at(registered.with_name("optional_input.py"), "y = input_ids * 2", "MS101", "OptionalInput",
+                   reported=False),
     ]
     return verdicts_by_scope(findings, worker_pool)
 

@@ -39,7 +39,9 @@ UNITS = {
 @pytest.fixture(scope="module")
 def verdicts(projects, worker_pool):
     hazards = projects / "hazards" / "vhazards"
-    findings = [finding_at(hazards / f"{module}.py", text, "MS101", "Net") for module, text in UNITS.items()]
+    # A unit runs for a finding: on `return x` it is made up (no hazard there), only to run the module's Cell.
+    findings = [finding_at(hazards / f"{module}.py", text, "MS101", "Net", reported=text.startswith("np."))
+                for module, text in UNITS.items()]
     findings.append(finding_at(projects / "cells" / "vcells" / "models.py", "np.sin(x)", "MS101", "HostSine"))
     options = ValidateOptions(use_cache=False, timeout=TIMEOUT, output_limit_mb=OUTPUT_LIMIT_MB,
                               memory_limit_mb=MEMORY_LIMIT_MB)

@@ -34,6 +34,28 @@ def test_a_module_inside_packages_is_imported_from_above_its_top_package(tmp_pat
     assert location.project_root == str(tmp_path)
 
 
+def test_a_module_of_a_namespace_package_finds_the_project_s_other_namespace_packages(tmp_path):
+    # PEP 420: no __init__.py. The module is imported as its directory's (a script's), and its imports of
+    # models.base and tools.steps find them from the project's root, as ms-lint's checks do.
+    write(tmp_path / "setup.py")
+    module = write(tmp_path / "models" / "net.py", """\
+        from models.base import Base
+        from tools.steps import step
+        import numpy
+        class Net(Base): pass
+    """)
+    write(tmp_path / "models" / "base.py", "class Base: pass\n")
+    write(tmp_path / "tools" / "steps.py", "def step(x):\n    return x\n")
+    write(tmp_path / "tools" / "unrelated.py", "X = 1\n")
+    location = locate_module(str(module))
+    assert (location.module, location.import_root) == ("net", str(tmp_path / "models"))
+    assert location.namespace_roots == (str(tmp_path),)
+    assert {Path(path).relative_to(tmp_path).as_posix() for path in project_sources(location)} == {
+        "models/net.py", "models/base.py", "tools/steps.py"}
+    job = plan_jobs([F(module, 4, "MS101", "Net")]).jobs[0]
+    assert job.request("strict")["namespace_roots"] == [str(tmp_path)]
+
+
 def test_a_package_init_is_the_package_itself(tmp_path):
     init = write(tmp_path / "pkg" / "__init__.py")
     assert locate_module(str(init)).module == "pkg"

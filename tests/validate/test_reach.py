@@ -128,9 +128,10 @@ def test_guarded_lines_are_retried_or_reported_not_reached(projects, worker_pool
     findings = [
         finding_at(guarded, "Tensor(np.sin(x))", "MS101", "TrainOnly"),
         finding_at(guarded, "x.asnumpy()", "MS102", "Quantized"),
-        finding_at(guarded, "Tensor(np.cos(x))", "MS101", "NeverOn"),
+        # in a branch MindSpore drops (ms-lint drops it too), and a constant: made up for the validator to refute
+        finding_at(guarded, "Tensor(np.cos(x))", "MS101", "NeverOn", reported=False),
         finding_at(guarded, "Tensor(np.exp(x))", "MS101", "NeverOn"),
-        finding_at(guarded, "float(np.sqrt(4.0))", "MS101", "Reached"),
+        finding_at(guarded, "float(np.sqrt(4.0))", "MS101", "Reached", reported=False),
         finding_at(guarded, "Tensor(np.arctan(x))", "MS101", "OptionalOutput"),
     ]
     report = validate_findings(findings, ValidateOptions(use_cache=False), pool=worker_pool)
@@ -541,7 +542,7 @@ def test_a_cell_whose_methods_call_their_instance_this_is_retried_and_probed_by_
     findings = [
         finding_at(path, "x.asnumpy()", "MS102", "QuantizedThis"),
         finding_at(path, "Tensor(np.sin(x))", "MS101", "TrainOnlyThis"),
-        finding_at(path, "Tensor(np.cos(x))", "MS101", "NeverOnThis"),
+        finding_at(path, "Tensor(np.cos(x))", "MS101", "NeverOnThis", reported=False),  # a dropped branch
         finding_at(path, "this.stages = [", "MS201", "StagesThis"),
     ]
     assert findings[3].data["attribute"] == "stages"

@@ -21,7 +21,7 @@ from ms_lint.validate.verdicts import (
     module_level_verdict,
 )
 
-from .conftest import reported_data
+from .conftest import built_finding
 
 
 def decide(job, outcome: dict, device: str, level: str, **options):
@@ -54,8 +54,10 @@ def module(tmp_path):
 
 
 def job_for(path, *findings):
-    return plan_jobs([Finding(str(path), line, 0, code, "m", "Net", data=reported_data(path, code, line))
-                      for line, code in findings]).jobs[0]
+    """The job of ``findings``, each ``(line, code)`` where ms-lint reports it, or ``(line, code, False)`` for one
+    made up to give ``decide`` a finding of that code (``built_finding`` checks which)."""
+    return plan_jobs([built_finding(path, line, 0, code, "Net", "m", reported=reported)
+                      for line, code, reported in ((*finding, True)[:3] for finding in findings)]).jobs[0]
 
 
 def compile_error(path, line, kind="ValueError", text="the inputs should be constant", stage="compile"):
@@ -98,7 +100,7 @@ def test_the_error_kind_confirms_when_the_compiler_names_no_location(module):
 
 
 def test_locations_in_the_compile_log_count_too(module):
-    job = job_for(module, (11, "MS108"))
+    job = job_for(module, (11, "MS108", False))
     outcome = compile_error(module, 0, "AttributeError", "The 'Net' object has no attribute 'cache'.")
     outcome["error"]["message"] = "The 'Net' object has no attribute 'cache'."
     outcome["compile_log"] = [f"# In file {module}:11, 8~18"]
@@ -168,7 +170,7 @@ def test_an_empty_container_at_construction_leaves_the_probe_inconclusive(module
     ({"error": "ValueError: boom"}, INCONCLUSIVE),
 ])
 def test_the_randomness_probe(module, probe, verdict):
-    job = job_for(module, (10, "MS104"))
+    job = job_for(module, (10, "MS104", False))
     outcome = {"status": "ok", "compiled": True, "kind": "cell", "probes": {"randomness": probe},
                "signature": {"init": [], "call": ["x"]}}
     result, = decide(job, outcome, "CPU", "strict")
@@ -178,7 +180,7 @@ def test_the_randomness_probe(module, probe, verdict):
 
 
 def test_a_clean_compile_is_not_reproduced_or_says_the_hazard_is_silent(module):
-    job = job_for(module, (10, "MS101"), (11, "MS106"), (11, "MS105"))
+    job = job_for(module, (10, "MS101"), (11, "MS106", False), (11, "MS105", False))
     outcome = {"status": "ok", "compiled": True, "kind": "cell"}
     host, created, thread = decide(job, outcome, "CPU", "strict")
     assert (host.verdict, host.message) == (NOT_REPRODUCED, "compiles under STRICT on CPU")
@@ -186,7 +188,7 @@ def test_a_clean_compile_is_not_reproduced_or_says_the_hazard_is_silent(module):
     assert thread.verdict == NOT_APPLICABLE
     lax, = decide(job_for(module, (10, "MS101")), outcome, "CPU", "lax")
     assert lax.verdict == NOT_REPRODUCED and "LAX" in lax.message
-    silent, = decide(job_for(module, (11, "MS108")), outcome, "CPU", "lax")
+    silent, = decide(job_for(module, (11, "MS108", False)), outcome, "CPU", "lax")
     assert silent.verdict == NOT_APPLICABLE
 
 
@@ -237,14 +239,14 @@ def test_construction_errors_confirm_construction_hazards_only(module):
                          "first_line": "ValueError: the 'pad' must be zero when 'pad_mode' is not 'pad'",
                          "message": "the 'pad' must be zero when 'pad_mode' is not 'pad'",
                          "traceback": [["/p/net.py", 6, "__init__"]]}}
-    conv, host = decide(job_for(module, (6, "MS205"), (10, "MS101")), outcome, "CPU", "strict")
+    conv, host = decide(job_for(module, (6, "MS205", False), (10, "MS101")), outcome, "CPU", "strict")
     assert conv.verdict == CONFIRMED
     assert host.verdict == INCONCLUSIVE
     assert "Net() (no arguments) raised ValueError" in host.message and "/p/net.py:6" in host.message
 
 
 def test_a_failure_in_another_unit_at_the_finding_line_confirms_it(module, tmp_path):
-    needs_arguments = job_for(module, (6, "MS205"))
+    needs_arguments = job_for(module, (6, "MS205", False))
     outcome = {"status": "needs_example", "kind": "cell", "needs": "Net() needs dim",
                "signature": {"init": ["dim"], "call": ["x"]}}
     verdicts = decide(needs_arguments, outcome, "CPU", "strict")
@@ -574,8 +576,35 @@ def test_evidence_skipped_for_lack_of_time_is_said(module):
     assert verdict.message.endswith("which ms-lint could not evaluate (MindSpore keeps one side of a constant "
                                     "condition only); the compile with the line marked was skipped: the job had no "
                                     "time left"), verdict.message
-    host = job_for(module, (11, "MS602"))
+    host = job_for(module, (11, "MS602", False))
     host.host_calls = {"switch_to_deploy": [11]}
     outcome = {**compiled, "probes": {"host": {"switch_to_deploy": {"skipped": "the job had no time left"}}}}
     verdict, = decide(host, outcome, "CPU", "strict")
     assert "switch_to_deploy() was not called on a Net: the job had no time left" in verdict.notes, verdict.notes
+
+
+def test_a_silent_positional_argument_is_not_applicable_where_a_refused_one_is_not_reproduced(tmp_path):
+    """MS606 reports layers that refuse PyTorch's positional argument and layers that take it as another parameter
+    (nn.Dropout(0.2) keeps 20%): a build that ran the line without error says nothing against the second kind."""
+    path = tmp_path / "net.py"
+    path.write_text(textwrap.dedent("""\
+        from mindspore import nn
+
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.drop = nn.Dropout(0.2)
+                self.conv = nn.Conv2d(4, 4, 3, 1, 1)
+
+            def construct(self, x):
+                return x
+    """))
+    findings = [Finding(str(path), 6, 0, "MS606", "m", "Net", data={"silent": True}),
+                Finding(str(path), 7, 0, "MS606", "m", "Net", data={})]
+    job = plan_jobs(findings).jobs[0]
+    built = {"status": "ok", "stage": "fix", "instance": "default", "kind": "cell", "compiled": True,
+             "built_lines": [6, 7]}
+    silent, refused = decide(job, built, "CPU", "strict")
+    assert silent.verdict == NOT_APPLICABLE, silent.message
+    assert "as expected: the layer takes the value as another parameter" in silent.message
+    assert refused.verdict == NOT_REPRODUCED, refused.message

@@ -17,6 +17,7 @@ from ms_lint.validate.locations import Location, parse_locations, same_file
 from ms_lint.validate.outcome import Outcome
 from ms_lint.validate.verdicts.base import (
     INCONCLUSIVE,
+    NOT_APPLICABLE,
     NOT_REACHED,
     NOT_REPRODUCED,
     Verdict,
@@ -137,7 +138,11 @@ class _Context:
         verdict = retried.after_fixes(self, finding, self.verdict_for(finding))
         verdict = probed.built_alone(self, finding, verdict)
         verdict = probed.host_called(self, finding, verdict)
-        return probed.looked_up(self, finding, verdict)
+        verdict = probed.looked_up(self, finding, verdict)
+        expectation = expectation_for(finding.code)
+        if verdict.verdict == NOT_REPRODUCED and expectation.silent_when and finding.data.get(expectation.silent_when):
+            return self.make(finding, NOT_APPLICABLE, f"{verdict.message}, as expected: {expectation.silent_note}")
+        return verdict
 
     def unit_failure(self, finding: Finding) -> Verdict | None:
         """Verdicts for jobs that never got to a compile result: the same reason for every finding."""

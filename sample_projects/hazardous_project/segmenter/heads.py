@@ -83,3 +83,20 @@ def train_head(batches):
         # construct returns a dict: graph mode under STRICT gives back a tuple
         loss = head(batch)["scores"].sum()
         print(loss)
+
+
+class UpsampledScoreHead(nn.Cell):
+    """Written for MindSpore 2.5 and PyTorch habits: calls that newer versions refuse or read otherwise."""
+
+    def __init__(self, channels=8):
+        super().__init__()
+        self.proj = nn.Dense(channels, channels)
+        # deprecated since MindSpore 1.2 (ops.matmul): still runs, with a warning (MS612, off by default)
+        self.matmul = nn.MatMul()
+
+    def construct(self, x):
+        scores = self.matmul(self.proj(x), x.swapaxes(-2, -1))
+        # numpy's repeat: MindSpore 2.7 and later tile instead and refuse axis= (use repeat_interleave)
+        scores = scores.repeat(2, axis=0)
+        # PyTorch's keyword: ops.softmax takes axis (TypeError when it runs)
+        return ops.softmax(scores, dim=-1)

@@ -63,3 +63,19 @@ class RoundSTE(nn.Cell):
 
     def bprop(ctx, x, out, dout):
         return (dout,)
+
+
+class PortedBlock(nn.Cell):
+    """Constructor arguments copied from the PyTorch reference, which MindSpore reads otherwise."""
+
+    def __init__(self, channels=8):
+        super().__init__()
+        # PyTorch's momentum=0.1 is MindSpore's momentum=0.9: the running statistics follow the last batch
+        self.norm = nn.BatchNorm2d(channels, momentum=0.1)
+        # MindSpore's LayerNorm adds 1e-07 to the variance where PyTorch's adds 1e-05 (reported when enabled)
+        self.layer_norm = nn.LayerNorm((channels,))
+        self.fc1 = nn.Dense(channels, channels)
+
+    def construct(self, x):
+        # misspelt: __init__ set self.fc1, so compiling raises AttributeError
+        return self.layer_norm(self.FC1(self.norm(x)))

@@ -1,0 +1,119 @@
+"""MS608: an argument MindSpore's layer takes under PyTorch's name and reads with another meaning."""
+from __future__ import annotations
+
+import ast
+from typing import Iterator
+
+from ms_lint import mindspore_api as api
+from ms_lint import pytorch_mapping as mapping
+from ms_lint.edits import Edit, FixContext
+from ms_lint.findings import Finding
+from ms_lint.model import ModuleFacts
+from ms_lint.rules.base import Rule
+
+
+class PytorchMeaningKeyword(Rule):
+    code = "MS608"
+    name = "pytorch-meaning-keyword"
+    summary = ("an argument MindSpore reads with another meaning than PyTorch's "
+               "(`nn.BatchNorm2d(c, momentum=0.1)`: MindSpore's momentum weights the running statistic)")
+    fix_summary = "pass MindSpore's equivalent (`momentum=0.1` -> `momentum=0.9`)"
+    messages = {
+        "": "nn.{layer}({parameter}={given}): MindSpore's {parameter} {consequence}, so the running statistic "
+            "moves {moved} toward each batch; PyTorch's {parameter}={value} is MindSpore's {parameter}={equivalent}",
+    }
+    what = """
+        Reports a call of a `mindspore.nn` API that passes, by PyTorch's keyword or at PyTorch's position, a value
+        MindSpore's parameter of the same name reads another way, for every such difference of ms-lint's table
+        generated from MindSpore's API mapping documentation that ms-lint measured: today the `momentum` of
+        `nn.BatchNorm1d`, `nn.BatchNorm2d` and `nn.BatchNorm3d` (PyTorch's `momentum` weights the new batch,
+        MindSpore's the running statistic: MindSpore's is one minus PyTorch's). A value reads as PyTorch's when it
+        is a number under one half (PyTorch's default is 0.1, MindSpore's 0.9), given as a literal or through a
+        name bound to one; `momentum=1 - m` is MindSpore's spelling and not reported. `SyncBatchNorm` has the same
+        difference in the table but builds only in a distributed job on a device, so it is not reported.
+        `mindspore.mint.nn` layers follow PyTorch's meaning and are not reported.
+    """
+    why = """
+        MindSpore updates `moving_mean = momentum * moving_mean + (1 - momentum) * batch_mean` (measured 2.10 and
+        2.7.1, CPU, in PyNative and in graph mode): with `momentum=0.1` one training step on a batch of mean 10
+        moves the running mean from 0 to 9.0, where PyTorch's `momentum=0.1` moves it to 1.0. Nothing raises: the
+        running statistics follow the last batches instead of averaging over training, and evaluation (which
+        normalises with them) degrades.
+    """
+    example = """
+        class Block(nn.Cell):
+            def __init__(self, channels):
+                super().__init__()
+                self.bn = nn.BatchNorm2d(channels, momentum=0.1)
+    """
+    use_instead = """
+        class Block(nn.Cell):
+            def __init__(self, channels):
+                super().__init__()
+                self.bn = nn.BatchNorm2d(channels, momentum=0.9)
+    """
+    autofix = """
+        Replaces a literal value by MindSpore's equivalent: `momentum=0.1` -> `momentum=0.9`; a value read from a
+        name is left to you.
+    """
+
+    def check(self, module: ModuleFacts) -> Iterator[Finding]:
+        version = module.target.version
+        for site in module.calls_to(*mapping.class_names("meaning")):
+            if api.keywords_not_taken(site.qualname, site.node, version):
+                continue  # MS604's: building it raises first
+            function, owner = site.function, site.owner
+            for difference in mapping.differences(site.qualname, "meaning", version):
+                if difference.equivalent != "1 - x":
+                    continue  # the only kind of equivalent the table holds for now
+                given = _argument(site.node, site.qualname, difference)
+                if given is None:
+                    continue
+                value = _number(given, lambda name: module.value_bound_to(name, function, owner))
+                if value is None or not 0 < value < 0.5:
+                    continue
+                equivalent = 1 - value
+                yield self.report(
+                    module, given, layer=api.last_name(site.qualname), parameter=difference.mindspore,
+                    given=_given(given, value), value=_text(value), equivalent=_text(equivalent),
+                    consequence=difference.consequence, moved=f"{1 - value:.0%}", name=site.qualname,
+                    page=difference.page, version=api.mindspore_version(version))
+
+    def fix(self, context: FixContext, finding: Finding) -> list[Edit]:
+        node = finding.node
+        if not isinstance(node, ast.Constant) or not isinstance(node.value, (int, float)):
+            return []
+        return [context.replace(node, finding.data["equivalent"])]
+
+
+def _argument(call: ast.Call, qualname: str, difference: mapping.Difference) -> ast.expr | None:
+    """The argument the call passes for the parameter: by keyword, or at a place where PyTorch's and MindSpore's
+    positional parameters are both this one."""
+    for keyword in call.keywords:
+        if keyword.arg in (difference.mindspore, difference.pytorch):
+            return keyword.value
+    pytorch, mindspore, _ = mapping.positional_orders(qualname)
+    if difference.pytorch in pytorch and difference.mindspore in mindspore:
+        index = pytorch.index(difference.pytorch)
+        if index == mindspore.index(difference.mindspore) and index < len(call.args) and not any(
+                isinstance(argument, ast.Starred) for argument in call.args[:index + 1]):
+            return call.args[index]
+    return None
+
+
+def _number(value: ast.expr, bound, depth: int = 0) -> float | None:
+    """The number ``value`` is: a literal, or a name bound to one."""
+    if isinstance(value, ast.Constant) and isinstance(value.value, (int, float)) and not isinstance(value.value, bool):
+        return float(value.value)
+    if isinstance(value, ast.Name) and depth < 3:
+        found = bound(value)
+        return _number(found, bound, depth + 1) if found is not None else None
+    return None
+
+
+def _given(node: ast.expr, value: float) -> str:
+    return _text(value) if isinstance(node, ast.Constant) else f"{ast.unparse(node)}, which is {_text(value)}"
+
+
+def _text(value: float) -> str:
+    return repr(round(value, 10))
