@@ -124,7 +124,7 @@ class ModuleFacts(ClassFacts, GraphCode):
         self._graph_by_node: dict[int, GraphFunction] = {}
         self.cell_roots: set[str] = set()  # the labels of the roots that are a Cell's construct or bprop
         self.roots_elsewhere: set[str] = set()  # the labels of the roots in the project's other modules
-        # the construct or bprop a Cell inherits from a mixin of another module: ((facts, class, method), label, only
+        # the construct a Cell inherits from a mixin of another module: ((facts, class, method), label, only
         # GRAPH_MODE compiles it, strict), for that module to find (``outgoing_calls``)
         self._inherited_roots: list[tuple] = []
         self._values_unknown: set[int] = set()  # id(node) of graph functions whose parameters may hold anything

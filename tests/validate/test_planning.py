@@ -16,6 +16,8 @@ from ms_lint.validate.project import (
     parse_input_spec,
 )
 
+from .conftest import finding_at
+
 
 def write(path: Path, text: str = "") -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -116,8 +118,14 @@ def test_a_helper_function_is_validated_through_the_cell_that_calls_it(tmp_path)
             def construct(self, x):
                 return soft_threshold(x)
     """)
-    plan = plan_jobs([F(module, 5, "MS101", "soft_threshold"), F(module, 9, "MS101", "step")])
+    helper = finding_at(module, "np.maximum", "MS101", "soft_threshold")
+    jit = finding_at(module, "np.sin", "MS101", "step")
+    assert (helper.data["compiled_by"], jit.data["compiled_by"]) == (["Net.construct"], ["step"])  # the model's
+    plan = plan_jobs([helper, jit])
     assert sorted(job.target for job in plan.jobs) == ["net:Net", "net:step"]
+    # without the model's answer (a finding made elsewhere), the helper is its own unit
+    assert sorted(job.target for job in plan_jobs([F(module, 5, "MS101", "soft_threshold")]).jobs) == [
+        "net:soft_threshold"]
 
 
 def test_container_findings_know_the_attribute_they_assign(tmp_path):
