@@ -391,13 +391,14 @@ class ProjectIndex:
         if not path or not os.path.isfile(path):
             return {}
         own = os.path.abspath(path)
+        stem = os.path.splitext(os.path.basename(own))[0]
+        from ms_lint.mindspore_api import tensor_methods
+
         # how a root's code would call each (``_root_calls``): a helper by name or through its module, a method of a
         # base class or mixin through ``self``, of a sub-cell through ``self.<attribute>``, of any other object
         # through whatever holds it; a Tensor method's name on an object is taken for the Tensor's
-        # (``self.pos_embed.to(dtype)``)
-        from ms_lint.mindspore_api import tensor_methods
-
-        # (and a module that calls a method names its class: it derives from it, builds it or annotates it)
+        # (``self.pos_embed.to(dtype)``); and a module that calls a method names its class (it derives from it,
+        # builds it or annotates it)
         tensor = tensor_methods()
         wanted = set()
         classes_of: dict[str, set[str]] = {}  # each mark -> the names of the classes whose method it may call
@@ -415,10 +416,15 @@ class ProjectIndex:
         found: dict[tuple[str, str], tuple] = {}
         # the functions enough modules compile (in either mode): the modules after them are not read for them
         callers: dict[tuple[str, str], int] = {}
-        index = self._calls_index(roots[0])
+        index = self._importers_index(roots[0])
+        spelled = {stem if stem != "__init__" else os.path.basename(os.path.dirname(own))}
+        spelled.update(key.rsplit(".", 1)[-1] for key in candidates if key)  # a class a package re-exports
+        spelled.update(candidates.get("", ()))  # a function it re-exports
         # the smallest first: each is analysed, and the first that compiles a function may be all that is read
-        for module_file, module_name in sorted({entry for name in wanted for entry in index.get(name, ())},
+        for module_file, module_name in sorted({entry for word in spelled for entry in index.get(word, ())},
                                                key=lambda entry: (_size(entry[0]), entry)):
+            if not wanted:
+                break
             marks = wanted & self._root_calls(module_file)
             if not marks:
                 continue  # those it calls are all read already, or its text changed since the index was made
@@ -455,15 +461,22 @@ class ProjectIndex:
             self._project_listings[root] = _list_python_files(root)
         return self._project_listings[root]
 
-    def _calls_index(self, root: str) -> dict[str, list[tuple[str, str]]]:
-        """For the Python files under ``root`` (``_project_files``): each name as ``_root_calls`` marks it -> the
-        files (and module names) whose roots call it; made once per process."""
+    def _importers_index(self, root: str) -> dict[str, list[tuple[str, str]]]:
+        """For the Python files under ``root`` (``_project_files``) whose text holds a root of graph code
+        (``construct``, ``bprop``, ``jit``): each word of their import statements (a module's name, a name imported)
+        -> the files (and module names); made once per process, from the files' text."""
         index = self._indexes.get(root)
         if index is None:
             index = self._indexes[root] = {}
             for module_file, module_name in self._project_files(root):
-                for name in self._root_calls(module_file):
-                    index.setdefault(name, []).append((module_file, module_name))
+                try:
+                    with open(module_file, "rb") as handle:
+                        data = handle.read() if stat.S_ISREG(os.fstat(handle.fileno()).st_mode) else b""
+                except OSError:
+                    continue
+                if b"construct" in data or b"bprop" in data or b"jit" in data:
+                    for word in _import_words(data):
+                        index.setdefault(word, []).append((module_file, module_name))
         return index
 
     def _root_calls(self, module_file: str) -> frozenset[str]:
@@ -473,7 +486,8 @@ class ProjectIndex:
         ``s:name`` (``self.name(...)``, ``cls.name(...)``, ``super().name(...)``; ``local:name`` for a name the
         module defines a function of), ``a:name`` (``self.x.name(...)``), ``o:name`` (any other ``x.name(...)``);
         ``s:construct`` and ``s:bprop`` for a module with a class that derives from another. A superset of what its
-        graph code calls, for a module whose text holds a root; read once per modification time."""
+        graph code calls, for a module whose text holds a root; read once per modification time, for the modules that
+        import the one asking (``_importers_index``)."""
         try:
             status = os.stat(module_file)
         except OSError:
@@ -613,6 +627,28 @@ _CALLED_NAME_TEXT = re.compile(r"(\.?)\b(\w++)\s*\(")
 _CALLED_ON_SELF_TEXT = re.compile(r"\b(?:self|cls|super\(\))\.(?:(\w++)\.)?(\w++)\s*\(")
 _DEFINITION = re.compile(r"[ \t]*(?:async[ \t]+)?def[ \t]+(\w+)[ \t]*\(")
 _SUBCLASS = re.compile(r"^[ \t]*class[ \t]+\w+[ \t]*\([ \t]*[\w.]", re.MULTILINE)
+_WORD = re.compile(rb"\w+")
+
+
+def _import_words(data: bytes) -> set[str]:
+    """The words of the import statements of a module's text (``from a.b import (c, d)``: a, b, c, d)."""
+    found: set[str] = set()
+    start = 0
+    while True:
+        position = data.find(b"import", start)
+        if position < 0:
+            return found
+        line_start = data.rfind(b"\n", 0, position) + 1
+        line_end = data.find(b"\n", position)
+        line_end = len(data) if line_end < 0 else line_end
+        line = data[line_start:line_end].lstrip()
+        if line.startswith((b"from ", b"import ")):
+            if b"(" in line and b")" not in line:  # names in parentheses over lines
+                close = data.find(b")", line_end)
+                line_end = len(data) if close < 0 else close
+                line = data[line_start:line_end]
+            found.update(word.decode() for word in _WORD.findall(line))
+        start = max(line_end, position + 6)
 
 
 def _size(path: str) -> int:

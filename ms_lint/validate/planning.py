@@ -232,21 +232,37 @@ def _attach_helpers_to_cells(groups):
     for (path, scope), group in groups.items():
         if path not in trees:
             trees[path] = _parse(path)
-        caller = _compiling_class(trees[path], scope, group) if trees[path] is not None else None
+        caller = _compiling_class(path, trees[path], scope, group) if trees[path] is not None else None
         key = (path, caller or scope)
         result.setdefault(key, []).extend(group)
     return result
 
 
-def _compiling_class(tree: ast.Module, scope: str, group: list[Finding]) -> str | None:
+def _roots_compiling(path: str, tree: ast.Module, function: ast.AST) -> list[str]:
+    """The roots that compile ``function`` of the module at ``path`` in GRAPH_MODE, as the model finds them."""
+    from ms_lint.model import ModuleFacts
+    from ms_lint.settings import Settings
+
+    try:
+        facts = ModuleFacts(tree, path, Settings(mode="graph", syntax_level="strict"), callers_elsewhere=False)
+        found = facts.graph_function_at(function)
+    except Exception:  # noqa: BLE001 -- a module the model cannot read compiles as it is
+        return []
+    return sorted(found.compiled_by) if found is not None and found.node is function else []
+
+
+def _compiling_class(path: str, tree: ast.Module, scope: str, group: list[Finding]) -> str | None:
     """For findings in the module-level function ``scope`` that is no root itself, the Cell of the same file whose
-    ``construct`` (or ``bprop``) the model says compiles them (``Net.construct`` among their ``compiled_by``)."""
+    ``construct`` (or ``bprop``) the model says compiles them (``Net.construct`` among their ``compiled_by``, or the
+    model's answer for the function where they carry none)."""
     function = next((node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
                      and node.name == scope), None)
     if function is None:
         return None
     classes = {node.name for node in tree.body if isinstance(node, ast.ClassDef)}
     labels = sorted({label for finding in group for label in finding.data.get("compiled_by", ())})
+    if not labels:  # findings made elsewhere: the model says what compiles the function, as for its own
+        labels = _roots_compiling(path, tree, function)
     if scope in labels:
         return None  # a root itself: a jit function is compiled as it is
     for label in labels:

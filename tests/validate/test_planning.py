@@ -123,9 +123,10 @@ def test_a_helper_function_is_validated_through_the_cell_that_calls_it(tmp_path)
     assert (helper.data["compiled_by"], jit.data["compiled_by"]) == (["Net.construct"], ["step"])  # the model's
     plan = plan_jobs([helper, jit])
     assert sorted(job.target for job in plan.jobs) == ["net:Net", "net:step"]
-    # without the model's answer (a finding made elsewhere), the helper is its own unit
-    assert sorted(job.target for job in plan_jobs([F(module, 5, "MS101", "soft_threshold")]).jobs) == [
-        "net:soft_threshold"]
+    # a finding made elsewhere, without the roots in its data: the model says the same
+    assert [job.target for job in plan_jobs([F(module, 5, "MS101", "soft_threshold")]).jobs] == ["net:Net"]
+    unused = write(tmp_path / "unused.py", "import numpy as np\n\n\ndef soft(x):\n    return np.maximum(x, 0)\n")
+    assert [job.target for job in plan_jobs([F(unused, 5, "MS101", "soft")]).jobs] == ["unused:soft"]
 
 
 def test_container_findings_know_the_attribute_they_assign(tmp_path):
