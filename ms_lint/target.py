@@ -756,7 +756,7 @@ def _forget_modes() -> None:
     _imports.clear()
     _closures.clear()
     _entries_in.clear()
-    _applications.clear()
+    _module_applications.clear()
 
 
 # ------------------------------------------------------------------------------------ mode selections
@@ -783,12 +783,14 @@ def selections(path: str, skip_main_block: bool = False) -> tuple[Selection, ...
 
 
 def _find_selections(text: str):
+    from ms_lint.mindspore_api import parameters_text
+
     for match in _SET_CONTEXT.finditer(text):
         if _in_comment(text, match.start()) or not _context_call(text, match.start()):
             continue
-        arguments = _balanced(text, match.end())
-        for keyword in _MODE_KEYWORD.finditer(arguments):
-            value = _argument_value(arguments, keyword.end()).strip()
+        for argument in parameters_text(_balanced(text, match.end())):
+            keyword = _MODE_KEYWORD.match(argument)
+            value = argument[keyword.end():].strip() if keyword else ""
             if value:
                 yield Selection(_line(text, match.start()), " ".join(value.split()), _named_mode(value))
 
@@ -812,20 +814,6 @@ def _balanced(text: str, start: int) -> str:
             if depth == 0:
                 return text[start:position]
     return text[start:end]
-
-
-def _argument_value(arguments: str, start: int) -> str:
-    """One argument's text: up to the next comma outside brackets."""
-    depth = 0
-    for position in range(start, len(arguments)):
-        character = arguments[position]
-        if character in "([{":
-            depth += 1
-        elif character in ")]}":
-            depth -= 1
-        elif character == "," and depth == 0:
-            return arguments[start:position]
-    return arguments[start:]
 
 
 def _named_mode(value: str) -> str:
@@ -1038,7 +1026,7 @@ def entry_points_in(directory: str) -> tuple[str, ...]:
     return result
 
 
-_applications: dict[tuple[str, str], tuple[str, tuple[str, ...]] | None] = {}
+_module_applications: dict[tuple[str, str], tuple[str, tuple[str, ...]] | None] = {}
 
 
 def application_of(path: str, bound: str | None) -> tuple[str, tuple[str, ...]] | None:
@@ -1050,8 +1038,8 @@ def application_of(path: str, bound: str | None) -> tuple[str, tuple[str, ...]] 
     library module."""
     directory = os.path.dirname(os.path.abspath(path))
     key = (directory, bound or "")
-    if key in _applications:
-        return _applications[key]
+    if key in _module_applications:
+        return _module_applications[key]
     top = source_root(path)
     for _ in range(_LEVELS_ABOVE_SOURCE_ROOT):  # an application's ``src`` and its folders need not be packages
         parent = os.path.dirname(top)
@@ -1078,7 +1066,7 @@ def application_of(path: str, bound: str | None) -> tuple[str, tuple[str, ...]] 
     if entries:
         folder = next(level for level in reversed(levels) if any(os.path.dirname(e) == level for e in entries))
         found = (folder, tuple(sorted(entries)))
-    _applications[key] = found
+    _module_applications[key] = found
     return found
 
 

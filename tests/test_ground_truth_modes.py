@@ -17,6 +17,7 @@ from ms_lint.rules import RULES_BY_CODE
 from ms_lint.settings import Settings
 from ms_lint.target import PYNATIVE, SILENCED_BY, forget_projects
 from tests.mindspore_compile import compile_cases, compile_environment
+from tests.test_modes import CELL_LINE, JIT_LINE, MODEL
 
 pytestmark = pytest.mark.mindspore
 
@@ -99,55 +100,31 @@ def test_exporting_mindir_compiles_the_network_in_pynative_too(default_mode):
     assert default_mode["export"] == UNSUPPORTED_TRY
 
 
-APPLICATION_MODEL = """\
-import mindspore as ms
-from mindspore import nn
-
-
-class Net(nn.Cell):
-    def construct(self, x):
-        try:
-            y = x * 2
-        except ValueError:
-            y = x
-        return y
-
-
-@ms.jit
-def step(x):
-    try:
-        y = x * 2
-    except ValueError:
-        y = x
-    return y
-"""
-
-
 @pytest.mark.parametrize("level", ["strict", "lax"])
 def test_an_application_that_selects_no_mode_gets_only_its_jit_code_reported(tmp_path, level, default_mode):
     # The compile above: the Cell runs in PyNative, the @jit function fails. ms-lint reports the @jit function and
     # leaves the Cell's finding out, naming the setting that shows it.
     forget_projects()
-    (tmp_path / "model.py").write_text(APPLICATION_MODEL)
+    (tmp_path / "model.py").write_text(MODEL)
     (tmp_path / "train.py").write_text("import mindspore as ms\nfrom model import Net\n\nnet = Net()\nprint(net)\n")
     silenced = []
-    findings = check_source(APPLICATION_MODEL, str(tmp_path / "model.py"), Settings(syntax_level=level),
+    findings = check_source(MODEL, str(tmp_path / "model.py"), Settings(syntax_level=level),
                             RULES_BY_CODE, silenced=silenced)
-    assert [(f.code, f.line) for f in findings] == [("MS109", 16)]
-    assert [(f.code, f.line, f.data[SILENCED_BY]) for f in silenced] == [("MS109", 7, "ms-mode=graph")]
+    assert [(f.code, f.line) for f in findings] == [("MS109", JIT_LINE)]
+    assert [(f.code, f.line, f.data[SILENCED_BY]) for f in silenced] == [("MS109", CELL_LINE, "ms-mode=graph")]
     shown = check_file(str(tmp_path / "model.py"), Settings(mode="graph", syntax_level=level), RULES_BY_CODE)
-    assert [(f.code, f.line) for f in shown] == [("MS109", 7), ("MS109", 16)]
+    assert [(f.code, f.line) for f in shown] == [("MS109", CELL_LINE), ("MS109", JIT_LINE)]
 
 
 @pytest.mark.parametrize("level", ["strict", "lax"])
 def test_an_entry_point_that_exports_mindir_compiles_what_it_exports(tmp_path, level, default_mode):
     forget_projects()
-    (tmp_path / "model.py").write_text(APPLICATION_MODEL)
+    (tmp_path / "model.py").write_text(MODEL)
     (tmp_path / "train.py").write_text("import mindspore as ms\nfrom model import Net\n\nnet = Net()\nprint(net)\n")
     (tmp_path / "export.py").write_text("import mindspore as ms\nfrom model import Net\n\n"
                                         "ms.export(Net(), x, file_name='net', file_format='MINDIR')\n")
     findings = check_file(str(tmp_path / "model.py"), Settings(syntax_level=level), RULES_BY_CODE)
-    assert [(f.code, f.line) for f in findings] == [("MS109", 7), ("MS109", 16)]
+    assert [(f.code, f.line) for f in findings] == [("MS109", CELL_LINE), ("MS109", JIT_LINE)]
     assert findings[0].message.endswith("(compiled by export.py)")
 
 
