@@ -26,10 +26,16 @@ What is measured:
 
 ``--real`` measures a pinned real corpus instead: the eight model files of mindone 0.5.0 listed in ``REAL_CORPUS``
 (install ``mindone==0.5.0`` with its dependencies next to ms-lint and MindSpore), validated with no example
-registered: findings decided (confirmed, confirmed by probe, not reproduced) per file, the first run with the cache
-cleared and the median of ``--repeat`` re-runs with nothing changed, each the whole command in a fresh process::
+registered: findings decided (confirmed, confirmed by probe, not reproduced, not reached) per file, the first run
+with the cache cleared and the median of ``--repeat`` re-runs with nothing changed, each the whole command in a fresh
+process::
 
     python benchmarks/validator.py --real --json benchmarks/results-validator-real.json
+
+``--library PACKAGE`` measures one library package of the development corpus the same way, at the target
+``ms-lint check`` infers for it (``--level`` to choose one), its repository copied to a scratch folder first::
+
+    python benchmarks/validator.py --library benchmarks/.corpus/development/mindspore-lab+mindediting/mindediting
 """
 from __future__ import annotations
 
@@ -170,10 +176,11 @@ REAL_CORPUS = {
         "transformers/models/zoedepth/modeling_zoedepth.py",
     ],
 }
-DECIDED = ("confirmed", "confirmed by probe", "not reproduced")
+# Decided: the hazard shown real, shown absent with the line in the graph, or the line shown out of the graph.
+DECIDED = ("confirmed", "confirmed by probe", "not reproduced", "not reached")
 
 
-def real_corpus(repeat: int, jobs: int = 2, timeout: float = 120) -> dict:
+def real_corpus(repeat: int, jobs: int = 2, timeout: float = 120, level: str | None = None) -> dict:
     """``ms-lint validate`` on the pinned real corpus with no example registered: the first run (cache cleared)
     and re-runs with nothing changed, each a whole command in a fresh process; decided findings per file."""
     import importlib.util
@@ -192,7 +199,7 @@ def real_corpus(repeat: int, jobs: int = 2, timeout: float = 120) -> dict:
     project_cache = Path(locate_module(files[0]).project_root) / CACHE_DIR_NAME
     shutil.rmtree(project_cache, ignore_errors=True)
     command = [sys.executable, "-m", "ms_lint.cli", "validate", *files, "--jobs", str(jobs), "--timeout",
-               str(timeout), "--format", "json"]
+               str(timeout), "--format", "json", *(["--syntax-level", level] if level else [])]
     started = time.perf_counter()
     completed = subprocess.run(command, capture_output=True, text=True)
     first = time.perf_counter() - started
@@ -224,7 +231,8 @@ def real_corpus(repeat: int, jobs: int = 2, timeout: float = 120) -> dict:
     total = sum(counts["findings"] for counts in per_file.values())
     decided = sum(counts["decided"] for counts in per_file.values())
     how = Counter(_decided_how(item) for item in document["findings"] if item["verdict"] in DECIDED)
-    return {"corpus": REAL_CORPUS, "first_s": first, "reruns_s": reruns, "rerun_median_s": statistics.median(reruns),
+    return {"corpus": REAL_CORPUS, "level": document["syntax_level"], "first_s": first, "reruns_s": reruns,
+            "rerun_median_s": statistics.median(reruns),
             "findings": total, "decided": decided, "decided_how": dict(how), "per_file": per_file,
             "summary": document["summary"], "not_kept": uncached,
             "verdicts": sorted((os.path.relpath(item["path"], root), item["line"], item["code"], item["verdict"])
@@ -249,6 +257,8 @@ _RUN_HOW = (
 
 def _decided_how(item: dict) -> str:
     explanation = item.get("explanation") or ""
+    if item["verdict"] == "not reached":
+        return "a line shown out of the graph (not reached)"
     ran = next((how for how, phrase in _RUN_HOW if phrase in explanation), None)
     if ran is not None:
         return ran
@@ -257,9 +267,58 @@ def _decided_how(item: dict) -> str:
     return "a compile with the line in the graph"
 
 
+def library_run(package: str, repeat: int, level: str | None, jobs: int = 2, timeout: float = 120) -> dict:
+    """``ms-lint validate`` on a library package of the development corpus (copied to a scratch folder with its
+    repository, so that the cache and the corpus stay apart), at the target ``ms-lint check`` infers (or
+    ``level``), with no example registered: the first run with an empty cache, then re-runs with nothing changed;
+    units, findings, verdicts and the share decided."""
+    source = Path(package).resolve()
+    repository = source
+    while repository.parent != repository and not any((repository / marker).exists() for marker in (
+            "setup.py", "pyproject.toml", ".git", "README.md")):
+        repository = repository.parent
+    with tempfile.TemporaryDirectory(prefix="ms-lint-validator-library-") as scratch:
+        copy = Path(scratch) / repository.name
+        shutil.copytree(repository, copy, ignore=shutil.ignore_patterns(".ms_lint_cache", "__pycache__"),
+                        symlinks=True)
+        target = copy / source.relative_to(repository)
+        command = [sys.executable, "-m", "ms_lint.cli", "validate", str(target), "--jobs", str(jobs), "--timeout",
+                   str(timeout), "--format", "json", *(["--syntax-level", level] if level else [])]
+        started = time.perf_counter()
+        completed = subprocess.run(command, capture_output=True, text=True, cwd=scratch)
+        first = time.perf_counter() - started
+        if completed.returncode not in (0, 1):
+            raise SystemExit(f"ms-lint validate failed: {completed.stderr[-2000:]}")
+        document = json.loads(completed.stdout)
+        reruns = []
+        for _ in range(repeat):
+            started = time.perf_counter()
+            subprocess.run(command, capture_output=True, text=True, cwd=scratch)
+            reruns.append(time.perf_counter() - started)
+    verdicts = Counter(item["verdict"] for item in document["findings"])
+    findings = len(document["findings"])
+    decided = sum(verdicts[verdict] for verdict in DECIDED)
+    return {"package": str(source), "level": document["syntax_level"], "files": document["files"],
+            "units": len(document["units"]), "findings": findings, "decided": decided,
+            "verdicts": dict(verdicts), "first_s": first, "reruns_s": reruns,
+            "rerun_median_s": statistics.median(reruns) if reruns else None,
+            "compiled_s": sum(unit["seconds"] or 0 for unit in document["units"])}
+
+
+def print_library(result: dict) -> None:
+    share = result["decided"] / result["findings"] if result["findings"] else 0
+    print(f"library: {result['package']} ({result['files']} files), {result['level'].upper()}, 2 workers, no "
+          f"example registered")
+    print(f"  {result['findings']} findings in {result['units']} units: {result['decided']} decided ({share:.0%}); "
+          + ", ".join(f"{count} {verdict}" for verdict, count in sorted(result["verdicts"].items())))
+    rerun = f"{result['rerun_median_s']:.2f} s" if result["rerun_median_s"] is not None else "-"
+    print(f"  first run {result['first_s']:.1f} s (jobs {result['compiled_s']:.1f} s in all); re-run with nothing "
+          f"changed {rerun}")
+
+
 def print_real(result: dict) -> None:
     print(f"real corpus: {REAL_CORPUS['package']} {REAL_CORPUS['version']}, {len(REAL_CORPUS['files'])} files, "
-          f"no example registered")
+          f"{result.get('level', '').upper()}, no example registered")
     width = max(len(name) for name in result["per_file"]) if result["per_file"] else 10
     print(f"  {'file'.ljust(width)}  findings  decided  verdicts")
     for name, counts in sorted(result["per_file"].items()):
@@ -281,6 +340,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--real", action="store_true",
                         help="measure the pinned real corpus instead (mindone 0.5.0 installed in this environment): "
                         "decided findings per file, first run and re-run times")
+    parser.add_argument("--library", metavar="PACKAGE",
+                        help="measure one library package instead (a folder of the development corpus, such as "
+                        "benchmarks/.corpus/development/mindspore-lab+mindediting/mindediting): findings decided, "
+                        "first run and re-run times at its inferred target")
+    parser.add_argument("--level", choices=("strict", "lax"),
+                        help="with --library or --real: the syntax level to validate at (default: the inferred one)")
     parser.add_argument("--units", type=int, default=24, help="Cells to validate (a multiple of 3; default 24)")
     parser.add_argument("--repeat", type=int, default=3, help="repetitions per measurement (default 3)")
     parser.add_argument("--workers", default="1,2", help="worker counts to measure (default 1,2)")
@@ -296,8 +361,14 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     from ms_lint.validate.runner import lint_options_for
 
+    if args.library:
+        result = library_run(args.library, args.repeat, args.level)
+        print_library(result)
+        if args.json:
+            Path(args.json).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+        return 0
     if args.real:
-        result = real_corpus(args.repeat)
+        result = real_corpus(args.repeat, level=args.level)
         print_real(result)
         if args.json:
             Path(args.json).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")

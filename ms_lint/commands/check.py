@@ -277,7 +277,7 @@ def _place(item) -> tuple:
 
 
 # What each kind of finding means for a project that moves to another MindSpore version.
-_UPGRADE_KINDS = (("change meaning", ("MS611",)), ("deprecated", ("MS612",)))
+_UPGRADE_KINDS = (("change meaning", ("MS611", "MS124")), ("deprecated", ("MS612",)))
 
 
 def upgrade_line(targets: Sequence, reported: Sequence) -> str:

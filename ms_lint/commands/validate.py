@@ -22,9 +22,11 @@ def register(subparsers) -> None:
         ),
     )
     parser.add_argument("paths", nargs="+", metavar="PATH", help="files or directories to validate")
-    parser.add_argument("--device", help="CPU (default), GPU or Ascend: the device to compile for")
+    parser.add_argument("--device", help="CPU, GPU or Ascend: the device to compile for (default: the device the "
+                        "project's code names, as `ms-lint check` infers it, when this machine has it; else CPU)")
     parser.add_argument("--syntax-level", choices=("strict", "lax"), type=str.lower,
-                        help="jit_syntax_level to compile with (default: strict)")
+                        help="jit_syntax_level to compile with (default: each project's, as `ms-lint check` infers "
+                        "it: STRICT where the project selects it or exports MindIR, else LAX)")
     parser.add_argument("--jobs", "-j", type=int, help="worker processes (default: CPU count, at most 4)")
     parser.add_argument("--timeout", type=float, help="seconds one job may take (default: 120)")
     parser.add_argument("--memory-limit", type=int, metavar="MB",
@@ -58,14 +60,17 @@ def run(args: argparse.Namespace) -> int:
         # level is the default of the compile's.
         lint_options = lint_options_for(args.syntax_level or config.syntax_level)
         options = ValidateOptions(
-            device=args.device or config.device or "CPU",
-            syntax_level=lint_options.settings.syntax_level,
+            device=args.device or config.device or None,  # none: inferred, as `ms-lint check` does
+            syntax_level=lint_options.settings.syntax_level or None,
             jobs=args.jobs or config.jobs,
             timeout=args.timeout or config.timeout or 120.0,
             memory_limit_mb=args.memory_limit or config.memory_limit or 4096,
             examples=args.examples,
             use_cache=not args.no_cache,
             results_path=args.results,
+            origins={"device": "--device" if args.device else "[tool.ms-lint.validate] device",
+                     "syntax_level": "--syntax-level" if args.syntax_level else "[tool.ms-lint.validate] syntax-level"
+                     if config.syntax_level else "ms-syntax-level in the configuration"},
         ).normalized()
     except (ProjectError, ValidateError) as exc:
         return _fail(str(exc))
@@ -89,6 +94,9 @@ def run(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(text)
         sys.stdout.flush()
+    # What the findings were validated against, after the report, as `ms-lint check` says what it assumed.
+    for line in report.target_lines if report.verdicts else ():
+        print(line, file=sys.stderr)
     status = exit_status(report, args.fail_on)
     unparsable = _unparsable(report)
     for finding in unparsable:

@@ -28,6 +28,7 @@ from ms_lint.rules.ms120_logging_in_graph import LoggingInGraph
 from ms_lint.rules.ms121_branches_join_different_types import BranchesJoinDifferentTypes
 from ms_lint.rules.ms122_dict_output_read_by_caller import DictOutputReadByCaller
 from ms_lint.rules.ms123_attribute_never_set import AttributeNeverSet
+from ms_lint.rules.ms124_augmented_assignment_writes_in_place import AugmentedAssignmentWritesInPlace
 from ms_lint.rules.ms130_nested_tensor_control_flow import NestedTensorControlFlow
 from ms_lint.rules.ms131_variable_slice_bound import VariableSliceBound
 from ms_lint.rules.ms201_plain_container_of_cells import PlainContainerOfCells
@@ -79,6 +80,7 @@ ALL_RULES: tuple[type[Rule], ...] = (
     BranchesJoinDifferentTypes,
     DictOutputReadByCaller,
     AttributeNeverSet,
+    AugmentedAssignmentWritesInPlace,
     NestedTensorControlFlow,
     VariableSliceBound,
     PlainContainerOfCells,

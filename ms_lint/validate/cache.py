@@ -51,6 +51,8 @@ class OutcomeCache:
         missing = outcome.get("requires_missing")
         if missing and _module_exists(missing, import_root):
             return None  # installed since: run again
+        if any(_module_exists(name, import_root) for name in outcome.get("stand_ins") or ()):
+            return None  # imported with a stand-in for a package installed since: run again
         return Outcome.from_dict(outcome)
 
     def put(self, project_root: str, key: str, outcome: Outcome, import_root: str | None = None) -> None:

@@ -35,6 +35,81 @@ def compile_and_record(worker, state: "JobState", outcome: Outcome, capture: "Ou
         outcome.markers = mark_unknown_lines(
             worker, state, outcome.reach, {}, *state.arguments,
             lambda obj: obj.compile(*state.inputs, **state.extra_arguments))
+    if state.job.get("reached") and state.obj is not None:
+        outcome.reached = mark_reached_lines(worker, state, outcome)
+
+
+# The most compiles ``mark_reached_lines`` runs for one file's lines.
+_MAX_REACHED_COMPILES = 6
+
+
+def mark_reached_lines(worker, state: "JobState", outcome: Outcome) -> dict:
+    """Whether the unit's graph compiles each line of the findings outside it that it may reach (``reached`` of
+    the job: a ``@jit_class`` method, a helper, in this module or another of the package): their statements are
+    replaced, in memory, by calls that raise when compiled (``fixing.marked_lines``), the Cell built again from the
+    copies and compiled. A marker that raises shows its line is in the graph; a compile that passes shows the lines
+    left marked are not. ``"path:line"`` -> ``{"in_graph": bool}``, or ``{"skipped": why}``, or ``{"error": the
+    compile's error}`` (it stopped elsewhere first)."""
+    from ms_lint.model.source import read_source
+    from ms_lint.validate import fixing
+
+    results: dict[str, dict] = {}
+    by_path: dict[str, list[int]] = {}
+    for path, line in state.job["reached"]:
+        by_path.setdefault(path, []).append(int(line))
+    why = None
+    if state.arguments is None or not isinstance(state.target, type) or state.module is None:
+        why = "the unit was not built by ms-lint (a registered example), so it cannot be built again from a copy"
+    for path, lines in by_path.items():
+        if why is not None:
+            results.update({f"{path}:{line}": {"skipped": why} for line in lines})
+            continue
+        import_root = state.job["import_root"]
+        name = state.module.__name__ if same_file(path, state.job["path"]) else fixing.project_module(
+            path, import_root, state.module.__name__)
+        try:
+            source = read_source(path)
+        except OSError:
+            name = None
+        found = fixing.marked_lines(source, path, lines) if name is not None else None
+        if found is None:
+            results.update({f"{path}:{line}": {"skipped": f"{path} is not a module the unit imports"}
+                            for line in lines})
+            continue
+        _, markable = found
+        for line in lines:
+            if line not in markable:
+                results[f"{path}:{line}"] = {"skipped": "its line is not a simple statement a marker can replace"}
+        pending = {line for line in lines if line in markable}
+        for _ in range(_MAX_REACHED_COMPILES):
+            if not pending:
+                break
+            if not state.time_left_for(time.monotonic() - state.building):
+                results.update({f"{path}:{line}": {"skipped": "the job had no time left"} for line in pending})
+                pending = set()
+                break
+            text, markable = fixing.marked_lines(source, path, pending)
+            try:
+                with fixing.fixed_modules({name: text}, state.module, import_root) as module:
+                    target = fixing.resolve(module, state.job["qualname"])
+                    args, kwargs = state.arguments
+                    compiled = instances.build(worker, state, lambda: target(*args, **kwargs))
+                    compiled.compile(*state.inputs, **state.extra_arguments)
+            except Exception as exc:  # noqa: BLE001 -- the marker's own error is the answer
+                fired = fixing.marker_line(exception_message(exc))
+                lines_fired = [line for line in pending if markable.get(line) == fired] if fired else []
+                if lines_fired:
+                    for line in lines_fired:
+                        results[f"{path}:{line}"] = {"in_graph": True}
+                        pending.discard(line)
+                    continue
+                results.update({f"{path}:{line}": {"error": first_line(exc)} for line in pending})
+                pending = set()
+                break
+            results.update({f"{path}:{line}": {"in_graph": False} for line in pending})
+            pending = set()
+        results.update({f"{path}:{line}": {"skipped": "too many compiles"} for line in pending})
+    return results
 
 
 def mark_unknown_lines(worker, state: "JobState", reach: dict | None, sources: dict[str, str], args, kwargs,
@@ -83,7 +158,7 @@ def stage_compile(worker, state: "JobState", outcome: Outcome) -> None:
     started = time.monotonic()
     if isinstance(obj, mindspore.nn.Cell):
         try:
-            obj.compile(*state.inputs)
+            obj.compile(*state.inputs, **state.extra_arguments)
         except Exception as exc:  # noqa: BLE001 -- raised again unless inputs of a fixed rank get further
             compile_with_ranks(worker, state, outcome, exc, time.monotonic() - started)
     elif getattr(obj, "__wrapped_by_jit__", False):

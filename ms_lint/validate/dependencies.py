@@ -313,14 +313,19 @@ def imported_names(tree: ast.Module, package_parts: list[str]) -> set[str]:
         if isinstance(node, ast.Import):
             names.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package_parts[: len(package_parts) - (node.level - 1)] if node.level > 1 else package_parts
-                prefix = ".".join(base)
-                module = f"{prefix}.{node.module}" if node.module and prefix else (node.module or prefix)
-            else:
-                module = node.module or ""
+            module = imported_from(node, package_parts)
             if module:
                 names.add(module)
                 # "from pkg import sub" may import the submodule pkg.sub.
                 names.update(f"{module}.{alias.name}" for alias in node.names if alias.name != "*")
     return names
+
+
+def imported_from(node: ast.ImportFrom, package_parts: list[str]) -> str:
+    """The module a ``from ... import`` statement of a module of package ``package_parts`` names, a relative one
+    resolved (``from .layers import X`` in ``pkg``: ``pkg.layers``)."""
+    if not node.level:
+        return node.module or ""
+    base = package_parts[: len(package_parts) - (node.level - 1)] if node.level > 1 else package_parts
+    prefix = ".".join(base)
+    return f"{prefix}.{node.module}" if node.module and prefix else (node.module or prefix)

@@ -513,29 +513,65 @@ def marked(source: str, path: str, line: int) -> str | None:
     """``source`` with the simple statement holding ``line`` replaced by a call of a function that raises, every
     line keeping its number (the function is defined after the module's last line); None for a line of a compound
     statement's header, or of a statement that shares its line with another."""
+    found = marked_lines(source, path, [line], numbered=False)
+    return found[0] if found is not None and found[1] else None
+
+
+def marked_lines(source: str, path: str, lines, numbered: bool = True) -> tuple[str, dict[int, int]] | None:
+    """``(source, marked)``: ``source`` with a call of a function that raises ``MARKER_MESSAGE`` put in the
+    simple statement holding each of ``lines``: with ``numbered``, before the statement on its first line, the
+    message followed by `` (line N)``, N that line (``marker_line`` reads it back); else in place of the statement.
+    Every line keeps its number; ``marked``: each line marked -> that N. A line of a compound statement's header,
+    or of a statement sharing its line with another, is not marked. None when ``source`` does not parse."""
     try:
         tree = _tree(source, path)
     except (SyntaxError, ValueError):
         return None
-    statement = _statement_at(tree, line)
-    if statement is None or hasattr(statement, "body"):
-        return None
-    lines = source_lines(source)
-    indent = lines[statement.lineno - 1][:statement.col_offset]
-    end = statement.end_lineno or statement.lineno
-    if indent.strip() or lines[end - 1][statement.end_col_offset:].strip().startswith(";"):
-        return None
-    newline = "\r\n" if lines[statement.lineno - 1].endswith("\r\n") else "\n"
-    call = f"{indent}{MARKER_FUNCTION}(){newline}"
-    result = "".join(lines[:statement.lineno - 1] + [call] + [newline] * (end - statement.lineno) + lines[end:])
-    if not result.endswith(("\n", "\r")):
-        result += newline
-    result += f"{newline}{newline}def {MARKER_FUNCTION}():{newline}    raise RuntimeError({MARKER_MESSAGE!r}){newline}"
+    text_lines = source_lines(source)
+    statements: dict[int, ast.stmt] = {}
+    marked: dict[int, int] = {}
+    for line in sorted(set(lines)):
+        statement = _statement_at(tree, line)
+        if statement is None or hasattr(statement, "body"):
+            continue
+        indent = text_lines[statement.lineno - 1][:statement.col_offset]
+        end = statement.end_lineno or statement.lineno
+        if indent.strip() or text_lines[end - 1][statement.end_col_offset:].strip().startswith(";"):
+            continue
+        statements[statement.lineno] = statement
+        marked[line] = statement.lineno
+    if not marked:
+        return source, {}
+    result = list(text_lines)
+    newline = "\r\n" if text_lines and text_lines[0].endswith("\r\n") else "\n"
+    definitions = []
+    for first, statement in statements.items():
+        indent = text_lines[first - 1][:statement.col_offset]
+        name = f"{MARKER_FUNCTION}{first}__" if numbered else MARKER_FUNCTION
+        end = statement.end_lineno or first
+        if numbered:
+            # The statement stays, after the call on its first line: what it binds is still bound for the code
+            # after it (MindSpore's parser refuses a name bound nowhere before it evaluates the call).
+            result[first - 1] = f"{indent}{name}(); {text_lines[first - 1][len(indent):]}"
+        else:
+            result[first - 1:end] = [f"{indent}{name}(){newline}"] + [newline] * (end - first)
+        message = f"{MARKER_MESSAGE} (line {first})" if numbered else MARKER_MESSAGE
+        definitions.append(f"{newline}{newline}def {name}():{newline}    raise RuntimeError({message!r}){newline}")
+    text = "".join(result)
+    if not text.endswith(("\n", "\r")):
+        text += newline
+    text += "".join(definitions)
     try:
-        ast.parse(result, filename=path)
+        ast.parse(text, filename=path)
     except SyntaxError:
         return None
-    return result
+    return text, marked
+
+
+def marker_line(message: str) -> int | None:
+    """The statement line a numbered marker (``marked_lines``) names in an error's message; None for none."""
+    found = re.search(re.escape(MARKER_MESSAGE) + r" \(line (\d+)\)", message or "")
+    return int(found.group(1)) if found else None
 
 
 def _unread_attribute_write(tree: ast.Module, statement: ast.stmt) -> bool:

@@ -23,6 +23,14 @@ if TYPE_CHECKING:
 
 
 def restore_process_state(worker) -> None:
+    if getattr(worker, "stand_ins", None) is not None:
+        from ms_lint.validate import standins
+
+        standins.uninstall(worker.stand_ins)
+        worker.stand_ins = None
+        # The user's modules were imported with stand-ins bound: the next job imports them afresh.
+        forget_user_modules(worker)
+        worker.current_root = None
     if worker.bare_imports is not None:
         top, present = worker.bare_imports
         worker.bare_imports = None
@@ -45,14 +53,18 @@ def stage_import(worker, state: "JobState", outcome: Outcome) -> None:
         forget_user_modules(worker)
     worker.current_root = root
     roots = [root, *job.get("namespace_roots", ())]
-    worker.user_roots.extend(directory for directory in roots if directory not in worker.user_roots)
-    sys.path[:] = roots + worker.baseline_path
+    # The folders between the import root and the project root last: a module of a folder without __init__.py
+    # that imports its project's package by name (``from pkg.models.common import Block``) finds it, as running the
+    # project's scripts from its root does.
+    above = [folder for folder in _folders_up_to(root, job.get("project_root")) if folder not in roots]
+    worker.user_roots.extend(directory for directory in roots + above if directory not in worker.user_roots)
+    sys.path[:] = roots + worker.baseline_path + above
     examples = job.get("examples_file")
     if examples:
         sys.path.insert(1, os.path.dirname(examples))
     importlib.invalidate_caches()
     try:
-        state.module = import_module(worker, job["module"], job["path"])
+        state.module = import_with_stand_ins(worker, job, outcome)
     except ImportError as exc:
         parents = _failing_parent_packages(exc, job["module"], job["path"])
         if not parents:
@@ -69,7 +81,55 @@ def stage_import(worker, state: "JobState", outcome: Outcome) -> None:
         # What a later install may change: the cache keeps the outcome only while it is so.
         outcome.parents_error = {"type": type(exc).__name__, "message": exception_message(exc),
                                  "first_line": first_line(exc)}
-        state.module = import_module(worker, job["module"], job["path"])
+        state.module = import_with_stand_ins(worker, job, outcome)
+
+
+def _folders_up_to(root: str, project_root: str | None) -> list[str]:
+    """The folders above ``root`` up to ``project_root``, nearest first; none for an installed package."""
+    if not project_root or os.path.basename(root) in ("site-packages", "dist-packages"):
+        return []
+    folders = []
+    folder = root
+    while folder != project_root and folder.startswith(project_root + os.sep):
+        folder = os.path.dirname(folder)
+        folders.append(folder)
+    return folders
+
+
+def import_with_stand_ins(worker, job: dict, outcome: Outcome):
+    """``import_module`` of the job's module; when that raises ``ModuleNotFoundError`` for a third-party package
+    installed nowhere, again with a stand-in for it (``standins``), up to ``standins.MAX_STAND_INS`` packages,
+    each named in the outcome. From then on, a use of a stand-in is recorded (``standins.armed``)."""
+    from ms_lint.validate import standins
+
+    while True:
+        try:
+            module = import_module(worker, job["module"], job["path"])
+        except ImportError as exc:
+            missing = standins.missing_package(exc, [job["import_root"], *job.get("namespace_roots", ()),
+                                                     *_folders_up_to(job["import_root"], job.get("project_root"))])
+            known = worker.stand_ins.missing if getattr(worker, "stand_ins", None) is not None else []
+            if missing is None or missing in known or len(known) >= standins.MAX_STAND_INS:
+                raise
+            if getattr(worker, "stand_ins", None) is None:
+                worker.stand_ins = standins.install([])
+            worker.stand_ins.missing.append(missing)
+            _forget_package(job["module"].split(".")[0], worker)
+            continue
+        if getattr(worker, "stand_ins", None) is not None:
+            outcome.stand_ins = list(worker.stand_ins.missing)
+            standins.arm()
+        return module
+
+
+def _forget_package(top: str, worker) -> None:
+    """The modules of package ``top`` a failed import left in ``sys.modules`` (the parents of the module that
+    raised): imported again with the stand-ins."""
+    if top in worker.baseline_modules:
+        return
+    for name, module in list(sys.modules.items()):
+        if (name == top or name.startswith(top + ".")) and not getattr(module, "__ms_lint_bare__", False):
+            del sys.modules[name]
 
 
 def import_module(worker, name: str, path: str):
@@ -148,6 +208,7 @@ def _failing_parent_packages(exc: ImportError, name: str, path: str) -> list[tup
 def _bare_package(name: str, directory: str) -> None:
     """``sys.modules[name]``: the package at ``directory`` without its ``__init__`` run; its submodules import."""
     module = types.ModuleType(name)
+    module.__ms_lint_bare__ = True
     module.__path__ = [directory]
     module.__file__ = os.path.join(directory, "__init__.py")
     module.__package__ = name

@@ -141,6 +141,9 @@ def build_instance(worker, state: "JobState", outcome: Outcome) -> None:
         outcome.needs = f"{job['qualname']} has keyword-only parameters without defaults"
         state.stop = True
         return
+    if is_cell_class and job.get("own_examples") \
+            and from_own_example(worker, state, outcome, target, call_parameters):
+        return
     config = None
     if is_cell_class:
         state.call_parameters = call_parameters
@@ -157,6 +160,82 @@ def build_instance(worker, state: "JobState", outcome: Outcome) -> None:
         state.obj = target
         state.eager = getattr(target, "__wrapped__", None)
     make_inputs(worker, state, outcome, state.obj, call_parameters, config, is_cell_class)
+
+
+# The longest one of the project's own examples may run before it builds and calls the Cell.
+EXAMPLE_SECONDS = 30.0
+
+
+def from_own_example(worker, state: "JobState", outcome: Outcome, target, call_parameters: list[str]) -> bool:
+    """The Cell built, and called, by the first of the project's own examples that builds it (``own_examples``:
+    its docstring examples, its tests, its scripts), each run as its user would (``capturing``); its inputs are
+    those of that call, else made as for any Cell. Why each example before it gave nothing goes in the notes.
+    False when none built it."""
+    from ms_lint.validate import capturing
+    from ms_lint.validate.own_examples import describe as described
+
+    job = state.job
+    for example in job["own_examples"]:
+        if example["kind"] == "skipped":  # left out by planning (a download): why goes in the notes
+            outcome.notes.append(example["why"])
+            continue
+        what = described(example, job.get("project_root"))
+        left = float(job.get("timeout") or 120.0) * 0.8 - (time.monotonic() - state.started)
+        if left < 5:
+            outcome.notes.append(f"{what} was not run: the job had no time left")
+            break
+        with LinesRun(job["path"], job.get("construction_lines") or ()) as lines_run:
+            captured = capturing.run_example(example, target, state.module, min(EXAMPLE_SECONDS, left / 2),
+                                             job["import_root"])
+        if captured.instance is None:
+            why = capturing.reason_text(captured.error) if captured.error else \
+                f"it does not build a {job['qualname']}"
+            outcome.notes.append(f"{what} could not be used: {why}")
+            continue
+        state.obj = captured.instance
+        state.arguments = captured.arguments
+        outcome.built_lines = sorted(lines_run.ran)
+        outcome.instance = f"{example['kind']} example"
+        outcome.built = f"{what}: {_call_text(job['qualname'], *captured.arguments)}"
+        if captured.error:
+            outcome.notes.append(f"{what} stopped after building it: {capturing.reason_text(captured.error)}")
+        if captured.call is None or job.get("input_specs"):
+            make_inputs(worker, state, outcome, state.obj, call_parameters, None, True)
+            if captured.call is None:
+                outcome.notes.append(f"{what} does not call it: its inputs were made from construct's signature")
+            return True
+        inputs, named = capturing.inputs_of(target, captured.call)
+        state.inputs, state.extra_arguments = inputs, named
+        names = _positional_names(getattr(target, "construct", None))[1:]
+        outcome.inputs = [describe(value) for value in inputs]
+        outcome.inputs_how = [f"{names[index] if index < len(names) else index}: {describe(value)}, from {what}"
+                              for index, value in enumerate(inputs)]
+        outcome.concrete_inputs = all(is_concrete(value) for value in inputs)
+        outcome.left_at_none = [name for name, value in _plain_defaults(
+            state.obj.construct, given=len(inputs), skip_first=False).items() if value is None and name not in named]
+        return True
+    return False
+
+
+def _call_text(qualname: str, args: tuple, kwargs: dict) -> str:
+    """``FullyConnectedNet([4, 10, 6], tanh)``: the constructor call an example made, its arguments shown briefly
+    (a tensor by its shape, a function by its name, another object by its type)."""
+    shown = ", ".join([_argument(value) for value in args] + [f"{name}={_argument(value)}"
+                                                              for name, value in kwargs.items()])
+    text = f"{qualname}({shown})"
+    return text if len(text) <= 120 else text[:117] + "..."
+
+
+def _argument(value) -> str:
+    if getattr(value, "shape", None) is not None and getattr(value, "dtype", None) is not None:
+        return describe(value)
+    if inspect.isfunction(value) or inspect.isbuiltin(value) or inspect.isclass(value):
+        return getattr(value, "__name__", type(value).__name__)
+    if value is None or isinstance(value, (bool, int, float, str)) or (
+            isinstance(value, (list, tuple, dict)) and len(repr(value)) <= 40):
+        text = repr(value)
+        return text if len(text) <= 40 else text[:37] + "..."
+    return f"<{type(value).__name__}>"
 
 
 def make_inputs(worker, state: "JobState", outcome: Outcome, obj, call_parameters: list[str], config,

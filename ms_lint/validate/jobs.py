@@ -172,6 +172,18 @@ _STAGE_FUNCTIONS = {
 }
 
 
+def _record_stand_in_uses(outcome: Outcome) -> None:
+    """The names of the missing packages' stand-ins that building, compiling and probing the unit used."""
+    if not outcome.stand_ins:
+        return
+    from ms_lint.validate import standins
+
+    used = standins.uses()
+    if not used and standins.names_a_stand_in((outcome.error or {}).get("message") or ""):
+        used = [f"a name of {', '.join(outcome.stand_ins)} (the compiler's error names it)"]
+    outcome.stand_in_uses = used or None
+
+
 def run_job(worker, job: dict) -> Outcome:
     """Run ``job`` (a planning request) in ``worker``; never raises for anything the job's code does."""
     started = time.monotonic()
@@ -212,6 +224,7 @@ def run_job(worker, job: dict) -> Outcome:
     finally:
         if os.getpid() != worker.pid:
             os._exit(0)
+        _record_stand_in_uses(outcome)
         capture.restore()
         _restore_streams()
         try:

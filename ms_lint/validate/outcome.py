@@ -30,6 +30,8 @@ class Outcome:
     exit_code: Any = None
     # importing
     parents_error: dict | None = None  # a parent package's __init__ that raised, imported without it
+    stand_ins: list[str] | None = None  # the missing packages the module was imported with stand-ins for
+    stand_in_uses: list[str] | None = None  # the names of those building and compiling the Cell used
     examples_file: str | None = None
     # building the instance and its inputs
     kind: str | None = None  # "cell" or "jit function"
@@ -51,6 +53,8 @@ class Outcome:
     compile_seconds: float | None = None
     compile_log: list[str] | None = None  # the locations the compile printed
     markers: dict | None = None  # finding line -> whether a marked compile kept it in the graph
+    # "path:line" of a finding outside the unit -> whether the unit's graph compiles it (``mark_reached_lines``)
+    reached: dict | None = None
     # fix-and-retry
     retries: list[dict] | None = None
     fixes: list[dict] | None = None

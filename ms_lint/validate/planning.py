@@ -13,9 +13,11 @@ import os
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Callable
 
 from ms_lint.findings import Finding
 from ms_lint.validate.dependencies import DependencyIndex
+from ms_lint.validate.own_examples import ProjectFiles
 from ms_lint.validate.expectations import (
     COMPILE,
     CONSTRUCTION,
@@ -32,7 +34,7 @@ from ms_lint.validate.expectations import (
 from ms_lint.validate.project import EXAMPLES_FILE_NAME, ModuleLocation, load_config, locate_module
 
 # Bumped when the worker's outcome format or behaviour changes, so old cache entries are not reused.
-OUTCOME_FORMAT = 15
+OUTCOME_FORMAT = 17
 
 
 @dataclass
@@ -67,6 +69,13 @@ class Job:
     retries: list[dict] = field(default_factory=list)  # what to switch on when a guarded line is not compiled
     # method -> the name it gives its instance (``reach.instance_parameters``): what the guards read it by
     instances: dict[str, str] = field(default_factory=dict)
+    # findings outside any unit whose function this unit may reach: ``(finding, roots.Reach, roots.Unit)``
+    reached: list = field(default_factory=list)
+    # finding line -> how this unit compiles the helper it sits in (a helper function of the unit's file)
+    through: dict[int, str] = field(default_factory=dict)
+    # the project's own examples of the Cell (``own_examples``), as dicts, in the order the worker tries them
+    own_examples: list[dict] = field(default_factory=list)
+    level: str = "strict"  # the syntax level it is compiled at (its file's project's, or the one an option names)
     cache_key: str = ""
 
     @property
@@ -102,6 +111,9 @@ class Job:
             "retries": self.retries,
             "host_calls": self.host_calls,
             "build_retries": self.build_retries,
+            "reached": sorted({(finding.path, finding.line) for finding, _, _ in self.reached}),
+            "own_examples": self.own_examples,
+            "project_root": self.location.project_root,
         }
 
 
@@ -109,18 +121,26 @@ class Job:
 class Plan:
     jobs: list[Job]
     module_level: list[Finding]  # findings with no Cell or jit function to compile
+    # findings outside any unit that no unit of the project reaches, with what ``roots.roots_reaching`` answered
+    unreached: list[tuple[Finding, object]] = field(default_factory=list)
+    # the tests and scripts read for the units' own examples: ``save`` keeps the answers for the next run
+    examples: ProjectFiles | None = None
 
 
 def plan_jobs(
     findings: list[Finding],
     examples_override: str | None = None,
     device: str = "CPU",
-    syntax_level: str = "strict",
+    syntax_level: "str | Callable[[str], str]" = "strict",
     mindspore_version: str = "",
     tool_version: str = "",
     index: DependencyIndex | None = None,
+    settings=None,
 ) -> Plan:
-    """Group ``findings`` by the Cell class or jit function they sit in and describe each group as a job."""
+    """Group ``findings`` by the Cell class or jit function they sit in and describe each group as a job.
+    ``syntax_level``: the level every job compiles at, or a function giving it for a file's path; ``settings``:
+    the static checks' settings, with which the model answers which units reach a finding outside any."""
+    level_for = syntax_level if callable(syntax_level) else (lambda path: syntax_level)
     groups: "OrderedDict[tuple[str, str], list[Finding]]" = OrderedDict()
     module_level: list[Finding] = []
     # Jobs run in file and line order, whatever order the files were found in.
@@ -130,8 +150,11 @@ def plan_jobs(
             continue
         groups.setdefault((os.path.abspath(finding.path), finding.scope), []).append(finding)
 
-    groups = _attach_helpers_to_cells(groups)
     index = index or DependencyIndex()
+    groups, reached, unreached, attached = _route(groups, settings, index)
+    files = ProjectFiles()
+    for key in reached:
+        groups.setdefault(key, [])
     jobs = []
     for (path, scope), group in groups.items():
         location = locate_module(path)
@@ -158,9 +181,70 @@ def plan_jobs(
         job.not_run = _not_run(path, scope, group)
         job.host_calls = _host_calls(path, scope, group)
         job.build_retries = _build_retries(path, scope, group)
-        job.cache_key = cache_key(job, device, syntax_level, mindspore_version, tool_version, index)
+        job.reached = reached.get((path, scope), [])
+        job.through = attached.get((path, scope), {})
+        job.own_examples = _own_examples(location, scope, files)
+        job.level = level_for(path)
+        job.cache_key = cache_key(job, device, job.level, mindspore_version, tool_version, index)
         jobs.append(job)
-    return Plan(jobs=jobs, module_level=module_level)
+    return Plan(jobs=jobs, module_level=module_level, unreached=unreached, examples=files)
+
+
+def _route(groups, settings, index):
+    """``(groups, reached, unreached, attached)``: each finding in a unit (a Cell class or jit function) stays in
+    its group; the findings of a helper function that a Cell of its file reaches join that Cell's group (compiled
+    with the branch conditions over its call; ``attached``: unit -> {line: how}); the other findings outside any
+    unit (a ``@jit_class`` method, a helper, a mixin's or a base class's method) go to each unit
+    ``roots.roots_reaching`` names, in ``reached`` (unit -> ``[(finding, reach, unit)]``), or, where none reaches
+    them, to ``unreached``. A finding of a hazard that raises eagerly too (MS602, MS604-MS607) keeps a group of its
+    own: it is real wherever the line runs."""
+    from ms_lint.validate.roots import PackageFiles, roots_reaching, unit_kind
+
+    package = PackageFiles()
+    result: "OrderedDict[tuple[str, str], list[Finding]]" = OrderedDict()
+    reached: dict[tuple[str, str], list[tuple]] = {}
+    unreached: list[tuple[Finding, object]] = []
+    attached: dict[tuple[str, str], dict[int, str]] = {}
+    for (path, scope), group in groups.items():
+        kind = unit_kind(path, scope, settings, index)
+        if kind == "cell":
+            # A method of a base Cell that only other Cells' graph code calls (a subclass's construct): through them.
+            for finding in group:
+                reach = roots_reaching(path, finding.line, settings, index) \
+                    if expectation_for(finding.code).check == COMPILE and not expectation_for(
+                        finding.code).shows_eagerly else None
+                if reach is not None and reach.roots and scope not in {unit.scope for unit in reach.roots}:
+                    for unit in reach.units:
+                        reached.setdefault((os.path.abspath(unit.path), unit.scope), []).append((finding, reach, unit))
+                else:
+                    result.setdefault((path, scope), []).append(finding)
+            continue
+        if kind in (None, "jit"):
+            result.setdefault((path, scope), []).extend(group)
+            continue
+        if kind == "function":
+            reach = roots_reaching(path, group[0].line, settings, index)
+            cell = next((unit for unit in reach.roots if unit_kind(unit.path, unit.scope, settings, index) == "cell"
+                         and os.path.abspath(unit.path) == path), None)
+            if cell is not None:
+                result.setdefault((path, cell.scope), []).extend(group)
+                attached.setdefault((path, cell.scope), {}).update(
+                    {finding.line: f"{reach.function} is compiled through {cell.scope} ({cell.how})"
+                     for finding in group})
+                continue
+        eager = [finding for finding in group if expectation_for(finding.code).shows_eagerly]
+        if eager:
+            result.setdefault((path, scope), []).extend(eager)
+        for finding in group:
+            if finding in eager:
+                continue
+            reach = roots_reaching(path, finding.line, settings, index, package)
+            units = reach.units
+            if not units:
+                unreached.append((finding, reach))
+            for unit in units:
+                reached.setdefault((os.path.abspath(unit.path), unit.scope), []).append((finding, reach, unit))
+    return result, reached, unreached, attached
 
 
 def _guards(path: str, scope: str, findings: list[Finding]) -> tuple[dict[int, dict], list[dict]]:
@@ -223,53 +307,20 @@ def _build_retries(path: str, scope: str, findings: list[Finding]) -> list[dict]
     return build_retries(tree, scope, lines) if tree is not None else []
 
 
-def _attach_helpers_to_cells(groups):
-    """Findings in a plain module-level function (a helper that construct calls) are validated by compiling a
-    class of the same file whose root compiles it, as the model says (each finding's ``compiled_by``): the compile
-    goes through the helper and fails at its line."""
-    result: "OrderedDict[tuple[str, str], list[Finding]]" = OrderedDict()
-    trees: dict[str, ast.Module | None] = {}
-    for (path, scope), group in groups.items():
-        if path not in trees:
-            trees[path] = _parse(path)
-        caller = _compiling_class(path, trees[path], scope, group) if trees[path] is not None else None
-        key = (path, caller or scope)
-        result.setdefault(key, []).extend(group)
-    return result
+def _own_examples(location: ModuleLocation, scope: str, files) -> list[dict]:
+    """The project's own examples of the class ``scope`` (``own_examples``): its docstring examples, the tests
+    and the scripts that build it, in that order; and a docstring example left out, as one that says why."""
+    from ms_lint.validate.own_examples import docstring_examples, scan_root
 
-
-def _roots_compiling(path: str, tree: ast.Module, function: ast.AST) -> list[str]:
-    """The roots that compile ``function`` of the module at ``path`` in GRAPH_MODE, as the model finds them."""
-    from ms_lint.model import ModuleFacts
-    from ms_lint.settings import Settings
-
-    try:
-        facts = ModuleFacts(tree, path, Settings(mode="graph", syntax_level="strict"), callers_elsewhere=False)
-        found = facts.graph_function_at(function)
-    except Exception:  # noqa: BLE001 -- a module the model cannot read compiles as it is
+    tree = _parse(location.path)
+    if tree is None or "." in scope or not any(isinstance(node, ast.ClassDef) and node.name == scope
+                                               for node in tree.body):
         return []
-    return sorted(found.compiled_by) if found is not None and found.node is function else []
-
-
-def _compiling_class(path: str, tree: ast.Module, scope: str, group: list[Finding]) -> str | None:
-    """For findings in the module-level function ``scope`` that is no root itself, the Cell of the same file whose
-    ``construct`` (or ``bprop``) the model says compiles them (``Net.construct`` among their ``compiled_by``, or the
-    model's answer for the function where they carry none)."""
-    function = next((node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
-                     and node.name == scope), None)
-    if function is None:
-        return None
-    classes = {node.name for node in tree.body if isinstance(node, ast.ClassDef)}
-    labels = sorted({label for finding in group for label in finding.data.get("compiled_by", ())})
-    if not labels:  # findings made elsewhere: the model says what compiles the function, as for its own
-        labels = _roots_compiling(path, tree, function)
-    if scope in labels:
-        return None  # a root itself: a jit function is compiled as it is
-    for label in labels:
-        owner, _, method = label.partition(".")
-        if method in ("construct", "bprop") and owner in classes:
-            return owner
-    return None
+    shown = os.path.relpath(location.path, location.project_root)
+    found, skipped = docstring_examples(tree, location.path, scope, shown if not shown.startswith("..") else None)
+    found += files.stored_examples(scan_root(location.project_root, location.import_root, location.module), scope,
+                                   location.path, location.project_root, tree)
+    return [{"kind": "skipped", "why": why} for why in skipped] + [example.to_dict() for example in found]
 
 
 def _examples_file(project_root: str, configured: str | None, override: str | None) -> str | None:
@@ -372,14 +423,40 @@ def cache_key(job: Job, device: str, syntax_level: str, mindspore_version: str, 
         "host": job.host_calls,
         "build_retries": job.build_retries,
         "inputs": job.input_specs,
+        "reached": job.request("")["reached"],
+        "own_examples": job.own_examples,
     }
     digest.update(json.dumps(header, sort_keys=True).encode())
     location = job.location
     digest.update(index.closure_digest(location.path, location.import_root, location.project_root).encode())
+    # The files the project's own examples run (tests with their conftest.py files, scripts) and those of the
+    # findings the unit may reach: what they hold changes the outcome too.
+    for path in sorted(_example_files(job) | {finding.path for finding, _, _ in job.reached}):
+        digest.update(b"file\0" + path.encode() + b"\0" + index.digest(path, location.project_root,
+                                                                       location.import_root).encode())
     if job.examples_file:
         digest.update(b"examples\0" + job.examples_file.encode() + b"\0")
         digest.update(index.example_digest(job.examples_file, job.target).encode())
     return digest.hexdigest()
+
+
+def _example_files(job: Job) -> set[str]:
+    """The test and script files the job's own examples run, with the ``conftest.py`` files above each test."""
+    files: set[str] = set()
+    for example in job.own_examples:
+        if example["kind"] not in ("test", "script"):
+            continue
+        files.add(example["path"])
+        if example["kind"] == "test":
+            folder = os.path.dirname(example["path"])
+            while folder.startswith(job.location.project_root):
+                candidate = os.path.join(folder, "conftest.py")
+                if os.path.isfile(candidate):
+                    files.add(candidate)
+                if folder == job.location.project_root or os.path.dirname(folder) == folder:
+                    break
+                folder = os.path.dirname(folder)
+    return files
 
 
 def project_sources(location: ModuleLocation, limit: int = 2000) -> set[str]:

@@ -4,7 +4,9 @@
   attributes are not registered: their parameters are missing from ``trainable_params()`` (never trained or
   saved), and equal names collide in the graph.
 - ``randomness_probe``: host randomness (``np.random``, ``random``) in graph code is drawn once at compile time:
-  two calls on the same input give identical outputs in GRAPH_MODE and different ones in PyNative.
+  two calls on the same input give identical outputs in GRAPH_MODE and different ones in PyNative; a tensor
+  written in place (MS124) makes the graph's second call differ from its first, or the graph's first from
+  PyNative's.
 - ``output_probe``: a ``dict`` returned from ``construct`` comes back as a tuple in GRAPH_MODE under STRICT: the
   Python type of one call's output in each mode.
 - ``state_probe``: a plain attribute or global that graph code reads keeps its first value: a write between two
@@ -120,6 +122,7 @@ def randomness_probe(target, inputs, eager=None) -> dict:
     return {
         "graph_repeats": _same(graph_first, graph_second),
         "pynative_repeats": _same(eager_first, eager_second),
+        "first_calls_agree": _same(graph_first, eager_first),
     }
 
 

@@ -33,7 +33,8 @@ def pytest_addoption(parser) -> None:
     group.addoption("--ms-validate-device", dest="ms_validate_device", default=None,
                     help="device for --ms-validate and the ms_compile fixture: CPU (default), GPU or Ascend")
     group.addoption("--ms-validate-level", dest="ms_validate_level", default=None, choices=("strict", "lax"),
-                    help="jit_syntax_level to compile with (default: strict)")
+                    help="jit_syntax_level to compile with (default: the project's, as `ms-lint check` infers "
+                    "it; strict for the ms_compile fixture)")
     group.addoption("--ms-validate-timeout", dest="ms_validate_timeout", type=float, default=None,
                     help="seconds one compile job may take (default: 120)")
     group.addoption("--ms-validate-jobs", dest="ms_validate_jobs", type=int, default=None,
@@ -85,7 +86,7 @@ class _ValidateSession:
             )
             self.options = ValidateOptions(
                 device=config.getoption("ms_validate_device") or project.device or "CPU",
-                syntax_level=self.lint_options.settings.syntax_level,
+                syntax_level=self.lint_options.settings.syntax_level or None,  # none: each file's project's
                 jobs=config.getoption("ms_validate_jobs") or project.jobs,
                 timeout=config.getoption("ms_validate_timeout") or project.timeout or 120.0,
                 memory_limit_mb=project.memory_limit or 4096,

@@ -94,9 +94,10 @@ def summary_lines(report) -> list[str]:
     options = report.options
     cached = sum(1 for unit in report.units if unit.cached)
     compiled = len(report.units) - cached
+    levels = " and ".join(level.upper() for level in report.levels) or "-"
     header = (
-        f"MindSpore {report.mindspore_version or '(not installed)'} on {options.device}, "
-        f"{options.syntax_level.upper()}: {len(report.verdicts)} finding(s) in {report.files} file(s), "
+        f"MindSpore {report.mindspore_version or '(not installed)'} on {report.device or options.device}, "
+        f"{levels}: {len(report.verdicts)} finding(s) in {report.files} file(s), "
         f"{len(report.units)} unit(s) ({compiled} run, {cached} from cache), {report.seconds:.1f} s"
     )
     lines = [header]
@@ -145,8 +146,11 @@ def render_json(report) -> str:
         "format": FORMAT_VERSION,
         "tool": "ms-lint validate",
         "mindspore": report.mindspore_version,
-        "device": options.device,
-        "syntax_level": options.syntax_level,
+        "device": report.device or options.device,
+        "syntax_level": ", ".join(report.levels),
+        "targets": [group.to_dict() for group in report.targets],
+        # one target for every file: as ``ms-lint check`` writes it
+        **({"target": report.targets[0].target.to_dict()} if len(report.targets) == 1 else {}),
         "files": report.files,
         "seconds": round(report.seconds, 3),
         "interrupted": report.interrupted,
@@ -160,9 +164,16 @@ def render_json(report) -> str:
     return json.dumps(document, indent=2) + "\n"
 
 
+# The SARIF level of each verdict: a confirmed hazard is an error, one the run could not decide a warning, one it
+# cleared or that has nothing to run a note.
+SARIF_LEVELS = {CONFIRMED: "error", CONFIRMED_BY_PROBE: "error", INCONCLUSIVE: "warning", NOT_CHECKED: "warning",
+                NOT_REPRODUCED: "note", NOT_REACHED: "note", NOT_APPLICABLE: "note"}
+
+
 def render_sarif(report, cwd: str | None = None) -> str:
     """SARIF 2.1.0 as ``ms-lint check --format sarif`` writes it, one result per finding, with the verdict in its
-    message and properties; a confirmed finding is an error, a cleared one a note."""
+    message and properties, at the level ``SARIF_LEVELS`` gives its verdict; the run's properties name the
+    targets."""
     import os
 
     from ms_lint.output import Reported, format_sarif
@@ -180,13 +191,12 @@ def render_sarif(report, cwd: str | None = None) -> str:
             properties["compiler_message"] = verdict.compiler_message
         shown = finding.__class__(finding.path, finding.line, finding.col, finding.code,
                                   f"{finding.message} [ms-lint validate: {verdict.verdict}: {verdict.message}]",
-                                  finding.scope)
+                                  finding.scope, data=finding.data, target=finding.target)
         items.append(Reported(shown, None, properties))
-    document = json.loads(format_sarif(items, cwd=cwd or os.getcwd(), errors=list(report.problems)))
-    levels = {CONFIRMED: "error", CONFIRMED_BY_PROBE: "error", NOT_REPRODUCED: "note"}
+    document = json.loads(format_sarif(items, cwd=cwd or os.getcwd(), errors=list(report.problems),
+                                       targets=report.targets))
     for result, verdict in zip(document["runs"][0]["results"], report.verdicts):
-        if verdict.verdict in levels:
-            result["level"] = levels[verdict.verdict]
+        result["level"] = SARIF_LEVELS.get(verdict.verdict, "warning")
     document["runs"][0]["invocations"][0]["executionSuccessful"] = not report.interrupted
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
 

@@ -17,6 +17,8 @@ from ms_lint.validate.dependencies import DependencyIndex
 from ms_lint.validate.outcome import Outcome
 from ms_lint.validate.planning import Job, plan_jobs
 from ms_lint.validate.project import CACHE_DIR_NAME, EXAMPLES_FILE_NAME, ProjectError, locate_module
+from ms_lint.validate.verdicts.reached import combine as combine_reached
+from ms_lint.validate.verdicts.reached import unreached as unreached_verdict
 from ms_lint.validate.verdicts import (
     Verdict,
     blame_other_findings,
@@ -40,8 +42,10 @@ class ValidateError(Exception):
 
 @dataclass
 class ValidateOptions:
-    device: str = "CPU"
-    syntax_level: str = "strict"
+    """``device`` and ``syntax_level``: None (or empty) for what ``ms-lint check`` infers (``RunTarget``)."""
+
+    device: str | None = "CPU"
+    syntax_level: str | None = "strict"
     jobs: int | None = None
     timeout: float = 120.0
     memory_limit_mb: int = 4096
@@ -49,13 +53,15 @@ class ValidateOptions:
     examples: str | None = None
     use_cache: bool = True
     results_path: str | None = None  # the run log; default: .ms_lint_cache/last-validate-run.jsonl
+    # where the device and the syntax level came from, when set (``--device``, ``[tool.ms-lint.validate]``)
+    origins: dict = field(default_factory=dict)
 
     def normalized(self) -> "ValidateOptions":
-        device = DEVICES.get(str(self.device).strip().lower())
-        if device is None:
+        device = DEVICES.get(str(self.device).strip().lower()) if self.device else None
+        if self.device and device is None:
             raise ValidateError(f"unknown device {self.device!r}: use one of CPU, GPU, Ascend")
-        level = str(self.syntax_level).strip().lower()
-        if level not in SYNTAX_LEVELS:
+        level = str(self.syntax_level).strip().lower() if self.syntax_level else None
+        if level is not None and level not in SYNTAX_LEVELS:
             raise ValidateError(f"unknown syntax level {self.syntax_level!r}: use strict or lax")
         if self.timeout is None or self.timeout <= 0:
             raise ValidateError(f"--timeout must be a positive number of seconds, not {self.timeout!r}")
@@ -67,6 +73,7 @@ class ValidateOptions:
             device=device, syntax_level=level, jobs=self.jobs, timeout=float(self.timeout),
             memory_limit_mb=int(self.memory_limit_mb), output_limit_mb=self.output_limit_mb,
             examples=self.examples, use_cache=self.use_cache, results_path=self.results_path,
+            origins=dict(self.origins),
         )
 
 
@@ -97,6 +104,18 @@ class Report:
     not_checked: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     run_log: str | None = None
+    # What the run compiled for: the device, and the targets of the files as ``ms-lint check`` names them
+    # (``TargetGroup``s: the projects sharing each).
+    device: str = ""
+    targets: list = field(default_factory=list)
+    target_lines: list[str] = field(default_factory=list)
+
+    @property
+    def levels(self) -> list[str]:
+        """The syntax levels the findings were compiled at, STRICT first."""
+        found = {verdict.level for verdict in self.verdicts} or (
+            {self.options.syntax_level} if self.options.syntax_level else set())
+        return sorted(found, key=lambda level: SYNTAX_LEVELS.index(level) if level in SYNTAX_LEVELS else 9)
 
     @property
     def confirmed(self) -> list[Verdict]:
@@ -154,6 +173,16 @@ def static_findings(paths: list[str], lint_options, index: DependencyIndex | Non
     return findings, files, problems
 
 
+def _save_answers() -> None:
+    """What the model said of the files (which units reach what) and the devices this machine has, stored for the
+    next run where the project's cache exists now."""
+    from ms_lint.validate.roots import save_records
+    from ms_lint.validate.run_target import save_devices
+
+    save_records()
+    save_devices()
+
+
 def _save_findings(index: DependencyIndex) -> None:
     """Store the static findings of this run, in projects whose cache the run created or found."""
     from ms_lint.validate.cache import write_atomically
@@ -171,18 +200,14 @@ def _save_findings(index: DependencyIndex) -> None:
 
 
 def lint_options_for(syntax_level: str | None = None, cwd: str | None = None):
-    """``ms-lint check``'s options from the configuration files, at the validator's syntax level."""
-    from dataclasses import replace
-
+    """``ms-lint check``'s options from the configuration files, at the validator's syntax level (none: each
+    file's project's, as ``check`` infers it)."""
     from ms_lint.config import ConfigError, resolve_options
 
     try:
-        options = resolve_options({"ms-syntax-level": syntax_level}, cwd=cwd)
+        return resolve_options({"ms-syntax-level": syntax_level or None}, cwd=cwd)
     except ConfigError as exc:
         raise ValidateError(str(exc)) from None
-    if not options.settings.syntax_level:  # the validator compiles under STRICT unless told otherwise
-        options.settings = replace(options.settings, syntax_level="strict")
-    return options
 
 
 def validate_paths(paths: list[str], options: ValidateOptions, pool=None,
@@ -197,7 +222,7 @@ def validate_paths(paths: list[str], options: ValidateOptions, pool=None,
     if files:
         default_log = os.path.join(locate_module(files[0]).project_root, CACHE_DIR_NAME, RUN_LOG_NAME)
     report = validate_findings(findings, options, pool=pool, progress=progress, files=len(files),
-                               default_log=default_log, index=index)
+                               default_log=default_log, index=index, lint_options=lint_options, paths=files)
     report.problems[:0] = problems
     return report
 
@@ -215,23 +240,35 @@ def mindspore_version() -> str | None:
 
 def validate_findings(findings: list[Finding], options: ValidateOptions, pool=None,
                       progress: ProgressCallback | None = None, files: int | None = None,
-                      default_log: str | None = None, index: DependencyIndex | None = None) -> Report:
+                      default_log: str | None = None, index: DependencyIndex | None = None,
+                      lint_options=None, paths: list[str] | None = None) -> Report:
     """Verdicts for ``findings``. ``pool``: a started ``WorkerPool`` to use (and leave open); by default the
-    run starts its own, sized to the work, and closes it."""
+    run starts its own, sized to the work, and closes it. ``lint_options``: the static checks' options, whose
+    target gives each file's syntax level and the device where ``options`` names none; ``paths``: the files
+    checked, whose targets the report names."""
     from ms_lint import __version__
+    from ms_lint.validate.run_target import resolve_run_target
 
     options = options.normalized()
     started = time.monotonic()
     version = mindspore_version() or ""
+    paths = list(paths) if paths is not None else sorted({os.path.abspath(f.path) for f in findings})
+    cache_root = os.path.join(locate_module(paths[0]).project_root, CACHE_DIR_NAME, "validate") if paths else None
+    run_target = resolve_run_target(options.device, options.syntax_level, lint_options, paths, version, cache_root,
+                                    origins=options.origins)
     _phase(progress, f"planning {len(findings)} finding(s)")
     index = index or DependencyIndex()
     try:
-        plan = plan_jobs(findings, options.examples, options.device, options.syntax_level, version, __version__,
-                         index=index)
+        plan = plan_jobs(findings, options.examples, run_target.device, run_target.level_for, version, __version__,
+                         index=index, settings=run_target.lint_options.settings if run_target.lint_options else None)
     except ProjectError as exc:
         raise ValidateError(str(exc)) from None
-    device, level = options.device, options.syntax_level
-    verdicts = [module_level_verdict(finding, device, level) for finding in plan.module_level]
+    device = run_target.device
+    verdicts = [module_level_verdict(finding, device, run_target.level_for(finding.path))
+                for finding in plan.module_level]
+    verdicts += [unreached_verdict(finding, reach, device, run_target.level_for(finding.path))
+                 for finding, reach in plan.unreached]
+    through: dict[int, tuple] = {}  # id(finding outside any unit) -> (finding, reach, its verdicts per unit)
     units: list[UnitResult] = []
     results: list[tuple[Job, Outcome]] = []
     cache = OutcomeCache(options.use_cache)
@@ -239,8 +276,8 @@ def validate_findings(findings: list[Finding], options: ValidateOptions, pool=No
     log = RunLog(options.results_path or (default_log if plan.jobs else None))
     problems = [log.problem] if log.problem else []
     log.write({
-        "event": "start", "device": device, "syntax_level": level, "mindspore": version,
-        "units": [job.target for job in plan.jobs], "findings": len(findings),
+        "event": "start", "device": device, "syntax_level": sorted({job.level for job in plan.jobs}),
+        "mindspore": version, "units": [job.target for job in plan.jobs], "findings": len(findings),
     })
     for verdict in verdicts:
         log.write({"event": "finding", "verdict": verdict.to_dict()})
@@ -251,7 +288,7 @@ def validate_findings(findings: list[Finding], options: ValidateOptions, pool=No
         if outcome is None:
             pending.append(job)
             continue
-        _record(job, outcome, True, options, verdicts, units, log)
+        _record(job, outcome, True, device, verdicts, units, log, through)
         results.append((job, outcome))
 
     _phase(progress, f"{len(plan.jobs) - len(pending)} unit(s) from the cache, {len(pending)} to compile")
@@ -265,13 +302,13 @@ def validate_findings(findings: list[Finding], options: ValidateOptions, pool=No
         own_pool = pool is None
         if own_pool:
             try:
-                pool = _start_pool(options, len(pending))
+                pool = _start_pool(options, device, len(pending))
             except WorkerStartError as exc:
                 raise ValidateError(str(exc)) from None
         futures = {}
         try:
             for job in pending:
-                request = job.request(level)
+                request = job.request(job.level)
                 futures[pool.submit(request, timeout=options.timeout, memory_limit_mb=options.memory_limit_mb,
                                     output_limit_bytes=int(options.output_limit_mb * (1 << 20)))] = job
             done_count = 0
@@ -289,7 +326,7 @@ def validate_findings(findings: list[Finding], options: ValidateOptions, pool=No
                         raise error
                     outcome = future.result()
                     cache.put(job.location.project_root, job.cache_key, outcome, job.location.import_root)
-                    _record(job, outcome, False, options, verdicts, units, log)
+                    _record(job, outcome, False, device, verdicts, units, log, through)
                     results.append((job, outcome))
                     done_count += 1
                     if progress:
@@ -307,14 +344,25 @@ def validate_findings(findings: list[Finding], options: ValidateOptions, pool=No
             if own_pool:
                 pool.close()
     for job in not_checked:
-        verdicts.extend(not_checked_verdict(finding, device, level, job.target) for finding in job.findings)
+        verdicts.extend(not_checked_verdict(finding, device, job.level, job.target) for finding in job.findings)
+        for finding, reach, _ in job.reached:
+            through.setdefault(id(finding), (finding, reach, []))[2].append(
+                not_checked_verdict(finding, device, job.level, job.target))
+    verdicts.extend(combine_reached(finding, reach, found) for finding, reach, found in through.values())
     log.write({"event": "end", "interrupted": interrupted, "not_checked": [job.target for job in not_checked]})
     log.close()
     index.save()
+    if plan.examples is not None:
+        plan.examples.save()
+    _save_answers()
     _save_findings(index)
     problems.extend(cache.problems)
     confirm_across_units(verdicts, results)
     blame_other_findings(verdicts, results)
+    if run_target.device_note:
+        for verdict in verdicts:
+            if verdict.finding.data.get("devices"):
+                verdict.notes.append(run_target.device_note)
     verdicts.sort(key=lambda v: (v.finding.path, v.finding.line, v.finding.col, v.finding.code))
     return Report(
         options=options,
@@ -327,6 +375,9 @@ def validate_findings(findings: list[Finding], options: ValidateOptions, pool=No
         not_checked=[job.target for job in not_checked],
         problems=problems,
         run_log=log.path if plan.jobs or options.results_path else None,
+        device=device,
+        targets=run_target.groups(paths),
+        target_lines=run_target.lines(paths),
     )
 
 
@@ -336,12 +387,12 @@ def _phase(progress, text: str) -> None:
         phase(text)
 
 
-def _start_pool(options: ValidateOptions, pending: int):
+def _start_pool(options: ValidateOptions, device: str, pending: int):
     from ms_lint.validate.pool import PoolConfig, WorkerPool
 
     size = options.jobs or min(os.cpu_count() or 1, 4)
     config = PoolConfig(
-        device=options.device,
+        device=device,
         size=max(1, min(size, pending)),
         timeout=options.timeout,
         memory_limit_mb=options.memory_limit_mb,
@@ -350,10 +401,15 @@ def _start_pool(options: ValidateOptions, pending: int):
     return WorkerPool(config)
 
 
-def _record(job: Job, outcome: Outcome, cached: bool, options: ValidateOptions, verdicts: list, units: list,
-            log: RunLog) -> None:
-    unit_verdicts = decide(job, outcome, options.device, options.syntax_level, cached=cached)
+def _record(job: Job, outcome: Outcome, cached: bool, device: str, verdicts: list, units: list,
+            log: RunLog, through: dict) -> None:
+    from ms_lint.validate.verdicts.reached import reached_verdicts
+
+    unit_verdicts = decide(job, outcome, device, job.level, cached=cached)
     verdicts.extend(unit_verdicts)
+    for (finding, reach, _), verdict in zip(job.reached, reached_verdicts(job, outcome, device, job.level, cached)):
+        through.setdefault(id(finding), (finding, reach, []))[2].append(verdict)
+        unit_verdicts = [*unit_verdicts, verdict]
     units.append(UnitResult(
         target=job.target,
         path=job.path,

@@ -44,6 +44,8 @@ class Worker:
         self.capture: "jobs.OutputCapture | None" = None
         # (top package, the modules imported before) when this job imported a package without running its __init__
         self.bare_imports: tuple[str, set[str]] | None = None
+        # the import hook giving this job's missing packages their stand-ins (``standins``), while it runs
+        self.stand_ins = None
 
     def start(self) -> bool:
         self._isolate()

@@ -10,6 +10,7 @@ from ms_lint.validate.verdicts import (
     CONFIRMED,
     CONFIRMED_BY_PROBE,
     INCONCLUSIVE,
+    NOT_REACHED,
     NOT_REPRODUCED,
 )
 
@@ -77,8 +78,10 @@ def test_verdicts_of_a_mixed_module(models, worker_pool, tmp_path):
     strict_step = by_scope["strict_step"]
     assert (strict_step.verdict, strict_step.level) == (CONFIRMED, "strict")
 
+    # A plain function no Cell or jit function calls: nothing compiles it, and nothing is run for it.
     plain = by_scope["plain_function"]
-    assert plain.verdict == INCONCLUSIVE and "not a Cell subclass or a @jit function" in plain.message
+    assert plain.verdict == NOT_REACHED
+    assert plain.message.startswith("not reached: no graph code in the project calls plain_function")
 
     units = {unit.target: unit for unit in report.units}
     assert units["vcells.models:Projection"].inputs == ["Tensor(shape=[-1, 8], dtype=Float32)"]
@@ -86,8 +89,8 @@ def test_verdicts_of_a_mixed_module(models, worker_pool, tmp_path):
     assert units["vcells.models:Noise"].instance == "example"
 
     records = [json.loads(line) for line in (tmp_path / "run.jsonl").read_text().splitlines()]
-    assert records[0]["event"] == "start" and len(records[0]["units"]) == 9
-    assert sum(record["event"] == "unit" for record in records) == 9
+    assert records[0]["event"] == "start" and len(records[0]["units"]) == 8
+    assert sum(record["event"] == "unit" for record in records) == 8
     assert records[-1] == {"event": "end", "interrupted": False, "not_checked": []}
 
 

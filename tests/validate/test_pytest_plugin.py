@@ -52,7 +52,8 @@ def project(pytester):
 
 
 def test_one_item_per_flagged_cell_failing_when_confirmed(project):
-    result = project.runpytest(*_plugin_args(), "--ms-validate", "--ms-validate-jobs", "1", "-rs", "-v")
+    result = project.runpytest(*_plugin_args(), "--ms-validate", "--ms-validate-jobs", "1", "-rs", "-v",
+                               "--ms-validate-level", "strict")
     result.assert_outcomes(failed=1, skipped=1, passed=1)
     result.stdout.fnmatch_lines([
         "*inner/models.py::HostSine FAILED*",

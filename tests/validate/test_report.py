@@ -15,6 +15,7 @@ from ms_lint.validate.verdicts import (
     INCONCLUSIVE,
     NOT_APPLICABLE,
     NOT_CHECKED,
+    NOT_REACHED,
     NOT_REPRODUCED,
     Verdict,
 )
@@ -154,13 +155,20 @@ def test_sarif_carries_every_verdict_for_code_scanning(tmp_path):
 
     document = json.loads(render_sarif(report(
         verdict(10, "MS101", CONFIRMED, "ValueError: should be constant", built="Net() (no arguments)"),
+        verdict(11, "MS201", CONFIRMED_BY_PROBE, "misses 4 parameter(s)"),
         verdict(12, "MS101", NOT_REPRODUCED, "compiles"),
+        verdict(13, "MS101", NOT_REACHED, "not compiled: `self.training` was False"),
         verdict(14, "MS101", INCONCLUSIVE, "Net() needs dim"),
+        verdict(15, "MS301", NOT_APPLICABLE, "module-level finding"),
+        verdict(16, "MS101", NOT_CHECKED, "interrupted"),
     ), cwd=str(tmp_path)))
     assert document["version"] == "2.1.0"
     results = document["runs"][0]["results"]
-    assert [result["level"] for result in results] == ["error", "note", "error"]
-    assert [result["properties"]["verdict"] for result in results] == [CONFIRMED, NOT_REPRODUCED, INCONCLUSIVE]
+    # Confirmed: error; undecided: warning; cleared, not reached or nothing to run: note.
+    assert [result["level"] for result in results] == ["error", "error", "note", "note", "warning", "note",
+                                                       "warning"]
+    assert [result["properties"]["verdict"] for result in results] == [
+        CONFIRMED, CONFIRMED_BY_PROBE, NOT_REPRODUCED, NOT_REACHED, INCONCLUSIVE, NOT_APPLICABLE, NOT_CHECKED]
     assert results[0]["properties"]["built"] == "Net() (no arguments)"
     assert "[ms-lint validate: confirmed: ValueError: should be constant]" in results[0]["message"]["text"]
 

@@ -381,13 +381,21 @@ def test_an_output_type_built_from_tensors_is_confirmed_only_where_it_is_built(t
                            "(Net.construct) fails to compile at every syntax level (TypeError)", "Net",
                            data=dict(built.data, kind="jit_class"))
     assert plan_jobs([as_jit_class]).jobs[0].built_types == job.built_types
-    # The type built alone by the worker decides it when MindSpore fails to build it with MS103's kind of error...
+    # The type built alone by the worker fails with MS103's kind of error: the pattern fails in isolation, which
+    # decides nothing about the line unless the unit's graph is shown to reach it...
     failed = {"compiled": False, "type": "ValueError", "built": "Output(value=x)",
               "message": "When handling script '__call_func_str__(value=__input__value_0__,)' in graph mode, the "
                          "inputs should be constant"}
     verdict, = decide(job, dict(elsewhere, probes={"built_alone": {"6": failed}}), "CPU", "strict")
+    assert verdict.verdict == INCONCLUSIVE, verdict.message
+    assert any(note.startswith("the pattern fails in isolation: Output(value=x) in a Cell that does nothing else "
+                               "fails to compile under STRICT") for note in verdict.notes), verdict.notes
+    # ... as it is when every condition over the line held on the built instance, on a path from construct.
+    reached = dict(elsewhere, reach={"6": {"reached": True}}, probes={"built_alone": {"6": failed}})
+    verdict, = decide(job, reached, "CPU", "strict")
     assert verdict.verdict == CONFIRMED_BY_PROBE, verdict.message
-    assert "line 6 itself was not decided: the compile failed at line 5" in verdict.message
+    assert verdict.message.startswith("line 6 is in the graph of Net.construct built as Net() (every condition")
+    assert "stopped before the line: the compile failed at line 5" in verdict.message
     # ... but not for a line shown to be left out of the graph ...
     left_out = dict(elsewhere, reach={"6": {"reached": False, "condition": "return_dict", "value": "False",
                                             "wanted": True}}, probes={"built_alone": {"6": failed}})
@@ -398,7 +406,8 @@ def test_an_output_type_built_from_tensors_is_confirmed_only_where_it_is_built(t
     for result, level in (({"compiled": True, "built": "Output(value=x)"}, "strict"),
                           (dict(failed, type="RuntimeError", message="out of memory"), "strict"),
                           (failed, "lax")):
-        verdict, = decide(job, dict(elsewhere, probes={"built_alone": {"6": result}}), "CPU", level)
+        verdict, = decide(job, dict(elsewhere, reach={"6": {"reached": True}},
+                                    probes={"built_alone": {"6": result}}), "CPU", level)
         assert verdict.verdict != CONFIRMED_BY_PROBE, (result, level)
     verdict, = decide(job, compile_error(path, 6, text="the inputs should be constant"), "CPU", "strict")
     assert verdict.verdict == CONFIRMED, verdict.message

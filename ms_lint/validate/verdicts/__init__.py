@@ -67,6 +67,9 @@ def decide(job, outcome: Outcome, device: str, level: str, cached: bool = False)
     context = _Context(job, outcome, device, effective_level, cached)
     verdicts = [context.decided(finding) for finding in job.findings]
     notes = list(outcome.notes or [])
+    if outcome.stand_ins:
+        notes.append(f"imported with a stand-in for the missing package(s) {', '.join(outcome.stand_ins)} "
+                     f"(a placeholder: nothing of theirs ran)")
     if effective_level != level:
         setting = "fullgraph=True" if effective_level == "strict" else "no fullgraph=True"
         notes.append(f"a @jit function with {setting} compiles under {effective_level.upper()} whatever the "
@@ -76,6 +79,9 @@ def decide(job, outcome: Outcome, device: str, level: str, cached: bool = False)
     if instance not in (None, "example", "default") and built and outcome.stage != "import":
         notes.append(f"built as {built}")
     for verdict in verdicts:
+        through = getattr(job, "through", {}).get(verdict.finding.line)
+        if through and verdict.finding.scope != job.qualname:
+            verdict.notes.append(through)
         verdict.built = built
         verdict.inputs = list(outcome.inputs_how or [])
         # A note the explanation already gives (the output limit) is not repeated.

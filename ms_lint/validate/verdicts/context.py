@@ -173,6 +173,14 @@ class _Context:
             )
             return self.make(finding, INCONCLUSIVE, message)
         error_stage = (self.error or {}).get("stage")
+        if outcome.stand_in_uses and status in ("ok", "error", "exit"):
+            shown = ", ".join(outcome.stand_in_uses[:3]) + (", ..." if len(outcome.stand_in_uses) > 3 else "")
+            packages = ", ".join(outcome.stand_ins or [])
+            return self.make(
+                finding, INCONCLUSIVE,
+                f"building or compiling {self.job.qualname} used the stand-in for the missing package(s) {packages} "
+                f"({shown}): what it would do with the real package is unknown; install {packages} to validate it",
+            )
         if status == "exit":
             code = outcome.exit_code
             return self.make(

@@ -63,10 +63,13 @@ def _called_on_tensors(context, finding: Finding, verdict: Verdict, why: str) ->
 
 def built_alone(context, finding: Finding, verdict: Verdict) -> Verdict:
     """An MS103 finding of a user type built from tensor data that no compile of the unit decided (the compile
-    stopped before its line): decided by the worker's build of that type from a tensor in a Cell of its own,
-    under STRICT. A type MindSpore cannot build there fails wherever a graph builds it; one it can build
-    decides nothing (what the line passes may differ). A line shown to be left out of the graph (``not
-    reached``) stays so: this configuration never builds the type."""
+    stopped before its line), where the worker's build of that type from a tensor in a Cell of its own failed
+    under STRICT. The probe shows the pattern fails; only the project's graph code reaching the line shows the
+    finding is real: it confirms the finding only where the unit was built and its graph reaches the line (every
+    condition over it held on the built instance, on a path from ``construct``), and is a note otherwise (a
+    ``@jit_class`` method that no Cell of the unit calls, a line behind a condition ms-lint could not evaluate).
+    A type it can build decides nothing (what the line passes may differ); a line shown to be left out of the graph
+    (``not reached``) stays so."""
     if finding.code != "MS103" or verdict.verdict != INCONCLUSIVE or context.level != "strict":
         return verdict
     result = ((context.outcome.probes or {}).get("built_alone") or {}).get(str(finding.line))
@@ -76,12 +79,32 @@ def built_alone(context, finding: Finding, verdict: Verdict) -> Verdict:
     if not expectation.error_matches(result.get("type", ""), result.get("message", "")):
         return verdict
     first, shown = said(result)
+    if not _graph_reaches(context.outcome, finding.line):
+        verdict.notes.append(f"the pattern fails in isolation: {result.get('built')} in a Cell that does nothing "
+                             f"else fails to compile under STRICT ({shown}); that decides nothing about line "
+                             f"{finding.line}, which no compiled graph of the project was shown to reach")
+        return verdict
+    function = ((context.job.guards or {}).get(finding.line) or {}).get("function") or "construct"
     return context.make(
         finding, CONFIRMED_BY_PROBE,
-        f"{result.get('built')} in a Cell that does nothing else fails to compile under STRICT ({shown}): "
-        f"MindSpore cannot build this type from tensor data in a graph; line {finding.line} itself was not "
-        f"decided: {verdict.message}",
+        f"line {finding.line} is in the graph of {context.job.qualname}.{function} built as "
+        f"{_built_as(context)} (every condition over it holds), and {result.get('built')} in a Cell that does "
+        f"nothing else fails to compile under STRICT ({shown}): MindSpore cannot build this type from tensor data "
+        f"in a graph; the compile of {context.job.qualname} stopped before the line: {verdict.message}",
         compiler_message=first)
+
+
+def _graph_reaches(outcome, line: int) -> bool:
+    """Whether the conditions over ``line`` held on an instance the unit's build made: the first build's, or, when
+    building stopped at another finding, a build with its fix applied."""
+    reaches = [outcome.reach or {}] + [attempt.get("reach") or {} for attempt in outcome.fixes or []]
+    return any((reach.get(str(line)) or {}).get("reached") is True for reach in reaches)
+
+
+def _built_as(context) -> str:
+    outcome = context.outcome
+    return "the registered example" if outcome.instance == "example" else (
+        outcome.built or f"{context.job.qualname}()")
 
 
 def host_called(context, finding: Finding, verdict: Verdict) -> Verdict:
@@ -169,14 +192,21 @@ def parameter_verdict(context, finding: Finding, compiled: bool) -> Verdict:
 
 def randomness_verdict(context, finding: Finding) -> Verdict:
     probe = (context.outcome.probes or {}).get("randomness") or {}
+    expectation = expectation_for(finding.code)
     if "skipped" in probe:
         return context.make(finding, INCONCLUSIVE, f"the randomness probe was skipped: {probe['skipped']}",
                             example=context.example_text(concrete=True))
     if "error" in probe:
+        error_type, _, message = probe["error"].partition(": ")
+        if expectation.error_types and expectation.error_matches(error_type, message):
+            return context.make(finding, CONFIRMED_BY_PROBE,
+                                f"the Cell compiles and its first call raises {probe['error']}")
         return context.make(finding, INCONCLUSIVE, f"the randomness probe failed: {probe['error']}")
     if not probe:
         return context.make(finding, INCONCLUSIVE, "the randomness probe did not run",
                             example=context.example_text(concrete=True))
+    if not expectation.graph_repeats:
+        return _carried_over(context, finding, probe)
     if probe.get("graph_repeats") and not probe.get("pynative_repeats"):
         return context.make(
             finding, CONFIRMED_BY_PROBE,
@@ -188,6 +218,27 @@ def randomness_verdict(context, finding: Finding) -> Verdict:
                             "outputs: the random value is not frozen")
     return context.make(finding, INCONCLUSIVE, "outputs repeat in PyNative too: for this example the random "
                         "value does not reach the output")
+
+
+def _carried_over(context, finding: Finding, probe: dict) -> Verdict:
+    """What two calls on the same input say of a tensor written in place (MS124)."""
+    if not probe.get("graph_repeats") and probe.get("pynative_repeats"):
+        return context.make(
+            finding, CONFIRMED_BY_PROBE,
+            "two calls on the same input return different outputs in GRAPH_MODE and the same in PyNative: what "
+            "one call writes in place is read by the next",
+        )
+    if probe.get("graph_repeats") and probe.get("first_calls_agree") is False:
+        return context.make(
+            finding, CONFIRMED_BY_PROBE,
+            "the first call returns another output in GRAPH_MODE than in PyNative: the tensor written in place is "
+            "read again",
+        )
+    if probe.get("graph_repeats"):
+        return context.make(finding, NOT_REPRODUCED, "two GRAPH_MODE calls on the same input return the same output, "
+                            "PyNative's: nothing written in place is read again")
+    return context.make(finding, INCONCLUSIVE, "outputs differ between calls in PyNative too: for this example the "
+                        "Cell's output is not a function of its input alone")
 
 
 def _probe_result(context, finding: Finding, name: str) -> tuple[dict, Verdict | None]:

@@ -1,0 +1,210 @@
+"""Stand-ins for the third-party packages a user module imports that this machine does not have (in the worker).
+
+A model file often imports, at its top, packages that building and compiling its Cells never use: a dataset
+downloader, a plotting library, a tokenizer. When importing the unit's module raises ``ModuleNotFoundError`` for a
+top-level package that is installed nowhere and is not the project's own, the worker imports the module again with
+an import hook that gives that package a placeholder module (``StandInModule``), up to ``MAX_STAND_INS`` packages.
+An import the module guards itself (``try: import apex`` / ``except ImportError:``) never fails, so it never gets
+a stand-in: the module keeps the path it takes without the package.
+
+Everything a stand-in gives is another stand-in: an attribute, a call, a base class (``class Loader(missing.Base)``
+gets a plain base), an iteration (empty). A call with one class or function alone (a decorator: ``@missing.jit``)
+gives it back unchanged. Once the module is imported, every use of a stand-in while the Cell is built or compiled
+is recorded (``uses``): a Cell whose construction or graph code touches one stays undecided, and the verdict says
+which name it touched.
+"""
+from __future__ import annotations
+
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import inspect
+import os
+import sys
+import types
+from contextlib import contextmanager
+
+MAX_STAND_INS = 8
+MARK = "stand-in for the missing package"
+
+_state = {"armed": False}
+_uses: list[str] = []
+
+
+def uses() -> list[str]:
+    """The stand-in names used while armed, in order, once each."""
+    return list(dict.fromkeys(_uses))
+
+
+def clear_uses() -> None:
+    _uses.clear()
+
+
+def arm() -> None:
+    """From now on (until ``uninstall``), a use of a stand-in is recorded; what was recorded before is dropped."""
+    clear_uses()
+    _state["armed"] = True
+
+
+@contextmanager
+def armed(on: bool = True):
+    """Within the block, a use of a stand-in is recorded (``on``), or not (``on=False``: an example's own code,
+    outside the Cell's construction)."""
+    previous = _state["armed"]
+    _state["armed"] = on
+    try:
+        yield
+    finally:
+        _state["armed"] = previous
+
+
+def _touch(name: str) -> None:
+    if _state["armed"]:
+        _uses.append(name)
+
+
+class StandInBase:
+    """The base a class gets in place of a missing package's class: it takes any arguments, and any attribute it
+    lacks is a stand-in."""
+
+    def __init__(self, *args, **kwargs):
+        pass
+
+    def __getattr__(self, name: str):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        qualified = f"{type(self).__name__}.{name}"
+        _touch(qualified)
+        return StandIn(qualified)
+
+
+class StandIn:
+    """What a name of a missing package stands for."""
+
+    __slots__ = ("_ms_lint_name",)
+
+    def __init__(self, name: str):
+        object.__setattr__(self, "_ms_lint_name", name)
+
+    def __getattr__(self, name: str):
+        if name.startswith("_"):
+            raise AttributeError(name)  # MindSpore and Python ask objects for dunder and private names
+        qualified = f"{self._ms_lint_name}.{name}"
+        _touch(qualified)
+        return StandIn(qualified)
+
+    def __setattr__(self, name: str, value) -> None:
+        _touch(f"{self._ms_lint_name}.{name}")
+
+    def __call__(self, *args, **kwargs):
+        if len(args) == 1 and not kwargs and (inspect.isclass(args[0]) or inspect.isfunction(args[0])):
+            return args[0]  # a decorator: the decorated class or function stays the user's
+        _touch(f"{self._ms_lint_name}()")
+        return StandIn(f"{self._ms_lint_name}()")
+
+    def __mro_entries__(self, bases):
+        return (StandInBase,)
+
+    def __iter__(self):
+        _touch(f"iter({self._ms_lint_name})")
+        return iter(())
+
+    def __len__(self) -> int:
+        _touch(f"len({self._ms_lint_name})")
+        return 0
+
+    def __bool__(self) -> bool:
+        _touch(f"bool({self._ms_lint_name})")
+        return False
+
+    def __getitem__(self, key):
+        _touch(f"{self._ms_lint_name}[...]")
+        return StandIn(f"{self._ms_lint_name}[...]")
+
+    def __repr__(self) -> str:
+        return f"<{MARK} {self._ms_lint_name.split('.')[0]}: {self._ms_lint_name}>"
+
+    def _operation(self, *_):
+        _touch(f"an operation on {self._ms_lint_name}")
+        return StandIn(self._ms_lint_name)
+
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __truediv__ = __rtruediv__ = _operation
+    __matmul__ = __rmatmul__ = __neg__ = __lt__ = __gt__ = __le__ = __ge__ = _operation
+
+
+class StandInModule(types.ModuleType):
+    """The placeholder module of a missing package: every attribute is a stand-in (submodules too)."""
+
+    def __getattr__(self, name: str):
+        if name.startswith("_"):
+            raise AttributeError(name)  # MindSpore asks a module for private names (``_fields``) it may lack
+        qualified = f"{self.__name__}.{name}"
+        _touch(qualified)
+        return StandIn(qualified)
+
+
+class _Loader(importlib.abc.Loader):
+    def create_module(self, spec):
+        module = StandInModule(spec.name)
+        module.__path__ = []  # a package: ``import missing.sub`` finds its submodules here too
+        module.__ms_lint_stand_in__ = True
+        return module
+
+    def exec_module(self, module) -> None:
+        pass
+
+
+class StandInFinder(importlib.abc.MetaPathFinder):
+    """Last on ``sys.meta_path``: modules of the ``missing`` packages, which no other finder finds."""
+
+    def __init__(self, missing: list[str]):
+        self.missing = missing
+
+    def find_spec(self, fullname, path, target=None):
+        if fullname.split(".")[0] not in self.missing:
+            return None
+        return importlib.machinery.ModuleSpec(fullname, _Loader(), is_package=True)
+
+
+def install(missing: list[str]) -> StandInFinder:
+    finder = StandInFinder(missing)
+    sys.meta_path.append(finder)
+    return finder
+
+
+def uninstall(finder: StandInFinder | None) -> None:
+    """The hook removed, and the stand-in modules forgotten."""
+    if finder is None:
+        return
+    if finder in sys.meta_path:
+        sys.meta_path.remove(finder)
+    for name, module in list(sys.modules.items()):
+        if getattr(module, "__ms_lint_stand_in__", False):
+            del sys.modules[name]
+    _state["armed"] = False
+    clear_uses()
+
+
+def missing_package(exc: BaseException, folders: list[str]) -> str | None:
+    """The top-level package whose absence ``exc`` (a ``ModuleNotFoundError``) reports, when it is installed
+    nowhere and is not the project's own (a module or package in one of ``folders``: the import root and those
+    above it in the project); else None."""
+    if not isinstance(exc, ModuleNotFoundError) or not exc.name:
+        return None
+    top = exc.name.split(".")[0]
+    if not top.isidentifier() or top in sys.modules:
+        return None
+    if any(os.path.exists(os.path.join(folder, top)) or os.path.exists(os.path.join(folder, top + ".py"))
+           for folder in folders):
+        return None
+    try:
+        if importlib.util.find_spec(top) is not None:
+            return None
+    except (ImportError, ValueError):
+        return None
+    return top
+
+
+def names_a_stand_in(text: str) -> bool:
+    """Whether an error's message names a stand-in (MindSpore printing the object it could not compile)."""
+    return MARK in (text or "")
