@@ -1,6 +1,7 @@
 """Which code MindSpore compiles, measured: the default mode of a fresh process, what PyNative compiles (only `@jit`
 code), and what a root reaches in GRAPH_MODE (a `@jit_class` method graph code calls, and not one only host code
-calls; a method found through `super()` or a held object's `__call__`; a mixin's method defined in another module).
+calls; a method found through `super()` or a held object's `__call__`; a mixin's method, a helper and a `@jit_class`
+defined in another module, reached or called by host code only).
 Each claim is checked against what ms-lint reports for the same code, at both syntax levels."""
 from __future__ import annotations
 
@@ -281,6 +282,86 @@ REACH_CASES = [
 
             def construct(self, x):
                 return self.schedule.step(x)
+    """),
+    ("helper-of-another-module", {"clipping": """
+        from mindspore import ops
+
+        def clip(x):
+            try:  # MS109
+                y = x * 2
+            except ValueError:
+                y = x
+            return ops.abs(y)
+
+        def describe(name):
+            try:
+                return name.upper()
+            except AttributeError:
+                return ""
+    """}, """
+        from mindspore import nn
+        from clipping import clip, describe
+
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.title = describe("net")
+
+            def construct(self, x):
+                return clip(x)
+    """),
+    ("jit-class-of-another-module-built-on-the-host", {"parsers": """
+        import numpy as np
+        import mindspore as ms
+
+        @ms.jit_class
+        class Formula:
+            def __init__(self, text):
+                self.terms = self.parse(text)
+
+            def parse(self, text):
+                try:
+                    return [np.float32(len(term)) for term in text.split("+")]
+                except ValueError:
+                    return []
+
+            def __iter__(self):
+                yield from self.terms
+
+            def scale(self, x):
+                return x * 2
+    """}, """
+        from mindspore import nn
+        from parsers import Formula
+
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.formula = Formula("a+bb")
+                self.count = len(list(self.formula))
+
+            def construct(self, x):
+                return self.formula.scale(x) + self.count
+    """),
+    ("helper-of-another-module-only-host-code-calls", {"naming": """
+        import mindspore as ms
+
+        def label(parts):
+            try:
+                return "-".join(parts) + ms.__version__
+            except TypeError:
+                return ""
+    """}, """
+        from mindspore import nn
+        from naming import label
+
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.label = label(["net", "a"])
+
+            def construct(self, x):
+                return x * 2
     """),
 ]
 

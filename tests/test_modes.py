@@ -228,3 +228,30 @@ def test_the_mode_in_the_json_report(tmp_path, monkeypatch, capsys):
     assert [finding["data"]["compiled_by"] for finding in document["findings"]] == [["Net.construct"], ["step"]]
     assert document["target"]["mode"] == "graph"
     assert document["target"]["origins"]["compiled_by"] == "infer.py"
+
+
+def test_a_repository_of_three_applications_gives_each_its_own_mode(tmp_path, monkeypatch, capsys):
+    from ms_lint.cli import main
+
+    root = tmp_path / "apps"
+    (root / ".git").mkdir(parents=True)
+    for name, train in (("graph_app", GRAPH), ("pynative_app", PYNATIVE), ("default_app", "")):
+        (root / name).mkdir()
+        (root / name / "model.py").write_text(MODEL)
+        (root / name / "train.py").write_text(script(train))
+    assert mode(root / "graph_app" / "model.py") == ("graph", "train.py:4")
+    assert mode(root / "pynative_app" / "model.py") == ("pynative", "train.py:4")
+    assert mode(root / "default_app" / "model.py") == ("pynative", "MindSpore's default: train.py selects no mode")
+    assert lines(root / "graph_app" / "model.py") == [CELL_LINE, JIT_LINE]
+    assert lines(root / "pynative_app" / "model.py") == lines(root / "default_app" / "model.py") == [JIT_LINE]
+    monkeypatch.chdir(root)
+    main(["check", "--isolated", "--no-cache", "--format=json", "--select=MS109", "."])
+    document = json.loads(capsys.readouterr().out)
+    by_file = {}
+    for finding in document["findings"]:
+        by_file.setdefault(finding["path"].replace("\\", "/").split("/")[-2], []).append(
+            (finding["line"], finding["target"]["mode"]))
+    assert by_file == {"graph_app": [(CELL_LINE, "graph"), (JIT_LINE, "graph")],
+                       "default_app": [(JIT_LINE, "pynative")], "pynative_app": [(JIT_LINE, "pynative")]}
+    # the two PyNative applications share one target (grouped, as the target lines are)
+    assert sorted(target["mode"] for target in document["targets"]) == ["graph", "pynative"]
