@@ -470,8 +470,10 @@ class ProjectIndex:
             index = self._indexes[root] = {}
             for module_file, module_name in self._project_files(root):
                 try:
+                    if not stat.S_ISREG(os.stat(module_file).st_mode):
+                        continue  # opening a FIFO named like a module would block
                     with open(module_file, "rb") as handle:
-                        data = handle.read() if stat.S_ISREG(os.fstat(handle.fileno()).st_mode) else b""
+                        data = handle.read()
                 except OSError:
                     continue
                 if b"construct" in data or b"bprop" in data or b"jit" in data:
@@ -511,6 +513,8 @@ class ProjectIndex:
     def _names_any(module_file: str, words: set[str]) -> bool:
         """Whether the file's text holds one of ``words`` as a word."""
         try:
+            if not stat.S_ISREG(os.stat(module_file).st_mode):
+                return False
             with open(module_file, "rb") as handle:
                 data = handle.read()
         except OSError:
