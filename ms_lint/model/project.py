@@ -463,8 +463,9 @@ class ProjectIndex:
 
     def _importers_index(self, root: str) -> dict[str, list[tuple[str, str]]]:
         """For the Python files under ``root`` (``_project_files``) whose text holds a root of graph code
-        (``construct``, ``bprop``, ``jit``): each word of their import statements (a module's name, a name imported)
-        -> the files (and module names); made once per process, from the files' text."""
+        (``construct``, ``bprop``, ``jit``, or ``Cell``: a Cell may inherit its ``construct`` from a mixin): each
+        word of their import statements (a module's name, a name imported) -> the files (and module names); made
+        once per process, from the files' text."""
         index = self._indexes.get(root)
         if index is None:
             index = self._indexes[root] = {}
@@ -476,7 +477,7 @@ class ProjectIndex:
                         data = handle.read()
                 except OSError:
                     continue
-                if b"construct" in data or b"bprop" in data or b"jit" in data:
+                if b"construct" in data or b"bprop" in data or b"jit" in data or b"Cell" in data:
                     for word in _import_words(data):
                         index.setdefault(word, []).append((module_file, module_name))
         return index
@@ -504,8 +505,8 @@ class ProjectIndex:
                     data = handle.read()
             except OSError:
                 pass
-        found = _names_called_from_roots(data) if (
-            b"construct" in data or b"bprop" in data or b"jit" in data) else frozenset()
+        found = _names_called_from_roots(data) if (  # "Cell": a construct inherited from a mixin
+            b"construct" in data or b"bprop" in data or b"jit" in data or b"Cell" in data) else frozenset()
         self._root_calls_of[module_file] = (status.st_mtime, found)
         return found
 
