@@ -138,7 +138,7 @@ def _start_worker(mode: str, syntax_level: str, file_timeout: int, per_path_mode
     from ms_lint.rules import RULES_BY_CODE
     from ms_lint.settings import Settings
 
-    _settings = Settings(mode=mode, syntax_level=syntax_level, per_path_modes=per_path_modes, device=device,
+    _settings = Settings(mode=_inferred(mode), syntax_level=syntax_level, per_path_modes=per_path_modes, device=device,
                          version=version)
     _package_settings = {name: replace(_settings, tensor_methods=tuple(methods))
                          for name, methods in (tensor_methods or {}).items()}
@@ -201,8 +201,8 @@ def targets_of(directories: dict[str, Path], args: argparse.Namespace) -> tuple[
     from ms_lint.settings import Settings
     from ms_lint.target import target_from_settings
 
-    settings = Settings(mode=args.mode, syntax_level=_inferred(args.syntax_level), device=_inferred(args.device),
-                        version=args.ms_version)
+    settings = Settings(mode=_inferred(args.mode), syntax_level=_inferred(args.syntax_level),
+                        device=_inferred(args.device), version=args.ms_version)
     targets, projects = {}, {}
     for spec, directory in directories.items():
         files = member_files(spec, directory)
@@ -321,8 +321,8 @@ def print_report(summary: dict) -> None:
     for spec, target in summary.get("targets", {}).items():
         origins = target["origins"]
         print(f"target of {spec}: {target['device']} ({origins.get('device')}), {target['syntax_level']} "
-              f"({origins.get('syntax_level')}), MindSpore {target['mindspore_version']} ({origins.get('version')})",
-              file=out)
+              f"({origins.get('syntax_level')}), {target['mode']} ({origins.get('mode')}), MindSpore "
+              f"{target['mindspore_version']} ({origins.get('version')})", file=out)
     for name, (members, projects, targets) in project_counts(summary.get("projects", {})).items():
         print(f"{name}: {members} member(s), {projects} project(s), {targets} distinct target(s)", file=out)
     print(f"MS900 (ms-lint could not check the file): {len(summary['ms900'])}", file=out)
@@ -356,7 +356,8 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--json", type=Path, default=None, metavar="FILE",
                         help="write the summary and every finding to FILE")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="worker processes (default: CPUs)")
-    parser.add_argument("--mode", choices=("graph", "pynative"), default="graph")
+    parser.add_argument("--mode", choices=("infer", "graph", "pynative"), default="infer",
+                        help="infer (default): the mode each module's entry points select, as ms-lint infers it")
     parser.add_argument("--syntax-level", choices=("infer", "strict", "lax"), default="infer",
                         help="infer (default): the level each package selects, as ms-lint infers it")
     parser.add_argument("--device", choices=("infer", "ascend", "gpu", "cpu", "any"), default="infer",

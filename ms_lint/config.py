@@ -545,7 +545,7 @@ def resolve_options(
     options.extend_exclude = values.get("extend-exclude", [])
     options.filename = values.get("filename", ["*.py"])
     options.settings = Settings(
-        mode=values.get("ms-mode", "graph"), syntax_level=values.get("ms-syntax-level", ""),
+        mode=values.get("ms-mode", ""), syntax_level=values.get("ms-syntax-level", ""),
         per_path_modes=values.get("per-path-ms-mode", ()), device=values.get("ms-device", ""),
         version=values.get("ms-version", ""), tensor_methods=values.get("ms-tensor-methods", ()),
     )

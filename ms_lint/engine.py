@@ -8,76 +8,13 @@ from __future__ import annotations
 import ast
 from typing import Iterable, Sequence
 
-from ms_lint.findings import Finding
+from ms_lint.findings import Finding, compile_note
+from ms_lint.model.source import may_hold_hazards
 from ms_lint.model.source import read_source
 from ms_lint.settings import Settings
 from ms_lint.target import SILENCED_BY
 
 INTERNAL_ERROR = "MS900"
-
-
-def may_hold_hazards(source: str, path: str = "") -> bool:
-    """Whether the file may hold a hazard; one that cannot is skipped before any analysis.
-
-    A name resolves to a MindSpore object only through an import that spells ``mindspore`` (a ``jit`` or
-    ``jit_class`` imported from a module of the project is not MindSpore's, for every check), or, inside MindSpore's
-    own package (a ``path`` that names it), through a relative import. A file where no import spells it (``mindspore``
-    only in a checkpoint's URL or a comment) reaches MindSpore only through the project's own classes, and holds
-    graph code only as ``construct`` or ``bprop`` of a class deriving from a Cell of another module: whole words,
-    which ``constructor`` or ``reconstruct`` are not. Such a file without them is not checked, even where it holds a
-    subclass of the project's Cell that only overrides ``__init__``."""
-    if "mindspore" in source and (_imports_mindspore(source) or "mindspore" in path):
-        return True
-    return _has_word(source, "construct") or _has_word(source, "bprop")
-
-
-def _imports_mindspore(source: str) -> bool:
-    """Whether a statement that spells ``mindspore`` may import it: ``import`` written before the word in the
-    statement (``import os, mindspore``, ``try: import mindspore as ms``), or ``from`` right before it (``from
-    mindspore import nn``); a comment or a string that says ``import`` before the word counts too. Only the lines
-    holding the word are read, from the first line of their statement when backslashes continue it, and each part
-    of the text at most once (a file of one long line holding the word thousands of times is read in one pass)."""
-    start = source.find("mindspore")
-    line_end = -1  # where the line of the word last read ends
-    scanned = 0  # how far that word's statement has been read
-    while start >= 0:
-        if start > line_end:  # the word's first on its line
-            line_start = source.rfind("\n", 0, start) + 1
-            continues_last = False
-            while line_start:  # back over the lines that a backslash continues into this one
-                before = line_start - 2
-                if before >= 0 and source[before] == "\r":
-                    before -= 1
-                if before < 0 or source[before] != "\\":
-                    break
-                if line_start == line_end + 1:  # the last word's line continues into this one: one statement
-                    continues_last = True
-                    break
-                line_start = source.rfind("\n", 0, before) + 1
-            if not continues_last:
-                scanned = line_start
-            line_end = source.find("\n", start)
-            if line_end < 0:
-                line_end = len(source)
-        before_word = source[scanned:start]
-        if "import" in before_word or before_word.replace("\\", " ").split()[-1:] == ["from"]:
-            return True
-        scanned = start
-        start = source.find("mindspore", start + len("mindspore"))
-    return False
-
-
-def _has_word(text: str, word: str) -> bool:
-    """Whether ``word`` stands in ``text`` as a whole word (a search by regular expression, ``\\bword\\b``, takes
-    four times as long: a file is read through for it before anything else)."""
-    start = text.find(word)
-    while start >= 0:
-        end = start + len(word)
-        before, after = text[start - 1:start], text[end:end + 1]
-        if not (before.isalnum() or before == "_" or after.isalnum() or after == "_"):
-            return True
-        start = text.find(word, end)
-    return False
 
 
 def internal_error(path: str, exc: BaseException) -> Finding:
@@ -121,6 +58,39 @@ def _without_silenced(findings: list[Finding], silenced: list[Finding] | None) -
     return [finding for finding in findings if SILENCED_BY not in finding.data]
 
 
+def _with_what_compiles(module, findings: list[Finding]) -> list[Finding]:
+    """Each finding of a rule whose claim holds only in graph code gets the roots that compile its line
+    (``compiled_by``: ``Net.construct``, ``train_step``, ``Net.construct (../models/net.py)``); one in code that only
+    GRAPH_MODE compiles, where the module's mode was inferred PyNative, the setting that would show it. The message
+    of one compiled only from other modules names the root (``compiled by Net.construct (model.py)``); of one whose
+    module runs in GRAPH_MODE only under some of its application's entry points, those (``compiled by
+    infer.py``)."""
+    from dataclasses import replace
+
+    from ms_lint.rules import RULES_BY_CODE
+
+    result = []
+    entry_points = module.target.origin("compiled_by")
+    for finding in findings:
+        rule = RULES_BY_CODE.get(finding.code)
+        function = module.graph_function_at(finding.node) if (
+            rule is not None and rule.compiled_only and finding.node is not None) else None
+        if function is not None and function.compiled_by:
+            data = dict(finding.data)
+            data["compiled_by"] = sorted(function.compiled_by)
+            if function.graph_mode_only:
+                data[SILENCED_BY] = "ms-mode=graph"
+            if all(label in module.roots_elsewhere for label in function.compiled_by):
+                data["compiled_elsewhere"] = True  # compiled only because graph code of another module calls it
+            elif entry_points and module.mode == "graph" and module.mode_inferred and any(
+                    label in module.cell_roots for label in function.compiled_by):
+                data["entry_points"] = entry_points.split(", ")
+            message = finding.message + compile_note(data)
+            finding = replace(finding, message=message, data=data)
+        result.append(finding)
+    return result
+
+
 def analyse(tree: ast.Module, source: str, path: str, settings: Settings, codes: Iterable[str] | None = None,
             lines: list[str] | None = None, silenced: list[Finding] | None = None):
     """(module facts, findings); the facts are None when the file was skipped or the analysis failed. ``silenced``:
@@ -138,6 +108,7 @@ def analyse(tree: ast.Module, source: str, path: str, settings: Settings, codes:
         findings: list[Finding] = []
         for rule in rules_for(codes):
             findings.extend(rule.check(module))
+        findings = _with_what_compiles(module, findings)
         return module, _one_finding_per_cause(_without_silenced(findings, silenced))
     except RecursionError as exc:
         return None, [internal_error(path, RecursionError(f"code nested too deeply to analyse ({exc})"))]

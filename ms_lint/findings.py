@@ -72,6 +72,29 @@ def fact(*, key: str = "", optional: bool = False, for_users: bool = False, subj
     return field(metadata=metadata) if default is MISSING else field(default=default, metadata=metadata)
 
 
+# Facts the engine adds to the data of a finding in code MindSpore compiles (a rule with ``compiled_only``), beside
+# the rule's record: the roots that compile its line (``compiled_by``), whether they all lie in the project's other
+# modules (``compiled_elsewhere``), the entry points that select GRAPH_MODE for it (``entry_points``), and the
+# setting that would show a finding left out where the mode was inferred PyNative (``silenced_by``: a record may
+# declare that one itself, for another device).
+COMPILE_FACTS = frozenset({"compiled_by", "compiled_elsewhere", "entry_points", "silenced_by"})
+
+
+def compile_note(data: Mapping[str, Any]) -> str:
+    """What a message adds of the code that compiles its line: the root, where only other modules' roots compile it
+    (`` (compiled by Net.construct (model.py))``), or the entry point that selects GRAPH_MODE for it (`` (compiled
+    by infer.py and 1 more entry points)``); "" otherwise."""
+    if data.get("compiled_elsewhere"):
+        roots = data.get("compiled_by") or ()
+        return f" (compiled by {roots[0]}" + (f" and {len(roots) - 1} more)" if len(roots) > 1 else ")") \
+            if roots else ""
+    entry_points = data.get("entry_points") or ()
+    if entry_points:
+        return f" (compiled by {entry_points[0]}" + (
+            f" and {len(entry_points) - 1} more entry points)" if len(entry_points) > 1 else ")")
+    return ""
+
+
 @dataclass(frozen=True, kw_only=True)
 class FindingData:
     """The facts of one kind of finding, declared as a frozen (keyword-only) dataclass beside its rule: a
@@ -112,7 +135,7 @@ class FindingData:
         """The record whose data is ``data``; None when ``data`` is not of this shape (another kind of finding of
         the rule, a finding built by hand without data)."""
         required, allowed = cls.keys()
-        if not required <= data.keys() <= allowed:
+        if not required <= data.keys() <= allowed | COMPILE_FACTS:
             return None
         return cls(**{item.name: data.get(_key(item)) for item in fields(cls)})
 

@@ -576,7 +576,7 @@ def _overload(text: str) -> Overload:
     positional_only = 0
     var_positional = var_keyword = keyword_only = False
     stated = True
-    for part in _parameters(text):
+    for part in parameters_text(text):
         if part == "/":
             positional_only = len(positional)
         elif part == "*":
@@ -600,8 +600,9 @@ def _overload(text: str) -> Overload:
                     tuple(required), var_positional, var_keyword, stated)
 
 
-def _parameters(text: str) -> list[str]:
-    """``text``'s parameters, split at the commas outside brackets and strings (defaults hold both)."""
+def parameters_text(text: str) -> list[str]:
+    """``text``'s parameters (or a call's arguments), split at the commas outside brackets and strings (defaults
+    hold both)."""
     parts, depth, quote, current = [], 0, "", []
     for character in text:
         if quote:

@@ -26,10 +26,11 @@ class MsLintChecker:
 
         option_manager.add_option(
             "--ms-mode",
-            default="graph",
+            default="",
             parse_from_config=True,
-            help="How Cells run where a module does not call set_context(mode=...): graph (GRAPH_MODE, "
-            "default) or pynative (only @jit code is compiled).",
+            help="How Cells run where a module does not call set_context(mode=...): graph (GRAPH_MODE) or "
+            "pynative (only @jit code is compiled). Default: the mode the application's entry points select, else "
+            "PyNative, MindSpore's default; GRAPH_MODE for a library.",
         )
         option_manager.add_option(
             "--ms-syntax-level",

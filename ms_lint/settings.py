@@ -24,14 +24,16 @@ class Settings:
     """How to read the code.
 
     ``mode``: how Cells run when the module does not say (``set_context(mode=...)``); ``graph`` is MindSpore's
-    GRAPH_MODE, ``pynative`` means only jit-decorated code is compiled.
+    GRAPH_MODE, ``pynative`` means only jit-decorated code is compiled; ``""`` (the default) takes the mode the
+    project's entry points select, else MindSpore's default (PyNative) for an application and GRAPH_MODE for a
+    library (see ``ms_lint.target``).
     ``syntax_level``: ``strict`` reports what fails under STRICT (and so cannot export MindIR); ``lax`` reports
     only what fails or misbehaves under LAX too; ``""`` (the default) takes the level the project selects: STRICT
     where its code selects it or exports MindIR, else LAX, MindSpore's default (see ``ms_lint.target``).
     ``values`` (set from the fields): the fields' values as one tuple.
     """
 
-    mode: str = "graph"
+    mode: str = ""
     syntax_level: str = ""
     # (pattern, mode) pairs: files matching a pattern run their Cells in that mode unless they call set_context
     # themselves (a package that only runs eagerly: ``pkg/pynative/*: pynative``); the longest pattern wins.
@@ -48,7 +50,7 @@ class Settings:
     pinned: bool = False
 
     def __post_init__(self):
-        if self.mode not in MODES:
+        if self.mode and self.mode not in MODES:
             raise SettingsError(f"ms-mode must be one of {', '.join(MODES)}, not {self.mode!r}")
         for pattern, mode in self.per_path_modes:
             if mode not in MODES:
@@ -73,8 +75,8 @@ class Settings:
         object.__setattr__(self, "values", astuple(self))
 
     def mode_for(self, path: str) -> str:
-        """The mode of the file at ``path`` (matched as flake8's per-file-ignores are: by its name or its absolute
-        path)."""
+        """The mode the options give the file at ``path`` (matched as flake8's per-file-ignores are: by its name or
+        its absolute path); "" where they leave it to be inferred."""
         if self.per_path_modes and path:
             absolute = os.path.abspath(path)
             name = os.path.basename(path)
@@ -91,7 +93,7 @@ class Settings:
                     tensor_methods: str | list | tuple | None = None,
                     upgrade_from: str | None = None) -> "Settings":
         return cls(
-            mode=(mode or "graph").strip().lower(),
+            mode=(mode or "").strip().lower(),
             syntax_level=(syntax_level or "").strip().lower(),
             per_path_modes=parse_per_path_modes(per_path_modes, base),
             device=(device or "").strip().lower(),

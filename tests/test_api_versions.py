@@ -156,7 +156,7 @@ def test_ms111_reads_the_target_version_s_registry():
     new = _findings(MS111_SOURCE, NEW, "MS111")
     assert [f.line for f in new] == [7]
     assert new[0].data == {"name": "to_empty", "module": "Cell", "version": NEW, "target_version": NEW,
-                           "function": "Net.construct"}
+                           "function": "Net.construct", "compiled_by": ["Net.construct"]}
     assert _findings(MS111_SOURCE, OLD, "MS111") == []
 
 

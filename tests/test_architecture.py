@@ -181,3 +181,22 @@ def test_the_self_attribute_question_is_answered_once():
              if path != _ANSWERS_SELF_ATTRIBUTE
              for lines in [receiver_name_tests(ast.parse(path.read_text(encoding="utf-8")))] if lines}
     assert found == {}, "ask syntax.self_attribute"
+
+
+# Rules that read graph code for another claim than "this fails where it is compiled": MS123's misspelt attribute
+# and MS602's missing method raise in PyNative too; MS605 and MS112 are judged in both modes (or eagerly).
+_GRAPH_READERS_JUDGED_IN_BOTH_MODES = {"MS112", "MS123", "MS602", "MS605"}
+
+
+def test_every_rule_that_reports_graph_code_asks_the_model_s_mode_answer():
+    # One answer to "which code is compiled, in which mode": a rule that reports on the model's graph code declares
+    # ``compiled_only`` so that findings only GRAPH_MODE compiles are left out where the mode was inferred PyNative.
+    import inspect
+
+    from ms_lint.rules import rules_for
+
+    readers = [rule for rule in rules_for() if any(
+        word in Path(inspect.getsourcefile(type(rule))).read_text(encoding="utf-8")
+        for word in ("graph_functions", "is_graph_code", "graph_function_at"))]
+    assert len(readers) > 20
+    assert {rule.code for rule in readers if not rule.compiled_only} == _GRAPH_READERS_JUDGED_IN_BOTH_MODES

@@ -127,3 +127,29 @@ def test_a_plain_mode_module_and_host_code_are_not_graph_code():
 def test_odd_code_is_no_trouble(source):
     findings = check_source(source, "case.py", Settings(version="2.10.0"))
     assert not [f for f in findings if f.code == "MS900"]
+
+
+def test_an_application_that_selects_no_mode_writes_in_place_only_under_jit(tmp_path):
+    # PyNative (MindSpore's default) computes a new tensor: the Cell's finding holds only in GRAPH_MODE
+    from ms_lint.target import SILENCED_BY, forget_projects
+
+    source = MODEL + textwrap.dedent("""
+
+        @ms.jit
+        def accumulate(r):
+            total = Tensor(0.0)
+            total += r
+            return total
+    """)
+    source = "import mindspore as ms\n" + source
+    model = project(tmp_path / "app", None, source)
+    (tmp_path / "app" / "train.py").write_text("import mindspore as ms\nfrom model import Trainer\n\nTrainer(None)\n")
+    forget_projects()
+    silenced = []
+    found = check_source(source, str(model), Settings(version="2.10.0"), ["MS124"], silenced=silenced)
+    assert [f.line for f in found] == [source.splitlines().index("    total += r") + 1]
+    assert [(f.line, f.data[SILENCED_BY]) for f in silenced] == [
+        (source.splitlines().index("        total += self.net(x)") + 1, "ms-mode=graph")]
+    shown = check_file(str(model), Settings(version="2.10.0", mode="graph"), ["MS124"])
+    assert len(shown) == 2
+    forget_projects()

@@ -396,7 +396,7 @@ def test_a_kept_answer_from_text_that_is_not_the_files_is_not_used(tmp_path, mon
     ("self._construct(x)\n_bprop = bprops", False),
 ])
 def test_a_file_is_checked_only_when_an_import_spells_mindspore_or_it_defines_graph_code(source, checked):
-    from ms_lint.engine import may_hold_hazards
+    from ms_lint.model.source import may_hold_hazards
 
     assert may_hold_hazards(source) is checked
 
@@ -410,7 +410,7 @@ def test_a_module_of_a_package_named_mindspore_is_checked_for_what_its_relative_
     head = models / "head.py"
     head.write_text("# A head for mindspore models.\nfrom ..nn import Dense\n\nlayer = Dense(2, 2, bias=False)\n")
     assert _check(head) == ["MS604"]
-    from ms_lint.engine import may_hold_hazards
+    from ms_lint.model.source import may_hold_hazards
 
     assert not may_hold_hazards(head.read_text(), "project/models/head.py")
 

@@ -70,7 +70,8 @@ def test_pynative_mode_option(project):
 
 def test_config_file_options(project):
     # the project selects STRICT in its own code: MS101 is reported until the configuration says lax
-    (project / "train.py").write_text("import mindspore as ms\nms.set_context(jit_syntax_level=ms.STRICT)\n")
+    (project / "train.py").write_text(
+        "import mindspore as ms\nms.set_context(mode=ms.GRAPH_MODE, jit_syntax_level=ms.STRICT)\n")
     (project / "setup.cfg").write_text("[flake8]\nextend-ignore = E501\n")
     result = subprocess.run([sys.executable, "-m", "flake8", "model.py"], cwd=project, capture_output=True,
                             text=True, timeout=120)
@@ -106,11 +107,11 @@ TRANSPOSE = textwrap.dedent("""\
 
 def test_device_is_inferred_from_the_project_and_the_option_overrides_it(tmp_path):
     (tmp_path / "model.py").write_text(TRANSPOSE)
-    (tmp_path / "train.py").write_text('import mindspore as ms\nms.set_device("Ascend")\n')
+    (tmp_path / "train.py").write_text('import mindspore as ms\nms.set_device("Ascend")\nms.set_context(mode=0)\n')
     assert flake8("--select=MS", "model.py", cwd=tmp_path).stdout == ""
     shown = flake8("--select=MS", "--ms-device=cpu", "model.py", cwd=tmp_path).stdout
     assert [line.split()[1] for line in shown.splitlines()] == ["MS601"] and "on CPU:" in shown
-    (tmp_path / "train.py").write_text('import mindspore as ms\nms.set_device("CPU")\n')
+    (tmp_path / "train.py").write_text('import mindspore as ms\nms.set_device("CPU")\nms.set_context(mode=0)\n')
     assert [line.split()[1] for line in flake8("--select=MS", "model.py", cwd=tmp_path).stdout.splitlines()] == [
         "MS601"]
     assert flake8("--select=MS", "--ms-device=ascend", "model.py", cwd=tmp_path).stdout == ""

@@ -38,7 +38,8 @@ def expected_findings(path: Path) -> set[tuple[int, str]]:
 def fixture_settings(path: Path) -> Settings:
     match = _OPTIONS.search(path.read_text())
     values = dict(item.split("=", 1) for item in match.group(1).split()) if match else {}
-    return Settings.from_values(values.get("mode"), values.get("syntax_level", "strict"),
+    # A fixture is a module of a library unless it says otherwise: its Cells are compiled in GRAPH_MODE.
+    return Settings.from_values(values.get("mode", "graph"), values.get("syntax_level", "strict"),
                                 device=values.get("device", "any"), version=values.get("version", FIXTURE_VERSION))
 
 

@@ -48,10 +48,16 @@ def fresh_projects():
     forget_projects()
 
 
-def app(root: Path, model: str, **files: str) -> Path:
-    """A small application: ``pyproject.toml``, ``model.py`` and the given scripts; returns the model's path."""
+GRAPH_EXPORT = "import mindspore as ms\n\nms.set_context(mode=ms.GRAPH_MODE)\n"
+
+
+def app(root: Path, model: str, graph: bool = True, **files: str) -> Path:
+    """A small application: ``pyproject.toml``, ``model.py`` and the given scripts; returns the model's path. With
+    ``graph``, an ``export.py`` selects GRAPH_MODE, as an application whose Cells are compiled does."""
     root.mkdir(parents=True, exist_ok=True)
     (root / "pyproject.toml").write_text('[project]\nname = "app"\nversion = "0.1.0"\n')
+    if graph:
+        files.setdefault("export", GRAPH_EXPORT)
     for name, text in files.items():
         (root / f"{name}.py").write_text(textwrap.dedent(text))
     (root / "model.py").write_text(model)
@@ -257,7 +263,8 @@ def test_before_2_5_mindspore_has_no_two_axis_form_on_ascend_either(tmp_path):
 def test_check_names_the_target_and_what_it_left_out(tmp_path, monkeypatch, capsys):
     from ms_lint.cli import main
 
-    app(tmp_path / "app", ATTENTION, train='import mindspore as ms\nms.set_device("Ascend")\n')
+    app(tmp_path / "app", ATTENTION, graph=False,
+        train='import mindspore as ms\nms.set_device("Ascend")\nms.set_context(mode=ms.GRAPH_MODE)\n')
     monkeypatch.chdir(tmp_path / "app")
     assert main(["check", "--isolated", "--no-cache", "--format=json", "."]) == 0
     captured = capsys.readouterr()
@@ -267,8 +274,8 @@ def test_check_names_the_target_and_what_it_left_out(tmp_path, monkeypatch, caps
     assert document["target"]["origins"]["device"] == "train.py:2"
     assert document["target"]["syntax_level"] == "lax"
     assert captured.err.splitlines() == [
-        f"target: MindSpore {installed_mindspore()} (installed) · Ascend (train.py:2) · graph · LAX (MindSpore's "
-        "default)",
+        f"target: MindSpore {installed_mindspore()} (installed) · Ascend (train.py:2) · graph (train.py:3) · LAX "
+        "(MindSpore's default)",
         "target: 1 finding(s) hold only on another device; --ms-device=any shows them",
         "target: findings that hold under STRICT only are not reported; --ms-syntax-level=strict shows them",
     ]

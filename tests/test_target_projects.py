@@ -39,7 +39,8 @@ OUTPUT = textwrap.dedent("""\
             return Output(x * 2, x.sum())
 """)
 
-TRAIN = 'import mindspore as ms\n\nif __name__ == "__main__":\n    ms.set_device("{device}")\n'
+TRAIN = ('import mindspore as ms\n\nif __name__ == "__main__":\n    ms.set_device("{device}")\n'
+         '    ms.set_context(mode=ms.GRAPH_MODE)\n')
 
 
 @pytest.fixture(autouse=True)
@@ -267,7 +268,7 @@ def test_one_target_keeps_the_top_level_target(three, capsys):
     document = json.loads(out)
     assert document["target"] == {**{key: document["targets"][0][key] for key in
                                      ("device", "mindspore_version", "mode", "syntax_level")},
-                                  "origins": {"mode": "default", "syntax_level": "option", "device": "option",
+                                  "origins": {"mode": "per project", "syntax_level": "option", "device": "option",
                                               "version": "installed"}}
     assert [p["path"] for p in document["targets"][0]["projects"]] == ["ascend_app", "cpu_app", "strict_app"]
     assert document["targets"][0]["findings"] == len(document["findings"]) == 6
@@ -298,11 +299,13 @@ def test_text_statistics_closing_line_and_target_lines_per_target(three, capsys)
         "  1     MS601 two-axis-transpose",
     ]
     assert err.splitlines() == [
-        f"target: MindSpore {VERSION} (installed) · Ascend (train.py:4) · graph · LAX (MindSpore's default): "
-        "ascend_app",
-        f"target: MindSpore {VERSION} (installed) · CPU (train.py:4) · graph · LAX (MindSpore's default): cpu_app",
-        f"target: MindSpore {VERSION} (installed) · any device (none named in the project) · graph · STRICT "
-        "(export.py:2): strict_app",
+        f"target: MindSpore {VERSION} (installed) · Ascend (train.py:4) · graph (train.py:5) · LAX (MindSpore's "
+        "default): ascend_app",
+        f"target: MindSpore {VERSION} (installed) · CPU (train.py:4) · graph (train.py:5) · LAX (MindSpore's default): "
+        "cpu_app",
+        f"target: MindSpore {VERSION} (installed) · any device (none named in the project) · graph (export.py:2 "
+        "(exports MindIR)) · "
+        "STRICT (export.py:2): strict_app",
         "target: 1 finding(s) hold only on another device; --ms-device=any shows them",
         "target: findings that hold under STRICT only are not reported; --ms-syntax-level=strict shows them",
         "Found 3 findings in 2 files (2 fixable with --fix): 1 at CPU · LAX (1 project), 2 at any device · STRICT "
@@ -311,14 +314,15 @@ def test_text_statistics_closing_line_and_target_lines_per_target(three, capsys)
 
 
 def test_projects_sharing_a_target_share_its_line(three, capsys):
-    (three / "strict_app" / "export.py").write_text('import mindspore as ms\nms.set_device("CPU")\n')
+    (three / "strict_app" / "export.py").write_text(
+        'import mindspore as ms\nms.set_device("CPU")\nms.set_context(mode=ms.GRAPH_MODE)\n')
     forget_projects()
     _, _, err = check(capsys, ".")
     assert err.splitlines()[:2] == [
-        f"target: MindSpore {VERSION} (installed) · CPU (per project) · graph · LAX (MindSpore's default): 2 projects "
-        "(cpu_app, strict_app)",
-        f"target: MindSpore {VERSION} (installed) · Ascend (train.py:4) · graph · LAX (MindSpore's default): "
-        "ascend_app",
+        f"target: MindSpore {VERSION} (installed) · CPU (per project) · graph (per project) · LAX (MindSpore's "
+        "default): 2 projects (cpu_app, strict_app)",
+        f"target: MindSpore {VERSION} (installed) · Ascend (train.py:4) · graph (train.py:5) · LAX (MindSpore's "
+        "default): ascend_app",
     ]
     assert err.splitlines()[-1] == "Found 2 findings in 2 files (2 fixable with --fix): 2 at CPU (2 projects)."
 
@@ -350,14 +354,14 @@ def test_a_setting_from_a_configuration_file_is_labelled_with_that_file(three, c
     assert (target["device"], target["origins"]["device"]) == ("gpu", f"config: {label}")
     assert target["origins"]["syntax_level"] == f"config: {label}"
     assert captured.err.splitlines() == [
-        f"target: MindSpore {VERSION} (installed) · GPU (ms-device in {label}) · graph · STRICT (ms-syntax-level in "
-        f"{label}): 3 projects (ascend_app, cpu_app, strict_app)",
+        f"target: MindSpore {VERSION} (installed) · GPU (ms-device in {label}) · graph (per project) · STRICT "
+        f"(ms-syntax-level in {label}): 3 projects (ascend_app, cpu_app, strict_app)",
     ]
     # the command line wins, and says so
     main(["check", "--no-cache", "--ms-device=ascend", "."])
     assert capsys.readouterr().err.startswith(
-        f"target: MindSpore {VERSION} (installed) · Ascend (--ms-device) · graph · STRICT (ms-syntax-level in "
-        f"{label}): ")
+        f"target: MindSpore {VERSION} (installed) · Ascend (--ms-device) · graph (per project) · STRICT "
+        f"(ms-syntax-level in {label}): ")
 
 
 def test_the_validator_s_static_findings_carry_their_target(three):

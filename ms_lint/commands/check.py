@@ -70,8 +70,9 @@ def register(subparsers) -> None:
                        "per-file-ignores and to find the modules it imports (default: stdin)")
     model = parser.add_argument_group("how MindSpore runs the code (same options as the flake8 plugin)")
     model.add_argument("--ms-mode", metavar="MODE",
-                       help="graph (default): Cells run in GRAPH_MODE unless a module says otherwise; "
-                       "pynative: only @jit code is compiled")
+                       help="graph: Cells run in GRAPH_MODE unless a module says otherwise; pynative: only @jit code "
+                       "is compiled (default: the mode the application's entry points select, else PyNative, "
+                       "MindSpore's default; GRAPH_MODE for a library)")
     model.add_argument("--ms-syntax-level", metavar="LEVEL",
                        help="strict: report what fails under STRICT; lax: only what fails or misbehaves under LAX "
                        "too (default: strict where the project selects STRICT or exports MindIR, else lax)")
@@ -333,7 +334,11 @@ def target_lines(groups: Sequence[TargetGroup], silenced: Sequence, upgrade: boo
         setting = item.properties.get(SILENCED_BY, "")
         settings[setting] = settings.get(setting, 0) + 1
     for setting, count in sorted(settings.items()):
-        lines.append(f"target: {count} finding(s) hold only on another device; --{setting} shows them")
+        if setting.startswith("ms-mode="):
+            lines.append(f"target: {count} finding(s) hold only if this application runs in GRAPH_MODE; --{setting} "
+                         f"shows them")
+        else:
+            lines.append(f"target: {count} finding(s) hold only on another device; --{setting} shows them")
     if any(target.syntax_level == "lax" and not target.set_by_user("syntax_level")
            for group in groups for target in group.projects):
         lines.append("target: findings that hold under STRICT only are not reported; --ms-syntax-level=strict "

@@ -4,15 +4,18 @@ the expressions of these functions hold is answered by ``kinds``."""
 from __future__ import annotations
 
 import ast
+import os
 from typing import TYPE_CHECKING, Iterator
 
 from ms_lint import mindspore_api as api
 from ms_lint.model.classes import ClassInfo
 from ms_lint.model.kinds import FunctionKinds, parameter_kinds_of_call
+from ms_lint.model.project import project_class_facts, project_function
 from ms_lint.model.syntax import (FunctionNode, decorator_callee, first_argument, is_classmethod, is_static,
                                   parameter_defaults, parameter_names, self_attribute)
 from ms_lint.model.scopes import PARAMETER
-from ms_lint.model.values import TENSOR, UNKNOWN, annotates_python_value, flatten, join, join_structures, literal
+from ms_lint.model.values import (TENSOR, UNKNOWN, annotates_python_value, flatten, join, join_parameters,
+                                  join_structures, literal)
 
 if TYPE_CHECKING:
     from ms_lint.model.module import ModuleFacts
@@ -44,6 +47,18 @@ class GraphFunction(FunctionKinds):
         self.as_root: tuple[dict[str, str | None], dict[str, object], bool] | None = None  # (kinds, constants, strict)
         self.passed_by: dict[int, tuple[dict[str, str | None], dict[str, object]]] = {}
         self.callees: set[int] = set()  # id(node) of the graph functions this one's compiled code calls
+        # As a root: its label (``Net.construct``, ``train_step``, ``Net.construct (../net.py)`` for a root of
+        # another module) -> whether only GRAPH_MODE compiles it (a Cell's construct where the mode was inferred
+        # PyNative; a @jit function is compiled in either mode). ``compiled_by``: the same for every root that
+        # reaches this function, once the graph code is found.
+        self.roots: dict[str, bool] = {}
+        self.compiled_by: dict[str, bool] = {}
+
+    @property
+    def graph_mode_only(self) -> bool:
+        """Compiled only if the module runs in GRAPH_MODE: every root reaching it is a Cell's construct or bprop
+        whose module was inferred to run in PyNative."""
+        return bool(self.compiled_by) and all(self.compiled_by.values())
 
     @property
     def scope(self) -> str:
@@ -72,7 +87,17 @@ class GraphCode:
 
     def _mode(self) -> str:
         """``pynative`` when the module selects PYNATIVE_MODE and never GRAPH_MODE; ``graph`` when it selects
-        GRAPH_MODE; otherwise what the settings say."""
+        GRAPH_MODE; otherwise the target's mode: an option's, else the one inferred from the entry points of the
+        module's application (``mode_inferred``), MindSpore's default PyNative where none selects GRAPH_MODE."""
+        self.mode_inferred = False
+        own = self._own_mode()
+        if own:
+            return own
+        target = self.target
+        self.mode_inferred = target.origin("mode") not in ("option", "--per-path-ms-mode")
+        return target.mode
+
+    def _own_mode(self) -> str:
         graph = pynative = False
         for site in self.calls_to("set_context"):
             for keyword in site.node.keywords:
@@ -89,7 +114,7 @@ class GraphCode:
             return "graph"
         if pynative:
             return "pynative"
-        return self.settings.mode_for(self.path)
+        return ""
 
     def _runs_at_compile_time(self, function: FunctionNode) -> bool:
         """``@constexpr``/``@_primexpr`` functions run in Python while the graph compiles, on constants."""
@@ -111,57 +136,139 @@ class GraphCode:
         return self.target.syntax_level == "strict"
 
     def _find_graph_code(self) -> None:
+        """The graph code is what a root reaches through the calls MindSpore follows. Roots: ``construct`` and
+        ``bprop`` of the Cells when the module runs in GRAPH_MODE (where the mode was inferred PyNative, as roots
+        that only GRAPH_MODE compiles, whose findings are left out of the report), ``@jit`` functions and methods
+        and ``jit(f)`` in either mode, and, with ``callers_elsewhere``, the functions of this module that graph code of
+        the project's other modules calls (``ProjectIndex.graph_calls_into``). A ``@jit_class`` method, a helper
+        or a base class's method is graph code only when a root reaches it."""
         queue: list[GraphFunction] = []
         # the project's level: STRICT where the option asks for it or the project selects it (ms_lint.target)
         strict = self.target.syntax_level == "strict"
 
-        def add_root(node: FunctionNode, owner: ClassInfo | None, reason: str, is_strict: bool,
-                     sub_cell: bool = False) -> GraphFunction:
+        def add_root(node: FunctionNode, owner: ClassInfo | None, reason: str, is_strict: bool, label: str,
+                     graph_mode_only: bool = False, sub_cell: bool = False,
+                     passed: tuple[dict, dict] | None = None) -> GraphFunction:
             existing = self._graph_by_node.get(id(node))
             if existing is None:
                 existing = GraphFunction(self, node, owner, reason, is_strict)
                 if sub_cell:  # what its callers pass; looked at once one passes something
                     kinds, values = {}, {}
                 else:
-                    kinds = root_parameter_kinds(node, owner)
-                    values = root_parameter_values(node, self.keyword_arguments)
+                    kinds, values = passed if passed is not None else (
+                        root_parameter_kinds(node, owner), root_parameter_values(node, self.keyword_arguments))
                     queue.append(existing)
                 existing.as_root = (kinds, values, is_strict)
                 existing.parameter_kinds, existing.parameter_values = dict(kinds), dict(values)
                 self._graph_by_node[id(node)] = existing
                 self.graph_functions.append(existing)
-            elif is_strict and not existing.strict:
-                existing.as_root = (*existing.as_root[:2], True)
-                existing.strict = True
+            else:
+                if existing.as_root is None:
+                    existing.reason = reason
+                    kinds, values = passed if passed is not None else (
+                        root_parameter_kinds(node, owner), root_parameter_values(node, self.keyword_arguments))
+                    existing.as_root = (kinds, values, is_strict)
+                    self._settle(existing, queue)
+                elif passed is not None:
+                    kinds, values = dict(existing.as_root[0]), dict(existing.as_root[1])
+                    join_parameters(kinds, values, *passed)
+                    existing.as_root = (kinds, values, existing.as_root[2])
+                    self._settle(existing, queue)
+                if is_strict and not existing.strict:
+                    existing.as_root = (*existing.as_root[:2], True)
+                    existing.strict = True
+            existing.roots[label] = existing.roots.get(label, True) and graph_mode_only
             return existing
 
         sub_cells = self._sub_cell_classes()
+        cells_compiled = self.mode == "graph" or self.mode_inferred
+        self._inherited_roots = []
         for info in self.classes.values():
-            if info.is_cell and self.mode == "graph":
+            if info.is_cell and cells_compiled:
                 for name in ("construct", "bprop"):
+                    label = f"{info.name}.{name}"
                     if name in info.methods:
                         # A Cell used only as a sub-cell here gets its input kinds and values from the calls
                         # (`self.pos(B, H, W)` with ints from a shape), like any helper.
-                        add_root(info.methods[name], info, f"{name} of Cell {info.name}", strict,
+                        self.cell_roots.add(label)
+                        add_root(info.methods[name], info, f"{name} of Cell {info.name}", strict, label,
+                                 graph_mode_only=self.mode != "graph",
                                  sub_cell=name == "construct" and info.key in sub_cells)
-            if info.is_jit_class and self.mode == "graph":
-                # Construction runs in Python unless the object is built inside graph code, where the methods
-                # called are followed like any helper.
-                for name, method in info.methods.items():
-                    if name not in ("__init__", "__new__"):
-                        add_root(method, info, f"method of @jit_class {info.name}", strict)
+                        continue
+                    # a construct the Cell inherits from a base that is no Cell (a mixin): compiled for this Cell
+                    found = info.find_method(name)
+                    if found is None:
+                        if name == "construct":  # (a bprop is looked for among this module's classes only)
+                            found = self.method_of(info, name, through_cells=False)
+                            if found is not None and found[0] is not self and not found[1].is_cell:
+                                self._inherited_roots.append((found, label, self.mode != "graph", strict))
+                    elif not found[0].is_cell:
+                        self.cell_roots.add(label)
+                        add_root(found[1], found[0], f"{name} of Cell {info.name}", strict, label,
+                                 graph_mode_only=self.mode != "graph")
         for node, _ in self._enclosing:
             if not isinstance(node, ast.ClassDef):
                 decorator = self._jit_decorator(node)
                 if decorator is not None:
-                    add_root(node, self.class_of_function.get(id(node)), "decorated with @jit",
-                             self._is_strict(decorator))
+                    owner = self.class_of_function.get(id(node))
+                    add_root(node, owner, "decorated with @jit", self._is_strict(decorator),
+                             f"{owner.name}.{node.name}" if owner else node.name)
         for site in self.calls_to(*JIT_NAMES):
             if site.node.args and isinstance(site.node.args[0], ast.Name):
                 target = self.local_function(site.node.args[0])
                 if target is not None:
-                    add_root(target, None, "wrapped with jit(...)", self._is_strict(site.node))
+                    add_root(target, None, "wrapped with jit(...)", self._is_strict(site.node), target.name)
         self._follow_calls(queue)
+        if self.callers_elsewhere:
+            queue = []
+            for node, owner, passed, labels, is_strict in self._called_from_other_modules():
+                for label, graph_mode_only in labels.items():
+                    self.roots_elsewhere.add(label)
+                    add_root(node, owner, f"called from {label}", is_strict, label, graph_mode_only, passed=passed)
+            if queue:
+                self._follow_calls(queue)
+        self._mark_roots()
+
+    def _mark_roots(self) -> None:
+        """Give each graph function the roots that reach it (``compiled_by``)."""
+        by_node = self._graph_by_node
+        for function in self.graph_functions:
+            function.compiled_by = {}
+        for root in self.graph_functions:
+            if not root.roots:
+                continue
+            reached, stack = {id(root.node)}, [root]
+            while stack:
+                function = stack.pop()
+                for label, graph_mode_only in root.roots.items():
+                    function.compiled_by[label] = function.compiled_by.get(label, True) and graph_mode_only
+                for callee in function.callees:
+                    if callee not in reached and callee in by_node:
+                        reached.add(callee)
+                        stack.append(by_node[callee])
+
+    def _called_from_other_modules(self):
+        """(function, its class, (kinds, constants) passed, root labels, strict) for each function of this module
+        that graph code of another module of the project calls and this module's own roots do not reach; the
+        roots are labelled with where they lie (``Net.construct (models/net.py)``)."""
+        from ms_lint.model.project import graph_calls_into
+
+        candidates: dict[str, set[str]] = {}
+        for node, owner in self.function_nodes():
+            if id(node) in self._graph_by_node:
+                continue
+            if owner is None:
+                if self.functions.get(node.name) is node:
+                    candidates.setdefault("", set()).add(node.name)
+            elif owner.methods.get(node.name) is node and node.name not in ("__init__", "__new__"):
+                candidates.setdefault(owner.key, set()).add(node.name)
+        if not candidates:
+            return
+        for (class_key, name), (kinds, values, labels, is_strict) in graph_calls_into(self, candidates).items():
+            owner = self.classes.get(class_key) if class_key else None
+            node = owner.methods.get(name) if owner is not None else self.functions.get(name)
+            if node is not None and id(node) not in self._graph_by_node:
+                yield node, owner, (dict(kinds), dict(values)), labels, is_strict
 
     def _follow_calls(self, queue: list["GraphFunction"]) -> None:
         """Compute the environments of the queued graph functions and of every function of this module their
@@ -198,7 +305,7 @@ class GraphCode:
                     if known is None:
                         passed[id(callee)] = (callee, owner, dict(kinds), values)
                     else:
-                        _join_parameters(known[2], known[3], kinds, values)
+                        join_parameters(known[2], known[3], kinds, values)
                 for gone in function.callees - passed.keys():
                     callee = self._graph_by_node.get(gone)
                     if callee is not None:
@@ -268,7 +375,7 @@ class GraphCode:
                 if known is None:
                     host[id(site.function)] = ({}, values)
                 else:
-                    _join_parameters(known[0], known[1], {}, values)
+                    join_parameters(known[0], known[1], {}, values)
             stale = [caller for caller in construct.passed_by
                      if caller not in self._graph_by_node and caller not in host]
             if not host and not stale:
@@ -286,13 +393,13 @@ class GraphCode:
         again what every other caller passes (a helper of a thousand callers)."""
         if added is not None:
             kinds, values = dict(function.parameter_kinds), dict(function.parameter_values)
-            _join_parameters(kinds, values, added[0], added[1])
+            join_parameters(kinds, values, added[0], added[1])
             strict = function.strict or added[2]
         else:
             kinds, values, strict = (dict(function.as_root[0]), dict(function.as_root[1]), function.as_root[2]) if (
                 function.as_root is not None) else ({}, {}, False)
             for caller_id, (passed_kinds, passed_values) in function.passed_by.items():
-                _join_parameters(kinds, values, passed_kinds, passed_values)
+                join_parameters(kinds, values, passed_kinds, passed_values)
                 caller = self._graph_by_node.get(caller_id)
                 strict = strict or (caller is not None and caller.strict)
         if id(function.node) in self._values_unknown:
@@ -336,18 +443,67 @@ class GraphCode:
             self._keyword_arguments = found
         return self._keyword_arguments
 
-    def _user_method(self, caller: GraphFunction, func: ast.Attribute) -> tuple[ClassInfo | None, FunctionNode | None]:
-        """The method of a user object of this module that ``obj.method`` or ``self.obj.method`` calls."""
-        user_type = caller.object_type(func.value)
-        if user_type is not None and user_type.module is self and user_type.key in self.classes:
-            info = self.classes[user_type.key]
+    def _user_method(self, caller: GraphFunction, func: ast.Attribute, external: bool = True):
+        """``(facts of its module, class, method)`` of the method ``obj.method`` or ``self.obj.method`` calls: of a
+        user object (``self.scaler.apply(x)``), a ``@jit_class`` instance the Cell holds or a local name holds
+        (``self.sched.step(x)`` after ``self.sched = Scheduler()``), or a sub-cell (``self.encoder.set_mode(m)``),
+        whose class is this module's or another module's of the project (only this module's unless ``external``);
+        None when the model cannot name it."""
+        found = self._receiver_class(caller, func.value, external)
+        if found is None:
+            return None
+        facts, info = found
+        return self._method(facts, info, func.attr, external)
+
+    def _method(self, facts, info: ClassInfo, name: str, external: bool):
+        """``method_of``, or, unless ``external``, only among the classes of this module."""
+        if external:
+            return facts.method_of(info, name)
+        found = info.find_method(name) if facts is self else None
+        return (self, *found) if found is not None else None
+
+    def _receiver_class(self, caller: GraphFunction, receiver: ast.AST, external: bool = True):
+        """``(facts, ClassInfo)`` of the class of the object ``receiver`` holds in ``caller``, where the model can
+        name it: a user object (``object_type``), a sub-cell of this module, or what ``self.<attribute> = X(...)``
+        or a local ``x = X(...)`` built, in this module or another module of the project."""
+        user_type = caller.object_type(receiver)
+        if user_type is not None:
+            module = user_type.module
+            info = module.classes.get(user_type.key) if module is not None else None
+            return (module, info) if info is not None and (external or module is self) else None
+        if isinstance(receiver, ast.Attribute):
+            # a sub-cell of this module's classes: self.encoder.set_attention_type("full")
+            info = self.class_called(caller, receiver)
+            if info is not None:
+                return self, info
+            if self_attribute(receiver, caller.self_name) is None or caller.owner is None:
+                return None
+            qualname = caller.owner.attribute_constructor(receiver.attr)
+        elif isinstance(receiver, ast.Name) and receiver.id in caller.env:
+            value = self.value_bound_to(receiver, caller.node, caller.owner)
+            qualname = self.qualname(value.func) if isinstance(value, ast.Call) else None
         else:
-            # a method of a sub-cell of this module's classes: self.encoder.set_attention_type("full")
-            info = self.class_called(caller, func.value) if isinstance(func.value, ast.Attribute) else None
-            if info is None:
-                return None, None
-        found = info.find_method(func.attr)
-        return found if found is not None else (None, None)
+            return None
+        return self.class_of(qualname, external)
+
+    def class_of(self, qualname: str | None, external: bool = True):
+        """``(facts, ClassInfo)`` of the class ``qualname`` names in this module or another module of the
+        project; None for any other name (answered once per name)."""
+        if not qualname:
+            return None
+        local = self.local_class(qualname)
+        if local is not None:
+            return self, local
+        if not external:
+            return None
+        if qualname in self._classes_of:
+            return self._classes_of[qualname]
+        found = None
+        if self._other_module_class(qualname) is not None:
+            found = project_class_facts(self.path, qualname, self.settings)
+            found = (found[0], found[0].classes[found[1]]) if found is not None else None
+        self._classes_of[qualname] = found
+        return found
 
     def class_called(self, caller: GraphFunction, receiver: ast.AST) -> ClassInfo | None:
         """The class of this module whose method ``<receiver>.f(...)`` calls in ``caller``: ``self``'s class, a class
@@ -388,13 +544,35 @@ class GraphCode:
 
     def calls_from(self, caller: GraphFunction) -> Iterator[tuple[ast.Call, FunctionNode, ClassInfo | None, dict]]:
         """Each call in ``caller`` to a function of this module: (the call, the function, its class, the kinds of
-        the arguments the call passes). Methods are found through ``self``, a class (``Block.shift(x)``), a
-        sub-cell or held object (``self.block.shift(x)``) and ``type(...)`` of one; a static method's first
-        parameter takes the first argument, a classmethod's ``cls`` none."""
+        the arguments the call passes). Methods are found through ``self``, ``super()``, a class (``Block.shift(x)``),
+        a sub-cell or held object (``self.block.shift(x)``, a ``@jit_class`` instance) and ``type(...)`` of one; a
+        static method's first parameter takes the first argument, a classmethod's ``cls`` none. Calls to functions of
+        the project's other modules are ``external_calls``."""
+        for node, facts, target, owner, bound in self._resolved_calls(caller, external=False):
+            yield node, target, owner, parameter_kinds_of_call(caller, node, target, bound)
+            func = node.func
+            if bound and self_attribute(func, caller.self_name) is not None and caller.owner is not None:
+                # ``self.m()`` in a method a subclass inherits runs the subclass's own ``m`` on its instances
+                for sub_owner, override in self._overrides(caller.owner, caller.node, func.attr):
+                    yield node, override, sub_owner, parameter_kinds_of_call(caller, node, override, True)
+
+    def external_calls(self, caller: GraphFunction):
+        """Each call in ``caller`` to a function or method defined in another module of the project (a helper it
+        imports, a method inherited from a mixin or base class there, a method of an object whose class is there):
+        (the call, the facts of that module, the function, its class, the kinds the call passes)."""
+        for node, facts, target, owner, bound in self._resolved_calls(caller, external=True):
+            if facts is not self:
+                yield node, facts, target, owner, parameter_kinds_of_call(caller, node, target, bound)
+
+    def _resolved_calls(self, caller: GraphFunction, external: bool):
+        """(call, facts of the callee's module, callee, its class, whether its first parameter is bound) for each
+        call in ``caller`` whose callee the model can name, in this module or, with ``external``, another of the
+        project (whose modules are read only then)."""
         for node in caller.nodes_of(ast.Call):
             func = node.func
             target: FunctionNode | None = None
             owner: ClassInfo | None = None
+            facts = self
             bound = False
             if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
                 if self_attribute(func, caller.self_name) is not None and caller.owner is not None:
@@ -404,40 +582,125 @@ class GraphCode:
                         bound = not is_static(target)
                     elif found is None:
                         sub_cell = self._local_sub_cell(caller.owner, func.attr)
-                        if sub_cell is None or "construct" not in sub_cell.methods:
-                            continue
-                        owner, target, bound = sub_cell, sub_cell.methods["construct"], True
-                elif self.local_class(self.qualname(func.value)) is not None:
-                    found = self.local_class(self.qualname(func.value)).find_method(func.attr)
+                        if sub_cell is not None:
+                            if "construct" not in sub_cell.methods:
+                                continue
+                            owner, target, bound = sub_cell, sub_cell.methods["construct"], True
+                        elif func.attr not in ("construct", "bprop", "__init__"):
+                            # a method a base or mixin of another module defines, or the ``__call__`` of an object
+                            # the Cell holds (``self.processor(x)`` with a ``@jit_class`` processor)
+                            inherited = self.method_of(caller.owner, func.attr) if external else None
+                            if inherited is None:
+                                held = self._receiver_class(caller, func, external)
+                                inherited = self._method(*held, "__call__", external) if held is not None else None
+                            if inherited is not None:
+                                facts, owner, target = inherited
+                                bound = not is_static(target)
+                elif self.class_of(self.qualname(func.value), external) is not None:
+                    facts, info = self.class_of(self.qualname(func.value), external)
+                    found = self._method(facts, info, func.attr, external)
                     if found is not None:
-                        owner, target = found
+                        facts, owner, target = found
                         bound = is_classmethod(target)  # Block.make_mask(x): cls is filled
+                elif external and func.value.id not in caller.env and self._other_module_function(
+                        self.qualname(func)):
+                    facts, target = self._other_module_function(self.qualname(func))  # utils.helper(x)
                 else:
-                    owner, target = self._user_method(caller, func)
-                    bound = target is not None and not is_static(target)
+                    found = self._user_method(caller, func, external)
+                    if found is not None:
+                        facts, owner, target = found
+                        bound = not is_static(target)
             elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Attribute):
                 # a method of a sub-cell or held object: self.block.make_mask(x), a static one's x is its first
-                owner, target = self._user_method(caller, func)
-                bound = target is not None and not is_static(target)
+                found = self._user_method(caller, func, external)
+                if found is not None:
+                    facts, owner, target = found
+                    bound = not is_static(target)
             elif isinstance(func, ast.Attribute) and _type_of(func.value) is not None:
                 # type(self.block).shift(x): the class's function, unbound unless a classmethod
-                owner, target = self._user_method(caller, ast.Attribute(value=_type_of(func.value), attr=func.attr))
-                bound = target is not None and is_classmethod(target)
+                found = self._user_method(caller, ast.Attribute(value=_type_of(func.value), attr=func.attr), external)
+                if found is not None:
+                    facts, owner, target = found
+                    bound = is_classmethod(target)
+            elif isinstance(func, ast.Attribute) and _is_super(func.value) and caller.owner is not None:
+                # super().helper(x): the method the bases define
+                found = self._super_method(caller.owner, func.attr, external)
+                if found is not None and func.attr not in ("construct", "bprop", "__init__"):
+                    facts, owner, target = found
+                    bound = not is_static(target)
             elif isinstance(func, ast.Name):
                 local = self.local_function(func) if func.id not in caller.env else None
                 if local is not None:
                     target = local
+                elif external and func.id not in caller.env and self._other_module_function(self.qualname(func)):
+                    facts, target = self._other_module_function(self.qualname(func))
                 elif self.mode == "pynative" or caller.owner is None:
                     for target, owner, kinds in self._called_through_global(func.id):
-                        yield node, target, owner, kinds
+                        yield node, self, target, owner, False
                     continue
-            if target is None or target is caller.node or self._runs_at_compile_time(target):
+            if target is None or (facts is self and target is caller.node) or facts._runs_at_compile_time(target):
                 continue
-            yield node, target, owner, parameter_kinds_of_call(caller, node, target, bound)
-            if bound and self_attribute(func, caller.self_name) is not None and caller.owner is not None:
-                # ``self.m()`` in a method a subclass inherits runs the subclass's own ``m`` on its instances
-                for sub_owner, override in self._overrides(caller.owner, caller.node, func.attr):
-                    yield node, override, sub_owner, parameter_kinds_of_call(caller, node, override, True)
+            yield node, facts, target, owner, bound
+
+    def _other_module_function(self, qualname: str | None):
+        """``(facts, FunctionDef)`` of the module-level function of another module of the project ``qualname``
+        names, or None."""
+        if not qualname or qualname.startswith(self.local_prefix) or api.is_mindspore(qualname) \
+                or api.is_host_library(qualname) or qualname.startswith("builtins."):
+            return None
+        found = project_function(self, qualname)
+        return found if isinstance(found, tuple) and found[0] is not self else None
+
+    def _super_method(self, owner: ClassInfo, name: str, external: bool):
+        """``(facts, class, method)`` that ``super().name`` finds from a method of ``owner``: the first of its bases,
+        in this module or the project's other modules, that has it."""
+        for info in owner.lineage()[1:]:
+            if name in info.methods:
+                return self, info, info.methods[name]
+        if not external:
+            return None
+        for local in owner.lineage():
+            for base in local.node.bases:
+                found = self.class_of(self.qualname(base))
+                if found is not None and found[0] is not self:
+                    method = found[0].method_of(found[1], name)
+                    if method is not None:
+                        return method
+        return None
+
+    def outgoing_calls(self) -> dict[tuple[str, str, str], tuple[dict, dict, dict[str, bool], bool]]:
+        """What this module's graph code calls in the project's other modules, as ``ProjectIndex`` keeps it for
+        them: (file, class key or "", function name) -> (the kinds and constants the calls pass, joined; the roots
+        that reach the calls, each with whether only GRAPH_MODE compiles it; whether one is STRICT)."""
+        found: dict[tuple[str, str, str], tuple[dict, dict, dict[str, bool], bool]] = {}
+        for (facts, owner, node), label, graph_mode_only, strict in self._inherited_roots:
+            if facts.path:
+                key = (os.path.abspath(facts.path), owner.key, node.name)
+                kinds, values = root_parameter_kinds(node, owner), root_parameter_values(node, facts.keyword_arguments)
+                known = found.get(key)
+                if known is not None:
+                    join_parameters(known[0], known[1], kinds, values)
+                    kinds, values = known[0], known[1]
+                roots = known[2] if known is not None else {}
+                roots[label] = roots.get(label, True) and graph_mode_only
+                found[key] = (kinds, values, roots, strict or (known is not None and known[3]))
+        for function in self.graph_functions:
+            if not function.compiled_by:
+                continue
+            for node, facts, target, owner, kinds in self.external_calls(function):
+                if not facts.path:
+                    continue
+                values = parameter_values_of_call(node, target, kinds, function.constant)
+                key = (os.path.abspath(facts.path), owner.key if owner is not None else "", target.name)
+                known = found.get(key)
+                if known is None:
+                    found[key] = (dict(kinds), values, dict(function.compiled_by), function.strict)
+                else:
+                    join_parameters(known[0], known[1], kinds, values)
+                    for label, graph_mode_only in function.compiled_by.items():
+                        known[2][label] = known[2].get(label, True) and graph_mode_only
+                    found[key] = (known[0], known[1], known[2], known[3] or function.strict)
+        return found
 
     def _overrides(self, owner: ClassInfo, caller: FunctionNode, name: str) -> list[tuple[ClassInfo, FunctionNode]]:
         """The methods ``name`` that subclasses of ``owner`` in this module define over ``owner``'s, in those
@@ -579,7 +842,24 @@ class GraphCode:
         return [*self.graph_functions, *self.eager_functions()]
 
     def is_graph_code(self, node: FunctionNode) -> bool:
-        return id(node) in self._graph_by_node
+        """Whether MindSpore compiles ``node`` in the module's mode: a root reaches it, and not only roots that
+        GRAPH_MODE alone compiles where the module runs in PyNative."""
+        function = self._graph_by_node.get(id(node))
+        return function is not None and not function.graph_mode_only
+
+    def graph_function_at(self, node: ast.AST) -> GraphFunction | None:
+        """The innermost graph function whose code holds ``node`` (by its lines), compiled in the module's mode or
+        only in GRAPH_MODE; None outside graph code."""
+        line = getattr(node, "lineno", None)
+        if line is None:
+            return None
+        end = getattr(node, "end_lineno", None) or line
+        found = None
+        for function in self.graph_functions:
+            start, stop = function.node.lineno, function.node.end_lineno or function.node.lineno
+            if start <= line and end <= stop and (found is None or start > found.node.lineno):
+                found = function
+        return found
 
     def in_dead_branch(self, node: ast.AST, function: FunctionNode | None) -> bool:
         """Whether ``node``, in ``function``, lies in a branch of graph code that MindSpore's parser drops (its
@@ -651,6 +931,11 @@ class GraphCode:
         return self._eager_functions
 
 
+def _is_super(expr: ast.AST) -> bool:
+    """``super()`` or ``super(Cls, self)``."""
+    return isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == "super"
+
+
 def _type_of(expr: ast.AST) -> ast.AST | None:
     """``x`` of ``type(x)``, else None."""
     if (isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == "type"
@@ -699,16 +984,6 @@ def root_parameter_values(node: FunctionNode, keyword_arguments) -> dict[str, ob
             value = UNKNOWN
         values[name] = value
     return values
-
-
-def _join_parameters(kinds: dict[str, str | None], values: dict[str, object], passed_kinds: dict[str, str | None],
-                     passed_values: dict[str, object]) -> None:
-    """Join into ``kinds`` and ``values`` what one more call passes (its kinds, and its constants or UNKNOWN)."""
-    for name, kind in passed_kinds.items():
-        kinds[name] = join(kinds.get(name), kind)
-    for name, passed in passed_values.items():
-        known = values.get(name)
-        values[name] = passed if known is None else UNKNOWN if UNKNOWN in (known, passed) else known | passed
 
 
 def parameter_values_of_call(call: ast.Call, target: FunctionNode, filled, constant_of) -> dict:

@@ -71,11 +71,12 @@ class ModuleFacts(ClassFacts, GraphCode):
     """Everything the rules ask about one module. Build once per file; every rule reads it."""
 
     def __init__(self, tree: ast.Module, path: str, settings: Settings, source: str = "", graph_code: bool = True,
-                 outline: bool = False, lines: list[str] | None = None):
+                 outline: bool = False, lines: list[str] | None = None, callers_elsewhere: bool = True):
         """``graph_code``: find the graph code (another module's facts, read for its classes, need not);
         ``outline``: read only what the module and its classes define and import, not what functions hold (all
         another module's summary needs); implies no graph code. ``lines``: the source's lines, where the caller has
-        them already (flake8 does)."""
+        them already (flake8 does). ``callers_elsewhere``: ask the project's other modules which functions of this
+        one their graph code calls (the project index reads them without asking it again)."""
         self.tree = tree
         self.path = path
         self.settings = settings
@@ -109,7 +110,10 @@ class ModuleFacts(ClassFacts, GraphCode):
         self._start_answers()
         self._index()
         self._resolve_classes()
-        self.mode = self._mode()
+        self.callers_elsewhere = callers_elsewhere
+        self._target: Target | None = None
+        self.mode_inferred = False
+        self.mode = self._mode() if graph_code and not outline else ""
         if graph_code and not outline:
             self._find_graph_code()
 
@@ -119,6 +123,7 @@ class ModuleFacts(ClassFacts, GraphCode):
         index, scopes, classes and what they derive from) stays."""
         # qualified name -> what class_of_constructor says; asked for every call, answered once per name
         self._classes_named: dict[str, BuiltClass | None] = {}
+        self._classes_of: dict[str, tuple | None] = {}  # qualified name -> what class_of answered
         self._sub_cells: dict[str, set[str]] | None = None
         self._sub_cell_of: dict[tuple[int, str], ClassInfo | None] = {}  # (id(class), attribute) -> its sub-cell
         self._overrides_of: dict[tuple[int, str], list] = {}  # (id(class), method) -> subclasses' own versions
@@ -126,12 +131,16 @@ class ModuleFacts(ClassFacts, GraphCode):
         self._mutations: dict[str, dict[str, str]] = {}
         self.graph_functions: list[GraphFunction] = []
         self._graph_by_node: dict[int, GraphFunction] = {}
+        self.cell_roots: set[str] = set()  # the labels of the roots that are a Cell's construct or bprop
+        self.roots_elsewhere: set[str] = set()  # the labels of the roots in the project's other modules
+        # the construct a Cell inherits from a mixin of another module: ((facts, class, method), label, only
+        # GRAPH_MODE compiles it, strict), for that module to find (``outgoing_calls``)
+        self._inherited_roots: list[tuple] = []
         self._values_unknown: set[int] = set()  # id(node) of graph functions whose parameters may hold anything
         self._plain_containers: list[PlainContainer] | None = None
         self._return_kinds: dict[tuple, str | None] = {}
         self._returns_in_progress: set[int] = set()
         self._cut_short = False  # a look-up under way met the recursion guard
-        self._target: Target | None = None
         self._answers_cut_short: list[tuple] = []
         self._cuts = 0  # how many times a look-up met the recursion guard
         # (id(function), id(class), its parameters' kinds) -> (environment, objects) of a function without dead
@@ -149,11 +158,14 @@ class ModuleFacts(ClassFacts, GraphCode):
         or the file's own)."""
         if path is not None and path != self.path:
             self.path = path
+            self._target = None
         self._start_answers()
 
     def find_graph_code(self) -> None:
         """Find the graph code of facts built without it (another module's, now checked in its turn)."""
         if not self.graph_functions:
+            if not self.mode:
+                self.mode = self._mode()
             self._find_graph_code()
 
     def release(self) -> None:
@@ -165,6 +177,7 @@ class ModuleFacts(ClassFacts, GraphCode):
         self._graph_by_node = {}
         self._eager_functions = None
         self._classes_named = {}
+        self._classes_of = {}
         self._call_graph = None
         keep_checked(self)
 

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import ast
 import os
+import re
+import stat
 from collections import OrderedDict
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -29,7 +31,9 @@ from typing import TYPE_CHECKING, Iterable
 from ms_lint.model.scopes import ASSIGNMENT
 from ms_lint.model.source import outline_text, read_source
 from ms_lint.model.syntax import preorder
+from ms_lint.model.values import join_parameters
 from ms_lint.settings import Settings
+from ms_lint.target import imported_files, module_file_in
 
 if TYPE_CHECKING:
     from ms_lint.model.module import ModuleFacts
@@ -119,9 +123,18 @@ class ProjectIndex:
         self._stored: dict[tuple, dict] = {}
         self._unsaved: set[tuple] = set()
         # where modules lie, asked for every base class and import: answered once per directory and name
+        # What graph code calls in other modules, for the whole process: (file, *settings' values) -> (the file's
+        # modification time, ModuleFacts.outgoing_calls of the module read alone); and, to tell which modules to
+        # read, file -> (modification time, the names it calls and the names its imports spell, or None for a
+        # module without a root of graph code); the Python files under each source root.
+        self._graph_summaries: dict[tuple, tuple[float, dict]] = {}
+        self._summarising: set[str] = set()
+        self._root_calls_of: dict[str, tuple[float, frozenset[str]]] = {}
+        self._indexes: dict[str, dict[str, list[tuple[str, str]]]] = {}
+        self._project_listings: dict[str, tuple[tuple[str, str], ...]] = {}
         self._source_roots_of = lru_cache(maxsize=1024)(_source_roots_of)
         self._in_project = lru_cache(maxsize=4096)(_in_project)
-        self._find_module_file = lru_cache(maxsize=4096)(_find_module_file)
+        self._find_module_file = module_file_in
 
     @contextmanager
     def recording_lookups(self):
@@ -633,6 +646,196 @@ class ProjectIndex:
         found = self._trees[version] = (ast.parse(source, filename=module_file), source)
         return found
 
+    def graph_calls_into(self, module: "ModuleFacts", candidates: dict[str, set[str]]) -> dict[tuple[str, str], tuple]:
+        """The one answer to "which functions of this module does graph code of another module compile": for the
+        functions of ``module`` named in ``candidates`` (class key, "" for module level -> function names), those
+        the graph code of another module of the project calls (a helper it imports, a method of a mixin or base
+        class its Cells inherit, a method of a ``@jit_class`` object it holds): (class key, name) -> (the kinds and
+        constants the calls pass, joined; the roots reaching the calls, each labelled with its file and whether only
+        GRAPH_MODE compiles it; whether one is STRICT).
+
+        Each other module is read alone, as if no other module called it, so the answer does not depend on the
+        order files are checked in; a call through a module that is itself graph code only because a third module
+        calls it is not followed. Only modules that may make such a call are read, the smallest first: those that
+        import the module (or a package that re-exports it), whose roots, as their text says, call one of the names
+        as a root would call it, and, for a method, that name its class. Each is found through
+        ``find_module_file``, so that a result cache checks this file again when one of them changes; one that comes
+        to call it later is not seen until this file is checked again. Once ``_CALLERS_READ`` modules compile a
+        function in either mode, the later ones are not read for its name: what they pass and their roots are left
+        out."""
+        path = module.path
+        if not path or not os.path.isfile(path):
+            return {}
+        own = os.path.abspath(path)
+        stem = os.path.splitext(os.path.basename(own))[0]
+        from ms_lint.mindspore_api import tensor_methods
+
+        # how a root's code would call each (``_root_calls``): a helper by name or through its module, a method of a
+        # base class or mixin through ``self``, of a sub-cell through ``self.<attribute>``, of any other object
+        # through whatever holds it; a Tensor method's name on an object is taken for the Tensor's
+        # (``self.pos_embed.to(dtype)``); and a module that calls a method names its class (it derives from it,
+        # builds it or annotates it)
+        tensor = tensor_methods()
+        wanted = set()
+        classes_of: dict[str, set[str]] = {}  # each mark -> the names of the classes whose method it may call
+        for class_key, functions in candidates.items():
+            info = module.classes.get(class_key) if class_key else None
+            kinds = ("f", "o") if info is None else ("s", "a") if info.is_cell else ("s", "a", "o")
+            for kind in kinds:
+                for name in functions:
+                    if (name.startswith("__") and (name != "__call__" or info is None or info.is_cell)) or (
+                            kind in ("a", "o") and name in tensor):
+                        continue  # graph code runs a Cell's construct, not its ``__call__``
+                    wanted.add(f"{kind}:{name}")
+                    classes_of.setdefault(f"{kind}:{name}", set()).add(info.name if info is not None else "")
+        roots = self.source_roots(path)
+        found: dict[tuple[str, str], tuple] = {}
+        # the functions enough modules compile (in either mode): the modules after them are not read for them
+        callers: dict[tuple[str, str], int] = {}
+        index = self._importers_index(roots[0])
+        spelled = {stem if stem != "__init__" else os.path.basename(os.path.dirname(own))}
+        spelled.update(key.rsplit(".", 1)[-1] for key in candidates if key)  # a class a package re-exports
+        spelled.update(candidates.get("", ()))  # a function it re-exports
+        # the smallest first: each is analysed, and the first that compiles a function may be all that is read
+        for module_file, module_name in sorted({entry for word in spelled for entry in index.get(word, ())},
+                                               key=lambda entry: (_size(entry[0]), entry)):
+            if not wanted:
+                break
+            marks = wanted & self._root_calls(module_file)
+            if not marks:
+                continue  # those it calls are all read already, or its text changed since the index was made
+            if module_file == own or not self._imports_module(module_file, own):
+                continue
+            named = {name for mark in marks for name in classes_of[mark]}
+            if "" not in named and not self._names_any(module_file, named):
+                continue
+            if self.find_module_file(module_name, roots) != module_file:
+                continue
+            where = os.path.relpath(module_file, os.path.dirname(own)).replace(os.sep, "/")
+            for (target, class_key, name), (kinds, values, labels, strict) in self._graph_summary(
+                    module_file, module.settings).items():
+                if target != own or name not in candidates.get(class_key, ()):
+                    continue
+                labelled = {f"{label} ({where})": only for label, only in labels.items()}
+                if not all(labelled.values()):
+                    callers[(class_key, name)] = callers.get((class_key, name), 0) + 1
+                    if callers[(class_key, name)] >= _CALLERS_READ:
+                        wanted.difference_update(f"{kind}:{name}" for kind in "fsao")
+                known = found.get((class_key, name))
+                if known is None:
+                    found[(class_key, name)] = (dict(kinds), dict(values), labelled, strict)
+                    continue
+                join_parameters(known[0], known[1], kinds, values)
+                for label, only in labelled.items():
+                    known[2][label] = known[2].get(label, True) and only
+                found[(class_key, name)] = (known[0], known[1], known[2], known[3] or strict)
+        return found
+
+    def _project_files(self, root: str) -> tuple[tuple[str, str], ...]:
+        """``_python_files`` of ``root``, listed once per process (``forget_projects`` lists them again)."""
+        if root not in self._project_listings:
+            self._project_listings[root] = _list_python_files(root)
+        return self._project_listings[root]
+
+    def _importers_index(self, root: str) -> dict[str, list[tuple[str, str]]]:
+        """For the Python files under ``root`` (``_project_files``) whose text holds a root of graph code
+        (``construct``, ``bprop``, ``jit``, or ``Cell``: a Cell may inherit its ``construct`` from a mixin): each
+        word of their import statements (a module's name, a name imported) -> the files (and module names); made
+        once per process, from the files' text."""
+        index = self._indexes.get(root)
+        if index is None:
+            index = self._indexes[root] = {}
+            for module_file, module_name in self._project_files(root):
+                try:
+                    if not stat.S_ISREG(os.stat(module_file).st_mode):
+                        continue  # opening a FIFO named like a module would block
+                    with open(module_file, "rb") as handle:
+                        data = handle.read()
+                except OSError:
+                    continue
+                if b"construct" in data or b"bprop" in data or b"jit" in data or b"Cell" in data:
+                    for word in _import_words(data):
+                        index.setdefault(word, []).append((module_file, module_name))
+        return index
+
+    def _root_calls(self, module_file: str) -> frozenset[str]:
+        """The names called in the functions of the module its roots reach, as its text says: ``construct``,
+        ``bprop`` and functions decorated with a ``jit``, then the functions of the module of the names they call
+        (``helper(x)``, ``self.helper(x)``). Each name is marked with how it is called: ``f:name`` (``name(...)``),
+        ``s:name`` (``self.name(...)``, ``cls.name(...)``, ``super().name(...)``; ``local:name`` for a name the
+        module defines a function of), ``a:name`` (``self.x.name(...)``), ``o:name`` (any other ``x.name(...)``);
+        ``s:construct`` and ``s:bprop`` for a module with a class that derives from another. A superset of what its
+        graph code calls, for a module whose text holds a root; read once per modification time, for the modules that
+        import the one asking (``_importers_index``)."""
+        try:
+            status = os.stat(module_file)
+        except OSError:
+            return frozenset()
+        known = self._root_calls_of.get(module_file)
+        if known is not None and known[0] == status.st_mtime:
+            return known[1]
+        data = b""
+        if stat.S_ISREG(status.st_mode):  # a FIFO named like a module would block the read
+            try:
+                with open(module_file, "rb") as handle:
+                    data = handle.read()
+            except OSError:
+                pass
+        found = _names_called_from_roots(data) if (  # "Cell": a construct inherited from a mixin
+            b"construct" in data or b"bprop" in data or b"jit" in data or b"Cell" in data) else frozenset()
+        self._root_calls_of[module_file] = (status.st_mtime, found)
+        return found
+
+    @staticmethod
+    def _names_any(module_file: str, words: set[str]) -> bool:
+        """Whether the file's text holds one of ``words`` as a word."""
+        try:
+            if not stat.S_ISREG(os.stat(module_file).st_mode):
+                return False
+            with open(module_file, "rb") as handle:
+                data = handle.read()
+        except OSError:
+            return False
+        return any(word.encode() in data and re.search(rb"\b" + re.escape(word.encode()) + rb"\b", data)
+                   for word in words)
+
+    def _imports_module(self, importer: str, module_file: str) -> bool:
+        """Whether ``importer`` imports ``module_file``, or a package whose ``__init__.py`` imports it (a name the
+        package re-exports)."""
+        imported = imported_files(importer, tuple(self.source_roots(importer)))
+        return module_file in imported or any(
+            os.path.basename(other) == "__init__.py"
+            and module_file in imported_files(other, tuple(self.source_roots(other))) for other in imported)
+
+    def _graph_summary(self, module_file: str, settings: Settings) -> dict:
+        """``ModuleFacts.outgoing_calls`` of the module read alone, kept for the process by file version."""
+        version = self._version(module_file, settings)
+        if version is None:
+            return {}
+        key = _kept_key(module_file, settings)
+        known = self._graph_summaries.get(key)
+        if known is not None and known[0] == version[1]:
+            return known[1]
+        if module_file in self._summarising or self.facts_class is None:
+            return {}
+        self._summarising.add(module_file)
+        try:
+            tree, source = self._parsed(module_file)
+            facts = self.facts_class(tree, module_file, settings, source, callers_elsewhere=False)
+            summary = facts.outgoing_calls()
+            facts.release()
+        except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
+            summary = {}
+        finally:
+            self._summarising.discard(module_file)
+        self._graph_summaries[key] = (version[1], summary)
+        return summary
+
+    def forget_listings(self) -> None:
+        """List the project's files again when next asked (after files were added, in a long-lived process)."""
+        self._project_listings.clear()
+        self._indexes.clear()
+
     def project_function(self, module: "ModuleFacts", qualname: str, hops: int = 0):
         """The module-level function ``qualname`` names, seen from ``module``: ``(facts, FunctionDef)`` in this
         module or another module of the project; the MindSpore name when a project module merely re-exports one;
@@ -739,6 +942,87 @@ def _kept_text_on_disk(kept: KeptFacts, module_file: str) -> bool:
     return same
 
 
+# How many modules compiling a function are read for what they pass it (see ``graph_calls_into``).
+_CALLERS_READ = 1
+# A name called: ``name(`` or ``.name(``; ``self.name(`` (``cls.``, ``super().``) or ``self.x.name(``; a ``def``; a
+# class with a base.
+_CALLED_NAME_TEXT = re.compile(r"(\.?)\b(\w++)\s*\(")
+_CALLED_ON_SELF_TEXT = re.compile(r"\b(?:self|cls|super\(\))\.(?:(\w++)\.)?(\w++)\s*\(")
+_DEFINITION = re.compile(r"[ \t]*(?:async[ \t]+)?def[ \t]+(\w+)[ \t]*\(")
+_SUBCLASS = re.compile(r"^[ \t]*class[ \t]+\w+[ \t]*\([ \t]*[\w.]", re.MULTILINE)
+_WORD = re.compile(rb"\w+")
+
+
+def _import_words(data: bytes) -> set[str]:
+    """The words of the import statements of a module's text (``from a.b import (c, d)``: a, b, c, d)."""
+    found: set[str] = set()
+    start = 0
+    while True:
+        position = data.find(b"import", start)
+        if position < 0:
+            return found
+        line_start = data.rfind(b"\n", 0, position) + 1
+        line_end = data.find(b"\n", position)
+        line_end = len(data) if line_end < 0 else line_end
+        line = data[line_start:line_end].lstrip()
+        if line.startswith((b"from ", b"import ")):
+            if b"(" in line and b")" not in line:  # names in parentheses over lines
+                close = data.find(b")", line_end)
+                line_end = len(data) if close < 0 else close
+                line = data[line_start:line_end]
+            found.update(word.decode() for word in _WORD.findall(line))
+        start = max(line_end, position + 6)
+
+
+def _size(path: str) -> int:
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0
+
+
+def _names_called_from_roots(data: bytes) -> frozenset[str]:
+    """See ``ProjectIndex._root_calls``: read from the text, a function's code being the lines after its ``def``
+    indented deeper than it."""
+    text = data.decode("utf-8", errors="replace")
+    lines = text.split("\n")
+    indents = [len(line) - len(line.lstrip()) if line.strip() and not line.lstrip().startswith("#") else -1
+               for line in lines]
+    definitions: dict[str, list[tuple[int, int]]] = {}  # name -> (first line, last line + 1) of each function
+    roots = []
+    for number, line in enumerate(lines):
+        match = _DEFINITION.match(line)
+        if match is None:
+            continue
+        end = number + 1
+        while end < len(lines) and (indents[end] < 0 or indents[end] > indents[number]):
+            end += 1
+        definitions.setdefault(match.group(1), []).append((number, end))
+        decorated = number > 0 and lines[number - 1].lstrip().startswith("@") and "jit" in lines[number - 1]
+        if match.group(1) in ("construct", "bprop") or decorated:
+            roots.append((number, end))
+    names: set[str] = set()
+    if _SUBCLASS.search(text):
+        names.update(("s:construct", "s:bprop"))  # a construct a Cell inherits from a mixin
+    reached = set(roots)
+    while roots:
+        start, end = roots.pop()
+        code = "\n".join(lines[start + 1:end])
+        called = [(f"{'o' if dot else 'f'}:{name}", name) for dot, name in _CALLED_NAME_TEXT.findall(code)]
+        called += [(f"{'a' if attribute else ('local' if name in definitions else 's')}:{name}", name)
+                   for attribute, name in _CALLED_ON_SELF_TEXT.findall(code)]
+        for marked, name in called:
+            names.add(marked)
+            if marked[0] in "fl":  # a function or a method of this module: its code is reached too
+                for body in definitions.get(name, ()):
+                    if body not in reached:
+                        reached.add(body)
+                        roots.append(body)
+        if "self." in code:
+            names.add("a:__call__")  # ``self.processor(x)``: a held object's ``__call__``
+    return frozenset(names)
+
+
 def _kept_summary(kept: tuple) -> ModuleSummary | None:
     return None if kept[1] is None else ModuleSummary(kept[1], kept[2])
 
@@ -779,22 +1063,6 @@ def namespace_roots(root: str) -> tuple[str, ...]:
 def _in_project(top_level: str, roots: tuple[str, ...]) -> bool:
     return any(os.path.isdir(os.path.join(root, top_level)) or os.path.isfile(os.path.join(root, top_level + ".py"))
                for root in roots)
-
-
-def _find_module_file(module: str, roots: tuple[str, ...]) -> str | None:
-    # Where Python's path finder would look: a package's __init__.py, else the module's .py file. Only regular
-    # files count: a directory named like a module, or a FIFO that would block the read, is no module.
-    *packages, name = parts = module.split(".")
-    if not all(parts) or any(os.sep in part for part in parts):
-        return None
-    for root in roots:
-        directory = os.path.join(root, *packages)
-        if not os.path.isdir(directory):
-            continue
-        for candidate in (os.path.join(directory, name, "__init__.py"), os.path.join(directory, name + ".py")):
-            if os.path.isfile(candidate):
-                return os.path.abspath(candidate)
-    return None
 
 
 # The most files searched for the users of a module: a script outside any package has its own directory as its
@@ -855,6 +1123,7 @@ defined_as = INDEX.defined_as
 class_answer = INDEX.class_answer
 modules_naming = INDEX.modules_naming
 project_function = INDEX.project_function
+graph_calls_into = INDEX.graph_calls_into
 project_instance_method = INDEX.project_instance_method
 remember_summary = INDEX.remember_summary
 keep_modules = INDEX.keep_modules

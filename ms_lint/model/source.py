@@ -139,3 +139,67 @@ def _body_end(lines: list[str], header: int, first: int, indent: int) -> int | N
     except (tokenize.TokenError, SyntaxError):
         return None
     return len(lines)
+
+
+def may_hold_hazards(source: str, path: str = "") -> bool:
+    """Whether the file may hold a hazard; one that cannot is skipped before any analysis.
+
+    A name resolves to a MindSpore object only through an import that spells ``mindspore`` (a ``jit`` or
+    ``jit_class`` imported from a module of the project is not MindSpore's, for every check), or, inside MindSpore's
+    own package (a ``path`` that names it), through a relative import. A file where no import spells it (``mindspore``
+    only in a checkpoint's URL or a comment) reaches MindSpore only through the project's own classes, and holds
+    graph code only as ``construct`` or ``bprop`` of a class deriving from a Cell of another module: whole words,
+    which ``constructor`` or ``reconstruct`` are not. Such a file without them is not checked, even where it holds a
+    subclass of the project's Cell that only overrides ``__init__``."""
+    if "mindspore" in source and (_imports_mindspore(source) or "mindspore" in path):
+        return True
+    return _has_word(source, "construct") or _has_word(source, "bprop")
+
+
+def _imports_mindspore(source: str) -> bool:
+    """Whether a statement that spells ``mindspore`` may import it: ``import`` written before the word in the
+    statement (``import os, mindspore``, ``try: import mindspore as ms``), or ``from`` right before it (``from
+    mindspore import nn``); a comment or a string that says ``import`` before the word counts too. Only the lines
+    holding the word are read, from the first line of their statement when backslashes continue it, and each part
+    of the text at most once (a file of one long line holding the word thousands of times is read in one pass)."""
+    start = source.find("mindspore")
+    line_end = -1  # where the line of the word last read ends
+    scanned = 0  # how far that word's statement has been read
+    while start >= 0:
+        if start > line_end:  # the word's first on its line
+            line_start = source.rfind("\n", 0, start) + 1
+            continues_last = False
+            while line_start:  # back over the lines that a backslash continues into this one
+                before = line_start - 2
+                if before >= 0 and source[before] == "\r":
+                    before -= 1
+                if before < 0 or source[before] != "\\":
+                    break
+                if line_start == line_end + 1:  # the last word's line continues into this one: one statement
+                    continues_last = True
+                    break
+                line_start = source.rfind("\n", 0, before) + 1
+            if not continues_last:
+                scanned = line_start
+            line_end = source.find("\n", start)
+            if line_end < 0:
+                line_end = len(source)
+        before_word = source[scanned:start]
+        if "import" in before_word or before_word.replace("\\", " ").split()[-1:] == ["from"]:
+            return True
+        scanned = start
+        start = source.find("mindspore", start + len("mindspore"))
+    return False
+
+
+def _has_word(text: str, word: str) -> bool:
+    """Whether ``word`` stands in ``text`` as a whole word (a search by regular expression, ``\\bword\\b``, takes
+    four times as long: a file is read through for it before anything else)."""
+    start = text.find(word)
+    while start >= 0:
+        end = start + len(word)
+        before, after = text[start - 1:start], text[end:end + 1]
+        if not (before.isalnum() or before == "_" or after.isalnum() or after == "_"):
+            return True
+        start = text.find(word, end)
+    return False

@@ -232,3 +232,13 @@ def annotated_class(annotation: ast.AST | None, qualname) -> str | None:
     if isinstance(annotation, (ast.Name, ast.Attribute)):
         return qualname(annotation)
     return None
+
+
+def join_parameters(kinds: dict[str, str | None], values: dict[str, object], passed_kinds: dict[str, str | None],
+                    passed_values: dict[str, object]) -> None:
+    """Join into ``kinds`` and ``values`` what one more call passes (its kinds, and its constants or UNKNOWN)."""
+    for name, kind in passed_kinds.items():
+        kinds[name] = join(kinds.get(name), kind)
+    for name, passed in passed_values.items():
+        known = values.get(name)
+        values[name] = passed if known is None else UNKNOWN if UNKNOWN in (known, passed) else known | passed

@@ -40,6 +40,10 @@ class Rule:
     # The shapes of the rule's finding data: frozen ``FindingData`` records declared beside the rule, one per kind
     # of finding; each finding's data is one of them, and its message is rendered from it.
     records: ClassVar[tuple[type[FindingData], ...]] = ()
+    # Whether the rule's claim holds only where MindSpore compiles the code (graph code): its findings carry the
+    # roots that compile their line (``compiled_by``), and those in code only GRAPH_MODE compiles, where the mode was
+    # inferred PyNative, are left out of the report (``ms_lint.target.SILENCED_BY``).
+    compiled_only: ClassVar[bool] = False
 
     def check(self, module: "ModuleFacts") -> Iterator[Finding]:
         raise NotImplementedError

@@ -70,6 +70,7 @@ class HostArrayOperand(FindingData):
 
 class HostLibraryCall(Rule):
     code = "MS101"
+    compiled_only = True
     name = "host-library-call"
     summary = "numpy/scipy/math/torch call on tensor data, or a numpy array used as a tensor operand, in graph code"
     fix_summary = "use `mindspore.ops`/`mindspore.numpy`; build constant arrays once in `__init__` as Tensors"

@@ -21,6 +21,7 @@ class HostConversion(FindingData):
 
 class TensorToHost(Rule):
     code = "MS102"
+    compiled_only = True
     name = "tensor-to-host"
     summary = "`Tensor.asnumpy()`, `.tolist()` or `.numpy()` in graph code"
     fix_summary = "stay on tensors with `mindspore.ops`; `.item()` and `float(t)` are supported"

@@ -60,6 +60,7 @@ class UserTypeBuilt(FindingData):
 
 class UserTypeInGraph(Rule):
     code = "MS103"
+    compiled_only = True
     name = "user-type-in-graph"
     summary = "a user object mutated, or a user type built from tensors, in graph code"
     fix_summary = "keep state in Parameters updated with `ops.assign`; return tuples or dicts"

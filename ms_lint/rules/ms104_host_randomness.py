@@ -27,6 +27,7 @@ _SEEDING = frozenset({"seed", "manual_seed", "get_state", "set_state", "getstate
 
 class HostRandomness(Rule):
     code = "MS104"
+    compiled_only = True
     name = "host-randomness"
     summary = "`numpy.random`, `random` or `torch.rand*` in graph code: drawn once at compile time"
     fix_summary = "`mindspore.ops` random ops (`ops.uniform`, `ops.standard_normal`, ...) or the data pipeline"

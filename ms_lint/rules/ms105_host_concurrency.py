@@ -33,6 +33,7 @@ class StartedInGraph(FindingData):
 
 class HostConcurrency(Rule):
     code = "MS105"
+    compiled_only = True
     name = "host-concurrency"
     summary = "threads, processes or shell commands started in graph code: they run once, during compilation"
     fix_summary = "start them outside graph code: in the training loop, a callback or the data pipeline"

@@ -37,6 +37,7 @@ class BuiltInGraph(FindingData):
 
 class CellOrParameterInGraph(Rule):
     code = "MS106"
+    compiled_only = True
     name = "cell-or-parameter-in-graph"
     summary = "a Cell with parameters, or a `Parameter`, created in graph code"
     fix_summary = "create it in `__init__` and call it in `construct`"

@@ -33,6 +33,7 @@ def _may_be_parameter(function: GraphFunction, receiver: ast.AST) -> bool:
 
 class SetDataInGraph(Rule):
     code = "MS107"
+    compiled_only = True
     name = "set-data-in-graph"
     summary = "`Parameter.set_data(...)`/`init_data()` in graph code"
     fix_summary = "`ops.assign(param, value)`"

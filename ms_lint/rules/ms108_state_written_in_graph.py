@@ -131,6 +131,7 @@ class ItemWritten(FindingData):
 
 class StateWrittenInGraph(Rule):
     code = "MS108"
+    compiled_only = True
     name = "state-written-in-graph"
     summary = ("a non-Parameter attribute of the Cell (or an item of one, or of a plain object it holds; "
                "`setattr(self, ...)`), or a `global`, written in graph code")

@@ -42,6 +42,7 @@ class Unsupported(FindingData):
 
 class UnsupportedSyntax(Rule):
     code = "MS109"
+    compiled_only = True
     name = "unsupported-syntax"
     summary = "syntax graph code cannot compile: try, del, yield, import, match, nonlocal, with, sets, :=, async"
     fix_summary = "move it out of graph code, or rewrite with supported syntax (tuples, if/else, @jit_class)"

@@ -50,6 +50,7 @@ class DataDependentShape(FindingData):
 
 class DynamicShape(Rule):
     code = "MS110"
+    compiled_only = True
     name = "dynamic-shape"
     summary = ("data-dependent output shape in graph code: boolean masks, `masked_select`, `nonzero`, `unique`, "
                "`topk(k=tensor)`")

@@ -56,6 +56,7 @@ class RefusedInGraph(FindingData):
 
 class JitForbiddenApi(Rule):
     code = "MS111"
+    compiled_only = True
     name = "jit-forbidden-api"
     summary = "an API MindSpore refuses in graph code (`trainable_params`, `register_forward_hook`, `get_context`, ...)"
     fix_summary = "call it in `__init__` or outside the Cell; in graph code use the graph-mode alternative"

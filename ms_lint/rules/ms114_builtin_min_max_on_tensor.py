@@ -30,6 +30,7 @@ class BuiltinOnTensor(FindingData):
 
 class BuiltinMinMaxOnTensor(Rule):
     code = "MS114"
+    compiled_only = True
     name = "builtin-min-max-on-tensor"
     summary = "the builtin `max(...)`/`min(...)` mixing a tensor value with a Python number in graph code"
     fix_summary = "use `ops.maximum(a, b)`/`ops.minimum(a, b)` for two values, `t.max()`/`t.min()` for a reduction"

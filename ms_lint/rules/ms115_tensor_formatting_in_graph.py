@@ -26,6 +26,7 @@ class TensorFormatted(FindingData):
 
 class TensorFormattingInGraph(Rule):
     code = "MS115"
+    compiled_only = True
     name = "tensor-formatting-in-graph"
     summary = "`str.format`, `%`-formatting or a `logging` call with a tensor argument in graph code"
     fix_summary = "use `print(...)` or an f-string (both compile), or log outside the Cell"

@@ -12,6 +12,7 @@ from ms_lint.model import ModuleFacts
 from ms_lint.model.syntax import self_attribute
 from ms_lint.model.flow import PartialRead, partially_bound_reads
 from ms_lint.model.project import answer
+from ms_lint.model.source import may_hold_hazards, read_source
 from ms_lint.model.values import UNKNOWN
 from ms_lint.rules.base import Rule
 
@@ -76,10 +77,11 @@ class NameBoundOnOnePath(Rule):
         `break` or `continue` does not count. Conditions MindSpore's parser evaluates itself from the Cell's own
         attributes (`if self.flag:`, `if not self.training:`, `if self.proj is None:`) are left alone: the parser
         keeps one branch of them before it looks names up, and what is read under them is not reported either.
-        Methods a Cell inherits from a base that is not a Cell (a mixin) are compiled with the Cell and checked
-        too: a `construct` it inherits (reported at the read, or at the Cell's `class` line when the mixin lives in
-        another module of the project), and a mixin method of another module that graph code calls
-        (`self.prepare(x)`, reported at the call and naming the method's file and lines).
+        Methods a Cell inherits from a base or a mixin are compiled with the Cell and checked too, in whatever
+        module of the project they are defined: a `construct` it inherits, and a method graph code calls
+        (`self.prepare(x)`); the finding is reported at the read, in the file that holds the method. A mixin module
+        that imports nothing of MindSpore is not checked itself: its reads are reported where the Cell inherits
+        (`class` line) or calls the method, naming the method's file and lines.
     """
     why = """
         Python looks a name up when the line runs; MindSpore's graph parser joins the two branches of every `if`
@@ -126,6 +128,7 @@ class NameBoundOnOnePath(Rule):
         UnboundLocalError and now reads `None`.
     """
 
+    compiled_only = True
     records = (PartlyBound,)
 
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
@@ -213,7 +216,16 @@ def _method_of_other_module_base(module: ModuleFacts, info, name: str) -> tuple[
     if info.find_method(name) is not None:
         return None
     found = module.method_elsewhere(info, name, through_cells=False)  # only a mixin's module is read in full
-    return None if found is None or found[3] else found
+    return None if found is None or found[3] or _checked_itself(found[0]) else found
+
+
+def _checked_itself(module_file: str) -> bool:
+    """Whether ms-lint checks the module at ``module_file`` itself, where the model finds what graph code of other
+    modules calls in it (a module that imports nothing of MindSpore is skipped: ``source.may_hold_hazards``)."""
+    try:
+        return may_hold_hazards(read_source(module_file), module_file)
+    except (OSError, UnicodeDecodeError, ValueError):
+        return False
 
 
 def _reads_elsewhere(module: ModuleFacts, module_file: str, class_key: str, name: str) -> tuple:

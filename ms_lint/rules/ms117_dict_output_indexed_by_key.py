@@ -23,6 +23,7 @@ class DictIndexedByKey(FindingData):
 
 class DictOutputIndexedByKey(Rule):
     code = "MS117"
+    compiled_only = True
     name = "dict-output-indexed-by-key"
     summary = "the result of a Cell whose graph-mode `construct` returns a `dict`, indexed by key"
     fix_summary = "return a tuple (or a namedtuple-free fixed order) and unpack it, or index by position"

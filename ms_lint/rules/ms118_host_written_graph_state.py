@@ -53,6 +53,7 @@ class AttributeWrittenByHost(HostWrite):
 
 class HostWrittenGraphState(Rule):
     code = "MS118"
+    compiled_only = True
     name = "host-written-graph-state"
     summary = "a global or plain Python attribute read by graph code and written by host code later"
     fix_summary = "hold the value in a `Parameter(..., requires_grad=False)` updated with `ops.assign`, or pass it " \

@@ -81,6 +81,7 @@ class BpropInputsDiffer(BpropInstanceNotSelf):
 
 class InstanceParameterNotSelf(Rule):
     code = "MS119"
+    compiled_only = True
     name = "instance-parameter-not-self"
     summary = "a Cell's `construct` (or a method graph code calls) whose first parameter is not named `self`"
     fix_summary = "name the first parameter `self` (`def construct(self, x)`, not `def construct(ctx, x)`)"

@@ -46,6 +46,7 @@ class LoggedAtCompile(FindingData):
 
 class LoggingInGraph(Rule):
     code = "MS120"
+    compiled_only = True
     name = "logging-in-graph"
     summary = "a `logging`/logger call in graph code: it runs once, while the graph compiles, and never again"
     fix_summary = "log from host code (the training loop, a callback), not from `construct` or `@jit` code"
@@ -98,16 +99,13 @@ class LoggingInGraph(Rule):
 
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         loggers: set[str] | None = None
-        compiled: set[int] | None = None
         for function in module.graph_functions:
             for node in function.nodes_of(ast.Call):
                 func = node.func
                 if func.__class__ is not ast.Attribute or func.attr not in _LOGGING_METHODS:
                     continue  # most calls
                 if loggers is None:
-                    loggers, compiled = module_loggers(module), compiled_functions(module)
-                if id(function.node) not in compiled:
-                    continue
+                    loggers = module_loggers(module)
                 call = _logging_call(module, function, func, loggers)
                 if call is None or any(_holds_tensor(function, argument)
                                        for argument in (*node.args, *(k.value for k in node.keywords))):
@@ -121,22 +119,6 @@ class LoggingInGraph(Rule):
                 yield self.report(module, node, LoggedAtCompile(
                     call=call, levels=["strict", "lax"], function=function.label,
                     condition_line=condition.lineno if condition is not None else None))
-
-
-def compiled_functions(module: ModuleFacts) -> set[int]:
-    """ids of the nodes of the graph functions a compile reaches: those of a Cell, a ``@jit`` function, and what
-    they call. A method of a ``@jit_class`` is compiled only when graph code calls it: one that only ``__init__``
-    or other host code calls runs in Python."""
-    by_node = {id(function.node): function for function in module.graph_functions}
-    stack = [key for key, function in by_node.items()
-             if function.as_root is not None and not function.reason.startswith("method of @jit_class")]
-    reached = set(stack)
-    while stack:
-        for callee in by_node[stack.pop()].callees:
-            if callee not in reached and callee in by_node:
-                reached.add(callee)
-                stack.append(callee)
-    return reached
 
 
 def _holds_tensor(function: GraphFunction, argument: ast.AST) -> bool:

@@ -10,7 +10,7 @@ from ms_lint.findings import Finding, FindingData, fact
 from ms_lint.model import GraphFunction, ModuleFacts
 from ms_lint.model.syntax import self_attribute
 from ms_lint.rules.base import Rule
-from ms_lint.rules.ms120_logging_in_graph import compiled_functions, runtime_condition
+from ms_lint.rules.ms120_logging_in_graph import runtime_condition
 from ms_lint.rules.tensor_evidence import evidently_tensor
 
 _DTYPES = frozenset({
@@ -65,6 +65,7 @@ class DifferentTypesJoined(FindingData):
 
 class BranchesJoinDifferentTypes(Rule):
     code = "MS121"
+    compiled_only = True
     name = "branches-join-different-types"
     summary = "a value cast, or given a Python number or `None`, on one path of an `if` on tensor data only"
     fix_summary = "give the value one dtype and type on every path: cast it on both, or after the `if`"
@@ -114,15 +115,10 @@ class BranchesJoinDifferentTypes(Rule):
     records = (DifferentTypesJoined,)
 
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
-        compiled = None
         for function in module.graph_functions:
             branches = function.nodes_of(ast.If)
             expressions = function.nodes_of(ast.IfExp)
             if not branches and not expressions:
-                continue
-            if compiled is None:
-                compiled = compiled_functions(module)
-            if id(function.node) not in compiled:
                 continue
             blocks = None
             for branch in branches:

@@ -38,6 +38,7 @@ class DictReadByCaller(FindingData):
 
 class DictOutputReadByCaller(Rule):
     code = "MS122"
+    compiled_only = True
     name = "dict-output-read-by-caller"
     summary = "a `return` of a `dict` from a Cell's graph-mode `construct` whose caller in the project reads it by key"
     fix_summary = "return a tuple in a fixed order and unpack it in the caller, or read the output by position"
@@ -77,6 +78,7 @@ class DictOutputReadByCaller(Rule):
         # train.py
         from model import Detector
 
+        ms.set_context(mode=ms.GRAPH_MODE)
         net = Detector()
         out = net(images)
         loss = loss_fn(out["logits"], labels)
@@ -90,6 +92,7 @@ class DictOutputReadByCaller(Rule):
         # train.py
         from model import Detector
 
+        ms.set_context(mode=ms.GRAPH_MODE)
         net = Detector()
         logits, boxes = net(images)
         loss = loss_fn(logits, labels)

@@ -76,6 +76,7 @@ class WrittenInPlace(FindingData):
 
 class AugmentedAssignmentWritesInPlace(Rule):
     code = "MS124"
+    compiled_only = True
     name = "augmented-assignment-writes-in-place"
     summary = ("`x += y` (and `-=`, `*=`, ...) in graph code on a name holding a Cell's tensor attribute or "
                "Parameter, a tensor constant built there, or a tensor its caller reads again: MindSpore 2.8 and "

@@ -50,6 +50,7 @@ class NestedTooDeep(FindingData):
 
 class NestedTensorControlFlow(Rule):
     code = "MS130"
+    compiled_only = True
     name = "nested-tensor-control-flow"
     summary = ("`if`/`while` on tensor values nested 8 deep, or unrolled 16 times or more by a `for ... in range(n)` "
                "loop, in graph code")

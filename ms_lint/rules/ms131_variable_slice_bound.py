@@ -47,6 +47,7 @@ class TensorBoundedSlice(FindingData):
 
 class VariableSliceBound(Rule):
     code = "MS131"
+    compiled_only = True
     name = "variable-slice-bound"
     summary = "a slice bounded by a tensor value in graph code (`x[:n]` with `n` computed from data): dynamic shape"
     fix_summary = "a fixed-size slice with a mask (`x * (ops.arange(len) < n)`), or bounds known at compile time"

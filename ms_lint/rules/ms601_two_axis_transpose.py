@@ -63,6 +63,7 @@ class TwoAxisTransposedOfRank(TwoAxisTransposed):
 
 class TwoAxisTranspose(Rule):
     code = "MS601"
+    compiled_only = True
     name = "two-axis-transpose"
     summary = "PyTorch's two-axis `t.transpose(d0, d1)` in graph code, where `transpose` takes a full permutation"
     fix_summary = "swap two axes with `t.swapaxes(d0, d1)` (or `ops.swapaxes`); `transpose` wants every axis"

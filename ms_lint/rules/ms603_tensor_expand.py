@@ -44,6 +44,7 @@ class ExpandInGraph(FindingData):
 
 class TensorExpand(Rule):
     code = "MS603"
+    compiled_only = True
     name = "tensor-expand"
     summary = "PyTorch's `t.expand(sizes)` in graph code, which MindSpore compiles only with a Tensor of sizes"
     fix_summary = "broadcast with `t.broadcast_to(shape)` (or `ops.broadcast_to`); `-1` keeps a dimension"

@@ -3,15 +3,14 @@
 The validator compiles units (Cell classes, jit functions). A finding outside any (in a ``@jit_class`` method, a
 helper function or class, a mixin's or a base class's method) is real only where the project's graph code reaches
 it, so it is settled by compiling the units that reach its function. ``roots_reaching`` is the one place the
-validator asks that, of the model's graph code: each ``GraphFunction`` knows what its graph callers pass it
-(``passed_by``), followed back to the roots of graph code (``as_root``: a Cell's ``construct`` or ``bprop``, a
-``@jit`` function); a ``@jit_class`` method counts as reached only through such a root, since the class's methods
-are compiled only where graph code calls them.
+validator asks that, and it asks the model: each ``GraphFunction`` names the roots whose compile compiles it
+(``compiled_by``: a Cell's ``construct`` or ``bprop``, a ``@jit`` function, of this module or of another module of
+the project); a ``@jit_class`` method, a helper, a mixin's method is graph code only where such a root reaches it.
 
-The model follows calls within one module. What it cannot follow, the units of the package that name the
-function's class or the function itself (a Cell of another module holding a ``@jit_class`` instance), comes back
-as ``candidates``: compiling them shows whether they reach the line. When neither a root nor a candidate is found,
-no graph code of the project calls the function.
+Where the model names no root (a finding the static checks made with other settings), the units that name the
+function's class or the function itself, in its module or its package, come back as ``candidates``: compiling them
+shows whether they reach the line. When neither a root nor a candidate is found, no graph code of the project calls
+the function.
 """
 from __future__ import annotations
 
@@ -55,17 +54,17 @@ class Reach:
 
 def roots_reaching(path: str, line: int, settings=None, index=None, package: "PackageFiles | None" = None) -> Reach:
     """The units whose graph code reaches the function holding ``line`` of the file at ``path``, as the model's
-    graph code says (``settings``: the static checks'), and, in ``package``, the units of the package that name it
-    where the model cannot follow (``PackageFiles.users``). ``index``: the run's ``DependencyIndex``, whose
+    graph code says (``settings``: the static checks'), and, where it names none, the units of ``package`` that
+    name it (``PackageFiles.users``). ``index``: the run's ``DependencyIndex``, whose
     digests key the stored answer of each file."""
     record = _file_record(path, settings, index)
     entry = next((entry for entry in record["functions"] if entry[0] <= line <= entry[1]), None)
     if entry is None:
         return Reach(function="")
     _, _, label, name, roots, candidates = entry
-    reach = Reach(function=label, roots=[Unit(path, scope, how) for scope, how in roots])
+    reach = Reach(function=label, roots=[Unit(unit_path or path, scope, how) for unit_path, scope, how in roots])
     found = [Unit(path, scope, how) for scope, how in candidates]
-    if package is not None:
+    if package is not None and not reach.roots:
         found += package.users(path, name)
     reach.candidates = _unique(found)
     return reach
@@ -78,17 +77,21 @@ def unit_kind(path: str, scope: str, settings=None, index=None) -> str | None:
 
 
 # A stored answer of another shape is not read.
-RECORD_FORMAT = 2
+RECORD_FORMAT = 3
 _RECORDS: dict[tuple, dict] = {}
 
 
 def _file_record(path: str, settings, index) -> dict:
-    """``{"kinds": {scope: kind}, "functions": [[start, end, label, name, roots, candidates]]}`` for the file at
-    ``path``, from the model once per version of the file and what it imports: kept for the process and stored
-    under the project's ``.ms_lint_cache/validate/reach/``."""
+    """``{"kinds": {scope: kind}, "functions": [[start, end, label, name, roots, candidates]], "lookups": [...]}``
+    for the file at ``path`` (a root: ``[file, unit, how]``, the file empty for this one), from the model once per
+    version of the file and what it imports, and while the modules the model looked up (those whose graph code
+    calls into it) are unchanged: kept for the process and stored under the project's
+    ``.ms_lint_cache/validate/reach/``."""
     import hashlib
     import json
 
+    from ms_lint.model.project import recording_lookups
+    from ms_lint.result_cache import lookups_record, lookups_unchanged
     from ms_lint.settings import Settings
     from ms_lint.validate.dependencies import DependencyIndex
     from ms_lint.validate.project import CACHE_DIR_NAME, locate_module
@@ -104,12 +107,15 @@ def _file_record(path: str, settings, index) -> dict:
     try:
         with open(stored, encoding="utf-8") as handle:
             record = json.load(handle)
-        if isinstance(record, dict) and "kinds" in record and "functions" in record:
+        if isinstance(record, dict) and "kinds" in record and "functions" in record \
+                and lookups_unchanged(record.get("lookups", ())):
             _RECORDS[key] = record
             return record
     except (OSError, ValueError):
         pass
-    record = _model_record(path, settings)
+    with recording_lookups() as lookups:
+        record = _model_record(path, settings)
+    record["lookups"] = lookups_record(lookups)
     _RECORDS[key] = record
     _PENDING[stored] = json.dumps(record)
     return record
@@ -148,7 +154,8 @@ def _model_record(path: str, settings) -> dict:
                 reach.candidates = []  # a Cell's method: its own roots, or the Cell itself
             functions.append([node.lineno, _last_line(node), reach.function,
                               owner.name if owner is not None else node.name,
-                              [[unit.scope, unit.how] for unit in reach.roots],
+                              [[unit.path if unit.path != path else "", unit.scope, unit.how]
+                               for unit in reach.roots],
                               [[unit.scope, unit.how] for unit in reach.candidates]])
         return {"kinds": _kinds(module), "functions": functions}
     finally:
@@ -165,35 +172,39 @@ def _last_line(node) -> int:
 
 
 def _model_reach(module, function, owner) -> Reach:
-    """The roots of the model's graph code that reach ``function`` (a method of ``owner``, or a module-level
-    function), followed back from its callers; and the Cells of the module that name its class or name where the
-    model follows no call."""
+    """The units that compile ``function`` (a method of ``owner``, or a module-level function): the roots the model
+    says reach it (``GraphFunction.compiled_by``: this module's, and those of the project's other modules, labelled
+    with their file); where it names none, the Cells of the module that name its class or name (compile them to
+    see)."""
     label = f"{owner.name}.{function.name}" if owner is not None else function.name
-    by_node = {id(graph.node): graph for graph in module.graph_functions}
+    graph = module.graph_function_at(function)
     roots: list[Unit] = []
-    start = by_node.get(id(function))
-    seen = set()
-    pending = [(start, [label])] if start is not None else []
-    while pending:
-        graph, chain = pending.pop(0)
-        if id(graph.node) in seen:
-            continue
-        seen.add(id(graph.node))
-        unit = _unit_of(graph)
-        if unit is not None and graph.as_root is not None:
-            how = " -> ".join(reversed(chain)) if len(chain) > 1 else f"{chain[0]} is its own graph"
-            roots.append(Unit(module.path, unit, how))
-        for caller in graph.passed_by:
-            calling = by_node.get(caller)
-            if calling is not None:
-                pending.append((calling, chain + [calling.label]))
+    if graph is not None and graph.node is function:
+        for root in sorted(graph.compiled_by):
+            unit = _unit_of_root(module.path, root)
+            if unit is not None:
+                how = f"{label} is its own graph" if root == label else f"{root} -> {label}"
+                roots.append(Unit(unit[0], unit[1], how))
     reach = Reach(function=label, roots=_unique(roots))
+    if reach.roots:
+        return reach
     name = owner.name if owner is not None else function.name
-    named = {unit.scope for unit in reach.roots}
     reach.candidates = [Unit(module.path, info.name, f"{info.name} names {name} (the model does not follow it)")
-                        for info in module.classes.values() if info.is_cell and info.name not in named
+                        for info in module.classes.values() if info.is_cell
                         and info.name != name and _names(info.node, name)]
     return reach
+
+
+def _unit_of_root(path: str, root: str) -> tuple[str, str] | None:
+    """(file, unit) of a root as ``compiled_by`` labels it: ``Net.construct`` (the Cell ``Net``), ``step`` (a jit
+    function), ``Net.construct (../models/net.py)`` (of the file named relative to ``path``'s folder); None for a
+    jit method, which compiles with the class that holds it."""
+    label, _, where = root.partition(" (")
+    file = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(path)), where[:-1])) if where else path
+    owner, _, method = label.rpartition(".")
+    if not owner:
+        return file, label
+    return (file, owner) if method in ("construct", "bprop") else None
 
 
 def _unique(units: list[Unit]) -> list[Unit]:
@@ -201,14 +212,6 @@ def _unique(units: list[Unit]) -> list[Unit]:
     for unit in units:
         found.setdefault((unit.path, unit.scope), unit)
     return list(found.values())
-
-
-def _unit_of(graph) -> str | None:
-    """The unit a root of graph code compiles as: a Cell's class, or a jit function (module level)."""
-    owner = graph.owner
-    if owner is not None:
-        return owner.name if owner.is_cell and graph.node.name in ("construct", "bprop") else None
-    return graph.node.name if graph.reason in ("decorated with @jit", "wrapped with jit(...)") else None
 
 
 def _kinds(module) -> dict[str, str]:
@@ -233,7 +236,7 @@ def _module_facts(path: str, settings):
     from ms_lint.model.source import read_source
     from ms_lint.settings import Settings
 
-    from ms_lint.engine import may_hold_hazards
+    from ms_lint.model.source import may_hold_hazards
 
     try:
         source = read_source(path)

@@ -28,4 +28,5 @@ def mask_coverage(features):
 if __name__ == "__main__":
     from segmenter.data import create_dataset
 
+    mindspore.set_context(mode=mindspore.GRAPH_MODE)
     finetune(create_dataset())

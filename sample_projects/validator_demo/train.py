@@ -16,5 +16,5 @@ def main():
 
 
 if __name__ == "__main__":
-    ms.set_context(jit_syntax_level=ms.STRICT)  # STRICT: what a MindIR export needs
+    ms.set_context(mode=ms.GRAPH_MODE, jit_syntax_level=ms.STRICT)  # STRICT: what a MindIR export needs
     main()

@@ -33,7 +33,7 @@ def test_reports_the_sample_findings_in_flake8_format(project, ms_lint):
     # standard error says what the run assumed (the sample package selects STRICT in pkg/__init__.py), then the total
     assert run.err.splitlines() == [
         f"target: MindSpore {installed_mindspore()} (installed) · any device (none named in the project) · graph "
-        "· STRICT (pkg/__init__.py:6)",
+        "(a library, checked as its users would compile it) · STRICT (pkg/__init__.py:6)",
         "Found 4 findings in 2 files (1 fixable with --fix)."]
     for line in run.out.splitlines():
         assert TEXT_LINE.match(line), line

@@ -254,7 +254,7 @@ def test_resolve_options_defaults(tmp_path):
     assert ".git" in options.exclude and "__pycache__" in options.exclude
     assert options.filename == ["*.py"]
     # the level, device and version left empty: inferred for each file's project (ms_lint.target)
-    assert (options.settings.mode, options.settings.syntax_level) == ("graph", "")
+    assert (options.settings.mode, options.settings.syntax_level) == ("", "")
     assert (options.settings.device, options.settings.version) == ("", "")
     assert options.jobs is None and options.format == "text"
     assert options.selected_codes() >= {"MS101", "MS102", "MS201"}

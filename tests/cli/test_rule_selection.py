@@ -25,11 +25,12 @@ from .test_pytest_lint import _plugin_args
 
 pytest_plugins = ["pytester"]
 
-# MS101 (on by default) at line 8, MS110 (off) at line 9, MS402 (off) at line 14.
+# MS101 (on by default) at line 8, MS110 (off) at line 9, MS402 (off) at line 14; the script compiles its Cell in
+# GRAPH_MODE.
 TRAINING_SCRIPT = textwrap.dedent("""\
     import numpy as np
     import mindspore.nn as nn
-    from mindspore import Model
+    from mindspore import GRAPH_MODE, Model, set_context
 
 
     class Net(nn.Cell):
@@ -45,6 +46,7 @@ TRAINING_SCRIPT = textwrap.dedent("""\
 
 
     if __name__ == "__main__":
+        set_context(mode=GRAPH_MODE)
         main()
 """)
 FINDINGS = {"MS101": 8, "MS110": 9, "MS402": 14}

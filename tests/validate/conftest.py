@@ -86,12 +86,14 @@ def reporting_levels(path, code: str, line: int) -> list[str]:
 
 
 def reported_data(path, code: str, line: int) -> dict:
-    """The data of the finding the static check gives ``code`` at ``line`` of ``path``; empty when there is none."""
+    """The data of the finding the static check gives ``code`` at ``line`` of ``path`` (at the inferred level, else
+    at STRICT); empty when there is none."""
     from ms_lint.engine import check_file
     from ms_lint.rules import RULES_BY_CODE
     from ms_lint.settings import Settings
 
-    found = (f for f in check_file(str(path), Settings(), RULES_BY_CODE) if f.code == code and f.line == line)
+    found = (f for settings in (Settings(), Settings(syntax_level="strict"))
+             for f in check_file(str(path), settings, RULES_BY_CODE) if f.code == code and f.line == line)
     return dict(next(found, Finding("", 0, 0, code, "")).data)
 
 

@@ -9,7 +9,7 @@ import pytest
 from ms_lint.validate.runner import ValidateOptions, lint_options_for, validate_paths
 from ms_lint.validate.verdicts import CONFIRMED, INCONCLUSIVE, NOT_REACHED
 
-from .conftest import needs_mindspore
+from .conftest import finding_at, needs_mindspore
 
 pytestmark = [pytest.mark.mindspore, needs_mindspore]
 
@@ -78,22 +78,30 @@ def test_a_jit_class_method_a_cell_of_another_module_reaches_is_confirmed_throug
     verdict = verdicts[("irreps.py", "Irrep")]
     assert verdict.verdict == CONFIRMED, verdict.message
     assert verdict.target == "ownpkg.mixer:Mixer"
-    assert "(compiling Mixer (Mixer names Irrep (the model does not follow it across modules)))" in verdict.message
+    assert "(compiling Mixer (Mixer.construct (mixer.py) -> Irrep.scale))" in verdict.message
 
 
-def test_a_jit_class_method_the_cells_holding_it_never_call_is_not_reached(verdicts):
-    verdict = verdicts[("irreps.py", "Basis")]
-    assert verdict.verdict == NOT_REACHED, verdict.message
-    assert verdict.target == "ownpkg.mixer:Sizer"
-    assert verdict.message.startswith("not compiled by Sizer (Sizer names Basis"), verdict.message
-    assert "its graph leaves line 28 out" in verdict.message
+def test_jit_class_methods_no_root_reaches_are_not_reported_so_not_compiled(verdicts):
+    # Basis.tabulate only host code calls (Sizer's construct calls size()); no graph code uses Orphan at all
+    assert ("irreps.py", "Basis") not in verdicts and ("irreps.py", "Orphan") not in verdicts
 
 
-def test_a_jit_class_no_graph_code_uses_is_not_reached_without_compiling(verdicts):
-    verdict = verdicts[("irreps.py", "Orphan")]
-    assert verdict.verdict == NOT_REACHED
-    assert verdict.message.startswith("not reached: no graph code in the project calls Orphan.values")
-    assert verdict.target == ""
+def test_made_up_findings_in_jit_class_methods_no_root_reaches_are_not_reached(projects, worker_pool):
+    from ms_lint.validate.runner import validate_findings
+
+    irreps = projects / "own" / "ownpkg" / "irreps.py"
+    findings = [finding_at(irreps, "np.sin(x)", "MS101", "Basis", reported=False),
+                finding_at(irreps, "np.exp(x)", "MS101", "Orphan", reported=False)]
+    report = validate_findings(findings, ValidateOptions(use_cache=False, timeout=90, syntax_level="strict"),
+                               pool=worker_pool, lint_options=lint_options_for("strict"))
+    by_scope = {verdict.finding.scope: verdict for verdict in report.verdicts}
+    # Sizer names Basis, so it is compiled with markers: its graph leaves the line out
+    assert by_scope["Basis"].verdict == NOT_REACHED, by_scope["Basis"].message
+    assert by_scope["Basis"].target == "ownpkg.mixer:Sizer"
+    assert by_scope["Basis"].message.startswith("not compiled by Sizer (Sizer names Basis"), by_scope["Basis"].message
+    assert "its graph leaves line 28 out" in by_scope["Basis"].message
+    assert by_scope["Orphan"].verdict == NOT_REACHED
+    assert by_scope["Orphan"].message.startswith("not reached: no graph code in the project calls Orphan.values")
 
 
 def test_a_helper_two_cells_reach_is_confirmed_through_one_of_them(verdicts):

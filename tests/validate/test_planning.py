@@ -16,6 +16,8 @@ from ms_lint.validate.project import (
     parse_input_spec,
 )
 
+from .conftest import finding_at
+
 
 def write(path: Path, text: str = "") -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -116,8 +118,15 @@ def test_a_helper_function_is_validated_through_the_cell_that_calls_it(tmp_path)
             def construct(self, x):
                 return soft_threshold(x)
     """)
-    plan = plan_jobs([F(module, 5, "MS101", "soft_threshold"), F(module, 9, "MS101", "step")])
+    helper = finding_at(module, "np.maximum", "MS101", "soft_threshold")
+    jit = finding_at(module, "np.sin", "MS101", "step")
+    assert (helper.data["compiled_by"], jit.data["compiled_by"]) == (["Net.construct"], ["step"])  # the model's
+    plan = plan_jobs([helper, jit])
     assert sorted(job.target for job in plan.jobs) == ["net:Net", "net:step"]
+    # a finding made elsewhere, without the roots in its data: the model says the same
+    assert [job.target for job in plan_jobs([F(module, 5, "MS101", "soft_threshold")]).jobs] == ["net:Net"]
+    unused = write(tmp_path / "unused.py", "import numpy as np\n\n\ndef soft(x):\n    return np.maximum(x, 0)\n")
+    assert [job.target for job in plan_jobs([F(unused, 5, "MS101", "soft")]).jobs] == ["unused:soft"]
 
 
 def test_container_findings_know_the_attribute_they_assign(tmp_path):

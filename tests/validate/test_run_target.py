@@ -40,7 +40,8 @@ def test_each_project_s_inferred_level_unless_an_option_names_one(tmp_path):
     lax = write(tmp_path / "lax" / "net.py", NET)
     write(tmp_path / "strict" / "pyproject.toml", "")
     strict = write(tmp_path / "strict" / "net.py", NET)
-    write(tmp_path / "strict" / "train.py", "import mindspore as ms\nms.set_context(jit_syntax_level=ms.STRICT)\n")
+    write(tmp_path / "strict" / "train.py",
+          "import mindspore as ms\nms.set_context(mode=ms.GRAPH_MODE, jit_syntax_level=ms.STRICT)\n")
     inferred = resolve_run_target(None, None, lint_options_for(None, cwd=str(tmp_path)), [str(lax), str(strict)])
     assert (inferred.level_for(str(lax)), inferred.level_for(str(strict))) == ("lax", "strict")
     assert [line.split(" · ")[-1] for line in inferred.lines([str(lax), str(strict)])] == [
@@ -87,7 +88,7 @@ def test_the_command_compiles_at_the_inferred_target_and_names_it(tmp_path, caps
     if "Ascend" in supported_devices(mindspore_version() or ""):
         pytest.skip("this machine can use Ascend")
     write(tmp_path / "pyproject.toml", "")
-    write(tmp_path / "train.py", 'import mindspore as ms\nms.set_device("Ascend")\n')
+    write(tmp_path / "train.py", 'import mindspore as ms\nms.set_device("Ascend")\nms.set_context(mode=0)\n')
     write(tmp_path / "pool.py", """\
         from mindspore import nn, ops
 
@@ -110,7 +111,7 @@ def test_the_command_compiles_at_the_inferred_target_and_names_it(tmp_path, caps
     assert document["targets"][0]["syntax_level"] == "lax"
     assert document["targets"][0]["origins"]["device"] == "Ascend named at train.py:2 is not available here"
     assert "target: MindSpore " in captured.err and " · CPU (Ascend named at train.py:2 is not available here) · " \
-        "graph · LAX (MindSpore's default)" in captured.err
+        "graph (train.py:3) · LAX (MindSpore's default)" in captured.err
     assert "target: the project names Ascend (train.py:2), which this MindSpore cannot use here" in captured.err
     by_code = {item["code"]: item for item in document["findings"]}
     # MS702's stride range holds on Ascend: its verdict on CPU says so; MS109's does not depend on the device.
@@ -133,14 +134,22 @@ def test_roots_reaching_a_helper_two_cells_call_names_both():
     assert unit_kind(path, "activation") == "function" and unit_kind(path, "Gate") == "cell"
 
 
-def test_roots_reaching_a_jit_class_method_names_the_cells_of_the_package_that_hold_it():
+def test_roots_reaching_a_jit_class_method_names_the_cells_of_other_modules_that_call_it():
     from ms_lint.validate.roots import PackageFiles
 
     path = str(PROJECTS / "own" / "ownpkg" / "irreps.py")
     package = PackageFiles()
     reach = roots_reaching(path, 14, Settings(syntax_level="strict"), package=package)
-    assert (reach.function, reach.roots) == ("Irrep.scale", [])
-    assert [(Path(unit.path).name, unit.scope) for unit in reach.candidates] == [("mixer.py", "Mixer")]
+    # the model's answer (compiled_by): Mixer's construct, in mixer.py, calls scale()
+    assert reach.function == "Irrep.scale" and reach.candidates == []
+    assert [(Path(unit.path).name, unit.scope, unit.how) for unit in reach.roots] == [
+        ("mixer.py", "Mixer", "Mixer.construct (mixer.py) -> Irrep.scale")]
     assert unit_kind(path, "Irrep") == "jit_class"
+    size = roots_reaching(path, 25, Settings(syntax_level="strict"), package=package)
+    assert (size.function, [unit.scope for unit in size.roots]) == ("Basis.size", ["Sizer"])
+    # tabulate() only host code calls; Sizer names Basis, so it is the one candidate left to compile
+    tabulate = roots_reaching(path, 28, Settings(syntax_level="strict"), package=package)
+    assert (tabulate.function, tabulate.roots) == ("Basis.tabulate", [])
+    assert [(Path(unit.path).name, unit.scope) for unit in tabulate.candidates] == [("mixer.py", "Sizer")]
     orphan = roots_reaching(path, 36, Settings(syntax_level="strict"), package=package)
     assert (orphan.function, orphan.roots, orphan.candidates) == ("Orphan.values", [], [])
