@@ -110,16 +110,27 @@ def import_with_stand_ins(worker, job: dict, outcome: Outcome):
                                                      *_folders_up_to(job["import_root"], job.get("project_root"))])
             known = worker.stand_ins.missing if getattr(worker, "stand_ins", None) is not None else []
             if missing is None or missing in known or len(known) >= standins.MAX_STAND_INS:
+                _name_stand_ins(worker, outcome)
                 raise
             if getattr(worker, "stand_ins", None) is None:
                 worker.stand_ins = standins.install([])
             worker.stand_ins.missing.append(missing)
             _forget_package(job["module"].split(".")[0], worker)
             continue
-        if getattr(worker, "stand_ins", None) is not None:
-            outcome.stand_ins = list(worker.stand_ins.missing)
+        except BaseException:
+            _name_stand_ins(worker, outcome)  # an import that fails on a stand-in says which it met
+            raise
+        if _name_stand_ins(worker, outcome):
             standins.arm()
         return module
+
+
+def _name_stand_ins(worker, outcome: Outcome) -> bool:
+    """Name in the outcome the missing packages the import has stand-ins for; whether there are any."""
+    if getattr(worker, "stand_ins", None) is None:
+        return False
+    outcome.stand_ins = list(worker.stand_ins.missing)
+    return True
 
 
 def _forget_package(top: str, worker) -> None:

@@ -115,3 +115,27 @@ def test_a_base_cell_s_method_only_a_subclass_calls_is_confirmed_through_the_sub
     assert verdict.verdict == CONFIRMED, verdict.message
     assert verdict.target == "ownpkg.bases:Smoothed"
     assert "(compiling Smoothed (Smoothed.construct -> Base.smooth))" in verdict.message
+
+
+def test_an_import_that_fails_on_a_stand_in_names_it(tmp_path, worker_pool):
+    # A library that loads its compiled kernels from the path of a package installed nowhere: with a stand-in for
+    # it the import fails on the placeholder, and the verdict's notes say which stand-in it met.
+    package = tmp_path / "kernels"
+    package.mkdir()
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'kernels'\n")
+    (package / "__init__.py").write_text("")
+    (package / "layer.py").write_text(
+        "import os\n"
+        "import ms_lint_absent_kernel_loader\n"
+        "from mindspore import nn\n\n"
+        "LIBRARY = os.path.join(ms_lint_absent_kernel_loader.location, 'kernels.so')\n\n\n"
+        "class Layer(nn.Cell):\n"
+        "    def construct(self, x):\n"
+        "        return x.asnumpy()\n")
+    report = validate_paths([str(package)], ValidateOptions(use_cache=False, timeout=90), pool=worker_pool,
+                            lint_options=lint_options_for("strict"))
+    [verdict] = [v for v in report.verdicts if v.finding.scope == "Layer"]
+    assert verdict.verdict == INCONCLUSIVE, verdict.message
+    assert verdict.message.startswith("importing kernels.layer raised TypeError"), verdict.message
+    assert ("imported with a stand-in for the missing package(s) ms_lint_absent_kernel_loader (a placeholder: "
+            "nothing of theirs ran)") in verdict.notes, verdict.notes
