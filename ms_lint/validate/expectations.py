@@ -17,6 +17,8 @@ PARAMETER_PROBE = "parameter probe"  # compiles; trainable_params() shows what i
 RANDOMNESS_PROBE = "randomness probe"  # compiles; repeated calls show a value frozen, or state carried over
 OUTPUT_PROBE = "output probe"  # compiles; the output's Python type in GRAPH_MODE and in PyNative
 STATE_PROBE = "state probe"  # compiles; a host write between two calls reaches PyNative's output, not the graph's
+# run in PyNative, not compiled; the gradient of its output w.r.t. its inputs and trainable parameters is zero
+GRADIENT_PROBE = "gradient probe"
 SILENT = "silent"  # compiles and misbehaves in a way no probe observes
 MODULE_LEVEL = "module level"  # not inside a Cell or jit function: nothing to compile
 
@@ -52,6 +54,8 @@ class Expectation:
     # repeats its output where the hazard is real (a value drawn once at compile time: MS104), or gives another
     # one, or PyNative's no more (what a call writes in place is read by the next, or by its caller: MS124).
     graph_repeats: bool = True
+    # Whether the hazard is PyNative's own (judged in PyNative): the unit is run eagerly, never compiled.
+    eager: bool = False
 
     def error_matches(self, error_type: str, message: str) -> bool:
         if self.error_types and error_type not in self.error_types:
@@ -143,8 +147,8 @@ def written_names(finding) -> list[str]:
 
 
 _STRICT = frozenset({"strict"})
-_EAGER = ("an eager-mode (PyNative) hazard: a GRAPH_MODE compile cannot show it; the Cell runs in PyNative, where "
-          "the gradient (MS112) or the forward count (MS113) is wrong without an error")
+_EAGER = ("an eager-mode (PyNative) hazard of a training loop: a GRAPH_MODE compile cannot show it, and ms-lint "
+          "runs no training loop, where the forward count (MS113) is wrong without an error")
 
 EXPECTATIONS: dict[str, Expectation] = {
     "MS101": Expectation(
@@ -442,7 +446,7 @@ EXPECTATIONS: dict[str, Expectation] = {
         silent_note="the ranges are the Ascend kernels': CPU accepts these values (measured, MindSpore 2.10)",
     ),
     "MS701": Expectation(MODULE_LEVEL),
-    "MS112": Expectation(MODULE_LEVEL, nothing_to_compile=_EAGER),
+    "MS112": Expectation(GRADIENT_PROBE, eager=True),
     "MS113": Expectation(MODULE_LEVEL, nothing_to_compile=_EAGER),
     "MS301": Expectation(MODULE_LEVEL),
     "MS401": Expectation(MODULE_LEVEL),
@@ -450,6 +454,12 @@ EXPECTATIONS: dict[str, Expectation] = {
     "MS501": Expectation(MODULE_LEVEL),
     "MS900": Expectation(MODULE_LEVEL),
 }
+
+
+def judged_eagerly(finding) -> bool:
+    """Whether ``finding`` was judged in PyNative and its hazard is PyNative's own: its unit is run eagerly, not
+    compiled (a graph-code finding of @jit code under a PyNative target is compiled, as jit compiles it)."""
+    return expectation_for(finding.code).eager and (finding.target or {}).get("mode", "pynative") == "pynative"
 
 
 def expectation_for(code: str) -> Expectation:
@@ -468,7 +478,8 @@ def probes_for(codes) -> list[str]:
     """The probes a job runs for its findings' codes, in a stable order."""
     wanted = {expectation_for(code).check for code in codes}
     return [name for name, check in (("parameters", PARAMETER_PROBE), ("randomness", RANDOMNESS_PROBE),
-                                     ("output", OUTPUT_PROBE), ("state", STATE_PROBE))
+                                     ("output", OUTPUT_PROBE), ("state", STATE_PROBE),
+                                     ("gradient", GRADIENT_PROBE))
             if check in wanted]
 
 

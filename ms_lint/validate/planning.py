@@ -29,6 +29,7 @@ from ms_lint.validate.expectations import (
     built_call,
     container_attribute,
     expectation_for,
+    judged_eagerly,
     missing_name,
     probes_for,
     tensor_method,
@@ -37,7 +38,7 @@ from ms_lint.validate.expectations import (
 from ms_lint.validate.project import EXAMPLES_FILE_NAME, ModuleLocation, load_config, locate_module
 
 # Bumped when the worker's outcome format or behaviour changes, so old cache entries are not reused.
-OUTCOME_FORMAT = 17
+OUTCOME_FORMAT = 18
 
 
 @dataclass
@@ -79,6 +80,9 @@ class Job:
     # the project's own examples of the Cell (``own_examples``), as dicts, in the order the worker tries them
     own_examples: list[dict] = field(default_factory=list)
     level: str = "strict"  # the syntax level it is compiled at (its file's project's, or the one an option names)
+    # "pynative" when every finding of the unit is a PyNative hazard judged in PyNative (``judged_eagerly``): the
+    # unit is then built and run eagerly, not compiled; "graph" otherwise
+    mode: str = "graph"
     cache_key: str = ""
 
     @property
@@ -105,6 +109,7 @@ class Job:
             "lax_lines": sorted({f.line for f in self.findings if expectation_for(f.code).check == COMPILE
                                  and expectation_for(f.code).expected_to_fail("lax")}),
             "syntax_level": syntax_level,
+            "mode": self.mode,
             "finding_lines": sorted({f.line for f in self.findings}),
             # Traced while the instance is built: a line that did not run there was not checked by building it.
             "construction_lines": sorted({f.line for f in self.findings
@@ -188,6 +193,7 @@ def plan_jobs(
         job.through = attached.get((path, scope), {})
         job.own_examples = _own_examples(location, scope, files)
         job.level = level_for(path)
+        job.mode = "pynative" if group and all(judged_eagerly(finding) for finding in group) else "graph"
         job.cache_key = cache_key(job, device, job.level, mindspore_version, tool_version, index)
         jobs.append(job)
     return Plan(jobs=jobs, module_level=module_level, unreached=unreached, examples=files)
@@ -411,6 +417,7 @@ def cache_key(job: Job, device: str, syntax_level: str, mindspore_version: str, 
         "mindspore": mindspore_version,
         "device": device,
         "level": syntax_level,
+        "mode": job.mode,
         "target": job.target,
         "import_root": job.location.import_root,
         "namespace_roots": list(job.location.namespace_roots),

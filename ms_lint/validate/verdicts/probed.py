@@ -295,6 +295,47 @@ def state_verdict(context, finding: Finding) -> Verdict:
                         "either: for this example the value does not reach the output")
 
 
+def gradient_verdict(context, finding: Finding) -> Verdict:
+    """MS112: the Cell run in PyNative, the gradient of its output's sum taken eagerly. Cut (zero, or none) with
+    respect to every floating input (to its parameters when it takes none): confirmed; a gradient that flows back
+    to an input: not reproduced."""
+    error = context.error or {}
+    if error.get("stage") == "run":
+        return context.make(finding, INCONCLUSIVE, f"calling it in PyNative raised: {context.first_line()}",
+                            example=context.example_text(concrete=True))
+    probe, inconclusive = _probe_result(context, finding, "gradient")
+    if inconclusive is not None:
+        return inconclusive
+    names = (context.outcome.signature or {}).get("call") or []
+
+    def input_name(index: str) -> str:
+        return names[int(index)] if int(index) < len(names) else f"input {index}"
+
+    def listed(items) -> str:
+        return ", ".join(items[:6]) + (f" and {len(items) - 6} more" if len(items) > 6 else "")
+
+    by_input, by_weight = probe.get("inputs") or {}, probe.get("parameters") or {}
+    flowing = [f"{input_name(index)} ({value:.4g})" for index, value in by_input.items() if value]
+    cut_weights = [name for name, value in by_weight.items() if not value]
+    if flowing:
+        return context.make(finding, NOT_REPRODUCED,
+                            f"run in PyNative, a gradient of its output's sum flows back to {listed(flowing)} "
+                            "(sum of magnitudes): the output does not depend on its input through the host copy "
+                            "alone")
+    if by_input:
+        weights = f" and to {len(cut_weights)} of its {len(by_weight)} trainable parameter(s)" if by_weight else ""
+        return context.make(finding, CONFIRMED_BY_PROBE,
+                            f"run in PyNative, the gradient of its output's sum is zero with respect to "
+                            f"{listed([input_name(index) for index in by_input])}{weights}: the gradient is cut "
+                            "at the host copy")
+    if cut_weights:
+        return context.make(finding, CONFIRMED_BY_PROBE,
+                            f"run in PyNative, the gradient of its output's sum is zero for {len(cut_weights)} of "
+                            f"its {len(by_weight)} trainable parameter(s): {listed(cut_weights)}")
+    return context.make(finding, NOT_REPRODUCED, f"run in PyNative, a gradient of its output's sum flows to every "
+                        f"trainable parameter ({len(by_weight)}) and it takes no floating input")
+
+
 def _instance_name(context, finding: Finding) -> str:
     """``<instance>.``: the name the Cell's code gives its instance, as the finding names the container
     (``this.stages``) or else as its ``__init__`` does; empty when neither says."""
