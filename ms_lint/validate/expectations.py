@@ -19,6 +19,8 @@ OUTPUT_PROBE = "output probe"  # compiles; the output's Python type in GRAPH_MOD
 STATE_PROBE = "state probe"  # compiles; a host write between two calls reaches PyNative's output, not the graph's
 # run in PyNative, not compiled; the gradient of its output w.r.t. its inputs and trainable parameters is zero
 GRADIENT_PROBE = "gradient probe"
+# a Cell of ms-lint's own, called and then differentiated as the finding says, counts the forwards the transform ran
+FORWARD_COUNT_PROBE = "forward count probe"
 SILENT = "silent"  # compiles and misbehaves in a way no probe observes
 MODULE_LEVEL = "module level"  # not inside a Cell or jit function: nothing to compile
 
@@ -147,8 +149,8 @@ def written_names(finding) -> list[str]:
 
 
 _STRICT = frozenset({"strict"})
-_EAGER = ("an eager-mode (PyNative) hazard of a training loop: a GRAPH_MODE compile cannot show it, and ms-lint "
-          "runs no training loop, where the forward count (MS113) is wrong without an error")
+_EAGER = ("an eager-mode (PyNative) hazard in module-level code: a GRAPH_MODE compile cannot show it, and ms-lint "
+          "runs no training script, where the forward count (MS113) is wrong without an error")
 
 EXPECTATIONS: dict[str, Expectation] = {
     "MS101": Expectation(
@@ -447,7 +449,7 @@ EXPECTATIONS: dict[str, Expectation] = {
     ),
     "MS701": Expectation(MODULE_LEVEL),
     "MS112": Expectation(GRADIENT_PROBE, eager=True),
-    "MS113": Expectation(MODULE_LEVEL, nothing_to_compile=_EAGER),
+    "MS113": Expectation(FORWARD_COUNT_PROBE, eager=True, nothing_to_compile=_EAGER),
     "MS301": Expectation(MODULE_LEVEL),
     "MS401": Expectation(MODULE_LEVEL),
     "MS402": Expectation(MODULE_LEVEL),
@@ -524,6 +526,15 @@ def concerns_devices(finding) -> bool:
     from ms_lint.rules import data_of
 
     return bool(getattr(data_of(finding), "devices", None))
+
+
+def forward_count(finding) -> dict | None:
+    """The transform an MS113 finding differentiates the Cell with and whether the Cell had set_grad() (its data),
+    as ``{"transform", "set_grad"}``; None for any other finding."""
+    from ms_lint.rules.ms113_grad_after_call_without_set_grad import ForwardRunTwice
+
+    run = _record(finding, ForwardRunTwice)
+    return {"transform": run.transform, "set_grad": bool(run.set_grad)} if run is not None else None
 
 
 def tensor_method(finding) -> str | None:

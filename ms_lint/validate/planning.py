@@ -29,6 +29,7 @@ from ms_lint.validate.expectations import (
     built_call,
     container_attribute,
     expectation_for,
+    forward_count,
     judged_eagerly,
     missing_name,
     probes_for,
@@ -60,6 +61,9 @@ class Job:
     # Methods MS602 says MindSpore's Tensor lacks or has as a property (``detach_``, ``size``): the worker calls each
     # on a Tensor and a Parameter.
     tensor_methods: list[str] = field(default_factory=list)
+    # How MS113 says a Cell is differentiated after a call (``{"transform", "set_grad"}``): the worker counts the
+    # forwards that pattern runs on a Cell of its own.
+    forward_counts: list[dict] = field(default_factory=list)
     # The user types MS103 says a line builds from tensor data: the worker builds each from a tensor in a Cell of its
     # own, which decides the finding where the unit's compile stops before its line.
     built_types: dict[str, dict] = field(default_factory=dict)
@@ -104,6 +108,7 @@ class Job:
             "state_names": self.state_names,
             "api_names": self.api_names,
             "tensor_methods": self.tensor_methods,
+            "forward_counts": self.forward_counts,
             "built_types": self.built_types,
             # The lines a compile under LAX can still decide (``retrying.next_fix``): rules failing at every level.
             "lax_lines": sorted({f.line for f in self.findings if expectation_for(f.code).check == COMPILE
@@ -182,6 +187,7 @@ def plan_jobs(
             state_names=_state_names(group),
             api_names=_api_names(group),
             tensor_methods=_tensor_methods(group),
+            forward_counts=_forward_counts(group),
             built_types=_built_types(group),
         )
         job.guards, job.retries = _guards(path, scope, group)
@@ -241,7 +247,8 @@ def _route(groups, settings, index):
                     {finding.line: f"{reach.function} is compiled through {cell.scope} ({cell.how})"
                      for finding in group})
                 continue
-        eager = [finding for finding in group if expectation_for(finding.code).shows_eagerly]
+        eager = [finding for finding in group if expectation_for(finding.code).shows_eagerly
+                 or expectation_for(finding.code).eager]
         if eager:
             result.setdefault((path, scope), []).extend(eager)
         for finding in group:
@@ -359,6 +366,15 @@ def _tensor_methods(findings: list[Finding]) -> list[str]:
     return list(dict.fromkeys(filter(None, map(tensor_method, findings))))
 
 
+def _forward_counts(findings: list[Finding]) -> list[dict]:
+    """The differentiation patterns of the MS113 findings (``expectations.forward_count``), once each."""
+    found: list[dict] = []
+    for pattern in filter(None, map(forward_count, findings)):
+        if pattern not in found:
+            found.append(pattern)
+    return found
+
+
 def _built_types(findings: list[Finding]) -> dict[str, dict]:
     """For each MS103 finding of a user type built from tensor data, the call that builds the type: the callee's
     dotted name, how many positional arguments and which keywords it passes (keyed by the line, as text for JSON).
@@ -425,6 +441,7 @@ def cache_key(job: Job, device: str, syntax_level: str, mindspore_version: str, 
         "state": job.state_names,
         "api": job.api_names,
         "tensor_methods": job.tensor_methods,
+        "forward_counts": job.forward_counts,
         "built": job.built_types,
         "host": job.host_calls,
         "build_retries": job.build_retries,

@@ -13,6 +13,8 @@
   calls changes PyNative's output and not the graph's.
 - ``gradient_probe``: a PyNative Cell whose output is built from a host copy (``asnumpy()``, MS112): the gradient
   of its output, taken eagerly, is zero with respect to its inputs and the parameters before the copy.
+- ``forward_count_probe``: a Cell called and then differentiated on the same input (MS113): on a Cell of ms-lint's
+  own that counts its forwards, in PyNative, how many more forwards the transform runs after the call.
 - ``built_alone_probe``: a user type that a line builds from tensor data (MS103), built from a tensor by a Cell
   that does nothing else, compiled under STRICT: whether MindSpore can build that type in a graph at all, asked
   where the unit's own compile stops before the line.
@@ -215,6 +217,52 @@ def gradient_probe(target, inputs) -> dict:
         "inputs": {str(index): _magnitude(gradient) for index, gradient in zip(positions, by_input)},
         "parameters": {weight.name: _magnitude(gradient) for weight, gradient in zip(weights, by_weight)},
     }
+
+
+def forward_count_probe(transform: str, set_grad: bool) -> dict:
+    """In PyNative, a Cell that counts its forwards called once on a tensor, then differentiated by ``transform``
+    (``grad``, ``value_and_grad``, ``vjp``, ``GradOperation``) with respect to its weights on the same tensor,
+    after ``set_grad()`` when ``set_grad``: ``{"transform", "set_grad", "again": the forwards the transform ran}``,
+    or ``{"skipped": why}``."""
+    import numpy as np
+
+    import mindspore
+    from mindspore import ParameterTuple, Tensor, nn, ops
+
+    class Counting(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.dense = nn.Dense(3, 1)
+            self.forwards = 0
+
+        def construct(self, x):
+            self.forwards += 1  # noqa: MS108 -- run in PyNative only, where it counts the forwards
+            return self.dense(x).sum()
+
+    if transform not in ("grad", "value_and_grad", "vjp", "GradOperation"):
+        return {"skipped": f"{transform} is not a transform the probe knows"}
+    mode = mindspore.get_context("mode")
+    mindspore.set_context(mode=mindspore.PYNATIVE_MODE)
+    try:
+        net = Counting()
+        if set_grad:
+            net.set_grad()
+        x = Tensor(np.ones((2, 3), np.float32))
+        output = net(x)
+        weights = net.trainable_params()
+        if transform == "grad":
+            mindspore.grad(net, None, weights)(x)
+        elif transform == "value_and_grad":
+            mindspore.value_and_grad(net, None, weights)(x)
+        elif transform == "vjp":
+            _, pullback = mindspore.vjp(net, x)
+            pullback(ops.ones_like(output))
+        else:
+            ops.GradOperation(get_by_list=True)(net, ParameterTuple(weights))(x)
+    finally:
+        mindspore.set_context(mode=mode)
+    return {"transform": transform, "set_grad": set_grad, "again": net.forwards - 1,
+            "version": mindspore.__version__}
 
 
 def _floating(value) -> bool:

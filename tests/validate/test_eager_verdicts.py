@@ -1,6 +1,7 @@
 """``ms-lint validate`` checks a finding in the mode it was judged in: a PyNative hazard of a PyNative Cell (MS112) by
-running the Cell eagerly and taking the gradient of its output, a graph-code finding of @jit code under a PyNative
-target by compiling it, as jit does in either mode."""
+running the Cell eagerly and taking the gradient of its output, a forward run again (MS113) by counting the forwards
+of a Cell of ms-lint's own differentiated the same way, a graph-code finding of @jit code under a PyNative target by
+compiling it, as jit does in either mode."""
 from __future__ import annotations
 
 import json
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from ms_lint.cli import main
+from ms_lint.findings import Finding
 from ms_lint.validate.expectations import judged_eagerly
 from ms_lint.validate.planning import plan_jobs
 
@@ -57,8 +59,14 @@ def test_the_hazardous_sample_is_confirmed_by_the_gradient_run_in_pynative(eager
     assert cut["mode"] == "pynative"
     assert cut["explanation"].startswith("run in PyNative, the gradient of its output's sum is zero with respect to x")
     assert cut["inputs"] == ["x: Tensor(shape=[4, 4], dtype=Float32), given data to run eagerly"]
+    again = found[("MS113", 59)]
+    assert (again["verdict"], again["mode"]) == ("confirmed by probe", "pynative"), again
+    assert again["explanation"].endswith("a Cell of ms-lint's own called and then differentiated on the same input "
+                                         "by value_and_grad without set_grad() ran its forward 1 more time(s) after "
+                                         "the call")
     text = _validate(eager_training, capsys, monkeypatch)
     assert "train_hazardous.py:24: MS112 confirmed by probe (CPU, pynative): run in PyNative" in text
+    assert "train_hazardous.py:59: MS113 confirmed by probe (CPU, pynative): on MindSpore " in text
 
 
 @pytest.mark.mindspore
@@ -72,6 +80,26 @@ def test_the_fixed_sample_lets_the_gradient_through(eager_training, worker_pool)
     assert verdict.verdict == "not reproduced", verdict
     assert verdict.mode == "pynative"
     assert verdict.message.startswith("run in PyNative, a gradient of its output's sum flows back to x (")
+
+
+@pytest.mark.mindspore
+@needs_mindspore
+def test_set_grad_saves_the_forward_for_value_and_grad_from_2_9_on(eager_training, worker_pool):
+    """Measured: with set_grad(), value_and_grad runs the forward again on 2.7.1 (and 2.8), not on 2.9 and 2.10."""
+    import mindspore
+
+    from ms_lint.validate.runner import ValidateOptions, validate_findings
+
+    train = eager_training / "train_hazardous.py"
+    line = next(number for number, text in enumerate(train.read_text().splitlines(), start=1)
+                if "grad_fn(x, y)" in text)
+    finding = Finding(str(train), line, 12, "MS113", "m", "train", data={
+        "name": "loss_net", "line": line - 1, "transform": "value_and_grad", "version": "2.8.0", "set_grad": True})
+    (verdict,) = validate_findings([finding], ValidateOptions(use_cache=False), pool=worker_pool).verdicts
+    saves = tuple(int(part) for part in mindspore.__version__.split(".")[:2]) >= (2, 9)
+    assert verdict.verdict == ("not reproduced" if saves else "confirmed by probe"), verdict
+    assert f"on MindSpore {mindspore.__version__} (installed)" in verdict.message
+    assert "by value_and_grad after set_grad()" in verdict.message
 
 
 @pytest.mark.mindspore

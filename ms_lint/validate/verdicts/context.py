@@ -7,6 +7,7 @@ from ms_lint.findings import Finding
 from ms_lint.validate.expectations import (
     COMPILE,
     CONSTRUCTION,
+    FORWARD_COUNT_PROBE,
     GRADIENT_PROBE,
     MODULE_LEVEL,
     RANDOMNESS_PROBE,
@@ -83,6 +84,10 @@ class _Context:
         if method is not None:
             return self.make(finding, NOT_REACHED, f"not run: {method}() is called neither while building "
                                                    f"{self.job.qualname} nor from construct")
+        if expectation.check == FORWARD_COUNT_PROBE:
+            counted = probed.forward_verdict(self, finding)
+            if counted is not None:
+                return counted
         failure = self.unit_failure(finding)
         if failure is not None:
             return failure

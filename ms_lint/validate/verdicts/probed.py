@@ -8,6 +8,7 @@ from ms_lint.validate.expectations import (
     container_written,
     dict_consumer,
     expectation_for,
+    forward_count,
     missing_name,
     tensor_method,
 )
@@ -334,6 +335,30 @@ def gradient_verdict(context, finding: Finding) -> Verdict:
                             f"its {len(by_weight)} trainable parameter(s): {listed(cut_weights)}")
     return context.make(finding, NOT_REPRODUCED, f"run in PyNative, a gradient of its output's sum flows to every "
                         f"trainable parameter ({len(by_weight)}) and it takes no floating input")
+
+
+def forward_verdict(context, finding: Finding) -> Verdict | None:
+    """MS113: the forwards the finding's transform ran after a call, on a Cell of ms-lint's own in PyNative on the
+    installed MindSpore (``forward_count_probe``); None when the probe did not run (the unit's failure says why)."""
+    pattern = forward_count(finding)
+    counts = (context.outcome.probes or {}).get("forwards") or []
+    probe = next((count for count in counts if pattern is not None and count.get("transform") == pattern["transform"]
+                  and count.get("set_grad") == pattern["set_grad"]), None)
+    if probe is None:
+        failed = next((count for count in counts if "error" in count or "skipped" in count), None)
+        if failed is None:
+            return None
+        return context.make(finding, INCONCLUSIVE,
+                            f"the forward count probe {'failed' if 'error' in failed else 'was skipped'}: "
+                            f"{failed.get('error') or failed.get('skipped')}")
+    how = (f"called and then differentiated on the same input by {pattern['transform']}"
+           f"{' after set_grad()' if pattern['set_grad'] else ' without set_grad()'}")
+    on = f"on MindSpore {probe.get('version')} (installed), in PyNative, a Cell of ms-lint's own {how}"
+    if probe.get("again", 0) >= 1:
+        return context.make(finding, CONFIRMED_BY_PROBE, f"{on} ran its forward {probe['again']} more time(s) "
+                            "after the call")
+    return context.make(finding, NOT_REPRODUCED, f"{on} ran no forward after the call: this MindSpore reuses the "
+                        "forward of the call")
 
 
 def _instance_name(context, finding: Finding) -> str:
