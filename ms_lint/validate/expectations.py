@@ -58,6 +58,9 @@ class Expectation:
     graph_repeats: bool = True
     # Whether the hazard is PyNative's own (judged in PyNative): the unit is run eagerly, never compiled.
     eager: bool = False
+    # Says, from a finding's data, that this one of the rule's findings has nothing the validator can run (MS112 at
+    # the call of a differentiated function of a script): it is then "not applicable", with ``nothing_to_compile``.
+    nothing_to_run_when: Callable[[object], bool] | None = None
 
     def error_matches(self, error_type: str, message: str) -> bool:
         if self.error_types and error_type not in self.error_types:
@@ -146,6 +149,14 @@ def written_names(finding) -> list[str]:
 
     write = _record(finding, HostWrite)
     return list(write.written) if write is not None else []
+
+
+def differentiated_function(finding) -> bool:
+    """Whether an MS112 finding is of a function given to grad/value_and_grad (a script's training step), not of a
+    Cell's output: nothing the validator builds runs it."""
+    from ms_lint.rules.ms112_gradient_cut_by_host_copy import DifferentiatedCopied
+
+    return _record(finding, DifferentiatedCopied) is not None
 
 
 _STRICT = frozenset({"strict"})
@@ -448,7 +459,9 @@ EXPECTATIONS: dict[str, Expectation] = {
         silent_note="the ranges are the Ascend kernels': CPU accepts these values (measured, MindSpore 2.10)",
     ),
     "MS701": Expectation(MODULE_LEVEL),
-    "MS112": Expectation(GRADIENT_PROBE, eager=True),
+    "MS112": Expectation(GRADIENT_PROBE, eager=True, nothing_to_run_when=differentiated_function,
+                         nothing_to_compile="an eager-mode (PyNative) hazard of a function the script differentiates: "
+                         "ms-lint runs no training script, where its gradient is zero without an error"),
     "MS113": Expectation(FORWARD_COUNT_PROBE, eager=True, nothing_to_compile=_EAGER),
     "MS301": Expectation(MODULE_LEVEL),
     "MS401": Expectation(MODULE_LEVEL),
@@ -456,6 +469,14 @@ EXPECTATIONS: dict[str, Expectation] = {
     "MS501": Expectation(MODULE_LEVEL),
     "MS900": Expectation(MODULE_LEVEL),
 }
+
+
+def nothing_to_run(finding) -> bool:
+    """Whether ``finding`` has no Cell or jit function to compile or run: outside any, of a module-level rule, or
+    one of its rule's findings that ``nothing_to_run_when`` says so of."""
+    expectation = expectation_for(finding.code)
+    return not finding.scope or expectation.check == MODULE_LEVEL or (
+        expectation.nothing_to_run_when is not None and expectation.nothing_to_run_when(finding))
 
 
 def judged_eagerly(finding) -> bool:

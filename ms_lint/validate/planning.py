@@ -21,7 +21,6 @@ from ms_lint.validate.own_examples import ProjectFiles
 from ms_lint.validate.expectations import (
     COMPILE,
     CONSTRUCTION,
-    MODULE_LEVEL,
     PARAMETER_PROBE,
     RANDOMNESS_PROBE,
     STATE_PROBE,
@@ -32,6 +31,7 @@ from ms_lint.validate.expectations import (
     forward_count,
     judged_eagerly,
     missing_name,
+    nothing_to_run,
     probes_for,
     tensor_method,
     written_names,
@@ -158,7 +158,7 @@ def plan_jobs(
     module_level: list[Finding] = []
     # Jobs run in file and line order, whatever order the files were found in.
     for finding in sorted(findings, key=lambda f: (os.path.abspath(f.path), f.line, f.col, f.code)):
-        if not finding.scope or expectation_for(finding.code).check == MODULE_LEVEL:
+        if nothing_to_run(finding):
             module_level.append(finding)
             continue
         groups.setdefault((os.path.abspath(finding.path), finding.scope), []).append(finding)

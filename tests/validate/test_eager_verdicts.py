@@ -49,6 +49,30 @@ def test_a_pynative_hazard_is_planned_to_run_eagerly_and_graph_code_of_jit_to_co
     assert jobs["Doubled"].probes == ["gradient"] and jobs["Doubled"].request("lax")["mode"] == "pynative"
 
 
+def test_a_differentiated_function_of_a_script_is_not_applicable(tmp_path):
+    from ms_lint.engine import check_source
+    from ms_lint.settings import Settings
+    from ms_lint.validate.verdicts import module_level_verdict
+
+    train = tmp_path / "train.py"
+    train.write_text(
+        "import mindspore as ms\n"
+        "from mindspore import Tensor, nn\n\n"
+        "ms.set_context(mode=ms.PYNATIVE_MODE)\n"
+        "net = nn.Dense(3, 1)\n\n\n"
+        "def forward_fn(x):\n"
+        "    return Tensor(net(x).asnumpy() * 2).sum()\n\n\n"
+        "grad_fn = ms.value_and_grad(forward_fn, None, net.trainable_params())\n"
+    )
+    (finding,) = check_source(train.read_text(), str(train), Settings())
+    assert finding.code == "MS112"
+    plan = plan_jobs([finding])
+    assert (plan.jobs, plan.module_level) == ([], [finding])
+    verdict = module_level_verdict(finding, "CPU", "lax")
+    assert verdict.verdict == "not applicable"
+    assert verdict.message.startswith("an eager-mode (PyNative) hazard of a function the script differentiates")
+
+
 @pytest.mark.mindspore
 @needs_mindspore
 def test_the_hazardous_sample_is_confirmed_by_the_gradient_run_in_pynative(eager_training, capsys, monkeypatch):
