@@ -609,6 +609,26 @@ def _placeholder(dtype: str, shape: list[int], random):
 _SEQUENCE = 64  # a sequence length most block and patch sizes divide
 
 
+def with_data(inputs: tuple, rank: int) -> tuple:
+    """``inputs`` with each placeholder without data given data of its dtype (as ``_placeholder`` makes it):
+    each size of any length ``_EAGER_SIZE``, a shape of any rank given ``rank``; the others as they are."""
+    import numpy as np
+
+    random = np.random.default_rng(0)
+    given = []
+    for value in inputs:
+        shape = list(getattr(value, "shape", None) or [])
+        if not any(size in (-1, -2) for size in shape):
+            given.append(value)
+            continue
+        shape = [_EAGER_SIZE] * rank if shape == [-2] else [_EAGER_SIZE if size == -1 else size for size in shape]
+        given.append(_placeholder(str(value.dtype).lower(), shape, random))
+    return tuple(given)
+
+
+_EAGER_SIZE = 4  # each size of any length, in an input given data to run eagerly
+
+
 def first_optional_input(obj, config=None) -> list[str]:
     """``[name]`` for ``construct(self, input_ids=None, ...)``, whose inputs are all optional, when the first one
     defaults to None and its name or its first layer tells its shape (ids, images, features); else ``[]``."""

@@ -1,6 +1,7 @@
 """The worker's ``compile`` stage: the built instance compiled in GRAPH_MODE at the job's syntax level (a @jit
 function compiled without running), its error recorded as the job's result (the probes still run after it), and
-the compile log kept for the locations it prints.
+the compile log kept for the locations it prints. A unit whose findings are PyNative hazards judged in PyNative
+(the job's ``mode``) is not compiled: it is called eagerly in PyNative instead (``run_eagerly``).
 
 Inputs of any rank that reach code needing a rank are given rank 3, 4, then 2; inputs made for a Linear get their
 chance as sequences first. After a compile that passed, a finding line under a condition ms-lint could not
@@ -24,6 +25,13 @@ if TYPE_CHECKING:
 def compile_and_record(worker, state: "JobState", outcome: Outcome, capture: "OutputCapture") -> None:
     """A compile error is the expected result of most jobs: record it and let the probes still run."""
     start = capture.size()
+    if state.job.get("mode") == "pynative":
+        try:
+            run_eagerly(worker, state, outcome)
+        except Exception as exc:  # noqa: BLE001 -- SystemExit and friends go up to run_job
+            record_exception(outcome, exc, "run")
+            outcome.ran = False
+        return
     try:
         stage_compile(worker, state, outcome)
     except Exception as exc:  # noqa: BLE001 -- SystemExit and friends go up to run_job
@@ -180,6 +188,46 @@ def stage_compile(worker, state: "JobState", outcome: Outcome) -> None:
         return
     outcome.compiled = True
     outcome.compile_seconds = round(time.monotonic() - started, 3)
+
+
+def run_eagerly(worker, state: "JobState", outcome: Outcome) -> None:
+    """PyNative's counterpart of the compile: the built instance called once, eagerly, on the job's inputs. A
+    placeholder without data is given data of its dtype, each size of any length 4 and any rank 2, 3, then 4 (the
+    first rank that runs is kept; else the first error is raised)."""
+    import mindspore
+
+    from ms_lint.validate.building import with_data
+
+    mindspore.set_context(mode=mindspore.PYNATIVE_MODE)
+    obj = state.eager or state.obj
+    if not callable(obj):
+        outcome.status = "not_compilable"
+        outcome.message = f"the example for {state.job['target']} returned {type(obj).__name__}, which cannot be run"
+        state.stop = True
+        return
+    started = time.monotonic()
+    loose = [index for index, value in enumerate(state.inputs) if not instances.is_concrete(value)]
+    first_error = None
+    for rank in EAGER_RANKS if any(list(state.inputs[index].shape) == [-2] for index in loose) else EAGER_RANKS[:1]:
+        inputs = with_data(state.inputs, rank)
+        try:
+            obj(*inputs, **state.extra_arguments)
+        except Exception as exc:  # noqa: BLE001 -- the first rank's error is raised unless another rank runs
+            first_error = first_error or exc
+            if not loose or not state.time_left_for(time.monotonic() - started):
+                break
+            continue
+        if loose:
+            replace_inputs(worker, state, outcome, inputs, {
+                index: f"{(outcome.inputs_how or [''] * (index + 1))[index].split(':')[0]}: "
+                       f"{instances.describe(inputs[index])}, given data to run eagerly" for index in loose})
+        outcome.ran = True
+        outcome.compile_seconds = round(time.monotonic() - started, 3)
+        return
+    raise first_error
+
+
+EAGER_RANKS = (2, 3, 4)  # given to an input of any rank when the unit is run eagerly
 
 
 def compile_guessing_ranks(worker, state: "JobState", outcome: Outcome, compiled) -> None:

@@ -17,6 +17,10 @@ PARAMETER_PROBE = "parameter probe"  # compiles; trainable_params() shows what i
 RANDOMNESS_PROBE = "randomness probe"  # compiles; repeated calls show a value frozen, or state carried over
 OUTPUT_PROBE = "output probe"  # compiles; the output's Python type in GRAPH_MODE and in PyNative
 STATE_PROBE = "state probe"  # compiles; a host write between two calls reaches PyNative's output, not the graph's
+# run in PyNative, not compiled; the gradient of its output w.r.t. its inputs and trainable parameters is zero
+GRADIENT_PROBE = "gradient probe"
+# a Cell of ms-lint's own, called and then differentiated as the finding says, counts the forwards the transform ran
+FORWARD_COUNT_PROBE = "forward count probe"
 SILENT = "silent"  # compiles and misbehaves in a way no probe observes
 MODULE_LEVEL = "module level"  # not inside a Cell or jit function: nothing to compile
 
@@ -52,6 +56,11 @@ class Expectation:
     # repeats its output where the hazard is real (a value drawn once at compile time: MS104), or gives another
     # one, or PyNative's no more (what a call writes in place is read by the next, or by its caller: MS124).
     graph_repeats: bool = True
+    # Whether the hazard is PyNative's own (judged in PyNative): the unit is run eagerly, never compiled.
+    eager: bool = False
+    # Says, from a finding's data, that this one of the rule's findings has nothing the validator can run (MS112 at
+    # the call of a differentiated function of a script): it is then "not applicable", with ``nothing_to_compile``.
+    nothing_to_run_when: Callable[[object], bool] | None = None
 
     def error_matches(self, error_type: str, message: str) -> bool:
         if self.error_types and error_type not in self.error_types:
@@ -142,9 +151,17 @@ def written_names(finding) -> list[str]:
     return list(write.written) if write is not None else []
 
 
+def differentiated_function(finding) -> bool:
+    """Whether an MS112 finding is of a function given to grad/value_and_grad (a script's training step), not of a
+    Cell's output: nothing the validator builds runs it."""
+    from ms_lint.rules.ms112_gradient_cut_by_host_copy import DifferentiatedCopied
+
+    return _record(finding, DifferentiatedCopied) is not None
+
+
 _STRICT = frozenset({"strict"})
-_EAGER = ("an eager-mode (PyNative) hazard: a GRAPH_MODE compile cannot show it; the Cell runs in PyNative, where "
-          "the gradient (MS112) or the forward count (MS113) is wrong without an error")
+_EAGER = ("an eager-mode (PyNative) hazard in module-level code: a GRAPH_MODE compile cannot show it, and ms-lint "
+          "runs no training script, where the forward count (MS113) is wrong without an error")
 
 EXPECTATIONS: dict[str, Expectation] = {
     "MS101": Expectation(
@@ -442,14 +459,30 @@ EXPECTATIONS: dict[str, Expectation] = {
         silent_note="the ranges are the Ascend kernels': CPU accepts these values (measured, MindSpore 2.10)",
     ),
     "MS701": Expectation(MODULE_LEVEL),
-    "MS112": Expectation(MODULE_LEVEL, nothing_to_compile=_EAGER),
-    "MS113": Expectation(MODULE_LEVEL, nothing_to_compile=_EAGER),
+    "MS112": Expectation(GRADIENT_PROBE, eager=True, nothing_to_run_when=differentiated_function,
+                         nothing_to_compile="an eager-mode (PyNative) hazard of a function the script differentiates: "
+                         "ms-lint runs no training script, where its gradient is zero without an error"),
+    "MS113": Expectation(FORWARD_COUNT_PROBE, eager=True, nothing_to_compile=_EAGER),
     "MS301": Expectation(MODULE_LEVEL),
     "MS401": Expectation(MODULE_LEVEL),
     "MS402": Expectation(MODULE_LEVEL),
     "MS501": Expectation(MODULE_LEVEL),
     "MS900": Expectation(MODULE_LEVEL),
 }
+
+
+def nothing_to_run(finding) -> bool:
+    """Whether ``finding`` has no Cell or jit function to compile or run: outside any, of a module-level rule, or
+    one of its rule's findings that ``nothing_to_run_when`` says so of."""
+    expectation = expectation_for(finding.code)
+    return not finding.scope or expectation.check == MODULE_LEVEL or (
+        expectation.nothing_to_run_when is not None and expectation.nothing_to_run_when(finding))
+
+
+def judged_eagerly(finding) -> bool:
+    """Whether ``finding`` was judged in PyNative and its hazard is PyNative's own: its unit is run eagerly, not
+    compiled (a graph-code finding of @jit code under a PyNative target is compiled, as jit compiles it)."""
+    return expectation_for(finding.code).eager and (finding.target or {}).get("mode", "pynative") == "pynative"
 
 
 def expectation_for(code: str) -> Expectation:
@@ -468,7 +501,8 @@ def probes_for(codes) -> list[str]:
     """The probes a job runs for its findings' codes, in a stable order."""
     wanted = {expectation_for(code).check for code in codes}
     return [name for name, check in (("parameters", PARAMETER_PROBE), ("randomness", RANDOMNESS_PROBE),
-                                     ("output", OUTPUT_PROBE), ("state", STATE_PROBE))
+                                     ("output", OUTPUT_PROBE), ("state", STATE_PROBE),
+                                     ("gradient", GRADIENT_PROBE))
             if check in wanted]
 
 
@@ -513,6 +547,15 @@ def concerns_devices(finding) -> bool:
     from ms_lint.rules import data_of
 
     return bool(getattr(data_of(finding), "devices", None))
+
+
+def forward_count(finding) -> dict | None:
+    """The transform an MS113 finding differentiates the Cell with and whether the Cell had set_grad() (its data),
+    as ``{"transform", "set_grad"}``; None for any other finding."""
+    from ms_lint.rules.ms113_grad_after_call_without_set_grad import ForwardRunTwice
+
+    run = _record(finding, ForwardRunTwice)
+    return {"transform": run.transform, "set_grad": bool(run.set_grad)} if run is not None else None
 
 
 def tensor_method(finding) -> str | None:

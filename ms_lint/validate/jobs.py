@@ -202,6 +202,11 @@ def run_job(worker, job: dict) -> Outcome:
         if job.get("api_names"):
             # Whatever the build and compile reach: a name the installed MindSpore lacks is missing everywhere.
             outcome.probe_results()["api"] = {name: probes._has_name(name) for name in job["api_names"]}
+        if job.get("forward_counts"):
+            # Of a Cell of ms-lint's own, whatever the unit holding the finding is: a property of this MindSpore.
+            outcome.probe_results()["forwards"] = [probes._run_probe(probes.forward_count_probe, pattern["transform"],
+                                                                     pattern["set_grad"])
+                                                   for pattern in job["forward_counts"]]
         if job.get("tensor_methods"):
             outcome.probe_results()["tensor_methods"] = {
                 name: probes._call_on_tensors(name) for name in job["tensor_methods"]}

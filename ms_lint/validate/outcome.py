@@ -50,6 +50,7 @@ class Outcome:
     reach: dict | None = None  # finding line -> whether the constant conditions over it held
     # compiling
     compiled: bool | None = None
+    ran: bool | None = None  # called eagerly in PyNative without error (a unit judged in PyNative, not compiled)
     compile_seconds: float | None = None
     compile_log: list[str] | None = None  # the locations the compile printed
     markers: dict | None = None  # finding line -> whether a marked compile kept it in the graph

@@ -21,7 +21,6 @@ from ms_lint.validate.own_examples import ProjectFiles
 from ms_lint.validate.expectations import (
     COMPILE,
     CONSTRUCTION,
-    MODULE_LEVEL,
     PARAMETER_PROBE,
     RANDOMNESS_PROBE,
     STATE_PROBE,
@@ -29,7 +28,10 @@ from ms_lint.validate.expectations import (
     built_call,
     container_attribute,
     expectation_for,
+    forward_count,
+    judged_eagerly,
     missing_name,
+    nothing_to_run,
     probes_for,
     tensor_method,
     written_names,
@@ -37,7 +39,7 @@ from ms_lint.validate.expectations import (
 from ms_lint.validate.project import EXAMPLES_FILE_NAME, ModuleLocation, load_config, locate_module
 
 # Bumped when the worker's outcome format or behaviour changes, so old cache entries are not reused.
-OUTCOME_FORMAT = 17
+OUTCOME_FORMAT = 18
 
 
 @dataclass
@@ -59,6 +61,9 @@ class Job:
     # Methods MS602 says MindSpore's Tensor lacks or has as a property (``detach_``, ``size``): the worker calls each
     # on a Tensor and a Parameter.
     tensor_methods: list[str] = field(default_factory=list)
+    # How MS113 says a Cell is differentiated after a call (``{"transform", "set_grad"}``): the worker counts the
+    # forwards that pattern runs on a Cell of its own.
+    forward_counts: list[dict] = field(default_factory=list)
     # The user types MS103 says a line builds from tensor data: the worker builds each from a tensor in a Cell of its
     # own, which decides the finding where the unit's compile stops before its line.
     built_types: dict[str, dict] = field(default_factory=dict)
@@ -79,6 +84,9 @@ class Job:
     # the project's own examples of the Cell (``own_examples``), as dicts, in the order the worker tries them
     own_examples: list[dict] = field(default_factory=list)
     level: str = "strict"  # the syntax level it is compiled at (its file's project's, or the one an option names)
+    # "pynative" when every finding of the unit is a PyNative hazard judged in PyNative (``judged_eagerly``): the
+    # unit is then built and run eagerly, not compiled; "graph" otherwise
+    mode: str = "graph"
     cache_key: str = ""
 
     @property
@@ -100,11 +108,13 @@ class Job:
             "state_names": self.state_names,
             "api_names": self.api_names,
             "tensor_methods": self.tensor_methods,
+            "forward_counts": self.forward_counts,
             "built_types": self.built_types,
             # The lines a compile under LAX can still decide (``retrying.next_fix``): rules failing at every level.
             "lax_lines": sorted({f.line for f in self.findings if expectation_for(f.code).check == COMPILE
                                  and expectation_for(f.code).expected_to_fail("lax")}),
             "syntax_level": syntax_level,
+            "mode": self.mode,
             "finding_lines": sorted({f.line for f in self.findings}),
             # Traced while the instance is built: a line that did not run there was not checked by building it.
             "construction_lines": sorted({f.line for f in self.findings
@@ -148,7 +158,7 @@ def plan_jobs(
     module_level: list[Finding] = []
     # Jobs run in file and line order, whatever order the files were found in.
     for finding in sorted(findings, key=lambda f: (os.path.abspath(f.path), f.line, f.col, f.code)):
-        if not finding.scope or expectation_for(finding.code).check == MODULE_LEVEL:
+        if nothing_to_run(finding):
             module_level.append(finding)
             continue
         groups.setdefault((os.path.abspath(finding.path), finding.scope), []).append(finding)
@@ -177,6 +187,7 @@ def plan_jobs(
             state_names=_state_names(group),
             api_names=_api_names(group),
             tensor_methods=_tensor_methods(group),
+            forward_counts=_forward_counts(group),
             built_types=_built_types(group),
         )
         job.guards, job.retries = _guards(path, scope, group)
@@ -188,6 +199,7 @@ def plan_jobs(
         job.through = attached.get((path, scope), {})
         job.own_examples = _own_examples(location, scope, files)
         job.level = level_for(path)
+        job.mode = "pynative" if group and all(judged_eagerly(finding) for finding in group) else "graph"
         job.cache_key = cache_key(job, device, job.level, mindspore_version, tool_version, index)
         jobs.append(job)
     return Plan(jobs=jobs, module_level=module_level, unreached=unreached, examples=files)
@@ -235,7 +247,8 @@ def _route(groups, settings, index):
                     {finding.line: f"{reach.function} is compiled through {cell.scope} ({cell.how})"
                      for finding in group})
                 continue
-        eager = [finding for finding in group if expectation_for(finding.code).shows_eagerly]
+        eager = [finding for finding in group if expectation_for(finding.code).shows_eagerly
+                 or expectation_for(finding.code).eager]
         if eager:
             result.setdefault((path, scope), []).extend(eager)
         for finding in group:
@@ -353,6 +366,15 @@ def _tensor_methods(findings: list[Finding]) -> list[str]:
     return list(dict.fromkeys(filter(None, map(tensor_method, findings))))
 
 
+def _forward_counts(findings: list[Finding]) -> list[dict]:
+    """The differentiation patterns of the MS113 findings (``expectations.forward_count``), once each."""
+    found: list[dict] = []
+    for pattern in filter(None, map(forward_count, findings)):
+        if pattern not in found:
+            found.append(pattern)
+    return found
+
+
 def _built_types(findings: list[Finding]) -> dict[str, dict]:
     """For each MS103 finding of a user type built from tensor data, the call that builds the type: the callee's
     dotted name, how many positional arguments and which keywords it passes (keyed by the line, as text for JSON).
@@ -411,6 +433,7 @@ def cache_key(job: Job, device: str, syntax_level: str, mindspore_version: str, 
         "mindspore": mindspore_version,
         "device": device,
         "level": syntax_level,
+        "mode": job.mode,
         "target": job.target,
         "import_root": job.location.import_root,
         "namespace_roots": list(job.location.namespace_roots),
@@ -418,6 +441,7 @@ def cache_key(job: Job, device: str, syntax_level: str, mindspore_version: str, 
         "state": job.state_names,
         "api": job.api_names,
         "tensor_methods": job.tensor_methods,
+        "forward_counts": job.forward_counts,
         "built": job.built_types,
         "host": job.host_calls,
         "build_retries": job.build_retries,

@@ -11,6 +11,10 @@
   Python type of one call's output in each mode.
 - ``state_probe``: a plain attribute or global that graph code reads keeps its first value: a write between two
   calls changes PyNative's output and not the graph's.
+- ``gradient_probe``: a PyNative Cell whose output is built from a host copy (``asnumpy()``, MS112): the gradient
+  of its output, taken eagerly, is zero with respect to its inputs and the parameters before the copy.
+- ``forward_count_probe``: a Cell called and then differentiated on the same input (MS113): on a Cell of ms-lint's
+  own that counts its forwards, in PyNative, how many more forwards the transform runs after the call.
 - ``built_alone_probe``: a user type that a line builds from tensor data (MS103), built from a tensor by a Cell
   that does nothing else, compiled under STRICT: whether MindSpore can build that type in a graph at all, asked
   where the unit's own compile stops before the line.
@@ -180,6 +184,104 @@ def state_probe(target, inputs, names, eager=None) -> dict:
         "graph_unchanged": graph_unchanged,
         "pynative_unchanged": pynative_unchanged,
     }
+
+
+def gradient_probe(target, inputs) -> dict:
+    """In PyNative: the gradient of the sum of ``target``'s output (its first floating tensor) with respect to each
+    floating input and each trainable parameter, as the sum of its magnitudes (None where MindSpore gives none):
+    ``{"inputs": {index: float | None}, "parameters": {name: float | None}}``, or ``{"skipped": why}``."""
+    import mindspore
+    from mindspore import nn
+
+    positions = tuple(index for index, value in enumerate(inputs) if _floating(value))
+    weights = list(target.trainable_params()) if isinstance(target, nn.Cell) else []
+    if not positions and not weights:
+        return {"skipped": "it has no floating input and no trainable parameter to differentiate by"}
+
+    def summed(*values):
+        output = _first_floating(target(*values))
+        if output is None:
+            raise TypeError("the output holds no floating tensor")
+        return output.sum()
+
+    mode = mindspore.get_context("mode")
+    mindspore.set_context(mode=mindspore.PYNATIVE_MODE)
+    try:
+        gradients = mindspore.grad(summed, grad_position=positions or None, weights=weights or None)(*inputs)
+    finally:
+        mindspore.set_context(mode=mode)
+    by_input, by_weight = (gradients if positions and weights else
+                           (gradients, ()) if positions else ((), gradients))
+    by_input = by_input if isinstance(by_input, (list, tuple)) else (by_input,)
+    return {
+        "inputs": {str(index): _magnitude(gradient) for index, gradient in zip(positions, by_input)},
+        "parameters": {weight.name: _magnitude(gradient) for weight, gradient in zip(weights, by_weight)},
+    }
+
+
+def forward_count_probe(transform: str, set_grad: bool) -> dict:
+    """In PyNative, a Cell that counts its forwards called once on a tensor, then differentiated by ``transform``
+    (``grad``, ``value_and_grad``, ``vjp``, ``GradOperation``) with respect to its weights on the same tensor,
+    after ``set_grad()`` when ``set_grad``: ``{"transform", "set_grad", "again": the forwards the transform ran}``,
+    or ``{"skipped": why}``."""
+    import numpy as np
+
+    import mindspore
+    from mindspore import ParameterTuple, Tensor, nn, ops
+
+    class Counting(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.dense = nn.Dense(3, 1)
+            self.forwards = 0
+
+        def construct(self, x):
+            self.forwards += 1  # noqa: MS108 -- run in PyNative only, where it counts the forwards
+            return self.dense(x).sum()
+
+    if transform not in ("grad", "value_and_grad", "vjp", "GradOperation"):
+        return {"skipped": f"{transform} is not a transform the probe knows"}
+    mode = mindspore.get_context("mode")
+    mindspore.set_context(mode=mindspore.PYNATIVE_MODE)
+    try:
+        net = Counting()
+        if set_grad:
+            net.set_grad()
+        x = Tensor(np.ones((2, 3), np.float32))
+        output = net(x)
+        weights = net.trainable_params()
+        if transform == "grad":
+            mindspore.grad(net, None, weights)(x)
+        elif transform == "value_and_grad":
+            mindspore.value_and_grad(net, None, weights)(x)
+        elif transform == "vjp":
+            _, pullback = mindspore.vjp(net, x)
+            pullback(ops.ones_like(output))
+        else:
+            ops.GradOperation(get_by_list=True)(net, ParameterTuple(weights))(x)
+    finally:
+        mindspore.set_context(mode=mode)
+    return {"transform": transform, "set_grad": set_grad, "again": net.forwards - 1,
+            "version": mindspore.__version__}
+
+
+def _floating(value) -> bool:
+    dtype = getattr(value, "dtype", None)
+    return dtype is not None and hasattr(value, "asnumpy") and "float" in str(dtype).lower()
+
+
+def _first_floating(value):
+    if isinstance(value, dict):
+        value = list(value.values())
+    if isinstance(value, (list, tuple)):
+        return next((item for item in map(_first_floating, value) if item is not None), None)
+    return value if _floating(value) else None
+
+
+def _magnitude(gradient) -> float | None:
+    import numpy as np
+
+    return None if gradient is None else float(np.abs(gradient.asnumpy()).sum())
 
 
 def _state_changes(target, module, names) -> list:
@@ -366,6 +468,13 @@ def stage_probe(worker, state: "JobState", outcome: Outcome) -> None:
         else:
             results[name] = _run_probe(state_probe, state.obj, state.inputs,
                                        state.job.get("state_names") or [], state.eager)
+    if "gradient" in wanted:
+        if not outcome.ran and not outcome.compiled:
+            results["gradient"] = {"skipped": "the Cell did not run"}
+        elif not outcome.concrete_inputs:
+            results["gradient"] = {"skipped": "its inputs are placeholders without data"}
+        else:
+            results["gradient"] = _run_probe(gradient_probe, state.eager or state.obj, state.inputs)
     call_host_methods(worker, state, results)
 
 

@@ -101,13 +101,13 @@ class _ValidateSession:
 
     def units_in(self, path: Path) -> dict[str, list]:
         from ms_lint.lint import lint_path
-        from ms_lint.validate.expectations import MODULE_LEVEL, expectation_for
+        from ms_lint.validate.expectations import nothing_to_run
 
         reported, _ = lint_path(str(path.resolve()), self.lint_options)
         units: dict[str, list] = {}
         for item in reported:
             finding = item.finding
-            if finding.scope and expectation_for(finding.code).check != MODULE_LEVEL:
+            if not nothing_to_run(finding):
                 units.setdefault(finding.scope, []).append(finding)
         return units
 

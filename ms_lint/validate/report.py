@@ -48,7 +48,7 @@ def render_text(report, show_examples: bool = True) -> str:
             message += f" (note: {'; '.join(verdict.notes)})"
         lines.append(
             f"{display_path(finding.path)}:{finding.line}: {finding.code} {verdict.verdict} "
-            f"({verdict.device}, {verdict.level}): {message}"
+            f"({verdict.device}, {'pynative' if verdict.mode == 'pynative' else verdict.level}): {message}"
         )
         if show_examples and verdict.example and verdict.target not in examples_shown:
             example = verdict.example.rstrip("\n")
@@ -182,7 +182,7 @@ def render_sarif(report, cwd: str | None = None) -> str:
     for verdict in report.verdicts:
         finding = verdict.finding
         properties = {"verdict": verdict.verdict, "explanation": verdict.message, "device": verdict.device,
-                      "syntax_level": verdict.level}
+                      "syntax_level": verdict.level, "mode": verdict.mode}
         if verdict.built:
             properties["built"] = verdict.built
         if verdict.inputs:

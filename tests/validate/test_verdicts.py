@@ -268,10 +268,10 @@ def test_module_level_findings_are_not_applicable():
     assert verdict.verdict == NOT_APPLICABLE and "no compile probe" in verdict.message
 
 
-def test_eager_findings_are_not_applicable_and_say_why():
-    finding = Finding("train.py", 24, 0, "MS112", "m", "Scale")
+def test_an_eager_hazard_in_module_level_code_is_not_applicable_and_says_why():
+    finding = Finding("train.py", 59, 0, "MS113", "m", "")
     verdict = module_level_verdict(finding, "CPU", "strict")
-    assert verdict.verdict == NOT_APPLICABLE and "eager-mode (PyNative) hazard" in verdict.message
+    assert verdict.verdict == NOT_APPLICABLE and "eager-mode (PyNative) hazard in module-level code" in verdict.message
 
 
 def test_compiler_locations_in_every_format():

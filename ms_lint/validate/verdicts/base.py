@@ -38,6 +38,7 @@ class Verdict:
     cached: bool = False
     built: str | None = None  # how the instance was built (an example, a constructor call, a config, ...)
     inputs: list[str] = field(default_factory=list)  # how each input was made
+    mode: str = "graph"  # the mode it was checked in: "graph" (compiled) or "pynative" (run eagerly)
 
     @property
     def confirmed(self) -> bool:
@@ -50,6 +51,7 @@ class Verdict:
             "explanation": self.message,
             "device": self.device,
             "syntax_level": self.level,
+            "mode": self.mode,
             "target": self.target,
             "compiler_message": self.compiler_message,
             "compiler_location": self.compiler_location,

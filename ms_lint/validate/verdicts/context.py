@@ -7,10 +7,13 @@ from ms_lint.findings import Finding
 from ms_lint.validate.expectations import (
     COMPILE,
     CONSTRUCTION,
+    FORWARD_COUNT_PROBE,
+    GRADIENT_PROBE,
     MODULE_LEVEL,
     RANDOMNESS_PROBE,
     built_at_its_line,
     expectation_for,
+    judged_eagerly,
 )
 from ms_lint.validate.fallbacks import backend_kernel_failure
 from ms_lint.validate.locations import Location, parse_locations, same_file
@@ -47,7 +50,8 @@ class _Context:
         return _Context(self.job, outcome, self.device, level, False)
 
     def make(self, finding: Finding, verdict: str, message: str, **extra) -> Verdict:
-        return Verdict(finding, verdict, message, self.device, self.level, self.job.target, **extra)
+        return Verdict(finding, verdict, message, self.device, self.level, self.job.target,
+                       mode="pynative" if judged_eagerly(finding) else "graph", **extra)
 
     def stage_phrase(self, stage: str | None) -> str:
         return _STAGE_PHRASES.get(stage or "", stage or "running the job")
@@ -80,6 +84,10 @@ class _Context:
         if method is not None:
             return self.make(finding, NOT_REACHED, f"not run: {method}() is called neither while building "
                                                    f"{self.job.qualname} nor from construct")
+        if expectation.check == FORWARD_COUNT_PROBE:
+            counted = probed.forward_verdict(self, finding)
+            if counted is not None:
+                return counted
         failure = self.unit_failure(finding)
         if failure is not None:
             return failure
@@ -90,6 +98,8 @@ class _Context:
             return retried.not_built(self, finding)
         if self.error and error_stage in ("construction", "example"):
             return compiles.construction_failed(self, finding, expectation, error_stage)
+        if expectation.check == GRADIENT_PROBE:
+            return probed.gradient_verdict(self, finding)
         if self.error and error_stage == "compile":
             kernel = backend_kernel_failure(self.error.get("message") or "")
             if kernel:
@@ -229,6 +239,7 @@ _STAGE_PHRASES = {
     "example": "running the example",
     "construction": "building the instance",
     "compile": "compiling",
+    "run": "running it in PyNative",
     "probe": "probing",
     "retry": "compiling again",
     "fix": "compiling with a fix applied",

@@ -8,6 +8,7 @@ from ms_lint.validate.expectations import (
     container_written,
     dict_consumer,
     expectation_for,
+    forward_count,
     missing_name,
     tensor_method,
 )
@@ -293,6 +294,71 @@ def state_verdict(context, finding: Finding) -> Verdict:
                             "GRAPH_MODE output too")
     return context.make(finding, INCONCLUSIVE, f"changing {changed} does not change the output in PyNative "
                         "either: for this example the value does not reach the output")
+
+
+def gradient_verdict(context, finding: Finding) -> Verdict:
+    """MS112: the Cell run in PyNative, the gradient of its output's sum taken eagerly. Cut (zero, or none) with
+    respect to every floating input (to its parameters when it takes none): confirmed; a gradient that flows back
+    to an input: not reproduced."""
+    error = context.error or {}
+    if error.get("stage") == "run":
+        return context.make(finding, INCONCLUSIVE, f"calling it in PyNative raised: {context.first_line()}",
+                            example=context.example_text(concrete=True))
+    probe, inconclusive = _probe_result(context, finding, "gradient")
+    if inconclusive is not None:
+        return inconclusive
+    names = (context.outcome.signature or {}).get("call") or []
+
+    def input_name(index: str) -> str:
+        return names[int(index)] if int(index) < len(names) else f"input {index}"
+
+    def listed(items) -> str:
+        return ", ".join(items[:6]) + (f" and {len(items) - 6} more" if len(items) > 6 else "")
+
+    by_input, by_weight = probe.get("inputs") or {}, probe.get("parameters") or {}
+    flowing = [f"{input_name(index)} ({value:.4g})" for index, value in by_input.items() if value]
+    cut_weights = [name for name, value in by_weight.items() if not value]
+    if flowing:
+        return context.make(finding, NOT_REPRODUCED,
+                            f"run in PyNative, a gradient of its output's sum flows back to {listed(flowing)} "
+                            "(sum of magnitudes): the output does not depend on its input through the host copy "
+                            "alone")
+    if by_input:
+        weights = f" and to {len(cut_weights)} of its {len(by_weight)} trainable parameter(s)" if by_weight else ""
+        return context.make(finding, CONFIRMED_BY_PROBE,
+                            f"run in PyNative, the gradient of its output's sum is zero with respect to "
+                            f"{listed([input_name(index) for index in by_input])}{weights}: the gradient is cut "
+                            "at the host copy")
+    if cut_weights:
+        return context.make(finding, CONFIRMED_BY_PROBE,
+                            f"run in PyNative, the gradient of its output's sum is zero for {len(cut_weights)} of "
+                            f"its {len(by_weight)} trainable parameter(s): {listed(cut_weights)}")
+    return context.make(finding, NOT_REPRODUCED, f"run in PyNative, a gradient of its output's sum flows to every "
+                        f"trainable parameter ({len(by_weight)}) and it takes no floating input")
+
+
+def forward_verdict(context, finding: Finding) -> Verdict | None:
+    """MS113: the forwards the finding's transform ran after a call, on a Cell of ms-lint's own in PyNative on the
+    installed MindSpore (``forward_count_probe``); None when the probe did not run (the unit's failure says why)."""
+    pattern = forward_count(finding)
+    counts = (context.outcome.probes or {}).get("forwards") or []
+    probe = next((count for count in counts if pattern is not None and count.get("transform") == pattern["transform"]
+                  and count.get("set_grad") == pattern["set_grad"]), None)
+    if probe is None:
+        failed = next((count for count in counts if "error" in count or "skipped" in count), None)
+        if failed is None:
+            return None
+        return context.make(finding, INCONCLUSIVE,
+                            f"the forward count probe {'failed' if 'error' in failed else 'was skipped'}: "
+                            f"{failed.get('error') or failed.get('skipped')}")
+    how = (f"called and then differentiated on the same input by {pattern['transform']}"
+           f"{' after set_grad()' if pattern['set_grad'] else ' without set_grad()'}")
+    on = f"on MindSpore {probe.get('version')} (installed), in PyNative, a Cell of ms-lint's own {how}"
+    if probe.get("again", 0) >= 1:
+        return context.make(finding, CONFIRMED_BY_PROBE, f"{on} ran its forward {probe['again']} more time(s) "
+                            "after the call")
+    return context.make(finding, NOT_REPRODUCED, f"{on} ran no forward after the call: this MindSpore reuses the "
+                        "forward of the call")
 
 
 def _instance_name(context, finding: Finding) -> str:
