@@ -474,8 +474,10 @@ EXPECTATIONS: dict[str, Expectation] = {
 def nothing_to_run(finding) -> bool:
     """Whether ``finding`` has no Cell or jit function to compile or run: outside any, of a module-level rule, or
     one of its rule's findings that ``nothing_to_run_when`` says so of."""
+    if not finding.scope:
+        return True  # outside any unit (a syntax error's E999 too, which no rule reports)
     expectation = expectation_for(finding.code)
-    return not finding.scope or expectation.check == MODULE_LEVEL or (
+    return expectation.check == MODULE_LEVEL or (
         expectation.nothing_to_run_when is not None and expectation.nothing_to_run_when(finding))
 
 
