@@ -182,3 +182,14 @@ def _processes_with(marker: str) -> list[int]:
         except OSError:
             continue
     return found
+
+
+@needs_mindspore
+def test_each_verdict_keeps_the_target_its_finding_was_judged_for_beside_its_unit(run, tmp_path):
+    (tmp_path / "net.py").write_text(
+        "import numpy as np\nfrom mindspore import nn\n\n\nclass Net(nn.Cell):\n"
+        "    def construct(self, x):\n        return x + np.tanh(x)\n")
+    status, out, err = run(str(tmp_path), "--format", "json", "--fail-on", "never")
+    [verdict] = json.loads(out)["findings"]
+    assert verdict["unit"] == "net:Net"
+    assert verdict["target"]["mode"] == "graph" and verdict["target"]["mindspore_version"], verdict["target"]

@@ -52,7 +52,7 @@ class Verdict:
             "device": self.device,
             "syntax_level": self.level,
             "mode": self.mode,
-            "target": self.target,
+            "unit": self.target,  # the Cell or function compiled; the finding's own "target" is what it was judged for
             "compiler_message": self.compiler_message,
             "compiler_location": self.compiler_location,
             "example": self.example,
