@@ -26,7 +26,7 @@ from __future__ import annotations
 import os
 import re
 import stat
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Iterable, Mapping
 
@@ -248,28 +248,39 @@ def device_claim(target: Target, holds_on: Iterable[str]) -> tuple[tuple[str, ..
 def target_from_settings(settings: Settings, path: str = "", sources: Mapping[str, str] | None = None) -> Target:
     """The target of the file at ``path``: what the settings name, the rest inferred from the file's project (see
     the module's documentation). Each project is read once per process, and the target of a file made once (a run
-    asks it several times); the mode is the file's own (the entry points that run it), the rest its directory's.
-    ``sources``: where a part the settings name was read from, by option name (``{"ms-device": "setup.cfg
-    [flake8]"}``); one not there was given on the command line."""
-    key = (settings, os.path.abspath(path) if path else "", tuple(sorted((sources or {}).items())))
+    asks it several times); the mode is the file's own (the entry points that run it), the rest its directory's,
+    inferred once per directory. ``sources``: where a part the settings name was read from, by option name
+    (``{"ms-device": "setup.cfg [flake8]"}``); one not there was given on the command line."""
+    named = tuple(sorted((sources or {}).items()))
+    file = os.path.abspath(path) if path else ""
+    key = (settings, file, named)
     target = _targets.get(key)
     if target is None:
-        target = _targets[key] = _target_from_settings(settings, path, sources)
+        origins: dict[str, str] = {}
+        mode = settings.mode_for(path)
+        if mode:
+            origins["mode"] = "option" if mode == settings.mode else "--per-path-ms-mode"
+        else:
+            mode = inferred_mode(path, origins)
+        directory = os.path.dirname(file) if path else ""
+        shared = _directory_targets.get((settings, directory, named))
+        if shared is None:
+            shared = _directory_targets[(settings, directory, named)] = _directory_target(settings, path, sources)
+        origins.update(shared.origins)
+        target = _targets[key] = replace(shared, mode=mode, origins=tuple(_named_origins(origins, sources).items()))
     return target
 
 
 _targets: dict[tuple, Target] = {}  # (settings, file, sources) -> its target
+# (settings, directory, sources) -> the target of its files but for the mode (and its origin)
+_directory_targets: dict[tuple, Target] = {}
 
 
-def _target_from_settings(settings: Settings, path: str, sources: Mapping[str, str] | None) -> Target:
+def _directory_target(settings: Settings, path: str, sources: Mapping[str, str] | None) -> Target:
+    """The parts of the target of the file at ``path`` that its directory's project decides: all but the mode."""
     project = project_facts(path) if path and (not settings.device or not settings.syntax_level
                                                or not settings.version or settings.upgrade_from == PINNED) else None
     origins: dict[str, str] = {}
-    mode = settings.mode_for(path)
-    if mode:
-        origins["mode"] = "option" if mode == settings.mode else "--per-path-ms-mode"
-    else:
-        mode = inferred_mode(path, origins)
 
     def part(name: str, value: str, infer) -> str:
         if value:
@@ -292,13 +303,18 @@ def _target_from_settings(settings: Settings, path: str, sources: Mapping[str, s
     upgrade_from = settings.upgrade_from
     if upgrade_from == PINNED:
         upgrade_from = pinned_version(project.root if project is not None else "")
+    return Target(device=device, version=version, syntax_level=level, origins=tuple(origins.items()),
+                  project=project_root(path)[0] if path else "", versions=versions, upgrade_from=upgrade_from,
+                  requirement=requirement)
+
+
+def _named_origins(origins: dict[str, str], sources: Mapping[str, str] | None) -> dict[str, str]:
+    """``origins`` with a part the settings name said to come from the configuration file it was read from."""
     for name, origin in origins.items():
         source = (sources or {}).get(f"ms-{name.replace('_', '-')}")
         if origin == "option" and source:
             origins[name] = CONFIG_ORIGIN + source
-    return Target(device=device, version=version, mode=mode, syntax_level=level,
-                  origins=tuple(origins.items()), project=project_root(path)[0] if path else "", versions=versions,
-                  upgrade_from=upgrade_from, requirement=requirement)
+    return origins
 
 
 def inferred_mode(path: str, origins: dict[str, str]) -> str:
@@ -308,12 +324,18 @@ def inferred_mode(path: str, origins: dict[str, str]) -> str:
     if not path or not os.path.isfile(path):
         origins["mode"] = LIBRARY
         return GRAPH
-    root, _, recursive = project_root(path)
-    found = mode_of(path, root if recursive else None)
+    file = os.path.abspath(path)
+    found = _inferred_modes.get(file)
+    if found is None:
+        root, _, recursive = project_root(path)
+        found = _inferred_modes[file] = mode_of(path, root if recursive else None)
     origins["mode"] = found.origin
     if found.compiled_by:
         origins["compiled_by"] = ", ".join(found.compiled_by)
     return found.mode
+
+
+_inferred_modes: dict[str, ModuleMode] = {}  # file -> its mode, inferred once per process (``_forget_modes``)
 
 
 # --------------------------------------------------------------------------------------------- the project's facts
@@ -488,6 +510,7 @@ def forget_projects() -> None:
     _roots.clear()
     _projects.clear()
     _targets.clear()
+    _directory_targets.clear()
     _enclosing.clear()
     _applications.clear()
     _listings.clear()
@@ -771,6 +794,8 @@ def _forget_modes() -> None:
     _closures.clear()
     _entries_in.clear()
     _module_applications.clear()
+    _inferred_modes.clear()
+    _entry_modes.clear()
 
 
 # ------------------------------------------------------------------------------------ mode selections
@@ -1096,7 +1121,18 @@ def _inside_a_package(directory: str, top: str) -> bool:
 def _entry_mode(entry: str, folder: str) -> EntryMode:
     """The mode ``entry`` runs in: its own ``set_context(mode=...)`` where it selects GRAPH_MODE; GRAPH where it exports
     MindIR (``mindspore.export`` compiles the network in PyNative too); its own selection of PyNative; else that of a
-    module it imports (the first GRAPH one, else the first); else MindSpore's default (PyNative)."""
+    module it imports (the first GRAPH one, else the first); else MindSpore's default (PyNative). Found once per
+    process (``_forget_modes``)."""
+    found = _entry_modes.get((entry, folder))
+    if found is None:
+        found = _entry_modes[(entry, folder)] = _find_entry_mode(entry, folder)
+    return found
+
+
+_entry_modes: dict[tuple[str, str], EntryMode] = {}
+
+
+def _find_entry_mode(entry: str, folder: str) -> EntryMode:
     reached = reached_from(entry)
     context = tuple(sorted(reached - {entry}))
     own = selections(entry)

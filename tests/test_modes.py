@@ -144,6 +144,23 @@ def test_a_module_only_a_pynative_entry_point_runs_runs_in_pynative(tmp_path):
     assert mode(root / "model.py") == ("graph", "train.py:4")
 
 
+def test_the_files_of_one_folder_share_its_parts_of_the_target_and_keep_their_own_modes(tmp_path):
+    root = tmp_path / "app"
+    project(root, **{"train.py": script(GRAPH), "eval.py": script().replace("from model", "from other"),
+                     "other.py": MODEL})
+    settings, read_from = Settings.from_values(device="cpu"), {"ms-device": "setup.cfg [flake8]"}
+    other = target_from_settings(settings, str(root / "other.py"), read_from)
+    model = target_from_settings(settings, str(root / "model.py"), read_from)
+    assert (other.mode, other.origin("mode"), model.mode, model.origin("mode")) == (
+        "pynative", "MindSpore's default: eval.py selects no mode", "graph", "train.py:4")
+    assert other.origin("device") == model.origin("device") == "config: setup.cfg [flake8]"
+    assert target_from_settings(settings, str(root / "model.py")).origin("device") == "option"  # the command line
+    named = target_from_settings(Settings.from_values(mode="graph"), str(root / "other.py"),
+                                 {"ms-mode": "setup.cfg [flake8]"})
+    assert (named.mode, named.origin("mode"), named.origin("device")) == ("graph", "config: setup.cfg [flake8]",
+                                                                          "default")
+
+
 def test_a_module_no_entry_point_reaches_takes_the_applications_mode(tmp_path):
     root = tmp_path / "app"
     project(root, **{"train.py": "import mindspore as ms\n" + GRAPH, "unused.py": MODEL})

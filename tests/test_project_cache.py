@@ -423,3 +423,56 @@ def test_a_stored_answer_is_not_used_once_a_module_it_read_changed(mixins):
     # net1 was never checked: its analysis asks where Helpers finds prepare, which the store answered for net0
     # from pkg.base as it was
     assert run(["pkg/net1.py"], cache) == []
+
+
+@pytest.fixture
+def callers(tmp_path: Path, monkeypatch) -> Path:
+    """pkg.layer: ``scale``; pkg.blocks: a Cell that calls it, and ``prepare``; pkg.top: a Cell that calls
+    ``prepare``. Each helper reads a name one path leaves unbound, and is graph code only through the other module."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "layer.py").write_text(textwrap.dedent('''
+        import mindspore.ops as ops
+
+
+        def scale(x, flag=None):
+            if flag:
+                y = ops.mul(x, 2)
+            return y
+    '''))
+    (tmp_path / "pkg" / "blocks.py").write_text(textwrap.dedent('''
+        import mindspore.nn as nn
+        from pkg.layer import scale
+
+
+        class Block(nn.Cell):
+            def construct(self, x):
+                return scale(x)
+
+
+        def prepare(x, flag=None):
+            if flag:
+                y = x
+            return y
+    '''))
+    (tmp_path / "pkg" / "top.py").write_text(textwrap.dedent('''
+        import mindspore.nn as nn
+        from pkg.blocks import prepare
+
+
+        class Top(nn.Cell):
+            def construct(self, x):
+                return prepare(x)
+    '''))
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+@pytest.mark.parametrize("order", [["pkg/layer.py", "pkg/blocks.py", "pkg/top.py"],
+                                   ["pkg/blocks.py", "pkg/layer.py", "pkg/top.py"],
+                                   ["pkg/top.py", "pkg/layer.py", "pkg/blocks.py"]])
+def test_a_module_whose_graph_code_was_summarised_first_is_checked_with_its_callers_elsewhere(callers, order):
+    # layer's check reads what blocks' graph code calls (a summary of blocks, which asks no other module: made from
+    # the facts blocks' own check keeps where it came first); blocks' own check reuses the facts a summary made,
+    # and still finds prepare compiled for top's construct
+    assert run(order) == [("pkg/blocks.py", "MS116"), ("pkg/layer.py", "MS116")]

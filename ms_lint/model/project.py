@@ -808,7 +808,9 @@ class ProjectIndex:
             and module_file in imported_files(other, tuple(self.source_roots(other))) for other in imported)
 
     def _graph_summary(self, module_file: str, settings: Settings) -> dict:
-        """``ModuleFacts.outgoing_calls`` of the module read alone, kept for the process by file version."""
+        """``ModuleFacts.outgoing_calls`` of the module read alone, kept for the process by file version. The facts
+        the run keeps for the module (``keep_modules``) serve, unless this file's analysis is using them; those made
+        here are kept in their stead, for the module's own check and the questions about it."""
         version = self._version(module_file, settings)
         if version is None:
             return {}
@@ -819,15 +821,36 @@ class ProjectIndex:
         if module_file in self._summarising or self.facts_class is None:
             return {}
         self._summarising.add(module_file)
+        kept = self._kept.get(module_file) if self._kept and version not in self._full_facts else None
+        if kept is not None and (kept.checking or kept.modified != version[1] or kept.facts.settings != settings
+                                 or not _kept_text_on_disk(kept, module_file)):
+            kept = None
+        facts = None
         try:
-            tree, source = self._parsed(module_file)
-            facts = self.facts_class(tree, module_file, settings, source, callers_elsewhere=False)
+            if kept is not None:
+                kept.checking = True  # a question about the module meanwhile reads it apart, as it would
+                facts = kept.facts
+                facts.renew(module_file)
+                kept.analysis = self._analysis
+                for recorder in self._recorders:
+                    recorder.update(kept.lookups)
+                facts.callers_elsewhere = False
+                facts.find_graph_code()
+            else:
+                tree, source = self._parsed(module_file)
+                facts = self.facts_class(tree, module_file, settings, source, callers_elsewhere=False)
             summary = facts.outgoing_calls()
             facts.release()
         except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
             summary = {}
+            if kept is not None and self._kept.get(module_file) is kept:  # its graph code half found: read it again
+                self._kept_lines -= self._kept.pop(module_file).lines
         finally:
             self._summarising.discard(module_file)
+            if facts is not None:
+                facts.callers_elsewhere = True  # kept: the module's own check asks the other modules
+            if kept is not None:
+                kept.checking = False
         self._graph_summaries[key] = (version[1], summary)
         return summary
 
