@@ -9,8 +9,7 @@ import ast
 from typing import Iterable, Sequence
 
 from ms_lint.findings import Finding, compile_note
-from ms_lint.model.source import may_hold_hazards
-from ms_lint.model.source import read_source
+from ms_lint.model.source import may_hold_hazards, read_source
 from ms_lint.settings import Settings
 from ms_lint.target import SILENCED_BY
 
