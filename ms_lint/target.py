@@ -1232,19 +1232,24 @@ def inferred_versions(root: str, pinned: bool = False) -> tuple[str, tuple[str, 
     installed = "" if pinned else installed_mindspore()
     if installed:
         return installed, (), "installed", ""
-    for where in (root, _enclosing.get(root)) if root else ():
-        if where is None:
-            continue
+    for where, shown_from in _requirement_folders(root):
         if where not in _requirement_versions:
             _requirement_versions[where] = required_versions(where)
         required = _requirement_versions[where]
         if required is not None:
             version, versions, origin, requirement = required
-            origin = origin if where == root else os.path.join(os.path.relpath(where, root), origin)
-            return version, () if pinned else versions, origin, requirement
+            return version, () if pinned else versions, os.path.join(shown_from, origin), requirement
     from ms_lint.mindspore_api import mindspore_version
 
     return mindspore_version(), (), "default", ""
+
+
+def _requirement_folders(root: str) -> Iterable[tuple[str, str]]:
+    """The folders whose requirements speak for the project at ``root``, nearest first: the application's own, then
+    the repository's around it; each with where an origin read there is shown from (relative to ``root``)."""
+    for where in (root, _enclosing.get(root)) if root else ():
+        if where is not None:
+            yield where, "" if where == root else os.path.relpath(where, root)
 
 
 def pinned_version(root: str) -> str:
@@ -1429,15 +1434,13 @@ def numpy_version(root: str, mindspore: str) -> tuple[str, str]:
     installed = installed_numpy()
     if installed:
         return installed, "installed"
-    for where in (root, _enclosing.get(root)) if root else ():
-        if where is None:
-            continue
+    for where, shown_from in _requirement_folders(root):
         for name, requirements in _requirement_sources(where):
             for requirement in requirements:
                 match = _NUMPY_REQUIREMENT.search(requirement)
                 chosen = _newest_allowed(match.group(1)) if match is not None else ""
                 if chosen:
-                    origin = name if where == root else os.path.join(os.path.relpath(where, root), name)
+                    origin = os.path.join(shown_from, name)
                     return chosen, f"the newest {' '.join(match.group(0).split())} allows ({origin})"
     release = parse_version(mindspore) if mindspore and is_version(mindspore) else (99,)
     specification = next(specification for first, specification in _MINDSPORE_NUMPY if release[:len(first)] >= first)
