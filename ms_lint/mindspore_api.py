@@ -291,6 +291,11 @@ def version_note(version: str) -> str | None:
     return f"MindSpore {version} is {why}: its names are checked against MindSpore {used}'s API tables"
 
 
+# The rules whose claim is what a MindSpore version has (a name, a call's signature, a deprecation), answered from the
+# API tables: of a version older than the oldest tables, they know nothing.
+VERSION_CLAIMS = frozenset({"MS607", "MS610", "MS612"})
+
+
 def older_than_tables(version: str) -> bool:
     """Whether ``version`` is older than the oldest version ms-lint ships tables for (those answer for it)."""
     return bool(version) and _release(version) < _shipped()[0][0]

@@ -7,9 +7,10 @@ what it assumed. Rules ask the target (``module.target``) rather than the raw se
 Inference, once per project (the application folder or the packaging root around a file: see ``project_root``),
 by reading text, never importing MindSpore:
 
-- version: the MindSpore installed where ms-lint runs (its metadata), else the versions the project's requirement
-  allows (``pyproject.toml``, ``setup.cfg``, ``setup.py``, ``requirements*.txt``, a wheel's ``METADATA``): a pin is
-  one version, a range (``mindspore>=2.7.1``) each release in it ms-lint has API tables for, and its lower bound
+- version: the MindSpore installed where ms-lint runs (its metadata) where the project's requirement allows it or
+  names none (the requirement says what the project runs), else the versions the project's requirement allows
+  (``pyproject.toml``, ``setup.cfg``, ``setup.py``, ``requirements*.txt``, a wheel's ``METADATA``): a pin is one
+  version, a range (``mindspore>=2.7.1``) each release in it ms-lint has API tables for, and its lower bound
   (``Target.versions``; ``Target.version`` is the lowest), else the version ms-lint's API tables were read from;
 - device: the device the project's own code names (``set_device("Ascend")``, ``set_context(device_target="Ascend")``,
   the default of a ``--device_target`` argument or a ``device_target`` field) when every such place agrees; tests
@@ -299,7 +300,8 @@ def _directory_target(settings: Settings, path: str, sources: Mapping[str, str] 
         version = settings.version
     else:
         version, versions, origins["version"], requirement = inferred_versions(
-            project.root if project is not None else "", pinned=settings.pinned)
+            project.root if project is not None else "", pinned=settings.pinned,
+            installed_first=bool(settings.upgrade_from))  # moving from the requirement's version to the installed
     upgrade_from = settings.upgrade_from
     if upgrade_from == PINNED:
         upgrade_from = pinned_version(project.root if project is not None else "")
@@ -690,8 +692,9 @@ def exports_mindir(text: str) -> int | None:
 # MindSpore's default mode is PyNative (``mindspore.get_context("mode")`` is 1 in a fresh process, 2.7.1 to 2.10.0):
 # a Cell's ``construct`` is compiled only where code selects GRAPH_MODE before running it. That code is an
 # application's entry points: the scripts (``train.py``, ``eval.py``, ``infer.py``, ``export.py``, ``main.py``, or
-# any with a ``__main__`` guard that imports MindSpore, but a module's own trial run) in the folders above a module,
-# outside any package. A library has none: its users choose the mode.
+# any with a ``__main__`` guard or a top-level run that imports MindSpore, but a module's own trial run) in the
+# folders above a module, outside any package but the application's own folder (``entry_points_in``). A library
+# has none: its users choose the mode.
 #
 # For a module, ``mode_of`` says, with where it came from:
 #
@@ -1040,9 +1043,11 @@ _entries_in: dict[str, tuple[str, ...]] = {}
 
 
 def entry_points_in(directory: str) -> tuple[str, ...]:
-    """The entry points directly in ``directory``: none in a package (a folder with ``__init__.py``, whose scripts
-    are its modules' trial runs); else each file named like an application's script, or with a ``__main__`` guard,
-    that imports MindSpore."""
+    """The entry points directly in ``directory`` that import MindSpore: each file named like an application's script
+    (``ENTRY_SCRIPT``) that runs as one, or with a ``__main__`` guard; and, in a folder of scripts (not a package),
+    each other file that runs as a script, with code at its top level (``coco_attack.py`` calling ``main()``). A
+    package (a folder with ``__init__.py``) has none, its scripts being its modules' trial runs, unless it is an
+    application's own folder (``project_root``: a model zoo's ``app/__init__.py`` beside ``train.py``)."""
     known = _entries_in.get(directory)
     if known is not None:
         return known
@@ -1051,7 +1056,8 @@ def entry_points_in(directory: str) -> tuple[str, ...]:
         names = sorted(os.listdir(directory))
     except OSError:
         names = []
-    if "__init__.py" not in names:
+    package = "__init__.py" in names
+    if not package or _application_folder(directory):
         for name in names:
             path = os.path.join(directory, name)
             if not name.endswith(".py") or is_test_path(name) or not os.path.isfile(path):
@@ -1059,10 +1065,23 @@ def entry_points_in(directory: str) -> tuple[str, ...]:
             text = _text(path)
             if text is None or "mindspore" not in text:
                 continue
-            if _named_entry(path) or _MAIN_GUARD.search(text):
+            if _named_entry(path) or _MAIN_GUARD.search(text) or (not package and _TOP_LEVEL_RUN.search(text)):
                 found.append(path)
     _entries_in[directory] = result = tuple(found)
     return result
+
+
+# Code a script runs at its top level: a call of a function it names (``main()``, ``run(args)``), or its arguments
+# parsed (``args = parser.parse_args()``); a module's configuration (``logger = getLogger()``) is not.
+_TOP_LEVEL_RUN = re.compile(r"^(?:main|run|train|evaluate|test|infer|predict)\w*\(.*\)\s*$"
+                            r"|^\w+\s*=\s*[\w.]*parse_(?:known_)?args\(", re.MULTILINE)
+
+
+def _application_folder(directory: str) -> bool:
+    """Whether ``directory`` is an application's own folder holding its entry scripts, its project
+    (``project_root``)."""
+    return (project_root(os.path.join(directory, "__init__.py"))[0] == directory
+            and _applications.get(directory, (False, False))[1])
 
 
 _module_applications: dict[tuple[str, str], tuple[str, tuple[str, ...]] | None] = {}
@@ -1098,9 +1117,13 @@ def application_of(path: str, bound: str | None) -> tuple[str, tuple[str, ...]] 
     named = [entry for level in levels for entry in entry_points_in(level)
              if _named_entry(entry)]
     imported = {module for entry in named for module in reached_from(entry)}
+    # a script inside the package the module belongs to is a trial run of that package's modules; one beside the
+    # folder the module's packages lie in (``app/coco_attack.py`` by ``app/src/model/net.py``) runs it
+    packages = source_root(path)
+    packages = packages if packages.startswith(os.path.join(top, "")) else top
     entries = named + [entry for level in levels for entry in entry_points_in(level)
                        if not _named_entry(entry) and entry not in imported
-                       and not _inside_a_package(os.path.dirname(entry), top)]
+                       and not _inside_a_package(os.path.dirname(entry), packages)]
     found = None
     if entries:
         folder = next(level for level in reversed(levels) if any(os.path.dirname(e) == level for e in entries))
@@ -1225,12 +1248,16 @@ def inferred_version(root: str) -> tuple[str, str]:
     return version, origin
 
 
-def inferred_versions(root: str, pinned: bool = False) -> tuple[str, tuple[str, ...], str, str]:
-    """``(version, versions, origin, requirement)``: the installed MindSpore (unless ``pinned``: the project's
-    requirement only), else the versions the project's requirement allows (an application's, else the repository's
-    around it; ``versions`` empty for one, or ``pinned``), else the API tables' version."""
+def inferred_versions(root: str, pinned: bool = False,
+                      installed_first: bool = False) -> tuple[str, tuple[str, ...], str, str]:
+    """``(version, versions, origin, requirement)``: the installed MindSpore where the project's requirement (an
+    application's, else the repository's around it) allows it or names no version; else the versions that
+    requirement allows (``versions`` empty for one, or ``pinned``): the project's requirement says what it runs, so
+    an application pinning ``mindspore==1.8.0`` is judged for 1.8.0 even where 2.10.0 is installed, and its origin
+    says so; else the API tables' version. ``pinned``: the requirement only, never the installed version;
+    ``installed_first``: the installed version whatever the requirement says (the version a project moves to)."""
     installed = "" if pinned else installed_mindspore()
-    if installed:
+    if installed and installed_first:
         return installed, (), "installed", ""
     for where, shown_from in _requirement_folders(root):
         if where not in _requirement_versions:
@@ -1238,10 +1265,29 @@ def inferred_versions(root: str, pinned: bool = False) -> tuple[str, tuple[str, 
         required = _requirement_versions[where]
         if required is not None:
             version, versions, origin, requirement = required
-            return version, () if pinned else versions, os.path.join(shown_from, origin), requirement
+            if installed and _requirement_allows(requirement, installed):
+                break
+            origin = os.path.join(shown_from, origin)
+            if installed:
+                origin += f", not the installed {installed}"
+            return version, () if pinned else versions, origin, requirement
+    if installed:
+        return installed, (), "installed", ""
     from ms_lint.mindspore_api import mindspore_version
 
     return mindspore_version(), (), "default", ""
+
+
+def _requirement_allows(requirement: str, version: str) -> bool:
+    """Whether ``requirement`` (``mindspore-gpu==1.8.1``, ``mindspore>=2.2``) allows MindSpore ``version``."""
+    match = _REQUIREMENT.search(requirement)
+    release = parse_version(version) if is_version(version) else ()
+    if match is None or not release:
+        return True
+    bounds = [(operator, bound.rstrip(".*").split("+")[0], bound.endswith(".*"))
+              for operator, bound in _SPECIFIER.findall(match.group(1))]
+    return all(_allows(operator, release, parse_version(bound), star)
+               for operator, bound, star in bounds if is_version(bound))
 
 
 def _requirement_folders(root: str) -> Iterable[tuple[str, str]]:

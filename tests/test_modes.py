@@ -12,7 +12,7 @@ import pytest
 
 from ms_lint.engine import check_file, check_source
 from ms_lint.settings import Settings
-from ms_lint.target import SILENCED_BY, forget_projects, target_from_settings
+from ms_lint.target import LIBRARY, SILENCED_BY, forget_projects, target_from_settings
 
 # A Cell whose construct holds a statement graph mode refuses, and a @jit function holding the same.
 MODEL = textwrap.dedent("""\
@@ -272,3 +272,52 @@ def test_a_repository_of_three_applications_gives_each_its_own_mode(tmp_path, mo
                        "default_app": [(JIT_LINE, "pynative")], "pynative_app": [(JIT_LINE, "pynative")]}
     # the two PyNative applications share one target (grouped, as the target lines are)
     assert sorted(target["mode"] for target in document["targets"]) == ["graph", "pynative"]
+
+
+def zoo_application(root: Path, name: str, package: bool, entry: str, text: str) -> Path:
+    """An application of a model zoo (``root/.git``): ``name/src/model.py`` run by ``name/<entry>``; with
+    ``package``, the application's folder and the zoo's folders above it hold ``__init__.py``."""
+    folder = root / "research" / name
+    (root / ".git").mkdir(parents=True, exist_ok=True)
+    (folder / "src").mkdir(parents=True)
+    (folder / "src" / "model.py").write_text(MODEL)
+    (folder / "src" / "__init__.py").write_text("")
+    if package:
+        (root / "research" / "__init__.py").write_text("")
+        (folder / "__init__.py").write_text("")
+    (folder / entry).write_text(text.replace("from model import", "from src.model import"))
+    return folder / "src" / "model.py"
+
+
+@pytest.mark.parametrize("selects, expected", [(GRAPH, "graph"), (PYNATIVE, "pynative")])
+def test_an_application_folder_that_is_a_package_keeps_its_entry_scripts(tmp_path, selects, expected):
+    model = zoo_application(tmp_path, "app", True, "train.py", script(selects))
+    assert mode(model) == (expected, "train.py:4")
+    assert lines(model) == ([CELL_LINE, JIT_LINE] if expected == "graph" else [JIT_LINE])
+
+
+def test_a_module_of_a_library_package_is_not_run_by_a_trial_run_in_the_package(tmp_path):
+    root = tmp_path / "lib"
+    (root / "pkg" / "tools").mkdir(parents=True)
+    (root / "pyproject.toml").write_text('[project]\nname = "pkg"\nversion = "0.1.0"\n')
+    (root / "pkg" / "__init__.py").write_text("")
+    (root / "pkg" / "model.py").write_text(MODEL)
+    (root / "pkg" / "tools" / "demo.py").write_text(script(PYNATIVE).replace("from model", "from pkg.model")
+                                                    + "\nif __name__ == '__main__':\n    print(net)\n")
+    assert mode(root / "pkg" / "model.py") == ("graph", LIBRARY)
+
+
+@pytest.mark.parametrize("run", ["main()\n", "args = parser.parse_args()\n"])
+def test_a_script_named_otherwise_runs_by_its_top_level_code(tmp_path, run):
+    text = ("import argparse\nimport mindspore as ms\nfrom src.model import Net\nparser = argparse.ArgumentParser()\n"
+            "\n\ndef main():\n    ms.set_context(mode=ms.PYNATIVE_MODE)\n    print(Net())\n\n\n" + run)
+    root = tmp_path / "zoo"
+    model = zoo_application(root, "attack", True, "coco_attack.py", text)
+    (root / "research" / "attack" / "__init__.py").unlink()  # a folder of scripts beside the model's package
+    assert mode(model) == ("pynative", "coco_attack.py:8")
+    # a module that configures itself at its top level runs nothing
+    (root / "research" / "attack" / "coco_attack.py").write_text(
+        "import logging\nimport mindspore as ms\nfrom src.model import Net\nlogger = logging.getLogger()\n"
+        "logging.basicConfig()\n")
+    forget_projects()
+    assert mode(model) == ("graph", LIBRARY)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from ms_lint.engine import check_file
+from ms_lint.engine import check_file, check_source
 from ms_lint.rules import RULES_BY_CODE
 from ms_lint.settings import Settings, SettingsError
 from ms_lint.target import (SILENCED_BY, forget_projects, installed_mindspore, project_root, required_version,
@@ -203,19 +203,41 @@ def test_fullgraph_jit_is_strict_for_its_own_function_only(tmp_path):
 # ------------------------------------------------------------------------------------------------------ version
 
 
-def test_the_installed_mindspore_comes_first(tmp_path):
+def test_the_installed_mindspore_answers_where_the_project_s_requirement_allows_it(tmp_path):
     from importlib.metadata import version
 
     installed = version("mindspore")
     assert installed_mindspore() == installed
-    # A project whose requirement names another version: the installed one answers, and says so.
-    (tmp_path / "requirements.txt").write_text("mindspore==2.5.0\n")
     model = tmp_path / "net.py"
     model.write_text(ATTENTION)
-    assert installed != "2.5.0" and required_version(str(tmp_path))[0] == "2.5.0"
-    target = target_from_settings(Settings(), str(model))
-    assert (target.version, target.origin("version")) == (installed, "installed")
+    for requirement in ("", "mindspore\n", f"mindspore>={installed.rsplit('.', 1)[0]}\n", f"mindspore=={installed}\n"):
+        (tmp_path / "requirements.txt").write_text(requirement)
+        forget_projects()
+        target = target_from_settings(Settings(), str(model))
+        assert (target.version, target.origin("version")) == (installed, "installed"), requirement
     assert (target_from_settings(Settings(version="2.7.1"), str(model)).version) == "2.7.1"  # the option wins
+
+
+def test_a_requirement_that_excludes_the_installed_mindspore_names_the_version_the_project_runs(tmp_path):
+    from importlib.metadata import version
+
+    installed = version("mindspore")
+    model = tmp_path / "net.py"
+    model.write_text(ATTENTION)
+    for requirement, expected in (("mindspore==2.5.0", "2.5.0"), ("mindspore-gpu==1.8.1", "1.8.1"),
+                                  ("mindspore<=2.3.0", "2.3.0"), ("mindspore_ascend~=1.3.0", "1.3.0")):
+        assert installed != expected
+        (tmp_path / "requirements.txt").write_text(requirement + "\n")
+        forget_projects()
+        target = target_from_settings(Settings(), str(model))
+        assert (target.version, target.origin("version")) == (
+            expected, f"requirements.txt: {requirement}, not the installed {installed}")
+        assert f"MindSpore {expected} (requirements.txt: {requirement}, not the installed {installed})" in \
+            target.describe()
+        # moving to the installed version (--ms-upgrade-from) starts from the requirement's
+        moving = target_from_settings(Settings(upgrade_from="pinned"), str(model))
+        assert (moving.version, moving.upgrade_from) == (installed, expected)
+    assert target_from_settings(Settings(version="2.7.1"), str(model)).version == "2.7.1"  # the option wins
 
 
 def test_the_version_option_wins():
@@ -321,3 +343,33 @@ def test_invalid_device_and_version_stop_with_one_line(tmp_path, monkeypatch, ca
     assert main(["check", "."]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "ms-version must be a MindSpore version such as 2.7.1, not 'latest'" in err
+
+
+def test_what_a_version_older_than_the_tables_has_is_not_claimed(tmp_path, monkeypatch, capsys):
+    from importlib.metadata import version
+
+    from ms_lint.cli import main
+
+    installed = version("mindspore")
+    (tmp_path / "requirements.txt").write_text("mindspore-gpu==1.9.0\n")
+    model = tmp_path / "net.py"
+    model.write_text("from mindspore import ops\n\nresize = ops.ResizeBilinear((4, 4))\nx = ops.ones((2, 2))\n"
+                     "net = ops.UnknownOperatorName()\n")
+    silenced = []
+    assert check_source(model.read_text(), str(model), Settings(), ["MS607"], silenced=silenced) == []
+    shown_by = f"ms-version={installed}"
+    assert [(f.line, f.data[SILENCED_BY]) for f in silenced] == [(3, shown_by), (5, shown_by)]
+    # named on the command line, the version is the user's: its tables answer
+    assert [f.line for f in check_file(str(model), Settings(version=installed), ["MS607"])] == [3, 5]
+    # a version the tables know is answered as before
+    (tmp_path / "requirements.txt").write_text("mindspore==2.7.1\n")
+    forget_projects()
+    assert [f.line for f in check_file(str(model), Settings(), ["MS607"])] == [3, 5]
+    (tmp_path / "requirements.txt").write_text("mindspore-gpu==1.9.0\n")
+    forget_projects()
+    monkeypatch.chdir(tmp_path)
+    main(["check", "--isolated", "--no-cache", "--select=MS607", "net.py"])
+    err = capsys.readouterr().err
+    assert f"MindSpore 1.9.0 (requirements.txt: mindspore-gpu==1.9.0, not the installed {installed})" in err
+    assert (f"2 finding(s) say what MindSpore {installed} has, not the version the project's requirement names; "
+            f"--ms-version={installed} shows them") in err
