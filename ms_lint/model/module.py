@@ -506,8 +506,8 @@ class ModuleFacts(ClassFacts, GraphCode):
     def seeds_mindspore(self) -> bool:
         """The module calls ``mindspore.set_seed`` (any spelling), directly or through a seeding helper of the project.
 
-        ``manual_seed`` does not seed parameter initialisation and ``mindspore.dataset.config.set_seed`` seeds only
-        the data pipeline: neither counts. A helper whose source cannot be read (a third-party ``seed_everything``)
+        ``manual_seed`` does not seed parameter initialisation and ``mindspore.dataset.config.set_seed`` seeds the
+        data pipeline, numpy and ``random`` (``seeds_numpy``), not MindSpore's random operators: neither counts. A helper whose source cannot be read (a third-party ``seed_everything``)
         is trusted when its name speaks of seeding.
         """
         known: dict[tuple[int, str], bool] = {}
@@ -515,7 +515,8 @@ class ModuleFacts(ClassFacts, GraphCode):
         return any(_seeds(self, qualname(node.func), 0, known) for node in self._call_nodes)
 
     def seeds_numpy(self, before: int | None = None) -> bool:
-        """The module calls ``numpy.random.seed`` (any spelling), directly or through a seeding helper of the
+        """The module calls ``numpy.random.seed`` (any spelling; ``mindspore.dataset.config.set_seed`` calls it
+        too, measured 2.10 and 2.7.1), directly or through a seeding helper of the
         project (or a third-party one named for seeding), on a line before ``before`` when given (a seed drawn
         after the network is built seeds nothing of it). MindSpore's parameter initialisers draw from numpy's
         generator: a numpy seed alone makes the initial weights the same in every process (measured 2.10 and
@@ -677,7 +678,10 @@ def _seeds(module: ModuleFacts, qualname: str | None, depth: int, known: dict, w
     if not qualname or depth > _MAX_SEED_DEPTH:
         return False
     if api.is_mindspore(qualname):
-        return what != _NUMPY_SEED and api.last_name(qualname) == "set_seed" and not qualname.startswith(
+        if api.last_name(qualname) != "set_seed":
+            return False
+        # the data pipeline's seed (``mindspore.dataset.config.set_seed``) seeds numpy's generator and Python's too
+        return qualname.startswith("mindspore.dataset") if what == _NUMPY_SEED else not qualname.startswith(
             "mindspore.dataset")
     if what == _NUMPY_SEED and qualname == "numpy.random.seed":
         return True
