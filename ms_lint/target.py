@@ -1077,11 +1077,11 @@ _TOP_LEVEL_RUN = re.compile(r"^(?:main|run|train|evaluate|test|infer|predict)\w*
                             r"|^\w+\s*=\s*[\w.]*parse_(?:known_)?args\(", re.MULTILINE)
 
 
-def _application_folder(directory: str) -> bool:
-    """Whether ``directory`` is an application's own folder holding its entry scripts, its project
-    (``project_root``)."""
+def _application_folder(directory: str, with_entries: bool = True) -> bool:
+    """Whether ``directory`` is an application's own folder, its project (``project_root``), holding entry scripts
+    named as such (``with_entries``) or any sign of an application (``_application_signs``)."""
     return (project_root(os.path.join(directory, "__init__.py"))[0] == directory
-            and _applications.get(directory, (False, False))[1])
+            and _applications.get(directory, (False, False))[0 if not with_entries else 1])
 
 
 _module_applications: dict[tuple[str, str], tuple[str, tuple[str, ...]] | None] = {}
@@ -1198,9 +1198,11 @@ def mode_of(path: str, bound: str | None) -> ModuleMode:
     modes = [_entry_mode(entry, folder) for entry in entries]
     reaching = [mode for mode in modes if target in reached_from(mode.entry)]
     root = source_root(path)
-    if not reaching and root != folder and root.startswith(os.path.join(folder, "")):
+    if not reaching and root != folder and root.startswith(os.path.join(folder, "")) and not _application_folder(
+            folder, with_entries=False):
         # scripts in a folder above the one the module's packages lie in, none of which imports it: not known to be
-        # its application
+        # its application (in an application's own folder, its modules are its own: ``ldm/modules/attention.py``
+        # that ``txt2img.py`` builds from a configuration file's class name)
         return ModuleMode(GRAPH, LIBRARY)
     graph = sorted((mode for mode in (reaching or modes) if mode.mode == GRAPH),
                    key=lambda mode: not os.path.basename(mode.entry).startswith("train"))  # training first

@@ -321,3 +321,23 @@ def test_a_script_named_otherwise_runs_by_its_top_level_code(tmp_path, run):
         "logging.basicConfig()\n")
     forget_projects()
     assert mode(model) == ("graph", LIBRARY)
+
+
+def test_a_module_an_application_builds_by_name_takes_the_mode_of_its_entry_points(tmp_path):
+    # ``ldm/modules/model.py`` (``modules`` a package, ``ldm`` not) that ``txt2img.py`` builds from a class name in
+    # its configuration file, never importing it: the application's module, in the application's mode
+    root = tmp_path / "zoo"
+    (root / ".git").mkdir(parents=True)
+    app = root / "research" / "txt2img"
+    (app / "ldm" / "modules").mkdir(parents=True)
+    (app / "ldm" / "modules" / "__init__.py").write_text("")
+    (app / "ldm" / "modules" / "model.py").write_text(MODEL)
+    (app / "configs").mkdir()
+    (app / "configs" / "model.yaml").write_text("target: ldm.modules.model.Net\n")
+    (app / "txt2img.py").write_text("import importlib\nimport mindspore as ms\n\n\nif __name__ == '__main__':\n"
+                                    "    ms.set_context(mode=ms.GRAPH_MODE)\n"
+                                    "    net = importlib.import_module('ldm.modules.model').Net()\n")
+    assert mode(app / "ldm" / "modules" / "model.py") == ("graph", "txt2img.py:6")
+    forget_projects()
+    (app / "txt2img.py").write_text((app / "txt2img.py").read_text().replace("GRAPH_MODE", "PYNATIVE_MODE"))
+    assert mode(app / "ldm" / "modules" / "model.py") == ("pynative", "txt2img.py:6")
