@@ -507,8 +507,9 @@ class ModuleFacts(ClassFacts, GraphCode):
         """The module calls ``mindspore.set_seed`` (any spelling), directly or through a seeding helper of the project.
 
         ``manual_seed`` does not seed parameter initialisation and ``mindspore.dataset.config.set_seed`` seeds the
-        data pipeline, numpy and ``random`` (``seeds_numpy``), not MindSpore's random operators: neither counts. A helper whose source cannot be read (a third-party ``seed_everything``)
-        is trusted when its name speaks of seeding.
+        data pipeline, numpy and ``random`` (``seeds_numpy``), not MindSpore's random operators: neither counts. A
+        helper whose source cannot be read (a third-party ``seed_everything``) is trusted when its name speaks of
+        seeding.
         """
         known: dict[tuple[int, str], bool] = {}
         qualname = self.qualname

@@ -58,8 +58,9 @@ class DistributedWithoutSeed(Rule):
         from its own parameters: gradients are averaged over models that are not the same model, and runs cannot be
         reproduced. Measured on 2.10 and 2.7.1 CPU (two processes under `msrun`, tests/test_ground_truth_values.py):
         without a seed the two ranks' initial weights differ; `numpy.random.seed(n)` alone (also through
-        `mindspore.dataset.config.set_seed(n)`) or `mindspore.set_seed(n)` makes them equal; `set_auto_parallel_context(parameter_broadcast=True)` copies rank 0's weights to the other
-        ranks when the training network is compiled. `set_context(parameter_broadcast=True)` raises ValueError
+        `mindspore.dataset.config.set_seed(n)`) or `mindspore.set_seed(n)` makes them equal;
+        `set_auto_parallel_context(parameter_broadcast=True)` copies rank 0's weights to the other ranks when the
+        training network is compiled. `set_context(parameter_broadcast=True)` raises ValueError
         ("the keyword argument parameter_broadcast is not recognized").
     """
     example = """
