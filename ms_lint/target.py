@@ -750,6 +750,9 @@ class EntryMode:
     entry: str  # the entry point's path
     mode: str
     where: str
+    # where the mode is a configuration file's (``mode=cfg.context_mode``) and the application's configuration files
+    # select both modes: each such file's (path, mode, line)
+    configured: tuple[tuple[str, str, int], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -1163,7 +1166,8 @@ def _find_entry_mode(entry: str, folder: str) -> EntryMode:
         modes = [(_resolved(selection, entry, context, folder), selection) for selection in own]
         (mode, _), selection = next((item for item in modes if item[0][0] == GRAPH), modes[0])
         if mode == GRAPH:
-            return EntryMode(entry, mode, f"{_relative(entry, folder)}:{selection.line}")
+            return EntryMode(entry, mode, f"{_relative(entry, folder)}:{selection.line}",
+                             _configured_modes(selection, folder))
     text = _text(entry) or ""
     exported = exports_mindir(text)
     if exported is not None:  # the network it exports is compiled, whatever the mode
@@ -1175,11 +1179,55 @@ def _find_entry_mode(entry: str, folder: str) -> EntryMode:
         for selection in selections(module, skip_main_block=True):
             mode, _ = _resolved(selection, module, (entry, *context), folder)
             candidate = EntryMode(entry, mode, f"{_relative(entry, folder)}, through "
-                                               f"{_relative(module, folder)}:{selection.line}")
+                                               f"{_relative(module, folder)}:{selection.line}",
+                                  _configured_modes(selection, folder) if mode == GRAPH else ())
             if mode == GRAPH:
                 return candidate
             chosen = chosen or candidate
     return chosen or EntryMode(entry, PYNATIVE, "")
+
+
+def _configured_modes(selection: Selection, folder: str) -> tuple[tuple[str, str, int], ...]:
+    """For a selection read from elsewhere (``mode=context_mode``, ``mode=cfg.system.context_mode``), the
+    application's configuration files that set the key it names (``context_mode: "pynative_mode"``): (path, mode,
+    line) each, where they select both modes (else none: one mode, which ``_resolved`` gives)."""
+    if selection.mode:
+        return ()
+    names = re.findall(r"[A-Za-z_]\w*", selection.value)
+    if not names:
+        return ()
+    key = re.compile(rf"^\s*[\"']?{names[-1]}[\"']?\s*:\s*[\"']?([\w.]+)", re.MULTILINE)
+    found = []
+    for path in _configuration_files(folder):
+        text = _text(path) or ""
+        if names[-1] in text:
+            for match in key.finditer(text):
+                mode = _word_mode(match.group(1).rsplit(".", 1)[-1])
+                if mode and not _in_comment(text, match.start()):
+                    found.append((path, mode, _line(text, match.start())))
+    return tuple(found) if len({mode for _, mode, _ in found}) > 1 else ()
+
+
+def _configuring(configured: tuple[tuple[str, str, int], ...], path: str) -> tuple[tuple[str, str, int], ...]:
+    """Of an application's configuration files that select both modes, those that name the module at ``path``: its
+    name (``emvd`` for ``models/emvd.py``) as a value (``name: "emvd"``) or as their folder (``configs/emvd/``)."""
+    stem = os.path.splitext(os.path.basename(path))[0]
+    if stem in ("__init__", "model", "models", "network", "net"):
+        return ()
+    value = re.compile(rf"^[^#\n]*:\s*[\"']?{re.escape(stem)}[\"']?\s*$", re.MULTILINE | re.IGNORECASE)
+    return tuple(item for item in configured
+                 if stem in os.path.dirname(item[0]).split(os.sep) or value.search(_text(item[0]) or ""))
+
+
+def _as_configured(mode: EntryMode, path: str, folder: str) -> EntryMode:
+    """What ``mode``'s entry point runs the module at ``path`` in: where its mode is a configuration file's and the
+    application's configuration files select both, PyNative when every file naming the module selects it."""
+    configuring = _configuring(mode.configured, path) if mode.configured else ()
+    if not configuring or any(selected != PYNATIVE for _, selected, _ in configuring):
+        return mode
+    config, _, line = configuring[0]
+    return EntryMode(mode.entry, PYNATIVE, f"{_relative(mode.entry, folder)}, through {_relative(config, folder)}:"
+                                           f"{line}")
 
 
 def _relative(path: str, folder: str) -> str:
@@ -1204,6 +1252,8 @@ def mode_of(path: str, bound: str | None) -> ModuleMode:
         # its application (in an application's own folder, its modules are its own: ``ldm/modules/attention.py``
         # that ``txt2img.py`` builds from a configuration file's class name)
         return ModuleMode(GRAPH, LIBRARY)
+    modes = [_as_configured(mode, target, folder) for mode in modes]
+    reaching = [_as_configured(mode, target, folder) for mode in reaching]
     graph = sorted((mode for mode in (reaching or modes) if mode.mode == GRAPH),
                    key=lambda mode: not os.path.basename(mode.entry).startswith("train"))  # training first
     if graph:

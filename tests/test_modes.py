@@ -341,3 +341,24 @@ def test_a_module_an_application_builds_by_name_takes_the_mode_of_its_entry_poin
     forget_projects()
     (app / "txt2img.py").write_text((app / "txt2img.py").read_text().replace("GRAPH_MODE", "PYNATIVE_MODE"))
     assert mode(app / "ldm" / "modules" / "model.py") == ("pynative", "txt2img.py:6")
+
+
+def test_the_configuration_files_naming_a_model_select_its_mode(tmp_path):
+    # one context builder reads the mode from the configuration file the run is given; the model's own files
+    # (its folder of configurations, or its name as a value) select PyNative for one model and GRAPH for another
+    root = tmp_path / "editing"
+    project(root, **{
+        "train.py": "import sys\nimport mindspore as ms\nfrom src.env import init_env\nfrom src import eager_net, "
+                    "graph_net\n\n\nif __name__ == '__main__':\n    init_env(sys.argv[1])\n",
+        "src/__init__.py": "",
+        "src/env.py": "import mindspore as ms\n\n\ndef init_env(cfg):\n    context_mode = ms.GRAPH_MODE if "
+                      "cfg.mode == 'graph_mode' else ms.PYNATIVE_MODE\n    ms.set_context(mode=context_mode)\n",
+        "src/eager_net.py": MODEL,
+        "src/graph_net.py": MODEL,
+        "configs/eager_net/train.yaml": 'system:\n  context_mode: "pynative_mode"\n',
+        "configs/other/train.yaml": 'model:\n  name: "graph_net"\nsystem:\n  context_mode: "graph_mode"\n',
+    })
+    assert mode(root / "src" / "eager_net.py") == ("pynative", "train.py, through configs/eager_net/train.yaml:2")
+    assert lines(root / "src" / "eager_net.py") == [JIT_LINE]
+    assert mode(root / "src" / "graph_net.py") == ("graph", "train.py, through src/env.py:6")
+    assert lines(root / "src" / "graph_net.py") == [CELL_LINE, JIT_LINE]
