@@ -802,6 +802,7 @@ def _forget_modes() -> None:
     _module_applications.clear()
     _inferred_modes.clear()
     _entry_modes.clear()
+    shell_entries.cache_clear()
 
 
 # ------------------------------------------------------------------------------------ mode selections
@@ -1066,7 +1067,7 @@ def entry_points_in(directory: str) -> tuple[str, ...]:
             if not name.endswith(".py") or is_test_path(name) or not os.path.isfile(path):
                 continue
             text = _text(path)
-            if text is None or "mindspore" not in text:
+            if text is None or "mindspore" not in text and not (_named_entry(path) and _reaches_mindspore(path)):
                 continue
             if _named_entry(path) or _MAIN_GUARD.search(text) or (not package and _TOP_LEVEL_RUN.search(text)):
                 found.append(path)
@@ -1078,6 +1079,42 @@ def entry_points_in(directory: str) -> tuple[str, ...]:
 # parsed (``args = parser.parse_args()``); a module's configuration (``logger = getLogger()``) is not.
 _TOP_LEVEL_RUN = re.compile(r"^(?:main|run|train|evaluate|test|infer|predict)\w*\(.*\)\s*$"
                             r"|^\w+\s*=\s*[\w.]*parse_(?:known_)?args\(", re.MULTILINE)
+
+
+def _reaches_mindspore(path: str) -> bool:
+    """Whether a project module the script at ``path`` imports names MindSpore (``train.py`` calling
+    ``src.train_ns.train``)."""
+    return any("mindspore" in (_text(module) or "") for module in reached_from(path))
+
+
+# A shell script's run of a Python file: ``python ./train.py``, ``python3 -u ${BASE}/../src/extract.py``.
+_SHELL_RUN = re.compile(r"\bpython[\d.]*\s+(?:-[A-Za-z]\s+)*[\"']?([^\s\"';|&]+\.py)\b")
+
+
+@lru_cache(maxsize=1024)
+def shell_entries(folder: str) -> tuple[str, ...]:
+    """The Python files of the application at ``folder`` that its shell scripts (``*.sh`` in it and in its
+    ``scripts/``) run, where they use MindSpore: entry points wherever they lie (``src/extract_feature.py`` in a
+    package). A path is found relative to the script, else to the application, else by its name in the
+    application's folder and its ``src/``."""
+    found: dict[str, None] = {}
+    for directory in (folder, os.path.join(folder, "scripts")):
+        for name in sorted(_listing(directory)):
+            if not name.endswith(".sh"):
+                continue
+            for match in _SHELL_RUN.finditer(_read_text(os.path.join(directory, name))):
+                written = re.sub(r"^(?:\$\{?\w+\}?/)+", "", match.group(1))
+                parts = [part for part in written.split("/") if part not in ("", ".", "..")]
+                candidates = [os.path.normpath(os.path.join(directory, written)), os.path.join(folder, *parts),
+                              os.path.join(folder, parts[-1]), os.path.join(folder, "src", parts[-1])]
+                for candidate in candidates:
+                    if candidate.startswith(os.path.join(folder, "")) and os.path.isfile(candidate) and not \
+                            is_test_path(os.path.basename(candidate)):
+                        text = _text(candidate) or ""
+                        if "mindspore" in text or _reaches_mindspore(candidate):
+                            found[os.path.abspath(candidate)] = None
+                        break
+    return tuple(found)
 
 
 def _application_folder(directory: str, with_entries: bool = True) -> bool:
@@ -1119,6 +1156,8 @@ def application_of(path: str, bound: str | None) -> tuple[str, tuple[str, ...]] 
         current = parent
     named = [entry for level in levels for entry in entry_points_in(level)
              if _named_entry(entry)]
+    named += [entry for level in levels if _application_folder(level, with_entries=False)
+              for entry in shell_entries(level) if entry not in named]
     imported = {module for entry in named for module in reached_from(entry)}
     # a script inside the package the module belongs to is a trial run of that package's modules; one beside the
     # folder the module's packages lie in (``app/coco_attack.py`` by ``app/src/model/net.py``) runs it

@@ -362,3 +362,25 @@ def test_the_configuration_files_naming_a_model_select_its_mode(tmp_path):
     assert lines(root / "src" / "eager_net.py") == [JIT_LINE]
     assert mode(root / "src" / "graph_net.py") == ("graph", "train.py, through src/env.py:6")
     assert lines(root / "src" / "graph_net.py") == [CELL_LINE, JIT_LINE]
+
+
+def test_an_entry_script_that_uses_mindspore_through_its_modules_selects_the_mode(tmp_path):
+    model = zoo_application(tmp_path, "pinns", False, "train.py",
+                            "from src.run import run\n\nif __name__ == '__main__':\n    run()\n")
+    (model.parent / "run.py").write_text("import mindspore as ms\nfrom src.model import Net\n\n\ndef run():\n"
+                                         "    ms.set_context(mode=ms.PYNATIVE_MODE)\n    return Net()\n")
+    assert mode(model) == ("pynative", "train.py, through src/run.py:6")
+
+
+@pytest.mark.parametrize("command", ["python ../src/extract.py --data x", "python3 -u ${BASE_PATH}/src/extract.py",
+                                     "nohup python extract.py > log 2>&1 &"])
+def test_a_python_file_a_shell_script_of_the_application_runs_is_an_entry_point(tmp_path, command):
+    text = ("import mindspore as ms\nfrom src.model import Net\n\nif __name__ == '__main__':\n"
+            "    ms.set_context(mode=ms.PYNATIVE_MODE)\n    print(Net())\n")
+    model = zoo_application(tmp_path, "delf", True, "train.py", "import mindspore as ms\nprint(ms.__version__)\n")
+    (model.parent / "extract.py").write_text(text)  # in the package src/: a module's trial run unless a script runs it
+    assert mode(model) == ("pynative", "MindSpore's default: train.py selects no mode")
+    (model.parent.parent / "scripts").mkdir()
+    (model.parent.parent / "scripts" / "run_extract.sh").write_text(f"#!/bin/bash\nBASE_PATH=..\n{command}\n")
+    forget_projects()
+    assert mode(model) == ("pynative", "src/extract.py:5")
