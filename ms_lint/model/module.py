@@ -473,9 +473,13 @@ class ModuleFacts(ClassFacts, GraphCode):
     # -- training scripts (MS401, MS402) ------------------------------------------------------------------
 
     def training_calls(self) -> list[CallSite]:
-        """Calls that show the module trains: optimizers, Model with an optimizer, ``.train(``, TrainOneStep
-        cells, and gradient functions."""
-        result = []
+        """Calls that show the module trains: optimizers, Model with an optimizer (not ``optimizer=None``),
+        ``.train(``, TrainOneStep cells, and gradient functions. A module that evaluates (``model.eval(dataset)``)
+        and runs no training (no ``.train(``, TrainOneStep cell or gradient function) builds its optimizer and
+        ``Model`` only to evaluate: none of those counts."""
+        result, running = [], []
+        evaluates = any(site.node.args or site.node.keywords for site in self.calls_written("eval")
+                        if isinstance(site.node.func, ast.Attribute))
         optimizers = api.optimizer_names()
         written = [name for name in self.written_call_names()
                    if name in optimizers or name in _TRAINING_CALL_NAMES or name.startswith("TrainOneStep")]
@@ -485,16 +489,14 @@ class ModuleFacts(ClassFacts, GraphCode):
             entry = api.nn_cell_entry(qualname)
             if entry is not None and entry.get("optimizer"):
                 result.append(site)
-            elif api.is_mindspore_name(qualname, "Model") and (
-                    len(site.node.args) >= 3 or any(k.arg == "optimizer" for k in site.node.keywords)):
+            elif api.is_mindspore_name(qualname, "Model") and _given_an_optimizer(site.node):
                 result.append(site)
-            elif api.is_mindspore(qualname) and api.last_name(qualname).startswith("TrainOneStep"):
+            elif (api.is_mindspore(qualname) and api.last_name(qualname).startswith("TrainOneStep")) or (
+                    api.is_mindspore_name(qualname, "grad", "value_and_grad", "GradOperation", "build_train_network")
+            ) or (isinstance(func, ast.Attribute) and func.attr == "train" and (site.node.args or site.node.keywords)):
                 result.append(site)
-            elif api.is_mindspore_name(qualname, "grad", "value_and_grad", "GradOperation", "build_train_network"):
-                result.append(site)
-            elif isinstance(func, ast.Attribute) and func.attr == "train" and (site.node.args or site.node.keywords):
-                result.append(site)
-        return result
+                running.append(site)
+        return result if running or not evaluates else []
 
     def plain_containers(self) -> list[PlainContainer]:
         """Python lists/tuples/dicts of Cells or Parameters that a Cell keeps as attributes, unregistered (MS201,
@@ -670,6 +672,13 @@ class _CallGraph:
 
 _MAX_SEED_DEPTH = 4
 _NUMPY_SEED = "numpy"
+
+
+def _given_an_optimizer(call: ast.Call) -> bool:
+    """Whether ``Model(...)`` is given an optimizer: a third argument or ``optimizer=``, not ``None``."""
+    given = call.args[2] if len(call.args) >= 3 else next(
+        (keyword.value for keyword in call.keywords if keyword.arg == "optimizer"), None)
+    return given is not None and not (isinstance(given, ast.Constant) and given.value is None)
 
 
 def _seeds(module: ModuleFacts, qualname: str | None, depth: int, known: dict, what: str = "mindspore") -> bool:
