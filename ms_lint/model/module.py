@@ -474,7 +474,8 @@ class ModuleFacts(ClassFacts, GraphCode):
 
     def training_calls(self) -> list[CallSite]:
         """Calls that show the module trains: optimizers, Model with an optimizer (not ``optimizer=None``),
-        ``.train(``, TrainOneStep cells, and gradient functions. A module that evaluates (``model.eval(dataset)``)
+        ``.train(`` as ``Model.train`` is called, TrainOneStep cells, and gradient functions (``grad`` and
+        ``value_and_grad`` with weights). A module that evaluates (``model.eval(dataset)``)
         and runs no training (no ``.train(``, TrainOneStep cell or gradient function) builds its optimizer and
         ``Model`` only to evaluate: none of those counts."""
         result, running = [], []
@@ -492,8 +493,9 @@ class ModuleFacts(ClassFacts, GraphCode):
             elif api.is_mindspore_name(qualname, "Model") and _given_an_optimizer(site.node):
                 result.append(site)
             elif (api.is_mindspore(qualname) and api.last_name(qualname).startswith("TrainOneStep")) or (
-                    api.is_mindspore_name(qualname, "grad", "value_and_grad", "GradOperation", "build_train_network")
-            ) or (isinstance(func, ast.Attribute) and func.attr == "train" and (site.node.args or site.node.keywords)):
+                    api.is_mindspore_name(qualname, "GradOperation", "build_train_network")) or (
+                    api.is_mindspore_name(qualname, "grad", "value_and_grad") and _given_weights(site.node)) or (
+                    isinstance(func, ast.Attribute) and func.attr == "train" and _model_train(site.node, qualname)):
                 result.append(site)
                 running.append(site)
         return result if running or not evaluates else []
@@ -672,6 +674,29 @@ class _CallGraph:
 
 _MAX_SEED_DEPTH = 4
 _NUMPY_SEED = "numpy"
+
+
+# The keywords ``Model.train`` takes (2.7.1 to 2.10.0): a ``.train(...)`` call with another keyword, on an object
+# not known to be MindSpore's, is a method of another class (an attack's ``train(attack_method=...)``).
+_MODEL_TRAIN_KEYWORDS = frozenset({"epoch", "train_dataset", "callbacks", "dataset_sink_mode", "sink_size",
+                                   "initial_epoch"})
+
+
+def _model_train(call: ast.Call, qualname: str) -> bool:
+    """Whether a ``.train(...)`` call trains: given arguments, and, unless it is a method of MindSpore's or a
+    MindSpore suite's (``mindformers.Trainer.train(train_checkpoint=...)``), each keyword one ``Model.train``
+    takes."""
+    return bool(call.args or call.keywords) and (qualname.split(".")[0].startswith("mind") or all(
+        keyword.arg in _MODEL_TRAIN_KEYWORDS or keyword.arg is None for keyword in call.keywords))
+
+
+def _given_weights(call: ast.Call) -> bool:
+    """Whether ``grad``/``value_and_grad`` differentiates with respect to weights (its third argument or
+    ``weights=``, not ``None``): without, it takes the gradient of the inputs (an attack's perturbation), which
+    trains nothing."""
+    given = call.args[2] if len(call.args) >= 3 else next(
+        (keyword.value for keyword in call.keywords if keyword.arg == "weights"), None)
+    return given is not None and not (isinstance(given, ast.Constant) and given.value is None)
 
 
 def _given_an_optimizer(call: ast.Call) -> bool:
