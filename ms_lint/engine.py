@@ -91,15 +91,16 @@ def _with_what_compiles(module, findings: list[Finding]) -> list[Finding]:
 
 
 def _for_the_version(module, findings: list[Finding]) -> list[Finding]:
-    """Where the project's requirement names a MindSpore older than the oldest ms-lint has API tables for, what a
-    version has (MS607, MS610, MS612, answered from those tables) is not known of it: such findings hold for the
-    installed version (or the oldest tables'), the setting that shows them."""
+    """Where the project's requirement names only MindSpore releases older than the oldest ms-lint has API tables
+    for, what a version has (MS607, MS610, MS612, answered from those tables) is not known of them: such findings
+    hold for the installed version (or the oldest tables'), the setting that shows them."""
     from dataclasses import replace
 
     from ms_lint.mindspore_api import VERSION_CLAIMS, older_than_tables, shipped_versions
 
     target = module.target
-    if not older_than_tables(target.version) or target.set_by_user("version") or not any(
+    if not all(older_than_tables(version) for version in target.judged_versions) or target.set_by_user(
+            "version") or not any(
             finding.code in VERSION_CLAIMS for finding in findings):
         return findings
     from ms_lint.target import installed_mindspore

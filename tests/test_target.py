@@ -361,10 +361,11 @@ def test_what_a_version_older_than_the_tables_has_is_not_claimed(tmp_path, monke
     assert [(f.line, f.data[SILENCED_BY]) for f in silenced] == [(3, shown_by), (5, shown_by)]
     # named on the command line, the version is the user's: its tables answer
     assert [f.line for f in check_file(str(model), Settings(version=installed), ["MS607"])] == [3, 5]
-    # a version the tables know is answered as before
-    (tmp_path / "requirements.txt").write_text("mindspore==2.7.1\n")
-    forget_projects()
-    assert [f.line for f in check_file(str(model), Settings(), ["MS607"])] == [3, 5]
+    # a version the tables know is answered as before, also as the top of a range starting before them
+    for requirement in ("mindspore==2.7.1\n", "mindspore>=2.5.0,<=2.7.0\n"):
+        (tmp_path / "requirements.txt").write_text(requirement)
+        forget_projects()
+        assert [f.line for f in check_file(str(model), Settings(), ["MS607"])] == [3, 5]
     (tmp_path / "requirements.txt").write_text("mindspore-gpu==1.9.0\n")
     forget_projects()
     monkeypatch.chdir(tmp_path)
