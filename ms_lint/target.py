@@ -1117,6 +1117,16 @@ def shell_entries(folder: str) -> tuple[str, ...]:
     return tuple(found)
 
 
+def _script_folder_entries(folder: str) -> tuple[str, ...]:
+    """The entry scripts of an application's folder of scripts (``app/scripts/train.py``): named as such, or run
+    under a ``__main__`` guard."""
+    scripts = os.path.join(folder, "scripts")
+    if not os.path.isdir(scripts):
+        return ()
+    return tuple(entry for entry in entry_points_in(scripts)
+                 if _named_entry(entry) or _MAIN_GUARD.search(_text(entry) or ""))
+
+
 def _application_folder(directory: str, with_entries: bool = True) -> bool:
     """Whether ``directory`` is an application's own folder, its project (``project_root``), holding entry scripts
     named as such (``with_entries``) or any sign of an application (``_application_signs``)."""
@@ -1156,8 +1166,9 @@ def application_of(path: str, bound: str | None) -> tuple[str, tuple[str, ...]] 
         current = parent
     named = [entry for level in levels for entry in entry_points_in(level)
              if _named_entry(entry)]
-    named += [entry for level in levels if _application_folder(level, with_entries=False)
-              for entry in shell_entries(level) if entry not in named]
+    run_from = {entry: level for level in levels if _application_folder(level, with_entries=False)
+                for entry in (*shell_entries(level), *_script_folder_entries(level)) if entry not in named}
+    named += list(run_from)
     imported = {module for entry in named for module in reached_from(entry)}
     # a script inside the package the module belongs to is a trial run of that package's modules; one beside the
     # folder the module's packages lie in (``app/coco_attack.py`` by ``app/src/model/net.py``) runs it
@@ -1168,7 +1179,8 @@ def application_of(path: str, bound: str | None) -> tuple[str, tuple[str, ...]] 
                        and not _inside_a_package(os.path.dirname(entry), packages)]
     found = None
     if entries:
-        folder = next(level for level in reversed(levels) if any(os.path.dirname(e) == level for e in entries))
+        folder = next(level for level in reversed(levels)
+                      if any(run_from.get(e, os.path.dirname(e)) == level for e in entries))
         found = (folder, tuple(sorted(entries)))
     _module_applications[key] = found
     return found

@@ -384,3 +384,12 @@ def test_a_python_file_a_shell_script_of_the_application_runs_is_an_entry_point(
     (model.parent.parent / "scripts" / "run_extract.sh").write_text(f"#!/bin/bash\nBASE_PATH=..\n{command}\n")
     forget_projects()
     assert mode(model) == ("pynative", "src/extract.py:5")
+
+
+def test_the_scripts_in_an_application_s_scripts_folder_are_its_entry_points(tmp_path):
+    model = zoo_application(tmp_path, "seg", False, "requirements.txt", "mindspore\n")
+    (model.parent.parent / "scripts").mkdir()
+    (model.parent.parent / "scripts" / "run_infer.py").write_text(
+        "import sys\nimport mindspore as ms\nsys.path.insert(0, '..')\nfrom src.model import Net\n\n"
+        "if __name__ == '__main__':\n    ms.set_context(mode=ms.PYNATIVE_MODE)\n    print(Net())\n")
+    assert mode(model) == ("pynative", "scripts/run_infer.py:7")
