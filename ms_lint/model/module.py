@@ -479,8 +479,9 @@ class ModuleFacts(ClassFacts, GraphCode):
         and runs no training (no ``.train(``, TrainOneStep cell or gradient function) builds its optimizer and
         ``Model`` only to evaluate: none of those counts."""
         result, running = [], []
-        evaluates = any(site.node.args or site.node.keywords for site in self.calls_written("eval")
-                        if isinstance(site.node.func, ast.Attribute))
+        evaluates = "eval" in self.written_call_names() and any(
+            (site.node.args or site.node.keywords) for site in self.calls_written("eval")
+            if isinstance(site.node.func, ast.Attribute) and site.node.func.attr == "eval")
         optimizers = api.optimizer_names()
         written = [name for name in self.written_call_names()
                    if name in optimizers or name in _TRAINING_CALL_NAMES or name.startswith("TrainOneStep")]
