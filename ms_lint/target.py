@@ -1230,18 +1230,39 @@ def inferred_versions(root: str, pinned: bool = False) -> tuple[str, tuple[str, 
     requirement only), else the versions the project's requirement allows (an application's, else the repository's
     around it; ``versions`` empty for one, or ``pinned``), else the API tables' version."""
     installed = "" if pinned else installed_mindspore()
-    if installed:
+    required = _project_requirement(root)
+    if installed and (required is None or allows(required[3], installed)):
         return installed, (), "installed", ""
+    if required is not None:
+        version, versions, origin, requirement = required
+        if installed:  # ms-lint runs beside another MindSpore than the one the project installs
+            origin = f"{origin}; not the installed {installed}"
+        return version, () if pinned else versions, origin, requirement
+    from ms_lint.mindspore_api import mindspore_version
+
+    return mindspore_version(), (), "default", ""
+
+
+def _project_requirement(root: str) -> tuple[str, tuple[str, ...], str, str] | None:
+    """``required_versions`` of the nearest folder whose requirements name a MindSpore version (an application's,
+    else the repository's around it), its origin shown from ``root``; None where none does."""
     for where, shown_from in _requirement_folders(root):
         if where not in _requirement_versions:
             _requirement_versions[where] = required_versions(where)
         required = _requirement_versions[where]
         if required is not None:
             version, versions, origin, requirement = required
-            return version, () if pinned else versions, os.path.join(shown_from, origin), requirement
-    from ms_lint.mindspore_api import mindspore_version
+            return version, versions, os.path.join(shown_from, origin), requirement
+    return None
 
-    return mindspore_version(), (), "default", ""
+
+def allows(requirement: str, version: str) -> bool:
+    """Whether ``requirement`` as written (``mindspore>=2.7.1``, ``numpy<1.24``) allows release ``version``: what
+    decides whether an installed package is the one the project runs with."""
+    release = parse_version(version)
+    bounds = [(operator, parse_version(bound.rstrip(".*").split("+")[0]), bound.endswith(".*"))
+              for operator, bound in _SPECIFIER.findall(requirement)]
+    return all(_allows(operator, release, bound, star) for operator, bound, star in bounds if bound)
 
 
 def _requirement_folders(root: str) -> Iterable[tuple[str, str]]:
@@ -1432,20 +1453,39 @@ def numpy_version(root: str, mindspore: str) -> tuple[str, str]:
     2 that the project's requirement on numpy allows (an application's, else the repository's around it), else the
     newest that MindSpore ``mindspore`` itself allows."""
     installed = installed_numpy()
-    if installed:
+    required = _numpy_requirement(root)
+    if installed and _installed_environment(root, mindspore) and (required is None or allows(required[0], installed)):
         return installed, "installed"
-    for where, shown_from in _requirement_folders(root):
-        for name, requirements in _requirement_sources(where):
-            for requirement in requirements:
-                match = _NUMPY_REQUIREMENT.search(requirement)
-                chosen = _newest_allowed(match.group(1)) if match is not None else ""
-                if chosen:
-                    origin = os.path.join(shown_from, name)
-                    return chosen, f"the newest {' '.join(match.group(0).split())} allows ({origin})"
+    if required is not None:
+        written, origin = required
+        return _newest_allowed(written), f"the newest {written} allows ({origin})"
     release = parse_version(mindspore) if mindspore and is_version(mindspore) else (99,)
     specification = next(specification for first, specification in _MINDSPORE_NUMPY if release[:len(first)] >= first)
     return _newest_allowed(specification), f"the newest MindSpore {mindspore} allows" if mindspore else \
         "the newest MindSpore allows"
+
+
+def _numpy_requirement(root: str) -> tuple[str, str] | None:
+    """``(requirement as written, where)``: the first requirement on numpy of the project's folders (an
+    application's, else the repository's around it) that leaves a numpy release below 2 to choose; None where none
+    does."""
+    for where, shown_from in _requirement_folders(root):
+        for name, requirements in _requirement_sources(where):
+            for requirement in requirements:
+                match = _NUMPY_REQUIREMENT.search(requirement)
+                if match is not None and _newest_allowed(match.group(1)):
+                    return " ".join(match.group(0).split()), os.path.join(shown_from, name)
+    return None
+
+
+def _installed_environment(root: str, mindspore: str) -> bool:
+    """Whether the packages installed beside ms-lint are the project's: its MindSpore ``mindspore`` is the
+    installed one (a project whose requirement excludes the installed MindSpore runs in another environment)."""
+    installed = installed_mindspore()
+    if not installed:
+        return True
+    required = _project_requirement(root)
+    return required is None or allows(required[3], installed) or mindspore == installed
 
 
 def _newest_allowed(specification: str) -> str:

@@ -142,7 +142,9 @@ class CallRejectedByVersion(Rule):
 
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         target = module.target
-        versions = tuple(dict.fromkeys(api.tables_version(version) for version in target.judged_versions))
+        versions = api.answering_tables(target.judged_versions)
+        if not versions:
+            return
         names = _callable_names(versions)
         for site in module.calls_written(*names):
             qualname = site.qualname

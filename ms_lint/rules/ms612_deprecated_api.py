@@ -78,7 +78,9 @@ class DeprecatedApi(Rule):
     records = (Deprecated,)
 
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
-        versions = tuple(dict.fromkeys(api.tables_version(version) for version in module.target.judged_versions))
+        versions = api.answering_tables(module.target.judged_versions)
+        if not versions:
+            return
         deprecated = _deprecated_names(versions)
         written = module.written_call_names()
         if deprecated.isdisjoint(written):
