@@ -224,7 +224,7 @@ def targets_of(directories: dict[str, Path], args: argparse.Namespace) -> tuple[
     from ms_lint.target import target_from_settings
 
     settings = Settings(mode=_inferred(args.mode), syntax_level=_inferred(args.syntax_level),
-                        device=_inferred(args.device), version=args.ms_version)
+                        device=_inferred(args.device), version=args.ms_version, upgrade_from=args.ms_upgrade_from)
     targets, projects = {}, {}
     for spec, directory in directories.items():
         files = member_files(spec, directory)
