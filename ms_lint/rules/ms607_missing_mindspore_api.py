@@ -46,7 +46,9 @@ class MissingMindSporeApi(Rule):
     what = """
         Reports `module.name` where `module` is a MindSpore module (`mindspore.nn`, `mindspore.ops`,
         `mindspore.mint`, ... imported under any name) and `name` is neither one of its attributes nor one of its
-        submodules in the target's MindSpore version (`--ms-version`, else the installed or required one), and
+        submodules in the target's MindSpore version (`--ms-version`, else the installed or required one; for a
+        requirement's range, any version it allows: the message names those that lack it; a version older than every
+        shipped table is not judged, since what it has is unknown), and
         `from mindspore.x import name` / `import mindspore.x.name` of such a name, or from such a module
         (`from mindspore.nn.transformer import TransformerEncoder`: a module of older MindSpore versions, which
         2.7.1 and 2.10 lack; the classes built from it are this finding's, not MS604's, whose signatures are those of
