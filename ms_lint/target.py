@@ -1449,9 +1449,10 @@ def installed_numpy() -> str:
 
 @lru_cache(maxsize=256)
 def numpy_version(root: str, mindspore: str) -> tuple[str, str]:
-    """``(version, origin)``: the numpy the code runs with. The installed numpy, else the newest numpy release below
-    2 that the project's requirement on numpy allows (an application's, else the repository's around it), else the
-    newest that MindSpore ``mindspore`` itself allows."""
+    """``(version, origin)``: the numpy the code runs with. The installed numpy, where it is the project's (beside
+    the project's MindSpore: ``_installed_environment``) and the project's requirement on numpy allows it; else the
+    newest numpy release below 2 that requirement allows (an application's, else the repository's around it), else
+    the newest that MindSpore ``mindspore`` itself allows."""
     installed = installed_numpy()
     required = _numpy_requirement(root)
     if installed and _installed_environment(root, mindspore) and (required is None or allows(required[0], installed)):
@@ -1480,10 +1481,11 @@ def _numpy_requirement(root: str) -> tuple[str, str] | None:
 
 def _installed_environment(root: str, mindspore: str) -> bool:
     """Whether the packages installed beside ms-lint are the project's: its MindSpore ``mindspore`` is the
-    installed one (a project whose requirement excludes the installed MindSpore runs in another environment)."""
+    installed one (where no MindSpore is installed, or one the project's requirement excludes, the project runs in
+    another environment)."""
     installed = installed_mindspore()
     if not installed:
-        return True
+        return False
     required = _project_requirement(root)
     return required is None or allows(required[3], installed) or mindspore == installed
 

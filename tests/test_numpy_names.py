@@ -88,6 +88,17 @@ def test_beside_another_mindspore_than_the_project_s_the_installed_numpy_does_no
     forget_projects()
 
 
+def test_without_an_installed_mindspore_the_installed_numpy_is_not_the_project_s(tmp_path, monkeypatch):
+    # numpy 2 beside no MindSpore: not the environment MindSpore code runs in; MindSpore's own requirement answers
+    monkeypatch.setattr(target_module, "installed_mindspore", lambda: "")
+    monkeypatch.setattr(target_module, "installed_numpy", lambda: "2.0.0")
+    forget_projects()
+    try:
+        assert numpy_version(str(tmp_path), "2.7.1") == ("1.26.4", "the newest MindSpore 2.7.1 allows")
+    finally:
+        forget_projects()
+
+
 def test_a_numpy_pinned_before_the_removals_has_every_name(tmp_path, without_numpy):
     assert reported(tmp_path, "numpy==1.21.5\n", "2.7.1") == []
 
