@@ -16,6 +16,7 @@ from ms_lint.model.syntax import (FunctionNode, decorator_callee, first_argument
 from ms_lint.model.scopes import PARAMETER
 from ms_lint.model.values import (TENSOR, UNKNOWN, annotates_python_value, flatten, join, join_parameters,
                                   join_structures, literal)
+from ms_lint.target import never_run
 
 if TYPE_CHECKING:
     from ms_lint.model.module import ModuleFacts
@@ -183,8 +184,9 @@ class GraphCode:
         sub_cells = self._sub_cell_classes()
         cells_compiled = self.mode == "graph" or self.mode_inferred
         self._inherited_roots = []
+        unrun = self.never_run
         for info in self.classes.values():
-            if info.is_cell and cells_compiled:
+            if info.is_cell and cells_compiled and info.name not in unrun:
                 for name in ("construct", "bprop"):
                     label = f"{info.name}.{name}"
                     if name in info.methods:
@@ -211,6 +213,8 @@ class GraphCode:
                 decorator = self._jit_decorator(node)
                 if decorator is not None:
                     owner = self.class_of_function.get(id(node))
+                    if owner is not None and owner.name in unrun:
+                        continue
                     add_root(node, owner, "decorated with @jit", self._is_strict(decorator),
                              f"{owner.name}.{node.name}" if owner else node.name)
         for site in self.calls_to(*JIT_NAMES):
@@ -228,6 +232,15 @@ class GraphCode:
             if queue:
                 self._follow_calls(queue)
         self._mark_roots()
+
+    @property
+    def never_run(self) -> frozenset[str]:
+        """The Cell classes of the module its application never runs (``target.never_run``: no file of the
+        application names them, or none imports the module); none for a library's module."""
+        if self._never_run is None:
+            names = [info.name for info in self.classes.values() if info.is_cell]
+            self._never_run = never_run(self.path, names) if names else frozenset()
+        return self._never_run
 
     def _mark_roots(self) -> None:
         """Give each graph function the roots that reach it (``compiled_by``)."""
@@ -897,8 +910,9 @@ class GraphCode:
 
         sub_cells = self._sub_cell_classes()
         constructs: set[int] = set()
+        unrun = self.never_run
         for info in self.classes.values():
-            found = info.find_method("construct") if info.is_cell else None
+            found = info.find_method("construct") if info.is_cell and info.name not in unrun else None
             if found is None:
                 continue
             owner, node = found
