@@ -959,8 +959,10 @@ def _type_of(expr: ast.AST) -> ast.AST | None:
 
 
 def root_parameter_kinds(node: FunctionNode, owner: ClassInfo | None) -> dict[str, str | None]:
-    """The inputs of a compiled function are tensor data, except parameters defaulting to a literal (flags) and
-    parameters annotated as Python values (``dim: int``, ``sizes: tuple[int, ...]``, ``mode: Optional[str]``)."""
+    """The inputs of a compiled function are tensor data, except parameters defaulting to a literal (flags),
+    parameters annotated as Python values (``dim: int``, ``sizes: tuple[int, ...]``, ``mode: Optional[str]``) and
+    parameters bounding a ``range()`` (``for i in range(n)``, ``range(n - 1)``): MindSpore's ``range`` takes int
+    scalars only and refuses a tensor (TypeError), so the caller passes an int, a constant of the graph."""
     args = node.args
     positional = args.posonlyargs + args.args
     if owner is not None and positional and not is_static(node):
@@ -974,7 +976,28 @@ def root_parameter_kinds(node: FunctionNode, owner: ClassInfo | None) -> dict[st
     for argument in (args.vararg, args.kwarg):
         if argument is not None:
             kinds[argument.arg] = None if annotates_python_value(argument.annotation) else TENSOR
+    for name in _range_bounds(node) if kinds else ():
+        if name in kinds:
+            kinds[name] = None
     return kinds
+
+
+def _range_bounds(node: FunctionNode) -> set[str]:
+    """The names a ``range()`` call of ``node`` takes as a bound, alone or in arithmetic (``range(n)``,
+    ``range(1, n + 1)``); not those it reads through (``range(x.shape[0])``)."""
+    names: set[str] = set()
+    for call in ast.walk(node):
+        if call.__class__ is ast.Call and call.func.__class__ is ast.Name and call.func.id == "range":
+            pending = list(call.args)
+            while pending:
+                bound = pending.pop()
+                if isinstance(bound, ast.Name):
+                    names.add(bound.id)
+                elif isinstance(bound, ast.BinOp):
+                    pending.extend((bound.left, bound.right))
+                elif isinstance(bound, ast.UnaryOp):
+                    pending.append(bound.operand)
+    return names
 
 
 def _constants(value) -> object:
