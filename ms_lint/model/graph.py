@@ -142,7 +142,8 @@ class GraphCode:
         that only GRAPH_MODE compiles, whose findings are left out of the report), ``@jit`` functions and methods
         and ``jit(f)`` in either mode, and, with ``callers_elsewhere``, the functions of this module that graph code of
         the project's other modules calls (``ProjectIndex.graph_calls_into``). A ``@jit_class`` method, a helper
-        or a base class's method is graph code only when a root reaches it."""
+        or a base class's method is graph code only when a root reaches it; a Cell its application never runs
+        (``never_run``) is no root."""
         queue: list[GraphFunction] = []
         # the project's level: STRICT where the option asks for it or the project selects it (ms_lint.target)
         strict = self.target.syntax_level == "strict"
