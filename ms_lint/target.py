@@ -1251,8 +1251,11 @@ def never_run(path: str, names: Iterable[str]) -> frozenset[str]:
     file = os.path.abspath(path)
     root, _, recursive = project_root(file)
     application = application_of(file, root if recursive else None)
-    if application is None or any(part in TEST_FOLDERS for part in application[0].split(os.sep)):
-        return frozenset()  # a library's module, or an application kept among tests (their fixtures)
+    if application is None or any(part in TEST_FOLDERS for part in application[0].split(os.sep)) or (
+            os.path.abspath(root) != application[0] and application[0].startswith(os.path.join(root, ""))):
+        # a library's module, an application kept among tests (their fixtures), or scripts inside a project that
+        # is not theirs (an application folder in a library's package: its users import the modules)
+        return frozenset()
     words, defined = _words_of(application[0])
     names = frozenset(names)
     stem = os.path.splitext(os.path.basename(file))[0]

@@ -11,7 +11,7 @@ import pytest
 from ms_lint.config import LintOptions
 from ms_lint.engine import check_file
 from ms_lint.settings import Settings
-from ms_lint.target import forget_projects, never_run, never_run_key
+from ms_lint.target import application_of, forget_projects, never_run, never_run_key
 
 MODEL = textwrap.dedent("""\
     from mindspore import nn
@@ -130,3 +130,14 @@ def test_the_result_cache_checks_a_module_again_once_the_application_names_its_c
     forget_projects()
     (tmp_path / "app" / "eval.py").write_text(TRAIN.replace("import Net", "import Net, Decoder"))
     assert options.fingerprint_for(str(model)) != before
+
+
+def test_scripts_inside_a_librarys_package_do_not_make_it_an_application(tmp_path):
+    root = tmp_path / "lib"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pyproject.toml").write_text('[project]\nname = "pkg"\nversion = "0.1.0"\n')
+    (root / "pkg" / "__init__.py").write_text("")
+    model = application(root / "pkg" / "tool", **{"main.py": TRAIN + "\nif __name__ == '__main__':\n    Net()\n"})
+    assert application_of(str(model), str(root))[0] == str(root / "pkg" / "tool")  # scripts of their own
+    assert never_run(str(model), ["Net", "Decoder"]) == frozenset()
+    assert lines(model) == [NET_LINE, DECODER_LINE]
