@@ -141,3 +141,13 @@ def test_scripts_inside_a_librarys_package_do_not_make_it_an_application(tmp_pat
     assert application_of(str(model), str(root))[0] == str(root / "pkg" / "tool")  # scripts of their own
     assert never_run(str(model), ["Net", "Decoder"]) == frozenset()
     assert lines(model) == [NET_LINE, DECODER_LINE]
+
+
+def test_a_cell_the_application_never_names_is_never_called(tmp_path):
+    forward = "\n\nclass Port(nn.Cell):\n    def forward(self, x):\n        return x\n"
+    model = application(tmp_path / "app", **{"train.py": TRAIN})
+    model.write_text(MODEL + forward)
+    assert [f.code for f in check_file(str(model), Settings(), ["MS203"])] == []
+    forget_projects()
+    (tmp_path / "app" / "eval.py").write_text(TRAIN.replace("import Net", "import Net, Port"))
+    assert [f.code for f in check_file(str(model), Settings(), ["MS203"])] == ["MS203"]
