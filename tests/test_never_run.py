@@ -82,21 +82,22 @@ def test_a_cell_class_named_anywhere_in_the_application_is_graph_code(tmp_path, 
 
 
 def test_two_definitions_of_a_name_do_not_name_each_other(tmp_path):
-    model = application(tmp_path / "app", **{"train.py": TRAIN, "model_copy.py": MODEL.replace("Net", "Other")})
-    copy = tmp_path / "app" / "model_copy.py"
-    assert never_run(str(copy), ["Other", "Decoder"]) == {"Other", "Decoder"}  # and nothing imports model_copy
+    copy = MODEL.replace("Net", "Other")
+    model = application(tmp_path / "app", **{"train.py": TRAIN + "from model_copy import Other\n",
+                                             "model_copy.py": copy})
+    assert never_run(str(tmp_path / "app" / "model_copy.py"), ["Other", "Decoder"]) == {"Decoder"}
     assert lines(model) == [NET_LINE]
-    assert lines(copy) == []
 
 
-def test_every_cell_of_a_module_no_file_of_the_application_names_is_no_graph_code(tmp_path):
+def test_a_module_no_file_of_the_application_names_yet_is_checked_whole(tmp_path):
     root = tmp_path / "app"
-    application(root, **{"train.py": TRAIN, "unused.py": MODEL.replace("Decoder", "Net2") + "\nNet2()\n"})
-    assert never_run(str(root / "unused.py"), ["Net", "Net2"]) == {"Net", "Net2"}
-    assert lines(root / "unused.py") == []
+    application(root, **{"train.py": TRAIN, "unused.py": MODEL.replace("Decoder", "Net2")})
+    assert never_run(str(root / "unused.py"), ["Net", "Net2"]) == frozenset()
+    assert lines(root / "unused.py") == [NET_LINE, DECODER_LINE]
     forget_projects()
     (root / "eval.py").write_text(TRAIN.replace("from model import Net", "from unused import Net"))
-    assert lines(root / "unused.py") == [NET_LINE, DECODER_LINE]
+    assert never_run(str(root / "unused.py"), ["Net", "Net2"]) == {"Net2"}
+    assert lines(root / "unused.py") == [NET_LINE]
 
 
 def test_an_entry_script_runs_the_cells_it_builds(tmp_path):
@@ -151,3 +152,16 @@ def test_a_cell_the_application_never_names_is_never_called(tmp_path):
     forget_projects()
     (tmp_path / "app" / "eval.py").write_text(TRAIN.replace("import Net", "import Net, Port"))
     assert [f.code for f in check_file(str(model), Settings(), ["MS203"])] == ["MS203"]
+
+
+@pytest.mark.parametrize("naming, used", [
+    ("import importlib\nimportlib.import_module('src.unused')\n", True),
+    ("from src import unused\n", True),
+    ("import src.unused as u\n", True),
+    ("print(open('src/unused.py').read())\n", True),
+    ("unused = 3\nprint(unused)\n", False),  # a variable named like the module does not import it
+])
+def test_what_names_a_module(tmp_path, naming, used):
+    root = tmp_path / "app"
+    application(root, **{"train.py": TRAIN + naming, "src/unused.py": MODEL.replace("Decoder", "Net2")})
+    assert never_run(str(root / "src" / "unused.py"), ["Net", "Net2"]) == ({"Net2"} if used else frozenset())

@@ -237,7 +237,7 @@ class GraphCode:
     @property
     def never_run(self) -> frozenset[str]:
         """The Cell classes of the module its application never runs (``target.never_run``: no file of the
-        application names them, or none imports the module); none for a library's module."""
+        application names them, in a module it uses); none for a library's module."""
         if self._never_run is None:
             names = [info.name for info in self.classes.values() if info.is_cell]
             self._never_run = never_run(self.path, names) if names else frozenset()
