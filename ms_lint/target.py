@@ -789,6 +789,7 @@ def _text(path: str) -> str | None:
 def _forget_modes() -> None:
     """Read every file again for the mode when next asked."""
     _texts.clear()
+    _application_words.clear()
     _selections.clear()
     _imports.clear()
     _closures.clear()
@@ -1196,6 +1197,92 @@ def mode_of(path: str, bound: str | None) -> ModuleMode:
     return ModuleMode(PYNATIVE, f"MindSpore's default: {names} select{'s' if len(reaching or modes) == 1 else ''} "
                                 f"no mode")
 
+
+# ---------------------------------------------------------------------------------------- what an application runs
+# An application runs what its files name: a Cell class that no file of the application names (its scripts, its
+# modules, its configuration files, its shell scripts), but where it is defined, in a module the application uses,
+# never runs there. A library's users may run all of it; so may the fixtures of tests; and a module no file names
+# yet is one being written, checked whole.
+
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_DEFINED = re.compile(r"\b(?:class|def)\s+([A-Za-z_][A-Za-z0-9_]*)|\bsuper\(\s*([A-Za-z_][A-Za-z0-9_]*)\s*,")
+_CLASS = re.compile(r"^\s*class\s+([A-Za-z_][A-Za-z0-9_]*)", re.MULTILINE)
+_NAMING_FILES = (".py", ".sh", ".yaml", ".yml", ".json", ".cfg", ".ini", ".txt", ".toml")
+# How a file names a module: an import statement's names, a file name (``model.py``), a dotted path in a string
+# (``importlib.import_module("src.model")``, ``"src.model.Net"`` in a configuration).
+_IMPORT_LINE = re.compile(r"^[ \t]*(?:from[ \t]+[\w.]+[ \t]+import\b[^\n]*|import[ \t]+[^\n]*)", re.MULTILINE)
+_FILE_OR_PATH = re.compile(r"([A-Za-z_]\w*)\.py\b|(?<=[\w\])])\.([A-Za-z_]\w*)|([A-Za-z_]\w*)(?=\.[A-Za-z_])")
+_application_words: dict[str, tuple[dict[str, int], dict[str, int], set[str]]] = {}
+
+
+def _words_of(folder: str) -> tuple[dict[str, int], dict[str, int], set[str]]:
+    """(how often each word occurs in the files of the application at ``folder``, how often each is defined there:
+    ``class X``, ``def x``, ``super(X, self)``; the words that may name a module: those of import statements, file
+    names and dotted paths), read once per process."""
+    known = _application_words.get(folder)
+    if known is not None:
+        return known
+    words: dict[str, int] = {}
+    defined: dict[str, int] = {}
+    modules: set[str] = set()
+    files = 0
+    for directory, subdirectories, names in os.walk(folder):
+        subdirectories[:] = sorted(name for name in subdirectories
+                                   if not name.startswith(".") and name not in _SKIPPED_DIRECTORIES)
+        for name in sorted(names):
+            if not name.endswith(_NAMING_FILES):
+                continue
+            files += 1
+            if files > MAX_SCANNED_FILES:
+                break
+            text = _text(os.path.join(directory, name))
+            if text is None:
+                continue
+            for word in _WORD.findall(text):
+                words[word] = words.get(word, 0) + 1
+            for line in _IMPORT_LINE.findall(text):
+                modules.update(_WORD.findall(line))
+            for match in _FILE_OR_PATH.finditer(text):
+                modules.add(match.group(1) or match.group(2) or match.group(3))
+            if name.endswith(".py"):
+                for match in _DEFINED.finditer(text):
+                    word = match.group(1) or match.group(2)
+                    defined[word] = defined.get(word, 0) + 1
+    _application_words[folder] = known = (words, defined, modules)
+    return known
+
+
+def never_run(path: str, names: Iterable[str]) -> frozenset[str]:
+    """Of ``names`` (the classes the module at ``path`` defines), those its application never runs: no file of the
+    application names them but where they are defined, in a module the application names (imports, or names in a
+    script or a configuration; an entry point runs its own). Empty for a library's module, for a module no file of
+    the application names yet (one being written is checked whole) and for a source without a file."""
+    if not path or not os.path.isfile(path):
+        return frozenset()
+    file = os.path.abspath(path)
+    root, _, recursive = project_root(file)
+    application = application_of(file, root if recursive else None)
+    if application is None or any(part in TEST_FOLDERS for part in application[0].split(os.sep)) or (
+            os.path.abspath(root) != application[0] and application[0].startswith(os.path.join(root, ""))):
+        # a library's module, an application kept among tests (their fixtures), or scripts inside a project that
+        # is not theirs (an application folder in a library's package: its users import the modules)
+        return frozenset()
+    words, defined, modules = _words_of(application[0])
+    names = frozenset(names)
+    stem = os.path.splitext(os.path.basename(file))[0]
+    if stem != "__init__" and file not in application[1] and stem not in modules and not _MAIN_GUARD.search(
+            _text(file) or ""):
+        return frozenset()  # a module no file names: not yet part of the application (being written), all checked
+    return frozenset(name for name in names if words.get(name, 0) <= defined.get(name, 0))
+
+
+def never_run_key(path: str) -> str:
+    """What ``never_run`` answers for the classes the file at ``path`` defines, as one string (for
+    result caches: a file of the application that comes to name one checks the module again)."""
+    text = _text(path) if path and os.path.isfile(path) else None
+    if not text:
+        return ""
+    return ",".join(sorted(never_run(path, _CLASS.findall(text))))
 
 # ------------------------------------------------------------------------------------------------------- versions
 
