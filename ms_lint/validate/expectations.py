@@ -453,6 +453,11 @@ EXPECTATIONS: dict[str, Expectation] = {
         patterns=(r"SliceToIndices", r"TensorScatterUpdate", r"seq_abs"),
         silent_note="tensor-bounded slices compile on this device as dynamic shape; slow or unsupported on Ascend",
     ),
+    "MS132": Expectation(
+        COMPILE,
+        error_types=("TypeError",),
+        patterns=(r"float", r"Float"),
+    ),
     "MS702": Expectation(
         COMPILE,
         fails_at=frozenset(),
