@@ -11,16 +11,14 @@ from ms_lint.edits import Edit, FixContext
 from ms_lint.findings import Finding, FindingData, fact
 from ms_lint.model import TENSOR, GraphFunction, ModuleFacts
 from ms_lint.model.scopes import ASSIGNMENT, PARAMETER, Binding
-from ms_lint.model.syntax import holds_line, self_attribute
+from ms_lint.model.syntax import OPERATOR_SYMBOLS, holds_line, self_attribute
 from ms_lint.rules.base import Rule
 
 # The first release whose graph mode parses ``x += y`` into an in-place operator (its release notes; measured:
 # 2.7.1 and 2.7.2 compute a new tensor, 2.8.0, 2.9.0 and 2.10.0 write into x's tensor, at STRICT and LAX, in
 # GRAPH_MODE and under ``jit``; PyNative computes a new tensor on every version).
 IN_PLACE_FROM = (2, 8, 0)
-_OPERATORS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%",
-              ast.Pow: "**", ast.MatMult: "@", ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^",
-              ast.LShift: "<<", ast.RShift: ">>"}
+_OPERATORS = OPERATOR_SYMBOLS
 # ``0 + r`` is r itself in the compiled graph: a name that starts at 0 and is then ``+= r`` holds r's tensor, and
 # its next augmented assignment writes into r (measured 2.8.0 to 2.10.0; ``1 * r`` is a new tensor).
 _IDENTITY = {ast.Add: 0}
