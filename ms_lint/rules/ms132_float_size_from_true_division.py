@@ -38,8 +38,9 @@ class FloatSize(FindingData):
 
     def message(self) -> str:
         return (f"`{self.division}` is a Python float (true division){self.carried_by}, given as a size to "
-                f"{self.call}{self.also} in graph code ({self.function}), which needs ints: the call fails on every "
-                f"MindSpore version, in GRAPH_MODE and PyNative alike (TypeError); write `{self.fix}`")
+                f"{self.call}{self.also} in graph code ({self.function}), which needs ints: the call fails in "
+                "GRAPH_MODE and PyNative alike (TypeError; measured on MindSpore 2.7.1 and 2.10.0); write "
+                f"`{self.fix}`")
 
 
 class FloatSizeFromTrueDivision(Rule):
