@@ -88,8 +88,8 @@ class AugmentedAssignmentWritesInPlace(Rule):
         message names those from 2.8.0) and the name holds, by the binding in force there, followed through plain
         assignments (`total = self.zero`, `steps = total`):
 
-        - a tensor attribute or Parameter of the Cell, or a sub-cell's weight (`total = self.zero`): the attribute
-          keeps the result;
+        - a tensor attribute or Parameter of the Cell, a sub-cell's weight, or an element of a `ParameterTuple`
+          the Cell holds (`total = self.zero`, `total = self.sums[0]`): the attribute keeps the result;
         - a tensor built in graph code from constants (`loss = Tensor(0.0)`, `ms.tensor(...)`), or a copy of a
           tensor attribute (`total = self.zero.copy()`): the graph keeps it;
         - a parameter of the function, where the tensor is seen read again once written: by the function itself
@@ -115,7 +115,8 @@ class AugmentedAssignmentWritesInPlace(Rule):
         with 2.7.0, 2.7.1, 2.7.2, 2.8.0, 2.9.0 and 2.10.0, the same at STRICT and LAX, in GRAPH_MODE and under `@jit`
         with and without `fullgraph=True` (`tests/test_ground_truth_in_place.py`): from 2.8.0, `total = self.zero;
         total += r` returns 3, 6, 9 over three calls with `r` = 3 where 2.7 and PyNative return 3 each time, and
-        `self.zero` (a tensor attribute or a Parameter) holds 9 afterwards; two names bound to one attribute are one
+        `self.zero` (a tensor attribute or a Parameter) holds 9 afterwards, and so does `self.sums[0]` of a
+        `ParameterTuple` bound the same way; two names bound to one attribute are one
         tensor (`steps = self.zero; total = self.zero; steps += 1; total += r` returns 4 and 4, then 8 and 8);
         `t = Tensor(0); t += 1` returns 1, 2, 3; `y = x; y += 1; return y + x` returns 8, not 7, and the caller's
         `x` grows by 1 each call; a sub-cell doing `x += 1` to what its caller passed changes the value its caller
@@ -374,6 +375,8 @@ def _holder_of_expression(module: ModuleFacts, function: GraphFunction, expr: as
         return written.holder if written is not None and written.start is None else None
     if isinstance(expr, ast.Attribute):
         return _attribute_holder(function, expr)
+    if isinstance(expr, ast.Subscript):
+        return _element_holder(function, expr)
     if not isinstance(expr, ast.Call):
         return None
     func = expr.func
@@ -410,6 +413,17 @@ def _attribute_holder(function: GraphFunction, expr: ast.Attribute) -> Holder | 
             and owner.has_attribute("cell_attributes", value.attr) and expr.attr in api.LAYER_PARAMETER_NAMES:
         return Holder("attribute", f"{self_name}.{value.attr}.{expr.attr}", parameter=True)
     return None
+
+
+def _element_holder(function: GraphFunction, expr: ast.Subscript) -> Holder | None:
+    """``self.<name>[i]`` of a ``ParameterTuple`` the Cell holds: the Parameter itself (measured 2.8.0 to 2.10.0:
+    ``total = self.params[0]; total += x`` writes into it)."""
+    owner = function.owner
+    attribute = self_attribute(expr.value, function.self_name)
+    if owner is None or attribute is None or isinstance(expr.slice, ast.Slice) \
+            or not api.is_mindspore_name(owner.attribute_constructor(attribute), "ParameterTuple"):
+        return None
+    return Holder("attribute", _short(ast.unparse(expr)), parameter=True)
 
 
 def _identity_start(binding: Binding, op: ast.operator) -> ast.Constant | None:
