@@ -90,27 +90,6 @@ def _with_what_compiles(module, findings: list[Finding]) -> list[Finding]:
     return result
 
 
-def _for_the_version(module, findings: list[Finding]) -> list[Finding]:
-    """Where the project's requirement names only MindSpore releases older than the oldest ms-lint has API tables
-    for, what a version has (MS607, MS610, MS612, answered from those tables) is not known of them: such findings
-    hold for the installed version (or the oldest tables'), the setting that shows them."""
-    from dataclasses import replace
-
-    from ms_lint.mindspore_api import VERSION_CLAIMS, older_than_tables, shipped_versions
-
-    target = module.target
-    if not all(older_than_tables(version) for version in target.judged_versions) or target.set_by_user(
-            "version") or not any(
-            finding.code in VERSION_CLAIMS for finding in findings):
-        return findings
-    from ms_lint.target import installed_mindspore
-
-    shown_on = installed_mindspore() or shipped_versions()[0]
-    return [replace(finding, data={**finding.data, SILENCED_BY: f"ms-version={shown_on}"})
-            if finding.code in VERSION_CLAIMS and SILENCED_BY not in finding.data else finding
-            for finding in findings]
-
-
 def analyse(tree: ast.Module, source: str, path: str, settings: Settings, codes: Iterable[str] | None = None,
             lines: list[str] | None = None, silenced: list[Finding] | None = None):
     """(module facts, findings); the facts are None when the file was skipped or the analysis failed. ``silenced``:
@@ -128,7 +107,7 @@ def analyse(tree: ast.Module, source: str, path: str, settings: Settings, codes:
         findings: list[Finding] = []
         for rule in rules_for(codes):
             findings.extend(rule.check(module))
-        findings = _for_the_version(module, _with_what_compiles(module, findings))
+        findings = _with_what_compiles(module, findings)
         return module, _one_finding_per_cause(_without_silenced(findings, silenced))
     except RecursionError as exc:
         return None, [internal_error(path, RecursionError(f"code nested too deeply to analyse ({exc})"))]

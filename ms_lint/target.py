@@ -300,8 +300,7 @@ def _directory_target(settings: Settings, path: str, sources: Mapping[str, str] 
         version = settings.version
     else:
         version, versions, origins["version"], requirement = inferred_versions(
-            project.root if project is not None else "", pinned=settings.pinned,
-            installed_first=bool(settings.upgrade_from))  # moving from the requirement's version to the installed
+            project.root if project is not None else "", pinned=settings.pinned)
     upgrade_from = settings.upgrade_from
     if upgrade_from == PINNED:
         upgrade_from = pinned_version(project.root if project is not None else "")
@@ -795,6 +794,7 @@ def _text(path: str) -> str | None:
 def _forget_modes() -> None:
     """Read every file again for the mode when next asked."""
     _texts.clear()
+    _application_words.clear()
     _selections.clear()
     _imports.clear()
     _closures.clear()
@@ -1323,6 +1323,92 @@ def mode_of(path: str, bound: str | None) -> ModuleMode:
                                 f"no mode")
 
 
+# ---------------------------------------------------------------------------------------- what an application runs
+# An application runs what its files name: a Cell class that no file of the application names (its scripts, its
+# modules, its configuration files, its shell scripts), but where it is defined, in a module the application uses,
+# never runs there. A library's users may run all of it; so may the fixtures of tests; and a module no file names
+# yet is one being written, checked whole.
+
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_DEFINED = re.compile(r"\b(?:class|def)\s+([A-Za-z_][A-Za-z0-9_]*)|\bsuper\(\s*([A-Za-z_][A-Za-z0-9_]*)\s*,")
+_CLASS = re.compile(r"^\s*class\s+([A-Za-z_][A-Za-z0-9_]*)", re.MULTILINE)
+_NAMING_FILES = (".py", ".sh", ".yaml", ".yml", ".json", ".cfg", ".ini", ".txt", ".toml")
+# How a file names a module: an import statement's names, a file name (``model.py``), a dotted path in a string
+# (``importlib.import_module("src.model")``, ``"src.model.Net"`` in a configuration).
+_IMPORT_LINE = re.compile(r"^[ \t]*(?:from[ \t]+[\w.]+[ \t]+import\b[^\n]*|import[ \t]+[^\n]*)", re.MULTILINE)
+_FILE_OR_PATH = re.compile(r"([A-Za-z_]\w*)\.py\b|(?<=[\w\])])\.([A-Za-z_]\w*)|([A-Za-z_]\w*)(?=\.[A-Za-z_])")
+_application_words: dict[str, tuple[dict[str, int], dict[str, int], set[str]]] = {}
+
+
+def _words_of(folder: str) -> tuple[dict[str, int], dict[str, int], set[str]]:
+    """(how often each word occurs in the files of the application at ``folder``, how often each is defined there:
+    ``class X``, ``def x``, ``super(X, self)``; the words that may name a module: those of import statements, file
+    names and dotted paths), read once per process."""
+    known = _application_words.get(folder)
+    if known is not None:
+        return known
+    words: dict[str, int] = {}
+    defined: dict[str, int] = {}
+    modules: set[str] = set()
+    files = 0
+    for directory, subdirectories, names in os.walk(folder):
+        subdirectories[:] = sorted(name for name in subdirectories
+                                   if not name.startswith(".") and name not in _SKIPPED_DIRECTORIES)
+        for name in sorted(names):
+            if not name.endswith(_NAMING_FILES):
+                continue
+            files += 1
+            if files > MAX_SCANNED_FILES:
+                break
+            text = _text(os.path.join(directory, name))
+            if text is None:
+                continue
+            for word in _WORD.findall(text):
+                words[word] = words.get(word, 0) + 1
+            for line in _IMPORT_LINE.findall(text):
+                modules.update(_WORD.findall(line))
+            for match in _FILE_OR_PATH.finditer(text):
+                modules.add(match.group(1) or match.group(2) or match.group(3))
+            if name.endswith(".py"):
+                for match in _DEFINED.finditer(text):
+                    word = match.group(1) or match.group(2)
+                    defined[word] = defined.get(word, 0) + 1
+    _application_words[folder] = known = (words, defined, modules)
+    return known
+
+
+def never_run(path: str, names: Iterable[str]) -> frozenset[str]:
+    """Of ``names`` (the classes the module at ``path`` defines), those its application never runs: no file of the
+    application names them but where they are defined, in a module the application names (imports, or names in a
+    script or a configuration; an entry point runs its own). Empty for a library's module, for a module no file of
+    the application names yet (one being written is checked whole) and for a source without a file."""
+    if not path or not os.path.isfile(path):
+        return frozenset()
+    file = os.path.abspath(path)
+    root, _, recursive = project_root(file)
+    application = application_of(file, root if recursive else None)
+    if application is None or any(part in TEST_FOLDERS for part in application[0].split(os.sep)) or (
+            os.path.abspath(root) != application[0] and application[0].startswith(os.path.join(root, ""))):
+        # a library's module, an application kept among tests (their fixtures), or scripts inside a project that
+        # is not theirs (an application folder in a library's package: its users import the modules)
+        return frozenset()
+    words, defined, modules = _words_of(application[0])
+    names = frozenset(names)
+    stem = os.path.splitext(os.path.basename(file))[0]
+    if stem != "__init__" and file not in application[1] and stem not in modules and not _MAIN_GUARD.search(
+            _text(file) or ""):
+        return frozenset()  # a module no file names: not yet part of the application (being written), all checked
+    return frozenset(name for name in names if words.get(name, 0) <= defined.get(name, 0))
+
+
+def never_run_key(path: str) -> str:
+    """What ``never_run`` answers for the classes the file at ``path`` defines, as one string (for
+    result caches: a file of the application that comes to name one checks the module again)."""
+    text = _text(path) if path and os.path.isfile(path) else None
+    if not text:
+        return ""
+    return ",".join(sorted(never_run(path, _CLASS.findall(text))))
+
 # ------------------------------------------------------------------------------------------------------- versions
 
 
@@ -1351,46 +1437,44 @@ def inferred_version(root: str) -> tuple[str, str]:
     return version, origin
 
 
-def inferred_versions(root: str, pinned: bool = False,
-                      installed_first: bool = False) -> tuple[str, tuple[str, ...], str, str]:
-    """``(version, versions, origin, requirement)``: the installed MindSpore where the project's requirement (an
-    application's, else the repository's around it) allows it or names no version; else the versions that
-    requirement allows (``versions`` empty for one, or ``pinned``): the project's requirement says what it runs, so
-    an application pinning ``mindspore==1.8.0`` is judged for 1.8.0 even where 2.10.0 is installed, and its origin
-    says so; else the API tables' version. ``pinned``: the requirement only, never the installed version;
-    ``installed_first``: the installed version whatever the requirement says (the version a project moves to)."""
+def inferred_versions(root: str, pinned: bool = False) -> tuple[str, tuple[str, ...], str, str]:
+    """``(version, versions, origin, requirement)``: the installed MindSpore (unless ``pinned``: the project's
+    requirement only), else the versions the project's requirement allows (an application's, else the repository's
+    around it; ``versions`` empty for one, or ``pinned``), else the API tables' version."""
     installed = "" if pinned else installed_mindspore()
-    if installed and installed_first:
+    required = _project_requirement(root)
+    if installed and (required is None or allows(required[3], installed)):
         return installed, (), "installed", ""
+    if required is not None:
+        version, versions, origin, requirement = required
+        if installed:  # ms-lint runs beside another MindSpore than the one the project installs
+            origin = f"{origin}; not the installed {installed}"
+        return version, () if pinned else versions, origin, requirement
+    from ms_lint.mindspore_api import mindspore_version
+
+    return mindspore_version(), (), "default", ""
+
+
+def _project_requirement(root: str) -> tuple[str, tuple[str, ...], str, str] | None:
+    """``required_versions`` of the nearest folder whose requirements name a MindSpore version (an application's,
+    else the repository's around it), its origin shown from ``root``; None where none does."""
     for where, shown_from in _requirement_folders(root):
         if where not in _requirement_versions:
             _requirement_versions[where] = required_versions(where)
         required = _requirement_versions[where]
         if required is not None:
             version, versions, origin, requirement = required
-            if installed and _requirement_allows(requirement, installed):
-                break
-            origin = os.path.join(shown_from, origin)
-            if installed:
-                origin += f", not the installed {installed}"
-            return version, () if pinned else versions, origin, requirement
-    if installed:
-        return installed, (), "installed", ""
-    from ms_lint.mindspore_api import mindspore_version
-
-    return mindspore_version(), (), "default", ""
+            return version, versions, os.path.join(shown_from, origin), requirement
+    return None
 
 
-def _requirement_allows(requirement: str, version: str) -> bool:
-    """Whether ``requirement`` (``mindspore-gpu==1.8.1``, ``mindspore>=2.2``) allows MindSpore ``version``."""
-    match = _REQUIREMENT.search(requirement)
-    release = parse_version(version) if is_version(version) else ()
-    if match is None or not release:
-        return True
-    bounds = [(operator, bound.rstrip(".*").split("+")[0], bound.endswith(".*"))
-              for operator, bound in _SPECIFIER.findall(match.group(1))]
-    return all(_allows(operator, release, parse_version(bound), star)
-               for operator, bound, star in bounds if is_version(bound))
+def allows(requirement: str, version: str) -> bool:
+    """Whether ``requirement`` as written (``mindspore>=2.7.1``, ``numpy<1.24``) allows release ``version``: what
+    decides whether an installed package is the one the project runs with."""
+    release = parse_version(version)
+    bounds = [(operator, parse_version(bound.rstrip(".*").split("+")[0]), bound.endswith(".*"))
+              for operator, bound in _SPECIFIER.findall(requirement)]
+    return all(_allows(operator, release, bound, star) for operator, bound, star in bounds if bound)
 
 
 def _requirement_folders(root: str) -> Iterable[tuple[str, str]]:
@@ -1577,24 +1661,45 @@ def installed_numpy() -> str:
 
 @lru_cache(maxsize=256)
 def numpy_version(root: str, mindspore: str) -> tuple[str, str]:
-    """``(version, origin)``: the numpy the code runs with. The installed numpy, else the newest numpy release below
-    2 that the project's requirement on numpy allows (an application's, else the repository's around it), else the
-    newest that MindSpore ``mindspore`` itself allows."""
+    """``(version, origin)``: the numpy the code runs with. The installed numpy, where it is the project's (beside
+    the project's MindSpore: ``_installed_environment``) and the project's requirement on numpy allows it; else the
+    newest numpy release below 2 that requirement allows (an application's, else the repository's around it), else
+    the newest that MindSpore ``mindspore`` itself allows."""
     installed = installed_numpy()
-    if installed:
+    required = _numpy_requirement(root)
+    if installed and _installed_environment(root, mindspore) and (required is None or allows(required[0], installed)):
         return installed, "installed"
-    for where, shown_from in _requirement_folders(root):
-        for name, requirements in _requirement_sources(where):
-            for requirement in requirements:
-                match = _NUMPY_REQUIREMENT.search(requirement)
-                chosen = _newest_allowed(match.group(1)) if match is not None else ""
-                if chosen:
-                    origin = os.path.join(shown_from, name)
-                    return chosen, f"the newest {' '.join(match.group(0).split())} allows ({origin})"
+    if required is not None:
+        written, origin = required
+        return _newest_allowed(written), f"the newest {written} allows ({origin})"
     release = parse_version(mindspore) if mindspore and is_version(mindspore) else (99,)
     specification = next(specification for first, specification in _MINDSPORE_NUMPY if release[:len(first)] >= first)
     return _newest_allowed(specification), f"the newest MindSpore {mindspore} allows" if mindspore else \
         "the newest MindSpore allows"
+
+
+def _numpy_requirement(root: str) -> tuple[str, str] | None:
+    """``(requirement as written, where)``: the first requirement on numpy of the project's folders (an
+    application's, else the repository's around it) that leaves a numpy release below 2 to choose; None where none
+    does."""
+    for where, shown_from in _requirement_folders(root):
+        for name, requirements in _requirement_sources(where):
+            for requirement in requirements:
+                match = _NUMPY_REQUIREMENT.search(requirement)
+                if match is not None and _newest_allowed(match.group(1)):
+                    return " ".join(match.group(0).split()), os.path.join(shown_from, name)
+    return None
+
+
+def _installed_environment(root: str, mindspore: str) -> bool:
+    """Whether the packages installed beside ms-lint are the project's: its MindSpore ``mindspore`` is the
+    installed one (where no MindSpore is installed, or one the project's requirement excludes, the project runs in
+    another environment)."""
+    installed = installed_mindspore()
+    if not installed:
+        return False
+    required = _project_requirement(root)
+    return required is None or allows(required[3], installed) or mindspore == installed
 
 
 def _newest_allowed(specification: str) -> str:

@@ -349,7 +349,8 @@ def test_the_configuration_files_naming_a_model_select_its_mode(tmp_path):
     root = tmp_path / "editing"
     project(root, **{
         "train.py": "import sys\nimport mindspore as ms\nfrom src.env import init_env\nfrom src import eager_net, "
-                    "graph_net\n\n\nif __name__ == '__main__':\n    init_env(sys.argv[1])\n",
+                    "graph_net\n\n\nif __name__ == '__main__':\n    init_env(sys.argv[1])\n"
+                    "    print(eager_net.Net(), graph_net.Net())\n",
         "src/__init__.py": "",
         "src/env.py": "import mindspore as ms\n\n\ndef init_env(cfg):\n    context_mode = ms.GRAPH_MODE if "
                       "cfg.mode == 'graph_mode' else ms.PYNATIVE_MODE\n    ms.set_context(mode=context_mode)\n",

@@ -337,9 +337,6 @@ def target_lines(groups: Sequence[TargetGroup], silenced: Sequence, upgrade: boo
         if setting.startswith("ms-mode="):
             lines.append(f"target: {count} finding(s) hold only if this application runs in GRAPH_MODE; --{setting} "
                          f"shows them")
-        elif setting.startswith("ms-version="):
-            lines.append(f"target: {count} finding(s) say what MindSpore {setting.partition('=')[2]} has, not the "
-                         f"version the project's requirement names; --{setting} shows them")
         else:
             lines.append(f"target: {count} finding(s) hold only on another device; --{setting} shows them")
     if any(target.syntax_level == "lax" and not target.set_by_user("syntax_level")

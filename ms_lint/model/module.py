@@ -124,6 +124,7 @@ class ModuleFacts(ClassFacts, GraphCode):
         # qualified name -> what class_of_constructor says; asked for every call, answered once per name
         self._classes_named: dict[str, BuiltClass | None] = {}
         self._classes_of: dict[str, tuple | None] = {}  # qualified name -> what class_of answered
+        self._never_run: frozenset[str] | None = None  # the classes and functions its application never runs
         self._sub_cells: dict[str, set[str]] | None = None
         self._sub_cell_of: dict[tuple[int, str], ClassInfo | None] = {}  # (id(class), attribute) -> its sub-cell
         self._overrides_of: dict[tuple[int, str], list] = {}  # (id(class), method) -> subclasses' own versions

@@ -235,7 +235,7 @@ EXPECTATIONS: dict[str, Expectation] = {
         # "should be constant" for tensor data); a plain object's attribute: ValueError (measured 2.10.0, 2.7.1)
         error_types=("AttributeError", "TypeError", "RuntimeError", "ValueError"),
         patterns=(r"has no attribute", r"member attribute", r"Parameter type", r"third argument should be a dict",
-                  r"should be constant"),
+                  r"should be constant", r"to perform assign subscript"),
         silent_note="under LAX the attribute keeps the value of the first call; no probe observes that",
         silent=True,
     ),
@@ -452,6 +452,11 @@ EXPECTATIONS: dict[str, Expectation] = {
         error_types=("TypeError", "ValueError", "RuntimeError"),
         patterns=(r"SliceToIndices", r"TensorScatterUpdate", r"seq_abs"),
         silent_note="tensor-bounded slices compile on this device as dynamic shape; slow or unsupported on Ascend",
+    ),
+    "MS132": Expectation(
+        COMPILE,
+        error_types=("TypeError",),
+        patterns=(r"float", r"Float"),
     ),
     "MS702": Expectation(
         COMPILE,
