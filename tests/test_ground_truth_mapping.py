@@ -274,3 +274,28 @@ def test_a_cell_has_no_name_ms123_does_not_know():
     assert result["ok"], result
     assert set(result["result"]) <= api.CELL_INSTANCE_NAMES
     assert {"training", "phase", "cls_name"} <= set(result["result"])
+
+
+_DEFAULTS = textwrap.dedent("""
+    class Block(nn.Cell):
+        def __init__(self, drop=0.1, no_drop=0.0, drop_half=0.5, dropout_ratio=1.0):
+            super().__init__()
+            self.rate = nn.Dropout(drop)
+            self.no_rate = nn.Dropout(no_drop) if no_drop > 0.0 else None
+            self.half = nn.Dropout(drop_half)
+            self.kept = nn.Dropout(dropout_ratio)
+""")
+
+
+def test_a_dropout_rate_read_through_its_parameter_default():
+    """MS606 reads a name passed as nn.Dropout's first argument by the default of the function's parameter of that
+    name: 1.0 is a keep rate (MindSpore drops nothing, PyTorch's p=1.0 would drop all), one half drops half either
+    way, and 0.0 is PyTorch's "no dropout", which MindSpore refuses as a keep rate (ValueError)."""
+    runs = _run({f"{argument}": _zeros_dropped(f"nn.Dropout({argument})")
+                 for argument in ("1.0", "0.5", "p=0.5", "0.0")})
+    assert runs["1.0"]["ok"] and runs["1.0"]["result"] == 0.0, runs["1.0"]
+    assert runs["0.5"]["ok"] and runs["p=0.5"]["ok"], runs
+    assert 0.45 < runs["0.5"]["result"] < 0.55 and 0.45 < runs["p=0.5"]["result"] < 0.55, runs
+    assert not runs["0.0"]["ok"] and runs["0.0"]["error"] == "ValueError", runs["0.0"]
+    findings = check_source("from mindspore import nn\n" + _DEFAULTS, "block.py", Settings(), ["MS606"])
+    assert sorted(f.data["value"] for f in findings) == ["drop", "no_drop"]

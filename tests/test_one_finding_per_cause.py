@@ -113,3 +113,50 @@ def test_a_list_filled_on_both_branches_gets_one_finding():
     found = [f for f in findings(source) if f.code == "MS201"]
     assert len(found) == 1, [f.message for f in found]
     assert "also filled on line 12" in found[0].message
+
+
+PORTED_BLOCKS = """
+from mindspore import nn
+
+BN_MOMENTUM = 0.1
+
+
+class Stem(nn.Cell):
+    def __init__(self, drop=0.1):
+        super().__init__()
+        self.bn = nn.BatchNorm2d(8, momentum=0.1)
+        self.drop1 = nn.Dropout(0.25)
+        self.drop2 = nn.Dropout(0.25)
+        self.rate = nn.Dropout(drop)
+
+
+class Head(nn.Cell):
+    def __init__(self, drop=0.1):
+        super().__init__()
+        self.bn = nn.BatchNorm1d(8, momentum=BN_MOMENTUM)
+        self.slow = nn.BatchNorm1d(8, momentum=0.01)
+        self.drop = nn.Dropout(0.25)
+        self.rate = nn.Dropout(drop)
+"""
+
+
+def test_a_port_habit_repeated_in_a_module_is_reported_once_with_its_other_lines():
+    """The same layer with the same value (a literal, or a module-level name) is one cause however often a module
+    repeats it: reported at its first call, naming the others; a function's own parameter is its own cause."""
+    found = [(f.line, f.code, f.message) for f in findings(PORTED_BLOCKS) if f.code in ("MS606", "MS608")]
+    assert [(line, code) for line, code, _ in found] == [
+        (10, "MS608"), (11, "MS606"), (13, "MS606"), (20, "MS608"), (22, "MS606")]
+    assert found[0][2].endswith("(the same momentum=0.1 on line 19)")
+    assert found[1][2].endswith("(the same call on lines 12, 21)")
+    assert "the same" not in found[2][2] and "the same" not in found[3][2] and "the same" not in found[4][2]
+
+
+def test_fixing_the_first_of_a_repeated_cause_fixes_every_repeat():
+    settings = Settings.from_values(None, "strict", device="any")
+    fixed = fix_source(textwrap.dedent(PORTED_BLOCKS), "case.py", settings).fixed
+    assert fixed.count("nn.Dropout(p=0.25)") == 3 and "nn.Dropout(0.25)" not in fixed
+    assert "nn.BatchNorm2d(8, momentum=0.9)" in fixed and "nn.BatchNorm1d(8, momentum=0.99)" in fixed
+    assert fixed.count("nn.Dropout(p=drop)") == 2
+    # a value read from a name is left to the author: the name may serve elsewhere
+    assert "momentum=BN_MOMENTUM" in fixed
+    assert [f.code for f in findings(fixed) if f.code in ("MS606", "MS608")] == ["MS608"]
