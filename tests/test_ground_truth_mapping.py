@@ -299,3 +299,30 @@ def test_a_dropout_rate_read_through_its_parameter_default():
     assert not runs["0.0"]["ok"] and runs["0.0"]["error"] == "ValueError", runs["0.0"]
     findings = check_source("from mindspore import nn\n" + _DEFAULTS, "block.py", Settings(), ["MS606"])
     assert sorted(f.data["value"] for f in findings) == ["drop", "no_drop"]
+
+
+def test_the_norms_running_statistics_default_does_what_pytorchs_does():
+    """Left out of the reports (README, "Porting from PyTorch"): MindSpore's default use_batch_statistics=None
+    normalises by the batch in training and by the running statistics in evaluation, as PyTorch's default
+    track_running_stats=True does; PyTorch's fifth positional argument lands in gamma_init, where False starts gamma
+    at zero (not reported yet: a port passes track_running_stats by keyword)."""
+    code = textwrap.dedent("""
+        bn = nn.BatchNorm2d(1)
+        x = ms.Tensor(np.full((2, 1, 2, 2), 10.0, np.float32))
+        bn.set_train(True)
+        trained = float(bn(x).asnumpy().mean())
+        bn.set_train(False)
+        evaluated = float(bn(x).asnumpy().mean())
+        result = [trained, evaluated, [float(v) for v in nn.BatchNorm2d(2, 1e-5, 0.1, True, False).gamma.asnumpy()]]
+    """)
+    result = _run({"bn": code})["bn"]
+    assert result["ok"], result
+    trained, evaluated, gamma = result["result"]
+    assert trained == pytest.approx(0.0, abs=1e-4)
+    assert evaluated == pytest.approx((10.0 - 1.0) / (0.9 + 1e-5) ** 0.5, rel=1e-3)  # running mean 1.0, var 0.9
+    assert gamma == [0.0, 0.0]
+    torch = pytest.importorskip("torch")
+    batch_norm = torch.nn.BatchNorm2d(1)
+    batch_norm(torch.full((2, 1, 2, 2), 10.0))
+    batch_norm.eval()
+    assert float(batch_norm(torch.full((2, 1, 2, 2), 10.0)).mean()) == pytest.approx(evaluated, rel=1e-3)

@@ -140,6 +140,17 @@ class Head(nn.Cell):
 """
 
 
+def test_a_keyword_a_layer_does_not_take_repeated_in_a_module_is_one_finding_and_one_fix():
+    layers = ("self.a = nn.Dense(4, 4, bias=True)\n        self.b = nn.Dense(4, 8, bias=False)\n"
+              "        self.c = nn.Conv2d(4, 4, 3, bias=False)")
+    source = LAYERS.replace("self.layer = {call}", layers)
+    found = [(f.line, f.message) for f in findings(source) if f.code == "MS604"]
+    assert [line for line, _ in found] == [8, 10] and found[0][1].endswith("(the same call on line 9)"), found
+    fixed = fix_source(source, "case.py", Settings.from_values(None, "strict", device="any")).fixed
+    assert "bias=" not in fixed.replace("has_bias=", ""), fixed
+    assert not [f for f in findings(fixed) if f.code == "MS604"]
+
+
 def test_a_port_habit_repeated_in_a_module_is_reported_once_with_its_other_lines():
     """The same layer with the same value (a literal, or a module-level name) is one cause however often a module
     repeats it: reported at its first call, naming the others; a function's own parameter is its own cause."""
