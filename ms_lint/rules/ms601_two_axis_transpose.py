@@ -9,7 +9,7 @@ from typing import Iterator
 from ms_lint.model import TENSOR, ModuleFacts
 from ms_lint.findings import Finding, FindingData, fact
 from ms_lint.rules.base import Rule
-from ms_lint.rules.ms606_layer_positional_argument import same_on_text
+from ms_lint.rules.ms606_layer_positional_argument import by_cause, same_on_text
 from ms_lint.target import ALL_DEVICES, device_claim, device_names
 
 # MindSpore documents `Tensor.transpose(dim0, dim1)` for Ascend only, from 2.5 on
@@ -130,7 +130,11 @@ def _reported(module: ModuleFacts) -> list[tuple[tuple[ast.Call, TwoAxisTranspos
     target = module.target
     holds_on = ("cpu", "gpu") if target.version_tuple[:2] >= _TWO_AXIS_FORM_ON_ASCEND_SINCE else ALL_DEVICES[::-1]
     _, data = device_claim(target, holds_on)
-    reported: dict[tuple, tuple[tuple[ast.Call, TwoAxisTransposed], list[ast.Call]]] = {}
+    return by_cause(_calls(module, data, holds_on))
+
+
+def _calls(module: ModuleFacts, data: dict, holds_on) -> Iterator[tuple[tuple, tuple, ast.Call]]:
+    target = module.target
     for function in module.graph_functions:
         for node in function.nodes_of(ast.Call):
             if not _two_axis_transpose(node) or function.kind(node.func.value) != TENSOR:
@@ -145,12 +149,7 @@ def _reported(module: ModuleFacts) -> list[tuple[tuple[ast.Call, TwoAxisTranspos
                 shaped = shaped if len(shaped) <= 60 else shaped[:57] + "..."
                 found = TwoAxisTransposedOfRank(**vars(found), rank=rank.at_least, shaped_by=shaped,
                                                 shaped_line=rank.shaped_by.lineno)
-            cause = (id(function.node), tuple(found.axes))
-            if cause in reported:
-                reported[cause][1].append(node)
-            else:
-                reported[cause] = ((node, found), [])
-    return list(reported.values())
+            yield (id(function.node), tuple(found.axes)), (node, found), node
 
 
 def _two_axis_transpose(call: ast.Call) -> bool:

@@ -9,7 +9,7 @@ from ms_lint import mindspore_api as api
 from ms_lint.model import TENSOR, GraphFunction, ModuleFacts
 from ms_lint.findings import Finding, FindingData, fact
 from ms_lint.rules.base import Rule
-from ms_lint.rules.ms606_layer_positional_argument import same_on_text
+from ms_lint.rules.ms606_layer_positional_argument import by_cause, same_on_text
 
 # PyTorch ``torch.Tensor`` methods ported code calls, with the MindSpore function of the same operation (None: no
 # equivalent; the message says what to do instead). `detach` -> `ops.stop_gradient` is the one MindSpore's
@@ -183,7 +183,10 @@ def _reported(module: ModuleFacts) -> list[tuple[tuple[ast.Call, GraphFunction, 
     # calls is spared.
     if module.uses_torch() or _WATCHED.isdisjoint(module.written_call_names()):
         return []
-    found: dict[tuple, tuple[tuple[ast.Call, GraphFunction, bool], list[ast.Call]]] = {}
+    return by_cause(_calls(module, existing, properties))
+
+
+def _calls(module: ModuleFacts, existing, properties) -> Iterator[tuple[tuple, tuple, ast.Call]]:
     reported: set[int] = set()
     for function in _tensor_code(module):
         for node in function.nodes_of(ast.Call):
@@ -196,12 +199,7 @@ def _reported(module: ModuleFacts) -> list[tuple[tuple[ast.Call, GraphFunction, 
             if not (missing or func.attr in properties) or function.kind(func.value) != TENSOR:
                 continue
             reported.add(id(node))
-            cause = (id(function.node), func.attr)
-            if cause in found:
-                found[cause][1].append(node)
-            else:
-                found[cause] = ((node, function, missing), [])
-    return list(found.values())
+            yield (id(function.node), func.attr), (node, function, missing), node
 
 
 def _inside(node: ast.AST, other: ast.AST) -> bool:

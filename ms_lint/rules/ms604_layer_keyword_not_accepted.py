@@ -12,7 +12,7 @@ from ms_lint.model import ModuleFacts
 from ms_lint.rules.base import Rule
 from ms_lint.rules.ms205_conv_padding_without_pad_mode import padding_without_pad_mode
 from ms_lint.rules.ms606_layer_positional_argument import (
-    same_on_text, shifted_advice, shifted_description, shifted_positional)
+    by_cause, same_on_text, shifted_advice, shifted_description, shifted_positional)
 
 # PyTorch's keyword for what MindSpore's layers call otherwise; suggested (and fixed) only where the layer takes
 # the MindSpore name.
@@ -130,18 +130,16 @@ def _renamed(context: FixContext, call: ast.Call) -> list[Edit]:
 def _reported(module: ModuleFacts, version: str) -> list[tuple[tuple, list[ast.Call]]]:
     """The calls the rule reports, each as (call site, keywords not taken, what else it passes PyTorch's way) with
     the module's later calls of the same cause (the same class, the same keywords), not reported again."""
-    found: dict[tuple, tuple[tuple, list[ast.Call]]] = {}
+    return by_cause(_calls_not_taken(module, version))
+
+
+def _calls_not_taken(module: ModuleFacts, version: str) -> Iterator[tuple[tuple, tuple, ast.Call]]:
     for site in module.calls_to(*api.cell_class_names(version)):
         unknown = api.keywords_not_taken(site.qualname, site.node, version)
         if not unknown:
             continue
         besides = _besides(site.node, site.qualname, version)
-        cause = (site.qualname, tuple(unknown), besides[1] if besides else None)
-        if cause in found:
-            found[cause][1].append(site.node)
-        else:
-            found[cause] = ((site, unknown, besides), [])
-    return list(found.values())
+        yield (site.qualname, tuple(unknown), besides[1] if besides else None), (site, unknown, besides), site.node
 
 
 def _besides(call: ast.Call, qualname: str, version: str) -> tuple[str, str] | None:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
-from typing import Callable, Iterator
+from typing import Callable, Hashable, Iterable, Iterator, TypeVar
 
 from ms_lint import mindspore_api as api
 from ms_lint import pytorch_mapping as mapping
@@ -11,6 +11,8 @@ from ms_lint.findings import Finding, FindingData, fact
 from ms_lint.edits import Edit, FixContext
 from ms_lint.model import ModuleFacts
 from ms_lint.rules.base import Rule
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -42,6 +44,18 @@ class ShiftedPositional(FindingData):
         return (_description(self.name, self.value, self.index, self.pytorch_parameter, self.parameter,
                              self.consequence, self.kept)
                 + "; pass " + _advice(self.pytorch_parameter, self.keywords) + same_on_text(self.same_on))
+
+
+def by_cause(found: Iterable[tuple[Hashable, T, ast.AST]]) -> list[tuple[T, list[ast.AST]]]:
+    """One finding per cause: of ``(cause, what is reported, node)`` in source order, the first of each cause with
+    the nodes of the others (what the first finding names, and its fix rewrites)."""
+    groups: dict[Hashable, tuple[T, list[ast.AST]]] = {}
+    for cause, first, node in found:
+        if cause in groups:
+            groups[cause][1].append(node)
+        else:
+            groups[cause] = (first, [])
+    return list(groups.values())
 
 
 def same_on_text(lines: list[int] | None, what: str = "call") -> str:
@@ -109,7 +123,7 @@ class LayerPositionalArgument(Rule):
 
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         version = module.target.version
-        for site, shifted, repeats in _reported(module, version):
+        for (site, shifted), repeats in _reported(module, version):
             keywords = _keywords_from(site.node, shifted, version)
             yield self.report(module, site.node, ShiftedPositional(
                 name=site.qualname, module=site.qualname.rpartition(".")[0], index=shifted.index,
@@ -127,7 +141,7 @@ class LayerPositionalArgument(Rule):
         if not isinstance(call, ast.Call):
             return []
         version = context.module.target.version
-        calls = next(([site.node, *repeats] for site, _, repeats in _reported(context.module, version)
+        calls = next(([site.node, *repeats] for (site, _), repeats in _reported(context.module, version)
                       if site.node is call), [call])
         edits = []
         for each in calls:
@@ -143,21 +157,20 @@ class LayerPositionalArgument(Rule):
         return edits
 
 
-def _reported(module: ModuleFacts, version: str) -> list[tuple[object, mapping.Difference, list[ast.Call]]]:
+def _reported(module: ModuleFacts, version: str) -> list[tuple[tuple[object, mapping.Difference], list[ast.AST]]]:
     """The calls the rule reports, each with its difference and the module's later calls of the same cause (the
     same layer, place and value as written), which are not reported again."""
-    found: dict[tuple, tuple[object, mapping.Difference, list[ast.Call]]] = {}
+    return by_cause(_shifted_calls(module, version))
+
+
+def _shifted_calls(module: ModuleFacts, version: str) -> Iterator[tuple[tuple, tuple, ast.Call]]:
     for site in module.calls_to(*mapping.class_names("position")):
         shifted = shifted_positional(site.node, site.qualname, version, _literals_bound(module, site.function))
         if shifted is None or api.keywords_not_taken(site.qualname, site.node, version):
             continue  # MS604 reports a call with a keyword the layer does not take, and names this too
         value = site.node.args[shifted.index]
         cause = (shifted.api, shifted.index, ast.unparse(value), _local_to(value, site.function, module))
-        if cause in found:
-            found[cause][2].append(site.node)
-        else:
-            found[cause] = (site, shifted, [])
-    return list(found.values())
+        yield cause, (site, shifted), site.node
 
 
 def shifted_positional(call: ast.Call, qualname: str | None, version: str = "",

@@ -11,7 +11,7 @@ from ms_lint.edits import Edit, FixContext
 from ms_lint.findings import Finding, FindingData, fact
 from ms_lint.model import ModuleFacts
 from ms_lint.rules.base import Rule
-from ms_lint.rules.ms606_layer_positional_argument import same_on_text
+from ms_lint.rules.ms606_layer_positional_argument import by_cause, same_on_text
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -108,7 +108,10 @@ class PytorchMeaningKeyword(Rule):
 def _reported(module: ModuleFacts, version: str) -> list[tuple[tuple, list[ast.expr]]]:
     """The arguments the rule reports, each as (call site, difference, argument, its value) with the module's later
     arguments of the same cause (the same parameter given the same value), which are not reported again."""
-    found: dict[tuple, tuple[tuple, list[ast.expr]]] = {}
+    return by_cause(_arguments(module, version))
+
+
+def _arguments(module: ModuleFacts, version: str) -> Iterator[tuple[tuple, tuple, ast.expr]]:
     for site in module.calls_to(*mapping.class_names("meaning")):
         if api.keywords_not_taken(site.qualname, site.node, version):
             continue  # MS604's: building it raises first
@@ -122,12 +125,7 @@ def _reported(module: ModuleFacts, version: str) -> list[tuple[tuple, list[ast.e
             value = _number(given, lambda name: module.value_bound_to(name, function, owner))
             if value is None or not 0 < value < 0.5:
                 continue
-            cause = (difference.mindspore, value)
-            if cause in found:
-                found[cause][1].append(given)
-            else:
-                found[cause] = ((site, difference, given, value), [])
-    return list(found.values())
+            yield (difference.mindspore, value), (site, difference, given, value), given
 
 
 def _argument(call: ast.Call, qualname: str, difference: mapping.Difference) -> ast.expr | None:
