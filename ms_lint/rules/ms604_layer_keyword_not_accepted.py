@@ -72,7 +72,7 @@ class LayerKeywordNotAccepted(Rule):
         MindSpore's keyword for PyTorch's where the class has it. A call MS604 reports is its alone: what else it
         passes PyTorch's way (the fifth positional argument MS606 reports, the padding without `pad_mode` MS205
         reports) is named in the same message, since building the layer raises the keyword's TypeError first.
-        A module that builds the same class with the same keywords again is reported once, at the first call,
+        A function that builds the same class with the same keywords again is reported once, at the first call,
         with the lines of the others; the fix renames them in every one.
     """
     why = """
@@ -129,7 +129,7 @@ def _renamed(context: FixContext, call: ast.Call) -> list[Edit]:
 
 def _reported(module: ModuleFacts, version: str) -> list[tuple[tuple, list[ast.Call]]]:
     """The calls the rule reports, each as (call site, keywords not taken, what else it passes PyTorch's way) with
-    the module's later calls of the same cause (the same class, the same keywords), not reported again."""
+    the later calls of the same cause (in the same function, the same class and keywords), not reported again."""
     return by_cause(_calls_not_taken(module, version))
 
 
@@ -139,7 +139,8 @@ def _calls_not_taken(module: ModuleFacts, version: str) -> Iterator[tuple[tuple,
         if not unknown:
             continue
         besides = _besides(site.node, site.qualname, version)
-        yield (site.qualname, tuple(unknown), besides[1] if besides else None), (site, unknown, besides), site.node
+        cause = (id(site.function), site.qualname, tuple(unknown), besides[1] if besides else None)
+        yield cause, (site, unknown, besides), site.node
 
 
 def _besides(call: ast.Call, qualname: str, version: str) -> tuple[str, str] | None:

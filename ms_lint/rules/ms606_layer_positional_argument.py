@@ -87,8 +87,8 @@ class LayerPositionalArgument(Rule):
         reads its own way (`dropout_rate=1.0`, a keep rate; a default of one half drops half either way; a
         default of 0.0 is PyTorch's "no dropout", which MindSpore refuses as a keep rate, so it stays reported).
         A call that also passes a keyword the layer does not take is MS604's, which names the positional
-        argument too. A module that repeats the call (the same layer, the same value as written at the same
-        place) is reported once, at the first, with the lines of the others; the fix rewrites them all.
+        argument too. A function (an `__init__`) that repeats the same call (as written) is reported once, at the
+        first, with the lines of the others; the fix rewrites them all.
     """
     why = """
         MindSpore takes the value as its own parameter (measured 2.10 and 2.7.1, CPU): some constructors refuse it
@@ -158,8 +158,8 @@ class LayerPositionalArgument(Rule):
 
 
 def _reported(module: ModuleFacts, version: str) -> list[tuple[tuple[object, mapping.Difference], list[ast.AST]]]:
-    """The calls the rule reports, each with its difference and the module's later calls of the same cause (the
-    same layer, place and value as written), which are not reported again."""
+    """The calls the rule reports, each with its difference and the later calls of the same cause (in the same
+    function, the same call as written), which are not reported again."""
     return by_cause(_shifted_calls(module, version))
 
 
@@ -168,8 +168,7 @@ def _shifted_calls(module: ModuleFacts, version: str) -> Iterator[tuple[tuple, t
         shifted = shifted_positional(site.node, site.qualname, version, _literals_bound(module, site.function))
         if shifted is None or api.keywords_not_taken(site.qualname, site.node, version):
             continue  # MS604 reports a call with a keyword the layer does not take, and names this too
-        value = site.node.args[shifted.index]
-        cause = (shifted.api, shifted.index, ast.unparse(value), _local_to(value, site.function, module))
+        cause = (id(site.function), shifted.api, ast.unparse(site.node))
         yield cause, (site, shifted), site.node
 
 
@@ -215,20 +214,6 @@ def _literal_reads_as_pytorch(constant, difference: mapping.Difference) -> bool:
     torch_type, ms_type = difference.pytorch_value_type(), difference.mindspore_value_type()
     kind = _family(type(constant))
     return (torch_type is None or kind == _family(torch_type)) and (ms_type is None or kind != _family(ms_type))
-
-
-def _local_to(value: ast.expr, function, module: ModuleFacts) -> int | None:
-    """The function whose own name ``value`` reads (a parameter or a local of ``function``), as an id: a value of
-    the same text elsewhere is another one; None for a literal, a module-level name or an attribute."""
-    while isinstance(value, (ast.Attribute, ast.Subscript)):
-        value = value.value
-    if not isinstance(value, ast.Name) or function is None:
-        return None
-    if value.id in {argument.arg for argument in ast.walk(function.args) if isinstance(argument, ast.arg)}:
-        return id(function)
-    return id(function) if any(isinstance(target, ast.Name) and target.id == value.id
-                               for node in module.index.subtree_nodes_of(function, (ast.Assign,))
-                               for target in node.targets) else None
 
 
 def _no_rate(constant, difference: mapping.Difference) -> bool:

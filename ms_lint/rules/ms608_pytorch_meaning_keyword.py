@@ -55,8 +55,8 @@ class PytorchMeaningKeyword(Rule):
         is a number under one half (PyTorch's default is 0.1, MindSpore's 0.9), given as a literal or through a
         name bound to one; `momentum=1 - m` is MindSpore's spelling and not reported. `SyncBatchNorm` has the same
         difference in the table but builds only in a distributed job on a device, so it is not reported.
-        `mindspore.mint.nn` layers follow PyTorch's meaning and are not reported. A module that passes the same
-        value again (`momentum=0.1` on every norm layer, or a constant `BN_MOMENTUM = 0.1` used throughout) is
+        `mindspore.mint.nn` layers follow PyTorch's meaning and are not reported. A function that passes the same
+        value again (`momentum=0.1` on every norm layer of an `__init__`, or a constant `BN_MOMENTUM = 0.1`) is
         reported once, at the first call, with the lines of the others; the fix rewrites every literal of them.
     """
     why = """
@@ -106,8 +106,8 @@ class PytorchMeaningKeyword(Rule):
 
 
 def _reported(module: ModuleFacts, version: str) -> list[tuple[tuple, list[ast.expr]]]:
-    """The arguments the rule reports, each as (call site, difference, argument, its value) with the module's later
-    arguments of the same cause (the same parameter given the same value), which are not reported again."""
+    """The arguments the rule reports, each as (call site, difference, argument, its value) with the later arguments
+    of the same cause (in the same function, the same parameter given the same value), not reported again."""
     return by_cause(_arguments(module, version))
 
 
@@ -125,7 +125,7 @@ def _arguments(module: ModuleFacts, version: str) -> Iterator[tuple[tuple, tuple
             value = _number(given, lambda name: module.value_bound_to(name, function, owner))
             if value is None or not 0 < value < 0.5:
                 continue
-            yield (difference.mindspore, value), (site, difference, given, value), given
+            yield (id(function), difference.mindspore, value), (site, difference, given, value), given
 
 
 def _argument(call: ast.Call, qualname: str, difference: mapping.Difference) -> ast.expr | None:
