@@ -528,6 +528,14 @@ def missing_name(finding) -> str | None:
     return f"{missing.module}.{missing.name}" if missing is not None and missing.module and missing.name else None
 
 
+def removed_name(finding) -> str | None:
+    """``numpy.name`` an MS613 finding says the installed numpy no longer has (its data), or None."""
+    from ms_lint.rules.ms613_removed_numpy_name import RemovedName
+
+    removed = _record(finding, RemovedName)
+    return f"numpy.{removed.name}" if removed is not None and removed.name else None
+
+
 def unbound_in(finding) -> str | None:
     """The name an MS116 finding says is bound on one path only (its data), or None."""
     from ms_lint.rules.ms116_name_bound_on_one_path import PartlyBound

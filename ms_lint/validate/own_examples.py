@@ -1,6 +1,7 @@
 """The project's own examples of a Cell, found by reading (nothing runs here): the ``>>>`` examples of the class's
 docstring and of its ``construct``'s, then the project's tests that build it (pytest functions and methods, directly
-or through a fixture), then its scripts and ``__main__`` blocks that build it. Planning lists them in that order
+or through a fixture), then its scripts and ``__main__`` blocks that build it, then the project's Cells that build
+it in their own code (``enclosing_examples``: the arguments the project passes where it builds it). Planning lists them in that order
 for each unit, after a registered example; the worker runs each as the user would until one builds the Cell
 (``capturing``), and the verdict names the one used (file and line).
 
@@ -17,7 +18,7 @@ from dataclasses import dataclass
 from ms_lint.target import is_test_path
 
 # At most this many of each kind per unit: each costs a run in the worker when the ones before it give nothing.
-MAX_PER_KIND = {"docstring": 2, "test": 3, "script": 2}
+MAX_PER_KIND = {"docstring": 2, "test": 3, "script": 2, "enclosing": 2}
 STORE_FORMAT = 1
 # What an example needs the network for: it cannot give a Cell offline.
 _DOWNLOADS = re.compile(r"\b(from_pretrained|hf_hub_download|snapshot_download|load_dataset|urlopen|urlretrieve|"
@@ -71,6 +72,30 @@ def docstring_examples(tree: ast.Module, path: str, class_name: str,
             continue
         found.append(OwnExample("docstring", path, line, code=code))
     return found[:MAX_PER_KIND["docstring"]], skipped
+
+
+def enclosing_examples(tree: ast.Module, path: str, class_name: str, package=None) -> list[OwnExample]:
+    """The project's Cells that build class ``class_name`` in their own code (``self.encoder = RRDBNet(...)``,
+    ``[Block(dim, heads) for _ in range(depth)]``): built as any Cell is built and called, such a Cell builds and
+    calls the class with the arguments and inputs the project gives it. Those of its own module first, then those
+    of its package's other modules (``package``: a ``roots.PackageFiles``, which finds the Cells importing it)."""
+    found = [OwnExample("enclosing", path, call.lineno, function=node.name)
+             for node in tree.body if isinstance(node, ast.ClassDef) and node.name != class_name
+             and _cell_like(node) for call in [_calls_class(node, class_name)] if call is not None]
+    if package is not None and len(found) < MAX_PER_KIND["enclosing"]:
+        for unit in package.users(path, class_name):
+            other = _parse_file(unit.path)
+            node = next((node for node in (other.body if other else ()) if isinstance(node, ast.ClassDef)
+                         and node.name == unit.scope), None)
+            call = _calls_class(node, class_name) if node is not None else None
+            if call is not None:
+                found.append(OwnExample("enclosing", unit.path, call.lineno, function=unit.scope))
+    return found[:MAX_PER_KIND["enclosing"]]
+
+
+def _cell_like(node: ast.ClassDef) -> bool:
+    return any(isinstance(item, ast.FunctionDef) and item.name == "construct" for item in node.body) \
+        or any("Cell" in ast.unparse(base) for base in node.bases)
 
 
 def _docstring_node(node) -> ast.Constant | None:
@@ -128,6 +153,16 @@ class ProjectFiles:
         self._digests: dict[str, str] = {}
         self._stores: dict[str, dict] = {}  # project root -> its stored answers, by scan root
         self._changed: set[str] = set()
+        self._package = None
+
+    @property
+    def package(self):
+        """The package modules read for the Cells that build a class (``roots.PackageFiles``), once per run."""
+        if self._package is None:
+            from ms_lint.validate.roots import PackageFiles
+
+            self._package = PackageFiles()
+        return self._package
 
     def candidates(self, root: str) -> list[tuple[str, bytes]]:
         """The tests and scripts under ``root``: test files (``ms_lint.target.is_test_path``), ``conftest.py``
@@ -447,4 +482,6 @@ def describe(example: dict, project_root: str | None = None) -> str:
         return f"the docstring example at {where}"
     if example["kind"] == "test":
         return f"the test {example['function']} at {where}"
+    if example["kind"] == "enclosing":
+        return f"{example['function']}, which builds it at {where}"
     return f"the {'__main__ block' if example.get('main') else 'script'} at {where}"

@@ -31,6 +31,7 @@ from ms_lint.validate.expectations import (
     forward_count,
     judged_eagerly,
     missing_name,
+    removed_name,
     nothing_to_run,
     probes_for,
     tensor_method,
@@ -325,8 +326,9 @@ def _build_retries(path: str, scope: str, findings: list[Finding]) -> list[dict]
 
 def _own_examples(location: ModuleLocation, scope: str, files) -> list[dict]:
     """The project's own examples of the class ``scope`` (``own_examples``): its docstring examples, the tests
-    and the scripts that build it, in that order; and a docstring example left out, as one that says why."""
-    from ms_lint.validate.own_examples import docstring_examples, scan_root
+    and the scripts that build it, the Cells that build it, in that order; and a docstring example left out, as
+    one that says why."""
+    from ms_lint.validate.own_examples import docstring_examples, enclosing_examples, scan_root
 
     tree = _parse(location.path)
     if tree is None or "." in scope or not any(isinstance(node, ast.ClassDef) and node.name == scope
@@ -336,6 +338,7 @@ def _own_examples(location: ModuleLocation, scope: str, files) -> list[dict]:
     found, skipped = docstring_examples(tree, location.path, scope, shown if not shown.startswith("..") else None)
     found += files.stored_examples(scan_root(location.project_root, location.import_root, location.module), scope,
                                    location.path, location.project_root, tree)
+    found += enclosing_examples(tree, location.path, scope, files.package)
     return [{"kind": "skipped", "why": why} for why in skipped] + [example.to_dict() for example in found]
 
 
@@ -357,8 +360,9 @@ def _container_attributes(findings: list[Finding]) -> dict[int, str]:
 
 
 def _api_names(findings: list[Finding]) -> list[str]:
-    """``module.name`` for each MS607 finding, in order, once each."""
-    return list(dict.fromkeys(filter(None, map(missing_name, findings))))
+    """``module.name`` for each MS607 and MS613 finding, in order, once each."""
+    return list(dict.fromkeys(name for finding in findings
+                              for name in (missing_name(finding), removed_name(finding)) if name))
 
 
 def _tensor_methods(findings: list[Finding]) -> list[str]:
@@ -464,10 +468,11 @@ def cache_key(job: Job, device: str, syntax_level: str, mindspore_version: str, 
 
 
 def _example_files(job: Job) -> set[str]:
-    """The test and script files the job's own examples run, with the ``conftest.py`` files above each test."""
+    """The test and script files the job's own examples run (and the modules of the Cells that build it), with the
+    ``conftest.py`` files above each test."""
     files: set[str] = set()
     for example in job.own_examples:
-        if example["kind"] not in ("test", "script"):
+        if example["kind"] not in ("test", "script", "enclosing"):
             continue
         files.add(example["path"])
         if example["kind"] == "test":

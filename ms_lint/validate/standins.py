@@ -102,9 +102,10 @@ class StandIn:
         _touch(f"{self._ms_lint_name}.{name}")
 
     def __call__(self, *args, **kwargs):
-        if len(args) == 1 and not kwargs and (inspect.isclass(args[0]) or inspect.isfunction(args[0])) \
-                and not _decorator_factory_call(sys._getframe(1)):
-            return args[0]  # a decorator: the decorated class or function stays the user's
+        if len(args) == 1 and not kwargs and (inspect.isclass(args[0]) or inspect.isfunction(args[0])):
+            if not _decorator_factory_call(sys._getframe(1)):
+                return args[0]  # a decorator: the decorated class or function stays the user's
+            return _Decorator(f"{self._ms_lint_name}(...)")
         _touch(f"{self._ms_lint_name}()")
         return StandIn(f"{self._ms_lint_name}()")
 
@@ -136,6 +137,18 @@ class StandIn:
 
     __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __truediv__ = __rtruediv__ = _operation
     __matmul__ = __rmatmul__ = __neg__ = __lt__ = __gt__ = __le__ = __ge__ = _operation
+
+
+class _Decorator(StandIn):
+    """What a stand-in's call on a decorator line gives (``@missing.register(Op)``): applied to the function below,
+    it gives the function back."""
+
+    __slots__ = ()
+
+    def __call__(self, *args, **kwargs):
+        if len(args) == 1 and not kwargs and (inspect.isclass(args[0]) or inspect.isfunction(args[0])):
+            return args[0]
+        return super().__call__(*args, **kwargs)
 
 
 def _decorator_factory_call(frame) -> bool:
