@@ -1,9 +1,9 @@
 """The project's own examples of a Cell, found by reading (nothing runs here): the ``>>>`` examples of the class's
 docstring and of its ``construct``'s, then the project's tests that build it (pytest functions and methods, directly
 or through a fixture), then its scripts and ``__main__`` blocks that build it, then the project's Cells that build
-it in their own code (``enclosing_examples``: the arguments the project passes where it builds it). Planning lists them in that order
-for each unit, after a registered example; the worker runs each as the user would until one builds the Cell
-(``capturing``), and the verdict names the one used (file and line).
+it in their own code (``enclosing_examples``: the arguments the project passes where it builds it). Planning lists
+them in that order for each unit, after a registered example; the worker runs each as the user would until one
+builds the Cell (``capturing``), and the verdict names the one used (file and line).
 
 A docstring example that downloads (``from_pretrained``, a hub or dataset download) is left out here, with the
 reason, since it cannot run offline.

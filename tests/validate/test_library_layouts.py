@@ -205,7 +205,7 @@ def test_stand_ins_for_an_installed_package_s_submodule_and_names_are_taken_back
     finder = standins.install([])
     try:
         with pytest.raises(ImportError) as raised:
-            from mindspore.ops._ms_lint_absent_grad import getters  # noqa: F401
+            from mindspore.ops._ms_lint_absent_grad import getters  # noqa: F401,MS607
         assert standins.missing_package(raised.value, []) == "mindspore.ops._ms_lint_absent_grad"
         finder.add("mindspore.ops._ms_lint_absent_grad")
         with pytest.raises(ImportError) as raised:
@@ -222,7 +222,7 @@ def test_stand_ins_for_an_installed_package_s_submodule_and_names_are_taken_back
     assert "mindspore.ops._ms_lint_absent_grad" not in sys.modules
     # A public submodule an installed package lacks, or a name of the user's own module, gets none.
     with pytest.raises(ImportError) as raised:
-        import mindspore.nn.ms_lint_absent_public  # noqa: F401
+        import mindspore.nn.ms_lint_absent_public  # noqa: F401,MS607
     assert standins.missing_package(raised.value, []) is None
     assert standins.missing_name(AttributeError("module 'zoo' has no attribute 'Block'")) is None
 
