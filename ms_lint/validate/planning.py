@@ -31,6 +31,7 @@ from ms_lint.validate.expectations import (
     forward_count,
     judged_eagerly,
     missing_name,
+    rejected_keywords,
     removed_name,
     nothing_to_run,
     probes_for,
@@ -59,6 +60,8 @@ class Job:
     state_names: list[str] = field(default_factory=list)
     # Names MS607 says a MindSpore module lacks (``mindspore.nn.utils.weight_norm``): the worker looks them up.
     api_names: list[str] = field(default_factory=list)
+    # [callee, keywords] of each MS610 finding of a keyword the callee does not take: its signature is read
+    keyword_calls: list[list] = field(default_factory=list)
     # Methods MS602 says MindSpore's Tensor lacks or has as a property (``detach_``, ``size``): the worker calls each
     # on a Tensor and a Parameter.
     tensor_methods: list[str] = field(default_factory=list)
@@ -108,6 +111,7 @@ class Job:
             "probes": self.probes,
             "state_names": self.state_names,
             "api_names": self.api_names,
+            "keyword_calls": self.keyword_calls,
             "tensor_methods": self.tensor_methods,
             "forward_counts": self.forward_counts,
             "built_types": self.built_types,
@@ -187,6 +191,7 @@ def plan_jobs(
             container_attributes=_container_attributes(group),
             state_names=_state_names(group),
             api_names=_api_names(group),
+            keyword_calls=_keyword_calls(group),
             tensor_methods=_tensor_methods(group),
             forward_counts=_forward_counts(group),
             built_types=_built_types(group),
@@ -365,6 +370,15 @@ def _api_names(findings: list[Finding]) -> list[str]:
                               for name in (missing_name(finding), removed_name(finding)) if name))
 
 
+def _keyword_calls(findings: list[Finding]) -> list[list]:
+    """``[callee, keywords]`` for each MS610 finding of keywords the callee does not take, once each."""
+    found: list[list] = []
+    for rejected in filter(None, map(rejected_keywords, findings)):
+        if list(rejected) not in found:
+            found.append(list(rejected))
+    return found
+
+
 def _tensor_methods(findings: list[Finding]) -> list[str]:
     """The method each MS602 finding calls, in order, once each."""
     return list(dict.fromkeys(filter(None, map(tensor_method, findings))))
@@ -444,6 +458,7 @@ def cache_key(job: Job, device: str, syntax_level: str, mindspore_version: str, 
         "probes": job.probes,
         "state": job.state_names,
         "api": job.api_names,
+        "keywords": job.keyword_calls,
         "tensor_methods": job.tensor_methods,
         "forward_counts": job.forward_counts,
         "built": job.built_types,

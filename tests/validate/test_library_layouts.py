@@ -89,13 +89,19 @@ FILES = {
                 return np.exp(x)
         """,
     "zoo/models/common/metrics.py": """
+        import mindspore
         import numpy as np
-        from mindspore import Tensor
+        from mindspore import Tensor, ops
 
 
         class Meter:
             def count(self, values):
                 return Tensor(np.asarray(values, dtype=np.int))
+
+
+        class Filler:
+            def ones(self):
+                return ops.ones((2,), type=mindspore.float32)
         """,
     "zoo/models/nets.py": """
         from mindspore import nn
@@ -199,6 +205,26 @@ def test_a_numpy_name_removed_in_host_code_is_looked_up_in_the_worker(verdicts):
 
 
 @needs_mindspore
+@pytest.mark.mindspore
+def test_a_keyword_the_callee_does_not_take_in_host_code_is_read_from_its_signature(verdicts):
+    verdict = verdicts["Filler"]
+    assert verdict.finding.code == "MS610"
+    assert verdict.verdict == CONFIRMED_BY_PROBE, (verdict.message, verdict.notes)
+    assert verdict.message.startswith("mindspore.ops.ones's signature on the installed MindSpore takes no keyword "
+                                      "type=: read in the worker, the call raises TypeError"), verdict.message
+
+
+@needs_mindspore
+def test_a_signature_that_takes_any_keyword_or_is_not_a_function_says_nothing():
+    from ms_lint.validate.probes import rejected_keywords
+
+    assert rejected_keywords("mindspore.ops.ones", ["type", "dtype"]) == ["type"]
+    assert rejected_keywords("mindspore.ops.ones", ["dtype"]) == []
+    assert rejected_keywords("mindspore.ops.ms_lint_absent", ["type"]) is None
+    assert rejected_keywords("builtins.print", ["type"]) is None  # not a Python function: its signature may lie
+
+
+@needs_mindspore
 def test_stand_ins_for_an_installed_package_s_submodule_and_names_are_taken_back():
     import mindspore
 
@@ -244,3 +270,39 @@ def test_a_decorator_line_with_arguments_passes_the_function_to_what_the_stand_i
 
     assert bprop() == 1 and kept() == 2
     assert stand_in(Op) is Op  # called outside a decorator line: a wrapper giving back what it wraps
+
+
+def test_a_method_stored_in_an_attribute_and_called_through_it_is_called_from_construct():
+    import ast
+
+    from ms_lint.validate.reach import guards_for
+
+    source = textwrap.dedent("""
+        class Attention(nn.Cell):
+            def __init__(self, via_grid_sample=True):
+                super().__init__()
+                if via_grid_sample:
+                    self.get_columns = self.columns_for_grid_sample
+                else:
+                    self.get_columns = self.columns_for_offsets
+
+            def construct(self, x):
+                return self.get_columns(x)
+
+            def columns_for_grid_sample(self, x):
+                return self.convert(x)
+
+            def columns_for_offsets(self, x):
+                return x
+
+            @staticmethod
+            def convert(offset):
+                return ops.split(offset, axis=2, output_num=2)
+
+            def unused(self, x):
+                return ops.split(x, axis=2, output_num=2)
+        """)
+    lines = [number for number, line in enumerate(source.splitlines(), 1) if "output_num" in line]
+    guards, _ = guards_for(ast.parse(source), "Attention", set(lines))
+    assert guards[lines[0]]["called"] is True, guards
+    assert guards[lines[1]]["called"] is False, guards
