@@ -217,13 +217,13 @@ def _run_enclosing(example: dict, module) -> None:
     from their names), then called with inputs made from its ``construct``'s signature: it builds and calls the
     class as the project does."""
     from ms_lint.validate import building
-    from ms_lint.validate.instances import call_parameters_of, required_parameters
 
     path = example["path"]
     owner = module if _same(getattr(module, "__file__", "") or "", path) else _import_by_path(path)
     name = example["function"]
     cell = getattr(owner, name)
-    required = required_parameters(cell.__init__, skip_first=True)
+    required = [parameter.name for parameter in _after_instance(cell.__init__) if parameter.default is parameter.empty
+                and parameter.kind not in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD)]
     recipes = building.constructor_calls(owner, path, name)
     if not required:
         recipes.append(building.Recipe("defaults", f"{name}()"))
@@ -243,11 +243,17 @@ def _run_enclosing(example: dict, module) -> None:
             error = error or exc
     else:
         raise error
-    names = call_parameters_of(type(obj).construct, skip_first=True)
-    if names is None:
-        return
+    names = [parameter.name for parameter in _after_instance(type(obj).construct) if parameter.default is
+             parameter.empty and parameter.kind in (parameter.POSITIONAL_ONLY, parameter.POSITIONAL_OR_KEYWORD)]
     inputs, _, _ = building.input_placeholders(obj, names)
     obj(*inputs)
+
+
+def _after_instance(method) -> list:
+    """The parameters of ``method`` after its instance parameter."""
+    import inspect
+
+    return list(inspect.signature(method).parameters.values())[1:]
 
 
 _RUNNERS = {"docstring": _run_docstring, "script": _run_script, "test": _run_test, "enclosing": _run_enclosing}

@@ -98,13 +98,13 @@ def build_instance(worker, state: "JobState", outcome: Outcome) -> None:
     call_parameters: list[str] | None = None
     if is_cell_class:
         outcome.kind = "cell"
-        call_parameters = call_parameters_of(getattr(target, "construct", None), skip_first=True)
-        required = required_parameters(target.__init__, skip_first=True)
+        call_parameters = _call_parameters(getattr(target, "construct", None), skip_first=True)
+        required = _required_parameters(target.__init__, skip_first=True)
         outcome.signature = {"init": required, "call": call_parameters or []}
     elif is_jit_function:
         outcome.kind = "jit function"
         outcome.effective_level = jit_level(target)
-        call_parameters = call_parameters_of(target, skip_first=False)
+        call_parameters = _call_parameters(target, skip_first=False)
         required = []
         outcome.signature = {"init": [], "call": call_parameters or []}
 
@@ -378,7 +378,7 @@ def _on_host(operators: set[str], device: str) -> str:
     return f"; computed on the host while building it (no {device} kernel): {', '.join(sorted(operators))}"
 
 
-def required_parameters(function, skip_first: bool) -> list[str]:
+def _required_parameters(function, skip_first: bool) -> list[str]:
     try:
         signature = inspect.signature(function)
     except (TypeError, ValueError):
@@ -433,7 +433,7 @@ def _plain_defaults(function, given: int, skip_first: bool) -> dict:
     return result
 
 
-def call_parameters_of(function, skip_first: bool) -> list[str] | None:
+def _call_parameters(function, skip_first: bool) -> list[str] | None:
     """Positional parameters without default (each gets an input); None when a keyword-only one needs a value."""
     if function is None:
         return []

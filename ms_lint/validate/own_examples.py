@@ -153,16 +153,6 @@ class ProjectFiles:
         self._digests: dict[str, str] = {}
         self._stores: dict[str, dict] = {}  # project root -> its stored answers, by scan root
         self._changed: set[str] = set()
-        self._package = None
-
-    @property
-    def package(self):
-        """The package modules read for the Cells that build a class (``roots.PackageFiles``), once per run."""
-        if self._package is None:
-            from ms_lint.validate.roots import PackageFiles
-
-            self._package = PackageFiles()
-        return self._package
 
     def candidates(self, root: str) -> list[tuple[str, bytes]]:
         """The tests and scripts under ``root``: test files (``ms_lint.target.is_test_path``), ``conftest.py``

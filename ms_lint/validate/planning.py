@@ -169,7 +169,10 @@ def plan_jobs(
         groups.setdefault((os.path.abspath(finding.path), finding.scope), []).append(finding)
 
     index = index or DependencyIndex()
-    groups, reached, unreached, attached = _route(groups, settings, index)
+    from ms_lint.validate.roots import PackageFiles
+
+    package = PackageFiles()  # the package modules, read once for the units of both questions below
+    groups, reached, unreached, attached = _route(groups, settings, index, package)
     files = ProjectFiles()
     for key in reached:
         groups.setdefault(key, [])
@@ -203,7 +206,7 @@ def plan_jobs(
         job.build_retries = _build_retries(path, scope, group)
         job.reached = reached.get((path, scope), [])
         job.through = attached.get((path, scope), {})
-        job.own_examples = _own_examples(location, scope, files)
+        job.own_examples = _own_examples(location, scope, files, package)
         job.level = level_for(path)
         job.mode = "pynative" if group and all(judged_eagerly(finding) for finding in group) else "graph"
         job.cache_key = cache_key(job, device, job.level, mindspore_version, tool_version, index)
@@ -211,7 +214,7 @@ def plan_jobs(
     return Plan(jobs=jobs, module_level=module_level, unreached=unreached, examples=files)
 
 
-def _route(groups, settings, index):
+def _route(groups, settings, index, package):
     """``(groups, reached, unreached, attached)``: each finding in a unit (a Cell class or jit function) stays in
     its group; the findings of a helper function that a Cell of its file reaches join that Cell's group (compiled
     with the branch conditions over its call; ``attached``: unit -> {line: how}); the other findings outside any
@@ -219,9 +222,8 @@ def _route(groups, settings, index):
     ``roots.roots_reaching`` names, in ``reached`` (unit -> ``[(finding, reach, unit)]``), or, where none reaches
     them, to ``unreached``. A finding of a hazard that raises eagerly too (MS602, MS604-MS607) keeps a group of its
     own: it is real wherever the line runs."""
-    from ms_lint.validate.roots import PackageFiles, roots_reaching, unit_kind
+    from ms_lint.validate.roots import roots_reaching, unit_kind
 
-    package = PackageFiles()
     result: "OrderedDict[tuple[str, str], list[Finding]]" = OrderedDict()
     reached: dict[tuple[str, str], list[tuple]] = {}
     unreached: list[tuple[Finding, object]] = []
@@ -329,7 +331,7 @@ def _build_retries(path: str, scope: str, findings: list[Finding]) -> list[dict]
     return build_retries(tree, scope, lines) if tree is not None else []
 
 
-def _own_examples(location: ModuleLocation, scope: str, files) -> list[dict]:
+def _own_examples(location: ModuleLocation, scope: str, files, package=None) -> list[dict]:
     """The project's own examples of the class ``scope`` (``own_examples``): its docstring examples, the tests
     and the scripts that build it, the Cells that build it, in that order; and a docstring example left out, as
     one that says why."""
@@ -343,7 +345,7 @@ def _own_examples(location: ModuleLocation, scope: str, files) -> list[dict]:
     found, skipped = docstring_examples(tree, location.path, scope, shown if not shown.startswith("..") else None)
     found += files.stored_examples(scan_root(location.project_root, location.import_root, location.module), scope,
                                    location.path, location.project_root, tree)
-    found += enclosing_examples(tree, location.path, scope, files.package)
+    found += enclosing_examples(tree, location.path, scope, package)
     return [{"kind": "skipped", "why": why} for why in skipped] + [example.to_dict() for example in found]
 
 
