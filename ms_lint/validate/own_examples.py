@@ -78,7 +78,10 @@ def enclosing_examples(tree: ast.Module, path: str, class_name: str, package=Non
     """The project's Cells that build class ``class_name`` in their own code (``self.encoder = RRDBNet(...)``,
     ``[Block(dim, heads) for _ in range(depth)]``): built as any Cell is built and called, such a Cell builds and
     calls the class with the arguments and inputs the project gives it. Those of its own module first, then those
-    of its package's other modules (``package``: a ``roots.PackageFiles``, which finds the Cells importing it)."""
+    of its package's other modules (``package``: a ``roots.PackageFiles``, which finds the Cells importing it).
+    Only for a class whose own constructor needs arguments: one that has defaults is built from them."""
+    if not _needs_arguments(tree, class_name):
+        return []
     found = [OwnExample("enclosing", path, call.lineno, function=node.name)
              for node in tree.body if isinstance(node, ast.ClassDef) and node.name != class_name
              and _cell_like(node) for call in [_calls_class(node, class_name)] if call is not None]
@@ -91,6 +94,18 @@ def enclosing_examples(tree: ast.Module, path: str, class_name: str, package=Non
             if call is not None:
                 found.append(OwnExample("enclosing", unit.path, call.lineno, function=unit.scope))
     return found[:MAX_PER_KIND["enclosing"]]
+
+
+def _needs_arguments(tree: ast.Module, class_name: str) -> bool:
+    """Whether class ``class_name``'s own ``__init__`` has a parameter without a default (past the instance)."""
+    cls = next((node for node in tree.body if isinstance(node, ast.ClassDef) and node.name == class_name), None)
+    init = next((node for node in (cls.body if cls else ()) if isinstance(node, ast.FunctionDef)
+                 and node.name == "__init__"), None)
+    if init is None:
+        return False
+    positional = init.args.posonlyargs + init.args.args
+    return len(positional) - 1 > len(init.args.defaults) or any(
+        default is None for default in init.args.kw_defaults)
 
 
 def _cell_like(node: ast.ClassDef) -> bool:
