@@ -76,11 +76,14 @@ MAX_PORTIONS = 2
 def _namespace_portions(directory: str) -> list[str]:
     """The folders from ``directory`` up that have no ``__init__.py`` and sit in a regular package (PEP 420: Python
     imports ``pkg/models/common/net.py``, ``pkg/models/__init__.py`` beside no ``common/__init__.py``, as
-    ``pkg.models.common.net``), nearest last; none when no regular package holds them within ``MAX_PORTIONS``."""
+    ``pkg.models.common.net``), nearest last; none when no regular package holds them within ``MAX_PORTIONS``, or
+    when one of them is a project's root (a project kept inside another's package, like a test's sample project,
+    imports from its own root)."""
     portions: list[str] = []
     for _ in range(MAX_PORTIONS):
         parent, name = os.path.split(directory)
-        if not name or not _IDENTIFIER.match(name) or parent == directory:
+        if not name or not _IDENTIFIER.match(name) or parent == directory or any(
+                os.path.exists(os.path.join(directory, marker)) for marker in _PROJECT_MARKERS):
             return []
         portions.insert(0, name)
         if os.path.isfile(os.path.join(parent, "__init__.py")):
