@@ -66,6 +66,9 @@ class Target:
     upgrade_from: str = ""
     # The requirement the versions come from, as written (``mindspore>=2.7.1``).
     requirement: str = field(default="", compare=False)
+    # For ``any``: the devices the project names where it names several (``("gpu", "cpu")``: its scripts select
+    # one or the other), so that a claim about a device it never names does not concern it; () for all three.
+    named_devices: tuple[str, ...] = ()
 
     def __post_init__(self):
         if self.device not in DEVICES:
@@ -73,8 +76,17 @@ class Target:
 
     @property
     def devices(self) -> tuple[str, ...]:
-        """The devices the code may run on: one, or all three for ``any``."""
-        return ALL_DEVICES if self.device == "any" else (self.device,)
+        """The devices the code may run on: one; for ``any`` those the project names, else all three."""
+        if self.device == "any":
+            return self.named_devices or ALL_DEVICES
+        return (self.device,)
+
+    @property
+    def device_label(self) -> str:
+        """``Ascend``, ``any device``, or ``GPU or CPU`` for the several devices a project names."""
+        if self.device == "any" and self.named_devices:
+            return " or ".join(DEVICE_NAMES[device] for device in self.named_devices)
+        return DEVICE_NAMES[self.device]
 
     @property
     def version_tuple(self) -> tuple[int, ...]:
@@ -104,13 +116,14 @@ class Target:
     def key(self) -> str:
         """What in the target changes findings, as one string (for result caches)."""
         versions = ",".join(self.versions)
-        return (f"device={self.device};version={self.version};versions={versions};from={self.upgrade_from};"
+        devices = "/".join(self.named_devices)
+        return (f"device={self.device}{devices};version={self.version};versions={versions};from={self.upgrade_from};"
                 f"mode={self.mode};level={self.syntax_level};numpy={numpy_version(self.project, self.version)[0]}")
 
     def describe(self) -> str:
         """One line naming each part and where it came from: ``MindSpore 2.7.1 (installed) · Ascend (train.py:6) ·
         graph · LAX (MindSpore's default)``."""
-        device = "any device" if self.device == "any" else DEVICE_NAMES[self.device]
+        device = self.device_label
         level_default = "MindSpore's default"
         parts = [f"MindSpore {self.describe_versions()}{self._said('version', 'the newest ms-lint knows')}",
                  f"{device}{self._said('device', 'none named in the project')}",
@@ -121,7 +134,7 @@ class Target:
     def label(self, parts: Iterable[str] = PARTS) -> str:
         """The values of ``parts`` alone, for telling targets apart: ``Ascend · LAX``."""
         shown = {"version": f"MindSpore {self.describe_versions()}",
-                 "device": "any device" if self.device == "any" else DEVICE_NAMES[self.device],
+                 "device": self.device_label,
                  "mode": self.mode, "syntax_level": self.syntax_level.upper()}
         return " · ".join(shown[part] for part in parts)
 
@@ -150,6 +163,7 @@ class Target:
         """The parts, as JSON values, without their origins."""
         return {
             "device": self.device,
+            **({"devices": list(self.named_devices)} if self.device == "any" and self.named_devices else {}),
             "mindspore_version": self.version,
             **({"mindspore_versions": list(self.versions)} if self.versions else {}),
             **({"upgrade_from": self.upgrade_from} if self.upgrade_from else {}),
@@ -190,7 +204,7 @@ class TargetGroup:
             origins.append((part, said.pop() if len(said) == 1 else PER_PROJECT))
         return Target(first.device, first.version, first.mode, first.syntax_level, tuple(origins),
                       first.project if len(self.projects) == 1 else "", first.versions, first.upgrade_from,
-                      first.requirement)
+                      first.requirement, first.named_devices)
 
     def matches(self, values: Mapping) -> bool:
         """Whether a finding's ``target`` (``Target.summary()``) is this one."""
@@ -293,6 +307,7 @@ def _directory_target(settings: Settings, path: str, sources: Mapping[str, str] 
     level = part("syntax_level", settings.syntax_level,
                  lambda: project.level if project is not None else ("lax", "default"))
     device = part("device", settings.device, lambda: project.device if project is not None else ("any", "default"))
+    named_devices = project.devices if project is not None and not settings.device else ()
     versions: tuple[str, ...] = ()
     requirement = ""
     if settings.version:
@@ -306,7 +321,7 @@ def _directory_target(settings: Settings, path: str, sources: Mapping[str, str] 
         upgrade_from = pinned_version(project.root if project is not None else "")
     return Target(device=device, version=version, syntax_level=level, origins=tuple(origins.items()),
                   project=project_root(path)[0] if path else "", versions=versions, upgrade_from=upgrade_from,
-                  requirement=requirement)
+                  requirement=requirement, named_devices=named_devices)
 
 
 def _named_origins(origins: dict[str, str], sources: Mapping[str, str] | None) -> dict[str, str]:
@@ -350,11 +365,13 @@ _SKIPPED_DIRECTORIES = frozenset({"__pycache__", "node_modules", "site-packages"
 
 @dataclass(frozen=True)
 class ProjectFacts:
-    """What a project's files say of its target: ``(value, origin)`` for its device and its level."""
+    """What a project's files say of its target: ``(value, origin)`` for its device and its level; ``devices``:
+    the devices it names where it names several (its device is then ``any``)."""
 
     root: str
     device: tuple[str, str]
     level: tuple[str, str]
+    devices: tuple[str, ...] = ()
 
 
 _roots: dict[str, tuple[str, str, bool]] = {}
@@ -636,7 +653,8 @@ def _read_project(root: str, directory: str, recursive: bool) -> ProjectFacts:
     else:
         device = ("any", "default")
     level = ("strict", strict_at) if strict_at else ("lax", lax_at or "default")
-    return ProjectFacts(root, device, level)
+    several = tuple(name for name in ALL_DEVICES if name in devices) if len(devices) > 1 else ()
+    return ProjectFacts(root, device, level, several)
 
 
 def _named_devices(text: str) -> Iterable[tuple[str, int]]:

@@ -533,6 +533,24 @@ def missing_name(finding) -> str | None:
     return f"{missing.module}.{missing.name}" if missing is not None and missing.module and missing.name else None
 
 
+def rejected_keywords(finding) -> tuple[str, list[str]] | None:
+    """``(callee, keywords)`` where an MS610 finding says the callee takes no such keywords (its data), or None."""
+    from ms_lint.rules.ms610_call_rejected_by_version import CallRejected
+
+    rejected = _record(finding, CallRejected)
+    if rejected is None or rejected.kind != "keyword" or not rejected.keywords or "." not in rejected.name:
+        return None
+    return rejected.name, list(rejected.keywords)
+
+
+def removed_name(finding) -> str | None:
+    """``numpy.name`` an MS613 finding says the installed numpy no longer has (its data), or None."""
+    from ms_lint.rules.ms613_removed_numpy_name import RemovedName
+
+    removed = _record(finding, RemovedName)
+    return f"numpy.{removed.name}" if removed is not None and removed.name else None
+
+
 def unbound_in(finding) -> str | None:
     """The name an MS116 finding says is bound on one path only (its data), or None."""
     from ms_lint.rules.ms116_name_bound_on_one_path import PartlyBound
