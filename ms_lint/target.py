@@ -653,7 +653,7 @@ def _read_project(root: str, directory: str, recursive: bool) -> ProjectFacts:
     else:
         device = ("any", "default")
     level = ("strict", strict_at) if strict_at else ("lax", lax_at or "default")
-    several = tuple(name for name in ALL_DEVICES if name in devices) if len(devices) > 1 else ()
+    several = tuple(name for name in ALL_DEVICES if name in devices) if 1 < len(devices) < len(ALL_DEVICES) else ()
     return ProjectFacts(root, device, level, several)
 
 
