@@ -1138,9 +1138,8 @@ def application_of(path: str, bound: str | None) -> tuple[str, tuple[str, ...]] 
         current = parent
     named = [entry for level in levels for entry in entry_points_in(level)
              if _named_entry(entry)]
-    imported = {module for entry in named for module in reached_from(entry)}
     entries = named + [entry for level in levels for entry in entry_points_in(level)
-                       if not _named_entry(entry) and entry not in imported
+                       if not _named_entry(entry) and not any(entry in reached_from(other) for other in named)
                        and not _inside_a_package(os.path.dirname(entry), top)]
     found = None
     if entries:
