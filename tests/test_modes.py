@@ -12,7 +12,7 @@ import pytest
 
 from ms_lint.engine import check_file, check_source
 from ms_lint.settings import Settings
-from ms_lint.target import SILENCED_BY, forget_projects, target_from_settings
+from ms_lint.target import LIBRARY, SILENCED_BY, forget_projects, target_from_settings
 
 # A Cell whose construct holds a statement graph mode refuses, and a @jit function holding the same.
 MODEL = textwrap.dedent("""\
@@ -272,3 +272,18 @@ def test_a_repository_of_three_applications_gives_each_its_own_mode(tmp_path, mo
                        "default_app": [(JIT_LINE, "pynative")], "pynative_app": [(JIT_LINE, "pynative")]}
     # the two PyNative applications share one target (grouped, as the target lines are)
     assert sorted(target["mode"] for target in document["targets"]) == ["graph", "pynative"]
+
+
+def test_a_long_lived_process_reads_the_scripts_and_their_imports_again_after_forget_projects(tmp_path):
+    # what each script is, where its modules are imported from and what it imports are read once per process
+    library = "import mindspore as ms\nfrom model import Net\n\n\ndef main():\n    print(Net())\n"
+    model = project(tmp_path / "app", **{"train.py": library, "setup_mode.py": "import mindspore as ms\n" + GRAPH})
+    assert mode(model) == ("graph", LIBRARY)
+    (tmp_path / "app" / "train.py").write_text("import setup_mode\n" + library + 'if __name__ == "__main__":\n'
+                                               "    main()\n")
+    assert mode(model) == ("graph", LIBRARY)  # the target is made once per process
+    forget_projects()
+    assert mode(model) == ("graph", "train.py, through setup_mode.py:2")
+    (tmp_path / "app" / "train.py").write_text(library + 'if __name__ == "__main__":\n    main()\n')
+    forget_projects()
+    assert mode(model) == ("pynative", "MindSpore's default: train.py selects no mode")
