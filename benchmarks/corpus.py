@@ -131,7 +131,7 @@ _file_timeout = 0
 
 
 def _start_worker(mode: str, syntax_level: str, file_timeout: int, per_path_modes: tuple, device: str = "",
-                  version: str = "", tensor_methods: dict | None = None) -> None:
+                  version: str = "", tensor_methods: dict | None = None, upgrade_from: str = "") -> None:
     global _settings, _package_settings, _codes, _file_timeout
     from dataclasses import replace
 
@@ -139,7 +139,7 @@ def _start_worker(mode: str, syntax_level: str, file_timeout: int, per_path_mode
     from ms_lint.settings import Settings
 
     _settings = Settings(mode=_inferred(mode), syntax_level=syntax_level, per_path_modes=per_path_modes, device=device,
-                         version=version)
+                         version=version, upgrade_from=upgrade_from)
     _package_settings = {name: replace(_settings, tensor_methods=tuple(methods))
                          for name, methods in (tensor_methods or {}).items()}
     _codes = tuple(RULES_BY_CODE)
@@ -167,7 +167,10 @@ def check_one(job: tuple[str, str, str]) -> FileResult:
     if _file_timeout and hasattr(signal, "SIGALRM"):
         signal.alarm(_file_timeout)
     try:
-        findings = check_file(path, _package_settings.get(package.split("==")[0], _settings), _codes)
+        settings = _package_settings.get(package.split("==")[0], _settings)
+        findings = check_file(path, settings, _codes)
+        if settings.upgrade_from:
+            findings = _new_since(path, settings, findings)
         result.findings = [{**f.to_dict(), "path": relative} for f in findings]
     except FileTimeout:
         result.timed_out = True
@@ -178,6 +181,25 @@ def check_one(job: tuple[str, str, str]) -> FileResult:
             signal.alarm(0)
     result.seconds = time.perf_counter() - started
     return result
+
+
+def _new_since(path: str, settings, findings: list) -> list:
+    """``--ms-upgrade-from``, as ``ms-lint check`` answers it: of ``findings``, those the version moved from does not
+    report at the same place (the findings of a version older than every table are not taken as its own)."""
+    from dataclasses import replace
+
+    from ms_lint.commands.check import _TABLE_CODES
+    from ms_lint.engine import check_file
+    from ms_lint.mindspore_api import older_than_tables
+    from ms_lint.settings import PINNED
+    from ms_lint.target import target_from_settings
+
+    before = replace(settings, version="" if settings.upgrade_from == PINNED else settings.upgrade_from,
+                     pinned=settings.upgrade_from == PINNED, upgrade_from="")
+    untabled = older_than_tables(target_from_settings(before, path).version)
+    known = {(f.line, f.col, f.code) for f in check_file(path, before, _codes)
+             if not (untabled and f.code in _TABLE_CODES)}
+    return [f for f in findings if (f.line, f.col, f.code) not in known]
 
 
 def python_files(directory: Path) -> list[str]:
@@ -202,7 +224,7 @@ def targets_of(directories: dict[str, Path], args: argparse.Namespace) -> tuple[
     from ms_lint.target import target_from_settings
 
     settings = Settings(mode=_inferred(args.mode), syntax_level=_inferred(args.syntax_level),
-                        device=_inferred(args.device), version=args.ms_version)
+                        device=_inferred(args.device), version=args.ms_version, upgrade_from=args.ms_upgrade_from)
     targets, projects = {}, {}
     for spec, directory in directories.items():
         files = member_files(spec, directory)
@@ -250,7 +272,7 @@ def check_all(directories: dict[str, Path], args: argparse.Namespace) -> list[Fi
             pair for spec, directory in directories.items()
             for pair in parse_per_path_modes(PER_PATH_MODES.get(spec.split("==")[0]), str(directory)))
     initargs = (args.mode, _inferred(args.syntax_level), args.file_timeout, per_path_modes, _inferred(args.device),
-                args.ms_version, {} if args.no_project_config else TENSOR_METHODS)
+                args.ms_version, {} if args.no_project_config else TENSOR_METHODS, args.ms_upgrade_from)
     if args.jobs == 1:
         _start_worker(*initargs)
         return [check_one(job) for job in jobs]
@@ -364,6 +386,9 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
                         help="infer (default): the device each package's code names, else any")
     parser.add_argument("--ms-version", default="", metavar="VERSION",
                         help="the MindSpore version to check against (default: inferred)")
+    parser.add_argument("--ms-upgrade-from", default="", metavar="VERSION",
+                        help="report only what breaks or changes meaning since VERSION (`pinned`: each project's "
+                             "requirement's), as `ms-lint check --ms-upgrade-from` does")
     parser.add_argument("--no-project-config", action="store_true",
                         help="leave out what each project would configure (PER_PATH_MODES, TENSOR_METHODS)")
     parser.add_argument("--file-timeout", type=int, default=120, metavar="SECONDS",
@@ -382,6 +407,7 @@ def main(argv: list[str] | None = None) -> int:
     summary = summarise(results, directories, time.perf_counter() - started)
     summary["settings"] = {"mode": args.mode, "syntax_level": args.syntax_level, "device": args.device,
                            "version": args.ms_version or "infer",
+                           **({"upgrade_from": args.ms_upgrade_from} if args.ms_upgrade_from else {}),
                            "per_path_modes": {} if args.no_project_config else PER_PATH_MODES,
                            "tensor_methods": {} if args.no_project_config else TENSOR_METHODS}
     summary["targets"], summary["projects"] = targets_of(directories, args)

@@ -288,12 +288,23 @@ def version_note(version: str) -> str | None:
         why = f"older than the oldest ms-lint knows ({oldest})"
     else:
         why = "not one ms-lint has tables for"
+    if _release(version) < _release(oldest):  # see ``answering_tables``
+        return (f"MindSpore {version} is {why}: the names, signatures and deprecations it has are unknown, so "
+                f"MS607, MS610 and MS612 make no claim about it; other names are checked against MindSpore "
+                f"{used}'s API tables")
     return f"MindSpore {version} is {why}: its names are checked against MindSpore {used}'s API tables"
 
 
 def older_than_tables(version: str) -> bool:
     """Whether ``version`` is older than the oldest version ms-lint ships tables for (those answer for it)."""
     return bool(version) and _release(version) < _shipped()[0][0]
+
+
+def answering_tables(versions: Iterable[str]) -> tuple[str, ...]:
+    """The shipped tables' versions that answer for ``versions`` (a target's judged versions), each once, oldest
+    first. A version older than every shipped wheel's tables has none: a name or signature those tables lack may
+    well be in it, so what it has is unknown, and a claim about it is not made."""
+    return tuple(dict.fromkeys(tables_version(version) for version in versions if not older_than_tables(version)))
 
 
 def shipped_versions() -> tuple[str, ...]:

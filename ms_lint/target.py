@@ -7,9 +7,10 @@ what it assumed. Rules ask the target (``module.target``) rather than the raw se
 Inference, once per project (the application folder or the packaging root around a file: see ``project_root``),
 by reading text, never importing MindSpore:
 
-- version: the MindSpore installed where ms-lint runs (its metadata), else the versions the project's requirement
-  allows (``pyproject.toml``, ``setup.cfg``, ``setup.py``, ``requirements*.txt``, a wheel's ``METADATA``): a pin is
-  one version, a range (``mindspore>=2.7.1``) each release in it ms-lint has API tables for, and its lower bound
+- version: the MindSpore installed where ms-lint runs (its metadata) where the project's requirement allows it or
+  names none (the requirement says what the project runs), else the versions the project's requirement allows
+  (``pyproject.toml``, ``setup.cfg``, ``setup.py``, ``requirements*.txt``, a wheel's ``METADATA``): a pin is one
+  version, a range (``mindspore>=2.7.1``) each release in it ms-lint has API tables for, and its lower bound
   (``Target.versions``; ``Target.version`` is the lowest), else the version ms-lint's API tables were read from;
 - device: the device the project's own code names (``set_device("Ascend")``, ``set_context(device_target="Ascend")``,
   the default of a ``--device_target`` argument or a ``device_target`` field) when every such place agrees; tests
@@ -65,6 +66,9 @@ class Target:
     upgrade_from: str = ""
     # The requirement the versions come from, as written (``mindspore>=2.7.1``).
     requirement: str = field(default="", compare=False)
+    # For ``any``: the devices the project names where it names several (``("gpu", "cpu")``: its scripts select
+    # one or the other), so that a claim about a device it never names does not concern it; () for all three.
+    named_devices: tuple[str, ...] = ()
 
     def __post_init__(self):
         if self.device not in DEVICES:
@@ -72,8 +76,17 @@ class Target:
 
     @property
     def devices(self) -> tuple[str, ...]:
-        """The devices the code may run on: one, or all three for ``any``."""
-        return ALL_DEVICES if self.device == "any" else (self.device,)
+        """The devices the code may run on: one; for ``any`` those the project names, else all three."""
+        if self.device == "any":
+            return self.named_devices or ALL_DEVICES
+        return (self.device,)
+
+    @property
+    def device_label(self) -> str:
+        """``Ascend``, ``any device``, or ``GPU or CPU`` for the several devices a project names."""
+        if self.device == "any" and self.named_devices:
+            return " or ".join(DEVICE_NAMES[device] for device in self.named_devices)
+        return DEVICE_NAMES[self.device]
 
     @property
     def version_tuple(self) -> tuple[int, ...]:
@@ -103,13 +116,14 @@ class Target:
     def key(self) -> str:
         """What in the target changes findings, as one string (for result caches)."""
         versions = ",".join(self.versions)
-        return (f"device={self.device};version={self.version};versions={versions};from={self.upgrade_from};"
+        devices = "/".join(self.named_devices)
+        return (f"device={self.device}{devices};version={self.version};versions={versions};from={self.upgrade_from};"
                 f"mode={self.mode};level={self.syntax_level};numpy={numpy_version(self.project, self.version)[0]}")
 
     def describe(self) -> str:
         """One line naming each part and where it came from: ``MindSpore 2.7.1 (installed) · Ascend (train.py:6) ·
         graph · LAX (MindSpore's default)``."""
-        device = "any device" if self.device == "any" else DEVICE_NAMES[self.device]
+        device = self.device_label
         level_default = "MindSpore's default"
         parts = [f"MindSpore {self.describe_versions()}{self._said('version', 'the newest ms-lint knows')}",
                  f"{device}{self._said('device', 'none named in the project')}",
@@ -120,7 +134,7 @@ class Target:
     def label(self, parts: Iterable[str] = PARTS) -> str:
         """The values of ``parts`` alone, for telling targets apart: ``Ascend · LAX``."""
         shown = {"version": f"MindSpore {self.describe_versions()}",
-                 "device": "any device" if self.device == "any" else DEVICE_NAMES[self.device],
+                 "device": self.device_label,
                  "mode": self.mode, "syntax_level": self.syntax_level.upper()}
         return " · ".join(shown[part] for part in parts)
 
@@ -149,6 +163,7 @@ class Target:
         """The parts, as JSON values, without their origins."""
         return {
             "device": self.device,
+            **({"devices": list(self.named_devices)} if self.device == "any" and self.named_devices else {}),
             "mindspore_version": self.version,
             **({"mindspore_versions": list(self.versions)} if self.versions else {}),
             **({"upgrade_from": self.upgrade_from} if self.upgrade_from else {}),
@@ -189,7 +204,7 @@ class TargetGroup:
             origins.append((part, said.pop() if len(said) == 1 else PER_PROJECT))
         return Target(first.device, first.version, first.mode, first.syntax_level, tuple(origins),
                       first.project if len(self.projects) == 1 else "", first.versions, first.upgrade_from,
-                      first.requirement)
+                      first.requirement, first.named_devices)
 
     def matches(self, values: Mapping) -> bool:
         """Whether a finding's ``target`` (``Target.summary()``) is this one."""
@@ -292,6 +307,7 @@ def _directory_target(settings: Settings, path: str, sources: Mapping[str, str] 
     level = part("syntax_level", settings.syntax_level,
                  lambda: project.level if project is not None else ("lax", "default"))
     device = part("device", settings.device, lambda: project.device if project is not None else ("any", "default"))
+    named_devices = project.devices if project is not None and not settings.device else ()
     versions: tuple[str, ...] = ()
     requirement = ""
     if settings.version:
@@ -305,7 +321,7 @@ def _directory_target(settings: Settings, path: str, sources: Mapping[str, str] 
         upgrade_from = pinned_version(project.root if project is not None else "")
     return Target(device=device, version=version, syntax_level=level, origins=tuple(origins.items()),
                   project=project_root(path)[0] if path else "", versions=versions, upgrade_from=upgrade_from,
-                  requirement=requirement)
+                  requirement=requirement, named_devices=named_devices)
 
 
 def _named_origins(origins: dict[str, str], sources: Mapping[str, str] | None) -> dict[str, str]:
@@ -349,11 +365,13 @@ _SKIPPED_DIRECTORIES = frozenset({"__pycache__", "node_modules", "site-packages"
 
 @dataclass(frozen=True)
 class ProjectFacts:
-    """What a project's files say of its target: ``(value, origin)`` for its device and its level."""
+    """What a project's files say of its target: ``(value, origin)`` for its device and its level; ``devices``:
+    the devices it names where it names several (its device is then ``any``)."""
 
     root: str
     device: tuple[str, str]
     level: tuple[str, str]
+    devices: tuple[str, ...] = ()
 
 
 _roots: dict[str, tuple[str, str, bool]] = {}
@@ -650,7 +668,8 @@ def _read_project(root: str, directory: str, recursive: bool) -> ProjectFacts:
     else:
         device = ("any", "default")
     level = ("strict", strict_at) if strict_at else ("lax", lax_at or "default")
-    return ProjectFacts(root, device, level)
+    several = tuple(name for name in ALL_DEVICES if name in devices) if len(devices) > 1 else ()
+    return ProjectFacts(root, device, level, several)
 
 
 def _named_devices(text: str) -> Iterable[tuple[str, int]]:
@@ -705,8 +724,9 @@ def exports_mindir(text: str) -> int | None:
 # MindSpore's default mode is PyNative (``mindspore.get_context("mode")`` is 1 in a fresh process, 2.7.1 to 2.10.0):
 # a Cell's ``construct`` is compiled only where code selects GRAPH_MODE before running it. That code is an
 # application's entry points: the scripts (``train.py``, ``eval.py``, ``infer.py``, ``export.py``, ``main.py``, or
-# any with a ``__main__`` guard that imports MindSpore, but a module's own trial run) in the folders above a module,
-# outside any package. A library has none: its users choose the mode.
+# any with a ``__main__`` guard or a top-level run that imports MindSpore, but a module's own trial run) in the
+# folders above a module, outside any package but the application's own folder (``entry_points_in``). A library
+# has none: its users choose the mode.
 #
 # For a module, ``mode_of`` says, with where it came from:
 #
@@ -762,6 +782,9 @@ class EntryMode:
     entry: str  # the entry point's path
     mode: str
     where: str
+    # where the mode is a configuration file's (``mode=cfg.context_mode``) and the application's configuration files
+    # select both modes: each such file's (path, mode, line)
+    configured: tuple[tuple[str, str, int], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -806,6 +829,7 @@ def _forget_modes() -> None:
     _texts.clear()
     _scripts.clear()
     _source_roots.clear()
+    _application_words.clear()
     _selections.clear()
     _imports.clear()
     _import_names.clear()
@@ -814,6 +838,7 @@ def _forget_modes() -> None:
     _module_applications.clear()
     _inferred_modes.clear()
     _entry_modes.clear()
+    shell_entries.cache_clear()
 
 
 # ------------------------------------------------------------------------------------ mode selections
@@ -1081,9 +1106,11 @@ _entries_in: dict[str, tuple[str, ...]] = {}
 
 
 def entry_points_in(directory: str) -> tuple[str, ...]:
-    """The entry points directly in ``directory``: none in a package (a folder with ``__init__.py``, whose scripts
-    are its modules' trial runs); else each file named like an application's script, or with a ``__main__`` guard,
-    that imports MindSpore."""
+    """The entry points directly in ``directory`` that import MindSpore: each file named like an application's script
+    (``ENTRY_SCRIPT``) that runs as one, or with a ``__main__`` guard; and, in a folder of scripts (not a package),
+    each other file that runs as a script, with code at its top level (``coco_attack.py`` calling ``main()``). A
+    package (a folder with ``__init__.py``) has none, its scripts being its modules' trial runs, unless it is an
+    application's own folder (``project_root``: a model zoo's ``app/__init__.py`` beside ``train.py``)."""
     known = _entries_in.get(directory)
     if known is not None:
         return known
@@ -1092,18 +1119,78 @@ def entry_points_in(directory: str) -> tuple[str, ...]:
         names = sorted(os.listdir(directory))
     except OSError:
         names = []
-    if "__init__.py" not in names:
+    package = "__init__.py" in names
+    if not package or _application_folder(directory):
         for name in names:
             path = os.path.join(directory, name)
             if not name.endswith(".py") or is_test_path(name) or not os.path.isfile(path):
                 continue
             text = _text(path)
-            if text is None or "mindspore" not in text:
+            if text is None or "mindspore" not in text and not (_named_entry(path) and _reaches_mindspore(path)):
                 continue
-            if _named_entry(path) or _MAIN_GUARD.search(text):
+            if _named_entry(path) or _MAIN_GUARD.search(text) or (not package and _TOP_LEVEL_RUN.search(text)):
                 found.append(path)
     _entries_in[directory] = result = tuple(found)
     return result
+
+
+# Code a script runs at its top level: a call of a function it names (``main()``, ``run(args)``), or its arguments
+# parsed (``args = parser.parse_args()``); a module's configuration (``logger = getLogger()``) is not.
+_TOP_LEVEL_RUN = re.compile(r"^(?:main|run|train|evaluate|test|infer|predict)\w*\(.*\)\s*$"
+                            r"|^\w+\s*=\s*[\w.]*parse_(?:known_)?args\(", re.MULTILINE)
+
+
+def _reaches_mindspore(path: str) -> bool:
+    """Whether a project module the script at ``path`` imports names MindSpore (``train.py`` calling
+    ``src.train_ns.train``)."""
+    return any("mindspore" in (_text(module) or "") for module in reached_from(path))
+
+
+# A shell script's run of a Python file: ``python ./train.py``, ``python3 -u ${BASE}/../src/extract.py``.
+_SHELL_RUN = re.compile(r"\bpython[\d.]*\s+(?:-[A-Za-z]\s+)*[\"']?([^\s\"';|&]+\.py)\b")
+
+
+@lru_cache(maxsize=1024)
+def shell_entries(folder: str) -> tuple[str, ...]:
+    """The Python files of the application at ``folder`` that its shell scripts (``*.sh`` in it and in its
+    ``scripts/``) run, where they use MindSpore: entry points wherever they lie (``src/extract_feature.py`` in a
+    package). A path is found relative to the script, else to the application, else by its name in the
+    application's folder and its ``src/``."""
+    found: dict[str, None] = {}
+    for directory in (folder, os.path.join(folder, "scripts")):
+        for name in sorted(_listing(directory)):
+            if not name.endswith(".sh"):
+                continue
+            for match in _SHELL_RUN.finditer(_read_text(os.path.join(directory, name))):
+                written = re.sub(r"^(?:\$\{?\w+\}?/)+", "", match.group(1))
+                parts = [part for part in written.split("/") if part not in ("", ".", "..")]
+                candidates = [os.path.normpath(os.path.join(directory, written)), os.path.join(folder, *parts),
+                              os.path.join(folder, parts[-1]), os.path.join(folder, "src", parts[-1])]
+                for candidate in candidates:
+                    if candidate.startswith(os.path.join(folder, "")) and os.path.isfile(candidate) and not \
+                            is_test_path(os.path.basename(candidate)):
+                        text = _text(candidate) or ""
+                        if "mindspore" in text or _reaches_mindspore(candidate):
+                            found[os.path.abspath(candidate)] = None
+                        break
+    return tuple(found)
+
+
+def _script_folder_entries(folder: str) -> tuple[str, ...]:
+    """The entry scripts of an application's folder of scripts (``app/scripts/train.py``): named as such, or run
+    under a ``__main__`` guard."""
+    scripts = os.path.join(folder, "scripts")
+    if not os.path.isdir(scripts):
+        return ()
+    return tuple(entry for entry in entry_points_in(scripts)
+                 if _named_entry(entry) or _MAIN_GUARD.search(_text(entry) or ""))
+
+
+def _application_folder(directory: str, with_entries: bool = True) -> bool:
+    """Whether ``directory`` is an application's own folder, its project (``project_root``), holding entry scripts
+    named as such (``with_entries``) or any sign of an application (``_application_signs``)."""
+    return (project_root(os.path.join(directory, "__init__.py"))[0] == directory
+            and _applications.get(directory, (False, False))[0 if not with_entries else 1])
 
 
 _module_applications: dict[tuple[str, str], tuple[str, tuple[str, ...]] | None] = {}
@@ -1138,12 +1225,21 @@ def application_of(path: str, bound: str | None) -> tuple[str, tuple[str, ...]] 
         current = parent
     named = [entry for level in levels for entry in entry_points_in(level)
              if _named_entry(entry)]
+    run_from = {entry: level for level in levels if _application_folder(level, with_entries=False)
+                for entry in (*shell_entries(level), *_script_folder_entries(level)) if entry not in named}
+    named += list(run_from)
+    imported = {module for entry in named for module in reached_from(entry)}
+    # a script inside the package the module belongs to is a trial run of that package's modules; one beside the
+    # folder the module's packages lie in (``app/coco_attack.py`` by ``app/src/model/net.py``) runs it
+    packages = source_root(path)
+    packages = packages if packages.startswith(os.path.join(top, "")) else top
     entries = named + [entry for level in levels for entry in entry_points_in(level)
-                       if not _named_entry(entry) and not any(entry in reached_from(other) for other in named)
-                       and not _inside_a_package(os.path.dirname(entry), top)]
+                       if not _named_entry(entry) and entry not in imported
+                       and not _inside_a_package(os.path.dirname(entry), packages)]
     found = None
     if entries:
-        folder = next(level for level in reversed(levels) if any(os.path.dirname(e) == level for e in entries))
+        folder = next(level for level in reversed(levels)
+                      if any(run_from.get(e, os.path.dirname(e)) == level for e in entries))
         found = (folder, tuple(sorted(entries)))
     _module_applications[key] = found
     return found
@@ -1180,7 +1276,8 @@ def _find_entry_mode(entry: str, folder: str) -> EntryMode:
         modes = [(_resolved(selection, entry, context, folder), selection) for selection in own]
         (mode, _), selection = next((item for item in modes if item[0][0] == GRAPH), modes[0])
         if mode == GRAPH:
-            return EntryMode(entry, mode, f"{_relative(entry, folder)}:{selection.line}")
+            return EntryMode(entry, mode, f"{_relative(entry, folder)}:{selection.line}",
+                             _configured_modes(selection, folder))
     text = _text(entry) or ""
     exported = exports_mindir(text)
     if exported is not None:  # the network it exports is compiled, whatever the mode
@@ -1192,11 +1289,55 @@ def _find_entry_mode(entry: str, folder: str) -> EntryMode:
         for selection in selections(module, skip_main_block=True):
             mode, _ = _resolved(selection, module, (entry, *context), folder)
             candidate = EntryMode(entry, mode, f"{_relative(entry, folder)}, through "
-                                               f"{_relative(module, folder)}:{selection.line}")
+                                               f"{_relative(module, folder)}:{selection.line}",
+                                  _configured_modes(selection, folder) if mode == GRAPH else ())
             if mode == GRAPH:
                 return candidate
             chosen = chosen or candidate
     return chosen or EntryMode(entry, PYNATIVE, "")
+
+
+def _configured_modes(selection: Selection, folder: str) -> tuple[tuple[str, str, int], ...]:
+    """For a selection read from elsewhere (``mode=context_mode``, ``mode=cfg.system.context_mode``), the
+    application's configuration files that set the key it names (``context_mode: "pynative_mode"``): (path, mode,
+    line) each, where they select both modes (else none: one mode, which ``_resolved`` gives)."""
+    if selection.mode:
+        return ()
+    names = re.findall(r"[A-Za-z_]\w*", selection.value)
+    if not names:
+        return ()
+    key = re.compile(rf"^\s*[\"']?{names[-1]}[\"']?\s*:\s*[\"']?([\w.]+)", re.MULTILINE)
+    found = []
+    for path in _configuration_files(folder):
+        text = _text(path) or ""
+        if names[-1] in text:
+            for match in key.finditer(text):
+                mode = _word_mode(match.group(1).rsplit(".", 1)[-1])
+                if mode and not _in_comment(text, match.start()):
+                    found.append((path, mode, _line(text, match.start())))
+    return tuple(found) if len({mode for _, mode, _ in found}) > 1 else ()
+
+
+def _configuring(configured: tuple[tuple[str, str, int], ...], path: str) -> tuple[tuple[str, str, int], ...]:
+    """Of an application's configuration files that select both modes, those that name the module at ``path``: its
+    name (``emvd`` for ``models/emvd.py``) as a value (``name: "emvd"``) or as their folder (``configs/emvd/``)."""
+    stem = os.path.splitext(os.path.basename(path))[0]
+    if stem in ("__init__", "model", "models", "network", "net"):
+        return ()
+    value = re.compile(rf"^[^#\n]*:\s*[\"']?{re.escape(stem)}[\"']?\s*$", re.MULTILINE | re.IGNORECASE)
+    return tuple(item for item in configured
+                 if stem in os.path.dirname(item[0]).split(os.sep) or value.search(_text(item[0]) or ""))
+
+
+def _as_configured(mode: EntryMode, path: str, folder: str) -> EntryMode:
+    """What ``mode``'s entry point runs the module at ``path`` in: where its mode is a configuration file's and the
+    application's configuration files select both, PyNative when every file naming the module selects it."""
+    configuring = _configuring(mode.configured, path) if mode.configured else ()
+    if not configuring or any(selected != PYNATIVE for _, selected, _ in configuring):
+        return mode
+    config, _, line = configuring[0]
+    return EntryMode(mode.entry, PYNATIVE, f"{_relative(mode.entry, folder)}, through {_relative(config, folder)}:"
+                                           f"{line}")
 
 
 def _relative(path: str, folder: str) -> str:
@@ -1215,10 +1356,14 @@ def mode_of(path: str, bound: str | None) -> ModuleMode:
     modes = [_entry_mode(entry, folder) for entry in entries]
     reaching = [mode for mode in modes if target in reached_from(mode.entry)]
     root = source_root(path)
-    if not reaching and root != folder and root.startswith(os.path.join(folder, "")):
+    if not reaching and root != folder and root.startswith(os.path.join(folder, "")) and not _application_folder(
+            folder, with_entries=False):
         # scripts in a folder above the one the module's packages lie in, none of which imports it: not known to be
-        # its application
+        # its application (in an application's own folder, its modules are its own: ``ldm/modules/attention.py``
+        # that ``txt2img.py`` builds from a configuration file's class name)
         return ModuleMode(GRAPH, LIBRARY)
+    modes = [_as_configured(mode, target, folder) for mode in modes]
+    reaching = [_as_configured(mode, target, folder) for mode in reaching]
     graph = sorted((mode for mode in (reaching or modes) if mode.mode == GRAPH),
                    key=lambda mode: not os.path.basename(mode.entry).startswith("train"))  # training first
     if graph:
@@ -1236,6 +1381,92 @@ def mode_of(path: str, bound: str | None) -> ModuleMode:
     return ModuleMode(PYNATIVE, f"MindSpore's default: {names} select{'s' if len(reaching or modes) == 1 else ''} "
                                 f"no mode")
 
+
+# ---------------------------------------------------------------------------------------- what an application runs
+# An application runs what its files name: a Cell class that no file of the application names (its scripts, its
+# modules, its configuration files, its shell scripts), but where it is defined, in a module the application uses,
+# never runs there. A library's users may run all of it; so may the fixtures of tests; and a module no file names
+# yet is one being written, checked whole.
+
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_DEFINED = re.compile(r"\b(?:class|def)\s+([A-Za-z_][A-Za-z0-9_]*)|\bsuper\(\s*([A-Za-z_][A-Za-z0-9_]*)\s*,")
+_CLASS = re.compile(r"^\s*class\s+([A-Za-z_][A-Za-z0-9_]*)", re.MULTILINE)
+_NAMING_FILES = (".py", ".sh", ".yaml", ".yml", ".json", ".cfg", ".ini", ".txt", ".toml")
+# How a file names a module: an import statement's names, a file name (``model.py``), a dotted path in a string
+# (``importlib.import_module("src.model")``, ``"src.model.Net"`` in a configuration).
+_IMPORT_LINE = re.compile(r"^[ \t]*(?:from[ \t]+[\w.]+[ \t]+import\b[^\n]*|import[ \t]+[^\n]*)", re.MULTILINE)
+_FILE_OR_PATH = re.compile(r"([A-Za-z_]\w*)\.py\b|(?<=[\w\])])\.([A-Za-z_]\w*)|([A-Za-z_]\w*)(?=\.[A-Za-z_])")
+_application_words: dict[str, tuple[dict[str, int], dict[str, int], set[str]]] = {}
+
+
+def _words_of(folder: str) -> tuple[dict[str, int], dict[str, int], set[str]]:
+    """(how often each word occurs in the files of the application at ``folder``, how often each is defined there:
+    ``class X``, ``def x``, ``super(X, self)``; the words that may name a module: those of import statements, file
+    names and dotted paths), read once per process."""
+    known = _application_words.get(folder)
+    if known is not None:
+        return known
+    words: dict[str, int] = {}
+    defined: dict[str, int] = {}
+    modules: set[str] = set()
+    files = 0
+    for directory, subdirectories, names in os.walk(folder):
+        subdirectories[:] = sorted(name for name in subdirectories
+                                   if not name.startswith(".") and name not in _SKIPPED_DIRECTORIES)
+        for name in sorted(names):
+            if not name.endswith(_NAMING_FILES):
+                continue
+            files += 1
+            if files > MAX_SCANNED_FILES:
+                break
+            text = _text(os.path.join(directory, name))
+            if text is None:
+                continue
+            for word in _WORD.findall(text):
+                words[word] = words.get(word, 0) + 1
+            for line in _IMPORT_LINE.findall(text):
+                modules.update(_WORD.findall(line))
+            for match in _FILE_OR_PATH.finditer(text):
+                modules.add(match.group(1) or match.group(2) or match.group(3))
+            if name.endswith(".py"):
+                for match in _DEFINED.finditer(text):
+                    word = match.group(1) or match.group(2)
+                    defined[word] = defined.get(word, 0) + 1
+    _application_words[folder] = known = (words, defined, modules)
+    return known
+
+
+def never_run(path: str, names: Iterable[str]) -> frozenset[str]:
+    """Of ``names`` (the classes the module at ``path`` defines), those its application never runs: no file of the
+    application names them but where they are defined, in a module the application names (imports, or names in a
+    script or a configuration; an entry point runs its own). Empty for a library's module, for a module no file of
+    the application names yet (one being written is checked whole) and for a source without a file."""
+    if not path or not os.path.isfile(path):
+        return frozenset()
+    file = os.path.abspath(path)
+    root, _, recursive = project_root(file)
+    application = application_of(file, root if recursive else None)
+    if application is None or any(part in TEST_FOLDERS for part in application[0].split(os.sep)) or (
+            os.path.abspath(root) != application[0] and application[0].startswith(os.path.join(root, ""))):
+        # a library's module, an application kept among tests (their fixtures), or scripts inside a project that
+        # is not theirs (an application folder in a library's package: its users import the modules)
+        return frozenset()
+    words, defined, modules = _words_of(application[0])
+    names = frozenset(names)
+    stem = os.path.splitext(os.path.basename(file))[0]
+    if stem != "__init__" and file not in application[1] and stem not in modules and not _MAIN_GUARD.search(
+            _text(file) or ""):
+        return frozenset()  # a module no file names: not yet part of the application (being written), all checked
+    return frozenset(name for name in names if words.get(name, 0) <= defined.get(name, 0))
+
+
+def never_run_key(path: str) -> str:
+    """What ``never_run`` answers for the classes the file at ``path`` defines, as one string (for
+    result caches: a file of the application that comes to name one checks the module again)."""
+    text = _text(path) if path and os.path.isfile(path) else None
+    if not text:
+        return ""
+    return ",".join(sorted(never_run(path, _CLASS.findall(text))))
 
 # ------------------------------------------------------------------------------------------------------- versions
 
@@ -1270,18 +1501,39 @@ def inferred_versions(root: str, pinned: bool = False) -> tuple[str, tuple[str, 
     requirement only), else the versions the project's requirement allows (an application's, else the repository's
     around it; ``versions`` empty for one, or ``pinned``), else the API tables' version."""
     installed = "" if pinned else installed_mindspore()
-    if installed:
+    required = _project_requirement(root)
+    if installed and (required is None or allows(required[3], installed)):
         return installed, (), "installed", ""
+    if required is not None:
+        version, versions, origin, requirement = required
+        if installed:  # ms-lint runs beside another MindSpore than the one the project installs
+            origin = f"{origin}; not the installed {installed}"
+        return version, () if pinned else versions, origin, requirement
+    from ms_lint.mindspore_api import mindspore_version
+
+    return mindspore_version(), (), "default", ""
+
+
+def _project_requirement(root: str) -> tuple[str, tuple[str, ...], str, str] | None:
+    """``required_versions`` of the nearest folder whose requirements name a MindSpore version (an application's,
+    else the repository's around it), its origin shown from ``root``; None where none does."""
     for where, shown_from in _requirement_folders(root):
         if where not in _requirement_versions:
             _requirement_versions[where] = required_versions(where)
         required = _requirement_versions[where]
         if required is not None:
             version, versions, origin, requirement = required
-            return version, () if pinned else versions, os.path.join(shown_from, origin), requirement
-    from ms_lint.mindspore_api import mindspore_version
+            return version, versions, os.path.join(shown_from, origin), requirement
+    return None
 
-    return mindspore_version(), (), "default", ""
+
+def allows(requirement: str, version: str) -> bool:
+    """Whether ``requirement`` as written (``mindspore>=2.7.1``, ``numpy<1.24``) allows release ``version``: what
+    decides whether an installed package is the one the project runs with."""
+    release = parse_version(version)
+    bounds = [(operator, parse_version(bound.rstrip(".*").split("+")[0]), bound.endswith(".*"))
+              for operator, bound in _SPECIFIER.findall(requirement)]
+    return all(_allows(operator, release, bound, star) for operator, bound, star in bounds if bound)
 
 
 def _requirement_folders(root: str) -> Iterable[tuple[str, str]]:
@@ -1468,24 +1720,45 @@ def installed_numpy() -> str:
 
 @lru_cache(maxsize=256)
 def numpy_version(root: str, mindspore: str) -> tuple[str, str]:
-    """``(version, origin)``: the numpy the code runs with. The installed numpy, else the newest numpy release below
-    2 that the project's requirement on numpy allows (an application's, else the repository's around it), else the
-    newest that MindSpore ``mindspore`` itself allows."""
+    """``(version, origin)``: the numpy the code runs with. The installed numpy, where it is the project's (beside
+    the project's MindSpore: ``_installed_environment``) and the project's requirement on numpy allows it; else the
+    newest numpy release below 2 that requirement allows (an application's, else the repository's around it), else
+    the newest that MindSpore ``mindspore`` itself allows."""
     installed = installed_numpy()
-    if installed:
+    required = _numpy_requirement(root)
+    if installed and _installed_environment(root, mindspore) and (required is None or allows(required[0], installed)):
         return installed, "installed"
-    for where, shown_from in _requirement_folders(root):
-        for name, requirements in _requirement_sources(where):
-            for requirement in requirements:
-                match = _NUMPY_REQUIREMENT.search(requirement)
-                chosen = _newest_allowed(match.group(1)) if match is not None else ""
-                if chosen:
-                    origin = os.path.join(shown_from, name)
-                    return chosen, f"the newest {' '.join(match.group(0).split())} allows ({origin})"
+    if required is not None:
+        written, origin = required
+        return _newest_allowed(written), f"the newest {written} allows ({origin})"
     release = parse_version(mindspore) if mindspore and is_version(mindspore) else (99,)
     specification = next(specification for first, specification in _MINDSPORE_NUMPY if release[:len(first)] >= first)
     return _newest_allowed(specification), f"the newest MindSpore {mindspore} allows" if mindspore else \
         "the newest MindSpore allows"
+
+
+def _numpy_requirement(root: str) -> tuple[str, str] | None:
+    """``(requirement as written, where)``: the first requirement on numpy of the project's folders (an
+    application's, else the repository's around it) that leaves a numpy release below 2 to choose; None where none
+    does."""
+    for where, shown_from in _requirement_folders(root):
+        for name, requirements in _requirement_sources(where):
+            for requirement in requirements:
+                match = _NUMPY_REQUIREMENT.search(requirement)
+                if match is not None and _newest_allowed(match.group(1)):
+                    return " ".join(match.group(0).split()), os.path.join(shown_from, name)
+    return None
+
+
+def _installed_environment(root: str, mindspore: str) -> bool:
+    """Whether the packages installed beside ms-lint are the project's: its MindSpore ``mindspore`` is the
+    installed one (where no MindSpore is installed, or one the project's requirement excludes, the project runs in
+    another environment)."""
+    installed = installed_mindspore()
+    if not installed:
+        return False
+    required = _project_requirement(root)
+    return required is None or allows(required[3], installed) or mindspore == installed
 
 
 def _newest_allowed(specification: str) -> str:

@@ -98,6 +98,21 @@ CASES = [
         def probe(net):
             return [total(net(threes())) for _ in range(3)] + [total(net.zero)]
     """, [-6, -6, -6, 0], [-6, -18, -42, -42], 1),
+    Case("local-bound-to-an-element-of-a-parameter-tuple", """
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.params = ms.ParameterTuple([
+                    Parameter(Tensor(np.zeros((2,), np.float32)), name="first", requires_grad=False),
+                    Parameter(Tensor(np.ones((2,), np.float32)), name="second", requires_grad=False)])
+            @compiled
+            def construct(self, r):
+                running = self.params[0]
+                running += r  # here
+                return running
+        def probe(net):
+            return [total(net(threes())) for _ in range(3)] + [total(net.params[0])]
+    """, [6, 6, 6, 0], [6, 12, 18, 18], 1),
     Case("two-locals-bound-to-one-attribute", """
         class Net(nn.Cell):
             def __init__(self):

@@ -274,3 +274,55 @@ def test_a_cell_has_no_name_ms123_does_not_know():
     assert result["ok"], result
     assert set(result["result"]) <= api.CELL_INSTANCE_NAMES
     assert {"training", "phase", "cls_name"} <= set(result["result"])
+
+
+_DEFAULTS = textwrap.dedent("""
+    class Block(nn.Cell):
+        def __init__(self, drop=0.1, no_drop=0.0, drop_half=0.5, dropout_ratio=1.0):
+            super().__init__()
+            self.rate = nn.Dropout(drop)
+            self.no_rate = nn.Dropout(no_drop) if no_drop > 0.0 else None
+            self.half = nn.Dropout(drop_half)
+            self.kept = nn.Dropout(dropout_ratio)
+""")
+
+
+def test_a_dropout_rate_read_through_its_parameter_default():
+    """MS606 reads a name passed as nn.Dropout's first argument by the default of the function's parameter of that
+    name: 1.0 is a keep rate (MindSpore drops nothing, PyTorch's p=1.0 would drop all), one half drops half either
+    way, and 0.0 is PyTorch's "no dropout", which MindSpore refuses as a keep rate (ValueError)."""
+    runs = _run({f"{argument}": _zeros_dropped(f"nn.Dropout({argument})")
+                 for argument in ("1.0", "0.5", "p=0.5", "0.0")})
+    assert runs["1.0"]["ok"] and runs["1.0"]["result"] == 0.0, runs["1.0"]
+    assert runs["0.5"]["ok"] and runs["p=0.5"]["ok"], runs
+    assert 0.45 < runs["0.5"]["result"] < 0.55 and 0.45 < runs["p=0.5"]["result"] < 0.55, runs
+    assert not runs["0.0"]["ok"] and runs["0.0"]["error"] == "ValueError", runs["0.0"]
+    findings = check_source("from mindspore import nn\n" + _DEFAULTS, "block.py", Settings(), ["MS606"])
+    assert sorted(f.data["value"] for f in findings) == ["drop", "no_drop"]
+
+
+def test_the_norms_running_statistics_default_does_what_pytorchs_does():
+    """Left out of the reports (README, "Porting from PyTorch"): MindSpore's default use_batch_statistics=None
+    normalises by the batch in training and by the running statistics in evaluation, as PyTorch's default
+    track_running_stats=True does; PyTorch's fifth positional argument lands in gamma_init, where False starts gamma
+    at zero (not reported yet: a port passes track_running_stats by keyword)."""
+    code = textwrap.dedent("""
+        bn = nn.BatchNorm2d(1)
+        x = ms.Tensor(np.full((2, 1, 2, 2), 10.0, np.float32))
+        bn.set_train(True)
+        trained = float(bn(x).asnumpy().mean())
+        bn.set_train(False)
+        evaluated = float(bn(x).asnumpy().mean())
+        result = [trained, evaluated, [float(v) for v in nn.BatchNorm2d(2, 1e-5, 0.1, True, False).gamma.asnumpy()]]
+    """)
+    result = _run({"bn": code})["bn"]
+    assert result["ok"], result
+    trained, evaluated, gamma = result["result"]
+    assert trained == pytest.approx(0.0, abs=1e-4)
+    assert evaluated == pytest.approx((10.0 - 1.0) / (0.9 + 1e-5) ** 0.5, rel=1e-3)  # running mean 1.0, var 0.9
+    assert gamma == [0.0, 0.0]
+    torch = pytest.importorskip("torch")
+    batch_norm = torch.nn.BatchNorm2d(1)
+    batch_norm(torch.full((2, 1, 2, 2), 10.0))
+    batch_norm.eval()
+    assert float(batch_norm(torch.full((2, 1, 2, 2), 10.0)).mean()) == pytest.approx(evaluated, rel=1e-3)

@@ -1,4 +1,5 @@
-"""What MS131 claims about slices bounded by tensor data, checked with the real MindSpore on CPU.
+"""What MS131 claims about slices bounded by tensor data, checked with the real MindSpore on CPU (a bound of
+``range()`` is an int: MindSpore refuses a tensor there).
 
 Each case defines ``Net`` and ``inputs(first)``; the runner calls the Cell twice in GRAPH_MODE (STRICT and LAX), with
 inputs whose bounds differ, and compares both outputs with PyNative's. Every case is also linted: MS131 must report
@@ -126,6 +127,28 @@ CASES = [
         def inputs(first):
             return [Tensor(np.arange(6, dtype=np.float32))]
     """, "same"),
+    # A bound of range() is an int scalar: MindSpore's range refuses a tensor, so the caller passes an int, which
+    # the graph holds as a constant (a new int compiles again), and a slice it bounds has a static shape.
+    ("stop-bounding-a-range-passed-an-int", False, """
+        class Net(nn.Cell):
+            def construct(self, x, n):
+                out = x[:n]
+                for i in range(n - 1):
+                    out = out + x[:, :(n - i)].sum()
+                return out
+        def inputs(first):
+            return [Tensor(np.ones((4, 4), np.float32)), 3 if first else 2]
+    """, "same"),
+    ("range-bounded-by-a-tensor", False, """
+        class Net(nn.Cell):
+            def construct(self, x, n):
+                out = x
+                for i in range(n):
+                    out = out + x[:, :(n - i)].sum()
+                return out
+        def inputs(first):
+            return [Tensor(np.ones((4, 4), np.float32)), Tensor(3 if first else 2, ms.int32)]
+    """, ("TypeError", "make_range")),
     ("tensor-index", False, """
         class Net(nn.Cell):
             def construct(self, x, i):

@@ -274,6 +274,128 @@ def test_a_repository_of_three_applications_gives_each_its_own_mode(tmp_path, mo
     assert sorted(target["mode"] for target in document["targets"]) == ["graph", "pynative"]
 
 
+def zoo_application(root: Path, name: str, package: bool, entry: str, text: str) -> Path:
+    """An application of a model zoo (``root/.git``): ``name/src/model.py`` run by ``name/<entry>``; with
+    ``package``, the application's folder and the zoo's folders above it hold ``__init__.py``."""
+    folder = root / "research" / name
+    (root / ".git").mkdir(parents=True, exist_ok=True)
+    (folder / "src").mkdir(parents=True)
+    (folder / "src" / "model.py").write_text(MODEL)
+    (folder / "src" / "__init__.py").write_text("")
+    if package:
+        (root / "research" / "__init__.py").write_text("")
+        (folder / "__init__.py").write_text("")
+    (folder / entry).write_text(text.replace("from model import", "from src.model import"))
+    return folder / "src" / "model.py"
+
+
+@pytest.mark.parametrize("selects, expected", [(GRAPH, "graph"), (PYNATIVE, "pynative")])
+def test_an_application_folder_that_is_a_package_keeps_its_entry_scripts(tmp_path, selects, expected):
+    model = zoo_application(tmp_path, "app", True, "train.py", script(selects))
+    assert mode(model) == (expected, "train.py:4")
+    assert lines(model) == ([CELL_LINE, JIT_LINE] if expected == "graph" else [JIT_LINE])
+
+
+def test_a_module_of_a_library_package_is_not_run_by_a_trial_run_in_the_package(tmp_path):
+    root = tmp_path / "lib"
+    (root / "pkg" / "tools").mkdir(parents=True)
+    (root / "pyproject.toml").write_text('[project]\nname = "pkg"\nversion = "0.1.0"\n')
+    (root / "pkg" / "__init__.py").write_text("")
+    (root / "pkg" / "model.py").write_text(MODEL)
+    (root / "pkg" / "tools" / "demo.py").write_text(script(PYNATIVE).replace("from model", "from pkg.model")
+                                                    + "\nif __name__ == '__main__':\n    print(net)\n")
+    assert mode(root / "pkg" / "model.py") == ("graph", LIBRARY)
+
+
+@pytest.mark.parametrize("run", ["main()\n", "args = parser.parse_args()\n"])
+def test_a_script_named_otherwise_runs_by_its_top_level_code(tmp_path, run):
+    text = ("import argparse\nimport mindspore as ms\nfrom src.model import Net\nparser = argparse.ArgumentParser()\n"
+            "\n\ndef main():\n    ms.set_context(mode=ms.PYNATIVE_MODE)\n    print(Net())\n\n\n" + run)
+    root = tmp_path / "zoo"
+    model = zoo_application(root, "attack", True, "coco_attack.py", text)
+    (root / "research" / "attack" / "__init__.py").unlink()  # a folder of scripts beside the model's package
+    assert mode(model) == ("pynative", "coco_attack.py:8")
+    # a module that configures itself at its top level runs nothing
+    (root / "research" / "attack" / "coco_attack.py").write_text(
+        "import logging\nimport mindspore as ms\nfrom src.model import Net\nlogger = logging.getLogger()\n"
+        "logging.basicConfig()\n")
+    forget_projects()
+    assert mode(model) == ("graph", LIBRARY)
+
+
+def test_a_module_an_application_builds_by_name_takes_the_mode_of_its_entry_points(tmp_path):
+    # ``ldm/modules/model.py`` (``modules`` a package, ``ldm`` not) that ``txt2img.py`` builds from a class name in
+    # its configuration file, never importing it: the application's module, in the application's mode
+    root = tmp_path / "zoo"
+    (root / ".git").mkdir(parents=True)
+    app = root / "research" / "txt2img"
+    (app / "ldm" / "modules").mkdir(parents=True)
+    (app / "ldm" / "modules" / "__init__.py").write_text("")
+    (app / "ldm" / "modules" / "model.py").write_text(MODEL)
+    (app / "configs").mkdir()
+    (app / "configs" / "model.yaml").write_text("target: ldm.modules.model.Net\n")
+    (app / "txt2img.py").write_text("import importlib\nimport mindspore as ms\n\n\nif __name__ == '__main__':\n"
+                                    "    ms.set_context(mode=ms.GRAPH_MODE)\n"
+                                    "    net = importlib.import_module('ldm.modules.model').Net()\n")
+    assert mode(app / "ldm" / "modules" / "model.py") == ("graph", "txt2img.py:6")
+    forget_projects()
+    (app / "txt2img.py").write_text((app / "txt2img.py").read_text().replace("GRAPH_MODE", "PYNATIVE_MODE"))
+    assert mode(app / "ldm" / "modules" / "model.py") == ("pynative", "txt2img.py:6")
+
+
+def test_the_configuration_files_naming_a_model_select_its_mode(tmp_path):
+    # one context builder reads the mode from the configuration file the run is given; the model's own files
+    # (its folder of configurations, or its name as a value) select PyNative for one model and GRAPH for another
+    root = tmp_path / "editing"
+    project(root, **{
+        "train.py": "import sys\nimport mindspore as ms\nfrom src.env import init_env\nfrom src import eager_net, "
+                    "graph_net\n\n\nif __name__ == '__main__':\n    init_env(sys.argv[1])\n"
+                    "    print(eager_net.Net(), graph_net.Net())\n",
+        "src/__init__.py": "",
+        "src/env.py": "import mindspore as ms\n\n\ndef init_env(cfg):\n    context_mode = ms.GRAPH_MODE if "
+                      "cfg.mode == 'graph_mode' else ms.PYNATIVE_MODE\n    ms.set_context(mode=context_mode)\n",
+        "src/eager_net.py": MODEL,
+        "src/graph_net.py": MODEL,
+        "configs/eager_net/train.yaml": 'system:\n  context_mode: "pynative_mode"\n',
+        "configs/other/train.yaml": 'model:\n  name: "graph_net"\nsystem:\n  context_mode: "graph_mode"\n',
+    })
+    assert mode(root / "src" / "eager_net.py") == ("pynative", "train.py, through configs/eager_net/train.yaml:2")
+    assert lines(root / "src" / "eager_net.py") == [JIT_LINE]
+    assert mode(root / "src" / "graph_net.py") == ("graph", "train.py, through src/env.py:6")
+    assert lines(root / "src" / "graph_net.py") == [CELL_LINE, JIT_LINE]
+
+
+def test_an_entry_script_that_uses_mindspore_through_its_modules_selects_the_mode(tmp_path):
+    model = zoo_application(tmp_path, "pinns", False, "train.py",
+                            "from src.run import run\n\nif __name__ == '__main__':\n    run()\n")
+    (model.parent / "run.py").write_text("import mindspore as ms\nfrom src.model import Net\n\n\ndef run():\n"
+                                         "    ms.set_context(mode=ms.PYNATIVE_MODE)\n    return Net()\n")
+    assert mode(model) == ("pynative", "train.py, through src/run.py:6")
+
+
+@pytest.mark.parametrize("command", ["python ../src/extract.py --data x", "python3 -u ${BASE_PATH}/src/extract.py",
+                                     "nohup python extract.py > log 2>&1 &"])
+def test_a_python_file_a_shell_script_of_the_application_runs_is_an_entry_point(tmp_path, command):
+    text = ("import mindspore as ms\nfrom src.model import Net\n\nif __name__ == '__main__':\n"
+            "    ms.set_context(mode=ms.PYNATIVE_MODE)\n    print(Net())\n")
+    model = zoo_application(tmp_path, "delf", True, "train.py", "import mindspore as ms\nprint(ms.__version__)\n")
+    (model.parent / "extract.py").write_text(text)  # in the package src/: a module's trial run unless a script runs it
+    assert mode(model) == ("pynative", "MindSpore's default: train.py selects no mode")
+    (model.parent.parent / "scripts").mkdir()
+    (model.parent.parent / "scripts" / "run_extract.sh").write_text(f"#!/bin/bash\nBASE_PATH=..\n{command}\n")
+    forget_projects()
+    assert mode(model) == ("pynative", "src/extract.py:5")
+
+
+def test_the_scripts_in_an_application_s_scripts_folder_are_its_entry_points(tmp_path):
+    model = zoo_application(tmp_path, "seg", False, "requirements.txt", "mindspore\n")
+    (model.parent.parent / "scripts").mkdir()
+    (model.parent.parent / "scripts" / "run_infer.py").write_text(
+        "import sys\nimport mindspore as ms\nsys.path.insert(0, '..')\nfrom src.model import Net\n\n"
+        "if __name__ == '__main__':\n    ms.set_context(mode=ms.PYNATIVE_MODE)\n    print(Net())\n")
+    assert mode(model) == ("pynative", "scripts/run_infer.py:7")
+
+
 def test_a_long_lived_process_reads_the_scripts_and_their_imports_again_after_forget_projects(tmp_path):
     # what each script is, where its modules are imported from and what it imports are read once per process
     library = "import mindspore as ms\nfrom model import Net\n\n\ndef main():\n    print(Net())\n"

@@ -12,7 +12,7 @@ from ms_lint.engine import check_file
 from ms_lint.rules import RULES_BY_CODE
 from ms_lint.rules.ms613_removed_numpy_name import REMOVED, _gone
 from ms_lint.settings import Settings
-from ms_lint.target import forget_projects, numpy_version
+from ms_lint.target import forget_projects, installed_mindspore, numpy_version
 
 MODEL = textwrap.dedent("""
     import numpy as np
@@ -62,9 +62,41 @@ def test_the_numpy_is_the_newest_the_requirement_allows(tmp_path, without_numpy,
     assert numpy_version(str(tmp_path), mindspore) == expected
 
 
-def test_the_installed_numpy_comes_first(tmp_path):
-    (tmp_path / "requirements.txt").write_text("numpy==1.21.5\n")
+def test_the_installed_numpy_comes_first_where_the_project_allows_it(tmp_path):
+    (tmp_path / "requirements.txt").write_text("numpy>=1.20\n")
     assert numpy_version(str(tmp_path), "2.7.1") == (numpy.__version__, "installed")
+
+
+def test_a_numpy_requirement_that_excludes_the_installed_numpy_speaks_for_the_project(tmp_path):
+    forget_projects()
+    (tmp_path / "requirements.txt").write_text("numpy==1.21.5\n")
+    assert numpy.__version__ != "1.21.5"
+    assert numpy_version(str(tmp_path), "2.7.1") == ("1.21.5", "the newest numpy==1.21.5 allows (requirements.txt)")
+    forget_projects()
+
+
+def test_beside_another_mindspore_than_the_project_s_the_installed_numpy_does_not_answer(tmp_path):
+    # a project pinning MindSpore 2.5.0 runs in another environment than ms-lint's (MindSpore 2.10.0): the numpy
+    # MindSpore 2.5.0 itself allows answers, not the installed one
+    forget_projects()
+    (tmp_path / "requirements.txt").write_text("mindspore==2.5.0\n")
+    assert installed_mindspore() not in ("", "2.5.0")
+    assert numpy_version(str(tmp_path), "2.5.0") == ("1.26.4", "the newest MindSpore 2.5.0 allows")
+    (tmp_path / "requirements.txt").write_text("mindspore==2.5.0\nnumpy<1.24\n")
+    forget_projects()
+    assert numpy_version(str(tmp_path), "2.5.0") == ("1.23.5", "the newest numpy<1.24 allows (requirements.txt)")
+    forget_projects()
+
+
+def test_without_an_installed_mindspore_the_installed_numpy_is_not_the_project_s(tmp_path, monkeypatch):
+    # numpy 2 beside no MindSpore: not the environment MindSpore code runs in; MindSpore's own requirement answers
+    monkeypatch.setattr(target_module, "installed_mindspore", lambda: "")
+    monkeypatch.setattr(target_module, "installed_numpy", lambda: "2.0.0")
+    forget_projects()
+    try:
+        assert numpy_version(str(tmp_path), "2.7.1") == ("1.26.4", "the newest MindSpore 2.7.1 allows")
+    finally:
+        forget_projects()
 
 
 def test_a_numpy_pinned_before_the_removals_has_every_name(tmp_path, without_numpy):

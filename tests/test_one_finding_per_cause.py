@@ -113,3 +113,98 @@ def test_a_list_filled_on_both_branches_gets_one_finding():
     found = [f for f in findings(source) if f.code == "MS201"]
     assert len(found) == 1, [f.message for f in found]
     assert "also filled on line 12" in found[0].message
+
+
+PORTED_BLOCKS = """
+from mindspore import nn
+
+BN_MOMENTUM = 0.1
+
+
+class Stem(nn.Cell):
+    def __init__(self, drop=0.1):
+        super().__init__()
+        self.bn = nn.BatchNorm2d(8, momentum=0.1)
+        self.drop1 = nn.Dropout(0.25)
+        self.drop2 = nn.Dropout(0.25)
+        self.rate = nn.Dropout(drop)
+
+
+class Head(nn.Cell):
+    def __init__(self, drop=0.1):
+        super().__init__()
+        self.bn = nn.BatchNorm1d(8, momentum=BN_MOMENTUM)
+        self.slow = nn.BatchNorm1d(8, momentum=0.01)
+        self.drop = nn.Dropout(0.25)
+        self.rate = nn.Dropout(drop)
+"""
+
+
+def test_a_keyword_a_layer_does_not_take_repeated_in_a_module_is_one_finding_and_one_fix():
+    layers = ("self.a = nn.Dense(4, 4, bias=True)\n        self.b = nn.Dense(4, 8, bias=False)\n"
+              "        self.c = nn.Conv2d(4, 4, 3, bias=False)")
+    source = LAYERS.replace("self.layer = {call}", layers)
+    found = [(f.line, f.message) for f in findings(source) if f.code == "MS604"]
+    assert [line for line, _ in found] == [8, 10] and found[0][1].endswith("(the same call on line 9)"), found
+    fixed = fix_source(source, "case.py", Settings.from_values(None, "strict", device="any")).fixed
+    assert "bias=" not in fixed.replace("has_bias=", ""), fixed
+    assert not [f for f in findings(fixed) if f.code == "MS604"]
+
+
+def test_a_port_habit_repeated_in_a_module_is_reported_once_with_its_other_lines():
+    """The same layer with the same value (a literal, or a name bound to it) is one cause however often a function
+    repeats it: reported at its first call, naming the others; another function is another finding (the validator
+    judges each where it runs)."""
+    found = [(f.line, f.code, f.message) for f in findings(PORTED_BLOCKS) if f.code in ("MS606", "MS608")]
+    assert [(line, code) for line, code, _ in found] == [
+        (10, "MS608"), (11, "MS606"), (13, "MS606"), (19, "MS608"), (20, "MS608"), (21, "MS606"), (22, "MS606")]
+    assert found[1][2].endswith("(the same call on line 12)")
+    assert not [message for index, (_, _, message) in enumerate(found) if "(the same" in message and index != 1]
+
+
+def test_fixing_the_first_of_a_repeated_cause_fixes_every_repeat():
+    settings = Settings.from_values(None, "strict", device="any")
+    fixed = fix_source(textwrap.dedent(PORTED_BLOCKS), "case.py", settings).fixed
+    assert fixed.count("nn.Dropout(p=0.25)") == 3 and "nn.Dropout(0.25)" not in fixed
+    assert "nn.BatchNorm2d(8, momentum=0.9)" in fixed and "nn.BatchNorm1d(8, momentum=0.99)" in fixed
+    assert fixed.count("nn.Dropout(p=drop)") == 2
+    # a value read from a name is left to the author: the name may serve elsewhere
+    assert "momentum=BN_MOMENTUM" in fixed
+    assert [f.code for f in findings(fixed) if f.code in ("MS606", "MS608")] == ["MS608"]
+
+
+TENSOR_HABITS = """
+from mindspore import nn
+
+
+class Block(nn.Cell):
+    def construct(self, x):
+        b, c = x.size(0), x.size(1)
+        y = x.view(b, c, -1, 2).transpose(1, 2)
+        z = y.transpose(1, 2) * y.transpose(2, 3)
+        return z.view(b, c, -1).size(-1)
+
+
+class Other(nn.Cell):
+    def construct(self, x):
+        return x.size(0)
+"""
+
+
+def test_a_tensor_habit_repeated_in_a_function_is_reported_once_with_its_other_lines():
+    """A compile stops at the first: the same PyTorch method (MS602), or the same two axes (MS601), again in one
+    function is one finding naming the other lines; another function, or other axes, is another."""
+    found = [(f.line, f.code, f.message) for f in findings(TENSOR_HABITS) if f.code in ("MS601", "MS602")]
+    assert [(line, code) for line, code, _ in found] == [
+        (7, "MS602"), (8, "MS601"), (9, "MS601"), (15, "MS602")], found
+    assert found[0][2].endswith("(the same method .size() on lines 7, 10)")
+    assert found[1][2].endswith("(the same form on line 9)")
+    assert "(the same" not in found[2][2] and "(the same" not in found[3][2]
+
+
+def test_fixing_the_first_of_a_repeated_tensor_habit_fixes_every_repeat():
+    settings = Settings.from_values(None, "strict", device="any")
+    fixed = fix_source(textwrap.dedent(TENSOR_HABITS), "case.py", settings).fixed
+    assert "x.shape[0], x.shape[1]" in fixed and ".size(" not in fixed, fixed
+    assert "transpose" not in fixed and fixed.count(".swapaxes(") == 3, fixed
+    assert not [f for f in findings(fixed) if f.code in ("MS601", "MS602")]

@@ -131,6 +131,35 @@ def test_places_that_disagree_leave_the_device_open(tmp_path):
     assert codes(model) == ["MS601"]
 
 
+MASKED = textwrap.dedent("""\
+    from mindspore import nn, ops
+
+
+    class Picker(nn.Cell):
+        def construct(self, x):
+            return ops.masked_select(x, x > 0)
+""")
+
+
+def test_a_project_naming_gpu_and_cpu_is_not_judged_for_ascend(tmp_path):
+    model = app(tmp_path / "app", MASKED, train='import mindspore as ms\nms.set_context(device_target="GPU")\n',
+                infer='import mindspore as ms\nms.set_context(device_target="CPU")\n')
+    target = target_from_settings(Settings(), str(model))
+    assert (target.device, target.devices, target.device_label) == ("any", ("gpu", "cpu"), "GPU or CPU")
+    assert target.summary()["devices"] == ["gpu", "cpu"]
+    # masked_select's claim (dynamic shape) concerns Ascend only: left out, with the setting that shows it
+    from ms_lint.engine import check_source
+
+    silenced = []
+    assert check_source(model.read_text(), str(model), Settings(), RULES_BY_CODE, silenced=silenced) == []
+    assert [(f.code, f.data[SILENCED_BY]) for f in silenced] == [("MS110", "ms-device=ascend")]
+    assert codes(model, device="any") == ["MS110"]
+    # a project naming Ascend among others is judged for it
+    ascend = app(tmp_path / "other", MASKED, train='import mindspore as ms\nms.set_context(device_target="Ascend")\n',
+                 infer='import mindspore as ms\nms.set_context(device_target="CPU")\n')
+    assert codes(ascend) == ["MS110"]
+
+
 def test_nothing_named_is_any_device(tmp_path):
     model = app(tmp_path / "app", ATTENTION)
     target = target_from_settings(Settings(), str(model))
@@ -208,14 +237,29 @@ def test_the_installed_mindspore_comes_first(tmp_path):
 
     installed = version("mindspore")
     assert installed_mindspore() == installed
-    # A project whose requirement names another version: the installed one answers, and says so.
+    # A project whose requirement allows the installed version: the installed one answers, and says so.
+    (tmp_path / "requirements.txt").write_text(f"mindspore>=2.5.0,<={installed}\n")
+    model = tmp_path / "net.py"
+    model.write_text(ATTENTION)
+    target = target_from_settings(Settings(), str(model))
+    assert (target.version, target.origin("version"), target.versions) == (installed, "installed", ())
+    assert (target_from_settings(Settings(version="2.7.1"), str(model)).version) == "2.7.1"  # the option wins
+
+
+def test_a_requirement_that_excludes_the_installed_mindspore_speaks_for_the_project(tmp_path):
+    # ms-lint runs beside another MindSpore than the one the project installs: the project's requirement answers.
+    installed = installed_mindspore()
     (tmp_path / "requirements.txt").write_text("mindspore==2.5.0\n")
     model = tmp_path / "net.py"
     model.write_text(ATTENTION)
     assert installed != "2.5.0" and required_version(str(tmp_path))[0] == "2.5.0"
     target = target_from_settings(Settings(), str(model))
-    assert (target.version, target.origin("version")) == (installed, "installed")
-    assert (target_from_settings(Settings(version="2.7.1"), str(model)).version) == "2.7.1"  # the option wins
+    assert (target.version, target.origin("version")) == (
+        "2.5.0", f"requirements.txt: mindspore==2.5.0; not the installed {installed}")
+    forget_projects()
+    (tmp_path / "requirements.txt").write_text("mindspore>=2.5.0\n")  # a range that allows it: the installed one
+    assert target_from_settings(Settings(), str(model)).origin("version") == "installed"
+    forget_projects()
 
 
 def test_the_version_option_wins():
@@ -291,8 +335,9 @@ def test_a_version_without_tables_of_its_own_is_named_with_the_tables_used(tmp_p
     app(tmp_path / "app", ATTENTION)
     monkeypatch.chdir(tmp_path / "app")
     main(["check", "--isolated", "--no-cache", "--ms-version=2.6.0", "."])
-    assert ("target: MindSpore 2.6.0 is older than the oldest ms-lint knows (2.7.0): its names are checked against "
-            "MindSpore 2.7.0's API tables") in capsys.readouterr().err.splitlines()
+    assert ("target: MindSpore 2.6.0 is older than the oldest ms-lint knows (2.7.0): the names, signatures and "
+            "deprecations it has are unknown, so MS607, MS610 and MS612 make no claim about it; other names are "
+            "checked against MindSpore 2.7.0's API tables") in capsys.readouterr().err.splitlines()
     main(["check", "--isolated", "--no-cache", "--ms-version=2.7.1", "."])
     assert "API tables" not in capsys.readouterr().err
 

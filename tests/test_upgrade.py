@@ -174,3 +174,50 @@ def test_the_readme_s_worked_example_is_what_ms_lint_prints(tmp_path, monkeypatc
     assert status == 1
     assert out.splitlines() == [line for line in console[1:] if line.startswith("./")]
     assert err == [line for line in console[1:] if not line.startswith("./")]
+
+
+# ------------------------------------------------------------------------------------------- MS607 over a range
+
+NAMES = textwrap.dedent("""
+    from mindspore import mint, ops
+
+
+    def loss(a, b, y):
+        return mint.nn.CosineEmbeddingLoss()(a, b, y)
+
+
+    def chunks(x):
+        return ops.chunk_ext(x, 2)
+""")
+
+
+def _missing(tmp_path, requirement):
+    model = project(tmp_path / "app", requirement, NAMES)
+    return [(f.line, f.data.get("versions"), f.message.split(" (")[0])
+            for f in check_file(str(model), Settings(), RULES_BY_CODE) if f.code == "MS607"]
+
+
+def test_a_name_missing_from_any_version_of_the_range_is_reported_naming_them(tmp_path, without_mindspore):
+    # measured on each release: MindSpore 2.7.x lacks mint.nn.CosineEmbeddingLoss (2.8.0 adds it); ops.chunk_ext is
+    # in 2.7.0 and 2.7.1 alone
+    assert _missing(tmp_path, "mindspore>=2.7.1") == [
+        (6, ["2.7.1", "2.7.2"], "mint.nn.CosineEmbeddingLoss: mindspore.mint.nn has no `CosineEmbeddingLoss` in "
+                                "MindSpore 2.7.1 and 2.7.2"),
+        (10, ["2.7.2", "2.8.0", "2.9.0", "2.10.0"],
+         "ops.chunk_ext: mindspore.ops has no `chunk_ext` in MindSpore 2.7.2, 2.8.0, 2.9.0 and 2.10.0"),
+    ]
+
+
+def test_a_pinned_version_is_judged_alone(tmp_path, without_mindspore):
+    assert _missing(tmp_path, "mindspore==2.9.0") == [
+        (10, None, "ops.chunk_ext: mindspore.ops has no `chunk_ext` in MindSpore 2.9.0")]
+    forget_projects()
+    assert _missing(tmp_path, "mindspore==2.7.1") == [
+        (6, None, "mint.nn.CosineEmbeddingLoss: mindspore.mint.nn has no `CosineEmbeddingLoss` in MindSpore 2.7.1")]
+
+
+def test_a_version_older_than_every_table_is_not_judged(tmp_path, without_mindspore):
+    # 1.8.0's names are unknown: a name 2.7.0 lacks may be in it; a range from it is judged on its versions with tables
+    assert _missing(tmp_path, "mindspore==1.8.0") == []
+    forget_projects()
+    assert [line for line, _, _ in _missing(tmp_path, "mindspore>=1.8.0")] == [6, 10]

@@ -69,7 +69,15 @@ class _ContainerScan:
         found: list[PlainContainer] = []
         methods = sorted(self.info.methods.values(), key=lambda m: m.name == "__init__")  # helpers first
         index = self.module.index
+        skipped = []
         for method in methods:
+            if self._may_reach_self(method, index):
+                found.extend(self._scan(method))
+            else:
+                skipped.append(method)
+        # A helper that registers what ``__init__`` put on ``self`` (``for name, cell in self.layers.items():
+        # self.insert_child_to_cell(name, cell)``) names a container only once ``__init__`` has been followed.
+        for method in skipped if self.attributes else ():
             if self._may_reach_self(method, index):
                 found.extend(self._scan(method))
         unique = []
@@ -260,6 +268,9 @@ class _ContainerScan:
                             add_site(container, node, kinds)
                 elif local or self.attributes:  # a call can hand over a container only once there is one
                     arguments = [*node.args, *(k.value for k in node.keywords)]
+                    # ``nn.SequentialCell([*self.layers])``: a display unpacking the container hands it over too
+                    arguments += [e for a in arguments if isinstance(a, (ast.List, ast.Tuple)) for e in a.elts
+                                  if isinstance(e, ast.Starred)]
                     handed = [target_of(_handed_over(a)) for a in arguments]
                     # Whether the callee registers what it gets is asked only when it gets a container.
                     if any(handed) and self._registers(node):

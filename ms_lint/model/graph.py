@@ -16,6 +16,7 @@ from ms_lint.model.syntax import (FunctionNode, decorator_callee, first_argument
 from ms_lint.model.scopes import PARAMETER
 from ms_lint.model.values import (TENSOR, UNKNOWN, annotates_python_value, flatten, join, join_parameters,
                                   join_structures, literal)
+from ms_lint.target import never_run
 
 if TYPE_CHECKING:
     from ms_lint.model.module import ModuleFacts
@@ -141,7 +142,8 @@ class GraphCode:
         that only GRAPH_MODE compiles, whose findings are left out of the report), ``@jit`` functions and methods
         and ``jit(f)`` in either mode, and, with ``callers_elsewhere``, the functions of this module that graph code of
         the project's other modules calls (``ProjectIndex.graph_calls_into``). A ``@jit_class`` method, a helper
-        or a base class's method is graph code only when a root reaches it."""
+        or a base class's method is graph code only when a root reaches it; a Cell its application never runs
+        (``never_run``) is no root."""
         queue: list[GraphFunction] = []
         # the project's level: STRICT where the option asks for it or the project selects it (ms_lint.target)
         strict = self.target.syntax_level == "strict"
@@ -183,8 +185,9 @@ class GraphCode:
         sub_cells = self._sub_cell_classes()
         cells_compiled = self.mode == "graph" or self.mode_inferred
         self._inherited_roots = []
+        unrun = self.never_run
         for info in self.classes.values():
-            if info.is_cell and cells_compiled:
+            if info.is_cell and cells_compiled and info.name not in unrun:
                 for name in ("construct", "bprop"):
                     label = f"{info.name}.{name}"
                     if name in info.methods:
@@ -211,6 +214,8 @@ class GraphCode:
                 decorator = self._jit_decorator(node)
                 if decorator is not None:
                     owner = self.class_of_function.get(id(node))
+                    if owner is not None and owner.name in unrun:
+                        continue
                     add_root(node, owner, "decorated with @jit", self._is_strict(decorator),
                              f"{owner.name}.{node.name}" if owner else node.name)
         for site in self.calls_to(*JIT_NAMES):
@@ -228,6 +233,15 @@ class GraphCode:
             if queue:
                 self._follow_calls(queue)
         self._mark_roots()
+
+    @property
+    def never_run(self) -> frozenset[str]:
+        """The Cell classes of the module its application never runs (``target.never_run``: no file of the
+        application names them, in a module it uses); none for a library's module."""
+        if self._never_run is None:
+            names = [info.name for info in self.classes.values() if info.is_cell]
+            self._never_run = never_run(self.path, names) if names else frozenset()
+        return self._never_run
 
     def _mark_roots(self) -> None:
         """Give each graph function the roots that reach it (``compiled_by``)."""
@@ -897,8 +911,9 @@ class GraphCode:
 
         sub_cells = self._sub_cell_classes()
         constructs: set[int] = set()
+        unrun = self.never_run
         for info in self.classes.values():
-            found = info.find_method("construct") if info.is_cell else None
+            found = info.find_method("construct") if info.is_cell and info.name not in unrun else None
             if found is None:
                 continue
             owner, node = found
@@ -945,8 +960,10 @@ def _type_of(expr: ast.AST) -> ast.AST | None:
 
 
 def root_parameter_kinds(node: FunctionNode, owner: ClassInfo | None) -> dict[str, str | None]:
-    """The inputs of a compiled function are tensor data, except parameters defaulting to a literal (flags) and
-    parameters annotated as Python values (``dim: int``, ``sizes: tuple[int, ...]``, ``mode: Optional[str]``)."""
+    """The inputs of a compiled function are tensor data, except parameters defaulting to a literal (flags),
+    parameters annotated as Python values (``dim: int``, ``sizes: tuple[int, ...]``, ``mode: Optional[str]``) and
+    parameters bounding a ``range()`` (``for i in range(n)``, ``range(n - 1)``): MindSpore's ``range`` takes int
+    scalars only and refuses a tensor (TypeError), so the caller passes an int, a constant of the graph."""
     args = node.args
     positional = args.posonlyargs + args.args
     if owner is not None and positional and not is_static(node):
@@ -960,7 +977,28 @@ def root_parameter_kinds(node: FunctionNode, owner: ClassInfo | None) -> dict[st
     for argument in (args.vararg, args.kwarg):
         if argument is not None:
             kinds[argument.arg] = None if annotates_python_value(argument.annotation) else TENSOR
+    for name in _range_bounds(node) if kinds else ():
+        if name in kinds:
+            kinds[name] = None
     return kinds
+
+
+def _range_bounds(node: FunctionNode) -> set[str]:
+    """The names a ``range()`` call of ``node`` takes as a bound, alone or in arithmetic (``range(n)``,
+    ``range(1, n + 1)``); not those it reads through (``range(x.shape[0])``)."""
+    names: set[str] = set()
+    for call in ast.walk(node):
+        if call.__class__ is ast.Call and call.func.__class__ is ast.Name and call.func.id == "range":
+            pending = list(call.args)
+            while pending:
+                bound = pending.pop()
+                if isinstance(bound, ast.Name):
+                    names.add(bound.id)
+                elif isinstance(bound, ast.BinOp):
+                    pending.extend((bound.left, bound.right))
+                elif isinstance(bound, ast.UnaryOp):
+                    pending.append(bound.operand)
+    return names
 
 
 def _constants(value) -> object:

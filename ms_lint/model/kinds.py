@@ -28,6 +28,11 @@ _SIZE_FACTORIES = frozenset({"zeros", "ones", "full", "fill", "empty", "arange",
                              "logspace", "rand", "randn", "randint", "normal", "uniform", "standard_normal",
                              "tuple_to_array"})
 _NO_TYPE = UserType(None, "")  # an annotation that names no user class
+_NUMBER_TYPES = {int: "int", float: "float"}  # bool is no size
+# Calls that give a Python number (``number_type``); ``float(...)`` is left out: a float asked for is no mistake.
+_NUMBER_CALLS = {"builtins.len": "int", "builtins.int": "int", "builtins.round": "int", "math.floor": "int",
+                 "math.ceil": "int"}
+_MAX_NUMBER_DEPTH = 8
 _UNBOUND = object()  # a name the environment has no entry for
 
 
@@ -376,6 +381,109 @@ class FunctionKinds:
             if isinstance(node.func, ast.Attribute)
             and node.func.attr in api.HOST_CONVERSION_METHODS and self.kind(node.func.value) == TENSOR
         ]
+
+    # -- Python numbers, as graph code computes them ---------------------------------------------------------------
+
+    def number_type(self, expr: ast.AST, _depth: int = 0) -> str | None:
+        """``"int"`` or ``"float"`` where ``expr`` is evidently a Python number in this function, never tensor data:
+        a numeric literal or the constant it folds to, a tensor's shape entry (``x.shape[1]``, ``ops.shape(x)[0]``,
+        ``self.shape(x)[0]`` of a ``Shape`` operator, a name unpacked from one: ``b, c = x.shape``), ``len(...)``,
+        ``int(...)``, ``math.floor(...)``, and arithmetic of those (``/`` of two numbers is a float, as in Python);
+        None where that is not evident."""
+        if _depth > _MAX_NUMBER_DEPTH or expr is None:
+            return None
+        if isinstance(expr, ast.Constant):
+            return _NUMBER_TYPES.get(type(expr.value))
+        if isinstance(expr, ast.BinOp):
+            left, right = self.number_type(expr.left, _depth + 1), self.number_type(expr.right, _depth + 1)
+            if left is None or right is None:
+                return None
+            if isinstance(expr.op, ast.Div) or "float" in (left, right):
+                return "float"
+            return "int"
+        if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, (ast.USub, ast.UAdd)):
+            return self.number_type(expr.operand, _depth + 1)
+        if isinstance(expr, ast.IfExp):
+            body, orelse = self.number_type(expr.body, _depth + 1), self.number_type(expr.orelse, _depth + 1)
+            return body if body == orelse else None
+        if isinstance(expr, ast.Call):
+            return _NUMBER_CALLS.get(self.module.qualname(expr.func) or "")
+        if isinstance(expr, ast.Subscript):
+            index = expr.slice
+            if isinstance(index, ast.UnaryOp) and isinstance(index.op, ast.USub):
+                index = index.operand
+            if isinstance(index, ast.Constant) and type(index.value) is int and self._is_shape(expr.value):
+                return "int"
+            return None
+        if isinstance(expr, (ast.Name, ast.Attribute)):
+            folded = self.constant(expr)
+            if folded is not UNKNOWN:
+                return _NUMBER_TYPES.get(type(folded))
+            if isinstance(expr, ast.Name):
+                return self._name_number_type(expr, _depth)
+        return None
+
+    def float_division(self, expr: ast.AST, _depth: int = 0) -> ast.BinOp | None:
+        """The true division (``c / 2`` of two Python numbers) that makes ``expr`` a Python float in this function,
+        directly, through arithmetic on it, or through a name every binding of which is such a float; None where
+        ``expr`` is not evidently a float for that reason (``int(c / 2)``, ``c // 2``, ``x.shape[1] * 0.5``)."""
+        if _depth > _MAX_NUMBER_DEPTH or self.number_type(expr) != "float":
+            return None
+        if isinstance(expr, ast.BinOp):
+            if isinstance(expr.op, ast.Div):
+                return (self.float_division(expr.left, _depth + 1) or self.float_division(expr.right, _depth + 1)
+                        or expr)
+            return self.float_division(expr.left, _depth + 1) or self.float_division(expr.right, _depth + 1)
+        if isinstance(expr, ast.UnaryOp):
+            return self.float_division(expr.operand, _depth + 1)
+        if isinstance(expr, ast.IfExp):
+            return self.float_division(expr.body, _depth + 1) and self.float_division(expr.orelse, _depth + 1)
+        if isinstance(expr, ast.Name):
+            bindings = self._local_bindings(expr.id)
+            found = [self.float_division(binding.value, _depth + 1) for binding in bindings
+                     if binding.kind == ASSIGNMENT and binding.value is not None]
+            return found[0] if found and len(found) == len(bindings) and all(found) else None
+        return None
+
+    def _is_shape(self, expr: ast.AST) -> bool:
+        """Whether ``expr`` is a shape, a tuple of ints: ``x.shape`` (of anything but ``self``), ``ops.shape(x)``,
+        ``P.Shape()(x)``, or ``self.<name>(x)`` where ``self.<name>`` holds a ``Shape`` operator."""
+        if isinstance(expr, ast.Attribute):
+            return expr.attr == "shape" and self_attribute(expr, self.self_name) is None
+        if not isinstance(expr, ast.Call):
+            return False
+        func = expr.func
+        if isinstance(func, ast.Call):  # ``P.Shape()(x)``
+            return api.is_mindspore_name(self.module.qualname(func.func), "Shape")
+        held = self._self_attribute(func)
+        if held is not None and self.owner is not None:
+            return api.is_mindspore_name(self.owner.attribute_constructor(held), "Shape")
+        return api.is_mindspore_name(self.module.qualname(func), "shape")
+
+    def _name_number_type(self, name: ast.Name, depth: int) -> str | None:
+        """The number type every binding of a local name gives it (an assignment of a number, or unpacking a shape),
+        or None."""
+        bindings = self._local_bindings(name.id)
+        types = set()
+        for binding in bindings:
+            if binding.kind != ASSIGNMENT:
+                return None
+            if binding.value is not None:
+                types.add(self.number_type(binding.value, depth + 1))
+            else:
+                types.add("int" if self._unpacks_shape(binding) else None)
+        return types.pop() if len(types) == 1 else None
+
+    def _unpacks_shape(self, binding) -> bool:
+        """Whether ``binding`` is a name of a flat tuple unpacking a shape (``b, c, h, w = x.shape``)."""
+        for node in self.nodes_of(ast.Assign):
+            if (node.end_lineno, node.end_col_offset) != binding.position or len(node.targets) != 1:
+                continue
+            target = node.targets[0]
+            return isinstance(target, (ast.Tuple, ast.List)) and all(
+                isinstance(element, ast.Name) for element in target.elts) and any(
+                element.id == binding.name for element in target.elts) and self._is_shape(node.value)
+        return False
 
     def object_type(self, expr: ast.AST) -> UserType | None:
         """The user class of the object ``expr`` holds: a local name built from one, ``self.<attribute>`` holding

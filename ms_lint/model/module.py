@@ -124,6 +124,7 @@ class ModuleFacts(ClassFacts, GraphCode):
         # qualified name -> what class_of_constructor says; asked for every call, answered once per name
         self._classes_named: dict[str, BuiltClass | None] = {}
         self._classes_of: dict[str, tuple | None] = {}  # qualified name -> what class_of answered
+        self._never_run: frozenset[str] | None = None  # the classes and functions its application never runs
         self._sub_cells: dict[str, set[str]] | None = None
         self._sub_cell_of: dict[tuple[int, str], ClassInfo | None] = {}  # (id(class), attribute) -> its sub-cell
         self._overrides_of: dict[tuple[int, str], list] = {}  # (id(class), method) -> subclasses' own versions
@@ -473,9 +474,15 @@ class ModuleFacts(ClassFacts, GraphCode):
     # -- training scripts (MS401, MS402) ------------------------------------------------------------------
 
     def training_calls(self) -> list[CallSite]:
-        """Calls that show the module trains: optimizers, Model with an optimizer, ``.train(``, TrainOneStep
-        cells, and gradient functions."""
-        result = []
+        """Calls that show the module trains: optimizers, Model with an optimizer (not ``optimizer=None``),
+        ``.train(`` as ``Model.train`` is called, TrainOneStep cells, and gradient functions (``grad`` and
+        ``value_and_grad`` with weights). A module that evaluates (``model.eval(dataset)``)
+        and runs no training (no ``.train(``, TrainOneStep cell or gradient function) builds its optimizer and
+        ``Model`` only to evaluate: none of those counts."""
+        result, running = [], []
+        evaluates = "eval" in self.written_call_names() and any(
+            (site.node.args or site.node.keywords) for site in self.calls_written("eval")
+            if isinstance(site.node.func, ast.Attribute) and site.node.func.attr == "eval")
         optimizers = api.optimizer_names()
         written = [name for name in self.written_call_names()
                    if name in optimizers or name in _TRAINING_CALL_NAMES or name.startswith("TrainOneStep")]
@@ -485,16 +492,15 @@ class ModuleFacts(ClassFacts, GraphCode):
             entry = api.nn_cell_entry(qualname)
             if entry is not None and entry.get("optimizer"):
                 result.append(site)
-            elif api.is_mindspore_name(qualname, "Model") and (
-                    len(site.node.args) >= 3 or any(k.arg == "optimizer" for k in site.node.keywords)):
+            elif api.is_mindspore_name(qualname, "Model") and _given_an_optimizer(site.node):
                 result.append(site)
-            elif api.is_mindspore(qualname) and api.last_name(qualname).startswith("TrainOneStep"):
+            elif (api.is_mindspore(qualname) and api.last_name(qualname).startswith("TrainOneStep")) or (
+                    api.is_mindspore_name(qualname, "GradOperation", "build_train_network")) or (
+                    api.is_mindspore_name(qualname, "grad", "value_and_grad") and _given_weights(site.node)) or (
+                    isinstance(func, ast.Attribute) and func.attr == "train" and _model_train(site.node, qualname)):
                 result.append(site)
-            elif api.is_mindspore_name(qualname, "grad", "value_and_grad", "GradOperation", "build_train_network"):
-                result.append(site)
-            elif isinstance(func, ast.Attribute) and func.attr == "train" and (site.node.args or site.node.keywords):
-                result.append(site)
-        return result
+                running.append(site)
+        return result if running or not evaluates else []
 
     def plain_containers(self) -> list[PlainContainer]:
         """Python lists/tuples/dicts of Cells or Parameters that a Cell keeps as attributes, unregistered (MS201,
@@ -506,16 +512,18 @@ class ModuleFacts(ClassFacts, GraphCode):
     def seeds_mindspore(self) -> bool:
         """The module calls ``mindspore.set_seed`` (any spelling), directly or through a seeding helper of the project.
 
-        ``manual_seed`` does not seed parameter initialisation and ``mindspore.dataset.config.set_seed`` seeds only
-        the data pipeline: neither counts. A helper whose source cannot be read (a third-party ``seed_everything``)
-        is trusted when its name speaks of seeding.
+        ``manual_seed`` does not seed parameter initialisation and ``mindspore.dataset.config.set_seed`` seeds the
+        data pipeline, numpy and ``random`` (``seeds_numpy``), not MindSpore's random operators: neither counts. A
+        helper whose source cannot be read (a third-party ``seed_everything``) is trusted when its name speaks of
+        seeding.
         """
         known: dict[tuple[int, str], bool] = {}
         qualname = self.qualname
         return any(_seeds(self, qualname(node.func), 0, known) for node in self._call_nodes)
 
     def seeds_numpy(self, before: int | None = None) -> bool:
-        """The module calls ``numpy.random.seed`` (any spelling), directly or through a seeding helper of the
+        """The module calls ``numpy.random.seed`` (any spelling; ``mindspore.dataset.config.set_seed`` calls it
+        too, measured 2.10 and 2.7.1), directly or through a seeding helper of the
         project (or a third-party one named for seeding), on a line before ``before`` when given (a seed drawn
         after the network is built seeds nothing of it). MindSpore's parameter initialisers draw from numpy's
         generator: a numpy seed alone makes the initial weights the same in every process (measured 2.10 and
@@ -670,6 +678,36 @@ _MAX_SEED_DEPTH = 4
 _NUMPY_SEED = "numpy"
 
 
+# The keywords ``Model.train`` takes (2.7.1 to 2.10.0): a ``.train(...)`` call with another keyword, on an object
+# not known to be MindSpore's, is a method of another class (an attack's ``train(attack_method=...)``).
+_MODEL_TRAIN_KEYWORDS = frozenset({"epoch", "train_dataset", "callbacks", "dataset_sink_mode", "sink_size",
+                                   "initial_epoch"})
+
+
+def _model_train(call: ast.Call, qualname: str) -> bool:
+    """Whether a ``.train(...)`` call trains: given arguments, and, unless it is a method of MindSpore's or a
+    MindSpore suite's (``mindformers.Trainer.train(train_checkpoint=...)``), each keyword one ``Model.train``
+    takes."""
+    return bool(call.args or call.keywords) and (qualname.split(".")[0].startswith("mind") or all(
+        keyword.arg in _MODEL_TRAIN_KEYWORDS or keyword.arg is None for keyword in call.keywords))
+
+
+def _given_weights(call: ast.Call) -> bool:
+    """Whether ``grad``/``value_and_grad`` differentiates with respect to weights (its third argument or
+    ``weights=``, not ``None``): without, it takes the gradient of the inputs (an attack's perturbation), which
+    trains nothing."""
+    given = call.args[2] if len(call.args) >= 3 else next(
+        (keyword.value for keyword in call.keywords if keyword.arg == "weights"), None)
+    return given is not None and not (isinstance(given, ast.Constant) and given.value is None)
+
+
+def _given_an_optimizer(call: ast.Call) -> bool:
+    """Whether ``Model(...)`` is given an optimizer: a third argument or ``optimizer=``, not ``None``."""
+    given = call.args[2] if len(call.args) >= 3 else next(
+        (keyword.value for keyword in call.keywords if keyword.arg == "optimizer"), None)
+    return given is not None and not (isinstance(given, ast.Constant) and given.value is None)
+
+
 def _seeds(module: ModuleFacts, qualname: str | None, depth: int, known: dict, what: str = "mindspore") -> bool:
     """Whether calling ``qualname`` seeds ``what``: MindSpore (``mindspore.set_seed``) or numpy
     (``numpy.random.seed``), itself or through helpers of the project (a third-party helper named for seeding
@@ -677,7 +715,10 @@ def _seeds(module: ModuleFacts, qualname: str | None, depth: int, known: dict, w
     if not qualname or depth > _MAX_SEED_DEPTH:
         return False
     if api.is_mindspore(qualname):
-        return what != _NUMPY_SEED and api.last_name(qualname) == "set_seed" and not qualname.startswith(
+        if api.last_name(qualname) != "set_seed":
+            return False
+        # the data pipeline's seed (``mindspore.dataset.config.set_seed``) seeds numpy's generator and Python's too
+        return qualname.startswith("mindspore.dataset") if what == _NUMPY_SEED else not qualname.startswith(
             "mindspore.dataset")
     if what == _NUMPY_SEED and qualname == "numpy.random.seed":
         return True

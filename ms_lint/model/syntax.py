@@ -635,6 +635,12 @@ def _decorated_with(function: FunctionNode, name: str) -> bool:
     return any(isinstance(d, ast.Name) and d.id == name for d in function.decorator_list)
 
 
+# The source text of each binary operator (``x += y`` writes ``+``).
+OPERATOR_SYMBOLS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%",
+                    ast.Pow: "**", ast.MatMult: "@", ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^",
+                    ast.LShift: "<<", ast.RShift: ">>"}
+
+
 def self_attribute(expr: ast.AST | None, self_name: str | None) -> str | None:
     """The one question "is ``expr`` an attribute of the instance itself (``self.<attr>``)": its attribute's name
     when ``expr`` is ``<self_name>.<attr>``, with ``self_name`` the name the method's first parameter gives the

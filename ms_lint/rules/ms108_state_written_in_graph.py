@@ -7,7 +7,7 @@ from typing import Iterator
 
 from ms_lint.model import TENSOR, GraphFunction, ModuleFacts
 from ms_lint.model.scopes import ASSIGNMENT, PARAMETER
-from ms_lint.model.syntax import self_attribute, under
+from ms_lint.model.syntax import OPERATOR_SYMBOLS, self_attribute, under
 from ms_lint.findings import Finding, FindingData, fact
 from ms_lint.rules.base import Rule
 
@@ -129,6 +129,40 @@ class ItemWritten(FindingData):
                 f"assign subscript\"); {lax}; keep the state in a Parameter updated with ops.assign, or return it")
 
 
+@dataclass(frozen=True, kw_only=True)
+class TensorItemWritten(FindingData):
+    """An item of a Cell's tensor attribute that is not a Parameter written in graph code (``self.buf[:, k] *= m``,
+    or through a local name bound to it: ``b = self.buf; b[i] += y``): the attribute, ``item`` (true), the syntax
+    levels it is wrong at, the statement's operator (``+=``; ``=`` for a plain write), the local name it is written
+    through and the line binding it (None when written as ``self.<attribute>[...]``), the instance's name, the graph
+    function."""
+
+    attribute: str = fact(subject=True)
+    item: bool = fact(for_users=True)
+    levels: list[str] = fact(for_users=True)
+    operator: str = fact(for_users=True)
+    through: str | None = fact(optional=True)
+    bound_line: int | None = fact(optional=True)
+    instance: str
+    function: str
+
+    def message(self) -> str:
+        attribute = f"{self.instance}.{self.attribute}"
+        kept = (f"the write goes into a copy, so {attribute} keeps its value from call to call where PyNative "
+                "updates it")
+        if self.through is not None:
+            return (f"`{self.through}[...] {self.operator} ...` in graph code ({self.function}) writes an item of "
+                    f"{attribute} ({self.through} is bound to it on line {self.bound_line}), a tensor that is not a "
+                    f"Parameter: at STRICT and LAX alike {kept}, without an error; make {attribute} a Parameter "
+                    "(graph code writes a Parameter's items in place) or return the new value")
+        lax = (f"under LAX {kept}" if "lax" in self.levels
+               else f"under LAX the write lasts only for the call: {attribute} on the Cell stays as it was")
+        return (f"{attribute}[...] {self.operator} ... in graph code ({self.function}): {attribute} is a tensor, not a "
+                "Parameter, so this fails to compile under STRICT (TypeError: it \"should be initialized as a "
+                f"'Parameter' ... to perform assign subscript\"); {lax}; make {attribute} a Parameter (graph code "
+                "writes a Parameter's items in place) or return the new value")
+
+
 class StateWrittenInGraph(Rule):
     code = "MS108"
     compiled_only = True
@@ -153,6 +187,9 @@ class StateWrittenInGraph(Rule):
         objects' attributes.
         An item written into such an attribute (`self.cache[key] = value`) is reported too; under LAX only when an
         `if` on the same attribute guards it (a cache: `if key not in self.cache:`).
+        An item of a tensor attribute that is not a Parameter (`self.buf[:, k] = m` under STRICT; `self.buf[:, k]
+        *= m` at both levels), and an augmented item write through a local name bound to one (`b = self.buf;
+        b[i] += y`, at both levels), are reported; a Parameter's items, and a new tensor's, are not.
     """
     why = """
         The Cell's Python attributes are constants of the compiled graph (measured on MindSpore 2.10 CPU). Under
@@ -179,6 +216,12 @@ class StateWrittenInGraph(Rule):
         perform assign subscript"); under LAX the write lasts only for the call and the Cell's attribute stays
         empty, so `if "k" not in self.cache: self.cache["k"] = ...` computes the value again on every call where
         PyNative keeps the first one (measured 2.10 CPU).
+        An item of a tensor attribute that is not a Parameter (measured 2.10.0 and 2.7.1 CPU,
+        tests/test_ground_truth_tensor_items.py): `self.buf[:, 1] += x` and `self.buf[0, 0] = x` fail under STRICT
+        with the same TypeError; under LAX the write goes into a copy, so `self.buf[:, 1] += x` returns the same sum
+        on every call and `self.buf` stays zero, where PyNative accumulates (4, 8, 12); through `held = self.buf;
+        held[:, 1] += x` graph code writes into a copy at both levels, without an error. A Parameter's items are
+        written in place at both levels, directly and through a name, as in PyNative.
     """
     example = """
         class Net(nn.Cell):
@@ -197,7 +240,8 @@ class StateWrittenInGraph(Rule):
                 return x * 2
     """
 
-    records = (GlobalWritten, AttributeWritten, ObjectAttributeWritten, SetattrWritten, ItemWritten)
+    records = (GlobalWritten, AttributeWritten, ObjectAttributeWritten, SetattrWritten, ItemWritten,
+               TensorItemWritten)
 
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         for function in module.graph_functions:
@@ -463,22 +507,57 @@ def _passed_shapes_only(module: ModuleFacts, function: GraphFunction, name: str,
 
 
 def _item_written(module: ModuleFacts, function: GraphFunction, statement: ast.AST,
-                  target: ast.Subscript) -> ItemWritten | None:
+                  target: ast.Subscript) -> FindingData | None:
     """``self.cache[key] = value`` on an attribute that is not a Parameter: STRICT refuses it; under LAX the write
-    never reaches the Cell, so a cache filled under a condition on it stays empty and is recomputed every call."""
+    never reaches the Cell, so a cache filled under a condition on it stays empty and is recomputed every call.
+    An item of a tensor attribute (``self.buf[i] += y``, or through ``b = self.buf``): see ``_tensor_item_written``."""
     held = target.value
+    if isinstance(held, ast.Name):
+        return _tensor_item_written(module, function, statement, held)
     if not (self_attribute(held, function.self_name) is not None and function.owner is not None
             and function.owner.is_cell):
         return None
     attribute = held.attr
     if not _plain_container(module, function.owner, attribute):
-        return None
+        return _tensor_item_written(module, function, statement, held)
     cache = _cache_condition(function, statement, attribute)
     if not function.strict and cache is None:
         return None  # under LAX the item is written for the rest of the call, which is what it reads
     return ItemWritten(attribute=attribute, item=True, levels=["strict", "lax"] if cache is not None else ["strict"],
                        condition_line=cache.lineno if cache is not None else None, instance=held.value.id,
                        function=function.label)
+
+
+def _tensor_item_written(module: ModuleFacts, function: GraphFunction, statement: ast.AST,
+                         held: ast.AST) -> TensorItemWritten | None:
+    """An item written into a tensor attribute of the Cell that is not a Parameter (measured 2.10.0 and 2.7.1 CPU):
+    ``self.buf[...] = v`` and ``self.buf[...] += v`` fail under STRICT; under LAX the write goes into a copy, so an
+    accumulation (``+=``) never reaches the attribute; through a local name bound to it (``b = self.buf``) the write
+    goes into a copy at both levels, without an error. A plain item write through a name, and one under LAX, last
+    for the call, which is what it reads: not reported."""
+    owner = function.owner
+    if owner is None or not owner.is_cell:
+        return None
+    through = None
+    if isinstance(held, ast.Name):
+        if not isinstance(statement, ast.AugAssign):
+            return None
+        bound = module.value_bound_to(held, function.node, owner)
+        if self_attribute(bound, function.self_name) is None:
+            return None
+        through, held = held.id, bound
+    attribute = held.attr
+    if not owner.has_attribute("tensor_attributes", attribute) or module.is_parameter_attribute(owner, attribute) \
+            or module.returns_parameter(owner.attribute_constructor(attribute)):
+        return None
+    augmented = isinstance(statement, ast.AugAssign)
+    if through is None and not augmented and not function.strict:
+        return None
+    operator = f"{OPERATOR_SYMBOLS.get(type(statement.op), '?')}=" if augmented else "="
+    return TensorItemWritten(
+        attribute=attribute, item=True, levels=["strict", "lax"] if augmented else ["strict"], operator=operator,
+        through=through, bound_line=held.lineno if through is not None else None, instance=held.value.id,
+        function=function.label)
 
 
 _CONTAINER_TYPES = frozenset({"builtins.dict", "builtins.list", "collections.OrderedDict", "collections.defaultdict"})

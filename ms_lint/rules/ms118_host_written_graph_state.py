@@ -177,6 +177,8 @@ class HostWrittenGraphState(Rule):
         setters = _setters(module, readers, [(owners[id(info)], info) for info in driven
                                              if info is not None and id(info) in owners]) if driven else {}
         for node, stmt in candidates:
+            if _configures_a_new_instance(module, node, stmt):
+                continue
             if isinstance(stmt, ast.Call):
                 # A setter (a method of the Cell, not graph code, writing the attribute on self) called in a loop,
                 # after the first call is certain; one called once while configuring the network is harmless.
@@ -197,6 +199,26 @@ class HostWrittenGraphState(Rule):
         return self.report(module, stmt, AttributeWrittenByHost(
             cell=info.name, attribute=attribute, readers=sorted(set(readers)), written=_written(stmt)),
             scope=info.name)  # the Cell the validator probes
+
+
+def _configures_a_new_instance(module: ModuleFacts, function: FunctionNode | None, stmt: ast.AST) -> bool:
+    """Whether ``stmt`` writes to (or calls a method of) an instance the same pass of its innermost loop built
+    before it (``cell = Mask(...); cell.enabled = True`` for each layer): each pass configures a new Cell before any
+    call compiles it, which is no change after the compile."""
+    if isinstance(stmt, ast.Call):
+        receivers = [stmt.func.value] if isinstance(stmt.func, ast.Attribute) else []
+    else:
+        receivers = [target.value for target in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target])
+                     if isinstance(target, ast.Attribute)]
+    names = {receiver.id for receiver in receivers if isinstance(receiver, ast.Name)}
+    holding = [loop for loop in _loops(module, function)
+               if loop.lineno < stmt.lineno <= (loop.end_lineno or loop.lineno)]
+    if not names or not holding:
+        return False
+    innermost = max(holding, key=lambda loop: loop.lineno)
+    return all(any(isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and node.lineno < stmt.lineno
+                   and any(isinstance(t, ast.Name) and t.id == name for t in node.targets)
+                   for node in _loop_body_nodes(innermost)) for name in names)
 
 
 def _written(stmt: ast.AST) -> list[str]:

@@ -11,16 +11,14 @@ from ms_lint.edits import Edit, FixContext
 from ms_lint.findings import Finding, FindingData, fact
 from ms_lint.model import TENSOR, GraphFunction, ModuleFacts
 from ms_lint.model.scopes import ASSIGNMENT, PARAMETER, Binding
-from ms_lint.model.syntax import holds_line, self_attribute
+from ms_lint.model.syntax import OPERATOR_SYMBOLS, holds_line, self_attribute
 from ms_lint.rules.base import Rule
 
 # The first release whose graph mode parses ``x += y`` into an in-place operator (its release notes; measured:
 # 2.7.1 and 2.7.2 compute a new tensor, 2.8.0, 2.9.0 and 2.10.0 write into x's tensor, at STRICT and LAX, in
 # GRAPH_MODE and under ``jit``; PyNative computes a new tensor on every version).
 IN_PLACE_FROM = (2, 8, 0)
-_OPERATORS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%",
-              ast.Pow: "**", ast.MatMult: "@", ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^",
-              ast.LShift: "<<", ast.RShift: ">>"}
+_OPERATORS = OPERATOR_SYMBOLS
 # ``0 + r`` is r itself in the compiled graph: a name that starts at 0 and is then ``+= r`` holds r's tensor, and
 # its next augmented assignment writes into r (measured 2.8.0 to 2.10.0; ``1 * r`` is a new tensor).
 _IDENTITY = {ast.Add: 0}
@@ -90,8 +88,8 @@ class AugmentedAssignmentWritesInPlace(Rule):
         message names those from 2.8.0) and the name holds, by the binding in force there, followed through plain
         assignments (`total = self.zero`, `steps = total`):
 
-        - a tensor attribute or Parameter of the Cell, or a sub-cell's weight (`total = self.zero`): the attribute
-          keeps the result;
+        - a tensor attribute or Parameter of the Cell, a sub-cell's weight, or an element of a `ParameterTuple`
+          the Cell holds (`total = self.zero`, `total = self.sums[0]`): the attribute keeps the result;
         - a tensor built in graph code from constants (`loss = Tensor(0.0)`, `ms.tensor(...)`), or a copy of a
           tensor attribute (`total = self.zero.copy()`): the graph keeps it;
         - a parameter of the function, where the tensor is seen read again once written: by the function itself
@@ -117,7 +115,8 @@ class AugmentedAssignmentWritesInPlace(Rule):
         with 2.7.0, 2.7.1, 2.7.2, 2.8.0, 2.9.0 and 2.10.0, the same at STRICT and LAX, in GRAPH_MODE and under `@jit`
         with and without `fullgraph=True` (`tests/test_ground_truth_in_place.py`): from 2.8.0, `total = self.zero;
         total += r` returns 3, 6, 9 over three calls with `r` = 3 where 2.7 and PyNative return 3 each time, and
-        `self.zero` (a tensor attribute or a Parameter) holds 9 afterwards; two names bound to one attribute are one
+        `self.zero` (a tensor attribute or a Parameter) holds 9 afterwards, and so does `self.sums[0]` of a
+        `ParameterTuple` bound the same way; two names bound to one attribute are one
         tensor (`steps = self.zero; total = self.zero; steps += 1; total += r` returns 4 and 4, then 8 and 8);
         `t = Tensor(0); t += 1` returns 1, 2, 3; `y = x; y += 1; return y + x` returns 8, not 7, and the caller's
         `x` grows by 1 each call; a sub-cell doing `x += 1` to what its caller passed changes the value its caller
@@ -376,6 +375,8 @@ def _holder_of_expression(module: ModuleFacts, function: GraphFunction, expr: as
         return written.holder if written is not None and written.start is None else None
     if isinstance(expr, ast.Attribute):
         return _attribute_holder(function, expr)
+    if isinstance(expr, ast.Subscript):
+        return _element_holder(function, expr)
     if not isinstance(expr, ast.Call):
         return None
     func = expr.func
@@ -412,6 +413,17 @@ def _attribute_holder(function: GraphFunction, expr: ast.Attribute) -> Holder | 
             and owner.has_attribute("cell_attributes", value.attr) and expr.attr in api.LAYER_PARAMETER_NAMES:
         return Holder("attribute", f"{self_name}.{value.attr}.{expr.attr}", parameter=True)
     return None
+
+
+def _element_holder(function: GraphFunction, expr: ast.Subscript) -> Holder | None:
+    """``self.<name>[i]`` of a ``ParameterTuple`` the Cell holds: the Parameter itself (measured 2.8.0 to 2.10.0:
+    ``total = self.params[0]; total += x`` writes into it)."""
+    owner = function.owner
+    attribute = self_attribute(expr.value, function.self_name)
+    if owner is None or attribute is None or isinstance(expr.slice, ast.Slice) \
+            or not api.is_mindspore_name(owner.attribute_constructor(attribute), "ParameterTuple"):
+        return None
+    return Holder("attribute", _short(ast.unparse(expr)), parameter=True)
 
 
 def _identity_start(binding: Binding, op: ast.operator) -> ast.Constant | None:

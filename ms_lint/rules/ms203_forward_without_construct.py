@@ -93,7 +93,8 @@ class ForwardWithoutConstruct(Rule):
         followed in the module, across the project's modules and into MindSpore: subclassing `nn.Dense` brings
         its `construct`). Not reported: a class that also overrides `__call__`, a base class whose subclasses
         in the module define `construct` (an abstract base whose `forward` is a helper), and a static
-        `forward(ctx, ...)` (a port of a PyTorch autograd Function, used through `.apply`, not called as a Cell).
+        `forward(ctx, ...)` (a port of a PyTorch autograd Function, used through `.apply`, not called as a Cell),
+        and a Cell its application never runs (no file of the application names it).
     """
     why = """
         MindSpore calls a Cell's `construct`, never `forward`. A Cell ported from PyTorch with only `forward` builds
@@ -126,6 +127,8 @@ class ForwardWithoutConstruct(Rule):
             forward = info.methods.get("forward")
             if not info.is_cell or forward is None or is_static(forward):
                 continue  # a static forward(ctx, ...) belongs to an autograd-Function port used through .apply
+            if info.name in module.never_run:
+                continue  # a Cell its application never builds is never called
             if class_member(module, info, "construct") is not False:
                 continue
             if class_member(module, info, "__call__") is not False:

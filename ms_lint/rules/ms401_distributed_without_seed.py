@@ -47,8 +47,9 @@ class DistributedWithoutSeed(Rule):
         optimizer, a `Model` with an optimizer or a `TrainOneStepCell`, call `.train(...)`, `grad` or
         `value_and_grad`. An evaluation or inference entry point that calls `init()` and trains nothing is not
         reported, even when the module trains elsewhere. Not reported either when the module makes the cards start
-        from the same weights: `mindspore.set_seed`, `numpy.random.seed` before the path's first training call
-        (MindSpore's initialisers draw from numpy), either through a seeding helper, or
+        from the same weights: `mindspore.set_seed`, `numpy.random.seed` (or `mindspore.dataset.config.set_seed`,
+        which calls it) before the path's first training call (MindSpore's initialisers draw from numpy), either
+        through a seeding helper, or
         `set_auto_parallel_context(parameter_broadcast=True)`.
         `mindspore.manual_seed` does not count: it does not seed parameter initialisation.
     """
@@ -56,9 +57,10 @@ class DistributedWithoutSeed(Rule):
         Without a seed every process initialises different weights. In data-parallel training each card then starts
         from its own parameters: gradients are averaged over models that are not the same model, and runs cannot be
         reproduced. Measured on 2.10 and 2.7.1 CPU (two processes under `msrun`, tests/test_ground_truth_values.py):
-        without a seed the two ranks' initial weights differ; `numpy.random.seed(n)` alone or `mindspore.set_seed(n)`
-        makes them equal; `set_auto_parallel_context(parameter_broadcast=True)` copies rank 0's weights to the other
-        ranks when the training network is compiled. `set_context(parameter_broadcast=True)` raises ValueError
+        without a seed the two ranks' initial weights differ; `numpy.random.seed(n)` alone (also through
+        `mindspore.dataset.config.set_seed(n)`) or `mindspore.set_seed(n)` makes them equal;
+        `set_auto_parallel_context(parameter_broadcast=True)` copies rank 0's weights to the other ranks when the
+        training network is compiled. `set_context(parameter_broadcast=True)` raises ValueError
         ("the keyword argument parameter_broadcast is not recognized").
     """
     example = """

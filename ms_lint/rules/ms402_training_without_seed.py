@@ -58,15 +58,19 @@ class TrainingWithoutSeed(Rule):
     fix_summary = "call `mindspore.set_seed(n)` before building the network"
     enabled_by_default = False
     what = """
-        Reports the first training call (an optimizer, a `Model` with an optimizer, a `TrainOneStepCell`,
-        `.train(...)`, `grad`, `value_and_grad`: the signals MS401 uses) that a script's own top-level code runs,
+        Reports the first training call (an optimizer, a `Model` with an optimizer other than `None`, a
+        `TrainOneStepCell`, `.train(...)` as `Model.train` takes it, `grad` and `value_and_grad` with weights: the
+        signals MS401 uses; an optimizer or `Model` of a script that evaluates, `model.eval(dataset)`, and runs none
+        of the others is no training, nor is the gradient of an input, an attack's perturbation) that a script's
+        own top-level code runs,
         directly or through the module's functions it calls (or hands to a launcher: `fire.Fire(main)`), when the
         module never calls `mindspore.set_seed`. A script is a module with an `if __name__ == "__main__":` block or
         that trains at top level; library modules that only define training helpers are left to the script that
         calls them, and a training function the script never runs is not reported. A project helper that calls
         `mindspore.set_seed` counts as seeding (followed across the project's modules), and so does a third-party
         helper named like `seed_everything`; `mindspore.dataset.config.set_seed` and `mindspore.manual_seed` do
-        not. With `numpy.random.seed` alone the finding says what is left: the initial weights repeat, MindSpore's
+        not. With `numpy.random.seed` alone (or `mindspore.dataset.config.set_seed`, which calls it) the finding
+        says what is left: the initial weights repeat, MindSpore's
         random operators do not. Training on a path that calls `communication.init` is left to MS401. Off by
         default: a one-off experiment may not care.
     """

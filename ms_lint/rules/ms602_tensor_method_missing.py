@@ -9,6 +9,7 @@ from ms_lint import mindspore_api as api
 from ms_lint.model import TENSOR, GraphFunction, ModuleFacts
 from ms_lint.findings import Finding, FindingData, fact
 from ms_lint.rules.base import Rule
+from ms_lint.rules.ms606_layer_positional_argument import by_cause, same_on_text
 
 # PyTorch ``torch.Tensor`` methods ported code calls, with the MindSpore function of the same operation (None: no
 # equivalent; the message says what to do instead). `detach` -> `ops.stop_gradient` is the one MindSpore's
@@ -79,8 +80,12 @@ class PytorchTensorMethod(FindingData):
     function: str
     graph: bool
     dimension: str | None = fact(optional=True)
+    same_on: list[int] | None = fact(optional=True)
 
     def message(self) -> str:
+        return self._message() + same_on_text(self.same_on, f"method .{self.name}()")
+
+    def _message(self) -> str:
         method = self.name
         where = f"graph code ({self.function})" if self.graph else self.function
         if self.property:
@@ -119,7 +124,8 @@ class TensorMethodMissing(Rule):
         Modules that import `torch` (or a PyTorch shim such as `mindtorch`) are skipped: their tensors may be
         PyTorch's. A project whose compatibility layer adds methods to `Tensor` at run time (`Tensor.detach =
         ...` before training starts) names them in `ms-tensor-methods` (`--ms-tensor-methods=detach,backward`), and
-        they are not reported.
+        they are not reported. A function that calls the same method again is reported once, at the first call,
+        with the lines of the others (a compile stops at the first); the fix rewrites them all.
     """
     why = """
         The method does not exist: the call raises AttributeError in graph mode (STRICT and LAX) and in PyNative
@@ -150,50 +156,77 @@ class TensorMethodMissing(Rule):
 
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         version = module.target.version
-        existing, properties = api.tensor_methods(version), api.tensor_properties(version)
-        # Every call of the module is among its call sites: when none calls such a method, reading each function's
-        # calls is spared.
-        if module.uses_torch() or _WATCHED.isdisjoint(module.written_call_names()):
-            return
-        reported: set[int] = set()
-        for function in _tensor_code(module):
-            for node in function.nodes_of(ast.Call):
-                func = node.func
-                if id(node) in reported or not isinstance(func, ast.Attribute) or func.attr not in _WATCHED:
-                    continue
-                if func.attr in module.settings.tensor_methods:
-                    continue  # the project adds it to Tensor at run time
-                missing = func.attr in PYTORCH_ONLY_METHODS and func.attr not in existing
-                if not (missing or func.attr in properties) or function.kind(func.value) != TENSOR:
-                    continue
-                reported.add(id(node))
-                dimension = _dimension(node) if not missing else None
-                yield self.report(module, node, PytorchTensorMethod(
-                    name=func.attr, module="mindspore.Tensor", version=api.mindspore_version(version),
-                    target_version=version, property=not missing, function=function.label,
-                    graph=module.is_graph_code(function.node),
-                    dimension=ast.unparse(dimension) if dimension is not None else None))
+        for (node, function, missing), repeats in _reported(module):
+            dimension = _dimension(node) if not missing else None
+            yield self.report(module, node, PytorchTensorMethod(
+                name=node.func.attr, module="mindspore.Tensor", version=api.mindspore_version(version),
+                target_version=version, property=not missing, function=function.label,
+                graph=module.is_graph_code(function.node),
+                dimension=ast.unparse(dimension) if dimension is not None else None,
+                same_on=[repeat.lineno for repeat in repeats] or None))
 
     def fix(self, context, finding: Finding) -> list:
         call = finding.node
-        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)):
-            return []
-        method = call.func.attr
-        receiver = context.receiver(call.func)
-        if method in PYTORCH_METHODS_READ_AS_PROPERTIES:
-            dimension = _dimension(call)
-            if dimension is None and (call.args or call.keywords):
-                return []
-            read = f"{receiver}.{PYTORCH_METHODS_READ_AS_PROPERTIES[method]}"
-            return [context.replace(call, read if dimension is None else f"{read}[{context.text(dimension)}]")]
-        if call.args or call.keywords:
-            return []
-        if method == "detach":
-            stopped = context.text(call.func.value)  # an argument needs no parentheses of its own
-            return [context.replace(call, f"{context.reference('mindspore.ops.stop_gradient')}({stopped})")]
-        if method in _DEVICE_MOVES:
-            return [context.replace(call, receiver)]
+        calls = next(([first[0], *repeats] for first, repeats in _reported(context.module) if first[0] is call),
+                     [call])
+        return [edit for each in calls if not any(_inside(each, other) for other in calls if other is not each)
+                for edit in _fixed(context, each)]
+
+
+def _reported(module: ModuleFacts) -> list[tuple[tuple[ast.Call, GraphFunction, bool], list[ast.Call]]]:
+    """The calls the rule reports, each as (call, its function, whether MindSpore's Tensor lacks the method rather
+    than having it as a property) with the function's later calls of the same method, not reported again: one
+    cause, which a compile stops at first."""
+    version = module.target.version
+    existing, properties = api.tensor_methods(version), api.tensor_properties(version)
+    # Every call of the module is among its call sites: when none calls such a method, reading each function's
+    # calls is spared.
+    if module.uses_torch() or _WATCHED.isdisjoint(module.written_call_names()):
         return []
+    return by_cause(_calls(module, existing, properties))
+
+
+def _calls(module: ModuleFacts, existing, properties) -> Iterator[tuple[tuple, tuple, ast.Call]]:
+    reported: set[int] = set()
+    for function in _tensor_code(module):
+        for node in function.nodes_of(ast.Call):
+            func = node.func
+            if id(node) in reported or not isinstance(func, ast.Attribute) or func.attr not in _WATCHED:
+                continue
+            if func.attr in module.settings.tensor_methods:
+                continue  # the project adds it to Tensor at run time
+            missing = func.attr in PYTORCH_ONLY_METHODS and func.attr not in existing
+            if not (missing or func.attr in properties) or function.kind(func.value) != TENSOR:
+                continue
+            reported.add(id(node))
+            yield (id(function.node), func.attr), (node, function, missing), node
+
+
+def _inside(node: ast.AST, other: ast.AST) -> bool:
+    """Whether ``node`` lies within ``other`` (``x.cpu().numpy().cpu()``: the outer call's fix rewrites it)."""
+    return ((other.lineno, other.col_offset) <= (node.lineno, node.col_offset)
+            and (node.end_lineno, node.end_col_offset) <= (other.end_lineno, other.end_col_offset))
+
+
+def _fixed(context, call: ast.AST) -> list:
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)):
+        return []
+    method = call.func.attr
+    receiver = context.receiver(call.func)
+    if method in PYTORCH_METHODS_READ_AS_PROPERTIES:
+        dimension = _dimension(call)
+        if dimension is None and (call.args or call.keywords):
+            return []
+        read = f"{receiver}.{PYTORCH_METHODS_READ_AS_PROPERTIES[method]}"
+        return [context.replace(call, read if dimension is None else f"{read}[{context.text(dimension)}]")]
+    if call.args or call.keywords:
+        return []
+    if method == "detach":
+        stopped = context.text(call.func.value)  # an argument needs no parentheses of its own
+        return [context.replace(call, f"{context.reference('mindspore.ops.stop_gradient')}({stopped})")]
+    if method in _DEVICE_MOVES:
+        return [context.replace(call, receiver)]
+    return []
 
 
 def _tensor_code(module: ModuleFacts) -> Iterator[GraphFunction]:

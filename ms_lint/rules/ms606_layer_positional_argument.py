@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
-from typing import Callable, Iterator
+from typing import Callable, Hashable, Iterable, Iterator, TypeVar
 
 from ms_lint import mindspore_api as api
 from ms_lint import pytorch_mapping as mapping
@@ -11,6 +11,8 @@ from ms_lint.findings import Finding, FindingData, fact
 from ms_lint.edits import Edit, FixContext
 from ms_lint.model import ModuleFacts
 from ms_lint.rules.base import Rule
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -36,11 +38,31 @@ class ShiftedPositional(FindingData):
     consequence: str
     kept: float | None = fact(optional=True)
     keywords: list[list[str]] | None
+    same_on: list[int] | None = fact(optional=True)
 
     def message(self) -> str:
         return (_description(self.name, self.value, self.index, self.pytorch_parameter, self.parameter,
                              self.consequence, self.kept)
-                + "; pass " + _advice(self.pytorch_parameter, self.keywords))
+                + "; pass " + _advice(self.pytorch_parameter, self.keywords) + same_on_text(self.same_on))
+
+
+def by_cause(found: Iterable[tuple[Hashable, T, ast.AST]]) -> list[tuple[T, list[ast.AST]]]:
+    """One finding per cause: of ``(cause, what is reported, node)`` in source order, the first of each cause with
+    the nodes of the others (what the first finding names, and its fix rewrites)."""
+    groups: dict[Hashable, tuple[T, list[ast.AST]]] = {}
+    for cause, first, node in found:
+        if cause in groups:
+            groups[cause][1].append(node)
+        else:
+            groups[cause] = (first, [])
+    return list(groups.values())
+
+
+def same_on_text(lines: list[int] | None, what: str = "call") -> str:
+    """What a message adds of the module's other calls with the same cause, reported once at the first."""
+    if not lines:
+        return ""
+    return f" (the same {what} on line{'s' if len(lines) > 1 else ''} {', '.join(map(str, lines))})"
 
 
 class LayerPositionalArgument(Rule):
@@ -60,9 +82,13 @@ class LayerPositionalArgument(Rule):
         (`beta1`), `nn.Adagrad(params, lr)` (`accum`), `nn.TripletMarginLoss(margin)` (`p`). A value reads as
         PyTorch's when it is a literal of the type PyTorch's parameter takes and not MindSpore's (a string for
         `pad_mode` is not reported), a dropout rate under one half, or a name that says what PyTorch's parameter
-        holds (`config.hidden_dropout_prob`, `padding`, `use_bias`) and not what MindSpore's does (`keep_prob`).
+        holds (`config.hidden_dropout_prob`, `padding`, `use_bias`) and not what MindSpore's does (`keep_prob`),
+        unless the function binds the name, by assignment or as its parameter's default, only to values MindSpore
+        reads its own way (`dropout_rate=1.0`, a keep rate; a default of one half drops half either way; a
+        default of 0.0 is PyTorch's "no dropout", which MindSpore refuses as a keep rate, so it stays reported).
         A call that also passes a keyword the layer does not take is MS604's, which names the positional
-        argument too.
+        argument too. A function (an `__init__`) that repeats the same call (as written) is reported once, at the
+        first, with the lines of the others; the fix rewrites them all.
     """
     why = """
         MindSpore takes the value as its own parameter (measured 2.10 and 2.7.1, CPU): some constructors refuse it
@@ -97,10 +123,7 @@ class LayerPositionalArgument(Rule):
 
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         version = module.target.version
-        for site in module.calls_to(*mapping.class_names("position")):
-            shifted = shifted_positional(site.node, site.qualname, version, _literals_bound(module, site.function))
-            if shifted is None or api.keywords_not_taken(site.qualname, site.node, version):
-                continue  # MS604 reports a call with a keyword the layer does not take, and names this too
+        for (site, shifted), repeats in _reported(module, version):
             keywords = _keywords_from(site.node, shifted, version)
             yield self.report(module, site.node, ShiftedPositional(
                 name=site.qualname, module=site.qualname.rpartition(".")[0], index=shifted.index,
@@ -110,23 +133,43 @@ class LayerPositionalArgument(Rule):
                 value=ast.unparse(site.node.args[shifted.index]), consequence=shifted.consequence,
                 kept=_kept(site.node, shifted),
                 keywords=None if keywords is None else [[keyword, ast.unparse(argument)]
-                                                        for keyword, argument in keywords]))
+                                                        for keyword, argument in keywords],
+                same_on=[repeat.lineno for repeat in repeats] or None))
 
     def fix(self, context: FixContext, finding: Finding) -> list[Edit]:
         call = finding.node
         if not isinstance(call, ast.Call):
             return []
         version = context.module.target.version
-        shifted = shifted_positional(call, context.module.qualname(call.func), version)
-        keywords = _keywords_from(call, shifted, version) if shifted is not None else None
-        edits, prefix = [], ""
-        for keyword, argument in keywords or ():
-            if keyword == "pad_mode":
-                prefix = 'pad_mode="pad", '
-                continue
-            edits.append(context.replace(argument, f"{prefix}{keyword}={context.text(argument)}"))
+        calls = next(([site.node, *repeats] for (site, _), repeats in _reported(context.module, version)
+                      if site.node is call), [call])
+        edits = []
+        for each in calls:
+            shifted = shifted_positional(each, context.module.qualname(each.func), version)
+            keywords = _keywords_from(each, shifted, version) if shifted is not None else None
             prefix = ""
+            for keyword, argument in keywords or ():
+                if keyword == "pad_mode":
+                    prefix = 'pad_mode="pad", '
+                    continue
+                edits.append(context.replace(argument, f"{prefix}{keyword}={context.text(argument)}"))
+                prefix = ""
         return edits
+
+
+def _reported(module: ModuleFacts, version: str) -> list[tuple[tuple[object, mapping.Difference], list[ast.AST]]]:
+    """The calls the rule reports, each with its difference and the later calls of the same cause (in the same
+    function, the same call as written), which are not reported again."""
+    return by_cause(_shifted_calls(module, version))
+
+
+def _shifted_calls(module: ModuleFacts, version: str) -> Iterator[tuple[tuple, tuple, ast.Call]]:
+    for site in module.calls_to(*mapping.class_names("position")):
+        shifted = shifted_positional(site.node, site.qualname, version, _literals_bound(module, site.function))
+        if shifted is None or api.keywords_not_taken(site.qualname, site.node, version):
+            continue  # MS604 reports a call with a keyword the layer does not take, and names this too
+        cause = (id(site.function), shifted.api, ast.unparse(site.node))
+        yield cause, (site, shifted), site.node
 
 
 def shifted_positional(call: ast.Call, qualname: str | None, version: str = "",
@@ -150,7 +193,8 @@ def reads_as_pytorch(value: ast.expr, difference: mapping.Difference,
     binds that name only to literals none of which reads as PyTorch's (``dropout_ratio = 1.0``: a keep rate)."""
     if isinstance(value, ast.Name) and literals is not None:
         bound = literals(value.id)
-        if bound and not any(_literal_reads_as_pytorch(literal, difference) for literal in bound):
+        if bound and not any(_literal_reads_as_pytorch(literal, difference) or _no_rate(literal, difference)
+                             for literal in bound):
             return False
     constant = _literal(value)
     if constant is not _NOT_LITERAL:
@@ -172,10 +216,18 @@ def _literal_reads_as_pytorch(constant, difference: mapping.Difference) -> bool:
     return (torch_type is None or kind == _family(torch_type)) and (ms_type is None or kind != _family(ms_type))
 
 
+def _no_rate(constant, difference: mapping.Difference) -> bool:
+    """Whether a value a name is bound to is a rate of zero where MindSpore reads the complement: PyTorch's "drop
+    nothing" (``drop_rate=0.0``), which MindSpore refuses as a keep rate (ValueError), so not MindSpore's reading."""
+    return difference.equivalent == "1 - x" and constant == 0 and not isinstance(constant, bool)
+
+
 def _literals_bound(module: ModuleFacts, function) -> Callable[[str], list]:
-    """The literal values the assignments of ``function`` (the module's top level when None) bind to a name."""
+    """The literal values the assignments of ``function`` (the module's top level when None) bind to a name, and
+    the literal default of the function's parameter of that name (``dropout_rate=1.0``: a keep rate)."""
     def literals(name: str) -> list:
-        found = []
+        found = [value for value in map(_literal, _parameter_defaults(function).get(name, ()))
+                 if value is not _NOT_LITERAL]
         for node in module.index.subtree_nodes_of(function if function is not None else module.tree, (ast.Assign,)):
             if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
                 value = _literal(node.value)
@@ -183,6 +235,19 @@ def _literals_bound(module: ModuleFacts, function) -> Callable[[str], list]:
                     found.append(value)
         return found
     return literals
+
+
+def _parameter_defaults(function) -> dict[str, list[ast.expr]]:
+    """The default of each parameter of ``function`` that has one (nothing for module-level code)."""
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return {}
+    arguments = function.args
+    positional = [*arguments.posonlyargs, *arguments.args]
+    found = {argument.arg: [default] for argument, default in
+             zip(positional[len(positional) - len(arguments.defaults):], arguments.defaults)}
+    found.update({argument.arg: [default] for argument, default in zip(arguments.kwonlyargs, arguments.kw_defaults)
+                  if default is not None})
+    return found
 
 
 _NOT_LITERAL = object()

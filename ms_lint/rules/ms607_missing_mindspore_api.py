@@ -20,7 +20,8 @@ _CAUGHT = frozenset({"AttributeError", "ImportError", "ModuleNotFoundError", "Ex
 class MissingName(FindingData):
     """A name read or imported from a MindSpore module that the module does not have: the code as written (an
     attribute chain, an import), the module, the name, what fails (``AttributeError when the line runs``), the
-    version of the tables read and the target's version."""
+    version of the tables read and the target's version; where the target allows several versions (a requirement's
+    range), ``versions``: those of them that lack it (``version`` is the first)."""
 
     written: str
     module: str
@@ -28,10 +29,12 @@ class MissingName(FindingData):
     failure: str
     version: str
     target_version: str = fact(for_users=True)
+    versions: list[str] | None = fact(optional=True)
 
     def message(self) -> str:
         hint = _replacement(self.module, self.name, self.version)
-        return (f"{self.written}: {self.module} has no `{self.name}` in MindSpore {self.version} ({self.failure})"
+        versions = _versions_text(self.versions or [self.version])
+        return (f"{self.written}: {self.module} has no `{self.name}` in MindSpore {versions} ({self.failure})"
                 + (f"; {hint}" if hint else ""))
 
 
@@ -43,7 +46,9 @@ class MissingMindSporeApi(Rule):
     what = """
         Reports `module.name` where `module` is a MindSpore module (`mindspore.nn`, `mindspore.ops`,
         `mindspore.mint`, ... imported under any name) and `name` is neither one of its attributes nor one of its
-        submodules in the target's MindSpore version (`--ms-version`, else the installed or required one), and
+        submodules in the target's MindSpore version (`--ms-version`, else the installed or required one; for a
+        requirement's range, any version it allows: the message names those that lack it; a version older than every
+        shipped table is not judged, since what it has is unknown), and
         `from mindspore.x import name` / `import mindspore.x.name` of such a name, or from such a module
         (`from mindspore.nn.transformer import TransformerEncoder`: a module of older MindSpore versions, which
         2.7.1 and 2.10 lack; the classes built from it are this finding's, not MS604's, whose signatures are those of
@@ -77,14 +82,27 @@ class MissingMindSporeApi(Rule):
     records = (MissingName,)
 
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
-        version = module.target.version
+        # Each version the target allows that tables answer for (none for a version older than them all: unknown).
+        versions = api.answering_tables(module.target.judged_versions)
+        found: dict[tuple[int, int, str], tuple[ast.AST, str, str, str, str, list[str]]] = {}
+        for version in versions:
+            for node, written, owner, part, failure in self._misses(module, version):
+                key = (node.lineno, node.col_offset, written)
+                found.setdefault(key, (node, written, owner, part, failure, []))[5].append(version)
+        for node, written, owner, part, failure, lacking in found.values():
+            yield self.report(module, node, MissingName(
+                written=written, module=owner, name=part, failure=failure, version=lacking[0],
+                target_version=module.target.version, versions=lacking if len(versions) > 1 else None))
+
+    def _misses(self, module: ModuleFacts, version: str) -> Iterator[tuple[ast.AST, str, str, str, str]]:
+        """``(node, as written, module, name, what fails)`` for each name MindSpore ``version`` lacks."""
         tracked = {local: qualname for local, qualname in module.names.items()
                    if api.module_names(qualname, version) is not None}
         if tracked and module.source:
             yield from self._attribute_reads(module, tracked, version)
         yield from self._imports(module, version)
 
-    def _attribute_reads(self, module: ModuleFacts, tracked: dict[str, str], version: str) -> Iterator[Finding]:
+    def _attribute_reads(self, module: ModuleFacts, tracked: dict[str, str], version: str) -> Iterator[tuple]:
         # The source text first: a look-up through the tables per dotted chain, the tree only where one misses.
         source = module.source
         misses = []
@@ -111,11 +129,10 @@ class MissingMindSporeApi(Rule):
                 if node.lineno == line and node.attr == part and isinstance(node.ctx, ast.Load) \
                         and module.qualname(node.value) == owner \
                         and not guarded(module.tree, node, part, subtree=module.index.subtree):
-                    yield self._finding(module, node, f"{ast.unparse(node)}", owner, part, version,
-                                        "AttributeError when the line runs")
+                    yield node, f"{ast.unparse(node)}", owner, part, "AttributeError when the line runs"
                     break
 
-    def _imports(self, module: ModuleFacts, version: str) -> Iterator[Finding]:
+    def _imports(self, module: ModuleFacts, version: str) -> Iterator[tuple]:
         gone_modules: set[tuple[str, str]] = set()  # a missing module imported from several times: one finding
         for node in module.index.subtree_nodes_of(module.tree, (ast.ImportFrom, ast.Import)):
             if isinstance(node, ast.ImportFrom):
@@ -131,8 +148,7 @@ class MissingMindSporeApi(Rule):
                     if gone not in gone_modules and not guarded(module.tree, node, gone[1],
                                                                 subtree=module.index.subtree):
                         gone_modules.add(gone)
-                        yield self._finding(module, node, f"from {node.module} import ...", gone[0], gone[1], version,
-                                            "ImportError when it runs")
+                        yield node, f"from {node.module} import ...", gone[0], gone[1], "ImportError when it runs"
                     continue
             else:
                 missing, owner = [], ""
@@ -149,12 +165,12 @@ class MissingMindSporeApi(Rule):
                 if not guarded(module.tree, node, part, subtree=module.index.subtree):
                     written = f"from {owner} import {part}" if isinstance(node, ast.ImportFrom) else \
                         f"import {owner}.{part}"
-                    yield self._finding(module, node, written, owner, part, version, "ImportError when it runs")
+                    yield node, written, owner, part, "ImportError when it runs"
 
-    def _finding(self, module: ModuleFacts, node: ast.AST, written: str, owner: str, part: str, version: str,
-                 failure: str) -> Finding:
-        return self.report(module, node, MissingName(written=written, module=owner, name=part, failure=failure,
-                                                     version=api.mindspore_version(version), target_version=version))
+
+def _versions_text(versions: list[str]) -> str:
+    """``2.7.1``, ``2.7.1 and 2.8.0``, ``2.7.1, 2.8.0 and 2.9.0``."""
+    return versions[0] if len(versions) == 1 else ", ".join(versions[:-1]) + " and " + versions[-1]
 
 
 @lru_cache(maxsize=64)

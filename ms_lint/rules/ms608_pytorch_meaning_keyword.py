@@ -11,6 +11,7 @@ from ms_lint.edits import Edit, FixContext
 from ms_lint.findings import Finding, FindingData, fact
 from ms_lint.model import ModuleFacts
 from ms_lint.rules.base import Rule
+from ms_lint.rules.ms606_layer_positional_argument import by_cause, same_on_text
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -32,6 +33,10 @@ class PytorchMeaning(FindingData):
     name: str = fact(subject=True)
     page: str = fact(for_users=True)
     version: str = fact(for_users=True)
+    same_on: list[int] | None = fact(optional=True)
+
+    def message(self) -> str:
+        return super().message() + same_on_text(self.same_on, f"{self.parameter}={self.value}")
 
 
 class PytorchMeaningKeyword(Rule):
@@ -50,7 +55,9 @@ class PytorchMeaningKeyword(Rule):
         is a number under one half (PyTorch's default is 0.1, MindSpore's 0.9), given as a literal or through a
         name bound to one; `momentum=1 - m` is MindSpore's spelling and not reported. `SyncBatchNorm` has the same
         difference in the table but builds only in a distributed job on a device, so it is not reported.
-        `mindspore.mint.nn` layers follow PyTorch's meaning and are not reported.
+        `mindspore.mint.nn` layers follow PyTorch's meaning and are not reported. A function that passes the same
+        value again (`momentum=0.1` on every norm layer of an `__init__`, or a constant `BN_MOMENTUM = 0.1`) is
+        reported once, at the first call, with the lines of the others; the fix rewrites every literal of them.
     """
     why = """
         MindSpore updates `moving_mean = momentum * moving_mean + (1 - momentum) * batch_mean` (measured 2.10 and
@@ -78,32 +85,47 @@ class PytorchMeaningKeyword(Rule):
 
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         version = module.target.version
-        for site in module.calls_to(*mapping.class_names("meaning")):
-            if api.keywords_not_taken(site.qualname, site.node, version):
-                continue  # MS604's: building it raises first
-            function, owner = site.function, site.owner
-            for difference in mapping.differences(site.qualname, "meaning", version):
-                if difference.equivalent != "1 - x":
-                    continue  # the only kind of equivalent the table holds for now
-                given = _argument(site.node, site.qualname, difference)
-                if given is None:
-                    continue
-                value = _number(given, lambda name: module.value_bound_to(name, function, owner))
-                if value is None or not 0 < value < 0.5:
-                    continue
-                equivalent = 1 - value
-                yield self.report(module, given, PytorchMeaning(
-                    layer=api.last_name(site.qualname), parameter=difference.mindspore,
-                    given=_given(given, value), value=_text(value), equivalent=_text(equivalent),
-                    consequence=difference.consequence, moved=f"{1 - value:.0%}", name=site.qualname,
-                    page=difference.page, version=api.mindspore_version(version)))
+        for (site, difference, given, value), repeats in _reported(module, version):
+            equivalent = 1 - value
+            yield self.report(module, given, PytorchMeaning(
+                layer=api.last_name(site.qualname), parameter=difference.mindspore,
+                given=_given(given, value), value=_text(value), equivalent=_text(equivalent),
+                consequence=difference.consequence, moved=f"{1 - value:.0%}", name=site.qualname,
+                page=difference.page, version=api.mindspore_version(version),
+                same_on=[repeat.lineno for repeat in repeats] or None))
 
     def fix(self, context: FixContext, finding: Finding) -> list[Edit]:
         node = finding.node
-        if not isinstance(node, ast.Constant) or not isinstance(node.value, (int, float)):
-            return []
         data = self.data_of(finding)
-        return [context.replace(node, data.equivalent)] if isinstance(data, PytorchMeaning) else []
+        if not isinstance(data, PytorchMeaning):
+            return []
+        reported = _reported(context.module, context.module.target.version)
+        given = next(([first[2], *repeats] for first, repeats in reported if first[2] is node), [node])
+        return [context.replace(each, data.equivalent) for each in given
+                if isinstance(each, ast.Constant) and isinstance(each.value, (int, float))]
+
+
+def _reported(module: ModuleFacts, version: str) -> list[tuple[tuple, list[ast.expr]]]:
+    """The arguments the rule reports, each as (call site, difference, argument, its value) with the later arguments
+    of the same cause (in the same function, the same parameter given the same value), not reported again."""
+    return by_cause(_arguments(module, version))
+
+
+def _arguments(module: ModuleFacts, version: str) -> Iterator[tuple[tuple, tuple, ast.expr]]:
+    for site in module.calls_to(*mapping.class_names("meaning")):
+        if api.keywords_not_taken(site.qualname, site.node, version):
+            continue  # MS604's: building it raises first
+        function, owner = site.function, site.owner
+        for difference in mapping.differences(site.qualname, "meaning", version):
+            if difference.equivalent != "1 - x":
+                continue  # the only kind of equivalent the table holds for now
+            given = _argument(site.node, site.qualname, difference)
+            if given is None:
+                continue
+            value = _number(given, lambda name: module.value_bound_to(name, function, owner))
+            if value is None or not 0 < value < 0.5:
+                continue
+            yield (id(function), difference.mindspore, value), (site, difference, given, value), given
 
 
 def _argument(call: ast.Call, qualname: str, difference: mapping.Difference) -> ast.expr | None:

@@ -106,7 +106,8 @@ class CallRejectedByVersion(Rule):
         Tensor method whose parser names no forms) is not checked, nor are positional counts of the forms
         MindSpore's own argument parser lists (it packs separate integers into a sequence). Under a requirement
         that allows several versions (`mindspore>=2.7.1`) a call is reported where any of them rejects it, naming
-        those versions. The message gives the accepted signature and the version where the call last worked. A
+        those versions; a version older than every shipped table is not judged (its signatures are unknown). The
+        message gives the accepted signature and the version where the call last worked. A
         call guarded for the difference (inside `try` with an `except TypeError`, under a test of the version) is
         not reported; nor is what another rule reports for the same call: a layer constructor's keywords (MS604),
         PyTorch's separate sizes to `zeros`/`ones` (MS605), `Tensor.expand` in graph code (MS603), `Tensor.repeat`
@@ -142,7 +143,9 @@ class CallRejectedByVersion(Rule):
 
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         target = module.target
-        versions = tuple(dict.fromkeys(api.tables_version(version) for version in target.judged_versions))
+        versions = api.answering_tables(target.judged_versions)
+        if not versions:
+            return
         names = _callable_names(versions)
         for site in module.calls_written(*names):
             qualname = site.qualname

@@ -53,8 +53,8 @@ class DeprecatedApi(Rule):
         method on a tensor value in the code a Cell runs, that MindSpore's own deprecation decorator marks in the
         target's version (each version a requirement allows), with the version it is deprecated from and the
         replacement MindSpore names. Which ones, since when and their replacements are read from each MindSpore
-        release ms-lint ships tables for (the decorator's own arguments). Off by default: a deprecated call still
-        works.
+        release ms-lint ships tables for (the decorator's own arguments); a version older than all of them is not
+        judged (what it deprecates is unknown). Off by default: a deprecated call still works.
     """
     why = """
         MindSpore warns at run time ("'UniformReal' is deprecated from version 2.10.0 and will be removed in a future
@@ -78,7 +78,9 @@ class DeprecatedApi(Rule):
     records = (Deprecated,)
 
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
-        versions = tuple(dict.fromkeys(api.tables_version(version) for version in module.target.judged_versions))
+        versions = api.answering_tables(module.target.judged_versions)
+        if not versions:
+            return
         deprecated = _deprecated_names(versions)
         written = module.written_call_names()
         if deprecated.isdisjoint(written):

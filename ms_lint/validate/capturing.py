@@ -211,7 +211,52 @@ def _run_test(example: dict, module) -> None:
         function(**arguments)
 
 
-_RUNNERS = {"docstring": _run_docstring, "script": _run_script, "test": _run_test}
+def _run_enclosing(example: dict, module) -> None:
+    """The project's Cell that builds the class (``own_examples.enclosing_examples``) built the ways the worker
+    builds any Cell (``building``: a constructor call of its module, its defaults, a config, arguments guessed
+    from their names), then called with inputs made from its ``construct``'s signature: it builds and calls the
+    class as the project does."""
+    from ms_lint.validate import building
+
+    path = example["path"]
+    owner = module if _same(getattr(module, "__file__", "") or "", path) else _import_by_path(path)
+    name = example["function"]
+    cell = getattr(owner, name)
+    required = [parameter.name for parameter in _after_instance(cell.__init__) if parameter.default is parameter.empty
+                and parameter.kind not in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD)]
+    recipes = building.constructor_calls(owner, path, name)
+    if not required:
+        recipes.append(building.Recipe("defaults", f"{name}()"))
+    else:
+        recipes.extend(building.config_recipes(cell, owner, required))
+        guessed = building.guessed_arguments(cell, required)
+        if guessed is not None:
+            recipes.append(guessed)
+    if not recipes:
+        raise TypeError(f"{name}() needs {', '.join(required)}")
+    error = None
+    for recipe in recipes:
+        try:
+            obj = cell(*recipe.args, **recipe.kwargs)
+            break
+        except Exception as exc:  # noqa: BLE001 -- the next way may build it
+            error = error or exc
+    else:
+        raise error
+    names = [parameter.name for parameter in _after_instance(type(obj).construct) if parameter.default is
+             parameter.empty and parameter.kind in (parameter.POSITIONAL_ONLY, parameter.POSITIONAL_OR_KEYWORD)]
+    inputs, _, _ = building.input_placeholders(obj, names)
+    obj(*inputs)
+
+
+def _after_instance(method) -> list:
+    """The parameters of ``method`` after its instance parameter."""
+    import inspect
+
+    return list(inspect.signature(method).parameters.values())[1:]
+
+
+_RUNNERS = {"docstring": _run_docstring, "script": _run_script, "test": _run_test, "enclosing": _run_enclosing}
 
 
 def _in_package_or_own(path: str, module) -> bool:

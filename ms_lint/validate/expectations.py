@@ -235,7 +235,7 @@ EXPECTATIONS: dict[str, Expectation] = {
         # "should be constant" for tensor data); a plain object's attribute: ValueError (measured 2.10.0, 2.7.1)
         error_types=("AttributeError", "TypeError", "RuntimeError", "ValueError"),
         patterns=(r"has no attribute", r"member attribute", r"Parameter type", r"third argument should be a dict",
-                  r"should be constant"),
+                  r"should be constant", r"to perform assign subscript"),
         silent_note="under LAX the attribute keeps the value of the first call; no probe observes that",
         silent=True,
     ),
@@ -453,6 +453,11 @@ EXPECTATIONS: dict[str, Expectation] = {
         patterns=(r"SliceToIndices", r"TensorScatterUpdate", r"seq_abs"),
         silent_note="tensor-bounded slices compile on this device as dynamic shape; slow or unsupported on Ascend",
     ),
+    "MS132": Expectation(
+        COMPILE,
+        error_types=("TypeError",),
+        patterns=(r"float", r"Float"),
+    ),
     "MS702": Expectation(
         COMPILE,
         fails_at=frozenset(),
@@ -526,6 +531,24 @@ def missing_name(finding) -> str | None:
 
     missing = _record(finding, MissingName)
     return f"{missing.module}.{missing.name}" if missing is not None and missing.module and missing.name else None
+
+
+def rejected_keywords(finding) -> tuple[str, list[str]] | None:
+    """``(callee, keywords)`` where an MS610 finding says the callee takes no such keywords (its data), or None."""
+    from ms_lint.rules.ms610_call_rejected_by_version import CallRejected
+
+    rejected = _record(finding, CallRejected)
+    if rejected is None or rejected.kind != "keyword" or not rejected.keywords or "." not in rejected.name:
+        return None
+    return rejected.name, list(rejected.keywords)
+
+
+def removed_name(finding) -> str | None:
+    """``numpy.name`` an MS613 finding says the installed numpy no longer has (its data), or None."""
+    from ms_lint.rules.ms613_removed_numpy_name import RemovedName
+
+    removed = _record(finding, RemovedName)
+    return f"numpy.{removed.name}" if removed is not None and removed.name else None
 
 
 def unbound_in(finding) -> str | None:

@@ -98,14 +98,15 @@ def _folders_up_to(root: str, project_root: str | None) -> list[str]:
 
 def import_with_stand_ins(worker, job: dict, outcome: Outcome):
     """``import_module`` of the job's module; when that raises ``ModuleNotFoundError`` for a third-party package
-    installed nowhere, again with a stand-in for it (``standins``), up to ``standins.MAX_STAND_INS`` packages,
+    installed nowhere (or an installed package's private submodule, or a name an installed module lacks: see
+    ``standins.missing_package``), again with a stand-in for it (``standins``), up to ``standins.MAX_STAND_INS``,
     each named in the outcome. From then on, a use of a stand-in is recorded (``standins.armed``)."""
     from ms_lint.validate import standins
 
     while True:
         try:
             module = import_module(worker, job["module"], job["path"])
-        except ImportError as exc:
+        except (ImportError, AttributeError) as exc:
             missing = standins.missing_package(exc, [job["import_root"], *job.get("namespace_roots", ()),
                                                      *_folders_up_to(job["import_root"], job.get("project_root"))])
             known = worker.stand_ins.missing if getattr(worker, "stand_ins", None) is not None else []
@@ -114,7 +115,7 @@ def import_with_stand_ins(worker, job: dict, outcome: Outcome):
                 raise
             if getattr(worker, "stand_ins", None) is None:
                 worker.stand_ins = standins.install([])
-            worker.stand_ins.missing.append(missing)
+            worker.stand_ins.add(missing)
             _forget_package(job["module"].split(".")[0], worker)
             continue
         except BaseException:
@@ -163,10 +164,21 @@ def forget_user_modules(worker) -> None:
     for name, module in list(sys.modules.items()):
         if name.split(".")[0] in worker.baseline_modules:
             continue
-        file = getattr(module, "__file__", None) or ""
-        if any(file.startswith(root + os.sep) for root in worker.user_roots) or name.startswith("_ms_lint_"):
+        files = [getattr(module, "__file__", None) or ""] + _folders_of(module)
+        if any(file.startswith(root + os.sep) for file in files for root in worker.user_roots) \
+                or name.startswith("_ms_lint_"):
             del sys.modules[name]
     worker.examples_cache.clear()
+
+
+def _folders_of(module) -> list[str]:
+    """A package's folders: where a namespace package (a folder without ``__init__.py``, no ``__file__``) is. Its
+    ``__path__`` is read as last computed: computing it again asks for its parent, which may be forgotten."""
+    path = getattr(module, "__path__", None)
+    try:
+        return [folder for folder in list(getattr(path, "_path", path) or ()) if isinstance(folder, str)]
+    except Exception:  # noqa: BLE001 -- a package's own __path__ object may raise anything
+        return []
 
 
 def stage_examples(worker, state: "JobState", outcome: Outcome) -> None:

@@ -202,6 +202,10 @@ def run_job(worker, job: dict) -> Outcome:
         if job.get("api_names"):
             # Whatever the build and compile reach: a name the installed MindSpore lacks is missing everywhere.
             outcome.probe_results()["api"] = {name: probes._has_name(name) for name in job["api_names"]}
+        if job.get("keyword_calls"):
+            # The callee's own signature: a keyword it does not take raises wherever the call runs.
+            outcome.probe_results()["keywords"] = {name: probes.rejected_keywords(name, keywords)
+                                                   for name, keywords in job["keyword_calls"]}
         if job.get("forward_counts"):
             # Of a Cell of ms-lint's own, whatever the unit holding the finding is: a property of this MindSpore.
             outcome.probe_results()["forwards"] = [probes._run_probe(probes.forward_count_probe, pattern["transform"],

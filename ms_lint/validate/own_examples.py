@@ -1,8 +1,9 @@
 """The project's own examples of a Cell, found by reading (nothing runs here): the ``>>>`` examples of the class's
 docstring and of its ``construct``'s, then the project's tests that build it (pytest functions and methods, directly
-or through a fixture), then its scripts and ``__main__`` blocks that build it. Planning lists them in that order
-for each unit, after a registered example; the worker runs each as the user would until one builds the Cell
-(``capturing``), and the verdict names the one used (file and line).
+or through a fixture), then its scripts and ``__main__`` blocks that build it, then the project's Cells that build
+it in their own code (``enclosing_examples``: the arguments the project passes where it builds it). Planning lists
+them in that order for each unit, after a registered example; the worker runs each as the user would until one
+builds the Cell (``capturing``), and the verdict names the one used (file and line).
 
 A docstring example that downloads (``from_pretrained``, a hub or dataset download) is left out here, with the
 reason, since it cannot run offline.
@@ -17,7 +18,7 @@ from dataclasses import dataclass
 from ms_lint.target import is_test_path
 
 # At most this many of each kind per unit: each costs a run in the worker when the ones before it give nothing.
-MAX_PER_KIND = {"docstring": 2, "test": 3, "script": 2}
+MAX_PER_KIND = {"docstring": 2, "test": 3, "script": 2, "enclosing": 2}
 STORE_FORMAT = 1
 # What an example needs the network for: it cannot give a Cell offline.
 _DOWNLOADS = re.compile(r"\b(from_pretrained|hf_hub_download|snapshot_download|load_dataset|urlopen|urlretrieve|"
@@ -71,6 +72,45 @@ def docstring_examples(tree: ast.Module, path: str, class_name: str,
             continue
         found.append(OwnExample("docstring", path, line, code=code))
     return found[:MAX_PER_KIND["docstring"]], skipped
+
+
+def enclosing_examples(tree: ast.Module, path: str, class_name: str, package=None) -> list[OwnExample]:
+    """The project's Cells that build class ``class_name`` in their own code (``self.encoder = RRDBNet(...)``,
+    ``[Block(dim, heads) for _ in range(depth)]``): built as any Cell is built and called, such a Cell builds and
+    calls the class with the arguments and inputs the project gives it. Those of its own module first, then those
+    of its package's other modules (``package``: a ``roots.PackageFiles``, which finds the Cells importing it).
+    Only for a class whose own constructor needs arguments: one that has defaults is built from them."""
+    if not _needs_arguments(tree, class_name):
+        return []
+    found = [OwnExample("enclosing", path, call.lineno, function=node.name)
+             for node in tree.body if isinstance(node, ast.ClassDef) and node.name != class_name
+             and _cell_like(node) for call in [_calls_class(node, class_name)] if call is not None]
+    if package is not None and len(found) < MAX_PER_KIND["enclosing"]:
+        for unit in package.users(path, class_name):
+            other = _parse_file(unit.path)
+            node = next((node for node in (other.body if other else ()) if isinstance(node, ast.ClassDef)
+                         and node.name == unit.scope), None)
+            call = _calls_class(node, class_name) if node is not None else None
+            if call is not None:
+                found.append(OwnExample("enclosing", unit.path, call.lineno, function=unit.scope))
+    return found[:MAX_PER_KIND["enclosing"]]
+
+
+def _needs_arguments(tree: ast.Module, class_name: str) -> bool:
+    """Whether class ``class_name``'s own ``__init__`` has a parameter without a default (past the instance)."""
+    cls = next((node for node in tree.body if isinstance(node, ast.ClassDef) and node.name == class_name), None)
+    init = next((node for node in (cls.body if cls else ()) if isinstance(node, ast.FunctionDef)
+                 and node.name == "__init__"), None)
+    if init is None:
+        return False
+    positional = init.args.posonlyargs + init.args.args
+    return len(positional) - 1 > len(init.args.defaults) or any(
+        default is None for default in init.args.kw_defaults)
+
+
+def _cell_like(node: ast.ClassDef) -> bool:
+    return any(isinstance(item, ast.FunctionDef) and item.name == "construct" for item in node.body) \
+        or any("Cell" in ast.unparse(base) for base in node.bases)
 
 
 def _docstring_node(node) -> ast.Constant | None:
@@ -447,4 +487,6 @@ def describe(example: dict, project_root: str | None = None) -> str:
         return f"the docstring example at {where}"
     if example["kind"] == "test":
         return f"the test {example['function']} at {where}"
+    if example["kind"] == "enclosing":
+        return f"{example['function']}, which builds it at {where}"
     return f"the {'__main__ block' if example.get('main') else 'script'} at {where}"

@@ -31,6 +31,8 @@ from ms_lint.validate.expectations import (
     forward_count,
     judged_eagerly,
     missing_name,
+    rejected_keywords,
+    removed_name,
     nothing_to_run,
     probes_for,
     tensor_method,
@@ -39,7 +41,7 @@ from ms_lint.validate.expectations import (
 from ms_lint.validate.project import EXAMPLES_FILE_NAME, ModuleLocation, load_config, locate_module
 
 # Bumped when the worker's outcome format or behaviour changes, so old cache entries are not reused.
-OUTCOME_FORMAT = 18
+OUTCOME_FORMAT = 19
 
 
 @dataclass
@@ -58,6 +60,8 @@ class Job:
     state_names: list[str] = field(default_factory=list)
     # Names MS607 says a MindSpore module lacks (``mindspore.nn.utils.weight_norm``): the worker looks them up.
     api_names: list[str] = field(default_factory=list)
+    # [callee, keywords] of each MS610 finding of a keyword the callee does not take: its signature is read
+    keyword_calls: list[list] = field(default_factory=list)
     # Methods MS602 says MindSpore's Tensor lacks or has as a property (``detach_``, ``size``): the worker calls each
     # on a Tensor and a Parameter.
     tensor_methods: list[str] = field(default_factory=list)
@@ -107,6 +111,7 @@ class Job:
             "probes": self.probes,
             "state_names": self.state_names,
             "api_names": self.api_names,
+            "keyword_calls": self.keyword_calls,
             "tensor_methods": self.tensor_methods,
             "forward_counts": self.forward_counts,
             "built_types": self.built_types,
@@ -164,7 +169,10 @@ def plan_jobs(
         groups.setdefault((os.path.abspath(finding.path), finding.scope), []).append(finding)
 
     index = index or DependencyIndex()
-    groups, reached, unreached, attached = _route(groups, settings, index)
+    from ms_lint.validate.roots import PackageFiles
+
+    package = PackageFiles()  # the package modules, read once for the units of both questions below
+    groups, reached, unreached, attached = _route(groups, settings, index, package)
     files = ProjectFiles()
     for key in reached:
         groups.setdefault(key, [])
@@ -186,6 +194,7 @@ def plan_jobs(
             container_attributes=_container_attributes(group),
             state_names=_state_names(group),
             api_names=_api_names(group),
+            keyword_calls=_keyword_calls(group),
             tensor_methods=_tensor_methods(group),
             forward_counts=_forward_counts(group),
             built_types=_built_types(group),
@@ -197,7 +206,7 @@ def plan_jobs(
         job.build_retries = _build_retries(path, scope, group)
         job.reached = reached.get((path, scope), [])
         job.through = attached.get((path, scope), {})
-        job.own_examples = _own_examples(location, scope, files)
+        job.own_examples = _own_examples(location, scope, files, package)
         job.level = level_for(path)
         job.mode = "pynative" if group and all(judged_eagerly(finding) for finding in group) else "graph"
         job.cache_key = cache_key(job, device, job.level, mindspore_version, tool_version, index)
@@ -205,7 +214,7 @@ def plan_jobs(
     return Plan(jobs=jobs, module_level=module_level, unreached=unreached, examples=files)
 
 
-def _route(groups, settings, index):
+def _route(groups, settings, index, package):
     """``(groups, reached, unreached, attached)``: each finding in a unit (a Cell class or jit function) stays in
     its group; the findings of a helper function that a Cell of its file reaches join that Cell's group (compiled
     with the branch conditions over its call; ``attached``: unit -> {line: how}); the other findings outside any
@@ -213,9 +222,8 @@ def _route(groups, settings, index):
     ``roots.roots_reaching`` names, in ``reached`` (unit -> ``[(finding, reach, unit)]``), or, where none reaches
     them, to ``unreached``. A finding of a hazard that raises eagerly too (MS602, MS604-MS607) keeps a group of its
     own: it is real wherever the line runs."""
-    from ms_lint.validate.roots import PackageFiles, roots_reaching, unit_kind
+    from ms_lint.validate.roots import roots_reaching, unit_kind
 
-    package = PackageFiles()
     result: "OrderedDict[tuple[str, str], list[Finding]]" = OrderedDict()
     reached: dict[tuple[str, str], list[tuple]] = {}
     unreached: list[tuple[Finding, object]] = []
@@ -323,10 +331,11 @@ def _build_retries(path: str, scope: str, findings: list[Finding]) -> list[dict]
     return build_retries(tree, scope, lines) if tree is not None else []
 
 
-def _own_examples(location: ModuleLocation, scope: str, files) -> list[dict]:
+def _own_examples(location: ModuleLocation, scope: str, files, package=None) -> list[dict]:
     """The project's own examples of the class ``scope`` (``own_examples``): its docstring examples, the tests
-    and the scripts that build it, in that order; and a docstring example left out, as one that says why."""
-    from ms_lint.validate.own_examples import docstring_examples, scan_root
+    and the scripts that build it, the Cells that build it, in that order; and a docstring example left out, as
+    one that says why."""
+    from ms_lint.validate.own_examples import docstring_examples, enclosing_examples, scan_root
 
     tree = _parse(location.path)
     if tree is None or "." in scope or not any(isinstance(node, ast.ClassDef) and node.name == scope
@@ -336,6 +345,7 @@ def _own_examples(location: ModuleLocation, scope: str, files) -> list[dict]:
     found, skipped = docstring_examples(tree, location.path, scope, shown if not shown.startswith("..") else None)
     found += files.stored_examples(scan_root(location.project_root, location.import_root, location.module), scope,
                                    location.path, location.project_root, tree)
+    found += enclosing_examples(tree, location.path, scope, package)
     return [{"kind": "skipped", "why": why} for why in skipped] + [example.to_dict() for example in found]
 
 
@@ -357,8 +367,18 @@ def _container_attributes(findings: list[Finding]) -> dict[int, str]:
 
 
 def _api_names(findings: list[Finding]) -> list[str]:
-    """``module.name`` for each MS607 finding, in order, once each."""
-    return list(dict.fromkeys(filter(None, map(missing_name, findings))))
+    """``module.name`` for each MS607 and MS613 finding, in order, once each."""
+    return list(dict.fromkeys(name for finding in findings
+                              for name in (missing_name(finding), removed_name(finding)) if name))
+
+
+def _keyword_calls(findings: list[Finding]) -> list[list]:
+    """``[callee, keywords]`` for each MS610 finding of keywords the callee does not take, once each."""
+    found: list[list] = []
+    for rejected in filter(None, map(rejected_keywords, findings)):
+        if list(rejected) not in found:
+            found.append(list(rejected))
+    return found
 
 
 def _tensor_methods(findings: list[Finding]) -> list[str]:
@@ -440,6 +460,7 @@ def cache_key(job: Job, device: str, syntax_level: str, mindspore_version: str, 
         "probes": job.probes,
         "state": job.state_names,
         "api": job.api_names,
+        "keywords": job.keyword_calls,
         "tensor_methods": job.tensor_methods,
         "forward_counts": job.forward_counts,
         "built": job.built_types,
@@ -464,10 +485,11 @@ def cache_key(job: Job, device: str, syntax_level: str, mindspore_version: str, 
 
 
 def _example_files(job: Job) -> set[str]:
-    """The test and script files the job's own examples run, with the ``conftest.py`` files above each test."""
+    """The test and script files the job's own examples run (and the modules of the Cells that build it), with the
+    ``conftest.py`` files above each test."""
     files: set[str] = set()
     for example in job.own_examples:
-        if example["kind"] not in ("test", "script"):
+        if example["kind"] not in ("test", "script", "enclosing"):
             continue
         files.add(example["path"])
         if example["kind"] == "test":

@@ -521,6 +521,25 @@ def _has_name(dotted: str) -> bool | None:
         return False
 
 
+def rejected_keywords(dotted: str, keywords: list[str]) -> list[str] | None:
+    """Which of ``keywords`` the Python function ``module.name`` of the installed packages does not take (a call
+    passing one raises TypeError wherever it runs); None when that cannot be read (not a plain function, it takes
+    ``**kwargs``, or it is not there)."""
+    import importlib
+    import inspect
+
+    owner, _, name = dotted.rpartition(".")
+    try:
+        function = getattr(importlib.import_module(owner), name)
+        parameters = inspect.signature(function).parameters.values()
+    except Exception:  # noqa: BLE001 -- nothing to tell
+        return None
+    if not inspect.isfunction(function) or any(p.kind == p.VAR_KEYWORD for p in parameters):
+        return None
+    taken = {p.name for p in parameters if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+    return [keyword for keyword in keywords if keyword not in taken]
+
+
 def _call_on_tensors(method: str) -> dict:
     """``{receiver: {"call", "ran"} | {"call", "type", "message"}}``: ``method`` called with no argument on a
     MindSpore Tensor and on a Parameter, eagerly (an attribute lookup and a Python call: no graph involved)."""

@@ -32,17 +32,28 @@ class ModuleLocation:
 
 def locate_module(path: str) -> ModuleLocation:
     """The module name and import root of ``path``: walk up while the directory is a package (has
-    ``__init__.py``); the directory above the top package is the import root. A plain script's import root is
-    its own directory."""
+    ``__init__.py``) or a folder without one inside a package (``_namespace_portions``); the directory above the
+    top package is the import root. A plain script's import root is its own directory. A module in such a folder
+    also finds its neighbours (``import sibling``, as when run as a script): its folder comes last in
+    ``namespace_roots``."""
     path = os.path.abspath(path)
     directory, file_name = os.path.split(path)
     stem = file_name[:-3] if file_name.endswith(".py") else file_name
     parts = [] if stem == "__init__" else [stem]
-    while os.path.isfile(os.path.join(directory, "__init__.py")):
-        directory, package = os.path.split(directory)
-        parts.insert(0, package)
-        if not package:
+    in_portion = False
+    while True:
+        while os.path.isfile(os.path.join(directory, "__init__.py")):
+            directory, package = os.path.split(directory)
+            parts.insert(0, package)
+            if not package:
+                break
+        portions = _namespace_portions(directory)
+        if not portions:
             break
+        in_portion = in_portion or directory == os.path.dirname(path)
+        parts[:0] = portions
+        for _ in portions:
+            directory = os.path.dirname(directory)
     if not parts or not all(_IDENTIFIER.match(part) for part in parts):
         # A file whose name cannot be imported ("my-script.py") is loaded from its path under a safe name.
         parts = [re.sub(r"\W", "_", stem) or "module"]
@@ -54,8 +65,31 @@ def locate_module(path: str) -> ModuleLocation:
         module=".".join(parts),
         import_root=directory,
         project_root=find_project_root(directory),
-        namespace_roots=namespace_roots(directory),
+        namespace_roots=namespace_roots(directory) + ((os.path.dirname(path),) if in_portion else ()),
     )
+
+
+# The most folders without ``__init__.py`` between a module and the regular package that holds them.
+MAX_PORTIONS = 2
+
+
+def _namespace_portions(directory: str) -> list[str]:
+    """The folders from ``directory`` up that have no ``__init__.py`` and sit in a regular package (PEP 420: Python
+    imports ``pkg/models/common/net.py``, ``pkg/models/__init__.py`` beside no ``common/__init__.py``, as
+    ``pkg.models.common.net``), nearest last; none when no regular package holds them within ``MAX_PORTIONS``, or
+    when one of them is a project's root (a project kept inside another's package, like a test's sample project,
+    imports from its own root)."""
+    portions: list[str] = []
+    for _ in range(MAX_PORTIONS):
+        parent, name = os.path.split(directory)
+        if not name or not _IDENTIFIER.match(name) or parent == directory or any(
+                os.path.exists(os.path.join(directory, marker)) for marker in _PROJECT_MARKERS):
+            return []
+        portions.insert(0, name)
+        if os.path.isfile(os.path.join(parent, "__init__.py")):
+            return portions
+        directory = parent
+    return []
 
 
 @lru_cache(maxsize=256)

@@ -145,6 +145,7 @@ def _function_guards(function, lines: set[int]) -> dict[int, dict]:
 def _call_sites(methods: dict, entry: str = "construct") -> dict[str, list[tuple[str, int]]]:
     """Methods reached from ``entry`` -> ``(calling method, line)`` of each use."""
     sites: dict[str, list[tuple[str, int]]] = {entry: []}
+    aliases = _method_aliases(methods)
     pending = [entry]
     while pending:
         caller = pending.pop()
@@ -153,13 +154,34 @@ def _call_sites(methods: dict, entry: str = "construct") -> dict[str, list[tuple
         if instance is None:
             continue
         for node in ast.walk(method):
-            if self_attribute(node, instance) in methods and node.attr != entry:
-                # self.helper(...) or a bound method handed on (self.helper passed to a loop)
-                if node.attr not in sites:
-                    sites[node.attr] = []
-                    pending.append(node.attr)
-                sites[node.attr].append((caller, node.lineno))
+            attribute = self_attribute(node, instance)
+            # self.helper(...), a bound method handed on (self.helper passed to a loop), or an attribute a
+            # method was stored in (self.get_columns = self.get_columns_for_gs, then self.get_columns(...))
+            for name in ([attribute] if attribute in methods else []) + sorted(aliases.get(attribute, ())):
+                if name == entry:
+                    continue
+                if name not in sites:
+                    sites[name] = []
+                    pending.append(name)
+                sites[name].append((caller, node.lineno))
     return sites
+
+
+def _method_aliases(methods: dict) -> dict[str, set[str]]:
+    """The attributes that hold one of the class's own methods (``self.get_columns = self.get_columns_for_gs``,
+    set in any method) -> those methods."""
+    aliases: dict[str, set[str]] = {}
+    for method in methods.values():
+        instance = first_argument(method)
+        if instance is None:
+            continue
+        for node in ast.walk(method):
+            if isinstance(node, ast.Assign) and self_attribute(node.value, instance) in methods:
+                for target in node.targets:
+                    name = self_attribute(target, instance)
+                    if name is not None and name not in methods:
+                        aliases.setdefault(name, set()).add(node.value.attr)
+    return aliases
 
 
 # Bases whose ``__init__`` calls no method of the subclass: what the subclass's own methods run is all there is.

@@ -68,11 +68,12 @@ def stage_retry(worker, state: "JobState", outcome: Outcome, after_construction_
             if not any(reads_instance(condition, retry["attribute"], parameters) for condition in blocked) \
                     or state.arguments is None:
                 continue
+            retry = against_arguments(state, retry)
             if not retry_once(worker, state, outcome, results, retry["name"],
                               f"{retry['parameter']}={retry['value']!r}", flag=retry):
                 break
     # A line under a flag and self.training both (if self.training: inside if self.quant_mode:).
-    flag = next((retry for retry in planned if retry["name"] == "flag"), None)
+    flag = next((against_arguments(state, retry) for retry in planned if retry["name"] == "flag"), None)
     still = [entry.get("condition") or "" for result in results
              for entry in (result.get("reach") or {}).values() if entry.get("reached") is False]
     if flag and trainable and state.arguments is not None and any(r["name"] == "train" for r in planned) \
@@ -82,6 +83,22 @@ def stage_retry(worker, state: "JobState", outcome: Outcome, after_construction_
                    f"{flag['parameter']}={flag['value']!r} and set_train(True)", train=True, flag=flag)
     if results:
         outcome.retries = results
+
+
+def against_arguments(state: "JobState", retry: dict) -> dict:
+    """A flag retry whose value the instance was built with already (an example of the project passed
+    ``get_feat=True``, the value the defaults lack) switches it the other way."""
+    import inspect
+
+    value = retry.get("value")
+    if not isinstance(value, bool) or state.arguments is None or not isinstance(state.target, type):
+        return retry
+    args, kwargs = state.arguments
+    try:
+        bound = inspect.signature(state.target).bind_partial(*args, **kwargs).arguments
+    except (TypeError, ValueError):
+        return retry
+    return {**retry, "value": not value} if bound.get(retry["parameter"], None) is value else retry
 
 
 def retry_once(worker, state: "JobState", outcome: Outcome, results: list, name: str, description: str,

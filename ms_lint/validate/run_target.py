@@ -56,7 +56,8 @@ class RunTarget:
         level = self.level_for(path)
         if self.level and (level != target.syntax_level or origins.get("syntax_level") == "option"):
             origins["syntax_level"] = self.level_origin
-        return replace(target, device=device, syntax_level=level, origins=tuple(origins.items()))
+        return replace(target, device=device, syntax_level=level, origins=tuple(origins.items()),
+                       named_devices=target.named_devices if device == "any" else ())
 
     def groups(self, paths) -> list:
         """The targets of ``paths`` (one per project), grouped as ``ms-lint check`` groups them

@@ -4,12 +4,16 @@ A model file often imports, at its top, packages that building and compiling its
 downloader, a plotting library, a tokenizer. When importing the unit's module raises ``ModuleNotFoundError`` for a
 top-level package that is installed nowhere and is not the project's own, the worker imports the module again with
 an import hook that gives that package a placeholder module (``StandInModule``), up to ``MAX_STAND_INS`` packages.
+So does a private submodule an installed package lacks (``from mindspore.ops._grad.grad_base import bprop_getters``:
+code written for an older MindSpore, which had it), the package itself staying the installed one, and a name an
+installed module lacks (``from mindspore.common.api import ms_function``), given to that module until the job ends.
 An import the module guards itself (``try: import apex`` / ``except ImportError:``) never fails, so it never gets
 a stand-in: the module keeps the path it takes without the package.
 
 Everything a stand-in gives is another stand-in: an attribute, a call, a base class (``class Loader(missing.Base)``
 gets a plain base), an iteration (empty). A call with one class or function alone (a decorator: ``@missing.jit``)
-gives it back unchanged. Once the module is imported, every use of a stand-in while the Cell is built or compiled
+gives it back unchanged, except on a decorator line with arguments (``@missing.register(Op)``: the function below
+goes to what it returns). Once the module is imported, every use of a stand-in while the Cell is built or compiled
 is recorded (``uses``): a Cell whose construction or graph code touches one stays undecided, and the verdict says
 which name it touched.
 """
@@ -20,6 +24,7 @@ import importlib.machinery
 import importlib.util
 import inspect
 import os
+import re
 import sys
 import types
 from contextlib import contextmanager
@@ -98,7 +103,9 @@ class StandIn:
 
     def __call__(self, *args, **kwargs):
         if len(args) == 1 and not kwargs and (inspect.isclass(args[0]) or inspect.isfunction(args[0])):
-            return args[0]  # a decorator: the decorated class or function stays the user's
+            if not _decorator_factory_call(sys._getframe(1)):
+                return args[0]  # a decorator: the decorated class or function stays the user's
+            return _Decorator(f"{self._ms_lint_name}(...)")
         _touch(f"{self._ms_lint_name}()")
         return StandIn(f"{self._ms_lint_name}()")
 
@@ -132,6 +139,28 @@ class StandIn:
     __matmul__ = __rmatmul__ = __neg__ = __lt__ = __gt__ = __le__ = __ge__ = _operation
 
 
+class _Decorator(StandIn):
+    """What a stand-in's call on a decorator line gives (``@missing.register(Op)``): applied to the function below,
+    it gives the function back."""
+
+    __slots__ = ()
+
+    def __call__(self, *args, **kwargs):
+        if len(args) == 1 and not kwargs and (inspect.isclass(args[0]) or inspect.isfunction(args[0])):
+            return args[0]
+        return super().__call__(*args, **kwargs)
+
+
+def _decorator_factory_call(frame) -> bool:
+    """Whether the call being made in ``frame`` is the one of a decorator line with arguments
+    (``@missing.register(Op)``: the decorator is what it returns, applied to the function below), not the
+    decorator's application (``@missing.jit``)."""
+    import linecache
+
+    line = linecache.getline(frame.f_code.co_filename, frame.f_lineno).strip()
+    return line.startswith("@") and line.endswith(")")
+
+
 class StandInModule(types.ModuleType):
     """The placeholder module of a missing package: every attribute is a stand-in (submodules too)."""
 
@@ -159,9 +188,20 @@ class StandInFinder(importlib.abc.MetaPathFinder):
 
     def __init__(self, missing: list[str]):
         self.missing = missing
+        self.names: list[tuple[types.ModuleType, str]] = []  # the names stood in for on installed modules
+
+    def add(self, name: str) -> None:
+        """Stand in for ``name`` from now on: a package or module, or a name an installed module lacks
+        (``mindspore.common.api.ms_function``), which becomes that module's attribute until ``uninstall``."""
+        self.missing.append(name)
+        parent, _, child = name.rpartition(".")
+        module = sys.modules.get(parent)
+        if module is not None and not getattr(module, "__ms_lint_stand_in__", False) and not hasattr(module, child):
+            setattr(module, child, StandIn(name))
+            self.names.append((module, child))
 
     def find_spec(self, fullname, path, target=None):
-        if fullname.split(".")[0] not in self.missing:
+        if not any(fullname == name or fullname.startswith(name + ".") for name in self.missing):
             return None
         return importlib.machinery.ModuleSpec(fullname, _Loader(), is_package=True)
 
@@ -178,9 +218,16 @@ def uninstall(finder: StandInFinder | None) -> None:
         return
     if finder in sys.meta_path:
         sys.meta_path.remove(finder)
+    for module, child in finder.names:
+        if isinstance(module.__dict__.get(child), StandIn):
+            delattr(module, child)
     for name, module in list(sys.modules.items()):
         if getattr(module, "__ms_lint_stand_in__", False):
             del sys.modules[name]
+            # A stand-in for a submodule of an installed package is also its parent's attribute: taken off.
+            parent, _, child = name.rpartition(".")
+            if getattr(sys.modules.get(parent), child, None) is module:
+                delattr(sys.modules[parent], child)
     _state["armed"] = False
     clear_uses()
 
@@ -188,21 +235,67 @@ def uninstall(finder: StandInFinder | None) -> None:
 def missing_package(exc: BaseException, folders: list[str]) -> str | None:
     """The top-level package whose absence ``exc`` (a ``ModuleNotFoundError``) reports, when it is installed
     nowhere and is not the project's own (a module or package in one of ``folders``: the import root and those
-    above it in the project); else None."""
-    if not isinstance(exc, ModuleNotFoundError) or not exc.name:
+    above it in the project); or the missing private submodule of an installed package (``mindspore.ops._grad``,
+    which an older release had); or the name an installed module lacks (``missing_name``); else None."""
+    if not isinstance(exc, ModuleNotFoundError):
+        return missing_name(exc)
+    if not exc.name:
         return None
     top = exc.name.split(".")[0]
-    if not top.isidentifier() or top in sys.modules:
+    if not top.isidentifier():
         return None
     if any(os.path.exists(os.path.join(folder, top)) or os.path.exists(os.path.join(folder, top + ".py"))
            for folder in folders):
         return None
+    if top in sys.modules:
+        return missing_submodule(exc.name)
     try:
         if importlib.util.find_spec(top) is not None:
             return None
     except (ImportError, ValueError):
         return None
     return top
+
+
+def missing_submodule(name: str) -> str | None:
+    """``name``'s first missing part, where it is a private submodule (``_grad``) of an installed package that
+    the process has imported (a package of the user's own is never installed there); else None."""
+    parts = name.split(".")
+    for depth in range(2, len(parts) + 1):
+        prefix = ".".join(parts[:depth])
+        if prefix in sys.modules:
+            continue
+        parent = sys.modules.get(".".join(parts[:depth - 1]))
+        if parent is None or getattr(parent, "__ms_lint_stand_in__", False) or not hasattr(parent, "__path__") \
+                or not parts[depth - 1].startswith("_") or not _installed(parent):
+            return None
+        try:
+            if importlib.util.find_spec(prefix) is not None:
+                return None
+        except (ImportError, ValueError):
+            pass
+        return prefix
+    return None
+
+
+def missing_name(exc: BaseException) -> str | None:
+    """``module.name`` where ``exc`` says an installed module lacks ``name`` (``from mindspore.common.api import
+    ms_function``, or ``@ms.ms_function`` at a module's top: code written for an older MindSpore); else None."""
+    if isinstance(exc, ImportError):
+        match = re.match(r"cannot import name '(?P<name>\w+)' from '(?P<module>[\w.]+)'", str(exc))
+    elif isinstance(exc, AttributeError):
+        match = re.match(r"module '(?P<module>[\w.]+)' has no attribute '(?P<name>\w+)'", str(exc))
+    else:
+        return None
+    module = sys.modules.get(match.group("module")) if match else None
+    if module is None or getattr(module, "__ms_lint_stand_in__", False) or not _installed(module):
+        return None
+    return f"{match.group('module')}.{match.group('name')}"
+
+
+def _installed(module) -> bool:
+    file = getattr(module, "__file__", None) or ""
+    return os.sep + "site-packages" + os.sep in file or os.sep + "dist-packages" + os.sep in file
 
 
 def names_a_stand_in(text: str) -> bool:

@@ -10,6 +10,8 @@ from ms_lint.validate.expectations import (
     expectation_for,
     forward_count,
     missing_name,
+    rejected_keywords,
+    removed_name,
     tensor_method,
 )
 from ms_lint.validate.verdicts.base import (
@@ -24,25 +26,44 @@ from ms_lint.validate.verdicts.base import (
 
 
 def looked_up(context, finding: Finding, verdict: Verdict) -> Verdict:
-    """An MS607 or MS602 finding no build or compile decided (a host method the graph never calls, a line behind
-    another stop): decided by what the worker found on the installed MindSpore, the name looked up (MS607) or
-    the method called on a Tensor and a Parameter (MS602)."""
+    """An MS607, MS613, MS610 or MS602 finding no build or compile decided (a host method the graph never calls, a
+    line behind another stop): decided by what the worker found on the installed MindSpore and numpy, the name
+    looked up (MS607, MS613), the callee's signature read (MS610: a keyword it does not take), or the method called
+    on a Tensor and a Parameter (MS602)."""
     if verdict.verdict in DECIDED:
         return verdict
     why = f"; the line itself was not decided: {verdict.message}" if verdict.message else ""
     if finding.code == "MS602":
         return _called_on_tensors(context, finding, verdict, why)
-    if finding.code != "MS607":
+    if finding.code == "MS610":
+        return _signature_read(context, finding, verdict, why)
+    if finding.code not in ("MS607", "MS613"):
         return verdict
-    name = missing_name(finding)
+    name = missing_name(finding) if finding.code == "MS607" else removed_name(finding)
     found = ((context.outcome.probes or {}).get("api") or {}).get(name) if name else None
     if found is None:
         return verdict
+    package = "MindSpore" if finding.code == "MS607" else "numpy"
     if found:
-        return context.make(finding, NOT_REPRODUCED, f"the installed MindSpore has {name}{why}")
+        return context.make(finding, NOT_REPRODUCED, f"the installed {package} has {name}{why}")
     return context.make(finding, CONFIRMED_BY_PROBE,
-                        f"the installed MindSpore has no {name}: looked up in the worker, the line raises "
+                        f"the installed {package} has no {name}: looked up in the worker, the line raises "
                         f"AttributeError (ImportError in an import) wherever it runs{why}")
+
+
+def _signature_read(context, finding: Finding, verdict: Verdict, why: str) -> Verdict:
+    rejected = rejected_keywords(finding)
+    found = ((context.outcome.probes or {}).get("keywords") or {}).get(rejected[0]) if rejected else None
+    if found is None:
+        return verdict
+    name, keywords = rejected
+    if not found:
+        return context.make(finding, NOT_REPRODUCED, f"{name} takes {', '.join(keywords)} on the installed "
+                                                     f"MindSpore{why}")
+    shown = ", ".join(f"{keyword}=" for keyword in found)
+    return context.make(finding, CONFIRMED_BY_PROBE,
+                        f"{name}'s signature on the installed MindSpore takes no keyword {shown}: read in the worker, "
+                        f"the call raises TypeError wherever it runs{why}")
 
 
 def _called_on_tensors(context, finding: Finding, verdict: Verdict, why: str) -> Verdict:

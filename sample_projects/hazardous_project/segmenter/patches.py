@@ -16,8 +16,10 @@ class PatchEmbedding(nn.Cell):
     def construct(self, images):
         patches = self.proj(images)
         patches = patches.reshape(patches.shape[0], patches.shape[1], -1).swapaxes(1, 2)
+        # Python 2's division: `/` of two ints is a float, and a shape needs ints (use //)
+        halves = patches.reshape(patches.shape[0], patches.shape[1] / 2, 2, -1)
         # PyTorch's expand with sizes: graph mode takes only a Tensor of sizes (use broadcast_to)
         tokens = self.class_token.expand((patches.shape[0], 1, -1))
         # PyTorch's size(0): MindSpore's Tensor.size is the number of elements (use shape[0])
         count = patches.size(1) + 1
-        return self.norm(ops.cat([tokens, patches], axis=1)) / count
+        return self.norm(ops.cat([tokens, patches], axis=1)) / count + halves.sum()

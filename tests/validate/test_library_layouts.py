@@ -1,0 +1,308 @@
+"""Libraries laid out as published model zoos are, validated with real compiles and no examples file: modules in
+folders without ``__init__.py`` inside a package, code written for an older MindSpore (a private submodule and
+names this one lacks), and Cells whose constructor needs arguments that only the project's other Cells pass."""
+from __future__ import annotations
+
+import sys
+import textwrap
+
+import pytest
+
+from ms_lint.validate import standins
+from ms_lint.validate.project import locate_module
+from ms_lint.validate.runner import ValidateOptions, lint_options_for, validate_paths
+from ms_lint.validate.verdicts import CONFIRMED, CONFIRMED_BY_PROBE, INCONCLUSIVE
+
+from .conftest import needs_mindspore
+
+FILES = {
+    "pyproject.toml": "[project]\nname = 'zoo'\nversion = '0'\n",
+    # The package imports every model, and a progress-bar package this machine lacks.
+    "zoo/__init__.py": "import ms_lint_absent_progress\nfrom zoo.models import *\n",
+    "zoo/models/__init__.py": """
+        from zoo.models.common.blocks import Block, Gated
+        from zoo.models.common.legacy import Legacy
+        from zoo.models.nets import Net
+        """,
+    # models/common has no __init__.py: Python imports it as a namespace folder of zoo.models.
+    "zoo/models/common/blocks.py": """
+        import numpy as np
+        from mindspore import nn
+
+
+        class Block(nn.Cell):
+            def __init__(self, width, scale):
+                super().__init__()
+                self.dense = nn.Dense(width, width)
+                self.scale = scale
+
+            def construct(self, x):
+                return np.sin(self.dense(x)) * self.scale
+
+
+        class Gated(nn.Cell):
+            def __init__(self, width, get_feat=False):
+                super().__init__()
+                self.dense = nn.Dense(width, width)
+                self.get_feat = get_feat
+
+            def construct(self, x):
+                x = self.dense(x)
+                if self.get_feat:
+                    return x
+                return np.cos(x)
+
+
+        class Unbuilt(nn.Cell):
+            def __init__(self, lookup):
+                super().__init__()
+                self.size = len(lookup)
+
+            def construct(self, x):
+                return np.tan(x)
+        """,
+    "zoo/models/common/legacy.py": """
+        import numpy as np
+        import mindspore
+        from mindspore import nn
+        from mindspore.common.api import ms_lint_absent_function
+        from mindspore.ops._ms_lint_absent_grad.grad_base import bprop_getters
+
+
+        class Custom:
+            def __init__(self):
+                pass
+
+
+        @bprop_getters.register(Custom)
+        def get_bprop_custom(self):
+            return None
+
+
+        @mindspore.ms_lint_absent_jit
+        def helper(x):
+            return x
+
+
+        class Legacy(nn.Cell):
+            def construct(self, x):
+                return np.exp(x)
+        """,
+    "zoo/models/common/metrics.py": """
+        import mindspore
+        import numpy as np
+        from mindspore import Tensor, ops
+
+
+        class Meter:
+            def count(self, values):
+                return Tensor(np.asarray(values, dtype=np.int))
+
+
+        class Filler:
+            def ones(self):
+                return ops.ones((2,), type=mindspore.float32)
+        """,
+    "zoo/models/nets.py": """
+        from mindspore import nn
+
+        from zoo.models.common.blocks import Block, Gated
+
+
+        class Net(nn.Cell):
+            def __init__(self, width=4):
+                super().__init__()
+                self.block = Block(width, scale=width / 2)
+                self.gated = Gated(width, get_feat=True)
+
+            def construct(self, x):
+                return self.gated(self.block(x))
+        """,
+}
+
+
+@pytest.fixture(scope="module")
+def zoo(tmp_path_factory):
+    root = tmp_path_factory.mktemp("zoo")
+    for name, text in FILES.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip())
+    return root
+
+
+@pytest.fixture(scope="module")
+def verdicts(zoo, worker_pool):
+    report = validate_paths([str(zoo / "zoo")], ValidateOptions(use_cache=False, timeout=90), pool=worker_pool,
+                            lint_options=lint_options_for("strict"))
+    return {verdict.finding.scope: verdict for verdict in report.verdicts}
+
+
+def test_a_module_in_a_folder_without_init_is_named_by_its_package(zoo):
+    location = locate_module(str(zoo / "zoo/models/common/blocks.py"))
+    assert location.module == "zoo.models.common.blocks"
+    assert location.import_root == str(zoo)
+    # As when run as a script, it finds its neighbours by their own names too.
+    assert location.namespace_roots[-1] == str(zoo / "zoo/models/common")
+    # A module in a package finds no folder of its own that way; a script outside any package is still its own.
+    assert locate_module(str(zoo / "zoo/models/nets.py")).namespace_roots == ()
+    (zoo / "tools").mkdir(exist_ok=True)
+    (zoo / "tools/run.py").write_text("")
+    script = locate_module(str(zoo / "tools/run.py"))
+    assert (script.module, script.import_root) == ("run", str(zoo / "tools"))
+
+
+@needs_mindspore
+@pytest.mark.mindspore
+def test_code_for_an_older_mindspore_imports_with_stand_ins_for_what_this_one_lacks(verdicts):
+    verdict = verdicts["Legacy"]
+    assert verdict.verdict == CONFIRMED, (verdict.message, verdict.notes)
+    stood_in = next(note for note in verdict.notes if note.startswith("imported with a stand-in"))
+    for name in ("mindspore.ops._ms_lint_absent_grad", "mindspore.common.api.ms_lint_absent_function",
+                 "mindspore.ms_lint_absent_jit", "ms_lint_absent_progress"):
+        assert name in stood_in, stood_in
+
+
+@needs_mindspore
+@pytest.mark.mindspore
+def test_a_cell_another_module_builds_is_built_with_the_arguments_it_passes(verdicts):
+    # Its constructor needs arguments no default or name gives; Net, in another module, passes them. Each job
+    # after the first in the same worker imports the namespace folder again: it must still import.
+    verdict = verdicts["Block"]
+    assert verdict.verdict == CONFIRMED, (verdict.message, verdict.notes)
+    assert verdict.built.startswith("Net, which builds it at zoo/models/nets.py:9: Block(4, scale=2.0)"), \
+        verdict.built
+
+
+@needs_mindspore
+@pytest.mark.mindspore
+def test_a_flag_the_building_cell_sets_is_switched_the_other_way_to_reach_the_line(verdicts):
+    # Net builds Gated(width, get_feat=True), which returns before the hazard: compiled again with
+    # get_feat=False, the line is reached and the hazard shows.
+    verdict = verdicts["Gated"]
+    assert verdict.verdict == CONFIRMED, (verdict.message, verdict.notes)
+    assert "get_feat=True" in verdict.built
+    assert verdict.message.startswith("with get_feat=False: "), verdict.message
+
+
+@needs_mindspore
+@pytest.mark.mindspore
+def test_a_cell_nothing_builds_still_asks_for_an_example(verdicts):
+    verdict = verdicts["Unbuilt"]
+    assert verdict.verdict == INCONCLUSIVE
+    assert "Unbuilt() needs lookup: no example is registered" in verdict.message
+
+
+@needs_mindspore
+@pytest.mark.mindspore
+def test_a_numpy_name_removed_in_host_code_is_looked_up_in_the_worker(verdicts):
+    # Host code no Cell compiles: the name the line reads is looked up on the installed numpy.
+    verdict = verdicts["Meter"]
+    assert verdict.finding.code == "MS613"
+    assert verdict.verdict == CONFIRMED_BY_PROBE, (verdict.message, verdict.notes)
+    assert verdict.message.startswith("the installed numpy has no numpy.int: looked up in the worker, the line "
+                                      "raises AttributeError"), verdict.message
+
+
+@needs_mindspore
+@pytest.mark.mindspore
+def test_a_keyword_the_callee_does_not_take_in_host_code_is_read_from_its_signature(verdicts):
+    verdict = verdicts["Filler"]
+    assert verdict.finding.code == "MS610"
+    assert verdict.verdict == CONFIRMED_BY_PROBE, (verdict.message, verdict.notes)
+    assert verdict.message.startswith("mindspore.ops.ones's signature on the installed MindSpore takes no keyword "
+                                      "type=: read in the worker, the call raises TypeError"), verdict.message
+
+
+@needs_mindspore
+def test_a_signature_that_takes_any_keyword_or_is_not_a_function_says_nothing():
+    from ms_lint.validate.probes import rejected_keywords
+
+    assert rejected_keywords("mindspore.ops.ones", ["type", "dtype"]) == ["type"]
+    assert rejected_keywords("mindspore.ops.ones", ["dtype"]) == []
+    assert rejected_keywords("mindspore.ops.ms_lint_absent", ["type"]) is None
+    assert rejected_keywords("builtins.print", ["type"]) is None  # not a Python function: its signature may lie
+
+
+@needs_mindspore
+def test_stand_ins_for_an_installed_package_s_submodule_and_names_are_taken_back():
+    import mindspore
+
+    finder = standins.install([])
+    try:
+        with pytest.raises(ImportError) as raised:
+            from mindspore.ops._ms_lint_absent_grad import getters  # noqa: F401,MS607
+        assert standins.missing_package(raised.value, []) == "mindspore.ops._ms_lint_absent_grad"
+        finder.add("mindspore.ops._ms_lint_absent_grad")
+        with pytest.raises(ImportError) as raised:
+            from mindspore.common.api import ms_lint_absent_function  # noqa: F401
+        assert standins.missing_package(raised.value, []) == "mindspore.common.api.ms_lint_absent_function"
+        finder.add("mindspore.common.api.ms_lint_absent_function")
+        from mindspore.common.api import ms_lint_absent_function  # noqa: F401,F811
+        from mindspore.ops._ms_lint_absent_grad import getters  # noqa: F401,F811
+        assert repr(getters).startswith(f"<{standins.MARK}")
+    finally:
+        standins.uninstall(finder)
+    assert not hasattr(mindspore.common.api, "ms_lint_absent_function")
+    assert not hasattr(mindspore.ops, "_ms_lint_absent_grad")
+    assert "mindspore.ops._ms_lint_absent_grad" not in sys.modules
+    # A public submodule an installed package lacks, or a name of the user's own module, gets none.
+    with pytest.raises(ImportError) as raised:
+        import mindspore.nn.ms_lint_absent_public  # noqa: F401,MS607
+    assert standins.missing_package(raised.value, []) is None
+    assert standins.missing_name(AttributeError("module 'zoo' has no attribute 'Block'")) is None
+
+
+def test_a_decorator_line_with_arguments_passes_the_function_to_what_the_stand_in_returns():
+    stand_in = standins.StandIn("missing.register")
+
+    class Op:
+        def __init__(self):
+            pass
+
+    @stand_in(Op)
+    def bprop():
+        return 1
+
+    @stand_in
+    def kept():
+        return 2
+
+    assert bprop() == 1 and kept() == 2
+    assert stand_in(Op) is Op  # called outside a decorator line: a wrapper giving back what it wraps
+
+
+def test_a_method_stored_in_an_attribute_and_called_through_it_is_called_from_construct():
+    import ast
+
+    from ms_lint.validate.reach import guards_for
+
+    source = textwrap.dedent("""
+        class Attention(nn.Cell):
+            def __init__(self, via_grid_sample=True):
+                super().__init__()
+                if via_grid_sample:
+                    self.get_columns = self.columns_for_grid_sample
+                else:
+                    self.get_columns = self.columns_for_offsets
+
+            def construct(self, x):
+                return self.get_columns(x)
+
+            def columns_for_grid_sample(self, x):
+                return self.convert(x)
+
+            def columns_for_offsets(self, x):
+                return x
+
+            @staticmethod
+            def convert(offset):
+                return ops.split(offset, axis=2, output_num=2)
+
+            def unused(self, x):
+                return ops.split(x, axis=2, output_num=2)
+        """)
+    lines = [number for number, line in enumerate(source.splitlines(), 1) if "output_num" in line]
+    guards, _ = guards_for(ast.parse(source), "Attention", set(lines))
+    assert guards[lines[0]]["called"] is True, guards
+    assert guards[lines[1]]["called"] is False, guards
