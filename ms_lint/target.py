@@ -1228,13 +1228,12 @@ def application_of(path: str, bound: str | None) -> tuple[str, tuple[str, ...]] 
     run_from = {entry: level for level in levels if _application_folder(level, with_entries=False)
                 for entry in (*shell_entries(level), *_script_folder_entries(level)) if entry not in named}
     named += list(run_from)
-    imported = {module for entry in named for module in reached_from(entry)}
     # a script inside the package the module belongs to is a trial run of that package's modules; one beside the
     # folder the module's packages lie in (``app/coco_attack.py`` by ``app/src/model/net.py``) runs it
     packages = source_root(path)
     packages = packages if packages.startswith(os.path.join(top, "")) else top
     entries = named + [entry for level in levels for entry in entry_points_in(level)
-                       if not _named_entry(entry) and entry not in imported
+                       if not _named_entry(entry) and not any(entry in reached_from(other) for other in named)
                        and not _inside_a_package(os.path.dirname(entry), packages)]
     found = None
     if entries:
