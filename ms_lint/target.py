@@ -418,7 +418,7 @@ def project_root(path: str) -> tuple[str, str, bool]:
             if _in_library_package(candidate, directory):
                 applications.clear()
             break
-        if any(name.endswith(".dist-info") for name in names):
+        if _holds_wheel_metadata(candidate, names):
             package = os.path.relpath(directory, candidate).split(os.sep)[0]
             found = (candidate, os.path.join(candidate, package) if package != os.curdir else candidate,
                      package != os.curdir)
@@ -462,6 +462,14 @@ def _own_application(folder: str, application: str) -> bool:
 
 
 _listings: dict[str, frozenset[str]] = {}
+_wheel_metadata: dict[str, bool] = {}  # folder -> whether it holds an unpacked wheel's ``*.dist-info``
+
+
+def _holds_wheel_metadata(directory: str, names: frozenset[str]) -> bool:
+    known = _wheel_metadata.get(directory)
+    if known is None:
+        known = _wheel_metadata[directory] = any(name.endswith(".dist-info") for name in names)
+    return known
 
 
 def _listing(directory: str) -> frozenset[str]:
@@ -506,8 +514,14 @@ def _application_signs(directory: str, names: frozenset[str]) -> tuple[bool, boo
 
 def _runs_as_script(path: str) -> bool:
     """A ``__main__`` guard, arguments parsed or a call at the top level: an entry script, not a module named
-    like one (``eval_utils.py``)."""
-    return _SCRIPT.search(_read_text(path)) is not None
+    like one (``eval_utils.py``); read once per process (``_forget_modes``)."""
+    known = _scripts.get(path)
+    if known is None:
+        known = _scripts[path] = _SCRIPT.search(_read_text(path)) is not None
+    return known
+
+
+_scripts: dict[str, bool] = {}  # file -> whether it runs as a script
 
 
 def _holds_settings(directory: str) -> bool:
@@ -532,6 +546,7 @@ def forget_projects() -> None:
     _enclosing.clear()
     _applications.clear()
     _listings.clear()
+    _wheel_metadata.clear()
     _requirement_versions.clear()
     numpy_version.cache_clear()
     _forget_modes()
@@ -812,9 +827,12 @@ def _text(path: str) -> str | None:
 def _forget_modes() -> None:
     """Read every file again for the mode when next asked."""
     _texts.clear()
+    _scripts.clear()
+    _source_roots.clear()
     _application_words.clear()
     _selections.clear()
     _imports.clear()
+    _import_names.clear()
     _closures.clear()
     _entries_in.clear()
     _module_applications.clear()
@@ -958,14 +976,22 @@ _IMPORT_STATEMENT = re.compile(
 
 def source_root(path: str) -> str:
     """The directory the module at ``path`` is imported from: above its top package (the ``__init__.py`` chain), or
-    its own."""
-    directory = os.path.dirname(os.path.abspath(path))
+    its own; found once per folder and process (``_forget_modes``)."""
+    folder = os.path.dirname(os.path.abspath(path))
+    directory = _source_roots.get(folder)
+    if directory is not None:
+        return directory
+    directory = folder
     while os.path.isfile(os.path.join(directory, "__init__.py")):
         parent = os.path.dirname(directory)
         if parent == directory:
             break
         directory = parent
+    _source_roots[folder] = directory
     return directory
+
+
+_source_roots: dict[str, str] = {}  # folder -> the source root of its modules
 
 
 @lru_cache(maxsize=8192)
@@ -999,22 +1025,35 @@ def imported_files(path: str, roots: tuple[str, ...]) -> tuple[str, ...]:
     known = _imports.get((path, roots))
     if known is not None and known[0] == modified:
         return known[1]
-    text = _text(path) or ""
     found: dict[str, None] = {}
-
-    def add(module: str, base_roots: tuple[str, ...]) -> None:
+    for module, base in _imported_names(path, modified):
         parts = module.split(".")
+        base_roots = roots if base is None else (base,)
         for end in range(1, len(parts) + 1):
             located = module_file_in(".".join(parts[:end]), base_roots)
             if located is not None:
                 found[located] = None
+    found.pop(os.path.abspath(path), None)
+    result = tuple(found)
+    _imports[(path, roots)] = (modified, result)
+    return result
 
+
+def _imported_names(path: str, modified: float) -> tuple[tuple[str, str | None], ...]:
+    """The modules the import statements of the file at ``path`` name, in order, each with the folder a relative
+    import is found from (None: from the importer's source roots); read once per modification time, whatever
+    roots they are then looked for under."""
+    known = _import_names.get(path)
+    if known is not None and known[0] == modified:
+        return known[1]
+    text = _text(path) or ""
+    named: list[tuple[str, str | None]] = []
     for source, names, plain in _IMPORT_STATEMENT.findall(text):
         if plain:
             for item in plain.split(","):
                 module = item.split(" as ")[0].strip()
                 if module.replace(".", "").replace("_", "").isalnum():
-                    add(module, roots)
+                    named.append((module, None))
             continue
         listed = [item.split(" as ")[0].strip(" ()\n\t\\") for item in names.strip("()").split(",")]
         listed = [name for name in listed if name.isidentifier()]
@@ -1025,17 +1064,19 @@ def imported_files(path: str, roots: tuple[str, ...]) -> tuple[str, ...]:
             for _ in range(level - 1):
                 base = os.path.dirname(base)
             if module:
-                add(module, (base,))
+                named.append((module, base))
             for name in listed:
-                add(f"{module}.{name}" if module else name, (base,))
+                named.append((f"{module}.{name}" if module else name, base))
         elif module:
-            add(module, roots)
+            named.append((module, None))
             for name in listed:
-                add(f"{module}.{name}", roots)
-    found.pop(os.path.abspath(path), None)
-    result = tuple(found)
-    _imports[(path, roots)] = (modified, result)
+                named.append((f"{module}.{name}", None))
+    result = tuple(named)
+    _import_names[path] = (modified, result)
     return result
+
+
+_import_names: dict[str, tuple[float, tuple[tuple[str, str | None], ...]]] = {}
 
 
 def reached_from(entry: str) -> frozenset[str]:
@@ -1187,13 +1228,12 @@ def application_of(path: str, bound: str | None) -> tuple[str, tuple[str, ...]] 
     run_from = {entry: level for level in levels if _application_folder(level, with_entries=False)
                 for entry in (*shell_entries(level), *_script_folder_entries(level)) if entry not in named}
     named += list(run_from)
-    imported = {module for entry in named for module in reached_from(entry)}
     # a script inside the package the module belongs to is a trial run of that package's modules; one beside the
     # folder the module's packages lie in (``app/coco_attack.py`` by ``app/src/model/net.py``) runs it
     packages = source_root(path)
     packages = packages if packages.startswith(os.path.join(top, "")) else top
     entries = named + [entry for level in levels for entry in entry_points_in(level)
-                       if not _named_entry(entry) and entry not in imported
+                       if not _named_entry(entry) and not any(entry in reached_from(other) for other in named)
                        and not _inside_a_package(os.path.dirname(entry), packages)]
     found = None
     if entries:

@@ -394,3 +394,18 @@ def test_the_scripts_in_an_application_s_scripts_folder_are_its_entry_points(tmp
         "import sys\nimport mindspore as ms\nsys.path.insert(0, '..')\nfrom src.model import Net\n\n"
         "if __name__ == '__main__':\n    ms.set_context(mode=ms.PYNATIVE_MODE)\n    print(Net())\n")
     assert mode(model) == ("pynative", "scripts/run_infer.py:7")
+
+
+def test_a_long_lived_process_reads_the_scripts_and_their_imports_again_after_forget_projects(tmp_path):
+    # what each script is, where its modules are imported from and what it imports are read once per process
+    library = "import mindspore as ms\nfrom model import Net\n\n\ndef main():\n    print(Net())\n"
+    model = project(tmp_path / "app", **{"train.py": library, "setup_mode.py": "import mindspore as ms\n" + GRAPH})
+    assert mode(model) == ("graph", LIBRARY)
+    (tmp_path / "app" / "train.py").write_text("import setup_mode\n" + library + 'if __name__ == "__main__":\n'
+                                               "    main()\n")
+    assert mode(model) == ("graph", LIBRARY)  # the target is made once per process
+    forget_projects()
+    assert mode(model) == ("graph", "train.py, through setup_mode.py:2")
+    (tmp_path / "app" / "train.py").write_text(library + 'if __name__ == "__main__":\n    main()\n')
+    forget_projects()
+    assert mode(model) == ("pynative", "MindSpore's default: train.py selects no mode")
