@@ -90,6 +90,35 @@ def run():
     return [before, net.head.get_flags().get("fp32"), net.head.get_flags().get("fp16")]
 """
 
+AMP_WHOLE_FLOAT16 = """
+import mindspore as ms
+from mindspore import Model, nn
+
+
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Dense(4, 4)
+        self.head = nn.Dense(4, 2)
+
+    def construct(self, x):
+        return self.head(self.body(x))
+
+
+def flags(net):
+    return [sorted(k for k, v in cell.get_flags().items() if k in ("fp16", "fp32", "bf16") and v)
+            for _, cell in sorted(net.cells_and_names())]
+
+
+def run():
+    net = Net()
+    net.to_float(ms.float16)
+    before = flags(net)
+    opt = nn.Momentum(net.trainable_params(), 0.1, 0.9)
+    model = Model(net, nn.MSELoss(), opt, amp_level="O3", loss_scale_manager=None)
+    return [before == flags(net), any("fp32" in cell for cell in flags(net))]
+"""
+
 GRADIENT_THROUGH_HELPER = """
 import mindspore as ms
 import numpy as np
@@ -252,6 +281,12 @@ def test_amp_level_recasts_a_network_converted_in_a_factory(tmp_path, level):
     line = AMP_FACTORY.splitlines().index(
         '    model = Model(net, nn.MSELoss(), opt, amp_level="O2", loss_scale_manager=None)') + 1
     assert _codes(AMP_FACTORY, level.lower()) == [(line, "MS301")]
+
+
+def test_an_amp_level_on_a_network_wholly_in_float16_turns_no_layer(tmp_path):
+    # net.to_float(float16) keeps nothing in float32: O3 changes no cell's flags, and MS301 says nothing.
+    assert _run(tmp_path, AMP_WHOLE_FLOAT16, "graph", "LAX", "run")["outputs"] == [True, False]
+    assert _codes(AMP_WHOLE_FLOAT16, "lax") == []
 
 
 def test_host_copy_in_a_helper_of_a_differentiated_function_zeroes_the_gradient(tmp_path):

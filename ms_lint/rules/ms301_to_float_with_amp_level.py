@@ -47,7 +47,9 @@ class ToFloatWithAmpLevel(Rule):
         `amp.auto_mixed_precision`/`amp.custom_mixed_precision`. Wrapping the network in other Cells
         (`nn.WithLossCell(net, loss)`) does not hide the conversion, nor does converting it in a factory function
         of the module (`net = build_network()` where `build_network` calls `to_float` or `auto_mixed_precision` and
-        returns the network).
+        returns the network). Reported only where a conversion keeps some layers in float32 (`to_float(float32)` on
+        the network or a sub-cell, `auto_mixed_precision`, `custom_mixed_precision`): a network put wholly in
+        float16 by `net.to_float(float16)` has nothing the level could turn, so it is not reported.
     """
     why = """
         MindSpore raises nothing and prints nothing: the amp level re-casts the network, so a layer the author kept
@@ -81,32 +83,46 @@ class ToFloatWithAmpLevel(Rule):
                 continue
             network = _network_argument(site.node)
             if isinstance(network, ast.Name) and (id(site.function), network.id) in converted:
-                origin = converted[(id(site.function), network.id)]
-                if origin is site.node:
-                    continue
+                origin, keeping = converted[(id(site.function), network.id)]
+                if origin is site.node or not any(call is not site.node for call in keeping):
+                    continue  # all in float16 already (`net.to_float(float16)` alone): nothing for the level to turn
                 yield self.report(module, site.node, ConvertedTwice(
                     network=network.id, converted_on_line=origin.lineno, amp_level=level, callee=site.qualname),
                     scope="")
 
 
-def _converted_networks(module: ModuleFacts) -> dict[tuple[int, str], ast.Call]:
-    """(enclosing function id, variable name) -> the call that converted it, for every converted network."""
-    converting_classes = set()
-    converted: dict[tuple[int, str], ast.Call] = {}
+# The call that first converted a network, and the conversions that keep some of its layers in float32.
+Conversion = tuple[ast.Call, tuple[ast.Call, ...]]
+
+
+def _converted_networks(module: ModuleFacts) -> dict[tuple[int, str], Conversion]:
+    """(enclosing function id, variable name) -> (the call that first converted it, the conversions that keep
+    layers in float32), for every converted network. What keeps float32: `to_float(float32)` on the network or a
+    sub-cell (in the function or in the network's class), `auto_mixed_precision`/`custom_mixed_precision` (their
+    levels and lists keep some layers in float32). `net.to_float(float16)` alone keeps none."""
+    converting_classes: dict[str, tuple[ast.Call, ...]] = {}
+    converted: dict[tuple[int, str], Conversion] = {}
+
+    def note(key: tuple[int, str], call: ast.Call, keeps: bool) -> None:
+        first, keeping = converted.get(key, (call, ()))
+        converted[key] = (first, keeping + ((call,) if keeps else ()))
+
     for site in module.calls_written("to_float", *_CONVERTERS):
         func = site.node.func
         if isinstance(func, ast.Attribute) and func.attr == "to_float":
             root = _root_name(func.value)
             if root is None:
                 continue
+            keeps = _to_float32(module, site.node)
             if site.owner is not None and site.function is not None and root == _self_of(site.function):
-                converting_classes.add(site.owner.name)
+                converting_classes[site.owner.name] = converting_classes.get(site.owner.name, ()) + (
+                    (site.node,) if keeps else ())
             else:
-                converted.setdefault((id(site.function), root), site.node)
+                note((id(site.function), root), site.node, keeps)
         elif api.is_mindspore_name(site.qualname, *_CONVERTERS) and site.node.args:
             network = site.node.args[0]
             if isinstance(network, ast.Name):
-                converted.setdefault((id(site.function), network.id), site.node)
+                note((id(site.function), network.id), site.node, True)
     if not converted and not converting_classes:
         return converted
     # Instances of converting classes, Cells built around converted networks, and what a factory function of this
@@ -125,7 +141,7 @@ def _converted_networks(module: ModuleFacts) -> dict[tuple[int, str], ast.Call]:
                 continue
             built = module.class_of_constructor(site.node)
             if built and built[1] is not None and built[1].name in converting_classes:
-                converted[key] = site.node
+                converted[key] = (site.node, converting_classes[built[1].name])
                 continue
             for argument in site.node.args:
                 if isinstance(argument, ast.Name) and (id(site.function), argument.id) in converted and (
@@ -135,17 +151,23 @@ def _converted_networks(module: ModuleFacts) -> dict[tuple[int, str], ast.Call]:
     return converted
 
 
-def _factories(module: ModuleFacts, converted: dict[tuple[int, str], ast.Call]) -> dict[str, ast.Call]:
-    """Module functions that return a converted network: name -> the call that converted it."""
-    found: dict[str, ast.Call] = {}
+def _factories(module: ModuleFacts, converted: dict[tuple[int, str], Conversion]) -> dict[str, Conversion]:
+    """Module functions that return a converted network: name -> its conversion (see ``_converted_networks``)."""
+    found: dict[str, Conversion] = {}
     for name, function in module.functions.items():
         for node in module.index.body_nodes_of(function, (ast.Return,)):
             value = node.value
             if isinstance(value, ast.Name) and (id(function), value.id) in converted:
                 found[name] = converted[(id(function), value.id)]
             elif isinstance(value, ast.Call) and api.is_mindspore_name(module.qualname(value.func), *_CONVERTERS):
-                found[name] = value
+                found[name] = (value, (value,))
     return found
+
+
+def _to_float32(module: ModuleFacts, call: ast.Call) -> bool:
+    """Whether a ``to_float(...)`` call keeps its cell in float32 (``mindspore.float32``, ``mstype.float32``)."""
+    dtype = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "dst_type"), None)
+    return dtype is not None and (module.qualname(dtype) or "").rsplit(".", 1)[-1] == "float32"
 
 
 def _assigned_name(module: ModuleFacts, site: CallSite) -> str | None:
