@@ -119,8 +119,12 @@ def message_reads(record: type) -> set[str]:
     seen: set[str] = set(read)
     while pending:
         for node in ast.walk(pending.pop()):
-            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
-                name = node.attr
+            # super().message(): the base's message, which fills in the template
+            inherited = (isinstance(node, ast.Attribute) and node.attr == "message" and isinstance(node.value, ast.Call)
+                         and isinstance(node.value.func, ast.Name) and node.value.func.id == "super")
+            own = isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self"
+            if inherited or own:
+                name = "template" if inherited else node.attr
                 if name == "template":
                     new = _template_names(record.template) - seen
                     seen |= new
@@ -192,8 +196,19 @@ class _Written(FindingData):
         return ", ".join(map(str, self.lines))
 
 
+@dataclass(frozen=True)
+class _Extended(FindingData):
+    template = "{name} here"
+    name: str
+    lines: list
+
+    def message(self) -> str:
+        return super().message() + f" (also {self.lines})"
+
+
 def test_the_field_reader_follows_templates_properties_and_methods():
     assert message_reads(_Sample) >= {"name", "where", "function"} and "spare" not in message_reads(_Sample)
+    assert message_reads(_Extended) >= {"name", "lines"}
     assert unread_fields(_Sample, {}) == ["spare"]
     assert unread_fields(_Sample, {"_Sample": {"spare"}}) == []
     assert unread_fields(_Written, {}) == []
