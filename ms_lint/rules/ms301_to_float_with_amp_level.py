@@ -113,6 +113,7 @@ def _converted_networks(module: ModuleFacts) -> dict[tuple[int, str], Conversion
             root = _root_name(func.value)
             if root is None:
                 continue
+            root = _iterated_network(site.function, root) or root
             keeps = _to_float32(module, site.node)
             if site.owner is not None and site.function is not None and root == _self_of(site.function):
                 converting_classes[site.owner.name] = converting_classes.get(site.owner.name, ()) + (
@@ -162,6 +163,20 @@ def _factories(module: ModuleFacts, converted: dict[tuple[int, str], Conversion]
             elif isinstance(value, ast.Call) and api.is_mindspore_name(module.qualname(value.func), *_CONVERTERS):
                 found[name] = (value, (value,))
     return found
+
+
+def _iterated_network(function, name: str) -> str | None:
+    """The network whose cells a loop of ``function`` binds ``name`` to (``for _, cell in net.cells_and_names():``
+    -> ``net``), else None."""
+    if function is None:
+        return None
+    for node in ast.walk(function):
+        if isinstance(node, ast.For) and any(isinstance(target, ast.Name) and target.id == name
+                                             for target in ast.walk(node.target)):
+            network = _root_name(node.iter)
+            if network is not None and network != name:
+                return network
+    return None
 
 
 def _to_float32(module: ModuleFacts, call: ast.Call) -> bool:
