@@ -113,7 +113,7 @@ def _converted_networks(module: ModuleFacts) -> dict[tuple[int, str], Conversion
             root = _root_name(func.value)
             if root is None:
                 continue
-            root = _iterated_network(site.function, root) or root
+            root = _iterated_network(site.function or module.tree, root) or root
             keeps = _to_float32(module, site.node)
             if site.owner is not None and site.function is not None and root == _self_of(site.function):
                 converting_classes[site.owner.name] = converting_classes.get(site.owner.name, ()) + (
@@ -165,12 +165,10 @@ def _factories(module: ModuleFacts, converted: dict[tuple[int, str], Conversion]
     return found
 
 
-def _iterated_network(function, name: str) -> str | None:
-    """The network whose cells a loop of ``function`` binds ``name`` to (``for _, cell in net.cells_and_names():``
-    -> ``net``), else None."""
-    if function is None:
-        return None
-    for node in ast.walk(function):
+def _iterated_network(scope: ast.AST, name: str) -> str | None:
+    """The network whose cells a loop of ``scope`` (a function, or the module) binds ``name`` to (``for _, cell in
+    net.cells_and_names():`` -> ``net``), else None."""
+    for node in ast.walk(scope):
         if isinstance(node, ast.For) and any(isinstance(target, ast.Name) and target.id == name
                                              for target in ast.walk(node.target)):
             network = _root_name(node.iter)
