@@ -27,6 +27,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+from collections import Counter
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Iterable, Mapping
@@ -1395,34 +1396,43 @@ _NAMING_FILES = (".py", ".sh", ".yaml", ".yml", ".json", ".cfg", ".ini", ".txt",
 # (``importlib.import_module("src.model")``, ``"src.model.Net"`` in a configuration).
 _IMPORT_LINE = re.compile(r"^[ \t]*(?:from[ \t]+[\w.]+[ \t]+import\b[^\n]*|import[ \t]+[^\n]*)", re.MULTILINE)
 _FILE_OR_PATH = re.compile(r"([A-Za-z_]\w*)\.py\b|(?<=[\w\])])\.([A-Za-z_]\w*)|([A-Za-z_]\w*)(?=\.[A-Za-z_])")
-_application_words: dict[str, tuple[dict[str, int], dict[str, int], set[str]]] = {}
+_application_words: dict[str, tuple[dict[str, int], dict[str, int], set[str]] | None] = {}
+# At most this many characters of an application's files are read for the names they use (an application folder
+# that big is a workspace of many, whose names say little of one of them).
+MAX_NAMING_TEXT = 32_000_000
 
 
-def _words_of(folder: str) -> tuple[dict[str, int], dict[str, int], set[str]]:
+def _words_of(folder: str) -> tuple[dict[str, int], dict[str, int], set[str]] | None:
     """(how often each word occurs in the files of the application at ``folder``, how often each is defined there:
     ``class X``, ``def x``, ``super(X, self)``; the words that may name a module: those of import statements, file
-    names and dotted paths), read once per process."""
-    known = _application_words.get(folder)
-    if known is not None:
-        return known
-    words: dict[str, int] = {}
+    names and dotted paths), read once per process; None where the folder holds more files or text than are read
+    (``MAX_SCANNED_FILES``, ``MAX_NAMING_TEXT``) or a Python file too large to read: what it would name is not
+    known."""
+    if folder in _application_words:
+        return _application_words[folder]
+    _application_words[folder] = None
+    words: Counter[str] = Counter()
     defined: dict[str, int] = {}
     modules: set[str] = set()
-    files = 0
+    files = size = 0
     for directory, subdirectories, names in os.walk(folder):
         subdirectories[:] = sorted(name for name in subdirectories
                                    if not name.startswith(".") and name not in _SKIPPED_DIRECTORIES)
+        files += len(names) + len(subdirectories)
+        if files > MAX_SCANNED_FILES:
+            return None
         for name in sorted(names):
             if not name.endswith(_NAMING_FILES):
                 continue
-            files += 1
-            if files > MAX_SCANNED_FILES:
-                break
             text = _text(os.path.join(directory, name))
             if text is None:
+                if name.endswith(".py"):
+                    return None
                 continue
-            for word in _WORD.findall(text):
-                words[word] = words.get(word, 0) + 1
+            size += len(text)
+            if size > MAX_NAMING_TEXT:
+                return None
+            words.update(_WORD.findall(text))
             for line in _IMPORT_LINE.findall(text):
                 modules.update(_WORD.findall(line))
             for match in _FILE_OR_PATH.finditer(text):
@@ -1450,7 +1460,10 @@ def never_run(path: str, names: Iterable[str]) -> frozenset[str]:
         # a library's module, an application kept among tests (their fixtures), or scripts inside a project that
         # is not theirs (an application folder in a library's package: its users import the modules)
         return frozenset()
-    words, defined, modules = _words_of(application[0])
+    read = _words_of(application[0])
+    if read is None:
+        return frozenset()  # too many files to read: what they name is not known
+    words, defined, modules = read
     names = frozenset(names)
     stem = os.path.splitext(os.path.basename(file))[0]
     if stem != "__init__" and file not in application[1] and stem not in modules and not _MAIN_GUARD.search(
