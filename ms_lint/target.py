@@ -830,6 +830,7 @@ def _forget_modes() -> None:
     _scripts.clear()
     _source_roots.clear()
     _application_words.clear()
+    _application_files.clear()
     _selections.clear()
     _imports.clear()
     _import_names.clear()
@@ -1398,6 +1399,29 @@ _FILE_OR_PATH = re.compile(r"([A-Za-z_]\w*)\.py\b|(?<=[\w\])])\.([A-Za-z_]\w*)|(
 _application_words: dict[str, tuple[dict[str, int], dict[str, int], set[str]]] = {}
 
 
+_application_files: dict[str, tuple[tuple[str, ...], bool]] = {}
+
+
+def _naming_files(folder: str, complete: bool = True) -> tuple[str, ...] | None:
+    """The files of the application at ``folder`` that may name its classes (``_NAMING_FILES``), at most
+    ``MAX_SCANNED_FILES``, listed once per process; None, where ``complete`` asks for all, when there are more."""
+    known = _application_files.get(folder)
+    if known is None:
+        files: list[str] = []
+        more = False
+        for directory, subdirectories, names in os.walk(folder):
+            subdirectories[:] = sorted(name for name in subdirectories
+                                       if not name.startswith(".") and name not in _SKIPPED_DIRECTORIES)
+            for name in sorted(names):
+                if name.endswith(_NAMING_FILES):
+                    if len(files) == MAX_SCANNED_FILES:
+                        more = True
+                        break
+                    files.append(os.path.join(directory, name))
+        _application_files[folder] = known = (tuple(files), more)
+    return None if complete and known[1] else known[0]
+
+
 def _words_of(folder: str) -> tuple[dict[str, int], dict[str, int], set[str]]:
     """(how often each word occurs in the files of the application at ``folder``, how often each is defined there:
     ``class X``, ``def x``, ``super(X, self)``; the words that may name a module: those of import statements, file
@@ -1408,40 +1432,30 @@ def _words_of(folder: str) -> tuple[dict[str, int], dict[str, int], set[str]]:
     words: dict[str, int] = {}
     defined: dict[str, int] = {}
     modules: set[str] = set()
-    files = 0
-    for directory, subdirectories, names in os.walk(folder):
-        subdirectories[:] = sorted(name for name in subdirectories
-                                   if not name.startswith(".") and name not in _SKIPPED_DIRECTORIES)
-        for name in sorted(names):
-            if not name.endswith(_NAMING_FILES):
-                continue
-            files += 1
-            if files > MAX_SCANNED_FILES:
-                break
-            text = _text(os.path.join(directory, name))
-            if text is None:
-                continue
-            for word in _WORD.findall(text):
-                words[word] = words.get(word, 0) + 1
-            for line in _IMPORT_LINE.findall(text):
-                modules.update(_WORD.findall(line))
-            for match in _FILE_OR_PATH.finditer(text):
-                modules.add(match.group(1) or match.group(2) or match.group(3))
-            if name.endswith(".py"):
-                for match in _DEFINED.finditer(text):
-                    word = match.group(1) or match.group(2)
-                    defined[word] = defined.get(word, 0) + 1
+    for path in _naming_files(folder, complete=False) or ():
+        text = _text(path)
+        if text is None:
+            continue
+        for word in _WORD.findall(text):
+            words[word] = words.get(word, 0) + 1
+        for line in _IMPORT_LINE.findall(text):
+            modules.update(_WORD.findall(line))
+        for match in _FILE_OR_PATH.finditer(text):
+            modules.add(match.group(1) or match.group(2) or match.group(3))
+        if path.endswith(".py"):
+            for match in _DEFINED.finditer(text):
+                word = match.group(1) or match.group(2)
+                defined[word] = defined.get(word, 0) + 1
     _application_words[folder] = known = (words, defined, modules)
     return known
 
 
-def never_run(path: str, names: Iterable[str]) -> frozenset[str]:
-    """Of ``names`` (the classes the module at ``path`` defines), those its application never runs: no file of the
-    application names them but where they are defined, in a module the application names (imports, or names in a
-    script or a configuration; an entry point runs its own). Empty for a library's module, for a module no file of
-    the application names yet (one being written is checked whole) and for a source without a file."""
+def _application_using(path: str) -> tuple[str, tuple[str, ...]] | None:
+    """The application (folder, entry points) that uses the module at ``path`` and that alone: None for a library's
+    module, for a module no file of the application names yet (one being written is checked whole) and for a
+    source without a file."""
     if not path or not os.path.isfile(path):
-        return frozenset()
+        return None
     file = os.path.abspath(path)
     root, _, recursive = project_root(file)
     application = application_of(file, root if recursive else None)
@@ -1449,14 +1463,44 @@ def never_run(path: str, names: Iterable[str]) -> frozenset[str]:
             os.path.abspath(root) != application[0] and application[0].startswith(os.path.join(root, ""))):
         # a library's module, an application kept among tests (their fixtures), or scripts inside a project that
         # is not theirs (an application folder in a library's package: its users import the modules)
-        return frozenset()
-    words, defined, modules = _words_of(application[0])
-    names = frozenset(names)
+        return None
+    _, _, modules = _words_of(application[0])
     stem = os.path.splitext(os.path.basename(file))[0]
     if stem != "__init__" and file not in application[1] and stem not in modules and not _MAIN_GUARD.search(
             _text(file) or ""):
-        return frozenset()  # a module no file names: not yet part of the application (being written), all checked
+        return None  # a module no file names: not yet part of the application (being written), all checked
+    return application
+
+
+def never_run(path: str, names: Iterable[str]) -> frozenset[str]:
+    """Of ``names`` (the classes the module at ``path`` defines), those its application never runs: no file of the
+    application names them but where they are defined, in a module the application names (imports, or names in a
+    script or a configuration; an entry point runs its own). Empty for a library's module, for a module no file of
+    the application names yet (one being written is checked whole) and for a source without a file."""
+    application = _application_using(path)
+    if application is None:
+        return frozenset()
+    words, defined, _ = _words_of(application[0])
     return frozenset(name for name in names if words.get(name, 0) <= defined.get(name, 0))
+
+
+def files_naming(path: str, name: str) -> tuple[tuple[str, str], ...] | None:
+    """(file, text) of each file of the application that uses the module at ``path`` whose text holds the word
+    ``name`` (a class the module defines), Python or not: every place the application can name it. None where
+    the module is no application's alone (``never_run``'s cases) or its application has more files than are read."""
+    application = _application_using(path)
+    if application is None:
+        return None
+    files = _naming_files(application[0])
+    if files is None:
+        return None
+    word = re.compile(rf"\b{re.escape(name)}\b")
+    found = []
+    for file in files:
+        text = _text(file)
+        if text is not None and name in text and word.search(text):
+            found.append((file, text))
+    return tuple(found)
 
 
 def never_run_key(path: str) -> str:

@@ -878,9 +878,28 @@ class GraphCode:
     def in_dead_branch(self, node: ast.AST, function: FunctionNode | None) -> bool:
         """Whether ``node``, in ``function``, lies in a branch of graph code that MindSpore's parser drops (its
         condition folds to a constant: ``if self.seq_aux:`` with ``self.seq_aux = False`` set once in
-        ``__init__``)."""
-        graph = self._graph_by_node.get(id(function)) if function is not None else None
-        return graph is not None and graph.is_dead(node)
+        ``__init__``), or in a branch of a Cell's ``__init__`` that no construction of the Cell runs (``if
+        batch_norm:`` where every site that builds it passes ``batch_norm=False``: ``constructor_constants``)."""
+        if function is None:
+            return False
+        graph = self._graph_by_node.get(id(function))
+        if graph is not None:
+            return graph.is_dead(node)
+        if function.name != "__init__":
+            return False
+        key = id(function)
+        if key not in self._constructors:
+            owner = self.class_of_function.get(key)
+            constants = owner.constructor_constants() if owner is not None and owner.methods.get(
+                "__init__") is function else {}
+            init = None
+            if constants:
+                init = FunctionKinds(self, function, owner)
+                init.parameter_values = {name: frozenset({(type(value), value)}) for name, value in constants.items()}
+                init.find_dead_code()
+            self._constructors[key] = init
+        init = self._constructors[key]
+        return init is not None and init.is_dead(node)
 
     # -- eager code (PyNative) ----------------------------------------------------------------------------
 

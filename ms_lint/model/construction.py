@@ -1,0 +1,139 @@
+"""What every place an application builds one of its classes passes to the parameters of its ``__init__``: the
+constants a parameter holds in every instance (``Net(batch_norm=False)`` and ``Net()`` with the default ``False``
+at each site), so that the branches they decide (``if batch_norm:``, ``if self.two_stage_type == "enclayer1":``) are
+known never to run. Read from the text of the application's files (``target.files_naming``): every word naming the
+class must be one the model understands (its definition, an import, a call, ``super(Cls, self)``, a docstring), else
+nothing is known; a library's class and a class no site builds have no constants."""
+from __future__ import annotations
+
+import ast
+import io
+import re
+import tokenize
+
+from ms_lint.model.syntax import FunctionNode
+from ms_lint.model.values import UNKNOWN, literal
+from ms_lint.target import files_naming
+
+_SWITCHES = (bool, str, type(None))  # the values that choose a branch (a number is a size, kept unknown)
+_MAX_TREES = 256
+_trees: dict[str, tuple[str, ast.Module | None]] = {}  # file -> (the text parsed, its tree; None: no Python)
+
+
+def constructor_constants(path: str, name: str, init: FunctionNode) -> dict[str, object]:
+    """Parameter -> the one switch (a bool, a string, None) every construction site of the class ``name`` (defined with ``init`` in the
+    module at ``path``) passes it or leaves at its default; parameters that differ or are not known are left out."""
+    parameters, defaults = _signature(init)
+    if not parameters:
+        return {}
+    files = files_naming(path, name)
+    if not files:
+        return {}
+    word = re.compile(rf"\b{re.escape(name)}\b")
+    sites: list[ast.Call] = []
+    definitions = 0
+    for file, text in files:
+        if not file.endswith(".py"):
+            return {}  # a configuration or a script names it: built in ways the model does not read
+        found = _sites_in(file, text, name, word)
+        if found is None:
+            return {}
+        definitions += found[0]
+        sites.extend(found[1])
+    if definitions != 1 or not sites:
+        return {}
+    values: dict[str, set] = {parameter: set() for parameter in parameters}
+    for call in sites:
+        passed = _passed(call, parameters, defaults)
+        if passed is None:
+            return {}
+        for parameter, value in passed.items():
+            values[parameter].add(UNKNOWN if value is UNKNOWN else (type(value), value))
+    return {parameter: next(iter(found))[1] for parameter, found in values.items()
+            if len(found) == 1 and UNKNOWN not in found and next(iter(found))[0] in _SWITCHES}
+
+
+def _signature(init: FunctionNode) -> tuple[list[str], dict[str, object]]:
+    """The parameters of ``__init__`` after the instance, positional ones first, and the literal defaults."""
+    arguments = init.args
+    positional = [argument.arg for argument in (*arguments.posonlyargs, *arguments.args)][1:]
+    defaults: dict[str, object] = {}
+    names = [argument.arg for argument in (*arguments.posonlyargs, *arguments.args)]
+    for parameter, default in zip(names[len(names) - len(arguments.defaults):], arguments.defaults):
+        defaults[parameter] = literal(default)
+    for argument, default in zip(arguments.kwonlyargs, arguments.kw_defaults):
+        if default is not None:
+            defaults[argument.arg] = literal(default)
+    return positional + [argument.arg for argument in arguments.kwonlyargs], defaults
+
+
+def _passed(call: ast.Call, parameters: list[str], defaults: dict[str, object]) -> dict[str, object] | None:
+    """What one site passes each parameter (UNKNOWN where not a literal); None where ``*args``/``**kwargs`` hide it."""
+    if any(isinstance(argument, ast.Starred) for argument in call.args) or any(
+            keyword.arg is None for keyword in call.keywords):
+        return None
+    passed: dict[str, object] = dict(zip(parameters, (literal(argument) for argument in call.args)))
+    for keyword in call.keywords:
+        if keyword.arg in parameters:
+            passed[keyword.arg] = literal(keyword.value)
+    return {parameter: passed[parameter] if parameter in passed else defaults.get(parameter, UNKNOWN)
+            for parameter in parameters}
+
+
+def _sites_in(file: str, text: str, name: str, word: re.Pattern) -> tuple[int, list[ast.Call]] | None:
+    """(definitions of ``name``, the calls that build it) in one Python file; None where the file names it in a way
+    not understood (passed as a value, a base class, a string, imported under another name, not Python)."""
+    tree = _tree(file, text)
+    if tree is None:
+        return None
+    named, in_strings = 0, 0
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            if token.type == tokenize.NAME and token.string == name:
+                named += 1
+            elif token.type == tokenize.STRING and name in token.string:
+                in_strings += len(word.findall(token.string))
+    except (tokenize.TokenError, SyntaxError):
+        return None
+    understood, in_docstrings, definitions = 0, 0, 0
+    sites: list[ast.Call] = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            docstring = ast.get_docstring(node, clean=False)
+            if docstring and name in docstring:
+                in_docstrings += len(word.findall(docstring))
+        if isinstance(node, ast.ClassDef) and node.name == name:
+            definitions += 1
+            understood += 1
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            for alias in node.names:
+                if alias.name.rsplit(".", 1)[-1] == name:
+                    if alias.asname not in (None, name):
+                        return None  # built under another name
+                    understood += 1 + (alias.asname == name)
+        elif isinstance(node, ast.Call):
+            callee = node.func
+            if (isinstance(callee, ast.Name) and callee.id == name) or (
+                    isinstance(callee, ast.Attribute) and callee.attr == name):
+                sites.append(node)
+                understood += 1
+            elif isinstance(callee, ast.Name) and callee.id == "super" and node.args and isinstance(
+                    node.args[0], ast.Name) and node.args[0].id == name:
+                understood += 1
+    if named != understood or in_strings != in_docstrings:
+        return None
+    return definitions, sites
+
+
+def _tree(file: str, text: str) -> ast.Module | None:
+    known = _trees.get(file)
+    if known is not None and known[0] is text:
+        return known[1]
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        tree = None
+    if len(_trees) >= _MAX_TREES:
+        _trees.clear()
+    _trees[file] = (text, tree)
+    return tree
