@@ -154,3 +154,61 @@ def test_a_parameter_init_binds_again_is_unknown(tmp_path):
     model.write_text(MODEL.replace("self.batch_norm = batch_norm", "batch_norm = batch_norm or channels > 8\n"
                                    "        self.batch_norm = batch_norm"))
     assert found(model) == [(NORM_LINE + 1, "MS608"), (TRY_NORM_LINE + 1, "MS109")]
+
+
+def test_a_string_that_only_mentions_the_class_is_no_site(tmp_path):
+    model = application(tmp_path / "app", "net = Net(3)\nassert net, 'Net is built with defaults'\n")
+    assert constants(model) == {"batch_norm": False, "mode": "fc"}
+    assert found(model) == []
+
+
+@pytest.mark.parametrize("names", ["registry = {'type': 'Net'}\n", "path = 'model.Net'\n", "code = 'Net(3, True)'\n"])
+def test_a_string_that_may_name_the_class_to_code_is_unknown(tmp_path, names):
+    model = application(tmp_path / "app", "net = Net(3)\n" + names)
+    assert constants(model) == {}
+    assert found(model) == ALL
+
+
+HELPERS = textwrap.dedent("""\
+    from mindspore import nn
+
+
+    def _bn(channel, res_base=False):
+        if res_base:
+            return nn.BatchNorm2d(channel, momentum=0.1)
+        return nn.BatchNorm2d(channel, momentum=0.9)
+
+
+    class Block(nn.Cell):
+        def __init__(self, channel):
+            super().__init__()
+            self.bn = _bn(channel)
+
+        def construct(self, x):
+            return self.bn(x)
+
+
+    class ResNet(nn.Cell):
+        def __init__(self, channel, res_base=False):
+            super().__init__()
+            self.res_base = res_base
+            self.bn = _bn(channel, self.res_base)
+            self.block = Block(channel)
+
+        def construct(self, x):
+            return self.block(self.bn(x))
+""")
+
+
+@pytest.mark.parametrize("builds, lines", [
+    ("net = ResNet(3)\n", []),
+    ("net = ResNet(3, res_base=False)\n", []),
+    ("net = ResNet(3, res_base=True)\n", [6]),  # a site that sets it
+    ("net = ResNet(3)\nfrom model import _bn\nnorm = _bn(3, True)\n", [6]),  # the helper called elsewhere
+])
+def test_a_helper_every_caller_passes_a_switch_to_drops_its_branch(tmp_path, builds, lines):
+    root = tmp_path / "app"
+    root.mkdir()
+    (root / "model.py").write_text(HELPERS)
+    (root / "train.py").write_text(TRAIN.replace("import Net", "import ResNet") + builds)
+    assert [f.line for f in check_file(str(root / "model.py"), Settings(), ["MS608"])] == lines
