@@ -27,6 +27,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+import zlib
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Iterable, Mapping
@@ -1391,6 +1392,7 @@ def mode_of(path: str, bound: str | None) -> ModuleMode:
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _DEFINED = re.compile(r"\b(?:class|def)\s+([A-Za-z_][A-Za-z0-9_]*)|\bsuper\(\s*([A-Za-z_][A-Za-z0-9_]*)\s*,")
 _CLASS = re.compile(r"^\s*class\s+([A-Za-z_][A-Za-z0-9_]*)", re.MULTILINE)
+_FUNCTION = re.compile(r"^def\s+([A-Za-z_][A-Za-z0-9_]*)", re.MULTILINE)  # a module's own functions
 _NAMING_FILES = (".py", ".sh", ".yaml", ".yml", ".json", ".cfg", ".ini", ".txt", ".toml")
 # How a file names a module: an import statement's names, a file name (``model.py``), a dotted path in a string
 # (``importlib.import_module("src.model")``, ``"src.model.Net"`` in a configuration).
@@ -1510,6 +1512,23 @@ def never_run_key(path: str) -> str:
     if not text:
         return ""
     return ",".join(sorted(never_run(path, _CLASS.findall(text))))
+
+
+def sites_key(path: str) -> str:
+    """A digest of the other files of the application that name the classes and functions the file at ``path``
+    defines (for result caches: a file that comes to build one with other arguments checks the module again:
+    ``model.construction``); empty where none does."""
+    text = _text(path) if path and os.path.isfile(path) else None
+    if not text:
+        return ""
+    own = os.path.abspath(path)
+    naming: set[str] = set()
+    for name in {*_CLASS.findall(text), *_FUNCTION.findall(text)}:
+        naming.update(file for file, _ in files_naming(path, name) or () if file != own)
+    digest = zlib.crc32(b"")
+    for file in sorted(naming):
+        digest = zlib.crc32(file.encode() + (_text(file) or "").encode("utf-8", "replace"), digest)
+    return f"{digest:08x}" if naming else ""
 
 # ------------------------------------------------------------------------------------------------------- versions
 

@@ -14,7 +14,7 @@ import pytest
 from ms_lint.engine import check_file
 from ms_lint.model.construction import constructor_constants
 from ms_lint.settings import Settings
-from ms_lint.target import forget_projects
+from ms_lint.target import forget_projects, sites_key
 
 MODEL = textwrap.dedent("""\
     from mindspore import nn
@@ -212,3 +212,12 @@ def test_a_helper_every_caller_passes_a_switch_to_drops_its_branch(tmp_path, bui
     (root / "model.py").write_text(HELPERS)
     (root / "train.py").write_text(TRAIN.replace("import Net", "import ResNet") + builds)
     assert [f.line for f in check_file(str(root / "model.py"), Settings(), ["MS608"])] == lines
+
+
+def test_a_result_cache_checks_the_module_again_when_a_site_changes(tmp_path):
+    model = application(tmp_path / "app", "net = Net(3)\n")
+    before = sites_key(str(model))
+    assert sites_key(str(model)) == before
+    (tmp_path / "app" / "train.py").write_text(TRAIN + "net = Net(3, batch_norm=True)\n")
+    forget_projects()
+    assert sites_key(str(model)) != before
