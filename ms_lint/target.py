@@ -27,6 +27,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+import zlib
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
@@ -831,6 +832,7 @@ def _forget_modes() -> None:
     _scripts.clear()
     _source_roots.clear()
     _application_words.clear()
+    _application_files.clear()
     _selections.clear()
     _imports.clear()
     _import_names.clear()
@@ -1391,6 +1393,7 @@ def mode_of(path: str, bound: str | None) -> ModuleMode:
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _DEFINED = re.compile(r"\b(?:class|def)\s+([A-Za-z_][A-Za-z0-9_]*)|\bsuper\(\s*([A-Za-z_][A-Za-z0-9_]*)\s*,")
 _CLASS = re.compile(r"^\s*class\s+([A-Za-z_][A-Za-z0-9_]*)", re.MULTILINE)
+_FUNCTION = re.compile(r"^def\s+([A-Za-z_][A-Za-z0-9_]*)", re.MULTILINE)  # a module's own functions
 _NAMING_FILES = (".py", ".sh", ".yaml", ".yml", ".json", ".cfg", ".ini", ".txt", ".toml")
 # How a file names a module: an import statement's names, a file name (``model.py``), a dotted path in a string
 # (``importlib.import_module("src.model")``, ``"src.model.Net"`` in a configuration).
@@ -1402,10 +1405,34 @@ _application_words: dict[str, tuple[dict[str, int], dict[str, int], set[str]] | 
 MAX_NAMING_TEXT = 32_000_000
 
 
+_application_files: dict[str, tuple[tuple[str, ...], bool]] = {}
+
+
+def _naming_files(folder: str, complete: bool = True) -> tuple[str, ...] | None:
+    """The files of the application at ``folder`` that may name its classes (``_NAMING_FILES``), listed once per
+    process, walking at most ``MAX_SCANNED_FILES`` entries; None, where ``complete`` asks for all, when there are
+    more."""
+    known = _application_files.get(folder)
+    if known is None:
+        files: list[str] = []
+        more = False
+        seen = 0
+        for directory, subdirectories, names in os.walk(folder):
+            subdirectories[:] = sorted(name for name in subdirectories
+                                       if not name.startswith(".") and name not in _SKIPPED_DIRECTORIES)
+            seen += len(names) + len(subdirectories)
+            if seen > MAX_SCANNED_FILES:
+                more = True
+                break
+            files.extend(os.path.join(directory, name) for name in sorted(names) if name.endswith(_NAMING_FILES))
+        _application_files[folder] = known = (tuple(files), more)
+    return None if complete and known[1] else known[0]
+
+
 def _words_of(folder: str) -> tuple[dict[str, int], dict[str, int], set[str]] | None:
     """(how often each word occurs in the files of the application at ``folder``, how often each is defined there:
     ``class X``, ``def x``, ``super(X, self)``; the words that may name a module: those of import statements, file
-    names and dotted paths), read once per process; None where the folder holds more files or text than are read
+    names and dotted paths), read once per process; None where the folder holds more entries or text than are read
     (``MAX_SCANNED_FILES``, ``MAX_NAMING_TEXT``) or a Python file too large to read: what it would name is not
     known."""
     if folder in _application_words:
@@ -1414,44 +1441,38 @@ def _words_of(folder: str) -> tuple[dict[str, int], dict[str, int], set[str]] | 
     words: Counter[str] = Counter()
     defined: dict[str, int] = {}
     modules: set[str] = set()
-    files = size = 0
-    for directory, subdirectories, names in os.walk(folder):
-        subdirectories[:] = sorted(name for name in subdirectories
-                                   if not name.startswith(".") and name not in _SKIPPED_DIRECTORIES)
-        files += len(names) + len(subdirectories)
-        if files > MAX_SCANNED_FILES:
-            return None
-        for name in sorted(names):
-            if not name.endswith(_NAMING_FILES):
-                continue
-            text = _text(os.path.join(directory, name))
-            if text is None:
-                if name.endswith(".py"):
-                    return None
-                continue
-            size += len(text)
-            if size > MAX_NAMING_TEXT:
+    size = 0
+    files = _naming_files(folder)
+    if files is None:
+        return None
+    for path in files:
+        text = _text(path)
+        if text is None:
+            if path.endswith(".py"):
                 return None
-            words.update(_WORD.findall(text))
-            for line in _IMPORT_LINE.findall(text):
-                modules.update(_WORD.findall(line))
-            for match in _FILE_OR_PATH.finditer(text):
-                modules.add(match.group(1) or match.group(2) or match.group(3))
-            if name.endswith(".py"):
-                for match in _DEFINED.finditer(text):
-                    word = match.group(1) or match.group(2)
-                    defined[word] = defined.get(word, 0) + 1
+            continue
+        size += len(text)
+        if size > MAX_NAMING_TEXT:
+            return None
+        words.update(_WORD.findall(text))
+        for line in _IMPORT_LINE.findall(text):
+            modules.update(_WORD.findall(line))
+        for match in _FILE_OR_PATH.finditer(text):
+            modules.add(match.group(1) or match.group(2) or match.group(3))
+        if path.endswith(".py"):
+            for match in _DEFINED.finditer(text):
+                word = match.group(1) or match.group(2)
+                defined[word] = defined.get(word, 0) + 1
     _application_words[folder] = known = (words, defined, modules)
     return known
 
 
-def never_run(path: str, names: Iterable[str]) -> frozenset[str]:
-    """Of ``names`` (the classes the module at ``path`` defines), those its application never runs: no file of the
-    application names them but where they are defined, in a module the application names (imports, or names in a
-    script or a configuration; an entry point runs its own). Empty for a library's module, for a module no file of
-    the application names yet (one being written is checked whole) and for a source without a file."""
+def _application_using(path: str) -> tuple[str, tuple[str, ...]] | None:
+    """The application (folder, entry points) that uses the module at ``path`` and that alone: None for a library's
+    module, for a module no file of the application names yet (one being written is checked whole) and for a
+    source without a file."""
     if not path or not os.path.isfile(path):
-        return frozenset()
+        return None
     file = os.path.abspath(path)
     root, _, recursive = project_root(file)
     application = application_of(file, root if recursive else None)
@@ -1459,17 +1480,48 @@ def never_run(path: str, names: Iterable[str]) -> frozenset[str]:
             os.path.abspath(root) != application[0] and application[0].startswith(os.path.join(root, ""))):
         # a library's module, an application kept among tests (their fixtures), or scripts inside a project that
         # is not theirs (an application folder in a library's package: its users import the modules)
-        return frozenset()
+        return None
     read = _words_of(application[0])
     if read is None:
-        return frozenset()  # too many files to read: what they name is not known
-    words, defined, modules = read
-    names = frozenset(names)
+        return None  # too many files to read: what they name is not known
+    modules = read[2]
     stem = os.path.splitext(os.path.basename(file))[0]
     if stem != "__init__" and file not in application[1] and stem not in modules and not _MAIN_GUARD.search(
             _text(file) or ""):
-        return frozenset()  # a module no file names: not yet part of the application (being written), all checked
+        return None  # a module no file names: not yet part of the application (being written), all checked
+    return application
+
+
+def never_run(path: str, names: Iterable[str]) -> frozenset[str]:
+    """Of ``names`` (the classes the module at ``path`` defines), those its application never runs: no file of the
+    application names them but where they are defined, in a module the application names (imports, or names in a
+    script or a configuration; an entry point runs its own). Empty for a library's module, for a module no file of
+    the application names yet (one being written is checked whole) and for a source without a file."""
+    application = _application_using(path)
+    read = _words_of(application[0]) if application is not None else None
+    if read is None:
+        return frozenset()
+    words, defined, _ = read
     return frozenset(name for name in names if words.get(name, 0) <= defined.get(name, 0))
+
+
+def files_naming(path: str, name: str) -> tuple[tuple[str, str], ...] | None:
+    """(file, text) of each file of the application that uses the module at ``path`` whose text holds the word
+    ``name`` (a class the module defines), Python or not: every place the application can name it. None where
+    the module is no application's alone (``never_run``'s cases) or its application has more files than are read."""
+    application = _application_using(path)
+    if application is None:
+        return None
+    files = _naming_files(application[0])
+    if files is None:
+        return None
+    word = re.compile(rf"\b{re.escape(name)}\b")
+    found = []
+    for file in files:
+        text = _text(file)
+        if text is not None and name in text and word.search(text):
+            found.append((file, text))
+    return tuple(found)
 
 
 def never_run_key(path: str) -> str:
@@ -1479,6 +1531,23 @@ def never_run_key(path: str) -> str:
     if not text:
         return ""
     return ",".join(sorted(never_run(path, _CLASS.findall(text))))
+
+
+def sites_key(path: str) -> str:
+    """A digest of the other files of the application that name the classes and functions the file at ``path``
+    defines (for result caches: a file that comes to build one with other arguments checks the module again:
+    ``model.construction``); empty where none does."""
+    text = _text(path) if path and os.path.isfile(path) else None
+    if not text:
+        return ""
+    own = os.path.abspath(path)
+    naming: set[str] = set()
+    for name in {*_CLASS.findall(text), *_FUNCTION.findall(text)}:
+        naming.update(file for file, _ in files_naming(path, name) or () if file != own)
+    digest = zlib.crc32(b"")
+    for file in sorted(naming):
+        digest = zlib.crc32(file.encode() + (_text(file) or "").encode("utf-8", "replace"), digest)
+    return f"{digest:08x}" if naming else ""
 
 # ------------------------------------------------------------------------------------------------------- versions
 

@@ -10,6 +10,8 @@ Layers, each asking only those above it in this list (and never the engine or a 
 - ``flow``: which names a function reads where some path leaves them unbound, joined as MindSpore's parser joins
   branches and loops (syntactic: asks no other layer);
 - ``project``: classes and functions of the project's other modules, kept as summaries;
+- ``construction``: the switches every place an application builds one of its Cells (or calls a function of the
+  module) passes, read from the application's files;
 - ``classes``: Cell lineage, jit classes, user classes, what a Cell's attributes hold;
 - ``containers``: the plain lists, tuples and dicts of Cells or Parameters a Cell keeps unregistered;
 - ``ranks``: the least number of dimensions a tensor value evidently has, from the calls that shaped it;

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Iterator, Sequence
 from ms_lint import mindspore_api as api
 from ms_lint.model.project import (ProjectClass, answer, class_answer, class_location, facts_of, project_class,
                                    project_method)
+from ms_lint.model.construction import constructor_constants
 from ms_lint.model.scopes import ASSIGNMENT
 from ms_lint.model.syntax import (FunctionNode, decorator_callee, first_argument, is_attribute_of, is_static,
                                   self_attribute)
@@ -56,6 +57,8 @@ class ClassInfo:
         self._constants_found: dict[str, object] = {}  # attribute -> what constant_attribute answered
         # weak: the module owns its classes, and a cycle would keep the whole tree alive until a full collection
         self._module = weakref.ref(module) if module is not None else None
+        self._owner = self._module  # kept: the module the class lies in
+        self._constructed: dict[str, object] | None = None
         self._tensor_attributes: set[str] = set()
         self._cell_attributes: dict[str, str | None] = {}
         self._object_attributes: dict[str, "UserType"] = {}
@@ -99,9 +102,9 @@ class ClassInfo:
         """The constant ``self.<attribute>`` holds in every instance: one write in ``__init__`` (or the class body),
         and no other anywhere in the class's lineage, of a value that folds to a constant from literals and other
         such attributes (``self.use_sdpa = self.implementation == "sdpa"`` after ``self.implementation = "eager"``,
-        ``self.a = self.b and self.c``); else UNKNOWN. A value read from a parameter of ``__init__`` or any other
-        name is not folded: what callers pass may differ. ``self.training`` is never constant: ``set_train``
-        switches it."""
+        ``self.a = self.b and self.c``); else UNKNOWN. A parameter of ``__init__`` folds to the constant every place
+        that builds the class passes it (``constructor_constants``); any other name is not folded. ``self.training``
+        is never constant: ``set_train`` switches it."""
         if attribute == "training" or attribute in _seen:
             return UNKNOWN
         # Asked once per attribute: chains of attributes built from each other share their operands. An answer
@@ -123,13 +126,33 @@ class ClassInfo:
             return value_literal
         self_name = first_argument(info.methods[method]) if method in info.methods else None
         seen = _seen | {attribute}
+        constructed = info.constructor_constants()
 
         def lookup(expr: ast.AST):
             if self_attribute(expr, self_name) is not None:
                 return self.constant_attribute(expr.attr, seen)
+            if isinstance(expr, ast.Name):
+                return constructed.get(expr.id, UNKNOWN)
             return UNKNOWN
 
         return constant_value(value, lookup)
+
+    def constructor_constants(self) -> dict[str, object]:
+        """Parameter of ``__init__`` -> the constant every place its application builds this Cell class passes it
+        (or leaves at its default), for the parameters ``__init__`` never binds again (``model.construction``);
+        empty for a library's class, a class built in ways the model does not read, or no Cell."""
+        found = self._constructed
+        if found is None:
+            found = self._constructed = {}
+            module = self._owner() if self._owner is not None else None
+            init = self.methods.get("__init__")
+            if module is not None and self.is_cell and init is not None and module.path and "." not in self.key:
+                rebound = {node.id for node in ast.walk(init)
+                           if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load)}
+                found.update((name, value) for name, value in constructor_constants(module.path, self.name,
+                                                                                    init).items()
+                             if name not in rebound)
+        return found
 
     def lineage(self) -> tuple["ClassInfo", ...]:
         """This class, then its base classes of this module, in lookup order; each once, even through cycles."""

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Iterator
 
 from ms_lint import mindspore_api as api
 from ms_lint.model.classes import ClassInfo
+from ms_lint.model.construction import function_constants
 from ms_lint.model.kinds import FunctionKinds, parameter_kinds_of_call
 from ms_lint.model.project import project_class_facts, project_function
 from ms_lint.model.syntax import (FunctionNode, decorator_callee, first_argument, is_classmethod, is_static,
@@ -878,9 +879,49 @@ class GraphCode:
     def in_dead_branch(self, node: ast.AST, function: FunctionNode | None) -> bool:
         """Whether ``node``, in ``function``, lies in a branch of graph code that MindSpore's parser drops (its
         condition folds to a constant: ``if self.seq_aux:`` with ``self.seq_aux = False`` set once in
-        ``__init__``)."""
-        graph = self._graph_by_node.get(id(function)) if function is not None else None
-        return graph is not None and graph.is_dead(node)
+        ``__init__``), or in a branch of a Cell's ``__init__`` that no construction of the Cell runs (``if
+        batch_norm:`` where every site that builds it passes ``batch_norm=False``: ``constructor_constants``), or of
+        a function of the module no call runs (``_bn(channel, res_base=False)`` that every ``__init__`` calls with
+        ``self.res_base`` holding ``False``: ``function_constants``)."""
+        if function is None:
+            return False
+        graph = self._graph_by_node.get(id(function))
+        if graph is not None:
+            return graph.is_dead(node)
+        folded = self._folded_by_callers(function)
+        return folded is not None and folded.is_dead(node)
+
+    def _folded_by_callers(self, function: FunctionNode) -> FunctionKinds | None:
+        """A Cell's ``__init__``, or a function of the module, with the switches every caller passes it, its
+        branches folded (``in_dead_branch``); None for other code. Once per function."""
+        key = id(function)
+        if key in self._constructors:
+            return self._constructors[key]
+        self._constructors[key] = None  # (a guard: a function whose callers' arguments ask about it again)
+        owner = self.class_of_function.get(key)
+        constants = None
+        if owner is not None and function.name == "__init__" and owner.methods.get("__init__") is function:
+            constants = owner.constructor_constants()
+        elif owner is None and self.functions.get(function.name) is function and self.path:
+            constants = function_constants(self.path, function, self.tree, self._argument_constant)
+        folded = None
+        if constants is not None:
+            folded = FunctionKinds(self, function, owner)
+            folded.parameter_values = {name: frozenset({(type(value), value)}) for name, value in constants.items()}
+            if constants:
+                folded.find_dead_code()
+        self._constructors[key] = folded
+        return folded
+
+    def _argument_constant(self, call: ast.Call, argument: ast.expr):
+        """What an argument of a call of this module folds to: in a Cell's ``__init__``, with what its callers pass
+        (``self.res_base``, ``res_base``); elsewhere only a literal."""
+        for info in self.classes.values():
+            init = info.methods.get("__init__")
+            if init is not None and init.lineno <= call.lineno <= (init.end_lineno or init.lineno):
+                folded = self._folded_by_callers(init)
+                return folded.constant(argument) if folded is not None else literal(argument)
+        return literal(argument)
 
     # -- eager code (PyNative) ----------------------------------------------------------------------------
 

@@ -148,6 +148,7 @@ class ModuleFacts(ClassFacts, GraphCode):
         # branches, computed with no answer the recursion guard shaped
         self._environments: dict[tuple, tuple[dict, dict]] = {}
         self._eager_functions: list[EagerFunction] | None = None
+        self._constructors: dict[int, object] = {}  # id(__init__) -> it, folded (``in_dead_branch``)
         self._call_graph: _CallGraph | None = None
         for info in self.classes.values():
             info.start_attributes(self)
@@ -177,6 +178,7 @@ class ModuleFacts(ClassFacts, GraphCode):
         self.graph_functions = []
         self._graph_by_node = {}
         self._eager_functions = None
+        self._constructors = {}
         self._classes_named = {}
         self._classes_of = {}
         self._call_graph = None

@@ -99,7 +99,9 @@ class PlainContainerOfCells(Rule):
 
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         for container in module.plain_containers():
-            sites = [statement for statement, kind in container.element_sites if kind == "cell"]
+            init = container.owner.methods.get("__init__")
+            sites = [statement for statement, kind in container.element_sites
+                     if kind == "cell" and not module.in_dead_branch(statement, init)]
             if not sites:
                 continue
             # One container, one root cause: reported once, where its first Cell goes in; the message names the

@@ -190,6 +190,8 @@ class ConvPaddingWithoutPadMode(Rule):
 
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         for site in module.calls_to(*CONVOLUTIONS):
+            if module.in_dead_branch(site.node, site.function):
+                continue
             per_dimension = per_dimension_padding(site.node, site.qualname)
             if per_dimension is not None:
                 yield self._per_dimension(module, site, *per_dimension)

@@ -165,6 +165,8 @@ def _reported(module: ModuleFacts, version: str) -> list[tuple[tuple[object, map
 
 def _shifted_calls(module: ModuleFacts, version: str) -> Iterator[tuple[tuple, tuple, ast.Call]]:
     for site in module.calls_to(*mapping.class_names("position")):
+        if module.in_dead_branch(site.node, site.function):
+            continue
         shifted = shifted_positional(site.node, site.qualname, version, _literals_bound(module, site.function))
         if shifted is None or api.keywords_not_taken(site.qualname, site.node, version):
             continue  # MS604 reports a call with a keyword the layer does not take, and names this too

@@ -113,8 +113,9 @@ def _reported(module: ModuleFacts, version: str) -> list[tuple[tuple, list[ast.e
 
 def _arguments(module: ModuleFacts, version: str) -> Iterator[tuple[tuple, tuple, ast.expr]]:
     for site in module.calls_to(*mapping.class_names("meaning")):
-        if api.keywords_not_taken(site.qualname, site.node, version):
-            continue  # MS604's: building it raises first
+        if api.keywords_not_taken(site.qualname, site.node, version) or module.in_dead_branch(site.node,
+                                                                                              site.function):
+            continue  # MS604's: building it raises first; or never built
         function, owner = site.function, site.owner
         for difference in mapping.differences(site.qualname, "meaning", version):
             if difference.equivalent != "1 - x":

@@ -107,7 +107,8 @@ class PytorchDefaultDiffers(Rule):
 
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         version = module.target.version
-        sites = [site for site in module.calls_to(*mapping.class_names("default"))]
+        sites = [site for site in module.calls_to(*mapping.class_names("default"))
+                 if not module.in_dead_branch(site.node, site.function)]
         if not sites:
             return
         evidence = _port_evidence(module, version)

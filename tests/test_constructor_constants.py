@@ -1,0 +1,223 @@
+"""The constants every place an application builds one of its Cells passes to ``__init__``
+(``ms_lint.model.construction``, asked through ``ClassInfo.constructor_constants``): the branches they decide are
+never run, in ``construct`` (graph code: no rule reports them) and in ``__init__`` (MS201, MS205, MS606, MS608,
+MS609 leave them out). A site that passes another value, a value not known, ``**kwargs``, or that names the class
+in a way not read makes the parameter unknown; so does a library's class and a class no site builds."""
+from __future__ import annotations
+
+import ast
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from ms_lint.engine import check_file
+from ms_lint.model.construction import constructor_constants
+from ms_lint.settings import Settings
+from ms_lint.target import forget_projects, sites_key
+
+MODEL = textwrap.dedent("""\
+    from mindspore import nn
+
+
+    class Net(nn.Cell):
+        \"\"\"A Net with an optional norm layer.\"\"\"
+
+        def __init__(self, channels, batch_norm=False, mode="fc"):
+            super(Net, self).__init__()
+            self.batch_norm = batch_norm
+            self.mode = mode
+            self.dense = nn.Dense(channels, channels)
+            if batch_norm:
+                self.norm = nn.BatchNorm1d(channels, momentum=0.1)
+            if not mode == "fc":
+                self.layers = [nn.Dense(channels, channels)]
+
+        def construct(self, x):
+            if self.batch_norm:
+                try:
+                    x = self.norm(x)
+                except ValueError:
+                    pass
+            if self.mode == "conv":
+                try:
+                    x = x * 2
+                except ValueError:
+                    pass
+            return self.dense(x)
+""")
+NORM_LINE, LAYERS_LINE, TRY_NORM_LINE, TRY_MODE_LINE = 13, 15, 19, 24
+TRAIN = "import mindspore as ms\nfrom model import Net\n\nms.set_context(mode=ms.GRAPH_MODE)\n"
+CODES = ["MS109", "MS201", "MS608"]
+
+
+@pytest.fixture(autouse=True)
+def fresh_projects():
+    forget_projects()
+    yield
+    forget_projects()
+
+
+def application(root: Path, builds: str, **files: str) -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "model.py").write_text(MODEL)
+    (root / "train.py").write_text(TRAIN + builds)
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return root / "model.py"
+
+
+def constants(model: Path) -> dict[str, object]:
+    tree = ast.parse(model.read_text())
+    init = next(node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef) and node.name == "__init__")
+    return constructor_constants(str(model), "Net", init)
+
+
+def found(model: Path) -> list[tuple[int, str]]:
+    return sorted((f.line, f.code) for f in check_file(str(model), Settings(), CODES))
+
+
+ALL = [(NORM_LINE, "MS608"), (LAYERS_LINE, "MS201"), (TRY_NORM_LINE, "MS109"), (TRY_MODE_LINE, "MS109")]
+
+
+@pytest.mark.parametrize("builds", [
+    "net = Net(3)\n",  # the defaults
+    "net = Net(3, batch_norm=False)\nhead = Net(4, mode='fc')\n",  # keywords, equal to the defaults
+    "net = Net(3, False, 'fc')\n",  # positional
+    "import model\nnet = model.Net(3, batch_norm=False)\n",  # through the module
+])
+def test_branches_no_construction_runs_are_left_out(tmp_path, builds):
+    model = application(tmp_path / "app", builds)
+    assert constants(model) == {"batch_norm": False, "mode": "fc"}
+    assert found(model) == []
+
+
+def test_a_site_passing_true_keeps_its_branch(tmp_path):
+    model = application(tmp_path / "app", "net = Net(3)\nbig = Net(3, batch_norm=True)\n")
+    assert constants(model) == {"mode": "fc"}
+    assert found(model) == [(NORM_LINE, "MS608"), (TRY_NORM_LINE, "MS109")]
+
+
+def test_every_site_passing_the_other_value_drops_the_default_branch_only(tmp_path):
+    model = application(tmp_path / "app", "net = Net(3, True, mode='conv')\n")
+    assert constants(model) == {"batch_norm": True, "mode": "conv"}
+    assert found(model) == ALL
+
+
+@pytest.mark.parametrize("builds", [
+    "import sys\nnet = Net(3, batch_norm=sys.argv[1] == 'bn', mode=sys.argv[2])\n",  # a variable
+    "net = Net(3)\nother = Net(3, batch_norm=1, mode='conv')\n",  # two sites, different values (1 is not False)
+    "options = {'batch_norm': False}\nnet = Net(3, **options)\n",  # **kwargs
+    "args = (3, False, 'fc')\nnet = Net(*args)\n",  # *args
+    "import functools\nmake = functools.partial(Net, 3)\nnet = make()\n",  # the class passed as a value
+    "from model import Net as Network\nnet = Network(3)\n",  # built under another name
+    "net = getattr(__import__('model'), 'Net')(3)\n",  # named in a string
+])
+def test_a_parameter_a_site_leaves_unknown_keeps_its_branches(tmp_path, builds):
+    model = application(tmp_path / "app", builds)
+    assert constants(model) == {} or "batch_norm" not in constants(model)
+    assert found(model) == ALL
+
+
+@pytest.mark.parametrize("files", [
+    {"config/net.yaml": "model:\n  type: Net\n  batch_norm: true\n"},  # a configuration names it
+    {"wide.py": "from model import Net\n\n\nclass Wide(Net):\n    pass\n"},  # a subclass builds it through super
+])
+def test_a_class_named_where_sites_are_not_read_is_unknown(tmp_path, files):
+    model = application(tmp_path / "app", "net = Net(3)\n", **files)
+    assert constants(model) == {}
+    assert found(model) == ALL
+
+
+def test_a_class_no_site_builds_is_unknown(tmp_path):
+    model = application(tmp_path / "app", "net = None\n", **{"eval.py": "from model import Net\n"})
+    assert constants(model) == {}
+
+
+def test_a_library_s_class_is_unknown(tmp_path):
+    root = tmp_path / "lib"
+    package = root / "netlib"
+    package.mkdir(parents=True)
+    (root / "pyproject.toml").write_text("[project]\nname = 'netlib'\nversion = '1'\n")
+    (package / "__init__.py").write_text("")
+    (package / "model.py").write_text(MODEL)
+    (package / "zoo.py").write_text("from netlib.model import Net\n\n\ndef make():\n    return Net(3)\n")
+    model = package / "model.py"
+    assert constants(model) == {}
+    assert found(model) == ALL
+
+
+def test_a_parameter_init_binds_again_is_unknown(tmp_path):
+    model = application(tmp_path / "app", "net = Net(3)\n")
+    model.write_text(MODEL.replace("self.batch_norm = batch_norm", "batch_norm = batch_norm or channels > 8\n"
+                                   "        self.batch_norm = batch_norm"))
+    assert found(model) == [(NORM_LINE + 1, "MS608"), (TRY_NORM_LINE + 1, "MS109")]
+
+
+def test_a_string_that_only_mentions_the_class_is_no_site(tmp_path):
+    model = application(tmp_path / "app", "net = Net(3)\nassert net, 'Net is built with defaults'\n")
+    assert constants(model) == {"batch_norm": False, "mode": "fc"}
+    assert found(model) == []
+
+
+@pytest.mark.parametrize("names", ["registry = {'type': 'Net'}\n", "path = 'model.Net'\n", "code = 'Net(3, True)'\n"])
+def test_a_string_that_may_name_the_class_to_code_is_unknown(tmp_path, names):
+    model = application(tmp_path / "app", "net = Net(3)\n" + names)
+    assert constants(model) == {}
+    assert found(model) == ALL
+
+
+HELPERS = textwrap.dedent("""\
+    from mindspore import nn
+
+
+    def _bn(channel, res_base=False):
+        if res_base:
+            return nn.BatchNorm2d(channel, momentum=0.1)
+        return nn.BatchNorm2d(channel, momentum=0.9)
+
+
+    class Block(nn.Cell):
+        def __init__(self, channel):
+            super().__init__()
+            self.bn = _bn(channel)
+
+        def construct(self, x):
+            return self.bn(x)
+
+
+    class ResNet(nn.Cell):
+        def __init__(self, channel, res_base=False):
+            super().__init__()
+            self.res_base = res_base
+            self.bn = _bn(channel, self.res_base)
+            self.block = Block(channel)
+
+        def construct(self, x):
+            return self.block(self.bn(x))
+""")
+
+
+@pytest.mark.parametrize("builds, lines", [
+    ("net = ResNet(3)\n", []),
+    ("net = ResNet(3, res_base=False)\n", []),
+    ("net = ResNet(3, res_base=True)\n", [6]),  # a site that sets it
+    ("net = ResNet(3)\nfrom model import _bn\nnorm = _bn(3, True)\n", [6]),  # the helper called elsewhere
+])
+def test_a_helper_every_caller_passes_a_switch_to_drops_its_branch(tmp_path, builds, lines):
+    root = tmp_path / "app"
+    root.mkdir()
+    (root / "model.py").write_text(HELPERS)
+    (root / "train.py").write_text(TRAIN.replace("import Net", "import ResNet") + builds)
+    assert [f.line for f in check_file(str(root / "model.py"), Settings(), ["MS608"])] == lines
+
+
+def test_a_result_cache_checks_the_module_again_when_a_site_changes(tmp_path):
+    model = application(tmp_path / "app", "net = Net(3)\n")
+    before = sites_key(str(model))
+    assert sites_key(str(model)) == before
+    (tmp_path / "app" / "train.py").write_text(TRAIN + "net = Net(3, batch_norm=True)\n")
+    forget_projects()
+    assert sites_key(str(model)) != before
