@@ -7,8 +7,8 @@ from demo.blocks import FeedForward
 
 
 def main():
-    net = FeedForward()
-    net.to_float(ms.float16)
+    net = FeedForward().to_float(ms.float16)
+    net.down.to_float(ms.float32)  # the output projection kept in float32
     loss = nn.MSELoss()
     optimizer = nn.Adam(net.trainable_params())
     model = Model(net, loss, optimizer, amp_level="O2")

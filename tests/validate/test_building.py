@@ -265,27 +265,27 @@ def test_a_module_is_imported_without_the_parent_package_init_that_fails(project
     by_scope = {verdict.finding.scope: verdict for verdict in report.verdicts}
     assert by_scope["Sine"].verdict == CONFIRMED, by_scope["Sine"].message
     parent_fails = "_transformer" not in api.module_names("mindspore.parallel", metadata.version("mindspore"))
-    # MindSpore 2.7.0 still has mindspore.parallel._transformer (its generated tables): there the parents import.
+    # MindSpore 2.7.0 still has mindspore.parallel._transformer (its generated tables): there the parents import;
+    # on later versions the private submodule the installed MindSpore lacks gets a stand-in, and the parents import.
     assert parent_fails == any(
-        note.startswith("imported with its parent packages' __init__ not run (bareparent, bareparent.models): "
-                        "ModuleNotFoundError: No module named 'mindspore.parallel._transformer'")
+        note.startswith("imported with a stand-in for the missing package(s) mindspore.parallel._transformer")
         for note in by_scope["Sine"].notes), by_scope["Sine"].notes
     # The module's own import of a package installed nowhere gets a stand-in for it, which the Cell never uses.
     assert by_scope["Cosine"].verdict == CONFIRMED, by_scope["Cosine"].message
-    assert "imported with a stand-in for the missing package(s) a_module_nobody_installed (a placeholder: nothing " \
-           "of theirs ran)" in by_scope["Cosine"].notes
+    assert any(note.startswith("imported with a stand-in for the missing package(s) ")
+               and "a_module_nobody_installed" in note and note.endswith("(a placeholder: nothing of theirs ran)")
+               for note in by_scope["Cosine"].notes), by_scope["Cosine"].notes
 
 
 def test_a_sub_cell_is_built_as_its_owner_builds_it_from_the_config(built, worker_pool):
-    # Guessed from its names, padding_idx would stay None and the compile stop at `ids + None`; the owner's call
-    # passes config.pad_token_id.
+    # Guessed from its names, padding_idx would stay None and the compile stop at `ids + None`; the owner builds it
+    # with config.pad_token_id: the owner is built and called, and the sub-cell's construction captured there.
     cosine = finding_at(built, "np.cos(self.table(", "MS101", "Positions")
     report = validate_findings([cosine], ValidateOptions(use_cache=False), pool=worker_pool)
     verdict = report.verdicts[0]
     assert verdict.verdict == CONFIRMED, verdict.message
-    assert verdict.built.startswith("Positions(config.max_positions + config.pad_token_id + 1, config.hidden_size")
-    assert verdict.built.endswith("in PositionsModel.__init__(), config = PositionsConfig() with its defaults, "
-                                  "shrunk)"), verdict.built
+    assert verdict.built.startswith("PositionsModel, which builds it at vcells/built.py:"), verdict.built
+    assert verdict.built.endswith(": Positions(66, 32, 1)"), verdict.built  # 64 positions + pad_token_id 1 + 1
 
 
 def test_constructor_arguments_read_from_a_config_and_combined_arithmetically():

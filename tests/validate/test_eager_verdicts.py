@@ -148,7 +148,9 @@ def test_a_cell_that_raises_when_run_eagerly_is_inconclusive(tmp_path, capsys, m
         "class Broken(nn.Cell):\n"
         "    def construct(self, x):\n"
         "        values = x.asnumpy()\n"
-        "        return Tensor(values / undefined_scale)\n"
+        "        return Tensor(values / undefined_scale)\n\n\n"
+        "def main():\n"
+        "    return Broken()\n"
     )
     (verdict,) = _json(tmp_path, capsys, monkeypatch).values()
     assert (verdict["code"], verdict["verdict"], verdict["mode"]) == ("MS112", "inconclusive", "pynative")

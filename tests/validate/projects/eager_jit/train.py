@@ -13,3 +13,7 @@ def scaled(x):
 class Doubled(nn.Cell):
     def construct(self, x):
         return Tensor(x.asnumpy() * 2.0, ms.float32)
+
+
+def main():
+    return Doubled()
