@@ -155,10 +155,12 @@ class LintOptions:
 
     def fingerprint_for(self, path: str) -> str:
         """``fingerprint`` and the target of the file at ``path``, inferred parts included: a project that comes to
-        name another device or level, or comes to name a class its application never ran, checks its files again."""
-        from ms_lint.target import never_run_key
+        name another device or level, comes to name a class its application never ran, or gains or loses an entry
+        point that runs the file (an application that comes to train), checks its files again."""
+        from ms_lint.target import entries_running, never_run_key
 
-        return f"{self.fingerprint()};target={self.target_for(path).key};never_run={never_run_key(path)}"
+        return (f"{self.fingerprint()};target={self.target_for(path).key};entries={entries_running(path)};"
+                f"never_run={never_run_key(path)}")
 
     def _decision_engine(self, per_file_ignores: tuple[str, ...]):
         from flake8.style_guide import DecisionEngine
