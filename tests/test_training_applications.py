@@ -136,24 +136,22 @@ def test_an_application_that_never_trains_keeps_only_what_inference_computes(tmp
 
 
 def test_training_through_a_function_of_another_module_counts(tmp_path):
-    model = application(tmp_path / "app", **{"train.py": DELEGATING_TRAIN, "src/__init__.py": "",
-                                              "src/trainer.py": TRAINER, "eval.py": EVAL})
+    files = {"train.py": DELEGATING_TRAIN, "src/__init__.py": "", "src/trainer.py": TRAINER, "eval.py": EVAL}
+    model = application(tmp_path / "app", **files)
     assert found(model) == ALL
 
 
 def test_a_training_wrapper_cell_no_entry_point_builds_trains_nothing(tmp_path):
-    model = application(tmp_path / "app", **{"eval.py": EVAL.replace("from model import Block",
-                                                                       "from model import Block\n    import wrapper"),
-                                              "wrapper.py": WRAPPER})
+    evaluating = EVAL.replace("from model import Block", "from model import Block\n    import wrapper")
+    model = application(tmp_path / "app", **{"eval.py": evaluating, "wrapper.py": WRAPPER})
     assert found(model) == INFERENCE
 
 
 def test_only_the_entry_points_that_run_the_module_count(tmp_path):
     """A demo's detector in an application whose training script trains another network: the demo never trains."""
     root = tmp_path / "app"
-    model = application(root, **{"demo.py": EVAL, "train.py": TRAIN.replace("from model import Block",
-                                                                             "from other import Block"),
-                                 "other.py": MODEL})
+    training = TRAIN.replace("from model import Block", "from other import Block")
+    model = application(root, **{"demo.py": EVAL, "train.py": training, "other.py": MODEL})
     assert found(model) == INFERENCE
     assert found(root / "other.py") == ALL
 
