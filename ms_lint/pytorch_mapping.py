@@ -48,6 +48,17 @@ class Difference:
     def measured(self) -> bool:
         return bool(self.effect) and not self.device
 
+    @property
+    def only_in_training(self) -> bool:
+        """Whether the difference changes only what training does, so that an application that never trains
+        computes the same either way: how a norm layer's running statistics move (evaluation reads them and never
+        updates them), whether an instance norm learns a scale and a shift (never learnt, they stay one and zero),
+        an optimizer's settings (measured 2.10 and 2.7.1 for the layers: ``test_ground_truth_mapping``). An
+        epsilon, an activation's shape or a stride changes inference too."""
+        layer = api.last_name(self.api)
+        return (self.kind == "meaning" and self.mindspore == "momentum" and "BatchNorm" in layer) or (
+            layer.startswith("InstanceNorm") and self.mindspore == "affine") or layer in api.optimizer_names()
+
     def takes(self, version: str) -> bool:
         """Whether MindSpore ``version`` (its shipped tables) still has the parameter this difference is about."""
         return api.tables_version(version) not in self.absent

@@ -1524,6 +1524,23 @@ def files_naming(path: str, name: str) -> tuple[tuple[str, str], ...] | None:
     return tuple(found)
 
 
+def entries_running(path: str) -> tuple[str, ...] | None:
+    """The entry points of the application of the module at ``path`` (``application_of``, as ``mode_of`` reads it)
+    that run it: those that import it (or are it), else, where none does, all of the application's (a module only a
+    configuration file names). None for a library's module, whose users may run it from anywhere: one no entry point
+    of an application lies around, one of an application kept among tests (their fixtures) or inside the importable
+    package of the repository around it, and a source without a file."""
+    if not path or not os.path.isfile(path):
+        return None
+    file = os.path.abspath(path)
+    root, _, recursive = project_root(file)
+    application = application_of(file, root if recursive else None)
+    if application is None or any(part in TEST_FOLDERS for part in application[0].split(os.sep)) or (
+            application[0].startswith(os.path.join(root, "")) and _in_library_package(root, application[0])):
+        return None
+    return tuple(entry for entry in application[1] if file in reached_from(entry)) or application[1]
+
+
 def never_run_key(path: str) -> str:
     """What ``never_run`` answers for the classes the file at ``path`` defines, as one string (for
     result caches: a file of the application that comes to name one checks the module again)."""

@@ -49,6 +49,10 @@ MODEL = textwrap.dedent("""\
 NORM_LINE, LAYERS_LINE, TRY_NORM_LINE, TRY_MODE_LINE = 13, 15, 19, 24
 TRAIN = "import mindspore as ms\nfrom model import Net\n\nms.set_context(mode=ms.GRAPH_MODE)\n"
 CODES = ["MS109", "MS201", "MS608"]
+# The application trains (MS608's momentum matters only where it does).
+FIT = ("\n\ndef fit(network, dataset):\n"
+       "    optimizer = ms.nn.Momentum(network.trainable_params(), 0.1, 0.9)\n"
+       "    ms.train.Model(network, ms.nn.MSELoss(), optimizer).train(1, dataset)\n")
 
 
 @pytest.fixture(autouse=True)
@@ -61,7 +65,7 @@ def fresh_projects():
 def application(root: Path, builds: str, **files: str) -> Path:
     root.mkdir(parents=True, exist_ok=True)
     (root / "model.py").write_text(MODEL)
-    (root / "train.py").write_text(TRAIN + builds)
+    (root / "train.py").write_text(TRAIN + builds + FIT)
     for name, text in files.items():
         path = root / name
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -210,7 +214,7 @@ def test_a_helper_every_caller_passes_a_switch_to_drops_its_branch(tmp_path, bui
     root = tmp_path / "app"
     root.mkdir()
     (root / "model.py").write_text(HELPERS)
-    (root / "train.py").write_text(TRAIN.replace("import Net", "import ResNet") + builds)
+    (root / "train.py").write_text(TRAIN.replace("import Net", "import ResNet") + builds + FIT)
     assert [f.line for f in check_file(str(root / "model.py"), Settings(), ["MS608"])] == lines
 
 

@@ -253,6 +253,53 @@ def test_the_momentum_difference_holds_in_graph_mode():
     assert float(batch_norm.running_mean[0]) == pytest.approx(result["result"][1])
 
 
+def test_the_training_only_differences_change_nothing_in_inference():
+    """Why MS608 and MS609 leave an application that never trains (``Difference.only_in_training``): in evaluation
+    (``set_train(False)``, GRAPH_MODE) a BatchNorm's running mean stays 0 after a batch of mean 10 and its output is
+    the same for momentum=0.1 and 0.9; an untrained InstanceNorm2d's scale and shift are one and zero, the output of
+    ``affine=False`` (it has no CPU kernel to run). A LayerNorm's epsilon, which MS609 keeps, changes the output of
+    inference."""
+    code = textwrap.dedent("""
+        ms.set_context(mode=ms.GRAPH_MODE)
+        class Net(nn.Cell):
+            def __init__(self, layer):
+                super().__init__()
+                self.layer = layer
+            def construct(self, x):
+                return self.layer(x)
+        x = ms.Tensor(np.arange(32, dtype=np.float32).reshape(2, 1, 4, 4) + 10.0)
+        def evaluated(layer):
+            net = Net(layer)
+            net.set_train(False)
+            return net(x).asnumpy(), net
+        result = {}
+        outputs = []
+        for momentum in (0.1, 0.9):
+            output, net = evaluated(nn.BatchNorm2d(1, momentum=momentum))
+            outputs.append(output)
+            result[f"moving_mean_{momentum}"] = float(net.layer.moving_mean.asnumpy()[0])
+        result["batchnorm_same"] = bool(np.array_equal(outputs[0], outputs[1]))
+        instance = nn.InstanceNorm2d(2)  # no CPU kernel: its scale and shift as built, before any training
+        gamma, beta = instance.gamma.asnumpy(), instance.beta.asnumpy()
+        result["instance_norm_same"] = bool((gamma == 1).all() and (beta == 0).all())
+        y = ms.Tensor(np.array([[1.0, 1.001, 0.999, 1.0]], np.float32))
+        norms = [Net(nn.LayerNorm((4,), **given))(y).asnumpy() for given in ({}, {"epsilon": 1e-05})]
+        result["layer_norm_difference"] = float(np.abs(norms[0] - norms[1]).max())
+    """)
+    result = _run({"eval": code})["eval"]
+    assert result["ok"], result
+    measured = result["result"]
+    assert measured["moving_mean_0.1"] == 0.0 and measured["moving_mean_0.9"] == 0.0
+    assert measured["batchnorm_same"] and measured["instance_norm_same"]
+    assert measured["layer_norm_difference"] > 0.5
+    only_in_training = {(difference.api, difference.mindspore) for name in mapping.entries()
+                        for kind in ("meaning", "default") for difference in mapping.differences(name, kind)
+                        if difference.only_in_training}
+    assert ("mindspore.nn.BatchNorm2d", "momentum") in only_in_training
+    assert ("mindspore.nn.InstanceNorm2d", "affine") in only_in_training
+    assert ("mindspore.nn.LayerNorm", "epsilon") not in only_in_training
+
+
 # MS123's own example: construct reads self.FC1 where __init__ set self.fc1
 _ATTRIBUTE = textwrap.dedent(RULES_BY_CODE["MS123"].example)
 

@@ -3,6 +3,7 @@ classes, graph code) over one pre-order pass of the tree."""
 from __future__ import annotations
 
 import ast
+import os
 import weakref
 from bisect import bisect_left, bisect_right
 from itertools import islice
@@ -11,14 +12,15 @@ from typing import Iterator
 from ms_lint import mindspore_api as api
 from ms_lint.model.classes import CELL_METHODS_RETURNING_SELF, BuiltClass, ClassFacts, ClassInfo
 from ms_lint.model.containers import PlainContainer, plain_containers
-from ms_lint.model.project import keep_checked, project_function, project_instance_method, use_module_facts
+from ms_lint.model.project import (answer, find_module_file, keep_checked, project_function, project_instance_method,
+                                   use_module_facts)
 from ms_lint.model.graph import EagerFunction, GraphCode, GraphFunction
 from ms_lint.model.scopes import ASSIGNMENT, CLASS, FUNCTION, Binding, Scope, Scopes, module_name_of
 from ms_lint.model.source import source_lines
 from ms_lint.model.syntax import (FunctionNode, NodeIndex, first_argument, holds_line, leaves_before,
                                   on_other_branches, self_attribute)
 from ms_lint.settings import Settings
-from ms_lint.target import Target, target_from_settings
+from ms_lint.target import Target, entries_running, reached_from, target_from_settings
 
 # The nodes the module's index records (see ModuleFacts._index).
 _INDEXED_NODE_TYPES = frozenset({ast.Assign, ast.Import, ast.ImportFrom, ast.ClassDef, ast.FunctionDef,
@@ -125,6 +127,7 @@ class ModuleFacts(ClassFacts, GraphCode):
         self._classes_named: dict[str, BuiltClass | None] = {}
         self._classes_of: dict[str, tuple | None] = {}  # qualified name -> what class_of answered
         self._never_run: frozenset[str] | None = None  # the classes and functions its application never runs
+        self._application_trains: bool | None = None
         self._sub_cells: dict[str, set[str]] | None = None
         self._sub_cell_of: dict[tuple[int, str], ClassInfo | None] = {}  # (id(class), attribute) -> its sub-cell
         self._overrides_of: dict[tuple[int, str], list] = {}  # (id(class), method) -> subclasses' own versions
@@ -504,6 +507,32 @@ class ModuleFacts(ClassFacts, GraphCode):
                 running.append(site)
         return result if running or not evaluates else []
 
+    def application_trains(self) -> bool:
+        """Whether an entry path of the application that runs this module trains: an entry point that imports it
+        (else any of the application's, where none does: ``target.entries_running``) whose own training calls
+        (``training_calls``, what MS401 and MS402 read) or those of a project module it imports, outside a Cell
+        (a training loop, an optimizer built in a function; a TrainOneStep Cell a module defines trains nothing
+        until some function builds it with an optimizer), show it trains. True for a library's module (its users
+        may train) and for a source without a file."""
+        if self._application_trains is None:
+            entries = entries_running(self.path)
+            self._application_trains = entries is None or any(
+                self._entry_trains(entry) for entry in entries)
+        return self._application_trains
+
+    def _entry_trains(self, entry: str) -> bool:
+        if os.path.abspath(self.path) == entry:
+            return bool(self.training_calls())
+        _read(entry)
+        if answer("trains", entry, self.settings, (), lambda facts: facts is None or bool(facts.training_calls())):
+            return True
+        for module in sorted(reached_from(entry) - {entry}):
+            _read(module)
+            if answer("trains outside cells", module, self.settings, (), lambda facts: facts is not None and any(
+                    site.owner is None or not site.owner.is_cell for site in facts.training_calls())):
+                return True
+        return False
+
     def plain_containers(self) -> list[PlainContainer]:
         """Python lists/tuples/dicts of Cells or Parameters that a Cell keeps as attributes, unregistered (MS201,
         MS202; see ``containers``)."""
@@ -628,6 +657,15 @@ class ModuleFacts(ClassFacts, GraphCode):
             for line in range(definition.lineno, (definition.end_lineno or definition.lineno) + 1):
                 functions[line] = definition.name
         return [class_name or function_name or "" for class_name, function_name in zip(classes, functions)]
+
+
+def _read(file: str) -> None:
+    """Record the file at ``file`` among the lookups of the analysis under way, so that a result kept for it is
+    computed again when the file changes (``result_cache.lookups_unchanged``)."""
+    directory, name = os.path.split(os.path.splitext(file)[0])
+    if name == "__init__":
+        directory, name = os.path.split(directory)
+    find_module_file(name, [directory])
 
 
 class _CallGraph:

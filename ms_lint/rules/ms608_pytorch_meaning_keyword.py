@@ -58,6 +58,10 @@ class PytorchMeaningKeyword(Rule):
         `mindspore.mint.nn` layers follow PyTorch's meaning and are not reported. A function that passes the same
         value again (`momentum=0.1` on every norm layer of an `__init__`, or a constant `BN_MOMENTUM = 0.1`) is
         reported once, at the first call, with the lines of the others; the fix rewrites every literal of them.
+        Not reported in an application that never trains: where no entry point that runs the module (an eval,
+        export, inference or demo script, an attack that only evaluates) trains, on its own path or through a
+        function of the project it calls, the running statistics never move. A library's module is reported: its
+        users may train.
     """
     why = """
         MindSpore updates `moving_mean = momentum * moving_mean + (1 - momentum) * batch_mean` (measured 2.10 and
@@ -85,7 +89,10 @@ class PytorchMeaningKeyword(Rule):
 
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         version = module.target.version
-        for (site, difference, given, value), repeats in _reported(module, version):
+        reported = _reported(module, version)
+        if reported and not module.application_trains():
+            return  # the running statistics move only in training, which no entry path of the application runs
+        for (site, difference, given, value), repeats in reported:
             equivalent = 1 - value
             yield self.report(module, given, PytorchMeaning(
                 layer=api.last_name(site.qualname), parameter=difference.mindspore,

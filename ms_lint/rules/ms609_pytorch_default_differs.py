@@ -69,8 +69,11 @@ class PytorchDefaultDiffers(Rule):
         whose default differs (`affine=False` on an instance norm), or passes a positional argument or a momentum
         the way PyTorch reads it (MS606, MS608). The convolutions' bias and padding defaults differ too, and are
         not reported: a port drops PyTorch's `bias=False` and `padding=k // 2` for MindSpore's defaults, so no
-        call tells which PyTorch call it came from. Off by default: enable it with `--extend-select MS609` when
-        porting.
+        call tells which PyTorch call it came from. In an application that never trains (no entry point that runs
+        the module trains, as MS608 says), the differences that act only in training are not reported: the
+        instance norms' affine parameters (never learnt, they stay one and zero) and the optimizer's settings; an
+        epsilon, an activation, a slope, a stride or a reduction changes inference too and is. Off by default:
+        enable it with `--extend-select MS609` when porting.
     """
     why = """
         The layer builds and trains, with another computation than PyTorch's (measured 2.10 and 2.7.1, CPU):
@@ -117,7 +120,8 @@ class PytorchDefaultDiffers(Rule):
                 continue  # building it raises first (MS604); the call still counts as a port's for the others
             differences = [difference for difference in mapping.differences(site.qualname, "default", version)
                            if not _passed(site.node, site.qualname, difference)
-                           and _differs(site.node, site.qualname, difference)]
+                           and _differs(site.node, site.qualname, difference)
+                           and not (difference.only_in_training and not module.application_trains())]
             if not differences:
                 continue
             why = _call_evidence(site.node, site.qualname, version) or evidence.get(_unit(site))
