@@ -87,3 +87,34 @@ def names_the_exception(message: str, raised: str) -> bool:
     nothing to check)."""
     named = set(_EXCEPTION_NAMES.findall(message))
     return not named or raised in named
+
+
+# For runner scripts of other ground-truth tests: each case's module (``{"module", "path"}`` of a JSON list read from
+# stdin) loaded under its own name per mode and level, with ``json``, ``sys``, numpy and MindSpore imported.
+LOAD_CASE = r'''
+import importlib.util, json, sys
+import numpy as np
+import mindspore as ms
+
+def load(case, suffix):
+    spec = importlib.util.spec_from_file_location(case["module"] + suffix, case["path"])
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+'''
+
+# After LOAD_CASE and a ``run(module)`` returning a JSON value: each case run in GRAPH_MODE at STRICT and at LAX and
+# in PyNative, the outcomes printed after ``@@RESULTS@@``.
+EACH_MODE = r'''
+results = []
+for case in json.load(sys.stdin):
+    outcome = {}
+    for level in ("STRICT", "LAX"):
+        ms.set_context(mode=ms.GRAPH_MODE, jit_syntax_level=getattr(ms, level))
+        outcome[level] = run(load(case, "_" + level))
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    outcome["PYNATIVE"] = run(load(case, "_pynative"))
+    results.append(outcome)
+print("@@RESULTS@@" + json.dumps(results))
+'''

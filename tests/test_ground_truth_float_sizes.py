@@ -15,7 +15,7 @@ import pytest
 
 from ms_lint.engine import check_source
 from ms_lint.settings import Settings
-from tests.mindspore_compile import compile_environment
+from tests.mindspore_compile import EACH_MODE, LOAD_CASE, compile_environment
 
 pytestmark = pytest.mark.mindspore
 
@@ -26,33 +26,14 @@ import mindspore as ms
 from mindspore import nn, ops, Tensor
 """
 
-_RUNNER = r'''
-import importlib.util, json, sys
-import numpy as np
-import mindspore as ms
-
-def run(case, suffix):
-    spec = importlib.util.spec_from_file_location(case["module"] + suffix, case["path"])
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
+_RUNNER = LOAD_CASE + r'''
+def run(module):
     try:
         out = module.Net()(ms.Tensor(np.ones((3, 4), np.float32)))
         return {"ok": True, "shape": list(out.shape)}
     except BaseException as exc:
         return {"ok": False, "error": type(exc).__name__, "message": " ".join(str(exc).split())[:600]}
-
-results = []
-for case in json.load(sys.stdin):
-    outcome = {}
-    for level in ("STRICT", "LAX"):
-        ms.set_context(mode=ms.GRAPH_MODE, jit_syntax_level=getattr(ms, level))
-        outcome[level] = run(case, "_" + level)
-    ms.set_context(mode=ms.PYNATIVE_MODE)
-    outcome["PYNATIVE"] = run(case, "_pynative")
-    results.append(outcome)
-print("@@RESULTS@@" + json.dumps(results))
-'''
+''' + EACH_MODE
 
 _FLOAT_SHAPE = "TypeError"  # every failing case raises it, in graph mode and PyNative
 

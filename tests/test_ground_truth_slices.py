@@ -16,7 +16,7 @@ import pytest
 
 from ms_lint.engine import check_source
 from ms_lint.settings import Settings
-from tests.mindspore_compile import compile_environment
+from tests.mindspore_compile import LOAD_CASE, compile_environment
 
 pytestmark = pytest.mark.mindspore
 
@@ -26,17 +26,7 @@ import mindspore as ms
 from mindspore import nn, ops, Tensor
 """
 
-_RUNNER = r'''
-import importlib.util, json, sys
-import mindspore as ms
-
-def load(case, suffix):
-    spec = importlib.util.spec_from_file_location(case["module"] + suffix, case["path"])
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
+_RUNNER = LOAD_CASE + r'''
 def run(module):
     net = module.Net()
     return [net(*module.inputs(first)).asnumpy().tolist() for first in (True, False)]

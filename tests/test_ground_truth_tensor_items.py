@@ -17,7 +17,7 @@ import pytest
 
 from ms_lint.engine import check_source
 from ms_lint.settings import Settings
-from tests.mindspore_compile import compile_environment
+from tests.mindspore_compile import EACH_MODE, LOAD_CASE, compile_environment
 
 pytestmark = pytest.mark.mindspore
 
@@ -27,34 +27,15 @@ import mindspore as ms
 from mindspore import nn, Tensor, Parameter
 """
 
-_RUNNER = r'''
-import importlib.util, json, sys
-import numpy as np
-import mindspore as ms
-
-def run(case, suffix):
-    spec = importlib.util.spec_from_file_location(case["module"] + suffix, case["path"])
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
+_RUNNER = LOAD_CASE + r'''
+def run(module):
     net = module.Net()
     try:
         outputs = [float(net(ms.Tensor(np.float32(2.0))).asnumpy()) for _ in range(3)]
         return {"ok": True, "outputs": outputs, "buf": float(net.buf.asnumpy().sum())}
     except BaseException as exc:
         return {"ok": False, "error": type(exc).__name__, "message": " ".join(str(exc).split())[:600]}
-
-results = []
-for case in json.load(sys.stdin):
-    outcome = {}
-    for level in ("STRICT", "LAX"):
-        ms.set_context(mode=ms.GRAPH_MODE, jit_syntax_level=getattr(ms, level))
-        outcome[level] = run(case, "_" + level)
-    ms.set_context(mode=ms.PYNATIVE_MODE)
-    outcome["PYNATIVE"] = run(case, "_pynative")
-    results.append(outcome)
-print("@@RESULTS@@" + json.dumps(results))
-'''
+''' + EACH_MODE
 
 _SUBSCRIPT = ("TypeError", "to perform assign subscript")
 _KEPT = {"ok": True, "outputs": [4.0, 4.0, 4.0], "buf": 0.0}  # the write went into a copy
