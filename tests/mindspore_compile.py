@@ -118,3 +118,18 @@ for case in json.load(sys.stdin):
     results.append(outcome)
 print("@@RESULTS@@" + json.dumps(results))
 '''
+
+
+def run_cases(workdir: Path, prefix: str, header: str, sources: list[str], runner: str) -> list:
+    """Write each source (after ``header``) as a module ``{prefix}_{index}`` in ``workdir`` and run ``runner`` (a
+    script built from ``LOAD_CASE``) on them in one MindSpore process: its outcomes, one per source, in order."""
+    payload = []
+    for index, source in enumerate(sources):
+        path = workdir / f"{prefix}_{index}.py"
+        path.write_text(textwrap.dedent(header) + textwrap.dedent(source))
+        payload.append({"module": f"{prefix}_{index}", "path": str(path)})
+    completed = subprocess.run([sys.executable, "-c", runner], input=json.dumps(payload), capture_output=True,
+                               text=True, cwd=workdir, timeout=900, env=compile_environment())
+    marker = completed.stdout.rfind("@@RESULTS@@")
+    assert marker >= 0, f"the MindSpore process failed:\n{completed.stderr[-3000:]}"
+    return json.loads(completed.stdout[marker + len("@@RESULTS@@"):])

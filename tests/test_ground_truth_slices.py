@@ -7,16 +7,13 @@ exactly the cases whose slice bound is tensor data.
 """
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 import textwrap
 
 import pytest
 
 from ms_lint.engine import check_source
 from ms_lint.settings import Settings
-from tests.mindspore_compile import LOAD_CASE, compile_environment
+from tests.mindspore_compile import LOAD_CASE, run_cases
 
 pytestmark = pytest.mark.mindspore
 
@@ -151,17 +148,9 @@ CASES = [
 
 @pytest.fixture(scope="module")
 def outcomes(tmp_path_factory):
-    workdir = tmp_path_factory.mktemp("slices")
-    payload = []
-    for index, (_, _, source, _) in enumerate(CASES):
-        path = workdir / f"slice_case_{index}.py"
-        path.write_text(textwrap.dedent(HEADER) + textwrap.dedent(source))
-        payload.append({"module": f"slice_case_{index}", "path": str(path)})
-    completed = subprocess.run([sys.executable, "-c", _RUNNER], input=json.dumps(payload), capture_output=True,
-                               text=True, cwd=workdir, timeout=900, env=compile_environment())
-    marker = completed.stdout.rfind("@@RESULTS@@")
-    assert marker >= 0, f"the MindSpore process failed:\n{completed.stderr[-3000:]}"
-    return dict(zip((case[0] for case in CASES), json.loads(completed.stdout[marker + len("@@RESULTS@@"):])))
+    sources = [case[2] for case in CASES]
+    results = run_cases(tmp_path_factory.mktemp("slices"), "slice_case", HEADER, sources, _RUNNER)
+    return dict(zip((case[0] for case in CASES), results))
 
 
 @pytest.mark.parametrize("case", CASES, ids=[case[0] for case in CASES])

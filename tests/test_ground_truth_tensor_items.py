@@ -8,16 +8,13 @@ from PyNative.
 """
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 import textwrap
 
 import pytest
 
 from ms_lint.engine import check_source
 from ms_lint.settings import Settings
-from tests.mindspore_compile import EACH_MODE, LOAD_CASE, compile_environment
+from tests.mindspore_compile import EACH_MODE, LOAD_CASE, run_cases
 
 pytestmark = pytest.mark.mindspore
 
@@ -106,17 +103,9 @@ CASES = [
 
 @pytest.fixture(scope="module")
 def outcomes(tmp_path_factory):
-    workdir = tmp_path_factory.mktemp("tensor_items")
-    payload = []
-    for index, case in enumerate(CASES):
-        path = workdir / f"tensor_item_case_{index}.py"
-        path.write_text(textwrap.dedent(HEADER) + textwrap.dedent(case[2]))
-        payload.append({"module": f"tensor_item_case_{index}", "path": str(path)})
-    completed = subprocess.run([sys.executable, "-c", _RUNNER], input=json.dumps(payload), capture_output=True,
-                               text=True, cwd=workdir, timeout=900, env=compile_environment())
-    marker = completed.stdout.rfind("@@RESULTS@@")
-    assert marker >= 0, f"the MindSpore process failed:\n{completed.stderr[-3000:]}"
-    return dict(zip((case[0] for case in CASES), json.loads(completed.stdout[marker + len("@@RESULTS@@"):])))
+    sources = [case[2] for case in CASES]
+    results = run_cases(tmp_path_factory.mktemp("tensor_items"), "tensor_item_case", HEADER, sources, _RUNNER)
+    return dict(zip((case[0] for case in CASES), results))
 
 
 @pytest.mark.parametrize("case", CASES, ids=[case[0] for case in CASES])
