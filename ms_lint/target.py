@@ -27,6 +27,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+import tempfile
 import zlib
 from collections import Counter
 from dataclasses import dataclass, field, replace
@@ -392,6 +393,16 @@ CONFIG_SUFFIXES = (".yaml", ".yml", ".json", ".ini", ".cfg", ".toml")
 TEST_FOLDERS = ("test", "tests", "testing", "unittest", "ut", "st")
 
 
+@lru_cache(maxsize=1)
+def shared_folders() -> frozenset[str]:
+    """Folders no project reaches into from above nor holds: the home directory and the system's temporary folders
+    (scratch space other programs share: scripts left there make no application of what lies below)."""
+    folders = [tempfile.gettempdir(), *(("/tmp", "/var/tmp") if os.name == "posix" else ())]
+    home = os.path.expanduser("~")
+    folders += [home] if home != "~" else []
+    return frozenset(form(folder) for folder in folders for form in (os.path.abspath, os.path.realpath))
+
+
 def project_root(path: str) -> tuple[str, str, bool]:
     """``(root, directory to read, whether to read below it)`` for the file at ``path``.
 
@@ -404,16 +415,17 @@ def project_root(path: str) -> tuple[str, str, bool]:
     folder or inside one, nor inside the importable package of the repository around it (a library's modules stay
     one project with it). A folder inside another application is one of its own only where it holds entry scripts
     of its own and is no part of it (see ``_own_application``). A hidden directory (``.cache``) is never crossed.
-    With neither, the file's own directory is the project, alone."""
+    The search ends below the home directory and the temporary folders (``shared_folders``). With neither, the
+    file's own directory is the project, alone."""
     directory = os.path.dirname(os.path.abspath(path))
     known = _roots.get(directory)
     if known is not None:
         return known
-    home = os.path.expanduser("~")
+    shared = shared_folders()
     applications: list[str] = []  # the application folders on the way up, nearest first
     found = None
     candidate = directory
-    while True:
+    while candidate not in shared:
         names = _listing(candidate)
         if any(marker in names for marker in PROJECT_MARKERS):
             found = (candidate, candidate, True)
@@ -432,7 +444,7 @@ def project_root(path: str) -> tuple[str, str, bool]:
         elif _application_signs(candidate, names)[0]:
             applications.append(candidate)
         parent = os.path.dirname(candidate)
-        if parent == candidate or parent == home or name.startswith("."):
+        if parent == candidate or name.startswith("."):
             break
         candidate = parent
     application = None
@@ -1213,7 +1225,7 @@ def application_of(path: str, bound: str | None) -> tuple[str, tuple[str, ...]] 
     top = source_root(path)
     for _ in range(_LEVELS_ABOVE_SOURCE_ROOT):  # an application's ``src`` and its folders need not be packages
         parent = os.path.dirname(top)
-        if parent == top or parent == os.path.expanduser("~"):
+        if parent == top or parent in shared_folders():
             break
         top = parent
     if bound is not None and os.path.abspath(bound).startswith(top):

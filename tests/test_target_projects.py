@@ -13,7 +13,8 @@ import pytest
 
 from ms_lint.cli import main
 from ms_lint.settings import Settings
-from ms_lint.target import forget_projects, inferred_version, installed_mindspore, project_root, target_from_settings
+from ms_lint.target import (forget_projects, inferred_version, installed_mindspore, project_root, shared_folders,
+                            target_from_settings)
 
 # Two-axis transpose: MS601 on CPU and GPU (and on "any device"), nothing on Ascend.
 ATTENTION = textwrap.dedent("""\
@@ -204,6 +205,24 @@ def test_a_hidden_directory_is_not_crossed(tmp_path):
                   ".corpus/repo/app/train.py": TRAIN.format(device="CPU"), ".corpus/repo/app/net.py": ATTENTION})
     assert project_root(str(outer / ".corpus/repo/pkg/net.py")) == (str(outer / ".corpus/repo/pkg"),) * 2 + (False,)
     assert root_of(outer / ".corpus/repo/app/net.py") == outer / ".corpus/repo/app"
+
+
+def test_scripts_left_in_the_temporary_folder_make_no_application_of_what_lies_below(tmp_path, monkeypatch):
+    """The temporary folder is scratch space: a ``train.py`` another program left there does not gather every
+    project below into one application, nor lend it a device or entry points."""
+    scratch = tmp_path / "scratch"
+    write(scratch, {"train.py": TRAIN.format(device="GPU"), "config/run.yaml": "mode: 0\n",
+                    "job/net.py": ATTENTION})
+    assert root_of(scratch / "job/net.py") == scratch
+    monkeypatch.setenv("TMPDIR", str(scratch))
+    monkeypatch.setattr("tempfile.tempdir", None)
+    shared_folders.cache_clear()
+    forget_projects()
+    try:
+        assert project_root(str(scratch / "job/net.py")) == (str(scratch / "job"),) * 2 + (False,)
+        assert target_from_settings(Settings(), str(scratch / "job/net.py")).device == "any"
+    finally:
+        shared_folders.cache_clear()
 
 
 # ----------------------------------------------------------------------------------------------- the reports
