@@ -248,6 +248,38 @@ def test_a_name_imported_under_another_runs_where_that_one_is_called(tmp_path):
     assert never_run(str(nets), ["ResNetLocate", "resnet101"]) == frozenset()
 
 
+def test_a_class_only_classes_the_application_never_builds_name_never_runs(tmp_path):
+    layers = textwrap.dedent("""\
+        from mindspore import nn
+
+
+        class Linear(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.conv = nn.Conv2d(3, 8, 3, padding=1)
+
+
+        class FFTBlock(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.conv = nn.Conv2d(3, 8, 3, pad_mode="pad", padding=1)
+
+
+        class PostNet(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.linear = Linear()
+    """)
+    nets = app(tmp_path / "app", **{"src/layers.py": layers,
+                                    "train.py": "import mindspore\nfrom src.layers import FFTBlock\n\nFFTBlock()\n"})
+    assert never_run(str(nets.parent / "layers.py"), ["Linear", "FFTBlock", "PostNet"]) == {"Linear", "PostNet"}
+    assert padding_lines(nets.parent / "layers.py") == []
+    forget_projects()
+    (tmp_path / "app" / "eval.py").write_text("import mindspore\nfrom src.layers import PostNet\n\nPostNet()\n")
+    assert never_run(str(nets.parent / "layers.py"), ["Linear", "FFTBlock", "PostNet"]) == frozenset()
+    assert padding_lines(nets.parent / "layers.py") == [7]
+
+
 def test_a_module_only_a_module_the_application_never_runs_imports_never_runs(tmp_path):
     root = tmp_path / "app"
     nets = app(root, **{"train.py": "import mindspore\nfrom src.other import Other\n\nprint(Other())\n",
