@@ -1561,8 +1561,8 @@ def _pieces(text: str, entry: bool) -> _Pieces:
             imports.update(_WORD.findall(piece))
             aliases.extend(_ALIAS.findall(piece))
         elif kind == "block":
-            start = next((index for index, line in enumerate(lines) if not line.startswith("@")), len(lines))
-            registered = any(_REGISTERING.match(line) for line in lines[:start])
+            start = next((index for index, line in enumerate(lines) if _BLOCK_START.match(line)), len(lines))
+            registered = any(_REGISTERING.match(line) for line in lines[:start] if line.startswith("@"))
             blocks.append((name, frozenset(_WORD.findall(piece)), registered))
         elif kind == "run":
             runs.update(_WORD.findall(piece))
@@ -1570,11 +1570,12 @@ def _pieces(text: str, entry: bool) -> _Pieces:
     in_string = ""
     for line in text.splitlines():
         if not in_string and line[:1] not in ("", " ", "\t", "#", ")", "]", "}"):
-            if line.startswith("@") and kind == "block" and all(known.startswith("@") for known in lines):
+            decorators_only = kind == "block" and not name  # decorators read, their block's own line not yet
+            if line.startswith("@") and decorators_only:
                 lines.append(line)  # one more decorator of the same block
             else:
                 started = _BLOCK_START.match(line)
-                if started is not None and kind == "block" and all(known.startswith("@") for known in lines):
+                if started is not None and decorators_only:
                     name = started.group(1)  # the decorated block's own line
                     lines.append(line)
                 else:

@@ -305,10 +305,17 @@ def test_a_module_a_configuration_or_shell_script_names_runs_what_they_name(tmp_
     assert never_run(str(nets), ["ResNet", "ResNetLocate", "resnet101"]) == {"ResNet"}
 
 
-def test_a_registering_decorator_runs_what_it_decorates(tmp_path):
-    text = NETS.replace("def deconv3x3", "@clip_grad.register('Number', 'Tensor')\ndef deconv3x3")
+@pytest.mark.parametrize("decorator, registers", [
+    ("@clip_grad.register('Number', 'Tensor')", True),
+    ("@MODELS.register_module(\n    name='deconv')", True),
+    ("@ms.jit", False),
+    ("@constexpr\n# cached", False),
+])
+def test_a_registering_decorator_runs_what_it_decorates(tmp_path, decorator, registers):
+    text = NETS.replace("def deconv3x3", f"{decorator}\ndef deconv3x3")
     nets = app(tmp_path / "app", **{"train.py": ENTRY.format("resnet50"), "src/nets.py": text})
-    assert never_run(str(nets), ["deconv3x3", "resnet101"]) == {"resnet101"}
+    assert never_run(str(nets), ["deconv3x3", "resnet101"]) == (
+        {"resnet101"} if registers else {"resnet101", "deconv3x3"})
 
 
 @pytest.mark.parametrize("lookup", [
