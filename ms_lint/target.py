@@ -1515,8 +1515,9 @@ def _application_using(path: str) -> tuple[str, tuple[str, ...]] | None:
 # ``eval``, ``import_module(f"...")``, ``getattr(models, name)``, ``sys.path`` edits that its imports need), what
 # the application runs is what its files name (``_words_of``).
 _BLOCK_START = re.compile(r"(?:async[ \t]+def|def|class)[ \t]+([A-Za-z_]\w*)")
-_LOOKED_UP = re.compile(r"\b(?:globals|locals|vars)\(\)\s*(?:\[|\.get\()|(?<![\w.])(?:eval|exec)\s*\("
-                        r"|\b(?:import_module|__import__)\(\s*(?![rbuRBU]?[\"'][\w.]*[\"']\s*[,)])")
+_LOOKED_UP = re.compile(r"(?:globals|locals|vars)\(\)\s*(?:\[|\.get\()|(?<![\w.])(?:eval|exec)\s*\("
+                        r"|(?:import_module|__import__)\(\s*(?![rbuRBU]?[\"'][\w.]*[\"']\s*[,)])")
+_LOOKING_UP = ("globals()", "locals()", "vars()", "eval", "exec", "import_module(", "__import__(")  # all it finds
 _MODULE_GETATTR = re.compile(r"\bgetattr\(\s*([A-Za-z_]\w*)\s*,\s*(?![rbuRBU]?[\"'])")
 _PATH_EDIT = re.compile(r"\bsys\.path\s*(?:\.\s*(?:append|insert|extend)\b|\[|\+?=)")
 _ALIAS = re.compile(r"([A-Za-z_][\w.]*)\s+as\s+([A-Za-z_]\w*)")
@@ -1537,6 +1538,9 @@ class _Pieces:
     aliases: tuple[tuple[str, str], ...]
     blocks: tuple[tuple[str, frozenset[str], bool], ...]
     imports: frozenset[str]
+    looks_up: bool  # names looked up as the text cannot follow (``_LOOKED_UP``)
+    edits_path: bool  # ``sys.path`` edited
+    getattr_of: frozenset[str]  # the names ``getattr`` reads a computed attribute of
 
     @property
     def registered(self) -> frozenset[str]:
@@ -1594,7 +1598,11 @@ def _pieces(text: str, entry: bool) -> _Pieces:
         for quote in re.findall(r"\"\"\"|'''", line):
             in_string = "" if in_string == quote else in_string or quote
     close()
-    return _Pieces(frozenset(runs), tuple(aliases), tuple(blocks), frozenset(imports))
+    looks_up = any(word in text for word in _LOOKING_UP) and _LOOKED_UP.search(text) is not None
+    edits_path = "sys.path" in text and _PATH_EDIT.search(text) is not None
+    getattr_of = frozenset(_MODULE_GETATTR.findall(text)) if "getattr(" in text else frozenset()
+    return _Pieces(frozenset(runs), tuple(aliases), tuple(blocks), frozenset(imports), looks_up, edits_path,
+                   getattr_of)
 
 
 _file_pieces: dict[tuple[str, bool], tuple[str, _Pieces]] = {}
@@ -1682,14 +1690,9 @@ def _runs(folder: str, entries: tuple[str, ...]) -> tuple[frozenset[str], frozen
                 return None
     stems = set(by_stem)
     for module in reached:
-        text = _text(module) or ""
-        if _LOOKED_UP.search(text):
-            return None
         pieces = _pieces_of(module, module in scripts)
-        if pieces is not None and any(match.group(1) in stems and match.group(1) in pieces.imports
-                                      for match in _MODULE_GETATTR.finditer(text)):
-            return None
-        if _PATH_EDIT.search(text) and not _imports_resolve(module, stems):
+        if pieces is None or pieces.looks_up or pieces.getattr_of & stems & pieces.imports or (
+                pieces.edits_path and not _imports_resolve(module, stems)):
             return None
     _application_runs[key] = found = (frozenset(reached), frozenset(run))
     return found
