@@ -1520,6 +1520,7 @@ _LOOKED_UP = re.compile(r"(?:globals|locals|vars)\(\)\s*(?:\[|\.get\()|(?<![\w.]
 _LOOKING_UP = ("globals()", "locals()", "vars()", "eval", "exec", "import_module(", "__import__(")  # all it finds
 _MODULE_GETATTR = re.compile(r"\bgetattr\(\s*([A-Za-z_]\w*)\s*,\s*(?![rbuRBU]?[\"'])")
 _PATH_EDIT = re.compile(r"\bsys\.path\s*(?:\.\s*(?:append|insert|extend)\b|\[|\+?=)")
+_TRIPLE_QUOTE = re.compile(r"\"\"\"|'''")
 _ALIAS = re.compile(r"([A-Za-z_][\w.]*)\s+as\s+([A-Za-z_]\w*)")
 # A decorator that may keep what it decorates where code finds it by a key (``@MODELS.register_module()``,
 # ``@clip_grad.register("Number", "Tensor")``): any but those that only wrap or compile it.
@@ -1595,8 +1596,9 @@ def _pieces(text: str, entry: bool) -> _Pieces:
                         kind = "run"
         else:
             lines.append(line)
-        for quote in re.findall(r"\"\"\"|'''", line):
-            in_string = "" if in_string == quote else in_string or quote
+        if '"""' in line or "'''" in line:
+            for quote in _TRIPLE_QUOTE.findall(line):
+                in_string = "" if in_string == quote else in_string or quote
     close()
     looks_up = any(word in text for word in _LOOKING_UP) and _LOOKED_UP.search(text) is not None
     edits_path = "sys.path" in text and _PATH_EDIT.search(text) is not None
