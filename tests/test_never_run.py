@@ -378,3 +378,33 @@ def test_the_command_line_reports_only_what_the_application_runs(tmp_path):
                                timeout=120)
     found = [line.split(" ")[0] for line in completed.stdout.decode().splitlines()]
     assert [line.rsplit(":", 2)[0] for line in found] == [f"app/src/nets.py:{RESNET_LINE}"]
+    err = completed.stderr.decode()
+    # the findings in code the application never runs are counted, with the setting that shows them
+    counted = [line for line in err.splitlines() if "never runs" in line]
+    assert counted and counted[0].startswith("target: ") and "--ms-check-unrun shows them" in counted[0], err
+    shown = subprocess.run([sys.executable, "-m", "ms_lint", "check", "--isolated", "--no-cache", "--select",
+                            "MS205", "--ms-check-unrun", "app"], cwd=tmp_path, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, timeout=120)
+    every = {line.split(" ")[0].rsplit(":", 2)[0] for line in shown.stdout.decode().splitlines()}
+    assert f"app/src/nets.py:{RESNET_LINE}" in every and any(place.startswith("app/src/unused.py:") for place in every)
+    assert len(every) > len(found) and "never runs" not in shown.stderr.decode()
+
+
+def test_the_configuration_and_the_plugins_take_the_setting(tmp_path):
+    """``ms-check-unrun`` in a configuration file and flake8's and pylint's options all reach the settings."""
+    from ms_lint.config import resolve_options
+    from ms_lint.pylint_plugin import MsLintChecker
+    from ms_lint.settings import Settings
+
+    (tmp_path / "setup.cfg").write_text("[flake8]\nms-check-unrun = true\n")
+    assert resolve_options(cwd=str(tmp_path)).settings.check_unrun is True
+    assert resolve_options(cwd=str(tmp_path), isolated=True).settings.check_unrun is False
+    assert Settings.from_values(check_unrun="yes").check_unrun and not Settings.from_values().check_unrun
+    assert "ms-check-unrun" in dict(MsLintChecker.options)
+    root = tmp_path / "app"
+    app(root, **{"train.py": ENTRY.format("resnet50")})
+    flake8 = [sys.executable, "-m", "flake8", "--isolated", "--select", "MS205", "app"]
+    plain = subprocess.run(flake8, cwd=tmp_path, stdout=subprocess.PIPE, timeout=120).stdout.decode()
+    every = subprocess.run([*flake8, "--ms-check-unrun"], cwd=tmp_path, stdout=subprocess.PIPE,
+                           timeout=120).stdout.decode()
+    assert len(every.splitlines()) > len(plain.splitlines()) >= 1, (plain, every)

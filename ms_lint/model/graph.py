@@ -239,19 +239,23 @@ class GraphCode:
     def never_run(self) -> frozenset[str]:
         """The Cell classes and the top-level classes and functions of the module its application never runs
         (``target.never_run``: no code the application runs names them, or the module is one it never imports or
-        names); none for a library's module."""
+        names); none for a library's module, nor where the settings ask for code never run too
+        (``--ms-check-unrun``)."""
         if self._never_run is None:
             names = {info.name for info in self.classes.values() if info.is_cell}
             names.update(node.name for node in self.tree.body
                          if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)))
-            self._never_run = never_run(self.path, names) if names else frozenset()
+            self._never_run = never_run(self.path, names) if names and not self.settings.check_unrun \
+                else frozenset()
         return self._never_run
 
     def never_runs(self, node: ast.AST) -> bool:
         """Whether the application of the module never runs ``node``: it lies in a top-level class or function
         the application never runs (``never_run``), or the application never runs the module at all."""
         if self._unrun_lines is None:
-            if module_never_runs(self.path):
+            if self.settings.check_unrun:
+                self._unrun_lines = []
+            elif module_never_runs(self.path):
                 self._unrun_lines = [(1, 1 << 62)]
             else:
                 unrun = self.never_run
