@@ -1,7 +1,9 @@
 """The project's own examples of a Cell, found by reading (nothing runs here): the ``>>>`` examples of the class's
 docstring and of its ``construct``'s, then the project's tests that build it (pytest functions and methods, directly
 or through a fixture), then its scripts and ``__main__`` blocks that build it, then the project's Cells that build
-it in their own code (``enclosing_examples``: the arguments the project passes where it builds it). Planning lists
+it in their own code (``enclosing_examples``: the arguments the project passes where it builds it), then its
+functions that build it from a configuration, with a configuration file that names them (``factory_examples``).
+Planning lists
 them in that order for each unit, after a registered example; the worker runs each as the user would until one
 builds the Cell (``capturing``), and the verdict names the one used (file and line).
 
@@ -18,7 +20,7 @@ from dataclasses import dataclass
 from ms_lint.target import is_test_path
 
 # At most this many of each kind per unit: each costs a run in the worker when the ones before it give nothing.
-MAX_PER_KIND = {"docstring": 2, "test": 3, "script": 2, "enclosing": 2}
+MAX_PER_KIND = {"docstring": 2, "test": 3, "script": 2, "enclosing": 2, "factory": 2}
 STORE_FORMAT = 1
 # What an example needs the network for: it cannot give a Cell offline.
 _DOWNLOADS = re.compile(r"\b(from_pretrained|hf_hub_download|snapshot_download|load_dataset|urlopen|urlretrieve|"
@@ -37,6 +39,7 @@ class OwnExample:
     code: str = ""
     function: str = ""
     main: bool = False
+    config: str = ""  # a factory: the configuration file it is called with
 
     @property
     def where(self) -> str:
@@ -44,7 +47,7 @@ class OwnExample:
 
     def to_dict(self) -> dict:
         return {"kind": self.kind, "path": self.path, "line": self.line, "code": self.code,
-                "function": self.function, "main": self.main}
+                "function": self.function, "main": self.main, **({"config": self.config} if self.config else {})}
 
 
 def docstring_examples(tree: ast.Module, path: str, class_name: str,
@@ -94,6 +97,61 @@ def enclosing_examples(tree: ast.Module, path: str, class_name: str, package=Non
             if call is not None:
                 found.append(OwnExample("enclosing", unit.path, call.lineno, function=unit.scope))
     return found[:MAX_PER_KIND["enclosing"]]
+
+
+def factory_examples(tree: ast.Module, path: str, class_name: str, project_root: str, package) -> list[OwnExample]:
+    """The project's functions that build class ``class_name`` from a configuration they are given (``def
+    emvd(cfg): ... EMVD_post(backbone=net, frame_num=cfg.dataset.num_frames)``), each with a configuration file
+    of the project that names it (``model: {name: emvd}`` in ``configs/emvd/val.yaml``): called with that file
+    read, they build the class as the project's entry points do. Only for a class whose own constructor needs
+    arguments."""
+    if package is None or not _needs_arguments(tree, class_name):
+        return []
+    found = []
+    for file, function in package.factories(path, class_name):
+        call = _calls_class(function, class_name)
+        for config in configs_naming(project_root, function.name)[:1] if call is not None else ():
+            found.append(OwnExample("factory", file, call.lineno, function=function.name, config=config))
+        if len(found) >= MAX_PER_KIND["factory"]:
+            break
+    return found
+
+
+# Configuration files read per project root, once per process: (path, text).
+_CONFIGS: dict[str, list[tuple[str, str]]] = {}
+MAX_CONFIGS = 2000
+MAX_CONFIG_BYTES = 256 * 1024
+# Evaluation configurations first: they build the Cells a model is run with, and no training state.
+_EVALUATION = re.compile(r"(^|[^a-z])(val|eval|test|infer)", re.IGNORECASE)
+
+
+def configs_naming(project_root: str, name: str) -> list[str]:
+    """The YAML files of the project with a ``name``-like key whose value is ``name`` (``name: emvd``,
+    ``model: "emvd"``, ``arch: emvd``), evaluation ones first."""
+    pattern = re.compile(r"^\s*(\w*name|model|arch|network|type)\s*:\s*[\"']?" + re.escape(name)
+                         + r"[\"']?\s*(#.*)?$", re.MULTILINE)
+    found = [path for path, text in _config_files(project_root) if pattern.search(text)]
+    return sorted(found, key=lambda path: (not _EVALUATION.search(os.path.basename(path)), path))
+
+
+def _config_files(project_root: str) -> list[tuple[str, str]]:
+    if project_root not in _CONFIGS:
+        files: list[tuple[str, str]] = []
+        for directory, subdirectories, names in os.walk(project_root):
+            subdirectories[:] = sorted(name for name in subdirectories if not name.startswith((".", "__"))
+                                       and name not in ("node_modules", "site-packages"))
+            for file_name in sorted(names):
+                if not file_name.endswith((".yaml", ".yml")) or len(files) >= MAX_CONFIGS:
+                    continue
+                file = os.path.join(directory, file_name)
+                try:
+                    if os.path.getsize(file) <= MAX_CONFIG_BYTES:
+                        with open(file, encoding="utf-8", errors="replace") as handle:
+                            files.append((file, handle.read()))
+                except OSError:
+                    continue
+        _CONFIGS[project_root] = files
+    return _CONFIGS[project_root]
 
 
 def _needs_arguments(tree: ast.Module, class_name: str) -> bool:
@@ -489,4 +547,9 @@ def describe(example: dict, project_root: str | None = None) -> str:
         return f"the test {example['function']} at {where}"
     if example["kind"] == "enclosing":
         return f"{example['function']}, which builds it at {where}"
+    if example["kind"] == "factory":
+        config = example.get("config") or ""
+        if project_root and not os.path.relpath(config, project_root).startswith(".."):
+            config = os.path.relpath(config, project_root)
+        return f"the factory {example['function']}, which builds it at {where}, called with {config}"
     return f"the {'__main__ block' if example.get('main') else 'script'} at {where}"

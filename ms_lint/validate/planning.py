@@ -368,7 +368,7 @@ def _own_examples(location: ModuleLocation, scope: str, files, package=None) -> 
     """The project's own examples of the class ``scope`` (``own_examples``): its docstring examples, the tests
     and the scripts that build it, the Cells that build it, in that order; and a docstring example left out, as
     one that says why."""
-    from ms_lint.validate.own_examples import docstring_examples, enclosing_examples, scan_root
+    from ms_lint.validate.own_examples import docstring_examples, enclosing_examples, factory_examples, scan_root
 
     tree = _parse(location.path)
     if tree is None or "." in scope or not any(isinstance(node, ast.ClassDef) and node.name == scope
@@ -379,6 +379,7 @@ def _own_examples(location: ModuleLocation, scope: str, files, package=None) -> 
     found += files.stored_examples(scan_root(location.project_root, location.import_root, location.module), scope,
                                    location.path, location.project_root, tree)
     found += enclosing_examples(tree, location.path, scope, package)
+    found += factory_examples(tree, location.path, scope, location.project_root, package)
     return [{"kind": "skipped", "why": why} for why in skipped] + [example.to_dict() for example in found]
 
 
@@ -523,9 +524,11 @@ def _example_files(job: Job) -> set[str]:
     ``conftest.py`` files above each test."""
     files: set[str] = set()
     for example in job.own_examples:
-        if example["kind"] not in ("test", "script", "enclosing"):
+        if example["kind"] not in ("test", "script", "enclosing", "factory"):
             continue
         files.add(example["path"])
+        if example.get("config"):
+            files.add(example["config"])
         if example["kind"] == "test":
             folder = os.path.dirname(example["path"])
             while folder.startswith(job.location.project_root):

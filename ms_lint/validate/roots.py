@@ -289,6 +289,31 @@ class PackageFiles:
                     found.append(Unit(other, node.name, f"{node.name} names {name}"))
         return found
 
+    def factories(self, path: str, name: str) -> list[tuple[str, ast.FunctionDef]]:
+        """``(file, function)``: the module-level functions (not jit) of ``path``'s package, its own module first,
+        that name class ``name`` (imported from ``path``'s module, or its own) and take arguments: a factory that
+        builds the Cell from a configuration (``def emvd(cfg): ... EMVD_post(net, cfg.dataset.num_frames)``)."""
+        from ms_lint.validate.project import locate_module
+
+        location = locate_module(path)
+        package = os.path.join(location.import_root, location.module.split(".")[0])
+        files = self._package(package) if os.path.isdir(package) else []
+        word = re.compile(rb"\b" + re.escape(name.encode()) + rb"\b")
+        found: list[tuple[str, ast.FunctionDef]] = []
+        for other, data in sorted(files, key=lambda item: item[0] != path):
+            if not word.search(data):
+                continue
+            tree = self._tree(other, data)
+            if tree is None:
+                continue
+            aliases = {name} if other == path else \
+                _imported_as(tree, other, location.import_root, location.module, name)
+            for node in tree.body if aliases else ():
+                if isinstance(node, ast.FunctionDef) and not _jitted(node) and node.args.args \
+                        and any(_names(node, alias) for alias in aliases):
+                    found.append((other, node))
+        return found
+
     def _package(self, package: str) -> list[tuple[str, bytes]]:
         if package not in self._files:
             files = []
