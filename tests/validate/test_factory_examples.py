@@ -2,8 +2,6 @@
 called with the project's configuration file that names it, with real compiles and no examples file."""
 from __future__ import annotations
 
-import textwrap
-
 import pytest
 
 from ms_lint.validate.own_examples import configs_naming, factory_examples
@@ -12,7 +10,7 @@ from ms_lint.validate.roots import PackageFiles
 from ms_lint.validate.runner import ValidateOptions, lint_options_for, validate_paths
 from ms_lint.validate.verdicts import CONFIRMED, INCONCLUSIVE
 
-from .conftest import needs_mindspore
+from .conftest import needs_mindspore, write_files
 
 FILES = {
     "pyproject.toml": "[project]\nname = 'zoo'\nversion = '0'\n",
@@ -104,12 +102,7 @@ FILES = {
 
 @pytest.fixture(scope="module")
 def zoo(tmp_path_factory):
-    root = tmp_path_factory.mktemp("factories")
-    for name, text in FILES.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text).lstrip())
-    return root
+    return write_files(tmp_path_factory.mktemp("factories"), FILES)
 
 
 @pytest.fixture(scope="module")

@@ -13,7 +13,7 @@ from ms_lint.validate.planning import plan_jobs
 from ms_lint.validate.runner import ValidateOptions, lint_options_for, static_findings, validate_paths
 from ms_lint.validate.verdicts import CONFIRMED, INCONCLUSIVE
 
-from .conftest import needs_mindspore
+from .conftest import needs_mindspore, write_files
 
 FILES = {
     "pyproject.toml": "[project]\nname = 'legacy'\nversion = '0'\n",
@@ -66,12 +66,7 @@ FILES = {
 
 @pytest.fixture(scope="module")
 def legacy(tmp_path_factory):
-    root = tmp_path_factory.mktemp("legacy")
-    for name, text in FILES.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text).lstrip())
-    return root
+    return write_files(tmp_path_factory.mktemp("legacy"), FILES)
 
 
 @pytest.fixture(scope="module")
