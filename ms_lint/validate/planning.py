@@ -225,8 +225,8 @@ def plan_jobs(
 def _module_jobs(findings: list[Finding], examples_override: str | None) -> tuple[list[Finding], list[Job]]:
     """``(the findings left with nothing to run, one job per module)``: a finding outside any unit, of a hazard
     that raises wherever its line runs (a name this MindSpore lacks, a keyword a callee rejects), on a line that
-    importing its module runs (``syntax.runs_at_import``: a module-level import, a decorator), is decided by
-    importing the module; the others stay as they are."""
+    importing its module runs (``syntax.runs_at_import``: a module-level import, a decorator) of a package, is
+    decided by importing the module; the others stay as they are."""
     from ms_lint.model.syntax import runs_at_import
 
     left: list[Finding] = []
@@ -240,6 +240,9 @@ def _module_jobs(findings: list[Finding], examples_override: str | None) -> tupl
     jobs = []
     for path, group in groups.items():
         location = locate_module(path)
+        if "." not in location.module:
+            left.extend(group)  # a script outside any package: importing it runs it, training and all
+            continue
         config = load_config(location.project_root)
         jobs.append(Job(target=f"{location.module}:", location=location, qualname="", findings=group, probes=[],
                         examples_file=_examples_file(location.project_root, config.examples, examples_override),

@@ -53,6 +53,10 @@ FILES = {
 
         ONES = ops.ones((2,), type=mindspore.float32)
         """,
+    # A script outside any package: importing it would run it, so it gets no import of its own.
+    "run.py": """
+        from mindspore.ops._grad.grad_base import bprop_getters
+        """,
     # Host code in a function: importing runs none of it, so it gets no import of its own.
     "legacy/host.py": """
         import mindspore
@@ -96,11 +100,12 @@ def test_which_lines_importing_a_module_runs():
 
 
 def test_only_lines_importing_runs_get_a_module_job(legacy):
-    findings, _, _ = static_findings([str(legacy / "legacy")], lint_options_for("lax"))
+    findings, _, _ = static_findings([str(legacy / "legacy"), str(legacy / "run.py")], lint_options_for("lax"))
     plan = plan_jobs(findings, syntax_level="lax")
     module_jobs = {job.path.split("/")[-1]: sorted(f.line for f in job.findings)
                    for job in plan.jobs if job.module_only}
     assert module_jobs == {"ops.py": [3, 6, 11], "optional.py": [4], "constants.py": [4]}
+    assert [(f.path.split("/")[-1], f.line) for f in plan.module_level] == [("run.py", 1)]
     # A finding in a function body is judged through its function, as before.
     host = next(f for f in findings if f.path.endswith("host.py"))
     assert host.scope == "wrap" and host not in plan.module_level
