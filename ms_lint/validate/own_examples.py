@@ -99,39 +99,59 @@ def enclosing_examples(tree: ast.Module, path: str, class_name: str, package=Non
     return found[:MAX_PER_KIND["enclosing"]]
 
 
-def factory_examples(tree: ast.Module, path: str, class_name: str, project_root: str, package) -> list[OwnExample]:
+def factory_examples(tree: ast.Module, path: str, class_name: str, root: str, package) -> list[OwnExample]:
     """The project's functions that build class ``class_name`` from a configuration they are given (``def
     emvd(cfg): ... EMVD_post(backbone=net, frame_num=cfg.dataset.num_frames)``), each with a configuration file
-    of the project that names it (``model: {name: emvd}`` in ``configs/emvd/val.yaml``): called with that file
-    read, they build the class as the project's entry points do. Only for a class whose own constructor needs
-    arguments."""
+    under ``root`` (the project, or an installed package's own folder: ``scan_root``) that names it (``model: {name:
+    emvd}`` in ``configs/emvd/val.yaml``): called with that file read, they build the class as the project's entry
+    points do. Only for a class whose own constructor needs arguments, and only functions some configuration
+    names."""
     if package is None or not _needs_arguments(tree, class_name):
         return []
+    named = config_names(root)
+    if not named:
+        return []
     found = []
-    for file, function in package.factories(path, class_name):
+    for file, function in package.factories(path, class_name, frozenset(named)):
         call = _calls_class(function, class_name)
-        for config in configs_naming(project_root, function.name)[:1] if call is not None else ():
-            found.append(OwnExample("factory", file, call.lineno, function=function.name, config=config))
+        if call is not None:
+            found.append(OwnExample("factory", file, call.lineno, function=function.name,
+                                    config=named[function.name][0]))
         if len(found) >= MAX_PER_KIND["factory"]:
             break
     return found
 
 
-# Configuration files read per project root, once per process: (path, text).
+# Configuration files read per root, once per process: (path, text); and the names each root's files give.
 _CONFIGS: dict[str, list[tuple[str, str]]] = {}
+_NAMED: dict[str, dict[str, list[str]]] = {}
 MAX_CONFIGS = 2000
 MAX_CONFIG_BYTES = 256 * 1024
+# Folders of other software, never the project's configuration.
+_NOT_CONFIGS = frozenset({"node_modules", "site-packages", "dist-packages", "venv", "env", "build", "dist"})
 # Evaluation configurations first: they build the Cells a model is run with, and no training state.
 _EVALUATION = re.compile(r"(^|[^a-z])(val|eval|test|infer)", re.IGNORECASE)
+# A key naming what to build, and the name: ``name: emvd``, ``model: "emvd"``, ``arch: emvd``.
+_NAMING = re.compile(r"""^\s*(?:\w*name|model|arch|network|type)\s*:\s*["']?([A-Za-z_]\w*)["']?\s*(?:#.*)?$""",
+                     re.MULTILINE)
 
 
-def configs_naming(project_root: str, name: str) -> list[str]:
-    """The YAML files of the project with a ``name``-like key whose value is ``name`` (``name: emvd``,
-    ``model: "emvd"``, ``arch: emvd``), evaluation ones first."""
-    pattern = re.compile(r"^\s*(\w*name|model|arch|network|type)\s*:\s*[\"']?" + re.escape(name)
-                         + r"[\"']?\s*(#.*)?$", re.MULTILINE)
-    found = [path for path, text in _config_files(project_root) if pattern.search(text)]
-    return sorted(found, key=lambda path: (not _EVALUATION.search(os.path.basename(path)), path))
+def config_names(root: str) -> dict[str, list[str]]:
+    """Each name the YAML files under ``root`` give a naming key (``name: emvd``) -> those files, evaluation ones
+    first; read once per root and process."""
+    if root not in _NAMED:
+        named: dict[str, list[str]] = {}
+        for file, text in _config_files(root):
+            for name in dict.fromkeys(match.group(1) for match in _NAMING.finditer(text)):
+                named.setdefault(name, []).append(file)
+        _NAMED[root] = {name: sorted(files, key=lambda file: (not _EVALUATION.search(os.path.basename(file)), file))
+                        for name, files in named.items()}
+    return _NAMED[root]
+
+
+def configs_naming(root: str, name: str) -> list[str]:
+    """The YAML files under ``root`` with a naming key whose value is ``name``, evaluation ones first."""
+    return list(config_names(root).get(name, ()))
 
 
 def _config_files(project_root: str) -> list[tuple[str, str]]:
@@ -139,7 +159,7 @@ def _config_files(project_root: str) -> list[tuple[str, str]]:
         files: list[tuple[str, str]] = []
         for directory, subdirectories, names in os.walk(project_root):
             subdirectories[:] = sorted(name for name in subdirectories if not name.startswith((".", "__"))
-                                       and name not in ("node_modules", "site-packages"))
+                                       and name not in _NOT_CONFIGS)
             for file_name in sorted(names):
                 if not file_name.endswith((".yaml", ".yml")) or len(files) >= MAX_CONFIGS:
                     continue

@@ -382,7 +382,8 @@ def _own_examples(location: ModuleLocation, scope: str, files, package=None) -> 
     found += files.stored_examples(scan_root(location.project_root, location.import_root, location.module), scope,
                                    location.path, location.project_root, tree)
     found += enclosing_examples(tree, location.path, scope, package)
-    found += factory_examples(tree, location.path, scope, location.project_root, package)
+    found += factory_examples(tree, location.path, scope,
+                              scan_root(location.project_root, location.import_root, location.module), package)
     return [{"kind": "skipped", "why": why} for why in skipped] + [example.to_dict() for example in found]
 
 
