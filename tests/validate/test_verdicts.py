@@ -495,8 +495,9 @@ def test_a_construction_finding_is_decided_only_by_a_build_that_ran_its_line(tmp
     guessed = dict(skipped, instance="guessed arguments", built="Net(dims=()), arguments guessed from their names")
     verdict, = decide(job, guessed, "CPU", "strict")
     assert verdict.verdict == INCONCLUSIVE
-    assert verdict.message.endswith("(Net(dims=()), arguments guessed from their names): the project's own "
-                                    "arguments may run it"), verdict.message
+    assert verdict.message == ("not run: building the instance as Net(dims=()), arguments guessed from their names "
+                               "did not run line 7; nor did building it with dims=[32]: the project's own arguments "
+                               "may run it"), verdict.message
 
 
 def test_a_marked_line_decides_a_line_under_a_condition_ms_lint_cannot_evaluate(tmp_path):

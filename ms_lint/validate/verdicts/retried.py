@@ -88,8 +88,8 @@ def not_built(context, finding: Finding) -> Verdict:
         message += f"; nor did building it with {', '.join(tried)}"
     if context.outcome.instance == "guessed arguments":
         # Arguments guessed from their names are not the project's: what it passes may run the line.
-        return context.make(finding, INCONCLUSIVE, f"{message} ({context.outcome.built}): the project's own "
-                            f"arguments may run it")
+        message = message.replace(f"({who})", f"as {context.outcome.built}", 1)
+        return context.make(finding, INCONCLUSIVE, f"{message}: the project's own arguments may run it")
     return context.make(finding, NOT_REACHED, message)
 
 
