@@ -36,7 +36,7 @@ class OwnExample:
     kind: str
     path: str
     line: int
-    code: str = ""
+    code: str = ""  # a docstring example: its statements; a factory: the class it builds
     function: str = ""
     main: bool = False
     config: str = ""  # a factory: the configuration file it is called with
@@ -111,15 +111,33 @@ def factory_examples(tree: ast.Module, path: str, class_name: str, root: str, pa
     named = config_names(root)
     if not named:
         return []
-    found = []
-    for file, function in package.factories(path, class_name, frozenset(named)):
-        call = _calls_class(function, class_name)
-        if call is not None:
-            found.append(OwnExample("factory", file, call.lineno, function=function.name,
-                                    config=named[function.name][0]))
-        if len(found) >= MAX_PER_KIND["factory"]:
+    found: list[OwnExample] = []
+    # A factory that builds a Cell of the module which builds the class (a block inside a layer inside a model)
+    # builds the class too: those are looked for when none builds it directly.
+    for name in [class_name, *_builders_in_module(tree, class_name)]:
+        for file, function in package.factories(path, name, frozenset(named)):
+            call = _calls_class(function, name)
+            if call is not None and len(found) < MAX_PER_KIND["factory"]:
+                found.append(OwnExample("factory", file, call.lineno, code=name, function=function.name,
+                                        config=named[function.name][0]))
+        if found:
             break
     return found
+
+
+def _builders_in_module(tree: ast.Module, class_name: str, limit: int = 4) -> list[str]:
+    """The Cells of the module that build class ``class_name``, then those that build them, nearest first, at
+    most ``limit``."""
+    cells = [node for node in tree.body if isinstance(node, ast.ClassDef) and _cell_like(node)]
+    found: list[str] = []
+    wanted = [class_name]
+    while wanted and len(found) < limit:
+        name = wanted.pop(0)
+        for node in cells:
+            if node.name != class_name and node.name not in found and _calls_class(node, name) is not None:
+                found.append(node.name)
+                wanted.append(node.name)
+    return found[:limit]
 
 
 # Configuration files read per root, once per process: (path, text); and the names each root's files give.
@@ -571,5 +589,6 @@ def describe(example: dict, project_root: str | None = None) -> str:
         config = example.get("config") or ""
         if project_root and not os.path.relpath(config, project_root).startswith(".."):
             config = os.path.relpath(config, project_root)
-        return f"the factory {example['function']}, which builds it at {where}, called with {config}"
+        return f"the factory {example['function']}, which builds {example.get('code') or 'it'} at {where}, called " \
+               f"with {config}"
     return f"the {'__main__ block' if example.get('main') else 'script'} at {where}"

@@ -49,6 +49,25 @@ FILES = {
                 return np.cos(self.backbone(x)) * self.frames
 
 
+        class Inner(nn.Cell):
+            def __init__(self, backbone, scale):
+                super().__init__()
+                self.backbone = backbone
+                self.scale = scale
+
+            def construct(self, x):
+                return np.exp(self.backbone(x)) * self.scale
+
+
+        class Outer(nn.Cell):
+            def __init__(self, spec):
+                super().__init__()
+                self.inner = Inner(Body(), spec)
+
+            def construct(self, x):
+                return self.inner(x)
+
+
         class Orphan(nn.Cell):
             def __init__(self, backbone, frames):
                 super().__init__()
@@ -60,7 +79,7 @@ FILES = {
     "zoo/registry.py": """
         import mindspore
 
-        from zoo.models import Body, Head, Orphan, Tail
+        from zoo.models import Body, Head, Orphan, Outer, Tail
 
 
         def head(cfg):
@@ -72,6 +91,10 @@ FILES = {
 
         def tail(cfg):
             return Tail(Body(), cfg.dataset.num_frames)
+
+
+        def outer(cfg):
+            return Outer(cfg.spec)
 
 
         def orphan(cfg):
@@ -91,6 +114,10 @@ FILES = {
     "configs/head/train.yaml": """
         model:
           name: head
+        """,
+    "configs/outer.yaml": """
+        model: outer
+        spec: 4
         """,
     # Names the factory, but lacks a key it reads.
     "configs/tail.yml": """
@@ -137,7 +164,7 @@ def test_a_cell_built_by_a_factory_from_its_configuration_is_compiled(verdicts):
     verdict = verdicts["Head"]
     assert verdict.verdict == CONFIRMED, (verdict.message, verdict.notes)
     # The checkpoint the configuration names is not here: left None, the factory skips loading it.
-    assert verdict.built.startswith("the factory head, which builds it at zoo/registry.py:10, called with "
+    assert verdict.built.startswith("the factory head, which builds Head at zoo/registry.py:10, called with "
                                     "configs/head/val.yaml: Head(<Body>, 3)"), verdict.built
 
 
@@ -156,3 +183,13 @@ def test_a_factory_no_configuration_names_leaves_the_cell_undecided(verdicts):
     verdict = verdicts["Orphan"]
     assert verdict.verdict == INCONCLUSIVE
     assert "Orphan() needs backbone, frames: no example is registered" in verdict.message
+
+
+@needs_mindspore
+@pytest.mark.mindspore
+def test_a_factory_building_the_cell_that_builds_it_builds_it_too(verdicts):
+    # Outer builds Inner, and needs what no name tells; the factory outer builds Outer from its configuration.
+    verdict = verdicts["Inner"]
+    assert verdict.verdict == CONFIRMED, (verdict.message, verdict.notes)
+    assert verdict.built.startswith("the factory outer, which builds Outer at zoo/registry.py:"), verdict.built
+    assert "called with configs/outer.yaml: Inner(<Body>, 4)" in verdict.built, verdict.built
