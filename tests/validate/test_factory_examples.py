@@ -2,6 +2,8 @@
 called with the project's configuration file that names it, with real compiles and no examples file."""
 from __future__ import annotations
 
+import importlib.util
+
 import pytest
 
 from ms_lint.validate.own_examples import configs_naming, factory_examples
@@ -11,6 +13,9 @@ from ms_lint.validate.runner import ValidateOptions, lint_options_for, validate_
 from ms_lint.validate.verdicts import CONFIRMED, INCONCLUSIVE
 
 from .conftest import needs_mindspore, write_files
+
+# The configuration files are YAML: reading them needs PyYAML (MindSpore 2.10 installs it, 2.7 does not).
+needs_yaml = pytest.mark.skipif(importlib.util.find_spec("yaml") is None, reason="PyYAML is not installed")
 
 FILES = {
     "pyproject.toml": "[project]\nname = 'zoo'\nversion = '0'\n",
@@ -159,6 +164,7 @@ def test_a_factory_is_listed_only_with_a_configuration_naming_it(zoo):
 
 
 @needs_mindspore
+@needs_yaml
 @pytest.mark.mindspore
 def test_a_cell_built_by_a_factory_from_its_configuration_is_compiled(verdicts):
     verdict = verdicts["Head"]
@@ -169,6 +175,7 @@ def test_a_cell_built_by_a_factory_from_its_configuration_is_compiled(verdicts):
 
 
 @needs_mindspore
+@needs_yaml
 @pytest.mark.mindspore
 def test_a_configuration_lacking_a_key_the_factory_reads_is_said(verdicts):
     verdict = verdicts["Tail"]
@@ -186,6 +193,7 @@ def test_a_factory_no_configuration_names_leaves_the_cell_undecided(verdicts):
 
 
 @needs_mindspore
+@needs_yaml
 @pytest.mark.mindspore
 def test_a_factory_building_the_cell_that_builds_it_builds_it_too(verdicts):
     # Outer builds Inner, and needs what no name tells; the factory outer builds Outer from its configuration.
@@ -193,3 +201,13 @@ def test_a_factory_building_the_cell_that_builds_it_builds_it_too(verdicts):
     assert verdict.verdict == CONFIRMED, (verdict.message, verdict.notes)
     assert verdict.built.startswith("the factory outer, which builds Outer at zoo/registry.py:"), verdict.built
     assert "called with configs/outer.yaml: Inner(<Body>, 4)" in verdict.built, verdict.built
+
+
+@needs_mindspore
+@pytest.mark.mindspore
+@pytest.mark.skipif(importlib.util.find_spec("yaml") is not None, reason="PyYAML is installed")
+def test_without_pyyaml_the_factory_gives_way_and_says_why(verdicts):
+    verdict = verdicts["Head"]
+    assert verdict.verdict == INCONCLUSIVE
+    assert any("the factory head" in note and "No module named 'yaml'" in note for note in verdict.notes), \
+        verdict.notes
