@@ -75,8 +75,12 @@ class NameBoundOnOnePath(Rule):
         read in the loop body that a pass reaches before it binds the name, which only an earlier pass binds
         (`if i == 0: x = t` / `else: x = x + t`, `x += t`). A branch that ends in `return`, `raise`,
         `break` or `continue` does not count. Conditions MindSpore's parser evaluates itself from the Cell's own
-        attributes (`if self.flag:`, `if not self.training:`, `if self.proj is None:`) are left alone: the parser
-        keeps one branch of them before it looks names up, and what is read under them is not reported either.
+        attributes (`if self.flag:`, `if not self.training:`, `if self.proj is None:`) or from an attribute of an
+        object the module binds at its top level (`if default_config.device_target == "Ascend":`, a configuration
+        read at import time, a class or a module; not `config.model.flag`, not a module's string `TARGET` itself,
+        not a test of membership `in` a tuple) are left alone: the parser keeps one branch of them before it looks
+        names up (measured on 2.10 and 2.7.1 CPU, STRICT and LAX: tests/test_ground_truth_joins_and_logging.py), and
+        what is read under them is not reported either.
         Methods a Cell inherits from a base or a mixin are compiled with the Cell and checked too, in whatever
         module of the project they are defined: a `construct` it inherits, and a method graph code calls
         (`self.prepare(x)`); the finding is reported at the read, in the file that holds the method. A mixin module
@@ -262,7 +266,7 @@ def _partial_reads(function, written: list[set[str]] | None = None) -> list[Part
         return []  # straight-line code binds every name on every path (dead branches count: they are parsed)
     walrus = [node.target.id for node in function.nodes_of(ast.NamedExpr)]
     return partially_bound_reads(function.node, walrus, function.module.lines,
-                                 _own_constant(function, [] if written is None else written))
+                                 _own_constant(function, [] if written is None else written), function.module_object)
 
 
 def _own_constant(function, written: list[set[str]]):
