@@ -336,3 +336,35 @@ def test_a_constant_passed_down_a_chain_of_constructors_is_followed(tmp_path, bu
 def test_a_subclass_or_a_factory_builds_its_base(tmp_path, variant, builds, lines):
     assert numbers_found(tmp_path, builds, NUMBERS + variant,
                          imported=", ".join(name for name in ("Variant", "factory") if name in builds)) == lines
+
+
+STRIDED = textwrap.dedent("""\
+    from mindspore import nn
+
+
+    class Down(nn.Cell):
+        def __init__(self, channels, stride=1):
+            super().__init__()
+            self.stride = stride
+            self.pool = nn.MaxPool2d(2, 2)
+
+        def construct(self, x):
+            if self.stride != 1:
+                try:
+                    x = self.pool(x)
+                except ValueError:
+                    pass
+            return x
+""")
+
+
+@pytest.mark.parametrize("builds, lines", [
+    ("net = Down(3)\nother = Down(4, stride=1)\n", []),  # `self.stride != 1` folds to False in construct
+    ("net = Down(3)\nother = Down(4, 2)\n", [12]),
+])
+def test_a_number_every_site_passes_folds_in_construct(tmp_path, builds, lines):
+    root = tmp_path / "app"
+    root.mkdir()
+    (root / "model.py").write_text(STRIDED)
+    (root / "train.py").write_text(TRAIN.replace("import Net", "import Down") + builds + FIT)
+    assert [f.line for f in check_file(str(root / "model.py"), Settings(), ["MS109"])] == lines
