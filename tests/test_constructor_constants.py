@@ -212,11 +212,17 @@ HELPERS = textwrap.dedent("""\
     ("net = ResNet(3)\nfrom model import _bn\nnorm = _bn(3, True)\n", [6]),  # the helper called elsewhere
 ])
 def test_a_helper_every_caller_passes_a_switch_to_drops_its_branch(tmp_path, builds, lines):
+    assert lines_found(tmp_path, HELPERS, "ResNet", builds, "MS608") == lines
+
+
+def lines_found(tmp_path, model: str, imported: str, builds: str, code: str) -> list[int]:
+    """The lines of ``model.py`` where ``code`` is found, in an application whose ``train.py`` imports ``imported``
+    from it and runs ``builds``."""
     root = tmp_path / "app"
     root.mkdir()
-    (root / "model.py").write_text(HELPERS)
-    (root / "train.py").write_text(TRAIN.replace("import Net", "import ResNet") + builds + FIT)
-    assert [f.line for f in check_file(str(root / "model.py"), Settings(), ["MS608"])] == lines
+    (root / "model.py").write_text(model)
+    (root / "train.py").write_text(TRAIN.replace("import Net", f"import {imported}") + builds + FIT)
+    return [f.line for f in check_file(str(root / "model.py"), Settings(), [code])]
 
 
 def test_a_result_cache_checks_the_module_again_when_a_site_changes(tmp_path):
@@ -279,11 +285,7 @@ FACTORY = "\n\ndef factory(drop=0.):\n    return Backbone(dim=32, drop_rate=drop
 
 
 def numbers_found(tmp_path, builds: str, model: str = NUMBERS, imported: str = "Attention") -> list[int]:
-    root = tmp_path / "app"
-    root.mkdir()
-    (root / "model.py").write_text(model)
-    (root / "train.py").write_text(TRAIN.replace("import Net", f"import {imported}") + builds + FIT)
-    return [f.line for f in check_file(str(root / "model.py"), Settings(), ["MS606"])]
+    return lines_found(tmp_path, model, imported, builds, "MS606")
 
 
 @pytest.mark.parametrize("builds, lines", [
@@ -363,8 +365,4 @@ STRIDED = textwrap.dedent("""\
     ("net = Down(3)\nother = Down(4, 2)\n", [12]),
 ])
 def test_a_number_every_site_passes_folds_in_construct(tmp_path, builds, lines):
-    root = tmp_path / "app"
-    root.mkdir()
-    (root / "model.py").write_text(STRIDED)
-    (root / "train.py").write_text(TRAIN.replace("import Net", "import Down") + builds + FIT)
-    assert [f.line for f in check_file(str(root / "model.py"), Settings(), ["MS109"])] == lines
+    assert lines_found(tmp_path, STRIDED, "Down", builds, "MS109") == lines
