@@ -87,15 +87,6 @@ class FunctionKinds:
 
     # -- constant folding, as MindSpore's parser does it ---------------------------------------------------------
 
-    def module_object(self, name: ast.Name) -> bool:
-        """Whether ``name`` reads what the module binds at its top level (an import, a class, an assignment; a name
-        no function declares ``global``): an object MindSpore's parser looks up when it compiles, so that a test of
-        one of its attributes (``config.device_target == "Ascend"``) is folded before the branches are joined
-        (``flow.partially_bound_reads``)."""
-        scopes = self.module.scopes
-        binding = scopes.binding(name)
-        return binding is not None and binding.scope.kind == "module" and name.id not in scopes.declared_global
-
     def constant(self, expr: ast.AST):
         """The compile-time constant ``expr`` folds to in this function, or UNKNOWN."""
         return constant_value(expr, self._constant_of)

@@ -158,7 +158,8 @@ class NameBoundOnOnePath(Rule):
                 if id(found[1]) not in seen:
                     seen.add(id(found[1]))
                     label = f"{found[0].name}.construct, the construct of Cell {info.name}"
-                    for read in partially_bound_reads(found[1], _walrus(found[1]), module.lines):
+                    for read in partially_bound_reads(found[1], _walrus(found[1]), module.lines,
+                                                      module_object=module.scopes.module_object):
                         # the Cell is what compiles it: the validator builds that one
                         yield self.report(module, read.name, replace(
                             _data(_described(read), label), method=f"{found[0].name}.construct", cell=info.name),
@@ -241,7 +242,8 @@ def _reads_elsewhere(module: ModuleFacts, module_file: str, class_key: str, name
         method = owner.methods.get(name) if owner is not None else None
         if method is None:
             return ()
-        return [_described(read) for read in partially_bound_reads(method, _walrus(method), facts.lines)]
+        return [_described(read) for read in partially_bound_reads(method, _walrus(method), facts.lines,
+                                                                   module_object=facts.scopes.module_object)]
 
     return answer("name bound on one path", module_file, module.settings, (class_key, name), reads)
 
@@ -266,7 +268,8 @@ def _partial_reads(function, written: list[set[str]] | None = None) -> list[Part
         return []  # straight-line code binds every name on every path (dead branches count: they are parsed)
     walrus = [node.target.id for node in function.nodes_of(ast.NamedExpr)]
     return partially_bound_reads(function.node, walrus, function.module.lines,
-                                 _own_constant(function, [] if written is None else written), function.module_object)
+                                 _own_constant(function, [] if written is None else written),
+                                 function.module.scopes.module_object)
 
 
 def _own_constant(function, written: list[set[str]]):
