@@ -13,6 +13,7 @@ import io
 import os
 import re
 import tokenize
+from collections import Counter
 
 from ms_lint.model.syntax import FunctionNode
 from ms_lint.model.values import UNKNOWN, literal
@@ -20,7 +21,8 @@ from ms_lint.target import files_naming
 
 _SWITCHES = (bool, int, float, str, type(None))  # the values that choose a branch (a tuple is kept unknown)
 _MAX_TREES = 256
-_trees: dict[str, tuple[str, ast.Module | None]] = {}  # file -> (the text parsed, its tree; None: no Python)
+# file -> (the text parsed, its tree, its index; None: no Python)
+_trees: dict[str, tuple[str, ast.Module | None, "_FileIndex | None"]] = {}
 
 
 def constructor_constants(path: str, name: str, init: FunctionNode, tree: ast.Module | None = None,
@@ -57,7 +59,7 @@ def _constants(path: str, name: str, parameters: list[str], defaults: dict[str, 
         if not file.endswith(".py"):
             return {}  # a configuration or a script names it: built in ways the model does not read
         here = tree is not None and os.path.abspath(file) == own
-        found = _sites_in(tree if here else _tree(file, text), text, name, word, defining)
+        found = _sites_in(_index(file, text, tree if here else None), name, word, defining)
         if found is None:
             return {}
         definitions += found[0]
@@ -108,29 +110,18 @@ def _passed(call: ast.Call, parameters: list[str], defaults: dict[str, object], 
             for parameter in parameters}
 
 
-def _sites_in(tree: ast.Module | None, text: str, name: str, word: re.Pattern,
-              defining) -> tuple[int, list[ast.Call]] | None:
-    """(definitions of ``name``, the calls of it) in one Python file; None where the file names it in a way not
-    understood (passed as a value, a base class, a string, imported under another name, not Python)."""
-    if tree is None:
+def _sites_in(index: "_FileIndex | None", name: str, word: re.Pattern, defining) -> tuple[int, list[ast.Call]] | None:
+    """(definitions of ``name``, the calls of it) in one Python file (its ``index``); None where the file names it
+    in a way not understood (passed as a value, a base class, a string, imported under another name, not Python)."""
+    if index is None or index.names is None:
         return None
-    named = 0
-    try:
-        for token in tokenize.generate_tokens(io.StringIO(text).readline):
-            if token.type == tokenize.NAME and token.string == name:
-                named += 1
-    except (tokenize.TokenError, SyntaxError):
-        return None
+    named = index.names.get(name, 0)
+    for node in index.strings:
+        if name in node.value and _names_code(node.value, name, word):
+            return None  # ``getattr(module, "Net")``, ``{"type": "Net"}``, ``eval("Net(3)")``
     understood, definitions = 0, 0
     sites: list[ast.Call] = []
-    docstrings = set()
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body and (
-                isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)):
-            docstrings.add(id(node.body[0].value))
-        if isinstance(node, ast.Constant) and isinstance(node.value, str) and name in node.value and (
-                id(node) not in docstrings and _names_code(node.value, name, word)):
-            return None  # ``getattr(module, "Net")``, ``{"type": "Net"}``, ``eval("Net(3)")``
+    for node in index.definitions:
         if isinstance(node, defining) and node.name == name:
             definitions += 1
             understood += 1
@@ -140,23 +131,57 @@ def _sites_in(tree: ast.Module | None, text: str, name: str, word: re.Pattern,
                 return None  # built through a subclass whose construction the model does not follow
             sites.extend(found)
             understood += 1 + sum(_names(call.func.value, name) for call in found)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            for alias in node.names:
-                if alias.name.rsplit(".", 1)[-1] == name:
-                    if alias.asname not in (None, name):
-                        return None  # built under another name
-                    understood += 1 + (alias.asname == name)
-        elif isinstance(node, ast.Call):
-            callee = node.func
-            if _names(callee, name):
-                sites.append(node)
-                understood += 1
-            elif isinstance(callee, ast.Name) and callee.id == "super" and node.args and isinstance(
-                    node.args[0], ast.Name) and node.args[0].id == name:
-                understood += 1
+    for node in index.imports:
+        for alias in node.names:
+            if alias.name.rsplit(".", 1)[-1] == name:
+                if alias.asname not in (None, name):
+                    return None  # built under another name
+                understood += 1 + (alias.asname == name)
+    for node in index.calls:
+        callee = node.func
+        if _names(callee, name):
+            sites.append(node)
+            understood += 1
+        elif isinstance(callee, ast.Name) and callee.id == "super" and node.args and isinstance(
+                node.args[0], ast.Name) and node.args[0].id == name:
+            understood += 1
     if named != understood:
         return None
+    sites.sort(key=lambda call: (call.lineno, call.col_offset))
     return definitions, sites
+
+
+class _FileIndex:
+    """What ``_sites_in`` reads of one file, found in one pass for every name asked: how often each name is written
+    (None: the text does not tokenize), its strings that are no docstring, its definitions, imports and calls."""
+
+    __slots__ = ("names", "strings", "definitions", "imports", "calls")
+
+    def __init__(self, tree: ast.Module, text: str):
+        try:
+            self.names: dict[str, int] | None = Counter(
+                token.string for token in tokenize.generate_tokens(io.StringIO(text).readline)
+                if token.type == tokenize.NAME)
+        except (tokenize.TokenError, SyntaxError):
+            self.names = None
+        self.strings: list[ast.Constant] = []
+        self.definitions: list[ast.AST] = []
+        self.imports: list[ast.AST] = []
+        self.calls: list[ast.Call] = []
+        docstrings = set()
+        for node in ast.walk(tree):  # (a parent before its children: its docstring is known before it is met)
+            if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+                if not isinstance(node, ast.Module):
+                    self.definitions.append(node)
+                if node.body and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant):
+                    docstrings.add(id(node.body[0].value))
+            elif isinstance(node, ast.Constant):
+                if isinstance(node.value, str) and id(node) not in docstrings:
+                    self.strings.append(node)
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                self.imports.append(node)
+            elif isinstance(node, ast.Call):
+                self.calls.append(node)
 
 
 def _names(expr: ast.AST, name: str) -> bool:
@@ -195,15 +220,18 @@ def _names_code(value: str, name: str, word: re.Pattern) -> bool:
                                          or f"{name}(" in value)
 
 
-def _tree(file: str, text: str) -> ast.Module | None:
+def _index(file: str, text: str, tree: ast.Module | None = None) -> _FileIndex | None:
+    """The index of a file's ``text`` (parsed here unless its ``tree`` is given); None where it is no Python."""
     known = _trees.get(file)
-    if known is not None and known[0] is text:
-        return known[1]
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError):
-        tree = None
+    if known is not None and known[0] is text and (tree is None or known[1] is tree):
+        return known[2]
+    if tree is None:
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError):
+            tree = None
+    index = _FileIndex(tree, text) if tree is not None else None
     if len(_trees) >= _MAX_TREES:
         _trees.clear()
-    _trees[file] = (text, tree)
-    return tree
+    _trees[file] = (text, tree, index)
+    return index
