@@ -20,11 +20,15 @@ class NeverSet(FindingData):
     attribute of the Cell the name most likely means (what the fix writes)."""
 
     template = ("{method} reads self.{attribute}, which no method of {cell} or of its bases sets: compiling it raises "
-                "AttributeError ('{cell}' object has no attribute '{attribute}'); did you mean self.{suggestion}?")
+                "AttributeError ('{cell}' object has no attribute '{attribute}')")
     method: str = fact(subject=True)
     attribute: str = fact(subject=True)
     cell: str
-    suggestion: str
+    suggestion: str | None = fact(optional=True)  # None where the set name near it is another word (``reshape``)
+
+    def message(self) -> str:
+        ending = f"; did you mean self.{self.suggestion}?" if self.suggestion else ""
+        return super().message() + ending
 
 
 class AttributeNeverSet(Rule):
@@ -46,7 +50,9 @@ class AttributeNeverSet(Rule):
         under computed names (`setattr(self, name, ...)`, `self.__dict__`), one with a `__getattr__`, a read
         guarded by `hasattr(self, "<name>")`, a name with no close neighbour (a base class that leaves the
         attribute to its subclasses), and one whose only close neighbour is the method reading it (`forward` calling
-        `self._forward`: a hook the subclasses define).
+        `self._forward`: a hook the subclasses define). Where the close name holds the read whole with letters
+        added (`self.shape` beside `self.reshape`), it is another word: the finding says the read is never set and
+        suggests nothing, and there is no fix.
     """
     why = """
         The graph compiler resolves every `self.<name>` while it compiles: a name the instance does not have
@@ -107,11 +113,12 @@ class AttributeNeverSet(Rule):
                 attribute = node.attr
                 if attribute in every or attribute in reported:
                     continue
-                suggestion = _closest(attribute, suggested)
+                neighbour = _closest(attribute, suggested)
                 # ``forward`` calling ``self._forward``: the hook a subclass defines, not a misspelt ``self.forward``
-                if suggestion is None or suggestion == function.node.name:
+                if neighbour is None or neighbour == function.node.name:
                     continue
                 reported.add(attribute)
+                suggestion = None if _holds(neighbour, attribute) else neighbour
                 yield self.report(module, node, NeverSet(method=f"{owner.name}.{function.node.name}",
                                                          attribute=attribute, cell=owner.name, suggestion=suggestion))
 
@@ -120,7 +127,8 @@ class AttributeNeverSet(Rule):
         if not isinstance(node, ast.Attribute):
             return []
         data = self.data_of(finding)
-        return [context.rename_attribute(node, data.suggestion)] if isinstance(data, NeverSet) else []
+        return [context.rename_attribute(node, data.suggestion)] if isinstance(data, NeverSet) and data.suggestion \
+            else []
 
 
 def _names_of(module: ModuleFacts, owner: ClassInfo,
@@ -162,6 +170,13 @@ def _closest(attribute: str, names: frozenset[str]) -> str | None:
     close = sorted((_distance(attribute, name), name) for name in names
                    if abs(len(name) - len(attribute)) <= 2 and _digits(name) == _digits(attribute))
     return close[0][1] if close and close[0][0] <= 2 else None
+
+
+def _holds(name: str, attribute: str) -> bool:
+    """Whether the set ``name`` is ``attribute`` with letters added around it (``reshape`` beside ``shape``): another
+    word, not a misspelling, so nothing is suggested (the read is still never set)."""
+    folded, read = _fold(name), _fold(attribute)
+    return len(folded) > len(read) and read in folded
 
 
 def _distance(left: str, right: str) -> int:

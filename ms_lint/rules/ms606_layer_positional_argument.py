@@ -39,10 +39,14 @@ class ShiftedPositional(FindingData):
     kept: float | None = fact(optional=True)
     keywords: list[list[str]] | None
     same_on: list[int] | None = fact(optional=True)
+    # a rate read as its complement whose value is not written there: 0, PyTorch's "no dropout", is refused
+    zero_refused: bool | None = fact(optional=True)
 
     def message(self) -> str:
+        refused = (", and refuses a rate of 0 (PyTorch's \"no dropout\") when the layer is built (ValueError)"
+                   if self.zero_refused else "")
         return (_description(self.name, self.value, self.index, self.pytorch_parameter, self.parameter,
-                             self.consequence, self.kept)
+                             self.consequence, self.kept) + refused
                 + "; pass " + _advice(self.pytorch_parameter, self.keywords) + same_on_text(self.same_on))
 
 
@@ -132,6 +136,7 @@ class LayerPositionalArgument(Rule):
                 version=api.mindspore_version(version), target_version=version,
                 value=ast.unparse(site.node.args[shifted.index]), consequence=shifted.consequence,
                 kept=_kept(site.node, shifted),
+                zero_refused=True if shifted.equivalent == "1 - x" and _kept(site.node, shifted) is None else None,
                 keywords=None if keywords is None else [[keyword, ast.unparse(argument)]
                                                         for keyword, argument in keywords],
                 same_on=[repeat.lineno for repeat in repeats] or None))
