@@ -335,6 +335,7 @@ OPTIONS: dict[str, _Option] = {
         _Option("ms-device", _parse_choice(DEVICES)),
         _Option("ms-version", _parse_version),
         _Option("ms-tensor-methods", _parse_names),
+        _Option("ms-check-unrun", _parse_bool),
         _Option("per-path-ms-mode", _with_base(_parse_per_path_modes)),
         _Option("disable-noqa", _parse_bool),
         _Option("jobs", _parse_jobs),
@@ -554,6 +555,7 @@ def resolve_options(
         mode=values.get("ms-mode", ""), syntax_level=values.get("ms-syntax-level", ""),
         per_path_modes=values.get("per-path-ms-mode", ()), device=values.get("ms-device", ""),
         version=values.get("ms-version", ""), tensor_methods=values.get("ms-tensor-methods", ()),
+        check_unrun=values.get("ms-check-unrun", False),
     )
     options.disable_noqa = values.get("disable-noqa", False)
     options.jobs = values.get("jobs")

@@ -57,6 +57,16 @@ def _without_silenced(findings: list[Finding], silenced: list[Finding] | None) -
     return [finding for finding in findings if SILENCED_BY not in finding.data]
 
 
+def _unrun_marked(module, findings: list[Finding]) -> list[Finding]:
+    """The findings, those in code the module's application never runs (``GraphCode.never_runs``: a class or
+    function no code it runs names, a module it never imports) marked as holding only with ``--ms-check-unrun``:
+    every rule's hazard needs its code to run (none where the settings ask for that code too)."""
+    from dataclasses import replace
+
+    return [replace(finding, data={**finding.data, SILENCED_BY: "ms-check-unrun"})
+            if finding.node is not None and module.never_runs(finding.node) else finding for finding in findings]
+
+
 def _with_what_compiles(module, findings: list[Finding]) -> list[Finding]:
     """Each finding of a rule whose claim holds only in graph code gets the roots that compile its line
     (``compiled_by``: ``Net.construct``, ``train_step``, ``Net.construct (../models/net.py)``); one in code that only
@@ -107,7 +117,7 @@ def analyse(tree: ast.Module, source: str, path: str, settings: Settings, codes:
         findings: list[Finding] = []
         for rule in rules_for(codes):
             findings.extend(rule.check(module))
-        findings = _with_what_compiles(module, findings)
+        findings = _unrun_marked(module, _with_what_compiles(module, findings))
         return module, _one_finding_per_cause(_without_silenced(findings, silenced))
     except RecursionError as exc:
         return None, [internal_error(path, RecursionError(f"code nested too deeply to analyse ({exc})"))]

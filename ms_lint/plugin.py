@@ -62,6 +62,13 @@ class MsLintChecker:
             "layer's detach, backward): MS602 takes them as existing.",
         )
         option_manager.add_option(
+            "--ms-check-unrun",
+            action="store_true",
+            parse_from_config=True,
+            help="Report code the application never runs too (a class or function no code that runs names, a "
+            "module no entry point imports); by default its findings are left out.",
+        )
+        option_manager.add_option(
             "--per-path-ms-mode",
             default="",
             parse_from_config=True,
@@ -82,6 +89,7 @@ class MsLintChecker:
                 getattr(options, "per_path_ms_mode", None), device=getattr(options, "ms_device", None),
                 version=getattr(options, "ms_version", None),
                 tensor_methods=getattr(options, "ms_tensor_methods", None),
+                check_unrun=getattr(options, "ms_check_unrun", None),
             )
         except SettingsError as exc:
             # flake8 turns a SystemExit message into one error line, which is what an unknown value deserves.

@@ -92,6 +92,11 @@ class MsLintChecker(BaseRawFileChecker):
             "help": "Methods the project adds to MindSpore's Tensor at run time (a compatibility layer's detach, "
                     "backward): MS602 takes them as existing.",
         }),
+        ("ms-check-unrun", {
+            "default": False, "type": "yn", "metavar": "<y or n>",
+            "help": "Report code the application never runs too (a class or function no code that runs names, a "
+                    "module no entry point imports); by default its findings are left out.",
+        }),
     )
 
     def __init__(self, linter: PyLinter) -> None:
@@ -109,7 +114,7 @@ class MsLintChecker(BaseRawFileChecker):
             settings = Settings.from_values(
                 config.ms_mode or "", config.ms_syntax_level or "", config.per_path_ms_mode or "",
                 device=config.ms_device or "", version=config.ms_version or "",
-                tensor_methods=list(config.ms_tensor_methods or ()),
+                tensor_methods=list(config.ms_tensor_methods or ()), check_unrun=bool(config.ms_check_unrun),
             )
         except SettingsError as exc:
             print(f"pylint: error: {exc}", file=sys.stderr)

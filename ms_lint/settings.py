@@ -48,6 +48,9 @@ class Settings:
     # whether the version is the project's requirement's even where another MindSpore is installed.
     upgrade_from: str = ""
     pinned: bool = False
+    # Report code the application never runs too (``--ms-check-unrun``): by default its findings are counted, not
+    # shown (``target.never_run``).
+    check_unrun: bool = False
 
     def __post_init__(self):
         if self.mode and self.mode not in MODES:
@@ -91,7 +94,7 @@ class Settings:
                     per_path_modes: str | list | dict | None = None, base: str | None = None,
                     device: str | None = None, version: str | None = None,
                     tensor_methods: str | list | tuple | None = None,
-                    upgrade_from: str | None = None) -> "Settings":
+                    upgrade_from: str | None = None, check_unrun: bool | str | None = None) -> "Settings":
         return cls(
             mode=(mode or "").strip().lower(),
             syntax_level=(syntax_level or "").strip().lower(),
@@ -100,6 +103,7 @@ class Settings:
             version=(version or "").strip(),
             tensor_methods=parse_names(tensor_methods),
             upgrade_from=(upgrade_from or "").strip(),
+            check_unrun=check_unrun is True or str(check_unrun).strip().lower() in ("1", "true", "yes", "on"),
         )
 
 

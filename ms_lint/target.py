@@ -845,6 +845,7 @@ def _forget_modes() -> None:
     _source_roots.clear()
     _application_words.clear()
     _application_files.clear()
+    _application_runs.clear()
     _selections.clear()
     _imports.clear()
     _import_names.clear()
@@ -1397,15 +1398,16 @@ def mode_of(path: str, bound: str | None) -> ModuleMode:
 
 
 # ---------------------------------------------------------------------------------------- what an application runs
-# An application runs what its files name: a Cell class that no file of the application names (its scripts, its
-# modules, its configuration files, its shell scripts), but where it is defined, in a module the application uses,
-# never runs there. A library's users may run all of it; so may the fixtures of tests; and a module no file names
-# yet is one being written, checked whole.
+# An application runs what its entry points reach (``_runs``, below), and at most what its files name: a class that
+# no file of the application names (its scripts, its modules, its configuration files, its shell scripts), but where
+# it is defined, in a module the application uses, never runs there. A library's users may run all of it; so may the
+# fixtures of tests; and a module no file names yet is one being written, checked whole.
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _DEFINED = re.compile(r"\b(?:class|def)\s+([A-Za-z_][A-Za-z0-9_]*)|\bsuper\(\s*([A-Za-z_][A-Za-z0-9_]*)\s*,")
 _CLASS = re.compile(r"^\s*class\s+([A-Za-z_][A-Za-z0-9_]*)", re.MULTILINE)
 _FUNCTION = re.compile(r"^def\s+([A-Za-z_][A-Za-z0-9_]*)", re.MULTILINE)  # a module's own functions
+_TOP_LEVEL = re.compile(r"^(?:async[ \t]+def|def|class)[ \t]+([A-Za-z_]\w*)", re.MULTILINE)  # its top-level blocks
 _NAMING_FILES = (".py", ".sh", ".yaml", ".yml", ".json", ".cfg", ".ini", ".txt", ".toml")
 # How a file names a module: an import statement's names, a file name (``model.py``), a dotted path in a string
 # (``importlib.import_module("src.model")``, ``"src.model.Net"`` in a configuration).
@@ -1504,17 +1506,254 @@ def _application_using(path: str) -> tuple[str, tuple[str, ...]] | None:
     return application
 
 
+# What an application runs, by what its entry points reach: each entry point and the modules it imports run their
+# top-level statements (an import statement, ``__all__`` and a module's own ``__main__`` block but an entry point's
+# excepted: they name without running); a top-level ``def``/``class`` of a module that runs runs where code that runs
+# names it, and then so does all it names; a module whose name code that runs names (a configuration's
+# ``src.models.net``, ``import_module("net")``) runs too. The application's configuration files, shell scripts and
+# tests name what they run. Where a module that runs looks names up as the text cannot follow (``globals()[...]``,
+# ``eval``, ``import_module(f"...")``, ``getattr(models, name)``, ``sys.path`` edits that its imports need), what
+# the application runs is what its files name (``_words_of``).
+_BLOCK_START = re.compile(r"(?:async[ \t]+def|def|class)[ \t]+([A-Za-z_]\w*)")
+_LOOKED_UP = re.compile(r"(?:globals|locals|vars)\(\)\s*(?:\[|\.get\()|(?<![\w.])(?:eval|exec)\s*\("
+                        r"|(?:import_module|__import__)\(\s*(?![rbuRBU]?[\"'][\w.]*[\"']\s*[,)])")
+_LOOKING_UP = ("globals()", "locals()", "vars()", "eval", "exec", "import_module(", "__import__(")  # all it finds
+_MODULE_GETATTR = re.compile(r"\bgetattr\(\s*([A-Za-z_]\w*)\s*,\s*(?![rbuRBU]?[\"'])")
+_PATH_EDIT = re.compile(r"\bsys\.path\s*(?:\.\s*(?:append|insert|extend)\b|\[|\+?=)")
+_TRIPLE_QUOTE = re.compile(r"\"\"\"|'''")
+_ALIAS = re.compile(r"([A-Za-z_][\w.]*)\s+as\s+([A-Za-z_]\w*)")
+# A decorator that may keep what it decorates where code finds it by a key (``@MODELS.register_module()``,
+# ``@clip_grad.register("Number", "Tensor")``): any but those that only wrap or compile it.
+_REGISTERING = re.compile(r"@(?![ \t]*(?:[\w.]*\.)?(?:jit|ms_function|constexpr|_?primexpr|jit_class|dataclass|"
+                          r"lru_cache|cache|staticmethod|classmethod|property|wraps|contextmanager|abstractmethod|"
+                          r"overload|no_grad)\b[ \t]*(?:\(.*\))?[ \t]*(?:#.*)?$)")
+
+
+@dataclass(frozen=True)
+class _Pieces:
+    """A Python file cut at its top-level statements: the words its top-level statements run (``runs``), the
+    names its import statements give other names (``as``: (name, alias)), each top-level ``def``/``class`` (its
+    name, the words it names, whether a decorator registers it), and the words its import statements name."""
+
+    runs: frozenset[str]
+    aliases: tuple[tuple[str, str], ...]
+    blocks: tuple[tuple[str, frozenset[str], bool], ...]
+    imports: frozenset[str]
+    looks_up: bool  # names looked up as the text cannot follow (``_LOOKED_UP``)
+    edits_path: bool  # ``sys.path`` edited
+    getattr_of: frozenset[str]  # the names ``getattr`` reads a computed attribute of
+
+    @property
+    def registered(self) -> frozenset[str]:
+        """The names of the blocks a decorator may register."""
+        return frozenset(name for name, _, registered in self.blocks if registered)
+
+
+def _pieces(text: str, entry: bool) -> _Pieces:
+    """``text`` cut where a line at column 0 starts a statement (not inside a triple-quoted string): a line
+    ``def``/``class``/``async def``/``@`` starts a block."""
+    runs: set[str] = set()
+    imports: set[str] = set()
+    aliases: list[tuple[str, str]] = []
+    blocks: list[tuple[str, frozenset[str], bool]] = []
+    kind, name, lines = "", "", []  # the piece being read
+
+    def close() -> None:
+        if not lines:
+            return
+        piece = "\n".join(lines)
+        if kind == "import":
+            imports.update(_WORD.findall(piece))
+            aliases.extend(_ALIAS.findall(piece))
+        elif kind == "block":
+            start = next((index for index, line in enumerate(lines) if _BLOCK_START.match(line)), len(lines))
+            registered = any(_REGISTERING.match(line) for line in lines[:start] if line.startswith("@"))
+            blocks.append((name, frozenset(_WORD.findall(piece)), registered))
+        elif kind == "run":
+            runs.update(_WORD.findall(piece))
+
+    in_string = ""
+    for line in text.splitlines():
+        if not in_string and line[:1] not in ("", " ", "\t", "#", ")", "]", "}"):
+            decorators_only = kind == "block" and not name  # decorators read, their block's own line not yet
+            if line.startswith("@") and decorators_only:
+                lines.append(line)  # one more decorator of the same block
+            else:
+                started = _BLOCK_START.match(line)
+                if started is not None and decorators_only:
+                    name = started.group(1)  # the decorated block's own line
+                    lines.append(line)
+                else:
+                    close()
+                    lines = [line]
+                    if started is not None or line.startswith("@"):
+                        kind, name = "block", started.group(1) if started is not None else ""
+                    elif line.startswith(("import ", "from ")):
+                        kind = "import"
+                    elif line.startswith("__all__") or not entry and _MAIN_GUARD.match(line):
+                        kind = ""  # names, runs nothing
+                    else:
+                        kind = "run"
+        else:
+            lines.append(line)
+        if '"""' in line or "'''" in line:
+            for quote in _TRIPLE_QUOTE.findall(line):
+                in_string = "" if in_string == quote else in_string or quote
+    close()
+    looks_up = any(word in text for word in _LOOKING_UP) and _LOOKED_UP.search(text) is not None
+    edits_path = "sys.path" in text and _PATH_EDIT.search(text) is not None
+    getattr_of = frozenset(_MODULE_GETATTR.findall(text)) if "getattr(" in text else frozenset()
+    return _Pieces(frozenset(runs), tuple(aliases), tuple(blocks), frozenset(imports), looks_up, edits_path,
+                   getattr_of)
+
+
+_file_pieces: dict[tuple[str, bool], tuple[str, _Pieces]] = {}
+
+
+def _pieces_of(path: str, entry: bool) -> _Pieces | None:
+    text = _text(path)
+    if text is None:
+        return None
+    known = _file_pieces.get((path, entry))
+    if known is None or known[0] is not text:
+        known = _file_pieces[(path, entry)] = (text, _pieces(text, entry))
+    return known[1]
+
+
+_application_runs: dict[tuple[str, tuple[str, ...]], tuple[frozenset[str], frozenset[str]] | None] = {}
+
+
+def _runs(folder: str, entries: tuple[str, ...]) -> tuple[frozenset[str], frozenset[str]] | None:
+    """(the Python files the application at ``folder`` runs, the words the code it runs names), by what its entry
+    points ``entries``, its tests, configuration files and shell scripts reach (see above); None where the text
+    cannot say: a file it runs looks names up (``_LOOKED_UP``, ``getattr`` on a module of the application, imports
+    that need its ``sys.path`` edits), too many files, or one too large to read. Found once per process."""
+    key = (folder, entries)
+    if key in _application_runs:
+        return _application_runs[key]
+    _application_runs[key] = None
+    files = _naming_files(folder)
+    if files is None:
+        return None
+    by_stem: dict[str, list[str]] = {}
+    for path in files:
+        if path.endswith(".py"):
+            stem = os.path.splitext(os.path.basename(path))[0]
+            by_stem.setdefault(os.path.basename(os.path.dirname(path)) if stem == "__init__" else stem, []).append(
+                os.path.abspath(path))
+    run: set[str] = set()
+    pending: list[str] = []
+    reached: set[str] = set()
+    blocks: dict[str, list[frozenset[str]]] = {}  # name -> the words of each block of a reached file so named
+    aliased: dict[str, set[str]] = {}  # alias -> the names imported as it
+
+    def name(words: Iterable[str]) -> None:
+        for word in words:
+            if word not in run:
+                run.add(word)
+                pending.append(word)
+
+    def reach(path: str) -> bool:
+        for module in reached_from(path) if path.endswith(".py") else (path,):
+            if module in reached:
+                continue
+            reached.add(module)
+            pieces = _pieces_of(module, module in scripts)
+            if pieces is None:
+                return False
+            name(pieces.runs)
+            for alias_name, alias in pieces.aliases:
+                aliased.setdefault(alias, set()).add(alias_name.rsplit(".", 1)[-1])
+                if alias in run:
+                    name((alias_name.rsplit(".", 1)[-1],))
+            for block, words, registered in pieces.blocks:
+                if registered or block in run:
+                    name(words)
+                else:
+                    blocks.setdefault(block, []).append(words)
+        return len(reached) < _MAX_REACHED
+
+    scripts = {*entries, *(os.path.abspath(path) for path in files if path.endswith(".py") and _script(path))}
+    roots = [*scripts, *(path for path in files if not path.endswith(".py") or is_test_path(
+        os.path.relpath(path, folder)))]
+    for root in roots:
+        if root.endswith(".py"):
+            if not reach(os.path.abspath(root)):
+                return None
+        else:
+            name(_WORD.findall(_text(root) or ""))
+    while pending:
+        word = pending.pop()
+        for words in blocks.pop(word, ()):
+            name(words)
+        name(aliased.get(word, ()))
+        for module in by_stem.get(word, ()):
+            if module not in reached and not reach(module):
+                return None
+    stems = set(by_stem)
+    for module in reached:
+        pieces = _pieces_of(module, module in scripts)
+        if pieces is None or pieces.looks_up or pieces.getattr_of & stems & pieces.imports or (
+                pieces.edits_path and not _imports_resolve(module, stems)):
+            return None
+    _application_runs[key] = found = (frozenset(reached), frozenset(run))
+    return found
+
+
+def _script(path: str) -> bool:
+    """Whether the file at ``path`` is a script its application's users run, wherever it lies: named like an entry
+    point (``ENTRY_SCRIPT``), or reading its command line under a ``__main__`` guard (``model/train_naive.py``)."""
+    text = _text(path) or ""
+    return _MAIN_GUARD.search(text) is not None and (
+        ENTRY_SCRIPT.fullmatch(os.path.basename(path)) is not None or "parse_args(" in text
+        or "parse_known_args(" in text)
+
+
+def _imports_resolve(path: str, stems: set[str]) -> bool:
+    """Whether each module of the application that the file at ``path`` imports (its dotted name starts with the
+    name of one of the application's modules or packages, ``stems``) is found without its ``sys.path`` edits."""
+    try:
+        modified = os.stat(path).st_mtime
+    except OSError:
+        return False
+    roots = (source_root(path), os.path.dirname(os.path.abspath(path)))
+    return all(module_file_in(module.split(".")[0], roots if base is None else (base,)) is not None
+               for module, base in _imported_names(path, modified) if module.split(".")[0] in stems)
+
+
 def never_run(path: str, names: Iterable[str]) -> frozenset[str]:
-    """Of ``names`` (the classes the module at ``path`` defines), those its application never runs: no file of the
-    application names them but where they are defined, in a module the application names (imports, or names in a
-    script or a configuration; an entry point runs its own). Empty for a library's module, for a module no file of
-    the application names yet (one being written is checked whole) and for a source without a file."""
+    """Of ``names`` (classes and functions the module at ``path`` defines), those its application never runs: all
+    of them in a module no code it runs imports or names (``_runs``), else those no code it runs names and those no
+    file of the application names but where they are defined. Where the text cannot say what runs (``_runs``), those
+    no file names. Empty for a library's module, for a module no file of the application names yet (one being
+    written is checked whole) and for a source without a file."""
     application = _application_using(path)
     read = _words_of(application[0]) if application is not None else None
     if read is None:
         return frozenset()
     words, defined, _ = read
-    return frozenset(name for name in names if words.get(name, 0) <= defined.get(name, 0))
+    file = os.path.abspath(path)
+    pieces = _pieces_of(file, file in application[1])
+    registered = pieces.registered if pieces is not None else frozenset()
+    names = tuple(name for name in names if name not in registered)  # found by a key, wherever that is written
+    unnamed = {name for name in names if words.get(name, 0) <= defined.get(name, 0)}
+    runs = _runs(*application)
+    if runs is None:
+        return frozenset(unnamed)
+    reached, run = runs
+    if file not in reached:
+        return frozenset(names)
+    return frozenset(unnamed.union(name for name in names if name not in run))
+
+
+def module_never_runs(path: str) -> bool:
+    """Whether the application of the module at ``path`` never runs it at all: no code it runs imports or names it
+    (``never_run``'s answer for everything the module defines, and for its top-level statements too)."""
+    application = _application_using(path)
+    if application is None or _words_of(application[0]) is None:
+        return False
+    runs = _runs(*application)
+    return runs is not None and os.path.abspath(path) not in runs[0]
 
 
 def files_naming(path: str, name: str) -> tuple[tuple[str, str], ...] | None:
@@ -1559,7 +1798,9 @@ def never_run_key(path: str) -> str:
     text = _text(path) if path and os.path.isfile(path) else None
     if not text:
         return ""
-    return ",".join(sorted(never_run(path, _CLASS.findall(text))))
+    if module_never_runs(path):
+        return "*"
+    return ",".join(sorted(never_run(path, {*_CLASS.findall(text), *_TOP_LEVEL.findall(text)})))
 
 
 def sites_key(path: str) -> str:

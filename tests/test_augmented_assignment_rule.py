@@ -143,7 +143,8 @@ def test_an_application_that_selects_no_mode_writes_in_place_only_under_jit(tmp_
     """)
     source = "import mindspore as ms\n" + source
     model = project(tmp_path / "app", None, source)
-    (tmp_path / "app" / "train.py").write_text("import mindspore as ms\nfrom model import Trainer\n\nTrainer(None)\n")
+    (tmp_path / "app" / "train.py").write_text(
+        "import mindspore as ms\nfrom model import Trainer, accumulate\n\nTrainer(None)\naccumulate(1.0)\n")
     forget_projects()
     silenced = []
     found = check_source(source, str(model), Settings(version="2.10.0"), ["MS124"], silenced=silenced)

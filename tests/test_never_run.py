@@ -1,8 +1,11 @@
-"""What an application never runs (``ms_lint.target.never_run``, asked by the model's graph code): a Cell class no
-file of the application names but where it is defined, and every Cell of a module no file of the application
-names, are no roots of graph code there, so no rule reports their code; a library's Cells all are."""
+"""What an application never runs (``ms_lint.target.never_run``, asked by the model's graph code and, for every
+finding, by the engine): a class or function no code its entry points reach names, one no file of the application
+names but where it is defined, and all of a module only modules that never run import, so no rule reports their
+code; where the text cannot say what runs, what any file names runs; a library's modules run whole."""
 from __future__ import annotations
 
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
@@ -11,7 +14,7 @@ import pytest
 from ms_lint.config import LintOptions
 from ms_lint.engine import check_file
 from ms_lint.settings import Settings
-from ms_lint.target import application_of, forget_projects, never_run, never_run_key
+from ms_lint.target import application_of, forget_projects, module_never_runs, never_run, never_run_key
 
 MODEL = textwrap.dedent("""\
     from mindspore import nn
@@ -69,21 +72,22 @@ def test_a_cell_class_the_application_never_names_is_no_graph_code(tmp_path):
 
 
 @pytest.mark.parametrize("naming", [
-    {"eval.py": TRAIN.replace("import Net", "import Net, Decoder")},
-    {"src/decode.py": "from model import Decoder\n"},
+    {"eval.py": TRAIN.replace("import Net", "import Net, Decoder") + "decoder = Decoder()\n"},
+    {"train.py": TRAIN + "import src.decode\n", "src/decode.py": "from model import Decoder\nDECODER = Decoder\n"},
     {"config/decoder.yaml": "decoder:\n  type: Decoder\n"},
     {"run.sh": "python -c 'from model import Decoder'\n"},
-    {"extra.py": "from model import *\n\nclass Greedy(Decoder):\n    pass\n"},
+    {"train.py": TRAIN + "from extra import Greedy\nGreedy()\n",
+     "extra.py": "from model import *\n\nclass Greedy(Decoder):\n    pass\n"},
 ])
-def test_a_cell_class_named_anywhere_in_the_application_is_graph_code(tmp_path, naming):
-    model = application(tmp_path / "app", **{"train.py": TRAIN}, **naming)
+def test_a_cell_class_code_the_application_runs_names_is_graph_code(tmp_path, naming):
+    model = application(tmp_path / "app", **{"train.py": TRAIN, **naming})
     assert never_run(str(model), ["Net", "Decoder"]) == frozenset()
     assert lines(model) == [NET_LINE, DECODER_LINE]
 
 
 def test_two_definitions_of_a_name_do_not_name_each_other(tmp_path):
     copy = MODEL.replace("Net", "Other")
-    model = application(tmp_path / "app", **{"train.py": TRAIN + "from model_copy import Other\n",
+    model = application(tmp_path / "app", **{"train.py": TRAIN + "from model_copy import Other\nOther()\n",
                                              "model_copy.py": copy})
     assert never_run(str(tmp_path / "app" / "model_copy.py"), ["Other", "Decoder"]) == {"Decoder"}
     assert lines(model) == [NET_LINE]
@@ -150,7 +154,7 @@ def test_a_cell_the_application_never_names_is_never_called(tmp_path):
     model.write_text(MODEL + forward)
     assert [f.code for f in check_file(str(model), Settings(), ["MS203"])] == []
     forget_projects()
-    (tmp_path / "app" / "eval.py").write_text(TRAIN.replace("import Net", "import Net, Port"))
+    (tmp_path / "app" / "eval.py").write_text(TRAIN.replace("import Net", "import Net, Port") + "Port()\n")
     assert [f.code for f in check_file(str(model), Settings(), ["MS203"])] == ["MS203"]
 
 
@@ -165,3 +169,242 @@ def test_what_names_a_module(tmp_path, naming, used):
     root = tmp_path / "app"
     application(root, **{"train.py": TRAIN + naming, "src/unused.py": MODEL.replace("Decoder", "Net2")})
     assert never_run(str(root / "src" / "unused.py"), ["Net", "Net2"]) == ({"Net2"} if used else frozenset())
+
+
+# ------------------------------------------------------------------ what the application's entry points reach
+
+NETS = textwrap.dedent("""\
+    from mindspore import nn
+
+
+    def deconv3x3(cin, cout):
+        return nn.Conv2d(cin, cout, 3, padding=1)
+
+
+    class ResNet(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.conv = nn.Conv2d(3, 8, 3, padding=1)
+
+
+    class ResNetLocate(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.conv = nn.Conv2d(3, 8, 3, padding=1)
+
+
+    def resnet50():
+        return ResNet()
+
+
+    def resnet101():
+        return ResNetLocate()
+
+
+    if __name__ == "__main__":
+        print(resnet101(), deconv3x3(3, 8))
+""")
+DECONV_LINE, RESNET_LINE, LOCATE_LINE = 5, 11, 17
+ENTRY = "import mindspore as ms\nfrom src.nets import resnet50, resnet101\n\nnet = {}()\nprint(net)\n"
+
+
+def app(root: Path, **files: str) -> Path:
+    """An application at ``root``: ``src/nets.py`` (``NETS``) and ``files``; the path of ``src/nets.py``."""
+    for name, text in {"src/__init__.py": "", "src/nets.py": NETS, **files}.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return root / "src" / "nets.py"
+
+
+def padding_lines(path: Path) -> list[int]:
+    return [f.line for f in check_file(str(path), Settings(), ["MS205"])]
+
+
+def test_a_class_only_a_factory_the_application_never_calls_builds_never_runs(tmp_path):
+    nets = app(tmp_path / "app", **{"train.py": ENTRY.format("resnet50")})
+    assert never_run(str(nets), ["ResNet", "ResNetLocate", "resnet50", "resnet101", "deconv3x3"]) == {
+        "ResNetLocate", "resnet101", "deconv3x3"}  # imported, and named in the module's own trial run, not called
+    assert padding_lines(nets) == [RESNET_LINE]
+
+
+def test_a_class_a_factory_the_entry_point_calls_builds_runs(tmp_path):
+    nets = app(tmp_path / "app", **{"train.py": ENTRY.format("resnet101")})
+    assert never_run(str(nets), ["ResNet", "ResNetLocate", "resnet101"]) == {"ResNet"}
+    assert padding_lines(nets) == [LOCATE_LINE]
+
+
+def test_what_a_called_function_names_runs(tmp_path):
+    text = ENTRY.format("resnet50") + "\n\ndef main():\n    return resnet101()\n\n\nif __name__ == '__main__':\n" \
+                                      "    main()\n"
+    nets = app(tmp_path / "app", **{"train.py": text})
+    assert never_run(str(nets), ["ResNetLocate", "resnet101", "deconv3x3"]) == {"deconv3x3"}
+    assert padding_lines(nets) == [RESNET_LINE, LOCATE_LINE]
+
+
+def test_a_name_imported_under_another_runs_where_that_one_is_called(tmp_path):
+    entry = "import mindspore\nfrom src.nets import resnet101 as build\n\nprint(build())\n"
+    nets = app(tmp_path / "app", **{"train.py": entry})
+    assert never_run(str(nets), ["ResNetLocate", "resnet101"]) == frozenset()
+
+
+def test_a_class_only_classes_the_application_never_builds_name_never_runs(tmp_path):
+    layers = textwrap.dedent("""\
+        from mindspore import nn
+
+
+        class Linear(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.conv = nn.Conv2d(3, 8, 3, padding=1)
+
+
+        class FFTBlock(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.conv = nn.Conv2d(3, 8, 3, pad_mode="pad", padding=1)
+
+
+        class PostNet(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.linear = Linear()
+    """)
+    nets = app(tmp_path / "app", **{"src/layers.py": layers,
+                                    "train.py": "import mindspore\nfrom src.layers import FFTBlock\n\nFFTBlock()\n"})
+    assert never_run(str(nets.parent / "layers.py"), ["Linear", "FFTBlock", "PostNet"]) == {"Linear", "PostNet"}
+    assert padding_lines(nets.parent / "layers.py") == []
+    forget_projects()
+    (tmp_path / "app" / "eval.py").write_text("import mindspore\nfrom src.layers import PostNet\n\nPostNet()\n")
+    assert never_run(str(nets.parent / "layers.py"), ["Linear", "FFTBlock", "PostNet"]) == frozenset()
+    assert padding_lines(nets.parent / "layers.py") == [7]
+
+
+def test_a_module_only_a_module_the_application_never_runs_imports_never_runs(tmp_path):
+    root = tmp_path / "app"
+    nets = app(root, **{"train.py": "import mindspore\nfrom src.other import Other\n\nprint(Other())\n",
+                        "src/other.py": "class Other:\n    pass\n",
+                        "src/algorithms.py": "from src.nets import resnet101\n\nNET = resnet101()\n"})
+    assert module_never_runs(str(nets))
+    assert never_run(str(nets), ["ResNet", "resnet101"]) == {"ResNet", "resnet101"}
+    assert padding_lines(nets) == []
+    forget_projects()
+    (root / "train.py").write_text("import mindspore\nfrom src.algorithms import NET\n\nprint(NET)\n")  # now imported
+    assert not module_never_runs(str(nets))
+    assert never_run(str(nets), ["ResNetLocate", "resnet101", "ResNet"]) == {"ResNet"}
+    assert padding_lines(nets) == [LOCATE_LINE]
+
+
+@pytest.mark.parametrize("config", [
+    {"configs/net.yaml": "model: src.nets.resnet101\n"},
+    {"scripts/run.sh": "python -c 'from src import nets; nets.resnet101()'\n"},
+])
+def test_a_module_a_configuration_or_shell_script_names_runs_what_they_name(tmp_path, config):
+    nets = app(tmp_path / "app", **{"train.py": "import mindspore\nprint(mindspore)\n", **config})
+    assert not module_never_runs(str(nets))
+    assert never_run(str(nets), ["ResNet", "ResNetLocate", "resnet101"]) == {"ResNet"}
+
+
+@pytest.mark.parametrize("decorator, registers", [
+    ("@clip_grad.register('Number', 'Tensor')", True),
+    ("@MODELS.register_module(\n    name='deconv')", True),
+    ("@ms.jit", False),
+    ("@constexpr\n# cached", False),
+])
+def test_a_registering_decorator_runs_what_it_decorates(tmp_path, decorator, registers):
+    text = NETS.replace("def deconv3x3", f"{decorator}\ndef deconv3x3")
+    nets = app(tmp_path / "app", **{"train.py": ENTRY.format("resnet50"), "src/nets.py": text})
+    assert never_run(str(nets), ["deconv3x3", "resnet101"]) == (
+        {"resnet101"} if registers else {"resnet101", "deconv3x3"})
+
+
+@pytest.mark.parametrize("lookup", [
+    "net = globals()[args.net]()",
+    "net = getattr(nets, args.net)()",
+    "import importlib\nnet = importlib.import_module(f'src.{args.net}')",
+    "net = eval(args.net + '()')",
+    "import sys\nsys.path.append('..')\nfrom nets import resnet50",
+])
+def test_names_looked_up_as_the_text_cannot_follow_leave_what_any_file_names_run(tmp_path, lookup):
+    entry = f"import mindspore\nfrom src import nets\nfrom src.nets import *\nargs = parse()\n{lookup}\nprint(net)\n"
+    nets = app(tmp_path / "app", **{"train.py": entry})
+    assert never_run(str(nets), ["ResNetLocate", "resnet101", "deconv3x3"]) == frozenset()  # each named in a file
+    assert never_run(str(nets), ["Unnamed"]) == {"Unnamed"}
+
+
+@pytest.mark.parametrize("lookup", [
+    "import importlib\nnet = importlib.import_module('src.nets').resnet50()",  # a literal module name
+    "net = getattr(args, 'net')",  # a literal attribute
+    "model.eval()\nnets.resnet50()",  # a method named eval
+])
+def test_lookups_the_text_can_follow_leave_reachability_on(tmp_path, lookup):
+    entry = f"import mindspore\nfrom src import nets\nargs = parse()\nmodel = nets.resnet50()\n{lookup}\nprint(model)\n"
+    nets = app(tmp_path / "app", **{"train.py": entry})
+    assert never_run(str(nets), ["ResNetLocate", "resnet101", "ResNet"]) == {"ResNetLocate", "resnet101"}
+
+
+def test_a_librarys_module_runs_whole(tmp_path):
+    root = tmp_path / "lib"
+    nets = app(root / "pkg", **{"__init__.py": "", "train.py": ENTRY.format("resnet50")})
+    (root / "pyproject.toml").write_text('[project]\nname = "pkg"\nversion = "0.1.0"\n')
+    (root / "pkg" / "src" / "__init__.py").write_text("")
+    assert never_run(str(nets), ["ResNetLocate", "resnet101"]) == frozenset()
+    assert not module_never_runs(str(nets))
+
+
+def test_the_result_cache_checks_a_module_again_once_code_that_runs_calls_a_factory(tmp_path):
+    root = tmp_path / "app"
+    nets = app(root, **{"train.py": ENTRY.format("resnet50")})
+    before = never_run_key(str(nets))
+    assert before == "ResNetLocate,deconv3x3,resnet101"
+    forget_projects()
+    (root / "train.py").write_text(ENTRY.format("resnet101"))
+    assert never_run_key(str(nets)) == "ResNet,deconv3x3,resnet50"
+    forget_projects()
+    (root / "train.py").write_text("import mindspore\nprint(mindspore)\n")
+    (root / "src" / "algorithms.py").write_text("from src.nets import resnet50\n")  # imported by no entry
+    assert never_run_key(str(nets)) == "*"
+
+
+def test_the_command_line_reports_only_what_the_application_runs(tmp_path):
+    root = tmp_path / "app"
+    app(root, **{"train.py": ENTRY.format("resnet50"),
+                 "src/unused.py": "from src.nets import deconv3x3\n\nLAYER = deconv3x3(3, 8)\n",
+                 "src/tools.py": "import src.unused\n"})
+    (root / "src" / "unused.py").write_text(
+        "from mindspore import nn\n\nLAYER = nn.Conv2d(3, 8, 3, padding=1)\nprint(nn.Conv2d(3, 8, 3, padding=1))\n")
+    completed = subprocess.run([sys.executable, "-m", "ms_lint", "check", "--isolated", "--no-cache", "--select",
+                                "MS205", "app"], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               timeout=120)
+    found = [line.split(" ")[0] for line in completed.stdout.decode().splitlines()]
+    assert [line.rsplit(":", 2)[0] for line in found] == [f"app/src/nets.py:{RESNET_LINE}"]
+    err = completed.stderr.decode()
+    # the findings in code the application never runs are counted, with the setting that shows them
+    counted = [line for line in err.splitlines() if "never runs" in line]
+    assert counted and counted[0].startswith("target: ") and "--ms-check-unrun shows them" in counted[0], err
+    shown = subprocess.run([sys.executable, "-m", "ms_lint", "check", "--isolated", "--no-cache", "--select",
+                            "MS205", "--ms-check-unrun", "app"], cwd=tmp_path, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, timeout=120)
+    every = {line.split(" ")[0].rsplit(":", 2)[0] for line in shown.stdout.decode().splitlines()}
+    assert f"app/src/nets.py:{RESNET_LINE}" in every and any(place.startswith("app/src/unused.py:") for place in every)
+    assert len(every) > len(found) and "never runs" not in shown.stderr.decode()
+
+
+def test_the_configuration_and_the_plugins_take_the_setting(tmp_path):
+    """``ms-check-unrun`` in a configuration file and flake8's and pylint's options all reach the settings."""
+    from ms_lint.config import resolve_options
+    from ms_lint.pylint_plugin import MsLintChecker
+    from ms_lint.settings import Settings
+
+    (tmp_path / "setup.cfg").write_text("[flake8]\nms-check-unrun = true\n")
+    assert resolve_options(cwd=str(tmp_path)).settings.check_unrun is True
+    assert resolve_options(cwd=str(tmp_path), isolated=True).settings.check_unrun is False
+    assert Settings.from_values(check_unrun="yes").check_unrun and not Settings.from_values().check_unrun
+    assert "ms-check-unrun" in dict(MsLintChecker.options)
+    root = tmp_path / "app"
+    app(root, **{"train.py": ENTRY.format("resnet50")})
+    flake8 = [sys.executable, "-m", "flake8", "--isolated", "--select", "MS205", "app"]
+    plain = subprocess.run(flake8, cwd=tmp_path, stdout=subprocess.PIPE, timeout=120).stdout.decode()
+    every = subprocess.run([*flake8, "--ms-check-unrun"], cwd=tmp_path, stdout=subprocess.PIPE,
+                           timeout=120).stdout.decode()
+    assert len(every.splitlines()) > len(plain.splitlines()) >= 1, (plain, every)

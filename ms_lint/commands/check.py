@@ -90,6 +90,10 @@ def register(subparsers) -> None:
     model.add_argument("--ms-tensor-methods", metavar="NAMES",
                        help="comma-separated methods the project adds to Tensor at run time (a compatibility "
                        "layer's detach, backward): MS602 takes them as existing")
+    model.add_argument("--ms-check-unrun", action="store_true", default=None,
+                       help="report code the application never runs too (a class or function no code that runs "
+                       "names, a module no entry point imports); by default its findings are counted on standard "
+                       "error, not shown")
     model.add_argument("--per-path-ms-mode", metavar="PATTERN:MODE",
                        help="comma-separated PATTERN:MODE pairs: files matching a pattern run their Cells in that "
                        "mode (pkg/eager/*:pynative) unless they call set_context themselves")
@@ -140,6 +144,7 @@ def command_line_options(args: argparse.Namespace) -> dict:
         "ms-device": args.ms_device,
         "ms-version": args.ms_version,
         "ms-tensor-methods": args.ms_tensor_methods,
+        "ms-check-unrun": args.ms_check_unrun,
         "per-path-ms-mode": args.per_path_ms_mode,
         "disable-noqa": args.disable_noqa,
         "jobs": args.jobs,
@@ -334,7 +339,10 @@ def target_lines(groups: Sequence[TargetGroup], silenced: Sequence, upgrade: boo
         setting = item.properties.get(SILENCED_BY, "")
         settings[setting] = settings.get(setting, 0) + 1
     for setting, count in sorted(settings.items()):
-        if setting.startswith("ms-mode="):
+        if setting == "ms-check-unrun":
+            lines.append(f"target: {count} finding(s) lie in code the application never runs; --{setting} shows "
+                         "them")
+        elif setting.startswith("ms-mode="):
             lines.append(f"target: {count} finding(s) hold only if this application runs in GRAPH_MODE; --{setting} "
                          f"shows them")
         else:

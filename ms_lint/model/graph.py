@@ -17,7 +17,7 @@ from ms_lint.model.syntax import (FunctionNode, decorator_callee, first_argument
 from ms_lint.model.scopes import PARAMETER
 from ms_lint.model.values import (TENSOR, UNKNOWN, annotates_python_value, flatten, join, join_parameters,
                                   join_structures, literal)
-from ms_lint.target import never_run
+from ms_lint.target import module_never_runs, never_run
 
 if TYPE_CHECKING:
     from ms_lint.model.module import ModuleFacts
@@ -237,12 +237,34 @@ class GraphCode:
 
     @property
     def never_run(self) -> frozenset[str]:
-        """The Cell classes of the module its application never runs (``target.never_run``: no file of the
-        application names them, in a module it uses); none for a library's module."""
+        """The Cell classes and the top-level classes and functions of the module its application never runs
+        (``target.never_run``: no code the application runs names them, or the module is one it never imports or
+        names); none for a library's module, nor where the settings ask for code never run too
+        (``--ms-check-unrun``)."""
         if self._never_run is None:
-            names = [info.name for info in self.classes.values() if info.is_cell]
-            self._never_run = never_run(self.path, names) if names else frozenset()
+            names = {info.name for info in self.classes.values() if info.is_cell}
+            names.update(node.name for node in self.tree.body
+                         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)))
+            self._never_run = never_run(self.path, names) if names and not self.settings.check_unrun \
+                else frozenset()
         return self._never_run
+
+    def never_runs(self, node: ast.AST) -> bool:
+        """Whether the application of the module never runs ``node``: it lies in a top-level class or function
+        the application never runs (``never_run``), or the application never runs the module at all."""
+        if self._unrun_lines is None:
+            if self.settings.check_unrun:
+                self._unrun_lines = []
+            elif module_never_runs(self.path):
+                self._unrun_lines = [(1, 1 << 62)]
+            else:
+                unrun = self.never_run
+                self._unrun_lines = [
+                    (min([node.lineno, *(decorator.lineno for decorator in node.decorator_list)]),
+                     node.end_lineno or node.lineno) for node in self.tree.body
+                    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name in unrun]
+        line = getattr(node, "lineno", None)
+        return line is not None and any(start <= line <= end for start, end in self._unrun_lines)
 
     def _mark_roots(self) -> None:
         """Give each graph function the roots that reach it (``compiled_by``)."""

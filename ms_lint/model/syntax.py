@@ -572,6 +572,25 @@ def holds_line(node: ast.AST, line: int) -> bool:
     return node.lineno <= line <= last_line(node)
 
 
+def runs_at_import(tree: ast.Module, line: int) -> bool:
+    """Whether ``line`` lies in code importing the module runs: its statements, class bodies and the decorators
+    and defaults of its definitions, never a function's or a lambda's body (a branch or ``try`` may still skip
+    it)."""
+    def spans(node: ast.AST) -> bool:  # a definition's lines start at its first decorator
+        first = min([node.lineno] + [decorator.lineno for decorator in getattr(node, "decorator_list", ())])
+        return first <= line <= last_line(node)
+
+    held = [statement for statement in tree.body if spans(statement)]
+    nodes = list(held)
+    while nodes:
+        node = nodes.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) and block_holds_line(
+                node.body if isinstance(node.body, list) else [node.body], line):
+            return False
+        nodes.extend(child for child in ast.iter_child_nodes(node) if hasattr(child, "lineno") and spans(child))
+    return bool(held)
+
+
 def under(compound: ast.AST, line: int) -> bool:
     """Whether ``line`` lies in the blocks of ``compound`` (an ``if``, a loop), below its header line."""
     return compound.lineno < line <= last_line(compound)

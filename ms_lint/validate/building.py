@@ -514,6 +514,8 @@ _GUESSES = (
     (re.compile(r"kernel(_size)?$"), 3),
     (re.compile(r"stride$"), 1),
     (re.compile(r"groups$"), 1),
+    (re.compile(r"(^|_)factor$"), 2),  # a scale, down- or upsampling factor
+    (re.compile(r"filters$"), 32),  # a convolution's output channels
     (re.compile(r"(channels?|dims?|features|size|embeddings|positions|width|hidden|shape|units|tokens)$"), 32),
 )
 

@@ -249,6 +249,69 @@ def _run_enclosing(example: dict, module) -> None:
     obj(*inputs)
 
 
+def _run_factory(example: dict, module) -> None:
+    """The project's function that builds the class from a configuration (``own_examples.factory_examples``),
+    called with the configuration file found for it (its first mapping, YAML), read into attributes
+    (``cfg.dataset.num_frames``); a checkpoint, or a URL, it names that this machine does not have is None, as
+    when none is given."""
+    import inspect
+
+    import yaml
+
+    path = example["path"]
+    owner = module if _same(getattr(module, "__file__", "") or "", path) else _import_by_path(path)
+    function = getattr(owner, example["function"])
+    required = [parameter for parameter in inspect.signature(function).parameters.values()
+                if parameter.default is parameter.empty
+                and parameter.kind not in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD)]
+    if len(required) != 1:
+        raise TypeError(f"{example['function']}() needs {', '.join(p.name for p in required) or 'no argument'}, "
+                        f"not one configuration")
+    with open(example["config"], encoding="utf-8") as handle:
+        documents = [document for document in yaml.safe_load_all(handle) if isinstance(document, dict)]
+    if not documents:
+        raise ValueError(f"{example['config']} holds no mapping")
+    function(Configuration.of(documents[0]))
+
+
+_CHECKPOINTS = (".ckpt", ".pth", ".pt", ".bin", ".safetensors", ".om", ".mindir", ".onnx", ".npz")
+
+
+class Configuration:
+    """A configuration file's mapping as an object of attributes (``cfg.dataset.num_frames``), as projects' own
+    config classes give it (a plain object: graph code reads its attributes as it reads theirs), read as a mapping
+    too (``cfg["model"]``, ``cfg.get("x", default)``, ``"x" in cfg``); a key it lacks raises AttributeError."""
+
+    def __init__(self, mapping: dict):
+        self.__dict__.update(mapping)
+
+    @classmethod
+    def of(cls, value):
+        if isinstance(value, dict):
+            return cls({str(key): cls.of(item) for key, item in value.items()})
+        if isinstance(value, list):
+            return [cls.of(item) for item in value]
+        if isinstance(value, str) and (value.startswith(("http://", "https://"))
+                                       or value.lower().endswith(_CHECKPOINTS)) and not os.path.exists(value):
+            return None
+        return value
+
+    def get(self, key: str, default=None):
+        return self.__dict__.get(key, default)
+
+    def __getitem__(self, key: str):
+        return self.__dict__[key]
+
+    def __contains__(self, key) -> bool:
+        return key in self.__dict__
+
+    def keys(self):
+        return self.__dict__.keys()
+
+    def items(self):
+        return self.__dict__.items()
+
+
 def _after_instance(method) -> list:
     """The parameters of ``method`` after its instance parameter."""
     import inspect
@@ -256,7 +319,8 @@ def _after_instance(method) -> list:
     return list(inspect.signature(method).parameters.values())[1:]
 
 
-_RUNNERS = {"docstring": _run_docstring, "script": _run_script, "test": _run_test, "enclosing": _run_enclosing}
+_RUNNERS = {"docstring": _run_docstring, "script": _run_script, "test": _run_test, "enclosing": _run_enclosing,
+            "factory": _run_factory}
 
 
 def _in_package_or_own(path: str, module) -> bool:

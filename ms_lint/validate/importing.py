@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from ms_lint.validate.locations import same_file
 from ms_lint.validate.outcome import Outcome, exception_message, first_line
+from ms_lint.validate.tracing import LinesRun
 
 if TYPE_CHECKING:
     from ms_lint.validate.jobs import JobState
@@ -63,6 +64,17 @@ def stage_import(worker, state: "JobState", outcome: Outcome) -> None:
     if examples:
         sys.path.insert(1, os.path.dirname(examples))
     importlib.invalidate_caches()
+    if job.get("module_only"):
+        # A module's own job: its module-level lines run while it is imported, so it is imported afresh and the
+        # finding lines it runs are traced.
+        forget_user_modules(worker)
+        lines_run = LinesRun(job["path"], job.get("finding_lines") or ())
+        try:
+            with lines_run:
+                state.module = import_with_stand_ins(worker, job, outcome)
+        finally:
+            outcome.import_lines = sorted(lines_run.ran)
+        return
     try:
         state.module = import_with_stand_ins(worker, job, outcome)
     except ImportError as exc:
@@ -116,6 +128,7 @@ def import_with_stand_ins(worker, job: dict, outcome: Outcome):
             if getattr(worker, "stand_ins", None) is None:
                 worker.stand_ins = standins.install([])
             worker.stand_ins.add(missing)
+            _record_import_failure(outcome, exc, missing)
             _forget_package(job["module"].split(".")[0], worker)
             continue
         except BaseException:
@@ -124,6 +137,20 @@ def import_with_stand_ins(worker, job: dict, outcome: Outcome):
         if _name_stand_ins(worker, outcome):
             standins.arm()
         return module
+
+
+def _record_import_failure(outcome: Outcome, exc: BaseException, missing: str) -> None:
+    """Where importing raised ``exc``, which the stand-in for ``missing`` then answered: the innermost frame of
+    user code, the line a module-level finding is decided by."""
+    from ms_lint.validate.outcome import user_traceback
+
+    frames = user_traceback(exc)
+    if not frames:
+        return
+    path, line = frames[-1][0], frames[-1][1]
+    outcome.import_failures = (outcome.import_failures or []) + [{
+        "path": path, "line": line, "type": type(exc).__name__, "first_line": first_line(exc),
+        "message": exception_message(exc)[:2000], "stand_in": missing}]
 
 
 def _name_stand_ins(worker, outcome: Outcome) -> bool:
@@ -200,6 +227,10 @@ def stage_examples(worker, state: "JobState", outcome: Outcome) -> None:
 
 
 def stage_resolve(worker, state: "JobState", outcome: Outcome) -> None:
+    if state.job.get("module_only"):
+        outcome.kind = "module"  # its findings are decided by the import: nothing to build or compile
+        state.stop = True
+        return
     obj = state.module
     for part in state.job["qualname"].split("."):
         if not hasattr(obj, part):

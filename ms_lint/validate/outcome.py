@@ -32,6 +32,10 @@ class Outcome:
     parents_error: dict | None = None  # a parent package's __init__ that raised, imported without it
     stand_ins: list[str] | None = None  # the missing packages the module was imported with stand-ins for
     stand_in_uses: list[str] | None = None  # the names of those building and compiling the Cell used
+    # each error importing the module raised that a stand-in answered: {"path", "line", "type", "first_line",
+    # "message", "stand_in"}; where it raised is where a module-level line failed
+    import_failures: list[dict] | None = None
+    import_lines: list[int] | None = None  # a module's own job: the finding lines its import ran
     examples_file: str | None = None
     # building the instance and its inputs
     kind: str | None = None  # "cell" or "jit function"

@@ -1,7 +1,9 @@
 """The project's own examples of a Cell, found by reading (nothing runs here): the ``>>>`` examples of the class's
 docstring and of its ``construct``'s, then the project's tests that build it (pytest functions and methods, directly
 or through a fixture), then its scripts and ``__main__`` blocks that build it, then the project's Cells that build
-it in their own code (``enclosing_examples``: the arguments the project passes where it builds it). Planning lists
+it in their own code (``enclosing_examples``: the arguments the project passes where it builds it), then its
+functions that build it from a configuration, with a configuration file that names them (``factory_examples``).
+Planning lists
 them in that order for each unit, after a registered example; the worker runs each as the user would until one
 builds the Cell (``capturing``), and the verdict names the one used (file and line).
 
@@ -18,7 +20,7 @@ from dataclasses import dataclass
 from ms_lint.target import is_test_path
 
 # At most this many of each kind per unit: each costs a run in the worker when the ones before it give nothing.
-MAX_PER_KIND = {"docstring": 2, "test": 3, "script": 2, "enclosing": 2}
+MAX_PER_KIND = {"docstring": 2, "test": 3, "script": 2, "enclosing": 2, "factory": 2}
 STORE_FORMAT = 1
 # What an example needs the network for: it cannot give a Cell offline.
 _DOWNLOADS = re.compile(r"\b(from_pretrained|hf_hub_download|snapshot_download|load_dataset|urlopen|urlretrieve|"
@@ -34,9 +36,10 @@ class OwnExample:
     kind: str
     path: str
     line: int
-    code: str = ""
+    code: str = ""  # a docstring example: its statements; a factory: the class it builds
     function: str = ""
     main: bool = False
+    config: str = ""  # a factory: the configuration file it is called with
 
     @property
     def where(self) -> str:
@@ -44,7 +47,7 @@ class OwnExample:
 
     def to_dict(self) -> dict:
         return {"kind": self.kind, "path": self.path, "line": self.line, "code": self.code,
-                "function": self.function, "main": self.main}
+                "function": self.function, "main": self.main, **({"config": self.config} if self.config else {})}
 
 
 def docstring_examples(tree: ast.Module, path: str, class_name: str,
@@ -94,6 +97,99 @@ def enclosing_examples(tree: ast.Module, path: str, class_name: str, package=Non
             if call is not None:
                 found.append(OwnExample("enclosing", unit.path, call.lineno, function=unit.scope))
     return found[:MAX_PER_KIND["enclosing"]]
+
+
+def factory_examples(tree: ast.Module, path: str, class_name: str, root: str, package) -> list[OwnExample]:
+    """The project's functions that build class ``class_name`` from a configuration they are given (``def
+    emvd(cfg): ... EMVD_post(backbone=net, frame_num=cfg.dataset.num_frames)``), each with a configuration file
+    under ``root`` (the project, or an installed package's own folder: ``scan_root``) that names it (``model: {name:
+    emvd}`` in ``configs/emvd/val.yaml``): called with that file read, they build the class as the project's entry
+    points do. Only for a class whose own constructor needs arguments, and only functions some configuration
+    names."""
+    if package is None or not _needs_arguments(tree, class_name):
+        return []
+    named = config_names(root)
+    if not named:
+        return []
+    found: list[OwnExample] = []
+    # A factory that builds a Cell of the module which builds the class (a block inside a layer inside a model)
+    # builds the class too: those are looked for when none builds it directly.
+    for name in [class_name, *_builders_in_module(tree, class_name)]:
+        for file, function in package.factories(path, name, frozenset(named)):
+            call = _calls_class(function, name)
+            if call is not None and len(found) < MAX_PER_KIND["factory"]:
+                found.append(OwnExample("factory", file, call.lineno, code=name, function=function.name,
+                                        config=named[function.name][0]))
+        if found:
+            break
+    return found
+
+
+def _builders_in_module(tree: ast.Module, class_name: str, limit: int = 4) -> list[str]:
+    """The Cells of the module that build class ``class_name``, then those that build them, nearest first, at
+    most ``limit``."""
+    cells = [node for node in tree.body if isinstance(node, ast.ClassDef) and _cell_like(node)]
+    found: list[str] = []
+    wanted = [class_name]
+    while wanted and len(found) < limit:
+        name = wanted.pop(0)
+        for node in cells:
+            if node.name != class_name and node.name not in found and _calls_class(node, name) is not None:
+                found.append(node.name)
+                wanted.append(node.name)
+    return found[:limit]
+
+
+# Configuration files read per root, once per process: (path, text); and the names each root's files give.
+_CONFIGS: dict[str, list[tuple[str, str]]] = {}
+_NAMED: dict[str, dict[str, list[str]]] = {}
+MAX_CONFIGS = 2000
+MAX_CONFIG_BYTES = 256 * 1024
+# Folders of other software, never the project's configuration.
+_NOT_CONFIGS = frozenset({"node_modules", "site-packages", "dist-packages", "venv", "env", "build", "dist"})
+# Evaluation configurations first: they build the Cells a model is run with, and no training state.
+_EVALUATION = re.compile(r"(^|[^a-z])(val|eval|test|infer)", re.IGNORECASE)
+# A key naming what to build, and the name: ``name: emvd``, ``model: "emvd"``, ``arch: emvd``.
+_NAMING = re.compile(r"""^\s*(?:\w*name|model|arch|network|type)\s*:\s*["']?([A-Za-z_]\w*)["']?\s*(?:#.*)?$""",
+                     re.MULTILINE)
+
+
+def config_names(root: str) -> dict[str, list[str]]:
+    """Each name the YAML files under ``root`` give a naming key (``name: emvd``) -> those files, evaluation ones
+    first; read once per root and process."""
+    if root not in _NAMED:
+        named: dict[str, list[str]] = {}
+        for file, text in _config_files(root):
+            for name in dict.fromkeys(match.group(1) for match in _NAMING.finditer(text)):
+                named.setdefault(name, []).append(file)
+        _NAMED[root] = {name: sorted(files, key=lambda file: (not _EVALUATION.search(os.path.basename(file)), file))
+                        for name, files in named.items()}
+    return _NAMED[root]
+
+
+def configs_naming(root: str, name: str) -> list[str]:
+    """The YAML files under ``root`` with a naming key whose value is ``name``, evaluation ones first."""
+    return list(config_names(root).get(name, ()))
+
+
+def _config_files(project_root: str) -> list[tuple[str, str]]:
+    if project_root not in _CONFIGS:
+        files: list[tuple[str, str]] = []
+        for directory, subdirectories, names in os.walk(project_root):
+            subdirectories[:] = sorted(name for name in subdirectories if not name.startswith((".", "__"))
+                                       and name not in _NOT_CONFIGS)
+            for file_name in sorted(names):
+                if not file_name.endswith((".yaml", ".yml")) or len(files) >= MAX_CONFIGS:
+                    continue
+                file = os.path.join(directory, file_name)
+                try:
+                    if os.path.getsize(file) <= MAX_CONFIG_BYTES:
+                        with open(file, encoding="utf-8", errors="replace") as handle:
+                            files.append((file, handle.read()))
+                except OSError:
+                    continue
+        _CONFIGS[project_root] = files
+    return _CONFIGS[project_root]
 
 
 def _needs_arguments(tree: ast.Module, class_name: str) -> bool:
@@ -489,4 +585,10 @@ def describe(example: dict, project_root: str | None = None) -> str:
         return f"the test {example['function']} at {where}"
     if example["kind"] == "enclosing":
         return f"{example['function']}, which builds it at {where}"
+    if example["kind"] == "factory":
+        config = example.get("config") or ""
+        if project_root and not os.path.relpath(config, project_root).startswith(".."):
+            config = os.path.relpath(config, project_root)
+        return f"the factory {example['function']}, which builds {example.get('code') or 'it'} at {where}, called " \
+               f"with {config}"
     return f"the {'__main__ block' if example.get('main') else 'script'} at {where}"

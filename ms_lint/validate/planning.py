@@ -2,7 +2,8 @@
 
 A job says what the worker imports (module, import root), what it compiles (the target's qualified name), with
 which inputs (an example, config input specs, or placeholders), which probes it runs, and its cache key.
-Module-level findings get no job: there is nothing to compile.
+Module-level findings get no job (there is nothing to compile), except those of a hazard that raises wherever its
+line runs, on a line importing the module runs: the module gets a job of its own that imports it.
 """
 from __future__ import annotations
 
@@ -41,7 +42,7 @@ from ms_lint.validate.expectations import (
 from ms_lint.validate.project import EXAMPLES_FILE_NAME, ModuleLocation, load_config, locate_module
 
 # Bumped when the worker's outcome format or behaviour changes, so old cache entries are not reused.
-OUTCOME_FORMAT = 19
+OUTCOME_FORMAT = 20
 
 
 @dataclass
@@ -79,6 +80,8 @@ class Job:
     # constructor arguments that run construction lines the defaults skip (``reach.build_retries``)
     build_retries: list[dict] = field(default_factory=list)
     retries: list[dict] = field(default_factory=list)  # what to switch on when a guarded line is not compiled
+    # a module's own job: its findings lie in code importing it runs, and the import decides them (``imported``)
+    module_only: bool = False
     # method -> the name it gives its instance (``reach.instance_parameters``): what the guards read it by
     instances: dict[str, str] = field(default_factory=dict)
     # findings outside any unit whose function this unit may reach: ``(finding, roots.Reach, roots.Unit)``
@@ -132,6 +135,7 @@ class Job:
             "reached": sorted({(finding.path, finding.line) for finding, _, _ in self.reached}),
             "own_examples": self.own_examples,
             "project_root": self.location.project_root,
+            "module_only": self.module_only,
         }
 
 
@@ -211,7 +215,39 @@ def plan_jobs(
         job.mode = "pynative" if group and all(judged_eagerly(finding) for finding in group) else "graph"
         job.cache_key = cache_key(job, device, job.level, mindspore_version, tool_version, index)
         jobs.append(job)
-    return Plan(jobs=jobs, module_level=module_level, unreached=unreached, examples=files)
+    module_level, module_jobs = _module_jobs(module_level, examples_override)
+    for job in module_jobs:
+        job.level = level_for(job.path)
+        job.cache_key = cache_key(job, device, job.level, mindspore_version, tool_version, index)
+    return Plan(jobs=jobs + module_jobs, module_level=module_level, unreached=unreached, examples=files)
+
+
+def _module_jobs(findings: list[Finding], examples_override: str | None) -> tuple[list[Finding], list[Job]]:
+    """``(the findings left with nothing to run, one job per module)``: a finding outside any unit, of a hazard
+    that raises wherever its line runs (a name this MindSpore lacks, a keyword a callee rejects), on a line that
+    importing its module runs (``syntax.runs_at_import``: a module-level import, a decorator) of a package, is
+    decided by importing the module; the others stay as they are."""
+    from ms_lint.model.syntax import runs_at_import
+
+    left: list[Finding] = []
+    groups: "OrderedDict[str, list[Finding]]" = OrderedDict()
+    for finding in findings:
+        tree = _parse(finding.path) if not finding.scope and expectation_for(finding.code).shows_eagerly else None
+        if tree is not None and runs_at_import(tree, finding.line):
+            groups.setdefault(os.path.abspath(finding.path), []).append(finding)
+        else:
+            left.append(finding)
+    jobs = []
+    for path, group in groups.items():
+        location = locate_module(path)
+        if "." not in location.module:
+            left.extend(group)  # a script outside any package: importing it runs it, training and all
+            continue
+        config = load_config(location.project_root)
+        jobs.append(Job(target=f"{location.module}:", location=location, qualname="", findings=group, probes=[],
+                        examples_file=_examples_file(location.project_root, config.examples, examples_override),
+                        input_specs=None, module_only=True))
+    return left, jobs
 
 
 def _route(groups, settings, index, package):
@@ -335,7 +371,7 @@ def _own_examples(location: ModuleLocation, scope: str, files, package=None) -> 
     """The project's own examples of the class ``scope`` (``own_examples``): its docstring examples, the tests
     and the scripts that build it, the Cells that build it, in that order; and a docstring example left out, as
     one that says why."""
-    from ms_lint.validate.own_examples import docstring_examples, enclosing_examples, scan_root
+    from ms_lint.validate.own_examples import docstring_examples, enclosing_examples, factory_examples, scan_root
 
     tree = _parse(location.path)
     if tree is None or "." in scope or not any(isinstance(node, ast.ClassDef) and node.name == scope
@@ -346,6 +382,8 @@ def _own_examples(location: ModuleLocation, scope: str, files, package=None) -> 
     found += files.stored_examples(scan_root(location.project_root, location.import_root, location.module), scope,
                                    location.path, location.project_root, tree)
     found += enclosing_examples(tree, location.path, scope, package)
+    found += factory_examples(tree, location.path, scope,
+                              scan_root(location.project_root, location.import_root, location.module), package)
     return [{"kind": "skipped", "why": why} for why in skipped] + [example.to_dict() for example in found]
 
 
@@ -469,6 +507,7 @@ def cache_key(job: Job, device: str, syntax_level: str, mindspore_version: str, 
         "inputs": job.input_specs,
         "reached": job.request("")["reached"],
         "own_examples": job.own_examples,
+        "module_only": job.module_only,
     }
     digest.update(json.dumps(header, sort_keys=True).encode())
     location = job.location
@@ -489,9 +528,11 @@ def _example_files(job: Job) -> set[str]:
     ``conftest.py`` files above each test."""
     files: set[str] = set()
     for example in job.own_examples:
-        if example["kind"] not in ("test", "script", "enclosing"):
+        if example["kind"] not in ("test", "script", "enclosing", "factory"):
             continue
         files.add(example["path"])
+        if example.get("config"):
+            files.add(example["config"])
         if example["kind"] == "test":
             folder = os.path.dirname(example["path"])
             while folder.startswith(job.location.project_root):

@@ -248,6 +248,9 @@ def _module_facts(path: str, settings):
         return None
 
 
+_DEFINED = re.compile(rb"^def (\w+)\s*\(", re.MULTILINE)  # a module-level function's name
+
+
 class PackageFiles:
     """The modules of the packages a run sees, read once per run, for the units that name a class or function
     of another module (``users``)."""
@@ -255,6 +258,7 @@ class PackageFiles:
     def __init__(self):
         self._files: dict[str, list[tuple[str, bytes]]] = {}
         self._trees: dict[str, ast.Module | None] = {}
+        self._defined: dict[str, list[tuple[str, bytes, frozenset]]] = {}  # package -> its modules' def names
 
     def users(self, path: str, name: str) -> list[Unit]:
         """The classes with a ``construct`` (and jit functions) of the other modules of ``path``'s package that
@@ -287,6 +291,37 @@ class PackageFiles:
                 elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _jitted(node) \
                         and any(_names(node, alias) for alias in aliases):
                     found.append(Unit(other, node.name, f"{node.name} names {name}"))
+        return found
+
+    def factories(self, path: str, name: str, wanted: frozenset) -> list[tuple[str, ast.FunctionDef]]:
+        """``(file, function)``: the module-level functions (not jit) named in ``wanted`` of ``path``'s package,
+        its own module first, that name class ``name`` (imported from ``path``'s module, or its own) and take
+        arguments: a factory that builds the Cell from a configuration (``def emvd(cfg): ... EMVD_post(net,
+        cfg.dataset.num_frames)``). Each module's ``def`` names are read once per run, so only the modules defining
+        a wanted function are parsed."""
+        from ms_lint.validate.project import locate_module
+
+        location = locate_module(path)
+        package = os.path.join(location.import_root, location.module.split(".")[0])
+        if not os.path.isdir(package):
+            return []
+        if package not in self._defined:
+            self._defined[package] = [(file, data, frozenset(match.decode() for match in _DEFINED.findall(data)))
+                                      for file, data in self._package(package)]
+        word = re.compile(rb"\b" + re.escape(name.encode()) + rb"\b")
+        found: list[tuple[str, ast.FunctionDef]] = []
+        for other, data, defined in sorted(self._defined[package], key=lambda item: item[0] != path):
+            if not defined & wanted or not word.search(data):
+                continue
+            tree = self._tree(other, data)
+            if tree is None:
+                continue
+            aliases = {name} if other == path else \
+                _imported_as(tree, other, location.import_root, location.module, name)
+            for node in tree.body if aliases else ():
+                if isinstance(node, ast.FunctionDef) and node.name in wanted and not _jitted(node) \
+                        and node.args.args and any(_names(node, alias) for alias in aliases):
+                    found.append((other, node))
         return found
 
     def _package(self, package: str) -> list[tuple[str, bytes]]:

@@ -2,7 +2,7 @@
 import mindspore
 from mindspore import nn
 
-from segmenter.heads import MaskScoreHead
+from segmenter.heads import MaskScoreHead, set_smoothing, train_head
 from segmenter.model import Segmenter
 
 
@@ -30,3 +30,6 @@ if __name__ == "__main__":
 
     mindspore.set_context(mode=mindspore.GRAPH_MODE)
     finetune(create_dataset())
+    train_head(image for image, _ in create_dataset())
+    set_smoothing(0.2)
+    print(mask_coverage(next(iter(create_dataset()))[0]))

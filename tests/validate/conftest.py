@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import shutil
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,16 @@ from ms_lint.findings import Finding
 PROJECTS = Path(__file__).parent / "projects"
 REPOSITORY = Path(__file__).parents[2]
 HAS_MINDSPORE = importlib.util.find_spec("mindspore") is not None
+
+
+def write_files(root: Path, files: dict[str, str]) -> Path:
+    """``files`` (path below ``root`` -> text, dedented) written under ``root``; ``root``."""
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip())
+    return root
+
 
 needs_mindspore = pytest.mark.skipif(not HAS_MINDSPORE, reason="MindSpore is not installed")
 

@@ -220,6 +220,14 @@ def test_guesses_and_config_shrinking_without_mindspore_objects():
     recipe = guessed_arguments(Block, ["inplanes", "ratio", "headers", "h", "w", "dropout", "drop_path_rate"])
     assert recipe.kwargs == {"inplanes": 32, "ratio": 0.25, "headers": 2, "h": 8, "w": 8, "dropout": 0.0,
                              "drop_path_rate": 0.0}
+
+    class Encoder:
+        def __init__(self, num_filters, down_factor, upscale_factor):
+            pass
+
+    recipe = guessed_arguments(Encoder, ["num_filters", "down_factor", "upscale_factor"])
+    assert recipe.kwargs == {"num_filters": 32, "down_factor": 2, "upscale_factor": 2}
+    assert guessed_arguments(Encoder, ["refactor"]) is None
     # A parameter no name rule covers: no guess at all, rather than a wrong one.
     assert guessed_arguments(Net, ["in_channels", "tokenizer"]) is None
 

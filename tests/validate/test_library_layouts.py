@@ -13,7 +13,7 @@ from ms_lint.validate.project import locate_module
 from ms_lint.validate.runner import ValidateOptions, lint_options_for, validate_paths
 from ms_lint.validate.verdicts import CONFIRMED, CONFIRMED_BY_PROBE, INCONCLUSIVE
 
-from .conftest import needs_mindspore
+from .conftest import needs_mindspore, write_files
 
 FILES = {
     "pyproject.toml": "[project]\nname = 'zoo'\nversion = '0'\n",
@@ -123,12 +123,7 @@ FILES = {
 
 @pytest.fixture(scope="module")
 def zoo(tmp_path_factory):
-    root = tmp_path_factory.mktemp("zoo")
-    for name, text in FILES.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text).lstrip())
-    return root
+    return write_files(tmp_path_factory.mktemp("zoo"), FILES)
 
 
 @pytest.fixture(scope="module")

@@ -491,6 +491,13 @@ def test_a_construction_finding_is_decided_only_by_a_build_that_ran_its_line(tmp
     # Outcomes from before building was traced: as before.
     verdict, = decide(job, {k: v for k, v in built.items() if k != "built_lines"}, "CPU", "strict")
     assert verdict.verdict == NOT_REPRODUCED
+    # Arguments guessed from their names are not the project's: a line they leave unrun stays undecided.
+    guessed = dict(skipped, instance="guessed arguments", built="Net(dims=()), arguments guessed from their names")
+    verdict, = decide(job, guessed, "CPU", "strict")
+    assert verdict.verdict == INCONCLUSIVE
+    assert verdict.message == ("not run: building the instance as Net(dims=()), arguments guessed from their names "
+                               "did not run line 7; nor did building it with dims=[32]: the project's own arguments "
+                               "may run it"), verdict.message
 
 
 def test_a_marked_line_decides_a_line_under_a_condition_ms_lint_cannot_evaluate(tmp_path):

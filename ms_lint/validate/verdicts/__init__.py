@@ -40,6 +40,7 @@ from ms_lint.validate.verdicts.base import (
     not_checked_verdict,
 )
 from ms_lint.validate.verdicts.context import _Context
+from ms_lint.validate.verdicts.imported import imported
 
 __all__ = [
     "CONFIRMED",
@@ -64,8 +65,11 @@ __all__ = [
 def decide(job, outcome: Outcome, device: str, level: str, cached: bool = False) -> list[Verdict]:
     """One verdict per finding of ``job`` (a ``planning.Job``) from the worker's ``outcome``."""
     effective_level = outcome.effective_level or level
-    context = _Context(job, outcome, device, effective_level, cached)
-    verdicts = [context.decided(finding) for finding in job.findings]
+    if getattr(job, "module_only", False):
+        verdicts = [imported(job, outcome, finding, device, level) for finding in job.findings]
+    else:
+        context = _Context(job, outcome, device, effective_level, cached)
+        verdicts = [context.decided(finding) for finding in job.findings]
     notes = list(outcome.notes or [])
     if outcome.stand_ins:
         notes.append(f"imported with a stand-in for the missing package(s) {', '.join(outcome.stand_ins)} "

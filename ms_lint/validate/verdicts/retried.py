@@ -86,6 +86,10 @@ def not_built(context, finding: Finding) -> Verdict:
              if finding.line in (retry.get("lines") or ())]
     if tried:
         message += f"; nor did building it with {', '.join(tried)}"
+    if context.outcome.instance == "guessed arguments":
+        # Arguments guessed from their names are not the project's: what it passes may run the line.
+        message = message.replace(f"({who})", f"as {context.outcome.built}", 1)
+        return context.make(finding, INCONCLUSIVE, f"{message}: the project's own arguments may run it")
     return context.make(finding, NOT_REACHED, message)
 
 
