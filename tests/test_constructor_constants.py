@@ -76,7 +76,8 @@ def application(root: Path, builds: str, **files: str) -> Path:
 def constants(model: Path) -> dict[str, object]:
     tree = ast.parse(model.read_text())
     init = next(node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef) and node.name == "__init__")
-    return constructor_constants(str(model), "Net", init)
+    return {name: value for name, value in constructor_constants(str(model), "Net", init).items()
+            if name != "channels"}  # (the size: ``test_numbers_every_site_passes_decide_their_branches``)
 
 
 def found(model: Path) -> list[tuple[int, str]]:
@@ -211,11 +212,17 @@ HELPERS = textwrap.dedent("""\
     ("net = ResNet(3)\nfrom model import _bn\nnorm = _bn(3, True)\n", [6]),  # the helper called elsewhere
 ])
 def test_a_helper_every_caller_passes_a_switch_to_drops_its_branch(tmp_path, builds, lines):
+    assert lines_found(tmp_path, HELPERS, "ResNet", builds, "MS608") == lines
+
+
+def lines_found(tmp_path, model: str, imported: str, builds: str, code: str) -> list[int]:
+    """The lines of ``model.py`` where ``code`` is found, in an application whose ``train.py`` imports ``imported``
+    from it and runs ``builds``."""
     root = tmp_path / "app"
     root.mkdir()
-    (root / "model.py").write_text(HELPERS)
-    (root / "train.py").write_text(TRAIN.replace("import Net", "import ResNet") + builds + FIT)
-    assert [f.line for f in check_file(str(root / "model.py"), Settings(), ["MS608"])] == lines
+    (root / "model.py").write_text(model)
+    (root / "train.py").write_text(TRAIN.replace("import Net", f"import {imported}") + builds + FIT)
+    return [f.line for f in check_file(str(root / "model.py"), Settings(), [code])]
 
 
 def test_a_result_cache_checks_the_module_again_when_a_site_changes(tmp_path):
@@ -225,3 +232,137 @@ def test_a_result_cache_checks_the_module_again_when_a_site_changes(tmp_path):
     (tmp_path / "app" / "train.py").write_text(TRAIN + "net = Net(3, batch_norm=True)\n")
     forget_projects()
     assert sites_key(str(model)) != before
+
+
+NUMBERS = textwrap.dedent("""\
+    from mindspore import nn
+
+
+    class Attention(nn.Cell):
+        def __init__(self, dim, attn_drop=0., proj_drop=0., stride=1):
+            super().__init__()
+            self.proj = nn.Dense(dim, dim)
+            if attn_drop > 0.:
+                self.attn_drop = nn.Dropout(attn_drop)
+            if proj_drop:
+                self.proj_drop = nn.Dropout(proj_drop)
+            if stride != 1:
+                self.down = nn.Dropout(attn_drop)
+
+        def construct(self, x):
+            return self.proj(x)
+
+
+    class Block(nn.Cell):
+        def __init__(self, dim, drop=0., attn_drop=0.):
+            super().__init__()
+            self.attn = Attention(dim, attn_drop=attn_drop, proj_drop=drop)
+
+        def construct(self, x):
+            return self.attn(x)
+
+
+    class Backbone(nn.Cell):
+        def __init__(self, dim=8, drop_rate=0., attn_drop_rate=0.):
+            super().__init__()
+            self.blocks = nn.CellList([Block(dim, drop=drop_rate, attn_drop=attn_drop_rate) for _ in range(2)])
+
+        def construct(self, x):
+            for block in self.blocks:
+                x = block(x)
+            return x
+""")
+ATTN_LINE, PROJ_LINE, STRIDE_LINE = 9, 11, 13
+ATTENTION = NUMBERS[:NUMBERS.index("class Block")]
+VARIANT = textwrap.dedent("""\
+
+
+    class Variant(Backbone):
+        def __init__(self, **kwargs):
+            super(Variant, self).__init__(dim=16, drop_rate=0.0, attn_drop_rate=0.)
+""")
+FACTORY = "\n\ndef factory(drop=0.):\n    return Backbone(dim=32, drop_rate=drop)\n"
+
+
+def numbers_found(tmp_path, builds: str, model: str = NUMBERS, imported: str = "Attention") -> list[int]:
+    return lines_found(tmp_path, model, imported, builds, "MS606")
+
+
+@pytest.mark.parametrize("builds, lines", [
+    ("net = Attention(8)\n", []),  # the defaults: 0., 0., 1
+    ("net = Attention(8, 0., 0, 1)\nother = Attention(4, attn_drop=0.)\n", []),
+    ("net = Attention(8, attn_drop=0.1)\n", [ATTN_LINE]),  # `0.1 > 0.`
+    ("net = Attention(8, proj_drop=0.1)\n", [PROJ_LINE]),  # truthy
+    ("net = Attention(8, stride=2)\n", [STRIDE_LINE]),  # `2 != 1`
+    ("net = Attention(8)\nother = Attention(8, attn_drop=0.2)\n", [ATTN_LINE]),  # two sites, two values
+    ("import sys\nnet = Attention(8, proj_drop=float(sys.argv[1]))\n", [PROJ_LINE]),  # not known
+    ("net = Attention(8, attn_drop=-0.5)\n", []),  # `-0.5 > 0.` is false
+])
+def test_numbers_every_site_passes_decide_their_branches(tmp_path, builds, lines):
+    assert numbers_found(tmp_path, builds, ATTENTION) == lines
+
+
+@pytest.mark.parametrize("test, dead", [
+    ("rate > 0.", True), ("rate >= 0.5", True), ("rate < 0.", True), ("rate <= 0.", False), ("rate == 0", False),
+    ("rate != 0.", True), ("not rate", False), ("rate", True), ("0. < rate < 1.", True),
+])
+def test_each_comparison_of_a_number_folds(tmp_path, test, dead):
+    model = ATTENTION.replace("if attn_drop > 0.:", f"if {test.replace('rate', 'attn_drop')}:")
+    # every site passes 0.: the branch runs where the test holds for 0.
+    assert numbers_found(tmp_path, "net = Attention(8, attn_drop=0.)\n", model) == ([] if dead else [ATTN_LINE])
+
+
+@pytest.mark.parametrize("builds, lines", [
+    ("net = Backbone()\n", []),  # the defaults reach Attention through Block
+    ("net = Backbone(drop_rate=0.1)\n", [PROJ_LINE]),  # the outer site's value reaches the inner Cell
+    ("net = Backbone(attn_drop_rate=0.1)\n", [ATTN_LINE]),
+    ("import sys\nnet = Backbone(drop_rate=float(sys.argv[1]))\n", [PROJ_LINE]),
+])
+def test_a_constant_passed_down_a_chain_of_constructors_is_followed(tmp_path, builds, lines):
+    assert numbers_found(tmp_path, builds, imported="Backbone") == lines
+
+
+@pytest.mark.parametrize("variant, builds, lines", [
+    (VARIANT, "net = Variant()\n", []),  # the subclass passes constants to its base
+    (FACTORY, "net = factory()\n", []),  # a factory of the module, called with its default
+    (FACTORY, "net = factory(0.1)\n", [PROJ_LINE]),  # a factory called with another value
+    (VARIANT + FACTORY, "net = Variant()\nhead = factory(0.)\n", []),
+    (VARIANT.replace("attn_drop_rate=0.)", "attn_drop_rate=0.3)"), "net = Variant()\n", [ATTN_LINE]),
+    (VARIANT.replace("dim=16, drop_rate=0.0, attn_drop_rate=0.", "**kwargs"), "net = Variant()\n",
+     [ATTN_LINE, PROJ_LINE]),  # **kwargs: the base's parameters are not known
+    ("\n\nclass Variant(Backbone):\n    pass\n", "net = Variant(drop_rate=0.)\n",
+     [ATTN_LINE, PROJ_LINE]),  # the subclass keeps the base's __init__: its sites are not followed
+    ("\n\nclass Variant(nn.Cell, Backbone):\n    def __init__(self):\n        super().__init__()\n",
+     "net = Variant()\n", [ATTN_LINE, PROJ_LINE]),  # another base comes first
+])
+def test_a_subclass_or_a_factory_builds_its_base(tmp_path, variant, builds, lines):
+    assert numbers_found(tmp_path, builds, NUMBERS + variant,
+                         imported=", ".join(name for name in ("Variant", "factory") if name in builds)) == lines
+
+
+STRIDED = textwrap.dedent("""\
+    from mindspore import nn
+
+
+    class Down(nn.Cell):
+        def __init__(self, channels, stride=1):
+            super().__init__()
+            self.stride = stride
+            self.pool = nn.MaxPool2d(2, 2)
+
+        def construct(self, x):
+            if self.stride != 1:
+                try:
+                    x = self.pool(x)
+                except ValueError:
+                    pass
+            return x
+""")
+
+
+@pytest.mark.parametrize("builds, lines", [
+    ("net = Down(3)\nother = Down(4, stride=1)\n", []),  # `self.stride != 1` folds to False in construct
+    ("net = Down(3)\nother = Down(4, 2)\n", [12]),
+])
+def test_a_number_every_site_passes_folds_in_construct(tmp_path, builds, lines):
+    assert lines_found(tmp_path, STRIDED, "Down", builds, "MS109") == lines

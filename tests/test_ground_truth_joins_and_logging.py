@@ -190,6 +190,97 @@ COMPILE_CASES = [
         class Net(Mixin, nn.Cell):
             pass
     """, "fail", "fail", True),
+    # A test of an attribute of an object the module binds (a configuration read at import time, a class, a
+    # module) is folded before the branches are joined: only the branch kept binds the name.
+    ("attribute-of-a-module-configuration-object", None, """
+        class _Config:
+            def __init__(self):
+                self.device_target = "CPU"
+        default_config = _Config()
+        class Net(nn.Cell):
+            def construct(self, x):
+                if default_config.device_target == "Ascend":
+                    y = x * 2
+                elif default_config.device_target == "CPU":
+                    y = x * 3
+                return y
+    """, "ok", "ok", False),
+    ("attribute-of-a-module-class", None, """
+        class Settings:
+            target = "CPU"
+        class Net(nn.Cell):
+            def construct(self, x):
+                if Settings.target == "CPU":
+                    y = x * 3
+                return y
+    """, "ok", "ok", False),
+    ("number-attribute-of-a-module-configuration", None, """
+        import types
+        config = types.SimpleNamespace(rate=0.0, flag=False)
+        class Net(nn.Cell):
+            def construct(self, x):
+                if config.rate <= 0. and not config.flag:
+                    y = x * 3
+                return y
+    """, "ok", "ok", False),
+    ("attribute-of-an-imported-module", None, """
+        import logging as options
+        class Net(nn.Cell):
+            def construct(self, x):
+                if options.INFO > 0:
+                    y = x * 3
+                return y
+    """, "ok", "ok", False),
+    ("string-attribute-of-the-cell", None, """
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.target = "CPU"
+            def construct(self, x):
+                if self.target == "Ascend":
+                    y = x * 2
+                elif self.target == "CPU":
+                    y = x * 3
+                return y
+    """, "ok", "ok", False),
+    # ... but a module's string itself, an attribute of an attribute, or a test of membership in a tuple joins
+    ("module-string-itself", "MS116", """
+        TARGET = "CPU"
+        class Net(nn.Cell):
+            def construct(self, x):
+                if TARGET == "CPU":
+                    y = x * 3
+                return y
+    """, "fail", "fail", True),
+    ("attribute-of-an-attribute-of-a-configuration", "MS116", """
+        import types
+        config = types.SimpleNamespace(model=types.SimpleNamespace(target="CPU"))
+        class Net(nn.Cell):
+            def construct(self, x):
+                if config.model.target == "CPU":
+                    y = x * 3
+                return y
+    """, "fail", "fail", True),
+    ("configuration-attribute-in-a-tuple", "MS116", """
+        import types
+        config = types.SimpleNamespace(target="CPU")
+        class Net(nn.Cell):
+            def construct(self, x):
+                if config.target in ("CPU", "GPU"):
+                    y = x * 3
+                return y
+    """, "fail", "fail", True),
+    ("configuration-attribute-of-a-helper", None, """
+        import types
+        config = types.SimpleNamespace(target="CPU")
+        def scale(x):
+            if config.target == "CPU":
+                y = x * 3
+            return y
+        class Net(nn.Cell):
+            def construct(self, x):
+                return scale(x)
+    """, "ok", "ok", False),
 ]
 
 

@@ -192,6 +192,27 @@ CASES = [
             def __init__(self):
                 super().__init__(True)
     """, "fail", "ok"),
+    ("number-fixed-in-init-drops-its-branch", None, """
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.drop = 0.
+                self.stride = 1
+            def construct(self, x):
+                if self.drop > 0. or self.stride != 1:
+                    return np.sin(x)
+                return x
+    """, "ok", "ok"),
+    ("number-fixed-in-init-keeps-its-branch", "MS101", """
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.drop = 0.1
+            def construct(self, x):
+                if self.drop > 0.:
+                    return np.sin(x)
+                return x
+    """, "fail", "ok"),
     ("helper-called-with-one-output-type", None, """
         def embed(x, output_type="np"):
             if output_type == "np":

@@ -149,8 +149,8 @@ class ClassInfo:
             if module is not None and self.is_cell and init is not None and module.path and "." not in self.key:
                 rebound = {node.id for node in ast.walk(init)
                            if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load)}
-                found.update((name, value) for name, value in constructor_constants(module.path, self.name,
-                                                                                    init).items()
+                found.update((name, value) for name, value in constructor_constants(
+                    module.path, self.name, init, module.tree, module.argument_constant).items()
                              if name not in rebound)
         return found
 

@@ -1,9 +1,11 @@
 """What every place an application builds one of its classes passes to the parameters of its ``__init__``: the
 constants a parameter holds in every instance (``Net(batch_norm=False)`` and ``Net()`` with the default ``False``
-at each site), so that the branches they decide (``if batch_norm:``, ``if self.two_stage_type == "enclayer1":``) are
-known never to run. Read from the text of the application's files (``target.files_naming``): every word naming the
-class must be one the model understands (its definition, an import, a call, ``super(Cls, self)``, a docstring), else
-nothing is known; a library's class and a class no site builds have no constants."""
+at each site; ``Block(drop=0.)``), so that the branches they decide (``if batch_norm:``, ``if
+self.two_stage_type == "enclayer1":``, ``if drop > 0.:``, ``if self.stride != 1:``) are known never to run. Read
+from the text of the application's files (``target.files_naming``): every word naming the class must be one the
+model understands (its definition, an import, a call, ``super(Cls, self)``, a subclass whose ``__init__`` calls
+``super().__init__(...)``, a docstring), else nothing is known; a library's class and a class no site builds have
+no constants."""
 from __future__ import annotations
 
 import ast
@@ -11,26 +13,31 @@ import io
 import os
 import re
 import tokenize
+from collections import Counter
 
 from ms_lint.model.syntax import FunctionNode
 from ms_lint.model.values import UNKNOWN, literal
 from ms_lint.target import files_naming
 
-_SWITCHES = (bool, str, type(None))  # the values that choose a branch (a number is a size, kept unknown)
+_SWITCHES = (bool, int, float, str, type(None))  # the values that choose a branch (a tuple is kept unknown)
 _MAX_TREES = 256
-_trees: dict[str, tuple[str, ast.Module | None]] = {}  # file -> (the text parsed, its tree; None: no Python)
+# file -> (the text parsed, its tree, its index; None: no Python)
+_trees: dict[str, tuple[str, ast.Module | None, "_FileIndex | None"]] = {}
 
 
-def constructor_constants(path: str, name: str, init: FunctionNode) -> dict[str, object]:
-    """Parameter -> the one switch (a bool, a string, None) every construction site of the class ``name`` (defined
-    with ``init`` in the module at ``path``) passes it or leaves at its default; parameters that differ or are not
-    known are left out."""
+def constructor_constants(path: str, name: str, init: FunctionNode, tree: ast.Module | None = None,
+                          fold=None) -> dict[str, object]:
+    """Parameter -> the one constant (a bool, a number, a string, None) every construction site of the class
+    ``name`` (defined with ``init`` in the module at ``path``) passes it or leaves at its default; parameters that
+    differ or are not known are left out. With the module's ``tree``, ``fold(call, argument)`` gives what an
+    argument of a site in the module folds to (``Block(drop=drop_rate)`` in an ``__init__`` every construction of
+    which passes ``drop_rate=0.``), as for ``function_constants``."""
     parameters, defaults = _signature(init)
-    return _constants(path, name, parameters[1:], defaults, ast.ClassDef, None, None)
+    return _constants(path, name, parameters[1:], defaults, ast.ClassDef, tree if fold is not None else None, fold)
 
 
 def function_constants(path: str, function: FunctionNode, tree: ast.Module, fold) -> dict[str, object]:
-    """The same for a function of the module at ``path`` (``tree``): the switch every call of it in the
+    """The same for a function of the module at ``path`` (``tree``): the constant every call of it in the
     application passes each parameter; ``fold(call, argument)`` gives what an argument of a call in this module
     folds to (``_bn(64, self.res_base)`` in an ``__init__``), the other modules' arguments are read as literals."""
     parameters, defaults = _signature(function)
@@ -52,7 +59,7 @@ def _constants(path: str, name: str, parameters: list[str], defaults: dict[str, 
         if not file.endswith(".py"):
             return {}  # a configuration or a script names it: built in ways the model does not read
         here = tree is not None and os.path.abspath(file) == own
-        found = _sites_in(tree if here else _tree(file, text), text, name, word, defining)
+        found = _sites_in(_index(file, text, tree if here else None), name, word, defining)
         if found is None:
             return {}
         definitions += found[0]
@@ -63,11 +70,17 @@ def _constants(path: str, name: str, parameters: list[str], defaults: dict[str, 
                 return {}
             sites += 1
             for parameter, value in passed.items():
-                values[parameter].add(UNKNOWN if value is UNKNOWN else (type(value), value))
+                values[parameter].add(UNKNOWN if value is UNKNOWN else (_sort(value), value))
     if definitions != 1 or not sites:
         return {}
     return {parameter: next(iter(found))[1] for parameter, found in values.items()
-            if len(found) == 1 and UNKNOWN not in found and next(iter(found))[0] in _SWITCHES}
+            if len(found) == 1 and UNKNOWN not in found and type(next(iter(found))[1]) in _SWITCHES}
+
+
+def _sort(value) -> type:
+    """What two sites must agree on besides the value: its type, where an int and a float of one value are one
+    number (``drop=0`` and the default ``drop=0.`` decide every comparison alike), and ``False`` is no ``0``."""
+    return float if type(value) is int else type(value)
 
 
 def _signature(function: FunctionNode) -> tuple[list[str], dict[str, object]]:
@@ -97,50 +110,107 @@ def _passed(call: ast.Call, parameters: list[str], defaults: dict[str, object], 
             for parameter in parameters}
 
 
-def _sites_in(tree: ast.Module | None, text: str, name: str, word: re.Pattern,
-              defining) -> tuple[int, list[ast.Call]] | None:
-    """(definitions of ``name``, the calls of it) in one Python file; None where the file names it in a way not
-    understood (passed as a value, a base class, a string, imported under another name, not Python)."""
-    if tree is None:
+def _sites_in(index: "_FileIndex | None", name: str, word: re.Pattern, defining) -> tuple[int, list[ast.Call]] | None:
+    """(definitions of ``name``, the calls of it) in one Python file (its ``index``); None where the file names it
+    in a way not understood (passed as a value, a base class, a string, imported under another name, not Python)."""
+    if index is None or index.names is None:
         return None
-    named = 0
-    try:
-        for token in tokenize.generate_tokens(io.StringIO(text).readline):
-            if token.type == tokenize.NAME and token.string == name:
-                named += 1
-    except (tokenize.TokenError, SyntaxError):
-        return None
+    named = index.names.get(name, 0)
+    for node in index.strings:
+        if name in node.value and _names_code(node.value, name, word):
+            return None  # ``getattr(module, "Net")``, ``{"type": "Net"}``, ``eval("Net(3)")``
     understood, definitions = 0, 0
     sites: list[ast.Call] = []
-    docstrings = set()
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body and (
-                isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)):
-            docstrings.add(id(node.body[0].value))
-        if isinstance(node, ast.Constant) and isinstance(node.value, str) and name in node.value and (
-                id(node) not in docstrings and _names_code(node.value, name, word)):
-            return None  # ``getattr(module, "Net")``, ``{"type": "Net"}``, ``eval("Net(3)")``
+    for node in index.definitions:
         if isinstance(node, defining) and node.name == name:
             definitions += 1
             understood += 1
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            for alias in node.names:
-                if alias.name.rsplit(".", 1)[-1] == name:
-                    if alias.asname not in (None, name):
-                        return None  # built under another name
-                    understood += 1 + (alias.asname == name)
-        elif isinstance(node, ast.Call):
-            callee = node.func
-            if (isinstance(callee, ast.Name) and callee.id == name) or (
-                    isinstance(callee, ast.Attribute) and callee.attr == name):
-                sites.append(node)
-                understood += 1
-            elif isinstance(callee, ast.Name) and callee.id == "super" and node.args and isinstance(
-                    node.args[0], ast.Name) and node.args[0].id == name:
-                understood += 1
+        elif isinstance(node, ast.ClassDef) and any(_names(base, name) for base in node.bases):
+            found = _subclass_sites(node, name)
+            if found is None:
+                return None  # built through a subclass whose construction the model does not follow
+            sites.extend(found)
+            understood += 1 + sum(_names(call.func.value, name) for call in found)
+    for node in index.imports:
+        for alias in node.names:
+            if alias.name.rsplit(".", 1)[-1] == name:
+                if alias.asname not in (None, name):
+                    return None  # built under another name
+                understood += 1 + (alias.asname == name)
+    for node in index.calls:
+        callee = node.func
+        if _names(callee, name):
+            sites.append(node)
+            understood += 1
+        elif isinstance(callee, ast.Name) and callee.id == "super" and node.args and isinstance(
+                node.args[0], ast.Name) and node.args[0].id == name:
+            understood += 1
     if named != understood:
         return None
+    sites.sort(key=lambda call: (call.lineno, call.col_offset))
     return definitions, sites
+
+
+class _FileIndex:
+    """What ``_sites_in`` reads of one file, found in one pass for every name asked: how often each name is written
+    (None: the text does not tokenize), its strings that are no docstring, its definitions, imports and calls."""
+
+    __slots__ = ("names", "strings", "definitions", "imports", "calls")
+
+    def __init__(self, tree: ast.Module, text: str):
+        try:
+            self.names: dict[str, int] | None = Counter(
+                token.string for token in tokenize.generate_tokens(io.StringIO(text).readline)
+                if token.type == tokenize.NAME)
+        except (tokenize.TokenError, SyntaxError):
+            self.names = None
+        self.strings: list[ast.Constant] = []
+        self.definitions: list[ast.AST] = []
+        self.imports: list[ast.AST] = []
+        self.calls: list[ast.Call] = []
+        docstrings = set()
+        for node in ast.walk(tree):  # (a parent before its children: its docstring is known before it is met)
+            if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+                if not isinstance(node, ast.Module):
+                    self.definitions.append(node)
+                if node.body and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant):
+                    docstrings.add(id(node.body[0].value))
+            elif isinstance(node, ast.Constant):
+                if isinstance(node.value, str) and id(node) not in docstrings:
+                    self.strings.append(node)
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                self.imports.append(node)
+            elif isinstance(node, ast.Call):
+                self.calls.append(node)
+
+
+def _names(expr: ast.AST, name: str) -> bool:
+    """``Net`` or ``model.Net``."""
+    return (isinstance(expr, ast.Name) and expr.id == name) or (isinstance(expr, ast.Attribute) and expr.attr == name)
+
+
+def _subclass_sites(subclass: ast.ClassDef, name: str) -> list[ast.Call] | None:
+    """The calls by which a subclass of ``name`` (its first base) builds its base: each ``super().__init__(...)``,
+    ``super(Sub, self).__init__(...)`` or ``Net.__init__(self, ...)`` of its own ``__init__``, as a call of the
+    class (``Net.__init__``'s instance left out); None where another base comes first, the subclass keeps the
+    base's ``__init__`` (its own construction sites build the base), or names the base another way."""
+    if not _names(subclass.bases[0], name) or sum(_names(base, name) for base in subclass.bases) != 1:
+        return None
+    init = next((statement for statement in subclass.body if isinstance(statement, ast.FunctionDef)
+                 and statement.name == "__init__"), None)
+    if init is None:
+        return None
+    sites = []
+    for node in ast.walk(init):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "__init__"):
+            continue
+        receiver = node.func.value
+        if isinstance(receiver, ast.Call) and isinstance(receiver.func, ast.Name) and receiver.func.id == "super" and (
+                not receiver.args or (isinstance(receiver.args[0], ast.Name) and receiver.args[0].id == subclass.name)):
+            sites.append(node)
+        elif _names(receiver, name) and node.args and not isinstance(node.args[0], ast.Starred):
+            sites.append(ast.copy_location(ast.Call(func=node.func, args=node.args[1:], keywords=node.keywords), node))
+    return sites
 
 
 def _names_code(value: str, name: str, word: re.Pattern) -> bool:
@@ -150,15 +220,18 @@ def _names_code(value: str, name: str, word: re.Pattern) -> bool:
                                          or f"{name}(" in value)
 
 
-def _tree(file: str, text: str) -> ast.Module | None:
+def _index(file: str, text: str, tree: ast.Module | None = None) -> _FileIndex | None:
+    """The index of a file's ``text`` (parsed here unless its ``tree`` is given); None where it is no Python."""
     known = _trees.get(file)
-    if known is not None and known[0] is text:
-        return known[1]
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError):
-        tree = None
+    if known is not None and known[0] is text and (tree is None or known[1] is tree):
+        return known[2]
+    if tree is None:
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError):
+            tree = None
+    index = _FileIndex(tree, text) if tree is not None else None
     if len(_trees) >= _MAX_TREES:
         _trees.clear()
-    _trees[file] = (text, tree)
-    return tree
+    _trees[file] = (text, tree, index)
+    return index

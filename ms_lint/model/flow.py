@@ -5,9 +5,12 @@ binds and the other leaves unbound cannot be read after the ``if`` (UnboundLocal
 but defined in true branch"), whatever the condition -- ``if y is not None:`` with ``y`` left at None, a shape, a
 module constant, even ``if True:``. A name first bound inside a ``for`` or ``while`` body (the loop variable
 included) cannot be read after the loop, however many times it runs. Only a condition the parser resolves from the
-Cell's own attributes (``if self.flag:``, ``if not self.training:``, ``if self.proj is None:``) keeps a single
-branch, so what its branches bind is not joined. A branch that ends in ``return``, ``raise``, ``break`` or
-``continue`` takes no part in the join. Measured on MindSpore 2.10 CPU, the same under STRICT and LAX.
+Cell's own attributes (``if self.flag:``, ``if not self.training:``, ``if self.proj is None:``) or from an attribute
+of an object the module binds at its top level (``if config.device_target == "Ascend":`` with ``config`` a
+configuration object, a class or a module; not ``config.model.flag``, not the module's string ``TARGET`` itself)
+keeps a single branch, so what its branches bind is not joined. A branch that ends in ``return``, ``raise``,
+``break`` or ``continue`` takes no part in the join. Measured on MindSpore 2.10 and 2.7.1 CPU, the same under STRICT
+and LAX.
 
 The analysis is syntactic and asks nothing else of the model: ``partially_bound_reads`` walks a function's body in
 order, keeping for each local name whether every path so far binds it or which statement binds it on some only.
@@ -53,7 +56,7 @@ class PartialRead:
 
 
 def partially_bound_reads(function: FunctionNode, walrus_targets: Iterable[str] = (),
-                          lines: list[str] | None = None, constant=None) -> list[PartialRead]:
+                          lines: list[str] | None = None, constant=None, module_object=None) -> list[PartialRead]:
     """The reads in ``function``'s body of local names that some path leaves unbound at that point, one per name and
     binding statement, in source order. Reads under a condition the parser resolves itself are left out: one branch
     of it is dropped before any name in it is looked up. The names ``walrus_targets`` (what ``:=`` binds in the
@@ -61,8 +64,10 @@ def partially_bound_reads(function: FunctionNode, walrus_targets: Iterable[str] 
     them. ``lines``, the module's source lines, only make the walk faster: an expression whose lines hold none of
     the names bound on some paths only is not walked. ``constant(expr)``, when given, is the constant a condition
     made of the Cell's own attributes folds to (or UNKNOWN): an ``and``/``or`` whose leading such operands decide it
-    (``self.use_sdpa and not output_attentions`` with ``use_sdpa`` False) is resolved too."""
-    walker = _Walker(function, lines, constant)
+    (``self.use_sdpa and not output_attentions`` with ``use_sdpa`` False) is resolved too. ``module_object(name)``,
+    when given, says whether a name read in the function is an object bound at the module's top level, whose
+    attributes the parser resolves like the Cell's own (``config.device_target == "Ascend"``)."""
+    walker = _Walker(function, lines, constant, module_object)
     walker.block(function.body, _State({*parameter_names(function), *walrus_targets}, {}))
     # A name no path binds before a loop, read in its body before the pass binds it (an earlier pass, or another
     # branch, binds it): reported at the read after the loop, naming this one, or at this read when none follows.
@@ -87,9 +92,10 @@ class _State:
 
 
 class _Walker:
-    def __init__(self, function: FunctionNode, lines: list[str] | None, constant=None):
+    def __init__(self, function: FunctionNode, lines: list[str] | None, constant=None, module_object=None):
         self.function = function
         self.constant = constant
+        self.module_object = module_object
         self.lines = lines
         self.self_name = first_argument(function)
         self.found: list[PartialRead] = []
@@ -171,8 +177,8 @@ class _Walker:
 
     def _if(self, node: ast.If, state: _State) -> _State | None:
         self.read(node.test, state)
-        resolved = _resolved_by_parser(node.test, self.self_name) or _decided_by_parser(
-            node.test, self.self_name, self.constant)
+        resolved = _resolved_by_parser(node.test, self.self_name, self.module_object) or _decided_by_parser(
+            node.test, self.self_name, self.constant, self.module_object)
         self._quiet += resolved
         try:
             body = self.block(node.body, state.copy())
@@ -327,27 +333,32 @@ def _rebound_at(state: _State, elif_: ast.If, chain: ast.If) -> _State:
     return state
 
 
-def _resolved_by_parser(test: ast.expr, self_name: str | None) -> bool:
+def _resolved_by_parser(test: ast.expr, self_name: str | None, module_object=None) -> bool:
     """Whether MindSpore's parser evaluates ``test`` itself and keeps one branch: it is made of the Cell's own
-    attributes (``self.flag``, not ``self.config.flag``), ``not``, ``and``/``or``, and comparisons of those with
-    constants. Measured: ``if self.norm:`` on a Cell attribute still joins; treated as resolved here all the same,
-    so that no finding rests on a value the parser might know."""
-    if self_name is None:
+    attributes (``self.flag``, not ``self.config.flag``) or of attributes of objects the module binds at its top
+    level (``config.device_target``, not ``config.model.flag``: ``module_object`` says which names those are),
+    ``not``, ``and``/``or``, and comparisons of those with constants or with each other (not ``in`` a tuple).
+    Measured: ``if self.norm:`` on a Cell attribute still joins; treated as resolved here all the same, so that no
+    finding rests on a value the parser might know. ``if config.device_target == "Ascend":`` keeps one branch (2.10
+    and 2.7.1, STRICT and LAX), whatever the configuration holds: the value is the application's, so no finding
+    rests on it either."""
+    if self_name is None and module_object is None:
         return False
     if isinstance(test, ast.Attribute):
-        return self_attribute(test, self_name) is not None
+        return (self_name is not None and self_attribute(test, self_name) is not None) or (
+            module_object is not None and isinstance(test.value, ast.Name) and module_object(test.value))
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        return _resolved_by_parser(test.operand, self_name)
+        return _resolved_by_parser(test.operand, self_name, module_object)
     if isinstance(test, ast.BoolOp):
-        return all(_resolved_by_parser(value, self_name) for value in test.values)
+        return all(_resolved_by_parser(value, self_name, module_object) for value in test.values)
     if isinstance(test, ast.Compare):
-        return all(isinstance(operand, ast.Constant) or _resolved_by_parser(operand, self_name)
+        return all(isinstance(operand, ast.Constant) or _resolved_by_parser(operand, self_name, module_object)
                    for operand in (test.left, *test.comparators)) \
             and any(not isinstance(operand, ast.Constant) for operand in (test.left, *test.comparators))
     return False
 
 
-def _decided_by_parser(test: ast.expr, self_name: str | None, constant) -> bool:
+def _decided_by_parser(test: ast.expr, self_name: str | None, constant, module_object=None) -> bool:
     """Whether ``test`` is an ``and``/``or`` that the parser decides from its leading operands made of the Cell's own
     attributes, whose constants ``constant`` knows: ``self.use_sdpa and not output_attentions`` with ``use_sdpa``
     False keeps the ``else`` branch alone. The parser reads the operands left to right and stops folding at the
@@ -358,7 +369,7 @@ def _decided_by_parser(test: ast.expr, self_name: str | None, constant) -> bool:
         return False
     deciding = isinstance(test.op, ast.Or)
     for operand in test.values:
-        if not _resolved_by_parser(operand, self_name):
+        if not _resolved_by_parser(operand, self_name, module_object):
             return False
         value = constant(operand)
         if value is UNKNOWN:

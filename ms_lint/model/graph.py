@@ -925,7 +925,7 @@ class GraphCode:
         if owner is not None and function.name == "__init__" and owner.methods.get("__init__") is function:
             constants = owner.constructor_constants()
         elif owner is None and self.functions.get(function.name) is function and self.path:
-            constants = function_constants(self.path, function, self.tree, self._argument_constant)
+            constants = function_constants(self.path, function, self.tree, self.argument_constant)
         folded = None
         if constants is not None:
             folded = FunctionKinds(self, function, owner)
@@ -935,13 +935,17 @@ class GraphCode:
         self._constructors[key] = folded
         return folded
 
-    def _argument_constant(self, call: ast.Call, argument: ast.expr):
-        """What an argument of a call of this module folds to: in a Cell's ``__init__``, with what its callers pass
-        (``self.res_base``, ``res_base``); elsewhere only a literal."""
+    def argument_constant(self, call: ast.Call, argument: ast.expr):
+        """What an argument of a call of this module folds to: in a Cell's ``__init__`` or a function of the module,
+        with what its callers pass (``self.res_base``, ``res_base``, ``drop_rate``); elsewhere only a literal."""
         for info in self.classes.values():
             init = info.methods.get("__init__")
             if init is not None and init.lineno <= call.lineno <= (init.end_lineno or init.lineno):
                 folded = self._folded_by_callers(init)
+                return folded.constant(argument) if folded is not None else literal(argument)
+        for function in self.functions.values():
+            if function.lineno <= call.lineno <= (function.end_lineno or function.lineno):
+                folded = self._folded_by_callers(function)
                 return folded.constant(argument) if folded is not None else literal(argument)
         return literal(argument)
 

@@ -358,6 +358,14 @@ class Scopes:
         position = (name.lineno, name.col_offset) if hasattr(name, "lineno") else None
         return self.lookup(name.id, scope, position)
 
+    def module_object(self, name: ast.Name) -> bool:
+        """Whether ``name`` reads what the module binds at its top level (an import, a class, an assignment; a name
+        no function declares ``global``): an object MindSpore's parser looks up when it compiles, so that a test of
+        one of its attributes (``config.device_target == "Ascend"``) is folded before the branches are joined
+        (``flow.partially_bound_reads``)."""
+        binding = self.binding(name)
+        return binding is not None and binding.scope is self.module and name.id not in self.declared_global
+
     def lookup(self, name: str, scope: Scope, position: Position | None) -> Binding | None:
         if name in scope.global_names:
             scope, position = self.module, None

@@ -75,8 +75,12 @@ class NameBoundOnOnePath(Rule):
         read in the loop body that a pass reaches before it binds the name, which only an earlier pass binds
         (`if i == 0: x = t` / `else: x = x + t`, `x += t`). A branch that ends in `return`, `raise`,
         `break` or `continue` does not count. Conditions MindSpore's parser evaluates itself from the Cell's own
-        attributes (`if self.flag:`, `if not self.training:`, `if self.proj is None:`) are left alone: the parser
-        keeps one branch of them before it looks names up, and what is read under them is not reported either.
+        attributes (`if self.flag:`, `if not self.training:`, `if self.proj is None:`) or from an attribute of an
+        object the module binds at its top level (`if default_config.device_target == "Ascend":`, a configuration
+        read at import time, a class or a module; not `config.model.flag`, not a module's string `TARGET` itself,
+        not a test of membership `in` a tuple) are left alone: the parser keeps one branch of them before it looks
+        names up (measured on 2.10 and 2.7.1 CPU, STRICT and LAX: tests/test_ground_truth_joins_and_logging.py), and
+        what is read under them is not reported either.
         Methods a Cell inherits from a base or a mixin are compiled with the Cell and checked too, in whatever
         module of the project they are defined: a `construct` it inherits, and a method graph code calls
         (`self.prepare(x)`); the finding is reported at the read, in the file that holds the method. A mixin module
@@ -154,7 +158,8 @@ class NameBoundOnOnePath(Rule):
                 if id(found[1]) not in seen:
                     seen.add(id(found[1]))
                     label = f"{found[0].name}.construct, the construct of Cell {info.name}"
-                    for read in partially_bound_reads(found[1], _walrus(found[1]), module.lines):
+                    for read in partially_bound_reads(found[1], _walrus(found[1]), module.lines,
+                                                      module_object=module.scopes.module_object):
                         # the Cell is what compiles it: the validator builds that one
                         yield self.report(module, read.name, replace(
                             _data(_described(read), label), method=f"{found[0].name}.construct", cell=info.name),
@@ -237,7 +242,8 @@ def _reads_elsewhere(module: ModuleFacts, module_file: str, class_key: str, name
         method = owner.methods.get(name) if owner is not None else None
         if method is None:
             return ()
-        return [_described(read) for read in partially_bound_reads(method, _walrus(method), facts.lines)]
+        return [_described(read) for read in partially_bound_reads(method, _walrus(method), facts.lines,
+                                                                   module_object=facts.scopes.module_object)]
 
     return answer("name bound on one path", module_file, module.settings, (class_key, name), reads)
 
@@ -262,7 +268,8 @@ def _partial_reads(function, written: list[set[str]] | None = None) -> list[Part
         return []  # straight-line code binds every name on every path (dead branches count: they are parsed)
     walrus = [node.target.id for node in function.nodes_of(ast.NamedExpr)]
     return partially_bound_reads(function.node, walrus, function.module.lines,
-                                 _own_constant(function, [] if written is None else written))
+                                 _own_constant(function, [] if written is None else written),
+                                 function.module.scopes.module_object)
 
 
 def _own_constant(function, written: list[set[str]]):
