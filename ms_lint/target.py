@@ -1815,8 +1815,9 @@ def sites_key(path: str) -> str:
     for name in {*_CLASS.findall(text), *_FUNCTION.findall(text)}:
         naming.update(file for file, _ in files_naming(path, name) or () if file != own)
     digest = zlib.crc32(b"")
-    for file in sorted(naming):
-        digest = zlib.crc32(file.encode() + (_text(file) or "").encode("utf-8", "replace"), digest)
+    for file in sorted(naming):  # a site in a function the application comes to call builds the class then
+        digest = zlib.crc32(file.encode() + (_text(file) or "").encode("utf-8", "replace")
+                            + never_run_key(file).encode(), digest)
     return f"{digest:08x}" if naming else ""
 
 # ------------------------------------------------------------------------------------------------------- versions

@@ -111,6 +111,26 @@ def test_every_site_passing_the_other_value_drops_the_default_branch_only(tmp_pa
     assert found(model) == ALL
 
 
+# Factories beside the entry: ``resnet18`` builds the Net with its norm, ``resnet50`` without.
+FACTORIES = ("from model import Net\n\n\ndef resnet18():\n    return Net(3, batch_norm=True)\n\n\n"
+             "def resnet50():\n    return Net(3)\n")
+
+
+@pytest.mark.parametrize("called, constant", [("resnet50", {"batch_norm": False, "mode": "fc"}),
+                                              ("resnet18", {"batch_norm": True, "mode": "fc"})])
+def test_a_site_in_a_factory_the_application_never_calls_builds_nothing(tmp_path, called, constant):
+    """``resnet18()`` passes ``batch_norm=True``, but only ``resnet50()`` runs: the norm branch never does; where
+    the entry point calls ``resnet18`` instead, only that site counts (and the result cache checks the module
+    again when the entry point changes)."""
+    model = application(tmp_path / "app", f"from zoo import {called}\nnet = {called}()\n", **{"zoo.py": FACTORIES})
+    assert constants(model) == constant
+    other = "resnet18" if called == "resnet50" else "resnet50"
+    key = sites_key(str(model))
+    (tmp_path / "app" / "train.py").write_text(TRAIN + f"from zoo import {other}\nnet = {other}()\n" + FIT)
+    forget_projects()
+    assert sites_key(str(model)) != key
+
+
 @pytest.mark.parametrize("builds", [
     "import sys\nnet = Net(3, batch_norm=sys.argv[1] == 'bn', mode=sys.argv[2])\n",  # a variable
     "net = Net(3)\nother = Net(3, batch_norm=1, mode='conv')\n",  # two sites, different values (1 is not False)

@@ -17,7 +17,7 @@ from collections import Counter
 
 from ms_lint.model.syntax import FunctionNode
 from ms_lint.model.values import UNKNOWN, literal
-from ms_lint.target import files_naming
+from ms_lint.target import files_naming, module_never_runs, never_run
 
 _SWITCHES = (bool, int, float, str, type(None))  # the values that choose a branch (a tuple is kept unknown)
 _MAX_TREES = 256
@@ -59,11 +59,15 @@ def _constants(path: str, name: str, parameters: list[str], defaults: dict[str, 
         if not file.endswith(".py"):
             return {}  # a configuration or a script names it: built in ways the model does not read
         here = tree is not None and os.path.abspath(file) == own
-        found = _sites_in(_index(file, text, tree if here else None), name, word, defining)
+        index = _index(file, text, tree if here else None)
+        found = _sites_in(index, name, word, defining)
         if found is None:
             return {}
         definitions += found[0]
+        unrun = _unrun_spans(file, index)
         for call in found[1]:
+            if any(start <= call.lineno <= end for start, end in unrun):
+                continue  # in a function or class the application never runs (``resnet101()`` nothing calls)
             passed = _passed(call, parameters, defaults, (lambda argument, call=call: fold(call, argument))
                              if here else literal)
             if passed is None:
@@ -151,11 +155,20 @@ def _sites_in(index: "_FileIndex | None", name: str, word: re.Pattern, defining)
     return definitions, sites
 
 
+def _unrun_spans(file: str, index: "_FileIndex") -> list[tuple[int, int]]:
+    """The lines of the top-level functions and classes of ``file`` its application never runs (``never_run``;
+    the whole file where it never runs the module): a construction there builds nothing."""
+    if module_never_runs(file):
+        return [(1, 1 << 62)]
+    unrun = never_run(file, [name for _, _, name in index.spans]) if index.spans else frozenset()
+    return [(start, end) for start, end, name in index.spans if name in unrun]
+
+
 class _FileIndex:
     """What ``_sites_in`` reads of one file, found in one pass for every name asked: how often each name is written
     (None: the text does not tokenize), its strings that are no docstring, its definitions, imports and calls."""
 
-    __slots__ = ("names", "strings", "definitions", "imports", "calls")
+    __slots__ = ("names", "strings", "definitions", "imports", "calls", "spans")
 
     def __init__(self, tree: ast.Module, text: str):
         try:
@@ -168,6 +181,10 @@ class _FileIndex:
         self.definitions: list[ast.AST] = []
         self.imports: list[ast.AST] = []
         self.calls: list[ast.Call] = []
+        # (first line, last line, name) of each top-level function and class, decorators included
+        self.spans = [(min([node.lineno, *(decorator.lineno for decorator in node.decorator_list)]),
+                       node.end_lineno or node.lineno, node.name) for node in tree.body
+                      if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
         docstrings = set()
         for node in ast.walk(tree):  # (a parent before its children: its docstring is known before it is met)
             if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
