@@ -25,6 +25,15 @@ def write_files(root: Path, files: dict[str, str]) -> Path:
     return root
 
 
+def package_verdicts(package: Path, pool) -> dict:
+    """The validator's verdicts on the findings in ``package`` at STRICT, without a cache, by the scope of each."""
+    from ms_lint.validate.runner import ValidateOptions, lint_options_for, validate_paths
+
+    report = validate_paths([str(package)], ValidateOptions(use_cache=False, timeout=90), pool=pool,
+                            lint_options=lint_options_for("strict"))
+    return {verdict.finding.scope: verdict for verdict in report.verdicts}
+
+
 needs_mindspore = pytest.mark.skipif(not HAS_MINDSPORE, reason="MindSpore is not installed")
 
 

@@ -10,10 +10,9 @@ import pytest
 from ms_lint.validate.own_examples import configs_naming, factory_examples
 from ms_lint.validate.planning import _parse
 from ms_lint.validate.roots import PackageFiles
-from ms_lint.validate.runner import ValidateOptions, lint_options_for, validate_paths
 from ms_lint.validate.verdicts import CONFIRMED, INCONCLUSIVE
 
-from .conftest import needs_mindspore, write_files
+from .conftest import needs_mindspore, package_verdicts, write_files
 
 # The configuration files are YAML: reading them needs PyYAML (the validate extra installs it).
 needs_yaml = pytest.mark.skipif(importlib.util.find_spec("yaml") is None, reason="PyYAML is not installed")
@@ -140,9 +139,7 @@ def zoo(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def verdicts(zoo, worker_pool):
-    report = validate_paths([str(zoo / "zoo")], ValidateOptions(use_cache=False, timeout=90), pool=worker_pool,
-                            lint_options=lint_options_for("strict"))
-    return {verdict.finding.scope: verdict for verdict in report.verdicts}
+    return package_verdicts(zoo / "zoo", worker_pool)
 
 
 def test_configurations_naming_a_factory_evaluation_first(zoo):
@@ -217,11 +214,9 @@ def test_without_pyyaml_the_factory_gives_way_and_says_why(zoo, tmp_path, monkey
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, (str(hidden), os.environ.get("PYTHONPATH")))))
     pool = WorkerPool(PoolConfig(size=1, timeout=60, memory_limit_mb=2048))
     try:
-        report = validate_paths([str(zoo / "zoo")], ValidateOptions(use_cache=False, timeout=90), pool=pool,
-                                lint_options=lint_options_for("strict"))
+        verdict = package_verdicts(zoo / "zoo", pool)["Head"]
     finally:
         pool.close()
-    verdict = {verdict.finding.scope: verdict for verdict in report.verdicts}["Head"]
     assert verdict.verdict == INCONCLUSIVE
     assert any("the factory head" in note and "No module named 'yaml'" in note for note in verdict.notes), \
         verdict.notes

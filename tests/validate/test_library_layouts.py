@@ -10,10 +10,9 @@ import pytest
 
 from ms_lint.validate import standins
 from ms_lint.validate.project import locate_module
-from ms_lint.validate.runner import ValidateOptions, lint_options_for, validate_paths
 from ms_lint.validate.verdicts import CONFIRMED, CONFIRMED_BY_PROBE, INCONCLUSIVE
 
-from .conftest import needs_mindspore, write_files
+from .conftest import needs_mindspore, package_verdicts, write_files
 
 FILES = {
     "pyproject.toml": "[project]\nname = 'zoo'\nversion = '0'\n",
@@ -128,9 +127,7 @@ def zoo(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def verdicts(zoo, worker_pool):
-    report = validate_paths([str(zoo / "zoo")], ValidateOptions(use_cache=False, timeout=90), pool=worker_pool,
-                            lint_options=lint_options_for("strict"))
-    return {verdict.finding.scope: verdict for verdict in report.verdicts}
+    return package_verdicts(zoo / "zoo", worker_pool)
 
 
 def test_a_module_in_a_folder_without_init_is_named_by_its_package(zoo):
