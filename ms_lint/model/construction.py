@@ -12,13 +12,19 @@ import os
 import re
 import tokenize
 
-from ms_lint.model.syntax import FunctionNode
+from ms_lint.model.project import tree_of
+from ms_lint.model.syntax import FunctionNode, preorder
 from ms_lint.model.values import UNKNOWN, literal
 from ms_lint.target import files_naming
 
 _SWITCHES = (bool, str, type(None))  # the values that choose a branch (a number is a size, kept unknown)
-_MAX_TREES = 256
-_trees: dict[str, tuple[str, ast.Module | None]] = {}  # file -> (the text parsed, its tree; None: no Python)
+_MAX_READ = 256
+# text -> how often each word occurs in it as a name (None: it does not tokenize); id(tree) -> (the tree, the nodes
+# of the types ``_sites_in`` reads, in pre-order): each file's once
+_names: dict[str, dict[str, int] | None] = {}
+_nodes: dict[int, tuple[ast.Module, list[ast.AST]]] = {}
+_READ_TYPES = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef, ast.Constant, ast.Import,
+               ast.ImportFrom, ast.Call)
 
 
 def constructor_constants(path: str, name: str, init: FunctionNode) -> dict[str, object]:
@@ -103,17 +109,14 @@ def _sites_in(tree: ast.Module | None, text: str, name: str, word: re.Pattern,
     understood (passed as a value, a base class, a string, imported under another name, not Python)."""
     if tree is None:
         return None
-    named = 0
-    try:
-        for token in tokenize.generate_tokens(io.StringIO(text).readline):
-            if token.type == tokenize.NAME and token.string == name:
-                named += 1
-    except (tokenize.TokenError, SyntaxError):
+    names = _names_in(text)
+    if names is None:
         return None
+    named = names.get(name, 0)
     understood, definitions = 0, 0
     sites: list[ast.Call] = []
     docstrings = set()
-    for node in ast.walk(tree):
+    for node in _nodes_of(tree):
         if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body and (
                 isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)):
             docstrings.add(id(node.body[0].value))
@@ -151,14 +154,32 @@ def _names_code(value: str, name: str, word: re.Pattern) -> bool:
 
 
 def _tree(file: str, text: str) -> ast.Module | None:
-    known = _trees.get(file)
-    if known is not None and known[0] is text:
-        return known[1]
+    return tree_of(file, text)
+
+
+def _names_in(text: str) -> dict[str, int] | None:
+    known = _names.get(text, _names)
+    if known is not _names:
+        return known
+    found: dict[str, int] | None = {}
     try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError):
-        tree = None
-    if len(_trees) >= _MAX_TREES:
-        _trees.clear()
-    _trees[file] = (text, tree)
-    return tree
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            if token.type == tokenize.NAME:
+                found[token.string] = found.get(token.string, 0) + 1
+    except (tokenize.TokenError, SyntaxError):
+        found = None
+    if len(_names) >= _MAX_READ:
+        _names.clear()
+    _names[text] = found
+    return found
+
+
+def _nodes_of(tree: ast.Module) -> list[ast.AST]:
+    known = _nodes.get(id(tree))
+    if known is not None and known[0] is tree:
+        return known[1]
+    found = [node for node in preorder(tree) if isinstance(node, _READ_TYPES)]
+    if len(_nodes) >= _MAX_READ:
+        _nodes.clear()
+    _nodes[id(tree)] = (tree, found)
+    return found

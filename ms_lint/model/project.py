@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from ms_lint.model.module import ModuleFacts
 
 _MAX_REEXPORT_HOPS = 8
+_MAX_TEXT_TREES = 256  # the trees of files read as text that ``tree_of`` keeps until their check
 
 
 @dataclass(frozen=True)
@@ -83,6 +84,10 @@ class ProjectIndex:
         # file -> how many times its full facts or outline were read, for the benchmark
         self.reads: dict[str, int] = {}
         self._trees: dict[tuple[str, float, None], tuple[ast.Module, str]] = {}  # for the file being analysed
+        # file -> (its text, its tree, None where it is no Python) of the files an application's text was read from
+        # to learn what builds its classes (``tree_of``), the most recently read last: parsed once, their own check
+        # takes the tree (``kept_tree``)
+        self._text_trees: OrderedDict[str, tuple[str, ast.Module | None]] = OrderedDict()
         # source root -> its Python files, and file -> its bytes, for the file being analysed
         self._listings: dict[str, tuple[tuple[str, str], ...]] = {}
         self._texts: dict[str, bytes | None] = {}
@@ -190,11 +195,37 @@ class ProjectIndex:
 
     def kept_tree(self, path: str, source: str, settings: Settings) -> ast.Module | None:
         """The tree of the facts the run keeps for the file at ``path``, when they were made from ``source``: its
-        check need not parse it again (``facts_to_check`` then hands those facts over)."""
-        kept = self._kept.get(os.path.abspath(path)) if self._kept else None
-        if kept is None or kept.facts.source != source or kept.facts.settings != settings:
-            return None
-        return kept.facts.tree
+        check need not parse it again (``facts_to_check`` then hands those facts over); else the tree ``tree_of``
+        parsed from ``source``."""
+        module_file = os.path.abspath(path)
+        kept = self._kept.get(module_file) if self._kept else None
+        if kept is not None and kept.facts.source == source and kept.facts.settings == settings:
+            return kept.facts.tree
+        known = self._text_trees.pop(module_file, None) if self._text_trees else None
+        return known[1] if known is not None and known[0] == source else None
+
+    def tree_of(self, file: str, text: str) -> ast.Module | None:
+        """The tree of ``text``, the text of the file at ``file`` (None where it is no Python), for the questions
+        that read an application's files as text: that of the facts the run keeps for the file when they were made
+        from this text, else parsed once and kept (the most recent ``_MAX_TEXT_TREES``) until the file's check
+        takes it."""
+        module_file = os.path.abspath(file)
+        kept = self._kept.get(module_file) if self._kept else None
+        if kept is not None and kept.facts.tree is not None and kept.facts.source == text:
+            return kept.facts.tree
+        known = self._text_trees.get(module_file)
+        if known is not None and known[0] == text:
+            self._text_trees.move_to_end(module_file)
+            return known[1]
+        try:
+            tree = ast.parse(text, filename=module_file)
+        except (SyntaxError, ValueError):
+            tree = None
+        if known is None and len(self._text_trees) >= _MAX_TEXT_TREES:
+            self._text_trees.popitem(last=False)
+        self._text_trees[module_file] = (text, tree)
+        self._text_trees.move_to_end(module_file)
+        return tree
 
     def facts_to_check(self, tree: ast.Module, path: str, settings: Settings, source: str = "",
                        lines: list[str] | None = None) -> "ModuleFacts":
@@ -1152,6 +1183,7 @@ remember_summary = INDEX.remember_summary
 keep_modules = INDEX.keep_modules
 use_store = INDEX.use_store
 kept_tree = INDEX.kept_tree
+tree_of = INDEX.tree_of
 facts_to_check = INDEX.facts_to_check
 keep_checked = INDEX.keep_checked
 
