@@ -109,10 +109,6 @@ def _sites_in(tree: ast.Module | None, text: str, name: str, word: re.Pattern,
     understood (passed as a value, a base class, a string, imported under another name, not Python)."""
     if tree is None:
         return None
-    names = _names_in(text)
-    if names is None:
-        return None
-    named = names.get(name, 0)
     understood, definitions = 0, 0
     sites: list[ast.Call] = []
     docstrings = set()
@@ -141,7 +137,8 @@ def _sites_in(tree: ast.Module | None, text: str, name: str, word: re.Pattern,
             elif isinstance(callee, ast.Name) and callee.id == "super" and node.args and isinstance(
                     node.args[0], ast.Name) and node.args[0].id == name:
                 understood += 1
-    if named != understood:
+    names = _names_in(text)  # every word that is a name must be one of those understood
+    if names is None or names.get(name, 0) != understood:
         return None
     return definitions, sites
 
