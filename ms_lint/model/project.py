@@ -88,6 +88,7 @@ class ProjectIndex:
         # to learn what builds its classes (``tree_of``), the most recently read last: parsed once, their own check
         # takes the tree (``kept_tree``)
         self._text_trees: OrderedDict[str, tuple[str, ast.Module | None]] = OrderedDict()
+        self._checked_tree: tuple[str, str, ast.Module] | None = None  # (file, source, tree) of the file checked
         # source root -> its Python files, and file -> its bytes, for the file being analysed
         self._listings: dict[str, tuple[tuple[str, str], ...]] = {}
         self._texts: dict[str, bytes | None] = {}
@@ -168,6 +169,7 @@ class ProjectIndex:
         self._trees.clear()
         self._listings.clear()
         self._texts.clear()
+        self._checked_tree = None
         self._analysis += 1
         self.flush_store()
 
@@ -206,10 +208,13 @@ class ProjectIndex:
 
     def tree_of(self, file: str, text: str) -> ast.Module | None:
         """The tree of ``text``, the text of the file at ``file`` (None where it is no Python), for the questions
-        that read an application's files as text: that of the facts the run keeps for the file when they were made
-        from this text, else parsed once and kept (the most recent ``_MAX_TEXT_TREES``) until the file's check
-        takes it."""
+        that read an application's files as text: that of the file being checked or of the facts the run keeps for
+        the file when they were made from this text, else parsed once and kept (the most recent
+        ``_MAX_TEXT_TREES``) until the file's check takes it."""
         module_file = os.path.abspath(file)
+        checked = self._checked_tree
+        if checked is not None and checked[0] == module_file and checked[1] == text:
+            return checked[2]
         kept = self._kept.get(module_file) if self._kept else None
         if kept is not None and kept.facts.tree is not None and kept.facts.source == text:
             return kept.facts.tree
@@ -232,6 +237,7 @@ class ProjectIndex:
         """The facts to check the module ``tree`` with: those the run keeps for it (read when another module asked
         about it) when ``tree`` is theirs, ready for this file's analysis with their graph code, else new ones."""
         module_file = os.path.abspath(path) if path else ""
+        self._checked_tree = (module_file, source, tree) if module_file and source else None
         kept = self._kept.get(module_file) if self._kept and module_file else None
         if kept is not None and kept.facts.tree is tree and kept.facts.settings == settings:
             self._kept.move_to_end(module_file)
@@ -661,6 +667,10 @@ class ProjectIndex:
         if found is not None:
             return found
         source = read_source(module_file)
+        known = self._text_trees.get(module_file) if self._text_trees else None
+        if known is not None and known[1] is not None and known[0] == source:  # read as text already (whole)
+            found = self._trees[version] = (known[1], source)
+            return found
         if outline and "\0" not in source:  # Python refuses a file with a null byte anywhere, a body it cuts included
             # Its classes' bodies are cut too: a summary needs only their headers, unless a class derives from a
             # class defined inside another (``class Block(Layers.Base)``), which only the bodies define.
