@@ -386,3 +386,43 @@ STRIDED = textwrap.dedent("""\
 ])
 def test_a_number_every_site_passes_folds_in_construct(tmp_path, builds, lines):
     assert lines_found(tmp_path, STRIDED, "Down", builds, "MS109") == lines
+
+
+def test_a_run_parses_each_file_of_the_application_once(tmp_path, monkeypatch):
+    # The check of model.py reads train.py's text for the places that build Net; the tree it parses for that is
+    # the one the question whether the script trains and train.py's own check use, and model.py's own tree serves
+    # its question about itself.
+    import ms_lint
+    from ms_lint.config import resolve_options
+    from ms_lint.lint import check_files
+
+    model = application(tmp_path / "app", "net = Net(3)\nbig = Net(3, batch_norm=True)\n")
+    parsed: list[str] = []
+    real = ast.parse
+
+    def parse(source, filename="<unknown>", *args, **kwargs):
+        if not str(filename).startswith(str(Path(ms_lint.__file__).parent)):  # not ms-lint's own sources
+            parsed.append(Path(str(filename)).name)
+        return real(source, filename, *args, **kwargs)
+
+    monkeypatch.setattr(ast, "parse", parse)
+    monkeypatch.chdir(tmp_path / "app")
+    outcome = check_files(["model.py", "train.py"], resolve_options(isolated=True))
+    assert not outcome.errors
+    assert sorted(parsed) == ["model.py", "train.py"]
+    # the same findings as a check of model.py alone: the branches of batch_norm kept, those of mode left out
+    reported = sorted((item.finding.line, item.finding.code) for item in outcome.reported
+                      if item.finding.path.endswith("model.py") and item.finding.code in CODES)
+    assert reported == found(model) == [(NORM_LINE, "MS608"), (TRY_NORM_LINE, "MS109")]
+
+
+def test_a_tree_read_from_a_file_s_text_serves_its_check_only_for_that_text(tmp_path):
+    from ms_lint.model import project
+
+    model = application(tmp_path / "app", "net = Net(3)\n")
+    train = tmp_path / "app" / "train.py"
+    assert constants(model) == {"batch_norm": False, "mode": "fc"}
+    kept = project.tree_of(str(train), train.read_text())
+    assert project.kept_tree(str(train), train.read_text() + "\n", Settings()) is None
+    assert project.tree_of(str(train), train.read_text()) is not kept  # handed over once, then parsed anew
+    assert project.kept_tree(str(train), train.read_text(), Settings()) is not None

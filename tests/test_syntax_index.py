@@ -95,6 +95,26 @@ def test_subtree_of_a_node_from_elsewhere_is_walked_on_demand():
     assert ids(index.subtree(other.body[0])) == ids(walk_without_contexts(other.body[0]))
 
 
+def test_calls_written_in_a_subtree_are_those_ast_walk_finds_there():
+    tree = ast.parse(SOURCE)
+    index = NodeIndex(tree)
+    for name in ("helper", "inner", "method", "construct"):
+        node = find(tree, ast.FunctionDef, name)
+        for written in ("range", "sum", "arange", "helper", "ones"):
+            expected = [n for n in ast.walk(node) if isinstance(n, ast.Call) and (
+                getattr(n.func, "id", None) == written or getattr(n.func, "attr", None) == written)]
+            assert ids(index.calls_written_in(node, written)) == ids(expected), (name, written)
+    calls = index.calls_written_in(find(tree, ast.FunctionDef, "helper"), "range")
+    assert [ast.unparse(call) for call in calls] == ["range(3)"]
+
+
+def test_calls_written_in_a_node_the_index_does_not_hold_whole_are_not_known():
+    tree = ast.parse(SOURCE)
+    helper = find(tree, ast.FunctionDef, "helper")
+    assert NodeIndex(tree, outline=True).calls_written_in(helper, "range") is None  # an outline: no body
+    assert NodeIndex(tree).calls_written_in(ast.parse("def f(): range(2)").body[0], "range") is None
+
+
 def test_body_of_a_function_enters_nested_functions_and_lambdas_but_not_classes():
     tree = ast.parse(SOURCE)
     index = NodeIndex(tree)

@@ -147,11 +147,11 @@ class ClassInfo:
             module = self._owner() if self._owner is not None else None
             init = self.methods.get("__init__")
             if module is not None and self.is_cell and init is not None and module.path and "." not in self.key:
-                rebound = {node.id for node in ast.walk(init)
-                           if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load)}
-                found.update((name, value) for name, value in constructor_constants(
-                    module.path, self.name, init, module.tree, module.argument_constant).items()
-                             if name not in rebound)
+                constants = constructor_constants(module.path, self.name, init, module.tree, module.argument_constant)
+                if constants:
+                    rebound = {node.id for node in ast.walk(init)
+                               if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load)}
+                    found.update((name, value) for name, value in constants.items() if name not in rebound)
         return found
 
     def lineage(self) -> tuple["ClassInfo", ...]:

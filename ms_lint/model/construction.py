@@ -15,6 +15,7 @@ import re
 import tokenize
 from collections import Counter
 
+from ms_lint.model.project import tree_of
 from ms_lint.model.syntax import FunctionNode
 from ms_lint.model.values import UNKNOWN, literal
 from ms_lint.target import files_naming, module_never_runs, never_run
@@ -243,10 +244,7 @@ def _index(file: str, text: str, tree: ast.Module | None = None) -> _FileIndex |
     if known is not None and known[0] is text and (tree is None or known[1] is tree):
         return known[2]
     if tree is None:
-        try:
-            tree = ast.parse(text)
-        except (SyntaxError, ValueError):
-            tree = None
+        tree = tree_of(file, text)  # parsed once per run, and handed to the file's own check
     index = _FileIndex(tree, text) if tree is not None else None
     if len(_trees) >= _MAX_TREES:
         _trees.clear()

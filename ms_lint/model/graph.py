@@ -12,7 +12,7 @@ from ms_lint.model.classes import ClassInfo
 from ms_lint.model.construction import function_constants
 from ms_lint.model.kinds import FunctionKinds, parameter_kinds_of_call
 from ms_lint.model.project import project_class_facts, project_function
-from ms_lint.model.syntax import (FunctionNode, decorator_callee, first_argument, is_classmethod, is_static,
+from ms_lint.model.syntax import (FunctionNode, NodeIndex, decorator_callee, first_argument, is_classmethod, is_static,
                                   parameter_defaults, parameter_names, self_attribute)
 from ms_lint.model.scopes import PARAMETER
 from ms_lint.model.values import (TENSOR, UNKNOWN, annotates_python_value, flatten, join, join_parameters,
@@ -159,7 +159,8 @@ class GraphCode:
                     kinds, values = {}, {}
                 else:
                     kinds, values = passed if passed is not None else (
-                        root_parameter_kinds(node, owner), root_parameter_values(node, self.keyword_arguments))
+                        root_parameter_kinds(node, owner, self.index),
+                        root_parameter_values(node, self.keyword_arguments))
                     queue.append(existing)
                 existing.as_root = (kinds, values, is_strict)
                 existing.parameter_kinds, existing.parameter_values = dict(kinds), dict(values)
@@ -169,7 +170,8 @@ class GraphCode:
                 if existing.as_root is None:
                     existing.reason = reason
                     kinds, values = passed if passed is not None else (
-                        root_parameter_kinds(node, owner), root_parameter_values(node, self.keyword_arguments))
+                        root_parameter_kinds(node, owner, self.index),
+                        root_parameter_values(node, self.keyword_arguments))
                     existing.as_root = (kinds, values, is_strict)
                     self._settle(existing, queue)
                 elif passed is not None:
@@ -713,7 +715,8 @@ class GraphCode:
         for (facts, owner, node), label, graph_mode_only, strict in self._inherited_roots:
             if facts.path:
                 key = (os.path.abspath(facts.path), owner.key, node.name)
-                kinds, values = root_parameter_kinds(node, owner), root_parameter_values(node, facts.keyword_arguments)
+                kinds = root_parameter_kinds(node, owner, facts.index)
+                values = root_parameter_values(node, facts.keyword_arguments)
                 known = found.get(key)
                 if known is not None:
                     join_parameters(known[0], known[1], kinds, values)
@@ -805,13 +808,13 @@ class GraphCode:
         if built and built[1] is not None and built[1].is_cell and built[2] is self:
             method = built[1].find_method("construct")
             if method is not None:
-                yield method[1], method[0], root_parameter_kinds(method[1], method[0])
+                yield method[1], method[0], root_parameter_kinds(method[1], method[0], self.index)
             return
         if api.is_mindspore_name(self.qualname(value.func), *GRAD_NAMES) and value.args:
             first = value.args[0]
             if isinstance(first, ast.Name) and self.local_function(first) is not None:
                 function = self.local_function(first)
-                yield function, None, root_parameter_kinds(function, None)
+                yield function, None, root_parameter_kinds(function, None, self.index)
             elif isinstance(first, ast.Name):
                 yield from self._called_through_global(first.id)
 
@@ -984,7 +987,7 @@ class GraphCode:
             if found is None:
                 continue
             owner, node = found
-            kinds = {} if info.key in sub_cells else root_parameter_kinds(node, owner)
+            kinds = {} if info.key in sub_cells else root_parameter_kinds(node, owner, self.index)
             construct = add(node, owner, f"construct of Cell {owner.name}", kinds)
             if construct is not None:
                 constructs.add(id(node))
@@ -1026,11 +1029,13 @@ def _type_of(expr: ast.AST) -> ast.AST | None:
     return None
 
 
-def root_parameter_kinds(node: FunctionNode, owner: ClassInfo | None) -> dict[str, str | None]:
+def root_parameter_kinds(node: FunctionNode, owner: ClassInfo | None,
+                         index: NodeIndex | None = None) -> dict[str, str | None]:
     """The inputs of a compiled function are tensor data, except parameters defaulting to a literal (flags),
     parameters annotated as Python values (``dim: int``, ``sizes: tuple[int, ...]``, ``mode: Optional[str]``) and
     parameters bounding a ``range()`` (``for i in range(n)``, ``range(n - 1)``): MindSpore's ``range`` takes int
-    scalars only and refuses a tensor (TypeError), so the caller passes an int, a constant of the graph."""
+    scalars only and refuses a tensor (TypeError), so the caller passes an int, a constant of the graph.
+    ``index``: that of the module ``node`` lies in, which finds its ``range()`` calls without a walk."""
     args = node.args
     positional = args.posonlyargs + args.args
     if owner is not None and positional and not is_static(node):
@@ -1044,17 +1049,18 @@ def root_parameter_kinds(node: FunctionNode, owner: ClassInfo | None) -> dict[st
     for argument in (args.vararg, args.kwarg):
         if argument is not None:
             kinds[argument.arg] = None if annotates_python_value(argument.annotation) else TENSOR
-    for name in _range_bounds(node) if kinds else ():
+    for name in _range_bounds(node, index) if kinds else ():
         if name in kinds:
             kinds[name] = None
     return kinds
 
 
-def _range_bounds(node: FunctionNode) -> set[str]:
+def _range_bounds(node: FunctionNode, index: NodeIndex | None = None) -> set[str]:
     """The names a ``range()`` call of ``node`` takes as a bound, alone or in arithmetic (``range(n)``,
     ``range(1, n + 1)``); not those it reads through (``range(x.shape[0])``)."""
     names: set[str] = set()
-    for call in ast.walk(node):
+    calls = index.calls_written_in(node, "range") if index is not None else None
+    for call in ast.walk(node) if calls is None else calls:
         if call.__class__ is ast.Call and call.func.__class__ is ast.Name and call.func.id == "range":
             pending = list(call.args)
             while pending:

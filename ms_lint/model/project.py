@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from ms_lint.model.module import ModuleFacts
 
 _MAX_REEXPORT_HOPS = 8
+_MAX_TEXT_TREES = 256  # the trees of files read as text that ``tree_of`` keeps until their check
 
 
 @dataclass(frozen=True)
@@ -83,6 +84,11 @@ class ProjectIndex:
         # file -> how many times its full facts or outline were read, for the benchmark
         self.reads: dict[str, int] = {}
         self._trees: dict[tuple[str, float, None], tuple[ast.Module, str]] = {}  # for the file being analysed
+        # file -> (its text, its tree, None where it is no Python) of the files an application's text was read from
+        # to learn what builds its classes (``tree_of``), the most recently read last: parsed once, their own check
+        # takes the tree (``kept_tree``)
+        self._text_trees: OrderedDict[str, tuple[str, ast.Module | None]] = OrderedDict()
+        self._checked_tree: tuple[str, str, ast.Module] | None = None  # (file, source, tree) of the file checked
         # source root -> its Python files, and file -> its bytes, for the file being analysed
         self._listings: dict[str, tuple[tuple[str, str], ...]] = {}
         self._texts: dict[str, bytes | None] = {}
@@ -163,6 +169,7 @@ class ProjectIndex:
         self._trees.clear()
         self._listings.clear()
         self._texts.clear()
+        self._checked_tree = None
         self._analysis += 1
         self.flush_store()
 
@@ -190,17 +197,47 @@ class ProjectIndex:
 
     def kept_tree(self, path: str, source: str, settings: Settings) -> ast.Module | None:
         """The tree of the facts the run keeps for the file at ``path``, when they were made from ``source``: its
-        check need not parse it again (``facts_to_check`` then hands those facts over)."""
-        kept = self._kept.get(os.path.abspath(path)) if self._kept else None
-        if kept is None or kept.facts.source != source or kept.facts.settings != settings:
-            return None
-        return kept.facts.tree
+        check need not parse it again (``facts_to_check`` then hands those facts over); else the tree ``tree_of``
+        parsed from ``source``."""
+        module_file = os.path.abspath(path)
+        kept = self._kept.get(module_file) if self._kept else None
+        if kept is not None and kept.facts.source == source and kept.facts.settings == settings:
+            return kept.facts.tree
+        known = self._text_trees.pop(module_file, None) if self._text_trees else None
+        return known[1] if known is not None and known[0] == source else None
+
+    def tree_of(self, file: str, text: str) -> ast.Module | None:
+        """The tree of ``text``, the text of the file at ``file`` (None where it is no Python), for the questions
+        that read an application's files as text: that of the file being checked or of the facts the run keeps for
+        the file when they were made from this text, else parsed once and kept (the most recent
+        ``_MAX_TEXT_TREES``) until the file's check takes it."""
+        module_file = os.path.abspath(file)
+        checked = self._checked_tree
+        if checked is not None and checked[0] == module_file and checked[1] == text:
+            return checked[2]
+        kept = self._kept.get(module_file) if self._kept else None
+        if kept is not None and kept.facts.tree is not None and kept.facts.source == text:
+            return kept.facts.tree
+        known = self._text_trees.get(module_file)
+        if known is not None and known[0] == text:
+            self._text_trees.move_to_end(module_file)
+            return known[1]
+        try:
+            tree = ast.parse(text, filename=module_file)
+        except (SyntaxError, ValueError):
+            tree = None
+        if known is None and len(self._text_trees) >= _MAX_TEXT_TREES:
+            self._text_trees.popitem(last=False)
+        self._text_trees[module_file] = (text, tree)
+        self._text_trees.move_to_end(module_file)
+        return tree
 
     def facts_to_check(self, tree: ast.Module, path: str, settings: Settings, source: str = "",
                        lines: list[str] | None = None) -> "ModuleFacts":
         """The facts to check the module ``tree`` with: those the run keeps for it (read when another module asked
         about it) when ``tree`` is theirs, ready for this file's analysis with their graph code, else new ones."""
         module_file = os.path.abspath(path) if path else ""
+        self._checked_tree = (module_file, source, tree) if module_file and source else None
         kept = self._kept.get(module_file) if self._kept and module_file else None
         if kept is not None and kept.facts.tree is tree and kept.facts.settings == settings:
             self._kept.move_to_end(module_file)
@@ -630,6 +667,10 @@ class ProjectIndex:
         if found is not None:
             return found
         source = read_source(module_file)
+        known = self._text_trees.get(module_file) if self._text_trees else None
+        if known is not None and known[1] is not None and known[0] == source:  # read as text already (whole)
+            found = self._trees[version] = (known[1], source)
+            return found
         if outline and "\0" not in source:  # Python refuses a file with a null byte anywhere, a body it cuts included
             # Its classes' bodies are cut too: a summary needs only their headers, unless a class derives from a
             # class defined inside another (``class Block(Layers.Base)``), which only the bodies define.
@@ -1152,6 +1193,7 @@ remember_summary = INDEX.remember_summary
 keep_modules = INDEX.keep_modules
 use_store = INDEX.use_store
 kept_tree = INDEX.kept_tree
+tree_of = INDEX.tree_of
 facts_to_check = INDEX.facts_to_check
 keep_checked = INDEX.keep_checked
 

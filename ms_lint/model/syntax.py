@@ -352,6 +352,7 @@ class NodeIndex:
         (enough to know what a module defines and imports, at a fraction of the cost). ``recorded_types``: the
         types whose positions ``recorded`` lists, in order."""
         self._spans = _Spans()
+        self.outline = outline
         self.recorded: list[int] = []
         # node type -> the positions of its nodes, in order (leaves aside: a type missing has no list)
         self._positions_by_type: dict[type, list[int]] = {}
@@ -436,6 +437,19 @@ class NodeIndex:
                 if written is not None:
                     found.setdefault(written, []).append(place)
         return found
+
+    def calls_written_in(self, node: ast.AST, written: str) -> list[ast.Call] | None:
+        """The calls in ``node``'s subtree whose callee is written ``written`` (``calls_by_written_name``), in order;
+        None where the index does not hold ``node``'s subtree (a node from elsewhere, an outline's function)."""
+        start = self._start(node)
+        if start is None or self.outline:
+            return None
+        calls = self.positions_of(ast.Call)
+        places = self.calls_by_written_name().get(written, ())
+        first = bisect_left(places, start, key=calls.__getitem__)
+        last = bisect_left(places, self._spans.ends[id(node)], key=calls.__getitem__)
+        nodes = self.nodes
+        return [nodes[calls[place]] for place in places[first:last]]
 
     def positions_of(self, node_type: type) -> list[int]:
         """The position of every node of ``node_type``, in order."""
