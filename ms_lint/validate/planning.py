@@ -22,6 +22,7 @@ from ms_lint.validate.own_examples import ProjectFiles
 from ms_lint.validate.expectations import (
     COMPILE,
     CONSTRUCTION,
+    EXPECTATIONS,
     PARAMETER_PROBE,
     RANDOMNESS_PROBE,
     STATE_PROBE,
@@ -232,7 +233,8 @@ def _module_jobs(findings: list[Finding], examples_override: str | None) -> tupl
     left: list[Finding] = []
     groups: "OrderedDict[str, list[Finding]]" = OrderedDict()
     for finding in findings:
-        tree = _parse(finding.path) if not finding.scope and expectation_for(finding.code).shows_eagerly else None
+        tree = _parse(finding.path) if not finding.scope and finding.code in EXPECTATIONS and expectation_for(
+            finding.code).shows_eagerly else None  # (a file that does not parse, E999, has no rule behind it)
         if tree is not None and runs_at_import(tree, finding.line):
             groups.setdefault(os.path.abspath(finding.path), []).append(finding)
         else:

@@ -150,7 +150,9 @@ def test_a_cell_that_raises_when_run_eagerly_is_inconclusive(tmp_path, capsys, m
         "        values = x.asnumpy()\n"
         "        return Tensor(values / undefined_scale)\n\n\n"
         "def main():\n"
-        "    return Broken()\n"
+        "    return Broken()\n\n\n"
+        "if __name__ == \"__main__\":\n"
+        "    main()\n"
     )
     (verdict,) = _json(tmp_path, capsys, monkeypatch).values()
     assert (verdict["code"], verdict["verdict"], verdict["mode"]) == ("MS112", "inconclusive", "pynative")

@@ -16,4 +16,8 @@ class Doubled(nn.Cell):
 
 
 def main():
-    return Doubled()
+    return Doubled(), scaled
+
+
+if __name__ == "__main__":
+    main()
