@@ -43,10 +43,8 @@ class ShiftedPositional(FindingData):
     zero_refused: bool | None = fact(optional=True)
 
     def message(self) -> str:
-        refused = (", and refuses a rate of 0 (PyTorch's \"no dropout\") when the layer is built (ValueError)"
-                   if self.zero_refused else "")
         return (_description(self.name, self.value, self.index, self.pytorch_parameter, self.parameter,
-                             self.consequence, self.kept) + refused
+                             self.consequence, self.kept, bool(self.zero_refused))
                 + "; pass " + _advice(self.pytorch_parameter, self.keywords) + same_on_text(self.same_on))
 
 
@@ -129,14 +127,14 @@ class LayerPositionalArgument(Rule):
         version = module.target.version
         for (site, shifted), repeats in _reported(module, version):
             keywords = _keywords_from(site.node, shifted, version)
+            kept = _kept(site.node, shifted)
             yield self.report(module, site.node, ShiftedPositional(
                 name=site.qualname, module=site.qualname.rpartition(".")[0], index=shifted.index,
                 parameter=shifted.mindspore, pytorch_parameter=shifted.pytorch, effect=shifted.effect,
                 page=shifted.page, silent=True if shifted.effect == "silent" else None,
                 version=api.mindspore_version(version), target_version=version,
                 value=ast.unparse(site.node.args[shifted.index]), consequence=shifted.consequence,
-                kept=_kept(site.node, shifted),
-                zero_refused=True if shifted.equivalent == "1 - x" and _kept(site.node, shifted) is None else None,
+                kept=kept, zero_refused=True if _zero_refused(shifted, kept) else None,
                 keywords=None if keywords is None else [[keyword, ast.unparse(argument)]
                                                         for keyword, argument in keywords],
                 same_on=[repeat.lineno for repeat in repeats] or None))
@@ -289,8 +287,15 @@ def _name_text(value: ast.expr) -> str:
 
 
 def shifted_description(call: ast.Call, qualname: str, difference: mapping.Difference) -> str:
+    kept = _kept(call, difference)
     return _description(qualname, ast.unparse(call.args[difference.index]), difference.index, difference.pytorch,
-                        difference.mindspore, difference.consequence, _kept(call, difference))
+                        difference.mindspore, difference.consequence, kept, _zero_refused(difference, kept))
+
+
+def _zero_refused(difference: mapping.Difference, kept: float | None) -> bool:
+    """Whether to say that a rate of 0 is refused: a rate read as its complement whose value is not written at the
+    call (a literal says what it keeps instead)."""
+    return difference.equivalent == "1 - x" and kept is None
 
 
 def _kept(call: ast.Call, difference: mapping.Difference) -> float | None:
@@ -300,12 +305,14 @@ def _kept(call: ast.Call, difference: mapping.Difference) -> float | None:
 
 
 def _description(qualname: str, value: str, index: int, pytorch: str, mindspore: str, consequence: str,
-                 kept: float | None) -> str:
+                 kept: float | None, zero_refused: bool = False) -> str:
     layer = f"nn.{api.last_name(qualname)}"
     text = (f"{layer}() gets {value} as its {_ordinal(index)} positional argument, PyTorch's {pytorch}; MindSpore's "
             f"{layer} takes {mindspore} there and {consequence}")
     if kept is not None:
         text += f" (keeps {kept:.0%}, drops {1 - kept:.0%})"
+    if zero_refused:
+        text += ", and refuses a rate of 0 (PyTorch's \"no dropout\") when the layer is built (ValueError)"
     return text
 
 
