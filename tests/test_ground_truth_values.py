@@ -690,3 +690,55 @@ def test_parameter_broadcast_copies_rank_0s_weights_and_set_context_refuses_it(t
             return False
     """)
     assert refused == {"ok": True, "outputs": True}
+
+
+# -- a sub-cell chosen by a conditional expression (MS131) --------------------------------------------------------
+
+_CHOSEN_SUB_CELL = """
+import numpy as np
+import mindspore as ms
+from mindspore import nn
+
+
+class _Nearest(nn.Cell):
+    def construct(self, x, c):
+        return x[:, :c], isinstance(c, int)
+
+
+class _Bilinear(nn.Cell):
+    def construct(self, x, c):
+        c_orig = c
+        return (x * 2)[:, :c_orig], isinstance(c_orig, int)
+
+
+class Sampler(nn.Cell):
+    def __init__(self, mode):
+        super().__init__()
+        self.interpolate = _Nearest() if mode == "nearest" else _Bilinear()
+
+    def construct(self, x):
+        n, c, h, w = x.shape
+        return self.interpolate(x, c - 1)
+
+
+def run():
+    ms.set_context(mode=ms.GRAPH_MODE)
+    found = []
+    for mode in ("nearest", "bilinear"):
+        out, is_int = Sampler(mode)(ms.Tensor(np.ones((2, 3, 4, 4), np.float32)))
+        found.append([list(out.shape), bool(is_int)])
+    return found
+"""
+
+
+def test_a_shape_int_reaches_either_sub_cell_a_conditional_expression_chooses(tmp_path):
+    """``self.interpolate = A() if c else B()`` with ``c`` from the input's shape passed to it: in either Cell the
+    argument is a Python int while compiling (``isinstance(c, int)`` is True, the slice's length is fixed), so the
+    slice it bounds has a static shape; ms-lint follows both arms and reports no MS131 for it."""
+    result = _run(tmp_path, _CHOSEN_SUB_CELL)
+    assert result == {"ok": True, "outputs": [[[2, 2, 4, 4], True], [[2, 2, 4, 4], True]]}, result
+    findings = check_source(_CHOSEN_SUB_CELL, "sampler.py", Settings(mode="graph"), codes=["MS131"])
+    assert [f.code for f in findings] == []
+    data = _CHOSEN_SUB_CELL.replace("n, c, h, w = x.shape", "c = (x > 0).sum()")
+    findings = check_source(data, "sampler.py", Settings(mode="graph"), codes=["MS131"])
+    assert sorted(f.scope for f in findings) == ["_Bilinear", "_Nearest"]

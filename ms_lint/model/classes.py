@@ -14,8 +14,8 @@ from ms_lint.model.project import (ProjectClass, answer, class_answer, class_loc
                                    project_method)
 from ms_lint.model.construction import constructor_constants
 from ms_lint.model.scopes import ASSIGNMENT
-from ms_lint.model.syntax import (FunctionNode, decorator_callee, first_argument, is_attribute_of, is_static,
-                                  self_attribute)
+from ms_lint.model.syntax import (FunctionNode, conditional_arms, decorator_callee, first_argument, is_attribute_of,
+                                  is_static, self_attribute)
 from ms_lint.model.values import UNKNOWN, annotated_class, constant_value, literal
 
 if TYPE_CHECKING:
@@ -61,6 +61,8 @@ class ClassInfo:
         self._constructed: dict[str, object] | None = None
         self._tensor_attributes: set[str] = set()
         self._cell_attributes: dict[str, str | None] = {}
+        # attribute -> every Cell class it may hold, where that is more than one (``A(...) if c else B(...)``)
+        self._cell_choices: dict[str, tuple[str, ...]] = {}
         self._object_attributes: dict[str, "UserType"] = {}
         self._parameter_attributes: set[str] = set()
         self._attribute_constructors: dict[str, str] = {}  # attribute -> qualname of what built it
@@ -81,6 +83,12 @@ class ClassInfo:
     @property
     def cell_attributes(self) -> dict[str, str | None]:
         return self._attributes()._cell_attributes
+
+    @property
+    def cell_choices(self) -> dict[str, tuple[str, ...]]:
+        """The Cell classes an attribute set from a conditional expression may hold (``self.x = A(...) if c else
+        B(...)``: both), where there are several; ``cell_attributes`` names the first."""
+        return self._attributes()._cell_choices
 
     @property
     def object_attributes(self) -> dict[str, "UserType"]:
@@ -540,6 +548,15 @@ class ClassFacts:
         return False
 
     def _classify_attribute(self, info: ClassInfo, attribute: str, value: ast.AST) -> None:
+        if isinstance(value, ast.IfExp):
+            # ``A(...) if c else B(...)``: the attribute holds either Cell; other values of the arms stay unknown
+            built = [self.qualname(arm.func) for arm in conditional_arms(value)
+                     if isinstance(arm, ast.Call) and self.builds_cell(arm)]
+            if built:
+                info.cell_attributes[attribute] = built[0]
+                if len(set(built)) > 1:
+                    info.cell_choices[attribute] = tuple(dict.fromkeys(built))
+            return
         if isinstance(value, ast.Call):
             qualname = self.qualname(value.func)
             if qualname:

@@ -12,8 +12,8 @@ from ms_lint.model.classes import ClassInfo
 from ms_lint.model.construction import function_constants
 from ms_lint.model.kinds import FunctionKinds, parameter_kinds_of_call
 from ms_lint.model.project import project_class_facts, project_function
-from ms_lint.model.syntax import (FunctionNode, NodeIndex, decorator_callee, first_argument, is_classmethod, is_static,
-                                  parameter_defaults, parameter_names, self_attribute)
+from ms_lint.model.syntax import (FunctionNode, NodeIndex, conditional_arms, decorator_callee, first_argument,
+                                  is_classmethod, is_static, parameter_defaults, parameter_names, self_attribute)
 from ms_lint.model.scopes import PARAMETER
 from ms_lint.model.values import (TENSOR, UNKNOWN, annotates_python_value, flatten, join, join_parameters,
                                   join_structures, literal)
@@ -620,8 +620,14 @@ class GraphCode:
                         owner, target = found
                         bound = not is_static(target)
                     elif found is None:
-                        sub_cell = self._local_sub_cell(caller.owner, func.attr)
-                        if sub_cell is not None:
+                        sub_cells = self._local_sub_cells(caller.owner, func.attr)
+                        if sub_cells:
+                            # each Cell the attribute may hold runs its construct (``A(...) if c else B(...)``)
+                            for other in sub_cells[1:]:
+                                if "construct" in other.methods and not facts._runs_at_compile_time(
+                                        other.methods["construct"]):
+                                    yield node, self, other.methods["construct"], other, True
+                            sub_cell = sub_cells[0]
                             if "construct" not in sub_cell.methods:
                                 continue
                             owner, target, bound = sub_cell, sub_cell.methods["construct"], True
@@ -776,7 +782,7 @@ class GraphCode:
             built = self.class_of_constructor(site.node)
             if not built or built[2] is not self or built[1] is None or not built[1].is_cell:
                 continue
-            assignment = self.assignment_of(site.node)
+            assignment = self.assignment_of(site.node) or self._choice_assignments().get(id(site.node))
             target = assignment.targets[0] if assignment is not None and len(assignment.targets) == 1 else None
             if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
                 attributes.setdefault(built[1].key, set()).add(target.attr)
@@ -787,15 +793,35 @@ class GraphCode:
         called = self.called_attributes()
         return {name: attrs for name, attrs in attributes.items() if name not in excluded and attrs <= called}
 
+    def _choice_assignments(self) -> dict[int, ast.Assign]:
+        """Each Cell built in an arm of a conditional expression that an assignment binds (``self.x = A(...) if c
+        else B(...)``), by the call's id, with that assignment."""
+        found = self._choice_assignment_of
+        if found is None:
+            nodes = self.index.nodes
+            found = self._choice_assignment_of = {
+                id(arm): nodes[position] for position in self.index.positions_of(ast.Assign)
+                if isinstance(nodes[position].value, ast.IfExp) for arm in conditional_arms(nodes[position].value)}
+        return found
+
     def _local_sub_cell(self, owner: ClassInfo, attribute: str) -> ClassInfo | None:
-        """The class of this module that ``self.<attribute>`` of ``owner`` holds as a sub-cell (asked for every such
-        call in graph code: answered once per class and attribute)."""
+        """The class of this module that ``self.<attribute>`` of ``owner`` holds as a sub-cell (the first, where
+        a conditional expression chooses among several: ``_local_sub_cells``)."""
+        found = self._local_sub_cells(owner, attribute)
+        return found[0] if found else None
+
+    def _local_sub_cells(self, owner: ClassInfo, attribute: str) -> tuple[ClassInfo, ...]:
+        """The classes of this module that ``self.<attribute>`` of ``owner`` may hold as a sub-cell: one, or each
+        of ``A(...) if c else B(...)`` (asked for every such call in graph code: answered once per class and
+        attribute)."""
         key = (id(owner), attribute)
         found = self._sub_cell_of.get(key, _UNBOUND)
         if found is _UNBOUND:
-            found = self._sub_cell_of[key] = self.local_class(next(
-                (info.cell_attributes[attribute] for info in owner.lineage() if info.cell_attributes.get(attribute)),
-                None))
+            holder = next((info for info in owner.lineage() if info.cell_attributes.get(attribute)), None)
+            names = () if holder is None else holder.cell_choices.get(attribute) or (
+                holder.cell_attributes[attribute],)
+            found = self._sub_cell_of[key] = tuple(
+                info for info in map(self.local_class, names) if info is not None)
         return found
 
     def _called_through_global(self, name: str) -> Iterator[tuple[FunctionNode, ClassInfo | None, dict]]:

@@ -130,7 +130,8 @@ class ModuleFacts(ClassFacts, GraphCode):
         self._unrun_lines: list[tuple[int, int]] | None = None  # the lines of the code it never runs
         self._application_trains: bool | None = None
         self._sub_cells: dict[str, set[str]] | None = None
-        self._sub_cell_of: dict[tuple[int, str], ClassInfo | None] = {}  # (id(class), attribute) -> its sub-cell
+        self._sub_cell_of: dict[tuple[int, str], tuple[ClassInfo, ...]] = {}  # (id(class), attribute) -> sub-cells
+        self._choice_assignment_of: dict[int, ast.Assign] | None = None
         self._overrides_of: dict[tuple[int, str], list] = {}  # (id(class), method) -> subclasses' own versions
         self._keyword_arguments: dict[str, object] | None = None
         self._mutations: dict[str, dict[str, str]] = {}

@@ -719,3 +719,11 @@ def parameter_defaults(function: FunctionNode) -> dict[str, ast.AST]:
     defaults.update({argument.arg: default for argument, default in zip(arguments.kwonlyargs, arguments.kw_defaults)
                      if default is not None})
     return defaults
+
+
+def conditional_arms(expr: ast.IfExp) -> list[ast.AST]:
+    """The values a conditional expression may give, nested ones opened: ``A() if a else B() if b else C()``."""
+    found = []
+    for arm in (expr.body, expr.orelse):
+        found.extend(conditional_arms(arm) if isinstance(arm, ast.IfExp) else [arm])
+    return found
