@@ -43,6 +43,7 @@ class Difference:
     pytorch_default: str = ""
     mindspore_default: str = ""
     absent: tuple[str, ...] = ()  # shipped MindSpore versions without the MindSpore parameter
+    needs: str = ""  # MindSpore's keyword that must be True for the parameter to be read (``has_bn``)
 
     @property
     def measured(self) -> bool:
@@ -53,10 +54,12 @@ class Difference:
         """Whether the difference changes only what training does, so that an application that never trains
         computes the same either way: how a norm layer's running statistics move (evaluation reads them and never
         updates them), whether an instance norm learns a scale and a shift (never learnt, they stay one and zero),
-        an optimizer's settings (measured 2.10 and 2.7.1 for the layers: ``test_ground_truth_mapping``). An
+        an optimizer's settings (measured 2.10 and 2.7.1 for the layers: ``test_ground_truth_mapping``); the
+        momentum a ``Conv2dBnAct`` or ``DenseBnAct`` hands its BatchNorm. An
         epsilon, an activation's shape or a stride changes inference too."""
         layer = api.last_name(self.api)
-        return (self.kind == "meaning" and self.mindspore == "momentum" and "BatchNorm" in layer) or (
+        return (self.kind == "meaning" and self.mindspore == "momentum" and (
+            "BatchNorm" in layer or layer.endswith("BnAct"))) or (
             layer.startswith("InstanceNorm") and self.mindspore == "affine") or layer in api.optimizer_names()
 
     def takes(self, version: str) -> bool:

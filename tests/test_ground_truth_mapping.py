@@ -117,6 +117,16 @@ CASES: dict[tuple[str, str, str], tuple[str, str]] = {
             "(2, 1, 2, 2)", {1: "(2, 1)", 2: "(2, 1, 2, 2)", 3: "(2, 1, 2, 2, 2)"}[rank]).format(
             arguments="momentum=0.9"))
        for rank in (1, 2, 3)},
+    # the composite layers hand momentum to their BatchNorm (a 1x1 convolution / dense layer of weight one passes
+    # the batch of tens through)
+    **{(f"mindspore.nn.{layer}", "meaning", "momentum"): (
+        _BN_STEP.replace("nn.BatchNorm2d(1, ", layer_call).replace("(2, 1, 2, 2)", shape).format(
+            arguments="momentum=0.1"),
+        _BN_STEP.replace("nn.BatchNorm2d(1, ", layer_call).replace("(2, 1, 2, 2)", shape).format(
+            arguments="momentum=0.9"))
+       for layer, layer_call, shape in (
+           ("Conv2dBnAct", "nn.Conv2dBnAct(1, 1, 1, weight_init='ones', has_bn=True, ", "(2, 1, 2, 2)"),
+           ("DenseBnAct", "nn.DenseBnAct(1, 1, weight_init='ones', has_bn=True, ", "(2, 1)"))},
     ("mindspore.nn.LayerNorm", "default", "eps"): (
         "result = nn.LayerNorm((4,))(ms.Tensor(np.array([[1.0, 1.001, 0.999, 1.0]], np.float32))).asnumpy()"
         ".round(3).tolist()",
@@ -165,8 +175,9 @@ SILENT_RESULTS = {
     ("mindspore.nn.TripletMarginLoss", "position", "margin"): lambda ported, meant: ported == 0.5 and meant == 2,
     # one step on a batch of mean 10 from a running mean of 0: MindSpore's 0.1 moves it to 9, its 0.9 (PyTorch's 0.1)
     # to 1
-    **{(f"mindspore.nn.BatchNorm{rank}d", "meaning", "momentum"):
-       lambda ported, meant: abs(ported - 9.0) < 1e-4 and abs(meant - 1.0) < 1e-4 for rank in (1, 2, 3)},
+    **{(f"mindspore.nn.{layer}", "meaning", "momentum"):
+       lambda ported, meant: abs(ported - 9.0) < 1e-4 and abs(meant - 1.0) < 1e-4
+       for layer in ("BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "Conv2dBnAct", "DenseBnAct")},
     ("mindspore.nn.LayerNorm", "default", "eps"): lambda ported, meant: abs(ported[0][1]) > 1.2
     and abs(meant[0][1]) < 0.4,
     ("mindspore.nn.GELU", "default", "approximate"): lambda ported, meant: abs(ported[0] - meant[0]) > 1e-4,
@@ -253,6 +264,26 @@ def test_the_momentum_difference_holds_in_graph_mode():
     assert float(batch_norm.running_mean[0]) == pytest.approx(result["result"][1])
 
 
+def test_the_composite_layers_read_momentum_only_with_their_batchnorm():
+    """Why MS608 reports a ``Conv2dBnAct``'s or ``DenseBnAct``'s momentum only with ``has_bn=True``: without it the
+    layer builds no BatchNorm, holds no running statistic, and its output does not depend on the momentum."""
+    code = textwrap.dedent("""
+        result = {}
+        for layer, shape, sizes in (("Conv2dBnAct", (2, 1, 2, 2), (1, 1, 1)), ("DenseBnAct", (2, 1), (1, 1))):
+            built = {momentum: getattr(nn, layer)(*sizes, weight_init="ones", momentum=momentum)
+                     for momentum in (0.1, 0.9)}
+            outputs = []
+            for net in built.values():
+                net.set_train()
+                outputs.append(net(ms.Tensor(np.full(shape, 10.0, np.float32))).asnumpy())
+            result[layer] = [sorted(p.name for p in built[0.1].get_parameters() if "mean" in p.name),
+                             bool(np.array_equal(*outputs))]
+    """)
+    result = _run({"no_bn": code})["no_bn"]
+    assert result["ok"], result
+    assert result["result"] == {"Conv2dBnAct": [[], True], "DenseBnAct": [[], True]}
+
+
 def test_the_training_only_differences_change_nothing_in_inference():
     """Why MS608 and MS609 leave an application that never trains (``Difference.only_in_training``): in evaluation
     (``set_train(False)``, GRAPH_MODE) a BatchNorm's running mean stays 0 after a batch of mean 10 and its output is
@@ -296,6 +327,7 @@ def test_the_training_only_differences_change_nothing_in_inference():
                         for kind in ("meaning", "default") for difference in mapping.differences(name, kind)
                         if difference.only_in_training}
     assert ("mindspore.nn.BatchNorm2d", "momentum") in only_in_training
+    assert ("mindspore.nn.Conv2dBnAct", "momentum") in only_in_training
     assert ("mindspore.nn.InstanceNorm2d", "affine") in only_in_training
     assert ("mindspore.nn.LayerNorm", "epsilon") not in only_in_training
 

@@ -51,7 +51,9 @@ class PytorchMeaningKeyword(Rule):
         MindSpore's parameter of the same name reads another way, for every such difference of ms-lint's table
         generated from MindSpore's API mapping documentation that ms-lint measured: today the `momentum` of
         `nn.BatchNorm1d`, `nn.BatchNorm2d` and `nn.BatchNorm3d` (PyTorch's `momentum` weights the new batch,
-        MindSpore's the running statistic: MindSpore's is one minus PyTorch's). A value reads as PyTorch's when it
+        MindSpore's the running statistic: MindSpore's is one minus PyTorch's), and that of `nn.Conv2dBnAct` and
+        `nn.DenseBnAct` built with `has_bn=True`, which hand it to their BatchNorm (without `has_bn=True` they build
+        none and never read it). A value reads as PyTorch's when it
         is a number under one half (PyTorch's default is 0.1, MindSpore's 0.9), given as a literal or through a
         name bound to one; `momentum=1 - m` is MindSpore's spelling and not reported. `SyncBatchNorm` has the same
         difference in the table but builds only in a distributed job on a device, so it is not reported.
@@ -66,7 +68,8 @@ class PytorchMeaningKeyword(Rule):
     why = """
         MindSpore updates `moving_mean = momentum * moving_mean + (1 - momentum) * batch_mean` (measured 2.10 and
         2.7.1, CPU, in PyNative and in graph mode): with `momentum=0.1` one training step on a batch of mean 10
-        moves the running mean from 0 to 9.0, where PyTorch's `momentum=0.1` moves it to 1.0. Nothing raises: the
+        moves the running mean from 0 to 9.0, where PyTorch's `momentum=0.1` moves it to 1.0; the same holds for the
+        BatchNorm of a `Conv2dBnAct` or `DenseBnAct` (tests/test_ground_truth_mapping.py). Nothing raises: the
         running statistics follow the last batches instead of averaging over training, and evaluation (which
         normalises with them) degrades.
     """
@@ -128,27 +131,46 @@ def _arguments(module: ModuleFacts, version: str) -> Iterator[tuple[tuple, tuple
             if difference.equivalent != "1 - x":
                 continue  # the only kind of equivalent the table holds for now
             given = _argument(site.node, site.qualname, difference)
-            if given is None:
-                continue
+            if given is None or (difference.needs and not _given_true(
+                    module, site, _argument(site.node, site.qualname, difference, difference.needs))):
+                continue  # (a Conv2dBnAct without has_bn=True builds no BatchNorm to read the momentum)
             value = _number(given, lambda name: module.value_bound_to(name, function, owner))
             if value is None or not 0 < value < 0.5:
                 continue
             yield (id(function), difference.mindspore, value), (site, difference, given, value), given
 
 
-def _argument(call: ast.Call, qualname: str, difference: mapping.Difference) -> ast.expr | None:
+def _argument(call: ast.Call, qualname: str, difference: mapping.Difference,
+              other: str = "") -> ast.expr | None:
     """The argument the call passes for the parameter: by keyword, or at a place where PyTorch's and MindSpore's
-    positional parameters are both this one."""
+    positional parameters are both this one; with ``other``, what it passes for that parameter of MindSpore's."""
+    pytorch, mindspore, _ = mapping.positional_orders(qualname)
+    if other:
+        given = next((keyword.value for keyword in call.keywords if keyword.arg == other), None)
+        index = mindspore.index(other) if other in mindspore else len(call.args)
+        if given is None and index < len(call.args) and not any(
+                isinstance(argument, ast.Starred) for argument in call.args[:index + 1]):
+            given = call.args[index]
+        return given
     for keyword in call.keywords:
         if keyword.arg in (difference.mindspore, difference.pytorch):
             return keyword.value
-    pytorch, mindspore, _ = mapping.positional_orders(qualname)
-    if difference.pytorch in pytorch and difference.mindspore in mindspore:
-        index = pytorch.index(difference.pytorch)
+    if difference.mindspore in mindspore and (difference.pytorch in pytorch or not pytorch):
+        # (a layer PyTorch lacks, such as Conv2dBnAct: MindSpore's place)
+        index = pytorch.index(difference.pytorch) if pytorch else mindspore.index(difference.mindspore)
         if index == mindspore.index(difference.mindspore) and index < len(call.args) and not any(
                 isinstance(argument, ast.Starred) for argument in call.args[:index + 1]):
             return call.args[index]
     return None
+
+
+def _given_true(module: ModuleFacts, site, given: ast.expr | None) -> bool:
+    """``given`` is True: the literal, or a name bound to it (a flag the call leaves out keeps its default,
+    False)."""
+    for _ in range(3):
+        if isinstance(given, ast.Name):
+            given = module.value_bound_to(given, site.function, site.owner)
+    return isinstance(given, ast.Constant) and given.value is True
 
 
 def _number(value: ast.expr, bound, depth: int = 0) -> float | None:

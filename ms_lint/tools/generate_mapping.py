@@ -65,7 +65,9 @@ class Measured:
     expression of the value MindSpore needs for PyTorch's meaning, in ``x`` (the value PyTorch's code passes) or
     MindSpore's other parameters (``kernel_size``); ``hints`` the words a name passed there carries when it holds
     PyTorch's meaning (``drop`` for ``p``), ``not_hints`` those that say it holds MindSpore's (``keep``);
-    ``device`` the device a difference shows on where the CPU cannot build the API (kept, not measured here)."""
+    ``device`` the device a difference shows on where the CPU cannot build the API (kept, not measured here);
+    ``needs`` a keyword of MindSpore's that must be given True for the parameter to be read at all (``has_bn``: a
+    composite layer builds its BatchNorm only then)."""
 
     kind: str
     parameter: str
@@ -76,6 +78,7 @@ class Measured:
     hints: tuple[str, ...] = ()
     not_hints: tuple[str, ...] = ()
     device: str = ""
+    needs: str = ""
 
 
 def _refused(parameter: str, error: str, hints: tuple[str, ...] = (), not_hints: tuple[str, ...] = (),
@@ -95,6 +98,12 @@ def _default(parameter: str, consequence: str, equivalent: str = "") -> Measured
 _BETAS = _refused("betas", "TypeError", hints=("betas",))
 _MOMENTUM = Measured("meaning", "momentum", "silent", "weights the running statistic by it, where PyTorch weights "
                      "the new batch", equivalent="1 - x")
+# MindSpore's composite layers hand ``momentum`` to the BatchNorm they build (with ``has_bn=True``), which reads it
+# MindSpore's way: PyTorch's 0.1 there is the same slip as on the BatchNorm itself.
+_COMPOSITE_MOMENTUM = {
+    f"mindspore.nn.{name}": (Measured("meaning", "momentum", "silent", f"is passed to its {norm}, which "
+                                      f"{_MOMENTUM.consequence}", equivalent="1 - x", needs="has_bn"),)
+    for name, norm in (("Conv2dBnAct", "BatchNorm2d"), ("DenseBnAct", "BatchNorm1d"))}
 _STRIDE = _default("stride", "strides by 1 where PyTorch strides by the kernel size", equivalent="kernel_size")
 # The convolutions' bias (none by default, PyTorch's one) and padding ("same" by default, PyTorch's none) are
 # documented and not reported: a port drops PyTorch's ``bias=False`` and ``padding=k // 2`` for MindSpore's defaults,
@@ -149,6 +158,7 @@ MEASURED: dict[str, tuple[Measured, ...]] = {
         Measured("position", "margin", "silent", "takes it as the norm degree p (the margin is an input of the "
                  "loss's call)", hints=("margin",), not_hints=("norm",)),
     ),
+    **_COMPOSITE_MOMENTUM,
     "mindspore.nn.BatchNorm1d": (_MOMENTUM,),
     "mindspore.nn.BatchNorm2d": (_MOMENTUM,),
     "mindspore.nn.BatchNorm3d": (_MOMENTUM,),
@@ -198,6 +208,24 @@ _NOT_POSITIONAL = _GENERAL | {"inplace"}
 # Entries ms-lint adds where the mapping documentation is silent (it lists no page for torch.nn.Embedding), each
 # measured like the rest; the page is ms-lint's own ground truth test.
 SUPPLEMENTS: dict[str, dict[str, Any]] = {
+    # MindSpore's layers of a convolution or dense layer, a BatchNorm and an activation: PyTorch has no one layer of
+    # them, and a port writes the BatchNorm's PyTorch arguments into them (its momentum, read MindSpore's way)
+    **{f"mindspore.nn.{name}": {
+        "pytorch": f"torch.nn.{norm}",
+        "page": "tests/test_ground_truth_mapping.py",
+        "pytorch_positional": [],
+        "mindspore_positional": positional,
+        "meaning": ["momentum"],
+        "names": {},
+        "pytorch_defaults": {"momentum": "0.1"},
+        "mindspore_defaults": {"momentum": default, "has_bn": "False"},
+    } for name, norm, default, positional in (
+        ("Conv2dBnAct", "BatchNorm2d", "0.997",
+         ["in_channels", "out_channels", "kernel_size", "stride", "pad_mode", "padding", "dilation", "group",
+          "has_bias", "weight_init", "bias_init", "has_bn", "momentum", "eps", "activation", "alpha", "after_fake"]),
+        ("DenseBnAct", "BatchNorm1d", "0.9",
+         ["in_channels", "out_channels", "weight_init", "bias_init", "has_bias", "has_bn", "momentum", "eps",
+          "activation", "alpha", "after_fake"]))},
     "mindspore.nn.Embedding": {
         "pytorch": "torch.nn.Embedding",
         "page": "tests/test_ground_truth_mapping.py",
@@ -596,7 +624,7 @@ def _apply_measured(name: str, entry: dict[str, Any]) -> None:
         for item in matching:
             item["effect"] = measured.effect
             item["consequence"] = measured.consequence
-            for key in ("error", "equivalent", "device", "hints", "not_hints"):
+            for key in ("error", "equivalent", "device", "hints", "not_hints", "needs"):
                 if getattr(measured, key):
                     item[key] = list(value) if isinstance(value := getattr(measured, key), tuple) else value
     documented = set(entry.get("documented_defaults", ()))
