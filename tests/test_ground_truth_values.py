@@ -653,10 +653,10 @@ print(f"RANK {get_rank()} {hashlib.md5(net.weight.asnumpy().tobytes()).hexdigest
 """
 
 
-def _broadcast_ranks(workdir: Path, broadcast: str, port: int) -> dict[str, str]:
+def _broadcast_ranks(workdir: Path, broadcast: str, port: int, source: str = _BROADCAST) -> dict[str, str]:
     msrun = Path(sys.executable).parent / "msrun"
     script = workdir / "broadcast.py"
-    script.write_text(_BROADCAST)
+    script.write_text(source)
     logs = workdir / f"logs_{broadcast}"
     environment = {**compile_environment(), "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
     subprocess.run([str(msrun), "--worker_num=2", "--local_worker_num=2", f"--master_port={port}",
@@ -690,6 +690,41 @@ def test_parameter_broadcast_copies_rank_0s_weights_and_set_context_refuses_it(t
             return False
     """)
     assert refused == {"ok": True, "outputs": True}
+
+
+_STAND_ALONE = """
+import hashlib, sys
+import numpy as np
+import mindspore as ms
+from mindspore import nn
+from mindspore.communication import get_rank, init
+
+ms.set_seed(1)
+ms.set_context(mode=ms.GRAPH_MODE)
+init()
+if sys.argv[1] != "stand_alone":
+    ms.set_auto_parallel_context(parallel_mode=sys.argv[1])
+net = nn.Dense(4, 4)
+model = ms.train.Model(net, nn.MSELoss(), nn.SGD(net.trainable_params(), 0.1))
+# each rank its own data: only averaged gradients leave the ranks' weights equal after the step
+data = ms.dataset.NumpySlicesDataset({"x": np.full((4, 4), get_rank() + 1.0, np.float32),
+                                      "y": np.zeros((4, 4), np.float32)}, shuffle=False).batch(2)
+model.train(1, data, dataset_sink_mode=False)
+print(f"RANK {get_rank()} {hashlib.md5(net.weight.asnumpy().tobytes()).hexdigest()}", flush=True)
+"""
+
+
+def test_init_alone_leaves_each_process_training_its_own_model(tmp_path):
+    """Why MS401 asks for a parallel mode (``ModuleFacts.runs_replicas``): after ``communication.init()`` with no
+    ``parallel_mode`` (MindSpore's default, stand-alone), two ranks that start equal and see different data end the
+    step with different weights (no gradient is averaged); with ``data_parallel`` they end equal."""
+    if not (Path(sys.executable).parent / "msrun").exists():
+        pytest.skip("msrun is not installed beside this interpreter")
+    apart = _broadcast_ranks(tmp_path, "stand_alone", 8135, _STAND_ALONE)
+    together = _broadcast_ranks(tmp_path, "data_parallel", 8137, _STAND_ALONE)
+    assert len(apart) == len(together) == 2, (apart, together)
+    assert apart["0"] != apart["1"]
+    assert together["0"] == together["1"]
 
 
 # -- a sub-cell chosen by a conditional expression (MS131) --------------------------------------------------------

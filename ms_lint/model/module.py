@@ -574,6 +574,15 @@ class ModuleFacts(ClassFacts, GraphCode):
                    and keyword.value.value is True
                    for site in self.calls_to("set_auto_parallel_context") for keyword in site.node.keywords)
 
+    def runs_replicas(self) -> bool:
+        """The module keeps the processes' models in step: it sets a parallel mode other than stand-alone
+        (``set_auto_parallel_context(parallel_mode=...)``: data, hybrid, semi-auto or auto parallel, or a value it
+        cannot read) or builds a ``DistributedGradReducer``, itself or through a helper of the project. Without
+        either, ``communication.init()`` leaves each process training its own model (MindSpore's default
+        ``ParallelMode.STAND_ALONE``: "Only one processor is working")."""
+        known: dict[tuple, bool] = {}
+        return any(_replicates(self, node, 0, known) for node in self._call_nodes)
+
     # -- entry paths (MS401, MS402): what a path through the module's functions goes on to do --------------------
 
     def training_on_path(self, site: CallSite) -> list[CallSite]:
@@ -779,6 +788,38 @@ def _seeds(module: ModuleFacts, qualname: str | None, depth: int, known: dict, w
             known[key] = any(_seeds(facts, facts.qualname(call.func), depth + 1, known, what)
                              for call in facts.index.subtree_nodes_of(node, (ast.Call,))
                              if holds_line(node, call.lineno))
+    return known[key]
+
+
+def _replicates(module: ModuleFacts, call: ast.Call, depth: int, known: dict) -> bool:
+    """Whether ``call`` sets a parallel mode other than stand-alone or builds a ``DistributedGradReducer``, itself
+    or through the helpers of the project it calls (``runs_replicas``)."""
+    qualname = module.qualname(call.func)
+    if not qualname or depth > _MAX_SEED_DEPTH:
+        return False
+    if api.is_mindspore(qualname):
+        name = api.last_name(qualname)
+        if name == "DistributedGradReducer":
+            return True
+        if name != "set_auto_parallel_context":
+            return False
+        mode = next((keyword.value for keyword in call.keywords if keyword.arg == "parallel_mode"), None)
+        if mode is None:
+            return False
+        written = mode.value if isinstance(mode, ast.Constant) else (
+            mode.attr if isinstance(mode, ast.Attribute) else None)
+        return not (isinstance(written, str) and written.lower() == "stand_alone")
+    if api.is_host_library(qualname) or qualname.startswith(("builtins.", "random.", "os.", "sys.")):
+        return False
+    key = (id(module), qualname)
+    if key not in known:
+        known[key] = False  # a helper that calls itself does not replicate through the recursion
+        found = project_function(module, qualname)
+        if isinstance(found, tuple):
+            facts, node = found
+            known[key] = any(_replicates(facts, inner, depth + 1, known)
+                             for inner in facts.index.subtree_nodes_of(node, (ast.Call,))
+                             if holds_line(node, inner.lineno))
     return known[key]
 
 

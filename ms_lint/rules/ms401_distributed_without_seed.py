@@ -51,7 +51,13 @@ class DistributedWithoutSeed(Rule):
         which calls it) before the path's first training call (MindSpore's initialisers draw from numpy), either
         through a seeding helper, or
         `set_auto_parallel_context(parameter_broadcast=True)`.
-        `mindspore.manual_seed` does not count: it does not seed parameter initialisation.
+        `mindspore.manual_seed` does not count: it does not seed parameter initialisation. Reported only where
+        the module keeps the processes' models in step: it sets a parallel mode other than stand-alone
+        (`set_auto_parallel_context(parallel_mode=...)`, data, hybrid, semi-auto or auto parallel, or a mode it
+        cannot read) or builds a `DistributedGradReducer`, itself or through a helper of the project. `init()`
+        alone leaves MindSpore's default `ParallelMode.STAND_ALONE` ("Only one processor is working",
+        https://www.mindspore.cn/docs/en/master/api_python/mindspore/mindspore.ParallelMode.html): each process
+        trains its own model, with no gradients averaged that unequal starting weights would spoil.
     """
     why = """
         Without a seed every process initialises different weights. In data-parallel training each card then starts
@@ -88,8 +94,8 @@ class DistributedWithoutSeed(Rule):
             return
         paths = [(site, training) for site in inits if (training := module.training_on_path(site))]
         # the seeds last: they are looked for in the project
-        if not paths or module.seeds_mindspore() or module.broadcasts_parameters():
-            return
+        if not paths or module.seeds_mindspore() or module.broadcasts_parameters() or not module.runs_replicas():
+            return  # (stand-alone processes: each trains its own model, no replica to keep equal)
         for site, training in paths:
             if module.seeds_numpy(before=training[0].node.lineno):
                 continue  # numpy seeded before the path trains: the initialisers drew the same weights
