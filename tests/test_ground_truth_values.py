@@ -607,6 +607,9 @@ if sys.argv[1] == "mindspore":
     ms.set_seed(1)
 if sys.argv[1] == "dataset":
     ms.dataset.config.set_seed(1)
+if sys.argv[1] == "random":
+    import random
+    ms.dataset.config.set_seed(random.randint(1, 10000))
 weights = np.concatenate([p.asnumpy().ravel() for cell in (nn.Dense(4, 4), nn.Conv2d(3, 4, 3), nn.Embedding(10, 4))
                           for p in cell.trainable_params()])
 print(hashlib.md5(weights.tobytes()).hexdigest(), hashlib.md5(ops.rand(3).asnumpy().tobytes()).hexdigest())
@@ -632,6 +635,8 @@ def test_a_numpy_seed_alone_repeats_the_initial_weights_not_the_random_operators
     first, second = _two_processes(tmp_path, "dataset")
     assert first[0] == second[0]  # the data pipeline's seed seeds numpy's generator too
     assert first[1] != second[1]
+    first, second = _two_processes(tmp_path, "random")
+    assert first[0] != second[0] and first[1] != second[1]  # a seed drawn at random repeats nothing (MS402)
 
 
 _BROADCAST = """

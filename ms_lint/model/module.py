@@ -552,7 +552,8 @@ class ModuleFacts(ClassFacts, GraphCode):
         """
         known: dict[tuple[int, str], bool] = {}
         qualname = self.qualname
-        return any(_seeds(self, qualname(node.func), 0, known) for node in self._call_nodes)
+        return any(_seeds(self, qualname(node.func), 0, known) and self.random_seed(node, position) is None
+                   for position, node in zip(self._call_positions, self._call_nodes))
 
     def seeds_numpy(self, before: int | None = None) -> bool:
         """The module calls ``numpy.random.seed`` (any spelling; ``mindspore.dataset.config.set_seed`` calls it
@@ -563,8 +564,48 @@ class ModuleFacts(ClassFacts, GraphCode):
         2.7.1 CPU), though not MindSpore's random operators (``ops.rand``, dropout)."""
         known: dict[tuple[int, str], bool] = {}
         qualname = self.qualname
-        return any(_seeds(self, qualname(node.func), 0, known, _NUMPY_SEED) for node in self._call_nodes
+        return any(_seeds(self, qualname(node.func), 0, known, _NUMPY_SEED) and self.random_seed(node, position) is None
+                   for position, node in zip(self._call_positions, self._call_nodes)
                    if before is None or node.lineno < before)
+
+    def seeded_at_random(self, before: int | None = None) -> str | None:
+        """The assignment that draws at random the number a seeding call of the module passes
+        (``manual_seed = random.randint(1, 10000)`` then ``ds.config.set_seed(manual_seed)``), on a line before
+        ``before`` when given: such a seed differs in every run, and seeds nothing that repeats."""
+        known: dict[tuple[int, str], bool] = {}
+        qualname = self.qualname
+        for position, node in zip(self._call_positions, self._call_nodes):
+            if (before is None or node.lineno < before) and (
+                    _seeds(self, qualname(node.func), 0, known) or _seeds(
+                        self, qualname(node.func), 0, known, _NUMPY_SEED)):
+                drawn = self.random_seed(node, position)
+                if drawn is not None:
+                    return drawn
+        return None
+
+    def random_seed(self, call: ast.Call, position: int) -> str | None:
+        """For a call passing a seed (its first argument or ``seed=``): the text of the assignment that draws it at
+        random (``args.seed = random.randint(1, 10000)``; a call of ``random``, ``numpy.random``, ``secrets`` or
+        ``time.time``, or ``int(...)`` of one), read from the last assignment of the same name or attribute
+        chain before the call in the same function; else None. ``position``: the call's in the index."""
+        given = next((keyword.value for keyword in call.keywords if keyword.arg == "seed"),
+                     call.args[0] if call.args else None)
+        if given is None:
+            return None
+        if _drawn_at_random(self, given):
+            return ast.unparse(given)
+        if not isinstance(given, (ast.Name, ast.Attribute)):
+            return None
+        written = ast.unparse(given)
+        function, _ = self.code_around(position)
+        statements = (self.index.subtree_nodes_of(function, (ast.Assign,)) if function is not None else
+                      [node for node in self.tree.body if isinstance(node, ast.Assign)])
+        found = None
+        for statement in statements:
+            if statement.lineno < call.lineno and any(ast.unparse(target) == written for target in statement.targets):
+                if found is None or statement.lineno > found.lineno:
+                    found = statement
+        return ast.unparse(found) if found is not None and _drawn_at_random(self, found.value) else None
 
     def broadcasts_parameters(self) -> bool:
         """The module calls ``set_auto_parallel_context(parameter_broadcast=True)``: data-parallel training then
@@ -789,6 +830,20 @@ def _seeds(module: ModuleFacts, qualname: str | None, depth: int, known: dict, w
                              for call in facts.index.subtree_nodes_of(node, (ast.Call,))
                              if holds_line(node, call.lineno))
     return known[key]
+
+
+_RANDOM_SOURCES = ("random.", "numpy.random.", "secrets.", "time.time")
+
+
+def _drawn_at_random(module: ModuleFacts, value: ast.AST) -> bool:
+    """``value`` is a number drawn anew in every run: a call of Python's ``random``, ``numpy.random`` (their
+    ``seed`` aside), ``secrets`` or ``time.time``, or ``int(...)``/``abs(...)`` of one."""
+    if not isinstance(value, ast.Call):
+        return False
+    qualname = module.qualname(value.func) or ""
+    if qualname in ("builtins.int", "builtins.abs", "int", "abs") and value.args:
+        return _drawn_at_random(module, value.args[0])
+    return qualname.startswith(_RANDOM_SOURCES) and not qualname.endswith(".seed")
 
 
 def _replicates(module: ModuleFacts, call: ast.Call, depth: int, known: dict) -> bool:

@@ -8,7 +8,7 @@ from typing import Iterator
 from ms_lint import mindspore_api as api
 from ms_lint.model import CallSite, ModuleFacts
 from ms_lint.model.graph import GRAD_NAMES
-from ms_lint.findings import Finding, FindingData
+from ms_lint.findings import Finding, FindingData, fact
 from ms_lint.rules.base import Rule
 from ms_lint.rules.ms401_distributed_without_seed import communication_init_calls
 
@@ -38,9 +38,14 @@ class UnseededTraining(FindingData):
 
     training: str
     numpy_seeded: bool
+    random_seed: str | None = fact(optional=True, for_users=True)
 
     def message(self) -> str:
         name = api.last_name(self.training)
+        if self.random_seed is not None:
+            return (f"training ({name}) in a script whose seed is drawn at random ({self.random_seed}): every run "
+                    "starts from different weights and random draws, so runs are not reproducible; call "
+                    "mindspore.set_seed(n) with a fixed n before building the network")
         if self.numpy_seeded:
             return (f"training ({name}) in a script that seeds numpy but never calls mindspore.set_seed: the "
                     "initial weights repeat (MindSpore's initialisers draw from numpy), but MindSpore's random "
@@ -71,8 +76,10 @@ class TrainingWithoutSeed(Rule):
         helper named like `seed_everything`; `mindspore.dataset.config.set_seed` and `mindspore.manual_seed` do
         not. With `numpy.random.seed` alone (or `mindspore.dataset.config.set_seed`, which calls it) the finding
         says what is left: the initial weights repeat, MindSpore's
-        random operators do not. Training on a path that calls `communication.init` is left to MS401. Off by
-        default: a one-off experiment may not care.
+        random operators do not. A seed drawn at random (`seed = random.randint(1, 10000)`, `int(time.time())`,
+        then `set_seed(seed)`) seeds nothing that repeats: the finding says so. Training on a path that calls
+        `communication.init` in a parallel mode is left to MS401 (stand-alone processes are plain training runs).
+        Off by default: a one-off experiment may not care.
     """
     why = """
         Without a seed every run initialises different weights and draws different random numbers (dropout,
@@ -112,10 +119,11 @@ class TrainingWithoutSeed(Rule):
         if not module.training_calls() or not is_script(module):
             return
         distributed = {id(site) for init in communication_init_calls(module)
-                       for site in module.training_on_path(init)}  # MS401 reports these
+                       for site in module.training_on_path(init)} if module.runs_replicas() else set()  # MS401's
         training = [site for site in module.training_from_entry() if id(site) not in distributed]
         if not training or module.seeds_mindspore():
             return
         first: CallSite = training[0]
         yield self.report(module, first.node, UnseededTraining(
-            training=first.qualname or "train", numpy_seeded=module.seeds_numpy(before=first.node.lineno)))
+            training=first.qualname or "train", numpy_seeded=module.seeds_numpy(before=first.node.lineno),
+            random_seed=module.seeded_at_random(before=first.node.lineno)))
