@@ -70,9 +70,11 @@ class DistributedWithoutSeed(Rule):
         ("the keyword argument parameter_broadcast is not recognized").
     """
     example = """
+        import mindspore
         from mindspore.communication import init
 
         init()
+        mindspore.set_auto_parallel_context(parallel_mode=mindspore.ParallelMode.DATA_PARALLEL)
         net = Net()
         opt = nn.Momentum(net.trainable_params(), 0.01, 0.9)
     """
@@ -82,6 +84,7 @@ class DistributedWithoutSeed(Rule):
 
         mindspore.set_seed(1)
         init()
+        mindspore.set_auto_parallel_context(parallel_mode=mindspore.ParallelMode.DATA_PARALLEL)
         net = Net()
         opt = nn.Momentum(net.trainable_params(), 0.01, 0.9)
     """
