@@ -597,12 +597,13 @@ class ModuleFacts(ClassFacts, GraphCode):
         if not isinstance(given, (ast.Name, ast.Attribute)):
             return None
         written = ast.unparse(given)
-        function, _ = self.code_around(position)
-        statements = (self.index.subtree_nodes_of(function, (ast.Assign,)) if function is not None else
-                      [node for node in self.tree.body if isinstance(node, ast.Assign)])
+        function = self.code_around(position)[0]
+        nodes = self.index.nodes
         found = None
-        for statement in statements:
-            if statement.lineno < call.lineno and any(ast.unparse(target) == written for target in statement.targets):
+        for place in self.index.positions_of(ast.Assign):
+            statement = nodes[place]
+            if statement.lineno < call.lineno and any(ast.unparse(target) == written for target in statement.targets
+                                                      ) and self.code_around(place)[0] is function:
                 if found is None or statement.lineno > found.lineno:
                     found = statement
         return ast.unparse(found) if found is not None and _drawn_at_random(self, found.value) else None
