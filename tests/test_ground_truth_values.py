@@ -594,6 +594,49 @@ def test_a_host_copy_in_a_method_a_differentiated_method_calls_zeroes_the_gradie
     assert [(f.line, f.code) for f in findings] == [(line, "MS112")]
 
 
+def test_a_host_copy_behind_stop_gradient_loses_no_gradient_the_code_keeps(tmp_path):
+    """A factor computed on the host and wrapped in ``ops.stop_gradient`` (a sign from ``numpy.linalg.det``): the
+    output's gradient flows through the other factor exactly as with the factor computed by ``mindspore.ops``, so
+    MS112 reports nothing; the same host factor without ``stop_gradient``, as the only path, loses the gradient."""
+    source = """
+        import numpy
+        import mindspore as ms
+        from mindspore import Tensor, nn, ops
+
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+
+
+        class Signed(nn.Cell):
+            def construct(self, x):
+                sign = Tensor(numpy.sign(x.asnumpy()), ms.float32)
+                sign = ops.stop_gradient(sign)
+                return x * sign
+
+
+        class SignedOnDevice(nn.Cell):
+            def construct(self, x):
+                return x * ops.stop_gradient(ops.sign(x))
+
+
+        class Copied(nn.Cell):
+            def construct(self, x):
+                return Tensor(x.asnumpy() * 2, ms.float32)
+
+
+        def run():
+            x = Tensor(numpy.array([1.0, -2.0, 3.0], numpy.float32))
+            return [ms.grad(net)(x).asnumpy().tolist() for net in (Signed(), SignedOnDevice(), Copied())]
+    """
+    result = _run(tmp_path, source)
+    assert result["ok"], result
+    host, device, copied = result["outputs"]
+    assert host == device == [1.0, -1.0, 1.0]
+    assert copied == [0.0, 0.0, 0.0]
+    findings = check_source(textwrap.dedent(source), "train.py", Settings(syntax_level="strict"))
+    line = textwrap.dedent(source).splitlines().index("        return Tensor(x.asnumpy() * 2, ms.float32)") + 1
+    assert [(f.line, f.code) for f in findings] == [(line, "MS112")]
+
+
 # -- seeds and parameter broadcast across processes (MS401, MS402) ------------------------------------------------
 
 _SEEDED = """

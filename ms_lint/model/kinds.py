@@ -299,7 +299,9 @@ class FunctionKinds:
         """Ids of the expressions whose values are part of what this function returns, following assignments
         backwards (flow-insensitive, like the environment). In ``h = x.asnumpy(); return Tensor(h * 2)`` the
         ``x.asnumpy()`` call is; in ``print(x.asnumpy())``, ``if x.asnumpy().any():`` or ``y[int(n.asnumpy())]``
-        it is not (a condition, an index or a count does not carry a value into the result)."""
+        it is not (a condition, an index or a count does not carry a value into the result); nor is what
+        ``ops.stop_gradient(...)`` wraps, or a name read where it holds such a call's result (``d =
+        ops.stop_gradient(d)`` before ``return x * d``): the result carries no gradient through it."""
         if self._returned_data is not None:
             return self._returned_data
         nested = {id(inner) for node in self.nodes_of(ast.FunctionDef, ast.AsyncFunctionDef)
@@ -315,11 +317,20 @@ class FunctionKinds:
         while pending:
             for part in self._data_parts(pending.pop()):
                 found.add(id(part))
-                if isinstance(part, ast.Name) and part.id not in names:
+                if isinstance(part, ast.Name) and part.id not in names and not self._cut_from_gradients(part):
                     names.add(part.id)
                     pending.extend(flows.get(part.id, ()))
         self._returned_data = found
         return found
+
+    def _stops_gradient(self, node: ast.AST) -> bool:
+        return isinstance(node, ast.Call) and api.is_mindspore(qualname := self.module.qualname(node.func)) and (
+            api.last_name(qualname) == "stop_gradient")
+
+    def _cut_from_gradients(self, name: ast.Name) -> bool:
+        """``name`` reads, where it is used, the result of ``ops.stop_gradient(...)``."""
+        binding = self.module.scopes.binding(name)
+        return binding is not None and self._stops_gradient(getattr(binding, "value", None))
 
     def _data_parts(self, expr: ast.AST) -> Iterator[ast.AST]:
         """``expr`` and the sub-expressions whose values are part of its value: operands, elements, call arguments,
@@ -333,7 +344,7 @@ class FunctionKinds:
                 if node.attr not in api.STATIC_TENSOR_ATTRIBUTES:
                     stack.append(node.value)
             elif isinstance(node, ast.Call):
-                if not self._gives_index(node):
+                if not self._gives_index(node) and not self._stops_gradient(node):
                     stack.extend(node.args)
                     stack.extend(k.value for k in node.keywords)
                     if isinstance(node.func, ast.Attribute):

@@ -65,7 +65,10 @@ class GradientCutByHostCopy(Rule):
         not reach the output (logging, `print(float(x.mean().asnumpy()))`, a condition such as
         `if x.asnumpy().any():`, an index or count such as `int(n.asnumpy())` or `np.argsort(...)`), and host copies
         of tensors named as integer data (`input_ids.tolist()`, `attention_mask[i].asnumpy()`), which have no
-        gradient to cut. A module is
+        gradient to cut; nor a host value the code cuts from gradients itself (`ops.stop_gradient(Tensor(...))`, or
+        a name rebound to `ops.stop_gradient(name)` before the output reads it): the output's gradient flows
+        through its other inputs as with a factor computed by `mindspore.ops` (measured 2.10 and 2.7.1,
+        tests/test_ground_truth_values.py). A module is
         PyNative when it calls `set_context(mode=PYNATIVE_MODE)` or `--ms-mode=pynative` is given; in graph code
         the conversion is MS102's, and is not reported twice. The same holds for a function of a PyNative module
         given to `mindspore.grad`/`value_and_grad`: a host copy in it, or in what it calls (a method of a Cell
