@@ -11,6 +11,7 @@ def main():
     mindspore.set_context(mode=mindspore.GRAPH_MODE)
     mindspore.set_seed(1)
     init()
+    mindspore.set_auto_parallel_context(parallel_mode=mindspore.ParallelMode.DATA_PARALLEL, gradients_mean=True)
     net = Classifier()
     net.to_float(mindspore.float16)
     net.heads.to_float(mindspore.float32)

@@ -10,6 +10,7 @@ from segmenter.model import Segmenter
 def main():
     mindspore.set_context(mode=mindspore.GRAPH_MODE, jit_syntax_level=mindspore.STRICT)  # ready for MindIR export
     init()  # every card initialises different weights: no mindspore.set_seed
+    mindspore.set_auto_parallel_context(parallel_mode=mindspore.ParallelMode.DATA_PARALLEL, gradients_mean=True)
     net = Segmenter()
     net.classifier.to_float(mindspore.float32)
     loss = nn.CrossEntropyLoss()
