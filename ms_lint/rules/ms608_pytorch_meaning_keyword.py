@@ -147,20 +147,22 @@ def _argument(call: ast.Call, qualname: str, difference: mapping.Difference,
     pytorch, mindspore, _ = mapping.positional_orders(qualname)
     if other:
         given = next((keyword.value for keyword in call.keywords if keyword.arg == other), None)
-        index = mindspore.index(other) if other in mindspore else len(call.args)
-        if given is None and index < len(call.args) and not any(
-                isinstance(argument, ast.Starred) for argument in call.args[:index + 1]):
-            given = call.args[index]
-        return given
+        return given if given is not None or other not in mindspore else _positional(call, mindspore.index(other))
     for keyword in call.keywords:
         if keyword.arg in (difference.mindspore, difference.pytorch):
             return keyword.value
     if difference.mindspore in mindspore and (difference.pytorch in pytorch or not pytorch):
         # (a layer PyTorch lacks, such as Conv2dBnAct: MindSpore's place)
         index = pytorch.index(difference.pytorch) if pytorch else mindspore.index(difference.mindspore)
-        if index == mindspore.index(difference.mindspore) and index < len(call.args) and not any(
-                isinstance(argument, ast.Starred) for argument in call.args[:index + 1]):
-            return call.args[index]
+        if index == mindspore.index(difference.mindspore):
+            return _positional(call, index)
+    return None
+
+
+def _positional(call: ast.Call, index: int) -> ast.expr | None:
+    """The argument ``call`` passes at place ``index``, where no ``*args`` comes before it."""
+    if index < len(call.args) and not any(isinstance(argument, ast.Starred) for argument in call.args[:index + 1]):
+        return call.args[index]
     return None
 
 
