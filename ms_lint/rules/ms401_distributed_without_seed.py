@@ -37,8 +37,8 @@ class UnseededDistributed(FindingData):
 class DistributedWithoutSeed(Rule):
     code = "MS401"
     name = "distributed-without-seed"
-    summary = ("distributed training (`communication.init` on a path that trains) whose cards do not start from "
-               "the same weights")
+    summary = ("data-parallel training (`communication.init` on a path that trains, in a parallel mode) whose cards "
+               "do not start from the same weights")
     fix_summary = "call `mindspore.set_seed(n)` before building the network"
     what = """
         Reports the `mindspore.communication.init()` call (any import spelling) on a path that goes on to train:
