@@ -401,7 +401,7 @@ class GraphCode:
             for site in self.calls_written(*attributes):
                 func = site.node.func
                 if not (site.function is not None and self_attribute(func, first_argument(site.function)) in attributes
-                        and site.owner is not None and self._local_sub_cell(site.owner, func.attr) is self.classes[key]
+                        and site.owner is not None and self.classes[key] in self._local_sub_cells(site.owner, func.attr)
                         and not self.is_graph_code(site.function)):
                     continue
                 reader = readers.get(id(site.function))
