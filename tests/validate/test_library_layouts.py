@@ -10,7 +10,7 @@ import pytest
 
 from ms_lint.validate import standins
 from ms_lint.validate.project import locate_module
-from ms_lint.validate.verdicts import CONFIRMED, CONFIRMED_BY_PROBE, INCONCLUSIVE
+from ms_lint.validate.verdicts import CONFIRMED, CONFIRMED_BY_PROBE, INCONCLUSIVE, NOT_REACHED
 
 from .conftest import needs_mindspore, package_verdicts, write_files
 
@@ -101,6 +101,21 @@ FILES = {
         class Filler:
             def ones(self):
                 return ops.ones((2,), type=mindspore.float32)
+        """,
+    # The keyword the callee lacks sits in a branch the default scale leaves out of the graph.
+    "zoo/models/common/scaling.py": """
+        from mindspore import nn, ops
+
+
+        class Upscaler(nn.Cell):
+            def __init__(self, scale=2):
+                super().__init__()
+                self.scale = scale
+
+            def construct(self, x):
+                if self.scale == 8:
+                    x = ops.interpolate(x, scales=(1.0, 1.0, 2.0, 2.0), mode="bilinear")
+                return x * 2
         """,
     "zoo/models/nets.py": """
         from mindspore import nn
@@ -204,6 +219,20 @@ def test_a_keyword_the_callee_does_not_take_in_host_code_is_read_from_its_signat
     assert verdict.verdict == CONFIRMED_BY_PROBE, (verdict.message, verdict.notes)
     assert verdict.message.startswith("mindspore.ops.ones's signature on the installed MindSpore takes no keyword "
                                       "type=: read in the worker, the call raises TypeError"), verdict.message
+
+
+@needs_mindspore
+@pytest.mark.mindspore
+def test_a_lookup_does_not_confirm_a_line_the_graph_leaves_out(verdicts):
+    # The signature says the call raises wherever it runs; the graph built with the default scale does not run
+    # it, so the line stays not reached and the lookup is a note.
+    verdict = verdicts["Upscaler"]
+    assert verdict.finding.code == "MS610"
+    assert verdict.verdict == NOT_REACHED, (verdict.message, verdict.notes)
+    assert verdict.message.startswith("not compiled: `self.scale == 8` was False"), verdict.message
+    assert any(note.startswith("the pattern fails in isolation: mindspore.ops.interpolate's signature on the "
+                               "installed MindSpore takes no keyword scales=") for note in verdict.notes), \
+        verdict.notes
 
 
 @needs_mindspore

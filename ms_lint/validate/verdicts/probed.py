@@ -19,6 +19,7 @@ from ms_lint.validate.verdicts.base import (
     CONFIRMED_KINDS,
     DECIDED,
     INCONCLUSIVE,
+    NOT_REACHED,
     NOT_REPRODUCED,
     Verdict,
     said,
@@ -29,10 +30,22 @@ def looked_up(context, finding: Finding, verdict: Verdict) -> Verdict:
     """An MS607, MS613, MS610 or MS602 finding no build or compile decided (a host method the graph never calls, a
     line behind another stop): decided by what the worker found on the installed MindSpore and numpy, the name
     looked up (MS607, MS613), the callee's signature read (MS610: a keyword it does not take), or the method called
-    on a Tensor and a Parameter (MS602)."""
+    on a Tensor and a Parameter (MS602). The lookup says what the line does wherever it runs, not that it runs: a
+    line the unit's graph was shown to leave out stays ``not reached``, the lookup in its notes."""
     if verdict.verdict in DECIDED:
         return verdict
+    if verdict.verdict == NOT_REACHED:
+        found = _looked_up(context, finding, verdict, "")
+        if found is not verdict:
+            verdict.notes.append(f"the pattern fails in isolation: {found.message}; that decides nothing about line "
+                                 f"{finding.line}, which the graph built here leaves out"
+                                 if found.verdict in CONFIRMED_KINDS else f"looked up: {found.message}")
+        return verdict
     why = f"; the line itself was not decided: {verdict.message}" if verdict.message else ""
+    return _looked_up(context, finding, verdict, why)
+
+
+def _looked_up(context, finding: Finding, verdict: Verdict, why: str) -> Verdict:
     if finding.code == "MS602":
         return _called_on_tensors(context, finding, verdict, why)
     if finding.code == "MS610":
