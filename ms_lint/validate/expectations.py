@@ -543,6 +543,17 @@ def rejected_keywords(finding) -> tuple[str, list[str]] | None:
     return rejected.name, list(rejected.keywords)
 
 
+def left_out_parameters(finding) -> tuple[str, list[str]] | None:
+    """``(callee, parameters)`` where an MS610 finding says the call leaves out parameters the callee requires (its
+    data), or None."""
+    from ms_lint.rules.ms610_call_rejected_by_version import CallRejected
+
+    rejected = _record(finding, CallRejected)
+    if rejected is None or rejected.kind != "missing" or not rejected.missing or "." not in rejected.name:
+        return None
+    return rejected.name, list(rejected.missing)
+
+
 def removed_name(finding) -> str | None:
     """``numpy.name`` an MS613 finding says the installed numpy no longer has (its data), or None."""
     from ms_lint.rules.ms613_removed_numpy_name import RemovedName

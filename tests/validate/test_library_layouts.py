@@ -101,6 +101,16 @@ FILES = {
         class Filler:
             def ones(self):
                 return ops.ones((2,), type=mindspore.float32)
+
+
+        class Picker:
+            def pick(self, mask):
+                return ops.where(mask)
+
+
+        class Normalizer:
+            def make(self):
+                return ops.L2Normalize(axis=1, eps=1e-12)
         """,
     # The keyword the callee lacks sits in a branch the default scale leaves out of the graph.
     "zoo/models/common/scaling.py": """
@@ -223,6 +233,27 @@ def test_a_keyword_the_callee_does_not_take_in_host_code_is_read_from_its_signat
 
 @needs_mindspore
 @pytest.mark.mindspore
+def test_a_parameter_the_call_leaves_out_is_read_from_the_signature(verdicts):
+    verdict = verdicts["Picker"]
+    assert verdict.finding.code == "MS610"
+    assert verdict.verdict == CONFIRMED_BY_PROBE, (verdict.message, verdict.notes)
+    assert verdict.message.startswith("mindspore.ops.where's signature on the installed MindSpore requires input, "
+                                      "other, which the call leaves out: read in the worker, the call raises "
+                                      "TypeError wherever it runs"), verdict.message
+
+
+@needs_mindspore
+@pytest.mark.mindspore
+def test_a_keyword_a_primitive_class_does_not_take_is_read_from_its_init(verdicts):
+    verdict = verdicts["Normalizer"]
+    assert verdict.finding.code == "MS610"
+    assert verdict.verdict == CONFIRMED_BY_PROBE, (verdict.message, verdict.notes)
+    assert verdict.message.startswith("mindspore.ops.L2Normalize's signature on the installed MindSpore takes no "
+                                      "keyword eps=: read in the worker"), verdict.message
+
+
+@needs_mindspore
+@pytest.mark.mindspore
 def test_a_lookup_does_not_confirm_a_line_the_graph_leaves_out(verdicts):
     # The signature says the call raises wherever it runs; the graph built with the default scale does not run
     # it, so the line stays not reached and the lookup is a note.
@@ -243,6 +274,32 @@ def test_a_signature_that_takes_any_keyword_or_is_not_a_function_says_nothing():
     assert rejected_keywords("mindspore.ops.ones", ["dtype"]) == []
     assert rejected_keywords("mindspore.ops.ms_lint_absent", ["type"]) is None
     assert rejected_keywords("builtins.print", ["type"]) is None  # not a Python function: its signature may lie
+    assert rejected_keywords("mindspore.Tensor", ["type"]) is None  # its __init__ is not read
+    assert rejected_keywords("mindspore.nn.Cell", ["type"]) is None  # it takes **kwargs
+
+
+@needs_mindspore
+def test_a_class_s_signature_is_read_from_its_python_init_and_agrees_with_a_real_call():
+    import mindspore
+    from mindspore import nn, ops
+
+    from ms_lint.validate.probes import rejected_keywords, required_parameters
+
+    # A Primitive and a Cell pass the call's keywords to their Python __init__: what it lacks raises TypeError.
+    assert rejected_keywords("mindspore.ops.L2Normalize", ["axis", "eps"]) == ["eps"]
+    with pytest.raises(TypeError, match="eps"):
+        ops.L2Normalize(axis=1, eps=1e-12)  # noqa: MS610
+    assert rejected_keywords("mindspore.nn.Dense", ["in_channels", "bias"]) == ["bias"]
+    with pytest.raises(TypeError, match="bias"):
+        nn.Dense(2, 2, bias=False)  # noqa: MS604
+    # A parameter without a default raises when left out; one with a default, or none of that name, does not say.
+    required = required_parameters("mindspore.ops.where", ["input", "other"])
+    assert required == {"input": "required", "other": "required"}
+    with pytest.raises(TypeError, match="input"):
+        ops.where(mindspore.Tensor([True, False]))  # noqa: MS610
+    assert required_parameters("mindspore.ops.interpolate", ["size", "sizes"]) == {"size": "optional",
+                                                                                   "sizes": "absent"}
+    assert required_parameters("mindspore.ops.ms_lint_absent", ["input"]) is None
 
 
 @needs_mindspore

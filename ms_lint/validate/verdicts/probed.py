@@ -9,6 +9,7 @@ from ms_lint.validate.expectations import (
     dict_consumer,
     expectation_for,
     forward_count,
+    left_out_parameters,
     missing_name,
     rejected_keywords,
     removed_name,
@@ -65,6 +66,9 @@ def _looked_up(context, finding: Finding, verdict: Verdict, why: str) -> Verdict
 
 
 def _signature_read(context, finding: Finding, verdict: Verdict, why: str) -> Verdict:
+    left_out = left_out_parameters(finding)
+    if left_out is not None:
+        return _required_read(context, finding, verdict, why, *left_out)
     rejected = rejected_keywords(finding)
     found = ((context.outcome.probes or {}).get("keywords") or {}).get(rejected[0]) if rejected else None
     if found is None:
@@ -77,6 +81,24 @@ def _signature_read(context, finding: Finding, verdict: Verdict, why: str) -> Ve
     return context.make(finding, CONFIRMED_BY_PROBE,
                         f"{name}'s signature on the installed MindSpore takes no keyword {shown}: read in the worker, "
                         f"the call raises TypeError wherever it runs{why}")
+
+
+def _required_read(context, finding: Finding, verdict: Verdict, why: str, name: str, parameters: list[str]) -> Verdict:
+    """An MS610 finding of parameters the call leaves out, decided by the callee's signature on the installed
+    MindSpore: each required there (no default), the call raises TypeError wherever it runs; one with a default
+    there, the rule's table is not this MindSpore's."""
+    found = ((context.outcome.probes or {}).get("required") or {}).get(name)
+    if not found or any(parameter not in found for parameter in parameters):
+        return verdict
+    states = {found[parameter] for parameter in parameters}
+    if states == {"optional"}:
+        return context.make(finding, NOT_REPRODUCED, f"{name} has a default for {', '.join(parameters)} on the "
+                                                     f"installed MindSpore{why}")
+    if states != {"required"}:
+        return verdict
+    return context.make(finding, CONFIRMED_BY_PROBE,
+                        f"{name}'s signature on the installed MindSpore requires {', '.join(parameters)}, which the "
+                        f"call leaves out: read in the worker, the call raises TypeError wherever it runs{why}")
 
 
 def _called_on_tensors(context, finding: Finding, verdict: Verdict, why: str) -> Verdict:
