@@ -127,6 +127,30 @@ FILES = {
                     x = ops.interpolate(x, scales=(1.0, 1.0, 2.0, 2.0), mode="bilinear")
                 return x * 2
         """,
+    # PyTorch's bias= passed to each projection: MS604 reports the first, its fix renames the keyword in all.
+    "zoo/models/common/heads.py": """
+        import numpy as np
+        from mindspore import nn
+
+
+        class Heads(nn.Cell):
+            def __init__(self, width=4):
+                super().__init__()
+                self.k_proj = nn.Dense(width, width, bias=False)
+                self.v_proj = nn.Dense(width, width, bias=False)
+
+            def construct(self, x):
+                return self.k_proj(x) + self.v_proj(x)
+
+
+        class Attention(nn.Cell):
+            def __init__(self, width=4):
+                super().__init__()
+                self.heads = Heads(width)
+
+            def construct(self, x):
+                return np.sin(self.heads(x))
+        """,
     "zoo/models/nets.py": """
         from mindspore import nn
 
@@ -250,6 +274,20 @@ def test_a_keyword_a_primitive_class_does_not_take_is_read_from_its_init(verdict
     assert verdict.verdict == CONFIRMED_BY_PROBE, (verdict.message, verdict.notes)
     assert verdict.message.startswith("mindspore.ops.L2Normalize's signature on the installed MindSpore takes no "
                                       "keyword eps=: read in the worker"), verdict.message
+
+
+@needs_mindspore
+@pytest.mark.mindspore
+def test_a_fix_that_renames_the_keyword_on_its_repeats_too_gets_past_the_build(verdicts, zoo):
+    # Building raises at the first bias=; the fix renames it on both lines, each keeping its number.
+    lines = (zoo / "zoo/models/common/heads.py").read_text().splitlines()
+    first = lines.index("        self.k_proj = nn.Dense(width, width, bias=False)") + 1
+    keyword, sine = verdicts["Heads"], verdicts["Attention"]
+    assert keyword.finding.code == "MS604" and keyword.finding.line == first
+    assert keyword.verdict == CONFIRMED, (keyword.message, keyword.notes)
+    assert sine.finding.code == "MS101"
+    assert sine.verdict == CONFIRMED, (sine.message, sine.notes)
+    assert sine.message.startswith(f"decided after applying the fix for MS604 at line {first}: "), sine.message
 
 
 @needs_mindspore
