@@ -23,6 +23,7 @@ from ms_lint.validate.expectations import (
     COMPILE,
     CONSTRUCTION,
     EXPECTATIONS,
+    LOOKED_UP,
     PARAMETER_PROBE,
     RANDOMNESS_PROBE,
     STATE_PROBE,
@@ -347,11 +348,12 @@ def _instances(path: str, scope: str) -> dict[str, str]:
 
 
 def _not_run(path: str, scope: str, findings: list[Finding]) -> dict[int, str]:
-    """The findings that raise while a layer is built (MS604, MS606) in a method that neither building the
-    Cell nor construct runs (see ``reach.not_run``)."""
+    """The findings that raise while a layer is built (MS604, MS606), and those a lookup decides wherever they
+    run (``LOOKED_UP``), in a method that neither building the Cell nor construct runs, which only its users call
+    (see ``reach.not_run``)."""
     from ms_lint.validate.reach import not_run
 
-    lines = {f.line for f in findings if expectation_for(f.code).check == CONSTRUCTION}
+    lines = {f.line for f in findings if expectation_for(f.code).check == CONSTRUCTION or f.code in LOOKED_UP}
     tree = _parse(path) if lines else None
     return not_run(tree, scope, lines) if tree is not None else {}
 

@@ -506,6 +506,43 @@ def rebound_names(function) -> set[str]:
     return set(_stores(definition)) if definition is not None else set()
 
 
+def kept_defaults(function, given: dict) -> dict:
+    """The arguments of ``given`` (name -> the value the compile passes or the default) that ``function`` assigns
+    again only in branches that value skips (``if speaker_embeddings is not None: speaker_embeddings =
+    normalize(speaker_embeddings)`` with the argument left at None): no assignment of theirs runs, so they hold
+    that value wherever the function reads them. A branch counts where its test reads the argument alone (and
+    constants) and evaluates on its value; a branch in a loop or under any other statement does not."""
+    definition = _definition(function)
+    if definition is None:
+        return {}
+    kept = {}
+    for name, value in given.items():
+        stores = [node for node in ast.walk(definition)
+                  if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, (ast.Store, ast.Del))]
+        if stores and all(_skipped(definition.body, store, name, value) for store in stores):
+            kept[name] = value
+    return kept
+
+
+def _skipped(statements: list, store: ast.AST, name: str, value) -> bool:
+    """Whether the ``if`` around ``store`` among ``statements`` (its branches nested in each other) skips it
+    when ``name`` holds ``value``."""
+    statement = next((statement for statement in statements
+                      if any(node is store for node in ast.walk(statement))), None)
+    if not isinstance(statement, ast.If) or any(node is store for node in ast.walk(statement.test)):
+        return False
+    read = {node.id for node in ast.walk(statement.test) if isinstance(node, ast.Name)}
+    if read != {name}:
+        return False
+    taken = condition_value(ast.unparse(statement.test), {name: value})
+    if taken is _UNKNOWN:
+        return False
+    in_body = any(node is store for part in statement.body for node in ast.walk(part))
+    if in_body:
+        return not taken or _skipped(statement.body, store, name, value)
+    return bool(taken) or _skipped(statement.orelse, store, name, value)
+
+
 class _Instance:
     """The compiled instance, as the names a condition is evaluated with hold it: read through, never plain."""
 

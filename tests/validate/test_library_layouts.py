@@ -151,6 +151,43 @@ FILES = {
             def construct(self, x):
                 return np.sin(self.heads(x))
         """,
+    # The argument is assigned again only in the branch its default skips: it holds None at the test.
+    "zoo/models/common/speakers.py": """
+        import numpy as np
+        from mindspore import nn
+
+
+        class Speaker(nn.Cell):
+            def __init__(self, width=4):
+                super().__init__()
+                self.dense = nn.Dense(width, width)
+
+            def construct(self, x, speaker=None):
+                x = self.dense(x)
+                if speaker is not None:
+                    speaker = speaker * 2
+                    x = np.sin(x + speaker)
+                return x
+        """,
+    # A method building runs, whose loop meets no layer the branch holding the missing name wants.
+    "zoo/models/common/initialized.py": """
+        from mindspore import nn
+
+
+        class Initialized(nn.Cell):
+            def __init__(self, width=4):
+                super().__init__()
+                self.body = nn.SequentialCell(nn.Dense(width, width))
+                self._initialize_weights()
+
+            def construct(self, x):
+                return self.body(x)
+
+            def _initialize_weights(self):
+                for cell in self.cells():
+                    if isinstance(cell, nn.Dense):
+                        nn.init.normal_(cell.weight, 0, 0.01)
+        """,
     "zoo/models/nets.py": """
         from mindspore import nn
 
@@ -288,6 +325,61 @@ def test_a_fix_that_renames_the_keyword_on_its_repeats_too_gets_past_the_build(v
     assert sine.finding.code == "MS101"
     assert sine.verdict == CONFIRMED, (sine.message, sine.notes)
     assert sine.message.startswith(f"decided after applying the fix for MS604 at line {first}: "), sine.message
+
+
+@needs_mindspore
+@pytest.mark.mindspore
+def test_an_argument_assigned_again_only_in_the_branch_its_default_skips_keeps_its_default(verdicts):
+    verdict = verdicts["Speaker"]
+    assert verdict.finding.code == "MS101"
+    assert verdict.verdict == NOT_REACHED, (verdict.message, verdict.notes)
+    assert verdict.message.startswith("not compiled: `speaker is not None` was False when the graph was built"), \
+        verdict.message
+
+
+def test_an_argument_keeps_its_value_where_every_assignment_sits_in_a_branch_it_skips(tmp_path, monkeypatch):
+    from ms_lint.validate.reach import kept_defaults
+
+    (tmp_path / "kept_module.py").write_text(textwrap.dedent("""
+        def construct(self, x, emb=None, mask=None, looped=None, mixed=None, nested=None):
+            if emb is not None:
+                emb = emb * 2
+            if mask is None:
+                mask = 1
+            for _ in range(2):
+                if looped is not None:
+                    looped = 3
+            if mixed is not None:
+                pass
+            elif mixed is None and x:
+                mixed = 2
+            if nested is not None:
+                nested = 1
+            else:
+                if nested is None:
+                    pass
+                else:
+                    nested = 3
+            return x
+        """))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    from kept_module import construct
+
+    arguments = {"emb": None, "mask": None, "looped": None, "mixed": None, "nested": None}
+    assert kept_defaults(construct, arguments) == {"emb": None, "nested": None}
+    # A value the branch takes: the assignment runs.
+    assert kept_defaults(construct, {"emb": 5, "mask": 3}) == {"mask": 3}
+
+
+@needs_mindspore
+@pytest.mark.mindspore
+def test_a_lookup_does_not_confirm_a_line_of_a_method_building_runs_without_it(verdicts):
+    # Building ran _initialize_weights (no error): its only child is a SequentialCell, so the line never ran.
+    verdict = verdicts["Initialized"]
+    assert verdict.finding.code == "MS607"
+    assert verdict.verdict == NOT_REACHED, (verdict.message, verdict.notes)
+    assert any(note.startswith("the pattern fails in isolation: the installed MindSpore has no mindspore.nn.init")
+               for note in verdict.notes), verdict.notes
 
 
 @needs_mindspore

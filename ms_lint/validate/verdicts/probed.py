@@ -32,10 +32,11 @@ def looked_up(context, finding: Finding, verdict: Verdict) -> Verdict:
     line behind another stop): decided by what the worker found on the installed MindSpore and numpy, the name
     looked up (MS607, MS613), the callee's signature read (MS610: a keyword it does not take), or the method called
     on a Tensor and a Parameter (MS602). The lookup says what the line does wherever it runs, not that it runs: a
-    line the unit's graph was shown to leave out stays ``not reached``, the lookup in its notes."""
+    line the unit's graph or building was shown to leave out stays ``not reached``, the lookup in its notes; a
+    line of a host method that neither building nor ``construct`` runs runs whenever its users call it."""
     if verdict.verdict in DECIDED:
         return verdict
-    if verdict.verdict == NOT_REACHED:
+    if verdict.verdict == NOT_REACHED and finding.line not in context.job.not_run:
         found = _looked_up(context, finding, verdict, "")
         if found is not verdict:
             verdict.notes.append(f"the pattern fails in isolation: {found.message}; that decides nothing about line "
