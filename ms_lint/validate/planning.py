@@ -350,12 +350,15 @@ def _instances(path: str, scope: str) -> dict[str, str]:
 def _not_run(path: str, scope: str, findings: list[Finding]) -> dict[int, str]:
     """The findings that raise while a layer is built (MS604, MS606), and those a lookup decides wherever they
     run (``LOOKED_UP``), in a method that neither building the Cell nor construct runs, which only its users call
-    (see ``reach.not_run``)."""
-    from ms_lint.validate.reach import not_run
+    (see ``reach.not_run``, ``reach.called_by_users``)."""
+    from ms_lint.validate.reach import called_by_users, not_run
 
-    lines = {f.line for f in findings if expectation_for(f.code).check == CONSTRUCTION or f.code in LOOKED_UP}
-    tree = _parse(path) if lines else None
-    return not_run(tree, scope, lines) if tree is not None else {}
+    lines = {f.line for f in findings if expectation_for(f.code).check == CONSTRUCTION}
+    looked_up = {f.line for f in findings if f.code in LOOKED_UP}
+    tree = _parse(path) if lines or looked_up else None
+    if tree is None:
+        return {}
+    return {**called_by_users(tree, scope, looked_up), **not_run(tree, scope, lines)}
 
 
 def _host_calls(path: str, scope: str, findings: list[Finding]) -> dict[str, list[int]]:

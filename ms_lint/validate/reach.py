@@ -198,6 +198,13 @@ def not_run(tree: ast.Module, class_name: str, lines: set[int]) -> dict[int, str
     return {line: method.name for method, found in _host_methods(cls, lines) for line in found}
 
 
+def called_by_users(tree: ast.Module, class_name: str, lines: set[int]) -> dict[int, str]:
+    """As ``not_run``, whatever the class's bases (a base's ``__init__`` calling the method is not seen): the
+    lines of host methods that only the class's users call (``apply_weight_norm``)."""
+    cls = _class_named(tree, class_name)
+    return {line: method.name for method, found in _host_methods(cls, lines) for line in found} if cls else {}
+
+
 def host_calls(tree: ast.Module, class_name: str, lines: set[int]) -> dict[str, list[int]]:
     """The host methods of ``class_name`` holding finding ``lines`` that its own building and ``construct`` do not
     reach, and that can be called with no argument (``switch_to_deploy()``): method name -> its lines. What its

@@ -421,6 +421,32 @@ def test_host_calls_are_the_unreached_methods_callable_without_arguments():
     assert host_calls(tree, "Missing", everywhere) == {}
 
 
+def test_the_lines_only_users_call_are_those_of_methods_neither_building_nor_construct_runs():
+    from ms_lint.validate.reach import called_by_users
+
+    source = textwrap.dedent("""
+        class Vocoder(PreTrainedModel):
+            def __init__(self, config):
+                super().__init__(config)
+                self._initialize_weights()
+
+            def construct(self, x):
+                return x
+
+            def _initialize_weights(self):
+                self.a = 1
+
+            def apply_weight_norm(self, name):
+                self.a = 2
+    """)
+    lines = source.splitlines()
+    at = {text.strip(): lines.index(text) + 1 for text in lines if text.strip().startswith("self.a =")}
+    tree = ast.parse(source)
+    # Whatever the bases: building runs _initialize_weights, only users call apply_weight_norm.
+    assert called_by_users(tree, "Vocoder", set(at.values())) == {at["self.a = 2"]: "apply_weight_norm"}
+    assert called_by_users(tree, "Missing", set(at.values())) == {}
+
+
 @pytest.mark.mindspore
 @needs_mindspore
 def test_host_methods_are_called_on_a_built_instance_where_they_take_no_argument(projects, worker_pool):
