@@ -3,6 +3,7 @@ folders without ``__init__.py`` inside a package, code written for an older Mind
 names this one lacks), and Cells whose constructor needs arguments that only the project's other Cells pass."""
 from __future__ import annotations
 
+import ast
 import sys
 import textwrap
 
@@ -188,6 +189,23 @@ FILES = {
                     if isinstance(cell, nn.Dense):
                         nn.init.normal_(cell.weight, 0, 0.01)
         """,
+    # A layer built only for a factor the name's guess (2) does not pass; the assert says which factors exist.
+    "zoo/models/common/encoders.py": """
+        from mindspore import nn
+
+
+        class Encoder(nn.Cell):
+            def __init__(self, in_channels, down_factor):
+                super().__init__()
+                assert down_factor in [2, 4, 8, 16]
+                layers = [nn.Dense(in_channels, in_channels)]
+                if down_factor > 8:
+                    layers.append(nn.Dense(in_channels, in_channels, bias=False))
+                self.layers = nn.SequentialCell(layers)
+
+            def construct(self, x):
+                return self.layers(x)
+        """,
     "zoo/models/nets.py": """
         from mindspore import nn
 
@@ -300,6 +318,42 @@ def test_a_call_the_callee_rejects_in_host_code_is_read_from_its_signature(verdi
     assert verdict.finding.code == "MS610"
     assert verdict.verdict == CONFIRMED_BY_PROBE, (verdict.message, verdict.notes)
     assert verdict.message.startswith(said), verdict.message
+
+
+@needs_mindspore
+@pytest.mark.mindspore
+def test_a_branch_comparing_an_argument_with_a_number_is_built_again_with_one_that_passes(verdicts):
+    verdict = verdicts["Encoder"]
+    assert verdict.finding.code == "MS604"
+    assert verdict.verdict == CONFIRMED, (verdict.message, verdict.notes)
+    assert verdict.message.startswith("with down_factor=16: building raised at this line: TypeError"), \
+        verdict.message
+
+
+def test_the_number_a_comparison_needs_is_one_the_constructor_allows():
+    from ms_lint.validate.reach import build_retries
+
+    tree = ast.parse(textwrap.dedent("""
+        class Block:
+            def __init__(self, width, down_factor, scale=2, depth=1):
+                assert down_factor in [2, 4, 8, 16]
+                if down_factor > 8:
+                    self.a = 1
+                if down_factor > 16:
+                    self.b = 2
+                if scale == 4:
+                    self.c = 3
+                if depth >= 3:
+                    self.d = 4
+                if width > 8192:
+                    self.e = 5
+        """))
+    # No value the assert allows passes `down_factor > 16`: line 8 gets no retry; nor does a width too large to
+    # build layers of here.
+    assert build_retries(tree, "Block", {6, 8, 10, 12, 14}) == [
+        {"parameter": "down_factor", "value": 16, "lines": [6]},
+        {"parameter": "scale", "value": 4, "lines": [10]},
+        {"parameter": "depth", "value": 3, "lines": [12]}]
 
 
 @needs_mindspore

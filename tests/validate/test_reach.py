@@ -497,7 +497,8 @@ def test_build_retries_switch_on_the_loops_and_flags_the_defaults_skip(projects)
     tree = ast.parse(path.read_text())
     assert build_retries(tree, "Head", {looped, flagged, sized}) == [
         {"parameter": "conv_dims", "value": [32], "lines": [looped]},
-        {"parameter": "use_norm", "value": True, "lines": [flagged]}]
+        {"parameter": "use_norm", "value": True, "lines": [flagged]},
+        {"parameter": "in_channels", "value": 1025, "lines": [sized]}]
     # A line building runs anyway, or a class without __init__: nothing to switch on.
     assert build_retries(tree, "Head", {lines.index("        layers.append(nn.ReLU())") + 1}) == []
     assert build_retries(tree, "Missing", {looped}) == []
@@ -518,8 +519,8 @@ def test_a_construction_line_building_skips_is_built_with_the_argument_that_runs
     assert looped.message.startswith("with conv_dims=[32]: building raised at this line: TypeError")
     assert flagged.verdict == CONFIRMED, flagged.message
     assert flagged.message.startswith("with use_norm=True: building raised at this line: TypeError")
-    assert sized.verdict == NOT_REACHED, sized.message
-    assert sized.message == (f"not run: building the instance (Head()) did not run line {sized.finding.line}")
+    assert sized.verdict == CONFIRMED, sized.message
+    assert sized.message.startswith("with in_channels=1025: building raised at this line: TypeError")
 
 
 @pytest.mark.mindspore
