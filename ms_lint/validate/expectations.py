@@ -23,6 +23,9 @@ GRADIENT_PROBE = "gradient probe"
 FORWARD_COUNT_PROBE = "forward count probe"
 SILENT = "silent"  # compiles and misbehaves in a way no probe observes
 MODULE_LEVEL = "module level"  # not inside a Cell or jit function: nothing to compile
+# The findings the worker also decides by a lookup on the installed MindSpore and numpy (the name, the callee's
+# signature, the method called on a tensor): what the line does wherever it runs.
+LOOKED_UP = ("MS602", "MS607", "MS610", "MS613")
 
 LEVELS = ("strict", "lax")
 
@@ -541,6 +544,17 @@ def rejected_keywords(finding) -> tuple[str, list[str]] | None:
     if rejected is None or rejected.kind != "keyword" or not rejected.keywords or "." not in rejected.name:
         return None
     return rejected.name, list(rejected.keywords)
+
+
+def left_out_parameters(finding) -> tuple[str, list[str]] | None:
+    """``(callee, parameters)`` where an MS610 finding says the call leaves out parameters the callee requires (its
+    data), or None."""
+    from ms_lint.rules.ms610_call_rejected_by_version import CallRejected
+
+    rejected = _record(finding, CallRejected)
+    if rejected is None or rejected.kind != "missing" or not rejected.missing or "." not in rejected.name:
+        return None
+    return rejected.name, list(rejected.missing)
 
 
 def removed_name(finding) -> str | None:

@@ -72,7 +72,7 @@ def build_with_switches(worker, state: "JobState", outcome: Outcome) -> None:
 def evaluate_reach(worker, state: "JobState", obj, gradient: bool = False) -> dict:
     from mindspore import nn
 
-    from ms_lint.validate.reach import evaluate, rebound_names, rebound_values
+    from ms_lint.validate.reach import evaluate, kept_defaults, rebound_names, rebound_values
 
     is_cell = isinstance(obj, nn.Cell)
     entry = getattr(obj, "construct", None) if is_cell else (getattr(obj, "__wrapped__", None) or obj)
@@ -81,6 +81,8 @@ def evaluate_reach(worker, state: "JobState", obj, gradient: bool = False) -> di
     rebound = rebound_names(entry)
     given = {**_plain_defaults(entry, given=len(state.inputs), skip_first=False), **state.extra_arguments}
     defaults = {name: value for name, value in given.items() if name not in rebound}
+    # One assigned again only in a branch its value skips (``if mask is not None: mask = ...``) keeps it.
+    defaults.update(kept_defaults(entry, {name: value for name, value in given.items() if name in rebound}))
     defaults.update(rebound_values(entry, given, instance=obj if is_cell else None))
     name = "construct" if is_cell else state.job["qualname"].split(".")[-1]
     tensors = frozenset(_positional_names(entry)[:len(state.inputs)])

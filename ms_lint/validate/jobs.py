@@ -206,6 +206,10 @@ def run_job(worker, job: dict) -> Outcome:
             # The callee's own signature: a keyword it does not take raises wherever the call runs.
             outcome.probe_results()["keywords"] = {name: probes.rejected_keywords(name, keywords)
                                                    for name, keywords in job["keyword_calls"]}
+        if job.get("required_calls"):
+            # A parameter the callee requires and the call leaves out raises wherever the call runs.
+            outcome.probe_results()["required"] = {name: probes.required_parameters(name, parameters)
+                                                   for name, parameters in job["required_calls"]}
         if job.get("forward_counts"):
             # Of a Cell of ms-lint's own, whatever the unit holding the finding is: a property of this MindSpore.
             outcome.probe_results()["forwards"] = [probes._run_probe(probes.forward_count_probe, pattern["transform"],

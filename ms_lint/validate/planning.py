@@ -23,6 +23,7 @@ from ms_lint.validate.expectations import (
     COMPILE,
     CONSTRUCTION,
     EXPECTATIONS,
+    LOOKED_UP,
     PARAMETER_PROBE,
     RANDOMNESS_PROBE,
     STATE_PROBE,
@@ -32,6 +33,7 @@ from ms_lint.validate.expectations import (
     expectation_for,
     forward_count,
     judged_eagerly,
+    left_out_parameters,
     missing_name,
     rejected_keywords,
     removed_name,
@@ -64,6 +66,8 @@ class Job:
     api_names: list[str] = field(default_factory=list)
     # [callee, keywords] of each MS610 finding of a keyword the callee does not take: its signature is read
     keyword_calls: list[list] = field(default_factory=list)
+    # [callee, parameters] of each MS610 finding of parameters the call leaves out: whether the callee requires them
+    required_calls: list[list] = field(default_factory=list)
     # Methods MS602 says MindSpore's Tensor lacks or has as a property (``detach_``, ``size``): the worker calls each
     # on a Tensor and a Parameter.
     tensor_methods: list[str] = field(default_factory=list)
@@ -116,6 +120,7 @@ class Job:
             "state_names": self.state_names,
             "api_names": self.api_names,
             "keyword_calls": self.keyword_calls,
+            "required_calls": self.required_calls,
             "tensor_methods": self.tensor_methods,
             "forward_counts": self.forward_counts,
             "built_types": self.built_types,
@@ -200,6 +205,7 @@ def plan_jobs(
             state_names=_state_names(group),
             api_names=_api_names(group),
             keyword_calls=_keyword_calls(group),
+            required_calls=_calls(map(left_out_parameters, group)),
             tensor_methods=_tensor_methods(group),
             forward_counts=_forward_counts(group),
             built_types=_built_types(group),
@@ -342,13 +348,17 @@ def _instances(path: str, scope: str) -> dict[str, str]:
 
 
 def _not_run(path: str, scope: str, findings: list[Finding]) -> dict[int, str]:
-    """The findings that raise while a layer is built (MS604, MS606) in a method that neither building the
-    Cell nor construct runs (see ``reach.not_run``)."""
-    from ms_lint.validate.reach import not_run
+    """The findings that raise while a layer is built (MS604, MS606), and those a lookup decides wherever they
+    run (``LOOKED_UP``), in a method that neither building the Cell nor construct runs, which only its users call
+    (see ``reach.not_run``, ``reach.called_by_users``)."""
+    from ms_lint.validate.reach import called_by_users, not_run
 
     lines = {f.line for f in findings if expectation_for(f.code).check == CONSTRUCTION}
-    tree = _parse(path) if lines else None
-    return not_run(tree, scope, lines) if tree is not None else {}
+    looked_up = {f.line for f in findings if f.code in LOOKED_UP}
+    tree = _parse(path) if lines or looked_up else None
+    if tree is None:
+        return {}
+    return {**called_by_users(tree, scope, looked_up), **not_run(tree, scope, lines)}
 
 
 def _host_calls(path: str, scope: str, findings: list[Finding]) -> dict[str, list[int]]:
@@ -414,10 +424,15 @@ def _api_names(findings: list[Finding]) -> list[str]:
 
 def _keyword_calls(findings: list[Finding]) -> list[list]:
     """``[callee, keywords]`` for each MS610 finding of keywords the callee does not take, once each."""
+    return _calls(map(rejected_keywords, findings))
+
+
+def _calls(records) -> list[list]:
+    """``[callee, names]`` for each record that is not None, once each."""
     found: list[list] = []
-    for rejected in filter(None, map(rejected_keywords, findings)):
-        if list(rejected) not in found:
-            found.append(list(rejected))
+    for record in filter(None, records):
+        if list(record) not in found:
+            found.append(list(record))
     return found
 
 
@@ -501,6 +516,7 @@ def cache_key(job: Job, device: str, syntax_level: str, mindspore_version: str, 
         "state": job.state_names,
         "api": job.api_names,
         "keywords": job.keyword_calls,
+        "required": job.required_calls,
         "tensor_methods": job.tensor_methods,
         "forward_counts": job.forward_counts,
         "built": job.built_types,

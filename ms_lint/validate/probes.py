@@ -522,22 +522,44 @@ def _has_name(dotted: str) -> bool | None:
 
 
 def rejected_keywords(dotted: str, keywords: list[str]) -> list[str] | None:
-    """Which of ``keywords`` the Python function ``module.name`` of the installed packages does not take (a call
-    passing one raises TypeError wherever it runs); None when that cannot be read (not a plain function, it takes
-    ``**kwargs``, or it is not there)."""
+    """Which of ``keywords`` the Python function ``module.name`` of the installed packages (or the class, built by
+    its Python ``__init__``: ``ops.L2Normalize(...)``) does not take (a call passing one raises TypeError wherever
+    it runs); None when that cannot be read (not a plain function, it takes ``**kwargs``, or it is not there)."""
+    parameters = _python_parameters(dotted)
+    if parameters is None or any(p.kind == p.VAR_KEYWORD for p in parameters):
+        return None
+    taken = {p.name for p in parameters if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+    return [keyword for keyword in keywords if keyword not in taken]
+
+
+def required_parameters(dotted: str, names: list[str]) -> dict[str, str] | None:
+    """For each of ``names``, whether the Python function (or class) ``module.name`` of the installed packages
+    has it ``required`` (no default: a call leaving it out raises TypeError wherever it runs), ``optional`` or
+    ``absent``; None when its signature cannot be read."""
+    parameters = _python_parameters(dotted)
+    if parameters is None:
+        return None
+    named = {p.name: p for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+    return {name: "absent" if name not in named else "required" if named[name].default is named[name].empty
+            else "optional" for name in names}
+
+
+def _python_parameters(dotted: str) -> list | None:
+    """The parameters of the function ``module.name``, or of the class's Python ``__init__`` (its own or a
+    base's, bound: no ``self``; a ``Cell``'s and a ``Primitive``'s construction passes the call's arguments to
+    it); None where there is no Python signature to trust (a builtin, a class whose ``__init__`` is C code, a name
+    that is not there)."""
     import importlib
     import inspect
 
     owner, _, name = dotted.rpartition(".")
     try:
         function = getattr(importlib.import_module(owner), name)
-        parameters = inspect.signature(function).parameters.values()
+        if not (inspect.isfunction(function.__init__) if inspect.isclass(function) else inspect.isfunction(function)):
+            return None
+        return list(inspect.signature(function).parameters.values())
     except Exception:  # noqa: BLE001 -- nothing to tell
         return None
-    if not inspect.isfunction(function) or any(p.kind == p.VAR_KEYWORD for p in parameters):
-        return None
-    taken = {p.name for p in parameters if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
-    return [keyword for keyword in keywords if keyword not in taken]
 
 
 def _call_on_tensors(method: str) -> dict:

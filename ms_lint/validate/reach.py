@@ -198,6 +198,13 @@ def not_run(tree: ast.Module, class_name: str, lines: set[int]) -> dict[int, str
     return {line: method.name for method, found in _host_methods(cls, lines) for line in found}
 
 
+def called_by_users(tree: ast.Module, class_name: str, lines: set[int]) -> dict[int, str]:
+    """As ``not_run``, whatever the class's bases (a base's ``__init__`` calling the method is not seen): the
+    lines of host methods that only the class's users call (``apply_weight_norm``)."""
+    cls = _class_named(tree, class_name)
+    return {line: method.name for method, found in _host_methods(cls, lines) for line in found} if cls else {}
+
+
 def host_calls(tree: ast.Module, class_name: str, lines: set[int]) -> dict[str, list[int]]:
     """The host methods of ``class_name`` holding finding ``lines`` that its own building and ``construct`` do not
     reach, and that can be called with no argument (``switch_to_deploy()``): method name -> its lines. What its
@@ -219,23 +226,27 @@ def build_retries(tree: ast.Module, class_name: str, lines: set[int]) -> list[di
     """For finding ``lines`` in ``class_name.__init__`` that building with the defaults skips, the constructor
     arguments that run them: a loop over an argument defaulting to an empty list (``for k, dim in
     enumerate(conv_dims)``) gets a list of one size, a branch on an argument defaulting to False (``if use_se:``)
-    gets True. ``[{"parameter", "value", "lines"}]``."""
+    gets True, a branch comparing an argument with a number (``if down_factor > 8:``) gets a number that passes
+    (one the constructor's ``assert down_factor in [2, 4, ...]`` allows, where it has one).
+    ``[{"parameter", "value", "lines"}]``."""
     cls = _class_named(tree, class_name)
     init = _own_methods(cls).get("__init__") if cls is not None else None
     if not isinstance(init, ast.FunctionDef):
         return []
     defaults = _defaults(init)
+    compared = _numbers_passing(init)
     retries: dict[tuple, dict] = {}
     for line in sorted(lines):
-        for parameter, value in _switches_over(init.body, line, defaults):
+        for parameter, value in _switches_over(init.body, line, defaults, compared):
             retry = retries.setdefault((parameter, repr(value)), {"parameter": parameter, "value": value,
                                                                   "lines": []})
             retry["lines"].append(line)
     return list(retries.values())[:4]
 
 
-def _switches_over(statements: list, line: int, defaults: dict) -> list[tuple[str, object]]:
-    """(argument, value) for the loops and branches around ``line`` that the defaults of ``defaults`` skip."""
+def _switches_over(statements: list, line: int, defaults: dict, compared=None) -> list[tuple[str, object]]:
+    """(argument, value) for the loops and branches around ``line`` that the defaults of ``defaults`` skip;
+    ``compared(test)``: the (argument, number) that passes a comparison of an argument with a number."""
     for statement in statements:
         if not holds_line(statement, line):
             continue
@@ -253,10 +264,51 @@ def _switches_over(statements: list, line: int, defaults: dict) -> list[tuple[st
             default = defaults.get(test.id) if isinstance(test, ast.Name) else None
             if isinstance(default, ast.Constant) and default.value is False:
                 found.append((test.id, True))
+            elif compared is not None and compared(test) is not None:
+                found.append(compared(test))
         for block in _blocks(statement):
-            found.extend(_switches_over(block, line, defaults))
+            found.extend(_switches_over(block, line, defaults, compared))
         return found
     return []
+
+
+def _numbers_passing(init: ast.FunctionDef):
+    """For ``init``: a function of a branch's test giving ``(argument, number)`` where the test compares an
+    argument of ``init`` with an integer (``down_factor > 8``) and the number passes it: the smallest of the values
+    an ``assert argument in [...]`` at the top of ``init`` allows that does, else the nearest number that does,
+    for a bound up to ``_LARGEST_BOUND`` (a size beyond it could build layers too large to build here)."""
+    arguments = {argument.arg for argument in init.args.args[1:] + init.args.kwonlyargs}
+    allowed: dict[str, list[int]] = {}
+    for statement in init.body:
+        test = statement.test if isinstance(statement, ast.Assert) else None
+        if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.In) \
+                and isinstance(test.left, ast.Name) and isinstance(test.comparators[0], (ast.List, ast.Tuple)):
+            values = [element.value for element in test.comparators[0].elts if isinstance(element, ast.Constant)]
+            if values and all(type(value) is int for value in values):
+                allowed[test.left.id] = sorted(values)
+    nearest = {ast.Gt: 1, ast.GtE: 0, ast.Eq: 0, ast.Lt: -1, ast.LtE: 0}
+
+    def passing(test) -> tuple[str, int] | None:
+        if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and type(test.ops[0]) in nearest
+                and isinstance(test.left, ast.Name) and test.left.id in arguments
+                and isinstance(test.comparators[0], ast.Constant) and type(test.comparators[0].value) is int):
+            return None
+        name, bound, operator = test.left.id, test.comparators[0].value, type(test.ops[0])
+        candidates = allowed.get(name)
+        if candidates is None:
+            return (name, bound + nearest[operator]) if abs(bound) <= _LARGEST_BOUND else None
+        fits = [value for value in candidates if _compares(operator, value, bound)]
+        return (name, fits[0]) if fits else None
+
+    return passing
+
+
+_LARGEST_BOUND = 1024
+
+
+def _compares(operator, value: int, bound: int) -> bool:
+    return {ast.Gt: value > bound, ast.GtE: value >= bound, ast.Eq: value == bound, ast.Lt: value < bound,
+            ast.LtE: value <= bound}[operator]
 
 
 def _block_lines(block: list) -> range:
@@ -504,6 +556,43 @@ def rebound_names(function) -> set[str]:
     """The names ``function`` assigns in its body: an argument among them holds its default only until then."""
     definition = _definition(function)
     return set(_stores(definition)) if definition is not None else set()
+
+
+def kept_defaults(function, given: dict) -> dict:
+    """The arguments of ``given`` (name -> the value the compile passes or the default) that ``function`` assigns
+    again only in branches that value skips (``if speaker_embeddings is not None: speaker_embeddings =
+    normalize(speaker_embeddings)`` with the argument left at None): no assignment of theirs runs, so they hold
+    that value wherever the function reads them. A branch counts where its test reads the argument alone (and
+    constants) and evaluates on its value; a branch in a loop or under any other statement does not."""
+    definition = _definition(function)
+    if definition is None:
+        return {}
+    kept = {}
+    for name, value in given.items():
+        stores = [node for node in ast.walk(definition)
+                  if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, (ast.Store, ast.Del))]
+        if stores and all(_skipped(definition.body, store, name, value) for store in stores):
+            kept[name] = value
+    return kept
+
+
+def _skipped(statements: list, store: ast.AST, name: str, value) -> bool:
+    """Whether the ``if`` around ``store`` among ``statements`` (its branches nested in each other) skips it
+    when ``name`` holds ``value``."""
+    statement = next((statement for statement in statements
+                      if any(node is store for node in ast.walk(statement))), None)
+    if not isinstance(statement, ast.If) or any(node is store for node in ast.walk(statement.test)):
+        return False
+    read = {node.id for node in ast.walk(statement.test) if isinstance(node, ast.Name)}
+    if read != {name}:
+        return False
+    taken = condition_value(ast.unparse(statement.test), {name: value})
+    if taken is _UNKNOWN:
+        return False
+    in_body = any(node is store for part in statement.body for node in ast.walk(part))
+    if in_body:
+        return not taken or _skipped(statement.body, store, name, value)
+    return bool(taken) or _skipped(statement.orelse, store, name, value)
 
 
 class _Instance:

@@ -3,6 +3,7 @@ folders without ``__init__.py`` inside a package, code written for an older Mind
 names this one lacks), and Cells whose constructor needs arguments that only the project's other Cells pass."""
 from __future__ import annotations
 
+import ast
 import sys
 import textwrap
 
@@ -10,7 +11,7 @@ import pytest
 
 from ms_lint.validate import standins
 from ms_lint.validate.project import locate_module
-from ms_lint.validate.verdicts import CONFIRMED, CONFIRMED_BY_PROBE, INCONCLUSIVE
+from ms_lint.validate.verdicts import CONFIRMED, CONFIRMED_BY_PROBE, INCONCLUSIVE, NOT_REACHED
 
 from .conftest import needs_mindspore, package_verdicts, write_files
 
@@ -101,6 +102,109 @@ FILES = {
         class Filler:
             def ones(self):
                 return ops.ones((2,), type=mindspore.float32)
+
+
+        class Picker:
+            def pick(self, mask):
+                return ops.where(mask)
+
+
+        class Normalizer:
+            def make(self):
+                return ops.L2Normalize(axis=1, eps=1e-12)
+        """,
+    # The keyword the callee lacks sits in a branch the default scale leaves out of the graph.
+    "zoo/models/common/scaling.py": """
+        from mindspore import nn, ops
+
+
+        class Upscaler(nn.Cell):
+            def __init__(self, scale=2):
+                super().__init__()
+                self.scale = scale
+
+            def construct(self, x):
+                if self.scale == 8:
+                    x = ops.interpolate(x, scales=(1.0, 1.0, 2.0, 2.0), mode="bilinear")
+                return x * 2
+        """,
+    # PyTorch's bias= passed to each projection: MS604 reports the first, its fix renames the keyword in all.
+    "zoo/models/common/heads.py": """
+        import numpy as np
+        from mindspore import nn
+
+
+        class Heads(nn.Cell):
+            def __init__(self, width=4):
+                super().__init__()
+                self.k_proj = nn.Dense(width, width, bias=False)
+                self.v_proj = nn.Dense(width, width, bias=False)
+
+            def construct(self, x):
+                return self.k_proj(x) + self.v_proj(x)
+
+
+        class Attention(nn.Cell):
+            def __init__(self, width=4):
+                super().__init__()
+                self.heads = Heads(width)
+
+            def construct(self, x):
+                return np.sin(self.heads(x))
+        """,
+    # The argument is assigned again only in the branch its default skips: it holds None at the test.
+    "zoo/models/common/speakers.py": """
+        import numpy as np
+        from mindspore import nn
+
+
+        class Speaker(nn.Cell):
+            def __init__(self, width=4):
+                super().__init__()
+                self.dense = nn.Dense(width, width)
+
+            def construct(self, x, speaker=None):
+                x = self.dense(x)
+                if speaker is not None:
+                    speaker = speaker * 2
+                    x = np.sin(x + speaker)
+                return x
+        """,
+    # A method building runs, whose loop meets no layer the branch holding the missing name wants.
+    "zoo/models/common/initialized.py": """
+        from mindspore import nn
+
+
+        class Initialized(nn.Cell):
+            def __init__(self, width=4):
+                super().__init__()
+                self.body = nn.SequentialCell(nn.Dense(width, width))
+                self._initialize_weights()
+
+            def construct(self, x):
+                return self.body(x)
+
+            def _initialize_weights(self):
+                for cell in self.cells():
+                    if isinstance(cell, nn.Dense):
+                        nn.init.normal_(cell.weight, 0, 0.01)
+        """,
+    # A layer built only for a factor the name's guess (2) does not pass; the assert says which factors exist.
+    "zoo/models/common/encoders.py": """
+        from mindspore import nn
+
+
+        class Encoder(nn.Cell):
+            def __init__(self, in_channels, down_factor):
+                super().__init__()
+                assert down_factor in [2, 4, 8, 16]
+                layers = [nn.Dense(in_channels, in_channels)]
+                if down_factor > 8:
+                    layers.append(nn.Dense(in_channels, in_channels, bias=False))
+                self.layers = nn.SequentialCell(layers)
+
+            def construct(self, x):
+                return self.layers(x)
         """,
     "zoo/models/nets.py": """
         from mindspore import nn
@@ -198,12 +302,135 @@ def test_a_numpy_name_removed_in_host_code_is_looked_up_in_the_worker(verdicts):
 
 @needs_mindspore
 @pytest.mark.mindspore
-def test_a_keyword_the_callee_does_not_take_in_host_code_is_read_from_its_signature(verdicts):
-    verdict = verdicts["Filler"]
+@pytest.mark.parametrize("scope, said", [
+    # a keyword the function does not take
+    ("Filler", "mindspore.ops.ones's signature on the installed MindSpore takes no keyword type=: read in the "
+               "worker, the call raises TypeError"),
+    # arguments the call leaves out, which the function requires
+    ("Picker", "mindspore.ops.where's signature on the installed MindSpore requires input, other, which the call "
+               "leaves out: read in the worker, the call raises TypeError wherever it runs"),
+    # a keyword a Primitive class's Python __init__ does not take
+    ("Normalizer", "mindspore.ops.L2Normalize's signature on the installed MindSpore takes no keyword eps=: read "
+                   "in the worker"),
+])
+def test_a_call_the_callee_rejects_in_host_code_is_read_from_its_signature(verdicts, scope, said):
+    verdict = verdicts[scope]
     assert verdict.finding.code == "MS610"
     assert verdict.verdict == CONFIRMED_BY_PROBE, (verdict.message, verdict.notes)
-    assert verdict.message.startswith("mindspore.ops.ones's signature on the installed MindSpore takes no keyword "
-                                      "type=: read in the worker, the call raises TypeError"), verdict.message
+    assert verdict.message.startswith(said), verdict.message
+
+
+@needs_mindspore
+@pytest.mark.mindspore
+def test_a_branch_comparing_an_argument_with_a_number_is_built_again_with_one_that_passes(verdicts):
+    verdict = verdicts["Encoder"]
+    assert verdict.finding.code == "MS604"
+    assert verdict.verdict == CONFIRMED, (verdict.message, verdict.notes)
+    assert verdict.message.startswith("with down_factor=16: building raised at this line: TypeError"), \
+        verdict.message
+
+
+def test_the_number_a_comparison_needs_is_one_the_constructor_allows():
+    from ms_lint.validate.reach import build_retries
+
+    tree = ast.parse(textwrap.dedent("""
+        class Block:
+            def __init__(self, width, down_factor, scale=2, depth=1):
+                assert down_factor in [2, 4, 8, 16]
+                if down_factor > 8:
+                    self.a = 1
+                if down_factor > 16:
+                    self.b = 2
+                if scale == 4:
+                    self.c = 3
+                if depth >= 3:
+                    self.d = 4
+                if width > 8192:
+                    self.e = 5
+        """))
+    # No value the assert allows passes `down_factor > 16`: line 8 gets no retry; nor does a width too large to
+    # build layers of here.
+    assert build_retries(tree, "Block", {6, 8, 10, 12, 14}) == [
+        {"parameter": "down_factor", "value": 16, "lines": [6]},
+        {"parameter": "scale", "value": 4, "lines": [10]},
+        {"parameter": "depth", "value": 3, "lines": [12]}]
+
+
+@needs_mindspore
+@pytest.mark.mindspore
+def test_a_fix_that_renames_the_keyword_on_its_repeats_too_gets_past_the_build(verdicts, zoo):
+    # Building raises at the first bias=; the fix renames it on both lines, each keeping its number.
+    lines = (zoo / "zoo/models/common/heads.py").read_text().splitlines()
+    first = lines.index("        self.k_proj = nn.Dense(width, width, bias=False)") + 1
+    keyword, sine = verdicts["Heads"], verdicts["Attention"]
+    assert keyword.finding.code == "MS604" and keyword.finding.line == first
+    assert keyword.verdict == CONFIRMED, (keyword.message, keyword.notes)
+    assert sine.finding.code == "MS101"
+    assert sine.verdict == CONFIRMED, (sine.message, sine.notes)
+    assert sine.message.startswith(f"decided after applying the fix for MS604 at line {first}: "), sine.message
+
+
+@needs_mindspore
+@pytest.mark.mindspore
+def test_an_argument_assigned_again_only_in_the_branch_its_default_skips_keeps_its_default(verdicts):
+    verdict = verdicts["Speaker"]
+    assert verdict.finding.code == "MS101"
+    assert verdict.verdict == NOT_REACHED, (verdict.message, verdict.notes)
+    assert verdict.message.startswith("not compiled: `speaker is not None` was False when the graph was built"), \
+        verdict.message
+
+
+def test_an_argument_keeps_its_value_where_every_assignment_sits_in_a_branch_it_skips(tmp_path, monkeypatch):
+    from ms_lint.validate.reach import kept_defaults
+
+    (tmp_path / "kept_module.py").write_text(textwrap.dedent("""
+        def construct(self, x, emb=None, mask=None, looped=None, mixed=None, nested=None):
+            if emb is not None:
+                emb = emb * 2
+            if mask is None:
+                mask = 1
+            for _ in range(2):
+                if looped is not None:
+                    looped = 3
+            if mixed is not None:
+                pass
+            elif mixed is None and x:
+                mixed = 2
+            if nested is not None:
+                nested = 1
+            else:
+                if nested is None:
+                    pass
+                else:
+                    nested = 3
+            return x
+        """))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    from kept_module import construct
+
+    arguments = {"emb": None, "mask": None, "looped": None, "mixed": None, "nested": None}
+    assert kept_defaults(construct, arguments) == {"emb": None, "nested": None}
+    # A value the branch takes: the assignment runs.
+    assert kept_defaults(construct, {"emb": 5, "mask": 3}) == {"mask": 3}
+
+
+@needs_mindspore
+@pytest.mark.mindspore
+@pytest.mark.parametrize("scope, code, isolated", [
+    # The graph built with the default scale leaves the call out.
+    ("Upscaler", "MS610", "mindspore.ops.interpolate's signature on the installed MindSpore takes no keyword "
+                          "scales="),
+    # Building ran _initialize_weights without error: its only child is a SequentialCell, the branch never ran.
+    ("Initialized", "MS607", "the installed MindSpore has no mindspore.nn.init"),
+])
+def test_a_lookup_does_not_confirm_a_line_the_built_cell_leaves_out(verdicts, scope, code, isolated):
+    # The lookup says the line raises wherever it runs, not that it runs: the line stays not reached.
+    verdict = verdicts[scope]
+    assert verdict.finding.code == code
+    assert verdict.verdict == NOT_REACHED, (verdict.message, verdict.notes)
+    assert verdict.message.startswith("not compiled: "), verdict.message
+    assert any(note.startswith(f"the pattern fails in isolation: {isolated}") for note in verdict.notes), \
+        verdict.notes
 
 
 @needs_mindspore
@@ -214,6 +441,32 @@ def test_a_signature_that_takes_any_keyword_or_is_not_a_function_says_nothing():
     assert rejected_keywords("mindspore.ops.ones", ["dtype"]) == []
     assert rejected_keywords("mindspore.ops.ms_lint_absent", ["type"]) is None
     assert rejected_keywords("builtins.print", ["type"]) is None  # not a Python function: its signature may lie
+    assert rejected_keywords("mindspore.Tensor", ["type"]) is None  # its __init__ is not read
+    assert rejected_keywords("mindspore.nn.Cell", ["type"]) is None  # it takes **kwargs
+
+
+@needs_mindspore
+def test_a_class_s_signature_is_read_from_its_python_init_and_agrees_with_a_real_call():
+    import mindspore
+    from mindspore import nn, ops
+
+    from ms_lint.validate.probes import rejected_keywords, required_parameters
+
+    # A Primitive and a Cell pass the call's keywords to their Python __init__: what it lacks raises TypeError.
+    assert rejected_keywords("mindspore.ops.L2Normalize", ["axis", "eps"]) == ["eps"]
+    with pytest.raises(TypeError, match="eps"):
+        ops.L2Normalize(axis=1, eps=1e-12)  # noqa: MS610
+    assert rejected_keywords("mindspore.nn.Dense", ["in_channels", "bias"]) == ["bias"]
+    with pytest.raises(TypeError, match="bias"):
+        nn.Dense(2, 2, bias=False)  # noqa: MS604
+    # A parameter without a default raises when left out; one with a default, or none of that name, does not say.
+    required = required_parameters("mindspore.ops.where", ["input", "other"])
+    assert required == {"input": "required", "other": "required"}
+    with pytest.raises(TypeError, match="input"):
+        ops.where(mindspore.Tensor([True, False]))  # noqa: MS610
+    assert required_parameters("mindspore.ops.interpolate", ["size", "sizes"]) == {"size": "optional",
+                                                                                   "sizes": "absent"}
+    assert required_parameters("mindspore.ops.ms_lint_absent", ["input"]) is None
 
 
 @needs_mindspore

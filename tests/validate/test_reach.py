@@ -421,6 +421,32 @@ def test_host_calls_are_the_unreached_methods_callable_without_arguments():
     assert host_calls(tree, "Missing", everywhere) == {}
 
 
+def test_the_lines_only_users_call_are_those_of_methods_neither_building_nor_construct_runs():
+    from ms_lint.validate.reach import called_by_users
+
+    source = textwrap.dedent("""
+        class Vocoder(PreTrainedModel):
+            def __init__(self, config):
+                super().__init__(config)
+                self._initialize_weights()
+
+            def construct(self, x):
+                return x
+
+            def _initialize_weights(self):
+                self.a = 1
+
+            def apply_weight_norm(self, name):
+                self.a = 2
+    """)
+    lines = source.splitlines()
+    at = {text.strip(): lines.index(text) + 1 for text in lines if text.strip().startswith("self.a =")}
+    tree = ast.parse(source)
+    # Whatever the bases: building runs _initialize_weights, only users call apply_weight_norm.
+    assert called_by_users(tree, "Vocoder", set(at.values())) == {at["self.a = 2"]: "apply_weight_norm"}
+    assert called_by_users(tree, "Missing", set(at.values())) == {}
+
+
 @pytest.mark.mindspore
 @needs_mindspore
 def test_host_methods_are_called_on_a_built_instance_where_they_take_no_argument(projects, worker_pool):
@@ -471,7 +497,8 @@ def test_build_retries_switch_on_the_loops_and_flags_the_defaults_skip(projects)
     tree = ast.parse(path.read_text())
     assert build_retries(tree, "Head", {looped, flagged, sized}) == [
         {"parameter": "conv_dims", "value": [32], "lines": [looped]},
-        {"parameter": "use_norm", "value": True, "lines": [flagged]}]
+        {"parameter": "use_norm", "value": True, "lines": [flagged]},
+        {"parameter": "in_channels", "value": 1025, "lines": [sized]}]
     # A line building runs anyway, or a class without __init__: nothing to switch on.
     assert build_retries(tree, "Head", {lines.index("        layers.append(nn.ReLU())") + 1}) == []
     assert build_retries(tree, "Missing", {looped}) == []
@@ -492,8 +519,8 @@ def test_a_construction_line_building_skips_is_built_with_the_argument_that_runs
     assert looped.message.startswith("with conv_dims=[32]: building raised at this line: TypeError")
     assert flagged.verdict == CONFIRMED, flagged.message
     assert flagged.message.startswith("with use_norm=True: building raised at this line: TypeError")
-    assert sized.verdict == NOT_REACHED, sized.message
-    assert sized.message == (f"not run: building the instance (Head()) did not run line {sized.finding.line}")
+    assert sized.verdict == CONFIRMED, sized.message
+    assert sized.message.startswith("with in_channels=1025: building raised at this line: TypeError")
 
 
 @pytest.mark.mindspore

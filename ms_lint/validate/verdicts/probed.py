@@ -9,6 +9,7 @@ from ms_lint.validate.expectations import (
     dict_consumer,
     expectation_for,
     forward_count,
+    left_out_parameters,
     missing_name,
     rejected_keywords,
     removed_name,
@@ -19,6 +20,7 @@ from ms_lint.validate.verdicts.base import (
     CONFIRMED_KINDS,
     DECIDED,
     INCONCLUSIVE,
+    NOT_REACHED,
     NOT_REPRODUCED,
     Verdict,
     said,
@@ -29,10 +31,23 @@ def looked_up(context, finding: Finding, verdict: Verdict) -> Verdict:
     """An MS607, MS613, MS610 or MS602 finding no build or compile decided (a host method the graph never calls, a
     line behind another stop): decided by what the worker found on the installed MindSpore and numpy, the name
     looked up (MS607, MS613), the callee's signature read (MS610: a keyword it does not take), or the method called
-    on a Tensor and a Parameter (MS602)."""
+    on a Tensor and a Parameter (MS602). The lookup says what the line does wherever it runs, not that it runs: a
+    line the unit's graph or building was shown to leave out stays ``not reached``, the lookup in its notes; a
+    line of a host method that neither building nor ``construct`` runs runs whenever its users call it."""
     if verdict.verdict in DECIDED:
         return verdict
+    if verdict.verdict == NOT_REACHED and finding.line not in context.job.not_run:
+        found = _looked_up(context, finding, verdict, "")
+        if found is not verdict:
+            verdict.notes.append(f"the pattern fails in isolation: {found.message}; that decides nothing about line "
+                                 f"{finding.line}, which the graph built here leaves out"
+                                 if found.verdict in CONFIRMED_KINDS else f"looked up: {found.message}")
+        return verdict
     why = f"; the line itself was not decided: {verdict.message}" if verdict.message else ""
+    return _looked_up(context, finding, verdict, why)
+
+
+def _looked_up(context, finding: Finding, verdict: Verdict, why: str) -> Verdict:
     if finding.code == "MS602":
         return _called_on_tensors(context, finding, verdict, why)
     if finding.code == "MS610":
@@ -52,6 +67,9 @@ def looked_up(context, finding: Finding, verdict: Verdict) -> Verdict:
 
 
 def _signature_read(context, finding: Finding, verdict: Verdict, why: str) -> Verdict:
+    left_out = left_out_parameters(finding)
+    if left_out is not None:
+        return _required_read(context, finding, verdict, why, *left_out)
     rejected = rejected_keywords(finding)
     found = ((context.outcome.probes or {}).get("keywords") or {}).get(rejected[0]) if rejected else None
     if found is None:
@@ -64,6 +82,24 @@ def _signature_read(context, finding: Finding, verdict: Verdict, why: str) -> Ve
     return context.make(finding, CONFIRMED_BY_PROBE,
                         f"{name}'s signature on the installed MindSpore takes no keyword {shown}: read in the worker, "
                         f"the call raises TypeError wherever it runs{why}")
+
+
+def _required_read(context, finding: Finding, verdict: Verdict, why: str, name: str, parameters: list[str]) -> Verdict:
+    """An MS610 finding of parameters the call leaves out, decided by the callee's signature on the installed
+    MindSpore: each required there (no default), the call raises TypeError wherever it runs; one with a default
+    there, the rule's table is not this MindSpore's."""
+    found = ((context.outcome.probes or {}).get("required") or {}).get(name)
+    if not found or any(parameter not in found for parameter in parameters):
+        return verdict
+    states = {found[parameter] for parameter in parameters}
+    if states == {"optional"}:
+        return context.make(finding, NOT_REPRODUCED, f"{name} has a default for {', '.join(parameters)} on the "
+                                                     f"installed MindSpore{why}")
+    if states != {"required"}:
+        return verdict
+    return context.make(finding, CONFIRMED_BY_PROBE,
+                        f"{name}'s signature on the installed MindSpore requires {', '.join(parameters)}, which the "
+                        f"call leaves out: read in the worker, the call raises TypeError wherever it runs{why}")
 
 
 def _called_on_tensors(context, finding: Finding, verdict: Verdict, why: str) -> Verdict:
