@@ -1775,6 +1775,23 @@ def files_naming(path: str, name: str) -> tuple[tuple[str, str], ...] | None:
     return tuple(found)
 
 
+def application_modules(path: str) -> frozenset[str] | None:
+    """The names an import of the application that uses the module at ``path`` may start with and find one of its
+    own modules: the name of each of its Python files and of each folder above one (the application's folder and
+    those above it too). None where ``files_naming`` is None: a library's module, or too many files."""
+    application = _application_using(path)
+    files = _naming_files(application[0]) if application is not None else None
+    if files is None:
+        return None
+    names = set(application[0].split(os.sep))
+    for file in files:
+        if file.endswith(".py"):
+            *folders, stem = os.path.relpath(file, application[0])[:-3].split(os.sep)
+            names.update(folders)
+            names.add(stem)
+    return frozenset(names)
+
+
 def entries_running(path: str) -> tuple[str, ...] | None:
     """The entry points of the application of the module at ``path`` (``application_of``, as ``mode_of`` reads it)
     that run it: those that import it (or are it), else, where none does, all of the application's (a module only a
