@@ -1775,6 +1775,14 @@ def files_naming(path: str, name: str) -> tuple[tuple[str, str], ...] | None:
     return tuple(found)
 
 
+def lookups_followed(path: str) -> bool:
+    """Whether the application that uses the module at ``path`` looks no name up as its text cannot follow
+    (``_runs``: ``getattr`` on one of its modules, ``globals()[...]``, ``eval``, ``import_module(name)``): a
+    string naming one of its classes then builds it nowhere but where code calls what the string chooses."""
+    application = _application_using(path)
+    return application is not None and _words_of(application[0]) is not None and _runs(*application) is not None
+
+
 def application_modules(path: str) -> frozenset[str] | None:
     """The names an import of the application that uses the module at ``path`` may start with and find one of its
     own modules: the name of each of its Python files and of each folder above one (the application's folder and

@@ -18,9 +18,22 @@ from collections import Counter
 from ms_lint.model.project import tree_of
 from ms_lint.model.syntax import FunctionNode
 from ms_lint.model.values import UNKNOWN, literal
-from ms_lint.target import application_modules, files_naming, module_never_runs, never_run
+from ms_lint.target import application_modules, files_naming, lookups_followed, module_never_runs, never_run
 
 _SWITCHES = (bool, int, float, str, type(None))  # the values that choose a branch (a tuple is kept unknown)
+
+
+class _NoKeywords(dict):
+    """What a ``**kwargs`` parameter holds where no call passes it a keyword: an empty mapping, which a call that
+    forwards it (``Net(layers, **kwargs)``) passes nothing by."""
+
+    __hash__ = object.__hash__
+
+    def __setitem__(self, key, value):
+        raise TypeError("read only")
+
+
+NO_KEYWORDS = _NoKeywords()
 _MAX_TREES = 256
 # file -> (the text parsed, its tree, its index; None: no Python)
 _trees: dict[str, tuple[str, ast.Module | None, "_FileIndex | None"]] = {}
@@ -35,10 +48,10 @@ def constructor_constants(path: str, name: str, init: FunctionNode, tree: ast.Mo
     which passes ``drop_rate=0.``), and ``dead(call)`` whether the site lies in a branch no caller runs, as for
     ``function_constants``."""
     parameters, defaults = _signature(init)
-    if not parameters[1:]:
+    if not parameters[1:] and init.args.kwarg is None:
         return {}
     return _constants(_sites(path, name, ast.ClassDef, tree if fold is not None else None, dead), parameters[1:],
-                      defaults, fold)
+                      defaults, fold, _forwarded_keywords(init))
 
 
 def function_constants(path: str, function: FunctionNode, tree: ast.Module, fold, dead=None) -> dict[str, object]:
@@ -47,10 +60,10 @@ def function_constants(path: str, function: FunctionNode, tree: ast.Module, fold
     folds to (``_bn(64, self.res_base)`` in an ``__init__``), the other modules' arguments are read as literals;
     a call in a branch of this module that ``dead(call)`` says no caller runs passes nothing."""
     parameters, defaults = _signature(function)
-    if not parameters:
+    if not parameters and function.args.kwarg is None:
         return {}
     return _constants(_sites(path, function.name, (ast.FunctionDef, ast.AsyncFunctionDef), tree, dead), parameters,
-                      defaults, fold)
+                      defaults, fold, _forwarded_keywords(function))
 
 
 def never_built(path: str, name: str, tree: ast.Module, dead) -> bool:
@@ -71,17 +84,20 @@ def _sites(path: str, name: str, defining, tree: ast.Module | None, dead):
     word = re.compile(rf"\b{re.escape(name)}\b")
     own = os.path.abspath(path)
     modules = application_modules(path) or frozenset()
+    follows = lookups_followed(path)
     sites: list[tuple[ast.Call, bool]] = []
     definitions = unrun_sites = 0
+    quoted = decorated = False
     for file, text in files:
         if not file.endswith(".py"):
             return None  # a configuration or a script names it: built in ways the model does not read
         here = tree is not None and os.path.abspath(file) == own
         index = _index(file, text, tree if here else None)
-        found = _sites_in(index, name, word, defining, modules)
+        found = _sites_in(index, name, word, defining, modules, follows)
         if found is None:
             return None
         definitions += found[0]
+        quoted, decorated = quoted or found[2], decorated or found[3]
         unrun = _unrun_spans(file, index)
         for call in found[1]:
             if any(start <= call.lineno <= end for start, end in unrun) or (
@@ -89,24 +105,48 @@ def _sites(path: str, name: str, defining, tree: ast.Module | None, dead):
                 unrun_sites += 1  # in code the application never runs (``resnet101()`` nothing calls)
                 continue
             sites.append((call, here))
-    if definitions != 1:
-        return None
+    if definitions != 1 or (quoted and decorated):
+        return None  # a decorator may register it, and the string find it
     return sites, unrun_sites
 
 
-def _constants(found, parameters: list[str], defaults: dict[str, object], fold) -> dict[str, object]:
+def _constants(found, parameters: list[str], defaults: dict[str, object], fold,
+               keywords: ast.arg | None = None) -> dict[str, object]:
+    """The constants of ``parameters`` over the sites ``found``; ``NO_KEYWORDS`` for the ``**keywords``
+    parameter where no site passes a keyword that none of ``parameters`` takes."""
     if not found or not found[0]:
         return {}
     values: dict[str, set] = {parameter: set() for parameter in parameters}
+    extra = False
     for call, here in found[0]:
-        passed = _passed(call, parameters, defaults, (lambda argument, call=call: fold(call, argument))
-                         if here else literal)
+        value_of = (lambda argument, call=call: fold(call, argument)) if here else literal
+        passed = _passed(call, parameters, defaults, value_of)
         if passed is None:
             return {}
+        extra = extra or any(keyword.arg not in parameters for keyword in call.keywords if keyword.arg is not None)
         for parameter, value in passed.items():
             values[parameter].add(UNKNOWN if value is UNKNOWN else (_sort(value), value))
-    return {parameter: next(iter(found))[1] for parameter, found in values.items()
-            if len(found) == 1 and UNKNOWN not in found and type(next(iter(found))[1]) in _SWITCHES}
+    constants = {parameter: next(iter(found))[1] for parameter, found in values.items()
+                 if len(found) == 1 and UNKNOWN not in found and type(next(iter(found))[1]) in _SWITCHES}
+    if keywords is not None and not extra:
+        constants[keywords.arg] = NO_KEYWORDS
+    return constants
+
+
+def _forwarded_keywords(function: FunctionNode) -> ast.arg | None:
+    """The ``**kwargs`` parameter of ``function`` where its body only forwards it whole (``Net(**kwargs)``): a use
+    of it otherwise (``kwargs["mode"] = "x"``, ``kwargs.pop(...)``, a nested function) may fill it."""
+    keywords = function.args.kwarg
+    if keywords is None:
+        return None
+    forwarded = {id(keyword.value) for node in ast.walk(function) if isinstance(node, ast.Call)
+                 for keyword in node.keywords if keyword.arg is None}
+    for node in ast.walk(function):
+        if isinstance(node, ast.Name) and node.id == keywords.arg and id(node) not in forwarded:
+            return None
+        if node is not function and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            return None
+    return keywords
 
 
 def _sort(value) -> type:
@@ -130,9 +170,9 @@ def _signature(function: FunctionNode) -> tuple[list[str], dict[str, object]]:
 
 def _passed(call: ast.Call, parameters: list[str], defaults: dict[str, object], value_of) -> dict[str, object] | None:
     """What one site passes each parameter (``value_of`` each argument, UNKNOWN where not known); None where
-    ``*args``/``**kwargs`` hide it."""
+    ``*args``/``**kwargs`` hide it (but a ``**kwargs`` that holds no keyword at any call: ``NO_KEYWORDS``)."""
     if any(isinstance(argument, ast.Starred) for argument in call.args) or any(
-            keyword.arg is None for keyword in call.keywords):
+            keyword.arg is None and value_of(keyword.value) is not NO_KEYWORDS for keyword in call.keywords):
         return None
     passed: dict[str, object] = dict(zip(parameters, (value_of(argument) for argument in call.args)))
     for keyword in call.keywords:
@@ -142,12 +182,15 @@ def _passed(call: ast.Call, parameters: list[str], defaults: dict[str, object], 
             for parameter in parameters}
 
 
-def _sites_in(index: "_FileIndex | None", name: str, word: re.Pattern, defining,
-              modules: frozenset[str]) -> tuple[int, list[ast.Call]] | None:
-    """(definitions of ``name``, the calls of it) in one Python file (its ``index``); None where the file names it
+def _sites_in(index: "_FileIndex | None", name: str, word: re.Pattern, defining, modules: frozenset[str],
+              follows: bool = False) -> tuple[int, list[ast.Call], bool, bool] | None:
+    """(definitions of ``name``, the calls of it, whether a string names it, whether a definition of it is
+    decorated) in one Python file (its ``index``); None where the file names it
     in a way not understood (passed as a value, a base class, a string, imported under another name or from
     another package, not Python). ``name`` read from a module of another package (``nn.Cell`` after ``import
-    mindspore.nn as nn``: the first name of the import is none of the application's ``modules``) is another class."""
+    mindspore.nn as nn``: the first name of the import is none of the application's ``modules``) is another class.
+    A string only compared (``args.net == "Net"``) or offered (``choices=["Net"]``) names it to nothing where the
+    application looks no name up as its text cannot follow (``follows``) and no decorator registers it."""
     if index is None or index.names is None:
         return None
     named = index.names.get(name, 0)
@@ -155,14 +198,18 @@ def _sites_in(index: "_FileIndex | None", name: str, word: re.Pattern, defining,
     if name in foreign:
         return None  # the file's own ``name`` is another package's class
     understood = sum(root in foreign for attribute, root in index.qualified if attribute == name)
+    quoted = decorated = False
     for node in index.strings:
         if name in node.value and _names_code(node.value, name, word):
-            return None  # ``getattr(module, "Net")``, ``{"type": "Net"}``, ``eval("Net(3)")``
+            if not follows or id(node) not in index.inert:
+                return None  # ``getattr(module, "Net")``, ``{"type": "Net"}``, ``eval("Net(3)")``
+            quoted = True
     definitions = 0
     sites: list[ast.Call] = []
     for node in index.definitions:
         if isinstance(node, defining) and node.name == name:
             definitions += 1
+            decorated = decorated or bool(node.decorator_list)
             understood += 1
         elif isinstance(node, ast.ClassDef) and any(_names(base, name, foreign) for base in node.bases):
             found = _subclass_sites(node, name, foreign)
@@ -187,7 +234,7 @@ def _sites_in(index: "_FileIndex | None", name: str, word: re.Pattern, defining,
     if named != understood:
         return None
     sites.sort(key=lambda call: (call.lineno, call.col_offset))
-    return definitions, sites
+    return definitions, sites, quoted, decorated
 
 
 def _unrun_spans(file: str, index: "_FileIndex") -> list[tuple[int, int]]:
@@ -203,7 +250,7 @@ class _FileIndex:
     """What ``_sites_in`` reads of one file, found in one pass for every name asked: how often each name is written
     (None: the text does not tokenize), its strings that are no docstring, its definitions, imports and calls."""
 
-    __slots__ = ("names", "strings", "definitions", "imports", "calls", "spans", "qualified", "_imported")
+    __slots__ = ("names", "strings", "definitions", "imports", "calls", "spans", "qualified", "_imported", "inert")
 
     def __init__(self, tree: ast.Module, text: str):
         try:
@@ -218,6 +265,7 @@ class _FileIndex:
         self.calls: list[ast.Call] = []
         self.qualified: list[tuple[str, str | None]] = []  # (attribute, the name its chain starts from)
         self._imported: dict[str, str] | None = None
+        self.inert: set[int] = set()  # the strings only compared or offered as a command line's choices
         # (first line, last line, name) of each top-level function and class, decorators included
         self.spans = [(min([node.lineno, *(decorator.lineno for decorator in node.decorator_list)]),
                        node.end_lineno or node.lineno, node.name) for node in tree.body
@@ -236,6 +284,10 @@ class _FileIndex:
                 self.imports.append(node)
             elif isinstance(node, ast.Call):
                 self.calls.append(node)
+                self.inert.update(id(element) for keyword in node.keywords if keyword.arg == "choices" and isinstance(
+                    keyword.value, (ast.List, ast.Tuple, ast.Set)) for element in keyword.value.elts)
+            elif isinstance(node, ast.Compare):
+                self.inert.update(id(operand) for operand in (node.left, *node.comparators))
             elif isinstance(node, ast.Attribute):
                 self.qualified.append((node.attr, _root(node)))
 

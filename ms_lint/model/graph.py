@@ -254,8 +254,9 @@ class GraphCode:
     def never_runs(self, node: ast.AST) -> bool:
         """Whether the application of the module never runs ``node``: it lies in a top-level class or function
         the application never runs (``never_run``), or in a top-level Cell class it never builds (every site that
-        builds it lies in code it never runs: ``construction.never_built``), or the application never runs the
-        module at all."""
+        builds it lies in code it never runs: ``construction.never_built``), or in a branch of a Cell's
+        ``__init__`` or a function of the module that no caller runs (``in_dead_branch``), or the application never
+        runs the module at all."""
         if self._unrun_lines is None:
             if self.settings.check_unrun:
                 self._unrun_lines = []
@@ -274,6 +275,10 @@ class GraphCode:
             return True
         if self.settings.check_unrun or not self.path:
             return False
+        if isinstance(node, ast.stmt | ast.expr):
+            folded = self._folded_around(node)
+            if folded is not None and folded.is_dead(node):
+                return True
         around = next((statement for statement in self.tree.body if isinstance(statement, ast.ClassDef)
                        and statement.lineno <= line <= (statement.end_lineno or statement.lineno)), None)
         info = self.classes.get(around.name) if around is not None else None
@@ -967,9 +972,9 @@ class GraphCode:
         folded = self._folded_around(call)
         return folded is not None and folded.is_dead(call)
 
-    def _folded_around(self, call: ast.Call) -> FunctionKinds | None:
-        """The Cell's ``__init__`` or the function of the module whose lines hold ``call``, folded with what its
-        callers pass (``_folded_by_callers``); None elsewhere."""
+    def _folded_around(self, call: ast.stmt | ast.expr) -> FunctionKinds | None:
+        """The Cell's ``__init__`` or the function of the module whose lines hold ``call`` (or another node),
+        folded with what its callers pass (``_folded_by_callers``); None elsewhere."""
         for info in self.classes.values():
             init = info.methods.get("__init__")
             if init is not None and init.lineno <= call.lineno <= (init.end_lineno or init.lineno):
