@@ -41,12 +41,12 @@ class Net(nn.Cell):
         self.attn = Attention()
 
     def construct(self, x):
-        return self.attn(x)
+        return {call}
 """
 
 
 def codes(test: str, before: str = "") -> set[str]:
-    source = SOURCE.format(test=test, before=before)
+    source = SOURCE.format(test=test, before=before, call="self.attn(x)")
     return {f.code for f in check_source(source, "case.py", Settings(version="2.10.0", mode="graph"))}
 
 
@@ -67,7 +67,7 @@ def test_a_branch_a_path_may_take_is_kept(test, before):
 
 def test_a_binding_later_in_a_loop_around_the_test_keeps_the_branch():
     """The second pass of the loop reads the mask the first bound after the test."""
-    source = SOURCE.format(test="exists(mask)", before="").replace(
+    source = SOURCE.format(test="exists(mask)", before="", call="self.attn(x)").replace(
         "        if exists(mask):", "        for _ in range(2):\n          if exists(mask):").replace(
         "            x = x + mask.sum()\n", "            x = x + mask.sum()\n          mask = x\n")
     assert {f.code for f in check_source(source, "case.py", Settings(version="2.10.0", mode="graph"))} == {"MS611"}

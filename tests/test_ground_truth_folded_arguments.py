@@ -10,38 +10,10 @@ import pytest
 from ms_lint.engine import check_source
 from ms_lint.settings import Settings
 from tests.mindspore_compile import compile_cases
+from tests.test_folded_arguments import SOURCE
 
 pytestmark = pytest.mark.mindspore
 
-SOURCE = """
-from mindspore import nn, ops
-
-
-def exists(val):
-    return val is not None
-
-
-class Attention(nn.Cell):
-    def __init__(self):
-        super().__init__()
-        self.heads = 2
-
-    def construct(self, x, mask=None):
-        if {test}:
-            mask = ops.reshape(mask, (-1,))
-            mask = mask.repeat(self.heads, axis=0)
-            x = x + mask.sum()
-        return x
-
-
-class Net(nn.Cell):
-    def __init__(self):
-        super().__init__()
-        self.attn = Attention()
-
-    def construct(self, x):
-        return {call}
-"""
 
 # (id, the branch's test, the sub-cell's call, whether the compile succeeds)
 CASES = [
@@ -56,7 +28,7 @@ CASES = [
 def outcomes(tmp_path_factory):
     cases = []
     for _, test, call, _ in CASES:
-        source = SOURCE.format(test=test, call=call)
+        source = SOURCE.format(test=test, before="", call=call)
         cases += [(source, "STRICT", [[2, 3]]), (source, "LAX", [[2, 3]])]
     results = compile_cases(cases, tmp_path_factory.mktemp("ground_truth_folded_arguments"))
     return {case[0]: (results[2 * i], results[2 * i + 1]) for i, case in enumerate(CASES)}
@@ -68,7 +40,7 @@ def test_a_branch_on_an_argument_no_caller_passes_is_not_compiled(case, outcomes
     strict, lax = outcomes[name]
     assert strict.ok is compiles, strict.message[:500]
     assert lax.ok is compiles, lax.message[:500]
-    source = SOURCE.format(test=test, call=call)
+    source = SOURCE.format(test=test, before="", call=call)
     for level in ("strict", "lax"):
         codes = {f.code for f in check_source(source, "case.py", Settings(syntax_level=level, version="2.10.0"))}
         assert codes == (set() if compiles else {"MS611"})
