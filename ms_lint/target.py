@@ -1775,12 +1775,21 @@ def files_naming(path: str, name: str) -> tuple[tuple[str, str], ...] | None:
     return tuple(found)
 
 
+# Looking a name up in a module's namespace: ``models.__dict__[name]``, ``vars(models)[name]``,
+# ``sys.modules[...]``, ``inspect.getmembers(models)``.
+_NAMESPACE_LOOKUP = re.compile(r"__dict__\s*(?:\[|\.get\()|\bvars\(\s*[\w.]|\bsys\.modules\b|\bgetmembers\(")
+
+
 def lookups_followed(path: str) -> bool:
     """Whether the application that uses the module at ``path`` looks no name up as its text cannot follow
-    (``_runs``: ``getattr`` on one of its modules, ``globals()[...]``, ``eval``, ``import_module(name)``): a
-    string naming one of its classes then builds it nowhere but where code calls what the string chooses."""
+    (``_runs``: ``getattr`` on one of its modules, ``globals()[...]``, ``eval``, ``import_module(name)``; and no
+    Python file of it reads a module's namespace: ``models.__dict__[name]``): a string naming one of its classes
+    then builds it nowhere but where code calls what the string chooses."""
     application = _application_using(path)
-    return application is not None and _words_of(application[0]) is not None and _runs(*application) is not None
+    if application is None or _words_of(application[0]) is None or _runs(*application) is None:
+        return False
+    return not any(_NAMESPACE_LOOKUP.search(_text(file) or "") for file in _naming_files(application[0]) or ()
+                   if file.endswith(".py"))
 
 
 def application_modules(path: str) -> frozenset[str] | None:

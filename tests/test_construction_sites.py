@@ -91,7 +91,8 @@ def test_a_site_passing_another_mode_keeps_the_branch(tmp_path):
 def test_the_package_s_own_class_of_that_name_is_a_site(tmp_path):
     """``from mindspore.nn import Cell`` in a file makes its ``Cell`` MindSpore's: what that file does with it is
     not read, and nothing is known."""
-    other = "from mindspore.nn import Cell\n\n\nclass Head(Cell):\n    pass\n"
+    other = ("from mindspore.nn import Cell\n\n\nclass Head(Cell):\n"
+             "    def __init__(self):\n        super().__init__()\n")
     assert found(tmp_path, "net = Net(3)\n", **{"head.py": other}) == [(SQUEEZE_LINE, "MS604"), (CONV_LINE, "MS604")]
 
 
@@ -134,6 +135,8 @@ def test_a_string_only_compared_or_offered_builds_nothing(tmp_path):
 @pytest.mark.parametrize("looks_up", [
     "net = getattr(model, args.net)(3, mode='conv')\nimport model\n",  # a lookup by the string's value
     "net = eval(args.net + '(3)')\n",  # code the text cannot follow
+    "import model\nnet = model.__dict__[args.net](3, mode='conv')\n",  # the module's namespace read
+    "import model\nnet = vars(model)[args.net](3, mode='conv')\n",
 ])
 def test_a_string_where_the_application_looks_names_up_is_unknown(tmp_path, looks_up):
     assert found(tmp_path, CHOOSE + "if args.net == 'Net':\n    net = Net(3)\n" + looks_up) == [
