@@ -1775,6 +1775,40 @@ def files_naming(path: str, name: str) -> tuple[tuple[str, str], ...] | None:
     return tuple(found)
 
 
+# Looking a name up in a module's namespace: ``models.__dict__[name]``, ``vars(models)[name]``,
+# ``sys.modules[...]``, ``inspect.getmembers(models)``.
+_NAMESPACE_LOOKUP = re.compile(r"__dict__\s*(?:\[|\.get\()|\bvars\(\s*[\w.]|\bsys\.modules\b|\bgetmembers\(")
+
+
+def lookups_followed(path: str) -> bool:
+    """Whether the application that uses the module at ``path`` looks no name up as its text cannot follow
+    (``_runs``: ``getattr`` on one of its modules, ``globals()[...]``, ``eval``, ``import_module(name)``; and no
+    Python file of it reads a module's namespace: ``models.__dict__[name]``): a string naming one of its classes
+    then builds it nowhere but where code calls what the string chooses."""
+    application = _application_using(path)
+    if application is None or _words_of(application[0]) is None or _runs(*application) is None:
+        return False
+    return not any(_NAMESPACE_LOOKUP.search(_text(file) or "") for file in _naming_files(application[0]) or ()
+                   if file.endswith(".py"))
+
+
+def application_modules(path: str) -> frozenset[str] | None:
+    """The names an import of the application that uses the module at ``path`` may start with and find one of its
+    own modules: the name of each of its Python files and of each folder above one (the application's folder and
+    those above it too). None where ``files_naming`` is None: a library's module, or too many files."""
+    application = _application_using(path)
+    files = _naming_files(application[0]) if application is not None else None
+    if files is None:
+        return None
+    names = set(application[0].split(os.sep))
+    for file in files:
+        if file.endswith(".py"):
+            *folders, stem = os.path.relpath(file, application[0])[:-3].split(os.sep)
+            names.update(folders)
+            names.add(stem)
+    return frozenset(names)
+
+
 def entries_running(path: str) -> tuple[str, ...] | None:
     """The entry points of the application of the module at ``path`` (``application_of``, as ``mode_of`` reads it)
     that run it: those that import it (or are it), else, where none does, all of the application's (a module only a

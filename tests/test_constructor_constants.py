@@ -348,8 +348,10 @@ def test_a_constant_passed_down_a_chain_of_constructors_is_followed(tmp_path, bu
     (FACTORY, "net = factory(0.1)\n", [PROJ_LINE]),  # a factory called with another value
     (VARIANT + FACTORY, "net = Variant()\nhead = factory(0.)\n", []),
     (VARIANT.replace("attn_drop_rate=0.)", "attn_drop_rate=0.3)"), "net = Variant()\n", [ATTN_LINE]),
+    (VARIANT.replace("dim=16, drop_rate=0.0, attn_drop_rate=0.", "**kwargs"), "net = Variant(drop_rate=0.1)\n",
+     [ATTN_LINE, PROJ_LINE]),  # **kwargs that a site fills: the base's parameters are not known
     (VARIANT.replace("dim=16, drop_rate=0.0, attn_drop_rate=0.", "**kwargs"), "net = Variant()\n",
-     [ATTN_LINE, PROJ_LINE]),  # **kwargs: the base's parameters are not known
+     []),  # **kwargs no site fills: the base's defaults
     ("\n\nclass Variant(Backbone):\n    pass\n", "net = Variant(drop_rate=0.)\n",
      [ATTN_LINE, PROJ_LINE]),  # the subclass keeps the base's __init__: its sites are not followed
     ("\n\nclass Variant(nn.Cell, Backbone):\n    def __init__(self):\n        super().__init__()\n",

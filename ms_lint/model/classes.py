@@ -155,7 +155,8 @@ class ClassInfo:
             module = self._owner() if self._owner is not None else None
             init = self.methods.get("__init__")
             if module is not None and self.is_cell and init is not None and module.path and "." not in self.key:
-                constants = constructor_constants(module.path, self.name, init, module.tree, module.argument_constant)
+                constants = constructor_constants(module.path, self.name, init, module.tree, module.argument_constant,
+                                                  module.call_never_runs)
                 if constants:
                     rebound = {node.id for node in ast.walk(init)
                                if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load)}

@@ -18,68 +18,135 @@ from collections import Counter
 from ms_lint.model.project import tree_of
 from ms_lint.model.syntax import FunctionNode
 from ms_lint.model.values import UNKNOWN, literal
-from ms_lint.target import files_naming, module_never_runs, never_run
+from ms_lint.target import application_modules, files_naming, lookups_followed, module_never_runs, never_run
 
 _SWITCHES = (bool, int, float, str, type(None))  # the values that choose a branch (a tuple is kept unknown)
+
+
+class _NoKeywords(dict):
+    """What a ``**kwargs`` parameter holds where no call passes it a keyword: an empty mapping, which a call that
+    forwards it (``Net(layers, **kwargs)``) passes nothing by."""
+
+    __hash__ = object.__hash__
+
+    def __setitem__(self, key, value):
+        raise TypeError("read only")
+
+
+NO_KEYWORDS = _NoKeywords()
 _MAX_TREES = 256
 # file -> (the text parsed, its tree, its index; None: no Python)
 _trees: dict[str, tuple[str, ast.Module | None, "_FileIndex | None"]] = {}
 
 
 def constructor_constants(path: str, name: str, init: FunctionNode, tree: ast.Module | None = None,
-                          fold=None) -> dict[str, object]:
+                          fold=None, dead=None) -> dict[str, object]:
     """Parameter -> the one constant (a bool, a number, a string, None) every construction site of the class
     ``name`` (defined with ``init`` in the module at ``path``) passes it or leaves at its default; parameters that
     differ or are not known are left out. With the module's ``tree``, ``fold(call, argument)`` gives what an
     argument of a site in the module folds to (``Block(drop=drop_rate)`` in an ``__init__`` every construction of
-    which passes ``drop_rate=0.``), as for ``function_constants``."""
+    which passes ``drop_rate=0.``), and ``dead(call)`` whether the site lies in a branch no caller runs, as for
+    ``function_constants``."""
     parameters, defaults = _signature(init)
-    return _constants(path, name, parameters[1:], defaults, ast.ClassDef, tree if fold is not None else None, fold)
+    if not parameters[1:] and init.args.kwarg is None:
+        return {}
+    return _constants(_sites(path, name, ast.ClassDef, tree if fold is not None else None, dead), parameters[1:],
+                      defaults, fold, _forwarded_keywords(init))
 
 
-def function_constants(path: str, function: FunctionNode, tree: ast.Module, fold) -> dict[str, object]:
+def function_constants(path: str, function: FunctionNode, tree: ast.Module, fold, dead=None) -> dict[str, object]:
     """The same for a function of the module at ``path`` (``tree``): the constant every call of it in the
     application passes each parameter; ``fold(call, argument)`` gives what an argument of a call in this module
-    folds to (``_bn(64, self.res_base)`` in an ``__init__``), the other modules' arguments are read as literals."""
+    folds to (``_bn(64, self.res_base)`` in an ``__init__``), the other modules' arguments are read as literals;
+    a call in a branch of this module that ``dead(call)`` says no caller runs passes nothing."""
     parameters, defaults = _signature(function)
-    return _constants(path, function.name, parameters, defaults, (ast.FunctionDef, ast.AsyncFunctionDef), tree, fold)
-
-
-def _constants(path: str, name: str, parameters: list[str], defaults: dict[str, object], defining,
-               tree: ast.Module | None, fold) -> dict[str, object]:
-    if not parameters:
+    if not parameters and function.args.kwarg is None:
         return {}
+    return _constants(_sites(path, function.name, (ast.FunctionDef, ast.AsyncFunctionDef), tree, dead), parameters,
+                      defaults, fold, _forwarded_keywords(function))
+
+
+def never_built(path: str, name: str, tree: ast.Module, dead) -> bool:
+    """Whether the application never builds the class ``name`` of the module at ``path`` (``tree``) although its
+    code names it: every site that builds it lies in code it never runs, or in a branch of this module that
+    ``dead(call)`` says no caller runs (``if SE_layer: self.se = SE(c)`` where every construction passes
+    ``SE_layer=False``). False where any file names it in a way the model does not read."""
+    found = _sites(path, name, ast.ClassDef, tree, dead)
+    return found is not None and found[1] > 0 and not found[0]
+
+
+def _sites(path: str, name: str, defining, tree: ast.Module | None, dead):
+    """(each site that builds or calls ``name`` and may run, with whether it is in the module itself, the sites
+    left out as never run); None where a file names it in a way not read, or the definitions are not one."""
     files = files_naming(path, name)
     if not files:
-        return {}
+        return None
     word = re.compile(rf"\b{re.escape(name)}\b")
     own = os.path.abspath(path)
-    values: dict[str, set] = {parameter: set() for parameter in parameters}
-    definitions = sites = 0
+    modules = application_modules(path) or frozenset()
+    follows = lookups_followed(path)
+    sites: list[tuple[ast.Call, bool]] = []
+    definitions = unrun_sites = 0
+    quoted = decorated = False
     for file, text in files:
         if not file.endswith(".py"):
-            return {}  # a configuration or a script names it: built in ways the model does not read
+            return None  # a configuration or a script names it: built in ways the model does not read
         here = tree is not None and os.path.abspath(file) == own
         index = _index(file, text, tree if here else None)
-        found = _sites_in(index, name, word, defining)
+        found = _sites_in(index, name, word, defining, modules, follows)
         if found is None:
-            return {}
+            return None
         definitions += found[0]
+        quoted, decorated = quoted or found[2], decorated or found[3]
         unrun = _unrun_spans(file, index)
         for call in found[1]:
-            if any(start <= call.lineno <= end for start, end in unrun):
-                continue  # in a function or class the application never runs (``resnet101()`` nothing calls)
-            passed = _passed(call, parameters, defaults, (lambda argument, call=call: fold(call, argument))
-                             if here else literal)
-            if passed is None:
-                return {}
-            sites += 1
-            for parameter, value in passed.items():
-                values[parameter].add(UNKNOWN if value is UNKNOWN else (_sort(value), value))
-    if definitions != 1 or not sites:
+            if any(start <= call.lineno <= end for start, end in unrun) or (
+                    here and dead is not None and dead(call)):
+                unrun_sites += 1  # in code the application never runs (``resnet101()`` nothing calls)
+                continue
+            sites.append((call, here))
+    if definitions != 1 or (quoted and decorated):
+        return None  # a decorator may register it, and the string find it
+    return sites, unrun_sites
+
+
+def _constants(found, parameters: list[str], defaults: dict[str, object], fold,
+               keywords: ast.arg | None = None) -> dict[str, object]:
+    """The constants of ``parameters`` over the sites ``found``; ``NO_KEYWORDS`` for the ``**keywords``
+    parameter where no site passes a keyword that none of ``parameters`` takes."""
+    if not found or not found[0]:
         return {}
-    return {parameter: next(iter(found))[1] for parameter, found in values.items()
-            if len(found) == 1 and UNKNOWN not in found and type(next(iter(found))[1]) in _SWITCHES}
+    values: dict[str, set] = {parameter: set() for parameter in parameters}
+    extra = False
+    for call, here in found[0]:
+        value_of = (lambda argument, call=call: fold(call, argument)) if here else literal
+        passed = _passed(call, parameters, defaults, value_of)
+        if passed is None:
+            return {}
+        extra = extra or any(keyword.arg not in parameters for keyword in call.keywords if keyword.arg is not None)
+        for parameter, value in passed.items():
+            values[parameter].add(UNKNOWN if value is UNKNOWN else (_sort(value), value))
+    constants = {parameter: next(iter(found))[1] for parameter, found in values.items()
+                 if len(found) == 1 and UNKNOWN not in found and type(next(iter(found))[1]) in _SWITCHES}
+    if keywords is not None and not extra:
+        constants[keywords.arg] = NO_KEYWORDS
+    return constants
+
+
+def _forwarded_keywords(function: FunctionNode) -> ast.arg | None:
+    """The ``**kwargs`` parameter of ``function`` where its body only forwards it whole (``Net(**kwargs)``): a use
+    of it otherwise (``kwargs["mode"] = "x"``, ``kwargs.pop(...)``, a nested function) may fill it."""
+    keywords = function.args.kwarg
+    if keywords is None:
+        return None
+    forwarded = {id(keyword.value) for node in ast.walk(function) if isinstance(node, ast.Call)
+                 for keyword in node.keywords if keyword.arg is None}
+    for node in ast.walk(function):
+        if isinstance(node, ast.Name) and node.id == keywords.arg and id(node) not in forwarded:
+            return None
+        if node is not function and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            return None
+    return keywords
 
 
 def _sort(value) -> type:
@@ -103,9 +170,9 @@ def _signature(function: FunctionNode) -> tuple[list[str], dict[str, object]]:
 
 def _passed(call: ast.Call, parameters: list[str], defaults: dict[str, object], value_of) -> dict[str, object] | None:
     """What one site passes each parameter (``value_of`` each argument, UNKNOWN where not known); None where
-    ``*args``/``**kwargs`` hide it."""
+    ``*args``/``**kwargs`` hide it (but a ``**kwargs`` that holds no keyword at any call: ``NO_KEYWORDS``)."""
     if any(isinstance(argument, ast.Starred) for argument in call.args) or any(
-            keyword.arg is None for keyword in call.keywords):
+            keyword.arg is None and value_of(keyword.value) is not NO_KEYWORDS for keyword in call.keywords):
         return None
     passed: dict[str, object] = dict(zip(parameters, (value_of(argument) for argument in call.args)))
     for keyword in call.keywords:
@@ -115,27 +182,41 @@ def _passed(call: ast.Call, parameters: list[str], defaults: dict[str, object], 
             for parameter in parameters}
 
 
-def _sites_in(index: "_FileIndex | None", name: str, word: re.Pattern, defining) -> tuple[int, list[ast.Call]] | None:
-    """(definitions of ``name``, the calls of it) in one Python file (its ``index``); None where the file names it
-    in a way not understood (passed as a value, a base class, a string, imported under another name, not Python)."""
+def _sites_in(index: "_FileIndex | None", name: str, word: re.Pattern, defining, modules: frozenset[str],
+              follows: bool = False) -> tuple[int, list[ast.Call], bool, bool] | None:
+    """(definitions of ``name``, the calls of it, whether a string names it, whether a definition of it is
+    decorated) in one Python file (its ``index``); None where the file names it
+    in a way not understood (passed as a value, a base class, a string, imported under another name or from
+    another package, not Python). ``name`` read from a module of another package (``nn.Cell`` after ``import
+    mindspore.nn as nn``: the first name of the import is none of the application's ``modules``) is another class.
+    A string only compared (``args.net == "Net"``) or offered (``choices=["Net"]``) names it to nothing where the
+    application looks no name up as its text cannot follow (``follows``) and no decorator registers it."""
     if index is None or index.names is None:
         return None
     named = index.names.get(name, 0)
+    foreign = index.foreign_names(modules)
+    if name in foreign:
+        return None  # the file's own ``name`` is another package's class
+    understood = sum(root in foreign for attribute, root in index.qualified if attribute == name)
+    quoted = decorated = False
     for node in index.strings:
         if name in node.value and _names_code(node.value, name, word):
-            return None  # ``getattr(module, "Net")``, ``{"type": "Net"}``, ``eval("Net(3)")``
-    understood, definitions = 0, 0
+            if not follows or id(node) not in index.inert:
+                return None  # ``getattr(module, "Net")``, ``{"type": "Net"}``, ``eval("Net(3)")``
+            quoted = True
+    definitions = 0
     sites: list[ast.Call] = []
     for node in index.definitions:
         if isinstance(node, defining) and node.name == name:
             definitions += 1
+            decorated = decorated or bool(node.decorator_list)
             understood += 1
-        elif isinstance(node, ast.ClassDef) and any(_names(base, name) for base in node.bases):
-            found = _subclass_sites(node, name)
+        elif isinstance(node, ast.ClassDef) and any(_names(base, name, foreign) for base in node.bases):
+            found = _subclass_sites(node, name, foreign)
             if found is None:
                 return None  # built through a subclass whose construction the model does not follow
             sites.extend(found)
-            understood += 1 + sum(_names(call.func.value, name) for call in found)
+            understood += 1 + sum(_names(call.func.value, name, foreign) for call in found)
     for node in index.imports:
         for alias in node.names:
             if alias.name.rsplit(".", 1)[-1] == name:
@@ -144,7 +225,7 @@ def _sites_in(index: "_FileIndex | None", name: str, word: re.Pattern, defining)
                 understood += 1 + (alias.asname == name)
     for node in index.calls:
         callee = node.func
-        if _names(callee, name):
+        if _names(callee, name, foreign):
             sites.append(node)
             understood += 1
         elif isinstance(callee, ast.Name) and callee.id == "super" and node.args and isinstance(
@@ -153,7 +234,7 @@ def _sites_in(index: "_FileIndex | None", name: str, word: re.Pattern, defining)
     if named != understood:
         return None
     sites.sort(key=lambda call: (call.lineno, call.col_offset))
-    return definitions, sites
+    return definitions, sites, quoted, decorated
 
 
 def _unrun_spans(file: str, index: "_FileIndex") -> list[tuple[int, int]]:
@@ -169,7 +250,7 @@ class _FileIndex:
     """What ``_sites_in`` reads of one file, found in one pass for every name asked: how often each name is written
     (None: the text does not tokenize), its strings that are no docstring, its definitions, imports and calls."""
 
-    __slots__ = ("names", "strings", "definitions", "imports", "calls", "spans")
+    __slots__ = ("names", "strings", "definitions", "imports", "calls", "spans", "qualified", "_imported", "inert")
 
     def __init__(self, tree: ast.Module, text: str):
         try:
@@ -182,6 +263,9 @@ class _FileIndex:
         self.definitions: list[ast.AST] = []
         self.imports: list[ast.AST] = []
         self.calls: list[ast.Call] = []
+        self.qualified: list[tuple[str, str | None]] = []  # (attribute, the name its chain starts from)
+        self._imported: dict[str, str] | None = None
+        self.inert: set[int] = set()  # the strings only compared or offered as a command line's choices
         # (first line, last line, name) of each top-level function and class, decorators included
         self.spans = [(min([node.lineno, *(decorator.lineno for decorator in node.decorator_list)]),
                        node.end_lineno or node.lineno, node.name) for node in tree.body
@@ -200,19 +284,51 @@ class _FileIndex:
                 self.imports.append(node)
             elif isinstance(node, ast.Call):
                 self.calls.append(node)
+                self.inert.update(id(element) for keyword in node.keywords if keyword.arg == "choices" and isinstance(
+                    keyword.value, (ast.List, ast.Tuple, ast.Set)) for element in keyword.value.elts)
+            elif isinstance(node, ast.Compare):
+                self.inert.update(id(operand) for operand in (node.left, *node.comparators))
+            elif isinstance(node, ast.Attribute):
+                self.qualified.append((node.attr, _root(node)))
+
+    def foreign_names(self, modules: frozenset[str]) -> frozenset[str]:
+        """The names the file's absolute imports bind to what another package holds: the first name of the module
+        imported is none of ``modules`` (``nn`` of ``import mindspore.nn as nn``, ``Cell`` of ``from mindspore.nn
+        import Cell``)."""
+        if self._imported is None:
+            self._imported = {}
+            for node in self.imports:
+                if isinstance(node, ast.ImportFrom):
+                    if node.level or not node.module:
+                        continue  # a relative import: the application's own
+                    for alias in node.names:
+                        self._imported[alias.asname or alias.name] = node.module.split(".")[0]
+                else:
+                    for alias in node.names:
+                        self._imported[alias.asname or alias.name.split(".")[0]] = alias.name.split(".")[0]
+        return frozenset(bound for bound, module in self._imported.items() if module not in modules)
 
 
-def _names(expr: ast.AST, name: str) -> bool:
-    """``Net`` or ``model.Net``."""
-    return (isinstance(expr, ast.Name) and expr.id == name) or (isinstance(expr, ast.Attribute) and expr.attr == name)
+def _names(expr: ast.AST, name: str, foreign: frozenset[str] = frozenset()) -> bool:
+    """``Net`` or ``model.Net``, but for a chain that starts from a name imported from another package
+    (``foreign``: ``nn.Cell``)."""
+    return (isinstance(expr, ast.Name) and expr.id == name) or (
+        isinstance(expr, ast.Attribute) and expr.attr == name and _root(expr) not in foreign)
 
 
-def _subclass_sites(subclass: ast.ClassDef, name: str) -> list[ast.Call] | None:
+def _root(expr: ast.AST) -> str | None:
+    """The name a chain of attributes starts from (``nn`` of ``nn.layer.Cell``); None for another expression."""
+    while isinstance(expr, ast.Attribute):
+        expr = expr.value
+    return expr.id if isinstance(expr, ast.Name) else None
+
+
+def _subclass_sites(subclass: ast.ClassDef, name: str, foreign: frozenset[str]) -> list[ast.Call] | None:
     """The calls by which a subclass of ``name`` (its first base) builds its base: each ``super().__init__(...)``,
     ``super(Sub, self).__init__(...)`` or ``Net.__init__(self, ...)`` of its own ``__init__``, as a call of the
     class (``Net.__init__``'s instance left out); None where another base comes first, the subclass keeps the
     base's ``__init__`` (its own construction sites build the base), or names the base another way."""
-    if not _names(subclass.bases[0], name) or sum(_names(base, name) for base in subclass.bases) != 1:
+    if not _names(subclass.bases[0], name, foreign) or sum(_names(base, name, foreign) for base in subclass.bases) != 1:
         return None
     init = next((statement for statement in subclass.body if isinstance(statement, ast.FunctionDef)
                  and statement.name == "__init__"), None)
@@ -226,7 +342,7 @@ def _subclass_sites(subclass: ast.ClassDef, name: str) -> list[ast.Call] | None:
         if isinstance(receiver, ast.Call) and isinstance(receiver.func, ast.Name) and receiver.func.id == "super" and (
                 not receiver.args or (isinstance(receiver.args[0], ast.Name) and receiver.args[0].id == subclass.name)):
             sites.append(node)
-        elif _names(receiver, name) and node.args and not isinstance(node.args[0], ast.Starred):
+        elif _names(receiver, name, foreign) and node.args and not isinstance(node.args[0], ast.Starred):
             sites.append(ast.copy_location(ast.Call(func=node.func, args=node.args[1:], keywords=node.keywords), node))
     return sites
 

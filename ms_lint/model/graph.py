@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Iterator
 
 from ms_lint import mindspore_api as api
 from ms_lint.model.classes import ClassInfo
-from ms_lint.model.construction import function_constants
+from ms_lint.model.construction import function_constants, never_built
 from ms_lint.model.kinds import FunctionKinds, parameter_kinds_of_call
 from ms_lint.model.project import project_class_facts, project_function
 from ms_lint.model.syntax import (FunctionNode, NodeIndex, conditional_arms, decorator_callee, first_argument,
@@ -253,7 +253,10 @@ class GraphCode:
 
     def never_runs(self, node: ast.AST) -> bool:
         """Whether the application of the module never runs ``node``: it lies in a top-level class or function
-        the application never runs (``never_run``), or the application never runs the module at all."""
+        the application never runs (``never_run``), or in a top-level Cell class it never builds (every site that
+        builds it lies in code it never runs: ``construction.never_built``), or in a branch of a Cell's
+        ``__init__`` or a function of the module that no caller runs (``in_dead_branch``), or the application never
+        runs the module at all."""
         if self._unrun_lines is None:
             if self.settings.check_unrun:
                 self._unrun_lines = []
@@ -266,7 +269,24 @@ class GraphCode:
                      node.end_lineno or node.lineno) for node in self.tree.body
                     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name in unrun]
         line = getattr(node, "lineno", None)
-        return line is not None and any(start <= line <= end for start, end in self._unrun_lines)
+        if line is None:
+            return False
+        if any(start <= line <= end for start, end in self._unrun_lines):
+            return True
+        if self.settings.check_unrun or not self.path:
+            return False
+        if isinstance(node, ast.stmt | ast.expr):
+            folded = self._folded_around(node)
+            if folded is not None and folded.is_dead(node):
+                return True
+        around = next((statement for statement in self.tree.body if isinstance(statement, ast.ClassDef)
+                       and statement.lineno <= line <= (statement.end_lineno or statement.lineno)), None)
+        info = self.classes.get(around.name) if around is not None else None
+        if info is None or info.node is not around or not info.is_cell:
+            return False
+        if around.name not in self._unbuilt:
+            self._unbuilt[around.name] = never_built(self.path, around.name, self.tree, self.call_never_runs)
+        return self._unbuilt[around.name]
 
     def _mark_roots(self) -> None:
         """Give each graph function the roots that reach it (``compiled_by``)."""
@@ -954,7 +974,8 @@ class GraphCode:
         if owner is not None and function.name == "__init__" and owner.methods.get("__init__") is function:
             constants = owner.constructor_constants()
         elif owner is None and self.functions.get(function.name) is function and self.path:
-            constants = function_constants(self.path, function, self.tree, self.argument_constant)
+            constants = function_constants(self.path, function, self.tree, self.argument_constant,
+                                           self.call_never_runs)
         folded = None
         if constants is not None:
             folded = FunctionKinds(self, function, owner)
@@ -967,16 +988,27 @@ class GraphCode:
     def argument_constant(self, call: ast.Call, argument: ast.expr):
         """What an argument of a call of this module folds to: in a Cell's ``__init__`` or a function of the module,
         with what its callers pass (``self.res_base``, ``res_base``, ``drop_rate``); elsewhere only a literal."""
+        folded = self._folded_around(call)
+        return folded.constant(argument) if folded is not None else literal(argument)
+
+    def call_never_runs(self, call: ast.Call) -> bool:
+        """Whether a call of this module lies in a branch of a Cell's ``__init__`` or of a function of the module
+        that no caller runs (``if SE_layer: self.se = SE(c)`` where every construction passes
+        ``SE_layer=False``)."""
+        folded = self._folded_around(call)
+        return folded is not None and folded.is_dead(call)
+
+    def _folded_around(self, call: ast.stmt | ast.expr) -> FunctionKinds | None:
+        """The Cell's ``__init__`` or the function of the module whose lines hold ``call`` (or another node),
+        folded with what its callers pass (``_folded_by_callers``); None elsewhere."""
         for info in self.classes.values():
             init = info.methods.get("__init__")
             if init is not None and init.lineno <= call.lineno <= (init.end_lineno or init.lineno):
-                folded = self._folded_by_callers(init)
-                return folded.constant(argument) if folded is not None else literal(argument)
+                return self._folded_by_callers(init)
         for function in self.functions.values():
             if function.lineno <= call.lineno <= (function.end_lineno or function.lineno):
-                folded = self._folded_by_callers(function)
-                return folded.constant(argument) if folded is not None else literal(argument)
-        return literal(argument)
+                return self._folded_by_callers(function)
+        return None
 
     # -- eager code (PyNative) ----------------------------------------------------------------------------
 

@@ -11,7 +11,7 @@ from ms_lint import mindspore_api as api
 from ms_lint.model.classes import ClassInfo, UserType
 from ms_lint.model.ranks import Rank, least_rank
 from ms_lint.model.syntax import FunctionNode, first_argument, holds_line, is_static, last_line, self_attribute
-from ms_lint.model.scopes import ASSIGNMENT, PARAMETER
+from ms_lint.model.scopes import ASSIGNMENT, FUNCTION, PARAMETER
 from ms_lint.model.values import (BUILTIN_STATIC_CALLS, HOST, INDEX_BUILTINS, INDEX_FUNCTIONS, KIND_PASSING_BUILTINS,
                                   TENSOR, UNKNOWN, annotated_class, annotates_python_value, constant_value,
                                   flatten, join, literal, value_flows)
@@ -51,6 +51,7 @@ class FunctionKinds:
         self.parameter_values: dict[str, object] = {}
         self._dead: set[int] = set()  # ids of the nodes of branches MindSpore's parser drops
         self._folding: set[int] = set()  # bindings being folded (a guard against ``x = x``-style cycles)
+        self._loops: list[tuple[int, int]] | None = None  # (first line, last line) of each loop of the function
         self._live: dict[tuple[type, ...], list[ast.AST]] = {}  # types -> the nodes of those types compiled
         self._returned_data: set[int] | None = None
         self._host_copy_names: dict | None = None
@@ -92,6 +93,8 @@ class FunctionKinds:
         return constant_value(expr, self._constant_of)
 
     def _constant_of(self, expr: ast.AST):
+        if isinstance(expr, ast.Call):
+            return self._returned_constant(expr)
         if isinstance(expr, ast.Attribute):
             if self_attribute(expr, self.self_name) is not None and self.owner is not None:
                 return self.owner.constant_attribute(expr.attr)
@@ -100,18 +103,54 @@ class FunctionKinds:
         if binding is None:
             return UNKNOWN  # a builtin, or a name bound nowhere
         if binding.scope.node is self.node:
-            return self._local_constant(binding)
+            return self._local_constant(binding, expr)
         if len(binding.scope.bindings[expr.id]) == 1 and binding.kind == ASSIGNMENT and (
                 expr.id not in self.module.scopes.declared_global):
             return literal(binding.value)  # a module constant
         return UNKNOWN
 
-    def _local_constant(self, binding):
+    def _returned_constant(self, call: ast.Call):
+        """What a call of a function of the module folds to where its whole body returns one expression of its
+        parameters (``exists(mask)`` with ``def exists(val): return val is not None``), its arguments folded here
+        (MindSpore inlines the call and folds the test: ``tests/test_ground_truth_folded_arguments.py``)."""
+        func = call.func
+        if not isinstance(func, ast.Name) or any(isinstance(argument, ast.Starred) for argument in call.args) or any(
+                keyword.arg is None for keyword in call.keywords) or id(call) in self._folding:
+            return UNKNOWN
+        binding = self.module.scopes.binding(func)
+        if binding is None or binding.kind != FUNCTION or binding.scope.kind != "module" or len(
+                binding.scope.bindings[func.id]) != 1 or not isinstance(binding.value, ast.FunctionDef):
+            return UNKNOWN
+        function = binding.value
+        body = [statement for statement in function.body if not (
+            isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant))]  # (its docstring)
+        arguments = function.args
+        if function.decorator_list or len(body) != 1 or not isinstance(body[0], ast.Return) or body[0].value is None \
+                or arguments.vararg or arguments.kwarg or arguments.posonlyargs or arguments.kwonlyargs:
+            return UNKNOWN
+        names = [argument.arg for argument in arguments.args]
+        if len(call.args) > len(names) or any(keyword.arg not in names for keyword in call.keywords):
+            return UNKNOWN
+        given: dict[str, ast.expr] = dict(zip(names, call.args))
+        given.update((keyword.arg, keyword.value) for keyword in call.keywords)
+        defaults = dict(zip(names[len(names) - len(arguments.defaults):], arguments.defaults))
+        self._folding.add(id(call))
+        try:
+            values = {name: self.constant(given[name]) if name in given else literal(defaults[name])
+                      if name in defaults else UNKNOWN for name in names}
+        finally:
+            self._folding.discard(id(call))
+        return constant_value(body[0].value, lambda expr: values.get(expr.id, UNKNOWN)
+                              if isinstance(expr, ast.Name) else UNKNOWN)
+
+    def _local_constant(self, binding, use: ast.expr | None = None):
         """A parameter's one constant, or what a straight-line assignment of this function's body folds to:
         ``return_dict = return_dict if return_dict is not None else self.config.use_return_dict`` keeps the
-        parameter's constant. An assignment inside a branch or a loop, or any other binding, is not followed."""
+        parameter's constant. An assignment inside a branch or a loop, or any other binding, is not followed; but
+        one that comes after the ``use`` outside any loop around it cannot reach it (``if mask is not None: mask =
+        reshape(mask)``)."""
         if binding.kind == PARAMETER:
-            if not all(other is binding or self._straight_line(other)
+            if not all(other is binding or self._straight_line(other) or self._after(other, use)
                        for other in binding.scope.bindings[binding.name]):
                 return UNKNOWN  # reassigned in a branch or a loop: which value a use sees depends on the run
             values = self.parameter_values.get(binding.name, UNKNOWN)
@@ -123,6 +162,17 @@ class FunctionKinds:
             return self.constant(binding.value)
         finally:
             self._folding.discard(id(binding))
+
+    def _after(self, binding, use: ast.expr | None) -> bool:
+        """Whether ``binding`` comes after ``use`` in this function's text, and no loop of the function holds both:
+        no run binds it before the use reads."""
+        if use is None or not hasattr(use, "lineno") or binding.position <= (use.lineno, use.col_offset):
+            return False
+        loops = self._loops
+        if loops is None:
+            loops = self._loops = [(node.lineno, node.end_lineno or node.lineno) for node in ast.walk(self.node)
+                                   if isinstance(node, (ast.For, ast.AsyncFor, ast.While))]
+        return not any(start <= use.lineno <= end and start <= binding.position[0] <= end for start, end in loops)
 
     def _straight_line(self, binding) -> bool:
         """``name = value`` as a statement of this function's own body, outside any branch or loop."""

@@ -131,13 +131,13 @@ def literal(expr: ast.AST | None):
 
 def constant_value(expr: ast.AST, lookup) -> object:
     """The value of ``expr`` when MindSpore's parser can fold it to a constant, else UNKNOWN. ``lookup(node)`` gives
-    the constant a Name or ``self.<attribute>`` holds (or UNKNOWN); the rest is folded as Python would: ``not``,
+    the constant a Name, ``self.<attribute>`` or a call holds (or UNKNOWN); the rest is folded as Python would: ``not``,
     ``and``/``or``, comparisons and ``is None`` on constants."""
     value = literal(expr)
     if value is not UNKNOWN:
         return value
-    if isinstance(expr, (ast.Name, ast.Attribute)):
-        return lookup(expr)
+    if isinstance(expr, (ast.Name, ast.Attribute, ast.Call)):
+        return lookup(expr)  # (a call: UNKNOWN but where ``lookup`` folds it)
     if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
         operand = constant_value(expr.operand, lookup)
         return UNKNOWN if operand is UNKNOWN else not operand
