@@ -15,6 +15,7 @@ import re
 import tokenize
 from collections import Counter
 
+from ms_lint.model.configuration import argument_value
 from ms_lint.model.project import tree_of
 from ms_lint.model.syntax import FunctionNode
 from ms_lint.model.values import UNKNOWN, literal
@@ -49,37 +50,59 @@ def _constants(path: str, name: str, parameters: list[str], defaults: dict[str, 
                tree: ast.Module | None, fold) -> dict[str, object]:
     if not parameters:
         return {}
+    found = _sites(path, name, defining, tree)
+    if found is None or found[0] != 1 or not found[1]:
+        return {}
+    values: dict[str, set] = {parameter: set() for parameter in parameters}
+    for file, here, call, _ in found[1]:
+        passed = _passed(call, parameters, defaults, (lambda argument, call=call: fold(call, argument))
+                         if here else (lambda argument, file=file: argument_value(file, argument)))
+        if passed is None:
+            return {}
+        for parameter, value in passed.items():
+            values[parameter].add(UNKNOWN if value is UNKNOWN else (_sort(value), value))
+    return {parameter: next(iter(found))[1] for parameter, found in values.items()
+            if len(found) == 1 and UNKNOWN not in found and type(next(iter(found))[1]) in _SWITCHES}
+
+
+def construction_sites(path: str, name: str, defining) -> list[tuple[str, ast.Call, str | None]] | None:
+    """Every place the application builds the class (``defining``: ``ast.ClassDef``) or calls the function
+    ``name`` of the module at ``path``: (the file, the call, the top-level class or function of that file around
+    it, None at its top level), those in code the application never runs (``never_run``) left out; None where the
+    application names it in a way the model does not read (as for ``constructor_constants``)."""
+    found = _sites(path, name, defining, None)
+    if found is None or found[0] != 1:
+        return None
+    return [(file, call, around) for file, _, call, around in found[1]]
+
+
+def _sites(path: str, name: str, defining, tree: ast.Module | None):
+    """(how many definitions of ``name`` the application's files hold, [(file, whether it is the module at
+    ``path`` read with ``tree``, a call that builds it, the top-level definition around the call)]) for each
+    call in code the application runs; None where a file names it in a way not read."""
     files = files_naming(path, name)
     if not files:
-        return {}
+        return None
     word = re.compile(rf"\b{re.escape(name)}\b")
     own = os.path.abspath(path)
-    values: dict[str, set] = {parameter: set() for parameter in parameters}
-    definitions = sites = 0
+    definitions = 0
+    sites = []
     for file, text in files:
         if not file.endswith(".py"):
-            return {}  # a configuration or a script names it: built in ways the model does not read
+            return None  # a configuration or a script names it: built in ways the model does not read
         here = tree is not None and os.path.abspath(file) == own
         index = _index(file, text, tree if here else None)
         found = _sites_in(index, name, word, defining)
         if found is None:
-            return {}
+            return None
         definitions += found[0]
         unrun = _unrun_spans(file, index)
         for call in found[1]:
             if any(start <= call.lineno <= end for start, end in unrun):
                 continue  # in a function or class the application never runs (``resnet101()`` nothing calls)
-            passed = _passed(call, parameters, defaults, (lambda argument, call=call: fold(call, argument))
-                             if here else literal)
-            if passed is None:
-                return {}
-            sites += 1
-            for parameter, value in passed.items():
-                values[parameter].add(UNKNOWN if value is UNKNOWN else (_sort(value), value))
-    if definitions != 1 or not sites:
-        return {}
-    return {parameter: next(iter(found))[1] for parameter, found in values.items()
-            if len(found) == 1 and UNKNOWN not in found and type(next(iter(found))[1]) in _SWITCHES}
+            around = next((block for start, end, block in index.spans if start <= call.lineno <= end), None)
+            sites.append((file, here, call, around))
+    return definitions, sites
 
 
 def _sort(value) -> type:
@@ -200,6 +223,10 @@ class _FileIndex:
                 self.imports.append(node)
             elif isinstance(node, ast.Call):
                 self.calls.append(node)
+                if isinstance(node.func, ast.Attribute) and node.func.attr == "join" and isinstance(
+                        node.func.value, ast.Constant):  # ``"_".join(["TSM", ...])``: pieces of a text, no code
+                    docstrings.update(id(piece) for argument in node.args if isinstance(argument, (ast.List, ast.Tuple))
+                                      for piece in argument.elts)
 
 
 def _names(expr: ast.AST, name: str) -> bool:

@@ -9,9 +9,10 @@ from typing import TYPE_CHECKING, Iterator
 
 from ms_lint import mindspore_api as api
 from ms_lint.model.classes import ClassInfo
-from ms_lint.model.construction import function_constants
+from ms_lint.model.configuration import configuration_key, reads_configuration
+from ms_lint.model.construction import construction_sites, function_constants
 from ms_lint.model.kinds import FunctionKinds, parameter_kinds_of_call
-from ms_lint.model.project import project_class_facts, project_function
+from ms_lint.model.project import answer, project_class_facts, project_function
 from ms_lint.model.syntax import (FunctionNode, NodeIndex, decorator_callee, first_argument, is_classmethod, is_static,
                                   parameter_defaults, parameter_names, self_attribute)
 from ms_lint.model.scopes import PARAMETER
@@ -30,6 +31,7 @@ _UNBOUND = object()  # a sub-cell not looked up yet
 # looks; a function looked at more often has values that swing, and takes unknown values from then on.
 _LOOKS_BEFORE_UNKNOWN = 8
 _MAX_LOOKS = 32  # a last guard
+_MAX_DEAD_DEPTH = 6  # how many definitions deep a class built only in another one never built is followed
 
 
 class GraphFunction(FunctionKinds):
@@ -266,7 +268,71 @@ class GraphCode:
                      node.end_lineno or node.lineno) for node in self.tree.body
                     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name in unrun]
         line = getattr(node, "lineno", None)
-        return line is not None and any(start <= line <= end for start, end in self._unrun_lines)
+        if line is None or any(start <= line <= end for start, end in self._unrun_lines):
+            return line is not None
+        if self.settings.check_unrun:
+            return False
+        top = next((block for block in self.tree.body if isinstance(block, (ast.FunctionDef, ast.AsyncFunctionDef,
+                    ast.ClassDef)) and block.lineno <= line <= (block.end_lineno or block.lineno)), None)
+        return top is not None and self.built_only_in_dead_code(top.name)
+
+    def built_only_in_dead_code(self, name: str, depth: int = 0) -> bool:
+        """Whether every place the application builds the top-level class or calls the top-level function ``name``
+        of this module (``construction_sites``) lies in code no run of it reaches: a branch no run takes
+        (``in_dead_branch``: ``if self.non_local:`` that every construction leaves False, ``if
+        config.temporal_pool:`` that every configuration sets False), or a top-level class or function of its file
+        that is itself built only there (followed ``_MAX_DEAD_DEPTH`` deep). False where a site is not read, where
+        none is found (``never_run`` answers for those) and for a library's module."""
+        known = self._dead_built.get((name, depth))
+        if known is None:
+            self._dead_built[(name, depth)] = False  # (a guard: a class built only inside itself)
+            known = self._dead_built[(name, depth)] = self._built_only_in_dead_code(name, depth)
+        return known
+
+    def _built_only_in_dead_code(self, name: str, depth: int) -> bool:
+        definition = next((node for node in self.tree.body if isinstance(
+            node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name), None)
+        if definition is None or depth > _MAX_DEAD_DEPTH or not self.path:
+            return False
+        defining = ast.ClassDef if isinstance(definition, ast.ClassDef) else (ast.FunctionDef, ast.AsyncFunctionDef)
+        sites = construction_sites(self.path, name, defining)
+        if not sites:
+            return False
+        own = os.path.abspath(self.path)
+        for file, call, around in sites:
+            if around is None or around == name:
+                return False  # at the top level of its file (not followed), or inside the definition itself
+            position = (call.lineno, call.col_offset)
+            if os.path.abspath(file) == own:
+                dead = self.dead_call(position, around, depth + 1)
+            else:
+                dead = answer("built only in dead code", file, self.settings,
+                              (*position, around or "", depth + 1, configuration_key(file)),
+                              lambda facts, position=position, around=around: facts is not None and facts.dead_call(
+                                  position, around, depth + 1))
+            if not dead:
+                return False
+        return True
+
+    def dead_call(self, position: tuple[int, int], around: str | None, depth: int) -> bool:
+        """Whether the call at ``position`` (line, column) of this module, in its top-level definition ``around``,
+        lies in code no run reaches: a dead branch of the function around it, or a definition built only there."""
+        block = next((node for node in self.tree.body if isinstance(
+            node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == around), None)
+        if block is None:
+            return False
+        if self.built_only_in_dead_code(around, depth):
+            return True
+        function, call = None, None
+        stack: list[tuple[ast.AST, FunctionNode | None]] = [(block, None)]
+        while stack and call is None:
+            node, inside = stack.pop()
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                inside = node
+            if isinstance(node, ast.Call) and (node.lineno, node.col_offset) == position:
+                function, call = inside, node
+            stack.extend((child, inside) for child in ast.iter_child_nodes(node))
+        return call is not None and self.in_dead_branch(call, function)
 
     def _mark_roots(self) -> None:
         """Give each graph function the roots that reach it (``compiled_by``)."""
@@ -929,11 +995,13 @@ class GraphCode:
             constants = owner.constructor_constants()
         elif owner is None and self.functions.get(function.name) is function and self.path:
             constants = function_constants(self.path, function, self.tree, self.argument_constant)
+        elif owner is not None and function.name != "__init__":
+            constants = {}  # another method: what its instance's attributes hold decides (``if self.non_local:``)
         folded = None
         if constants is not None:
             folded = FunctionKinds(self, function, owner)
             folded.parameter_values = {name: frozenset({(type(value), value)}) for name, value in constants.items()}
-            if constants:
+            if constants or reads_configuration(function) or function.name != "__init__" and owner is not None:
                 folded.find_dead_code()
         self._constructors[key] = folded
         return folded
