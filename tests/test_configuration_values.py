@@ -137,8 +137,8 @@ def test_the_same_code_with_the_switches_on_keeps_its_branches(tmp_path):
 
 
 def test_one_configuration_that_turns_a_switch_on_keeps_its_branch(tmp_path):
-    model = application(tmp_path / "app", {"a.yaml": OFF, "big.yaml": OFF.replace("non_local: False",
-                                                                                   "non_local: True")})
+    big = OFF.replace("non_local: False", "non_local: True")
+    model = application(tmp_path / "app", {"a.yaml": OFF, "big.yaml": big})
     assert value(model, "config.non_local") is UNKNOWN
     assert values(model, "config.non_local") == {False, True}
     assert found(model) == [NON_LOCAL_LINE]
@@ -192,8 +192,8 @@ def test_code_that_sets_the_key_leaves_it_unknown(tmp_path, code):
 
 
 def test_an_attribute_a_cell_sets_on_itself_is_no_configuration_write(tmp_path):
-    model = application(tmp_path / "app", files={"blocks.py": "class Block:\n    def __init__(me, non_local):\n"
-                                                       "        me.non_local = non_local\n"})
+    block = "class Block:\n    def __init__(me, non_local):\n        me.non_local = non_local\n"
+    model = application(tmp_path / "app", files={"blocks.py": block})
     assert value(model, "config.non_local") is False
 
 
