@@ -17,6 +17,7 @@ sources of one application are read once per process, each key looked up once.""
 from __future__ import annotations
 
 import ast
+import bisect
 import json
 import os
 import re
@@ -35,6 +36,14 @@ _MAX_JSON = 1_000_000  # characters of a JSON file parsed (larger ones hold data
 _SETTINGS = (".sh", ".yaml", ".yml", ".json")  # the files besides Python ones that set a key
 _ADD_ARGUMENT = re.compile(r"\badd_argument\s*\(")
 _AUGMENTED = r"(?:[-+*/%&|^@]|//|\*\*|>>|<<)?="
+_SCRIPT_OPTION = re.compile(r"--([A-Za-z_][\w-]*)")
+_SCRIPT_SETTING = re.compile(r"\b([A-Za-z_]\w*)=")
+_ASSIGNED = re.compile(rf"(\w+)\s*\.\s*([A-Za-z_]\w*)\s*{_AUGMENTED}(?!=)")  # ``args.key = ...``
+_SPELLED = re.compile(r"[\"']([A-Za-z_]\w*)[\"']\s*[:,\]]")  # a dictionary's key, an argument, a subscript
+_DASHED = re.compile(r"[\"']--([A-Za-z_][\w-]*)")
+_SET_DEFAULTS = re.compile(r"set_defaults\(([^)]*)\)")
+_KEYWORD = re.compile(r"\b([A-Za-z_]\w*)\s*(?::[^=\n]*)?=(?!=)")
+_SETTINGS_CLASS = re.compile(r"^\s*class\s+\w*(?:Config|Cfg|Args|Options|Settings)\b", re.MULTILINE)
 
 
 class _Sources:
@@ -51,6 +60,7 @@ class _Sources:
         self.python: list[tuple[str, str]] = []  # (file, text) of the other Python files
         self.scripts: list[str] = []  # the texts of the shell scripts
         self.answers: dict[tuple[str, ...], frozenset | object] = {}
+        self._set_elsewhere: frozenset[str] | None = None  # the keys a run may set otherwise (``_overridden``)
         for file in files:
             text = read_text(file)
             if text is None:
@@ -67,7 +77,8 @@ class _Sources:
                     self.modules.append((file, _assignments(text)))
                 else:
                     self.python.append((file, text))
-        self.arguments = [call for _, text in self.python if "add_argument" in text for call in _argparse_calls(text)]
+        self.spans = {file: _argparse_calls(text) for file, text in self.python}  # their ``add_argument`` calls
+        self.arguments = [call for spans in self.spans.values() for _, _, call in spans if call is not None]
         digest = zlib.crc32(b"")
         for file in files:
             if file.endswith(_SETTINGS) or file.endswith(".py"):
@@ -100,7 +111,6 @@ class _Sources:
 
     def _values(self, keys: tuple[str, ...]):
         key = keys[-1]
-        word = re.compile(rf"\b{re.escape(key)}\b")
         values: set = set()
         defined = False
         for _, document in self.settings:
@@ -136,7 +146,7 @@ class _Sources:
                 choices = option_choices if choices is None else choices & option_choices
         if not defined:
             return UNKNOWN
-        if self._overridden(key, word):
+        if self._overridden(key):
             if choices is None:
                 return UNKNOWN
             values |= {(_sort(choice), choice) for choice in choices}  # argparse refuses any other
@@ -144,31 +154,33 @@ class _Sources:
             return UNKNOWN  # a default outside its own choices: not what a run is refused for, left alone
         return frozenset(values)
 
-    def _overridden(self, key: str, word: re.Pattern) -> bool:
+    def _overridden(self, key: str) -> bool:
         """Whether a run may set ``key`` some other way: a shell script passes it, Python code passes it as an
         option or assigns it, or a dictionary or a class of settings in Python spells it."""
-        option = re.compile(rf"--{re.escape(key).replace('_', '[-_]')}\b|\b{re.escape(key)}=")
-        if any(option.search(text) for text in self.scripts):
-            return True
-        assignment = re.compile(rf"(\w+)\s*\.\s*{re.escape(key)}\s*{_AUGMENTED}(?!=)")
-        spelled = re.compile(rf"[\"']{re.escape(key)}[\"']\s*[:,\]]")  # a key, an argument, a subscript
-        dashed = re.compile(rf"[\"']--{re.escape(key).replace('_', '[-_]')}\b")
-        for _, text in self.python:
-            if key not in text:
-                continue
-            if any(match.group(1) in CONFIGURATION_NAMES for match in assignment.finditer(text)):
-                return True  # ``args.key = ...``, ``self.config.key += 1``
-            if spelled.search(text) and not all(_in_argument_call(text, match.start())
-                                                for match in spelled.finditer(text)):
-                return True  # ``setattr(args, "key", ...)``, ``{"key": ...}``, ``cfg["key"] = ...``
-            if len(dashed.findall(text)) > sum(1 for _ in _add_arguments_naming(text, dashed)):
-                return True  # ``subprocess.run([..., "--key", ...])``
-            if "set_defaults" in text and re.search(rf"set_defaults\([^)]*\b{re.escape(key)}\s*=", text):
-                return True
-            if re.search(r"^\s*class\s+\w*(?:Config|Cfg|Args|Options|Settings)\b", text, re.MULTILINE) and word.search(
-                    text) and re.search(rf"\b{re.escape(key)}\s*(?::[^=\n]*)?=(?!=)", text):
-                return True  # a class of settings with a field of that name, built in code
-        return False
+        if self._set_elsewhere is None:
+            self._set_elsewhere = self._keys_set_elsewhere()
+        return key in self._set_elsewhere
+
+    def _keys_set_elsewhere(self) -> frozenset[str]:
+        """The keys ``_overridden`` finds, all read in one pass over the application's texts."""
+        found: set[str] = set()
+        for text in self.scripts:  # ``--key value``, ``--key=value``, ``--options key=value``
+            found.update(match.replace("-", "_") for match in _SCRIPT_OPTION.findall(text))
+            found.update(_SCRIPT_SETTING.findall(text))
+        for file, text in self.python:
+            spans = self.spans[file]
+            found.update(key for receiver, key in _ASSIGNED.findall(text) if receiver in CONFIGURATION_NAMES)
+            for match in _SPELLED.finditer(text):  # ``setattr(args, "key", ...)``, ``{"key": ...}``, ``cfg["key"]``
+                if _outside(spans, match.start()):
+                    found.add(match.group(1))
+            for match in _DASHED.finditer(text):  # ``subprocess.run([..., "--key", ...])``
+                if _outside(spans, match.start()):
+                    found.add(match.group(1).replace("-", "_"))
+            for match in _SET_DEFAULTS.finditer(text):
+                found.update(_KEYWORD.findall(match.group(1)))
+            if _SETTINGS_CLASS.search(text):
+                found.update(_KEYWORD.findall(text))  # a class of settings with a field of that name
+        return frozenset(found)
 
 
 _UNREADABLE = object()  # a configuration file that could not be parsed
@@ -234,18 +246,16 @@ def _assignments(text: str) -> dict[str, ast.expr] | None:
     return found
 
 
-def _argparse_calls(text: str) -> list[ast.Call]:
-    calls = []
-    for match in _ADD_ARGUMENT.finditer(text):
-        call = _call_at(text, match.start())
-        if call is not None:
-            calls.append(call)
-    return calls
+def _argparse_calls(text: str) -> list[tuple[int, int, ast.Call | None]]:
+    """(where it starts, where it ends, the call parsed or None) of each ``add_argument(...)`` of ``text``."""
+    return [_call_at(text, match.start()) for match in _ADD_ARGUMENT.finditer(text)] if "add_argument" in text else []
 
 
-def _call_at(text: str, start: int) -> ast.Call | None:
-    """The call that starts at ``start`` in ``text`` (``add_argument(...)``), parsed; None where it does not."""
-    depth, quote, position = 0, "", text.index("(", start)
+def _call_at(text: str, start: int) -> tuple[int, int, ast.Call | None]:
+    """The call that starts at ``start`` in ``text`` (``add_argument(...)``): its span, and the call parsed (None
+    where it does not parse)."""
+    depth, quote, opening = 0, "", text.index("(", start)
+    position = opening
     end = min(len(text), position + 4000)
     while position < end:
         character = text[position]
@@ -268,12 +278,12 @@ def _call_at(text: str, start: int) -> ast.Call | None:
             depth -= 1
             if depth == 0:
                 try:
-                    node = ast.parse("add_argument" + text[text.index("(", start):position + 1], mode="eval").body
+                    node = ast.parse("add_argument" + text[opening:position + 1], mode="eval").body
                 except (SyntaxError, ValueError):
-                    return None
-                return node if isinstance(node, ast.Call) else None
+                    return start, position + 1, None
+                return start, position + 1, node if isinstance(node, ast.Call) else None
         position += 1
-    return None
+    return start, end, None
 
 
 def _destinations(call: ast.Call) -> set[str]:
@@ -318,17 +328,10 @@ def _option(call: ast.Call):
     return default, choices
 
 
-def _in_argument_call(text: str, position: int) -> bool:
-    """Whether ``position`` of ``text`` lies inside an ``add_argument(...)`` call (its option's name or ``dest``)."""
-    start = text.rfind("add_argument", 0, position)
-    return start >= 0 and "\n\n" not in text[start:position] and text.count("(", start, position) > text.count(
-        ")", start, position)
-
-
-def _add_arguments_naming(text: str, dashed: re.Pattern):
-    for match in dashed.finditer(text):
-        if _in_argument_call(text, match.start()):
-            yield match
+def _outside(spans: list[tuple[int, int, ast.Call | None]], position: int) -> bool:
+    """Whether ``position`` lies outside each of the ``add_argument(...)`` calls ``spans`` (in order)."""
+    at = bisect.bisect_right(spans, (position, 1 << 62)) - 1
+    return at < 0 or spans[at][1] <= position
 
 
 def _sort(value) -> type:

@@ -331,7 +331,8 @@ class GraphCode:
                 inside = node
             if isinstance(node, ast.Call) and (node.lineno, node.col_offset) == position:
                 function, call = inside, node
-            stack.extend((child, inside) for child in ast.iter_child_nodes(node))
+            stack.extend((child, inside) for child in ast.iter_child_nodes(node) if getattr(child, "lineno", 0) <= (
+                position[0]) <= (getattr(child, "end_lineno", None) or 1 << 62))  # (only what holds its line)
         return call is not None and self.in_dead_branch(call, function)
 
     def _mark_roots(self) -> None:
