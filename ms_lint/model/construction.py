@@ -41,7 +41,8 @@ def constructor_constants(path: str, name: str, init: FunctionNode, tree: ast.Mo
 def function_constants(path: str, function: FunctionNode, tree: ast.Module, fold) -> dict[str, object]:
     """The same for a function of the module at ``path`` (``tree``): the constant every call of it in the
     application passes each parameter; ``fold(call, argument)`` gives what an argument of a call in this module
-    folds to (``_bn(64, self.res_base)`` in an ``__init__``), the other modules' arguments are read as literals."""
+    folds to (``_bn(64, self.res_base)`` in an ``__init__``), the other modules' arguments are read as literals and
+    configuration attributes (``Net(non_local=config.non_local)``: ``configuration.argument_value``)."""
     parameters, defaults = _signature(function)
     return _constants(path, function.name, parameters, defaults, (ast.FunctionDef, ast.AsyncFunctionDef), tree, fold)
 

@@ -974,7 +974,9 @@ class GraphCode:
         ``__init__``), or in a branch of a Cell's ``__init__`` that no construction of the Cell runs (``if
         batch_norm:`` where every site that builds it passes ``batch_norm=False``: ``constructor_constants``), or of
         a function of the module no call runs (``_bn(channel, res_base=False)`` that every ``__init__`` calls with
-        ``self.res_base`` holding ``False``: ``function_constants``)."""
+        ``self.res_base`` holding ``False``: ``function_constants``), or of another method by what its instance's
+        attributes hold (``if self.non_local:``); a configuration attribute every run holds folds in each
+        (``if config.temporal_pool:``: ``configuration.configured_value``)."""
         if function is None:
             return False
         graph = self._graph_by_node.get(id(function))
