@@ -29,7 +29,7 @@ from ms_lint.target import CONFIG_FOLDERS, application_sources, read_text
 # The names an application gives its configuration object (``config = get_config()``, ``args = parser.parse_args()``,
 # ``args = config``), as a variable or as an attribute of the instance (``self.config``).
 CONFIGURATION_NAMES = frozenset({"config", "cfg", "args", "opt", "opts", "conf", "args_opt", "hparams", "cfgs",
-                                 "configs", "flags", "FLAGS", "arguments"})
+                                 "configs"})
 _SCALARS = (bool, int, float, str, type(None))
 _MAX_KEYS = 8  # the longest chain of keys read (``config.model.backbone.x``)
 _MAX_JSON = 1_000_000  # characters of a JSON file parsed (larger ones hold data, not settings)
