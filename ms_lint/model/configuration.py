@@ -46,6 +46,13 @@ _KEYWORD = re.compile(r"\b([A-Za-z_]\w*)\s*(?::[^=\n]*)?=(?!=)")
 _SETTINGS_CLASS = re.compile(r"^\s*class\s+\w*(?:Config|Cfg|Args|Options|Settings)\b", re.MULTILINE)
 
 
+def value_sort(value) -> type:
+    """What two places that give a switch must agree on besides its value: its type, where an int and a float of
+    one value are one number (``drop=0`` and the default ``drop=0.`` decide every comparison alike), and ``False``
+    is no ``0``."""
+    return float if type(value) is int else type(value)
+
+
 class _Sources:
     """The configuration sources of one application, each read once: the files' texts by kind, the first
     document of each YAML and JSON file (or ``_UNREADABLE``), the top-level assignments of its Python
@@ -121,7 +128,7 @@ class _Sources:
                 continue
             if found is UNKNOWN or type(found) not in _SCALARS:
                 return UNKNOWN
-            values.add((_sort(found), found))
+            values.add((value_sort(found), found))
             defined = True
         for _, assigned in self.modules:
             if assigned is None:
@@ -130,7 +137,7 @@ class _Sources:
                 value = literal(assigned[key]) if len(keys) == 1 else UNKNOWN
                 if value is UNKNOWN or type(value) not in _SCALARS:
                     return UNKNOWN
-                values.add((_sort(value), value))
+                values.add((value_sort(value), value))
                 defined = True
         choices = self.choices.get(key) if len(keys) == 1 else None
         for call in self.arguments:
@@ -140,7 +147,7 @@ class _Sources:
             if option is UNKNOWN:
                 return UNKNOWN
             default, option_choices = option
-            values.add((_sort(default), default))
+            values.add((value_sort(default), default))
             defined = True
             if option_choices is not None:
                 choices = option_choices if choices is None else choices & option_choices
@@ -149,7 +156,7 @@ class _Sources:
         if self._overridden(key):
             if choices is None:
                 return UNKNOWN
-            values |= {(_sort(choice), choice) for choice in choices}  # argparse refuses any other
+            values |= {(value_sort(choice), choice) for choice in choices}  # argparse refuses any other
         elif choices is not None and not all(value in choices for _, value in values):
             return UNKNOWN  # a default outside its own choices: not what a run is refused for, left alone
         return frozenset(values)
@@ -332,11 +339,6 @@ def _outside(spans: list[tuple[int, int, ast.Call | None]], position: int) -> bo
     """Whether ``position`` lies outside each of the ``add_argument(...)`` calls ``spans`` (in order)."""
     at = bisect.bisect_right(spans, (position, 1 << 62)) - 1
     return at < 0 or spans[at][1] <= position
-
-
-def _sort(value) -> type:
-    """What two sources must agree on besides the value: ``0`` and ``0.`` are one number, ``False`` is no ``0``."""
-    return float if type(value) is int else type(value)
 
 
 _applications: dict[str, _Sources] = {}

@@ -15,7 +15,7 @@ import re
 import tokenize
 from collections import Counter
 
-from ms_lint.model.configuration import argument_value
+from ms_lint.model.configuration import argument_value, value_sort
 from ms_lint.model.project import tree_of
 from ms_lint.model.syntax import FunctionNode
 from ms_lint.model.values import UNKNOWN, literal
@@ -61,7 +61,7 @@ def _constants(path: str, name: str, parameters: list[str], defaults: dict[str, 
         if passed is None:
             return {}
         for parameter, value in passed.items():
-            values[parameter].add(UNKNOWN if value is UNKNOWN else (_sort(value), value))
+            values[parameter].add(UNKNOWN if value is UNKNOWN else (value_sort(value), value))
     return {parameter: next(iter(found))[1] for parameter, found in values.items()
             if len(found) == 1 and UNKNOWN not in found and type(next(iter(found))[1]) in _SWITCHES}
 
@@ -104,12 +104,6 @@ def _sites(path: str, name: str, defining, tree: ast.Module | None):
             around = next((block for start, end, block in index.spans if start <= call.lineno <= end), None)
             sites.append((file, here, call, around))
     return definitions, sites
-
-
-def _sort(value) -> type:
-    """What two sites must agree on besides the value: its type, where an int and a float of one value are one
-    number (``drop=0`` and the default ``drop=0.`` decide every comparison alike), and ``False`` is no ``0``."""
-    return float if type(value) is int else type(value)
 
 
 def _signature(function: FunctionNode) -> tuple[list[str], dict[str, object]]:
