@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from ms_lint.engine import check_file
-from ms_lint.model.configuration import configuration_keys, configured_value, configured_values
+from ms_lint.model.configuration import configuration_key, configuration_keys, configured_value, configured_values
 from ms_lint.model.values import UNKNOWN
 from ms_lint.settings import Settings
 from ms_lint.target import forget_projects
@@ -334,3 +334,13 @@ def test_a_factory_an_entry_calls_only_under_a_switch_builds_nothing(tmp_path, s
                         train)
     model.write_text(BUILT.replace("            if self.non_local:", "            if self.non_local and False:"))
     assert sorted(finding.line for finding in check_file(str(model), Settings(), ["MS201"])) == lines
+
+
+def test_a_result_cache_checks_the_module_again_when_a_configuration_changes(tmp_path):
+    model = application(tmp_path / "app")
+    before = configuration_key(str(model))
+    assert before and configuration_key(str(model)) == before
+    (tmp_path / "app" / "config" / "a.yaml").write_text(OFF.replace("non_local: False", "non_local: True"))
+    forget_projects()
+    assert configuration_key(str(model)) != before
+    assert value(model, "config.non_local") is True
