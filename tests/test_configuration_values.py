@@ -191,9 +191,13 @@ def test_code_that_sets_the_key_leaves_it_unknown(tmp_path, code):
     assert found(model) == [NON_LOCAL_LINE]
 
 
-def test_an_attribute_a_cell_sets_on_itself_is_no_configuration_write(tmp_path):
-    block = "class Block:\n    def __init__(me, non_local):\n        me.non_local = non_local\n"
-    model = application(tmp_path / "app", files={"blocks.py": block})
+@pytest.mark.parametrize("code", [
+    "class Block:\n    def __init__(me, non_local):\n        me.non_local = non_local\n",  # its own attribute
+    '"""non_local"""\n\n\ndef non_local(x):\n    return x\n',  # a docstring, a function of that name
+    "parser.add_argument('--non_local', dest='non_local', default=False)\n",  # an option with that default
+])
+def test_code_that_only_names_the_key_leaves_it_known(tmp_path, code):
+    model = application(tmp_path / "app", files={"blocks.py": code})
     assert value(model, "config.non_local") is False
 
 

@@ -36,13 +36,12 @@ _MAX_JSON = 1_000_000  # characters of a JSON file parsed (larger ones hold data
 _SETTINGS = (".sh", ".yaml", ".yml", ".json")  # the files besides Python ones that set a key
 _ADD_ARGUMENT = re.compile(r"\badd_argument\s*\(")
 _AUGMENTED = r"(?:[-+*/%&|^@]|//|\*\*|>>|<<)?="
-_SCRIPT_OPTION = re.compile(r"--([A-Za-z_][\w-]*)")
-_SCRIPT_SETTING = re.compile(r"\b([A-Za-z_]\w*)=")
-_ASSIGNED = re.compile(rf"(\w+)\s*\.\s*([A-Za-z_]\w*)\s*{_AUGMENTED}(?!=)")  # ``args.key = ...``
-_SPELLED = re.compile(r"[\"']([A-Za-z_]\w*)[\"']\s*[:,\]]")  # a dictionary's key, an argument, a subscript
-_DASHED = re.compile(r"[\"']--([A-Za-z_][\w-]*)")
-_SET_DEFAULTS = re.compile(r"set_defaults\(([^)]*)\)")
-_KEYWORD = re.compile(r"\b([A-Za-z_]\w*)\s*(?::[^=\n]*)?=(?!=)")
+_RECEIVER = re.compile(r"(\w+)\s*\.\s*$")  # what stands before ``.key``
+_WRITE = re.compile(rf"\s*{_AUGMENTED}(?!=)")  # an assignment after ``.key``
+_QUOTED = re.compile(r"[\"']$")
+_CLOSED = re.compile(r"[\"']\s*[:,\]]")  # a dictionary's key, an argument, a subscript
+_KEYWORD = re.compile(r"\s*(?::[^=\n]*)?=(?!=)")
+_IN_SET_DEFAULTS = re.compile(r"set_defaults\([^)]*$")
 _SETTINGS_CLASS = re.compile(r"^\s*class\s+\w*(?:Config|Cfg|Args|Options|Settings)\b", re.MULTILINE)
 
 
@@ -67,7 +66,6 @@ class _Sources:
         self.python: list[tuple[str, str]] = []  # (file, text) of the other Python files
         self.scripts: list[str] = []  # the texts of the shell scripts
         self.answers: dict[tuple[str, ...], frozenset | object] = {}
-        self._set_elsewhere: frozenset[str] | None = None  # the keys a run may set otherwise (``_overridden``)
         for file in files:
             text = read_text(file)
             if text is None:
@@ -85,7 +83,11 @@ class _Sources:
                 else:
                     self.python.append((file, text))
         self.spans = {file: _argparse_calls(text) for file, text in self.python}  # their ``add_argument`` calls
-        self.arguments = [call for spans in self.spans.values() for _, _, call in spans if call is not None]
+        self.options: dict[str, list[ast.Call]] = {}  # key -> the ``add_argument`` calls that set it
+        for spans in self.spans.values():
+            for _, _, call in spans:
+                for key in _destinations(call) if call is not None else ():
+                    self.options.setdefault(key, []).append(call)
         digest = zlib.crc32(b"")
         for file in files:
             if file.endswith(_SETTINGS) or file.endswith(".py"):
@@ -99,7 +101,7 @@ class _Sources:
             self.settings.append((file, _UNREADABLE))
             return
         try:
-            documents = list(yaml.safe_load_all(text))
+            documents = list(yaml.load_all(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)))
         except Exception:  # noqa: BLE001 - any file the parser refuses is one whose settings are not known
             self.settings.append((file, _UNREADABLE))
             return
@@ -140,9 +142,7 @@ class _Sources:
                 values.add((value_sort(value), value))
                 defined = True
         choices = self.choices.get(key) if len(keys) == 1 else None
-        for call in self.arguments:
-            if len(keys) != 1 or key not in _destinations(call):
-                continue
+        for call in self.options.get(key, ()) if len(keys) == 1 else ():
             option = _option(call)
             if option is UNKNOWN:
                 return UNKNOWN
@@ -162,32 +162,33 @@ class _Sources:
         return frozenset(values)
 
     def _overridden(self, key: str) -> bool:
-        """Whether a run may set ``key`` some other way: a shell script passes it, Python code passes it as an
-        option or assigns it, or a dictionary or a class of settings in Python spells it."""
-        if self._set_elsewhere is None:
-            self._set_elsewhere = self._keys_set_elsewhere()
-        return key in self._set_elsewhere
-
-    def _keys_set_elsewhere(self) -> frozenset[str]:
-        """The keys ``_overridden`` finds, all read in one pass over the application's texts."""
-        found: set[str] = set()
-        for text in self.scripts:  # ``--key value``, ``--key=value``, ``--options key=value``
-            found.update(match.replace("-", "_") for match in _SCRIPT_OPTION.findall(text))
-            found.update(_SCRIPT_SETTING.findall(text))
+        """Whether a run may set ``key`` some other way: a shell script passes it (``--key value``, ``--options
+        key=value``), Python code passes it as an option or assigns it (``args.key = ...``, ``setattr(args, "key",
+        ...)``), or a dictionary, a subscript, ``set_defaults`` or a class of settings in Python spells it. Each
+        place the texts write the key is read by what stands around it."""
+        dashed = key.replace("_", "-")
+        words = re.compile(rf"(?<!\w){re.escape(key)}(?![\w-])" if dashed == key else
+                           rf"(?<!\w)(?:{re.escape(key)}|{re.escape(dashed)})(?![\w-])")
+        for text in self.scripts:
+            if key in text or dashed in text:
+                for match in words.finditer(text):
+                    if text.endswith("--", 0, match.start()) or text.startswith("=", match.end()):
+                        return True  # ``--key``, ``key=value``
         for file, text in self.python:
-            spans = self.spans[file]
-            found.update(key for receiver, key in _ASSIGNED.findall(text) if receiver in CONFIGURATION_NAMES)
-            for match in _SPELLED.finditer(text):  # ``setattr(args, "key", ...)``, ``{"key": ...}``, ``cfg["key"]``
-                if _outside(spans, match.start()):
-                    found.add(match.group(1))
-            for match in _DASHED.finditer(text):  # ``subprocess.run([..., "--key", ...])``
-                if _outside(spans, match.start()):
-                    found.add(match.group(1).replace("-", "_"))
-            for match in _SET_DEFAULTS.finditer(text):
-                found.update(_KEYWORD.findall(match.group(1)))
-            if _SETTINGS_CLASS.search(text):
-                found.update(_KEYWORD.findall(text))  # a class of settings with a field of that name
-        return frozenset(found)
+            if key not in text and dashed not in text:
+                continue
+            settings_class = _SETTINGS_CLASS.search(text) is not None
+            for match in words.finditer(text):
+                before, after = text[max(0, match.start() - 80):match.start()], text[match.end():match.end() + 80]
+                receiver = _RECEIVER.search(before)
+                if receiver is not None and receiver.group(1) in CONFIGURATION_NAMES and _WRITE.match(after):
+                    return True  # ``args.key = ...``, ``self.config.key += 1``
+                if (_QUOTED.search(before) and _CLOSED.match(after) or before.endswith(("'--", '"--'))) and _outside(
+                        self.spans[file], match.start()):
+                    return True  # ``{"key": ...}``, ``cfg["key"]``, ``setattr(args, "key", ...)``, ``"--key"``
+                if _KEYWORD.match(after) and (settings_class or _IN_SET_DEFAULTS.search(before)):
+                    return True  # a class of settings with a field of that name, ``parser.set_defaults(key=...)``
+        return False
 
 
 _UNREADABLE = object()  # a configuration file that could not be parsed

@@ -292,8 +292,8 @@ class GraphCode:
     def _built_only_in_dead_code(self, name: str, depth: int) -> bool:
         definition = next((node for node in self.tree.body if isinstance(
             node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name), None)
-        if definition is None or depth > _MAX_DEAD_DEPTH or not self.path:
-            return False
+        if definition is None or depth > _MAX_DEAD_DEPTH or not self.path or self._runs_as_script():
+            return False  # (a script's functions: its own ``__main__`` block calls them)
         defining = ast.ClassDef if isinstance(definition, ast.ClassDef) else (ast.FunctionDef, ast.AsyncFunctionDef)
         sites = construction_sites(self.path, name, defining)
         if not sites:
@@ -313,6 +313,11 @@ class GraphCode:
             if not dead:
                 return False
         return True
+
+    def _runs_as_script(self) -> bool:
+        """Whether the module holds a top-level ``if __name__ == "__main__":`` block."""
+        return any(isinstance(node, ast.If) and isinstance(node.test, ast.Compare) and isinstance(
+            node.test.left, ast.Name) and node.test.left.id == "__name__" for node in self.tree.body)
 
     def dead_call(self, position: tuple[int, int], around: str | None, depth: int) -> bool:
         """Whether the call at ``position`` (line, column) of this module, in its top-level definition ``around``,
