@@ -1826,6 +1826,22 @@ def entries_running(path: str) -> tuple[str, ...] | None:
     return tuple(entry for entry in application[1] if file in reached_from(entry)) or application[1]
 
 
+def application_sources(path: str) -> tuple[str, tuple[str, ...]] | None:
+    """(the folder, the files that may name its classes: ``_NAMING_FILES``) of the application that uses the module
+    at ``path`` (``model.configuration`` reads its settings from them); None where ``files_naming`` is (a library's
+    module, more files than are read). The same tuple while the files are known (``forget_projects`` lists them
+    again)."""
+    application = _application_using(path)
+    files = _naming_files(application[0]) if application is not None else None
+    return (application[0], files) if files is not None else None
+
+
+def read_text(path: str) -> str | None:
+    """The text of the file at ``path`` as the application's other questions read it (once per modification time;
+    None when unreadable or too large)."""
+    return _text(path)
+
+
 def never_run_key(path: str) -> str:
     """What ``never_run`` answers for the classes the file at ``path`` defines, as one string (for
     result caches: a file of the application that comes to name one checks the module again)."""

@@ -10,6 +10,8 @@ Layers, each asking only those above it in this list (and never the engine or a 
 - ``flow``: which names a function reads where some path leaves them unbound, joined as MindSpore's parser joins
   branches and loops (syntactic: asks no other layer);
 - ``project``: classes and functions of the project's other modules, kept as summaries;
+- ``configuration``: what an attribute of an application's configuration holds in every run (its configuration
+  files, argparse defaults and shell scripts agree);
 - ``construction``: the switches every place an application builds one of its Cells (or calls a function of the
   module) passes, read from the application's files;
 - ``classes``: Cell lineage, jit classes, user classes, what a Cell's attributes hold;

@@ -15,6 +15,7 @@ import re
 import tokenize
 from collections import Counter
 
+from ms_lint.model.configuration import argument_value, value_sort
 from ms_lint.model.project import tree_of
 from ms_lint.model.syntax import FunctionNode
 from ms_lint.model.values import UNKNOWN, literal
@@ -57,8 +58,9 @@ def constructor_constants(path: str, name: str, init: FunctionNode, tree: ast.Mo
 def function_constants(path: str, function: FunctionNode, tree: ast.Module, fold, dead=None) -> dict[str, object]:
     """The same for a function of the module at ``path`` (``tree``): the constant every call of it in the
     application passes each parameter; ``fold(call, argument)`` gives what an argument of a call in this module
-    folds to (``_bn(64, self.res_base)`` in an ``__init__``), the other modules' arguments are read as literals;
-    a call in a branch of this module that ``dead(call)`` says no caller runs passes nothing."""
+    folds to (``_bn(64, self.res_base)`` in an ``__init__``), the other modules' arguments are read as literals and
+    configuration attributes (``Net(non_local=config.non_local)``: ``configuration.argument_value``); a call in a
+    branch of this module that ``dead(call)`` says no caller runs passes nothing."""
     parameters, defaults = _signature(function)
     if not parameters and function.args.kwarg is None:
         return {}
@@ -66,18 +68,20 @@ def function_constants(path: str, function: FunctionNode, tree: ast.Module, fold
                       defaults, fold, _forwarded_keywords(function))
 
 
-def never_built(path: str, name: str, tree: ast.Module, dead) -> bool:
-    """Whether the application never builds the class ``name`` of the module at ``path`` (``tree``) although its
-    code names it: every site that builds it lies in code it never runs, or in a branch of this module that
-    ``dead(call)`` says no caller runs (``if SE_layer: self.se = SE(c)`` where every construction passes
-    ``SE_layer=False``). False where any file names it in a way the model does not read."""
-    found = _sites(path, name, ast.ClassDef, tree, dead)
-    return found is not None and found[1] > 0 and not found[0]
+def construction_sites(path: str, name: str, defining) -> tuple[list[tuple[str, ast.Call, str | None]], int] | None:
+    """Every place the application builds the class (``defining``: ``ast.ClassDef``) or calls the function
+    ``name`` of the module at ``path`` in code it may run: (the file, the call, the top-level class or function of
+    that file around it, None at its top level), with how many sites lie in code the application never runs
+    (``never_run``); None where the application names it in a way the model does not read (as for
+    ``constructor_constants``)."""
+    found = _sites(path, name, defining, None, None)
+    return None if found is None else ([(file, call, around) for file, call, _, around in found[0]], found[1])
 
 
 def _sites(path: str, name: str, defining, tree: ast.Module | None, dead):
-    """(each site that builds or calls ``name`` and may run, with whether it is in the module itself, the sites
-    left out as never run); None where a file names it in a way not read, or the definitions are not one."""
+    """([(the file, a site that builds or calls ``name`` and may run, whether the file is the module itself, the
+    top-level definition of the file around the site)], how many sites are left out as never run); None where a
+    file names it in a way not read, or the definitions are not one."""
     files = files_naming(path, name)
     if not files:
         return None
@@ -85,7 +89,7 @@ def _sites(path: str, name: str, defining, tree: ast.Module | None, dead):
     own = os.path.abspath(path)
     modules = application_modules(path) or frozenset()
     follows = lookups_followed(path)
-    sites: list[tuple[ast.Call, bool]] = []
+    sites: list[tuple[str, ast.Call, bool, str | None]] = []
     definitions = unrun_sites = 0
     quoted = decorated = False
     for file, text in files:
@@ -104,7 +108,8 @@ def _sites(path: str, name: str, defining, tree: ast.Module | None, dead):
                     here and dead is not None and dead(call)):
                 unrun_sites += 1  # in code the application never runs (``resnet101()`` nothing calls)
                 continue
-            sites.append((call, here))
+            around = next((block for start, end, block in index.spans if start <= call.lineno <= end), None)
+            sites.append((file, call, here, around))
     if definitions != 1 or (quoted and decorated):
         return None  # a decorator may register it, and the string find it
     return sites, unrun_sites
@@ -118,14 +123,15 @@ def _constants(found, parameters: list[str], defaults: dict[str, object], fold,
         return {}
     values: dict[str, set] = {parameter: set() for parameter in parameters}
     extra = False
-    for call, here in found[0]:
-        value_of = (lambda argument, call=call: fold(call, argument)) if here else literal
+    for file, call, here, _ in found[0]:
+        value_of = ((lambda argument, call=call: fold(call, argument)) if here
+                    else (lambda argument, file=file: argument_value(file, argument)))
         passed = _passed(call, parameters, defaults, value_of)
         if passed is None:
             return {}
         extra = extra or any(keyword.arg not in parameters for keyword in call.keywords if keyword.arg is not None)
         for parameter, value in passed.items():
-            values[parameter].add(UNKNOWN if value is UNKNOWN else (_sort(value), value))
+            values[parameter].add(UNKNOWN if value is UNKNOWN else (value_sort(value), value))
     constants = {parameter: next(iter(found))[1] for parameter, found in values.items()
                  if len(found) == 1 and UNKNOWN not in found and type(next(iter(found))[1]) in _SWITCHES}
     if keywords is not None and not extra:
@@ -147,12 +153,6 @@ def _forwarded_keywords(function: FunctionNode) -> ast.arg | None:
         if node is not function and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
             return None
     return keywords
-
-
-def _sort(value) -> type:
-    """What two sites must agree on besides the value: its type, where an int and a float of one value are one
-    number (``drop=0`` and the default ``drop=0.`` decide every comparison alike), and ``False`` is no ``0``."""
-    return float if type(value) is int else type(value)
 
 
 def _signature(function: FunctionNode) -> tuple[list[str], dict[str, object]]:
@@ -286,6 +286,10 @@ class _FileIndex:
                 self.calls.append(node)
                 self.inert.update(id(element) for keyword in node.keywords if keyword.arg == "choices" and isinstance(
                     keyword.value, (ast.List, ast.Tuple, ast.Set)) for element in keyword.value.elts)
+                if isinstance(node.func, ast.Attribute) and node.func.attr == "join" and isinstance(
+                        node.func.value, ast.Constant):  # ``"_".join(["TSM", ...])``: pieces of a text, no code
+                    docstrings.update(id(piece) for argument in node.args if isinstance(argument, (ast.List, ast.Tuple))
+                                      for piece in argument.elts)
             elif isinstance(node, ast.Compare):
                 self.inert.update(id(operand) for operand in (node.left, *node.comparators))
             elif isinstance(node, ast.Attribute):

@@ -9,9 +9,10 @@ from typing import TYPE_CHECKING, Iterator
 
 from ms_lint import mindspore_api as api
 from ms_lint.model.classes import ClassInfo
-from ms_lint.model.construction import function_constants, never_built
+from ms_lint.model.configuration import configuration_key, reads_configuration
+from ms_lint.model.construction import construction_sites, function_constants
 from ms_lint.model.kinds import FunctionKinds, parameter_kinds_of_call
-from ms_lint.model.project import project_class_facts, project_function
+from ms_lint.model.project import answer, project_class_facts, project_function
 from ms_lint.model.syntax import (FunctionNode, NodeIndex, conditional_arms, decorator_callee, first_argument,
                                   is_classmethod, is_static, parameter_defaults, parameter_names, self_attribute)
 from ms_lint.model.scopes import PARAMETER
@@ -30,6 +31,7 @@ _UNBOUND = object()  # a sub-cell not looked up yet
 # looks; a function looked at more often has values that swing, and takes unknown values from then on.
 _LOOKS_BEFORE_UNKNOWN = 8
 _MAX_LOOKS = 32  # a last guard
+_MAX_DEAD_DEPTH = 6  # how many definitions deep a class built only in another one never built is followed
 
 
 class GraphFunction(FunctionKinds):
@@ -253,8 +255,8 @@ class GraphCode:
 
     def never_runs(self, node: ast.AST) -> bool:
         """Whether the application of the module never runs ``node``: it lies in a top-level class or function
-        the application never runs (``never_run``), or in a top-level Cell class it never builds (every site that
-        builds it lies in code it never runs: ``construction.never_built``), or in a branch of a Cell's
+        the application never runs (``never_run``), or in a top-level class or function it builds or calls only in
+        code it never runs (``built_only_in_dead_code``), or in a branch of a Cell's
         ``__init__`` or a function of the module that no caller runs (``in_dead_branch``), or the application never
         runs the module at all."""
         if self._unrun_lines is None:
@@ -279,14 +281,77 @@ class GraphCode:
             folded = self._folded_around(node)
             if folded is not None and folded.is_dead(node):
                 return True
-        around = next((statement for statement in self.tree.body if isinstance(statement, ast.ClassDef)
-                       and statement.lineno <= line <= (statement.end_lineno or statement.lineno)), None)
-        info = self.classes.get(around.name) if around is not None else None
-        if info is None or info.node is not around or not info.is_cell:
+        top = next((block for block in self.tree.body if isinstance(block, (ast.FunctionDef, ast.AsyncFunctionDef,
+                    ast.ClassDef)) and block.lineno <= line <= (block.end_lineno or block.lineno)), None)
+        return top is not None and self.built_only_in_dead_code(top.name)
+
+    def built_only_in_dead_code(self, name: str, depth: int = 0) -> bool:
+        """Whether every place the application builds the top-level class or calls the top-level function ``name``
+        of this module (``construction_sites``) lies in code no run of it reaches: a branch no run takes
+        (``in_dead_branch``: ``if self.non_local:`` that every construction leaves False, ``if
+        config.temporal_pool:`` that every configuration sets False), or a top-level class or function of its file
+        that is itself built only there (followed ``_MAX_DEAD_DEPTH`` deep), or in code the application never runs.
+        False where a site is not read, where none is found (``never_run`` answers for those) and for a library's
+        module."""
+        known = self._dead_built.get((name, depth))
+        if known is None:
+            self._dead_built[(name, depth)] = False  # (a guard: a class built only inside itself)
+            known = self._dead_built[(name, depth)] = self._built_only_in_dead_code(name, depth)
+        return known
+
+    def _built_only_in_dead_code(self, name: str, depth: int) -> bool:
+        definition = next((node for node in self.tree.body if isinstance(
+            node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name), None)
+        if definition is None or depth > _MAX_DEAD_DEPTH or not self.path or self._runs_as_script():
+            return False  # (a script's functions: its own ``__main__`` block calls them)
+        defining = ast.ClassDef if isinstance(definition, ast.ClassDef) else (ast.FunctionDef, ast.AsyncFunctionDef)
+        found = construction_sites(self.path, name, defining)
+        if found is None:
             return False
-        if around.name not in self._unbuilt:
-            self._unbuilt[around.name] = never_built(self.path, around.name, self.tree, self.call_never_runs)
-        return self._unbuilt[around.name]
+        sites, unrun = found
+        if not sites:
+            return unrun > 0  # every site lies in code the application never runs
+        own = os.path.abspath(self.path)
+        for file, call, around in sites:
+            if around is None or around == name:
+                return False  # at the top level of its file (not followed), or inside the definition itself
+            position = (call.lineno, call.col_offset)
+            if os.path.abspath(file) == own:
+                dead = self.dead_call(position, around, depth + 1)
+            else:
+                dead = answer("built only in dead code", file, self.settings,
+                              (*position, around or "", depth + 1, configuration_key(file)),
+                              lambda facts, position=position, around=around: facts is not None and facts.dead_call(
+                                  position, around, depth + 1))
+            if not dead:
+                return False
+        return True
+
+    def _runs_as_script(self) -> bool:
+        """Whether the module holds a top-level ``if __name__ == "__main__":`` block."""
+        return any(isinstance(node, ast.If) and isinstance(node.test, ast.Compare) and isinstance(
+            node.test.left, ast.Name) and node.test.left.id == "__name__" for node in self.tree.body)
+
+    def dead_call(self, position: tuple[int, int], around: str | None, depth: int) -> bool:
+        """Whether the call at ``position`` (line, column) of this module, in its top-level definition ``around``,
+        lies in code no run reaches: a dead branch of the function around it, or a definition built only there."""
+        block = next((node for node in self.tree.body if isinstance(
+            node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == around), None)
+        if block is None:
+            return False
+        if self.built_only_in_dead_code(around, depth):
+            return True
+        function, call = None, None
+        stack: list[tuple[ast.AST, FunctionNode | None]] = [(block, None)]
+        while stack and call is None:
+            node, inside = stack.pop()
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                inside = node
+            if isinstance(node, ast.Call) and (node.lineno, node.col_offset) == position:
+                function, call = inside, node
+            stack.extend((child, inside) for child in ast.iter_child_nodes(node) if getattr(child, "lineno", 0) <= (
+                position[0]) <= (getattr(child, "end_lineno", None) or 1 << 62))  # (only what holds its line)
+        return call is not None and self.in_dead_branch(call, function)
 
     def _mark_roots(self) -> None:
         """Give each graph function the roots that reach it (``compiled_by``)."""
@@ -953,7 +1018,9 @@ class GraphCode:
         ``__init__``), or in a branch of a Cell's ``__init__`` that no construction of the Cell runs (``if
         batch_norm:`` where every site that builds it passes ``batch_norm=False``: ``constructor_constants``), or of
         a function of the module no call runs (``_bn(channel, res_base=False)`` that every ``__init__`` calls with
-        ``self.res_base`` holding ``False``: ``function_constants``)."""
+        ``self.res_base`` holding ``False``: ``function_constants``), or of another method by what its instance's
+        attributes hold (``if self.non_local:``); a configuration attribute every run holds folds in each
+        (``if config.temporal_pool:``: ``configuration.configured_value``)."""
         if function is None:
             return False
         graph = self._graph_by_node.get(id(function))
@@ -976,11 +1043,13 @@ class GraphCode:
         elif owner is None and self.functions.get(function.name) is function and self.path:
             constants = function_constants(self.path, function, self.tree, self.argument_constant,
                                            self.call_never_runs)
+        elif owner is not None and function.name != "__init__":
+            constants = {}  # another method: what its instance's attributes hold decides (``if self.non_local:``)
         folded = None
         if constants is not None:
             folded = FunctionKinds(self, function, owner)
             folded.parameter_values = {name: frozenset({(type(value), value)}) for name, value in constants.items()}
-            if constants:
+            if constants or reads_configuration(function) or function.name != "__init__" and owner is not None:
                 folded.find_dead_code()
         self._constructors[key] = folded
         return folded

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Iterator
 
 from ms_lint import mindspore_api as api
 from ms_lint.model.classes import ClassInfo, UserType
+from ms_lint.model.configuration import configured_value
 from ms_lint.model.ranks import Rank, least_rank
 from ms_lint.model.syntax import FunctionNode, first_argument, holds_line, is_static, last_line, self_attribute
 from ms_lint.model.scopes import ASSIGNMENT, FUNCTION, PARAMETER
@@ -98,7 +99,7 @@ class FunctionKinds:
         if isinstance(expr, ast.Attribute):
             if self_attribute(expr, self.self_name) is not None and self.owner is not None:
                 return self.owner.constant_attribute(expr.attr)
-            return UNKNOWN
+            return configured_value(self.module.path, expr)  # ``config.non_local``, ``self.config.x``
         binding = self.module.scopes.binding(expr)
         if binding is None:
             return UNKNOWN  # a builtin, or a name bound nowhere

@@ -128,7 +128,7 @@ class ModuleFacts(ClassFacts, GraphCode):
         self._classes_of: dict[str, tuple | None] = {}  # qualified name -> what class_of answered
         self._never_run: frozenset[str] | None = None  # the classes and functions its application never runs
         self._unrun_lines: list[tuple[int, int]] | None = None  # the lines of the code it never runs
-        self._unbuilt: dict[str, bool] = {}  # Cell class -> whether its application never builds it
+        self._dead_built: dict[tuple[str, int], bool] = {}  # (name, depth) -> ``built_only_in_dead_code``
         self._application_trains: bool | None = None
         self._sub_cells: dict[str, set[str]] | None = None
         self._sub_cell_of: dict[tuple[int, str], tuple[ClassInfo, ...]] = {}  # (id(class), attribute) -> sub-cells
