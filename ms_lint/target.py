@@ -1412,7 +1412,8 @@ _NAMING_FILES = (".py", ".sh", ".yaml", ".yml", ".json", ".cfg", ".ini", ".txt",
 # How a file names a module: an import statement's names, a file name (``model.py``), a dotted path in a string
 # (``importlib.import_module("src.model")``, ``"src.model.Net"`` in a configuration).
 _IMPORT_LINE = re.compile(r"^[ \t]*(?:from[ \t]+[\w.]+[ \t]+import\b[^\n]*|import[ \t]+[^\n]*)", re.MULTILINE)
-_FILE_OR_PATH = re.compile(r"([A-Za-z_]\w*)\.py\b|(?<=[\w\])])\.([A-Za-z_]\w*)|([A-Za-z_]\w*)(?=\.[A-Za-z_])")
+# (a word is tried from its first letter alone: no place inside it starts one)
+_FILE_OR_PATH = re.compile(r"(?<![A-Za-z_])([A-Za-z_]\w*)(?:\.py\b|(?=\.[A-Za-z_]))|(?<=[\w\])])\.([A-Za-z_]\w*)")
 _application_words: dict[str, tuple[dict[str, int], dict[str, int], set[str]] | None] = {}
 # At most this many characters of an application's files are read for the names they use (an application folder
 # that big is a workspace of many, whose names say little of one of them).
@@ -1471,8 +1472,7 @@ def _words_of(folder: str) -> tuple[dict[str, int], dict[str, int], set[str]] | 
         words.update(_WORD.findall(text))
         for line in _IMPORT_LINE.findall(text):
             modules.update(_WORD.findall(line))
-        for match in _FILE_OR_PATH.finditer(text):
-            modules.add(match.group(1) or match.group(2) or match.group(3))
+        modules.update(word or after_dot for word, after_dot in _FILE_OR_PATH.findall(text))
         if path.endswith(".py"):
             for match in _DEFINED.finditer(text):
                 word = match.group(1) or match.group(2)
