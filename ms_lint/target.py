@@ -1404,7 +1404,10 @@ def mode_of(path: str, bound: str | None) -> ModuleMode:
 # fixtures of tests; and a module no file names yet is one being written, checked whole.
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_DEFINED = re.compile(r"\b(?:class|def)\s+([A-Za-z_][A-Za-z0-9_]*)|\bsuper\(\s*([A-Za-z_][A-Za-z0-9_]*)\s*,")
+# (each pattern begins with what it reads, for the search to pass over what cannot start a match: a word's
+# boundary is looked behind)
+_DEFINED = re.compile(r"(?:class(?<!\wclass)|def(?<!\wdef))\s+([A-Za-z_][A-Za-z0-9_]*)"
+                      r"|super(?<!\wsuper)\(\s*([A-Za-z_][A-Za-z0-9_]*)\s*,")
 _CLASS = re.compile(r"^\s*class\s+([A-Za-z_][A-Za-z0-9_]*)", re.MULTILINE)
 _FUNCTION = re.compile(r"^def\s+([A-Za-z_][A-Za-z0-9_]*)", re.MULTILINE)  # a module's own functions
 _TOP_LEVEL = re.compile(r"^(?:async[ \t]+def|def|class)[ \t]+([A-Za-z_]\w*)", re.MULTILINE)  # its top-level blocks
@@ -1413,7 +1416,7 @@ _NAMING_FILES = (".py", ".sh", ".yaml", ".yml", ".json", ".cfg", ".ini", ".txt",
 # (``importlib.import_module("src.model")``, ``"src.model.Net"`` in a configuration).
 _IMPORT_LINE = re.compile(r"^[ \t]*(?:from[ \t]+[\w.]+[ \t]+import\b[^\n]*|import[ \t]+[^\n]*)", re.MULTILINE)
 # (a word is tried from its first letter alone: no place inside it starts one)
-_FILE_OR_PATH = re.compile(r"(?<![A-Za-z_])([A-Za-z_]\w*)(?:\.py\b|(?=\.[A-Za-z_]))|(?<=[\w\])])\.([A-Za-z_]\w*)")
+_FILE_OR_PATH = re.compile(r"([A-Za-z_](?<![A-Za-z_].)\w*)(?:\.py\b|(?=\.[A-Za-z_]))|\.(?<=[\w\])]\.)([A-Za-z_]\w*)")
 _application_words: dict[str, tuple[dict[str, int], dict[str, int], set[str]] | None] = {}
 # At most this many characters of an application's files are read for the names they use (an application folder
 # that big is a workspace of many, whose names say little of one of them).
