@@ -845,6 +845,7 @@ def _forget_modes() -> None:
     _source_roots.clear()
     _application_words.clear()
     _application_files.clear()
+    _application_texts.clear()
     _application_runs.clear()
     _selections.clear()
     _imports.clear()
@@ -1766,16 +1767,27 @@ def files_naming(path: str, name: str) -> tuple[tuple[str, str], ...] | None:
     application = _application_using(path)
     if application is None:
         return None
-    files = _naming_files(application[0])
-    if files is None:
+    texts = _naming_texts(application[0])
+    if texts is None:
         return None
     word = re.compile(rf"\b{re.escape(name)}\b")
-    found = []
-    for file in files:
-        text = _text(file)
-        if text is not None and name in text and word.search(text):
-            found.append((file, text))
-    return tuple(found)
+    return tuple((file, text) for file, text in texts if name in text and word.search(text))
+
+
+_application_texts: dict[str, tuple[tuple[str, str], ...]] = {}
+
+
+def _naming_texts(folder: str) -> tuple[tuple[str, str], ...] | None:
+    """(file, text) of each readable file of the application at ``folder`` that may name its classes
+    (``_naming_files``), read once per process, as ``_words_of`` reads them."""
+    known = _application_texts.get(folder)
+    if known is None:
+        files = _naming_files(folder)
+        if files is None:
+            return None
+        known = _application_texts[folder] = tuple(
+            (file, text) for file in files for text in (_text(file),) if text is not None)
+    return known
 
 
 def entries_running(path: str) -> tuple[str, ...] | None:
