@@ -1519,7 +1519,7 @@ def _application_using(path: str) -> tuple[str, tuple[str, ...]] | None:
 # ``eval``, ``import_module(f"...")``, ``getattr(models, name)``, ``sys.path`` edits that its imports need), what
 # the application runs is what its files name (``_words_of``).
 _BLOCK_START = re.compile(r"(?:async[ \t]+def|def|class)[ \t]+([A-Za-z_]\w*)")
-_LOOKED_UP = re.compile(r"(?:globals|locals|vars)\(\)\s*(?:\[|\.get\()|(?<![\w.])(?:eval|exec)\s*\("
+_LOOKED_UP = re.compile(r"(?:globals|locals|vars)\(\)\s*(?:\[|\.get\()|(?:eval|exec)(?<![\w.]....)\s*\("
                         r"|(?:import_module|__import__)\(\s*(?![rbuRBU]?[\"'][\w.]*[\"']\s*[,)])")
 _LOOKING_UP = ("globals()", "locals()", "vars()", "eval", "exec", "import_module(", "__import__(")  # all it finds
 _MODULE_GETATTR = re.compile(r"\bgetattr\(\s*([A-Za-z_]\w*)\s*,\s*(?![rbuRBU]?[\"'])")
