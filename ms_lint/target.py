@@ -1522,8 +1522,8 @@ _BLOCK_START = re.compile(r"(?:async[ \t]+def|def|class)[ \t]+([A-Za-z_]\w*)")
 _LOOKED_UP = re.compile(r"(?:globals|locals|vars)\(\)\s*(?:\[|\.get\()|(?:eval|exec)(?<![\w.]....)\s*\("
                         r"|(?:import_module|__import__)\(\s*(?![rbuRBU]?[\"'][\w.]*[\"']\s*[,)])")
 _LOOKING_UP = ("globals()", "locals()", "vars()", "eval", "exec", "import_module(", "__import__(")  # all it finds
-_MODULE_GETATTR = re.compile(r"\bgetattr\(\s*([A-Za-z_]\w*)\s*,\s*(?![rbuRBU]?[\"'])")
-_PATH_EDIT = re.compile(r"\bsys\.path\s*(?:\.\s*(?:append|insert|extend)\b|\[|\+?=)")
+_MODULE_GETATTR = re.compile(r"getattr(?<!\wgetattr)\(\s*([A-Za-z_]\w*)\s*,\s*(?![rbuRBU]?[\"'])")
+_PATH_EDIT = re.compile(r"sys(?<!\wsys)\.path\s*(?:\.\s*(?:append|insert|extend)\b|\[|\+?=)")
 _TRIPLE_QUOTE = re.compile(r"\"\"\"|'''")
 _ALIAS = re.compile(r"([A-Za-z_][\w.]*)\s+as\s+([A-Za-z_]\w*)")
 # A decorator that may keep what it decorates where code finds it by a key (``@MODELS.register_module()``,
