@@ -845,6 +845,7 @@ def _forget_modes() -> None:
     _source_roots.clear()
     _application_words.clear()
     _application_files.clear()
+    _application_texts.clear()
     _application_runs.clear()
     _selections.clear()
     _imports.clear()
@@ -1404,7 +1405,10 @@ def mode_of(path: str, bound: str | None) -> ModuleMode:
 # fixtures of tests; and a module no file names yet is one being written, checked whole.
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_DEFINED = re.compile(r"\b(?:class|def)\s+([A-Za-z_][A-Za-z0-9_]*)|\bsuper\(\s*([A-Za-z_][A-Za-z0-9_]*)\s*,")
+# (each pattern begins with what it reads, for the search to pass over what cannot start a match: a word's
+# boundary is looked behind)
+_DEFINED = re.compile(r"(?:class(?<!\wclass)|def(?<!\wdef))\s+([A-Za-z_][A-Za-z0-9_]*)"
+                      r"|super(?<!\wsuper)\(\s*([A-Za-z_][A-Za-z0-9_]*)\s*,")
 _CLASS = re.compile(r"^\s*class\s+([A-Za-z_][A-Za-z0-9_]*)", re.MULTILINE)
 _FUNCTION = re.compile(r"^def\s+([A-Za-z_][A-Za-z0-9_]*)", re.MULTILINE)  # a module's own functions
 _TOP_LEVEL = re.compile(r"^(?:async[ \t]+def|def|class)[ \t]+([A-Za-z_]\w*)", re.MULTILINE)  # its top-level blocks
@@ -1412,7 +1416,8 @@ _NAMING_FILES = (".py", ".sh", ".yaml", ".yml", ".json", ".cfg", ".ini", ".txt",
 # How a file names a module: an import statement's names, a file name (``model.py``), a dotted path in a string
 # (``importlib.import_module("src.model")``, ``"src.model.Net"`` in a configuration).
 _IMPORT_LINE = re.compile(r"^[ \t]*(?:from[ \t]+[\w.]+[ \t]+import\b[^\n]*|import[ \t]+[^\n]*)", re.MULTILINE)
-_FILE_OR_PATH = re.compile(r"([A-Za-z_]\w*)\.py\b|(?<=[\w\])])\.([A-Za-z_]\w*)|([A-Za-z_]\w*)(?=\.[A-Za-z_])")
+# (a word is tried from its first letter alone: no place inside it starts one)
+_FILE_OR_PATH = re.compile(r"([A-Za-z_](?<![A-Za-z_].)\w*)(?:\.py\b|(?=\.[A-Za-z_]))|\.(?<=[\w\])]\.)([A-Za-z_]\w*)")
 _application_words: dict[str, tuple[dict[str, int], dict[str, int], set[str]] | None] = {}
 # At most this many characters of an application's files are read for the names they use (an application folder
 # that big is a workspace of many, whose names say little of one of them).
@@ -1471,8 +1476,7 @@ def _words_of(folder: str) -> tuple[dict[str, int], dict[str, int], set[str]] | 
         words.update(_WORD.findall(text))
         for line in _IMPORT_LINE.findall(text):
             modules.update(_WORD.findall(line))
-        for match in _FILE_OR_PATH.finditer(text):
-            modules.add(match.group(1) or match.group(2) or match.group(3))
+        modules.update(word or after_dot for word, after_dot in _FILE_OR_PATH.findall(text))
         if path.endswith(".py"):
             for match in _DEFINED.finditer(text):
                 word = match.group(1) or match.group(2)
@@ -1515,11 +1519,11 @@ def _application_using(path: str) -> tuple[str, tuple[str, ...]] | None:
 # ``eval``, ``import_module(f"...")``, ``getattr(models, name)``, ``sys.path`` edits that its imports need), what
 # the application runs is what its files name (``_words_of``).
 _BLOCK_START = re.compile(r"(?:async[ \t]+def|def|class)[ \t]+([A-Za-z_]\w*)")
-_LOOKED_UP = re.compile(r"(?:globals|locals|vars)\(\)\s*(?:\[|\.get\()|(?<![\w.])(?:eval|exec)\s*\("
+_LOOKED_UP = re.compile(r"(?:globals|locals|vars)\(\)\s*(?:\[|\.get\()|(?:eval|exec)(?<![\w.]....)\s*\("
                         r"|(?:import_module|__import__)\(\s*(?![rbuRBU]?[\"'][\w.]*[\"']\s*[,)])")
 _LOOKING_UP = ("globals()", "locals()", "vars()", "eval", "exec", "import_module(", "__import__(")  # all it finds
-_MODULE_GETATTR = re.compile(r"\bgetattr\(\s*([A-Za-z_]\w*)\s*,\s*(?![rbuRBU]?[\"'])")
-_PATH_EDIT = re.compile(r"\bsys\.path\s*(?:\.\s*(?:append|insert|extend)\b|\[|\+?=)")
+_MODULE_GETATTR = re.compile(r"getattr(?<!\wgetattr)\(\s*([A-Za-z_]\w*)\s*,\s*(?![rbuRBU]?[\"'])")
+_PATH_EDIT = re.compile(r"sys(?<!\wsys)\.path\s*(?:\.\s*(?:append|insert|extend)\b|\[|\+?=)")
 _TRIPLE_QUOTE = re.compile(r"\"\"\"|'''")
 _ALIAS = re.compile(r"([A-Za-z_][\w.]*)\s+as\s+([A-Za-z_]\w*)")
 # A decorator that may keep what it decorates where code finds it by a key (``@MODELS.register_module()``,
@@ -1763,16 +1767,27 @@ def files_naming(path: str, name: str) -> tuple[tuple[str, str], ...] | None:
     application = _application_using(path)
     if application is None:
         return None
-    files = _naming_files(application[0])
-    if files is None:
+    texts = _naming_texts(application[0])
+    if texts is None:
         return None
     word = re.compile(rf"\b{re.escape(name)}\b")
-    found = []
-    for file in files:
-        text = _text(file)
-        if text is not None and name in text and word.search(text):
-            found.append((file, text))
-    return tuple(found)
+    return tuple((file, text) for file, text in texts if name in text and word.search(text))
+
+
+_application_texts: dict[str, tuple[tuple[str, str], ...]] = {}
+
+
+def _naming_texts(folder: str) -> tuple[tuple[str, str], ...] | None:
+    """(file, text) of each readable file of the application at ``folder`` that may name its classes
+    (``_naming_files``), read once per process, as ``_words_of`` reads them."""
+    known = _application_texts.get(folder)
+    if known is None:
+        files = _naming_files(folder)
+        if files is None:
+            return None
+        known = _application_texts[folder] = tuple(
+            (file, text) for file in files for text in (_text(file),) if text is not None)
+    return known
 
 
 # Looking a name up in a module's namespace: ``models.__dict__[name]``, ``vars(models)[name]``,
