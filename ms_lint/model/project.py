@@ -1020,8 +1020,8 @@ def _kept_text_on_disk(kept: KeptFacts, module_file: str) -> bool:
 _CALLERS_READ = 1
 # A name called: ``name(`` or ``.name(``; ``self.name(`` (``cls.``, ``super().``) or ``self.x.name(``; a ``def``; a
 # class with a base.
-_CALLED_NAME_TEXT = re.compile(r"(\.?)\b(\w++)\s*\(")
-_CALLED_ON_SELF_TEXT = re.compile(r"\b(?:self|cls|super\(\))\.(?:(\w++)\.)?(\w++)\s*\(")
+_CALLED_NAME_TEXT = re.compile(r"(\.?)\b(\w+)\s*\(")
+_CALLED_ON_SELF_TEXT = re.compile(r"\b(?:self|cls|super\(\))\.(?:(\w+)\.)?(\w+)\s*\(")
 _DEFINITION = re.compile(r"[ \t]*(?:async[ \t]+)?def[ \t]+(\w+)[ \t]*\(")
 _SUBCLASS = re.compile(r"^[ \t]*class[ \t]+\w+[ \t]*\([ \t]*[\w.]", re.MULTILINE)
 _WORD = re.compile(rb"\w+")
