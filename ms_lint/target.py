@@ -855,6 +855,8 @@ def _forget_modes() -> None:
     _module_applications.clear()
     _inferred_modes.clear()
     _entry_modes.clear()
+    _followed_lookups.clear()
+    _module_names.clear()
     shell_entries.cache_clear()
 
 
@@ -1795,16 +1797,24 @@ def _naming_texts(folder: str) -> tuple[tuple[str, str], ...] | None:
 _NAMESPACE_LOOKUP = re.compile(r"__dict__\s*(?:\[|\.get\()|\bvars\(\s*[\w.]|\bsys\.modules\b|\bgetmembers\(")
 
 
+_followed_lookups: dict[str, bool] = {}  # application folder -> ``lookups_followed``
+_module_names: dict[str, frozenset[str]] = {}  # application folder -> ``application_modules``
+
+
 def lookups_followed(path: str) -> bool:
     """Whether the application that uses the module at ``path`` looks no name up as its text cannot follow
     (``_runs``: ``getattr`` on one of its modules, ``globals()[...]``, ``eval``, ``import_module(name)``; and no
     Python file of it reads a module's namespace: ``models.__dict__[name]``): a string naming one of its classes
     then builds it nowhere but where code calls what the string chooses."""
     application = _application_using(path)
-    if application is None or _words_of(application[0]) is None or _runs(*application) is None:
+    if application is None:
         return False
-    return not any(_NAMESPACE_LOOKUP.search(_text(file) or "") for file in _naming_files(application[0]) or ()
-                   if file.endswith(".py"))
+    known = _followed_lookups.get(application[0])
+    if known is None:
+        known = _followed_lookups[application[0]] = _words_of(application[0]) is not None and _runs(
+            *application) is not None and not any(_NAMESPACE_LOOKUP.search(_text(file) or "") for file in
+                                                  _naming_files(application[0]) or () if file.endswith(".py"))
+    return known
 
 
 def application_modules(path: str) -> frozenset[str] | None:
@@ -1812,7 +1822,11 @@ def application_modules(path: str) -> frozenset[str] | None:
     own modules: the name of each of its Python files and of each folder above one (the application's folder and
     those above it too). None where ``files_naming`` is None: a library's module, or too many files."""
     application = _application_using(path)
-    files = _naming_files(application[0]) if application is not None else None
+    if application is None:
+        return None
+    if application[0] in _module_names:
+        return _module_names[application[0]]
+    files = _naming_files(application[0])
     if files is None:
         return None
     names = set(application[0].split(os.sep))
@@ -1821,7 +1835,8 @@ def application_modules(path: str) -> frozenset[str] | None:
             *folders, stem = os.path.relpath(file, application[0])[:-3].split(os.sep)
             names.update(folders)
             names.add(stem)
-    return frozenset(names)
+    known = _module_names[application[0]] = frozenset(names)
+    return known
 
 
 def entries_running(path: str) -> tuple[str, ...] | None:
