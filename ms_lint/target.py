@@ -1815,6 +1815,16 @@ def entries_running(path: str) -> tuple[str, ...] | None:
     configuration file names). None for a library's module, whose users may run it from anywhere: one no entry point
     of an application lies around, one of an application kept among tests (their fixtures) or inside the importable
     package of the repository around it, and a source without a file."""
+    application = _running_application(path)
+    if application is None:
+        return None
+    file = os.path.abspath(path)
+    return tuple(entry for entry in application[1] if file in reached_from(entry)) or application[1]
+
+
+def _running_application(path: str) -> tuple[str, tuple[str, ...]] | None:
+    """The application (folder, entry points) that runs the module at ``path``, as ``entries_running`` reads it;
+    None for a library's module (see there)."""
     if not path or not os.path.isfile(path):
         return None
     file = os.path.abspath(path)
@@ -1823,7 +1833,27 @@ def entries_running(path: str) -> tuple[str, ...] | None:
     if application is None or any(part in TEST_FOLDERS for part in application[0].split(os.sep)) or (
             application[0].startswith(os.path.join(root, "")) and _in_library_package(root, application[0])):
         return None
-    return tuple(entry for entry in application[1] if file in reached_from(entry)) or application[1]
+    return application
+
+
+# Turning a Cell's ``training`` flag on (``Cell.__init__`` leaves it False): ``set_train()``, ``set_train(True)``,
+# ``set_train(mode)``, or a write of ``.training`` with anything but ``False``.
+_SETS_TRAINING = re.compile(r"\bset_train\((?!\s*(?:mode\s*=\s*)?False\s*\))|\.training\s*=(?!=)(?!\s*False\b)")
+
+
+def sets_training(path: str) -> bool:
+    """Whether some Python file of the application that runs the module at ``path`` (``entries_running``'s) may
+    turn a Cell's ``training`` flag on (``_SETS_TRAINING``): ``set_train()``, ``set_train(True)``,
+    ``set_train(mode)``, ``net.training = flag``. True for a library's module (its users may) and where the
+    application's files are more than are listed (``MAX_SCANNED_FILES``). What MindSpore's own training calls do
+    (``Model.train`` sets it) is ``ModuleFacts.application_trains``'s question."""
+    application = _running_application(path)
+    files = _naming_files(application[0]) if application is not None else None
+    if files is None:
+        return True
+    return any(_SETS_TRAINING.search(text) for file in files if file.endswith(".py") and (
+        text := _text(file)) is not None and "train" in text) or any(
+        _text(file) is None for file in files if file.endswith(".py"))
 
 
 def application_sources(path: str) -> tuple[str, tuple[str, ...]] | None:
