@@ -1420,6 +1420,21 @@ MAX_NAMING_TEXT = 32_000_000
 
 
 _application_files: dict[str, tuple[tuple[str, ...], bool]] = {}
+# What a Python file says without running: a line that is only a comment, and a docstring (a triple-quoted string
+# that starts the file or a line after one ending in ``:``, alone on its lines). A class a docstring's example builds
+# (``>>> Residual(fn)``) is built by a reader of the documentation, not by the application.
+_COMMENT_LINE = re.compile(r"^[ \t]*#[^\n]*", re.MULTILINE)
+_DOCSTRING = re.compile(r"(\A\s*|:[ \t]*(?:#[^\n]*)?\n\s*)[rRuU]?(\"\"\"|\'\'\')([\s\S]*?)\2(?=[ \t]*(?:#[^\n]*)?(?:\n|\Z))")
+
+
+def _code_text(text: str) -> str:
+    """``text`` of a Python file with what runs nothing blanked out (``_COMMENT_LINE``, ``_DOCSTRING``), line for
+    line."""
+    if "#" in text:
+        text = _COMMENT_LINE.sub("", text)
+    if '"""' in text or "'''" in text:
+        text = _DOCSTRING.sub(lambda match: match.group(1) + "\n" * match.group(3).count("\n"), text)
+    return text
 
 
 def _naming_files(folder: str, complete: bool = True) -> tuple[str, ...] | None:
@@ -1468,6 +1483,8 @@ def _words_of(folder: str) -> tuple[dict[str, int], dict[str, int], set[str]] | 
         size += len(text)
         if size > MAX_NAMING_TEXT:
             return None
+        if path.endswith(".py"):
+            text = _code_text(text)
         words.update(_WORD.findall(text))
         for line in _IMPORT_LINE.findall(text):
             modules.update(_WORD.findall(line))
@@ -1616,7 +1633,7 @@ def _pieces_of(path: str, entry: bool) -> _Pieces | None:
         return None
     known = _file_pieces.get((path, entry))
     if known is None or known[0] is not text:
-        known = _file_pieces[(path, entry)] = (text, _pieces(text, entry))
+        known = _file_pieces[(path, entry)] = (text, _pieces(_code_text(text), entry))
     return known[1]
 
 
