@@ -1424,7 +1424,8 @@ _application_files: dict[str, tuple[tuple[str, ...], bool]] = {}
 # that starts the file or a line after one ending in ``:``, alone on its lines). A class a docstring's example builds
 # (``>>> Residual(fn)``) is built by a reader of the documentation, not by the application.
 _COMMENT_LINE = re.compile(r"^[ \t]*#[^\n]*", re.MULTILINE)
-_DOCSTRING = re.compile(r"(\A\s*|:[ \t]*(?:#[^\n]*)?\n\s*)[rRuU]?(\"\"\"|\'\'\')([\s\S]*?)\2(?=[ \t]*(?:#[^\n]*)?(?:\n|\Z))")
+_DOCSTRING = re.compile(r"(\A\s*|:[ \t]*(?:#[^\n]*)?\n\s*)[rRuU]?(\"\"\"|\'\'\')([\s\S]*?)\2"
+                        r"(?=[ \t]*(?:#[^\n]*)?(?:\n|\Z))")
 
 
 def _code_text(text: str) -> str:
