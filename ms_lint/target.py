@@ -846,6 +846,7 @@ def _forget_modes() -> None:
     _application_words.clear()
     _application_files.clear()
     _application_runs.clear()
+    _training_set.clear()
     _selections.clear()
     _imports.clear()
     _import_names.clear()
@@ -1866,12 +1867,18 @@ def sets_training(path: str) -> bool:
     application's files are more than are listed (``MAX_SCANNED_FILES``). What MindSpore's own training calls do
     (``Model.train`` sets it) is ``ModuleFacts.application_trains``'s question."""
     application = _running_application(path)
-    files = _naming_files(application[0]) if application is not None else None
-    if files is None:
+    if application is None:
         return True
-    return any(_SETS_TRAINING.search(text) for file in files if file.endswith(".py") and (
-        text := _text(file)) is not None and "train" in text) or any(
-        _text(file) is None for file in files if file.endswith(".py"))
+    known = _training_set.get(application[0])
+    if known is None:
+        files = _naming_files(application[0])
+        texts = [_text(file) for file in files or () if file.endswith(".py")]
+        known = _training_set[application[0]] = files is None or any(
+            text is None or "train" in text and _SETS_TRAINING.search(text) is not None for text in texts)
+    return known
+
+
+_training_set: dict[str, bool] = {}
 
 
 def application_sources(path: str) -> tuple[str, tuple[str, ...]] | None:

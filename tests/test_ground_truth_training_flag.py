@@ -161,3 +161,15 @@ def test_training_is_off_until_set_train_and_graph_mode_folds_it(tmp_path):
             assert found[f"{mode} {level} none"] == [False, "ok"]  # the branch is neither compiled nor run
             assert found[f"{mode} {level} off"] == [False, "ok"]
             assert found[f"{mode} {level} on"] == [True, failure]
+
+
+def test_the_result_cache_checks_a_module_again_once_the_application_turns_training_on(tmp_path):
+    from ms_lint.config import LintOptions
+
+    model = application(tmp_path / "app", **{"eval.py": EVAL.format(switch="pass")})
+    options = LintOptions()
+    before = options.fingerprint_for(str(model))
+    assert ";training=False;" in before
+    forget_projects()
+    (tmp_path / "app" / "tools.py").write_text("def prepare(net):\n    return net.set_train()\n")
+    assert ";training=True;" in options.fingerprint_for(str(model))
