@@ -17,6 +17,7 @@ import pytest
 from ms_lint.engine import check_file, check_source
 from ms_lint.settings import Settings
 from ms_lint.target import _SETS_TRAINING, forget_projects
+from tests.test_training_applications import fresh_projects  # noqa: F401 -- every project read afresh
 
 MODEL = textwrap.dedent("""\
     import mindspore as ms
@@ -56,13 +57,6 @@ TRAIN = """\
         model = ms.Model(net, nn.MSELoss(), nn.Momentum(net.trainable_params(), 0.01, 0.9))
         model.train(1, dataset)
 """
-
-
-@pytest.fixture(autouse=True)
-def fresh_projects():
-    forget_projects()
-    yield
-    forget_projects()
 
 
 def application(root: Path, **files: str) -> Path:
