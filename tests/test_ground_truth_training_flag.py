@@ -167,3 +167,54 @@ def test_the_result_cache_checks_a_module_again_once_the_application_turns_train
     forget_projects()
     (tmp_path / "app" / "tools.py").write_text("def prepare(net):\n    return net.set_train()\n")
     assert ";training=True;" in options.fingerprint_for(str(model))
+
+
+# A head only the training branch calls: its construct never runs where training stays off.
+AUXILIARY = textwrap.dedent("""\
+    from mindspore import nn, ops
+
+
+    class Auxiliary(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.dense = nn.Dense(3, 3)
+
+        def construct(self, x):
+            y = ops.ones((2, 3)) + x
+            return self.dense(y.view(y.size(0), -1))
+
+
+    class Head(nn.Cell):
+        def __init__(self, auxiliary=True):
+            super().__init__()
+            self.dense = nn.Dense(3, 3)
+            if auxiliary:
+                self.auxiliary = Auxiliary()
+
+        def construct(self, x):
+            if self.training:
+                return self.dense(x), self.auxiliary(x)
+            return self.dense(x)
+""")
+AUXILIARY_SIZE_LINE = 11
+
+
+def with_auxiliary(root: Path, text: str = AUXILIARY, **files: str) -> Path:
+    model = application(root, **{"eval.py": EVAL.format(switch="pass"), **files})
+    model.write_text(text)
+    return model
+
+
+def test_a_sub_cell_only_the_training_branch_calls_never_runs(tmp_path):
+    assert found(with_auxiliary(tmp_path / "app")) == []
+
+
+@pytest.mark.parametrize("change", [
+    {"eval.py": EVAL.format(switch="net.set_train()")},  # training turned on
+    {"probe.py": "from model import Auxiliary\n"},  # another file names the sub-cell
+    {"model.py": AUXILIARY.replace("return self.dense(x)\n", "return self.dense(self.auxiliary(x))\n")},
+    {"model.py": AUXILIARY + "\n\nclass Wider(Auxiliary):\n    pass\n"},  # a class derives from it
+])
+def test_a_sub_cell_that_may_run_keeps_its_findings(tmp_path, change):
+    model = with_auxiliary(tmp_path / "app", change.pop("model.py", AUXILIARY), **change)
+    assert found(model) == [("MS602", AUXILIARY_SIZE_LINE)]
