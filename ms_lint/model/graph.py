@@ -281,10 +281,15 @@ class GraphCode:
             folded = self._folded_around(node)
             if folded is not None and folded.is_dead(node):
                 return True
-        top = next((block for block in self.tree.body if isinstance(block, (ast.FunctionDef, ast.AsyncFunctionDef,
-                    ast.ClassDef)) and block.lineno <= line <= (block.end_lineno or block.lineno)), None)
+        top = self._top_block(line)
         return top is not None and (self.built_only_in_dead_code(top.name) or (
             isinstance(top, ast.ClassDef) and top.name in self.sub_cells_never_called()))
+
+    def _top_block(self, line: int) -> ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | None:
+        """The top-level class or function of the module that holds ``line``."""
+        return next((block for block in self.tree.body if isinstance(block, (
+            ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and block.lineno <= line <= (
+            block.end_lineno or block.lineno)), None)
 
     def sub_cells_never_called(self) -> frozenset[str]:
         """The Cell classes of this module that its application builds only as sub-cells of this module's Cells
@@ -321,8 +326,7 @@ class GraphCode:
         """Whether ``call`` never runs: graph code drops the branch that holds it (``in_dead_branch`` of the function
         around it), or it lies in a top-level class or function the application never runs or builds only in code
         it never runs."""
-        top = next((block for block in self.tree.body if isinstance(block, (ast.FunctionDef, ast.AsyncFunctionDef,
-                    ast.ClassDef)) and block.lineno <= call.lineno <= (block.end_lineno or block.lineno)), None)
+        top = self._top_block(call.lineno)
         if top is not None and (top.name in self.never_run or self.built_only_in_dead_code(top.name)):
             return True
         function = next((graph.node for graph in self.graph_functions
