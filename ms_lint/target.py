@@ -1510,16 +1510,12 @@ def _application_using(path: str) -> tuple[str, tuple[str, ...]] | None:
     """The application (folder, entry points) that uses the module at ``path`` and that alone: None for a library's
     module, for a module no file of the application names yet (one being written is checked whole) and for a
     source without a file."""
-    if not path or not os.path.isfile(path):
-        return None
-    file = os.path.abspath(path)
-    root, _, recursive = project_root(file)
-    application = application_of(file, root if recursive else None)
-    if application is None or any(part in TEST_FOLDERS for part in application[0].split(os.sep)) or (
-            os.path.abspath(root) != application[0] and application[0].startswith(os.path.join(root, ""))):
+    application = _application_around(path, nested_in_any_project=True)
+    if application is None:
         # a library's module, an application kept among tests (their fixtures), or scripts inside a project that
         # is not theirs (an application folder in a library's package: its users import the modules)
         return None
+    file = os.path.abspath(path)
     read = _words_of(application[0])
     if read is None:
         return None  # too many files to read: what they name is not known
@@ -1874,13 +1870,23 @@ def entries_running(path: str) -> tuple[str, ...] | None:
 def _running_application(path: str) -> tuple[str, tuple[str, ...]] | None:
     """The application (folder, entry points) that runs the module at ``path``, as ``entries_running`` reads it;
     None for a library's module (see there)."""
+    return _application_around(path, nested_in_any_project=False)
+
+
+def _application_around(path: str, nested_in_any_project: bool) -> tuple[str, tuple[str, ...]] | None:
+    """The application (folder, entry points: ``application_of``) around the module at ``path``; None for a
+    source without a file, a library's module, an application kept among tests (their fixtures), and one nested
+    inside the project around it: inside its library package, or (``nested_in_any_project``) anywhere below the
+    project's root."""
     if not path or not os.path.isfile(path):
         return None
     file = os.path.abspath(path)
     root, _, recursive = project_root(file)
     application = application_of(file, root if recursive else None)
-    if application is None or any(part in TEST_FOLDERS for part in application[0].split(os.sep)) or (
-            application[0].startswith(os.path.join(root, "")) and _in_library_package(root, application[0])):
+    if application is None or any(part in TEST_FOLDERS for part in application[0].split(os.sep)):
+        return None
+    if application[0].startswith(os.path.join(root, "")) and (
+            nested_in_any_project or _in_library_package(root, application[0])):
         return None
     return application
 
