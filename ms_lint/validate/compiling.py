@@ -243,7 +243,9 @@ def compile_guessing_ranks(worker, state: "JobState", outcome: Outcome, compiled
 def compile_with_ranks(worker, state: "JobState", outcome: Outcome, error: Exception, seconds: float,
                        compiled=None) -> None:
     """The compile failed because an input of any rank reached code that needs its rank (``For Chunk, the
-    input tensor is with dynamic rank``, see ``_needs_rank``): compile again with the placeholders ms-lint made
+    input tensor is with dynamic rank``, see ``_needs_rank``), or code that unpacks or indexes more sizes than the
+    rank the compile gave a tensor made from it, at a line with no finding (``_wrong_rank_elsewhere``): compile
+    again with the placeholders ms-lint made
     of any rank given rank 3, 4, then 2 (every dimension still of any size). The first rank that compiles is
     kept; else the first that fails with another error that does not show the rank was wrong (``b, c, h, w =
     x.shape`` on rank 3), which is raised; else the first that fails at all; else the original error. Inputs
@@ -255,7 +257,7 @@ def compile_with_ranks(worker, state: "JobState", outcome: Outcome, error: Excep
         return
     guessed = outcome.instance not in (None, "example") and not state.job.get("input_specs")
     loose = [index for index, value in enumerate(state.inputs) if list(getattr(value, "shape", ())) == [-2]]
-    if not _needs_rank(error) or not guessed or not loose:
+    if not (_needs_rank(error) or _wrong_rank_elsewhere(state, error)) or not guessed or not loose:
         raise error
     failed = wrong_rank = None
     for rank in RANKS:
@@ -376,14 +378,26 @@ def _mentions(error: BaseException, symptoms: tuple[str, ...]) -> bool:
     return any(symptom in text for symptom in symptoms)
 
 
-# A shape unpacked into more or fewer names than the rank given (``b, c, h, w = self.shape(x)`` on rank 3),
-# measured on MindSpore 2.10.
+# A shape unpacked into more or fewer names than the rank given (``b, c, h, w = self.shape(x)`` on rank 3), or a
+# tensor indexed with more axes than it has (``x[:, :, None, :, :]`` on rank 3: "Tuple index ... out rang of tensor
+# shape"), measured on MindSpore 2.10.
 _WRONG_RANK_SYMPTOMS = ("TupleGetItem evaluator index should be in range", "not enough values to unpack",
-                        "too many values to unpack")
+                        "too many values to unpack", "out rang of tensor shape")
 
 
 def _shows_wrong_rank(error: BaseException) -> bool:
     return _mentions(error, _WRONG_RANK_SYMPTOMS)
+
+
+def _wrong_rank_elsewhere(state: "JobState", error: BaseException) -> bool:
+    """The compile of inputs of any rank failed where the code unpacks or indexes more sizes than a tensor made
+    from them was given (``x.view((*x.shape[:-1], -1, 4))`` of an input of any rank has rank 3 in the compile,
+    and ``b, h, n, d = states.shape`` fails), at a line of the unit's file with no finding (or in another file):
+    the rank is the placeholder's, not the code's, so a fixed rank is tried as for ``_needs_rank``."""
+    if not _shows_wrong_rank(error):
+        return False
+    stopped_at = _innermost_line(error, state.job["path"])
+    return stopped_at is None or stopped_at not in (state.job.get("finding_lines") or ())
 
 
 # An input with fewer axes than the code reshapes or permutes it into (measured on 2.10).

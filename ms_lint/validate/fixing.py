@@ -81,13 +81,41 @@ def _repeats(findings) -> frozenset[int]:
 # function that returns its first argument, as the wrappers and element-wise functions ported from PyTorch
 # (``nn.utils.weight_norm(conv)``, ``nn.functional.softmax(x, axis=-1)``) return a value of its kind.
 STAND_IN = "(lambda value, *args, **kwargs: value)"
+# What stands in for a missing name called with no positional argument (``self.resize = nn.ResizeBilinear()``, a
+# layer built in the constructor and called in construct): a function building a Cell whose construct returns its
+# first input and ignores the rest (``StandInCell``). A lambda built there could not be called from construct:
+# MindSpore parses a lambda from its line, and the line's outermost node is then a call (measured on 2.10 and 2.7.1).
+STAND_IN_CELL = '__import__("ms_lint.validate.fixing", fromlist=["stand_in_cell"]).stand_in_cell'
 
 
-def stand_in(source: str, path: str, line: int, syntax_level: str) -> tuple[str, list[str]] | None:
-    """``(source with each name on ``line`` that MS607 reports missing replaced by ``STAND_IN``, ["MS607"])`` when
+def stand_in_cell(*args, **kwargs):
+    """A ``StandInCell``, whatever it is built with."""
+    return _stand_in_cell_class()()
+
+
+def _stand_in_cell_class():
+    global _STAND_IN_CELL_CLASS
+    if _STAND_IN_CELL_CLASS is None:
+        from mindspore import nn
+
+        class StandInCell(nn.Cell):
+            def construct(self, value, *args, **kwargs):
+                return value
+
+        _STAND_IN_CELL_CLASS = StandInCell
+    return _STAND_IN_CELL_CLASS
+
+
+_STAND_IN_CELL_CLASS = None
+
+
+def stand_in(source: str, path: str, line: int, syntax_level: str) -> tuple[str, list[str], str] | None:
+    """``(source with each name on ``line`` that MS607 reports missing replaced by ``STAND_IN``, ["MS607"], what
+    stands in)`` when
     each (with the names read from it: ``nn.functional.softmax``) is called there with an argument, bound to a name
     (``weight_norm = nn.utils.weight_norm``) or looked into by ``hasattr``/``getattr`` (a function has none of the
-    attributes asked for); None when the line has no such name. Every line keeps its number."""
+    attributes asked for), or by ``STAND_IN_CELL`` where it is called with no positional argument (a layer built
+    with its defaults); None when the line has no such name. Every line keeps its number."""
     from ms_lint.settings import Settings
 
     try:
@@ -105,13 +133,15 @@ def stand_in(source: str, path: str, line: int, syntax_level: str) -> tuple[str,
         if id(node.value) in missing:
             missing.add(id(node))  # ``.softmax`` of ``nn.functional``: the missing name's read goes on
     chains = {}  # the outermost attribute read from each missing name -> how it is used
+    built = set()  # of those, the ones called with no positional argument
     for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and node.args:
-            if id(node.func) in missing:
-                chains[id(node.func)] = node.func
-            elif isinstance(node.func, ast.Name) and node.func.id in ("hasattr", "getattr") \
-                    and id(node.args[0]) in missing:
-                chains[id(node.args[0])] = node.args[0]
+        if isinstance(node, ast.Call) and id(node.func) in missing:
+            chains[id(node.func)] = node.func
+            if not node.args:
+                built.add(id(node.func))
+        elif isinstance(node, ast.Call) and node.args and isinstance(node.func, ast.Name) \
+                and node.func.id in ("hasattr", "getattr") and id(node.args[0]) in missing:
+            chains[id(node.args[0])] = node.args[0]
         elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
                 and id(node.value) in missing:
             chains[id(node.value)] = node.value
@@ -122,14 +152,17 @@ def stand_in(source: str, path: str, line: int, syntax_level: str) -> tuple[str,
     lines = source_lines(source)
     encoded = lines[line - 1].encode("utf-8")  # AST columns count UTF-8 bytes
     for read in sorted(reads, key=lambda node: node.col_offset, reverse=True):
-        encoded = encoded[:read.col_offset] + STAND_IN.encode() + encoded[read.end_col_offset:]
+        replacement = STAND_IN_CELL if id(read) in built else STAND_IN
+        encoded = encoded[:read.col_offset] + replacement.encode() + encoded[read.end_col_offset:]
     lines[line - 1] = encoded.decode("utf-8")
     result = "".join(lines)
     try:
         ast.parse(result, filename=path)
     except SyntaxError:
         return None
-    return result, ["MS607"]
+    kinds = ["a Cell returning its first input" if id(read) in built else "a function returning its first argument"
+             for read in reads]
+    return result, ["MS607"], " and ".join(dict.fromkeys(kinds))
 
 
 def _span(node: ast.AST) -> tuple[int, int, int, int]:

@@ -79,13 +79,18 @@ def evaluate_reach(worker, state: "JobState", obj, gradient: bool = False) -> di
     # An argument the function assigns again (return_dict = return_dict or self.config...) is not its default:
     # it holds what that assignment gives, when it reads plain values only.
     rebound = rebound_names(entry)
-    given = {**_plain_defaults(entry, given=len(state.inputs), skip_first=False), **state.extra_arguments}
+    passed = _positional_names(entry)[:len(state.inputs)]
+    # An input passed as None (``past_key_values=None``, as the Cell that builds it calls it) is a constant the
+    # graph folds, as a default is; the others are tensors, compiled on both sides of a condition on them.
+    constants = {name: None for name, value in zip(passed, state.inputs) if value is None}
+    given = {**_plain_defaults(entry, given=len(state.inputs), skip_first=False), **constants,
+             **state.extra_arguments}
     defaults = {name: value for name, value in given.items() if name not in rebound}
     # One assigned again only in a branch its value skips (``if mask is not None: mask = ...``) keeps it.
     defaults.update(kept_defaults(entry, {name: value for name, value in given.items() if name in rebound}))
     defaults.update(rebound_values(entry, given, instance=obj if is_cell else None))
     name = "construct" if is_cell else state.job["qualname"].split(".")[-1]
-    tensors = frozenset(_positional_names(entry)[:len(state.inputs)])
+    tensors = frozenset(name for name in passed if name not in constants)
     return evaluate(state.job.get("guards") or {}, obj if is_cell else None, defaults, entry=name,
                     tensors=tensors, gradient=gradient, instances=state.job.get("instances"))
 

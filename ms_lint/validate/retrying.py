@@ -285,13 +285,15 @@ def apply_fixes(worker, state: "JobState", outcome: Outcome, args, kwargs, compi
         if found is None:
             break
         name, path, line, source, codes, skipped, how = found
+        if how == STAND_IN_STEP:
+            codes, stood_in = codes
         fixed_sources[name] = source
         place = {"line": line, **({} if name == state.module.__name__ else {"path": path})}
         if how == LAX_STEP:
             fixed.append({"code": "/".join(codes), "lax": True, **place})
             switch_to_lax(worker, state)
         elif how == STAND_IN_STEP:
-            fixed.extend({"code": code, "stood_in": True, **place} for code in codes)
+            fixed.extend({"code": code, "stood_in": stood_in, **place} for code in codes)
         elif skipped is None:
             fixed.extend({"code": code, **place} for code in codes)
         else:
@@ -414,8 +416,8 @@ def next_fix(worker, state: "JobState", last: dict, fixed_sources: dict, fixed: 
             if found is not None:
                 return name, own_path, line, found[0], found[1], None, FIX_STEP
     if stand_in is not None:
-        (fixed_source, codes), name, path, line = stand_in
-        return name, path, line, fixed_source, codes, None, STAND_IN_STEP
+        (fixed_source, codes, stood_in), name, path, line = stand_in
+        return name, path, line, fixed_source, (codes, stood_in), None, STAND_IN_STEP
     if innermost is None:
         return None
     name, path, line, source = innermost

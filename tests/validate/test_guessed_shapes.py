@@ -24,6 +24,7 @@ def verdicts(projects, worker_pool):
         finding_at(shapes, "x.transpose(1, 2) * 2", "MS601", "Swapped"),
         finding_at(shapes, "tokens.transpose(1, 2) * 2", "MS601", "Pooled"),
         finding_at(shapes, "q.transpose(-1, -2)", "MS601", "Heads"),
+        finding_at(shapes, "np.sin(merged)", "MS101", "Repeated"),
     ]
     return verdicts_by_scope(findings, worker_pool)
 
@@ -38,6 +39,14 @@ def test_an_input_of_any_rank_gets_rank_3_when_the_compile_needs_its_rank(verdic
     flattened = verdicts["Flattened", "MS101"]
     assert flattened.verdict == CONFIRMED, flattened.message
     assert flattened.inputs == [
+        "x: float32 of rank 3, any size (of any rank, the compile failed with dynamic rank)"]
+
+
+def test_an_input_of_any_rank_gets_a_rank_when_code_without_a_finding_unpacks_more_sizes_than_the_compile_gave(
+        verdicts):
+    repeated = verdicts["Repeated", "MS101"]
+    assert repeated.verdict == CONFIRMED, repeated.message
+    assert repeated.inputs == [
         "x: float32 of rank 3, any size (of any rank, the compile failed with dynamic rank)"]
 
 

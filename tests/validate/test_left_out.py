@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from ms_lint.validate.fixing import MARKER_FUNCTION, STAND_IN, leave_out, marked, stand_in
+from ms_lint.validate.fixing import MARKER_FUNCTION, STAND_IN, STAND_IN_CELL, leave_out, marked, stand_in
 from ms_lint.validate.verdicts import CONFIRMED, INCONCLUSIVE
 
 from .conftest import finding_at, needs_mindspore, verdicts_by_scope
@@ -236,13 +236,24 @@ class Net(nn.Cell):
 
 
 def test_a_missing_name_called_or_bound_gets_a_function_in_its_place():
-    source, codes = stand_in(MISSING, "net.py", 7, "strict")
+    source, codes, what = stand_in(MISSING, "net.py", 7, "strict")
     assert codes == ["MS607"] and source.splitlines()[6] == f"        norm = {STAND_IN}"
+    assert what == "a function returning its first argument"
     assert source.splitlines()[:6] + source.splitlines()[7:] == MISSING.splitlines()[:6] + MISSING.splitlines()[7:]
-    source, _ = stand_in(MISSING, "net.py", 11, "strict")  # the whole read: nn.functional.softmax
+    source, _, _ = stand_in(MISSING, "net.py", 11, "strict")  # the whole read: nn.functional.softmax
     assert source.splitlines()[10] == f"        y = {STAND_IN}(x, axis=-1)"
-    source, _ = stand_in(MISSING, "net.py", 8, "strict")  # hasattr on a function: False, as on a missing module
+    source, _, _ = stand_in(MISSING, "net.py", 8, "strict")  # hasattr on a function: False, as on a missing module
     assert f"if hasattr({STAND_IN}, " in source.splitlines()[7]
+
+
+def test_a_missing_layer_built_with_no_positional_argument_gets_a_cell_in_its_place():
+    built = MISSING.replace("        norm = nn.utils.weight_norm\n", "        self.resize = nn.ResizeBilinear()\n")
+    source, codes, what = stand_in(built, "net.py", 7, "strict")
+    assert codes == ["MS607"] and source.splitlines()[6] == f"        self.resize = {STAND_IN_CELL}()"
+    assert what == "a Cell returning its first input"
+    keywords = built.replace("nn.ResizeBilinear()", "nn.ResizeBilinear(align_corners=True)")
+    source, _, _ = stand_in(keywords, "net.py", 7, "strict")
+    assert source.splitlines()[6] == f"        self.resize = {STAND_IN_CELL}(align_corners=True)"
 
 
 def test_a_missing_name_used_as_a_value_is_not_stood_in_for():

@@ -584,3 +584,38 @@ def test_a_cell_whose_methods_call_their_instance_this_is_retried_and_probed_by_
     assert "(register an example that sets it to compile the line)" in host.message
     assert stages.verdict == CONFIRMED_BY_PROBE, stages.message
     assert "held in the plain list this.stages: stages[0].weight" in stages.message, stages.message
+
+
+@needs_mindspore
+def test_an_input_passed_as_none_is_a_constant_its_conditions_fold_on():
+    import mindspore
+    from mindspore import nn
+
+    from ms_lint.validate.instances import evaluate_reach
+    from ms_lint.validate.jobs import JobState
+
+    source = textwrap.dedent("""\
+        class Attention(nn.Cell):
+            def construct(self, x, cache=None, mask=None):
+                if cache is not None:
+                    x = cache.update(x)
+                if mask is not None:
+                    x = x + mask
+                return x
+    """)
+    guards, _ = guards_for(ast.parse(source), "Attention", {4, 6})
+
+    class Attention(nn.Cell):
+        def construct(self, x, cache=None, mask=None):
+            return x
+
+    state = JobState({"guards": {str(line): guard for line, guard in guards.items()}, "qualname": "Attention"})
+    tensor = mindspore.Tensor(shape=[-2], dtype=mindspore.float32)
+    # Called as the Cell that builds it calls it: cache passed as None, mask as a tensor.
+    state.inputs = (tensor, None, tensor)
+    reach = evaluate_reach(None, state, Attention())
+    assert reach["4"] == {"reached": False, "condition": "cache is not None", "value": "False", "wanted": True}
+    assert reach["6"]["reached"] is True  # a condition on a tensor input: both sides are compiled
+    # Left out, cache takes its default: the same.
+    state.inputs = (tensor,)
+    assert evaluate_reach(None, state, Attention())["4"]["reached"] is False

@@ -71,7 +71,8 @@ def test_a_missing_mindspore_name_and_a_misnamed_instance_are_confirmed(projects
     findings = check_file(str(path), Settings(syntax_level="strict"), RULES_BY_CODE)
     assert sorted((f.scope, f.code) for f in findings) == [
         ("FloorSTE", "MS119"), ("NormedThenHost", "MS102"), ("NormedThenHost", "MS607"),
-        ("NormedTrainingHost", "MS102"), ("NormedTrainingHost", "MS607"), ("ScaledSTE", "MS119"),
+        ("NormedTrainingHost", "MS102"), ("NormedTrainingHost", "MS607"), ("ResizedThenHost", "MS102"),
+        ("ResizedThenHost", "MS607"), ("ScaledSTE", "MS119"),
         ("ScaledThenHost", "MS102"), ("ScaledThenHost", "MS119"), ("Softmaxed", "MS607"),
         ("SoftmaxedThenHost", "MS102"), ("SoftmaxedThenHost", "MS607"), ("WeightNormed", "MS607"),
         ("WeightNormed", "MS607")]
@@ -107,6 +108,13 @@ def test_a_missing_mindspore_name_and_a_misnamed_instance_are_confirmed(projects
         assert behind.verdict == "confirmed", behind.message
         assert behind.message.startswith(f"decided with a function returning its first argument in place of the name "
                                          f"MindSpore lacks at line {missing.finding.line} (MS607): "), behind.message
+    # Behind a missing layer built with no argument: a Cell returning its first input stands in, called from
+    # construct with the layer's arguments.
+    missing, behind = verdicts[("ResizedThenHost", "MS607")], verdicts[("ResizedThenHost", "MS102")]
+    assert missing.verdict == "confirmed" and "ResizeBilinear" in missing.message, missing.message
+    assert behind.verdict == "confirmed", behind.message
+    assert behind.message.startswith(f"decided with a Cell returning its first input in place of the name MindSpore "
+                                     f"lacks at line {missing.finding.line} (MS607): "), behind.message
     # Behind it and under ``if self.training:``: the train-mode retry starts from the same failing build.
     missing, behind = verdicts[("NormedTrainingHost", "MS607")], verdicts[("NormedTrainingHost", "MS102")]
     assert behind.verdict == "confirmed", behind.message

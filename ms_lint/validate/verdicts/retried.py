@@ -174,12 +174,15 @@ def _fixes_text(fixed: list[dict], own_path: str) -> str:
 
 
 def _stood_in_text(entries: list[dict]) -> str:
-    """``with a function returning its first argument in place of the name MindSpore lacks at line 404 (MS607)``."""
+    """``with a function returning its first argument in place of the name MindSpore lacks at line 404 (MS607)``;
+    ``with a Cell returning its first input ...`` where the missing name was built with no positional argument."""
     from ms_lint.validate.project import display_path
 
     places = ", ".join(dict.fromkeys(f"{display_path(entry['path'])}:{entry['line']}" if entry.get("path")
                                      else f"line {entry['line']}" for entry in entries))
-    return f"with a function returning its first argument in place of the name MindSpore lacks at {places} (MS607)"
+    kinds = " and ".join(dict.fromkeys(entry["stood_in"] if isinstance(entry["stood_in"], str)
+                                       else "a function returning its first argument" for entry in entries))
+    return f"with {kinds} in place of the name MindSpore lacks at {places} (MS607)"
 
 
 def _left_out_text(entry: dict) -> str:
