@@ -20,6 +20,9 @@ import re
 import weakref
 
 from ms_lint.model.syntax import first_argument, holds_line, instance_parameter, last_line, self_attribute
+from ms_lint.validate.condition_values import PLAIN as _PLAIN, UNKNOWN as _UNKNOWN, Instance as _Instance
+from ms_lint.validate.condition_values import condition_value, is_tensor_condition
+from ms_lint.validate.condition_values import show as _show, value_of as _value
 
 TRAIN_RETRY = "train"
 GRADIENT_RETRY = "gradient"
@@ -595,15 +598,6 @@ def _skipped(statements: list, store: ast.AST, name: str, value) -> bool:
     return bool(taken) or _skipped(statement.orelse, store, name, value)
 
 
-class _Instance:
-    """The compiled instance, as the names a condition is evaluated with hold it: read through, never plain."""
-
-    __slots__ = ("value",)
-
-    def __init__(self, value):
-        self.value = value
-
-
 def instance_names(instances: dict[str, str] | None, function: str, instance) -> dict:
     """The names under which ``function`` (a method name) reads ``instance``: its instance parameter, as planning
     found it (``instance_parameters``); none for a function without one, or without an instance."""
@@ -676,10 +670,6 @@ def _stores(definition) -> dict[str, int]:
     return stores
 
 
-_UNKNOWN = object()
-_PLAIN = (bool, int, float, str, bytes, type(None), tuple, frozenset)
-
-
 def evaluate(guards: dict, instance, defaults: dict, entry: str = "construct",
              tensors: frozenset = frozenset(), gradient: bool = False,
              instances: dict[str, str] | None = None) -> dict[str, dict]:
@@ -723,120 +713,3 @@ def _path_state(conditions: list, guard: dict, instance, instances: dict[str, st
         if bool(value) != bool(wanted):
             return {"reached": False, "condition": source, "value": _show(value), "wanted": bool(wanted)}
     return state
-
-
-_CONSTANT_READS = re.compile(r"\.(shape|ndim|dtype)\b|\b(len|isinstance|hasattr|getattr|type)\(")
-_OPERATOR_MODULES = {"ops", "mint", "mindspore", "ms", "F", "P", "nn", "np"}
-
-
-def is_tensor_condition(source: str, tensors: frozenset) -> bool:
-    """A condition on the tensor inputs' values (``x.sum() > 0``): MindSpore compiles both of its sides. One that
-    reads a shape, a dtype or a length is a constant when the graph is built, so it is not one."""
-    if not tensors or _CONSTANT_READS.search(source):
-        return False
-    try:
-        tree = ast.parse(source, mode="eval")
-    except SyntaxError:
-        return False
-    names = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
-    return bool(names & tensors) and names <= (tensors | _OPERATOR_MODULES)
-
-
-def condition_value(source: str, names: dict):
-    """The value of ``source`` when it only reads plain Python values; ``_UNKNOWN`` otherwise."""
-    try:
-        tree = ast.parse(source, mode="eval")
-    except SyntaxError:
-        return _UNKNOWN
-    try:
-        return _value(tree.body, names)
-    except Exception:  # noqa: BLE001 -- user objects can raise anything from a property
-        return _UNKNOWN
-
-
-def _value(node, names):
-    if isinstance(node, ast.Constant):
-        return node.value
-    if isinstance(node, ast.Name):
-        if node.id in names:
-            value = names[node.id]
-            if value.__class__ is _Instance:
-                return value.value
-            return value if isinstance(value, _PLAIN) else _UNKNOWN
-        return {"True": True, "False": False, "None": None}.get(node.id, _UNKNOWN)
-    if isinstance(node, ast.Attribute):
-        base = _value(node.value, names)
-        if base is _UNKNOWN:
-            return _UNKNOWN
-        value = getattr(base, node.attr, _UNKNOWN)
-        if value is _UNKNOWN:
-            return _UNKNOWN
-        if isinstance(value, _PLAIN) or _is_object(value):
-            return value
-        return _UNKNOWN
-    if isinstance(node, ast.IfExp):
-        test = _plain(_value(node.test, names))
-        return _UNKNOWN if test is _UNKNOWN else _value(node.body if test else node.orelse, names)
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
-        value = _plain(_value(node.operand, names))
-        return _UNKNOWN if value is _UNKNOWN else not value
-    if isinstance(node, ast.BoolOp):
-        values = [_plain(_value(item, names)) for item in node.values]
-        if isinstance(node.op, ast.And):
-            if any(value is not _UNKNOWN and not value for value in values):
-                return False
-            return _UNKNOWN if any(value is _UNKNOWN for value in values) else True
-        if any(value is not _UNKNOWN and value for value in values):
-            return True
-        return _UNKNOWN if any(value is _UNKNOWN for value in values) else False
-    if isinstance(node, ast.Compare) and len(node.ops) == 1:
-        left = _value(node.left, names)
-        right = _value(node.comparators[0], names)
-        op = node.ops[0]
-        if isinstance(op, (ast.Is, ast.IsNot)):
-            # "x is None" is decided for any object x we could read, tensors included.
-            if left is _UNKNOWN or right is _UNKNOWN:
-                if (left is None or right is None) and _known_object(node, names):
-                    other = right if left is None else left
-                    return (other is None) == isinstance(op, ast.Is)
-                return _UNKNOWN
-            return (left is right) == isinstance(op, ast.Is)
-        left, right = _plain(left), _plain(right)
-        if left is _UNKNOWN or right is _UNKNOWN:
-            return _UNKNOWN
-        operations = {ast.Eq: lambda a, b: a == b, ast.NotEq: lambda a, b: a != b, ast.Lt: lambda a, b: a < b,
-                      ast.LtE: lambda a, b: a <= b, ast.Gt: lambda a, b: a > b, ast.GtE: lambda a, b: a >= b,
-                      ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b}
-        operation = operations.get(type(op))
-        return _UNKNOWN if operation is None else operation(left, right)
-    return _UNKNOWN
-
-
-def _known_object(node: ast.Compare, names: dict) -> bool:
-    """For ``x is None``: whether the side that is not None names a readable object (an attribute that exists)."""
-    for side in (node.left, node.comparators[0]):
-        if isinstance(side, ast.Constant):
-            continue
-        if isinstance(side, ast.Name):
-            return side.id in names
-        if isinstance(side, ast.Attribute):
-            base = _value(side.value, names)
-            return base is not _UNKNOWN and hasattr(base, side.attr)
-    return False
-
-
-def _is_object(value) -> bool:
-    """A plain user object or a Cell, whose attributes may be read further; never a tensor."""
-    module = type(value).__module__ or ""
-    if "Tensor" in type(value).__name__ or "Parameter" in type(value).__name__:
-        return False
-    return not module.startswith("numpy")
-
-
-def _plain(value):
-    return value if value is _UNKNOWN or isinstance(value, _PLAIN) else _UNKNOWN
-
-
-def _show(value) -> str:
-    text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
