@@ -78,6 +78,42 @@ def construction_sites(path: str, name: str, defining) -> tuple[list[tuple[str, 
     return None if found is None else ([(file, call, around) for file, call, _, around in found[0]], found[1])
 
 
+_NAMESPACE_WRITE = re.compile(r"(?:__dict__|\bvars\([^)]*\))\s*(?:\.update\(|\[)")
+
+
+def attribute_writes(path: str, attribute: str) -> int | None:
+    """How many places of the application that uses the module at ``path`` write (or delete) an attribute called
+    ``attribute`` of any object (``self.mode = mode``, ``metric.mode = "x"``); None where one may be written in a
+    way not counted: ``setattr`` with that name or a name computed, ``__setattr__``, an instance's ``__dict__``
+    written, a file that is no Python or does not parse, or no application's files to read."""
+    files = files_naming(path, attribute)
+    if files is None:
+        return None
+    for word in ("setattr", "__setattr__", "__dict__", "vars"):
+        for file, text in files_naming(path, word) or ():
+            if word == "setattr":
+                index = _index(file, text) if file.endswith(".py") else None
+                tree = _trees[file][1] if index is not None else None
+                if tree is None or any(
+                        isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr"
+                        and (len(node.args) < 2 or literal(node.args[1]) in (UNKNOWN, attribute))
+                        for node in ast.walk(tree)):
+                    return None
+            elif word == "__setattr__" or _NAMESPACE_WRITE.search(text):
+                return None
+    count = 0
+    for file, text in files:
+        if not file.endswith(".py"):
+            continue  # (a configuration names it: a loader writes it only through the ways counted above)
+        index = _index(file, text)
+        tree = _trees[file][1] if index is not None else None
+        if tree is None:
+            return None
+        count += sum(isinstance(node, ast.Attribute) and node.attr == attribute and not isinstance(node.ctx, ast.Load)
+                     for node in ast.walk(tree))
+    return count
+
+
 def _sites(path: str, name: str, defining, tree: ast.Module | None, dead):
     """([(the file, a site that builds or calls ``name`` and may run, whether the file is the module itself, the
     top-level definition of the file around the site)], how many sites are left out as never run); None where a

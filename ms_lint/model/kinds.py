@@ -15,7 +15,7 @@ from ms_lint.model.syntax import FunctionNode, first_argument, holds_line, is_st
 from ms_lint.model.scopes import ASSIGNMENT, FUNCTION, PARAMETER
 from ms_lint.model.values import (BUILTIN_STATIC_CALLS, HOST, INDEX_BUILTINS, INDEX_FUNCTIONS, KIND_PASSING_BUILTINS,
                                   TENSOR, UNKNOWN, annotated_class, annotates_python_value, constant_value,
-                                  flatten, join, literal, value_flows)
+                                  flatten, join, literal, string_method_value, value_flows)
 
 if TYPE_CHECKING:
     from ms_lint.model.module import ModuleFacts
@@ -50,6 +50,7 @@ class FunctionKinds:
         self.env: dict[str, str | None] = {}
         # parameter -> the constants graph callers pass it (as (type, value) pairs), or UNKNOWN
         self.parameter_values: dict[str, object] = {}
+        self.runs_as_python = False  # host code: methods of constant strings fold as Python computes them
         self._dead: set[int] = set()  # ids of the nodes of branches MindSpore's parser drops
         self._folding: set[int] = set()  # bindings being folded (a guard against ``x = x``-style cycles)
         self._loops: list[tuple[int, int]] | None = None  # (first line, last line) of each loop of the function
@@ -95,6 +96,10 @@ class FunctionKinds:
 
     def _constant_of(self, expr: ast.AST):
         if isinstance(expr, ast.Call):
+            if self.runs_as_python:
+                value = string_method_value(expr, self.constant)
+                if value is not UNKNOWN:
+                    return value
             return self._returned_constant(expr)
         if isinstance(expr, ast.Attribute):
             if self_attribute(expr, self.self_name) is not None and self.owner is not None:
