@@ -36,7 +36,8 @@ METRIC = textwrap.dedent("""\
             return np.zeros((len(labels), self.num_labels), dtype=np.int)
 """)
 MULTILABEL_LINE = 15
-RUN = "import mindspore as ms\nfrom metric import F1\n\n\ndef main(n):\n    callback = F1(n)\n    return callback\n\n\nmain(3)\n"
+RUN = ("import mindspore as ms\nfrom metric import F1\n\n\n"
+       "def main(n):\n    callback = F1(n)\n    return callback\n\n\nmain(3)\n")
 
 
 @pytest.fixture(autouse=True)

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Iterator, Sequence
 from ms_lint import mindspore_api as api
 from ms_lint.model.project import (ProjectClass, answer, class_answer, class_location, facts_of, project_class,
                                    project_method)
-from ms_lint.model.construction import attribute_writes, constructor_constants
+from ms_lint.model.construction import OneOf, attribute_writes, constructor_constants
 from ms_lint.model.scopes import ASSIGNMENT
 from ms_lint.model.syntax import (FunctionNode, conditional_arms, decorator_callee, first_argument, is_attribute_of,
                                   is_static, self_attribute)
@@ -142,7 +142,8 @@ class ClassInfo:
             if self_attribute(expr, self_name) is not None:
                 return self.constant_attribute(expr.attr, seen)
             if isinstance(expr, ast.Name):
-                return constructed.get(expr.id, UNKNOWN)
+                value = constructed.get(expr.id, UNKNOWN)
+                return UNKNOWN if isinstance(value, OneOf) else value  # (several values: no one constant)
             return UNKNOWN
 
         return constant_value(value, lookup)

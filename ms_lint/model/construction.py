@@ -15,7 +15,7 @@ import re
 import tokenize
 from collections import Counter
 
-from ms_lint.model.configuration import argument_value, value_sort
+from ms_lint.model.configuration import argument_values, value_sort
 from ms_lint.model.project import tree_of
 from ms_lint.model.syntax import FunctionNode
 from ms_lint.model.values import UNKNOWN, literal
@@ -35,6 +35,15 @@ class _NoKeywords(dict):
 
 
 NO_KEYWORDS = _NoKeywords()
+
+
+class OneOf(frozenset):
+    """The values (``(type, value)`` pairs) a parameter holds where the places that pass it differ but each one's
+    values are known (``get_generator(args.model_type)`` with the option's ``choices``, ``get_generator("DBPN")``
+    elsewhere): a branch that each of them decides alike is decided (``FunctionKinds``)."""
+
+
+_MAX_CHOICES = 16
 _MAX_TREES = 256
 # file -> (the text parsed, its tree, its index; None: no Python)
 _trees: dict[str, tuple[str, ast.Module | None, "_FileIndex | None"]] = {}
@@ -43,8 +52,8 @@ _trees: dict[str, tuple[str, ast.Module | None, "_FileIndex | None"]] = {}
 def constructor_constants(path: str, name: str, init: FunctionNode, tree: ast.Module | None = None,
                           fold=None, dead=None) -> dict[str, object]:
     """Parameter -> the one constant (a bool, a number, a string, None) every construction site of the class
-    ``name`` (defined with ``init`` in the module at ``path``) passes it or leaves at its default; parameters that
-    differ or are not known are left out. With the module's ``tree``, ``fold(call, argument)`` gives what an
+    ``name`` (defined with ``init`` in the module at ``path``) passes it or leaves at its default, or the ``OneOf``
+    its sites pass where they differ but each is known; parameters not known are left out. With the module's ``tree``, ``fold(call, argument)`` gives what an
     argument of a site in the module folds to (``Block(drop=drop_rate)`` in an ``__init__`` every construction of
     which passes ``drop_rate=0.``), and ``dead(call)`` whether the site lies in a branch no caller runs, as for
     ``function_constants``."""
@@ -161,18 +170,34 @@ def _constants(found, parameters: list[str], defaults: dict[str, object], fold,
     extra = False
     for file, call, here, _ in found[0]:
         value_of = ((lambda argument, call=call: fold(call, argument)) if here
-                    else (lambda argument, file=file: argument_value(file, argument)))
+                    else (lambda argument, file=file: _one_of(argument_values(file, argument))))
         passed = _passed(call, parameters, defaults, value_of)
         if passed is None:
             return {}
         extra = extra or any(keyword.arg not in parameters for keyword in call.keywords if keyword.arg is not None)
         for parameter, value in passed.items():
-            values[parameter].add(UNKNOWN if value is UNKNOWN else (value_sort(value), value))
-    constants = {parameter: next(iter(found))[1] for parameter, found in values.items()
-                 if len(found) == 1 and UNKNOWN not in found and type(next(iter(found))[1]) in _SWITCHES}
+            if isinstance(value, OneOf):
+                values[parameter].update(value)
+            else:
+                values[parameter].add(UNKNOWN if value is UNKNOWN else (value_sort(value), value))
+    constants: dict[str, object] = {}
+    for parameter, found in values.items():
+        if UNKNOWN in found or not all(type(value) in _SWITCHES for _, value in found):
+            continue
+        if len(found) == 1:
+            constants[parameter] = next(iter(found))[1]
+        elif len(found) <= _MAX_CHOICES:
+            constants[parameter] = OneOf(found)
     if keywords is not None and not extra:
         constants[keywords.arg] = NO_KEYWORDS
     return constants
+
+
+def _one_of(values):
+    """One value where a run can hold only one, the values where it can hold several, else UNKNOWN."""
+    if values is UNKNOWN:
+        return UNKNOWN
+    return next(iter(values))[1] if len(values) == 1 else OneOf(values)
 
 
 def _forwarded_keywords(function: FunctionNode) -> ast.arg | None:

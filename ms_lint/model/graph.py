@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Iterator
 from ms_lint import mindspore_api as api
 from ms_lint.model.classes import ClassInfo
 from ms_lint.model.configuration import configuration_key, reads_configuration
-from ms_lint.model.construction import construction_sites, function_constants
+from ms_lint.model.construction import OneOf, construction_sites, function_constants
 from ms_lint.model.kinds import FunctionKinds, parameter_kinds_of_call
 from ms_lint.model.project import answer, project_class_facts, project_function
 from ms_lint.model.syntax import (FunctionNode, NodeIndex, conditional_arms, decorator_callee, first_argument,
@@ -1051,7 +1051,8 @@ class GraphCode:
             # Python runs every ``__init__`` and a plain class's methods (but a ``jit_class``'s, which may compile)
             folded.runs_as_python = owner is not None and (function.name == "__init__" or not (
                 owner.is_cell or owner.node.decorator_list))
-            folded.parameter_values = {name: frozenset({(type(value), value)}) for name, value in constants.items()}
+            folded.parameter_values = {name: value if isinstance(value, OneOf) else frozenset({(type(value), value)})
+                                       for name, value in constants.items()}
             if constants or reads_configuration(function) or function.name != "__init__" and owner is not None:
                 folded.find_dead_code()
         self._constructors[key] = folded
