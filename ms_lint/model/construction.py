@@ -53,10 +53,10 @@ def constructor_constants(path: str, name: str, init: FunctionNode, tree: ast.Mo
                           fold=None, dead=None) -> dict[str, object]:
     """Parameter -> the one constant (a bool, a number, a string, None) every construction site of the class
     ``name`` (defined with ``init`` in the module at ``path``) passes it or leaves at its default, or the ``OneOf``
-    its sites pass where they differ but each is known; parameters not known are left out. With the module's ``tree``, ``fold(call, argument)`` gives what an
-    argument of a site in the module folds to (``Block(drop=drop_rate)`` in an ``__init__`` every construction of
-    which passes ``drop_rate=0.``), and ``dead(call)`` whether the site lies in a branch no caller runs, as for
-    ``function_constants``."""
+    its sites pass where they differ but each is known; parameters not known are left out. With the module's
+    ``tree``, ``fold(call, argument)`` gives what an argument of a site in the module folds to
+    (``Block(drop=drop_rate)`` in an ``__init__`` every construction of which passes ``drop_rate=0.``), and
+    ``dead(call)`` whether the site lies in a branch no caller runs, as for ``function_constants``."""
     parameters, defaults = _signature(init)
     if not parameters[1:] and init.args.kwarg is None:
         return {}
