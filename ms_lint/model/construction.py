@@ -142,7 +142,8 @@ def _sites(path: str, name: str, defining, tree: ast.Module | None, dead):
             return None  # a configuration or a script names it: built in ways the model does not read
         here = tree is not None and os.path.abspath(file) == own
         index = _index(file, text, tree if here else None)
-        found = _sites_in(index, name, word, defining, modules, follows)
+        found = _sites_in(index, name, word, defining, modules, follows,
+                          None if os.path.abspath(file) == own else (file, own))
         if found is None:
             return None
         definitions += found[0]
@@ -170,7 +171,7 @@ def _constants(found, parameters: list[str], defaults: dict[str, object], fold,
     extra = False
     for file, call, here, _ in found[0]:
         value_of = ((lambda argument, call=call: fold(call, argument)) if here
-                    else (lambda argument, file=file: _one_of(argument_values(file, argument))))
+                    else (lambda argument, file=file: _one_of(argument_values(file, _bound_once(file, argument)))))
         passed = _passed(call, parameters, defaults, value_of)
         if passed is None:
             return {}
@@ -191,6 +192,38 @@ def _constants(found, parameters: list[str], defaults: dict[str, object], fold,
     if keywords is not None and not extra:
         constants[keywords.arg] = NO_KEYWORDS
     return constants
+
+
+def _bound_once(file: str, argument: ast.expr) -> ast.expr:
+    """What a name passed as an argument in ``file`` holds where the file binds it once, by ``name = value``
+    (``model = args.model_type`` then ``get_generator(model)``: any read of it that does not fail sees that value);
+    else the argument itself."""
+    known = _trees.get(file)
+    if not isinstance(argument, ast.Name) or known is None or known[1] is None:
+        return argument
+    name = argument.id
+    stores, value = 0, None
+    for node in ast.walk(known[1]):
+        if isinstance(node, ast.Name):
+            stores += node.id == name and not isinstance(node.ctx, ast.Load)
+        elif isinstance(node, ast.Assign):
+            if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) and node.targets[0].id == name:
+                value = node.value
+        elif _binds(node, name):
+            return argument  # a parameter, an import, a definition, ``global``, ``except ... as``
+    return value if stores == 1 and value is not None else argument
+
+
+def _binds(node: ast.AST, name: str) -> bool:
+    """Whether ``node`` binds ``name`` by no ``ast.Name`` target."""
+    if isinstance(node, ast.arg):
+        return node.arg == name
+    if isinstance(node, ast.alias):
+        return (node.asname or node.name.split(".")[0]) == name or node.name == "*"
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.ExceptHandler, ast.MatchAs,
+                         ast.MatchStar)):
+        return node.name == name
+    return isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names
 
 
 def _one_of(values):
@@ -244,14 +277,18 @@ def _passed(call: ast.Call, parameters: list[str], defaults: dict[str, object], 
 
 
 def _sites_in(index: "_FileIndex | None", name: str, word: re.Pattern, defining, modules: frozenset[str],
-              follows: bool = False) -> tuple[int, list[ast.Call], bool, bool] | None:
+              follows: bool = False,
+              other: tuple[str, str] | None = None) -> tuple[int, list[ast.Call], bool, bool] | None:
     """(definitions of ``name``, the calls of it, whether a string names it, whether a definition of it is
     decorated) in one Python file (its ``index``); None where the file names it
     in a way not understood (passed as a value, a base class, a string, imported under another name or from
     another package, not Python). ``name`` read from a module of another package (``nn.Cell`` after ``import
     mindspore.nn as nn``: the first name of the import is none of the application's ``modules``) is another class.
     A string only compared (``args.net == "Net"``) or offered (``choices=["Net"]``) names it to nothing where the
-    application looks no name up as its text cannot follow (``follows``) and no decorator registers it."""
+    application looks no name up as its text cannot follow (``follows``) and no decorator registers it. In a file
+    of another module (``other``: (that file, the module's own)), ``from .net_a import Net as NetA`` builds it as
+    ``NetA(...)`` where that import names the module, and a file that defines its own top-level ``name`` names
+    that one (but where it imports ``name`` unrenamed or with ``*``)."""
     if index is None or index.names is None:
         return None
     named = index.names.get(name, 0)
@@ -265,6 +302,9 @@ def _sites_in(index: "_FileIndex | None", name: str, word: re.Pattern, defining,
             if not follows or id(node) not in index.inert:
                 return None  # ``getattr(module, "Net")``, ``{"type": "Net"}``, ``eval("Net(3)")``
             quoted = True
+    if other is not None and _defines_own(other[0], name, defining):
+        renamed = _renamed_only(index, name, other)
+        return None if renamed is None else (0, renamed, quoted, False)
     definitions = 0
     sites: list[ast.Call] = []
     for node in index.definitions:
@@ -282,7 +322,12 @@ def _sites_in(index: "_FileIndex | None", name: str, word: re.Pattern, defining,
         for alias in node.names:
             if alias.name.rsplit(".", 1)[-1] == name:
                 if alias.asname not in (None, name):
-                    return None  # built under another name
+                    renamed = _renamed_sites(index, node, alias, other)
+                    if renamed is None:
+                        return None  # built under another name
+                    sites.extend(renamed)
+                    understood += 1
+                    continue
                 understood += 1 + (alias.asname == name)
     for node in index.calls:
         callee = node.func
@@ -296,6 +341,80 @@ def _sites_in(index: "_FileIndex | None", name: str, word: re.Pattern, defining,
         return None
     sites.sort(key=lambda call: (call.lineno, call.col_offset))
     return definitions, sites, quoted, decorated
+
+
+def _defines_own(file: str, name: str, defining) -> bool:
+    """Whether ``file`` (indexed) defines a top-level ``name`` of its own (``defining``: a class or a function)."""
+    tree = _trees[file][1] if file in _trees else None
+    return tree is not None and any(isinstance(node, defining) and node.name == name for node in tree.body)
+
+
+def _renamed_only(index: "_FileIndex", name: str, other: tuple[str, str]) -> list[ast.Call] | None:
+    """The sites in a file that defines its own ``name``: only those of an import that renames the module's own
+    (``from .net_a import Net as NetA``); None where it imports ``name`` unrenamed or with ``*``."""
+    sites: list[ast.Call] = []
+    for node in index.imports:
+        for alias in node.names:
+            if alias.name == "*":
+                return None
+            if alias.name.rsplit(".", 1)[-1] == name:
+                if alias.asname in (None, name):
+                    return None
+                renamed = _renamed_sites(index, node, alias, other)
+                if renamed is None:
+                    return None
+                sites.extend(renamed)
+    return sorted(sites, key=lambda call: (call.lineno, call.col_offset))
+
+
+def _renamed_sites(index: "_FileIndex", node: ast.AST, alias: ast.alias, other: tuple[str, str] | None):
+    """The calls of ``alias.asname`` where ``from module import name as asname`` (``node``) imports the module's
+    own class (``other``: (this file, the module's)); none where it imports another module's; None where the
+    module is not found or the new name is used but in calls and that import."""
+    if other is None or not isinstance(node, ast.ImportFrom):
+        return None
+    file, own = other
+    found = _import_targets(file, node)
+    if not found:
+        return None
+    if own not in found:
+        return []  # another module's class of that name
+    if len(found) > 1:
+        return None
+    calls = [call for call in index.calls if isinstance(call.func, ast.Name) and call.func.id == alias.asname]
+    if index.names.get(alias.asname, 0) != 1 + len(calls) or any(
+            isinstance(definition, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+            and definition.name == alias.asname for definition in index.definitions):
+        return None  # ``NetA`` passed as a value, bound again, or imported twice
+    return calls
+
+
+def _import_targets(file: str, node: ast.ImportFrom) -> set[str]:
+    """The files ``from module import ...`` in ``file`` may import: a relative import's one; an absolute one's
+    module found from the file's folder or a folder above it (where a run of the application may start)."""
+    folder = os.path.dirname(os.path.abspath(file))
+    if node.level:
+        for _ in range(node.level - 1):
+            folder = os.path.dirname(folder)
+        roots = [folder]
+    else:
+        roots = [folder]
+        for _ in range(6):
+            parent = os.path.dirname(roots[-1])
+            if parent == roots[-1]:
+                break
+            roots.append(parent)
+    found = set()
+    for root in roots:
+        parts = (node.module or "").split(".") if node.module else []
+        if not all(parts):
+            return set()
+        base = os.path.join(root, *parts)
+        for candidate in (os.path.join(base, "__init__.py"), base + ".py"):
+            if os.path.isfile(candidate):
+                found.add(os.path.abspath(candidate))
+                break
+    return found
 
 
 def _unrun_spans(file: str, index: "_FileIndex") -> list[tuple[int, int]]:
