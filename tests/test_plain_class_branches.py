@@ -123,3 +123,13 @@ def test_string_methods_fold_as_python_computes_them(text, expected):
     call = ast.parse(text, mode="eval").body
     assert string_method_value(call, lambda expr: ast.literal_eval(expr) if not isinstance(
         expr, (ast.Name, ast.Starred)) else UNKNOWN) == expected
+
+
+def test_a_cell_s_other_methods_are_not_folded_by_its_attributes(tmp_path):
+    """A Cell's attribute that its parent sets from outside (``decoder.head = ...``) is no constant there."""
+    metric = METRIC.replace("import numpy as np\n", "import numpy as np\nimport mindspore.nn as nn\n").replace(
+        "class F1():", "class F1(nn.Cell):").replace("self.num_labels = num_labels",
+                                                     "super().__init__()\n        self.num_labels = num_labels")
+    run = RUN.replace("    return callback\n", "    callback.mode = 'MultiLabel'\n    return callback\n")
+    assert reported(tmp_path, run, metric.replace('self.mode.lower() == "binary"', 'self.mode == "Binary"')) == [
+        MULTILABEL_LINE + 2]

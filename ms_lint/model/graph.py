@@ -1072,15 +1072,16 @@ class GraphCode:
         return folded is not None and folded.is_dead(call)
 
     def _folded_around(self, call: ast.stmt | ast.expr) -> FunctionKinds | None:
-        """The class's ``__init__``, another method of it (folded by what its instance's attributes hold: ``if
-        self.mode.lower() == "binary":``) or the function of the module whose lines hold ``call`` (or another
-        node), folded with what its callers pass (``_folded_by_callers``); None elsewhere."""
+        """The class's ``__init__``, another method of a plain class (folded by what its instance's attributes
+        hold where no code outside the class writes them: ``if self.mode.lower() == "binary":``) or the function of
+        the module whose lines hold ``call`` (or another node), folded with what its callers pass
+        (``_folded_by_callers``); None elsewhere. (A Cell's other methods: its graph code answers for those.)"""
         around = None
         for info in self.classes.values():
             init = info.methods.get("__init__")
             if init is not None and init.lineno <= call.lineno <= (init.end_lineno or init.lineno):
                 return self._folded_by_callers(init)
-            for method in info.methods.values():
+            for method in () if info.is_cell else info.methods.values():
                 if method.lineno <= call.lineno <= (method.end_lineno or method.lineno) and (
                         around is None or method.lineno > around.lineno):
                     around = method  # (the innermost: a class defined in a method)
