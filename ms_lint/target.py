@@ -845,6 +845,7 @@ def _forget_modes() -> None:
     _source_roots.clear()
     _application_words.clear()
     _application_files.clear()
+    _application_texts.clear()
     _application_runs.clear()
     _selections.clear()
     _imports.clear()
@@ -854,6 +855,8 @@ def _forget_modes() -> None:
     _module_applications.clear()
     _inferred_modes.clear()
     _entry_modes.clear()
+    _followed_lookups.clear()
+    _module_names.clear()
     shell_entries.cache_clear()
 
 
@@ -1404,7 +1407,10 @@ def mode_of(path: str, bound: str | None) -> ModuleMode:
 # fixtures of tests; and a module no file names yet is one being written, checked whole.
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_DEFINED = re.compile(r"\b(?:class|def)\s+([A-Za-z_][A-Za-z0-9_]*)|\bsuper\(\s*([A-Za-z_][A-Za-z0-9_]*)\s*,")
+# (each pattern begins with what it reads, for the search to pass over what cannot start a match: a word's
+# boundary is looked behind)
+_DEFINED = re.compile(r"(?:class(?<!\wclass)|def(?<!\wdef))\s+([A-Za-z_][A-Za-z0-9_]*)"
+                      r"|super(?<!\wsuper)\(\s*([A-Za-z_][A-Za-z0-9_]*)\s*,")
 _CLASS = re.compile(r"^\s*class\s+([A-Za-z_][A-Za-z0-9_]*)", re.MULTILINE)
 _FUNCTION = re.compile(r"^def\s+([A-Za-z_][A-Za-z0-9_]*)", re.MULTILINE)  # a module's own functions
 _TOP_LEVEL = re.compile(r"^(?:async[ \t]+def|def|class)[ \t]+([A-Za-z_]\w*)", re.MULTILINE)  # its top-level blocks
@@ -1412,7 +1418,8 @@ _NAMING_FILES = (".py", ".sh", ".yaml", ".yml", ".json", ".cfg", ".ini", ".txt",
 # How a file names a module: an import statement's names, a file name (``model.py``), a dotted path in a string
 # (``importlib.import_module("src.model")``, ``"src.model.Net"`` in a configuration).
 _IMPORT_LINE = re.compile(r"^[ \t]*(?:from[ \t]+[\w.]+[ \t]+import\b[^\n]*|import[ \t]+[^\n]*)", re.MULTILINE)
-_FILE_OR_PATH = re.compile(r"([A-Za-z_]\w*)\.py\b|(?<=[\w\])])\.([A-Za-z_]\w*)|([A-Za-z_]\w*)(?=\.[A-Za-z_])")
+# (a word is tried from its first letter alone: no place inside it starts one)
+_FILE_OR_PATH = re.compile(r"([A-Za-z_](?<![A-Za-z_].)\w*)(?:\.py\b|(?=\.[A-Za-z_]))|\.(?<=[\w\])]\.)([A-Za-z_]\w*)")
 _application_words: dict[str, tuple[dict[str, int], dict[str, int], set[str]] | None] = {}
 # At most this many characters of an application's files are read for the names they use (an application folder
 # that big is a workspace of many, whose names say little of one of them).
@@ -1471,8 +1478,7 @@ def _words_of(folder: str) -> tuple[dict[str, int], dict[str, int], set[str]] | 
         words.update(_WORD.findall(text))
         for line in _IMPORT_LINE.findall(text):
             modules.update(_WORD.findall(line))
-        for match in _FILE_OR_PATH.finditer(text):
-            modules.add(match.group(1) or match.group(2) or match.group(3))
+        modules.update(word or after_dot for word, after_dot in _FILE_OR_PATH.findall(text))
         if path.endswith(".py"):
             for match in _DEFINED.finditer(text):
                 word = match.group(1) or match.group(2)
@@ -1515,11 +1521,11 @@ def _application_using(path: str) -> tuple[str, tuple[str, ...]] | None:
 # ``eval``, ``import_module(f"...")``, ``getattr(models, name)``, ``sys.path`` edits that its imports need), what
 # the application runs is what its files name (``_words_of``).
 _BLOCK_START = re.compile(r"(?:async[ \t]+def|def|class)[ \t]+([A-Za-z_]\w*)")
-_LOOKED_UP = re.compile(r"(?:globals|locals|vars)\(\)\s*(?:\[|\.get\()|(?<![\w.])(?:eval|exec)\s*\("
+_LOOKED_UP = re.compile(r"(?:globals|locals|vars)\(\)\s*(?:\[|\.get\()|(?:eval|exec)(?<![\w.]....)\s*\("
                         r"|(?:import_module|__import__)\(\s*(?![rbuRBU]?[\"'][\w.]*[\"']\s*[,)])")
 _LOOKING_UP = ("globals()", "locals()", "vars()", "eval", "exec", "import_module(", "__import__(")  # all it finds
-_MODULE_GETATTR = re.compile(r"\bgetattr\(\s*([A-Za-z_]\w*)\s*,\s*(?![rbuRBU]?[\"'])")
-_PATH_EDIT = re.compile(r"\bsys\.path\s*(?:\.\s*(?:append|insert|extend)\b|\[|\+?=)")
+_MODULE_GETATTR = re.compile(r"getattr(?<!\wgetattr)\(\s*([A-Za-z_]\w*)\s*,\s*(?![rbuRBU]?[\"'])")
+_PATH_EDIT = re.compile(r"sys(?<!\wsys)\.path\s*(?:\.\s*(?:append|insert|extend)\b|\[|\+?=)")
 _TRIPLE_QUOTE = re.compile(r"\"\"\"|'''")
 _ALIAS = re.compile(r"([A-Za-z_][\w.]*)\s+as\s+([A-Za-z_]\w*)")
 # A decorator that may keep what it decorates where code finds it by a key (``@MODELS.register_module()``,
@@ -1763,21 +1769,36 @@ def files_naming(path: str, name: str) -> tuple[tuple[str, str], ...] | None:
     application = _application_using(path)
     if application is None:
         return None
-    files = _naming_files(application[0])
-    if files is None:
+    texts = _naming_texts(application[0])
+    if texts is None:
         return None
     word = re.compile(rf"\b{re.escape(name)}\b")
-    found = []
-    for file in files:
-        text = _text(file)
-        if text is not None and name in text and word.search(text):
-            found.append((file, text))
-    return tuple(found)
+    return tuple((file, text) for file, text in texts if name in text and word.search(text))
+
+
+_application_texts: dict[str, tuple[tuple[str, str], ...]] = {}
+
+
+def _naming_texts(folder: str) -> tuple[tuple[str, str], ...] | None:
+    """(file, text) of each readable file of the application at ``folder`` that may name its classes
+    (``_naming_files``), read once per process, as ``_words_of`` reads them."""
+    known = _application_texts.get(folder)
+    if known is None:
+        files = _naming_files(folder)
+        if files is None:
+            return None
+        known = _application_texts[folder] = tuple(
+            (file, text) for file in files for text in (_text(file),) if text is not None)
+    return known
 
 
 # Looking a name up in a module's namespace: ``models.__dict__[name]``, ``vars(models)[name]``,
 # ``sys.modules[...]``, ``inspect.getmembers(models)``.
 _NAMESPACE_LOOKUP = re.compile(r"__dict__\s*(?:\[|\.get\()|\bvars\(\s*[\w.]|\bsys\.modules\b|\bgetmembers\(")
+
+
+_followed_lookups: dict[str, bool] = {}  # application folder -> ``lookups_followed``
+_module_names: dict[str, frozenset[str]] = {}  # application folder -> ``application_modules``
 
 
 def lookups_followed(path: str) -> bool:
@@ -1786,10 +1807,14 @@ def lookups_followed(path: str) -> bool:
     Python file of it reads a module's namespace: ``models.__dict__[name]``): a string naming one of its classes
     then builds it nowhere but where code calls what the string chooses."""
     application = _application_using(path)
-    if application is None or _words_of(application[0]) is None or _runs(*application) is None:
+    if application is None:
         return False
-    return not any(_NAMESPACE_LOOKUP.search(_text(file) or "") for file in _naming_files(application[0]) or ()
-                   if file.endswith(".py"))
+    known = _followed_lookups.get(application[0])
+    if known is None:
+        known = _followed_lookups[application[0]] = _words_of(application[0]) is not None and _runs(
+            *application) is not None and not any(_NAMESPACE_LOOKUP.search(_text(file) or "") for file in
+                                                  _naming_files(application[0]) or () if file.endswith(".py"))
+    return known
 
 
 def application_modules(path: str) -> frozenset[str] | None:
@@ -1797,7 +1822,11 @@ def application_modules(path: str) -> frozenset[str] | None:
     own modules: the name of each of its Python files and of each folder above one (the application's folder and
     those above it too). None where ``files_naming`` is None: a library's module, or too many files."""
     application = _application_using(path)
-    files = _naming_files(application[0]) if application is not None else None
+    if application is None:
+        return None
+    if application[0] in _module_names:
+        return _module_names[application[0]]
+    files = _naming_files(application[0])
     if files is None:
         return None
     names = set(application[0].split(os.sep))
@@ -1806,7 +1835,8 @@ def application_modules(path: str) -> frozenset[str] | None:
             *folders, stem = os.path.relpath(file, application[0])[:-3].split(os.sep)
             names.update(folders)
             names.add(stem)
-    return frozenset(names)
+    known = _module_names[application[0]] = frozenset(names)
+    return known
 
 
 def entries_running(path: str) -> tuple[str, ...] | None:

@@ -6,13 +6,18 @@ in a way not read makes the parameter unknown; so does a library's class and a c
 from __future__ import annotations
 
 import ast
+import io
+import keyword
 import textwrap
+import tokenize
+import unicodedata
+from collections import Counter
 from pathlib import Path
 
 import pytest
 
 from ms_lint.engine import check_file
-from ms_lint.model.construction import OneOf, constructor_constants
+from ms_lint.model.construction import OneOf, _FileIndex, constructor_constants
 from ms_lint.settings import Settings
 from ms_lint.target import forget_projects, sites_key
 
@@ -190,7 +195,8 @@ def test_a_string_that_only_mentions_the_class_is_no_site(tmp_path):
     assert found(model) == []
 
 
-@pytest.mark.parametrize("names", ["registry = {'type': 'Net'}\n", "path = 'model.Net'\n", "code = 'Net(3, True)'\n"])
+@pytest.mark.parametrize("names", ["registry = {'type': 'Net'}\n", "path = 'model.Net'\n", "code = 'Net(3, True)'\n",
+                                   "print(f'{Net(3, True)}')\n"])  # (an f-string is read as a string)
 def test_a_string_that_may_name_the_class_to_code_is_unknown(tmp_path, names):
     model = application(tmp_path / "app", "net = Net(3)\n" + names)
     assert constants(model) == {}
@@ -431,3 +437,24 @@ def test_a_tree_read_from_a_file_s_text_serves_its_check_only_for_that_text(tmp_
     assert project.kept_tree(str(train), train.read_text() + "\n", Settings()) is None
     assert project.tree_of(str(train), train.read_text()) is not kept  # handed over once, then parsed anew
     assert project.kept_tree(str(train), train.read_text(), Settings()) is not None
+
+
+@pytest.mark.parametrize("source", [
+    "import a.Net.b as Net\nfrom .Net import Net as Other, rest\nfrom . import *\n",
+    "def f(Net, /, *Net2, key=Net, **Net3):\n    global Net4\n    return lambda Net: Net(key=Net)\n",
+    "x = f'{Net(3)!r:>{Net}}' + Net.Net + f'{f\"{Net}\"}'\n",  # f-strings, nested too
+    "try:\n    pass\nexcept Net as Net:\n    pass\n",
+    "match match:\n    case Net(a, Net=[Net, *rest]) | {'k': _, **Net}:\n        pass\n    case _:\n        pass\n",
+    "class Net:\n    'Net builds Net.'\n    match = 1\n    type = 2\n    _ = 3\n# Net in a comment\n",
+    "\uff2e\uff45\uff54 = 1\nprint(Net, r\u00e9seau)\n",  # ``Net`` in fullwidth letters: the tree holds "Net"
+])
+def test_a_file_s_names_are_those_the_tokenizer_reads(source):
+    """How often a file writes a name (a site must account for each) is read from its tree, as the tokenizer
+    would count it: keywords of some statements only, f-strings and names in other letters included."""
+    names = _FileIndex(ast.parse(source), source).names
+    tokens = Counter(token.string for token in tokenize.generate_tokens(io.StringIO(source).readline)
+                     if token.type == tokenize.NAME)
+    asked = {*tokens, "Net", "Other", "rest", "match", "case", "_", "type", "absent"}
+    for name in asked - set(keyword.kwlist):
+        if unicodedata.normalize("NFKC", name) == name:  # (the names of a tree)
+            assert names.get(name) == tokens.get(name, 0), name

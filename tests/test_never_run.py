@@ -164,6 +164,10 @@ def test_a_cell_the_application_never_names_is_never_called(tmp_path):
     ("import src.unused as u\n", True),
     ("print(open('src/unused.py').read())\n", True),
     ("unused = 3\nprint(unused)\n", False),  # a variable named like the module does not import it
+    ("net = nets[0].unused\n", True),  # an attribute
+    ("print(open('2unused.py').read())\n", True),  # a file name after a digit
+    ("print(open('xunused.py').read())\n", False),  # the end of another word names no module
+    ("path = 'src/' + 'unused'\n", False),  # no dotted path, no file name
 ])
 def test_what_names_a_module(tmp_path, naming, used):
     root = tmp_path / "app"

@@ -476,3 +476,27 @@ def test_a_module_whose_graph_code_was_summarised_first_is_checked_with_its_call
     # the facts blocks' own check keeps where it came first); blocks' own check reuses the facts a summary made,
     # and still finds prepare compiled for top's construct
     assert run(order) == [("pkg/blocks.py", "MS116"), ("pkg/layer.py", "MS116")]
+
+
+def test_a_run_s_store_lets_go_first_of_the_modules_no_other_module_asked_about():
+    """Over its limit, the run's store lets go of the modules checked and never asked about (oldest first), and
+    only then of the least recently used."""
+    index = project.ProjectIndex()
+    index.keep_modules(30)
+
+    def keep(name: str, asked: bool) -> None:
+        index._keep(name, project.KeptFacts(None, 0.0, {}, 10, 0, asked=asked))
+
+    for name, asked in (("a", True), ("b", False), ("c", True), ("d", False)):
+        keep(name, asked)
+    assert list(index._kept) == ["a", "c", "d"]
+    index._use_kept("d")
+    index._use_kept("a")
+    keep("e", False)
+    assert list(index._kept) == ["c", "a", "e"]  # d, asked about by none, before e
+    keep("f", True)
+    assert list(index._kept) == ["c", "a", "f"]
+    keep("g", True)
+    assert list(index._kept) == ["a", "f", "g"]  # none left that no module asked about: the least recently used
+    index.keep_modules(0)
+    assert list(index._kept) == []

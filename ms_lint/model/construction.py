@@ -12,12 +12,15 @@ import ast
 import io
 import os
 import re
+import sys
 import tokenize
+import unicodedata
 from collections import Counter
+from keyword import softkwlist
 
 from ms_lint.model.configuration import argument_values, value_sort
 from ms_lint.model.project import tree_of
-from ms_lint.model.syntax import FunctionNode
+from ms_lint.model.syntax import FunctionNode, preorder
 from ms_lint.model.values import UNKNOWN, literal
 from ms_lint.target import application_modules, files_naming, lookups_followed, module_never_runs, never_run
 
@@ -289,9 +292,9 @@ def _sites_in(index: "_FileIndex | None", name: str, word: re.Pattern, defining,
     of another module (``other``: (that file, the module's own)), ``from .net_a import Net as NetA`` builds it as
     ``NetA(...)`` where that import names the module, and a file that defines its own top-level ``name`` names
     that one (but where it imports ``name`` unrenamed or with ``*``)."""
-    if index is None or index.names is None:
+    if index is None:
         return None
-    named = index.names.get(name, 0)
+    named = index.names.get(name)  # (None: the text does not tokenize)
     foreign = index.foreign_names(modules)
     if name in foreign:
         return None  # the file's own ``name`` is another package's class
@@ -428,17 +431,13 @@ def _unrun_spans(file: str, index: "_FileIndex") -> list[tuple[int, int]]:
 
 class _FileIndex:
     """What ``_sites_in`` reads of one file, found in one pass for every name asked: how often each name is written
-    (None: the text does not tokenize), its strings that are no docstring, its definitions, imports and calls."""
+    (``_WrittenNames``), its strings that are no docstring, its definitions, imports and calls."""
 
     __slots__ = ("names", "strings", "definitions", "imports", "calls", "spans", "qualified", "_imported", "inert")
 
     def __init__(self, tree: ast.Module, text: str):
-        try:
-            self.names: dict[str, int] | None = Counter(
-                token.string for token in tokenize.generate_tokens(io.StringIO(text).readline)
-                if token.type == tokenize.NAME)
-        except (tokenize.TokenError, SyntaxError):
-            self.names = None
+        nodes = preorder(tree)
+        self.names = _WrittenNames(nodes, text)
         self.strings: list[ast.Constant] = []
         self.definitions: list[ast.AST] = []
         self.imports: list[ast.AST] = []
@@ -451,7 +450,7 @@ class _FileIndex:
                        node.end_lineno or node.lineno, node.name) for node in tree.body
                       if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
         docstrings = set()
-        for node in ast.walk(tree):  # (a parent before its children: its docstring is known before it is met)
+        for node in nodes:  # (a parent before its children: its docstring is known before it is met)
             if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
                 if not isinstance(node, ast.Module):
                     self.definitions.append(node)
@@ -491,6 +490,100 @@ class _FileIndex:
                     for alias in node.names:
                         self._imported[alias.asname or alias.name.split(".")[0]] = alias.name.split(".")[0]
         return frozenset(bound for bound, module in self._imported.items() if module not in modules)
+
+
+class _WrittenNames:
+    """How often the code of a file writes each name, as the tokenizer reads its text (``get``; None where the text
+    does not tokenize), counted from its tree: where a keyword of some statements only may be written as the name
+    (``match``, ``case``, ``_``, ``type``), or a name written with letters outside ASCII may read as it (the tree
+    holds names in their NFKC form), from the tokenizer itself."""
+
+    __slots__ = ("_counts", "_text", "_tokens", "_other_spellings")
+
+    def __init__(self, nodes: list[ast.AST], text: str):
+        self._text = text
+        self._tokens: dict[str, int] | None | bool = False  # (read only where asked)
+        self._other_spellings: frozenset[str] | None = None
+        written: list[str] = []
+        unwritten: list[str] = []  # those inside f-strings, which the tokenizer reads as strings before Python 3.12
+        inner = set()
+        for node in nodes:
+            kind = node.__class__
+            if kind is ast.Name:
+                written.append(node.id)
+            elif kind is ast.Attribute:
+                written.append(node.attr)
+            elif kind in _NAME_HOLDERS:
+                written.extend(_names_of(node))
+            elif kind is ast.JoinedStr and _FSTRING_NAMES_ARE_STRINGS and id(node) not in inner:
+                for part in ast.walk(node):
+                    if part.__class__ is ast.JoinedStr:
+                        inner.add(id(part))  # (an f-string inside: its names are counted here)
+                    else:
+                        unwritten.extend(_names_of(part))
+        self._counts = Counter(written)
+        if unwritten:
+            self._counts.subtract(unwritten)
+
+    def get(self, name: str, default: int = 0) -> int | None:
+        if name in _TOKENIZED or name in self._spelled_otherwise():
+            if self._tokens is False:
+                try:
+                    self._tokens = Counter(token.string for token in tokenize.generate_tokens(
+                        io.StringIO(self._text).readline) if token.type == tokenize.NAME)
+                except (tokenize.TokenError, SyntaxError):
+                    self._tokens = None
+            return None if self._tokens is None else self._tokens.get(name, default)
+        return self._counts.get(name, default)
+
+    def _spelled_otherwise(self) -> frozenset[str]:
+        """The names the tree holds for the words of the text with a letter outside ASCII."""
+        if self._other_spellings is None:
+            text = self._text
+            self._other_spellings = frozenset() if text.isascii() else frozenset(
+                unicodedata.normalize("NFKC", word) for word in _WORD_RUN.findall(text) if not word.isascii())
+        return self._other_spellings
+
+
+# Before Python 3.12 the tokenizer reads an f-string whole, as a string: the names of its expressions are no names.
+_FSTRING_NAMES_ARE_STRINGS = sys.version_info < (3, 12)
+# The names the tokenizer also gives for what the tree holds as no name: keywords of some statements only and, from
+# Python 3.12, an f-string's conversions (``f"{x!r}"``).
+_TOKENIZED = frozenset(softkwlist) | (frozenset() if _FSTRING_NAMES_ARE_STRINGS else frozenset("rsa"))
+_WORD_RUN = re.compile(r"\w+")
+# The nodes but ``Name`` and ``Attribute`` that write names (``_names_of``): a definition, a parameter, a keyword
+# argument, an import, ``global``, a pattern's capture, ``except E as name``, a type parameter.
+_NAMED = frozenset(getattr(ast, kind) for kind in (
+    "FunctionDef", "AsyncFunctionDef", "ClassDef", "ExceptHandler", "MatchAs", "MatchStar", "TypeVar", "ParamSpec",
+    "TypeVarTuple") if hasattr(ast, kind))
+_NAME_HOLDERS = _NAMED | {ast.arg, ast.keyword, ast.alias, ast.ImportFrom, ast.Global, ast.Nonlocal, ast.MatchClass,
+                          ast.MatchMapping}
+
+
+def _names_of(node: ast.AST) -> list[str]:
+    """The names ``node`` writes (none for a node that writes none)."""
+    kind = node.__class__
+    if kind is ast.Name:
+        return [node.id]
+    if kind is ast.Attribute:
+        return [node.attr]
+    if kind is ast.arg:
+        return [node.arg]
+    if kind is ast.keyword:
+        return [] if node.arg is None else [node.arg]
+    if kind is ast.alias:
+        return [*(node.name.split(".") if node.name != "*" else ()), *((node.asname,) if node.asname else ())]
+    if kind is ast.ImportFrom:
+        return node.module.split(".") if node.module else []
+    if kind is ast.Global or kind is ast.Nonlocal:
+        return list(node.names)
+    if kind is ast.MatchClass:
+        return list(node.kwd_attrs)
+    if kind is ast.MatchMapping:
+        return [node.rest] if node.rest else []
+    if kind in _NAMED:
+        return [node.name] if node.name else []
+    return []
 
 
 def _names(expr: ast.AST, name: str, foreign: frozenset[str] = frozenset()) -> bool:

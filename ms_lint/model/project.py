@@ -114,6 +114,7 @@ class ProjectIndex:
         # that a module is read once per run however many files ask about it, and its own check reuses them.
         # file -> KeptFacts, least recently used first; empty unless a run asks for it.
         self._kept: OrderedDict[str, KeptFacts] = OrderedDict()
+        self._unasked: OrderedDict[str, None] = OrderedDict()  # those no other module asked about, in that order
         self._kept_lines = 0
         self._keep_limit = 0  # lines of source the store may hold; 0: nothing is kept past the file analysed
         self._analysis = 0  # counts the analyses: forget_full_facts ends one
@@ -240,7 +241,7 @@ class ProjectIndex:
         self._checked_tree = (module_file, source, tree) if module_file and source else None
         kept = self._kept.get(module_file) if self._kept and module_file else None
         if kept is not None and kept.facts.tree is tree and kept.facts.settings == settings:
-            self._kept.move_to_end(module_file)
+            self._use_kept(module_file)
             facts = kept.facts
             facts.renew(path)
             kept.analysis = self._analysis
@@ -265,7 +266,7 @@ class ProjectIndex:
             return
         kept = self._kept.get(module_file)
         if kept is not None and kept.facts is facts:
-            self._kept.move_to_end(module_file)
+            self._use_kept(module_file)
             kept.checking = False
             facts.renew()  # what the check found goes; the next analysis asks again
             return
@@ -281,19 +282,28 @@ class ProjectIndex:
         if old is not None:
             self._kept_lines -= old.lines
         self._kept[module_file] = kept
+        self._unasked.pop(module_file, None)
+        if not kept.asked:
+            self._unasked[module_file] = None
         self._kept_lines += kept.lines
         self._evict()
+
+    def _use_kept(self, module_file: str) -> None:
+        """The kept facts of ``module_file`` used: the most recently used now."""
+        self._kept.move_to_end(module_file)
+        if module_file in self._unasked:
+            self._unasked.move_to_end(module_file)
+
+    def _forget_kept(self, module_file: str) -> None:
+        self._kept_lines -= self._kept.pop(module_file).lines
+        self._unasked.pop(module_file, None)
 
     def _evict(self) -> None:
         """Make room: the modules no other module asked about go first (a module checked once and never asked
         about again, most of a project), then the least recently used."""
         kept = self._kept
-        if self._kept_lines <= self._keep_limit:
-            return
-        for module_file in [file for file, entry in kept.items() if not entry.asked]:
-            if self._kept_lines <= self._keep_limit:
-                return
-            self._kept_lines -= kept.pop(module_file).lines
+        while self._unasked and self._kept_lines > self._keep_limit:
+            self._kept_lines -= kept.pop(self._unasked.popitem(last=False)[0]).lines
         while kept and self._kept_lines > self._keep_limit:
             self._kept_lines -= kept.popitem(last=False)[1].lines
 
@@ -304,10 +314,10 @@ class ProjectIndex:
         if kept is None or kept.checking:
             return None  # being checked: with its graph code, which facts read for a question have not
         if kept.modified != modified or kept.facts.settings != settings or not _kept_text_on_disk(kept, module_file):
-            self._kept_lines -= kept.lines
-            del self._kept[module_file]
+            self._forget_kept(module_file)
             return None
         self._kept.move_to_end(module_file)
+        self._unasked.pop(module_file, None)
         kept.asked = True
         if kept.analysis != self._analysis:
             kept.facts.renew(module_file)
@@ -885,7 +895,7 @@ class ProjectIndex:
         except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
             summary = {}
             if kept is not None and self._kept.get(module_file) is kept:  # its graph code half found: read it again
-                self._kept_lines -= self._kept.pop(module_file).lines
+                self._forget_kept(module_file)
         finally:
             self._summarising.discard(module_file)
             if facts is not None:
@@ -1010,8 +1020,8 @@ def _kept_text_on_disk(kept: KeptFacts, module_file: str) -> bool:
 _CALLERS_READ = 1
 # A name called: ``name(`` or ``.name(``; ``self.name(`` (``cls.``, ``super().``) or ``self.x.name(``; a ``def``; a
 # class with a base.
-_CALLED_NAME_TEXT = re.compile(r"(\.?)\b(\w++)\s*\(")
-_CALLED_ON_SELF_TEXT = re.compile(r"\b(?:self|cls|super\(\))\.(?:(\w++)\.)?(\w++)\s*\(")
+_CALLED_NAME_TEXT = re.compile(r"(\.?)\b(\w+)\s*\(")
+_CALLED_ON_SELF_TEXT = re.compile(r"\b(?:self|cls|super\(\))\.(?:(\w+)\.)?(\w+)\s*\(")
 _DEFINITION = re.compile(r"[ \t]*(?:async[ \t]+)?def[ \t]+(\w+)[ \t]*\(")
 _SUBCLASS = re.compile(r"^[ \t]*class[ \t]+\w+[ \t]*\([ \t]*[\w.]", re.MULTILINE)
 _WORD = re.compile(rb"\w+")

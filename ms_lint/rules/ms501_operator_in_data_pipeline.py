@@ -119,6 +119,7 @@ class OperatorInDataPipeline(Rule):
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         reported: set[int] = set()
         _assigned.clear()
+        _calls_assigned.clear()
         try:
             for entry in _pipeline_entries(module):
                 for node, name in _operator_calls(module, entry):
@@ -128,6 +129,7 @@ class OperatorInDataPipeline(Rule):
                     yield self.report(module, node, PipelineOperator(operator=name, pipeline=entry.where))
         finally:
             _assigned.clear()  # nothing of the module's tree outlives its check
+            _calls_assigned.clear()
 
 
 # -- where pipeline code is handed to the dataset engine ---------------------------------------------------------
@@ -349,12 +351,28 @@ def _operator_held_by_module(module: ModuleFacts, name: str) -> str | None:
 def _operator_held_by_attribute(module: ModuleFacts, owner: ClassInfo, attribute: str) -> str | None:
     """``self.<attribute>`` bound to an operator object or a Cell in one of the class's methods."""
     for info in owner.lineage():
+        for node in _calls_assigned_in(info).get(attribute, ()):
+            name = _operator_of_expression(module, node.value)
+            if name:
+                return name
+    return None
+
+
+# id(class) -> attribute -> the assignments ``self.<attribute> = <call>`` of its methods, in order (during a check)
+_calls_assigned: dict[int, dict[str, list[ast.Assign]]] = {}
+
+
+def _calls_assigned_in(info: ClassInfo) -> dict[str, list[ast.Assign]]:
+    """The assignments of a call to an attribute of the instance in the methods of ``info``, by attribute, found
+    once per class and check."""
+    found = _calls_assigned.get(id(info))
+    if found is None:
+        found = _calls_assigned[id(info)] = {}
         for method in info.methods.values():
             self_name = first_argument(method)
             for node in ast.walk(method):
-                if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and any(
-                        self_attribute(t, self_name) == attribute for t in node.targets):
-                    name = _operator_of_expression(module, node.value)
-                    if name:
-                        return name
-    return None
+                if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+                    for attribute in dict.fromkeys(self_attribute(target, self_name) for target in node.targets):
+                        if attribute is not None:
+                            found.setdefault(attribute, []).append(node)
+    return found

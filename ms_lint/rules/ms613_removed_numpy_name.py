@@ -43,7 +43,7 @@ REMOVED = {
 }
 # what reads a removed name: an attribute of that name, or an import from numpy (two patterns: each alone begins with
 # what the regular expression engine scans for quickly)
-_READ = (re.compile(r"\.(?:" + "|".join(REMOVED) + r")\b"), re.compile(r"\bfrom\s+numpy\s+import\b"))
+_READ = (re.compile(r"\.(?:" + "|".join(REMOVED) + r")\b"), re.compile(r"from(?<!\wfrom)\s+numpy\s+import\b"))
 
 
 @dataclass(frozen=True, kw_only=True)
