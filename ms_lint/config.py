@@ -157,13 +157,14 @@ class LintOptions:
         """``fingerprint`` and the target of the file at ``path``, inferred parts included: a project that comes to
         name another device or level, comes to name a class its application never ran (or to build one with other
         arguments), or gains or loses an entry point that runs the file (an application that comes to train), or
+        comes to turn a Cell's ``training`` flag on (``target.sets_training``), or
         whose configuration files, scripts or options change (``model.configuration``), checks its files again."""
         from ms_lint.model.configuration import configuration_key
-        from ms_lint.target import entries_running, never_run_key, sites_key
+        from ms_lint.target import entries_running, never_run_key, sets_training, sites_key
 
         return (f"{self.fingerprint()};target={self.target_for(path).key};sites={sites_key(path)};"
                 f"entries={entries_running(path)};configuration={configuration_key(path)};"
-                f"never_run={never_run_key(path)}")
+                f"training={sets_training(path)};never_run={never_run_key(path)}")
 
     def _decision_engine(self, per_file_ignores: tuple[str, ...]):
         from flake8.style_guide import DecisionEngine

@@ -847,6 +847,7 @@ def _forget_modes() -> None:
     _application_files.clear()
     _application_texts.clear()
     _application_runs.clear()
+    _training_set.clear()
     _selections.clear()
     _imports.clear()
     _import_names.clear()
@@ -1427,6 +1428,22 @@ MAX_NAMING_TEXT = 32_000_000
 
 
 _application_files: dict[str, tuple[tuple[str, ...], bool]] = {}
+# What a Python file says without running: a line that is only a comment, and a docstring (a triple-quoted string
+# that starts the file or a line after one ending in ``:``, alone on its lines). A class a docstring's example builds
+# (``>>> Residual(fn)``) is built by a reader of the documentation, not by the application.
+_COMMENT_LINE = re.compile(r"^[ \t]*#[^\n]*", re.MULTILINE)
+_DOCSTRING = re.compile(r"(\A\s*|:[ \t]*(?:#[^\n]*)?\n\s*)[rRuU]?(\"\"\"|\'\'\')([\s\S]*?)\2"
+                        r"(?=[ \t]*(?:#[^\n]*)?(?:\n|\Z))")
+
+
+def _code_text(text: str) -> str:
+    """``text`` of a Python file with what runs nothing blanked out (``_COMMENT_LINE``, ``_DOCSTRING``), line for
+    line."""
+    if "#" in text:
+        text = _COMMENT_LINE.sub("", text)
+    if '"""' in text or "'''" in text:
+        text = _DOCSTRING.sub(lambda match: match.group(1) + "\n" * match.group(3).count("\n"), text)
+    return text
 
 
 def _naming_files(folder: str, complete: bool = True) -> tuple[str, ...] | None:
@@ -1475,6 +1492,8 @@ def _words_of(folder: str) -> tuple[dict[str, int], dict[str, int], set[str]] | 
         size += len(text)
         if size > MAX_NAMING_TEXT:
             return None
+        if path.endswith(".py"):
+            text = _code_text(text)
         words.update(_WORD.findall(text))
         for line in _IMPORT_LINE.findall(text):
             modules.update(_WORD.findall(line))
@@ -1491,16 +1510,12 @@ def _application_using(path: str) -> tuple[str, tuple[str, ...]] | None:
     """The application (folder, entry points) that uses the module at ``path`` and that alone: None for a library's
     module, for a module no file of the application names yet (one being written is checked whole) and for a
     source without a file."""
-    if not path or not os.path.isfile(path):
-        return None
-    file = os.path.abspath(path)
-    root, _, recursive = project_root(file)
-    application = application_of(file, root if recursive else None)
-    if application is None or any(part in TEST_FOLDERS for part in application[0].split(os.sep)) or (
-            os.path.abspath(root) != application[0] and application[0].startswith(os.path.join(root, ""))):
+    application = _application_around(path, nested_in_any_project=True)
+    if application is None:
         # a library's module, an application kept among tests (their fixtures), or scripts inside a project that
         # is not theirs (an application folder in a library's package: its users import the modules)
         return None
+    file = os.path.abspath(path)
     read = _words_of(application[0])
     if read is None:
         return None  # too many files to read: what they name is not known
@@ -1622,7 +1637,7 @@ def _pieces_of(path: str, entry: bool) -> _Pieces | None:
         return None
     known = _file_pieces.get((path, entry))
     if known is None or known[0] is not text:
-        known = _file_pieces[(path, entry)] = (text, _pieces(text, entry))
+        known = _file_pieces[(path, entry)] = (text, _pieces(_code_text(text), entry))
     return known[1]
 
 
@@ -1845,15 +1860,61 @@ def entries_running(path: str) -> tuple[str, ...] | None:
     configuration file names). None for a library's module, whose users may run it from anywhere: one no entry point
     of an application lies around, one of an application kept among tests (their fixtures) or inside the importable
     package of the repository around it, and a source without a file."""
+    application = _running_application(path)
+    if application is None:
+        return None
+    file = os.path.abspath(path)
+    return tuple(entry for entry in application[1] if file in reached_from(entry)) or application[1]
+
+
+def _running_application(path: str) -> tuple[str, tuple[str, ...]] | None:
+    """The application (folder, entry points) that runs the module at ``path``, as ``entries_running`` reads it;
+    None for a library's module (see there)."""
+    return _application_around(path, nested_in_any_project=False)
+
+
+def _application_around(path: str, nested_in_any_project: bool) -> tuple[str, tuple[str, ...]] | None:
+    """The application (folder, entry points: ``application_of``) around the module at ``path``; None for a
+    source without a file, a library's module, an application kept among tests (their fixtures), and one nested
+    inside the project around it: inside its library package, or (``nested_in_any_project``) anywhere below the
+    project's root."""
     if not path or not os.path.isfile(path):
         return None
     file = os.path.abspath(path)
     root, _, recursive = project_root(file)
     application = application_of(file, root if recursive else None)
-    if application is None or any(part in TEST_FOLDERS for part in application[0].split(os.sep)) or (
-            application[0].startswith(os.path.join(root, "")) and _in_library_package(root, application[0])):
+    if application is None or any(part in TEST_FOLDERS for part in application[0].split(os.sep)):
         return None
-    return tuple(entry for entry in application[1] if file in reached_from(entry)) or application[1]
+    if application[0].startswith(os.path.join(root, "")) and (
+            nested_in_any_project or _in_library_package(root, application[0])):
+        return None
+    return application
+
+
+# Turning a Cell's ``training`` flag on (``Cell.__init__`` leaves it False): ``set_train()``, ``set_train(True)``,
+# ``set_train(mode)``, or a write of ``.training`` with anything but ``False``.
+_SETS_TRAINING = re.compile(r"\bset_train\((?!\s*(?:mode\s*=\s*)?False\s*\))|\.training\s*=(?!=)(?!\s*False\b)")
+
+
+def sets_training(path: str) -> bool:
+    """Whether some Python file of the application that runs the module at ``path`` (``entries_running``'s) may
+    turn a Cell's ``training`` flag on (``_SETS_TRAINING``): ``set_train()``, ``set_train(True)``,
+    ``set_train(mode)``, ``net.training = flag``. True for a library's module (its users may) and where the
+    application's files are more than are listed (``MAX_SCANNED_FILES``). What MindSpore's own training calls do
+    (``Model.train`` sets it) is ``ModuleFacts.application_trains``'s question."""
+    application = _running_application(path)
+    if application is None:
+        return True
+    known = _training_set.get(application[0])
+    if known is None:
+        files = _naming_files(application[0])
+        texts = [_text(file) for file in files or () if file.endswith(".py")]
+        known = _training_set[application[0]] = files is None or any(
+            text is None or "train" in text and _SETS_TRAINING.search(text) is not None for text in texts)
+    return known
+
+
+_training_set: dict[str, bool] = {}
 
 
 def application_sources(path: str) -> tuple[str, tuple[str, ...]] | None:

@@ -412,3 +412,38 @@ def test_the_configuration_and_the_plugins_take_the_setting(tmp_path):
     every = subprocess.run([*flake8, "--ms-check-unrun"], cwd=tmp_path, stdout=subprocess.PIPE,
                            timeout=120).stdout.decode()
     assert len(every.splitlines()) > len(plain.splitlines()) >= 1, (plain, every)
+
+
+# An entry point that runs ``notes.py``, and one that also looks names up as the text cannot follow (``eval``): what
+# any file names runs.
+_RUNS_NOTES = TRAIN + "import notes\nnotes.helper()\n"
+_LOOKING_UP = _RUNS_NOTES + "extra = eval('Net')\n"
+
+
+@pytest.mark.parametrize("entry", [_RUNS_NOTES, _LOOKING_UP], ids=["reached", "named"])
+@pytest.mark.parametrize("words", [
+    '"""Decoder blocks.\n\n>>> Decoder()\n"""\ndef helper():\n    pass\n',  # a module docstring's example
+    "# a Decoder would go here\ndef helper():\n    pass\n",
+    'def helper():\n    """Builds no Decoder."""\n    return 1\n',
+    "class Other:\n    '''Like Decoder,\n    Decoder() builds one.'''\n\n\ndef helper():\n    # Decoder()\n"
+    "    return Other()\n",
+])
+def test_words_in_comments_and_docstrings_name_no_class(tmp_path, entry, words):
+    """An application builds a class where its code names it, not where its documentation does (a library's
+    documentation shows its users building it: a library's modules run whole)."""
+    model = application(tmp_path / "app", **{"train.py": entry, "notes.py": words + "import model\n"})
+    assert never_run(str(model), ["Net", "Decoder"]) == {"Decoder"}
+    assert lines(model) == [NET_LINE]
+
+
+@pytest.mark.parametrize("words", [
+    'decoder = model.Decoder  # """\n',
+    'TEMPLATE = (\n    """Decoder"""\n)\n',
+    'NAME = """Decoder"""\n',
+    "x = 1  # Decoder\n",
+])
+def test_code_beside_comments_and_strings_that_are_values_still_name_a_class(tmp_path, words):
+    model = application(tmp_path / "app", **{"train.py": _LOOKING_UP,
+                                             "notes.py": "import model\n" + words + "def helper():\n    pass\n"})
+    assert never_run(str(model), ["Net", "Decoder"]) == frozenset()
+    assert lines(model) == [NET_LINE, DECODER_LINE]

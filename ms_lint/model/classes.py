@@ -112,8 +112,15 @@ class ClassInfo:
         such attributes (``self.use_sdpa = self.implementation == "sdpa"`` after ``self.implementation = "eager"``,
         ``self.a = self.b and self.c``); else UNKNOWN. A parameter of ``__init__`` folds to the constant every place
         that builds the class passes it (``constructor_constants``); any other name is not folded. ``self.training``
-        is never constant: ``set_train`` switches it."""
-        if attribute == "training" or attribute in _seen:
+        is False (as ``Cell.__init__`` leaves it) where nothing the application runs switches it
+        (``ModuleFacts.training_stays_off``) and the class's lineage never writes it; else unknown."""
+        if attribute == "training":
+            module = self._owner() if self._owner is not None else None
+            if self.is_cell and "training" not in self._seen_writes() and module is not None and (
+                    module.training_stays_off()):
+                return False
+            return UNKNOWN
+        if attribute in _seen:
             return UNKNOWN
         # Asked once per attribute: chains of attributes built from each other share their operands. An answer
         # that met a cycle is UNKNOWN from wherever the cycle is entered.
@@ -121,6 +128,10 @@ class ClassInfo:
         if found is _NOT_ASKED:
             found = self._constants_found[attribute] = self._fold_attribute(attribute, _seen)
         return found
+
+    def _seen_writes(self) -> set[str]:
+        """The attributes this class or a base of this module writes anywhere."""
+        return {attribute for info in self.lineage() for attribute in info.attribute_writes}
 
     def _fold_attribute(self, attribute: str, _seen: frozenset):
         writes = [(info, *write) for info in self.lineage() for write in info.attribute_writes.get(attribute, ())]

@@ -18,7 +18,7 @@ from ms_lint.model.syntax import (FunctionNode, NodeIndex, conditional_arms, dec
 from ms_lint.model.scopes import PARAMETER
 from ms_lint.model.values import (TENSOR, UNKNOWN, annotates_python_value, flatten, join, join_parameters,
                                   join_structures, literal)
-from ms_lint.target import module_never_runs, never_run
+from ms_lint.target import files_naming, module_never_runs, never_run
 
 if TYPE_CHECKING:
     from ms_lint.model.module import ModuleFacts
@@ -281,9 +281,58 @@ class GraphCode:
             folded = self._folded_around(node)
             if folded is not None and folded.is_dead(node):
                 return True
-        top = next((block for block in self.tree.body if isinstance(block, (ast.FunctionDef, ast.AsyncFunctionDef,
-                    ast.ClassDef)) and block.lineno <= line <= (block.end_lineno or block.lineno)), None)
-        return top is not None and self.built_only_in_dead_code(top.name)
+        top = self._top_block(line)
+        return top is not None and (self.built_only_in_dead_code(top.name) or (
+            isinstance(top, ast.ClassDef) and top.name in self.sub_cells_never_called()))
+
+    def _top_block(self, line: int) -> ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | None:
+        """The top-level class or function of the module that holds ``line``."""
+        return next((block for block in self.tree.body if isinstance(block, (
+            ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and block.lineno <= line <= (
+            block.end_lineno or block.lineno)), None)
+
+    def sub_cells_never_called(self) -> frozenset[str]:
+        """The Cell classes of this module that its application builds only as sub-cells of this module's Cells
+        (``self.head = Head(...)``: ``_sub_cell_classes``), that no other file of it names and no class here derives
+        from, and whose every use (``self.head(x)``) lies in a branch graph code drops (``if self.training:`` in an
+        application that never trains): their ``construct`` never runs. None for a library's module."""
+        if self._uncalled_sub_cells is None:
+            self._uncalled_sub_cells = frozenset(self._find_sub_cells_never_called())
+        return self._uncalled_sub_cells
+
+    def _find_sub_cells_never_called(self) -> Iterator[str]:
+        sub_cells = self._sub_cell_classes() if self.path else {}
+        if not sub_cells:
+            return
+        own = os.path.abspath(self.path)
+        derived = {base.key for info in self.classes.values() for base in info.local_bases}
+        uses: dict[str, list[ast.Attribute]] = {}
+        for node in ast.walk(self.tree):
+            if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) and isinstance(node.value, ast.Name):
+                uses.setdefault(node.attr, []).append(node)
+        calls = {id(node.func): node for node in ast.walk(self.tree) if isinstance(node, ast.Call)}
+        for key, attributes in sub_cells.items():
+            info = self.classes.get(key)
+            if info is None or key in derived or "." in key:
+                continue
+            naming = files_naming(self.path, info.name)
+            if naming is None or any(os.path.abspath(file) != own for file, _ in naming):
+                continue
+            found = [use for attribute in attributes for use in uses.get(attribute, ())]
+            if found and all(id(use) in calls and self._call_dropped(calls[id(use)]) for use in found):
+                yield info.name
+
+    def _call_dropped(self, call: ast.Call) -> bool:
+        """Whether ``call`` never runs: graph code drops the branch that holds it (``in_dead_branch`` of the function
+        around it), or it lies in a top-level class or function the application never runs or builds only in code
+        it never runs."""
+        top = self._top_block(call.lineno)
+        if top is not None and (top.name in self.never_run or self.built_only_in_dead_code(top.name)):
+            return True
+        function = next((graph.node for graph in self.graph_functions
+                         if graph.node.lineno <= call.lineno <= (graph.node.end_lineno or graph.node.lineno)
+                         and any(node is call for node in ast.walk(graph.node))), None)
+        return function is not None and self.in_dead_branch(call, function)
 
     def built_only_in_dead_code(self, name: str, depth: int = 0) -> bool:
         """Whether every place the application builds the top-level class or calls the top-level function ``name``

@@ -20,7 +20,7 @@ from ms_lint.model.source import source_lines
 from ms_lint.model.syntax import (FunctionNode, NodeIndex, first_argument, holds_line, leaves_before,
                                   on_other_branches, self_attribute)
 from ms_lint.settings import Settings
-from ms_lint.target import Target, entries_running, reached_from, target_from_settings
+from ms_lint.target import Target, entries_running, reached_from, sets_training, target_from_settings
 
 # The nodes the module's index records (see ModuleFacts._index).
 _INDEXED_NODE_TYPES = frozenset({ast.Assign, ast.Import, ast.ImportFrom, ast.ClassDef, ast.FunctionDef,
@@ -129,7 +129,9 @@ class ModuleFacts(ClassFacts, GraphCode):
         self._never_run: frozenset[str] | None = None  # the classes and functions its application never runs
         self._unrun_lines: list[tuple[int, int]] | None = None  # the lines of the code it never runs
         self._dead_built: dict[tuple[str, int], bool] = {}  # (name, depth) -> ``built_only_in_dead_code``
+        self._uncalled_sub_cells: frozenset[str] | None = None  # ``sub_cells_never_called``
         self._application_trains: bool | None = None
+        self._training_stays_off: bool | None = None
         self._sub_cells: dict[str, set[str]] | None = None
         self._sub_cell_of: dict[tuple[int, str], tuple[ClassInfo, ...]] = {}  # (id(class), attribute) -> sub-cells
         self._choice_assignment_of: dict[int, ast.Assign] | None = None
@@ -522,6 +524,15 @@ class ModuleFacts(ClassFacts, GraphCode):
             self._application_trains = entries is None or any(
                 self._entry_trains(entry) for entry in entries)
         return self._application_trains
+
+    def training_stays_off(self) -> bool:
+        """Whether every Cell the application that runs this module builds keeps ``training`` False, as
+        ``Cell.__init__`` leaves it: no entry path trains (``application_trains``: ``Model.train`` sets it) and no
+        file of the application turns it on (``target.sets_training``: ``set_train()``, ``net.training = flag``).
+        False for a library's module and a source without a file."""
+        if self._training_stays_off is None:
+            self._training_stays_off = not self.application_trains() and not sets_training(self.path)
+        return self._training_stays_off
 
     def _entry_trains(self, entry: str) -> bool:
         if os.path.abspath(self.path) == entry:

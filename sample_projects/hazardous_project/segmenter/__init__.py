@@ -1,3 +1,5 @@
-"""The segmenter's Cells, each built by the experiments that need it: the heads (``heads.ClassifierHead``,
-``MaskHead``, ``RunningLossHead``, ``UpsampledScoreHead``), the layers (``layers.Attention``, ``PortedBlock``,
-``RoundSTE``, ``ScaleBank``, ``TorchStyleHead``), ``model.EmaHead`` and ``patches.PatchEmbedding``."""
+"""The segmenter's Cells, each built by the experiments that need it (``EXPERIMENTS``, by name)."""
+
+EXPERIMENTS = ("heads.ClassifierHead", "heads.MaskHead", "heads.RunningLossHead", "heads.UpsampledScoreHead",
+               "layers.Attention", "layers.PortedBlock", "layers.RoundSTE", "layers.ScaleBank",
+               "layers.TorchStyleHead", "model.EmaHead", "patches.PatchEmbedding")

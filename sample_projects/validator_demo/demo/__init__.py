@@ -1,4 +1,5 @@
-"""A small text classifier, written the way PyTorch users often first write MindSpore.
+"""A small text classifier, written the way PyTorch users often first write MindSpore. Its Cells are each built by
+the experiments that need it (``EXPERIMENTS``, by name)."""
 
-Its Cells, each built by the experiments that need it: ``decoder.Decoder``, ``heads.GatedActivation``,
-``MultiTaskHead``, ``NormalizedHead``, ``Pooler``, ``blocks.ScoreLogger``, ``tokens.TokenScaler`` and ``TokenStats``."""
+EXPERIMENTS = ("decoder.Decoder", "heads.GatedActivation", "heads.MultiTaskHead", "heads.NormalizedHead",
+               "heads.Pooler", "blocks.ScoreLogger", "tokens.TokenScaler", "tokens.TokenStats")
