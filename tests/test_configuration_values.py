@@ -348,3 +348,37 @@ def test_a_result_cache_checks_the_module_again_when_a_configuration_changes(tmp
     forget_projects()
     assert configuration_key(str(model)) != before
     assert value(model, "config.non_local") is True
+
+
+RUN_SCRIPT = {"scripts/run.sh": "python train.py --model_type=$2\n"}
+
+
+@pytest.mark.parametrize("choices, lines", [
+    ("['DBPNS', 'DDBPN', 'DBPN']", [NON_LOCAL_LINE]),
+    ("['DBPNS', 'DDBPN', 'conv']", [NON_LOCAL_LINE, MODE_LINE]),
+])
+def test_a_branch_none_of_an_option_s_choices_takes_never_runs(tmp_path, choices, lines):
+    """``Net(3, mode=args.model_type)`` where a script passes ``--model_type``: ``mode`` holds one of the choices,
+    and ``if mode == "conv":`` is false for each, unless ``"conv"`` is one."""
+    train = CHOICES.replace("mode=config.mode", "mode=args.model_type").replace(
+        "['DBPNS', 'DDBPN', 'DBPN']", choices)
+    model = application(tmp_path / "app", {"a.yaml": OFF.replace("non_local: False", "non_local: True")}, train,
+                        RUN_SCRIPT)
+    assert found(model) == lines
+
+
+@pytest.mark.parametrize("other", ["Net(3, mode='conv')", "Net(3, mode=config.unset)", "Net(3, mode=choice)"])
+def test_several_values_with_one_that_takes_the_branch_or_is_unknown_keep_it(tmp_path, other):
+    train = CHOICES.replace("mode=config.mode", "mode=args.model_type").replace(
+        "    optimizer =", f"    choice = input()\n    other = {other}\n    optimizer =")
+    model = application(tmp_path / "app", None, train, RUN_SCRIPT)
+    assert MODE_LINE in found(model)
+
+
+def test_several_literal_values_decide_a_branch_alike(tmp_path):
+    train = TRAIN.replace("mode=config.mode", "mode='fc'").replace(
+        "    optimizer =", "    other = Net(3, non_local=False, mode='dense')\n    optimizer =")
+    assert found(application(tmp_path / "app", None, train)) == []
+    forget_projects()
+    train = train.replace("mode='dense'", "mode='conv'")
+    assert found(application(tmp_path / "conv", None, train)) == [MODE_LINE]

@@ -148,3 +148,46 @@ def test_a_string_naming_a_registered_class_is_unknown(tmp_path):
         "import mindspore.nn as nn\n", "import mindspore.nn as nn\n\n\ndef register(cls):\n    return cls\n")
     assert found(tmp_path, CHOOSE + "if args.net == 'Net':\n    net = Net(3)\n", model=registered) == [
         (CONV_LINE + 4, "MS604")]
+
+
+OTHER_NET = "import mindspore.nn as nn\n\n\nclass Net(nn.Cell):\n    def construct(self, x):\n        return x\n"
+FACTORY = textwrap.dedent("""\
+    from model import Net as NetA
+    from other import Net as NetB
+
+
+    def get(kind):
+        if kind == "a":
+            return NetA(3, mode="conv")
+        return NetB(3)
+""")
+
+
+@pytest.mark.parametrize("builds, lines", [
+    ("from factory import get\nnet = get('b')\n", []),
+    ("from factory import get\nnet = get('a')\n", [(CONV_LINE, "MS604")]),
+    ("from factory import get\nkind = 'b'\nnet = get(kind)\n", []),
+    ("from factory import get\nkind = 'b'\nif input():\n    kind = 'a'\nnet = get(kind)\n", [(CONV_LINE, "MS604")]),
+    ("from factory import get\n\n\ndef run(kind='b'):\n    return get(kind)\n\n\nrun()\n", [(CONV_LINE, "MS604")]),
+])
+def test_a_class_imported_under_another_name_is_built_by_that_name(tmp_path, builds, lines):
+    """``from model import Net as NetA``: ``NetA(...)`` builds ``model.Net``, and ``other.py``'s own ``Net`` is
+    another class; the one site lies in a branch ``get("b")`` never takes (a name bound once to ``"b"`` passes
+    ``"b"``; bound twice, or a parameter, passes what is not known)."""
+    assert found(tmp_path, builds, **{"other.py": OTHER_NET, "factory.py": FACTORY}) == lines
+
+
+@pytest.mark.parametrize("factory", [
+    FACTORY + "\n\nREGISTRY = [NetA]\n",
+    FACTORY.replace("from other import Net as NetB", "from other import Net as NetB\nfrom model import Net as NetA"),
+    FACTORY.replace("from model import Net as NetA", "from missing import Net as NetA"),
+])
+def test_a_renamed_class_used_otherwise_is_not_read(tmp_path, factory):
+    assert found(tmp_path, "from factory import get\nnet = get('b')\n",
+                 **{"other.py": OTHER_NET, "factory.py": factory}) == [(CONV_LINE, "MS604")]
+
+
+def test_a_module_defining_its_own_class_that_imports_the_name_too_is_not_read(tmp_path):
+    other = OTHER_NET.replace("import mindspore.nn as nn\n", "import mindspore.nn as nn\nfrom model import *\n")
+    assert found(tmp_path, "from factory import get\nnet = get('b')\n",
+                 **{"other.py": other, "factory.py": FACTORY}) == [(CONV_LINE, "MS604")]

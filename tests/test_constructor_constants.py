@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from ms_lint.engine import check_file
-from ms_lint.model.construction import _FileIndex, constructor_constants
+from ms_lint.model.construction import OneOf, _FileIndex, constructor_constants
 from ms_lint.settings import Settings
 from ms_lint.target import forget_projects, sites_key
 
@@ -78,11 +78,13 @@ def application(root: Path, builds: str, **files: str) -> Path:
     return root / "model.py"
 
 
-def constants(model: Path) -> dict[str, object]:
+def constants(model: Path, several: bool = False) -> dict[str, object]:
+    """The one constant of each parameter that has one; ``several``: the values of each that has several."""
     tree = ast.parse(model.read_text())
     init = next(node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef) and node.name == "__init__")
-    return {name: value for name, value in constructor_constants(str(model), "Net", init).items()
-            if name != "channels"}  # (the size: ``test_numbers_every_site_passes_decide_their_branches``)
+    return {name: {choice for _, choice in value} if several else value
+            for name, value in constructor_constants(str(model), "Net", init).items()
+            if name != "channels" and isinstance(value, OneOf) is several}  # (the size: below)
 
 
 def found(model: Path) -> list[tuple[int, str]]:
@@ -107,6 +109,7 @@ def test_branches_no_construction_runs_are_left_out(tmp_path, builds):
 def test_a_site_passing_true_keeps_its_branch(tmp_path):
     model = application(tmp_path / "app", "net = Net(3)\nbig = Net(3, batch_norm=True)\n")
     assert constants(model) == {"mode": "fc"}
+    assert constants(model, several=True) == {"batch_norm": {False, True}}
     assert found(model) == [(NORM_LINE, "MS608"), (TRY_NORM_LINE, "MS109")]
 
 
@@ -142,7 +145,7 @@ def test_a_site_in_a_factory_the_application_never_calls_builds_nothing(tmp_path
     "options = {'batch_norm': False}\nnet = Net(3, **options)\n",  # **kwargs
     "args = (3, False, 'fc')\nnet = Net(*args)\n",  # *args
     "import functools\nmake = functools.partial(Net, 3)\nnet = make()\n",  # the class passed as a value
-    "from model import Net as Network\nnet = Network(3)\n",  # built under another name
+    "from model import Net as Network\nnets = [Network]\nnet = nets[0](3)\n",  # built under another name, as a value
     "net = getattr(__import__('model'), 'Net')(3)\n",  # named in a string
 ])
 def test_a_parameter_a_site_leaves_unknown_keeps_its_branches(tmp_path, builds):

@@ -1,8 +1,9 @@
 """A sub-cell's ``construct`` whose callers never pass ``mask`` (its default ``None``): graph mode folds ``if mask
 is not None:`` and ``if exists(mask):`` (a helper returning ``val is not None``), so the branch, which reassigns
 ``mask`` and calls ``mask.repeat(2, axis=0)`` (TypeError from 2.7.0), is never compiled; passing a mask compiles it
-and fails. Checked with the real MindSpore compile (CPU, STRICT and LAX; measured alike on 2.10.0 and 2.7.1), and
-ms-lint reports MS611 exactly where the branch is compiled."""
+and fails; callers that pass several constants (``"a"``, ``"b"``) leave ``if mask == "c":`` uncompiled, one that
+passes ``"c"`` compiles it. Checked with the real MindSpore compile (CPU, STRICT and LAX; measured alike on 2.10.0
+and 2.7.1), and ms-lint reports MS611 exactly where the branch is compiled."""
 from __future__ import annotations
 
 import pytest
@@ -21,6 +22,9 @@ CASES = [
     ("helper-never-passed", "exists(mask)", "self.attn(x)", True),
     ("is-not-none-passed", "mask is not None", "self.attn(x, x)", False),
     ("helper-passed", "exists(mask)", "self.attn(x, x)", False),
+    # callers that pass several constants: each call compiles with its own, and a branch none takes is compiled by none
+    ("several-constants-none-takes", 'mask == "c"', 'self.attn(x, "a") + self.attn(x, "b")', True),
+    ("several-constants-one-takes", 'mask == "c"', 'self.attn(x, "a") + self.attn(x, "c")', False),
 ]
 
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Iterator, Sequence
 from ms_lint import mindspore_api as api
 from ms_lint.model.project import (ProjectClass, answer, class_answer, class_location, facts_of, project_class,
                                    project_method)
-from ms_lint.model.construction import constructor_constants
+from ms_lint.model.construction import OneOf, attribute_writes, constructor_constants
 from ms_lint.model.scopes import ASSIGNMENT
 from ms_lint.model.syntax import (FunctionNode, conditional_arms, decorator_callee, first_argument, is_attribute_of,
                                   is_static, self_attribute)
@@ -140,6 +140,8 @@ class ClassInfo:
         info, method, value = writes[0]
         if value is None:
             return UNKNOWN
+        if not self.is_cell and not self._written_only_by_class(attribute, method):
+            return UNKNOWN  # a plain object's attribute that code outside the class may set (``metric.mode = ...``)
         value_literal = literal(value)
         if value_literal is not UNKNOWN or method != "__init__":
             return value_literal
@@ -151,21 +153,31 @@ class ClassInfo:
             if self_attribute(expr, self_name) is not None:
                 return self.constant_attribute(expr.attr, seen)
             if isinstance(expr, ast.Name):
-                return constructed.get(expr.id, UNKNOWN)
+                value = constructed.get(expr.id, UNKNOWN)
+                return UNKNOWN if isinstance(value, OneOf) else value  # (several values: no one constant)
             return UNKNOWN
 
         return constant_value(value, lookup)
 
+    def _written_only_by_class(self, attribute: str, method: str) -> bool:
+        """Whether the application writes ``attribute`` of no object but where this class's one write does
+        (``attribute_writes``: the ``self.<attribute> = ...`` of ``__init__``, none for the class body's)."""
+        module = self._owner() if self._owner is not None else None
+        if module is None or not module.path:
+            return False
+        return attribute_writes(module.path, attribute) == (method == "__init__")
+
     def constructor_constants(self) -> dict[str, object]:
-        """Parameter of ``__init__`` -> the constant every place its application builds this Cell class passes it
-        (or leaves at its default), for the parameters ``__init__`` never binds again (``model.construction``);
-        empty for a library's class, a class built in ways the model does not read, or no Cell."""
+        """Parameter of ``__init__`` -> the constant every place its application builds this class passes it
+        (or leaves at its default), for the parameters ``__init__`` never binds again (``model.construction``); a
+        plain class's too (``F1(num_labels)`` with the default ``mode="Binary"``); empty for a library's class or a
+        class built in ways the model does not read."""
         found = self._constructed
         if found is None:
             found = self._constructed = {}
             module = self._owner() if self._owner is not None else None
             init = self.methods.get("__init__")
-            if module is not None and self.is_cell and init is not None and module.path and "." not in self.key:
+            if module is not None and init is not None and module.path and "." not in self.key:
                 constants = constructor_constants(module.path, self.name, init, module.tree, module.argument_constant,
                                                   module.call_never_runs)
                 if constants:

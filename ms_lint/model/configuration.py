@@ -398,6 +398,14 @@ def configured_value(path: str, expr: ast.AST):
     return next(iter(values))[1] if values is not UNKNOWN and len(values) == 1 else UNKNOWN
 
 
+def argument_values(path: str, expr: ast.AST):
+    """The values (``(type, value)`` pairs) an argument written in the file at ``path`` can hold in a run: a
+    literal's one, or those of a configuration attribute (``get_generator(args.model_type)`` with the option's
+    ``choices``); else UNKNOWN."""
+    value = literal(expr)
+    return frozenset({(value_sort(value), value)}) if value is not UNKNOWN else configured_values(path, expr)
+
+
 def argument_value(path: str, expr: ast.AST):
     """What an argument written in the file at ``path`` holds in every run: a literal, or a configuration
     attribute every source of which agrees (``Net(non_local=config.non_local)``); else UNKNOWN."""

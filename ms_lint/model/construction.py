@@ -18,7 +18,7 @@ import unicodedata
 from collections import Counter
 from keyword import softkwlist
 
-from ms_lint.model.configuration import argument_value, value_sort
+from ms_lint.model.configuration import argument_values, value_sort
 from ms_lint.model.project import tree_of
 from ms_lint.model.syntax import FunctionNode, preorder
 from ms_lint.model.values import UNKNOWN, literal
@@ -38,6 +38,15 @@ class _NoKeywords(dict):
 
 
 NO_KEYWORDS = _NoKeywords()
+
+
+class OneOf(frozenset):
+    """The values (``(type, value)`` pairs) a parameter holds where the places that pass it differ but each one's
+    values are known (``get_generator(args.model_type)`` with the option's ``choices``, ``get_generator("DBPN")``
+    elsewhere): a branch that each of them decides alike is decided (``FunctionKinds``)."""
+
+
+_MAX_CHOICES = 16
 _MAX_TREES = 256
 # file -> (the text parsed, its tree, its index; None: no Python)
 _trees: dict[str, tuple[str, ast.Module | None, "_FileIndex | None"]] = {}
@@ -46,11 +55,11 @@ _trees: dict[str, tuple[str, ast.Module | None, "_FileIndex | None"]] = {}
 def constructor_constants(path: str, name: str, init: FunctionNode, tree: ast.Module | None = None,
                           fold=None, dead=None) -> dict[str, object]:
     """Parameter -> the one constant (a bool, a number, a string, None) every construction site of the class
-    ``name`` (defined with ``init`` in the module at ``path``) passes it or leaves at its default; parameters that
-    differ or are not known are left out. With the module's ``tree``, ``fold(call, argument)`` gives what an
-    argument of a site in the module folds to (``Block(drop=drop_rate)`` in an ``__init__`` every construction of
-    which passes ``drop_rate=0.``), and ``dead(call)`` whether the site lies in a branch no caller runs, as for
-    ``function_constants``."""
+    ``name`` (defined with ``init`` in the module at ``path``) passes it or leaves at its default, or the ``OneOf``
+    its sites pass where they differ but each is known; parameters not known are left out. With the module's
+    ``tree``, ``fold(call, argument)`` gives what an argument of a site in the module folds to
+    (``Block(drop=drop_rate)`` in an ``__init__`` every construction of which passes ``drop_rate=0.``), and
+    ``dead(call)`` whether the site lies in a branch no caller runs, as for ``function_constants``."""
     parameters, defaults = _signature(init)
     if not parameters[1:] and init.args.kwarg is None:
         return {}
@@ -81,6 +90,42 @@ def construction_sites(path: str, name: str, defining) -> tuple[list[tuple[str, 
     return None if found is None else ([(file, call, around) for file, call, _, around in found[0]], found[1])
 
 
+_NAMESPACE_WRITE = re.compile(r"(?:__dict__|\bvars\([^)]*\))\s*(?:\.update\(|\[)")
+
+
+def attribute_writes(path: str, attribute: str) -> int | None:
+    """How many places of the application that uses the module at ``path`` write (or delete) an attribute called
+    ``attribute`` of any object (``self.mode = mode``, ``metric.mode = "x"``); None where one may be written in a
+    way not counted: ``setattr`` with that name or a name computed, ``__setattr__``, an instance's ``__dict__``
+    written, a file that is no Python or does not parse, or no application's files to read."""
+    files = files_naming(path, attribute)
+    if files is None:
+        return None
+    for word in ("setattr", "__setattr__", "__dict__", "vars"):
+        for file, text in files_naming(path, word) or ():
+            if word == "setattr":
+                index = _index(file, text) if file.endswith(".py") else None
+                tree = _trees[file][1] if index is not None else None
+                if tree is None or any(
+                        isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr"
+                        and (len(node.args) < 2 or literal(node.args[1]) in (UNKNOWN, attribute))
+                        for node in ast.walk(tree)):
+                    return None
+            elif word == "__setattr__" or _NAMESPACE_WRITE.search(text):
+                return None
+    count = 0
+    for file, text in files:
+        if not file.endswith(".py"):
+            continue  # (a configuration names it: a loader writes it only through the ways counted above)
+        index = _index(file, text)
+        tree = _trees[file][1] if index is not None else None
+        if tree is None:
+            return None
+        count += sum(isinstance(node, ast.Attribute) and node.attr == attribute and not isinstance(node.ctx, ast.Load)
+                     for node in ast.walk(tree))
+    return count
+
+
 def _sites(path: str, name: str, defining, tree: ast.Module | None, dead):
     """([(the file, a site that builds or calls ``name`` and may run, whether the file is the module itself, the
     top-level definition of the file around the site)], how many sites are left out as never run); None where a
@@ -100,7 +145,8 @@ def _sites(path: str, name: str, defining, tree: ast.Module | None, dead):
             return None  # a configuration or a script names it: built in ways the model does not read
         here = tree is not None and os.path.abspath(file) == own
         index = _index(file, text, tree if here else None)
-        found = _sites_in(index, name, word, defining, modules, follows)
+        found = _sites_in(index, name, word, defining, modules, follows,
+                          None if os.path.abspath(file) == own else (file, own))
         if found is None:
             return None
         definitions += found[0]
@@ -128,18 +174,66 @@ def _constants(found, parameters: list[str], defaults: dict[str, object], fold,
     extra = False
     for file, call, here, _ in found[0]:
         value_of = ((lambda argument, call=call: fold(call, argument)) if here
-                    else (lambda argument, file=file: argument_value(file, argument)))
+                    else (lambda argument, file=file: _one_of(argument_values(file, _bound_once(file, argument)))))
         passed = _passed(call, parameters, defaults, value_of)
         if passed is None:
             return {}
         extra = extra or any(keyword.arg not in parameters for keyword in call.keywords if keyword.arg is not None)
         for parameter, value in passed.items():
-            values[parameter].add(UNKNOWN if value is UNKNOWN else (value_sort(value), value))
-    constants = {parameter: next(iter(found))[1] for parameter, found in values.items()
-                 if len(found) == 1 and UNKNOWN not in found and type(next(iter(found))[1]) in _SWITCHES}
+            if isinstance(value, OneOf):
+                values[parameter].update(value)
+            else:
+                values[parameter].add(UNKNOWN if value is UNKNOWN else (value_sort(value), value))
+    constants: dict[str, object] = {}
+    for parameter, found in values.items():
+        if UNKNOWN in found or not all(type(value) in _SWITCHES for _, value in found):
+            continue
+        if len(found) == 1:
+            constants[parameter] = next(iter(found))[1]
+        elif len(found) <= _MAX_CHOICES:
+            constants[parameter] = OneOf(found)
     if keywords is not None and not extra:
         constants[keywords.arg] = NO_KEYWORDS
     return constants
+
+
+def _bound_once(file: str, argument: ast.expr) -> ast.expr:
+    """What a name passed as an argument in ``file`` holds where the file binds it once, by ``name = value``
+    (``model = args.model_type`` then ``get_generator(model)``: any read of it that does not fail sees that value);
+    else the argument itself."""
+    known = _trees.get(file)
+    if not isinstance(argument, ast.Name) or known is None or known[1] is None:
+        return argument
+    name = argument.id
+    stores, value = 0, None
+    for node in ast.walk(known[1]):
+        if isinstance(node, ast.Name):
+            stores += node.id == name and not isinstance(node.ctx, ast.Load)
+        elif isinstance(node, ast.Assign):
+            if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) and node.targets[0].id == name:
+                value = node.value
+        elif _binds(node, name):
+            return argument  # a parameter, an import, a definition, ``global``, ``except ... as``
+    return value if stores == 1 and value is not None else argument
+
+
+def _binds(node: ast.AST, name: str) -> bool:
+    """Whether ``node`` binds ``name`` by no ``ast.Name`` target."""
+    if isinstance(node, ast.arg):
+        return node.arg == name
+    if isinstance(node, ast.alias):
+        return (node.asname or node.name.split(".")[0]) == name or node.name == "*"
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.ExceptHandler, ast.MatchAs,
+                         ast.MatchStar)):
+        return node.name == name
+    return isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names
+
+
+def _one_of(values):
+    """One value where a run can hold only one, the values where it can hold several, else UNKNOWN."""
+    if values is UNKNOWN:
+        return UNKNOWN
+    return next(iter(values))[1] if len(values) == 1 else OneOf(values)
 
 
 def _forwarded_keywords(function: FunctionNode) -> ast.arg | None:
@@ -186,14 +280,18 @@ def _passed(call: ast.Call, parameters: list[str], defaults: dict[str, object], 
 
 
 def _sites_in(index: "_FileIndex | None", name: str, word: re.Pattern, defining, modules: frozenset[str],
-              follows: bool = False) -> tuple[int, list[ast.Call], bool, bool] | None:
+              follows: bool = False,
+              other: tuple[str, str] | None = None) -> tuple[int, list[ast.Call], bool, bool] | None:
     """(definitions of ``name``, the calls of it, whether a string names it, whether a definition of it is
     decorated) in one Python file (its ``index``); None where the file names it
     in a way not understood (passed as a value, a base class, a string, imported under another name or from
     another package, not Python). ``name`` read from a module of another package (``nn.Cell`` after ``import
     mindspore.nn as nn``: the first name of the import is none of the application's ``modules``) is another class.
     A string only compared (``args.net == "Net"``) or offered (``choices=["Net"]``) names it to nothing where the
-    application looks no name up as its text cannot follow (``follows``) and no decorator registers it."""
+    application looks no name up as its text cannot follow (``follows``) and no decorator registers it. In a file
+    of another module (``other``: (that file, the module's own)), ``from .net_a import Net as NetA`` builds it as
+    ``NetA(...)`` where that import names the module, and a file that defines its own top-level ``name`` names
+    that one (but where it imports ``name`` unrenamed or with ``*``)."""
     if index is None:
         return None
     named = index.names.get(name)  # (None: the text does not tokenize)
@@ -207,6 +305,9 @@ def _sites_in(index: "_FileIndex | None", name: str, word: re.Pattern, defining,
             if not follows or id(node) not in index.inert:
                 return None  # ``getattr(module, "Net")``, ``{"type": "Net"}``, ``eval("Net(3)")``
             quoted = True
+    if other is not None and _defines_own(other[0], name, defining):
+        renamed = _renamed_only(index, name, other)
+        return None if renamed is None else (0, renamed, quoted, False)
     definitions = 0
     sites: list[ast.Call] = []
     for node in index.definitions:
@@ -224,7 +325,12 @@ def _sites_in(index: "_FileIndex | None", name: str, word: re.Pattern, defining,
         for alias in node.names:
             if alias.name.rsplit(".", 1)[-1] == name:
                 if alias.asname not in (None, name):
-                    return None  # built under another name
+                    renamed = _renamed_sites(index, node, alias, other)
+                    if renamed is None:
+                        return None  # built under another name
+                    sites.extend(renamed)
+                    understood += 1
+                    continue
                 understood += 1 + (alias.asname == name)
     for node in index.calls:
         callee = node.func
@@ -238,6 +344,80 @@ def _sites_in(index: "_FileIndex | None", name: str, word: re.Pattern, defining,
         return None
     sites.sort(key=lambda call: (call.lineno, call.col_offset))
     return definitions, sites, quoted, decorated
+
+
+def _defines_own(file: str, name: str, defining) -> bool:
+    """Whether ``file`` (indexed) defines a top-level ``name`` of its own (``defining``: a class or a function)."""
+    tree = _trees[file][1] if file in _trees else None
+    return tree is not None and any(isinstance(node, defining) and node.name == name for node in tree.body)
+
+
+def _renamed_only(index: "_FileIndex", name: str, other: tuple[str, str]) -> list[ast.Call] | None:
+    """The sites in a file that defines its own ``name``: only those of an import that renames the module's own
+    (``from .net_a import Net as NetA``); None where it imports ``name`` unrenamed or with ``*``."""
+    sites: list[ast.Call] = []
+    for node in index.imports:
+        for alias in node.names:
+            if alias.name == "*":
+                return None
+            if alias.name.rsplit(".", 1)[-1] == name:
+                if alias.asname in (None, name):
+                    return None
+                renamed = _renamed_sites(index, node, alias, other)
+                if renamed is None:
+                    return None
+                sites.extend(renamed)
+    return sorted(sites, key=lambda call: (call.lineno, call.col_offset))
+
+
+def _renamed_sites(index: "_FileIndex", node: ast.AST, alias: ast.alias, other: tuple[str, str] | None):
+    """The calls of ``alias.asname`` where ``from module import name as asname`` (``node``) imports the module's
+    own class (``other``: (this file, the module's)); none where it imports another module's; None where the
+    module is not found or the new name is used but in calls and that import."""
+    if other is None or not isinstance(node, ast.ImportFrom):
+        return None
+    file, own = other
+    found = _import_targets(file, node)
+    if not found:
+        return None
+    if own not in found:
+        return []  # another module's class of that name
+    if len(found) > 1:
+        return None
+    calls = [call for call in index.calls if isinstance(call.func, ast.Name) and call.func.id == alias.asname]
+    if index.names.get(alias.asname, 0) != 1 + len(calls) or any(
+            isinstance(definition, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+            and definition.name == alias.asname for definition in index.definitions):
+        return None  # ``NetA`` passed as a value, bound again, or imported twice
+    return calls
+
+
+def _import_targets(file: str, node: ast.ImportFrom) -> set[str]:
+    """The files ``from module import ...`` in ``file`` may import: a relative import's one; an absolute one's
+    module found from the file's folder or a folder above it (where a run of the application may start)."""
+    folder = os.path.dirname(os.path.abspath(file))
+    if node.level:
+        for _ in range(node.level - 1):
+            folder = os.path.dirname(folder)
+        roots = [folder]
+    else:
+        roots = [folder]
+        for _ in range(6):
+            parent = os.path.dirname(roots[-1])
+            if parent == roots[-1]:
+                break
+            roots.append(parent)
+    found = set()
+    for root in roots:
+        parts = (node.module or "").split(".") if node.module else []
+        if not all(parts):
+            return set()
+        base = os.path.join(root, *parts)
+        for candidate in (os.path.join(base, "__init__.py"), base + ".py"):
+            if os.path.isfile(candidate):
+                found.add(os.path.abspath(candidate))
+                break
+    return found
 
 
 def _unrun_spans(file: str, index: "_FileIndex") -> list[tuple[int, int]]:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Iterator
 from ms_lint import mindspore_api as api
 from ms_lint.model.classes import ClassInfo
 from ms_lint.model.configuration import configuration_key, reads_configuration
-from ms_lint.model.construction import construction_sites, function_constants
+from ms_lint.model.construction import OneOf, construction_sites, function_constants
 from ms_lint.model.kinds import FunctionKinds, parameter_kinds_of_call
 from ms_lint.model.project import answer, project_class_facts, project_function
 from ms_lint.model.syntax import (FunctionNode, NodeIndex, conditional_arms, decorator_callee, first_argument,
@@ -1097,7 +1097,11 @@ class GraphCode:
         folded = None
         if constants is not None:
             folded = FunctionKinds(self, function, owner)
-            folded.parameter_values = {name: frozenset({(type(value), value)}) for name, value in constants.items()}
+            # Python runs every ``__init__`` and a plain class's methods (but a ``jit_class``'s, which may compile)
+            folded.runs_as_python = owner is not None and (function.name == "__init__" or not (
+                owner.is_cell or owner.node.decorator_list))
+            folded.parameter_values = {name: value if isinstance(value, OneOf) else frozenset({(type(value), value)})
+                                       for name, value in constants.items()}
             if constants or reads_configuration(function) or function.name != "__init__" and owner is not None:
                 folded.find_dead_code()
         self._constructors[key] = folded
@@ -1117,12 +1121,21 @@ class GraphCode:
         return folded is not None and folded.is_dead(call)
 
     def _folded_around(self, call: ast.stmt | ast.expr) -> FunctionKinds | None:
-        """The Cell's ``__init__`` or the function of the module whose lines hold ``call`` (or another node),
-        folded with what its callers pass (``_folded_by_callers``); None elsewhere."""
+        """The class's ``__init__``, another method of a plain class (folded by what its instance's attributes
+        hold where no code outside the class writes them: ``if self.mode.lower() == "binary":``) or the function of
+        the module whose lines hold ``call`` (or another node), folded with what its callers pass
+        (``_folded_by_callers``); None elsewhere. (A Cell's other methods: its graph code answers for those.)"""
+        around = None
         for info in self.classes.values():
             init = info.methods.get("__init__")
             if init is not None and init.lineno <= call.lineno <= (init.end_lineno or init.lineno):
                 return self._folded_by_callers(init)
+            for method in () if info.is_cell else info.methods.values():
+                if method.lineno <= call.lineno <= (method.end_lineno or method.lineno) and (
+                        around is None or method.lineno > around.lineno):
+                    around = method  # (the innermost: a class defined in a method)
+        if around is not None:
+            return self._folded_by_callers(around)
         for function in self.functions.values():
             if function.lineno <= call.lineno <= (function.end_lineno or function.lineno):
                 return self._folded_by_callers(function)

@@ -15,7 +15,7 @@ from ms_lint.model.syntax import FunctionNode, first_argument, holds_line, is_st
 from ms_lint.model.scopes import ASSIGNMENT, FUNCTION, PARAMETER
 from ms_lint.model.values import (BUILTIN_STATIC_CALLS, HOST, INDEX_BUILTINS, INDEX_FUNCTIONS, KIND_PASSING_BUILTINS,
                                   TENSOR, UNKNOWN, annotated_class, annotates_python_value, constant_value,
-                                  flatten, join, literal, value_flows)
+                                  flatten, join, literal, string_method_value, value_flows)
 
 if TYPE_CHECKING:
     from ms_lint.model.module import ModuleFacts
@@ -50,6 +50,8 @@ class FunctionKinds:
         self.env: dict[str, str | None] = {}
         # parameter -> the constants graph callers pass it (as (type, value) pairs), or UNKNOWN
         self.parameter_values: dict[str, object] = {}
+        self.runs_as_python = False  # host code: methods of constant strings fold as Python computes them
+        self._chosen: dict[str, object] = {}  # parameter -> the one of its several values a branch is folded with
         self._dead: set[int] = set()  # ids of the nodes of branches MindSpore's parser drops
         self._folding: set[int] = set()  # bindings being folded (a guard against ``x = x``-style cycles)
         self._loops: list[tuple[int, int]] | None = None  # (first line, last line) of each loop of the function
@@ -95,6 +97,10 @@ class FunctionKinds:
 
     def _constant_of(self, expr: ast.AST):
         if isinstance(expr, ast.Call):
+            if self.runs_as_python:
+                value = string_method_value(expr, self.constant)
+                if value is not UNKNOWN:
+                    return value
             return self._returned_constant(expr)
         if isinstance(expr, ast.Attribute):
             if self_attribute(expr, self.self_name) is not None and self.owner is not None:
@@ -154,6 +160,8 @@ class FunctionKinds:
             if not all(other is binding or self._straight_line(other) or self._after(other, use)
                        for other in binding.scope.bindings[binding.name]):
                 return UNKNOWN  # reassigned in a branch or a loop: which value a use sees depends on the run
+            if binding.name in self._chosen:
+                return self._chosen[binding.name]
             values = self.parameter_values.get(binding.name, UNKNOWN)
             return next(iter(values))[1] if values is not UNKNOWN and len(values) == 1 else UNKNOWN
         if not self._straight_line(binding) or id(binding) in self._folding:
@@ -182,6 +190,31 @@ class FunctionKinds:
         statement = self.module.assignment_of(binding.value)
         return statement is not None and any(s is statement for s in self.node.body)
 
+    def _test_value(self, test: ast.expr):
+        """The constant a branch's ``test`` folds to, or, where it reads one parameter that holds several known
+        values (``if model_type == "DBPN_ITERATIVE":`` where every caller passes one of an option's ``choices``),
+        the truth it has for each of them alike; else UNKNOWN. (MindSpore compiles a graph function once per
+        constant its callers pass; Python runs host code with each: a branch no value takes is taken by none.)"""
+        value = self.constant(test)
+        if value is not UNKNOWN:
+            return value
+        several = {node.id for node in ast.walk(test) if isinstance(node, ast.Name) and isinstance(
+            self.parameter_values.get(node.id), frozenset) and len(self.parameter_values[node.id]) > 1}
+        if len(several) != 1:
+            return UNKNOWN
+        name = several.pop()
+        truths = set()
+        for _, choice in self.parameter_values[name]:
+            self._chosen[name] = choice
+            try:
+                value = self.constant(test)
+            finally:
+                del self._chosen[name]
+            if value is UNKNOWN:
+                return UNKNOWN
+            truths.add(bool(value))
+        return truths.pop() if len(truths) == 1 else UNKNOWN
+
     def find_dead_code(self) -> None:
         """Mark the branches whose condition folds to a constant, and what follows a taken branch that returns."""
         self._dead, self._live = set(), {}
@@ -191,7 +224,7 @@ class FunctionKinds:
         dropped: list[ast.AST] = []
         self._drop_in_block(self.node.body, dropped)
         for expression in index.body_nodes_of(self.node, (ast.IfExp,)):
-            value = self.constant(expression.test)
+            value = self._test_value(expression.test)
             if value is not UNKNOWN:
                 dropped.append(expression.orelse if value else expression.body)
         self._dead = {id(node) for root in dropped for node in index.subtree(root)}
@@ -200,7 +233,7 @@ class FunctionKinds:
     def _drop_in_block(self, statements: list[ast.stmt], dropped: list[ast.AST]) -> None:
         for position, statement in enumerate(statements):
             if isinstance(statement, ast.If):
-                value = self.constant(statement.test)
+                value = self._test_value(statement.test)
                 if value is UNKNOWN:
                     self._drop_in_block(statement.body, dropped)
                     self._drop_in_block(statement.orelse, dropped)

@@ -116,6 +116,33 @@ _COMPARISONS = {
 }
 
 
+# The methods of ``str`` that return a value of the string alone, without side effects (``mode.lower()``).
+_STRING_METHODS = frozenset({
+    "lower", "upper", "casefold", "strip", "lstrip", "rstrip", "title", "capitalize", "startswith", "endswith",
+    "isdigit", "isalpha", "isalnum", "islower", "isupper",
+})
+
+
+def string_method_value(call: ast.Call, fold):
+    """What a method of a constant string returns as plain Python computes it (``mode.lower()`` with ``mode``
+    holding ``"Binary"``: ``"binary"``; ``name.startswith(("a", "b"))``), ``fold(expr)`` giving the constant the
+    string and each argument hold; else UNKNOWN. For code Python runs: MindSpore's graph parser is not asked."""
+    func = call.func
+    if not isinstance(func, ast.Attribute) or func.attr not in _STRING_METHODS or call.keywords:
+        return UNKNOWN
+    receiver = fold(func.value)
+    if not isinstance(receiver, str) or any(isinstance(argument, ast.Starred) for argument in call.args):
+        return UNKNOWN
+    arguments = [fold(argument) for argument in call.args]
+    if any(not (isinstance(argument, str) or isinstance(argument, tuple) and all(
+            isinstance(element, str) for element in argument)) for argument in arguments):
+        return UNKNOWN
+    try:
+        return getattr(receiver, func.attr)(*arguments)
+    except (TypeError, ValueError):
+        return UNKNOWN
+
+
 def literal(expr: ast.AST | None):
     """The value of a literal (``True``, ``"np"``, ``3``, ``None``, ``-1``, a tuple of them), else UNKNOWN."""
     if isinstance(expr, ast.Constant) and isinstance(expr.value, _CONSTANT_TYPES):
