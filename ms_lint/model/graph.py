@@ -1092,7 +1092,8 @@ class GraphCode:
         elif owner is None and self.functions.get(function.name) is function and self.path:
             constants = function_constants(self.path, function, self.tree, self.argument_constant,
                                            self.call_never_runs)
-        elif owner is not None and function.name != "__init__":
+        elif owner is not None and function.name != "__init__" and (
+                not owner.is_cell or self._runs_only_while_built(owner, function)):
             constants = {}  # another method: what its instance's attributes hold decides (``if self.non_local:``)
         folded = None
         if constants is not None:
@@ -1106,6 +1107,25 @@ class GraphCode:
                 folded.find_dead_code()
         self._constructors[key] = folded
         return folded
+
+    def _runs_only_while_built(self, owner: ClassInfo, function: FunctionNode) -> bool:
+        """Whether the Cell's method ``function`` runs only while the Cell is built: every use of its name in the
+        application is a ``self.<name>(...)`` call in the class's own ``__init__`` (``self._prepare_base_model()``).
+        Then its instance's attributes hold what ``__init__`` gave them; a method called later (``redeploy()``) may
+        meet attributes a parent or a user has set since (``net.deployed = True``)."""
+        init = owner.methods.get("__init__")
+        if init is None or not self.path:
+            return False
+        name = function.name
+        files = files_naming(self.path, name)
+        if files is None or any(os.path.abspath(file) != os.path.abspath(self.path) for file, _ in files):
+            return False  # (another file names it, or the application's files are not known: a library's users)
+        uses = [node for node in ast.walk(self.tree) if isinstance(node, ast.Attribute) and node.attr == name]
+        inside = {id(node) for node in ast.walk(init) if isinstance(node, ast.Call) and isinstance(
+            node.func, ast.Attribute) and node.func.attr == name and self_attribute(
+            node.func, first_argument(init)) is not None}
+        calls = {id(node.func) for node in ast.walk(init) if id(node) in inside}
+        return bool(uses) and all(id(use) in calls for use in uses)
 
     def argument_constant(self, call: ast.Call, argument: ast.expr):
         """What an argument of a call of this module folds to: in a Cell's ``__init__`` or a function of the module,
