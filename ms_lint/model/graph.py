@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import os
+from collections import Counter
 from typing import TYPE_CHECKING, Iterator
 
 from ms_lint import mindspore_api as api
@@ -1120,12 +1121,15 @@ class GraphCode:
         files = files_naming(self.path, name)
         if files is None or any(os.path.abspath(file) != os.path.abspath(self.path) for file, _ in files):
             return False  # (another file names it, or the application's files are not known: a library's users)
-        uses = [node for node in ast.walk(self.tree) if isinstance(node, ast.Attribute) and node.attr == name]
-        inside = {id(node) for node in ast.walk(init) if isinstance(node, ast.Call) and isinstance(
-            node.func, ast.Attribute) and node.func.attr == name and self_attribute(
-            node.func, first_argument(init)) is not None}
-        calls = {id(node.func) for node in ast.walk(init) if id(node) in inside}
-        return bool(uses) and all(id(use) in calls for use in uses)
+        self_name = first_argument(init)
+        calls = self.index.calls_written_in(init, name)
+        if calls is None:  # (an outline's method: the index does not hold its body)
+            calls = [node for node in ast.walk(init) if isinstance(node, ast.Call)]
+        called = sum(isinstance(call.func, ast.Attribute) and call.func.attr == name and self_attribute(
+            call.func, self_name) is not None for call in calls)
+        if self._attribute_uses is None:
+            self._attribute_uses = Counter(node.attr for node in ast.walk(self.tree) if isinstance(node, ast.Attribute))
+        return called > 0 and self._attribute_uses[name] == called
 
     def argument_constant(self, call: ast.Call, argument: ast.expr):
         """What an argument of a call of this module folds to: in a Cell's ``__init__`` or a function of the module,

@@ -129,6 +129,7 @@ class ModuleFacts(ClassFacts, GraphCode):
         self._never_run: frozenset[str] | None = None  # the classes and functions its application never runs
         self._unrun_lines: list[tuple[int, int]] | None = None  # the lines of the code it never runs
         self._dead_built: dict[tuple[str, int], bool] = {}  # (name, depth) -> ``built_only_in_dead_code``
+        self._attribute_uses: dict[str, int] | None = None  # name -> how often the module's code names ``x.<name>``
         self._uncalled_sub_cells: frozenset[str] | None = None  # ``sub_cells_never_called``
         self._application_trains: bool | None = None
         self._training_stays_off: bool | None = None
