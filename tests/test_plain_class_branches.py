@@ -89,6 +89,35 @@ def test_an_attribute_code_outside_the_class_may_set_keeps_the_branch(tmp_path, 
         MULTILABEL_LINE]
 
 
+CONFIG = textwrap.dedent("""\
+    class Config:
+        def __init__(self, cfg_dict):
+            for k, v in cfg_dict.items():
+                setattr(self, k, v)
+""")
+
+
+def test_a_configuration_class_setting_its_own_attributes_drops_the_branch(tmp_path):
+    """``setattr(self, k, v)`` in another class's method writes that class's instances only, never an ``F1``."""
+    assert reported(tmp_path, **{"config.py": CONFIG}) == []
+
+
+@pytest.mark.parametrize("metric, config", [
+    (METRIC.replace("class F1():", "from config import Config\n\n\nclass F1(Config):"), CONFIG),
+    (METRIC.replace("class F1():", "class Config:\n    def load(self, k, v):\n        setattr(self, k, v)\n\n\n"
+                    "class F1(Config):"), ""),
+    (METRIC, CONFIG.replace("setattr(self, k, v)", "setattr(other, k, v)").replace(
+        "cfg_dict):", "cfg_dict, other):")),
+    (METRIC.replace("def update(self, labels):", "def load(self, k, v):\n        setattr(self, k, v)\n\n"
+                    "    def update(self, labels):"), ""),
+])
+def test_a_computed_setattr_that_may_write_the_instance_keeps_the_branch(tmp_path, metric, config):
+    """A base class's (here or imported), another object's, or the class's own ``setattr`` may set ``mode``."""
+    line = MULTILABEL_LINE + metric.count("\n", 0, metric.index("def update")) - METRIC.count(
+        "\n", 0, METRIC.index("def update"))
+    assert reported(tmp_path, metric=metric, **({"config.py": config} if config else {})) == [line]
+
+
 def test_a_write_in_another_file_keeps_the_branch(tmp_path):
     other = "def switch(metric):\n    metric.mode = 'MultiLabel'\n"
     assert reported(tmp_path, **{"other.py": other}) == [MULTILABEL_LINE]

@@ -165,7 +165,18 @@ class ClassInfo:
         module = self._owner() if self._owner is not None else None
         if module is None or not module.path:
             return False
-        return attribute_writes(module.path, attribute) == (method == "__init__")
+        return attribute_writes(module.path, attribute, self._lineage_names()) == (method == "__init__")
+
+    def _lineage_names(self) -> frozenset[str] | None:
+        """The names of this class and of all its bases, where every base is one of this module's classes (or
+        ``object``); None where a base lies elsewhere (its own bases are not read here)."""
+        lineage = self.lineage()
+        names = frozenset(info.name for info in lineage)
+        for info in lineage:
+            for base in info.node.bases:
+                if not (isinstance(base, ast.Name) and (base.id in names or base.id == "object")):
+                    return None
+        return names
 
     def constructor_constants(self) -> dict[str, object]:
         """Parameter of ``__init__`` -> the constant every place its application builds this class passes it

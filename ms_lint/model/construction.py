@@ -16,11 +16,12 @@ import sys
 import tokenize
 import unicodedata
 from collections import Counter
+from typing import Iterator
 from keyword import softkwlist
 
 from ms_lint.model.configuration import argument_values, value_sort
 from ms_lint.model.project import tree_of
-from ms_lint.model.syntax import FunctionNode, preorder
+from ms_lint.model.syntax import FunctionNode, instance_parameter, preorder
 from ms_lint.model.values import UNKNOWN, literal
 from ms_lint.target import application_modules, files_naming, lookups_followed, module_never_runs, never_run
 
@@ -93,11 +94,14 @@ def construction_sites(path: str, name: str, defining) -> tuple[list[tuple[str, 
 _NAMESPACE_WRITE = re.compile(r"(?:__dict__|\bvars\([^)]*\))\s*(?:\.update\(|\[)")
 
 
-def attribute_writes(path: str, attribute: str) -> int | None:
+def attribute_writes(path: str, attribute: str, lineage: frozenset[str] | None = None) -> int | None:
     """How many places of the application that uses the module at ``path`` write (or delete) an attribute called
     ``attribute`` of any object (``self.mode = mode``, ``metric.mode = "x"``); None where one may be written in a
     way not counted: ``setattr`` with that name or a name computed, ``__setattr__``, an instance's ``__dict__``
-    written, a file that is no Python or does not parse, or no application's files to read."""
+    written, a file that is no Python or does not parse, or no application's files to read. ``lineage``: the names
+    of the class whose instances are asked about and of all its bases, where they are all known; a ``setattr`` on
+    the instance of another class's method (``setattr(self, key, value)`` in a configuration class) writes none of
+    them and is not counted."""
     files = files_naming(path, attribute)
     if files is None:
         return None
@@ -107,9 +111,8 @@ def attribute_writes(path: str, attribute: str) -> int | None:
                 index = _index(file, text) if file.endswith(".py") else None
                 tree = _trees[file][1] if index is not None else None
                 if tree is None or any(
-                        isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr"
-                        and (len(node.args) < 2 or literal(node.args[1]) in (UNKNOWN, attribute))
-                        for node in ast.walk(tree)):
+                        len(call.args) < 2 or literal(call.args[1]) in (UNKNOWN, attribute)
+                        for call in _setattr_calls(tree, lineage)):
                     return None
             elif word == "__setattr__" or _NAMESPACE_WRITE.search(text):
                 return None
@@ -124,6 +127,29 @@ def attribute_writes(path: str, attribute: str) -> int | None:
         count += sum(isinstance(node, ast.Attribute) and node.attr == attribute and not isinstance(node.ctx, ast.Load)
                      for node in ast.walk(tree))
     return count
+
+
+def _setattr_calls(tree: ast.Module, lineage: frozenset[str] | None) -> Iterator[ast.Call]:
+    """The calls of the builtin ``setattr`` in ``tree`` that may write an instance of a class named in ``lineage``
+    (every call where ``lineage`` is None): all but those on the instance parameter of a method of another class."""
+    others: set[int] = set()
+    if lineage is not None:
+        classes = [node for node in ast.walk(tree) if isinstance(node, ast.ClassDef)]
+        for node in classes:
+            if node.name not in lineage:
+                for method in node.body:
+                    instance = instance_parameter(method) if isinstance(
+                        method, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
+                    if instance is None:
+                        continue
+                    others.update(id(call) for call in ast.walk(method) if isinstance(call, ast.Call) and isinstance(
+                        call.func, ast.Name) and call.func.id == "setattr" and call.args and isinstance(
+                        call.args[0], ast.Name) and call.args[0].id == instance)
+        for node in classes:  # (a class of the lineage defined inside another's method keeps its calls)
+            if node.name in lineage:
+                others.difference_update(id(call) for call in ast.walk(node))
+    return (node for node in ast.walk(tree) if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+            and node.func.id == "setattr" and id(node) not in others)
 
 
 def _sites(path: str, name: str, defining, tree: ast.Module | None, dead):
