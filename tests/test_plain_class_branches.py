@@ -102,6 +102,19 @@ def test_a_configuration_class_setting_its_own_attributes_drops_the_branch(tmp_p
     assert reported(tmp_path, **{"config.py": CONFIG}) == []
 
 
+def test_another_class_writing_its_own_attribute_of_that_name_drops_the_branch(tmp_path):
+    """``self.mode = "train"`` in a dataset's method sets the dataset's ``mode``, not an ``F1``'s."""
+    dataset = "class Dataset:\n    def __init__(self):\n        self.mode = 'train'\n\n    def eval(self):\n" \
+              "        self.mode = 'eval'\n"
+    assert reported(tmp_path, **{"dataset.py": dataset}) == []
+
+
+def test_a_base_class_writing_the_attribute_keeps_the_branch(tmp_path):
+    metric = METRIC.replace("class F1():", "class Switch:\n    def multilabel(self):\n"
+                            "        self.mode = 'MultiLabel'\n\n\nclass F1(Switch):")
+    assert reported(tmp_path, metric=metric) == [MULTILABEL_LINE + 5]
+
+
 @pytest.mark.parametrize("metric, config", [
     (METRIC.replace("class F1():", "from config import Config\n\n\nclass F1(Config):"), CONFIG),
     (METRIC.replace("class F1():", "class Config:\n    def load(self, k, v):\n        setattr(self, k, v)\n\n\n"

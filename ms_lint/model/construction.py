@@ -16,7 +16,6 @@ import sys
 import tokenize
 import unicodedata
 from collections import Counter
-from typing import Iterator
 from keyword import softkwlist
 
 from ms_lint.model.configuration import argument_values, value_sort
@@ -99,9 +98,9 @@ def attribute_writes(path: str, attribute: str, lineage: frozenset[str] | None =
     ``attribute`` of any object (``self.mode = mode``, ``metric.mode = "x"``); None where one may be written in a
     way not counted: ``setattr`` with that name or a name computed, ``__setattr__``, an instance's ``__dict__``
     written, a file that is no Python or does not parse, or no application's files to read. ``lineage``: the names
-    of the class whose instances are asked about and of all its bases, where they are all known; a ``setattr`` on
-    the instance of another class's method (``setattr(self, key, value)`` in a configuration class) writes none of
-    them and is not counted."""
+    of the class whose instances are asked about and of all its bases, where they are all known; a write on the
+    instance of another class's method (``self.mode = "train"`` in a dataset, ``setattr(self, key, value)`` in a
+    configuration class) sets none of them and is not counted."""
     files = files_naming(path, attribute)
     if files is None:
         return None
@@ -110,9 +109,12 @@ def attribute_writes(path: str, attribute: str, lineage: frozenset[str] | None =
             if word == "setattr":
                 index = _index(file, text) if file.endswith(".py") else None
                 tree = _trees[file][1] if index is not None else None
+                others = _on_other_instances(tree, lineage) if tree is not None else set()
                 if tree is None or any(
-                        len(call.args) < 2 or literal(call.args[1]) in (UNKNOWN, attribute)
-                        for call in _setattr_calls(tree, lineage)):
+                        isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr"
+                        and id(node) not in others
+                        and (len(node.args) < 2 or literal(node.args[1]) in (UNKNOWN, attribute))
+                        for node in ast.walk(tree)):
                     return None
             elif word == "__setattr__" or _NAMESPACE_WRITE.search(text):
                 return None
@@ -124,32 +126,38 @@ def attribute_writes(path: str, attribute: str, lineage: frozenset[str] | None =
         tree = _trees[file][1] if index is not None else None
         if tree is None:
             return None
+        others = _on_other_instances(tree, lineage)
         count += sum(isinstance(node, ast.Attribute) and node.attr == attribute and not isinstance(node.ctx, ast.Load)
-                     for node in ast.walk(tree))
+                     and id(node) not in others for node in ast.walk(tree))
     return count
 
 
-def _setattr_calls(tree: ast.Module, lineage: frozenset[str] | None) -> Iterator[ast.Call]:
-    """The calls of the builtin ``setattr`` in ``tree`` that may write an instance of a class named in ``lineage``
-    (every call where ``lineage`` is None): all but those on the instance parameter of a method of another class."""
+def _on_other_instances(tree: ast.Module, lineage: frozenset[str] | None) -> set[int]:
+    """The ids of the writes in ``tree`` that set an attribute of the instance of a method of a class outside
+    ``lineage`` (``self.mode = mode``, ``setattr(self, key, value)``): that class's instances (and its subclasses'),
+    never one of the lineage's. Empty where ``lineage`` is None."""
     others: set[int] = set()
-    if lineage is not None:
-        classes = [node for node in ast.walk(tree) if isinstance(node, ast.ClassDef)]
-        for node in classes:
-            if node.name not in lineage:
-                for method in node.body:
-                    instance = instance_parameter(method) if isinstance(
-                        method, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
-                    if instance is None:
-                        continue
-                    others.update(id(call) for call in ast.walk(method) if isinstance(call, ast.Call) and isinstance(
-                        call.func, ast.Name) and call.func.id == "setattr" and call.args and isinstance(
-                        call.args[0], ast.Name) and call.args[0].id == instance)
-        for node in classes:  # (a class of the lineage defined inside another's method keeps its calls)
-            if node.name in lineage:
-                others.difference_update(id(call) for call in ast.walk(node))
-    return (node for node in ast.walk(tree) if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
-            and node.func.id == "setattr" and id(node) not in others)
+    if lineage is None:
+        return others
+    classes = [node for node in ast.walk(tree) if isinstance(node, ast.ClassDef)]
+    for node in classes:
+        if node.name in lineage:
+            continue
+        for method in node.body:
+            instance = instance_parameter(method) if isinstance(
+                method, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
+            if instance is None:
+                continue
+            for write in ast.walk(method):
+                if isinstance(write, ast.Call) and isinstance(write.func, ast.Name) and write.func.id == "setattr" \
+                        and write.args and isinstance(write.args[0], ast.Name) and write.args[0].id == instance \
+                        or isinstance(write, ast.Attribute) and not isinstance(write.ctx, ast.Load) and isinstance(
+                            write.value, ast.Name) and write.value.id == instance:
+                    others.add(id(write))
+    for node in classes:  # (a class of the lineage defined inside another's method keeps its writes)
+        if node.name in lineage:
+            others.difference_update(id(write) for write in ast.walk(node))
+    return others
 
 
 def _sites(path: str, name: str, defining, tree: ast.Module | None, dead):
