@@ -20,7 +20,7 @@ from keyword import softkwlist
 
 from ms_lint.model.configuration import argument_values, value_sort
 from ms_lint.model.project import tree_of
-from ms_lint.model.syntax import FunctionNode, instance_parameter, preorder
+from ms_lint.model.syntax import FunctionNode, instance_parameter, preorder, self_attribute
 from ms_lint.model.values import UNKNOWN, literal
 from ms_lint.target import application_modules, files_naming, lookups_followed, module_never_runs, never_run
 
@@ -151,8 +151,8 @@ def _on_other_instances(tree: ast.Module, lineage: frozenset[str] | None) -> set
             for write in ast.walk(method):
                 if isinstance(write, ast.Call) and isinstance(write.func, ast.Name) and write.func.id == "setattr" \
                         and write.args and isinstance(write.args[0], ast.Name) and write.args[0].id == instance \
-                        or isinstance(write, ast.Attribute) and not isinstance(write.ctx, ast.Load) and isinstance(
-                            write.value, ast.Name) and write.value.id == instance:
+                        or isinstance(write, ast.Attribute) and not isinstance(write.ctx, ast.Load) \
+                        and self_attribute(write, instance) is not None:
                     others.add(id(write))
     for node in classes:  # (a class of the lineage defined inside another's method keeps its writes)
         if node.name in lineage:
