@@ -109,6 +109,23 @@ def test_another_class_writing_its_own_attribute_of_that_name_drops_the_branch(t
     assert reported(tmp_path, **{"dataset.py": dataset}) == []
 
 
+@pytest.mark.parametrize("other", [
+    "import metric\n\n\ndef build(name):\n    return metric.__dict__[name]\n",
+    "def names(obj):\n    return sorted(vars(obj)['x'])\n",
+    "class Config:\n    def __init__(self, cfg):\n        self.__dict__.update(cfg)\n",
+    "class Config:\n    def __init__(self, cfg):\n        for k, v in cfg.items():\n"
+    "            self.__dict__[k] = v\n",
+])
+def test_a_namespace_read_or_another_class_s_own_namespace_drops_the_branch(tmp_path, other):
+    """Reading a ``__dict__`` writes nothing; writing another class's own ``self.__dict__`` writes no ``F1``."""
+    assert reported(tmp_path, **{"other.py": other}) == []
+
+
+def test_a_namespace_written_elsewhere_keeps_the_branch(tmp_path):
+    other = "def load(args, cfg):\n    args.__dict__.update(cfg)\n"
+    assert reported(tmp_path, **{"other.py": other}) == [MULTILABEL_LINE]
+
+
 def test_a_base_class_writing_the_attribute_keeps_the_branch(tmp_path):
     metric = METRIC.replace("class F1():", "class Switch:\n    def multilabel(self):\n"
                             "        self.mode = 'MultiLabel'\n\n\nclass F1(Switch):")

@@ -116,7 +116,7 @@ def attribute_writes(path: str, attribute: str, lineage: frozenset[str] | None =
                         and (len(node.args) < 2 or literal(node.args[1]) in (UNKNOWN, attribute))
                         for node in ast.walk(tree)):
                     return None
-            elif word == "__setattr__" or _NAMESPACE_WRITE.search(text):
+            elif word == "__setattr__" or _NAMESPACE_WRITE.search(text) and _writes_a_namespace(file, text, lineage):
                 return None
     count = 0
     for file, text in files:
@@ -130,6 +130,40 @@ def attribute_writes(path: str, attribute: str, lineage: frozenset[str] | None =
         count += sum(isinstance(node, ast.Attribute) and node.attr == attribute and not isinstance(node.ctx, ast.Load)
                      and id(node) not in others for node in ast.walk(tree))
     return count
+
+
+_NAMESPACE_METHODS = frozenset({"update", "setdefault", "__setitem__", "__delitem__", "pop", "popitem", "clear"})
+
+
+def _writes_a_namespace(file: str, text: str, lineage: frozenset[str] | None) -> bool:
+    """Whether ``file`` may write an object's ``__dict__`` (``args.__dict__.update(cfg)``, ``vars(obj)[k] = v``)
+    other than the instance of another class's method; a read (``models.__dict__[name]``) writes none. True for
+    a file that is no Python or does not parse."""
+    index = _index(file, text) if file.endswith(".py") else None
+    tree = _trees[file][1] if index is not None else None
+    if tree is None:
+        return True
+
+    def namespace(node: ast.AST) -> ast.AST | None:
+        """The object whose namespace ``node`` is (``obj`` of ``obj.__dict__`` or ``vars(obj)``)."""
+        if isinstance(node, ast.Attribute) and node.attr == "__dict__":
+            return node.value
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "vars" and node.args:
+            return node.args[0]
+        return None
+
+    others = _on_other_instances(tree, lineage)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Subscript) and not isinstance(node.ctx, ast.Load):
+            owner = namespace(node.value)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and (
+                node.func.attr in _NAMESPACE_METHODS):
+            owner = namespace(node.func.value)
+        else:
+            continue
+        if owner is not None and id(node) not in others:
+            return True
+    return False
 
 
 def _on_other_instances(tree: ast.Module, lineage: frozenset[str] | None) -> set[int]:
@@ -152,12 +186,20 @@ def _on_other_instances(tree: ast.Module, lineage: frozenset[str] | None) -> set
                 if isinstance(write, ast.Call) and isinstance(write.func, ast.Name) and write.func.id == "setattr" \
                         and write.args and isinstance(write.args[0], ast.Name) and write.args[0].id == instance \
                         or isinstance(write, ast.Attribute) and not isinstance(write.ctx, ast.Load) \
-                        and self_attribute(write, instance) is not None:
+                        and self_attribute(write, instance) is not None \
+                        or _on_namespace_of(write, instance):
                     others.add(id(write))
     for node in classes:  # (a class of the lineage defined inside another's method keeps its writes)
         if node.name in lineage:
             others.difference_update(id(write) for write in ast.walk(node))
     return others
+
+
+def _on_namespace_of(write: ast.AST, instance: str) -> bool:
+    """Whether ``write`` is ``<instance>.__dict__[k] = v`` or ``<instance>.__dict__.update(...)``."""
+    target = write.value if isinstance(write, ast.Subscript) and not isinstance(write.ctx, ast.Load) else \
+        write.func.value if isinstance(write, ast.Call) and isinstance(write.func, ast.Attribute) else None
+    return target is not None and self_attribute(target, instance) == "__dict__"
 
 
 def _sites(path: str, name: str, defining, tree: ast.Module | None, dead):
