@@ -447,3 +447,66 @@ def test_code_beside_comments_and_strings_that_are_values_still_name_a_class(tmp
                                              "notes.py": "import model\n" + words + "def helper():\n    pass\n"})
     assert never_run(str(model), ["Net", "Decoder"]) == frozenset()
     assert lines(model) == [NET_LINE, DECODER_LINE]
+
+
+# A Cell whose method only a conversion function calls; ``{uses}`` adds what else the module writes.
+_DEPLOYABLE = textwrap.dedent("""\
+    from mindspore import nn
+
+
+    class Block(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.conv = nn.Conv2d(3, 3, 3)
+
+        def switch_to_deploy(self):
+            for para in self.get_parameters():
+                para.detach_()
+
+        def construct(self, x):
+            {construct}
+            return self.conv(x)
+
+
+    def convert(model):
+        for module in model.cells():
+            if hasattr(module, 'switch_to_deploy'):
+                module.switch_to_deploy()
+        return model
+""")
+_DETACH_LINE = 11
+_BUILDS_BLOCK = TRAIN.replace("from model import Net", "from model import Net, Block") + "block = Block()\n"
+
+
+def _deploy_lines(tmp_path, construct="pass", **files) -> list[int]:
+    root = tmp_path / "app"
+    application(root, **{"train.py": _BUILDS_BLOCK, **files})
+    (root / "model.py").write_text(_DEPLOYABLE.format(construct=construct))
+    return [f.line for f in check_file(str(root / "model.py"), Settings(), ["MS602"])]
+
+
+def test_a_method_only_code_that_never_runs_calls_never_runs(tmp_path):
+    assert _deploy_lines(tmp_path) == []
+    forget_projects()
+    assert _deploy_lines(tmp_path, "pass  # no switch_to_deploy() here") == []  # a comment calls nothing
+
+
+@pytest.mark.parametrize("construct, files", [
+    ("self.switch_to_deploy()", {}),  # also called from construct
+    ("pass", {"train.py": _BUILDS_BLOCK.replace("Block\n", "Block, convert\n") + "convert(block)\n"}),
+    ("pass", {"export.py": "from model import Block\nBlock().switch_to_deploy()\n"}),  # another file calls it
+    ("pass", {"deploy.yaml": "hooks: [switch_to_deploy]\n"}),  # a configuration names it
+    ("name = 'switch_to_deploy'", {}),  # a string that graph code keeps
+])
+def test_a_method_code_that_runs_may_call_runs(tmp_path, construct, files):
+    assert _deploy_lines(tmp_path, construct, **files) == [_DETACH_LINE]
+
+
+def test_a_method_a_library_base_may_call_runs(tmp_path):
+    root = tmp_path / "app"
+    application(root, **{"train.py": _BUILDS_BLOCK})
+    (root / "model.py").write_text(_DEPLOYABLE.format(construct="pass").replace(
+        "from mindspore import nn\n", "from mindspore import nn\nfrom other_library import Deployable\n").replace(
+        "class Block(nn.Cell)", "class Block(Deployable, nn.Cell)"))
+    assert [f.line for f in check_file(str(root / "model.py"), Settings(), ["MS602"])] == [_DETACH_LINE + 1]
+    assert never_run(str(root / "model.py"), ["convert"]) == {"convert"}

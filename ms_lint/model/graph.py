@@ -4,7 +4,10 @@ the expressions of these functions hold is answered by ``kinds``."""
 from __future__ import annotations
 
 import ast
+import io
 import os
+import re
+import tokenize
 from collections import Counter
 from typing import TYPE_CHECKING, Iterator
 
@@ -284,7 +287,52 @@ class GraphCode:
                 return True
         top = self._top_block(line)
         return top is not None and (self.built_only_in_dead_code(top.name) or (
-            isinstance(top, ast.ClassDef) and top.name in self.sub_cells_never_called()))
+            isinstance(top, ast.ClassDef) and (top.name in self.sub_cells_never_called() or self._in_uncalled_method(
+                top, line))))
+
+    def _in_uncalled_method(self, top: ast.ClassDef, line: int) -> bool:
+        """Whether ``line`` lies in the body of a method of the top-level class ``top`` that no run calls
+        (``method_never_called``; its ``def`` line is the class's: ``forward`` with no ``construct``)."""
+        method = next((node for node in top.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+                       and node.body[0].lineno <= line <= (node.end_lineno or node.lineno)), None)
+        return method is not None and self.method_never_called(top, method)
+
+    def method_never_called(self, top: ast.ClassDef, method: FunctionNode) -> bool:
+        """Whether no run of the application calls the method ``method`` of the top-level class ``top``: every
+        place its name is written in the application lies in this module, in code no run reaches (``never_runs``: a
+        function no entry calls, a dead branch, another such method) or in the method itself (``repvgg_convert``,
+        which no file calls, is the only code that calls ``block.switch_to_deploy()``). Never for a name MindSpore
+        itself may call (``construct``, a Cell's own methods, a dunder), a decorated method, a class with a base
+        outside MindSpore and this module (a library's base may call it), a name a comment, docstring or string the
+        module's code uses but does not run holds, nor for a library's module. Once per method."""
+        known = self._uncalled_methods.get(id(method))
+        if known is None:
+            self._uncalled_methods[id(method)] = False  # (a guard: methods whose only calls are in each other)
+            known = self._uncalled_methods[id(method)] = self._find_method_never_called(top, method)
+        return known
+
+    def _find_method_never_called(self, top: ast.ClassDef, method: FunctionNode) -> bool:
+        name = method.name
+        info = self.classes.get(top.name)
+        if info is None or not self.path or name.startswith("__") or name in api.CELL_INSTANCE_NAMES or name in (
+                "construct", "bprop") or any(not (isinstance(decorator, ast.Name) and decorator.id in (
+                    "staticmethod", "classmethod")) for decorator in method.decorator_list):
+            return False
+        for owner in info.lineage():
+            for base in owner.node.bases:
+                qualname = self.qualname(base)
+                if not (qualname == "object" or qualname and (qualname.startswith("mindspore.") or self.local_class(
+                        qualname) is not None)):
+                    return False  # (a base of another library may call it by its name)
+        files = files_naming(self.path, name)
+        own = os.path.abspath(self.path)
+        if not files or any(os.path.abspath(file) != own for file, _ in files):
+            return False  # (another file names it, or the application's files are not known: a library's users)
+        written = list(_written_names(self.tree, name))
+        if _words_in_code(files[0][1], name) != len(written):
+            return False  # (the file read is not the tree checked, or it writes the name as nothing read here)
+        return all(method.lineno <= statement.lineno <= (method.end_lineno or method.lineno) or not _runs_code(
+            statement) or self.never_runs(statement) for _, statement in written)
 
     def _top_block(self, line: int) -> ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | None:
         """The top-level class or function of the module that holds ``line``."""
@@ -1227,6 +1275,56 @@ class GraphCode:
                             changed = True
         self._eager_functions = list(functions.values())
         return self._eager_functions
+
+
+def _written_names(tree: ast.AST, name: str) -> Iterator[tuple[ast.AST, ast.stmt]]:
+    """Each node of ``tree`` that writes the word ``name`` (``x.name``, ``name``, ``def name``, a keyword, an
+    import's name, a string holding the word: once per time it holds it), with the innermost statement around it."""
+    word = re.compile(rf"\b{re.escape(name)}\b")
+    stack: list[tuple[ast.AST, ast.stmt | None]] = [(tree, None)]
+    while stack:
+        node, statement = stack.pop()
+        if isinstance(node, ast.stmt):
+            statement = node
+        if statement is not None:
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                for _ in word.finditer(node.value):
+                    yield node, statement
+            elif name in (getattr(node, "attr", None), getattr(node, "id", None), getattr(node, "arg", None),
+                          getattr(node, "asname", None)) or isinstance(node, (
+                              ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name or isinstance(
+                                  node, ast.alias) and name in node.name.split("."):
+                yield node, statement
+            elif isinstance(node, (ast.Global, ast.Nonlocal)):
+                for written in node.names:
+                    if written == name:
+                        yield node, statement
+        stack.extend((child, statement) for child in ast.iter_child_nodes(node))
+
+
+def _words_in_code(text: str, name: str) -> int:
+    """How often ``text`` (Python) writes the word ``name`` outside comments: as a name, or inside a string (-1
+    where it does not tokenize)."""
+    word = re.compile(rf"\b{re.escape(name)}\b")
+    count = 0
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            if token.type == tokenize.NAME and token.string == name:
+                count += 1
+            elif token.type in _STRING_TOKENS:
+                count += len(word.findall(token.string))
+    except (tokenize.TokenError, SyntaxError):
+        return -1
+    return count
+
+
+_STRING_TOKENS = frozenset({tokenize.STRING, *(getattr(tokenize, kind) for kind in (
+    "FSTRING_MIDDLE",) if hasattr(tokenize, kind))})
+
+
+def _runs_code(statement: ast.stmt) -> bool:
+    """Whether ``statement`` runs anything: not a docstring or other bare string."""
+    return not (isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant))
 
 
 def _is_super(expr: ast.AST) -> bool:
