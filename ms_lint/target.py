@@ -1791,6 +1791,26 @@ def files_naming(path: str, name: str) -> tuple[tuple[str, str], ...] | None:
     return tuple((file, text) for file, text in texts if name in text and word.search(text))
 
 
+# A piece of a string literal beside a slot that code fills at run time: ``f"conv_{k}"``, ``"conv_%d" % k``,
+# ``"conv_" + k``, ``"{}_conv".format(k)``.
+_BEFORE_SLOT = re.compile(r"[\"']([A-Za-z0-9_]{2,})(?:\{|%[-+ #0-9.]*[sdif]|[\"']\s*\+)")
+_AFTER_SLOT = re.compile(r"(?:\}|%[-+ #0-9.]*[sdif]|\+\s*[rRuUfF]?[\"'])([A-Za-z0-9_]{2,})[\"']")
+
+
+def composes_name(path: str, name: str) -> bool | None:
+    """Whether a Python file of the application that uses the module at ``path`` may compose ``name`` at run time: a
+    string literal there starts ``name`` before a slot code fills (``f"conv_{k}x{k}"`` for ``conv_7x7``), or ends it
+    after one. None where ``files_naming`` is None."""
+    application = _application_using(path)
+    texts = _naming_texts(application[0]) if application is not None else None
+    if texts is None:
+        return None
+    return any((name.startswith(piece) and piece != name) for file, text in texts if file.endswith(".py")
+               for piece in _BEFORE_SLOT.findall(text)) or any(
+        (name.endswith(piece) and piece != name) for file, text in texts if file.endswith(".py")
+        for piece in _AFTER_SLOT.findall(text))
+
+
 _application_texts: dict[str, tuple[tuple[str, str], ...]] = {}
 
 

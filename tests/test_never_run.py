@@ -510,3 +510,71 @@ def test_a_method_a_library_base_may_call_runs(tmp_path):
         "class Block(nn.Cell)", "class Block(Deployable, nn.Cell)"))
     assert [f.line for f in check_file(str(root / "model.py"), Settings(), ["MS602"])] == [_DETACH_LINE + 1]
     assert never_run(str(root / "model.py"), ["convert"]) == {"convert"}
+
+
+# A registry of layer builders chosen by name, the names a genotype lists; ``{chosen}`` is the genotype a run uses.
+_OPERATIONS = textwrap.dedent("""\
+    from mindspore import nn
+
+    OPS = {
+        'conv_3x3': lambda c: nn.Conv2d(c, c, 3),
+        'conv_7x1_1x7': lambda c: nn.Conv2d(c, c, (1, 7), pad_mode="pad", padding=(0, 3)),
+    }
+""")
+_GENOTYPES = textwrap.dedent("""\
+    from collections import namedtuple
+
+    Genotype = namedtuple('Genotype', 'normal')
+    SMALL = Genotype(normal=[('conv_3x3', 0), ('conv_3x3', 1)])
+    LARGE = Genotype(normal=[('conv_3x3', 0), ('conv_7x1_1x7', 1)])
+""")
+_SEARCHED = textwrap.dedent("""\
+    import mindspore as ms
+    from mindspore import nn
+    from operations import OPS
+    import genotypes
+
+
+    class Net(nn.Cell):
+        def __init__(self, genotype):
+            super().__init__()
+            self.ops = nn.CellList([OPS[name](3) for name, _ in genotype.normal])
+
+        def construct(self, x):
+            return x
+
+
+    ms.set_context(mode=ms.GRAPH_MODE)
+    net = Net({chosen})
+""")
+_PADDING_LINE = 5
+
+
+def _registry_lines(tmp_path, chosen="genotypes.SMALL", **files) -> list[int]:
+    root = tmp_path / "app"
+    root.mkdir(parents=True)
+    for name, text in {"operations.py": _OPERATIONS, "genotypes.py": _GENOTYPES,
+                       "train.py": _SEARCHED.format(chosen=chosen), **files}.items():
+        (root / name).write_text(text)
+    return [f.line for f in check_file(str(root / "operations.py"), Settings(), ["MS205"])]
+
+
+def test_a_registry_entry_no_run_chooses_never_runs(tmp_path):
+    assert _registry_lines(tmp_path) == []
+    forget_projects()
+    assert _registry_lines(tmp_path / "literal", "genotypes.Genotype(normal=[('conv_3x3', 0)])") == []
+
+
+@pytest.mark.parametrize("chosen, files", [
+    ("genotypes.LARGE", {}),  # the genotype that names it runs
+    ("genotypes.Genotype(normal=[('conv_7x1_1x7', 0)])", {}),
+    ("genotypes.Genotype(normal=[(f'conv_{k}x1_1x{k}', 0) for k in (7,)])", {}),  # a key composed at run time
+    ("genotypes.Genotype(normal=[(key, 0) for key in OPS])", {}),  # the registry's keys themselves
+    # a call given the key
+    ("genotypes.SMALL", {"more.py": "import genotypes\nEXTRA = genotypes.make([('conv_7x1_1x7', 0)])\n"}),
+    ("getattr(genotypes, 'SMALL')", {}),  # a lookup the text does not follow
+    ("genotypes.SMALL", {"run.sh": "python train.py --op conv_7x1_1x7\n"}),  # the command line may choose it
+    ("genotypes.SMALL", {"search.py": "from operations import OPS\nBUILDERS = OPS\n"}),  # passed on
+])
+def test_a_registry_entry_a_run_may_choose_runs(tmp_path, chosen, files):
+    assert _registry_lines(tmp_path, chosen, **files) == [_PADDING_LINE]

@@ -22,7 +22,7 @@ from ms_lint.model.syntax import (FunctionNode, NodeIndex, conditional_arms, dec
 from ms_lint.model.scopes import PARAMETER
 from ms_lint.model.values import (TENSOR, UNKNOWN, annotates_python_value, flatten, join, join_parameters,
                                   join_structures, literal)
-from ms_lint.target import files_naming, module_never_runs, never_run
+from ms_lint.target import composes_name, files_naming, lookups_followed, module_never_runs, never_run, read_text
 
 if TYPE_CHECKING:
     from ms_lint.model.module import ModuleFacts
@@ -286,9 +286,118 @@ class GraphCode:
             if folded is not None and folded.is_dead(node):
                 return True
         top = self._top_block(line)
+        if top is None:
+            return self._in_registry_entry_never_chosen(line)
         return top is not None and (self.built_only_in_dead_code(top.name) or (
             isinstance(top, ast.ClassDef) and (top.name in self.sub_cells_never_called() or self._in_uncalled_method(
                 top, line))))
+
+    def _in_registry_entry_never_chosen(self, line: int) -> bool:
+        """Whether ``line`` lies in a function a top-level registry of the module holds under a key no run chooses
+        (``registry_entry_never_chosen``: ``OPS = {"conv_7x1": lambda c: ...}``)."""
+        statement = next((node for node in self.tree.body if node.lineno <= line <= (
+            node.end_lineno or node.lineno)), None)
+        registry = _registry_name(statement)
+        if registry is None:
+            return False
+        entry = next(((key.value, value) for key, value in zip(statement.value.keys, statement.value.values)
+                      if isinstance(value, ast.Lambda) and value.lineno <= line <= (value.end_lineno or value.lineno)
+                      and isinstance(key, ast.Constant) and isinstance(key.value, str)), None)
+        return entry is not None and self.registry_entry_never_chosen(registry, entry[0])
+
+    def registry_entry_never_chosen(self, registry: str, key: str) -> bool:
+        """Whether no run of the application calls the function that the module's top-level dict ``registry``
+        holds under ``key`` (``OPS[name](c, stride)``): the application only looks the registry up by a key
+        (``registry_only_looked_up``: never iterates it, passes it on or composes the key in the lookup), looks no
+        name up as its text cannot follow (``lookups_followed``), and writes ``key`` only as the registry's key and
+        as strings in code no run reaches (``key_never_chosen``: a genotype no entry names). False where another
+        file than a Python one names either (a configuration or a command line may choose the key), and for a
+        library's module. Once per entry."""
+        known = self._unchosen_entries.get((registry, key))
+        if known is None:
+            self._unchosen_entries[(registry, key)] = False  # (a guard: registries whose keys lie in each other)
+            known = self._unchosen_entries[(registry, key)] = self._find_registry_entry_never_chosen(registry, key)
+        return known
+
+    def _find_registry_entry_never_chosen(self, registry: str, key: str) -> bool:
+        if not self.path or not key.isidentifier() or not lookups_followed(self.path) or composes_name(
+                self.path, key) is not False:
+            return False
+        own = os.path.abspath(self.path)
+        for name, question in ((registry, "registry only looked up"), (key, "key never chosen")):
+            files = files_naming(self.path, name)
+            if not files or any(not file.endswith(".py") for file, _ in files):
+                return False
+            for file, _ in files:
+                if os.path.abspath(file) == own:
+                    found = self.registry_only_looked_up(registry) if name == registry else self.key_never_chosen(
+                        key, registry)
+                else:
+                    found = answer(question, file, self.settings, (registry, key), lambda facts, name=name: (
+                        facts is not None and (facts.registry_only_looked_up(registry) if name == registry
+                                               else facts.key_never_chosen(key, None))))
+                if not found:
+                    return False
+        return True
+
+    def registry_only_looked_up(self, registry: str) -> bool:
+        """Whether this module writes the name ``registry`` only where it defines it at the top level, imports it,
+        tests a key's presence (``name in OPS``) or looks a key up by a name, a literal or an attribute
+        (``OPS[name]``, ``ops.OPS[primitive]``), never composing the key there (``OPS[f"conv_{k}"]``)."""
+        parents = {id(child): node for node in ast.walk(self.tree) for child in ast.iter_child_nodes(node)}
+        written = list(_written_names(self.tree, registry))
+        if not self.path or _words_in_code(read_text(self.path) or "", registry) != len(written):
+            return False
+        for node, statement in written:
+            parent = parents.get(id(node))
+            if isinstance(node, ast.Name) and isinstance(parent, ast.Attribute):
+                continue  # (the module of ``ops.OPS``: the attribute is looked at below)
+            if isinstance(node, ast.alias) or (
+                    statement in self.tree.body and _registry_name(statement) == registry and node in getattr(
+                        statement, "targets", ())):
+                continue
+            if isinstance(node, ast.Name | ast.Attribute) and isinstance(node.ctx, ast.Load) and (
+                    isinstance(parent, ast.Subscript) and parent.value is node and isinstance(
+                        parent.ctx, ast.Load) and isinstance(parent.slice, ast.Name | ast.Constant | ast.Attribute
+                                                             | ast.Subscript)
+                    or isinstance(parent, ast.Compare) and node in parent.comparators and all(
+                        isinstance(operator, ast.In | ast.NotIn) for operator in parent.ops)):
+                continue
+            return False
+        return True
+
+    def key_never_chosen(self, key: str, registry: str | None) -> bool:
+        """Whether this module writes ``key`` only as a whole string (``("conv_7x1_1x7", 0)``) in code no run
+        reaches (``never_runs``) or in a top-level assignment of names nothing else names (``AmoebaNet =
+        Genotype(...)`` that no file reads), or as a key of its top-level dict ``registry``."""
+        written = list(_written_names(self.tree, key))
+        if not self.path or _words_in_code(read_text(self.path) or "", key) != len(written):
+            return False
+        for node, statement in written:
+            if not (isinstance(node, ast.Constant) and node.value == key):
+                return False
+            if registry is not None and statement in self.tree.body and _registry_name(
+                    statement) == registry and any(node is entry for entry in statement.value.keys):
+                continue
+            if not (self.never_runs(node) or statement in self.tree.body and _held_as_data(
+                    self.tree, statement, node) and self._assigned_never_read(statement)):
+                return False
+        return True
+
+    def _assigned_never_read(self, statement: ast.stmt) -> bool:
+        """Whether the top-level assignment ``statement`` binds names (``AmoebaNet = Genotype(...)``) that no file
+        of the application names but there."""
+        targets = statement.targets if isinstance(statement, ast.Assign) else [getattr(statement, "target", None)]
+        if not targets or not all(isinstance(target, ast.Name) for target in targets):
+            return False
+        text = read_text(self.path) or ""
+        own = os.path.abspath(self.path)
+        for target in targets:
+            files = files_naming(self.path, target.id)
+            if not files or any(os.path.abspath(file) != own for file, _ in files) or _words_in_code(
+                    text, target.id) != 1:
+                return False
+        return True
 
     def _in_uncalled_method(self, top: ast.ClassDef, line: int) -> bool:
         """Whether ``line`` lies in the body of a method of the top-level class ``top`` that no run calls
@@ -1275,6 +1384,33 @@ class GraphCode:
                             changed = True
         self._eager_functions = list(functions.values())
         return self._eager_functions
+
+
+def _registry_name(statement: ast.stmt | None) -> str | None:
+    """The name a top-level statement binds a dict literal to (``OPS = {...}``), else None."""
+    if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(
+            statement.targets[0], ast.Name) and isinstance(statement.value, ast.Dict):
+        return statement.targets[0].id
+    return None
+
+
+def _held_as_data(module: ast.Module, statement: ast.stmt, node: ast.AST) -> bool:
+    """Whether the top-level assignment ``statement`` of ``module`` holds ``node`` as data only: inside lists,
+    tuples, sets, dicts and named tuples the module defines (``Genotype(normal=[("conv_3x3", 0)])`` after
+    ``Genotype = namedtuple(...)``), passed to no other call."""
+    named_tuples = {target.id for other in module.body if isinstance(other, ast.Assign) and isinstance(
+        other.value, ast.Call) and getattr(other.value.func, "id", getattr(other.value.func, "attr", None)) == (
+        "namedtuple") for target in other.targets if isinstance(target, ast.Name)}
+    value = getattr(statement, "value", None)
+    stack = [(value, ())] if value is not None else []
+    while stack:
+        current, path = stack.pop()
+        if current is node:
+            return all(isinstance(step, ast.List | ast.Tuple | ast.Set | ast.Dict | ast.keyword | ast.Starred)
+                       or isinstance(step, ast.Call) and isinstance(step.func, ast.Name) and step.func.id in
+                       named_tuples for step in path)
+        stack.extend((child, (*path, current)) for child in ast.iter_child_nodes(current))
+    return False
 
 
 def _written_names(tree: ast.AST, name: str) -> Iterator[tuple[ast.AST, ast.stmt]]:
