@@ -14,7 +14,7 @@ import pytest
 from ms_lint.config import LintOptions
 from ms_lint.engine import check_file
 from ms_lint.settings import Settings
-from ms_lint.target import application_of, forget_projects, module_never_runs, never_run, never_run_key
+from ms_lint.target import application_of, forget_projects, module_never_runs, never_run, never_run_key, sites_key
 
 MODEL = textwrap.dedent("""\
     from mindspore import nn
@@ -578,3 +578,18 @@ def test_a_registry_entry_no_run_chooses_never_runs(tmp_path):
 ])
 def test_a_registry_entry_a_run_may_choose_runs(tmp_path, chosen, files):
     assert _registry_lines(tmp_path, chosen, **files) == [_PADDING_LINE]
+
+
+def test_the_result_cache_checks_a_module_again_once_another_file_calls_its_method_or_chooses_its_key(tmp_path):
+    assert _deploy_lines(tmp_path) == []
+    model = str(tmp_path / "app" / "model.py")
+    before = sites_key(model)
+    forget_projects()
+    (tmp_path / "app" / "export.py").write_text("from model import Block\nBlock().switch_to_deploy()\n")
+    assert sites_key(model) != before
+    assert _registry_lines(tmp_path / "registry") == []
+    operations = str(tmp_path / "registry" / "app" / "operations.py")
+    before = sites_key(operations)
+    forget_projects()
+    (tmp_path / "registry" / "app" / "more.py").write_text("CHOSEN = 'conv_7x1_1x7'\n")
+    assert sites_key(operations) != before
