@@ -593,3 +593,11 @@ def test_the_result_cache_checks_a_module_again_once_another_file_calls_its_meth
     forget_projects()
     (tmp_path / "registry" / "app" / "more.py").write_text("CHOSEN = 'conv_7x1_1x7'\n")
     assert sites_key(operations) != before
+
+
+def test_a_method_a_mindspore_base_other_than_cell_may_call_runs(tmp_path):
+    root = tmp_path / "app"
+    application(root, **{"train.py": _BUILDS_BLOCK})
+    (root / "model.py").write_text(_DEPLOYABLE.format(construct="pass").replace(
+        "class Block(nn.Cell)", "class Block(nn.Optimizer)"))
+    assert [f.line for f in check_file(str(root / "model.py"), Settings(), ["MS602"])] == [_DETACH_LINE]

@@ -412,8 +412,9 @@ class GraphCode:
         function no entry calls, a dead branch, another such method) or in the method itself (``repvgg_convert``,
         which no file calls, is the only code that calls ``block.switch_to_deploy()``). Never for a name MindSpore
         itself may call (``construct``, a Cell's own methods, a dunder), a decorated method, a class with a base
-        outside MindSpore and this module (a library's base may call it), a name a comment, docstring or string the
-        module's code uses but does not run holds, nor for a library's module. Once per method."""
+        other than ``nn.Cell`` and this module's classes (another base may call it), where a string code keeps
+        holds the name (``hasattr(m, "switch_to_deploy")`` counts as a use; a comment or docstring does not), nor
+        for a library's module. Once per method."""
         known = self._uncalled_methods.get(id(method))
         if known is None:
             self._uncalled_methods[id(method)] = False  # (a guard: methods whose only calls are in each other)
@@ -430,9 +431,8 @@ class GraphCode:
         for owner in info.lineage():
             for base in owner.node.bases:
                 qualname = self.qualname(base)
-                if not (qualname == "object" or qualname and (qualname.startswith("mindspore.") or self.local_class(
-                        qualname) is not None)):
-                    return False  # (a base of another library may call it by its name)
+                if not (qualname in _PLAIN_BASES or self.local_class(qualname) is not None):
+                    return False  # (another base may call it by its name: a Callback's ``on_train_step_end``)
         files = files_naming(self.path, name)
         own = os.path.abspath(self.path)
         if not files or any(os.path.abspath(file) != own for file, _ in files):
@@ -1384,6 +1384,11 @@ class GraphCode:
                             changed = True
         self._eager_functions = list(functions.values())
         return self._eager_functions
+
+
+# The bases a class may have for the names of its methods to be all that calls them (with ``construct``, ``bprop``
+# and the Cell's own: ``CELL_INSTANCE_NAMES``).
+_PLAIN_BASES = frozenset({"object", "mindspore.nn.Cell", "mindspore.nn.cell.Cell"})
 
 
 def _registry_name(statement: ast.stmt | None) -> str | None:
