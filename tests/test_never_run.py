@@ -555,6 +555,7 @@ def _registry_lines(tmp_path, chosen="genotypes.SMALL", **files) -> list[int]:
     root.mkdir(parents=True)
     for name, text in {"operations.py": _OPERATIONS, "genotypes.py": _GENOTYPES,
                        "train.py": _SEARCHED.format(chosen=chosen), **files}.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_text(text)
     return [f.line for f in check_file(str(root / "operations.py"), Settings(), ["MS205"])]
 
@@ -574,6 +575,7 @@ def test_a_registry_entry_no_run_chooses_never_runs(tmp_path):
     ("genotypes.SMALL", {"more.py": "import genotypes\nEXTRA = genotypes.make([('conv_7x1_1x7', 0)])\n"}),
     ("getattr(genotypes, 'SMALL')", {}),  # a lookup the text does not follow
     ("genotypes.SMALL", {"run.sh": "python train.py --op conv_7x1_1x7\n"}),  # the command line may choose it
+    ("genotypes.SMALL", {"configs/large.yaml": "normal: [conv_3x3, conv_7x1_1x7]\n"}),  # so may a configuration
     ("genotypes.SMALL", {"search.py": "from operations import OPS\nBUILDERS = OPS\n"}),  # passed on
 ])
 def test_a_registry_entry_a_run_may_choose_runs(tmp_path, chosen, files):
