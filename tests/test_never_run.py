@@ -488,6 +488,9 @@ def _deploy_lines(tmp_path, construct="pass", **files) -> list[int]:
 def test_a_method_only_code_that_never_runs_calls_never_runs(tmp_path):
     assert _deploy_lines(tmp_path) == []
     forget_projects()
+    tools = "def deploy(block):\n    block.switch_to_deploy()\n"  # a helper no code that runs calls
+    assert _deploy_lines(tmp_path / "helper", **{"train.py": _BUILDS_BLOCK + "import tools\n", "tools.py": tools}) == []
+    forget_projects()
     assert _deploy_lines(tmp_path, "pass  # no switch_to_deploy() here") == []  # a comment calls nothing
 
 
@@ -495,6 +498,9 @@ def test_a_method_only_code_that_never_runs_calls_never_runs(tmp_path):
     ("self.switch_to_deploy()", {}),  # also called from construct
     ("pass", {"train.py": _BUILDS_BLOCK.replace("Block\n", "Block, convert\n") + "convert(block)\n"}),
     ("pass", {"export.py": "from model import Block\nBlock().switch_to_deploy()\n"}),  # another file calls it
+    # a module the entry runs calls it
+    ("pass", {"train.py": _BUILDS_BLOCK + "import tools\ntools.deploy(block)\n",
+              "tools.py": "def deploy(block):\n    block.switch_to_deploy()\n"}),
     ("pass", {"deploy.yaml": "hooks: [switch_to_deploy]\n"}),  # a configuration names it
     ("name = 'switch_to_deploy'", {}),  # a string that graph code keeps
 ])

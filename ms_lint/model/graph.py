@@ -435,13 +435,27 @@ class GraphCode:
                     return False  # (another base may call it by its name: a Callback's ``on_train_step_end``)
         files = files_naming(self.path, name)
         own = os.path.abspath(self.path)
-        if not files or any(os.path.abspath(file) != own for file, _ in files):
-            return False  # (another file names it, or the application's files are not known: a library's users)
+        if not files or any(not file.endswith(".py") for file, _ in files) or all(
+                os.path.abspath(file) != own for file, _ in files):
+            return False  # (a configuration names it, or the application's files are not known: a library's users)
+        for file, _ in files:
+            if os.path.abspath(file) == own:
+                if not self.name_never_runs(name, method):
+                    return False
+            elif not answer("name written only where no run reaches", file, self.settings, (name,),
+                            lambda facts: facts is not None and facts.name_never_runs(name, None)):
+                return False
+        return True
+
+    def name_never_runs(self, name: str, method: FunctionNode | None) -> bool:
+        """Whether this module writes the word ``name`` only in code no run reaches (``never_runs``), in the method
+        ``method`` itself, as the name of a method it defines, or in comments and docstrings."""
         written = list(_written_names(self.tree, name))
-        if _words_in_code(files[0][1], name) != len(written):
+        if not self.path or _words_in_code(read_text(self.path) or "", name) != len(written):
             return False  # (the file read is not the tree checked, or it writes the name as nothing read here)
-        return all(method.lineno <= statement.lineno <= (method.end_lineno or method.lineno) or not _runs_code(
-            statement) or self.never_runs(statement) for _, statement in written)
+        return all(method is not None and method.lineno <= statement.lineno <= (method.end_lineno or method.lineno)
+                   or node is statement and isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+                   or not _runs_code(statement) or self.never_runs(statement) for node, statement in written)
 
     def _top_block(self, line: int) -> ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | None:
         """The top-level class or function of the module that holds ``line``."""
