@@ -1791,6 +1791,26 @@ def files_naming(path: str, name: str) -> tuple[tuple[str, str], ...] | None:
     return tuple((file, text) for file, text in texts if name in text and word.search(text))
 
 
+# A piece of a string literal beside a slot that code fills at run time: ``f"conv_{k}"``, ``"conv_%d" % k``,
+# ``"conv_" + k``, ``"{}_conv".format(k)``.
+_BEFORE_SLOT = re.compile(r"[\"']([A-Za-z0-9_]{2,})(?:\{|%[-+ #0-9.]*[sdif]|[\"']\s*\+)")
+_AFTER_SLOT = re.compile(r"(?:\}|%[-+ #0-9.]*[sdif]|\+\s*[rRuUfF]?[\"'])([A-Za-z0-9_]{2,})[\"']")
+
+
+def composes_name(path: str, name: str) -> bool | None:
+    """Whether a Python file of the application that uses the module at ``path`` may compose ``name`` at run time: a
+    string literal there starts ``name`` before a slot code fills (``f"conv_{k}x{k}"`` for ``conv_7x7``), or ends it
+    after one. None where ``files_naming`` is None."""
+    application = _application_using(path)
+    texts = _naming_texts(application[0]) if application is not None else None
+    if texts is None:
+        return None
+    return any((name.startswith(piece) and piece != name) for file, text in texts if file.endswith(".py")
+               for piece in _BEFORE_SLOT.findall(text)) or any(
+        (name.endswith(piece) and piece != name) for file, text in texts if file.endswith(".py")
+        for piece in _AFTER_SLOT.findall(text))
+
+
 _application_texts: dict[str, tuple[tuple[str, str], ...]] = {}
 
 
@@ -1944,16 +1964,25 @@ def never_run_key(path: str) -> str:
     return ",".join(sorted(never_run(path, {*_CLASS.findall(text), *_TOP_LEVEL.findall(text)})))
 
 
+_METHOD = re.compile(r"^[ \t]+(?:async[ \t]+)?def[ \t]+([A-Za-z_]\w*)", re.MULTILINE)
+_REGISTRY_KEY = re.compile(r"^([A-Za-z_]\w*)[ \t]*=[ \t]*\{|^[ \t]+[\"']([A-Za-z_]\w*)[\"'][ \t]*:[ \t]*lambda\b",
+                           re.MULTILINE)
+
+
 def sites_key(path: str) -> str:
-    """A digest of the other files of the application that name the classes and functions the file at ``path``
-    defines (for result caches: a file that comes to build one with other arguments checks the module again:
-    ``model.construction``); empty where none does."""
+    """A digest of the other files of the application that name the classes, functions, methods and registries
+    (``OPS = {...}`` and its keys) the file at ``path`` defines (for result caches: a file that comes to build one
+    with other arguments, or to call one, checks the module again: ``model.construction``, ``model.graph``); empty
+    where none does."""
     text = _text(path) if path and os.path.isfile(path) else None
     if not text:
         return ""
     own = os.path.abspath(path)
     naming: set[str] = set()
-    for name in {*_CLASS.findall(text), *_FUNCTION.findall(text)}:
+    # (and its methods and the keys of its registries: a file that comes to call one runs it: ``model.graph``)
+    methods = {name for name in _METHOD.findall(text) if not name.startswith("__")}
+    registries = {name for pair in _REGISTRY_KEY.findall(text) for name in pair if name}
+    for name in {*_CLASS.findall(text), *_FUNCTION.findall(text), *methods, *registries}:
         naming.update(file for file, _ in files_naming(path, name) or () if file != own)
     digest = zlib.crc32(b"")
     for file in sorted(naming):  # a site in a function the application comes to call builds the class then

@@ -14,7 +14,7 @@ import pytest
 from ms_lint.config import LintOptions
 from ms_lint.engine import check_file
 from ms_lint.settings import Settings
-from ms_lint.target import application_of, forget_projects, module_never_runs, never_run, never_run_key
+from ms_lint.target import application_of, forget_projects, module_never_runs, never_run, never_run_key, sites_key
 
 MODEL = textwrap.dedent("""\
     from mindspore import nn
@@ -447,3 +447,165 @@ def test_code_beside_comments_and_strings_that_are_values_still_name_a_class(tmp
                                              "notes.py": "import model\n" + words + "def helper():\n    pass\n"})
     assert never_run(str(model), ["Net", "Decoder"]) == frozenset()
     assert lines(model) == [NET_LINE, DECODER_LINE]
+
+
+# A Cell whose method only a conversion function calls; ``{uses}`` adds what else the module writes.
+_DEPLOYABLE = textwrap.dedent("""\
+    from mindspore import nn
+
+
+    class Block(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.conv = nn.Conv2d(3, 3, 3)
+
+        def switch_to_deploy(self):
+            for para in self.get_parameters():
+                para.detach_()
+
+        def construct(self, x):
+            {construct}
+            return self.conv(x)
+
+
+    def convert(model):
+        for module in model.cells():
+            if hasattr(module, 'switch_to_deploy'):
+                module.switch_to_deploy()
+        return model
+""")
+_DETACH_LINE = 11
+_BUILDS_BLOCK = TRAIN.replace("from model import Net", "from model import Net, Block") + "block = Block()\n"
+
+
+def _deploy_lines(tmp_path, construct="pass", **files) -> list[int]:
+    root = tmp_path / "app"
+    application(root, **{"train.py": _BUILDS_BLOCK, **files})
+    (root / "model.py").write_text(_DEPLOYABLE.format(construct=construct))
+    return [f.line for f in check_file(str(root / "model.py"), Settings(), ["MS602"])]
+
+
+def test_a_method_only_code_that_never_runs_calls_never_runs(tmp_path):
+    assert _deploy_lines(tmp_path) == []
+    forget_projects()
+    tools = "def deploy(block):\n    block.switch_to_deploy()\n"  # a helper no code that runs calls
+    assert _deploy_lines(tmp_path / "helper", **{"train.py": _BUILDS_BLOCK + "import tools\n", "tools.py": tools}) == []
+    forget_projects()
+    assert _deploy_lines(tmp_path, "pass  # no switch_to_deploy() here") == []  # a comment calls nothing
+
+
+@pytest.mark.parametrize("construct, files", [
+    ("self.switch_to_deploy()", {}),  # also called from construct
+    ("pass", {"train.py": _BUILDS_BLOCK.replace("Block\n", "Block, convert\n") + "convert(block)\n"}),
+    ("pass", {"export.py": "from model import Block\nBlock().switch_to_deploy()\n"}),  # another file calls it
+    # a module the entry runs calls it
+    ("pass", {"train.py": _BUILDS_BLOCK + "import tools\ntools.deploy(block)\n",
+              "tools.py": "def deploy(block):\n    block.switch_to_deploy()\n"}),
+    ("pass", {"deploy.yaml": "hooks: [switch_to_deploy]\n"}),  # a configuration names it
+    ("name = 'switch_to_deploy'", {}),  # a string that graph code keeps
+])
+def test_a_method_code_that_runs_may_call_runs(tmp_path, construct, files):
+    assert _deploy_lines(tmp_path, construct, **files) == [_DETACH_LINE]
+
+
+def test_a_method_a_library_base_may_call_runs(tmp_path):
+    root = tmp_path / "app"
+    application(root, **{"train.py": _BUILDS_BLOCK})
+    (root / "model.py").write_text(_DEPLOYABLE.format(construct="pass").replace(
+        "from mindspore import nn\n", "from mindspore import nn\nfrom other_library import Deployable\n").replace(
+        "class Block(nn.Cell)", "class Block(Deployable, nn.Cell)"))
+    assert [f.line for f in check_file(str(root / "model.py"), Settings(), ["MS602"])] == [_DETACH_LINE + 1]
+    assert never_run(str(root / "model.py"), ["convert"]) == {"convert"}
+
+
+# A registry of layer builders chosen by name, the names a genotype lists; ``{chosen}`` is the genotype a run uses.
+_OPERATIONS = textwrap.dedent("""\
+    from mindspore import nn
+
+    OPS = {
+        'conv_3x3': lambda c: nn.Conv2d(c, c, 3),
+        'conv_7x1_1x7': lambda c: nn.Conv2d(c, c, (1, 7), pad_mode="pad", padding=(0, 3)),
+    }
+""")
+_GENOTYPES = textwrap.dedent("""\
+    from collections import namedtuple
+
+    Genotype = namedtuple('Genotype', 'normal')
+    SMALL = Genotype(normal=[('conv_3x3', 0), ('conv_3x3', 1)])
+    LARGE = Genotype(normal=[('conv_3x3', 0), ('conv_7x1_1x7', 1)])
+""")
+_SEARCHED = textwrap.dedent("""\
+    import mindspore as ms
+    from mindspore import nn
+    from operations import OPS
+    import genotypes
+
+
+    class Net(nn.Cell):
+        def __init__(self, genotype):
+            super().__init__()
+            self.ops = nn.CellList([OPS[name](3) for name, _ in genotype.normal])
+
+        def construct(self, x):
+            return x
+
+
+    ms.set_context(mode=ms.GRAPH_MODE)
+    net = Net({chosen})
+""")
+_PADDING_LINE = 5
+
+
+def _registry_lines(tmp_path, chosen="genotypes.SMALL", **files) -> list[int]:
+    root = tmp_path / "app"
+    root.mkdir(parents=True)
+    for name, text in {"operations.py": _OPERATIONS, "genotypes.py": _GENOTYPES,
+                       "train.py": _SEARCHED.format(chosen=chosen), **files}.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    return [f.line for f in check_file(str(root / "operations.py"), Settings(), ["MS205"])]
+
+
+def test_a_registry_entry_no_run_chooses_never_runs(tmp_path):
+    assert _registry_lines(tmp_path) == []
+    forget_projects()
+    assert _registry_lines(tmp_path / "literal", "genotypes.Genotype(normal=[('conv_3x3', 0)])") == []
+
+
+@pytest.mark.parametrize("chosen, files", [
+    ("genotypes.LARGE", {}),  # the genotype that names it runs
+    ("genotypes.Genotype(normal=[('conv_7x1_1x7', 0)])", {}),
+    ("genotypes.Genotype(normal=[(f'conv_{k}x1_1x{k}', 0) for k in (7,)])", {}),  # a key composed at run time
+    ("genotypes.Genotype(normal=[(key, 0) for key in OPS])", {}),  # the registry's keys themselves
+    # a call given the key
+    ("genotypes.SMALL", {"more.py": "import genotypes\nEXTRA = genotypes.make([('conv_7x1_1x7', 0)])\n"}),
+    ("getattr(genotypes, 'SMALL')", {}),  # a lookup the text does not follow
+    ("genotypes.SMALL", {"run.sh": "python train.py --op conv_7x1_1x7\n"}),  # the command line may choose it
+    ("genotypes.SMALL", {"configs/large.yaml": "normal: [conv_3x3, conv_7x1_1x7]\n"}),  # so may a configuration
+    ("genotypes.SMALL", {"search.py": "from operations import OPS\nBUILDERS = OPS\n"}),  # passed on
+])
+def test_a_registry_entry_a_run_may_choose_runs(tmp_path, chosen, files):
+    assert _registry_lines(tmp_path, chosen, **files) == [_PADDING_LINE]
+
+
+def test_the_result_cache_checks_a_module_again_once_another_file_calls_its_method_or_chooses_its_key(tmp_path):
+    assert _deploy_lines(tmp_path) == []
+    model = str(tmp_path / "app" / "model.py")
+    before = sites_key(model)
+    forget_projects()
+    (tmp_path / "app" / "export.py").write_text("from model import Block\nBlock().switch_to_deploy()\n")
+    assert sites_key(model) != before
+    assert _registry_lines(tmp_path / "registry") == []
+    operations = str(tmp_path / "registry" / "app" / "operations.py")
+    before = sites_key(operations)
+    forget_projects()
+    (tmp_path / "registry" / "app" / "more.py").write_text("CHOSEN = 'conv_7x1_1x7'\n")
+    assert sites_key(operations) != before
+
+
+def test_a_method_a_mindspore_base_other_than_cell_may_call_runs(tmp_path):
+    root = tmp_path / "app"
+    application(root, **{"train.py": _BUILDS_BLOCK})
+    (root / "model.py").write_text(_DEPLOYABLE.format(construct="pass").replace(
+        "class Block(nn.Cell)", "class Block(nn.Optimizer)"))
+    assert [f.line for f in check_file(str(root / "model.py"), Settings(), ["MS602"])] == [_DETACH_LINE]

@@ -4,7 +4,10 @@ the expressions of these functions hold is answered by ``kinds``."""
 from __future__ import annotations
 
 import ast
+import io
 import os
+import re
+import tokenize
 from collections import Counter
 from typing import TYPE_CHECKING, Iterator
 
@@ -19,7 +22,7 @@ from ms_lint.model.syntax import (FunctionNode, NodeIndex, conditional_arms, dec
 from ms_lint.model.scopes import PARAMETER
 from ms_lint.model.values import (TENSOR, UNKNOWN, annotates_python_value, flatten, join, join_parameters,
                                   join_structures, literal)
-from ms_lint.target import files_naming, module_never_runs, never_run
+from ms_lint.target import composes_name, files_naming, lookups_followed, module_never_runs, never_run, read_text
 
 if TYPE_CHECKING:
     from ms_lint.model.module import ModuleFacts
@@ -283,8 +286,176 @@ class GraphCode:
             if folded is not None and folded.is_dead(node):
                 return True
         top = self._top_block(line)
+        if top is None:
+            return self._in_registry_entry_never_chosen(line)
         return top is not None and (self.built_only_in_dead_code(top.name) or (
-            isinstance(top, ast.ClassDef) and top.name in self.sub_cells_never_called()))
+            isinstance(top, ast.ClassDef) and (top.name in self.sub_cells_never_called() or self._in_uncalled_method(
+                top, line))))
+
+    def _in_registry_entry_never_chosen(self, line: int) -> bool:
+        """Whether ``line`` lies in a function a top-level registry of the module holds under a key no run chooses
+        (``registry_entry_never_chosen``: ``OPS = {"conv_7x1": lambda c: ...}``)."""
+        statement = next((node for node in self.tree.body if node.lineno <= line <= (
+            node.end_lineno or node.lineno)), None)
+        registry = _registry_name(statement)
+        if registry is None:
+            return False
+        entry = next(((key.value, value) for key, value in zip(statement.value.keys, statement.value.values)
+                      if isinstance(value, ast.Lambda) and value.lineno <= line <= (value.end_lineno or value.lineno)
+                      and isinstance(key, ast.Constant) and isinstance(key.value, str)), None)
+        return entry is not None and self.registry_entry_never_chosen(registry, entry[0])
+
+    def registry_entry_never_chosen(self, registry: str, key: str) -> bool:
+        """Whether no run of the application calls the function that the module's top-level dict ``registry``
+        holds under ``key`` (``OPS[name](c, stride)``): the application only looks the registry up by a key
+        (``registry_only_looked_up``: never iterates it, passes it on or composes the key in the lookup), looks no
+        name up as its text cannot follow (``lookups_followed``), and writes ``key`` only as the registry's key and
+        as strings in code no run reaches (``key_never_chosen``: a genotype no entry names). False where another
+        file than a Python one names either (a configuration or a command line may choose the key), and for a
+        library's module. Once per entry."""
+        known = self._unchosen_entries.get((registry, key))
+        if known is None:
+            self._unchosen_entries[(registry, key)] = False  # (a guard: registries whose keys lie in each other)
+            known = self._unchosen_entries[(registry, key)] = self._find_registry_entry_never_chosen(registry, key)
+        return known
+
+    def _find_registry_entry_never_chosen(self, registry: str, key: str) -> bool:
+        if not self.path or not key.isidentifier() or not lookups_followed(self.path) or composes_name(
+                self.path, key) is not False:
+            return False
+        own = os.path.abspath(self.path)
+        for name, question in ((registry, "registry only looked up"), (key, "key never chosen")):
+            files = files_naming(self.path, name)
+            if not files or any(not file.endswith(".py") for file, _ in files):
+                return False
+            for file, _ in files:
+                if os.path.abspath(file) == own:
+                    found = self.registry_only_looked_up(registry) if name == registry else self.key_never_chosen(
+                        key, registry)
+                else:
+                    found = answer(question, file, self.settings, (registry, key), lambda facts, name=name: (
+                        facts is not None and (facts.registry_only_looked_up(registry) if name == registry
+                                               else facts.key_never_chosen(key, None))))
+                if not found:
+                    return False
+        return True
+
+    def registry_only_looked_up(self, registry: str) -> bool:
+        """Whether this module writes the name ``registry`` only where it defines it at the top level, imports it,
+        tests a key's presence (``name in OPS``) or looks a key up by a name, a literal or an attribute
+        (``OPS[name]``, ``ops.OPS[primitive]``), never composing the key there (``OPS[f"conv_{k}"]``)."""
+        parents = {id(child): node for node in ast.walk(self.tree) for child in ast.iter_child_nodes(node)}
+        written = list(_written_names(self.tree, registry))
+        if not self.path or _words_in_code(read_text(self.path) or "", registry) != len(written):
+            return False
+        for node, statement in written:
+            parent = parents.get(id(node))
+            if isinstance(node, ast.Name) and isinstance(parent, ast.Attribute):
+                continue  # (the module of ``ops.OPS``: the attribute is looked at below)
+            if isinstance(node, ast.alias) or (
+                    statement in self.tree.body and _registry_name(statement) == registry and node in getattr(
+                        statement, "targets", ())):
+                continue
+            if isinstance(node, ast.Name | ast.Attribute) and isinstance(node.ctx, ast.Load) and (
+                    isinstance(parent, ast.Subscript) and parent.value is node and isinstance(
+                        parent.ctx, ast.Load) and isinstance(parent.slice, ast.Name | ast.Constant | ast.Attribute
+                                                             | ast.Subscript)
+                    or isinstance(parent, ast.Compare) and node in parent.comparators and all(
+                        isinstance(operator, ast.In | ast.NotIn) for operator in parent.ops)):
+                continue
+            return False
+        return True
+
+    def key_never_chosen(self, key: str, registry: str | None) -> bool:
+        """Whether this module writes ``key`` only as a whole string (``("conv_7x1_1x7", 0)``) in code no run
+        reaches (``never_runs``) or in a top-level assignment of names nothing else names (``AmoebaNet =
+        Genotype(...)`` that no file reads), or as a key of its top-level dict ``registry``."""
+        written = list(_written_names(self.tree, key))
+        if not self.path or _words_in_code(read_text(self.path) or "", key) != len(written):
+            return False
+        for node, statement in written:
+            if not (isinstance(node, ast.Constant) and node.value == key):
+                return False
+            if registry is not None and statement in self.tree.body and _registry_name(
+                    statement) == registry and any(node is entry for entry in statement.value.keys):
+                continue
+            if not (self.never_runs(node) or statement in self.tree.body and _held_as_data(
+                    self.tree, statement, node) and self._assigned_never_read(statement)):
+                return False
+        return True
+
+    def _assigned_never_read(self, statement: ast.stmt) -> bool:
+        """Whether the top-level assignment ``statement`` binds names (``AmoebaNet = Genotype(...)``) that no file
+        of the application names but there."""
+        targets = statement.targets if isinstance(statement, ast.Assign) else [getattr(statement, "target", None)]
+        if not targets or not all(isinstance(target, ast.Name) for target in targets):
+            return False
+        text = read_text(self.path) or ""
+        own = os.path.abspath(self.path)
+        for target in targets:
+            files = files_naming(self.path, target.id)
+            if not files or any(os.path.abspath(file) != own for file, _ in files) or _words_in_code(
+                    text, target.id) != 1:
+                return False
+        return True
+
+    def _in_uncalled_method(self, top: ast.ClassDef, line: int) -> bool:
+        """Whether ``line`` lies in the body of a method of the top-level class ``top`` that no run calls
+        (``method_never_called``; its ``def`` line is the class's: ``forward`` with no ``construct``)."""
+        method = next((node for node in top.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+                       and node.body[0].lineno <= line <= (node.end_lineno or node.lineno)), None)
+        return method is not None and self.method_never_called(top, method)
+
+    def method_never_called(self, top: ast.ClassDef, method: FunctionNode) -> bool:
+        """Whether no run of the application calls the method ``method`` of the top-level class ``top``: every
+        place its name is written in the application lies in this module, in code no run reaches (``never_runs``: a
+        function no entry calls, a dead branch, another such method) or in the method itself (``repvgg_convert``,
+        which no file calls, is the only code that calls ``block.switch_to_deploy()``). Never for a name MindSpore
+        itself may call (``construct``, a Cell's own methods, a dunder), a decorated method, a class with a base
+        other than ``nn.Cell`` and this module's classes (another base may call it), where a string code keeps
+        holds the name (``hasattr(m, "switch_to_deploy")`` counts as a use; a comment or docstring does not), nor
+        for a library's module. Once per method."""
+        known = self._uncalled_methods.get(id(method))
+        if known is None:
+            self._uncalled_methods[id(method)] = False  # (a guard: methods whose only calls are in each other)
+            known = self._uncalled_methods[id(method)] = self._find_method_never_called(top, method)
+        return known
+
+    def _find_method_never_called(self, top: ast.ClassDef, method: FunctionNode) -> bool:
+        name = method.name
+        info = self.classes.get(top.name)
+        if info is None or not self.path or name.startswith("__") or name in api.CELL_INSTANCE_NAMES or name in (
+                "construct", "bprop") or any(not (isinstance(decorator, ast.Name) and decorator.id in (
+                    "staticmethod", "classmethod")) for decorator in method.decorator_list):
+            return False
+        for owner in info.lineage():
+            for base in owner.node.bases:
+                qualname = self.qualname(base)
+                if not (qualname in _PLAIN_BASES or self.local_class(qualname) is not None):
+                    return False  # (another base may call it by its name: a Callback's ``on_train_step_end``)
+        files = files_naming(self.path, name)
+        own = os.path.abspath(self.path)
+        if not files or any(not file.endswith(".py") for file, _ in files) or all(
+                os.path.abspath(file) != own for file, _ in files):
+            return False  # (a configuration names it, or the application's files are not known: a library's users)
+        for file, _ in files:
+            if os.path.abspath(file) == own:
+                if not self.name_never_runs(name, method):
+                    return False
+            elif not answer("name written only where no run reaches", file, self.settings, (name,),
+                            lambda facts: facts is not None and facts.name_never_runs(name, None)):
+                return False
+        return True
+
+    def name_never_runs(self, name: str, method: FunctionNode | None) -> bool:
+        """Whether this module writes the word ``name`` only in code no run reaches (``never_runs``), in the method
+        ``method`` itself, as the name of a method it defines, or in comments and docstrings."""
+        written = list(_written_names(self.tree, name))
+        if not self.path or _words_in_code(read_text(self.path) or "", name) != len(written):
+            return False  # (the file read is not the tree checked, or it writes the name as nothing read here)
+        return all(method is not None and method.lineno <= statement.lineno <= (method.end_lineno or method.lineno)
+                   or node is statement and isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+                   or not _runs_code(statement) or self.never_runs(statement) for node, statement in written)
 
     def _top_block(self, line: int) -> ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | None:
         """The top-level class or function of the module that holds ``line``."""
@@ -1227,6 +1398,88 @@ class GraphCode:
                             changed = True
         self._eager_functions = list(functions.values())
         return self._eager_functions
+
+
+# The bases a class may have for the names of its methods to be all that calls them (with ``construct``, ``bprop``
+# and the Cell's own: ``CELL_INSTANCE_NAMES``).
+_PLAIN_BASES = frozenset({"object", "mindspore.nn.Cell", "mindspore.nn.cell.Cell"})
+
+
+def _registry_name(statement: ast.stmt | None) -> str | None:
+    """The name a top-level statement binds a dict literal to (``OPS = {...}``), else None."""
+    if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(
+            statement.targets[0], ast.Name) and isinstance(statement.value, ast.Dict):
+        return statement.targets[0].id
+    return None
+
+
+def _held_as_data(module: ast.Module, statement: ast.stmt, node: ast.AST) -> bool:
+    """Whether the top-level assignment ``statement`` of ``module`` holds ``node`` as data only: inside lists,
+    tuples, sets, dicts and named tuples the module defines (``Genotype(normal=[("conv_3x3", 0)])`` after
+    ``Genotype = namedtuple(...)``), passed to no other call."""
+    named_tuples = {target.id for other in module.body if isinstance(other, ast.Assign) and isinstance(
+        other.value, ast.Call) and getattr(other.value.func, "id", getattr(other.value.func, "attr", None)) == (
+        "namedtuple") for target in other.targets if isinstance(target, ast.Name)}
+    value = getattr(statement, "value", None)
+    stack = [(value, ())] if value is not None else []
+    while stack:
+        current, path = stack.pop()
+        if current is node:
+            return all(isinstance(step, ast.List | ast.Tuple | ast.Set | ast.Dict | ast.keyword | ast.Starred)
+                       or isinstance(step, ast.Call) and isinstance(step.func, ast.Name) and step.func.id in
+                       named_tuples for step in path)
+        stack.extend((child, (*path, current)) for child in ast.iter_child_nodes(current))
+    return False
+
+
+def _written_names(tree: ast.AST, name: str) -> Iterator[tuple[ast.AST, ast.stmt]]:
+    """Each node of ``tree`` that writes the word ``name`` (``x.name``, ``name``, ``def name``, a keyword, an
+    import's name, a string holding the word: once per time it holds it), with the innermost statement around it."""
+    word = re.compile(rf"\b{re.escape(name)}\b")
+    stack: list[tuple[ast.AST, ast.stmt | None]] = [(tree, None)]
+    while stack:
+        node, statement = stack.pop()
+        if isinstance(node, ast.stmt):
+            statement = node
+        if statement is not None:
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                for _ in word.finditer(node.value):
+                    yield node, statement
+            elif name in (getattr(node, "attr", None), getattr(node, "id", None), getattr(node, "arg", None),
+                          getattr(node, "asname", None)) or isinstance(node, (
+                              ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name or isinstance(
+                                  node, ast.alias) and name in node.name.split("."):
+                yield node, statement
+            elif isinstance(node, (ast.Global, ast.Nonlocal)):
+                for written in node.names:
+                    if written == name:
+                        yield node, statement
+        stack.extend((child, statement) for child in ast.iter_child_nodes(node))
+
+
+def _words_in_code(text: str, name: str) -> int:
+    """How often ``text`` (Python) writes the word ``name`` outside comments: as a name, or inside a string (-1
+    where it does not tokenize)."""
+    word = re.compile(rf"\b{re.escape(name)}\b")
+    count = 0
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            if token.type == tokenize.NAME and token.string == name:
+                count += 1
+            elif token.type in _STRING_TOKENS:
+                count += len(word.findall(token.string))
+    except (tokenize.TokenError, SyntaxError):
+        return -1
+    return count
+
+
+_STRING_TOKENS = frozenset({tokenize.STRING, *(getattr(tokenize, kind) for kind in (
+    "FSTRING_MIDDLE",) if hasattr(tokenize, kind))})
+
+
+def _runs_code(statement: ast.stmt) -> bool:
+    """Whether ``statement`` runs anything: not a docstring or other bare string."""
+    return not (isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant))
 
 
 def _is_super(expr: ast.AST) -> bool:

@@ -131,6 +131,8 @@ class ModuleFacts(ClassFacts, GraphCode):
         self._dead_built: dict[tuple[str, int], bool] = {}  # (name, depth) -> ``built_only_in_dead_code``
         self._attribute_uses: dict[str, int] | None = None  # name -> how often the module's code names ``x.<name>``
         self._uncalled_sub_cells: frozenset[str] | None = None  # ``sub_cells_never_called``
+        self._uncalled_methods: dict[int, bool] = {}  # id(method) -> ``method_never_called``
+        self._unchosen_entries: dict[tuple[str, str], bool] = {}  # ``registry_entry_never_chosen``
         self._application_trains: bool | None = None
         self._training_stays_off: bool | None = None
         self._sub_cells: dict[str, set[str]] | None = None
