@@ -219,6 +219,8 @@ class _Ranks:
         if scope.node is not function:
             return None
         use = (name.lineno, name.col_offset)
+        if name.id in scope.parameters:
+            self.module.scopes.binding(name)  # the scopes make a parameter's binding when it is first looked up
         bindings = scope.bindings.get(name.id, [])
         blocks = self._statement_blocks(function)
         use_blocks = _blocks_at(blocks, use)
