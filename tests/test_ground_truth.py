@@ -31,6 +31,18 @@ _JIT_PAIR = """
                 self.second = second
 """
 
+_PARENT_PASSES = """
+    class Scores(nn.Cell):
+        def construct(self, k):
+            return ms.mint.matmul(k, k.transpose(-1, -2))
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.scores = Scores()
+        def construct(self, x):
+            return self.scores(x.reshape({shape}))
+"""
+
 # (id, code reported under STRICT or None, source, expected STRICT outcome, expected LAX outcome); an outcome is
 # "fail" (the first call raises), "ok", or "silent" (it runs, and the rule says why the result is wrong).
 CASES = [
@@ -278,6 +290,10 @@ CASES = [
                     k = ms.mint.cat([k[:, :, :1, :], k[:, :, 1:, :]], dim=2)
                 return ms.mint.matmul(k, k.transpose(-1, -2))
     """, "fail", "fail"),
+    # The rank comes from the parent Cell, which passes a 4-D value to its sub-cell's construct.
+    ("matrix-swap-on-a-rank-4-value-a-parent-passes", "MS601", _PARENT_PASSES.replace("{shape}", "1, 2, 3, 1"),
+     "fail", "fail"),
+    ("matrix-swap-on-a-matrix-a-parent-passes", None, _PARENT_PASSES.replace("{shape}", "3, 2"), "ok", "ok"),
     ("matrix-swap-on-a-tensor-of-unknown-rank", None, """
         class Net(nn.Cell):
             def construct(self, x):

@@ -195,6 +195,54 @@ def test_ms611_reports_the_numpy_forms_and_its_fix_is_repeat_interleave():
     assert "x.repeat_interleave(2, 0) + x.view(2, 3, 1, 1).repeat_interleave(2, 1).sum() + x.repeat(2, 1, 1)" in fixed
 
 
+SUB_CELLS = HEADER + textwrap.dedent("""
+    import mindspore.numpy as mnp
+
+
+    class Encoder(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.dense = nn.Dense(4, 8)
+            self.tanh = nn.Tanh()
+
+        def construct(self, feat):
+            feat = mnp.transpose(feat, axes=(0, 2, 1))
+            return self.tanh(self.dense(feat))
+
+
+    class Decoder(nn.Cell):
+        def construct(self, cfeat):
+            return cfeat.{call}
+
+
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.encoder = Encoder()
+            self.decoder = Decoder()
+
+        def construct(self, feat):
+            return self.decoder(self.encoder(feat))
+""")
+
+
+def test_two_repeats_on_a_rank_3_value_a_parent_passes_from_its_sub_cells_fail_and_ms611_reports_them(tmp_path):
+    """The rank comes from another Cell: the parent passes the encoder's output (a transpose to 3 axes, then
+    rank-keeping layers) to the decoder's ``construct``. The tile refuses 2 repeats for it at both levels;
+    ``repeat_interleave`` with the same arguments compiles; MS611 reports the first only."""
+    numpy_form, interleaved = (SUB_CELLS.replace("{call}", call)
+                               for call in ("repeat(3, 1)", "repeat_interleave(3, 1)"))
+    results = compile_cases([(numpy_form, "STRICT", [[2, 4, 5]]), (numpy_form, "LAX", [[2, 4, 5]]),
+                             (interleaved, "STRICT", [[2, 4, 5]])], tmp_path)
+    for failed in results[:2]:
+        assert not failed.ok and failed.error == "ValueError", failed.message[:300]
+        assert "number of items of repeats" in failed.message
+    assert results[2].ok, results[2].message[:300]
+    codes = [f.code for f in check_source(numpy_form, "case.py", Settings(version=INSTALLED))]
+    assert codes.count("MS611") == 1
+    assert "MS611" not in [f.code for f in check_source(interleaved, "case.py", Settings(version=INSTALLED))]
+
+
 # ------------------------------------------------------------------------------------------------------- MS612
 
 DEPRECATED = [

@@ -581,6 +581,67 @@ def test_a_least_rank_comes_from_an_assignment_that_reaches_the_use():
     assert indexed is None and sliced.at_least == 3
 
 
+def test_a_least_rank_crosses_the_module_s_cells_through_sub_cells_and_the_arguments_parents_pass():
+    module = facts("""
+        import mindspore.numpy as mnp
+        from mindspore import nn
+
+        class Encoder(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.dense = nn.Dense(4, 8)
+                self.flatten = nn.Flatten()
+
+            def construct(self, feat):
+                return self.dense(mnp.transpose(feat, axes=(0, 2, 1)))
+
+        class Decoder(nn.Cell):
+            def construct(self, pcm, cfeat, other=None):
+                return cfeat, pcm, other
+
+            def helper(self, cfeat):
+                return cfeat
+
+        class Ping(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.pong = Pong()
+
+            def construct(self, x):
+                return self.pong(x)
+
+        class Pong(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.ping = Ping()
+
+            def construct(self, x):
+                return self.ping(x)
+
+        class Model(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.encoder = Encoder()
+                self.decoder = Decoder()
+                self.flatten = nn.Flatten()
+
+            def construct(self, pcm, feat):
+                self.decoder.helper(self.encoder(feat))
+                return self.decoder(pcm, self.encoder(feat), other=self.flatten(feat.view(2, 3, 4)))
+    """)
+    functions = {(f.owner.name if f.owner else "", f.node.name): f for f in module.graph_functions}
+    decoder = functions[("Decoder", "construct")]
+    cfeat, pcm, other = decoder.nodes_of(ast.Return)[0].value.elts
+    rank = decoder.least_rank(cfeat)
+    assert rank.at_least == 3 and ast.unparse(rank.shaped_by) == "mnp.transpose(feat, axes=(0, 2, 1))"
+    assert decoder.least_rank(pcm) is None  # the parent's own argument: nothing shapes it
+    assert decoder.least_rank(other) is None  # nn.Flatten is not a layer known to keep its input's rank
+    helper = functions[("Decoder", "helper")]
+    assert helper.least_rank(helper.nodes_of(ast.Return)[0].value) is None  # only construct is called as a Cell
+    ping = functions[("Ping", "construct")]
+    assert ping.least_rank(ping.nodes_of(ast.Return)[0].value) is None  # a cycle of Cells ends
+
+
 CALLS_UNDER_OTHER_NAMES = """
     import mindspore as ms
     from mindspore import context

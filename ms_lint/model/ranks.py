@@ -9,6 +9,11 @@ such a value) or derived from one by a call that keeps or raises it (``contiguou
 arithmetic, ``mint.cat``, ``unsqueeze``). Whenever that assignment's path is the one compiled, the value has that
 rank, whatever the other paths give.
 
+Sub-cells carry ranks across Cells of the module: ``self.encoder(x)`` has the rank the ``construct`` of the class
+built on ``self.encoder`` returns (or, for a MindSpore layer that keeps its input's rank, ``nn.Dense``, ``nn.Tanh``,
+the rank of its input), and a parameter of a Cell's ``construct`` has the rank of what another Cell of the module
+passes it through an attribute holding that Cell (``self.decoder(pcm, cfeat)``).
+
 Asks the scopes (bindings in force), qualified names and the classes' methods; asked by the graph layer.
 """
 from __future__ import annotations
@@ -17,7 +22,7 @@ import ast
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ms_lint.model.scopes import ASSIGNMENT
+from ms_lint.model.scopes import ASSIGNMENT, PARAMETER
 from ms_lint.model.syntax import FunctionNode, first_argument, holds_line, in_one_loop, self_attribute
 
 if TYPE_CHECKING:
@@ -47,7 +52,12 @@ _RANK_KEEPING = frozenset({
 _RANK_RAISING = frozenset({"unsqueeze", "expand_dims"})
 _MATRIX_PRODUCTS = frozenset({"matmul", "bmm", "batch_matmul"})
 _JOINING = frozenset({"cat", "concat", "concatenate"})
-_MAX_DEPTH = 6  # nested calls of the class's own methods followed at most
+# MindSpore layers (Cells, by their last name) whose output has the rank of their first input.
+_RANK_KEEPING_LAYERS = frozenset({
+    "Dense", "Dropout", "ELU", "GELU", "HSigmoid", "HSwish", "LayerNorm", "LeakyReLU", "LogSoftmax", "Mish", "ReLU",
+    "ReLU6", "SeLU", "SiLU", "Sigmoid", "Softmax", "Tanh",
+})
+_MAX_DEPTH = 12  # nested calls of the class's own methods, sub-cells and callers followed at most
 
 
 def least_rank(module: "ModuleFacts", expr: ast.AST, function: FunctionNode,
@@ -96,7 +106,9 @@ class _Ranks:
             return None if target is None else self._returned(target, None, depth)
         if owner is not None and self_attribute(func, first_argument(function)) is not None:
             found = owner.find_method(func.attr)
-            return None if found is None else self._returned(found[1], found[0], depth)
+            if found is not None:
+                return self._returned(found[1], found[0], depth)
+            return self._sub_cell(call, owner.attribute_constructor(func.attr), function, owner, depth)
         method = func.attr
         if method in _SHAPING_METHODS:
             return _counted(call.args, call)
@@ -114,6 +126,10 @@ class _Ranks:
         args = call.args
         if name in _SHAPING_FUNCTIONS and len(args) == 2 and not call.keywords:
             return _counted(args[1:], call)
+        if name in ("transpose", "permute") and len(args) == 1 and len(call.keywords) == 1 \
+                and call.keywords[0].arg in ("axes", "perm", "dims") \
+                and isinstance(call.keywords[0].value, (ast.Tuple, ast.List)):
+            return _counted([call.keywords[0].value], call)  # numpy's ``transpose(x, axes=(0, 2, 1))``
         if name in _MATRIX_PRODUCTS and len(args) == 2:
             if name != "matmul":
                 return Rank(3, call)  # a batch of matrices
@@ -132,6 +148,49 @@ class _Ranks:
             first = self.of(args[0], function, owner, depth + 1)
             return None if first is None else Rank(first.at_least + 1, call)
         return None
+
+    def _sub_cell(self, call: ast.Call, built: str | None, function: FunctionNode, owner,
+                  depth: int) -> Rank | None:
+        """``self.layer(x)``: what the ``construct`` of the Cell built on the attribute returns, or the rank of ``x``
+        for a MindSpore layer that keeps it."""
+        if built is None:
+            return None
+        if built.startswith("mindspore."):
+            if built.rpartition(".")[2] in _RANK_KEEPING_LAYERS and call.args \
+                    and not isinstance(call.args[0], ast.Starred):
+                return self.of(call.args[0], function, owner, depth + 1)
+            return None
+        info = self.module.local_class(built)
+        if info is None or not info.is_cell:
+            return None
+        found = info.find_method("construct")
+        return None if found is None else self._returned(found[1], found[0], depth)
+
+    def _passed(self, name: str, function: FunctionNode, owner, depth: int) -> Rank | None:
+        """A parameter of a Cell's ``construct``: the largest rank among the values other Cells of the module pass it
+        through an attribute holding an instance of that Cell."""
+        if owner is None or not owner.is_cell or function.name != "construct" or depth >= _MAX_DEPTH:
+            return None
+        arguments = function.args
+        positional = [a.arg for a in (*arguments.posonlyargs, *arguments.args)][1:]
+        if name not in positional and name not in (a.arg for a in arguments.kwonlyargs):
+            return None
+        index = positional.index(name) if name in positional else None
+        qualname = self.module.local_prefix + owner.key
+        ranks = []
+        for caller in self.module.classes.values():
+            holders = {attribute for attribute, built in caller.attribute_constructors.items() if built == qualname}
+            if not holders:
+                continue
+            for method in caller.methods.values():
+                receiver = first_argument(method)
+                for node in self.module.index.own_code(method):
+                    if not isinstance(node, ast.Call) or self_attribute(node.func, receiver) not in holders:
+                        continue
+                    passed = _argument(node, index, name)
+                    if passed is not None:
+                        ranks.append(self.of(passed, method, caller, depth + 1))
+        return _larger(*ranks)
 
     def _returned(self, target: FunctionNode, owner, depth: int) -> Rank | None:
         """The largest rank a ``return`` of ``target`` gives."""
@@ -160,6 +219,8 @@ class _Ranks:
         if scope.node is not function:
             return None
         use = (name.lineno, name.col_offset)
+        if name.id in scope.parameters:
+            self.module.scopes.binding(name)  # the scopes make a parameter's binding when it is first looked up
         bindings = scope.bindings.get(name.id, [])
         blocks = self._statement_blocks(function)
         use_blocks = _blocks_at(blocks, use)
@@ -172,8 +233,10 @@ class _Ranks:
             binding_blocks = _blocks_at(blocks, binding.position)
             if binding_blocks is not None and use_blocks[:len(binding_blocks)] == binding_blocks:
                 break
-        return _larger(*(self.of(binding.value, function, owner, depth + 1) for binding in reaching
-                         if binding.kind == ASSIGNMENT and binding.value is not None))
+        return _larger(*(self.of(binding.value, function, owner, depth + 1) if binding.kind == ASSIGNMENT
+                         else self._passed(name.id, function, owner, depth + 1)
+                         for binding in reaching
+                         if binding.kind == ASSIGNMENT and binding.value is not None or binding.kind == PARAMETER))
 
     def _statement_blocks(self, function: FunctionNode) -> dict:
         """For each statement of ``function`` (not of nested definitions): the ids of the statement lists around it,
@@ -232,6 +295,15 @@ def _counted(args: list[ast.expr], call: ast.AST) -> Rank | None:
     if any(isinstance(a, ast.Starred) for a in args):
         return None
     return Rank(len(args), call)
+
+
+def _argument(call: ast.Call, index: int | None, name: str) -> ast.expr | None:
+    """What ``call`` passes to the parameter at ``index`` (after ``self``) named ``name``, or None."""
+    if any(isinstance(argument, ast.Starred) for argument in call.args):
+        return None
+    if index is not None and index < len(call.args):
+        return call.args[index]
+    return next((keyword.value for keyword in call.keywords if keyword.arg == name), None)
 
 
 def _larger(*ranks: Rank | None) -> Rank | None:

@@ -66,9 +66,10 @@ class CallMeaningChanged(Rule):
         through 2.5, PyTorch's tile (`repeat(*repeats)`) from 2.7.0. Reported where the call was written for the
         other meaning: with `axis=` (numpy's keyword, which 2.7.0 and later refuse) whenever a version checked
         reads the new meaning; with fewer repeats than the tensor evidently has dimensions (`x.repeat(n, 0)` on a
-        4-D value: numpy's form, which a tile refuses); and with any arguments where the versions checked hold
-        both meanings (a requirement allowing 2.5 and 2.10, or `--ms-upgrade-from 2.5`). MS601 reports the other
-        method whose meaning differs, the two-axis `transpose` in graph code.
+        4-D value: numpy's form, which a tile refuses; the rank may come from another Cell of the module, as when a
+        parent passes a sub-cell's 3-D output to the `construct` that repeats it); and with any arguments where the
+        versions checked hold both meanings (a requirement allowing 2.5 and 2.10, or `--ms-upgrade-from 2.5`). MS601
+        reports the other method whose meaning differs, the two-axis `transpose` in graph code.
     """
     why = """
         The same line computes something else, or fails, after an upgrade. From 2.7.0 `Tensor.repeat` tiles the
