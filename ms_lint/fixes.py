@@ -62,12 +62,13 @@ def fix_source(source: str, path: str, settings: Settings, codes: Iterable[str] 
         context = FixContext(module, current)
         edits: list[Edit] = []
         fixed_findings = 0
-        for finding in (accept(findings) if accept else findings):
-            rule = RULES_BY_CODE.get(finding.code)
-            rule_edits = rule().fix(context, finding) if rule is not None and rule.autofix else []
-            if rule_edits:
-                edits.extend(rule_edits)
-                fixed_findings += 1
+        for reported in (accept(findings) if accept else findings):
+            rule = RULES_BY_CODE.get(reported.code)
+            for finding in (reported, *reported.absorbed):  # every place of the cause it stands for
+                rule_edits = rule().fix(context, finding) if rule is not None and rule.autofix else []
+                if rule_edits:
+                    edits.extend(rule_edits)
+                    fixed_findings += 1
         if not edits:
             break
         import_edit = context.import_edit()
