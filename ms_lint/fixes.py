@@ -64,11 +64,11 @@ def fix_source(source: str, path: str, settings: Settings, codes: Iterable[str] 
         fixed_findings = 0
         for reported in (accept(findings) if accept else findings):
             rule = RULES_BY_CODE.get(reported.code)
-            for finding in (reported, *reported.absorbed):  # every place of the cause it stands for
-                rule_edits = rule().fix(context, finding) if rule is not None and rule.autofix else []
-                if rule_edits:
-                    edits.extend(rule_edits)
-                    fixed_findings += 1
+            rule_edits = [edit for finding in (reported, *reported.absorbed)  # every place of its cause
+                          for edit in (rule().fix(context, finding) if rule is not None and rule.autofix else [])]
+            if rule_edits:
+                edits.extend(rule_edits)
+                fixed_findings += 1
         if not edits:
             break
         import_edit = context.import_edit()
