@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.cli.test_sarif import assert_github_requirements, assert_sarif_structure
 from ms_lint.engine import check_source
 from ms_lint.findings import RELATED
 from ms_lint.fixes import fix_source
@@ -201,9 +202,26 @@ def test_json_and_sarif_carry_the_related_places(tmp_path):
     first = document["findings"][0] if isinstance(document, dict) else document[0]
     assert first["data"][RELATED] == [{"line": 8, "col": 8}, {"line": 9, "col": 8}]
     sarif = json.loads(cli("--format", "sarif", "case.py", cwd=tmp_path).stdout)
+    assert_sarif_structure(sarif)
+    assert_github_requirements(sarif)
     results = sarif["runs"][0]["results"]
     related = results[0]["relatedLocations"]
     assert [place["physicalLocation"]["region"]["startLine"] for place in related] == [8, 9]
     assert related[0]["physicalLocation"]["artifactLocation"] == results[0]["locations"][0]["physicalLocation"][
         "artifactLocation"]
     assert "relatedLocations" not in results[1]
+
+
+def test_the_validator_plans_a_cause_on_its_first_line_and_keeps_the_others_in_its_data(tmp_path):
+    from ms_lint.engine import check_file
+    from ms_lint.validate.planning import plan_jobs
+
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    model = tmp_path / "pkg" / "model.py"
+    model.write_text(textwrap.dedent(REPEATS))
+    found = [f for f in check_file(str(model), settings(), ["MS611"]) if f.code == "MS611"]
+    plan = plan_jobs(found, mindspore_version=VERSION)
+    job = next(job for job in plan.jobs if job.qualname == "Up")
+    assert [(f.line, f.data.get(RELATED)) for f in job.findings] == [(7, [{"line": 9, "col": 12}]), (10, None)]
