@@ -290,4 +290,4 @@ def cause_of(module, finding: Finding, positions: dict[int, int]):
         return None  # module level: each statement runs once, on its own
     facts = {key: value for key, value in finding.data.items() if key not in _PLACE_FACTS}
     around = id(function) if function is not None else ("class", owner.name)
-    return finding.code, around, json.dumps(facts, sort_keys=True, default=str)
+    return finding.code, around, json.dumps(facts, sort_keys=True, default=str), rule.cause_facts(module, finding)

@@ -225,3 +225,25 @@ def test_the_validator_plans_a_cause_on_its_first_line_and_keeps_the_others_in_i
     plan = plan_jobs(found, mindspore_version=VERSION)
     job = next(job for job in plan.jobs if job.qualname == "Up")
     assert [(f.line, f.data.get(RELATED)) for f in job.findings] == [(7, [{"line": 9, "col": 12}]), (10, None)]
+
+
+def test_boolean_masks_are_one_cause_per_mask_in_a_function():
+    found = check("""
+        from mindspore import nn, ops
+
+
+        class Head(nn.Cell):
+            def construct(self, x, y):
+                m = x > 1
+                a = x[m]
+                b = y[m]
+                c = x[x > 0]
+                d = x.masked_select(m)
+                e = y.masked_select(m)
+                f = ops.masked_select(x, m)
+                g = ops.masked_select(y, m)
+                h = ops.masked_select(y, x > 0)
+                return a, b, c, d, e, f, g, h
+    """, device="ascend")
+    # one mask read by several selections (indexing, a method, a function): one cause; another mask (x > 0) its own
+    assert places(found, "MS110") == [(8, [9]), (10, []), (11, [12, 13, 14]), (15, [])]

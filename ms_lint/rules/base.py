@@ -54,6 +54,12 @@ class Rule:
         one function: ``engine.cause_of``), such as the module's constant several calls read; None: that answer."""
         return None
 
+    @classmethod
+    def cause_facts(cls, module: "ModuleFacts", finding: Finding) -> Hashable | None:
+        """What names the misuse beyond the finding's data, for the engine's answer (the mask two boolean-mask
+        selections of one function read: the same mask is one cause, another mask another); None: nothing more."""
+        return None
+
     def fix(self, context: "FixContext", finding: Finding) -> list["Edit"]:
         """Source edits that remove ``finding`` (rules with ``autofix`` override this); empty when not fixable."""
         return []
