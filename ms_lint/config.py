@@ -338,6 +338,7 @@ OPTIONS: dict[str, _Option] = {
         _Option("ms-version", _parse_version),
         _Option("ms-tensor-methods", _parse_names),
         _Option("ms-check-unrun", _parse_bool),
+        _Option("ms-each-line", _parse_bool),
         _Option("per-path-ms-mode", _with_base(_parse_per_path_modes)),
         _Option("disable-noqa", _parse_bool),
         _Option("jobs", _parse_jobs),
@@ -557,7 +558,7 @@ def resolve_options(
         mode=values.get("ms-mode", ""), syntax_level=values.get("ms-syntax-level", ""),
         per_path_modes=values.get("per-path-ms-mode", ()), device=values.get("ms-device", ""),
         version=values.get("ms-version", ""), tensor_methods=values.get("ms-tensor-methods", ()),
-        check_unrun=values.get("ms-check-unrun", False),
+        check_unrun=values.get("ms-check-unrun", False), each_line=values.get("ms-each-line", False),
     )
     options.disable_noqa = values.get("disable-noqa", False)
     options.jobs = values.get("jobs")

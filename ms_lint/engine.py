@@ -118,7 +118,8 @@ def analyse(tree: ast.Module, source: str, path: str, settings: Settings, codes:
         for rule in rules_for(codes):
             findings.extend(rule.check(module))
         findings = _unrun_marked(module, _with_what_compiles(module, findings))
-        return module, _one_finding_per_cause(_without_silenced(findings, silenced))
+        findings = _one_finding_per_cause(_without_silenced(findings, silenced))
+        return module, findings if settings.each_line else collapsed_causes(module, findings)
     except RecursionError as exc:
         return None, [internal_error(path, RecursionError(f"code nested too deeply to analyse ({exc})"))]
     except Exception as exc:  # noqa: BLE001 -- a checker exception must never abort the user's run
@@ -230,3 +231,63 @@ def _unique(findings: list[Finding]) -> list[Finding]:
             seen.add(key)
             result.append(finding)
     return result
+
+
+# Facts of a finding's data that say where or by what it is compiled, not what the misuse is.
+_PLACE_FACTS = frozenset({"same_on", "related", "compiled_by", "compiled_elsewhere", "entry_points"})
+
+
+def collapsed_causes(module, findings: list[Finding]) -> list[Finding]:
+    """One finding per cause: the findings of one code that share a cause (``cause_of``) reported once, at the
+    first by position, which stands for the others (``findings.with_related``: their places in its data and
+    message, their nodes for its fix)."""
+    from ms_lint.findings import with_related
+
+    counts: dict[str, int] = {}
+    for finding in findings:
+        counts[finding.code] = counts.get(finding.code, 0) + 1
+    if all(count < 2 for count in counts.values()):
+        return findings
+    positions: dict[int, int] | None = None
+    groups: dict[object, list[Finding]] = {}
+    kept: list[Finding | list[Finding]] = []
+    for finding in findings:
+        key = None
+        if counts[finding.code] > 1 and finding.node is not None:
+            if positions is None:
+                positions = {id(node): place for place, node in enumerate(module.index.nodes)}
+            key = cause_of(module, finding, positions)
+        if key is None:
+            kept.append(finding)
+        elif key in groups:
+            groups[key].append(finding)
+        else:
+            groups[key] = [finding]
+            kept.append(groups[key])
+    return [with_related(item[0], tuple(item[1:])) if isinstance(item, list) and len(item) > 1
+            else item[0] if isinstance(item, list) else item for item in kept]
+
+
+def cause_of(module, finding: Finding, positions: dict[int, int]):
+    """What makes two findings of one file one cause, None where a finding is its own: the rule's own answer
+    (``Rule.cause``: a constant of the module several calls read), else the code, the function (or class body)
+    around the finding and every fact of its data but where it lies (one misuse of one API in one function)."""
+    import json
+
+    from ms_lint.rules import RULES_BY_CODE
+
+    rule = RULES_BY_CODE.get(finding.code)
+    if rule is None:
+        return None
+    own = rule.cause(module, finding)
+    if own is not None:
+        return finding.code, "rule", own
+    position = positions.get(id(finding.node))
+    if position is None:
+        return None
+    function, owner = module.code_around(position)
+    if function is None and owner is None:
+        return None  # module level: each statement runs once, on its own
+    facts = {key: value for key, value in finding.data.items() if key not in _PLACE_FACTS}
+    around = id(function) if function is not None else ("class", owner.name)
+    return finding.code, around, json.dumps(facts, sort_keys=True, default=str), rule.cause_facts(module, finding)

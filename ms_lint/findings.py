@@ -30,6 +30,9 @@ class Finding:
     node: ast.AST | None = field(default=None, compare=False, repr=False, hash=False)
     data: Mapping[str, Any] = field(default_factory=dict, compare=False, hash=False)
     target: Mapping[str, Any] = field(default_factory=dict, compare=False, hash=False)
+    # The findings of the same cause this one stands for (``RELATED``), each with its node, for ``--fix``: one
+    # analysis's, never stored or reported.
+    absorbed: tuple["Finding", ...] = field(default=(), compare=False, repr=False, hash=False)
 
     @property
     def text(self) -> str:
@@ -78,6 +81,10 @@ def fact(*, key: str = "", optional: bool = False, for_users: bool = False, subj
 # setting that would show a finding left out where the mode was inferred PyNative (``silenced_by``: a record may
 # declare that one itself, for another device).
 COMPILE_FACTS = frozenset({"compiled_by", "compiled_elsewhere", "entry_points", "silenced_by"})
+# The fact the engine adds to a finding that stands for other findings of the same cause in its file (the same
+# misuse in one function, one constant several calls read): their places, ``[{"line": 104, "col": 8}, ...]``.
+RELATED = "related"
+ENGINE_FACTS = COMPILE_FACTS | {RELATED}
 
 
 def compile_note(data: Mapping[str, Any]) -> str:
@@ -93,6 +100,30 @@ def compile_note(data: Mapping[str, Any]) -> str:
         return f" (compiled by {entry_points[0]}" + (
             f" and {len(entry_points) - 1} more entry points)" if len(entry_points) > 1 else ")")
     return ""
+
+
+def related_note(related) -> str:
+    """What a message adds of the other places of its cause: `` (also at lines 104, 110)``; "" for none."""
+    lines = list(dict.fromkeys(place["line"] for place in related or ()))
+    if not lines:
+        return ""
+    return f" (also at line{'s' if len(lines) > 1 else ''} {', '.join(map(str, lines))})"
+
+
+def with_related(finding: Finding, absorbed: tuple[Finding, ...]) -> Finding:
+    """``finding`` standing for ``absorbed``, the other findings of its cause (none: for itself alone): their places
+    in its data (``RELATED``) and its message, their nodes for ``--fix``."""
+    from dataclasses import replace
+
+    data = dict(finding.data)
+    message = finding.message
+    note = related_note(data.pop(RELATED, None))
+    if note and message.endswith(note):
+        message = message[:-len(note)]
+    if absorbed:
+        data[RELATED] = [{"line": other.line, "col": other.col} for other in absorbed]
+        message += related_note(data[RELATED])
+    return replace(finding, message=message, data=data, absorbed=tuple(absorbed))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -135,7 +166,7 @@ class FindingData:
         """The record whose data is ``data``; None when ``data`` is not of this shape (another kind of finding of
         the rule, a finding built by hand without data)."""
         required, allowed = cls.keys()
-        if not required <= data.keys() <= allowed | COMPILE_FACTS:
+        if not required <= data.keys() <= allowed | ENGINE_FACTS:
             return None
         return cls(**{item.name: data.get(_key(item)) for item in fields(cls)})
 

@@ -62,9 +62,10 @@ def fix_source(source: str, path: str, settings: Settings, codes: Iterable[str] 
         context = FixContext(module, current)
         edits: list[Edit] = []
         fixed_findings = 0
-        for finding in (accept(findings) if accept else findings):
-            rule = RULES_BY_CODE.get(finding.code)
-            rule_edits = rule().fix(context, finding) if rule is not None and rule.autofix else []
+        for reported in (accept(findings) if accept else findings):
+            rule = RULES_BY_CODE.get(reported.code)
+            rule_edits = [edit for finding in (reported, *reported.absorbed)  # every place of its cause
+                          for edit in (rule().fix(context, finding) if rule is not None and rule.autofix else [])]
             if rule_edits:
                 edits.extend(rule_edits)
                 fixed_findings += 1

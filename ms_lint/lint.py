@@ -62,7 +62,7 @@ def _lint_source(source: str, path: str, options: LintOptions) -> list:
     target (``SILENCED_BY`` in their properties), selected and ``# noqa``-filtered alike."""
     from ms_lint.engine import SYNTAX_ERROR
     from ms_lint.model.source import source_lines
-    from ms_lint.noqa import file_is_skipped, mentions_noqa, ranges_of_their_own, without_noqa
+    from ms_lint.noqa import file_is_skipped, lines_of, mentions_noqa, ranges_of_their_own, without_noqa
     from ms_lint.output import Reported, region_of
 
     lines = source_lines(source)
@@ -81,7 +81,7 @@ def _lint_source(source: str, path: str, options: LintOptions) -> list:
         if (findings or silenced) and not options.disable_noqa and mentions_noqa(source):
             # a line no string or backslash joins to another is read alone for # noqa: no need to tokenize
             mapping = {} if nodes is not None and ranges_of_their_own(
-                [finding.line for finding in (*findings, *silenced)], lines, nodes) else None
+                [line for finding in (*findings, *silenced) for line in lines_of(finding)], lines, nodes) else None
             findings = without_noqa(findings, lines, mapping)
             silenced = without_noqa(silenced, lines, mapping)
         target = options.target_for(path).summary()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import io
 import tokenize
+from dataclasses import replace
 from typing import Iterable, Iterator, Sequence
 
 from ms_lint.findings import Finding
@@ -108,20 +109,58 @@ def ranges_of_their_own(line_numbers: Iterable[int], lines: Sequence[str], nodes
 def without_noqa(findings: Iterable[Finding], lines: Sequence[str],
                  mapping: dict[int, str] | None = None) -> list[Finding]:
     """The findings that no ``# noqa`` comment silences (``mapping``: line -> the text of its range, where the caller
-    has it)."""
-    from flake8.violation import Violation
-
+    has it). A finding that stands for others of its cause (``findings.RELATED``) is silenced by a comment on its
+    own line; one on another place of the cause takes only that place from it."""
     findings = list(findings)
     if not findings or not any("noqa" in line.lower() for line in lines):
         return findings
     if mapping is None:
-        mapping = _noqa_line_mapping(lines, max(finding.line for finding in findings))
+        mapping = _noqa_line_mapping(lines, max(line for finding in findings for line in lines_of(finding)))
     kept = []
     for finding in findings:
-        physical = mapping.get(finding.line)
-        if physical is None:
-            physical = lines[finding.line - 1] if 0 < finding.line <= len(lines) else ""
-        violation = Violation(finding.code, finding.path, finding.line, finding.col + 1, finding.message, physical)
-        if not violation.is_inline_ignored(disable_noqa=False):
-            kept.append(finding)
+        if not _silenced(finding.code, finding.path, finding.line, finding.col, lines, mapping):
+            kept.append(_related_without_noqa(finding, lines, mapping))
     return kept
+
+
+def lines_of(finding: Finding) -> list[int]:
+    """The lines of ``finding`` and of the other places of its cause it stands for."""
+    from ms_lint.findings import RELATED
+
+    return [finding.line, *(place["line"] for place in finding.data.get(RELATED) or ())]
+
+
+def related_without_noqa(findings: Iterable[Finding], lines: Sequence[str]) -> list[Finding]:
+    """The findings, each without the other places of its cause that a ``# noqa`` on their line silences (for
+    flake8, which reads the comment on the line it reports)."""
+    findings = list(findings)
+    if not any(len(lines_of(finding)) > 1 for finding in findings) or not any(
+            "noqa" in line.lower() for line in lines):
+        return findings
+    mapping = _noqa_line_mapping(lines, max(line for finding in findings for line in lines_of(finding)))
+    return [_related_without_noqa(finding, lines, mapping) for finding in findings]
+
+
+def _related_without_noqa(finding: Finding, lines: Sequence[str], mapping: dict[int, str]) -> Finding:
+    from ms_lint.findings import RELATED, with_related
+
+    places = finding.data.get(RELATED)
+    if not places:
+        return finding
+    silenced = [place for place in places
+                if _silenced(finding.code, finding.path, place["line"], place["col"], lines, mapping)]
+    if not silenced:
+        return finding
+    absorbed = finding.absorbed or tuple(replace(finding, line=place["line"], col=place["col"], node=None,
+                                                 data={}, absorbed=()) for place in places)
+    gone = {(place["line"], place["col"]) for place in silenced}
+    return with_related(finding, tuple(other for other in absorbed if (other.line, other.col) not in gone))
+
+
+def _silenced(code: str, path: str, line: int, col: int, lines: Sequence[str], mapping: dict[int, str]) -> bool:
+    from flake8.violation import Violation
+
+    physical = mapping.get(line)
+    if physical is None:
+        physical = lines[line - 1] if 0 < line <= len(lines) else ""
+    return Violation(code, path, line, col + 1, "", physical).is_inline_ignored(disable_noqa=False)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 from urllib.parse import quote
 
 from ms_lint import __version__
-from ms_lint.findings import Finding
+from ms_lint.findings import RELATED, Finding
 
 if TYPE_CHECKING:
     from ms_lint.target import TargetGroup
@@ -354,6 +354,16 @@ def format_sarif(items: Sequence[Reported], *, cwd: str, errors: Sequence[str] =
                 },
             }],
         }
+        related = finding.data.get(RELATED) or ()
+        if related:  # the other places of the cause the finding stands for
+            result["relatedLocations"] = [{
+                "id": number,
+                "message": {"text": f"the same {finding.code} cause"},
+                "physicalLocation": {
+                    "artifactLocation": _artifact_location(finding.path, cwd),
+                    "region": {"startLine": place["line"], "startColumn": place["col"] + 1},
+                },
+            } for number, place in enumerate(related, start=1)]
         if finding.code in index:
             result["ruleIndex"] = index[finding.code]
         properties = dict(item.properties)

@@ -69,6 +69,13 @@ class MsLintChecker:
             "module no entry point imports); by default its findings are left out.",
         )
         option_manager.add_option(
+            "--ms-each-line",
+            action="store_true",
+            parse_from_config=True,
+            help="Report every line of a cause; by default the same misuse in one function, or one constant several "
+            "calls read, is reported once, at its first line, naming the others.",
+        )
+        option_manager.add_option(
             "--per-path-ms-mode",
             default="",
             parse_from_config=True,
@@ -90,6 +97,7 @@ class MsLintChecker:
                 version=getattr(options, "ms_version", None),
                 tensor_methods=getattr(options, "ms_tensor_methods", None),
                 check_unrun=getattr(options, "ms_check_unrun", None),
+                each_line=getattr(options, "ms_each_line", None),
             )
         except SettingsError as exc:
             # flake8 turns a SystemExit message into one error line, which is what an unknown value deserves.
@@ -108,7 +116,12 @@ class MsLintChecker:
         # flake8 translates every line end to "\n" before it splits the text. Lines split at "\n" from text that
         # still holds a lone "\r" (which ends a line for Python too) would not be Python's: those are not used.
         lines = self.lines if "\r" not in source else None
-        for finding in check_tree(self.tree, source, self.filename, self.settings, self.codes, lines):
+        findings = check_tree(self.tree, source, self.filename, self.settings, self.codes, lines)
+        if lines is not None and findings:
+            from ms_lint.noqa import related_without_noqa
+
+            findings = related_without_noqa(findings, lines)  # flake8 reads the comment on the reported line only
+        for finding in findings:
             yield finding.line, finding.col, finding.text, type(self)
 
 

@@ -97,6 +97,11 @@ class MsLintChecker(BaseRawFileChecker):
             "help": "Report code the application never runs too (a class or function no code that runs names, a "
                     "module no entry point imports); by default its findings are left out.",
         }),
+        ("ms-each-line", {
+            "default": False, "type": "yn", "metavar": "<y or n>",
+            "help": "Report every line of a cause; by default the same misuse in one function, or one constant "
+                    "several calls read, is reported once, at its first line, naming the others.",
+        }),
     )
 
     def __init__(self, linter: PyLinter) -> None:
@@ -115,6 +120,7 @@ class MsLintChecker(BaseRawFileChecker):
                 config.ms_mode or "", config.ms_syntax_level or "", config.per_path_ms_mode or "",
                 device=config.ms_device or "", version=config.ms_version or "",
                 tensor_methods=list(config.ms_tensor_methods or ()), check_unrun=bool(config.ms_check_unrun),
+                each_line=bool(config.ms_each_line),
             )
         except SettingsError as exc:
             print(f"pylint: error: {exc}", file=sys.stderr)

@@ -51,6 +51,9 @@ class Settings:
     # Report code the application never runs too (``--ms-check-unrun``): by default its findings are counted, not
     # shown (``target.never_run``).
     check_unrun: bool = False
+    # Report each line of a cause (``--ms-each-line``): by default the findings of one cause in a file (the same
+    # misuse in one function, one constant several calls read) are reported once, at the first.
+    each_line: bool = False
 
     def __post_init__(self):
         if self.mode and self.mode not in MODES:
@@ -94,7 +97,8 @@ class Settings:
                     per_path_modes: str | list | dict | None = None, base: str | None = None,
                     device: str | None = None, version: str | None = None,
                     tensor_methods: str | list | tuple | None = None,
-                    upgrade_from: str | None = None, check_unrun: bool | str | None = None) -> "Settings":
+                    upgrade_from: str | None = None, check_unrun: bool | str | None = None,
+                    each_line: bool | str | None = None) -> "Settings":
         return cls(
             mode=(mode or "").strip().lower(),
             syntax_level=(syntax_level or "").strip().lower(),
@@ -103,8 +107,12 @@ class Settings:
             version=(version or "").strip(),
             tensor_methods=parse_names(tensor_methods),
             upgrade_from=(upgrade_from or "").strip(),
-            check_unrun=check_unrun is True or str(check_unrun).strip().lower() in ("1", "true", "yes", "on"),
+            check_unrun=_is_on(check_unrun), each_line=_is_on(each_line),
         )
+
+
+def _is_on(value: bool | str | None) -> bool:
+    return value is True or str(value).strip().lower() in ("1", "true", "yes", "on")
 
 
 def parse_names(value: str | list | tuple | None) -> tuple[str, ...]:

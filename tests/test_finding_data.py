@@ -19,7 +19,8 @@ from pathlib import Path
 import pytest
 
 from ms_lint.engine import check_source
-from ms_lint.findings import COMPILE_FACTS, FindingData, compile_note, fact, is_for_users, is_subject
+from ms_lint.findings import ENGINE_FACTS, RELATED, FindingData, compile_note, fact, is_for_users, is_subject, \
+    related_note
 from ms_lint.model.source import read_source
 from ms_lint.rules import ALL_RULES, RULES_BY_CODE, data_of
 from ms_lint.validate import expectations
@@ -57,8 +58,9 @@ def test_every_finding_is_one_of_its_rules_records_and_its_message_is_the_record
         record = shapes[0].from_data(data)
         declared = shapes[0].keys()[1]
         assert record.as_data() == {key: value for key, value in data.items()
-                                    if key in declared or key not in COMPILE_FACTS}
-        assert record.message() + compile_note(data) == finding.message, f"{finding.path}:{finding.line}"
+                                    if key in declared or key not in ENGINE_FACTS}
+        assert record.message() + compile_note(data) + related_note(data.get(RELATED)) == finding.message, (
+            f"{finding.path}:{finding.line}")
         assert data_of(finding) == rule.data_of(finding) is not None
 
 

@@ -94,6 +94,9 @@ def register(subparsers) -> None:
                        help="report code the application never runs too (a class or function no code that runs "
                        "names, a module no entry point imports); by default its findings are counted on standard "
                        "error, not shown")
+    model.add_argument("--ms-each-line", action="store_true", default=None,
+                       help="report every line of a cause: by default the same misuse in one function, or one "
+                       "constant several calls read, is reported once, at its first line, naming the others")
     model.add_argument("--per-path-ms-mode", metavar="PATTERN:MODE",
                        help="comma-separated PATTERN:MODE pairs: files matching a pattern run their Cells in that "
                        "mode (pkg/eager/*:pynative) unless they call set_context themselves")
@@ -145,6 +148,7 @@ def command_line_options(args: argparse.Namespace) -> dict:
         "ms-version": args.ms_version,
         "ms-tensor-methods": args.ms_tensor_methods,
         "ms-check-unrun": args.ms_check_unrun,
+        "ms-each-line": args.ms_each_line,
         "per-path-ms-mode": args.per_path_ms_mode,
         "disable-noqa": args.disable_noqa,
         "jobs": args.jobs,

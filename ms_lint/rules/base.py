@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING, ClassVar, Iterator
+from typing import TYPE_CHECKING, ClassVar, Hashable, Iterator
 
 from ms_lint.findings import Finding, FindingData
 
@@ -47,6 +47,18 @@ class Rule:
 
     def check(self, module: "ModuleFacts") -> Iterator[Finding]:
         raise NotImplementedError
+
+    @classmethod
+    def cause(cls, module: "ModuleFacts", finding: Finding) -> Hashable | None:
+        """What makes findings of this rule in one file one cause beyond the engine's own answer (the same facts in
+        one function: ``engine.cause_of``), such as the module's constant several calls read; None: that answer."""
+        return None
+
+    @classmethod
+    def cause_facts(cls, module: "ModuleFacts", finding: Finding) -> Hashable | None:
+        """What names the misuse beyond the finding's data, for the engine's answer (the mask two boolean-mask
+        selections of one function read: the same mask is one cause, another mask another); None: nothing more."""
+        return None
 
     def fix(self, context: "FixContext", finding: Finding) -> list["Edit"]:
         """Source edits that remove ``finding`` (rules with ``autofix`` override this); empty when not fixable."""

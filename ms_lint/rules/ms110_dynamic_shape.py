@@ -90,6 +90,19 @@ class DynamicShape(Rule):
 
     records = (DataDependentShape,)
 
+    @classmethod
+    def cause_facts(cls, module: ModuleFacts, finding: Finding):
+        """The selection a finding makes: the mask of ``x[mask]``, the arguments of a call but the tensor it reads
+        (``x.masked_select(mask)``, ``ops.masked_select(x, mask)``): one mask in one function is one cause."""
+        node = finding.node
+        if isinstance(node, ast.Subscript):
+            return ast.dump(node.slice)
+        if isinstance(node, ast.Call):
+            method = isinstance(node.func, ast.Attribute) and module.qualname(node.func) is None
+            arguments = node.args if method else node.args[1:]
+            return tuple(ast.dump(part) for part in (*arguments, *node.keywords))
+        return None
+
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         if not module.graph_functions:
             return

@@ -104,6 +104,20 @@ class PytorchMeaningKeyword(Rule):
                 page=difference.page, version=api.mindspore_version(version),
                 same_on=[repeat.lineno for repeat in repeats] or None))
 
+    @classmethod
+    def cause(cls, module: ModuleFacts, finding: Finding):
+        """A value read from a constant the module binds once (``BN_MOMENTUM = 0.1``): every call that reads it is
+        one cause, wherever it lies, which one edit of the constant mends."""
+        from ms_lint.model.scopes import ASSIGNMENT
+
+        node = finding.node
+        if not isinstance(node, ast.Name) or not module.scopes.module_object(node):
+            return None
+        binding = module.scopes.binding(node)
+        if binding is None or binding.kind != ASSIGNMENT or len(module.scopes.module.bindings.get(node.id, ())) != 1:
+            return None
+        return "constant", node.id, binding.position
+
     def fix(self, context: FixContext, finding: Finding) -> list[Edit]:
         node = finding.node
         data = self.data_of(finding)

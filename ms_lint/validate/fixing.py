@@ -37,7 +37,8 @@ ANY_ATTRIBUTE = "*"  # among the attributes a module reads: one read by a name c
 
 def fix_at_line(source: str, path: str, line: int, syntax_level: str) -> tuple[str, list[str]] | None:
     """``(fixed source, codes fixed)`` for the findings on ``line`` whose fix changes their statement only, or adds
-    lines that fit in place above the statement they go before (``_in_place``); None when there is none."""
+    lines that fit in place above the statement they go before (``_in_place``); None when there is none. The
+    findings are read line by line (``Settings.each_line``): a fix of this line, not of every place of a cause."""
     from ms_lint.fixes import fix_source
     from ms_lint.settings import Settings
 
@@ -48,7 +49,7 @@ def fix_at_line(source: str, path: str, line: int, syntax_level: str) -> tuple[s
     if not before:
         return None  # most lines a traceback passes through hold no finding: nothing to fix there
     try:
-        result = fix_source(source, path, Settings(syntax_level=syntax_level), accept=on_line)
+        result = fix_source(source, path, Settings(syntax_level=syntax_level, each_line=True), accept=on_line)
     except Exception:  # noqa: BLE001 -- a static-analysis failure: nothing to fix
         return None
     if not result.changed:
@@ -57,7 +58,7 @@ def fix_at_line(source: str, path: str, line: int, syntax_level: str) -> tuple[s
     if placed is None:
         return None
     fixed, moved_to = placed
-    repeats = _repeats(on_line(_findings(source, path, Settings(syntax_level=syntax_level))))
+    repeats = _repeats(on_line(_findings(source, path, Settings(syntax_level=syntax_level, each_line=True))))
     if not _only_statement_changed(source, fixed, path, line, also=moved_to | repeats):
         return None
     if moved_to:
@@ -119,7 +120,7 @@ def stand_in(source: str, path: str, line: int, syntax_level: str) -> tuple[str,
     from ms_lint.settings import Settings
 
     try:
-        findings = _findings(source, path, Settings(syntax_level=syntax_level))
+        findings = _findings(source, path, Settings(syntax_level=syntax_level, each_line=True))
         tree = _tree(source, path)
     except Exception:  # noqa: BLE001 -- a static-analysis failure: nothing to stand in for
         return None
@@ -179,7 +180,7 @@ def codes_on_line(source: str, path: str, line: int, syntax_level: str) -> tuple
     from ms_lint.settings import Settings
 
     try:
-        return _codes_by_line(source, path, Settings(syntax_level=syntax_level)).get(line, ())
+        return _codes_by_line(source, path, Settings(syntax_level=syntax_level, each_line=True)).get(line, ())
     except Exception:  # noqa: BLE001 -- a static-analysis failure: no finding known there
         return ()
 
@@ -229,7 +230,7 @@ def _lines_of(source: str, path: str, syntax_level: str, wanted) -> list[int]:
     from ms_lint.settings import Settings
 
     try:
-        findings = _findings(source, path, Settings(syntax_level=syntax_level))
+        findings = _findings(source, path, Settings(syntax_level=syntax_level, each_line=True))
     except Exception:  # noqa: BLE001 -- a static-analysis failure: no finding known there
         return []
     return sorted({finding.line for finding in findings if wanted(finding)})
