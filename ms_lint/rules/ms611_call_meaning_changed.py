@@ -31,11 +31,16 @@ class MeaningChanged(FindingData):
     changed_in: str
     evidence: str
     devices: list[str]
+    fewer_repeats_than_rank: bool = False
 
     @property
     def outcome(self) -> str:
         if self.axis_keyword:
             return "raises TypeError (unexpected keyword argument 'axis') in PyNative and graph mode alike"
+        if self.fewer_repeats_than_rank:
+            return ("raises ValueError (number of items of repeats can not be smaller than the number of "
+                    "dimensions) in shape inference, before any device kernel (measured on CPU; the check is "
+                    "MindSpore's shared shape inference, so Ascend and GPU raise it too)")
         cpu_gpu = [device for device in self.devices if device != "ascend"]
         parts = []
         if cpu_gpu:
@@ -77,7 +82,8 @@ class CallMeaningChanged(Rule):
         RuntimeError "'repeat' is not supported on this device", graph mode RuntimeError, or ValueError "number of
         items of repeats can not be smaller than the number of dimensions" for one repeat on a 2-D tensor), with
         `axis=` it raises TypeError ("unexpected keyword argument 'axis'") in both modes, and on Ascend, where it
-        runs, it returns the tile, not the repeated elements (documented). `repeat_interleave(n, axis)` gives
+        runs, it returns the tile, not the repeated elements (documented); fewer repeats than dimensions fail
+        on every device, since the check is the shared shape inference (in `libmindspore_ops`, not a kernel). `repeat_interleave(n, axis)` gives
         numpy's result on every version (measured 2.7.1 and 2.10.0, both modes).
     """
     example = """
@@ -121,15 +127,16 @@ class CallMeaningChanged(Rule):
                     if why is None:
                         continue
                     reported.add(id(node))
-                    yield self._finding(module, node, change, why, new, old, target)
+                    yield self._finding(module, node, change, why, new, old, target,
+                                        _fewer_repeats_than_rank(node, function) is not None)
 
     def _finding(self, module: ModuleFacts, call: ast.Call, change: api.SemanticChange, why: str,
-                 new: list[str], old: list[str], target) -> Finding:
+                 new: list[str], old: list[str], target, fewer_repeats_than_rank: bool) -> Finding:
         return self.report(module, call, MeaningChanged(
             method=change.method, arguments=_arguments(call), replacement_arguments=_replacement_arguments(call),
             axis_keyword=any(keyword.arg == "axis" for keyword in call.keywords), versions=new, old_versions=old,
             replacement=change.replacement, last_before=change.last_before, changed_in=change.first_after,
-            evidence=why, devices=list(target.devices)))
+            evidence=why, devices=list(target.devices), fewer_repeats_than_rank=fewer_repeats_than_rank))
 
     def fix(self, context: FixContext, finding: Finding) -> list[Edit]:
         call = finding.node
@@ -152,13 +159,23 @@ def _written_for_the_old_meaning(call: ast.Call, function, old: list[str]) -> st
         return "axis= is numpy's keyword"
     if any(isinstance(argument, ast.Starred) for argument in call.args) or not call.args:
         return None
-    rank = function.least_rank(call.func.value)
-    if rank is not None and len(call.args) <= 2 and len(call.args) < rank.at_least:
+    rank = _fewer_repeats_than_rank(call, function)
+    if rank is not None:
         return (f"{len(call.args)} repeat{'s' if len(call.args) > 1 else ''} for a tensor of rank {rank.at_least} "
                 f"or more (line {rank.shaped_by.lineno}): numpy's form, which a tile refuses")
     if old and len(call.args) <= 2:
         return f"the code also runs on MindSpore {old[0]}, where it repeats the elements"
     return None
+
+
+def _fewer_repeats_than_rank(call: ast.Call, function):
+    """The least rank of the repeated tensor where the call gives one or two repeats, fewer than that rank
+    (numpy's per-axis form, which the tile's shape inference refuses), else None."""
+    if any(keyword.arg == "axis" for keyword in call.keywords) or not call.args \
+            or any(isinstance(argument, ast.Starred) for argument in call.args):
+        return None
+    rank = function.least_rank(call.func.value)
+    return rank if rank is not None and len(call.args) <= 2 and len(call.args) < rank.at_least else None
 
 
 def _arguments(call: ast.Call) -> str:
