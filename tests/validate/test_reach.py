@@ -90,6 +90,8 @@ class _Instance:
     ("self.missing", {}, "unknown"),
     ("f(self.size)", {}, "unknown"),
     ("self.size ==", {}, "unknown"),  # bad source never raises
+    ("self.size > -2", {}, True),  # a negative constant
+    ("-self.quant_mode", {}, "unknown"),  # no number
 ])
 def test_conditions_are_evaluated_only_on_plain_values(source, names, expected):
     value = condition_value(source, {**instance_names({"construct": "self"}, "construct", _Instance()), **names})
@@ -629,6 +631,7 @@ def test_conditions_on_buffers_fold_by_the_value_they_hold_when_built(projects, 
         finding_at(buffers, "Tensor(np.cos(x))", "MS101", "FlagBuffer"),
         finding_at(buffers, "Tensor(np.sin(x))", "MS101", "FlagBuffer"),
         finding_at(buffers, "Tensor(np.exp(x))", "MS101", "GateParameter"),
+        finding_at(buffers, "Tensor(np.tan(x))", "MS101", "FlagBuffer"),
     ]
     report = validate_findings(findings, ValidateOptions(use_cache=False), pool=worker_pool)
     by_line = {verdict.finding.line: verdict for verdict in report.verdicts}
@@ -639,6 +642,10 @@ def test_conditions_on_buffers_fold_by_the_value_they_hold_when_built(projects, 
     # ``self.scale = Tensor(0.5)``: the condition holds, the line is compiled and fails.
     reached = by_line[findings[1].line]
     assert reached.verdict == CONFIRMED, reached.message
+    # ``register_buffer("x_min", mint.zeros(1) - 1e-5)``, reduced: ``self.x_min.min() < -1.1e-5`` was False.
+    registered = by_line[findings[3].line]
+    assert registered.verdict == NOT_REACHED, registered.message
+    assert "`self.x_min.min() < -1.1e-05` was False" in registered.message
     # A Parameter is read when the graph runs: both sides are compiled.
     gated = by_line[findings[2].line]
     assert gated.verdict == CONFIRMED, gated.message
@@ -649,7 +656,12 @@ def test_conditions_on_buffers_fold_by_the_value_they_hold_when_built(projects, 
     ("Tensor(True)", "not self.flag", False),
     ("Tensor(0.5, ms.float32)", "self.flag > 0", True),
     ("Tensor(3)", "self.flag == 3", True),
+    ("Tensor([-1e-5], ms.float32)", "self.flag.min() > -1.1e-5 and self.flag.abs() < 1", True),
+    ("Tensor([0.0], ms.float32)", "self.flag.any()", False),
     ("Tensor([1, 2])", "self.flag", "unknown"),  # more than one element: no truth value to fold
+    ("Tensor([1, 2])", "self.flag.max() > 0", "unknown"),
+    ("Parameter(Tensor(1.0, ms.float32), name='p')", "self.flag.min() > 0", "unknown"),
+    ("2", "self.flag.max() > 0", "unknown"),  # a method of a plain value: not a buffer's
     ("Parameter(Tensor(1.0, ms.float32), name='p')", "self.flag > 0", "unknown"),  # read when the graph runs
     ("Tensor(shape=[-2], dtype=ms.float32)", "self.flag", "unknown"),  # no data
     ("np.array(1)", "self.flag", "unknown"),
