@@ -632,6 +632,7 @@ def test_conditions_on_buffers_fold_by_the_value_they_hold_when_built(projects, 
         finding_at(buffers, "Tensor(np.sin(x))", "MS101", "FlagBuffer"),
         finding_at(buffers, "Tensor(np.exp(x))", "MS101", "GateParameter"),
         finding_at(buffers, "Tensor(np.tan(x))", "MS101", "FlagBuffer"),
+        finding_at(buffers, "Tensor(np.log(x))", "MS101", "TrainedBuffer"),
     ]
     report = validate_findings(findings, ValidateOptions(use_cache=False), pool=worker_pool)
     by_line = {verdict.finding.line: verdict for verdict in report.verdicts}
@@ -646,6 +647,11 @@ def test_conditions_on_buffers_fold_by_the_value_they_hold_when_built(projects, 
     registered = by_line[findings[3].line]
     assert registered.verdict == NOT_REACHED, registered.message
     assert "`self.x_min.min() < -1.1e-05` was False" in registered.message
+    # Switched into train mode, the buffer still keeps the line out: the verdict says so.
+    trained = by_line[findings[4].line]
+    assert trained.verdict == NOT_REACHED, trained.message
+    assert trained.message.startswith("not compiled: `self.training` was False"), trained.message
+    assert "still not compiled with set_train(True) (`self.x_min.min() > -1.1e-05` was True)" in trained.message
     # A Parameter is read when the graph runs: both sides are compiled.
     gated = by_line[findings[2].line]
     assert gated.verdict == CONFIRMED, gated.message

@@ -29,3 +29,17 @@ class GateParameter(nn.Cell):
         if self.gate > 0:
             x = Tensor(np.exp(x))
         return x
+
+
+class TrainedBuffer(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("x_min", mint.zeros(1) - 1e-5)
+
+    def construct(self, x):
+        if self.training:
+            if self.x_min.min() > -1.1e-5:
+                x = x + 1
+            else:
+                x = Tensor(np.log(x))
+        return x
