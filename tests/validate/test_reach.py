@@ -90,6 +90,8 @@ class _Instance:
     ("self.missing", {}, "unknown"),
     ("f(self.size)", {}, "unknown"),
     ("self.size ==", {}, "unknown"),  # bad source never raises
+    ("self.size > -2", {}, True),  # a negative constant
+    ("-self.quant_mode", {}, "unknown"),  # no number
 ])
 def test_conditions_are_evaluated_only_on_plain_values(source, names, expected):
     value = condition_value(source, {**instance_names({"construct": "self"}, "construct", _Instance()), **names})
@@ -619,3 +621,64 @@ def test_an_input_passed_as_none_is_a_constant_its_conditions_fold_on():
     # Left out, cache takes its default: the same.
     state.inputs = (tensor,)
     assert evaluate_reach(None, state, Attention())["4"]["reached"] is False
+
+
+@pytest.mark.mindspore
+@needs_mindspore
+def test_conditions_on_buffers_fold_by_the_value_they_hold_when_built(projects, worker_pool):
+    buffers = projects / "cells" / "vcells" / "buffers.py"
+    findings = [
+        finding_at(buffers, "Tensor(np.cos(x))", "MS101", "FlagBuffer"),
+        finding_at(buffers, "Tensor(np.sin(x))", "MS101", "FlagBuffer"),
+        finding_at(buffers, "Tensor(np.exp(x))", "MS101", "GateParameter"),
+        finding_at(buffers, "Tensor(np.tan(x))", "MS101", "FlagBuffer"),
+        finding_at(buffers, "Tensor(np.log(x))", "MS101", "TrainedBuffer"),
+    ]
+    report = validate_findings(findings, ValidateOptions(use_cache=False), pool=worker_pool)
+    by_line = {verdict.finding.line: verdict for verdict in report.verdicts}
+    # ``self.use_host = Tensor(False)``: a buffer is a constant of the graph, its branch folded away.
+    host = by_line[findings[0].line]
+    assert host.verdict == NOT_REACHED, host.message
+    assert "`self.use_host` was False when the graph was built" in host.message
+    # ``self.scale = Tensor(0.5)``: the condition holds, the line is compiled and fails.
+    reached = by_line[findings[1].line]
+    assert reached.verdict == CONFIRMED, reached.message
+    # ``register_buffer("x_min", mint.zeros(1) - 1e-5)``, reduced: ``self.x_min.min() < -1.1e-5`` was False.
+    registered = by_line[findings[3].line]
+    assert registered.verdict == NOT_REACHED, registered.message
+    assert "`self.x_min.min() < -1.1e-05` was False" in registered.message
+    # Switched into train mode, the buffer still keeps the line out: the verdict says so.
+    trained = by_line[findings[4].line]
+    assert trained.verdict == NOT_REACHED, trained.message
+    assert trained.message.startswith("not compiled: `self.training` was False"), trained.message
+    assert "still not compiled with set_train(True) (`self.x_min.min() > -1.1e-05` was True)" in trained.message
+    # A Parameter is read when the graph runs: both sides are compiled.
+    gated = by_line[findings[2].line]
+    assert gated.verdict == CONFIRMED, gated.message
+
+
+@pytest.mark.parametrize("held, source, expected", [
+    ("Tensor(False)", "self.flag", False),
+    ("Tensor(True)", "not self.flag", False),
+    ("Tensor(0.5, ms.float32)", "self.flag > 0", True),
+    ("Tensor(3)", "self.flag == 3", True),
+    ("Tensor([-1e-5], ms.float32)", "self.flag.min() > -1.1e-5 and self.flag.abs() < 1", True),
+    ("Tensor([0.0], ms.float32)", "self.flag.any()", False),
+    ("Tensor([1, 2])", "self.flag", "unknown"),  # more than one element: no truth value to fold
+    ("Tensor([1, 2])", "self.flag.max() > 0", "unknown"),
+    ("Parameter(Tensor(1.0, ms.float32), name='p')", "self.flag.min() > 0", "unknown"),
+    ("2", "self.flag.max() > 0", "unknown"),  # a method of a plain value: not a buffer's
+    ("Parameter(Tensor(1.0, ms.float32), name='p')", "self.flag > 0", "unknown"),  # read when the graph runs
+    ("Tensor(shape=[-2], dtype=ms.float32)", "self.flag", "unknown"),  # no data
+    ("np.array(1)", "self.flag", "unknown"),
+])
+@needs_mindspore
+def test_a_buffer_is_read_as_the_value_it_holds(held, source, expected):
+    import mindspore as ms  # noqa: F401 -- read by ``held``
+    import numpy as np  # noqa: F401
+    from mindspore import Parameter, Tensor  # noqa: F401
+
+    instance = _Instance()
+    instance.flag = eval(held)  # noqa: S307 -- the parametrized literals above
+    value = condition_value(source, instance_names({"construct": "self"}, "construct", instance))
+    assert (value if isinstance(value, bool) else "unknown") == expected

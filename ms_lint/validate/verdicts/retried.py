@@ -103,8 +103,8 @@ def not_reached(context, finding: Finding, reach: dict) -> Verdict:
         why += f" (the line needs it {'true' if reach['wanted'] else 'false'})"
     tried = []
     for retry in context.outcome.retries or []:
-        tried.append(retry.get("description") or retry.get("name"))
         retry_reach = (retry.get("reach") or {}).get(str(finding.line))
+        tried.append(f"{retry.get('description') or retry.get('name')}{_kept_out_by(retry_reach, condition)}")
         if retry.get("error", {}).get("stage") != "construction" and (
                 retry_reach is None or retry_reach.get("reached") is False):
             continue
@@ -127,6 +127,15 @@ def not_reached(context, finding: Finding, reach: dict) -> Verdict:
     elif reach.get("value") is not None:
         message += " (an argument left at its default: register an example that passes it)"
     return context.make(finding, NOT_REACHED, message)
+
+
+def _kept_out_by(reach: dict | None, condition: str) -> str:
+    """`` (`self.x_min.min() > -1.1e-05` was True)``: the other condition that kept the line out of a retry's graph
+    (a buffer's value, a flag the retry does not switch); empty when it is the default's or none is known."""
+    if not reach or reach.get("reached") is not False or reach.get("value") is None \
+            or reach.get("condition") in (None, condition):
+        return ""
+    return f" (`{reach['condition']}` was {reach['value']})"
 
 
 def _got_past_construction(attempt: dict) -> bool:
