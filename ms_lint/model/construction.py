@@ -479,7 +479,7 @@ class _FileIndex:
             stores: Counter[str] = Counter()
             values: dict[str, ast.expr] = {}
             bound: set[str] | None = set()
-            for node in ast.walk(tree):
+            for node in preorder(tree):  # (one ``name = value`` at most where the name is stored once: any order)
                 if isinstance(node, ast.Name):
                     if not isinstance(node.ctx, ast.Load):
                         stores[node.id] += 1
