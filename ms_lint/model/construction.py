@@ -421,6 +421,11 @@ def _unrun_spans(file: str, index: "_FileIndex") -> list[tuple[int, int]]:
     return [(start, end) for start, end, name in index.spans if name in unrun]
 
 
+# The nodes ``_FileIndex`` records (the others are passed over at once).
+_INDEXED = frozenset({ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef, ast.Constant, ast.Import,
+                      ast.ImportFrom, ast.Call, ast.Compare, ast.Attribute})
+
+
 class _FileIndex:
     """What ``_sites_in`` reads of one file, found in one pass for every name asked: how often each name is written
     (``_WrittenNames``), its strings that are no docstring, its definitions, imports and calls."""
@@ -446,6 +451,8 @@ class _FileIndex:
                       if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
         docstrings = set()
         for node in nodes:  # (a parent before its children: its docstring is known before it is met)
+            if node.__class__ not in _INDEXED:
+                continue
             if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
                 if not isinstance(node, ast.Module):
                     self.definitions.append(node)
