@@ -846,6 +846,7 @@ def _forget_modes() -> None:
     _application_words.clear()
     _application_files.clear()
     _application_texts.clear()
+    _application_word_texts.clear()
     _application_runs.clear()
     _training_set.clear()
     _selections.clear()
