@@ -105,10 +105,11 @@ def attribute_writes(path: str, attribute: str) -> int | None:
         for file, text in files_naming(path, word) or ():
             if word == "setattr":
                 index = _index(file, text) if file.endswith(".py") else None
-                if index is None or any(
-                        isinstance(node.func, ast.Name) and node.func.id == "setattr"
+                tree = _trees[file][1] if index is not None else None
+                if tree is None or any(
+                        isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr"
                         and (len(node.args) < 2 or literal(node.args[1]) in (UNKNOWN, attribute))
-                        for node in index.calls):
+                        for node in ast.walk(tree)):
                     return None
             elif word == "__setattr__" or _NAMESPACE_WRITE.search(text):
                 return None
@@ -117,9 +118,11 @@ def attribute_writes(path: str, attribute: str) -> int | None:
         if not file.endswith(".py"):
             continue  # (a configuration names it: a loader writes it only through the ways counted above)
         index = _index(file, text)
-        if index is None:
+        tree = _trees[file][1] if index is not None else None
+        if tree is None:
             return None
-        count += index.attribute_stores.get(attribute, 0)
+        count += sum(isinstance(node, ast.Attribute) and node.attr == attribute and not isinstance(node.ctx, ast.Load)
+                     for node in ast.walk(tree))
     return count
 
 
@@ -431,7 +434,7 @@ class _FileIndex:
     (``_WrittenNames``), its strings that are no docstring, its definitions, imports and calls."""
 
     __slots__ = ("names", "strings", "definitions", "imports", "calls", "spans", "qualified", "_imported", "inert",
-                 "_bindings", "attribute_stores")
+                 "_bindings")
 
     def __init__(self, tree: ast.Module, text: str):
         nodes = preorder(tree)
@@ -444,7 +447,6 @@ class _FileIndex:
         self._imported: dict[str, str] | None = None
         self._bindings: tuple[Counter, dict[str, ast.expr], frozenset[str] | None] | None = None
         self.inert: set[int] = set()  # the strings only compared or offered as a command line's choices
-        self.attribute_stores: Counter[str] = Counter()  # attribute name -> how often it is written or deleted
         # (first line, last line, name) of each top-level function and class, decorators included
         self.spans = [(min([node.lineno, *(decorator.lineno for decorator in node.decorator_list)]),
                        node.end_lineno or node.lineno, node.name) for node in tree.body
@@ -475,8 +477,6 @@ class _FileIndex:
                 self.inert.update(id(operand) for operand in (node.left, *node.comparators))
             elif isinstance(node, ast.Attribute):
                 self.qualified.append((node.attr, _root(node)))
-                if not isinstance(node.ctx, ast.Load):
-                    self.attribute_stores[node.attr] += 1
 
     def bindings(self, tree: ast.Module) -> tuple[Counter, dict[str, ast.expr], frozenset[str] | None]:
         """(how often each name is stored to, the value the last ``name = value`` of the file's ``tree`` gives it,
