@@ -846,6 +846,7 @@ def _forget_modes() -> None:
     _application_words.clear()
     _application_files.clear()
     _application_texts.clear()
+    _application_word_texts.clear()
     _application_runs.clear()
     _training_set.clear()
     _selections.clear()
@@ -1787,6 +1788,8 @@ def files_naming(path: str, name: str) -> tuple[tuple[str, str], ...] | None:
     texts = _naming_texts(application[0])
     if texts is None:
         return None
+    if _WORD_RUN.fullmatch(name):  # (a word: the texts that hold it as a whole word, from the words of each)
+        return tuple(texts[number] for number in _texts_by_word(application[0], texts).get(name, ()))
     word = re.compile(rf"\b{re.escape(name)}\b")
     return tuple((file, text) for file, text in texts if name in text and word.search(text))
 
@@ -1812,6 +1815,21 @@ def composes_name(path: str, name: str) -> bool | None:
 
 
 _application_texts: dict[str, tuple[tuple[str, str], ...]] = {}
+_WORD_RUN = re.compile(r"\w+")
+_application_word_texts: dict[str, tuple[tuple[tuple[str, str], ...], dict[str, list[int]]]] = {}
+
+
+def _texts_by_word(folder: str, texts: tuple[tuple[str, str], ...]) -> dict[str, list[int]]:
+    """Word -> the numbers (in order) of the ``texts`` of the application at ``folder`` that hold it whole (a run of
+    word characters, as ``\\b`` bounds it), found in one pass over the texts."""
+    known = _application_word_texts.get(folder)
+    if known is None or known[0] is not texts:
+        by_word: dict[str, list[int]] = {}
+        for number, (_, text) in enumerate(texts):
+            for found in set(_WORD_RUN.findall(text)):
+                by_word.setdefault(found, []).append(number)
+        known = _application_word_texts[folder] = (texts, by_word)
+    return known[1]
 
 
 def _naming_texts(folder: str) -> tuple[tuple[str, str], ...] | None:

@@ -280,29 +280,24 @@ def _bound_once(file: str, argument: ast.expr) -> ast.expr:
     known = _trees.get(file)
     if not isinstance(argument, ast.Name) or known is None or known[1] is None:
         return argument
+    stores, values, bound = known[2].bindings(known[1])
     name = argument.id
-    stores, value = 0, None
-    for node in ast.walk(known[1]):
-        if isinstance(node, ast.Name):
-            stores += node.id == name and not isinstance(node.ctx, ast.Load)
-        elif isinstance(node, ast.Assign):
-            if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) and node.targets[0].id == name:
-                value = node.value
-        elif _binds(node, name):
-            return argument  # a parameter, an import, a definition, ``global``, ``except ... as``
-    return value if stores == 1 and value is not None else argument
+    if bound is None or name in bound:
+        return argument  # a parameter, an import, a definition, ``global``, ``except ... as``; or ``import *``
+    value = values.get(name)
+    return value if stores.get(name) == 1 and value is not None else argument
 
 
-def _binds(node: ast.AST, name: str) -> bool:
-    """Whether ``node`` binds ``name`` by no ``ast.Name`` target."""
+def _bound_names(node: ast.AST) -> tuple[str, ...] | None:
+    """The names ``node`` binds by no ``ast.Name`` target; None for ``from module import *`` (every name)."""
     if isinstance(node, ast.arg):
-        return node.arg == name
+        return (node.arg,)
     if isinstance(node, ast.alias):
-        return (node.asname or node.name.split(".")[0]) == name or node.name == "*"
+        return None if node.name == "*" else (node.asname or node.name.split(".")[0],)
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.ExceptHandler, ast.MatchAs,
                          ast.MatchStar)):
-        return node.name == name
-    return isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names
+        return (node.name,) if node.name is not None else ()
+    return tuple(node.names) if isinstance(node, (ast.Global, ast.Nonlocal)) else ()
 
 
 def _one_of(values):
@@ -505,11 +500,17 @@ def _unrun_spans(file: str, index: "_FileIndex") -> list[tuple[int, int]]:
     return [(start, end) for start, end, name in index.spans if name in unrun]
 
 
+# The nodes ``_FileIndex`` records (the others are passed over at once).
+_INDEXED = frozenset({ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef, ast.Constant, ast.Import,
+                      ast.ImportFrom, ast.Call, ast.Compare, ast.Attribute})
+
+
 class _FileIndex:
     """What ``_sites_in`` reads of one file, found in one pass for every name asked: how often each name is written
     (``_WrittenNames``), its strings that are no docstring, its definitions, imports and calls."""
 
-    __slots__ = ("names", "strings", "definitions", "imports", "calls", "spans", "qualified", "_imported", "inert")
+    __slots__ = ("names", "strings", "definitions", "imports", "calls", "spans", "qualified", "_imported", "inert",
+                 "_bindings")
 
     def __init__(self, tree: ast.Module, text: str):
         nodes = preorder(tree)
@@ -520,6 +521,7 @@ class _FileIndex:
         self.calls: list[ast.Call] = []
         self.qualified: list[tuple[str, str | None]] = []  # (attribute, the name its chain starts from)
         self._imported: dict[str, str] | None = None
+        self._bindings: tuple[Counter, dict[str, ast.expr], frozenset[str] | None] | None = None
         self.inert: set[int] = set()  # the strings only compared or offered as a command line's choices
         # (first line, last line, name) of each top-level function and class, decorators included
         self.spans = [(min([node.lineno, *(decorator.lineno for decorator in node.decorator_list)]),
@@ -527,6 +529,8 @@ class _FileIndex:
                       if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
         docstrings = set()
         for node in nodes:  # (a parent before its children: its docstring is known before it is met)
+            if node.__class__ not in _INDEXED:
+                continue
             if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
                 if not isinstance(node, ast.Module):
                     self.definitions.append(node)
@@ -549,6 +553,30 @@ class _FileIndex:
                 self.inert.update(id(operand) for operand in (node.left, *node.comparators))
             elif isinstance(node, ast.Attribute):
                 self.qualified.append((node.attr, _root(node)))
+
+    def bindings(self, tree: ast.Module) -> tuple[Counter, dict[str, ast.expr], frozenset[str] | None]:
+        """(how often each name is stored to, the value the last ``name = value`` of the file's ``tree`` gives it,
+        the names something else binds: a parameter, an import, a definition; None where ``import *`` binds any),
+        found in one walk for every name ``_bound_once`` asks."""
+        if self._bindings is None:
+            stores: Counter[str] = Counter()
+            values: dict[str, ast.expr] = {}
+            bound: set[str] | None = set()
+            for node in preorder(tree):  # (one ``name = value`` at most where the name is stored once: any order)
+                if isinstance(node, ast.Name):
+                    if not isinstance(node.ctx, ast.Load):
+                        stores[node.id] += 1
+                elif isinstance(node, ast.Assign):
+                    if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                        values[node.targets[0].id] = node.value
+                elif bound is not None:
+                    names = _bound_names(node)
+                    if names is None:
+                        bound = None
+                    else:
+                        bound.update(names)
+            self._bindings = (stores, values, None if bound is None else frozenset(bound))
+        return self._bindings
 
     def foreign_names(self, modules: frozenset[str]) -> frozenset[str]:
         """The names the file's absolute imports bind to what another package holds: the first name of the module

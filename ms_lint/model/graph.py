@@ -479,10 +479,12 @@ class GraphCode:
         own = os.path.abspath(self.path)
         derived = {base.key for info in self.classes.values() for base in info.local_bases}
         uses: dict[str, list[ast.Attribute]] = {}
-        for node in ast.walk(self.tree):
+        calls: dict[int, ast.Call] = {}
+        for node in ast.walk(self.tree):  # (one walk for both)
             if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) and isinstance(node.value, ast.Name):
                 uses.setdefault(node.attr, []).append(node)
-        calls = {id(node.func): node for node in ast.walk(self.tree) if isinstance(node, ast.Call)}
+            elif isinstance(node, ast.Call):
+                calls[id(node.func)] = node
         for key, attributes in sub_cells.items():
             info = self.classes.get(key)
             if info is None or key in derived or "." in key:
