@@ -111,10 +111,12 @@ def _folders_up_to(root: str, project_root: str | None) -> list[str]:
 def import_with_stand_ins(worker, job: dict, outcome: Outcome):
     """``import_module`` of the job's module; when that raises ``ModuleNotFoundError`` for a third-party package
     installed nowhere (or an installed package's private submodule, or a name an installed module lacks: see
-    ``standins.missing_package``), again with a stand-in for it (``standins``), up to ``standins.MAX_STAND_INS``,
-    each named in the outcome. From then on, a use of a stand-in is recorded (``standins.armed``)."""
+    ``standins.missing_package``), again with a stand-in for it (``standins``), up to ``standins.MAX_STAND_INS``
+    new ones for this job (those earlier jobs of the worker gave stay and do not count), each named in the outcome.
+    From then on, a use of a stand-in is recorded (``standins.armed``)."""
     from ms_lint.validate import standins
 
+    added = 0
     while True:
         try:
             module = import_module(worker, job["module"], job["path"])
@@ -122,12 +124,13 @@ def import_with_stand_ins(worker, job: dict, outcome: Outcome):
             missing = standins.missing_package(exc, [job["import_root"], *job.get("namespace_roots", ()),
                                                      *_folders_up_to(job["import_root"], job.get("project_root"))])
             known = worker.stand_ins.missing if getattr(worker, "stand_ins", None) is not None else []
-            if missing is None or missing in known or len(known) >= standins.MAX_STAND_INS:
+            if missing is None or missing in known or added >= standins.MAX_STAND_INS:
                 _name_stand_ins(worker, outcome)
                 raise
             if getattr(worker, "stand_ins", None) is None:
                 worker.stand_ins = standins.install([])
             worker.stand_ins.add(missing)
+            added += 1
             _record_import_failure(outcome, exc, missing)
             _forget_package(job["module"].split(".")[0], worker)
             continue

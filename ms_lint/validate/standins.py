@@ -3,7 +3,8 @@
 A model file often imports, at its top, packages that building and compiling its Cells never use: a dataset
 downloader, a plotting library, a tokenizer. When importing the unit's module raises ``ModuleNotFoundError`` for a
 top-level package that is installed nowhere and is not the project's own, the worker imports the module again with
-an import hook that gives that package a placeholder module (``StandInModule``), up to ``MAX_STAND_INS`` packages.
+an import hook that gives that package a placeholder module (``StandInModule``), up to ``MAX_STAND_INS`` packages
+per job (a worker keeps those its earlier jobs needed: a library's modules share their optional dependencies).
 So does a private submodule an installed package lacks (``from mindspore.ops._grad.grad_base import bprop_getters``:
 code written for an older MindSpore, which had it), the package itself staying the installed one, and a name an
 installed module lacks (``from mindspore.common.api import ms_function``), given to that module until the job ends.
@@ -29,7 +30,7 @@ import sys
 import types
 from contextlib import contextmanager
 
-MAX_STAND_INS = 8
+MAX_STAND_INS = 12
 MARK = "stand-in for the missing package"
 
 _state = {"armed": False}
@@ -83,6 +84,23 @@ class StandInBase:
         return StandIn(qualified)
 
 
+class _StandInClass(type):
+    """The class of a class whose base is a missing package's class: a class attribute neither defines is a
+    stand-in too (``Mixin.push_to_hub`` read at a module's top)."""
+
+    def __getattr__(cls, name: str):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        qualified = f"{cls.__name__}.{name}"
+        _touch(qualified)
+        return StandIn(qualified)
+
+
+class StandInClassBase(StandInBase, metaclass=_StandInClass):
+    """``StandInBase`` for a class whose other bases are plain classes (a base with a class of its own, such as a
+    Cell, keeps ``StandInBase``: two classes of classes would not combine)."""
+
+
 class StandIn:
     """What a name of a missing package stands for."""
 
@@ -110,7 +128,8 @@ class StandIn:
         return StandIn(f"{self._ms_lint_name}()")
 
     def __mro_entries__(self, bases):
-        return (StandInBase,)
+        plain = all(type(base) is type or isinstance(base, StandIn) for base in bases)
+        return (StandInClassBase if plain else StandInBase,)
 
     def __iter__(self):
         _touch(f"iter({self._ms_lint_name})")
@@ -130,6 +149,14 @@ class StandIn:
 
     def __repr__(self) -> str:
         return f"<{MARK} {self._ms_lint_name.split('.')[0]}: {self._ms_lint_name}>"
+
+    def __fspath__(self) -> str:
+        # A missing package's folder or file name (``os.path.join(HF_HOME, "modules")`` at a module's top): a
+        # path of its own in the temporary folder, which nothing of the package's holds.
+        import tempfile
+
+        _touch(f"the path {self._ms_lint_name}")
+        return os.path.join(tempfile.gettempdir(), "ms-lint-stand-ins", self._ms_lint_name)
 
     def _operation(self, *_):
         _touch(f"an operation on {self._ms_lint_name}")
