@@ -120,12 +120,7 @@ class StandIn:
         _touch(f"{self._ms_lint_name}.{name}")
 
     def __call__(self, *args, **kwargs):
-        if len(args) == 1 and not kwargs and (inspect.isclass(args[0]) or inspect.isfunction(args[0])):
-            if not _decorator_factory_call(sys._getframe(1)):
-                return args[0]  # a decorator: the decorated class or function stays the user's
-            return _Decorator(f"{self._ms_lint_name}(...)")
-        _touch(f"{self._ms_lint_name}()")
-        return StandIn(f"{self._ms_lint_name}()")
+        return _called(self._ms_lint_name, sys._getframe(1), args, kwargs)
 
     def __mro_entries__(self, bases):
         plain = all(type(base) is type or isinstance(base, StandIn) for base in bases)
@@ -178,6 +173,16 @@ class _Decorator(StandIn):
         return super().__call__(*args, **kwargs)
 
 
+def _called(name: str, frame, args: tuple, kwargs: dict):
+    """What calling the stand-in ``name`` from ``frame`` gives."""
+    if len(args) == 1 and not kwargs and (inspect.isclass(args[0]) or inspect.isfunction(args[0])):
+        if not _decorator_factory_call(frame):
+            return args[0]  # a decorator: the decorated class or function stays the user's
+        return _Decorator(f"{name}(...)")
+    _touch(f"{name}()")
+    return StandIn(f"{name}()")
+
+
 def _decorator_factory_call(frame) -> bool:
     """Whether the call being made in ``frame`` is the one of a decorator line with arguments
     (``@missing.register(Op)``: the decorator is what it returns, applied to the function below), not the
@@ -197,6 +202,11 @@ class StandInModule(types.ModuleType):
         qualified = f"{self.__name__}.{name}"
         _touch(qualified)
         return StandIn(qualified)
+
+    def __call__(self, *args, **kwargs):
+        # A private name imported from a missing module (``from missing.layers import _check``) is found as a
+        # submodule of it, since the module gives no private names: called, it is a stand-in as any other.
+        return _called(self.__name__, sys._getframe(1), args, kwargs)
 
 
 class _Loader(importlib.abc.Loader):

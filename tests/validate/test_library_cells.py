@@ -49,6 +49,7 @@ import os
 import numpy as np
 from mindspore import Tensor, nn
 from ms_lint_absent_hub.constants import HUB_HOME
+from ms_lint_absent_hub.checks import _validated
 from ms_lint_absent_hub.utils import HubMixin
 
 MODULES_CACHE = os.path.join(HUB_HOME, "modules")  # a missing package's folder, as a path
@@ -69,6 +70,16 @@ class Net(nn.Cell):
 class HubNet(nn.Cell, HubMixin):  # a Cell with a missing mixin still imports
     def construct(self, x):
         return Tensor(np.cos(x))
+
+
+class Checked(nn.Cell):
+    @_validated(hidden=int)  # a private name of a missing module, as a decorator with arguments
+    def __init__(self, hidden=4):
+        super().__init__()
+        self.hidden = hidden
+
+    def construct(self, x):
+        return Tensor(np.tan(x))
 '''
 
 
@@ -88,3 +99,9 @@ def test_a_missing_package_s_names_serve_as_a_path_and_a_base_s_class_attributes
 def test_a_cell_with_a_missing_mixin_is_built_and_compiled(hub_verdicts):
     net = hub_verdicts["HubNet"]
     assert net.verdict == CONFIRMED, (net.message, net.notes)
+
+
+def test_a_private_name_of_a_missing_module_is_a_stand_in_that_can_be_called(hub_verdicts):
+    checked = hub_verdicts["Checked"]
+    assert checked.verdict == CONFIRMED, (checked.message, checked.notes)
+    assert checked.built == "Checked() (no arguments)"
