@@ -105,3 +105,34 @@ def test_a_private_name_of_a_missing_module_is_a_stand_in_that_can_be_called(hub
     checked = hub_verdicts["Checked"]
     assert checked.verdict == CONFIRMED, (checked.message, checked.notes)
     assert checked.built == "Checked() (no arguments)"
+
+
+LAZY = '''
+import importlib
+
+import numpy as np
+from mindspore import Tensor, nn
+
+
+def _load(name):
+    try:
+        return importlib.import_module(name)
+    except Exception as error:
+        raise RuntimeError(f"Failed to import {name} because of the following error") from error
+
+
+loaders = _load("lazy.loaders")
+
+
+class Net(nn.Cell):
+    def construct(self, x):
+        return Tensor(np.sin(x))
+'''
+
+
+def test_a_missing_package_behind_a_lazy_loader_s_own_error_gets_a_stand_in(tmp_path, worker_pool):
+    files = {"lazy/__init__.py": "", "lazy/loaders.py": "import ms_lint_absent_peft\n", "lazy/models.py": LAZY}
+    root = write_files(tmp_path, files)
+    net = package_verdicts(root / "lazy", worker_pool)["Net"]
+    assert net.verdict == CONFIRMED, (net.message, net.notes)
+    assert any("stand-in for the missing package(s) ms_lint_absent_peft" in note for note in net.notes), net.notes
