@@ -77,11 +77,7 @@ class StandInBase:
         pass
 
     def __getattr__(self, name: str):
-        if name.startswith("__"):
-            raise AttributeError(name)
-        qualified = f"{type(self).__name__}.{name}"
-        _touch(qualified)
-        return StandIn(qualified)
+        return _attribute(type(self).__name__, name, hidden="__")
 
 
 class _StandInClass(type):
@@ -89,11 +85,17 @@ class _StandInClass(type):
     stand-in too (``Mixin.push_to_hub`` read at a module's top)."""
 
     def __getattr__(cls, name: str):
-        if name.startswith("_"):
-            raise AttributeError(name)
-        qualified = f"{cls.__name__}.{name}"
-        _touch(qualified)
-        return StandIn(qualified)
+        return _attribute(cls.__name__, name, hidden="_")
+
+
+def _attribute(owner: str, name: str, hidden: str):
+    """The stand-in for ``owner.name``; AttributeError for a name starting with ``hidden`` (the dunder and
+    private names Python and MindSpore ask objects for)."""
+    if name.startswith(hidden):
+        raise AttributeError(name)
+    qualified = f"{owner}.{name}"
+    _touch(qualified)
+    return StandIn(qualified)
 
 
 class StandInClassBase(StandInBase, metaclass=_StandInClass):
