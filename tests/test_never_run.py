@@ -637,3 +637,65 @@ def test_a_method_a_mindspore_base_other_than_cell_may_call_runs(tmp_path):
     (root / "model.py").write_text(_DEPLOYABLE.format(construct="pass").replace(
         "class Block(nn.Cell)", "class Block(nn.Optimizer)"))
     assert [f.line for f in check_file(str(root / "model.py"), Settings(), ["MS602"])] == [_DETACH_LINE]
+
+
+# ------------------------------------------------------- a method only a branch the configuration rules out calls
+
+_MIXUP = textwrap.dedent("""\
+    import mindspore
+    import numpy as np
+
+
+    class Mixup:
+        def __init__(self, mode="batch"):
+            self.mode = mode
+
+        def _params_per_elem(self, size):
+            return np.ones(size, dtype=np.bool)
+
+        def _mix_elem(self, x):
+            return self._params_per_elem(len(x))
+
+        def __call__(self, x):
+            if self.mode == "elem":
+                return self._mix_elem(x)
+            return x
+""")
+_ELEM_LINE = 10
+_ARGS = textwrap.dedent("""\
+    import argparse
+    import yaml
+
+    args = None
+
+
+    def get_config():
+        global args
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--config", required=True)
+        args = parser.parse_args()
+        with open(args.config) as f:
+            args.__dict__.update(yaml.safe_load(f))
+        return args
+""")
+_MIXUP_TRAIN = ("import mindspore as ms\nfrom src.args import get_config\nfrom src.mixup import Mixup\n\n"
+                "if __name__ == '__main__':\n    args = get_config()\n    mix = Mixup(mode=args.mixup_mode)\n"
+                "    print(mix(ms.Tensor([1.0])))\n")
+
+
+@pytest.mark.parametrize("configs, args, runs", [
+    ({"configs/a.yaml": "mixup_mode: batch\n", "configs/b.yaml": "mixup_mode: batch\n"}, _ARGS, False),
+    ({"configs/a.yaml": "mixup_mode: batch\n", "configs/b.yaml": "mixup_mode: elem\n"}, _ARGS, True),  # one differs
+    # a namespace that may be any object's: the attributes it writes are not known
+    ({"configs/a.yaml": "mixup_mode: batch\n"}, _ARGS.replace("def get_config():", "def get_config(args=None):")
+     .replace("    global args\n", ""), True),
+    ({"configs/a.yaml": "mixup_mode: batch\n"}, _ARGS.replace("args = None", "args = object()"), True),
+])
+def test_a_method_only_a_branch_every_configuration_rules_out_calls_never_runs(tmp_path, configs, args, runs):
+    root = tmp_path / "app"
+    for name, text in {"train.py": _MIXUP_TRAIN, "src/__init__.py": "", "src/args.py": args,
+                       "src/mixup.py": _MIXUP, **configs}.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    assert [f.line for f in check_file(str(root / "src" / "mixup.py"), Settings(), ["MS613"])] == (
+        [_ELEM_LINE] if runs else [])
