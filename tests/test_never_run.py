@@ -106,6 +106,13 @@ def test_a_module_nothing_can_import_never_runs(tmp_path):
     assert lines(root / "unused.py") == [NET_LINE]
 
 
+@pytest.mark.parametrize("name", ["tests/test_model.py", "tests/conftest.py", "conftest.py", "setup.py"])
+def test_a_test_or_a_file_a_tool_finds_by_its_name_may_run(tmp_path, name):
+    root = tmp_path / "app"
+    application(root, **{"train.py": TRAIN, name: MODEL.replace("Decoder", "Net2")})
+    assert not module_never_runs(str(root / name))
+
+
 def test_an_entry_script_runs_the_cells_it_builds(tmp_path):
     root = tmp_path / "app"
     script = "import mindspore as ms\n" + MODEL + "\n\nif __name__ == '__main__':\n    {}\n"
