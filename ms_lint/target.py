@@ -1835,16 +1835,21 @@ _COMPUTED_IMPORT = re.compile(r"(?:import_module|__import__)\(\s*(?![rbuRBU]?[\"
 _LISTS_FOLDER = re.compile(r"\b(?:listdir|scandir|glob|iglob|rglob|iterdir|walk)\(")
 
 
-_FOUND_BY_TOOLS = frozenset({"__init__", "__main__", "conftest", "setup", "conf", "noxfile"})
+_FOUND_BY_TOOLS = frozenset({"__init__", "__main__", "conftest", "setup", "conf", "noxfile", "mindspore_hub_conf"})
+# What a script its users run by its path does: a statement at its top level that only calls
+# (``get_multicards_json(host_id)``, ``main()``) or loops, or reading its command line.
+_TOP_LEVEL_CALL = re.compile(r"^(?:[A-Za-z_][\w.]*\(|(?:for|while|with|async)\b)|\bparse_(?:known_)?args\(|"
+                             r"\bsys\.argv\b", re.MULTILINE)
 
 
 def _nothing_imports(path: str) -> bool:
     """Whether nothing can import the module at ``path``, a module of an application (not one of its scripts or
-    tests, nor a file a tool finds by its name: a package's ``__init__``, ``conftest.py``): no other file of the
-    application writes its name (code, configuration, shell script, test), none composes it from pieces of strings
-    (``composes_name``) and none imports modules it finds by listing a folder (``_LOADS_FILES``, or a computed
-    import beside a listing). False for a library's module, whose users import it, and where the application's
-    files cannot all be read."""
+    tests, nor a file that calls or loops at its top level or reads its command line, which its users may run by
+    its path, nor one a tool finds by its name: a package's ``__init__``, ``conftest.py``,
+    ``mindspore_hub_conf.py``): no other file of the application writes its name (code, configuration, shell
+    script, test), none composes it from pieces of strings (``composes_name``) and none imports modules it finds by
+    listing a folder (``_LOADS_FILES``, or a computed import beside a listing). False for a library's module, whose
+    users import it, and where the application's files cannot all be read."""
     if not path:
         return False
     application = _application_around(path, nested_in_any_project=True)
@@ -1854,8 +1859,8 @@ def _nothing_imports(path: str) -> bool:
     stem = os.path.splitext(os.path.basename(file))[0]
     text = _text(file)
     if text is None or stem in _FOUND_BY_TOOLS or file in application[1] or _MAIN_GUARD.search(text) or is_test_path(
-            os.path.relpath(file, application[0])):
-        return False  # (a package's ``__init__``, a script, a test: a tool finds them by their place)
+            os.path.relpath(file, application[0])) or _TOP_LEVEL_CALL.search(_code_text(text)):
+        return False  # (a package's ``__init__``, a script, a test: a tool or a user finds them by their place)
     read = _words_of(application[0])
     texts = _naming_texts(application[0])
     if read is None or texts is None:

@@ -106,10 +106,15 @@ def test_a_module_nothing_can_import_never_runs(tmp_path):
     assert lines(root / "unused.py") == [NET_LINE]
 
 
-@pytest.mark.parametrize("name", ["tests/test_model.py", "tests/conftest.py", "conftest.py", "setup.py"])
-def test_a_test_or_a_file_a_tool_finds_by_its_name_may_run(tmp_path, name):
+@pytest.mark.parametrize("name, more", [
+    ("tests/test_model.py", ""), ("tests/conftest.py", ""), ("conftest.py", ""), ("setup.py", ""),
+    ("mindspore_hub_conf.py", ""),  # found by MindSpore Hub
+    ("tools/convert.py", "\nconvert_weights('a.pth')\n"),  # a script its users run by its path
+    ("tools/frames.py", "\nargs = get_args()\nfor video in args.videos:\n    print(video)\n"),
+])
+def test_a_test_a_script_or_a_file_a_tool_finds_by_its_name_may_run(tmp_path, name, more):
     root = tmp_path / "app"
-    application(root, **{"train.py": TRAIN, name: MODEL.replace("Decoder", "Net2")})
+    application(root, **{"train.py": TRAIN, name: MODEL.replace("Decoder", "Net2") + more})
     assert not module_never_runs(str(root / name))
 
 
