@@ -1836,9 +1836,10 @@ _LISTS_FOLDER = re.compile(r"\b(?:listdir|scandir|glob|iglob|rglob|iterdir|walk)
 
 
 _FOUND_BY_TOOLS = frozenset({"__init__", "__main__", "conftest", "setup", "conf", "noxfile", "mindspore_hub_conf"})
-# What a script its users run by its path does: a statement at its top level that only calls
-# (``get_multicards_json(host_id)``, ``main()``) or loops, or reading its command line.
-_TOP_LEVEL_CALL = re.compile(r"^(?:[A-Za-z_][\w.]*\(|(?:for|while|with|async)\b)|\bparse_(?:known_)?args\(|"
+# What a script its users run by its path does: a statement at its top level that only calls a function
+# (``get_multicards_json(host_id)``, ``main()``; a module's setting up, ``sys.path.append(...)``, calls a method) or
+# loops, or reading its command line.
+_TOP_LEVEL_CALL = re.compile(r"^(?:[A-Za-z_]\w*\(|(?:for|while|with|async)\b)|\bparse_(?:known_)?args\(|"
                              r"\bsys\.argv\b", re.MULTILINE)
 
 

@@ -95,11 +95,13 @@ def test_two_definitions_of_a_name_do_not_name_each_other(tmp_path):
 
 def test_a_module_nothing_can_import_never_runs(tmp_path):
     root = tmp_path / "app"
-    application(root, **{"train.py": TRAIN, "unused.py": MODEL.replace("Decoder", "Net2")})
+    setting_up = "import sys\nsys.path.append('..')\n"  # (a module's setting up: no script's run)
+    application(root, **{"train.py": TRAIN, "unused.py": setting_up + MODEL.replace("Decoder", "Net2")})
     assert module_never_runs(str(root / "unused.py"))
     assert never_run(str(root / "unused.py"), ["Net", "Net2"]) == {"Net", "Net2"}
     assert lines(root / "unused.py") == []
     assert lines(root / "model.py") == [NET_LINE]
+    (root / "unused.py").write_text(MODEL.replace("Decoder", "Net2"))
     forget_projects()
     (root / "eval.py").write_text(TRAIN.replace("from model import Net", "from unused import Net"))
     assert never_run(str(root / "unused.py"), ["Net", "Net2"]) == {"Net2"}
