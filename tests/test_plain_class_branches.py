@@ -123,7 +123,8 @@ def test_a_namespace_read_or_another_class_s_own_namespace_drops_the_branch(tmp_
 
 def test_a_namespace_written_elsewhere_keeps_the_branch(tmp_path):
     other = "def load(args, cfg):\n    args.__dict__.update(cfg)\n"
-    assert reported(tmp_path, **{"other.py": other}) == [MULTILABEL_LINE]
+    run = RUN + "import other\nother.load(main(2), {})\n"  # (a module the application runs)
+    assert reported(tmp_path, run, **{"other.py": other}) == [MULTILABEL_LINE]
 
 
 def test_a_base_class_writing_the_attribute_keeps_the_branch(tmp_path):
