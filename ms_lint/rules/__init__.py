@@ -33,6 +33,7 @@ from ms_lint.rules.ms124_augmented_assignment_writes_in_place import AugmentedAs
 from ms_lint.rules.ms130_nested_tensor_control_flow import NestedTensorControlFlow
 from ms_lint.rules.ms131_variable_slice_bound import VariableSliceBound
 from ms_lint.rules.ms132_float_size_from_true_division import FloatSizeFromTrueDivision
+from ms_lint.rules.ms133_xor_of_python_bools import XorOfPythonBools
 from ms_lint.rules.ms201_plain_container_of_cells import PlainContainerOfCells
 from ms_lint.rules.ms202_plain_container_of_parameters import PlainContainerOfParameters
 from ms_lint.rules.ms203_forward_without_construct import ForwardWithoutConstruct
@@ -87,6 +88,7 @@ ALL_RULES: tuple[type[Rule], ...] = (
     NestedTensorControlFlow,
     VariableSliceBound,
     FloatSizeFromTrueDivision,
+    XorOfPythonBools,
     PlainContainerOfCells,
     PlainContainerOfParameters,
     ForwardWithoutConstruct,

@@ -461,6 +461,11 @@ EXPECTATIONS: dict[str, Expectation] = {
         error_types=("TypeError",),
         patterns=(r"float", r"Float"),
     ),
+    "MS133": Expectation(
+        COMPILE,
+        error_types=("TypeError",),
+        patterns=(r"BitXor",),
+    ),
     "MS702": Expectation(
         COMPILE,
         fails_at=frozenset(),
