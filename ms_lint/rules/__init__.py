@@ -56,6 +56,7 @@ from ms_lint.rules.ms610_call_rejected_by_version import CallRejectedByVersion
 from ms_lint.rules.ms611_call_meaning_changed import CallMeaningChanged
 from ms_lint.rules.ms612_deprecated_api import DeprecatedApi
 from ms_lint.rules.ms613_removed_numpy_name import RemovedNumpyName
+from ms_lint.rules.ms614_pytorch_layer_attribute import PytorchLayerAttribute
 from ms_lint.rules.ms701_ascend_float16_without_loss_scale import AscendFloat16WithoutLossScale
 from ms_lint.rules.ms702_ascend_stride_limits import AscendStrideLimits
 from ms_lint.rules.ms900_internal_error import InternalError
@@ -111,6 +112,7 @@ ALL_RULES: tuple[type[Rule], ...] = (
     CallMeaningChanged,
     DeprecatedApi,
     RemovedNumpyName,
+    PytorchLayerAttribute,
     AscendFloat16WithoutLossScale,
     AscendStrideLimits,
     InternalError,

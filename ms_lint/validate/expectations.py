@@ -409,6 +409,13 @@ EXPECTATIONS: dict[str, Expectation] = {
         located="anywhere",
         shows_eagerly=True,
     ),
+    "MS614": Expectation(
+        COMPILE,
+        error_types=("AttributeError",),
+        patterns=(r"has no attribute",),
+        located="anywhere",
+        shows_eagerly=True,
+    ),
     "MS610": Expectation(
         COMPILE,
         error_types=("TypeError", "RuntimeError"),
