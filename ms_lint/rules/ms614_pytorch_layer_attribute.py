@@ -1,4 +1,4 @@
-"""MS614: a PyTorch layer attribute read on a MindSpore layer that lacks it (``self.fc.in_features`` on ``nn.Dense``)."""
+"""MS614: a PyTorch layer attribute read on a MindSpore layer that lacks it (``self.fc.in_features`` on a Dense)."""
 from __future__ import annotations
 
 import ast
