@@ -31,6 +31,7 @@ class XorOfBools(FindingData):
 
 class XorOfPythonBools(Rule):
     code = "MS133"
+    compiled_only = True
     name = "xor-of-python-bools"
     summary = "`^` of two Python bools in graph code (`(a is None) ^ (b is not None)`)"
     fix_summary = "compare the two bools with `!=`: `(a is None) != (b is not None)`"

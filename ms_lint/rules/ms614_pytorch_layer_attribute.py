@@ -50,12 +50,14 @@ class PytorchLayerAttribute(Rule):
     what = """
         Reports `self.<layer>.<name>` in any method of a class (host code and graph code) where every assignment of
         `self.<layer>` in the class and its bases builds the same MindSpore layer (`nn.Dense(...)`, `nn.Conv2d(...)`,
-        `nn.BatchNorm2d(...)`) and `<name>` is an attribute PyTorch's counterpart of that layer has (from the PyTorch
-        API mapping) that the MindSpore layer does not: `in_features`/`out_features` on `nn.Dense`, `groups` and
-        `padding_mode` on `nn.Conv2d`, `weight`, `bias`, `running_mean` and `running_var` on `nn.BatchNorm2d`,
+        `nn.BatchNorm2d(...)`), `m.<name>` inside `if isinstance(m, nn.Dense):` (unless a class of the module
+        derives from that layer), and `m.<layer>.<name>` inside `if isinstance(m, Block):` where `Block` builds
+        `self.<layer>` so (a weight-initialising function), when `<name>` is an attribute PyTorch's counterpart of
+        that layer has (from the PyTorch API mapping) that the MindSpore layer does not: `in_features` and
+        `out_features` on `nn.Dense`, `groups` and `padding_mode` on `nn.Conv2d`, `weight`, `bias`, `running_mean` and `running_var` on `nn.BatchNorm2d`,
         `eps` on `nn.LayerNorm`. Which attributes each layer lacks is measured, not read from documents: both layers
         are built and read attribute by attribute (`python -m ms_lint.tools.layer_attributes`, stored per
-        MindSpore release). A read guarded by `hasattr(self.<layer>, "<name>")` in the same function, and layers
+        MindSpore release). A read guarded by `hasattr(<the object>, "<name>")` in the same function, and layers
         built from the project's own subclasses, are left alone.
     """
     why = """
@@ -88,32 +90,32 @@ class PytorchLayerAttribute(Rule):
         if not table:
             return
         version = module.target.version
-        for info in module.classes.values():
-            layers: dict[str, str | None] = {}
-            for method in info.methods.values():
-                receiver = first_argument(method)
-                if receiver is None:
+        layers: dict[tuple[str, str], str | None] = {}  # (class key, attribute) -> the layer it holds
+
+        def held(info: ClassInfo, attribute: str) -> str | None:
+            key = (info.key, attribute)
+            if key not in layers:
+                layers[key] = _one_layer(module, info, attribute)
+            return layers[key]
+
+        for function, owner in module.function_nodes():
+            nodes = list(module.index.own_code(function))
+            receiver = first_argument(function) if owner is not None else None
+            narrowed = _narrowed(module, nodes)
+            guarded = _hasattr_guards(nodes)
+            for node in nodes:
+                if not isinstance(node, ast.Attribute) or not isinstance(node.ctx, ast.Load):
                     continue
-                nodes = list(module.index.own_code(method))
-                guarded = _hasattr_guards(nodes, receiver)
-                for node in nodes:
-                    if not isinstance(node, ast.Attribute) or not isinstance(node.ctx, ast.Load):
-                        continue
-                    holder = self_attribute(node.value, receiver)
-                    if holder is None:
-                        continue
-                    if holder not in layers:
-                        layers[holder] = _one_layer(module, info, holder)
-                    layer = layers[holder]
-                    if layer is None or (holder, node.attr) in guarded:
-                        continue
-                    found = _missing(table, layer, version)
-                    if found is None or node.attr not in found[1]:
-                        continue
-                    yield self.report(module, node, LayerAttributeMissing(
-                        read=ast.unparse(node), attribute=node.attr, layer=layer,
-                        pytorch=table[layer]["pytorch"].rpartition(".")[2], instead=found[1][node.attr],
-                        version=found[0]))
+                layer = _layer_read(node, receiver, owner, narrowed, held)
+                if layer is None or (ast.unparse(node.value), node.attr) in guarded:
+                    continue
+                found = _missing(table, layer, version)
+                if found is None or node.attr not in found[1]:
+                    continue
+                yield self.report(module, node, LayerAttributeMissing(
+                    read=ast.unparse(node), attribute=node.attr, layer=layer,
+                    pytorch=table[layer]["pytorch"].rpartition(".")[2], instead=found[1][node.attr],
+                    version=found[0]))
 
     def fix(self, context: FixContext, finding: Finding) -> list[Edit]:
         node = finding.node
@@ -158,14 +160,61 @@ def _one_layer(module: ModuleFacts, info: ClassInfo, attribute: str) -> str | No
     return qualname if qualname and qualname.startswith("mindspore.nn.") else None
 
 
-def _hasattr_guards(nodes, receiver: str) -> set[tuple[str, str]]:
-    """(layer attribute, name) pairs a function asks ``hasattr(self.<layer>, "<name>")`` or ``getattr(...)`` of."""
+def _layer_read(node: ast.Attribute, receiver: str | None, owner: ClassInfo | None, narrowed, held) -> str | None:
+    """The MindSpore layer ``node`` reads an attribute of: ``self.fc.<name>`` where every assignment of ``self.fc``
+    builds it, ``m.<name>`` inside ``if isinstance(m, nn.Dense):``, ``m.proj.<name>`` inside ``if isinstance(m,
+    Block):`` where ``Block`` builds ``self.proj`` so; None otherwise."""
+    value = node.value
+    if receiver is not None and owner is not None:
+        holder = self_attribute(value, receiver)
+        if holder is not None:
+            return held(owner, holder)
+    if isinstance(value, ast.Name):
+        kind = _narrowed_at(narrowed, value.id, node)
+        return kind if isinstance(kind, str) else None
+    if isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name):
+        kind = _narrowed_at(narrowed, value.value.id, node)
+        return held(kind, value.attr) if isinstance(kind, ClassInfo) else None
+    return None
+
+
+def _narrowed(module: ModuleFacts, nodes) -> list[tuple[str, object, int, int]]:
+    """(name, what ``isinstance`` narrows it to, first and last line of the body) for each ``if isinstance(name,
+    C):`` of a function, where ``C`` is one MindSpore layer (its qualified name) or one class of this module."""
+    found = []
+    for node in nodes:
+        if not isinstance(node, ast.If) or not node.body:
+            continue
+        test = node.test
+        if not (isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "isinstance"
+                and len(test.args) == 2 and isinstance(test.args[0], ast.Name)):
+            continue
+        qualname = module.qualname(test.args[1])
+        kind = module.local_class(qualname) or (qualname if qualname and qualname.startswith("mindspore.nn.")
+                                                and not _subclassed(module, qualname) else None)
+        if kind is not None:
+            found.append((test.args[0].id, kind, node.body[0].lineno, node.body[-1].end_lineno or node.lineno))
+    return found
+
+
+def _subclassed(module: ModuleFacts, qualname: str) -> bool:
+    """Whether a class of this module derives from the MindSpore layer ``qualname`` (its instances pass the
+    ``isinstance`` test and may set PyTorch's attributes themselves)."""
+    return any(qualname in (module.qualname(base) for base in info.node.bases) for info in module.classes.values())
+
+
+def _narrowed_at(narrowed, name: str, node: ast.AST):
+    """What the innermost ``isinstance`` test holding ``node`` narrows ``name`` to, or None."""
+    holding = [(start, kind) for bound, kind, start, end in narrowed if bound == name and start <= node.lineno <= end]
+    return max(holding, key=lambda pair: pair[0])[1] if holding else None
+
+
+def _hasattr_guards(nodes) -> set[tuple[str, str]]:
+    """(object as written, name) pairs a function asks ``hasattr(obj, "<name>")`` or ``getattr(obj, ...)`` of."""
     found = set()
     for node in nodes:
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("hasattr", "getattr") \
                 and len(node.args) >= 2 and isinstance(node.args[1], ast.Constant) \
                 and isinstance(node.args[1].value, str):
-            holder = self_attribute(node.args[0], receiver)
-            if holder is not None:
-                found.add((holder, node.args[1].value))
+            found.add((ast.unparse(node.args[0]), node.args[1].value))
     return found
