@@ -54,8 +54,9 @@ class PytorchLayerAttribute(Rule):
         derives from that layer), and `m.<layer>.<name>` inside `if isinstance(m, Block):` where `Block` builds
         `self.<layer>` so (a weight-initialising function), when `<name>` is an attribute PyTorch's counterpart of
         that layer has (from the PyTorch API mapping) that the MindSpore layer does not: `in_features` and
-        `out_features` on `nn.Dense`, `groups` and `padding_mode` on `nn.Conv2d`, `weight`, `bias`, `running_mean` and `running_var` on `nn.BatchNorm2d`,
-        `eps` on `nn.LayerNorm`. Which attributes each layer lacks is measured, not read from documents: both layers
+        `out_features` on `nn.Dense`, `groups` and `padding_mode` on `nn.Conv2d`, `weight`, `bias`, `running_mean`
+        and `running_var` on `nn.BatchNorm2d`, `eps` on `nn.LayerNorm`. Which attributes each layer lacks is
+        measured, not read from documents: both layers
         are built and read attribute by attribute (`python -m ms_lint.tools.layer_attributes`, stored per
         MindSpore release). A read guarded by `hasattr(<the object>, "<name>")` in the same function, and layers
         built from the project's own subclasses, are left alone.
