@@ -50,16 +50,15 @@ class PytorchLayerAttribute(Rule):
     what = """
         Reports `self.<layer>.<name>` in any method of a class (host code and graph code) where every assignment of
         `self.<layer>` in the class and its bases builds the same MindSpore layer (`nn.Dense(...)`, `nn.Conv2d(...)`,
-        `nn.BatchNorm2d(...)`), `m.<name>` inside `if isinstance(m, nn.Dense):` (unless a class of the module
-        derives from that layer), and `m.<layer>.<name>` inside `if isinstance(m, Block):` where `Block` builds
-        `self.<layer>` so (a weight-initialising function), when `<name>` is an attribute PyTorch's counterpart of
-        that layer has (from the PyTorch API mapping) that the MindSpore layer does not: `in_features` and
-        `out_features` on `nn.Dense`, `groups` and `padding_mode` on `nn.Conv2d`, `weight`, `bias`, `running_mean`
-        and `running_var` on `nn.BatchNorm2d`, `eps` on `nn.LayerNorm`. Which attributes each layer lacks is
-        measured, not read from documents: both layers
-        are built and read attribute by attribute (`python -m ms_lint.tools.layer_attributes`, stored per
-        MindSpore release). A read guarded by `hasattr(<the object>, "<name>")` in the same function, and layers
-        built from the project's own subclasses, are left alone.
+        `nn.BatchNorm2d(...)`), `m.<name>` inside `if isinstance(m, nn.Dense):` (where the module builds an `nn.Dense`
+        and no class of it derives from `nn.Dense`), and `m.<layer>.<name>` inside `if isinstance(m, Block):` where
+        `Block` builds `self.<layer>` so (a weight-initialising function), when `<name>` is an attribute PyTorch's
+        counterpart of that layer has (from the PyTorch API mapping) that the MindSpore layer does not: `in_features`
+        and `out_features` on `nn.Dense`, `groups` and `padding_mode` on `nn.Conv2d`, `weight`, `bias`, `running_mean`
+        and `running_var` on `nn.BatchNorm2d`, `eps` on `nn.LayerNorm`. Which attributes each layer lacks is measured,
+        not read from documents: both layers are built and read attribute by attribute (`python -m
+        ms_lint.tools.layer_attributes`, stored per MindSpore release). A read guarded by `hasattr(<the object>,
+        "<name>")` in the same function, and layers built from the project's own subclasses, are left alone.
     """
     why = """
         Code ported from PyTorch reads layer attributes PyTorch sets (`nn.Linear(...).in_features`) to size the next
@@ -181,8 +180,10 @@ def _layer_read(node: ast.Attribute, receiver: str | None, owner: ClassInfo | No
 
 def _narrowed(module: ModuleFacts, nodes) -> list[tuple[str, object, int, int]]:
     """(name, what ``isinstance`` narrows it to, first and last line of the body) for each ``if isinstance(name,
-    C):`` of a function, where ``C`` is one MindSpore layer (its qualified name) or one class of this module."""
+    C):`` of a function, where ``C`` is one class of this module or one MindSpore layer the module builds (a
+    weight-initialising function's branch for a layer the model never holds does not run)."""
     found = []
+    built = None
     for node in nodes:
         if not isinstance(node, ast.If) or not node.body:
             continue
@@ -191,11 +192,20 @@ def _narrowed(module: ModuleFacts, nodes) -> list[tuple[str, object, int, int]]:
                 and len(test.args) == 2 and isinstance(test.args[0], ast.Name)):
             continue
         qualname = module.qualname(test.args[1])
+        if built is None:
+            built = _layers_built(module)
         kind = module.local_class(qualname) or (qualname if qualname and qualname.startswith("mindspore.nn.")
-                                                and not _subclassed(module, qualname) else None)
+                                                and qualname in built and not _subclassed(module, qualname)
+                                                else None)
         if kind is not None:
             found.append((test.args[0].id, kind, node.body[0].lineno, node.body[-1].end_lineno or node.lineno))
     return found
+
+
+def _layers_built(module: ModuleFacts) -> set[str]:
+    """The qualified names of the MindSpore layers the module calls (builds) anywhere."""
+    return {qualname for node in ast.walk(module.tree) if isinstance(node, ast.Call)
+            for qualname in (module.qualname(node.func),) if qualname and qualname.startswith("mindspore.nn.")}
 
 
 def _subclassed(module: ModuleFacts, qualname: str) -> bool:
