@@ -6,7 +6,9 @@ inside a multi-line string or on a backslash-continued line is marked at the end
 only place a comment can go there. A ``# noqa: E501`` already in that range gets the new codes added
 (``# noqa: E501, MS101``); a bare ``# noqa`` already silences everything. Only the ends of lines change: the
 tokenizer says where code, strings and comments are, so a ``#`` inside a string is never taken for a comment, and
-what the file means stays the same. Lines keep their own line endings; the file keeps its encoding.
+what the file means stays the same. Lines keep their own line endings; the file keeps its encoding. A finding that
+stands for other places of its cause (``findings.RELATED``) marks their lines too: fixing the first place then
+leaves the others silenced, as they were.
 """
 from __future__ import annotations
 
@@ -34,7 +36,7 @@ def add_noqa(source: str, findings: Sequence[Finding]) -> Marked:
     """``source`` with a ``# noqa`` for each of ``findings`` (the ones ``ms-lint check`` reports)."""
     from flake8.defaults import NOQA_INLINE_REGEXP
 
-    from ms_lint.noqa import line_ranges, noqa_line_mapping, without_noqa
+    from ms_lint.noqa import line_ranges, lines_of, noqa_line_mapping, without_noqa
 
     findings = list(findings)
     if not findings:
@@ -42,7 +44,7 @@ def add_noqa(source: str, findings: Sequence[Finding]) -> Marked:
     lines = source_lines(source)
     comments: dict[int, int] = {}  # line -> the column its comment starts at
     try:
-        ranges = line_ranges(lines, max(finding.line for finding in findings), comments)
+        ranges = line_ranges(lines, max(line for finding in findings for line in lines_of(finding)), comments)
     except (tokenize.TokenError, SyntaxError):
         return Marked(source, unmarked=findings)
     range_of = {}
@@ -51,8 +53,9 @@ def add_noqa(source: str, findings: Sequence[Finding]) -> Marked:
             range_of[number] = (first, last)
     codes_by_range: dict[tuple[int, int], set[str]] = {}
     for finding in findings:
-        if finding.line in range_of:
-            codes_by_range.setdefault(range_of[finding.line], set()).add(finding.code)
+        for line in lines_of(finding):
+            if line in range_of:
+                codes_by_range.setdefault(range_of[line], set()).add(finding.code)
     marked = 0
     for (first, last), codes in sorted(codes_by_range.items()):
         joined = "".join(lines[first - 1:last])

@@ -118,8 +118,14 @@ def analyse(tree: ast.Module, source: str, path: str, settings: Settings, codes:
         for rule in rules_for(codes):
             findings.extend(rule.check(module))
         findings = _unrun_marked(module, _with_what_compiles(module, findings))
-        findings = _one_finding_per_cause(_without_silenced(findings, silenced))
-        return module, findings if settings.each_line else collapsed_causes(module, findings)
+        hidden: list[Finding] | None = None if silenced is None else []
+        findings = _one_finding_per_cause(_without_silenced(findings, hidden))
+        if not settings.each_line:  # the findings left out are counted per cause too, as they would be shown
+            findings = collapsed_causes(module, findings)
+            hidden = None if hidden is None else collapsed_causes(module, _one_finding_per_cause(hidden))
+        if silenced is not None:
+            silenced.extend(hidden)
+        return module, findings
     except RecursionError as exc:
         return None, [internal_error(path, RecursionError(f"code nested too deeply to analyse ({exc})"))]
     except Exception as exc:  # noqa: BLE001 -- a checker exception must never abort the user's run
@@ -234,7 +240,7 @@ def _unique(findings: list[Finding]) -> list[Finding]:
 
 
 # Facts of a finding's data that say where or by what it is compiled, not what the misuse is.
-_PLACE_FACTS = frozenset({"same_on", "related", "compiled_by", "compiled_elsewhere", "entry_points"})
+_PLACE_FACTS = frozenset({"related", "compiled_by", "compiled_elsewhere", "entry_points"})
 
 
 def collapsed_causes(module, findings: list[Finding]) -> list[Finding]:
@@ -288,6 +294,7 @@ def cause_of(module, finding: Finding, positions: dict[int, int]):
     function, owner = module.code_around(position)
     if function is None and owner is None:
         return None  # module level: each statement runs once, on its own
-    facts = {key: value for key, value in finding.data.items() if key not in _PLACE_FACTS}
+    facts = {key: value for key, value in finding.data.items()
+             if key not in _PLACE_FACTS and key not in rule.place_facts}
     around = id(function) if function is not None else ("class", owner.name)
     return finding.code, around, json.dumps(facts, sort_keys=True, default=str), rule.cause_facts(module, finding)

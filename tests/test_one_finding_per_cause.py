@@ -145,7 +145,7 @@ def test_a_keyword_a_layer_does_not_take_repeated_in_a_module_is_one_finding_and
               "        self.c = nn.Conv2d(4, 4, 3, bias=False)")
     source = LAYERS.replace("self.layer = {call}", layers)
     found = [(f.line, f.message) for f in findings(source) if f.code == "MS604"]
-    assert [line for line, _ in found] == [8, 10] and found[0][1].endswith("(the same call on line 9)"), found
+    assert [line for line, _ in found] == [8, 10] and found[0][1].endswith("(also at line 9)"), found
     fixed = fix_source(source, "case.py", Settings.from_values(None, "strict", device="any")).fixed
     assert "bias=" not in fixed.replace("has_bias=", ""), fixed
     assert not [f for f in findings(fixed) if f.code == "MS604"]
@@ -158,8 +158,8 @@ def test_a_port_habit_repeated_in_a_module_is_reported_once_with_its_other_lines
     found = [(f.line, f.code, f.message) for f in findings(PORTED_BLOCKS) if f.code in ("MS606", "MS608")]
     assert [(line, code) for line, code, _ in found] == [
         (10, "MS608"), (11, "MS606"), (13, "MS606"), (19, "MS608"), (20, "MS608"), (21, "MS606"), (22, "MS606")]
-    assert found[1][2].endswith("(the same call on line 12)")
-    assert not [message for index, (_, _, message) in enumerate(found) if "(the same" in message and index != 1]
+    assert found[1][2].endswith("(also at line 12)")
+    assert not [message for index, (_, _, message) in enumerate(found) if "(also at" in message and index != 1]
 
 
 def test_fixing_the_first_of_a_repeated_cause_fixes_every_repeat():
@@ -197,9 +197,9 @@ def test_a_tensor_habit_repeated_in_a_function_is_reported_once_with_its_other_l
     found = [(f.line, f.code, f.message) for f in findings(TENSOR_HABITS) if f.code in ("MS601", "MS602")]
     assert [(line, code) for line, code, _ in found] == [
         (7, "MS602"), (8, "MS601"), (9, "MS601"), (15, "MS602")], found
-    assert found[0][2].endswith("(the same method .size() on lines 7, 10)")
-    assert found[1][2].endswith("(the same form on line 9)")
-    assert "(the same" not in found[2][2] and "(the same" not in found[3][2]
+    assert found[0][2].endswith("use .shape[0] (also at lines 7, 10)")
+    assert found[1][2].endswith("(also at line 9)")
+    assert "(also at" not in found[2][2] and "(also at" not in found[3][2]
 
 
 def test_fixing_the_first_of_a_repeated_tensor_habit_fixes_every_repeat():

@@ -44,6 +44,9 @@ class Rule:
     # roots that compile their line (``compiled_by``), and those in code only GRAPH_MODE compiles, where the mode was
     # inferred PyNative, are left out of the report (``ms_lint.target.SILENCED_BY``).
     compiled_only: ClassVar[bool] = False
+    # Facts of the rule's data that differ between places of one cause and that the engine's answer of what makes
+    # one cause (``engine.cause_of``) leaves out: MS601's evidence of a tensor's rank, read at each call.
+    place_facts: ClassVar[frozenset[str]] = frozenset()
 
     def check(self, module: "ModuleFacts") -> Iterator[Finding]:
         raise NotImplementedError

@@ -72,10 +72,15 @@ class SetDataInGraph(Rule):
                 return x
     """
 
+    @classmethod
+    def cause_facts(cls, module: ModuleFacts, finding: Finding):
+        """Whether the call has the form ``ops.assign`` replaces (``p.set_data(v)``) or not (``p.set_data(v,
+        slice_shape=True)``, left to the author): two misuses, each edited its own way."""
+        return _assignable(finding.node)
+
     def fix(self, context: FixContext, finding: Finding) -> list[Edit]:
         call = finding.node
-        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "set_data"
-                and len(call.args) == 1 and not call.keywords):
+        if not _assignable(call):
             return []  # init_data() and set_data(..., slice_shape=...) have no ops.assign form
         assign = context.reference("mindspore.ops") + ".assign"
         return [context.replace(call, f"{assign}({context.text(call.func.value)}, {context.text(call.args[0])})")]
@@ -88,3 +93,9 @@ class SetDataInGraph(Rule):
                 if (isinstance(node.func, ast.Attribute)
                         and node.func.attr in _METHODS and _may_be_parameter(function, node.func.value)):
                     yield self.report(module, node, SetData(method=node.func.attr, function=function.label))
+
+
+def _assignable(call) -> bool:
+    """``p.set_data(v)``: the form ``ops.assign(p, v)`` replaces."""
+    return (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "set_data"
+            and len(call.args) == 1 and not call.keywords)

@@ -85,13 +85,23 @@ class BuiltinMinMaxOnTensor(Rule):
                 yield self.report(module, node, BuiltinOnTensor(builtin=name, replacement=_REPLACEMENTS[name],
                                                                 function=function.label))
 
+    @classmethod
+    def cause_facts(cls, module: ModuleFacts, finding: Finding):
+        """Whether the call compares two values (``max(x.sum(), 1e-6)``: ``ops.maximum`` replaces it) or another
+        form (``max((x.sum(), 1.0))``, left to the author): two misuses, each edited its own way."""
+        return isinstance(finding.node, ast.Call) and _two_values(finding.node)
+
     def fix(self, context, finding: Finding) -> list:
         call = finding.node
         name = _builtin_min_max(context.module, call) if isinstance(call, ast.Call) else None
-        if name is None or len(call.args) != 2 or call.keywords or any(
-                isinstance(a, ast.Starred) for a in call.args):
+        if name is None or not _two_values(call):
             return []
         return [context.replace(call.func, context.reference(_REPLACEMENTS[name]))]
+
+
+def _two_values(call: ast.Call) -> bool:
+    """``max(a, b)``: two positional values, no keyword, nothing unpacked."""
+    return len(call.args) == 2 and not call.keywords and not any(isinstance(a, ast.Starred) for a in call.args)
 
 
 def _builtin_min_max(module: ModuleFacts, call: ast.Call) -> str | None:

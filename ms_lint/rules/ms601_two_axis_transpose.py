@@ -2,14 +2,12 @@
 from __future__ import annotations
 
 import ast
-import dataclasses
 from dataclasses import dataclass
 from typing import Iterator
 
 from ms_lint.model import TENSOR, ModuleFacts
 from ms_lint.findings import Finding, FindingData, fact
 from ms_lint.rules.base import Rule
-from ms_lint.rules.ms606_layer_positional_argument import by_cause, same_on_text
 from ms_lint.target import ALL_DEVICES, device_claim, device_names
 
 # MindSpore documents `Tensor.transpose(dim0, dim1)` for Ascend only, from 2.5 on
@@ -31,7 +29,6 @@ class TwoAxisTransposed(FindingData):
     function: str
     version: str
     two_axes_on_ascend: bool
-    same_on: list[int] | None = fact(optional=True)
 
     @property
     def ascend(self) -> str:
@@ -43,7 +40,7 @@ class TwoAxisTransposed(FindingData):
         return (f".transpose({axes}) in graph code ({self.function}) takes a full permutation on "
                 f"{device_names(self.devices)}: with two axes it fails to compile on a tensor of rank 3 or more and "
                 f"silently returns a 2-D tensor unchanged (PyNative swaps the axes; {self.ascend}); use "
-                f".swapaxes({axes}), which means the same on every device" + same_on_text(self.same_on, "form"))
+                f".swapaxes({axes}), which means the same on every device")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -61,7 +58,7 @@ class TwoAxisTransposedOfRank(TwoAxisTransposed):
                 f"(`{self.shaped_by}`, line {self.shaped_line}) fails to compile on {device_names(self.devices)}: "
                 "graph mode takes a full permutation there, and two axes fit only a 2-D tensor (ValueError; "
                 f"PyNative swaps the axes, and {self.ascend}); use .swapaxes({axes}), which means the same on every "
-                "device" + same_on_text(self.same_on, "form"))
+                "device")
 
 
 class TwoAxisTranspose(Rule):
@@ -108,32 +105,26 @@ class TwoAxisTranspose(Rule):
     """
 
     records = (TwoAxisTransposed, TwoAxisTransposedOfRank)
+    # one cause: the same two axes in one graph function, which a compile stops at first, whatever each tensor's rank
+    place_facts = frozenset({"rank", "shaped_by", "shaped_line"})
 
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
-        for (node, found), repeats in _reported(module):
-            yield self.report(module, node, dataclasses.replace(
-                found, same_on=[repeat.lineno for repeat in repeats] or None))
+        if not module.graph_functions:
+            return
+        target = module.target
+        holds_on = ("cpu", "gpu") if target.version_tuple[:2] >= _TWO_AXIS_FORM_ON_ASCEND_SINCE else ALL_DEVICES[::-1]
+        _, data = device_claim(target, holds_on)
+        for node, found in _calls(module, data, holds_on):
+            yield self.report(module, node, found)
 
     def fix(self, context, finding: Finding) -> list:
         call = finding.node
-        calls = next(([first[0], *repeats] for first, repeats in _reported(context.module) if first[0] is call),
-                     [call])
-        return [context.rename_attribute(each.func, "swapaxes") for each in calls
-                if isinstance(each, ast.Call) and _two_axis_transpose(each)]
+        if not (isinstance(call, ast.Call) and _two_axis_transpose(call)):
+            return []
+        return [context.rename_attribute(call.func, "swapaxes")]
 
 
-def _reported(module: ModuleFacts) -> list[tuple[tuple[ast.Call, TwoAxisTransposed], list[ast.Call]]]:
-    """The calls the rule reports, each with its record and the later calls of the same graph function with the
-    same two axes, not reported again: one cause, which a compile stops at first."""
-    if not module.graph_functions:
-        return []
-    target = module.target
-    holds_on = ("cpu", "gpu") if target.version_tuple[:2] >= _TWO_AXIS_FORM_ON_ASCEND_SINCE else ALL_DEVICES[::-1]
-    _, data = device_claim(target, holds_on)
-    return by_cause(_calls(module, data, holds_on))
-
-
-def _calls(module: ModuleFacts, data: dict, holds_on) -> Iterator[tuple[tuple, tuple, ast.Call]]:
+def _calls(module: ModuleFacts, data: dict, holds_on) -> Iterator[tuple[ast.Call, TwoAxisTransposed]]:
     target = module.target
     for function in module.graph_functions:
         for node in function.nodes_of(ast.Call):
@@ -149,7 +140,7 @@ def _calls(module: ModuleFacts, data: dict, holds_on) -> Iterator[tuple[tuple, t
                 shaped = shaped if len(shaped) <= 60 else shaped[:57] + "..."
                 found = TwoAxisTransposedOfRank(**vars(found), rank=rank.at_least, shaped_by=shaped,
                                                 shaped_line=rank.shaped_by.lineno)
-            yield (id(function.node), tuple(found.axes)), (node, found), node
+            yield node, found
 
 
 def _two_axis_transpose(call: ast.Call) -> bool:

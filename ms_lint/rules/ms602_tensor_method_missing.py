@@ -9,7 +9,6 @@ from ms_lint import mindspore_api as api
 from ms_lint.model import TENSOR, GraphFunction, ModuleFacts
 from ms_lint.findings import Finding, FindingData, fact
 from ms_lint.rules.base import Rule
-from ms_lint.rules.ms606_layer_positional_argument import by_cause, same_on_text
 
 # PyTorch ``torch.Tensor`` methods ported code calls, with the MindSpore function of the same operation (None: no
 # equivalent; the message says what to do instead). `detach` -> `ops.stop_gradient` is the one MindSpore's
@@ -80,12 +79,8 @@ class PytorchTensorMethod(FindingData):
     function: str
     graph: bool
     dimension: str | None = fact(optional=True)
-    same_on: list[int] | None = fact(optional=True)
 
     def message(self) -> str:
-        return self._message() + same_on_text(self.same_on, f"method .{self.name}()")
-
-    def _message(self) -> str:
         method = self.name
         where = f"graph code ({self.function})" if self.graph else self.function
         if self.property:
@@ -153,40 +148,36 @@ class TensorMethodMissing(Rule):
     """
 
     records = (PytorchTensorMethod,)
+    # one cause: the same method in one function, which a compile stops at first, whichever dimension it asks for
+    place_facts = frozenset({"dimension"})
 
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         version = module.target.version
-        for (node, function, missing), repeats in _reported(module):
+        for node, function, missing in _reported(module):
             dimension = _dimension(node) if not missing else None
             yield self.report(module, node, PytorchTensorMethod(
                 name=node.func.attr, module="mindspore.Tensor", version=api.mindspore_version(version),
                 target_version=version, property=not missing, function=function.label,
                 graph=module.is_graph_code(function.node),
-                dimension=ast.unparse(dimension) if dimension is not None else None,
-                same_on=[repeat.lineno for repeat in repeats] or None))
+                dimension=ast.unparse(dimension) if dimension is not None else None))
 
     def fix(self, context, finding: Finding) -> list:
-        call = finding.node
-        calls = next(([first[0], *repeats] for first, repeats in _reported(context.module) if first[0] is call),
-                     [call])
-        return [edit for each in calls if not any(_inside(each, other) for other in calls if other is not each)
-                for edit in _fixed(context, each)]
+        return _fixed(context, finding.node)
 
 
-def _reported(module: ModuleFacts) -> list[tuple[tuple[ast.Call, GraphFunction, bool], list[ast.Call]]]:
+def _reported(module: ModuleFacts) -> Iterator[tuple[ast.Call, GraphFunction, bool]]:
     """The calls the rule reports, each as (call, its function, whether MindSpore's Tensor lacks the method rather
-    than having it as a property) with the function's later calls of the same method, not reported again: one
-    cause, which a compile stops at first."""
+    than having it as a property)."""
     version = module.target.version
     existing, properties = api.tensor_methods(version), api.tensor_properties(version)
     # Every call of the module is among its call sites: when none calls such a method, reading each function's
     # calls is spared.
     if module.uses_torch() or _WATCHED.isdisjoint(module.written_call_names()):
-        return []
-    return by_cause(_calls(module, existing, properties))
+        return iter(())
+    return _calls(module, existing, properties)
 
 
-def _calls(module: ModuleFacts, existing, properties) -> Iterator[tuple[tuple, tuple, ast.Call]]:
+def _calls(module: ModuleFacts, existing, properties) -> Iterator[tuple[ast.Call, GraphFunction, bool]]:
     reported: set[int] = set()
     for function in _tensor_code(module):
         for node in function.nodes_of(ast.Call):
@@ -199,13 +190,7 @@ def _calls(module: ModuleFacts, existing, properties) -> Iterator[tuple[tuple, t
             if not (missing or func.attr in properties) or function.kind(func.value) != TENSOR:
                 continue
             reported.add(id(node))
-            yield (id(function.node), func.attr), (node, function, missing), node
-
-
-def _inside(node: ast.AST, other: ast.AST) -> bool:
-    """Whether ``node`` lies within ``other`` (``x.cpu().numpy().cpu()``: the outer call's fix rewrites it)."""
-    return ((other.lineno, other.col_offset) <= (node.lineno, node.col_offset)
-            and (node.end_lineno, node.end_col_offset) <= (other.end_lineno, other.end_col_offset))
+            yield node, function, missing
 
 
 def _fixed(context, call: ast.AST) -> list:

@@ -11,8 +11,7 @@ from ms_lint.edits import Edit, FixContext
 from ms_lint.model import ModuleFacts
 from ms_lint.rules.base import Rule
 from ms_lint.rules.ms205_conv_padding_without_pad_mode import padding_without_pad_mode
-from ms_lint.rules.ms606_layer_positional_argument import (
-    by_cause, same_on_text, shifted_advice, shifted_description, shifted_positional)
+from ms_lint.rules.ms606_layer_positional_argument import shifted_advice, shifted_description, shifted_positional
 
 # PyTorch's keyword for what MindSpore's layers call otherwise; suggested (and fixed) only where the layer takes
 # the MindSpore name.
@@ -39,7 +38,6 @@ class KeywordNotTaken(FindingData):
     target_version: str
     also: str | None = fact(optional=True, for_users=True)
     besides: str | None = fact(optional=True)
-    same_on: list[int] | None = fact(optional=True)
 
     def message(self) -> str:
         accepted = api.cell_keywords(self.name, self.target_version)
@@ -52,8 +50,7 @@ class KeywordNotTaken(FindingData):
         given = ", ".join(f"{name}=" for name in self.keywords)
         return (f"{layer}() takes no keyword {given} in MindSpore {self.version}: building it raises TypeError "
                 f"(unexpected keyword argument); {'; '.join(parts)}"
-                + (f"; once that is fixed the call still fails: {self.besides}" if self.besides is not None else "")
-                + same_on_text(self.same_on))
+                + (f"; once that is fixed the call still fails: {self.besides}" if self.besides is not None else ""))
 
 
 class LayerKeywordNotAccepted(Rule):
@@ -102,20 +99,17 @@ class LayerKeywordNotAccepted(Rule):
 
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         version = module.target.version
-        for (site, unknown, besides), repeats in _reported(module, version):
+        for site, unknown, besides in _calls_not_taken(module, version):
             yield self.report(module, site.node, KeywordNotTaken(
                 name=site.qualname, module=site.qualname.rpartition(".")[0], keywords=unknown,
                 version=api.mindspore_version(version), target_version=version,
-                also=besides[1] if besides else None, besides=besides[0] if besides else None,
-                same_on=[repeat.lineno for repeat in repeats] or None))
+                also=besides[1] if besides else None, besides=besides[0] if besides else None))
 
     def fix(self, context: FixContext, finding: Finding) -> list[Edit]:
         call = finding.node
         if not isinstance(call, ast.Call):
             return []
-        reported = _reported(context.module, context.module.target.version)
-        calls = next(([first[0].node, *repeats] for first, repeats in reported if first[0].node is call), [call])
-        return [edit for each in calls for edit in _renamed(context, each)]
+        return _renamed(context, call)
 
 
 def _renamed(context: FixContext, call: ast.Call) -> list[Edit]:
@@ -127,20 +121,14 @@ def _renamed(context: FixContext, call: ast.Call) -> list[Edit]:
             for keyword in unknown]
 
 
-def _reported(module: ModuleFacts, version: str) -> list[tuple[tuple, list[ast.Call]]]:
-    """The calls the rule reports, each as (call site, keywords not taken, what else it passes PyTorch's way) with
-    the later calls of the same cause (in the same function, the same class and keywords), not reported again."""
-    return by_cause(_calls_not_taken(module, version))
-
-
-def _calls_not_taken(module: ModuleFacts, version: str) -> Iterator[tuple[tuple, tuple, ast.Call]]:
+def _calls_not_taken(module: ModuleFacts, version: str) -> Iterator[tuple]:
+    """The calls the rule reports, each as (call site, keywords not taken, what else it passes PyTorch's way)."""
     for site in module.calls_to(*api.cell_class_names(version)):
         unknown = api.keywords_not_taken(site.qualname, site.node, version)
         if not unknown:
             continue
         besides = _besides(site.node, site.qualname, version)
-        cause = (id(site.function), site.qualname, tuple(unknown), besides[1] if besides else None)
-        yield cause, (site, unknown, besides), site.node
+        yield site, unknown, besides
 
 
 def _besides(call: ast.Call, qualname: str, version: str) -> tuple[str, str] | None:

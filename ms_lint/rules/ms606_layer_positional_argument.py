@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
-from typing import Callable, Hashable, Iterable, Iterator, TypeVar
+from typing import Callable, Iterator
 
 from ms_lint import mindspore_api as api
 from ms_lint import pytorch_mapping as mapping
@@ -11,8 +11,6 @@ from ms_lint.findings import Finding, FindingData, fact
 from ms_lint.edits import Edit, FixContext
 from ms_lint.model import ModuleFacts
 from ms_lint.rules.base import Rule
-
-T = TypeVar("T")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -38,33 +36,13 @@ class ShiftedPositional(FindingData):
     consequence: str
     kept: float | None = fact(optional=True)
     keywords: list[list[str]] | None
-    same_on: list[int] | None = fact(optional=True)
     # a rate read as its complement whose value is not written there: 0, PyTorch's "no dropout", is refused
     zero_refused: bool | None = fact(optional=True)
 
     def message(self) -> str:
         return (_description(self.name, self.value, self.index, self.pytorch_parameter, self.parameter,
                              self.consequence, self.kept, bool(self.zero_refused))
-                + "; pass " + _advice(self.pytorch_parameter, self.keywords) + same_on_text(self.same_on))
-
-
-def by_cause(found: Iterable[tuple[Hashable, T, ast.AST]]) -> list[tuple[T, list[ast.AST]]]:
-    """One finding per cause: of ``(cause, what is reported, node)`` in source order, the first of each cause with
-    the nodes of the others (what the first finding names, and its fix rewrites)."""
-    groups: dict[Hashable, tuple[T, list[ast.AST]]] = {}
-    for cause, first, node in found:
-        if cause in groups:
-            groups[cause][1].append(node)
-        else:
-            groups[cause] = (first, [])
-    return list(groups.values())
-
-
-def same_on_text(lines: list[int] | None, what: str = "call") -> str:
-    """What a message adds of the module's other calls with the same cause, reported once at the first."""
-    if not lines:
-        return ""
-    return f" (the same {what} on line{'s' if len(lines) > 1 else ''} {', '.join(map(str, lines))})"
+                + "; pass " + _advice(self.pytorch_parameter, self.keywords))
 
 
 class LayerPositionalArgument(Rule):
@@ -89,8 +67,7 @@ class LayerPositionalArgument(Rule):
         reads its own way (`dropout_rate=1.0`, a keep rate; a default of one half drops half either way; a
         default of 0.0 is PyTorch's "no dropout", which MindSpore refuses as a keep rate, so it stays reported).
         A call that also passes a keyword the layer does not take is MS604's, which names the positional
-        argument too. A function (an `__init__`) that repeats the same call (as written) is reported once, at the
-        first, with the lines of the others; the fix rewrites them all.
+        argument too.
     """
     why = """
         MindSpore takes the value as its own parameter (measured 2.10 and 2.7.1, CPU): some constructors refuse it
@@ -125,7 +102,7 @@ class LayerPositionalArgument(Rule):
 
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         version = module.target.version
-        for (site, shifted), repeats in _reported(module, version):
+        for site, shifted in _shifted_calls(module, version):
             keywords = _keywords_from(site.node, shifted, version)
             kept = _kept(site.node, shifted)
             yield self.report(module, site.node, ShiftedPositional(
@@ -136,45 +113,34 @@ class LayerPositionalArgument(Rule):
                 value=ast.unparse(site.node.args[shifted.index]), consequence=shifted.consequence,
                 kept=kept, zero_refused=True if _zero_refused(shifted, kept) else None,
                 keywords=None if keywords is None else [[keyword, ast.unparse(argument)]
-                                                        for keyword, argument in keywords],
-                same_on=[repeat.lineno for repeat in repeats] or None))
+                                                        for keyword, argument in keywords]))
 
     def fix(self, context: FixContext, finding: Finding) -> list[Edit]:
         call = finding.node
         if not isinstance(call, ast.Call):
             return []
         version = context.module.target.version
-        calls = next(([site.node, *repeats] for (site, _), repeats in _reported(context.module, version)
-                      if site.node is call), [call])
+        shifted = shifted_positional(call, context.module.qualname(call.func), version)
+        keywords = _keywords_from(call, shifted, version) if shifted is not None else None
         edits = []
-        for each in calls:
-            shifted = shifted_positional(each, context.module.qualname(each.func), version)
-            keywords = _keywords_from(each, shifted, version) if shifted is not None else None
+        prefix = ""
+        for keyword, argument in keywords or ():
+            if keyword == "pad_mode":
+                prefix = 'pad_mode="pad", '
+                continue
+            edits.append(context.replace(argument, f"{prefix}{keyword}={context.text(argument)}"))
             prefix = ""
-            for keyword, argument in keywords or ():
-                if keyword == "pad_mode":
-                    prefix = 'pad_mode="pad", '
-                    continue
-                edits.append(context.replace(argument, f"{prefix}{keyword}={context.text(argument)}"))
-                prefix = ""
         return edits
 
 
-def _reported(module: ModuleFacts, version: str) -> list[tuple[tuple[object, mapping.Difference], list[ast.AST]]]:
-    """The calls the rule reports, each with its difference and the later calls of the same cause (in the same
-    function, the same call as written), which are not reported again."""
-    return by_cause(_shifted_calls(module, version))
-
-
-def _shifted_calls(module: ModuleFacts, version: str) -> Iterator[tuple[tuple, tuple, ast.Call]]:
+def _shifted_calls(module: ModuleFacts, version: str) -> Iterator[tuple[object, mapping.Difference]]:
     for site in module.calls_to(*mapping.class_names("position")):
         if module.in_dead_branch(site.node, site.function):
             continue
         shifted = shifted_positional(site.node, site.qualname, version, _literals_bound(module, site.function))
         if shifted is None or api.keywords_not_taken(site.qualname, site.node, version):
             continue  # MS604 reports a call with a keyword the layer does not take, and names this too
-        cause = (id(site.function), shifted.api, ast.unparse(site.node))
-        yield cause, (site, shifted), site.node
+        yield site, shifted
 
 
 def shifted_positional(call: ast.Call, qualname: str | None, version: str = "",

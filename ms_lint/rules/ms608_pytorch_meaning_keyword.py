@@ -11,7 +11,6 @@ from ms_lint.edits import Edit, FixContext
 from ms_lint.findings import Finding, FindingData, fact
 from ms_lint.model import ModuleFacts
 from ms_lint.rules.base import Rule
-from ms_lint.rules.ms606_layer_positional_argument import by_cause, same_on_text
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -33,10 +32,6 @@ class PytorchMeaning(FindingData):
     name: str = fact(subject=True)
     page: str = fact(for_users=True)
     version: str = fact(for_users=True)
-    same_on: list[int] | None = fact(optional=True)
-
-    def message(self) -> str:
-        return super().message() + same_on_text(self.same_on, f"{self.parameter}={self.value}")
 
 
 class PytorchMeaningKeyword(Rule):
@@ -46,6 +41,8 @@ class PytorchMeaningKeyword(Rule):
                "(`nn.BatchNorm2d(c, momentum=0.1)`: MindSpore's momentum weights the running statistic)")
     fix_summary = "pass MindSpore's equivalent (`momentum=0.1` -> `momentum=0.9`)"
     records = (PytorchMeaning,)
+    # one cause: the same parameter given the same value in one function, whichever layer takes it and as written
+    place_facts = frozenset({"layer", "name", "given", "page"})
     what = """
         Reports a call of a `mindspore.nn` API that passes, by PyTorch's keyword or at PyTorch's position, a value
         MindSpore's parameter of the same name reads another way, for every such difference of ms-lint's table
@@ -95,14 +92,13 @@ class PytorchMeaningKeyword(Rule):
         reported = _reported(module, version)
         if reported and not module.application_trains():
             return  # the running statistics move only in training, which no entry path of the application runs
-        for (site, difference, given, value), repeats in reported:
+        for site, difference, given, value in reported:
             equivalent = 1 - value
             yield self.report(module, given, PytorchMeaning(
                 layer=api.last_name(site.qualname), parameter=difference.mindspore,
                 given=_given(given, value), value=_text(value), equivalent=_text(equivalent),
                 consequence=difference.consequence, moved=f"{1 - value:.0%}", name=site.qualname,
-                page=difference.page, version=api.mindspore_version(version),
-                same_on=[repeat.lineno for repeat in repeats] or None))
+                page=difference.page, version=api.mindspore_version(version)))
 
     @classmethod
     def cause(cls, module: ModuleFacts, finding: Finding):
@@ -123,19 +119,17 @@ class PytorchMeaningKeyword(Rule):
         data = self.data_of(finding)
         if not isinstance(data, PytorchMeaning):
             return []
-        reported = _reported(context.module, context.module.target.version)
-        given = next(([first[2], *repeats] for first, repeats in reported if first[2] is node), [node])
-        return [context.replace(each, data.equivalent) for each in given
-                if isinstance(each, ast.Constant) and isinstance(each.value, (int, float))]
+        if not (isinstance(node, ast.Constant) and isinstance(node.value, (int, float))):
+            return []
+        return [context.replace(node, data.equivalent)]
 
 
-def _reported(module: ModuleFacts, version: str) -> list[tuple[tuple, list[ast.expr]]]:
-    """The arguments the rule reports, each as (call site, difference, argument, its value) with the later arguments
-    of the same cause (in the same function, the same parameter given the same value), not reported again."""
-    return by_cause(_arguments(module, version))
+def _reported(module: ModuleFacts, version: str) -> list[tuple]:
+    """The arguments the rule reports, each as (call site, difference, argument, its value)."""
+    return list(_arguments(module, version))
 
 
-def _arguments(module: ModuleFacts, version: str) -> Iterator[tuple[tuple, tuple, ast.expr]]:
+def _arguments(module: ModuleFacts, version: str) -> Iterator[tuple]:
     for site in module.calls_to(*mapping.class_names("meaning")):
         if api.keywords_not_taken(site.qualname, site.node, version) or module.in_dead_branch(site.node,
                                                                                               site.function):
@@ -151,7 +145,7 @@ def _arguments(module: ModuleFacts, version: str) -> Iterator[tuple[tuple, tuple
             value = _number(given, lambda name: module.value_bound_to(name, function, owner))
             if value is None or not 0 < value < 0.5:
                 continue
-            yield (id(function), difference.mindspore, value), (site, difference, given, value), given
+            yield site, difference, given, value
 
 
 def _argument(call: ast.Call, qualname: str, difference: mapping.Difference,

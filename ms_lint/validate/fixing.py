@@ -58,8 +58,7 @@ def fix_at_line(source: str, path: str, line: int, syntax_level: str) -> tuple[s
     if placed is None:
         return None
     fixed, moved_to = placed
-    repeats = _repeats(on_line(_findings(source, path, Settings(syntax_level=syntax_level, each_line=True))))
-    if not _only_statement_changed(source, fixed, path, line, also=moved_to | repeats):
+    if not _only_statement_changed(source, fixed, path, line, also=moved_to):
         return None
     if moved_to:
         after = set(codes_on_line(fixed, path, line, syntax_level))
@@ -67,15 +66,6 @@ def fix_at_line(source: str, path: str, line: int, syntax_level: str) -> tuple[s
         after = {finding.code for finding in on_line(result.remaining)}
     codes = [code for code in dict.fromkeys(before) if code not in after]
     return (fixed, codes) if codes else None
-
-
-def _repeats(findings) -> frozenset[int]:
-    """The lines of the later calls of the same cause that each of ``findings`` reports once (its ``same_on``: the
-    same keyword passed to the same layer three times over), which its fix changes too, each on its own line."""
-    from ms_lint.rules import data_of
-
-    return frozenset(line for finding in findings
-                     for line in getattr(data_of(finding), "same_on", None) or ())
 
 
 # What stands in for a name the installed MindSpore lacks (MS607) so that building and compiling go on past it: a

@@ -359,7 +359,8 @@ def test_the_number_a_comparison_needs_is_one_the_constructor_allows():
 @needs_mindspore
 @pytest.mark.mindspore
 def test_a_fix_that_renames_the_keyword_on_its_repeats_too_gets_past_the_build(verdicts, zoo):
-    # Building raises at the first bias=; the fix renames it on both lines, each keeping its number.
+    # Building raises at the first bias=, then at the second (one cause, reported once): the fix of each line renames
+    # it there, each line keeping its number.
     lines = (zoo / "zoo/models/common/heads.py").read_text().splitlines()
     first = lines.index("        self.k_proj = nn.Dense(width, width, bias=False)") + 1
     keyword, sine = verdicts["Heads"], verdicts["Attention"]
@@ -367,7 +368,8 @@ def test_a_fix_that_renames_the_keyword_on_its_repeats_too_gets_past_the_build(v
     assert keyword.verdict == CONFIRMED, (keyword.message, keyword.notes)
     assert sine.finding.code == "MS101"
     assert sine.verdict == CONFIRMED, (sine.message, sine.notes)
-    assert sine.message.startswith(f"decided after applying the fix for MS604 at line {first}: "), sine.message
+    assert sine.message.startswith(f"decided after applying the fixes for MS604 at lines {first}, {first + 1}: "), \
+        sine.message
 
 
 @needs_mindspore
