@@ -35,7 +35,7 @@ def sizes(x):
 
 
 def other(x):
-    return np.int(x)
+    return np.float(x)
 """
 
 REPEATS = """
@@ -111,16 +111,16 @@ def places(findings, code: str) -> list[tuple[int, list[int]]]:
 
 def test_the_same_misuse_in_one_function_is_one_finding_naming_the_other_lines():
     found = check(NUMPY_NAMES.format(noqa_b=""))
-    assert places(found, "MS613") == [(7, [8, 9]), (14, [])]  # the other function's is its own
+    assert places(found, "MS613") == [(7, [8, 9]), (14, [])]  # np.float: another removed name, its own cause
     first = next(f for f in found if f.code == "MS613")
     assert first.message.endswith(" (also at lines 8, 9)")
     assert first.data[RELATED] == [{"line": 8, "col": 8}, {"line": 9, "col": 8}]
 
 
-def test_one_api_misused_the_same_way_twice_in_construct_is_one_finding_and_another_misuse_its_own():
+def test_a_changed_api_used_the_old_way_anywhere_in_the_file_is_one_finding():
     found = check(REPEATS)
-    # axis=1 twice in Up.construct: one cause; axis=2 is another fact; Down.construct is edited apart
-    assert places(found, "MS611") == [(7, [9]), (10, []), (16, [])]
+    # numpy's repeat(n, axis=...) anywhere in the file: one cause, one mechanical edit through the file
+    assert places(found, "MS611") == [(7, [9, 10, 16])]
 
 
 def test_a_module_constant_several_calls_read_is_one_cause_and_a_literal_its_own():
@@ -146,7 +146,7 @@ def test_fix_mends_every_place_of_a_cause():
     source = textwrap.dedent(NUMPY_NAMES.format(noqa_b=""))
     result = fix_source(source, "case.py", settings(), RULES_BY_CODE)
     assert "np.int(" not in result.fixed
-    assert result.fixed.count("int(x)") == 4
+    assert result.fixed.count("int(x)") == 3 and "return float(x)" in result.fixed
     assert [f.code for f in result.remaining if f.code == "MS613"] == []
 
 
@@ -225,7 +225,8 @@ def test_the_validator_plans_a_cause_on_its_first_line_and_keeps_the_others_in_i
     found = [f for f in check_file(str(model), settings(), ["MS611"]) if f.code == "MS611"]
     plan = plan_jobs(found, mindspore_version=VERSION)
     job = next(job for job in plan.jobs if job.qualname == "Up")
-    assert [(f.line, f.data.get(RELATED)) for f in job.findings] == [(7, [{"line": 9, "col": 12}]), (10, None)]
+    assert [(f.line, f.data.get(RELATED)) for f in job.findings] == [
+        (7, [{"line": 9, "col": 12}, {"line": 10, "col": 12}, {"line": 16, "col": 15}])]
 
 
 def test_boolean_masks_are_one_cause_per_mask_in_a_function():
@@ -378,3 +379,25 @@ def test_two_forms_of_one_misuse_that_need_different_edits_are_two_causes(code, 
     assert places(check(MIXED_FORMS), code) == expected
     result = fix_source(textwrap.dedent(MIXED_FORMS), "case.py", settings(), RULES_BY_CODE)
     assert places(result.remaining, code) == [expected[1]]  # the fixable form fixed at every place, the other left
+
+
+def test_an_api_change_is_one_cause_per_file_and_a_graph_hazard_one_per_function():
+    """Rules about an API a MindSpore or numpy version changed (MS607, MS610-MS613: ``Rule.cause_in_file``) name
+    the API's use anywhere in the file as one cause, one edit through the file; a graph-code hazard stays one per
+    function, where each Cell's code is edited on its own."""
+    found = check(NUMPY_NAMES.format(noqa_b="").replace("np.float(x)", "np.int(x)"))
+    assert places(found, "MS613") == [(7, [8, 9, 14])]
+    found = check("""
+        from mindspore import nn
+
+
+        class A(nn.Cell):
+            def construct(self, x):
+                return x.view(x.size(0), -1)
+
+
+        class B(nn.Cell):
+            def construct(self, x):
+                return x.view(x.size(0), -1)
+    """)
+    assert [line for line, _ in places(found, "MS602")] == [7, 12]

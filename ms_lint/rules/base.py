@@ -47,6 +47,11 @@ class Rule:
     # Facts of the rule's data that differ between places of one cause and that the engine's answer of what makes
     # one cause (``engine.cause_of``) leaves out: MS601's evidence of a tensor's rank, read at each call.
     place_facts: ClassVar[frozenset[str]] = frozenset()
+    # The facts that name the cause of a finding across its whole file, for rules whose cause is an API the file
+    # uses rather than one line's arguments (a name MindSpore removed, a call its version rejects): findings with
+    # the same values of these facts in one file are one cause, one edit through the file; empty: the engine's
+    # answer (one function) or ``cause``.
+    cause_in_file: ClassVar[tuple[str, ...]] = ()
 
     def check(self, module: "ModuleFacts") -> Iterator[Finding]:
         raise NotImplementedError
@@ -54,8 +59,11 @@ class Rule:
     @classmethod
     def cause(cls, module: "ModuleFacts", finding: Finding) -> Hashable | None:
         """What makes findings of this rule in one file one cause beyond the engine's own answer (the same facts in
-        one function: ``engine.cause_of``), such as the module's constant several calls read; None: that answer."""
-        return None
+        one function: ``engine.cause_of``), such as the module's constant several calls read; None: that answer.
+        By default the facts ``cause_in_file`` names, where the rule names some."""
+        if not cls.cause_in_file:
+            return None
+        return "file", tuple(repr(finding.data.get(name)) for name in cls.cause_in_file)
 
     @classmethod
     def cause_facts(cls, module: "ModuleFacts", finding: Finding) -> Hashable | None:

@@ -40,6 +40,7 @@ class MissingName(FindingData):
 
 class MissingMindSporeApi(Rule):
     code = "MS607"
+    cause_in_file = ("written", "module", "name")
     name = "missing-mindspore-api"
     summary = "a name read from a MindSpore module that the module does not have (`nn.functional`, `ops.xyz`)"
     fix_summary = "use the name MindSpore has (`mint.nn.functional.softmax`, `ops.softmax`)"

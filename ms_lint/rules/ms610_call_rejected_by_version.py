@@ -91,6 +91,7 @@ class Rejection(NamedTuple):
 
 class CallRejectedByVersion(Rule):
     code = "MS610"
+    cause_in_file = ("name", "kind", "keywords", "missing")
     name = "call-rejected-by-version"
     summary = ("a call of a MindSpore function, class or Tensor method that the target version rejects: a keyword "
                "it does not take, too many positional arguments, a required one left out")

@@ -59,6 +59,7 @@ class MeaningChanged(FindingData):
 
 class CallMeaningChanged(Rule):
     code = "MS611"
+    cause_in_file = ("method", "axis_keyword", "fewer_repeats_than_rank")
     name = "call-meaning-changed"
     summary = ("a call whose meaning changed between MindSpore versions: numpy's `t.repeat(n, axis)`, which "
                "MindSpore 2.7 and later read as PyTorch's tile")

@@ -43,6 +43,7 @@ class Deprecated(FindingData):
 
 class DeprecatedApi(Rule):
     code = "MS612"
+    cause_in_file = ("name",)
     name = "deprecated-api"
     summary = "a call of a MindSpore function, class or Tensor method that the target version deprecates"
     fix_summary = "call the replacement MindSpore names (`ops.padding` -> `ops.pad`)"

@@ -70,6 +70,7 @@ class RemovedName(FindingData):
 
 class RemovedNumpyName(Rule):
     code = "MS613"
+    cause_in_file = ("written",)
     name = "removed-numpy-name"
     summary = "a name numpy removed (`np.bool`, `np.int`, `np.float`, `np.asscalar`): AttributeError with the numpy " \
               "MindSpore runs with"

@@ -46,13 +46,13 @@ def test_fix_leaves_noqa_and_unselected_findings_alone(tmp_path):
     target.write_text(
         "from mindspore import nn\n\n\nclass Stem(nn.Cell):\n    def __init__(self):\n        super().__init__()\n"
         "        self.a = nn.Conv2d(3, 8, 3, padding=1)  # noqa: MS205\n"
-        "        self.b = nn.Conv2d(3, 8, 3, padding=1)\n"
+        "        self.b = nn.Conv2d(8, 8, 5, padding=2)\n"  # another padding: a cause of its own
         "        self.c = [nn.Dense(2, 2)]\n"
     )
     run = run_process("check", "--isolated", "--fix", "--extend-ignore=MS201", "stem.py", cwd=tmp_path)
     lines = target.read_text().splitlines()
     assert lines[6] == "        self.a = nn.Conv2d(3, 8, 3, padding=1)  # noqa: MS205"
-    assert lines[7] == '        self.b = nn.Conv2d(3, 8, 3, padding=1, pad_mode="pad")'
+    assert lines[7] == '        self.b = nn.Conv2d(8, 8, 5, padding=2, pad_mode="pad")'
     assert lines[8] == "        self.c = [nn.Dense(2, 2)]"
     assert run.status == 0, run.out
 
