@@ -109,7 +109,7 @@ def attribute_writes(path: str, attribute: str, lineage: frozenset[str] | None =
             if word == "setattr":
                 index = _index(file, text) if file.endswith(".py") else None
                 tree = _trees[file][1] if index is not None else None
-                others = index.other_instances(tree, lineage) if tree is not None else set()
+                others = index.other_instances(lineage) if tree is not None else set()
                 if tree is None or any(
                         isinstance(node.func, ast.Name) and node.func.id == "setattr"
                         and id(node) not in others
@@ -126,7 +126,7 @@ def attribute_writes(path: str, attribute: str, lineage: frozenset[str] | None =
         tree = _trees[file][1] if index is not None else None
         if tree is None:
             return None
-        others = index.other_instances(tree, lineage)
+        others = index.other_instances(lineage)
         count += sum(id(node) not in others for node in index.attribute_stores(tree).get(attribute, ()))
     return count
 
@@ -151,7 +151,7 @@ def _writes_a_namespace(file: str, text: str, lineage: frozenset[str] | None) ->
             return node.args[0]
         return None
 
-    others = index.other_instances(tree, lineage)
+    others = index.other_instances(lineage)
     for node in ast.walk(tree):
         if isinstance(node, ast.Subscript) and not isinstance(node.ctx, ast.Load):
             owner = namespace(node.value)
@@ -165,14 +165,13 @@ def _writes_a_namespace(file: str, text: str, lineage: frozenset[str] | None) ->
     return False
 
 
-def _on_other_instances(tree: ast.Module, lineage: frozenset[str] | None) -> set[int]:
-    """The ids of the writes in ``tree`` that set an attribute of the instance of a method of a class outside
-    ``lineage`` (``self.mode = mode``, ``setattr(self, key, value)``): that class's instances (and its subclasses'),
-    never one of the lineage's. Empty where ``lineage`` is None."""
+def _on_other_instances(classes: list[ast.ClassDef], lineage: frozenset[str] | None) -> set[int]:
+    """The ids of the writes in a file (its ``classes``, nested ones included) that set an attribute of the
+    instance of a method of a class outside ``lineage`` (``self.mode = mode``, ``setattr(self, key, value)``): that
+    class's instances (and its subclasses'), never one of the lineage's. Empty where ``lineage`` is None."""
     others: set[int] = set()
     if lineage is None:
         return others
-    classes = [node for node in ast.walk(tree) if isinstance(node, ast.ClassDef)]
     for node in classes:
         if node.name in lineage:
             continue
@@ -594,11 +593,12 @@ class _FileIndex:
                     self._attribute_stores.setdefault(node.attr, []).append(node)
         return self._attribute_stores
 
-    def other_instances(self, tree: ast.Module, lineage: frozenset[str] | None) -> set[int]:
-        """``_on_other_instances`` of the file's ``tree``, once per ``lineage``."""
+    def other_instances(self, lineage: frozenset[str] | None) -> set[int]:
+        """``_on_other_instances`` of the file, once per ``lineage``."""
         found = self._other_instances.get(lineage)
         if found is None:
-            found = self._other_instances[lineage] = _on_other_instances(tree, lineage)
+            found = self._other_instances[lineage] = _on_other_instances(
+                [node for node in self.definitions if node.__class__ is ast.ClassDef], lineage)
         return found
 
     def foreign_names(self, modules: frozenset[str]) -> frozenset[str]:
