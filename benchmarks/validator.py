@@ -9,10 +9,10 @@ Run it from the repository root, in the environment where ms-lint and MindSpore 
 
 The project is generated in a temporary directory: ``--units`` / 3 modules of a package, each with three Cells
 that the static checks flag: one whose compile fails (numpy on a tensor, MS101: confirmed), one holding a Dense
-and a LayerNorm in a plain list (MS201: compiles, then the parameter probe runs), and one holding parameter-free
-activations in a plain list (MS201: compiles, nothing lost). Small Cells on purpose: the figure is the
-validator's overhead per job (scheduling, import, instance, compile, probe, verdict), not MindSpore's compile
-time of a large model.
+and a LayerNorm in a plain list (MS201: compiles, then the parameter probe runs), and one holding a PReLU (one
+learnable slope) beside a parameter-free Tanh in a plain list (MS201: parameter-free Cells alone are not flagged).
+Small Cells on purpose: the figure is the validator's overhead per job (scheduling, import, instance, compile,
+probe, verdict), not MindSpore's compile time of a large model.
 
 What is measured:
 
@@ -76,7 +76,7 @@ class Stages{index}(nn.Cell):
 class Activations{index}(nn.Cell):
     def __init__(self):
         super().__init__()
-        self.activations = [nn.ReLU(), nn.Tanh()]
+        self.activations = [nn.PReLU(), nn.Tanh()]
 
     def construct(self, x):
         return self.activations[0](x) * self.activations[1](x) + {index}
@@ -148,7 +148,9 @@ def cached_rerun(project: Path, lint_options, repeat: int) -> dict:
         report = validate_paths([str(project / "benchpkg")], options, lint_options=lint_options)
         in_process.append(time.perf_counter() - started)
         assert all(unit.cached for unit in report.units), "a warm re-run must come from the cache"
-    command = [sys.executable, "-m", "ms_lint.cli", "validate", str(project / "benchpkg")]
+    # The same target as the in-process runs (``ValidateOptions``' STRICT on CPU), not the one ``check`` infers.
+    command = [sys.executable, "-m", "ms_lint.cli", "validate", str(project / "benchpkg"), "--syntax-level",
+               options.syntax_level, "--device", options.device]
     whole = []
     for _ in range(repeat):
         started = time.perf_counter()

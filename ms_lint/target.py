@@ -1407,7 +1407,7 @@ def mode_of(path: str, bound: str | None) -> ModuleMode:
 # An application runs what its entry points reach (``_runs``, below), and at most what its files name: a class that
 # no file of the application names (its scripts, its modules, its configuration files, its shell scripts), but where
 # it is defined, in a module the application uses, never runs there. A library's users may run all of it; so may the
-# fixtures of tests; and a module no file names yet is one being written, checked whole.
+# fixtures of tests. A module of an application nothing can import (``_nothing_imports``) never runs.
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # (each pattern begins with what it reads, for the search to pass over what cannot start a match: a word's
@@ -1513,7 +1513,7 @@ _applications_using: dict[str, tuple[str, tuple[str, ...]] | None] = {}  # path 
 
 def _application_using(path: str) -> tuple[str, tuple[str, ...]] | None:
     """The application (folder, entry points) that uses the module at ``path`` and that alone: None for a library's
-    module, for a module no file of the application names yet (one being written is checked whole) and for a
+    module, for a module no file of the application names (``_nothing_imports`` answers for it) and for a
     source without a file. Found once per path and process (``_forget_modes``)."""
     if path in _applications_using:
         return _applications_using[path]
@@ -1535,7 +1535,7 @@ def _find_application_using(path: str) -> tuple[str, tuple[str, ...]] | None:
     stem = os.path.splitext(os.path.basename(file))[0]
     if stem != "__init__" and file not in application[1] and stem not in modules and not _MAIN_GUARD.search(
             _text(file) or ""):
-        return None  # a module no file names: not yet part of the application (being written), all checked
+        return None  # a module no file names as a module: ``_nothing_imports`` says whether any can run it
     return application
 
 
@@ -1566,12 +1566,16 @@ _REGISTERING = re.compile(r"@(?![ \t]*(?:[\w.]*\.)?(?:jit|ms_function|constexpr|
 class _Pieces:
     """A Python file cut at its top-level statements: the words its top-level statements run (``runs``), the
     names its import statements give other names (``as``: (name, alias)), each top-level ``def``/``class`` (its
-    name, the words it names, whether a decorator registers it), and the words its import statements name."""
+    name, the words it names, whether a decorator registers it), the words its import statements name, and of the
+    words the statements and blocks name, those that may name a module (``quoted``, ``quoted_in``: an attribute, a
+    string's path): a bare name in code finds no module but through an import, which ``reached_from`` follows."""
 
     runs: frozenset[str]
     aliases: tuple[tuple[str, str], ...]
     blocks: tuple[tuple[str, frozenset[str], bool], ...]
     imports: frozenset[str]
+    quoted: frozenset[str]  # the words of ``runs`` that may name a module (``_module_words``)
+    quoted_in: dict[str, frozenset[str]]  # a block's name -> those words of its blocks
     looks_up: bool  # names looked up as the text cannot follow (``_LOOKED_UP``)
     edits_path: bool  # ``sys.path`` edited
     getattr_of: frozenset[str]  # the names ``getattr`` reads a computed attribute of
@@ -1589,6 +1593,8 @@ def _pieces(text: str, entry: bool) -> _Pieces:
     imports: set[str] = set()
     aliases: list[tuple[str, str]] = []
     blocks: list[tuple[str, frozenset[str], bool]] = []
+    quoted: set[str] = set()
+    quoted_in: dict[str, set[str]] = {}
     kind, name, lines = "", "", []  # the piece being read
 
     def close() -> None:
@@ -1602,8 +1608,10 @@ def _pieces(text: str, entry: bool) -> _Pieces:
             start = next((index for index, line in enumerate(lines) if _BLOCK_START.match(line)), len(lines))
             registered = any(_REGISTERING.match(line) for line in lines[:start] if line.startswith("@"))
             blocks.append((name, frozenset(_WORD.findall(piece)), registered))
+            quoted_in.setdefault(name, set()).update(_module_words(piece))
         elif kind == "run":
             runs.update(_WORD.findall(piece))
+            quoted.update(_module_words(piece))
 
     in_string = ""
     for line in text.splitlines():
@@ -1636,8 +1644,33 @@ def _pieces(text: str, entry: bool) -> _Pieces:
     looks_up = any(word in text for word in _LOOKING_UP) and _LOOKED_UP.search(text) is not None
     edits_path = "sys.path" in text and _PATH_EDIT.search(text) is not None
     getattr_of = frozenset(_MODULE_GETATTR.findall(text)) if "getattr(" in text else frozenset()
-    return _Pieces(frozenset(runs), tuple(aliases), tuple(blocks), frozenset(imports), looks_up, edits_path,
-                   getattr_of)
+    return _Pieces(frozenset(runs), tuple(aliases), tuple(blocks), frozenset(imports), frozenset(quoted),
+                   {block: frozenset(words) for block, words in quoted_in.items()}, looks_up, edits_path, getattr_of)
+
+
+# A string literal on one line (a triple-quoted one as its pieces between quotes); an attribute's name.
+_STRING = re.compile(r"([\"'])((?:\\.|(?!\1).)*)\1")
+_ATTRIBUTE = re.compile(r"\.[ \t]*([A-Za-z_]\w*)")
+
+
+def _module_words(piece: str) -> set[str]:
+    """The words of ``piece`` that may name a module: an attribute outside an import statement (``src.nets``),
+    and inside a string literal all the words of one without spaces (``"src.nets"``, ``f"models.{name}"``), and in
+    one with spaces (a command, a message) those of a path (``python src/model.py``, ``src.model``) or after
+    ``-m``; all its words where a string spans lines."""
+    if '"""' in piece or "'''" in piece or "\\\n" in piece:
+        return set(_WORD.findall(piece))
+    words = set(_ATTRIBUTE.findall(_IMPORT_LINE.sub("", piece)))
+    for match in _STRING.finditer(piece):
+        tokens = match.group(2).split()
+        if len(tokens) == 1:
+            words.update(_WORD.findall(tokens[0]))
+            continue
+        for index, token in enumerate(tokens):
+            token = token.rstrip(".,;:!?)'\"")
+            if "." in token or "/" in token or index and tokens[index - 1] == "-m":
+                words.update(_WORD.findall(token))
+    return words
 
 
 _file_pieces: dict[tuple[str, bool], tuple[str, _Pieces]] = {}
@@ -1676,15 +1709,22 @@ def _runs(folder: str, entries: tuple[str, ...]) -> tuple[frozenset[str], frozen
                 os.path.abspath(path))
     run: set[str] = set()
     pending: list[str] = []
+    quoted: set[str] = set()  # the words of ``run`` that may name a module: ``_module_words``, a file not Python
+    quoted_pending: list[str] = []
     reached: set[str] = set()
     blocks: dict[str, list[frozenset[str]]] = {}  # name -> the words of each block of a reached file so named
+    quoted_blocks: dict[str, list[frozenset[str]]] = {}  # name -> those words of each that may name a module
     aliased: dict[str, set[str]] = {}  # alias -> the names imported as it
 
-    def name(words: Iterable[str]) -> None:
+    def name(words: Iterable[str], in_string: Iterable[str] = ()) -> None:
         for word in words:
             if word not in run:
                 run.add(word)
                 pending.append(word)
+        for word in in_string:
+            if word not in quoted:
+                quoted.add(word)
+                quoted_pending.append(word)
 
     def reach(path: str) -> bool:
         for module in reached_from(path) if path.endswith(".py") else (path,):
@@ -1694,16 +1734,17 @@ def _runs(folder: str, entries: tuple[str, ...]) -> tuple[frozenset[str], frozen
             pieces = _pieces_of(module, module in scripts)
             if pieces is None:
                 return False
-            name(pieces.runs)
+            name(pieces.runs, pieces.quoted)
             for alias_name, alias in pieces.aliases:
                 aliased.setdefault(alias, set()).add(alias_name.rsplit(".", 1)[-1])
                 if alias in run:
                     name((alias_name.rsplit(".", 1)[-1],))
             for block, words, registered in pieces.blocks:
                 if registered or block in run:
-                    name(words)
+                    name(words, pieces.quoted_in.get(block, ()))
                 else:
                     blocks.setdefault(block, []).append(words)
+                    quoted_blocks.setdefault(block, []).append(pieces.quoted_in.get(block, frozenset()))
         return len(reached) < _MAX_REACHED
 
     scripts = {*entries, *(os.path.abspath(path) for path in files if path.endswith(".py") and _script(path))}
@@ -1714,15 +1755,18 @@ def _runs(folder: str, entries: tuple[str, ...]) -> tuple[frozenset[str], frozen
             if not reach(os.path.abspath(root)):
                 return None
         else:
-            name(_WORD.findall(_text(root) or ""))
-    while pending:
-        word = pending.pop()
-        for words in blocks.pop(word, ()):
-            name(words)
-        name(aliased.get(word, ()))
-        for module in by_stem.get(word, ()):
-            if module not in reached and not reach(module):
-                return None
+            words = _WORD.findall(_text(root) or "")
+            name(words, words)
+    while pending or quoted_pending:
+        while pending:
+            word = pending.pop()
+            for words, in_string in zip(blocks.pop(word, ()), quoted_blocks.pop(word, ())):
+                name(words, in_string)
+            name(aliased.get(word, ()))
+        while quoted_pending:
+            for module in by_stem.get(quoted_pending.pop(), ()):
+                if module not in reached and not reach(module):
+                    return None
     stems = set(by_stem)
     for module in reached:
         pieces = _pieces_of(module, module in scripts)
@@ -1758,8 +1802,11 @@ def never_run(path: str, names: Iterable[str]) -> frozenset[str]:
     """Of ``names`` (classes and functions the module at ``path`` defines), those its application never runs: all
     of them in a module no code it runs imports or names (``_runs``), else those no code it runs names and those no
     file of the application names but where they are defined. Where the text cannot say what runs (``_runs``), those
-    no file names. Empty for a library's module, for a module no file of the application names yet (one being
-    written is checked whole) and for a source without a file."""
+    no file names; all of them where nothing can import the module (``_nothing_imports``). Empty for a library's
+    module, for a module no file names as a module but some file writes its name, and for a source without a
+    file."""
+    if _nothing_imports(path):
+        return frozenset(names)
     application = _application_using(path)
     read = _words_of(application[0]) if application is not None else None
     if read is None:
@@ -1781,12 +1828,61 @@ def never_run(path: str, names: Iterable[str]) -> frozenset[str]:
 
 def module_never_runs(path: str) -> bool:
     """Whether the application of the module at ``path`` never runs it at all: no code it runs imports or names it
-    (``never_run``'s answer for everything the module defines, and for its top-level statements too)."""
+    (``never_run``'s answer for everything the module defines, and for its top-level statements too), or nothing
+    can import it (``_nothing_imports``)."""
+    if _nothing_imports(path):
+        return True
     application = _application_using(path)
     if application is None or _words_of(application[0]) is None:
         return False
     runs = _runs(*application)
     return runs is not None and os.path.abspath(path) not in runs[0]
+
+
+# Code that may import a module no file names: by the files a folder holds (``pkgutil.iter_modules``, a path loaded
+# as a module), or by a computed name beside a listing of a folder.
+_LOADS_FILES = re.compile(r"\b(?:iter_modules|walk_packages|spec_from_file_location|SourceFileLoader|load_source|"
+                          r"run_path|find_spec)\b")
+_COMPUTED_IMPORT = re.compile(r"(?:import_module|__import__)\(\s*(?![rbuRBU]?[\"'][\w.]*[\"']\s*[,)])|\bexec\(")
+_LISTS_FOLDER = re.compile(r"\b(?:listdir|scandir|glob|iglob|rglob|iterdir|walk)\(")
+
+
+_FOUND_BY_TOOLS = frozenset({"__init__", "__main__", "conftest", "setup", "conf", "noxfile", "mindspore_hub_conf"})
+# What a script its users run by its path does: a statement at its top level that only calls a function
+# (``get_multicards_json(host_id)``, ``main()``; a module's setting up, ``sys.path.append(...)``, calls a method) or
+# loops, or reading its command line.
+_TOP_LEVEL_CALL = re.compile(r"^(?:[A-Za-z_]\w*\(|(?:for|while|with|async)\b)|\bparse_(?:known_)?args\(|"
+                             r"\bsys\.argv\b", re.MULTILINE)
+
+
+def _nothing_imports(path: str) -> bool:
+    """Whether nothing can import the module at ``path``, a module of an application (not one of its scripts or
+    tests, nor a file that calls or loops at its top level or reads its command line, which its users may run by
+    its path, nor one a tool finds by its name: a package's ``__init__``, ``conftest.py``,
+    ``mindspore_hub_conf.py``): no other file of the application writes its name (code, configuration, shell
+    script, test), none composes it from pieces of strings (``composes_name``) and none imports modules it finds by
+    listing a folder (``_LOADS_FILES``, or a computed import beside a listing). False for a library's module, whose
+    users import it, and where the application's files cannot all be read."""
+    if not path:
+        return False
+    application = _application_around(path, nested_in_any_project=True)
+    if application is None:
+        return False
+    file = os.path.abspath(path)
+    stem = os.path.splitext(os.path.basename(file))[0]
+    text = _text(file)
+    if text is None or stem in _FOUND_BY_TOOLS or file in application[1] or _MAIN_GUARD.search(text) or is_test_path(
+            os.path.relpath(file, application[0])) or _TOP_LEVEL_CALL.search(_code_text(text)):
+        return False  # (a package's ``__init__``, a script, a test: a tool or a user finds them by their place)
+    read = _words_of(application[0])
+    texts = _naming_texts(application[0])
+    if read is None or texts is None:
+        return False
+    own = len(re.findall(rf"\b{re.escape(stem)}\b", _code_text(text)))
+    if read[0].get(stem, 0) > own or _composed(texts, stem):
+        return False
+    return not any(_LOADS_FILES.search(code) or _COMPUTED_IMPORT.search(code) and _LISTS_FOLDER.search(code)
+                   for name, code in texts if name.endswith(".py"))
 
 
 def files_naming(path: str, name: str) -> tuple[tuple[str, str], ...] | None:
@@ -1819,6 +1915,11 @@ def composes_name(path: str, name: str) -> bool | None:
     texts = _naming_texts(application[0]) if application is not None else None
     if texts is None:
         return None
+    return _composed(texts, name)
+
+
+def _composed(texts: tuple[tuple[str, str], ...], name: str) -> bool:
+    """Whether a Python file of ``texts`` (file, text) may compose ``name`` at run time (``composes_name``)."""
     return any((name.startswith(piece) and piece != name) for file, text in texts if file.endswith(".py")
                for piece in _BEFORE_SLOT.findall(text)) or any(
         (name.endswith(piece) and piece != name) for file, text in texts if file.endswith(".py")

@@ -87,6 +87,52 @@ COMPILE_CASES = [
                     loss = total * 2
                 return loss
     """, "fail", "fail", True),
+    ("number-before-an-if-on-data-a-parent-passes", "MS121", """
+        class Block(nn.Cell):
+            def construct(self, x):
+                v = 0
+                if x[0][0] > 0:
+                    v = x * 2
+                return v
+
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.block = Block()
+
+            def construct(self, x):
+                return self.block(ops.relu(x))
+    """, "fail", "fail", True),
+    ("wrapper-returning-two-dtypes-on-a-flag-a-parent-computes", "MS121", """
+        class Wrap(nn.Cell):
+            def construct(self, x, flag):
+                if flag > 0:
+                    return x.astype(ms.float16)
+                return x
+
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.wrap = Wrap()
+
+            def construct(self, x):
+                return self.wrap(x, x.sum())
+    """, "fail", "fail", True),
+    ("wrapper-given-a-constant-flag", None, """
+        class Wrap(nn.Cell):
+            def construct(self, x, flag):
+                if flag > 0:
+                    return x.astype(ms.float16)
+                return x
+
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.wrap = Wrap()
+
+            def construct(self, x):
+                return self.wrap(x, 1)
+    """, "ok", "ok", False),
     ("none-against-a-tensor", "MS121", """
         class Net(nn.Cell):
             def construct(self, x):

@@ -93,15 +93,31 @@ def test_two_definitions_of_a_name_do_not_name_each_other(tmp_path):
     assert lines(model) == [NET_LINE]
 
 
-def test_a_module_no_file_of_the_application_names_yet_is_checked_whole(tmp_path):
+def test_a_module_nothing_can_import_never_runs(tmp_path):
     root = tmp_path / "app"
-    application(root, **{"train.py": TRAIN, "unused.py": MODEL.replace("Decoder", "Net2")})
-    assert never_run(str(root / "unused.py"), ["Net", "Net2"]) == frozenset()
-    assert lines(root / "unused.py") == [NET_LINE, DECODER_LINE]
+    setting_up = "import sys\nsys.path.append('..')\n"  # (a module's setting up: no script's run)
+    application(root, **{"train.py": TRAIN, "unused.py": setting_up + MODEL.replace("Decoder", "Net2")})
+    assert module_never_runs(str(root / "unused.py"))
+    assert never_run(str(root / "unused.py"), ["Net", "Net2"]) == {"Net", "Net2"}
+    assert lines(root / "unused.py") == []
+    assert lines(root / "model.py") == [NET_LINE]
+    (root / "unused.py").write_text(MODEL.replace("Decoder", "Net2"))
     forget_projects()
     (root / "eval.py").write_text(TRAIN.replace("from model import Net", "from unused import Net"))
     assert never_run(str(root / "unused.py"), ["Net", "Net2"]) == {"Net2"}
     assert lines(root / "unused.py") == [NET_LINE]
+
+
+@pytest.mark.parametrize("name, more", [
+    ("tests/test_model.py", ""), ("tests/conftest.py", ""), ("conftest.py", ""), ("setup.py", ""),
+    ("mindspore_hub_conf.py", ""),  # found by MindSpore Hub
+    ("tools/convert.py", "\nconvert_weights('a.pth')\n"),  # a script its users run by its path
+    ("tools/frames.py", "\nargs = get_args()\nfor video in args.videos:\n    print(video)\n"),
+])
+def test_a_test_a_script_or_a_file_a_tool_finds_by_its_name_may_run(tmp_path, name, more):
+    root = tmp_path / "app"
+    application(root, **{"train.py": TRAIN, name: MODEL.replace("Decoder", "Net2") + more})
+    assert not module_never_runs(str(root / name))
 
 
 def test_an_entry_script_runs_the_cells_it_builds(tmp_path):
@@ -158,21 +174,46 @@ def test_a_cell_the_application_never_names_is_never_called(tmp_path):
     assert [f.code for f in check_file(str(model), Settings(), ["MS203"])] == ["MS203"]
 
 
-@pytest.mark.parametrize("naming, used", [
-    ("import importlib\nimportlib.import_module('src.unused')\n", True),
-    ("from src import unused\n", True),
-    ("import src.unused as u\n", True),
-    ("print(open('src/unused.py').read())\n", True),
-    ("unused = 3\nprint(unused)\n", False),  # a variable named like the module does not import it
-    ("net = nets[0].unused\n", True),  # an attribute
-    ("print(open('2unused.py').read())\n", True),  # a file name after a digit
-    ("print(open('xunused.py').read())\n", False),  # the end of another word names no module
-    ("path = 'src/' + 'unused'\n", False),  # no dotted path, no file name
+@pytest.mark.parametrize("naming, unrun", [
+    ("import importlib\nimportlib.import_module('src.unused')\n", {"Net2"}),
+    ("from src import unused\n", {"Net2"}),
+    ("import src.unused as u\n", {"Net2"}),
+    ("print(open('src/unused.py').read())\n", {"Net2"}),
+    ("unused = 3\nprint(unused)\n", set()),  # a variable named like the module does not import it: checked whole
+    ("net = nets[0].unused\n", {"Net2"}),  # an attribute
+    ("print(open('2unused.py').read())\n", {"Net2"}),  # a file name after a digit
+    ("print(open('xunused.py').read())\n", {"Net", "Net2"}),  # the end of another word names no module: none can
+    ("path = 'src/' + 'unused'\n", set()),  # no dotted path, no file name, but a string that may be joined to one
+    ("name = f'{args.kind}used'\n", set()),  # a name composed at run time may be the module's
+    ("import pkgutil\nMODULES = list(pkgutil.iter_modules(['src']))\n", set()),  # modules found by listing
+    ("import os, importlib\nfor f in os.listdir('src'):\n    importlib.import_module('src.' + f[:-3])\n", set()),
 ])
-def test_what_names_a_module(tmp_path, naming, used):
+def test_what_names_a_module(tmp_path, naming, unrun):
     root = tmp_path / "app"
     application(root, **{"train.py": TRAIN + naming, "src/unused.py": MODEL.replace("Decoder", "Net2")})
-    assert never_run(str(root / "src" / "unused.py"), ["Net", "Net2"]) == ({"Net2"} if used else frozenset())
+    assert never_run(str(root / "src" / "unused.py"), ["Net", "Net2"]) == unrun
+
+
+_SHADOWED = ("import mindspore as ms\nfrom src.model import ERFNet\n\nmodel = ERFNet()\n"
+             "if model is None:\n    raise RuntimeError('no model file!')\n{}\n"
+             "if __name__ == '__main__':\n    ms.run()\n")
+
+
+@pytest.mark.parametrize("more, runs", [
+    ("", False),  # a variable, a message and another package's module named like it import nothing
+    ("net = model.net\n", False),  # an attribute of a variable of that name
+    ("import os\nos.system('python model.py')\n", True),  # a command that runs it
+    ("import subprocess\nsubprocess.run('python -m model --x 1', shell=True)\n", True),
+    ("import importlib\nimportlib.import_module('model')\n", True),
+    ("NAME = 'model'\n", True),  # a string that may be its name
+    ("import model\n", True),
+])
+def test_a_word_names_a_module_only_where_it_may_find_it(tmp_path, more, runs):
+    root = tmp_path / "app"
+    application(root, **{"train.py": _SHADOWED.format(more), "src/__init__.py": "",
+                         "src/model.py": "class ERFNet:\n    pass\n"})
+    assert module_never_runs(str(root / "model.py")) is not runs
+    assert not module_never_runs(str(root / "src" / "model.py"))
 
 
 # ------------------------------------------------------------------ what the application's entry points reach
@@ -578,7 +619,8 @@ def test_a_registry_entry_no_run_chooses_never_runs(tmp_path):
     ("genotypes.Genotype(normal=[(f'conv_{k}x1_1x{k}', 0) for k in (7,)])", {}),  # a key composed at run time
     ("genotypes.Genotype(normal=[(key, 0) for key in OPS])", {}),  # the registry's keys themselves
     # a call given the key
-    ("genotypes.SMALL", {"more.py": "import genotypes\nEXTRA = genotypes.make([('conv_7x1_1x7', 0)])\n"}),
+    ("genotypes.SMALL", {"more.py": "import genotypes\nEXTRA = genotypes.make([('conv_7x1_1x7', 0)])\n",
+                         "run.sh": "python -c 'import more'\n"}),
     ("getattr(genotypes, 'SMALL')", {}),  # a lookup the text does not follow
     ("genotypes.SMALL", {"run.sh": "python train.py --op conv_7x1_1x7\n"}),  # the command line may choose it
     ("genotypes.SMALL", {"configs/large.yaml": "normal: [conv_3x3, conv_7x1_1x7]\n"}),  # so may a configuration
@@ -609,3 +651,65 @@ def test_a_method_a_mindspore_base_other_than_cell_may_call_runs(tmp_path):
     (root / "model.py").write_text(_DEPLOYABLE.format(construct="pass").replace(
         "class Block(nn.Cell)", "class Block(nn.Optimizer)"))
     assert [f.line for f in check_file(str(root / "model.py"), Settings(), ["MS602"])] == [_DETACH_LINE]
+
+
+# ------------------------------------------------------- a method only a branch the configuration rules out calls
+
+_MIXUP = textwrap.dedent("""\
+    import mindspore
+    import numpy as np
+
+
+    class Mixup:
+        def __init__(self, mode="batch"):
+            self.mode = mode
+
+        def _params_per_elem(self, size):
+            return np.ones(size, dtype=np.bool)
+
+        def _mix_elem(self, x):
+            return self._params_per_elem(len(x))
+
+        def __call__(self, x):
+            if self.mode == "elem":
+                return self._mix_elem(x)
+            return x
+""")
+_ELEM_LINE = 10
+_ARGS = textwrap.dedent("""\
+    import argparse
+    import yaml
+
+    args = None
+
+
+    def get_config():
+        global args
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--config", required=True)
+        args = parser.parse_args()
+        with open(args.config) as f:
+            args.__dict__.update(yaml.safe_load(f))
+        return args
+""")
+_MIXUP_TRAIN = ("import mindspore as ms\nfrom src.args import get_config\nfrom src.mixup import Mixup\n\n"
+                "if __name__ == '__main__':\n    args = get_config()\n    mix = Mixup(mode=args.mixup_mode)\n"
+                "    print(mix(ms.Tensor([1.0])))\n")
+
+
+@pytest.mark.parametrize("configs, args, runs", [
+    ({"configs/a.yaml": "mixup_mode: batch\n", "configs/b.yaml": "mixup_mode: batch\n"}, _ARGS, False),
+    ({"configs/a.yaml": "mixup_mode: batch\n", "configs/b.yaml": "mixup_mode: elem\n"}, _ARGS, True),  # one differs
+    # a namespace that may be any object's: the attributes it writes are not known
+    ({"configs/a.yaml": "mixup_mode: batch\n"}, _ARGS.replace("def get_config():", "def get_config(args=None):")
+     .replace("    global args\n", ""), True),
+    ({"configs/a.yaml": "mixup_mode: batch\n"}, _ARGS.replace("args = None", "args = object()"), True),
+])
+def test_a_method_only_a_branch_every_configuration_rules_out_calls_never_runs(tmp_path, configs, args, runs):
+    root = tmp_path / "app"
+    for name, text in {"train.py": _MIXUP_TRAIN, "src/__init__.py": "", "src/args.py": args,
+                       "src/mixup.py": _MIXUP, **configs}.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    assert [f.line for f in check_file(str(root / "src" / "mixup.py"), Settings(), ["MS613"])] == (
+        [_ELEM_LINE] if runs else [])

@@ -37,7 +37,7 @@ METRIC = textwrap.dedent("""\
 """)
 MULTILABEL_LINE = 15
 RUN = ("import mindspore as ms\nfrom metric import F1\n\n\n"
-       "def main(n):\n    callback = F1(n)\n    return callback\n\n\nmain(3)\n")
+       "def main(n):\n    callback = F1(n)\n    return callback.update([1, 0])\n\n\nmain(3)\n")
 
 
 @pytest.fixture(autouse=True)
@@ -85,7 +85,7 @@ def test_a_mode_not_known_keeps_the_branch(tmp_path):
     "vars(callback).update(mode='MultiLabel')",
 ])
 def test_an_attribute_code_outside_the_class_may_set_keeps_the_branch(tmp_path, write):
-    assert reported(tmp_path, RUN.replace("    return callback\n", f"    {write}\n    return callback\n")) == [
+    assert reported(tmp_path, RUN.replace("    return callback.", f"    {write}\n    return callback.")) == [
         MULTILABEL_LINE]
 
 
@@ -123,7 +123,8 @@ def test_a_namespace_read_or_another_class_s_own_namespace_drops_the_branch(tmp_
 
 def test_a_namespace_written_elsewhere_keeps_the_branch(tmp_path):
     other = "def load(args, cfg):\n    args.__dict__.update(cfg)\n"
-    assert reported(tmp_path, **{"other.py": other}) == [MULTILABEL_LINE]
+    run = RUN + "import other\nother.load(main(2), {})\n"  # (a module the application runs)
+    assert reported(tmp_path, run, **{"other.py": other}) == [MULTILABEL_LINE]
 
 
 def test_a_base_class_writing_the_attribute_keeps_the_branch(tmp_path):
@@ -189,6 +190,6 @@ def test_a_cell_s_other_methods_are_not_folded_by_its_attributes(tmp_path):
     metric = METRIC.replace("import numpy as np\n", "import numpy as np\nimport mindspore.nn as nn\n").replace(
         "class F1():", "class F1(nn.Cell):").replace("self.num_labels = num_labels",
                                                      "super().__init__()\n        self.num_labels = num_labels")
-    run = RUN.replace("    return callback\n", "    callback.mode = 'MultiLabel'\n    return callback\n")
+    run = RUN.replace("    return callback.", "    callback.mode = 'MultiLabel'\n    return callback.")
     assert reported(tmp_path, run, metric.replace('self.mode.lower() == "binary"', 'self.mode == "Binary"')) == [
         MULTILABEL_LINE + 2]

@@ -198,3 +198,47 @@ def test_the_result_cache_checks_the_module_again_once_the_application_trains(tm
     else:
         (folder / "eval.py").write_text(textwrap.dedent(TRAIN))
     assert checked_with_cache(folder, cache) == ["MS608"]
+
+
+# distributed training whose entry seeds nothing itself; the module it imports the network from may
+DISTRIBUTED_TRAIN = """\
+    import mindspore as ms
+    from mindspore import nn
+    from mindspore.communication import init
+    from mindspore.context import ParallelMode
+    from src.parts import UNet
+
+    init()
+    ms.set_auto_parallel_context(parallel_mode=ParallelMode.DATA_PARALLEL, gradients_mean=True)
+    net = UNet()
+    ms.Model(net, nn.MSELoss(), nn.Adam(net.trainable_params())).train(1, dataset)
+"""
+PARTS = """\
+    import mindspore as ms
+    from mindspore import nn
+
+    {seed}
+
+
+    class UNet(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Dense(2, 2)
+
+        def construct(self, x):
+            return self.fc(x)
+"""
+
+
+@pytest.mark.parametrize("seed, reported", [
+    ("ms.set_seed(1212)", []),  # runs when train.py imports the module, before the network is built
+    ("import numpy as np\nnp.random.seed(1212)", []),  # the initialisers draw from numpy: the cards start equal
+    ("if __name__ == '__main__':\n    ms.set_seed(1212)", ["MS401"]),  # an import does not run the main block
+    ("def seed():\n    ms.set_seed(1212)", ["MS401"]),  # a function nobody calls seeds nothing
+])
+def test_a_seed_the_imported_modules_draw_at_import_counts(tmp_path, seed, reported):
+    root = tmp_path / "app"
+    application(root, **{"train.py": DISTRIBUTED_TRAIN, "src/__init__.py": "",
+                         "src/parts.py": PARTS.format(seed=textwrap.indent(seed, "    ").lstrip())})
+    codes = [f.code for f in check_file(str(root / "train.py"), Settings.from_values(), ["MS401"])]
+    assert codes == reported

@@ -160,9 +160,66 @@ def _writes_a_namespace(file: str, text: str, lineage: frozenset[str] | None) ->
             owner = namespace(node.func.value)
         else:
             continue
-        if owner is not None and id(node) not in others:
+        if owner is not None and id(node) not in others and not _parsed_arguments(tree, owner):
             return True
     return False
+
+
+_PARSING = frozenset({"parse_args", "parse_known_args", "parse_intermixed_args", "Namespace"})
+
+
+def _parsed_arguments(tree: ast.Module, owner: ast.AST) -> bool:
+    """Whether ``owner`` is a name that the file ``tree`` binds only to what an argparse parser returns
+    (``args = parser.parse_args()``, ``args, _ = parser.parse_known_args()``, ``argparse.Namespace(...)``) or to
+    None, in any scope, and that no function takes as a parameter: an ``argparse.Namespace``, whose ``__dict__`` written
+    (``args.__dict__.update(yaml_dict)``) sets no attribute of any other class's instances."""
+    if not isinstance(owner, ast.Name):
+        return False
+    name, bound = owner.id, False
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) and any(
+                argument.arg == name for argument in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs,
+                                                      *filter(None, (node.args.vararg, node.args.kwarg)))):
+            return False
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load) and node.id == name:
+            bound = True
+        elif isinstance(node, (ast.Import, ast.ImportFrom)) and any(
+                (alias.asname or alias.name.split(".")[0]) == name for alias in node.names):
+            return False
+    if not bound:
+        return False
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                if isinstance(target, ast.Name) and target.id == name:
+                    if not (_parses(node.value) or isinstance(node.value, ast.Constant) and node.value.value is None):
+                        return False
+                elif any(isinstance(inner, ast.Name) and isinstance(inner.ctx, ast.Store) and inner.id == name
+                         for inner in ast.walk(target)):
+                    if not (isinstance(target, ast.Tuple) and isinstance(target.elts[0], ast.Name)
+                            and target.elts[0].id == name and _parses(node.value, known=True)):
+                        return False
+        elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)) and any(
+                isinstance(inner, ast.Name) and inner.id == name for inner in ast.walk(node.target)):
+            return False
+        elif isinstance(node, ast.withitem) and node.optional_vars is not None and any(
+                isinstance(inner, ast.Name) and inner.id == name for inner in ast.walk(node.optional_vars)):
+            return False
+        elif isinstance(node, ast.ExceptHandler) and node.name == name:
+            return False
+    return True
+
+
+def _parses(value: ast.AST | None, known: bool = False) -> bool:
+    """Whether ``value`` is a call of a parser's ``parse_args`` (or, ``known``, ``parse_known_args``, whose first
+    element is the namespace) or of ``argparse.Namespace``."""
+    if not isinstance(value, ast.Call):
+        return False
+    function = value.func
+    called = function.attr if isinstance(function, ast.Attribute) else function.id if isinstance(
+        function, ast.Name) else None
+    return called in _PARSING and (known or called != "parse_known_args")
 
 
 def _on_other_instances(classes: list[ast.ClassDef], lineage: frozenset[str] | None) -> set[int]:

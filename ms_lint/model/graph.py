@@ -18,7 +18,8 @@ from ms_lint.model.construction import OneOf, construction_sites, function_const
 from ms_lint.model.kinds import FunctionKinds, parameter_kinds_of_call
 from ms_lint.model.project import answer, project_class_facts, project_function
 from ms_lint.model.syntax import (FunctionNode, NodeIndex, conditional_arms, decorator_callee, first_argument,
-                                  is_classmethod, is_static, parameter_defaults, parameter_names, self_attribute)
+                                  is_classmethod, is_static, main_guard, parameter_defaults, parameter_names,
+                                  self_attribute)
 from ms_lint.model.scopes import PARAMETER
 from ms_lint.model.values import (TENSOR, UNKNOWN, annotates_python_value, flatten, join, join_parameters,
                                   join_structures, literal)
@@ -552,8 +553,7 @@ class GraphCode:
 
     def _runs_as_script(self) -> bool:
         """Whether the module holds a top-level ``if __name__ == "__main__":`` block."""
-        return any(isinstance(node, ast.If) and isinstance(node.test, ast.Compare) and isinstance(
-            node.test.left, ast.Name) and node.test.left.id == "__name__" for node in self.tree.body)
+        return main_guard(self.tree) is not None
 
     def dead_call(self, position: tuple[int, int], around: str | None, depth: int) -> bool:
         """Whether the call at ``position`` (line, column) of this module, in its top-level definition ``around``,

@@ -17,7 +17,7 @@ from ms_lint.model.project import (answer, find_module_file, keep_checked, proje
 from ms_lint.model.graph import EagerFunction, GraphCode, GraphFunction
 from ms_lint.model.scopes import ASSIGNMENT, CLASS, FUNCTION, Binding, Scope, Scopes, module_name_of
 from ms_lint.model.source import source_lines
-from ms_lint.model.syntax import (FunctionNode, NodeIndex, first_argument, holds_line, leaves_before,
+from ms_lint.model.syntax import (FunctionNode, NodeIndex, first_argument, holds_line, leaves_before, main_guard,
                                   on_other_branches, self_attribute)
 from ms_lint.settings import Settings
 from ms_lint.target import Target, entries_running, reached_from, sets_training, target_from_settings
@@ -568,7 +568,7 @@ class ModuleFacts(ClassFacts, GraphCode):
         known: dict[tuple[int, str], bool] = {}
         qualname = self.qualname
         return any(_seeds(self, qualname(node.func), 0, known) and self.random_seed(node, position) is None
-                   for position, node in zip(self._call_positions, self._call_nodes))
+                   for position, node in zip(self._call_positions, self._call_nodes)) or self.seeded_by_imports()
 
     def seeds_numpy(self, before: int | None = None) -> bool:
         """The module calls ``numpy.random.seed`` (any spelling; ``mindspore.dataset.config.set_seed`` calls it
@@ -581,7 +581,32 @@ class ModuleFacts(ClassFacts, GraphCode):
         qualname = self.qualname
         return any(_seeds(self, qualname(node.func), 0, known, _NUMPY_SEED) and self.random_seed(node, position) is None
                    for position, node in zip(self._call_positions, self._call_nodes)
-                   if before is None or node.lineno < before)
+                   if before is None or node.lineno < before) or self.seeded_by_imports(_NUMPY_SEED)
+
+    def seeded_by_imports(self, what: str = "mindspore") -> bool:
+        """Whether a project module this file imports (directly or through others) seeds ``what`` at its top
+        level: that code runs when the import does, before anything the importer builds or trains
+        (``from src.unet_parts import UNet`` where ``unet_parts`` calls ``ms.set_seed(1212)`` at module level)."""
+        if not self.path or not os.path.isfile(self.path):
+            return False
+        path = os.path.abspath(self.path)
+        for module in sorted(reached_from(path) - {path}):
+            _read(module)
+            if answer("seeds at import", module, self.settings, (what,),
+                      lambda facts: facts is not None and facts.seeds_at_top_level(what)):
+                return True
+        return False
+
+    def seeds_at_top_level(self, what: str = "mindspore") -> bool:
+        """Whether the module's own top-level code (outside definitions and its ``if __name__ == "__main__":``
+        block, which an import does not run) calls a seeding function of ``what`` with a fixed seed."""
+        guard = main_guard(self.tree)
+        known: dict[tuple[int, str], bool] = {}
+        for position, node in zip(self._call_positions, self._call_nodes):
+            if (guard is None or node.lineno < guard.lineno) and self.code_around(position) == (None, None) and _seeds(
+                    self, self.qualname(node.func), 0, known, what) and self.random_seed(node, position) is None:
+                return True
+        return False
 
     def seeded_at_random(self, before: int | None = None) -> str | None:
         """The assignment that draws at random the number a seeding call of the module passes

@@ -169,28 +169,10 @@ class _Ranks:
     def _passed(self, name: str, function: FunctionNode, owner, depth: int) -> Rank | None:
         """A parameter of a Cell's ``construct``: the largest rank among the values other Cells of the module pass it
         through an attribute holding an instance of that Cell."""
-        if owner is None or not owner.is_cell or function.name != "construct" or depth >= _MAX_DEPTH:
+        if depth >= _MAX_DEPTH:
             return None
-        arguments = function.args
-        positional = [a.arg for a in (*arguments.posonlyargs, *arguments.args)][1:]
-        if name not in positional and name not in (a.arg for a in arguments.kwonlyargs):
-            return None
-        index = positional.index(name) if name in positional else None
-        qualname = self.module.local_prefix + owner.key
-        ranks = []
-        for caller in self.module.classes.values():
-            holders = {attribute for attribute, built in caller.attribute_constructors.items() if built == qualname}
-            if not holders:
-                continue
-            for method in caller.methods.values():
-                receiver = first_argument(method)
-                for node in self.module.index.own_code(method):
-                    if not isinstance(node, ast.Call) or self_attribute(node.func, receiver) not in holders:
-                        continue
-                    passed = _argument(node, index, name)
-                    if passed is not None:
-                        ranks.append(self.of(passed, method, caller, depth + 1))
-        return _larger(*ranks)
+        return _larger(*(self.of(passed, method, caller, depth + 1)
+                         for caller, method, passed in values_passed(self.module, function, owner, name)))
 
     def _returned(self, target: FunctionNode, owner, depth: int) -> Rank | None:
         """The largest rank a ``return`` of ``target`` gives."""
@@ -284,6 +266,35 @@ def _in_loop_with(blocks: dict, later: tuple[int, int], use: tuple[int, int]) ->
     """Whether an assignment after the use sits in a loop that also holds the use (it reaches the use next time)."""
     return in_one_loop((statement for statement, _, _ in blocks.values()
                         if isinstance(statement, (ast.For, ast.AsyncFor, ast.While))), use[0], later[0])
+
+
+def values_passed(module: "ModuleFacts", function: FunctionNode, owner: "ClassInfo | None",
+                  name: str) -> list[tuple["ClassInfo", FunctionNode, ast.expr]]:
+    """What other Cells of the module pass to parameter ``name`` of ``function``, the ``construct`` of the Cell
+    ``owner``, through an attribute holding an instance of it (``self.decoder(pcm, cfeat)``): each value with the
+    class and the method passing it. Empty for any other function."""
+    if owner is None or not owner.is_cell or function.name != "construct":
+        return []
+    arguments = function.args
+    positional = [a.arg for a in (*arguments.posonlyargs, *arguments.args)][1:]
+    if name not in positional and name not in (a.arg for a in arguments.kwonlyargs):
+        return []
+    index = positional.index(name) if name in positional else None
+    qualname = module.local_prefix + owner.key
+    found = []
+    for caller in module.classes.values():
+        holders = {attribute for attribute, built in caller.attribute_constructors.items() if built == qualname}
+        if not holders:
+            continue
+        for method in caller.methods.values():
+            receiver = first_argument(method)
+            for node in module.index.own_code(method):
+                if not isinstance(node, ast.Call) or self_attribute(node.func, receiver) not in holders:
+                    continue
+                passed = _argument(node, index, name)
+                if passed is not None:
+                    found.append((caller, method, passed))
+    return found
 
 
 def _counted(args: list[ast.expr], call: ast.AST) -> Rank | None:

@@ -743,3 +743,9 @@ def conditional_arms(expr: ast.IfExp) -> list[ast.AST]:
     for arm in (expr.body, expr.orelse):
         found.extend(conditional_arms(arm) if isinstance(arm, ast.IfExp) else [arm])
     return found
+
+
+def main_guard(tree: ast.Module) -> ast.If | None:
+    """The module's top-level ``if __name__ == "__main__":`` block (the code only a run as a script runs), or None."""
+    return next((node for node in tree.body if isinstance(node, ast.If) and isinstance(node.test, ast.Compare)
+                 and isinstance(node.test.left, ast.Name) and node.test.left.id == "__name__"), None)

@@ -33,6 +33,7 @@ from ms_lint.rules.ms124_augmented_assignment_writes_in_place import AugmentedAs
 from ms_lint.rules.ms130_nested_tensor_control_flow import NestedTensorControlFlow
 from ms_lint.rules.ms131_variable_slice_bound import VariableSliceBound
 from ms_lint.rules.ms132_float_size_from_true_division import FloatSizeFromTrueDivision
+from ms_lint.rules.ms133_xor_of_python_bools import XorOfPythonBools
 from ms_lint.rules.ms201_plain_container_of_cells import PlainContainerOfCells
 from ms_lint.rules.ms202_plain_container_of_parameters import PlainContainerOfParameters
 from ms_lint.rules.ms203_forward_without_construct import ForwardWithoutConstruct
@@ -55,6 +56,7 @@ from ms_lint.rules.ms610_call_rejected_by_version import CallRejectedByVersion
 from ms_lint.rules.ms611_call_meaning_changed import CallMeaningChanged
 from ms_lint.rules.ms612_deprecated_api import DeprecatedApi
 from ms_lint.rules.ms613_removed_numpy_name import RemovedNumpyName
+from ms_lint.rules.ms614_pytorch_layer_attribute import PytorchLayerAttribute
 from ms_lint.rules.ms701_ascend_float16_without_loss_scale import AscendFloat16WithoutLossScale
 from ms_lint.rules.ms702_ascend_stride_limits import AscendStrideLimits
 from ms_lint.rules.ms900_internal_error import InternalError
@@ -87,6 +89,7 @@ ALL_RULES: tuple[type[Rule], ...] = (
     NestedTensorControlFlow,
     VariableSliceBound,
     FloatSizeFromTrueDivision,
+    XorOfPythonBools,
     PlainContainerOfCells,
     PlainContainerOfParameters,
     ForwardWithoutConstruct,
@@ -109,6 +112,7 @@ ALL_RULES: tuple[type[Rule], ...] = (
     CallMeaningChanged,
     DeprecatedApi,
     RemovedNumpyName,
+    PytorchLayerAttribute,
     AscendFloat16WithoutLossScale,
     AscendStrideLimits,
     InternalError,

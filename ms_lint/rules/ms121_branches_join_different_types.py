@@ -387,7 +387,9 @@ def _type_of(function: GraphFunction, expr) -> _Type | None:
     cast = _cast(function, expr)
     if cast is not None:
         return _Type("dtype", cast[0], cast[1])
-    if evidently_tensor(function, expr):
+    # any tensor data joins as a tensor: an element of it, a parameter the function uses as one or a parent Cell
+    # passes one (``x * 2`` where the condition is ``x[0] > 0`` and the parent passes ``ops.relu(h)``)
+    if evidently_tensor(function, expr, in_condition=True):
         return _Type("tensor")
     return None
 

@@ -49,8 +49,8 @@ class DistributedWithoutSeed(Rule):
         reported, even when the module trains elsewhere. Not reported either when the module makes the cards start
         from the same weights: `mindspore.set_seed`, `numpy.random.seed` (or `mindspore.dataset.config.set_seed`,
         which calls it) before the path's first training call (MindSpore's initialisers draw from numpy), either
-        through a seeding helper, or
-        `set_auto_parallel_context(parameter_broadcast=True)`.
+        through a seeding helper, or at the top level of a project module the file imports (that code runs at the
+        import, before anything is built), or `set_auto_parallel_context(parameter_broadcast=True)`.
         `mindspore.manual_seed` does not count: it does not seed parameter initialisation. Reported only where
         the module keeps the processes' models in step: it sets a parallel mode other than stand-alone
         (`set_auto_parallel_context(parallel_mode=...)`, data, hybrid, semi-auto or auto parallel, or a mode it

@@ -73,7 +73,8 @@ class TrainingWithoutSeed(Rule):
         that trains at top level; library modules that only define training helpers are left to the script that
         calls them, and a training function the script never runs is not reported. A project helper that calls
         `mindspore.set_seed` counts as seeding (followed across the project's modules), and so does a third-party
-        helper named like `seed_everything`; `mindspore.dataset.config.set_seed` and `mindspore.manual_seed` do
+        helper named like `seed_everything`, and so does a `set_seed` at the top level of a project module the
+        script imports (it runs at the import); `mindspore.dataset.config.set_seed` and `mindspore.manual_seed` do
         not. With `numpy.random.seed` alone (or `mindspore.dataset.config.set_seed`, which calls it) the finding
         says what is left: the initial weights repeat, MindSpore's
         random operators do not. A seed drawn at random (`seed = random.randint(1, 10000)`, `int(time.time())`,

@@ -83,8 +83,9 @@ class CallMeaningChanged(Rule):
         items of repeats can not be smaller than the number of dimensions" for one repeat on a 2-D tensor), with
         `axis=` it raises TypeError ("unexpected keyword argument 'axis'") in both modes, and on Ascend, where it
         runs, it returns the tile, not the repeated elements (documented); fewer repeats than dimensions fail
-        on every device, since the check is the shared shape inference (in `libmindspore_ops`, not a kernel). `repeat_interleave(n, axis)` gives
-        numpy's result on every version (measured 2.7.1 and 2.10.0, both modes).
+        on every device, since the check is the shared shape inference (in `libmindspore_ops`, not a kernel).
+        `repeat_interleave(n, axis)` gives numpy's result on every version (measured 2.7.1 and 2.10.0, both
+        modes).
     """
     example = """
         class Upsample(nn.Cell):

@@ -409,6 +409,13 @@ EXPECTATIONS: dict[str, Expectation] = {
         located="anywhere",
         shows_eagerly=True,
     ),
+    "MS614": Expectation(
+        COMPILE,
+        error_types=("AttributeError",),
+        patterns=(r"has no attribute",),
+        located="anywhere",
+        shows_eagerly=True,
+    ),
     "MS610": Expectation(
         COMPILE,
         error_types=("TypeError", "RuntimeError"),
@@ -460,6 +467,11 @@ EXPECTATIONS: dict[str, Expectation] = {
         COMPILE,
         error_types=("TypeError",),
         patterns=(r"float", r"Float"),
+    ),
+    "MS133": Expectation(
+        COMPILE,
+        error_types=("TypeError",),
+        patterns=(r"BitXor",),
     ),
     "MS702": Expectation(
         COMPILE,

@@ -111,23 +111,31 @@ def _folders_up_to(root: str, project_root: str | None) -> list[str]:
 def import_with_stand_ins(worker, job: dict, outcome: Outcome):
     """``import_module`` of the job's module; when that raises ``ModuleNotFoundError`` for a third-party package
     installed nowhere (or an installed package's private submodule, or a name an installed module lacks: see
-    ``standins.missing_package``), again with a stand-in for it (``standins``), up to ``standins.MAX_STAND_INS``,
-    each named in the outcome. From then on, a use of a stand-in is recorded (``standins.armed``)."""
+    ``standins.missing_package``; also where a lazy loader wraps that error in its own), again with a stand-in
+    for it (``standins``), up to ``standins.MAX_STAND_INS`` new ones for this job (those earlier jobs of the worker
+    gave stay and do not count), each named in the outcome. From then on, a use of a stand-in is recorded
+    (``standins.armed``)."""
     from ms_lint.validate import standins
 
+    added = 0
     while True:
         try:
             module = import_module(worker, job["module"], job["path"])
-        except (ImportError, AttributeError) as exc:
+        except Exception as raised:  # noqa: BLE001 -- raised again unless a missing package explains it
+            exc = _import_failure(raised)
+            if exc is None:
+                _name_stand_ins(worker, outcome)
+                raise
             missing = standins.missing_package(exc, [job["import_root"], *job.get("namespace_roots", ()),
                                                      *_folders_up_to(job["import_root"], job.get("project_root"))])
             known = worker.stand_ins.missing if getattr(worker, "stand_ins", None) is not None else []
-            if missing is None or missing in known or len(known) >= standins.MAX_STAND_INS:
+            if missing is None or missing in known or added >= standins.MAX_STAND_INS:
                 _name_stand_ins(worker, outcome)
                 raise
             if getattr(worker, "stand_ins", None) is None:
                 worker.stand_ins = standins.install([])
             worker.stand_ins.add(missing)
+            added += 1
             _record_import_failure(outcome, exc, missing)
             _forget_package(job["module"].split(".")[0], worker)
             continue
@@ -137,6 +145,19 @@ def import_with_stand_ins(worker, job: dict, outcome: Outcome):
         if _name_stand_ins(worker, outcome):
             standins.arm()
         return module
+
+
+def _import_failure(raised: BaseException) -> BaseException | None:
+    """The ``ImportError`` or ``AttributeError`` an import raised: ``raised`` itself, or the one a lazy loader
+    wrapped (``RuntimeError: Failed to import x.loaders because of the following error``, raised from it)."""
+    seen = set()
+    error: BaseException | None = raised
+    while error is not None and id(error) not in seen:
+        if isinstance(error, (ImportError, AttributeError)):
+            return error
+        seen.add(id(error))
+        error = error.__cause__ or error.__context__
+    return None
 
 
 def _record_import_failure(outcome: Outcome, exc: BaseException, missing: str) -> None:

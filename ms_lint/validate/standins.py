@@ -3,7 +3,8 @@
 A model file often imports, at its top, packages that building and compiling its Cells never use: a dataset
 downloader, a plotting library, a tokenizer. When importing the unit's module raises ``ModuleNotFoundError`` for a
 top-level package that is installed nowhere and is not the project's own, the worker imports the module again with
-an import hook that gives that package a placeholder module (``StandInModule``), up to ``MAX_STAND_INS`` packages.
+an import hook that gives that package a placeholder module (``StandInModule``), up to ``MAX_STAND_INS`` packages
+per job (a worker keeps those its earlier jobs needed: a library's modules share their optional dependencies).
 So does a private submodule an installed package lacks (``from mindspore.ops._grad.grad_base import bprop_getters``:
 code written for an older MindSpore, which had it), the package itself staying the installed one, and a name an
 installed module lacks (``from mindspore.common.api import ms_function``), given to that module until the job ends.
@@ -29,7 +30,7 @@ import sys
 import types
 from contextlib import contextmanager
 
-MAX_STAND_INS = 8
+MAX_STAND_INS = 12
 MARK = "stand-in for the missing package"
 
 _state = {"armed": False}
@@ -76,11 +77,30 @@ class StandInBase:
         pass
 
     def __getattr__(self, name: str):
-        if name.startswith("__"):
-            raise AttributeError(name)
-        qualified = f"{type(self).__name__}.{name}"
-        _touch(qualified)
-        return StandIn(qualified)
+        return _attribute(type(self).__name__, name, hidden="__")
+
+
+class _StandInClass(type):
+    """The class of a class whose base is a missing package's class: a class attribute neither defines is a
+    stand-in too (``Mixin.push_to_hub`` read at a module's top)."""
+
+    def __getattr__(cls, name: str):
+        return _attribute(cls.__name__, name, hidden="_")
+
+
+def _attribute(owner: str, name: str, hidden: str):
+    """The stand-in for ``owner.name``; AttributeError for a name starting with ``hidden`` (the dunder and
+    private names Python and MindSpore ask objects for)."""
+    if name.startswith(hidden):
+        raise AttributeError(name)
+    qualified = f"{owner}.{name}"
+    _touch(qualified)
+    return StandIn(qualified)
+
+
+class StandInClassBase(StandInBase, metaclass=_StandInClass):
+    """``StandInBase`` for a class whose other bases are plain classes (a base with a class of its own, such as a
+    Cell, keeps ``StandInBase``: two classes of classes would not combine)."""
 
 
 class StandIn:
@@ -102,15 +122,11 @@ class StandIn:
         _touch(f"{self._ms_lint_name}.{name}")
 
     def __call__(self, *args, **kwargs):
-        if len(args) == 1 and not kwargs and (inspect.isclass(args[0]) or inspect.isfunction(args[0])):
-            if not _decorator_factory_call(sys._getframe(1)):
-                return args[0]  # a decorator: the decorated class or function stays the user's
-            return _Decorator(f"{self._ms_lint_name}(...)")
-        _touch(f"{self._ms_lint_name}()")
-        return StandIn(f"{self._ms_lint_name}()")
+        return _called(self._ms_lint_name, sys._getframe(1), args, kwargs)
 
     def __mro_entries__(self, bases):
-        return (StandInBase,)
+        plain = all(type(base) is type or isinstance(base, StandIn) for base in bases)
+        return (StandInClassBase if plain else StandInBase,)
 
     def __iter__(self):
         _touch(f"iter({self._ms_lint_name})")
@@ -130,6 +146,14 @@ class StandIn:
 
     def __repr__(self) -> str:
         return f"<{MARK} {self._ms_lint_name.split('.')[0]}: {self._ms_lint_name}>"
+
+    def __fspath__(self) -> str:
+        # A missing package's folder or file name (``os.path.join(HF_HOME, "modules")`` at a module's top): a
+        # path of its own in the temporary folder, which nothing of the package's holds.
+        import tempfile
+
+        _touch(f"the path {self._ms_lint_name}")
+        return os.path.join(tempfile.gettempdir(), "ms-lint-stand-ins", self._ms_lint_name)
 
     def _operation(self, *_):
         _touch(f"an operation on {self._ms_lint_name}")
@@ -151,6 +175,16 @@ class _Decorator(StandIn):
         return super().__call__(*args, **kwargs)
 
 
+def _called(name: str, frame, args: tuple, kwargs: dict):
+    """What calling the stand-in ``name`` from ``frame`` gives."""
+    if len(args) == 1 and not kwargs and (inspect.isclass(args[0]) or inspect.isfunction(args[0])):
+        if not _decorator_factory_call(frame):
+            return args[0]  # a decorator: the decorated class or function stays the user's
+        return _Decorator(f"{name}(...)")
+    _touch(f"{name}()")
+    return StandIn(f"{name}()")
+
+
 def _decorator_factory_call(frame) -> bool:
     """Whether the call being made in ``frame`` is the one of a decorator line with arguments
     (``@missing.register(Op)``: the decorator is what it returns, applied to the function below), not the
@@ -170,6 +204,11 @@ class StandInModule(types.ModuleType):
         qualified = f"{self.__name__}.{name}"
         _touch(qualified)
         return StandIn(qualified)
+
+    def __call__(self, *args, **kwargs):
+        # A private name imported from a missing module (``from missing.layers import _check``) is found as a
+        # submodule of it, since the module gives no private names: called, it is a stand-in as any other.
+        return _called(self.__name__, sys._getframe(1), args, kwargs)
 
 
 class _Loader(importlib.abc.Loader):

@@ -256,7 +256,7 @@ def test_the_constructor_s_asserts_on_its_arguments_give_their_values():
 
 def test_a_construction_error_confirms_only_the_finding_whose_line_raised_it(built, worker_pool):
     first = finding_at(built, "self.first = nn.Conv2d(3, 8, 3, padding=1)", "MS205", "TwoPadded")
-    second = finding_at(built, "self.second = nn.Conv2d(8, 8, 3, padding=1)", "MS205", "TwoPadded")
+    second = finding_at(built, "self.second = nn.Conv2d(8, 8, 5, padding=2)", "MS205", "TwoPadded")  # its own cause
     report = validate_findings([first, second], ValidateOptions(use_cache=False), pool=worker_pool)
     by_line = {verdict.finding.line: verdict for verdict in report.verdicts}
     assert by_line[first.line].verdict == CONFIRMED and "after applying" not in by_line[first.line].message

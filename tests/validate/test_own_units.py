@@ -117,9 +117,11 @@ def test_a_base_cell_s_method_only_a_subclass_calls_is_confirmed_through_the_sub
     assert "(compiling Smoothed (Smoothed.construct -> Base.smooth))" in verdict.message
 
 
-def test_an_import_that_fails_on_a_stand_in_names_it(tmp_path, worker_pool):
-    # A library that loads its compiled kernels from the path of a package installed nowhere: with a stand-in for
-    # it the import fails on the placeholder, and the verdict's notes say which stand-in it met.
+def test_a_stand_in_read_as_a_path_at_import_leaves_only_the_cells_that_use_the_path_undecided(tmp_path,
+                                                                                               worker_pool):
+    # A library that loads its compiled kernels from the path of a package installed nowhere: the stand-in gives
+    # a path of its own, so the module imports; a Cell that never reads it is decided, one whose construction
+    # loads from it is not.
     package = tmp_path / "kernels"
     package.mkdir()
     (tmp_path / "pyproject.toml").write_text("[project]\nname = 'kernels'\n")
@@ -131,11 +133,20 @@ def test_an_import_that_fails_on_a_stand_in_names_it(tmp_path, worker_pool):
         "LIBRARY = os.path.join(ms_lint_absent_kernel_loader.location, 'kernels.so')\n\n\n"
         "class Layer(nn.Cell):\n"
         "    def construct(self, x):\n"
+        "        return x.asnumpy()\n\n\n"
+        "class Loaded(nn.Cell):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        with open(LIBRARY, 'rb') as handle:\n"
+        "            self.kernels = handle.read()\n\n"
+        "    def construct(self, x):\n"
         "        return x.asnumpy()\n")
     report = validate_paths([str(package)], ValidateOptions(use_cache=False, timeout=90), pool=worker_pool,
                             lint_options=lint_options_for("strict"))
-    [verdict] = [v for v in report.verdicts if v.finding.scope == "Layer"]
-    assert verdict.verdict == INCONCLUSIVE, verdict.message
-    assert verdict.message.startswith("importing kernels.layer raised TypeError"), verdict.message
+    verdicts = {verdict.finding.scope: verdict for verdict in report.verdicts}
+    assert verdicts["Layer"].verdict == CONFIRMED, verdicts["Layer"].message
     assert ("imported with a stand-in for the missing package(s) ms_lint_absent_kernel_loader (a placeholder: "
-            "nothing of theirs ran)") in verdict.notes, verdict.notes
+            "nothing of theirs ran)") in verdicts["Layer"].notes, verdicts["Layer"].notes
+    loaded = verdicts["Loaded"]
+    assert loaded.verdict == INCONCLUSIVE, loaded.message
+    assert "FileNotFoundError" in loaded.message and "ms_lint_absent_kernel_loader.location" in loaded.message

@@ -115,3 +115,19 @@ class RunningLossHead(nn.Cell):
         # from MindSpore 2.8 graph code writes `+=` into self.zero: the sum carries over to the next call
         total += self.proj(x).mean()
         return total
+
+
+class PromptHead(nn.Cell):
+    def __init__(self, channels=8, classes=4):
+        super().__init__()
+        self.embed = nn.Dense(channels, channels)
+        # PyTorch's nn.Linear keeps `out_features`; MindSpore's nn.Dense calls it `out_channels`: AttributeError
+        self.proj = nn.Dense(self.embed.out_features, classes)
+
+    def construct(self, x=None, embeddings=None):
+        # `^` of two Python bools: graph mode's BitXor takes integers only (TypeError); write `!=`
+        if (x is None) ^ (embeddings is not None):
+            raise ValueError("give exactly one of x and embeddings")
+        if embeddings is None:
+            embeddings = self.embed(x)
+        return self.proj(embeddings)

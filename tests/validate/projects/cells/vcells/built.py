@@ -89,7 +89,7 @@ class TwoPadded(nn.Cell):
     def __init__(self):
         super().__init__()
         self.first = nn.Conv2d(3, 8, 3, padding=1)
-        self.second = nn.Conv2d(8, 8, 3, padding=1)
+        self.second = nn.Conv2d(8, 8, 5, padding=2)
 
     def construct(self, x):
         return self.second(self.first(x))
