@@ -858,6 +858,7 @@ def _forget_modes() -> None:
     _inferred_modes.clear()
     _entry_modes.clear()
     _followed_lookups.clear()
+    _applications_using.clear()
     _module_names.clear()
     shell_entries.cache_clear()
 
@@ -1507,10 +1508,20 @@ def _words_of(folder: str) -> tuple[dict[str, int], dict[str, int], set[str]] | 
     return known
 
 
+_applications_using: dict[str, tuple[str, tuple[str, ...]] | None] = {}  # path -> ``_application_using``
+
+
 def _application_using(path: str) -> tuple[str, tuple[str, ...]] | None:
     """The application (folder, entry points) that uses the module at ``path`` and that alone: None for a library's
     module, for a module no file of the application names (``_nothing_imports`` answers for it) and for a
-    source without a file."""
+    source without a file. Found once per path and process (``_forget_modes``)."""
+    if path in _applications_using:
+        return _applications_using[path]
+    _applications_using[path] = found = _find_application_using(path)
+    return found
+
+
+def _find_application_using(path: str) -> tuple[str, tuple[str, ...]] | None:
     application = _application_around(path, nested_in_any_project=True)
     if application is None:
         # a library's module, an application kept among tests (their fixtures), or scripts inside a project that

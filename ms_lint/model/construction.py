@@ -20,7 +20,7 @@ from keyword import softkwlist
 
 from ms_lint.model.configuration import argument_values, value_sort
 from ms_lint.model.project import tree_of
-from ms_lint.model.syntax import FunctionNode, instance_parameter, preorder, self_attribute
+from ms_lint.model.syntax import FunctionNode, instance_parameter, module_preorder, self_attribute
 from ms_lint.model.values import UNKNOWN, literal
 from ms_lint.target import application_modules, files_naming, lookups_followed, module_never_runs, never_run
 
@@ -109,12 +109,12 @@ def attribute_writes(path: str, attribute: str, lineage: frozenset[str] | None =
             if word == "setattr":
                 index = _index(file, text) if file.endswith(".py") else None
                 tree = _trees[file][1] if index is not None else None
-                others = _on_other_instances(tree, lineage) if tree is not None else set()
+                others = index.other_instances(lineage) if tree is not None else set()
                 if tree is None or any(
-                        isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr"
+                        isinstance(node.func, ast.Name) and node.func.id == "setattr"
                         and id(node) not in others
                         and (len(node.args) < 2 or literal(node.args[1]) in (UNKNOWN, attribute))
-                        for node in ast.walk(tree)):
+                        for node in index.calls):
                     return None
             elif word == "__setattr__" or _NAMESPACE_WRITE.search(text) and _writes_a_namespace(file, text, lineage):
                 return None
@@ -126,9 +126,8 @@ def attribute_writes(path: str, attribute: str, lineage: frozenset[str] | None =
         tree = _trees[file][1] if index is not None else None
         if tree is None:
             return None
-        others = _on_other_instances(tree, lineage)
-        count += sum(isinstance(node, ast.Attribute) and node.attr == attribute and not isinstance(node.ctx, ast.Load)
-                     and id(node) not in others for node in ast.walk(tree))
+        others = index.other_instances(lineage)
+        count += sum(id(node) not in others for node in index.attribute_stores(tree).get(attribute, ()))
     return count
 
 
@@ -152,7 +151,7 @@ def _writes_a_namespace(file: str, text: str, lineage: frozenset[str] | None) ->
             return node.args[0]
         return None
 
-    others = _on_other_instances(tree, lineage)
+    others = index.other_instances(lineage)
     for node in ast.walk(tree):
         if isinstance(node, ast.Subscript) and not isinstance(node.ctx, ast.Load):
             owner = namespace(node.value)
@@ -223,14 +222,13 @@ def _parses(value: ast.AST | None, known: bool = False) -> bool:
     return called in _PARSING and (known or called != "parse_known_args")
 
 
-def _on_other_instances(tree: ast.Module, lineage: frozenset[str] | None) -> set[int]:
-    """The ids of the writes in ``tree`` that set an attribute of the instance of a method of a class outside
-    ``lineage`` (``self.mode = mode``, ``setattr(self, key, value)``): that class's instances (and its subclasses'),
-    never one of the lineage's. Empty where ``lineage`` is None."""
+def _on_other_instances(classes: list[ast.ClassDef], lineage: frozenset[str] | None) -> set[int]:
+    """The ids of the writes in a file (its ``classes``, nested ones included) that set an attribute of the
+    instance of a method of a class outside ``lineage`` (``self.mode = mode``, ``setattr(self, key, value)``): that
+    class's instances (and its subclasses'), never one of the lineage's. Empty where ``lineage`` is None."""
     others: set[int] = set()
     if lineage is None:
         return others
-    classes = [node for node in ast.walk(tree) if isinstance(node, ast.ClassDef)]
     for node in classes:
         if node.name in lineage:
             continue
@@ -550,16 +548,19 @@ def _import_targets(file: str, node: ast.ImportFrom) -> set[str]:
 
 def _unrun_spans(file: str, index: "_FileIndex") -> list[tuple[int, int]]:
     """The lines of the top-level functions and classes of ``file`` its application never runs (``never_run``;
-    the whole file where it never runs the module): a construction there builds nothing."""
-    if module_never_runs(file):
-        return [(1, 1 << 62)]
-    unrun = never_run(file, [name for _, _, name in index.spans]) if index.spans else frozenset()
-    return [(start, end) for start, end, name in index.spans if name in unrun]
+    the whole file where it never runs the module): a construction there builds nothing. Found once per index."""
+    if index.unrun is None or index.unrun[0] != file:
+        if module_never_runs(file):
+            spans = [(1, 1 << 62)]
+        else:
+            unrun = never_run(file, [name for _, _, name in index.spans]) if index.spans else frozenset()
+            spans = [(start, end) for start, end, name in index.spans if name in unrun]
+        index.unrun = (file, spans)
+    return index.unrun[1]
 
 
-# The nodes ``_FileIndex`` records (the others are passed over at once).
-_INDEXED = frozenset({ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef, ast.Constant, ast.Import,
-                      ast.ImportFrom, ast.Call, ast.Compare, ast.Attribute})
+# The nodes whose docstrings ``_FileIndex`` passes over.
+_DEFINITIONS = frozenset({ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef})
 
 
 class _FileIndex:
@@ -567,10 +568,10 @@ class _FileIndex:
     (``_WrittenNames``), its strings that are no docstring, its definitions, imports and calls."""
 
     __slots__ = ("names", "strings", "definitions", "imports", "calls", "spans", "qualified", "_imported", "inert",
-                 "_bindings")
+                 "_bindings", "unrun", "_attribute_stores", "_other_instances")
 
     def __init__(self, tree: ast.Module, text: str):
-        nodes = preorder(tree)
+        nodes = module_preorder(tree)
         self.names = _WrittenNames(nodes, text)
         self.strings: list[ast.Constant] = []
         self.definitions: list[ast.AST] = []
@@ -580,36 +581,39 @@ class _FileIndex:
         self._imported: dict[str, str] | None = None
         self._bindings: tuple[Counter, dict[str, ast.expr], frozenset[str] | None] | None = None
         self.inert: set[int] = set()  # the strings only compared or offered as a command line's choices
+        self.unrun: tuple[str, list[tuple[int, int]]] | None = None  # (the file, ``_unrun_spans``)
+        self._attribute_stores: dict[str, list[ast.Attribute]] | None = None
+        self._other_instances: dict[frozenset[str] | None, set[int]] = {}
         # (first line, last line, name) of each top-level function and class, decorators included
         self.spans = [(min([node.lineno, *(decorator.lineno for decorator in node.decorator_list)]),
                        node.end_lineno or node.lineno, node.name) for node in tree.body
                       if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
         docstrings = set()
         for node in nodes:  # (a parent before its children: its docstring is known before it is met)
-            if node.__class__ not in _INDEXED:
-                continue
-            if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
-                if not isinstance(node, ast.Module):
-                    self.definitions.append(node)
-                if node.body and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant):
-                    docstrings.add(id(node.body[0].value))
-            elif isinstance(node, ast.Constant):
-                if isinstance(node.value, str) and id(node) not in docstrings:
-                    self.strings.append(node)
-            elif isinstance(node, (ast.Import, ast.ImportFrom)):
-                self.imports.append(node)
-            elif isinstance(node, ast.Call):
+            kind = node.__class__
+            if kind is ast.Attribute:
+                self.qualified.append((node.attr, _root(node)))
+            elif kind is ast.Call:
                 self.calls.append(node)
-                self.inert.update(id(element) for keyword in node.keywords if keyword.arg == "choices" and isinstance(
-                    keyword.value, (ast.List, ast.Tuple, ast.Set)) for element in keyword.value.elts)
+                if node.keywords:
+                    self.inert.update(id(element) for keyword in node.keywords if keyword.arg == "choices" and (
+                        isinstance(keyword.value, (ast.List, ast.Tuple, ast.Set))) for element in keyword.value.elts)
                 if isinstance(node.func, ast.Attribute) and node.func.attr == "join" and isinstance(
                         node.func.value, ast.Constant):  # ``"_".join(["TSM", ...])``: pieces of a text, no code
                     docstrings.update(id(piece) for argument in node.args if isinstance(argument, (ast.List, ast.Tuple))
                                       for piece in argument.elts)
-            elif isinstance(node, ast.Compare):
+            elif kind is ast.Constant:
+                if isinstance(node.value, str) and id(node) not in docstrings:
+                    self.strings.append(node)
+            elif kind is ast.Compare:
                 self.inert.update(id(operand) for operand in (node.left, *node.comparators))
-            elif isinstance(node, ast.Attribute):
-                self.qualified.append((node.attr, _root(node)))
+            elif kind is ast.Import or kind is ast.ImportFrom:
+                self.imports.append(node)
+            elif kind in _DEFINITIONS:
+                if kind is not ast.Module:
+                    self.definitions.append(node)
+                if node.body and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant):
+                    docstrings.add(id(node.body[0].value))
 
     def bindings(self, tree: ast.Module) -> tuple[Counter, dict[str, ast.expr], frozenset[str] | None]:
         """(how often each name is stored to, the value the last ``name = value`` of the file's ``tree`` gives it,
@@ -619,7 +623,8 @@ class _FileIndex:
             stores: Counter[str] = Counter()
             values: dict[str, ast.expr] = {}
             bound: set[str] | None = set()
-            for node in preorder(tree):  # (one ``name = value`` at most where the name is stored once: any order)
+            # (one ``name = value`` at most where the name is stored once: any order)
+            for node in module_preorder(tree):
                 if isinstance(node, ast.Name):
                     if not isinstance(node.ctx, ast.Load):
                         stores[node.id] += 1
@@ -634,6 +639,24 @@ class _FileIndex:
                         bound.update(names)
             self._bindings = (stores, values, None if bound is None else frozenset(bound))
         return self._bindings
+
+    def attribute_stores(self, tree: ast.Module) -> dict[str, list[ast.Attribute]]:
+        """Attribute name -> the nodes of the file's ``tree`` that write or delete an attribute so named, found in
+        one walk for every attribute ``attribute_writes`` asks."""
+        if self._attribute_stores is None:
+            self._attribute_stores = {}
+            for node in module_preorder(tree):
+                if node.__class__ is ast.Attribute and not isinstance(node.ctx, ast.Load):
+                    self._attribute_stores.setdefault(node.attr, []).append(node)
+        return self._attribute_stores
+
+    def other_instances(self, lineage: frozenset[str] | None) -> set[int]:
+        """``_on_other_instances`` of the file, once per ``lineage``."""
+        found = self._other_instances.get(lineage)
+        if found is None:
+            found = self._other_instances[lineage] = _on_other_instances(
+                [node for node in self.definitions if node.__class__ is ast.ClassDef], lineage)
+        return found
 
     def foreign_names(self, modules: frozenset[str]) -> frozenset[str]:
         """The names the file's absolute imports bind to what another package holds: the first name of the module

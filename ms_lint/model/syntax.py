@@ -11,6 +11,7 @@ keywords and decorators before its body, so that a body is one contiguous run. E
 from __future__ import annotations
 
 import ast
+import weakref
 from bisect import bisect_left
 from operator import attrgetter
 from typing import Iterator
@@ -91,6 +92,15 @@ def written_name(callee: ast.AST) -> str | None:
 def preorder(root: ast.AST) -> list[ast.AST]:
     """The nodes of ``root``'s subtree in source order, ``root`` first (contexts left out)."""
     return _traverse(root, None)
+
+
+def module_preorder(tree: ast.AST) -> list[ast.AST]:
+    """``preorder(tree)`` of a whole tree, taken from the ``NodeIndex`` that lists it where one does (not to be
+    changed)."""
+    index = _full_indexes.get(id(tree))
+    if index is not None and index.nodes and index.nodes[0] is tree:
+        return index.nodes
+    return preorder(tree)
 
 
 class _Spans:
@@ -344,6 +354,10 @@ def _visit(root: ast.AST, spans: _Spans, outline: bool, recorded_types: frozense
     return nodes
 
 
+# id(tree) -> the ``NodeIndex`` of the whole tree, while it lives (``module_preorder``)
+_full_indexes: "weakref.WeakValueDictionary[int, NodeIndex]" = weakref.WeakValueDictionary()
+
+
 class NodeIndex:
     """The flat pre-order list of one module and the slices of its definitions and loops."""
 
@@ -366,6 +380,8 @@ class NodeIndex:
             self._positions_by_type = {}
             self._calls_by_written_name = None
         self.nodes: list[ast.AST] = nodes
+        if not outline:
+            _full_indexes[id(tree)] = self
         self._bodies: dict[int, list[ast.AST]] = {}
         # (id(function), types) -> its nodes of those types; id(function) -> its nodes by type
         self._typed_bodies: dict = {}
