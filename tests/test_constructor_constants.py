@@ -88,7 +88,7 @@ def constants(model: Path, several: bool = False) -> dict[str, object]:
 
 
 def found(model: Path) -> list[tuple[int, str]]:
-    return sorted((f.line, f.code) for f in check_file(str(model), Settings(), CODES))
+    return sorted((f.line, f.code) for f in check_file(str(model), Settings(each_line=True), CODES))
 
 
 ALL = [(NORM_LINE, "MS608"), (LAYERS_LINE, "MS201"), (TRY_NORM_LINE, "MS109"), (TRY_MODE_LINE, "MS109")]
@@ -251,7 +251,7 @@ def lines_found(tmp_path, model: str, imported: str, builds: str, code: str) -> 
     root.mkdir()
     (root / "model.py").write_text(model)
     (root / "train.py").write_text(TRAIN.replace("import Net", f"import {imported}") + builds + FIT)
-    return [f.line for f in check_file(str(root / "model.py"), Settings(), [code])]
+    return [f.line for f in check_file(str(root / "model.py"), Settings(each_line=True), [code])]
 
 
 def test_a_result_cache_checks_the_module_again_when_a_site_changes(tmp_path):

@@ -3,6 +3,7 @@ findings that depend on it (MS601's device, the STRICT-only findings' level)."""
 from __future__ import annotations
 
 import json
+import re
 import textwrap
 from pathlib import Path
 
@@ -52,14 +53,20 @@ GRAPH_EXPORT = "import mindspore as ms\n\nms.set_context(mode=ms.GRAPH_MODE)\n"
 
 
 def app(root: Path, model: str, graph: bool = True, **files: str) -> Path:
-    """A small application: ``pyproject.toml``, ``model.py`` and the given scripts; returns the model's path. With
+    """A small application: ``pyproject.toml``, ``model.py`` and the given scripts, each importing the model's
+    classes where it does not name the model; returns the model's path. With
     ``graph``, an ``export.py`` selects GRAPH_MODE, as an application whose Cells are compiled does."""
     root.mkdir(parents=True, exist_ok=True)
     (root / "pyproject.toml").write_text('[project]\nname = "app"\nversion = "0.1.0"\n')
     if graph:
         files.setdefault("export", GRAPH_EXPORT)
+    # each script imports and uses the model's classes and functions where it does not name the model: a module nothing imports, a
+    # class no code that runs names, never runs
+    classes = ", ".join(re.findall(r"^(?:class|def) (\w+)", model, re.MULTILINE))
+    imports = f"from model import {classes}\n\nCELLS = ({classes},)\n"
     for name, text in files.items():
-        (root / f"{name}.py").write_text(textwrap.dedent(text))
+        text = textwrap.dedent(text)
+        (root / f"{name}.py").write_text(text if "model" in text else text + imports)
     (root / "model.py").write_text(model)
     return root / "model.py"
 
