@@ -60,8 +60,8 @@ def app(root: Path, model: str, graph: bool = True, **files: str) -> Path:
     (root / "pyproject.toml").write_text('[project]\nname = "app"\nversion = "0.1.0"\n')
     if graph:
         files.setdefault("export", GRAPH_EXPORT)
-    # each script imports and uses the model's classes and functions where it does not name the model: a module nothing imports, a
-    # class no code that runs names, never runs
+    # each script imports and uses the model's classes and functions where it does not name the model: a module
+    # nothing imports, a class no code that runs names, never runs
     classes = ", ".join(re.findall(r"^(?:class|def) (\w+)", model, re.MULTILINE))
     imports = f"from model import {classes}\n\nCELLS = ({classes},)\n"
     for name, text in files.items():
