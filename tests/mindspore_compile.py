@@ -58,6 +58,14 @@ class CompileResult:
     state: object = None  # what the case's ``state(net)`` returned after the two calls
 
 
+def compile_at_both_levels(cases, header: str, workdir: Path, shapes: list[list[int]]) -> dict:
+    """``cases``: (name, source defining Net, ...) tuples; each compiled after ``header`` at STRICT and at LAX with
+    inputs of ``shapes``, in one process. Returns {name: (STRICT result, LAX result)}."""
+    sources = [header + textwrap.dedent(case[1]) for case in cases]
+    results = compile_cases([(source, level, shapes) for source in sources for level in ("STRICT", "LAX")], workdir)
+    return {case[0]: (results[2 * i], results[2 * i + 1]) for i, case in enumerate(cases)}
+
+
 def compile_cases(cases: list[tuple[str, str, list[list[int]]]], workdir: Path) -> list[CompileResult]:
     """``cases``: (source defining Net, level "STRICT"/"LAX", input shapes). Returns one result per case."""
     payload = []

@@ -7,7 +7,7 @@ import pytest
 
 from ms_lint.engine import check_file
 from ms_lint.settings import Settings
-from tests.mindspore_compile import compile_cases, names_the_exception
+from tests.mindspore_compile import compile_at_both_levels, names_the_exception
 
 pytestmark = pytest.mark.mindspore
 
@@ -74,12 +74,7 @@ CASES = [
 @pytest.fixture(scope="module")
 def compiled(tmp_path_factory):
     workdir = tmp_path_factory.mktemp("bool_xor")
-    cases = []
-    for _, source, _ in CASES:
-        full = HEADER + textwrap.dedent(source)
-        cases += [(full, "STRICT", [[2, 3]]), (full, "LAX", [[2, 3]])]
-    results = compile_cases(cases, workdir)
-    return {case[0]: (results[2 * i], results[2 * i + 1]) for i, case in enumerate(CASES)}, workdir
+    return compile_at_both_levels(CASES, HEADER, workdir, [[2, 3]]), workdir
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
