@@ -1508,16 +1508,23 @@ def _words_of(folder: str) -> tuple[dict[str, int], dict[str, int], set[str]] | 
     return known
 
 
-_applications_using: dict[str, tuple[str, tuple[str, ...]] | None] = {}  # path -> ``_application_using``
+# (absolute path, modification time) -> ``_application_using``
+_applications_using: dict[tuple[str, float], tuple[str, tuple[str, ...]] | None] = {}
 
 
 def _application_using(path: str) -> tuple[str, tuple[str, ...]] | None:
     """The application (folder, entry points) that uses the module at ``path`` and that alone: None for a library's
     module, for a module no file of the application names (``_nothing_imports`` answers for it) and for a
-    source without a file. Found once per path and process (``_forget_modes``)."""
-    if path in _applications_using:
-        return _applications_using[path]
-    _applications_using[path] = found = _find_application_using(path)
+    source without a file. Found once per file, version of it and process (``_forget_modes``): a relative path
+    names another file once the working directory changes."""
+    file = os.path.abspath(path)
+    try:
+        key = (file, os.stat(file).st_mtime)
+    except OSError:
+        key = (file, -1.0)
+    if key in _applications_using:
+        return _applications_using[key]
+    _applications_using[key] = found = _find_application_using(path)
     return found
 
 
@@ -1856,9 +1863,10 @@ _TOP_LEVEL_CALL = re.compile(r"^(?:[A-Za-z_]\w*\(|(?:for|while|with|async)\b)|\b
 
 
 def _nothing_imports(path: str) -> bool:
-    """Whether nothing can import the module at ``path``, a module of an application (not one of its scripts or
-    tests, nor a file that calls or loops at its top level or reads its command line, which its users may run by
-    its path, nor one a tool finds by its name: a package's ``__init__``, ``conftest.py``,
+    """Whether nothing can import the module at ``path``, a module in a folder of an application (not one beside
+    its entry scripts, not one of its scripts or tests, nor a file that calls or loops at its top level or reads its
+    command line, which its users may run by its path, nor one a tool finds by its name: a package's ``__init__``,
+    ``conftest.py``,
     ``mindspore_hub_conf.py``): no other file of the application writes its name (code, configuration, shell
     script, test), none composes it from pieces of strings (``composes_name``) and none imports modules it finds by
     listing a folder (``_LOADS_FILES``, or a computed import beside a listing). False for a library's module, whose
@@ -1869,6 +1877,8 @@ def _nothing_imports(path: str) -> bool:
     if application is None:
         return False
     file = os.path.abspath(path)
+    if os.path.dirname(file) == os.path.abspath(application[0]):
+        return False  # a module beside the entry scripts: one the user runs by its path, or is about to import
     stem = os.path.splitext(os.path.basename(file))[0]
     text = _text(file)
     if text is None or stem in _FOUND_BY_TOOLS or file in application[1] or _MAIN_GUARD.search(text) or is_test_path(

@@ -96,16 +96,20 @@ def test_two_definitions_of_a_name_do_not_name_each_other(tmp_path):
 def test_a_module_nothing_can_import_never_runs(tmp_path):
     root = tmp_path / "app"
     setting_up = "import sys\nsys.path.append('..')\n"  # (a module's setting up: no script's run)
-    application(root, **{"train.py": TRAIN, "unused.py": setting_up + MODEL.replace("Decoder", "Net2")})
-    assert module_never_runs(str(root / "unused.py"))
-    assert never_run(str(root / "unused.py"), ["Net", "Net2"]) == {"Net", "Net2"}
-    assert lines(root / "unused.py") == []
+    application(root, **{"train.py": TRAIN, "src/unused.py": setting_up + MODEL.replace("Decoder", "Net2"),
+                         "draft.py": MODEL.replace("Decoder", "Net2")})
+    unused = root / "src" / "unused.py"
+    assert module_never_runs(str(unused))
+    assert never_run(str(unused), ["Net", "Net2"]) == {"Net", "Net2"}
+    assert lines(unused) == []
     assert lines(root / "model.py") == [NET_LINE]
-    (root / "unused.py").write_text(MODEL.replace("Decoder", "Net2"))
+    # a module beside the entry scripts may be run by its path, or be about to be imported: it is checked
+    assert not module_never_runs(str(root / "draft.py"))
+    unused.write_text(MODEL.replace("Decoder", "Net2"))
     forget_projects()
-    (root / "eval.py").write_text(TRAIN.replace("from model import Net", "from unused import Net"))
-    assert never_run(str(root / "unused.py"), ["Net", "Net2"]) == {"Net2"}
-    assert lines(root / "unused.py") == [NET_LINE]
+    (root / "eval.py").write_text(TRAIN.replace("from model import Net", "from src.unused import Net"))
+    assert never_run(str(unused), ["Net", "Net2"]) == {"Net2"}
+    assert lines(unused) == [NET_LINE]
 
 
 @pytest.mark.parametrize("name, more", [

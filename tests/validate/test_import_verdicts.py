@@ -4,6 +4,7 @@ the installed MindSpore and no examples file."""
 from __future__ import annotations
 
 import ast
+import dataclasses
 import textwrap
 
 import pytest
@@ -76,8 +77,13 @@ def legacy(tmp_path_factory):
 @pytest.fixture(scope="module")
 def verdicts(legacy, worker_pool):
     report = validate_paths([str(legacy / "legacy")], ValidateOptions(use_cache=False, timeout=90),
-                            pool=worker_pool, lint_options=lint_options_for("lax"))
+                            pool=worker_pool, lint_options=each_line(lint_options_for("lax")))
     return {(verdict.finding.path.split("/")[-1], verdict.finding.line): verdict for verdict in report.verdicts}
+
+
+def each_line(options):
+    """``options`` reporting each line of a cause: these tests judge a module's import line by line."""
+    return dataclasses.replace(options, settings=dataclasses.replace(options.settings, each_line=True))
 
 
 def test_which_lines_importing_a_module_runs():
@@ -100,7 +106,8 @@ def test_which_lines_importing_a_module_runs():
 
 
 def test_only_lines_importing_runs_get_a_module_job(legacy):
-    findings, _, _ = static_findings([str(legacy / "legacy"), str(legacy / "run.py")], lint_options_for("lax"))
+    findings, _, _ = static_findings([str(legacy / "legacy"), str(legacy / "run.py")],
+                                     each_line(lint_options_for("lax")))
     plan = plan_jobs(findings, syntax_level="lax")
     module_jobs = {job.path.split("/")[-1]: sorted(f.line for f in job.findings)
                    for job in plan.jobs if job.module_only}
