@@ -103,8 +103,8 @@ class PytorchLayerAttribute(Rule):
         for function, owner in module.function_nodes():
             if owner is not None and function.name.startswith("_") and not function.name.startswith("__"):
                 if referenced is None:
-                    referenced = {node.attr for node in ast.walk(module.tree) if isinstance(node, ast.Attribute)} | {
-                        node.id for node in ast.walk(module.tree) if isinstance(node, ast.Name)}
+                    referenced = {node.attr if node.__class__ is ast.Attribute else node.id
+                                  for node in module.index.nodes if node.__class__ in (ast.Attribute, ast.Name)}
                 if function.name not in referenced and _bases_known(module, owner):
                     continue  # a private method nothing calls, overriding no method of a base outside MindSpore
             nodes = list(module.index.own_code(function))
