@@ -594,6 +594,69 @@ def test_a_host_copy_in_a_method_a_differentiated_method_calls_zeroes_the_gradie
     assert [(f.line, f.code) for f in findings] == [(line, "MS112")]
 
 
+def test_a_host_copy_reached_from_a_differentiated_method_through_an_untyped_model_zeroes_the_gradient(tmp_path):
+    """A trainer differentiates its own method (``value_and_grad(self.forward_fn)``), which calls a method of the
+    model it was handed (``self.model.loss_of(x)``: a parameter, whose class the code does not say); and a Cell's
+    own method differentiated as a bound method (``value_and_grad(net.score)``). A host copy in either cuts the
+    gradient to exactly zero; the same computed with tensors keeps it."""
+    source = """
+        import mindspore as ms
+        from mindspore import Tensor, nn
+        import numpy as np
+
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+
+
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.dense = nn.Dense(3, 3)
+
+            def loss_of(self, x):
+                return Tensor(self.dense(x).asnumpy() * 2).sum()
+
+            def score(self, x):
+                return Tensor(self.dense(x).asnumpy()).sum()
+
+            def kept(self, x):
+                return (self.dense(x) * 2).sum()
+
+            def construct(self, x):
+                return self.dense(x)
+
+
+        class Trainer:
+            def __init__(self, model):
+                self.model = model
+                self.grad_fn = ms.value_and_grad(self.forward_fn, None, model.trainable_params())
+                self.kept_fn = ms.value_and_grad(self.forward_kept, None, model.trainable_params())
+
+            def forward_fn(self, x):
+                return self.model.loss_of(x)
+
+            def forward_kept(self, x):
+                return self.model.kept(x)
+
+
+        def run():
+            x = Tensor(np.ones((2, 3), np.float32))
+            net = Net()
+            trainer = Trainer(net)
+            sums = lambda grads: [float(np.abs(g.asnumpy()).sum()) for g in grads]
+            method = ms.value_and_grad(net.score, None, net.trainable_params())(x)[1]
+            return sums(trainer.grad_fn(x)[1]), sums(method), sums(trainer.kept_fn(x)[1])
+    """
+    result = _run(tmp_path, source)
+    assert result["ok"], result
+    cut, method, kept = result["outputs"]
+    assert cut == [0.0, 0.0] and method == [0.0, 0.0] and all(value > 0 for value in kept)
+    findings = check_source(textwrap.dedent(source), "train.py", Settings(syntax_level="strict"))
+    lines = textwrap.dedent(source).splitlines()
+    assert [(f.line, f.code) for f in findings if f.code == "MS112"] == [
+        (lines.index("        return Tensor(self.dense(x).asnumpy() * 2).sum()") + 1, "MS112"),
+        (lines.index("        return Tensor(self.dense(x).asnumpy()).sum()") + 1, "MS112")]
+
+
 def test_a_host_copy_behind_stop_gradient_loses_no_gradient_the_code_keeps(tmp_path):
     """A factor computed on the host and wrapped in ``ops.stop_gradient`` (a sign from ``numpy.linalg.det``): the
     output's gradient flows through the other factor exactly as with the factor computed by ``mindspore.ops``, so

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Iterator, Sequence
 
 from ms_lint import mindspore_api as api
 from ms_lint.model.project import (ProjectClass, answer, class_answer, class_location, facts_of, project_class,
-                                   project_method)
+                                   project_class_facts, project_method)
 from ms_lint.model.construction import OneOf, attribute_writes, constructor_constants
 from ms_lint.model.scopes import ASSIGNMENT
 from ms_lint.model.syntax import (FunctionNode, conditional_arms, decorator_callee, first_argument, is_attribute_of,
@@ -722,6 +722,53 @@ class ClassFacts:
         """Whether class ``info`` defines method ``name`` or inherits it from a class of this module or of the
         project's other modules (MindSpore's own classes are not followed)."""
         return self.method_of(info, name) is not None
+
+    def cell_method_named(self, name: str) -> tuple["ModuleFacts", ClassInfo, FunctionNode] | None:
+        """The method ``name`` of the one Cell class that this module defines or imports from another module of
+        the project and that has it (its own or inherited): ``(facts of the defining module, the class that defines
+        it, the method)``, as ``method_of`` answers. What a call ``obj.name(...)`` runs where the code does not say
+        what ``obj`` holds (a function's parameter, ``self.model``) and this module can only mean that Cell. None
+        when no such Cell has it, when several different methods answer, when a class of this module that is not
+        a Cell has it too, and for the methods ``nn.Cell`` itself defines."""
+        if name in api.CELL_INSTANCE_NAMES or name.startswith("__"):
+            return None
+        cache = self._cell_methods_named
+        if name in cache:
+            return cache[name]
+        found: dict[int, tuple] = {}
+        for info in self.classes.values():
+            located = self.method_of(info, name)
+            if located is not None and not info.is_cell:
+                cache[name] = None
+                return None
+            if located is not None:
+                found[id(located[2])] = located
+        for facts, info in self._imported_cells():
+            located = facts.method_of(info, name)
+            if located is not None:
+                found[id(located[2])] = located
+        cache[name] = next(iter(found.values())) if len(found) == 1 else None
+        return cache[name]
+
+    def _imported_cells(self) -> list[tuple["ModuleFacts", ClassInfo]]:
+        """The Cell classes of the project's other modules this module imports by name (``from .model import
+        Net``): (facts of the defining module, the class)."""
+        imported = self._imported_cell_classes
+        if imported is None:
+            imported = []
+            for qualname in sorted(set(self.names.values())):
+                last = qualname.rpartition(".")[2]
+                if not last[:1].isupper() or qualname.startswith(self.local_prefix) or api.is_mindspore(qualname) \
+                        or api.is_host_library(qualname):
+                    continue
+                summary = project_class(self.path, qualname, self.settings)
+                if summary is None or not summary.is_cell:
+                    continue
+                located = project_class_facts(self.path, qualname, self.settings)
+                if located is not None:
+                    imported.append((located[0], located[0].classes[located[1]]))
+            self._imported_cell_classes = imported
+        return imported
 
     def method_of(self, info: ClassInfo, name: str, through_cells: bool = True,
                   _seen: frozenset = frozenset()) -> tuple["ModuleFacts", ClassInfo, FunctionNode] | None:

@@ -126,6 +126,8 @@ class ModuleFacts(ClassFacts, GraphCode):
         # qualified name -> what class_of_constructor says; asked for every call, answered once per name
         self._classes_named: dict[str, BuiltClass | None] = {}
         self._classes_of: dict[str, tuple | None] = {}  # qualified name -> what class_of answered
+        self._cell_methods_named: dict[str, tuple | None] = {}  # method name -> what cell_method_named answered
+        self._imported_cell_classes: list | None = None  # the project's Cell classes this module imports
         self._never_run: frozenset[str] | None = None  # the classes and functions its application never runs
         self._unrun_lines: list[tuple[int, int]] | None = None  # the lines of the code it never runs
         self._dead_built: dict[tuple[str, int], bool] = {}  # (name, depth) -> ``built_only_in_dead_code``
@@ -192,6 +194,8 @@ class ModuleFacts(ClassFacts, GraphCode):
         self._constructors = {}
         self._classes_named = {}
         self._classes_of = {}
+        self._cell_methods_named = {}
+        self._imported_cell_classes = None
         self._call_graph = None
         keep_checked(self)
 

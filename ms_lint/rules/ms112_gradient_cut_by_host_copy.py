@@ -9,7 +9,8 @@ from typing import Iterator
 
 from ms_lint.model import TENSOR, ClassInfo, FunctionNode, ModuleFacts
 from ms_lint.model.project import project_class_facts
-from ms_lint.model.syntax import self_attribute
+from ms_lint.model.scopes import PARAMETER
+from ms_lint.model.syntax import first_argument, self_attribute
 from ms_lint.findings import Finding, FindingData, fact
 from ms_lint.rules.base import Rule
 
@@ -71,10 +72,14 @@ class GradientCutByHostCopy(Rule):
         tests/test_ground_truth_values.py). A module is
         PyNative when it calls `set_context(mode=PYNATIVE_MODE)` or `--ms-mode=pynative` is given; in graph code
         the conversion is MS102's, and is not reported twice. The same holds for a function of a PyNative module
-        given to `mindspore.grad`/`value_and_grad`: a host copy in it, or in what it calls (a method of a Cell
-        instance such as `net.features(x)`, the methods that one calls on `self`, a module function), is reported
-        when the differentiated result is built from it; for a Cell of another module of the project, at the call
-        in this module, naming the method, its file and the copy's line.
+        given to `mindspore.grad`/`value_and_grad`, or a method given to them (`value_and_grad(self.forward_fn)`
+        in a trainer class, `value_and_grad(net.compute_loss)`): a host copy in it, or in what it calls (a method
+        of a Cell instance such as `net.features(x)`, the methods that one calls on `self`, a module function), is
+        reported when the differentiated result is built from it; for a Cell of another module of the project, at
+        the call in this module, naming the method, its file and the copy's line. Where the code does not say what
+        the object is (`model.loss_of(x)` on a parameter, `self.model.loss_of(x)`, a factory's result), the method
+        is that of the one Cell class this module defines or imports that has a method of that name; with several,
+        or a non-Cell class of the module with one too, the call is not followed.
     """
     why = """
         PyNative builds gradients from the tensor operators it records while `construct` runs. A host copy has no
@@ -142,12 +147,14 @@ class GradientCutByHostCopy(Rule):
         """Functions given to ``grad``/``value_and_grad``: host copies in them, or in what they call (a Cell's method,
         the methods it calls on ``self``, a module function; in this module or, for a Cell built from another
         module of the project, in that one), that reach the differentiated result."""
-        for forward in _differentiated_functions(module):
-            function = module.plain_function(forward, None, _tensor_inputs(forward, bound=False))
+        for forward, forward_owner in _differentiated_functions(module):
+            function = module.plain_function(forward, forward_owner,
+                                             _tensor_inputs(forward, bound=forward_owner is not None))
+            name = f"{forward_owner.name}.{forward.name}" if forward_owner is not None else forward.name
             for node in function.host_conversions():
                 if function.reaches_return(node) and id(node) not in reported:
                     reported.add(id(node))
-                    yield self._differentiated_finding(module, node, forward.name, None)
+                    yield self._differentiated_finding(module, node, name, None)
             # (the module of the caller, the caller, a call of it whose value reaches the result, the call of this
             # module it was reached through)
             pending = [(module, function, call, call) for call in function.nodes_of(ast.Call)
@@ -167,11 +174,11 @@ class GradientCutByHostCopy(Rule):
                         continue
                     reported.add(id(node))
                     if helper_facts is module:
-                        yield self._differentiated_finding(module, node, forward.name, label)
+                        yield self._differentiated_finding(module, node, name, label)
                     elif id(first) not in reported:
                         reported.add(id(first))  # one finding per call of this module
                         yield self._differentiated_finding(
-                            module, first, forward.name, f"{label} in {os.path.basename(helper_facts.path)}",
+                            module, first, name, f"{label} in {os.path.basename(helper_facts.path)}",
                             copied_at=(helper_facts.path, node.lineno, node.func.attr))
                 pending.extend((helper_facts, body, inner, first) for inner in body.nodes_of(ast.Call)
                                if body.reaches_return(inner))
@@ -184,14 +191,23 @@ class GradientCutByHostCopy(Rule):
             line=copied_at[1] if copied_at is not None else None))
 
 
-def _differentiated_functions(module: ModuleFacts) -> list[FunctionNode]:
-    found: list[FunctionNode] = []
+def _differentiated_functions(module: ModuleFacts) -> list[tuple[FunctionNode, ClassInfo | None]]:
+    """The host functions of this module given to grad/value_and_grad, each with its class for a method: a
+    function (``forward_fn``), a method of the class the call is written in (``self.forward_fn``), or a method of
+    a Cell instance (``net.compute_loss``)."""
+    found: list[tuple[FunctionNode, ClassInfo | None]] = []
     for site in module.calls_to(*_GRAD_TRANSFORMS):
-        if not (site.node.args and isinstance(site.node.args[0], ast.Name)):
-            continue
-        target = module.local_function(site.node.args[0])
-        if target is not None and not module.is_graph_code(target) and target not in found:
-            found.append(target)
+        argument = site.node.args[0] if site.node.args else None
+        target: FunctionNode | None = None
+        owner: ClassInfo | None = None
+        if isinstance(argument, ast.Name):
+            target = module.local_function(argument)
+        elif isinstance(argument, ast.Attribute) and isinstance(argument.value, ast.Name):
+            method = _method_of_receiver(module, site.function, site.owner, argument)
+            if method is not None and method[0] is module:
+                _, owner, target = method
+        if target is not None and not module.is_graph_code(target) and (target, owner) not in found:
+            found.append((target, owner))
     return found
 
 
@@ -207,37 +223,56 @@ _MAX_HELPERS = 32  # the functions followed from one differentiated function
 
 def _helper_called(module: ModuleFacts, caller, call: ast.Call
                    ) -> tuple[ModuleFacts, FunctionNode, ClassInfo | None] | None:
-    """(the facts of its module, the function, its class) that ``call`` in ``caller`` runs: a module function, a
-    method of ``caller``'s own instance (``self.normalise(y)``), or a method (not ``construct``) of a Cell instance
-    a name holds (``net.features(x)`` after ``net = Net()``, ``Net`` of this module or another of the project).
-    None for anything else, graph code, and a Cell with its own ``bprop``."""
+    """(the facts of its module, the function, its class) that ``call`` in ``caller`` runs: a module function, or
+    a method (not ``construct``) of ``caller``'s own instance (``self.normalise(y)``), of a Cell instance a name
+    holds (``net.features(x)`` after ``net = Net()``, ``Net`` of this module or another of the project) or of what
+    ``self.<attribute>`` holds; where the code does not say what the object is (a parameter, ``self.model``), the
+    method of the one Cell of this module or imported into it that has one of that name. None for anything else,
+    graph code, and a Cell with its own ``bprop``."""
     func = call.func
     target = module.local_function(func) if isinstance(func, ast.Name) and func.id not in caller.env else None
     if target is not None:
         return None if target is caller.node or module.is_graph_code(target) else (module, target, None)
-    if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)) or func.attr in (
-            "construct", "__call__", "__init__"):
+    if not isinstance(func, ast.Attribute) or func.attr in ("construct", "__call__", "__init__"):
         return None
-    if self_attribute(func, caller.self_name) is not None and caller.owner is not None:
-        info, facts = caller.owner, module
+    found = _method_of_receiver(module, caller.node, caller.owner, func)
+    if found is None or found[2] is caller.node or found[0].is_graph_code(found[2]) or (
+            found[1].is_cell and found[0].inherits_method(found[1], "bprop")):
+        return None
+    return found[0], found[2], found[1]
+
+
+def _method_of_receiver(module: ModuleFacts, function: FunctionNode | None, owner: ClassInfo | None,
+                        func: ast.Attribute) -> tuple[ModuleFacts, ClassInfo, FunctionNode] | None:
+    """(facts of its module, its class, the method) that ``<receiver>.<name>`` names in host code: a method of the
+    enclosing class for ``self``, of the Cell a name or ``self.<attribute>`` was built as (``net = Net()``), or,
+    for a receiver the code does not say (a parameter, an attribute set from one), ``cell_method_named``."""
+    receiver = func.value
+    self_name = first_argument(function) if function is not None and owner is not None else None
+    if isinstance(receiver, ast.Name) and self_name is not None and receiver.id == self_name:
+        return module.method_of(owner, func.attr)
+    if isinstance(receiver, ast.Name):
+        value = module.value_bound_to(receiver, function, None)
+    elif self_name is not None and self_attribute(receiver, self_name) is not None:
+        value = module.value_bound_to(receiver, function, owner)
     else:
-        value = module.value_bound_to(func.value, caller.node, None)
-        built = module.class_of_constructor(value) if isinstance(value, ast.Call) else None
-        if not (built and built[1] is not None and built[1].is_cell):
+        return None
+    if value is None or (isinstance(value, ast.Name) and module.scopes.binding(value) is not None
+                         and module.scopes.binding(value).kind == PARAMETER):
+        return module.cell_method_named(func.attr)  # a parameter, or an attribute holding one
+    built = module.class_of_constructor(value) if isinstance(value, ast.Call) else None
+    if built is None and isinstance(value, ast.Call):
+        return module.cell_method_named(func.attr)  # what a factory returns (``net = create_model(cfg)``)
+    if not (built and built[1] is not None and built[1].is_cell):
+        return None
+    if built[2] is module and isinstance(built[1], ClassInfo):
+        info, facts = built[1], module
+    else:
+        located = project_class_facts(module.path, built[0], module.settings)
+        if located is None:
             return None
-        if built[2] is module and isinstance(built[1], ClassInfo):
-            info, facts = built[1], module
-        else:
-            found = project_class_facts(module.path, built[0], module.settings)
-            if found is None:
-                return None
-            facts, info = found[0], found[0].classes[found[1]]
-    if facts.inherits_method(info, "bprop"):
-        return None
-    found = info.find_method(func.attr)
-    if found is None or found[1] is caller.node or facts.is_graph_code(found[1]):
-        return None
-    return facts, found[1], found[0]
+        facts, info = located[0], located[0].classes[located[1]]
+    return facts.method_of(info, func.attr)
 
 
 # Names that hold token ids, indices, masks, counts: integer tensors, which have no gradient to cut.
