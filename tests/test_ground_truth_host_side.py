@@ -261,6 +261,66 @@ def test_host_written_state_keeps_its_first_value(tmp_path, level):
     assert sorted(_codes(HOST_WRITTEN_STATE, level.lower())) == sorted(expected)
 
 
+UNTYPED_SETTER = """
+import numpy as np
+import mindspore as ms
+from mindspore import Tensor, nn
+
+
+class Net(nn.Cell):
+    def __init__(self, scale=1.0):
+        super().__init__()
+        self.scale = scale
+
+    def set_scale(self, value):
+        self.scale = value
+
+    def construct(self, x):
+        return x * self.scale
+
+
+class Trainer:
+    def __init__(self, network):
+        self.network = network
+
+    def fit(self, x, epochs):
+        outputs = []
+        for epoch in range(epochs):
+            self.network.set_scale(0.5 ** epoch)
+            outputs.append(float(self.network(x)[0]))
+        return outputs
+
+
+def train(model, x, epochs):
+    outputs = []
+    for epoch in range(epochs):
+        model.set_scale(2.0 ** epoch)
+        outputs.append(float(model(x)[0]))
+    return outputs
+
+
+def run():
+    x = Tensor(np.ones((2,), np.float32))
+    return Trainer(Net()).fit(x, 3) + train(Net(), x, 3)
+"""
+
+
+@pytest.mark.parametrize("level", ["STRICT", "LAX"])
+def test_a_setter_called_on_an_untyped_model_in_a_loop_keeps_the_first_value(tmp_path, level):
+    """The setter reached through a trainer's ``self.network`` and through a function's parameter: graph mode keeps
+    the value of the first call, PyNative follows every write."""
+    graph = _run(tmp_path, UNTYPED_SETTER, "graph", level, "run")
+    assert graph["ok"], graph
+    assert graph["outputs"] == pytest.approx([1.0] * 6)
+    eager = _run(tmp_path, UNTYPED_SETTER, "pynative", "", "run")
+    assert eager["outputs"] == pytest.approx([1.0, 0.5, 0.25, 1.0, 2.0, 4.0])
+    source = "import mindspore as ms\nms.set_context(mode=ms.GRAPH_MODE)\n" + UNTYPED_SETTER
+    lines = source.splitlines()
+    expected = [(lines.index(text) + 1, "MS118") for text in (
+        "            self.network.set_scale(0.5 ** epoch)", "        model.set_scale(2.0 ** epoch)")]
+    assert sorted(c for c in _codes(source, level.lower()) if c[1] == "MS118") == expected
+
+
 def test_pytorch_tensor_habits_in_pynative_and_graph(tmp_path):
     # PyNative swaps the two axes, like PyTorch; .detach() does not exist there either.
     assert _run(tmp_path, TENSOR_HABITS, "pynative", "", "run")["outputs"] == [[3, 2], "AttributeError"]

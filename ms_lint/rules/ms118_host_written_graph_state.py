@@ -68,7 +68,12 @@ class HostWrittenGraphState(Rule):
           code) that host code calls inside a loop (`net.set_temperature(t)` per epoch); the Cell may come from
           another module of the project, read by its `construct`, when the looping script selects graph mode. A
           setter called once while configuring the network, before its first call, is harmless and not
-          reported.
+          reported. The object may be one whose class the code does not say (`model.set_scale(s)` with `model` a
+          parameter of the training function, `self.network.set_scale(s)` in a trainer, what a factory returned):
+          the setter is then that of the one Cell class this module defines or imports with a method of that name
+          (none is followed when several have one, or a class of the module that is not a Cell has one too), and
+          a call on the loop's own variable (`for block in blocks: block.set_ratio(r)`, each configured once) is
+          not reported.
         The finding is on the write and names the graph code that reads the value. Writes of tensors and
         Parameters are not reported.
     """
@@ -119,13 +124,41 @@ class HostWrittenGraphState(Rule):
         globals_wanted = bool(module.scopes.declared_global)
         instances = _cell_instances(module)
         candidates = _loop_writes(module, instances) if instances else []
-        if not (globals_wanted or candidates):
+        untyped = _untyped_setter_calls(module, instances)
+        if not (globals_wanted or candidates or untyped):
             return
-        global_reads, attribute_reads = _graph_reads(module, globals_wanted, bool(candidates))
+        global_reads, attribute_reads = _graph_reads(module, globals_wanted, bool(candidates or untyped))
         if global_reads:
             yield from self._global_writes(module, global_reads)
         if attribute_reads or any(facts is not module for facts, _ in instances.values()):  # another module's Cell
             yield from self._attribute_writes(module, attribute_reads, candidates, instances)
+        if untyped:
+            yield from self._untyped_setters(module, attribute_reads, untyped)
+
+    def _untyped_setters(self, module: ModuleFacts, reads: dict[tuple[int, str], list[str]],
+                         calls: list[tuple[ast.Call, tuple]]) -> Iterator[Finding]:
+        """Setter calls in host loops on an object whose class the code does not say (``model.set_scale(s)`` with
+        ``model`` a parameter, ``self.net.set_scale(s)``): the setter of the one Cell that has a method of that
+        name (``cell_method_named``), reported when it writes a plain attribute the Cell's graph code reads."""
+        classes = {id(info): info for info in module.classes.values()}
+        for call, (facts, owner, method) in calls:
+            if facts is module:
+                def readers(attribute: str, owner: ClassInfo = owner) -> list[str]:
+                    return [reader for (other_id, other_attribute), found in reads.items()
+                            if other_attribute == attribute and (
+                                owner in classes[other_id].lineage() or classes[other_id] in owner.lineage())
+                            for reader in found]
+            else:
+                external = _construct_reads(facts, owner) if module.mode == "graph" else {}
+
+                def readers(attribute: str, external: dict = external) -> list[str]:
+                    return external.get(attribute, [])
+            self_name = instance_parameter(method)
+            for stmt in facts.index.body_nodes_of(method, (ast.Assign, ast.AugAssign)):
+                attribute = _assigned_attribute(stmt, self_name)
+                if attribute and _plain_value(stmt) and readers(attribute):
+                    yield self._attribute_finding(module, call, owner, attribute, readers(attribute))
+                    break
 
     def _global_writes(self, module: ModuleFacts, reads: dict[str, list[str]]) -> Iterator[Finding]:
         for node, _ in module.function_nodes():
@@ -261,6 +294,62 @@ def _loop_writes(module: ModuleFacts, instances: dict[tuple[int, str], tuple[Mod
                         for t in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target])):
                     candidates.append((node, stmt))
     return candidates
+
+
+def _untyped_setter_calls(module: ModuleFacts, instances: dict[tuple[int, str], tuple]
+                          ) -> list[tuple[ast.Call, tuple]]:
+    """Calls inside loops of host code of a method on an object whose class the code does not say (a parameter of
+    the function, ``self.<attribute>`` set from one, what a factory returned) and that no pass of the loop rebinds
+    (``for layer in layers: layer.set_scale(s)`` configures each layer once): each with the method of the one Cell
+    of this module, or imported into it, that has a method of that name (``cell_method_named``), not graph code,
+    not ``__init__``/``construct``."""
+    found: list[tuple[ast.Call, tuple]] = []
+    seen: set[int] = set()
+    for node, owner in [*module.function_nodes(), (None, None)]:
+        if node is not None and module.is_graph_code(node):
+            continue
+        self_name = instance_parameter(node) if node is not None and owner is not None else None
+        for loop in _loops(module, node):
+            rebound = {target.id for stmt in [loop, *_loop_body_nodes(loop)]
+                       for target in _bound_targets(stmt) if isinstance(target, ast.Name)}
+            for stmt in _loop_body_nodes(loop):
+                if id(stmt) in seen or not (isinstance(stmt, ast.Call) and isinstance(stmt.func, ast.Attribute)):
+                    continue
+                seen.add(id(stmt))
+                receiver = stmt.func.value
+                if isinstance(receiver, ast.Name):
+                    if receiver.id in rebound or receiver.id == self_name or (id(node), receiver.id) in instances \
+                            or (id(None), receiver.id) in instances or _built_class(module, receiver, node):
+                        continue
+                elif self_name is None or self_attribute(receiver, self_name) is None:
+                    continue
+                method = module.cell_method_named(stmt.func.attr)
+                if method is not None and stmt.func.attr not in ("__init__", "construct") and not (
+                        method[0] is module and module.is_graph_code(method[2])):
+                    found.append((stmt, method))
+    return found
+
+
+def _bound_targets(stmt: ast.AST) -> list[ast.AST]:
+    """The names and attributes a loop header or statement binds."""
+    if isinstance(stmt, (ast.For, ast.AsyncFor, ast.comprehension)):
+        return list(ast.walk(stmt.target))
+    if isinstance(stmt, ast.Assign):
+        return [node for target in stmt.targets for node in ast.walk(target)]
+    if isinstance(stmt, (ast.AugAssign, ast.AnnAssign, ast.NamedExpr)):
+        return [stmt.target]
+    if isinstance(stmt, ast.withitem) and stmt.optional_vars is not None:
+        return list(ast.walk(stmt.optional_vars))
+    return []
+
+
+def _built_class(module: ModuleFacts, receiver: ast.Name, function: FunctionNode | None) -> bool:
+    """Whether the name holds an instance of a class the code names where it is built (``x = Foo(...)``): the
+    class then says what the method is, and it is not a Cell of this module driven by a loop."""
+    value = module.value_bound_to(receiver, function, None)
+    built = module.class_of_constructor(value) if isinstance(value, ast.Call) else None
+    return built is not None and (built[1] is not None or api.is_mindspore(built[0])
+                                  or api.is_host_library(built[0]) or built[0].startswith("builtins."))
 
 
 def _setters(module: ModuleFacts, readers, elsewhere=()) -> dict[tuple[int, str], list[str]]:
