@@ -321,6 +321,62 @@ def test_a_setter_called_on_an_untyped_model_in_a_loop_keeps_the_first_value(tmp
     assert sorted(c for c in _codes(source, level.lower()) if c[1] == "MS118") == expected
 
 
+PARAMETER_CALLED = """
+import numpy as np
+import mindspore as ms
+from mindspore import Parameter, Tensor, nn
+from mindspore.common.initializer import HeUniform, initializer
+
+
+class Scaled(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.scale = Parameter(Tensor(np.ones(3, np.float32)))
+
+    def construct(self, x):
+        return x * self.scale(x)
+
+
+def init_weights(cell):
+    if isinstance(cell, nn.Dense):
+        cell.weight(HeUniform(), cell.weight.shape)
+
+
+def init_weights_mindspore(cell):
+    if isinstance(cell, nn.Dense):
+        cell.weight.set_data(initializer(HeUniform(), cell.weight.shape, cell.weight.dtype))
+
+
+def run():
+    outcomes = []
+    for step in (lambda: nn.Dense(3, 3).apply(init_weights), lambda: nn.Dense(3, 3).apply(init_weights_mindspore),
+                 lambda: Scaled()(Tensor(np.ones((2, 3), np.float32)))):
+        try:
+            step()
+            outcomes.append("ok")
+        except (TypeError, ValueError) as exc:
+            outcomes.append(f"{type(exc).__name__}: {str(exc).splitlines()[0]}")
+    return outcomes
+"""
+
+
+@pytest.mark.parametrize("level", ["STRICT", "LAX"])
+def test_a_parameter_called_as_a_function_fails(tmp_path, level):
+    """PyTorch's initialisation ported as a call of the Parameter: TypeError on the host; in graph code the compile
+    fails; ``set_data(initializer(...))`` runs."""
+    graph = _run(tmp_path, PARAMETER_CALLED, "graph", level, "run")
+    assert graph["ok"], graph
+    assert graph["outputs"] == ["TypeError: 'Parameter' object is not callable", "ok",
+                                "ValueError: The object is not callable. Please check code."]
+    eager = _run(tmp_path, PARAMETER_CALLED, "pynative", "", "run")
+    assert eager["outputs"][:2] == ["TypeError: 'Parameter' object is not callable", "ok"]
+    assert eager["outputs"][2].startswith("TypeError")
+    lines = PARAMETER_CALLED.splitlines()
+    expected = [(lines.index(text) + 1, "MS615") for text in (
+        "        return x * self.scale(x)", "        cell.weight(HeUniform(), cell.weight.shape)")]
+    assert sorted(c for c in _codes(PARAMETER_CALLED, level.lower()) if c[1] == "MS615") == expected
+
+
 def test_pytorch_tensor_habits_in_pynative_and_graph(tmp_path):
     # PyNative swaps the two axes, like PyTorch; .detach() does not exist there either.
     assert _run(tmp_path, TENSOR_HABITS, "pynative", "", "run")["outputs"] == [[3, 2], "AttributeError"]

@@ -416,6 +416,12 @@ EXPECTATIONS: dict[str, Expectation] = {
         located="anywhere",
         shows_eagerly=True,
     ),
+    "MS615": Expectation(
+        COMPILE,
+        error_types=("TypeError", "ValueError"),
+        patterns=(r"object is not callable", r"The object is not callable"),
+        shows_eagerly=True,
+    ),
     "MS610": Expectation(
         COMPILE,
         error_types=("TypeError", "RuntimeError"),
