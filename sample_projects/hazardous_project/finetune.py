@@ -2,7 +2,7 @@
 import mindspore
 from mindspore import nn
 
-from segmenter.heads import MaskScoreHead, set_smoothing, train_head
+from segmenter.heads import MaskScoreHead, init_heads, set_smoothing, train_head
 from segmenter.model import Segmenter
 
 
@@ -22,6 +22,7 @@ def finetune(dataset):
 
 def mask_coverage(features):
     head = MaskScoreHead()
+    head.apply(init_heads)
     return head(features)["mask"].mean()
 
 

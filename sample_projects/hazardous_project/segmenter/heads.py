@@ -131,3 +131,11 @@ class PromptHead(nn.Cell):
         if embeddings is None:
             embeddings = self.embed(x)
         return self.proj(embeddings)
+
+
+def init_heads(cell):
+    """Applied to a head with `head.apply(init_heads)`."""
+    if isinstance(cell, nn.Dense):
+        # PyTorch's `nn.init` ported as a call of the Parameter: TypeError ('Parameter' object is not callable);
+        # write cell.weight.set_data(initializer(HeUniform(), cell.weight.shape, cell.weight.dtype))
+        cell.weight("he_uniform", cell.weight.shape)
