@@ -14,6 +14,12 @@ from ms_lint.rules.base import Rule
 from ms_lint.rules.ms614_pytorch_layer_attribute import _layer_read, _narrowed, _one_layer
 
 
+# Attributes a MindSpore base class holds as a Parameter or as a Cell, by what it was given: ``nn.Optimizer`` keeps
+# a fixed learning rate as a Parameter, a schedule or a list of rates as a Cell (``ExponentialDecayLR``,
+# ``_IteratorLearningRate``; measured 2.10 and 2.7.1), which ``self.learning_rate(self.global_step)`` calls.
+_PARAMETER_OR_CELL = frozenset({"learning_rate"})
+
+
 @dataclass(frozen=True, kw_only=True)
 class ParameterCalled(FindingData):
     """A call of a Parameter: the Parameter as written, the class that holds it (a MindSpore layer's qualified name,
@@ -49,7 +55,9 @@ class ParameterCalledAsFunction(Rule):
         `embedding_table`, ...) on a layer the code says it holds (`self.fc = nn.Dense(...)`, or an
         `if isinstance(cell, nn.Dense):` branch of a weight-initialising function in a module that builds such a
         layer and derives no class of its own from it), or a Parameter a Cell of the
-        project creates itself (`self.scale = Parameter(...)`, then `self.scale(x)`). The usual source is PyTorch's
+        project creates itself (`self.scale = Parameter(...)`, then `self.scale(x)`). An optimizer's
+        `learning_rate`, a Parameter for a fixed rate but the schedule Cell for a dynamic one, is not reported. The
+        usual source is PyTorch's
         initialisation code ported line by line (`module.weight(HeUniform(), shape)` for
         `nn.init.kaiming_uniform_(module.weight)`).
     """
@@ -109,6 +117,8 @@ class ParameterCalledAsFunction(Rule):
             narrowed = None
             for node in nodes:
                 func = node.func
+                if func.attr in _PARAMETER_OR_CELL:
+                    continue
                 holder = None
                 if owner is not None and self_attribute(func, receiver) is not None:
                     holder = _own_parameter(owner, func.attr)
