@@ -20,7 +20,8 @@ from ms_lint.model.source import source_lines
 from ms_lint.model.syntax import (FunctionNode, NodeIndex, first_argument, holds_line, leaves_before, main_guard,
                                   on_other_branches, self_attribute)
 from ms_lint.settings import Settings
-from ms_lint.target import Target, entries_running, reached_from, sets_training, target_from_settings
+from ms_lint.target import (Target, entries_running, is_test_path, reached_from, sets_training,
+                            target_from_settings)
 
 # The nodes the module's index records (see ModuleFacts._index).
 _INDEXED_NODE_TYPES = frozenset({ast.Assign, ast.Import, ast.ImportFrom, ast.ClassDef, ast.FunctionDef,
@@ -726,6 +727,13 @@ class ModuleFacts(ClassFacts, GraphCode):
         if self._target is None:
             self._target = target_from_settings(self.settings, self.path)
         return self._target
+
+    @property
+    def is_test(self) -> bool:
+        """Whether this module is a test module by its name (``ms_lint.target.is_test_path``: ``test_*.py``,
+        ``*_test.py``, ``conftest.py``); its folder is not asked (a project's own example code may live under a
+        ``tests`` folder beside its tests)."""
+        return bool(self.path) and is_test_path(os.path.basename(self.path))
 
     def scope_name(self, node: ast.AST) -> str:
         """The Cell class or function a finding at ``node`` belongs to (innermost class, else outermost function)."""
