@@ -490,13 +490,14 @@ class ModuleFacts(ClassFacts, GraphCode):
     def training_calls(self) -> list[CallSite]:
         """Calls that show the module trains: optimizers, Model with an optimizer (not ``optimizer=None``),
         ``.train(`` as ``Model.train`` is called, TrainOneStep cells, and gradient functions (``grad`` and
-        ``value_and_grad`` with weights). A module that evaluates (``model.eval(dataset)``)
-        and runs no training (no ``.train(``, TrainOneStep cell or gradient function) builds its optimizer and
-        ``Model`` only to evaluate: none of those counts."""
+        ``value_and_grad`` with weights). A module that evaluates or predicts (``model.eval(dataset)``,
+        ``model.predict(x)``) and runs no training (no ``.train(``, TrainOneStep cell or gradient function) builds
+        its optimizer and ``Model`` only to evaluate: none of those counts."""
         result, running = [], []
-        evaluates = "eval" in self.written_call_names() and any(
-            (site.node.args or site.node.keywords) for site in self.calls_written("eval")
-            if isinstance(site.node.func, ast.Attribute) and site.node.func.attr == "eval")
+        evaluates = any(
+            (site.node.args or site.node.keywords) for name in ("eval", "predict")
+            if name in self.written_call_names() for site in self.calls_written(name)
+            if isinstance(site.node.func, ast.Attribute) and site.node.func.attr == name)
         optimizers = api.optimizer_names()
         written = [name for name in self.written_call_names()
                    if name in optimizers or name in _TRAINING_CALL_NAMES or name.startswith("TrainOneStep")]
