@@ -49,7 +49,8 @@ class DistributedWithoutSeed(Rule):
         reported, even when the module trains elsewhere; nor a module that builds an optimizer or a `Model` with
         one but only evaluates or predicts with it (`model.eval(dataset)`, `model.predict(x)`, no `.train(`,
         TrainOneStep cell or gradient function): its weights come from a checkpoint or stay unused. Not reported
-        either when the module makes the cards start from the same weights: `mindspore.set_seed`, `numpy.random.seed` (or `mindspore.dataset.config.set_seed`,
+        either when the module makes the cards start from the same weights:
+        `mindspore.set_seed`, `numpy.random.seed` (or `mindspore.dataset.config.set_seed`,
         which calls it) before the path's first training call (MindSpore's initialisers draw from numpy), either
         through a seeding helper, or at the top level of a project module the file imports (that code runs at the
         import, before anything is built), or `set_auto_parallel_context(parameter_broadcast=True)`.
