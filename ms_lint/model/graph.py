@@ -1483,10 +1483,7 @@ def _own_method_reads(tree: ast.AST, name: str, excluded: frozenset[int]) -> set
             if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
                 continue
             receiver = first_argument(function)
-            for node in ast.walk(function):
-                if receiver is not None and isinstance(node, ast.Attribute) and node.attr == name and isinstance(
-                        node.value, ast.Name) and node.value.id == receiver:
-                    found.add(id(node))
+            found.update(id(node) for node in ast.walk(function) if self_attribute(node, receiver) == name)
     return found
 
 
