@@ -620,6 +620,10 @@ class Small(VGG):
 """
 
 
+_SUBCLASS_CALLING = ("from model import VGG\n\n\nclass Small(VGG):\n    def __init__(self):\n"
+                     "        super().__init__()\n        self._initialize_weights()\n")
+
+
 def _initialised_lines(tmp_path, calls="pass", base_calls="pass", more="", **files) -> list[int]:
     root = tmp_path / "app"
     built = "Small" if more else "VGG"  # (the entry builds the subclass the module adds)
@@ -643,9 +647,7 @@ def test_a_method_only_other_classes_own_methods_share_the_name_of_never_runs(tm
     ("pass", "self._initialize_weights()", "", {}),  # a base calls it by name: the call reaches the override
     ("pass", "pass", _OVERRIDE.format(body="super()._initialize_weights()"), {}),  # an override calls it
     # another module's subclass that does not define it calls it
-    ("pass", "pass", "", {"small.py": "from model import VGG\n\n\nclass Small(VGG):\n    def __init__(self):\n"
-                                     "        super().__init__()\n        self._initialize_weights()\n",
-                          "train.py": TRAIN + "import small\nsmall.Small()\n"}),
+    ("pass", "pass", "", {"small.py": _SUBCLASS_CALLING, "train.py": TRAIN + "import small\nsmall.Small()\n"}),
 ])
 def test_a_method_its_own_class_or_a_subclass_calls_runs(tmp_path, calls, base_calls, more, files):
     assert _initialised_lines(tmp_path, calls, base_calls, more, **files) == [_WEIGHT_LINE]
