@@ -515,7 +515,28 @@ class ModuleFacts(ClassFacts, GraphCode):
                     isinstance(func, ast.Attribute) and func.attr == "train" and _model_train(site.node, qualname)):
                 result.append(site)
                 running.append(site)
-        return result if running or not evaluates else []
+        if running or not evaluates:
+            return result
+        return [site for site in result if self._optimizer_handed_on(site)]
+
+    def _optimizer_handed_on(self, site: CallSite) -> bool:
+        """Whether the optimizer ``site`` builds reaches something other than a ``Model`` (an adversarial-defence
+        trainer, a project's training loop), which may train with it: the optimizer as written, or the name it is
+        assigned to, read anywhere in its function but as an argument of a ``Model(...)`` call."""
+        entry = api.nn_cell_entry(site.qualname or "")
+        if entry is None or not entry.get("optimizer"):
+            return False  # (a ``Model``: what it does is read from its own calls)
+        scope = site.function if site.function is not None else self.tree
+        model_arguments = {id(argument) for call in ast.walk(scope) if isinstance(call, ast.Call)
+                           and api.is_mindspore_name(self.qualname(call.func) or "", "Model")
+                           for argument in (*call.args, *(keyword.value for keyword in call.keywords))}
+        names = [target.id for statement in ast.walk(scope) if isinstance(statement, ast.Assign)
+                 and statement.value is site.node for target in statement.targets if isinstance(target, ast.Name)]
+        if not names:
+            return id(site.node) not in model_arguments and not any(
+                isinstance(statement, ast.Return) and statement.value is site.node for statement in ast.walk(scope))
+        return any(isinstance(node, ast.Name) and node.id in names and isinstance(node.ctx, ast.Load)
+                   and id(node) not in model_arguments for node in ast.walk(scope))
 
     def application_trains(self) -> bool:
         """Whether an entry path of the application that runs this module trains: an entry point that imports it

@@ -48,7 +48,8 @@ class DistributedWithoutSeed(Rule):
         `value_and_grad`. An evaluation or inference entry point that calls `init()` and trains nothing is not
         reported, even when the module trains elsewhere; nor a module that builds an optimizer or a `Model` with
         one but only evaluates or predicts with it (`model.eval(dataset)`, `model.predict(x)`, no `.train(`,
-        TrainOneStep cell or gradient function): its weights come from a checkpoint or stay unused. Not reported
+        TrainOneStep cell or gradient function): its weights come from a checkpoint or stay unused (an optimizer it
+        hands to anything but a `Model`, such as an adversarial-defence trainer, still trains). Not reported
         either when the module makes the cards start from the same weights:
         `mindspore.set_seed`, `numpy.random.seed` (or `mindspore.dataset.config.set_seed`,
         which calls it) before the path's first training call (MindSpore's initialisers draw from numpy), either
