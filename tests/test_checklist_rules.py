@@ -90,3 +90,12 @@ def test_ms702_data_gives_values_and_source():
     assert finding.data["api"] == "ops.avg_pool2d"
     assert finding.data["values"] == {"stride": [64]}
     assert "[1, 63]" in finding.message and "API page" in finding.message
+
+
+@pytest.mark.parametrize("path, reported", [
+    ("test_loss.py", False), ("tests/ut/loss_test.py", False), ("conftest.py", False),
+    ("tests/train.py", True), ("train_test_split.py", True), ("testing.py", True),
+])
+def test_ms701_is_silent_in_a_test_module(path, reported):
+    found = check_source(textwrap.dedent(TRAINING), path, Settings(device="ascend"), ["MS701"])
+    assert len(found) == int(reported)

@@ -123,6 +123,28 @@ CASES = [
                 x[m] = ops.ones(x[m].shape, ms.float32) * 7
                 return x
     """, [(F32, [1, -1, 2, -2])], BROADCAST, BROADCAST, "MS110", MASK_SAYS),
+    # One number (a full reduction: a 0-d tensor, and arithmetic of such numbers) fills every selected element, as
+    # PyNative does: not reported.
+    Case("mask-values-one-number-from-a-reduction-primitive", """
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.sum = ops.ReduceSum(False)
+                self.size = ops.Size()
+
+            def construct(self, x):
+                mask = ops.cast(x > 0, ms.float32)
+                positive = self.sum(mask)
+                negative = self.size(mask) - positive
+                mask[mask != 0] = negative / (positive + negative)
+                return mask
+    """, [(F32, [1, -1, 2, -2])], {"outputs": [0.5, 0, 0.5, 0]}, {"outputs": [0.5, 0, 0.5, 0]}, "MS110", {}),
+    Case("mask-values-one-number-from-a-reduction-method", """
+        class Net(nn.Cell):
+            def construct(self, x):
+                x[x > 0] = x.sum() * 0.5
+                return x
+    """, [(F32, [1, -1, 3, -1])], {"outputs": [1, -1, 1, -1]}, {"outputs": [1, -1, 1, -1]}, "MS110", {}),
     # MS119: bprop's first parameter and its arity.
     Case("bprop-ctx-with-the-right-inputs", """
         class Net(nn.Cell):

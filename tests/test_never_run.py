@@ -563,6 +563,96 @@ def test_a_method_a_library_base_may_call_runs(tmp_path):
     assert never_run(str(root / "model.py"), ["convert"]) == {"convert"}
 
 
+# A Cell with a weight initialiser that reads PyTorch's BatchNorm2d attributes; ``{calls}`` is its ``__init__``'s
+# last line, ``{more}`` what else the module defines.
+_INITIALISED = textwrap.dedent("""\
+    from mindspore import nn
+
+
+    class Base(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            {base_calls}
+
+
+    class VGG(Base):
+        def __init__(self):
+            super().__init__()
+            self.bn = nn.BatchNorm2d(4)
+            {calls}
+
+        def _initialize_weights(self):
+            for m in self.cells():
+                if isinstance(m, nn.BatchNorm2d):
+                    m.weight.set_data(m.weight)
+
+        def construct(self, x):
+            return self.bn(x)
+    {more}
+""")
+_WEIGHT_LINE = 19
+# Another Cell with an initialiser of the same name, which its own ``__init__`` calls.
+_OWN_INITIALISER = textwrap.dedent("""\
+    from mindspore import nn
+
+
+    class Upscale(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.conv = nn.Conv2d(3, 3, 3)
+            self._initialize_weights()
+
+        def _initialize_weights(self):
+            pass
+
+        def construct(self, x):
+            return self.conv(x)
+""")
+_OVERRIDE = """
+
+class Small(VGG):
+    def __init__(self):
+        super().__init__()
+        self._initialize_weights()
+
+    def _initialize_weights(self):
+        {body}
+"""
+
+
+_SUBCLASS_CALLING = ("from model import VGG\n\n\nclass Small(VGG):\n    def __init__(self):\n"
+                     "        super().__init__()\n        self._initialize_weights()\n")
+
+
+def _initialised_lines(tmp_path, calls="pass", base_calls="pass", more="", **files) -> list[int]:
+    root = tmp_path / "app"
+    built = "Small" if more else "VGG"  # (the entry builds the subclass the module adds)
+    train = TRAIN.replace("from model import Net", f"from model import Net, {built}") + f"model = {built}()\n"
+    application(root, **{"train.py": train + "import upscale\nup = upscale.Upscale()\n",
+                         "upscale.py": _OWN_INITIALISER, **files})
+    (root / "model.py").write_text(_INITIALISED.format(calls=calls, base_calls=base_calls, more=more))
+    return [f.line for f in check_file(str(root / "model.py"), Settings(), ["MS614"])]
+
+
+@pytest.mark.parametrize("more", [
+    "",  # only another module's class calls its own method of that name
+    _OVERRIDE.format(body="pass"),  # a subclass calls its own override
+])
+def test_a_method_only_other_classes_own_methods_share_the_name_of_never_runs(tmp_path, more):
+    assert _initialised_lines(tmp_path, more=more) == []
+
+
+@pytest.mark.parametrize("calls, base_calls, more, files", [
+    ("self._initialize_weights()", "pass", "", {}),  # its class calls it
+    ("pass", "self._initialize_weights()", "", {}),  # a base calls it by name: the call reaches the override
+    ("pass", "pass", _OVERRIDE.format(body="super()._initialize_weights()"), {}),  # an override calls it
+    # another module's subclass that does not define it calls it
+    ("pass", "pass", "", {"small.py": _SUBCLASS_CALLING, "train.py": TRAIN + "import small\nsmall.Small()\n"}),
+])
+def test_a_method_its_own_class_or_a_subclass_calls_runs(tmp_path, calls, base_calls, more, files):
+    assert _initialised_lines(tmp_path, calls, base_calls, more, **files) == [_WEIGHT_LINE]
+
+
 # A registry of layer builders chosen by name, the names a genotype lists; ``{chosen}`` is the genotype a run uses.
 _OPERATIONS = textwrap.dedent("""\
     from mindspore import nn

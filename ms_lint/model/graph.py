@@ -441,22 +441,34 @@ class GraphCode:
             return False  # (a configuration names it, or the application's files are not known: a library's users)
         for file, _ in files:
             if os.path.abspath(file) == own:
-                if not self.name_never_runs(name, method):
+                if not self.name_never_runs(name, method, top):
                     return False
             elif not answer("name written only where no run reaches", file, self.settings, (name,),
-                            lambda facts: facts is not None and facts.name_never_runs(name, None)):
+                            lambda facts: facts is not None and facts.name_never_runs(name, None, None)):
                 return False
         return True
 
-    def name_never_runs(self, name: str, method: FunctionNode | None) -> bool:
+    def name_never_runs(self, name: str, method: FunctionNode | None, top: ast.ClassDef | None) -> bool:
         """Whether this module writes the word ``name`` only in code no run reaches (``never_runs``), in the method
-        ``method`` itself, as the name of a method it defines, or in comments and docstrings."""
+        ``method`` itself, as the name of a method it defines, in comments and docstrings, or as another class's
+        call of its own method (``self.name()`` in a method of a class that defines ``name``, which calls that
+        class's method: one that is neither ``top``, the class of ``method``, nor one of its bases; ``top`` is None
+        for a module other than ``method``'s, whose classes are none of its bases)."""
         written = list(_written_names(self.tree, name))
         if not self.path or _words_in_code(read_text(self.path) or "", name) != len(written):
             return False  # (the file read is not the tree checked, or it writes the name as nothing read here)
+        own_calls = _own_method_reads(self.tree, name, self._lineage_nodes(top))
         return all(method is not None and method.lineno <= statement.lineno <= (method.end_lineno or method.lineno)
                    or node is statement and isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
-                   or not _runs_code(statement) or self.never_runs(statement) for node, statement in written)
+                   or id(node) in own_calls or not _runs_code(statement) or self.never_runs(statement)
+                   for node, statement in written)
+
+    def _lineage_nodes(self, top: ast.ClassDef | None) -> frozenset[int]:
+        """The ids of the class nodes of ``top`` and its bases of this module (none for None)."""
+        info = self.classes.get(top.name) if top is not None else None
+        if info is None:
+            return frozenset({id(top)}) if top is not None else frozenset()
+        return frozenset(id(owner.node) for owner in info.lineage()) | {id(top)}
 
     def _top_block(self, line: int) -> ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | None:
         """The top-level class or function of the module that holds ``line``."""
@@ -1457,6 +1469,22 @@ def _written_names(tree: ast.AST, name: str) -> Iterator[tuple[ast.AST, ast.stmt
                     if written == name:
                         yield node, statement
         stack.extend((child, statement) for child in ast.iter_child_nodes(node))
+
+
+def _own_method_reads(tree: ast.AST, name: str, excluded: frozenset[int]) -> set[int]:
+    """The ids of the ``self.name`` reads in the methods of each class of ``tree`` that defines a method ``name``
+    itself (its own method, or a subclass's override of it), but of no class whose node's id is in ``excluded``."""
+    found: set[int] = set()
+    for klass in ast.walk(tree):
+        if not isinstance(klass, ast.ClassDef) or id(klass) in excluded or not any(
+                isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name == name for node in klass.body):
+            continue
+        for function in klass.body:
+            if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            receiver = first_argument(function)
+            found.update(id(node) for node in ast.walk(function) if self_attribute(node, receiver) == name)
+    return found
 
 
 def _words_in_code(text: str, name: str) -> int:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Iterator
 from ms_lint import mindspore_api as api
 from ms_lint.model.classes import ClassInfo, UserType
 from ms_lint.model.configuration import configured_value
-from ms_lint.model.ranks import Rank, least_rank
+from ms_lint.model.ranks import Rank, least_rank, zero_dimensional
 from ms_lint.model.syntax import FunctionNode, first_argument, holds_line, is_static, last_line, self_attribute
 from ms_lint.model.scopes import ASSIGNMENT, FUNCTION, PARAMETER
 from ms_lint.model.values import (BUILTIN_STATIC_CALLS, HOST, INDEX_BUILTINS, INDEX_FUNCTIONS, KIND_PASSING_BUILTINS,
@@ -674,6 +674,11 @@ class FunctionKinds:
         """The least rank the tensor ``expr`` evidently has on some path reaching where it is used (see ``ranks``),
         or None."""
         return least_rank(self.module, expr, self.node, self.owner)
+
+    def zero_dimensional(self, expr: ast.AST) -> bool:
+        """Whether ``expr`` is one number (a 0-d tensor or a Python number) on every path reaching where it is used
+        (see ``ranks.zero_dimensional``)."""
+        return zero_dimensional(self.module, expr, self.node, self.owner)
 
     def kind(self, expr: ast.AST | None) -> str | None:
         """TENSOR for tensor data, HOST for a host array, None for a compile-time constant or unknown value."""

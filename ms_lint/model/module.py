@@ -20,7 +20,8 @@ from ms_lint.model.source import source_lines
 from ms_lint.model.syntax import (FunctionNode, NodeIndex, first_argument, holds_line, leaves_before, main_guard,
                                   on_other_branches, self_attribute)
 from ms_lint.settings import Settings
-from ms_lint.target import Target, entries_running, reached_from, sets_training, target_from_settings
+from ms_lint.target import (Target, entries_running, is_test_path, reached_from, sets_training,
+                            target_from_settings)
 
 # The nodes the module's index records (see ModuleFacts._index).
 _INDEXED_NODE_TYPES = frozenset({ast.Assign, ast.Import, ast.ImportFrom, ast.ClassDef, ast.FunctionDef,
@@ -493,13 +494,14 @@ class ModuleFacts(ClassFacts, GraphCode):
     def training_calls(self) -> list[CallSite]:
         """Calls that show the module trains: optimizers, Model with an optimizer (not ``optimizer=None``),
         ``.train(`` as ``Model.train`` is called, TrainOneStep cells, and gradient functions (``grad`` and
-        ``value_and_grad`` with weights). A module that evaluates (``model.eval(dataset)``)
-        and runs no training (no ``.train(``, TrainOneStep cell or gradient function) builds its optimizer and
-        ``Model`` only to evaluate: none of those counts."""
+        ``value_and_grad`` with weights). A module that evaluates or predicts (``model.eval(dataset)``,
+        ``model.predict(x)``) and runs no training (no ``.train(``, TrainOneStep cell or gradient function) builds
+        its optimizer and ``Model`` only to evaluate: none of those counts."""
         result, running = [], []
-        evaluates = "eval" in self.written_call_names() and any(
-            (site.node.args or site.node.keywords) for site in self.calls_written("eval")
-            if isinstance(site.node.func, ast.Attribute) and site.node.func.attr == "eval")
+        evaluates = any(
+            (site.node.args or site.node.keywords) for name in ("eval", "predict")
+            if name in self.written_call_names() for site in self.calls_written(name)
+            if isinstance(site.node.func, ast.Attribute) and site.node.func.attr == name)
         optimizers = api.optimizer_names()
         written = [name for name in self.written_call_names()
                    if name in optimizers or name in _TRAINING_CALL_NAMES or name.startswith("TrainOneStep")]
@@ -517,7 +519,28 @@ class ModuleFacts(ClassFacts, GraphCode):
                     isinstance(func, ast.Attribute) and func.attr == "train" and _model_train(site.node, qualname)):
                 result.append(site)
                 running.append(site)
-        return result if running or not evaluates else []
+        if running or not evaluates:
+            return result
+        return [site for site in result if self._optimizer_handed_on(site)]
+
+    def _optimizer_handed_on(self, site: CallSite) -> bool:
+        """Whether the optimizer ``site`` builds reaches something other than a ``Model`` (an adversarial-defence
+        trainer, a project's training loop), which may train with it: the optimizer as written, or the name it is
+        assigned to, read anywhere in its function but as an argument of a ``Model(...)`` call."""
+        entry = api.nn_cell_entry(site.qualname or "")
+        if entry is None or not entry.get("optimizer"):
+            return False  # (a ``Model``: what it does is read from its own calls)
+        scope = site.function if site.function is not None else self.tree
+        model_arguments = {id(argument) for call in ast.walk(scope) if isinstance(call, ast.Call)
+                           and api.is_mindspore_name(self.qualname(call.func) or "", "Model")
+                           for argument in (*call.args, *(keyword.value for keyword in call.keywords))}
+        names = [target.id for statement in ast.walk(scope) if isinstance(statement, ast.Assign)
+                 and statement.value is site.node for target in statement.targets if isinstance(target, ast.Name)]
+        if not names:
+            return id(site.node) not in model_arguments and not any(
+                isinstance(statement, ast.Return) and statement.value is site.node for statement in ast.walk(scope))
+        return any(isinstance(node, ast.Name) and node.id in names and isinstance(node.ctx, ast.Load)
+                   and id(node) not in model_arguments for node in ast.walk(scope))
 
     def application_trains(self) -> bool:
         """Whether an entry path of the application that runs this module trains: an entry point that imports it
@@ -730,6 +753,13 @@ class ModuleFacts(ClassFacts, GraphCode):
         if self._target is None:
             self._target = target_from_settings(self.settings, self.path)
         return self._target
+
+    @property
+    def is_test(self) -> bool:
+        """Whether this module is a test module by its name (``ms_lint.target.is_test_path``: ``test_*.py``,
+        ``*_test.py``, ``conftest.py``); its folder is not asked (a project's own example code may live under a
+        ``tests`` folder beside its tests)."""
+        return bool(self.path) and is_test_path(os.path.basename(self.path))
 
     def scope_name(self, node: ast.AST) -> str:
         """The Cell class or function a finding at ``node`` belongs to (innermost class, else outermost function)."""

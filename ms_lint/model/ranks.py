@@ -57,6 +57,13 @@ _RANK_KEEPING_LAYERS = frozenset({
     "Dense", "Dropout", "ELU", "GELU", "HSigmoid", "HSwish", "LayerNorm", "LeakyReLU", "LogSoftmax", "Mish", "ReLU",
     "ReLU6", "SeLU", "SiLU", "Sigmoid", "Softmax", "Tanh",
 })
+# Reductions that, given only the tensor (no axis, dimensions not kept), give one number: a 0-d tensor.
+_FULL_REDUCTIONS = frozenset({"sum", "mean", "max", "min", "prod", "all", "any", "amax", "amin"})
+# Those whose function form (``ops.max(x)``) may give more than the number (a value and its index): methods only.
+_PAIRED_REDUCTIONS = frozenset({"max", "min"})
+# MindSpore's reduction primitives (``ops.ReduceSum(keep_dims=False)``): called on the tensor alone, one number.
+_REDUCTION_PRIMITIVES = frozenset({"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceAll",
+                                   "ReduceAny"})
 _MAX_DEPTH = 12  # nested calls of the class's own methods, sub-cells and callers followed at most
 
 
@@ -197,6 +204,17 @@ class _Ranks:
         """The largest rank among the assignments that can reach the use: those above it back to the first that
         always runs before it, and those below it in a loop that holds it. Where that value arrives, the use has
         it: the other paths cannot make the call fit that one."""
+        reaching = self.reaching(name, function)
+        if reaching is None:
+            return None
+        return _larger(*(self.of(binding.value, function, owner, depth + 1) if binding.kind == ASSIGNMENT
+                         else self._passed(name.id, function, owner, depth + 1)
+                         for binding in reaching
+                         if binding.kind == ASSIGNMENT and binding.value is not None or binding.kind == PARAMETER))
+
+    def reaching(self, name: ast.Name, function: FunctionNode) -> list | None:
+        """The bindings of ``name`` that can reach its use in ``function``: those above it back to the first that
+        always runs before it, and those below it in a loop that holds it; None where it is not ``function``'s."""
         scope = self.module.scopes.scope_at(name)
         if scope.node is not function:
             return None
@@ -215,10 +233,48 @@ class _Ranks:
             binding_blocks = _blocks_at(blocks, binding.position)
             if binding_blocks is not None and use_blocks[:len(binding_blocks)] == binding_blocks:
                 break
-        return _larger(*(self.of(binding.value, function, owner, depth + 1) if binding.kind == ASSIGNMENT
-                         else self._passed(name.id, function, owner, depth + 1)
-                         for binding in reaching
-                         if binding.kind == ASSIGNMENT and binding.value is not None or binding.kind == PARAMETER))
+        return reaching
+
+    # -- zero-dimensional values ------------------------------------------------------------------------------
+
+    def zero_dimensional(self, expr: ast.AST, function: FunctionNode, owner, depth: int = 0) -> bool:
+        """Whether ``expr`` is one number on every path that reaches its use: a number, a full reduction of a
+        tensor (``x.sum()``, ``ops.sum(x)``, ``self.sum(x)`` for ``self.sum = ops.ReduceSum()``, no axis, dimensions
+        not kept), ``ops.size(x)``, ``x.item()``, or arithmetic of such values."""
+        if depth > _MAX_DEPTH:
+            return False
+        if isinstance(expr, ast.Constant):
+            return isinstance(expr.value, (int, float)) and not isinstance(expr.value, bool)
+        if isinstance(expr, ast.BinOp) and not isinstance(expr.op, ast.MatMult):
+            return all(self.zero_dimensional(side, function, owner, depth + 1) for side in (expr.left, expr.right))
+        if isinstance(expr, ast.UnaryOp) and not isinstance(expr.op, ast.Not):
+            return self.zero_dimensional(expr.operand, function, owner, depth + 1)
+        if isinstance(expr, ast.Name):
+            reaching = self.reaching(expr, function)
+            return bool(reaching) and all(binding.kind == ASSIGNMENT and binding.value is not None
+                                          and self.zero_dimensional(binding.value, function, owner, depth + 1)
+                                          for binding in reaching)
+        if isinstance(expr, ast.Call):
+            return self._zero_dimensional_call(expr, function, owner)
+        return False
+
+    def _zero_dimensional_call(self, call: ast.Call, function: FunctionNode, owner) -> bool:
+        func = call.func
+        qualname = self.module.qualname(func)
+        if qualname is not None and qualname.startswith("mindspore."):
+            name = qualname.rpartition(".")[2]
+            return len(call.args) == 1 and not call.keywords and (
+                name in _FULL_REDUCTIONS - _PAIRED_REDUCTIONS or name == "size")
+        if not isinstance(func, ast.Attribute):
+            return False
+        if owner is not None and self_attribute(func, first_argument(function)) is not None:
+            if owner.find_method(func.attr) is not None or len(call.args) != 1 or call.keywords:
+                return False
+            writes = [value for info in owner.lineage() for _, value in info.attribute_writes.get(func.attr, ())]
+            return bool(writes) and all(_full_reduction_primitive(self.module, value) for value in writes)
+        if func.attr == "item":
+            return not call.args and not call.keywords
+        return func.attr in _FULL_REDUCTIONS and not call.args and not call.keywords
 
     def _statement_blocks(self, function: FunctionNode) -> dict:
         """For each statement of ``function`` (not of nested definitions): the ids of the statement lists around it,
@@ -228,6 +284,28 @@ class _Ranks:
             found = self._blocks[id(function)] = {}
             _file_statements(function.body, (id(function.body),), False, found)
         return found
+
+
+def zero_dimensional(module: "ModuleFacts", expr: ast.AST, function: FunctionNode, owner: "ClassInfo | None") -> bool:
+    """Whether ``expr``, used in ``function`` (a method of ``owner``, or None), is one number on every path that
+    reaches it (``_Ranks.zero_dimensional``): assigned through a boolean mask, it fills every selected element."""
+    return _Ranks(module).zero_dimensional(expr, function, owner)
+
+
+def _full_reduction_primitive(module: "ModuleFacts", value: ast.AST | None) -> bool:
+    """``ops.ReduceSum()``, ``P.ReduceSum(False)``, ``ops.ReduceMean(keep_dims=False)``: a reduction primitive that
+    drops the axes it reduces; or ``ops.Size()``."""
+    if not isinstance(value, ast.Call):
+        return False
+    name = (module.qualname(value.func) or "").rpartition(".")[2]
+    if not (module.qualname(value.func) or "").startswith("mindspore."):
+        return False
+    if name == "Size":
+        return not value.args and not value.keywords
+    if name not in _REDUCTION_PRIMITIVES or len(value.args) > 1:
+        return False
+    keep = value.args[0] if value.args else next((k.value for k in value.keywords if k.arg == "keep_dims"), None)
+    return keep is None or isinstance(keep, ast.Constant) and keep.value is False
 
 
 def _file_statements(statements: list[ast.stmt], blocks: tuple, in_loop: bool, found: dict) -> None:

@@ -58,7 +58,9 @@ class DynamicShape(Rule):
     enabled_by_default = False
     what = """
         Reports, in graph code, boolean-mask indexing (`x[x > 0]`, `x[mask]`, and `x[mask] = values` with tensor
-        values; not `x[mask] = 0.0` with a scalar, a static-shape select), `masked_select`, `nonzero`,
+        values; not `x[mask] = 0.0` with a scalar, nor with one number computed in graph code: a full reduction
+        such as `x.sum()` or `ops.ReduceSum()(x)`, a 0-d tensor, and arithmetic of such numbers, which fills every
+        selected element as PyNative does (measured on 2.10 and 2.7.1)), `masked_select`, `nonzero`,
         `unique`, `argwhere`, and `topk` with a tensor `k`. Off by default: enable it when the code must run on
         Ascend. The data-dependent shapes are reported where the target may run on Ascend (`--ms-device`: `ascend`
         or `any`); boolean-mask assignment of tensor values on every device.
@@ -115,7 +117,7 @@ class DynamicShape(Rule):
             # in the values (`x[m] = y[m]`, `size=x[m].shape`) only sizes them.
             stores = {}
             for assign in function.nodes_of(ast.Assign, ast.AugAssign):
-                scalar = _scalar_value(module, function, assign.value)
+                scalar = _scalar_value(module, function, assign.value) or function.zero_dimensional(assign.value)
                 for target in (assign.targets if isinstance(assign, ast.Assign) else [assign.target]):
                     for element in (target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]):
                         if isinstance(element, ast.Subscript):

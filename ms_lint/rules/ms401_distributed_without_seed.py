@@ -46,8 +46,12 @@ class DistributedWithoutSeed(Rule):
         functions of the module that call it (not on the other side of an `if` from the call), create an
         optimizer, a `Model` with an optimizer or a `TrainOneStepCell`, call `.train(...)`, `grad` or
         `value_and_grad`. An evaluation or inference entry point that calls `init()` and trains nothing is not
-        reported, even when the module trains elsewhere. Not reported either when the module makes the cards start
-        from the same weights: `mindspore.set_seed`, `numpy.random.seed` (or `mindspore.dataset.config.set_seed`,
+        reported, even when the module trains elsewhere; nor a module that builds an optimizer or a `Model` with
+        one but only evaluates or predicts with it (`model.eval(dataset)`, `model.predict(x)`, no `.train(`,
+        TrainOneStep cell or gradient function): its weights come from a checkpoint or stay unused (an optimizer it
+        hands to anything but a `Model`, such as an adversarial-defence trainer, still trains). Not reported
+        either when the module makes the cards start from the same weights:
+        `mindspore.set_seed`, `numpy.random.seed` (or `mindspore.dataset.config.set_seed`,
         which calls it) before the path's first training call (MindSpore's initialisers draw from numpy), either
         through a seeding helper, or at the top level of a project module the file imports (that code runs at the
         import, before anything is built), or `set_auto_parallel_context(parameter_broadcast=True)`.

@@ -65,8 +65,10 @@ class TrainingWithoutSeed(Rule):
     what = """
         Reports the first training call (an optimizer, a `Model` with an optimizer other than `None`, a
         `TrainOneStepCell`, `.train(...)` as `Model.train` takes it, `grad` and `value_and_grad` with weights: the
-        signals MS401 uses; an optimizer or `Model` of a script that evaluates, `model.eval(dataset)`, and runs none
-        of the others is no training, nor is the gradient of an input, an attack's perturbation) that a script's
+        signals MS401 uses; an optimizer or `Model` of a script that evaluates or predicts, `model.eval(dataset)`,
+        `model.predict(x)`, and runs none of the others is no training (unless it hands the optimizer to
+        anything but a `Model`),
+        nor is the gradient of an input, an attack's perturbation) that a script's
         own top-level code runs,
         directly or through the module's functions it calls (or hands to a launcher: `fire.Fire(main)`), when the
         module never calls `mindspore.set_seed`. A script is a module with an `if __name__ == "__main__":` block or

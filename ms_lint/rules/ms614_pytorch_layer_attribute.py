@@ -99,14 +99,7 @@ class PytorchLayerAttribute(Rule):
                 layers[key] = _one_layer(module, info, attribute)
             return layers[key]
 
-        referenced = None
         for function, owner in module.function_nodes():
-            if owner is not None and function.name.startswith("_") and not function.name.startswith("__"):
-                if referenced is None:
-                    referenced = {node.attr if node.__class__ is ast.Attribute else node.id
-                                  for node in module.index.nodes if node.__class__ in (ast.Attribute, ast.Name)}
-                if function.name not in referenced and _bases_known(module, owner):
-                    continue  # a private method nothing calls, overriding no method of a base outside MindSpore
             nodes = list(module.index.own_code(function))
             receiver = first_argument(function) if owner is not None else None
             narrowed = _narrowed(module, nodes)
@@ -208,17 +201,6 @@ def _narrowed(module: ModuleFacts, nodes) -> list[tuple[str, object, int, int]]:
         if kind is not None:
             found.append((test.args[0].id, kind, node.body[0].lineno, node.body[-1].end_lineno or node.lineno))
     return found
-
-
-def _bases_known(module: ModuleFacts, owner: ClassInfo) -> bool:
-    """Whether every class ``owner`` derives from is of this module or MindSpore's (so that no base outside them
-    calls one of its methods by name: ``PreTrainedModel`` calling a subclass's ``_init_weights``)."""
-    for info in owner.lineage():
-        for base in info.node.bases:
-            qualname = module.qualname(base)
-            if module.local_class(qualname) is None and not (qualname or "").startswith("mindspore."):
-                return False
-    return True
 
 
 def _layers_built(module: ModuleFacts) -> set[str]:
