@@ -126,11 +126,20 @@ def test_what_is_handed_to_a_model_a_training_step_or_called_is_compiled(tmp_pat
         from models import Loss, Net, Post
 
         network = Net()
-        wrapper = Post(network)
+        _ = Post(network)
         {use}
     """)
     assert compiled is not None and "Net" in compiled and "Post" not in compiled
     assert ("Loss" in compiled) == ("Loss" in use)
+
+
+def test_a_cell_the_entry_script_keeps_in_a_name_of_its_own_is_taken_to_run(tmp_path):
+    compiled = _compiled(tmp_path, """
+        from models import create
+
+        network, wrapper = create("net")
+    """)
+    assert compiled is not None and {"Net", "Post"} <= compiled
 
 
 def test_an_entry_that_builds_nothing_compiles_nothing(tmp_path):
@@ -160,6 +169,38 @@ def test_what_the_reading_cannot_follow_is_not_known(tmp_path, entry):
 def test_what_an_imported_module_runs_as_it_is_imported_counts(tmp_path):
     models = MODELS + "\n\nNet()(None)\n\nif __name__ == '__main__':\n    Post(Net())(None)\n"
     compiled = _compiled(tmp_path, "import models\n", models)
+    assert compiled is not None and "Net" in compiled and "Post" not in compiled
+
+
+def test_a_class_kept_or_passed_on_as_a_class_may_be_built_and_run(tmp_path):
+    compiled = _compiled(tmp_path, """
+        from models import Post
+
+        KINDS = {"post": Post}
+        isinstance(None, Post)
+    """)
+    assert compiled is not None and "Post" in compiled
+
+
+def test_a_class_only_tested_against_is_not_run(tmp_path):
+    compiled = _compiled(tmp_path, """
+        from models import Post
+
+        print(isinstance(None, Post))
+    """)
+    assert compiled == frozenset()
+
+
+def test_a_dictionary_of_data_read_otherwise_than_by_key_is_no_obstacle(tmp_path):
+    compiled = _compiled(tmp_path, """
+        import mindspore as ms
+        from models import create
+
+        FORMATS = {"png": 1, "jpg": 2}
+        KNOWN = list(FORMATS.keys())
+        network, _ = create("net")
+        ms.export(network, None)
+    """)
     assert compiled is not None and "Net" in compiled and "Post" not in compiled
 
 

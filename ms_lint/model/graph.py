@@ -257,6 +257,9 @@ class GraphCode:
         entries = graph_entries(self.path)
         if not entries:
             return False
+        naming = files_naming(self.path, name)  # (None: a library's module, whose Cells its users build)
+        if naming is None or any(not file.endswith(".py") for file, _ in naming):
+            return False  # named where the reading does not follow (a configuration, a shell script)
         for entry in entries:
             compiled = compiled_classes(entry)
             if compiled is None or name in compiled:

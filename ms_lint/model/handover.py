@@ -24,10 +24,11 @@ _EXTERNAL = ("x",)  # a value of another package (a parser, ``mindspore.Model(..
 # Calls of another package's class that only hold what they are given (the value built holds its arguments)
 _HOLDERS = frozenset({"Tensor", "Parameter", "SequentialCell", "CellList", "CellDict", "WithLossCell", "WithEvalCell",
                       "WithGradCell", "ParameterTuple"})
-# Builtins that read a value without running it
-_READERS = frozenset({"hasattr", "isinstance", "print", "len", "type", "id", "str", "repr", "format", "issubclass",
-                      "callable", "int", "float", "bool", "range", "enumerate", "zip", "sorted", "min", "max",
-                      "list", "tuple", "dict", "set", "open", "setattr"})
+# Builtins that read a value without running it (``print(net)`` counts as a use: a script that builds a Cell and
+# shows it is taken to run it)
+_READERS = frozenset({"hasattr", "isinstance", "len", "type", "id", "issubclass", "callable", "int", "float", "bool",
+                      "range", "enumerate", "zip", "sorted", "min", "max", "list", "tuple", "dict", "set", "open",
+                      "setattr"})
 _OPAQUE = frozenset({"eval", "exec"})  # run code of a text
 # Builtins whose result is a value looked up by a name not in the code
 _LOOKUPS = frozenset({"getattr", "globals", "locals", "vars", "__import__", "import_module"})
@@ -53,11 +54,14 @@ class _Module:
         self.path = path
         self.tree = tree
         self.callables: set[str] = set()  # the names of its functions and methods
+        self.classes: set[str] = set()
         for node in ast.walk(tree):
             for child in ast.iter_child_nodes(node):
                 child.parent = node
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 self.callables.add(node.name)
+            elif isinstance(node, ast.ClassDef):
+                self.classes.add(node.name)
         self.defs: dict[str, ast.AST] = {}
         self.imports: dict[str, tuple[str, str | None, str | None]] = {}  # name -> (module, attribute, base)
         self.assigned: dict[str, list[ast.expr]] = {}
@@ -121,6 +125,7 @@ class _Reading:
         self.pending: list[tuple[_Module, ast.AST, frozenset]] = []
         self.returns: dict = {}
         self.built: set = set()
+        self.class_names: set[str] = set()
         self.methods = self._application_methods()
 
     # -- modules and names
@@ -138,6 +143,7 @@ class _Reading:
             if module is None:
                 raise _Unknown(path)
             names |= module.callables
+            self.class_names |= module.classes
         return names
 
     def module_file(self, module: _Module, name: str, base: str | None) -> str | None:
@@ -210,7 +216,8 @@ class _Reading:
 
     def registry(self, module: _Module, name: str) -> frozenset | None:
         """What a module's dictionary holds, where it is only read by key and filled by key (by a decorator's
-        parameter: every function the application decorates with it); None where it is no dictionary."""
+        parameter: every function the application decorates with it); None where it is no dictionary, a value not known
+        where the module uses it otherwise (``REGISTRY.update(...)``)."""
         values = module.assigned[name]
         if not all(isinstance(value, ast.Dict) for value in values):
             return None
@@ -232,7 +239,7 @@ class _Reading:
                     continue
                 if isinstance(parent, ast.Assign) and node in parent.targets:
                     continue
-                raise _Unknown(name)
+                return frozenset({UNKNOWN})  # used otherwise: what it holds is not known
         return frozenset(held)
 
     def stored(self, module: _Module, value: ast.expr) -> frozenset:
@@ -376,9 +383,11 @@ class _Reading:
                 return self.external_call(module, function, call, names, arguments, held)
             if not (modules and len(receiver) == 1):
                 if any(item[0] == "dict" for item in receiver):
-                    if callee.attr != "get":
-                        raise _Unknown(callee.attr)
-                    return _element(receiver, None) | held
+                    if callee.attr in ("get", "values", "items", "keys", "copy", "pop", "setdefault"):
+                        return _element(receiver, None) | held | {_EXTERNAL}
+                    if any(item[0] in ("function", "type", "class", "tuple") or item == UNKNOWN for item in held):
+                        raise _Unknown(callee.attr)  # (what it then holds is not followed)
+                    return frozenset({_EXTERNAL})
                 # a method: one the application defines may build or compile anything
                 dispatched = [item for item in receiver if item != _EXTERNAL]
                 if callee.attr in self.methods and any(
@@ -469,6 +478,35 @@ class _Reading:
             return frozenset()
         return frozenset(passed.items())
 
+    def escaped(self, module: _Module, scope: ast.AST | None, node: ast.expr, names: dict) -> None:
+        """A class of the application read otherwise than to build it, or to test an object's type (kept in a
+        name, passed on, registered): code not followed may build and run it."""
+        parent = getattr(node, "parent", None)
+        if isinstance(parent, ast.Call) and (parent.func is node or _callee_name(parent.func) in (
+                "isinstance", "issubclass")):
+            return
+        if isinstance(parent, ast.Tuple) and isinstance(getattr(parent, "parent", None), ast.Call) and \
+                _callee_name(parent.parent.func) in ("isinstance", "issubclass"):
+            return
+        if isinstance(parent, ast.Attribute) and parent.value is node:  # ``Net.some_attribute``
+            return
+        self.compiled.update(item[2] for item in self.value(module, scope, node, names) if item[0] == "type")
+
+    def keep(self, module: _Module, scope: ast.AST | None, node: ast.Assign, names: dict) -> None:
+        """A Cell the entry script keeps in a name of its own (not ``_``) is taken to run: the reading does not follow
+        every use a script makes of what it keeps."""
+        value = None
+        for target in node.targets:
+            for name, path in _unpacked(target, ()):
+                if name == "_":
+                    continue
+                if value is None:
+                    value = self.value(module, scope, node.value, names)
+                part = value
+                for index in path:
+                    part = _element(part, index)
+                self.compiled.update(_classes(part))
+
     def compile(self, value: frozenset) -> None:
         """``value`` is compiled: the classes it is or holds; not known where it may be or hold a value not
         known."""
@@ -522,6 +560,13 @@ class _Reading:
                     self.value(module, scope, node, names)
                 elif isinstance(node, ast.Return) and scope is None:
                     raise _Unknown("return")
+                elif isinstance(node, ast.Assign) and module.path == self.entry:
+                    self.keep(module, scope, node, names)
+                elif isinstance(node, ast.Expr) and module.path == self.entry and isinstance(node.value, ast.Call):
+                    self.compiled.update(_classes(self.value(module, scope, node.value, names)))
+                elif isinstance(node, (ast.Name, ast.Attribute)) and isinstance(node.ctx, ast.Load) and (
+                        node.id if isinstance(node, ast.Name) else node.attr) in self.class_names:
+                    self.escaped(module, scope, node, names)
 
 
 def _main_guard(statement: ast.stmt) -> bool:
