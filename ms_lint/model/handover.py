@@ -17,6 +17,7 @@ import builtins
 import functools
 import os
 
+from ms_lint.model.syntax import instance_parameter, self_attribute
 from ms_lint.target import module_file_in, read_text, reached_from, source_root
 
 UNKNOWN = ("?",)  # a value the reading does not know
@@ -838,20 +839,20 @@ def _looked_up(callee: ast.expr) -> bool:
 
 
 def _calls_held_cell(node: ast.ClassDef) -> bool:
-    """Whether the ``__init__`` of a class calls an attribute of ``self`` that is no method of the class, or a name
+    """Whether the ``__init__`` of a class calls an attribute of its instance that is no method of the class, or a name
     it binds itself (a Cell it builds, run once while it is built)."""
     init = next((item for item in node.body if isinstance(item, ast.FunctionDef) and item.name == "__init__"), None)
     if init is None:
         return False
     methods = {item.name for item in node.body if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    instance = instance_parameter(init)
     bound = {target.id for item in ast.walk(init) if isinstance(item, ast.Assign)
              for target in item.targets if isinstance(target, ast.Name)} | set(_parameters(init))
     for item in ast.walk(init):
         if isinstance(item, ast.Call):
             callee = item.func
-            if isinstance(callee, ast.Attribute) and isinstance(callee.value, ast.Name) and \
-                    callee.value.id == "self" and callee.attr not in methods and not callee.attr.startswith(
-                        _CELL_API):
+            attribute = self_attribute(callee, instance)
+            if attribute is not None and attribute not in methods and not attribute.startswith(_CELL_API):
                 return True
             if isinstance(callee, ast.Name) and callee.id in bound:
                 return True
