@@ -661,6 +661,7 @@ def _unknown_in(value: frozenset) -> bool:
 
 
 _modules: dict[str, tuple[float, _Module | None]] = {}
+_MAX_KEPT = 4000  # modules kept read for the process at most
 
 
 def _module(path: str) -> _Module | None:
@@ -671,6 +672,8 @@ def _module(path: str) -> _Module | None:
         return None
     known = _modules.get(path)
     if known is None or known[0] != modified:
+        if len(_modules) >= _MAX_KEPT:
+            _modules.clear()
         text = read_text(path)
         try:
             tree = ast.parse(text) if text is not None else None
