@@ -1403,6 +1403,20 @@ def mode_of(path: str, bound: str | None) -> ModuleMode:
                                 f"no mode")
 
 
+def graph_entries(path: str) -> tuple[str, ...] | None:
+    """The entry points (their paths) that run the module at ``path`` in GRAPH_MODE, as ``mode_of`` reads them: of
+    those that import it, else of all its application's; None for a library's module."""
+    root, _, recursive = project_root(path)
+    application = application_of(path, root if recursive else None)
+    if application is None:
+        return None
+    folder, entries = application
+    target = os.path.abspath(path)
+    modes = [_as_configured(_entry_mode(entry, folder), target, folder) for entry in entries]
+    reaching = [mode for mode in modes if target in reached_from(mode.entry)]
+    return tuple(mode.entry for mode in (reaching or modes) if mode.mode == GRAPH)
+
+
 # ---------------------------------------------------------------------------------------- what an application runs
 # An application runs what its entry points reach (``_runs``, below), and at most what its files name: a class that
 # no file of the application names (its scripts, its modules, its configuration files, its shell scripts), but where

@@ -23,7 +23,9 @@ from ms_lint.model.syntax import (FunctionNode, NodeIndex, conditional_arms, dec
 from ms_lint.model.scopes import PARAMETER
 from ms_lint.model.values import (TENSOR, UNKNOWN, annotates_python_value, flatten, join, join_parameters,
                                   join_structures, literal)
-from ms_lint.target import composes_name, files_naming, lookups_followed, module_never_runs, never_run, read_text
+from ms_lint.model.handover import compiled_classes
+from ms_lint.target import (composes_name, files_naming, graph_entries, lookups_followed, module_never_runs, never_run,
+                            read_text)
 
 if TYPE_CHECKING:
     from ms_lint.model.module import ModuleFacts
@@ -198,6 +200,7 @@ class GraphCode:
         unrun = self.never_run
         for info in self.classes.values():
             if info.is_cell and cells_compiled and info.name not in unrun:
+                graph_mode_only = self.mode != "graph" or self.compiled_by_no_entry(info.name)
                 for name in ("construct", "bprop"):
                     label = f"{info.name}.{name}"
                     if name in info.methods:
@@ -205,7 +208,7 @@ class GraphCode:
                         # (`self.pos(B, H, W)` with ints from a shape), like any helper.
                         self.cell_roots.add(label)
                         add_root(info.methods[name], info, f"{name} of Cell {info.name}", strict, label,
-                                 graph_mode_only=self.mode != "graph",
+                                 graph_mode_only=graph_mode_only,
                                  sub_cell=name == "construct" and info.key in sub_cells)
                         continue
                     # a construct the Cell inherits from a base that is no Cell (a mixin): compiled for this Cell
@@ -214,11 +217,11 @@ class GraphCode:
                         if name == "construct":  # (a bprop is looked for among this module's classes only)
                             found = self.method_of(info, name, through_cells=False)
                             if found is not None and found[0] is not self and not found[1].is_cell:
-                                self._inherited_roots.append((found, label, self.mode != "graph", strict))
+                                self._inherited_roots.append((found, label, graph_mode_only, strict))
                     elif not found[0].is_cell:
                         self.cell_roots.add(label)
                         add_root(found[1], found[0], f"{name} of Cell {info.name}", strict, label,
-                                 graph_mode_only=self.mode != "graph")
+                                 graph_mode_only=graph_mode_only)
         for node, _ in self._enclosing:
             if not isinstance(node, ast.ClassDef):
                 decorator = self._jit_decorator(node)
@@ -243,6 +246,25 @@ class GraphCode:
             if queue:
                 self._follow_calls(queue)
         self._mark_roots()
+
+    def compiled_by_no_entry(self, name: str) -> bool:
+        """Whether no entry point that runs this module in GRAPH_MODE (its mode inferred so) compiles its Cell class
+        ``name``: each hands MindSpore (``export``, ``Model``, a call) only Cells that neither are nor build it
+        (``handover.compiled_classes``), so that the Cell runs in PyNative where it runs. False where one entry's
+        answer is not known, and where the mode is the module's own or an option's."""
+        if not (self.mode == "graph" and self.mode_inferred and self.path) or self.settings.check_unrun:
+            return False
+        entries = graph_entries(self.path)
+        if not entries:
+            return False
+        naming = files_naming(self.path, name)  # (None: a library's module, whose Cells its users build)
+        if naming is None or any(not file.endswith(".py") for file, _ in naming):
+            return False  # named where the reading does not follow (a configuration, a shell script)
+        for entry in entries:
+            compiled = compiled_classes(entry)
+            if compiled is None or name in compiled:
+                return False
+        return True
 
     @property
     def never_run(self) -> frozenset[str]:
