@@ -175,10 +175,17 @@ def _record_import_failure(outcome: Outcome, exc: BaseException, missing: str) -
 
 
 def _name_stand_ins(worker, outcome: Outcome) -> bool:
-    """Name in the outcome the missing packages the import has stand-ins for; whether there are any."""
+    """Name in the outcome the missing packages the import has stand-ins for, and what the stand-ins answered in
+    their place (``standins.answers``); whether there are any."""
+    from ms_lint.validate import standins
+
     if getattr(worker, "stand_ins", None) is None:
         return False
     outcome.stand_ins = list(worker.stand_ins.missing)
+    answered = standins.answers()
+    if answered and not any(note.startswith("the stand-ins answered") for note in outcome.notes):
+        outcome.notes.append(f"the stand-ins answered the module's checks of its dependencies as an installed "
+                             f"release would: {', '.join(answered[:6])}{', ...' if len(answered) > 6 else ''}")
     return True
 
 
