@@ -117,6 +117,7 @@ def import_with_stand_ins(worker, job: dict, outcome: Outcome):
     (``standins.armed``)."""
     from ms_lint.validate import standins
 
+    _install_known_stand_ins(worker, job)
     added = 0
     while True:
         try:
@@ -145,6 +146,24 @@ def import_with_stand_ins(worker, job: dict, outcome: Outcome):
         if _name_stand_ins(worker, outcome):
             standins.arm()
         return module
+
+
+def _install_known_stand_ins(worker, job: dict) -> None:
+    """Stand-ins for the missing packages earlier jobs of the project needed (``known_stand_ins``, given by the
+    pool), before the first import: a fresh worker then imports a library's module once, not once per missing
+    package. Each is still a package installed nowhere (the job's own checks, as for one the import reports)."""
+    from ms_lint.validate import standins
+
+    folders = [job["import_root"], *job.get("namespace_roots", ()),
+               *_folders_up_to(job["import_root"], job.get("project_root"))]
+    known = worker.stand_ins.missing if getattr(worker, "stand_ins", None) is not None else []
+    for name in job.get("known_stand_ins") or ():
+        if name in known or standins.missing_package(ModuleNotFoundError(name=name), folders) != name:
+            continue
+        if getattr(worker, "stand_ins", None) is None:
+            worker.stand_ins = standins.install([])
+            known = worker.stand_ins.missing
+        worker.stand_ins.add(name)
 
 
 def _import_failure(raised: BaseException) -> BaseException | None:

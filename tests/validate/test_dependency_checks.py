@@ -189,3 +189,24 @@ def test_an_optional_size_left_none_whose_name_tells_nothing_stays_undecided(siz
     verdict = size_verdicts["Unnamed"]
     assert verdict.verdict == INCONCLUSIVE, verdict.message
     assert "'NoneType'" in verdict.message, verdict.message
+
+
+def test_a_job_starts_with_the_stand_ins_earlier_jobs_of_its_project_needed(tmp_path):
+    from types import SimpleNamespace
+
+    from ms_lint.validate.importing import _install_known_stand_ins
+
+    (tmp_path / "ms_lint_own_package").mkdir()
+    worker = SimpleNamespace(stand_ins=None)
+    job = {"import_root": str(tmp_path), "known_stand_ins": ["ms_lint_absent_known", "numpy", "ms_lint_own_package"]}
+    try:
+        _install_known_stand_ins(worker, job)
+        # An installed package and one of the project's own are never stood in for, whatever the hint says.
+        assert worker.stand_ins.missing == ["ms_lint_absent_known"]
+        _install_known_stand_ins(worker, job)
+        assert worker.stand_ins.missing == ["ms_lint_absent_known"]
+    finally:
+        standins.uninstall(worker.stand_ins)
+    nothing = SimpleNamespace(stand_ins=None)
+    _install_known_stand_ins(nothing, {"import_root": str(tmp_path)})
+    assert nothing.stand_ins is None
