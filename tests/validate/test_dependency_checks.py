@@ -46,6 +46,18 @@ class Net(nn.Cell):
         return Tensor(np.sin(x))
 
 
+logger = ms_lint_absent_hub.utils.logging.get_logger(__name__)
+
+
+class Logged(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        logger.warning_once("built")  # the missing package's logger: nothing built or compiled depends on it
+
+    def construct(self, x):
+        return Tensor(np.sin(x))
+
+
 class Versioned(nn.Cell):
     def __init__(self):
         super().__init__()
@@ -72,6 +84,13 @@ def test_a_module_checking_its_missing_dependencies_imports_and_its_cell_is_deci
     answered = next(note for note in net.notes if note.startswith("the stand-ins answered"))
     assert f"ms_lint_absent_hub.__version__ as '{standins.STAND_IN_VERSION}'" in answered
     assert "ms_lint_absent_hub.utils.is_ms_lint_absent_kit_available() as True" in answered
+
+
+@pytest.mark.mindspore
+@needs_mindspore
+def test_a_cell_that_logs_through_a_missing_package_s_logger_is_decided(checked_verdicts):
+    logged = checked_verdicts["Logged"]
+    assert logged.verdict == CONFIRMED, (logged.message, logged.notes)
 
 
 @pytest.mark.mindspore
