@@ -68,12 +68,6 @@ class Versioned(nn.Cell):
 '''
 
 
-@pytest.fixture(scope="module")
-def checked_verdicts(tmp_path_factory, worker_pool):
-    root = write_files(tmp_path_factory.mktemp("checked"), {"checked/__init__.py": "", "checked/models.py": CHECKED})
-    return package_verdicts(root / "checked", worker_pool)
-
-
 @pytest.mark.mindspore
 @needs_mindspore
 def test_a_module_checking_its_missing_dependencies_imports_and_its_cell_is_decided(checked_verdicts):
@@ -178,12 +172,6 @@ class Unnamed(nn.Cell):
 '''
 
 
-@pytest.fixture(scope="module")
-def size_verdicts(tmp_path_factory, worker_pool):
-    root = write_files(tmp_path_factory.mktemp("sizes"), {"sizes/__init__.py": "", "sizes/layers.py": SIZES})
-    return package_verdicts(root / "sizes", worker_pool)
-
-
 @pytest.mark.mindspore
 @needs_mindspore
 @pytest.mark.parametrize("scope, built", [
@@ -191,8 +179,8 @@ def size_verdicts(tmp_path_factory, worker_pool):
                   "guessed from the names (left None, the constructor used them as sizes)"),
     ("Downsample", "Downsample() (no arguments), with channels=32, out_channels=32 guessed from the names (left "
                    "None, the constructor used them as sizes)")])
-def test_an_optional_size_left_none_is_guessed_and_the_cell_compiled(size_verdicts, scope, built):
-    verdict = size_verdicts[scope]
+def test_an_optional_size_left_none_is_guessed_and_the_cell_compiled(checked_verdicts, scope, built):
+    verdict = checked_verdicts[scope]
     assert verdict.built == built, (verdict.built, verdict.message)
     # The compile stopped at the line (numpy on a tensor in the graph), but with sizes the project never gave.
     assert verdict.verdict == CONFIRMED_BY_PROBE, verdict.message
@@ -204,8 +192,8 @@ def test_an_optional_size_left_none_is_guessed_and_the_cell_compiled(size_verdic
 
 @pytest.mark.mindspore
 @needs_mindspore
-def test_an_optional_size_left_none_whose_name_tells_nothing_stays_undecided(size_verdicts):
-    verdict = size_verdicts["Unnamed"]
+def test_an_optional_size_left_none_whose_name_tells_nothing_stays_undecided(checked_verdicts):
+    verdict = checked_verdicts["Unnamed"]
     assert verdict.verdict == INCONCLUSIVE, verdict.message
     assert "'NoneType'" in verdict.message, verdict.message
 
@@ -229,3 +217,10 @@ def test_a_job_starts_with_the_stand_ins_earlier_jobs_of_its_project_needed(tmp_
     nothing = SimpleNamespace(stand_ins=None)
     _install_known_stand_ins(nothing, {"import_root": str(tmp_path)})
     assert nothing.stand_ins is None
+
+
+@pytest.fixture(scope="module")
+def checked_verdicts(tmp_path_factory, worker_pool):
+    files = {"checked/__init__.py": "", "checked/models.py": CHECKED, "checked/layers.py": SIZES}
+    root = write_files(tmp_path_factory.mktemp("checked"), files)
+    return package_verdicts(root / "checked", worker_pool)
