@@ -44,6 +44,7 @@ class Recipe:
     args: tuple = ()
     kwargs: dict = field(default_factory=dict)
     config: object = None
+    guessed_sizes: dict = field(default_factory=dict)  # optional arguments left None, guessed (completed_arguments)
 
 
 # -- 1. constructor calls in the module ---------------------------------------------------------------------------
@@ -516,7 +517,7 @@ _GUESSES = (
     (re.compile(r"groups$"), 1),
     (re.compile(r"(^|_)factor$"), 2),  # a scale, down- or upsampling factor
     (re.compile(r"filters$"), 32),  # a convolution's output channels
-    (re.compile(r"(channels?|dims?|features|size|embeddings|positions|width|hidden|shape|units|tokens)$"), 32),
+    (re.compile(r"(channels?|dims?|features|size|embeddings|positions|width|hidden|shape|units|tokens|length)$"), 32),
 )
 
 
@@ -538,6 +539,63 @@ def guessed_arguments(target, required: list[str]) -> Recipe | None:
     kwargs.update(asserted)
     shown = ", ".join(f"{key}={value!r}" for key, value in kwargs.items())
     return Recipe("guessed arguments", f"{target.__name__}({shown}), arguments guessed from {how}", kwargs=kwargs)
+
+
+# A size the constructor was given as None (``nn.Linear(cross_attention_dim, ...)`` with ``cross_attention_dim=None``
+# by default), as MindSpore and Python word it.
+_NONE_AS_NUMBER = _NONE_READ_AS[1][0]
+
+
+def completed_arguments(target, recipe: Recipe, error: BaseException) -> Recipe | None:
+    """The recipe again with the optional arguments left None that the constructor used as sizes filled in, when
+    building raised because a size was None (``TypeError: For 'Linear', the 'in_features' must be int, but got
+    'NoneType'``): each parameter of ``__init__`` whose default is None, that the raising line of the constructor
+    names and the recipe does not give, guessed from its name as a number (``cross_attention_dim=32``). The recipe
+    becomes "guessed arguments" (not the project's own values) and its description names what was guessed. None
+    otherwise (a config recipe: ``completed_config``)."""
+    if recipe.how == "config" or not _NONE_AS_NUMBER.search(str(error)):
+        return None
+    text = _constructor_line(target, error)
+    if not text:
+        return None
+    try:
+        parameters = inspect.signature(target.__init__).parameters
+    except (TypeError, ValueError):
+        return None
+    guessed = {}
+    for name, parameter in parameters.items():
+        value = _guess(name)
+        if parameter.default is None and name not in recipe.kwargs and isinstance(value, int) \
+                and not isinstance(value, bool) and re.search(rf"\b{re.escape(name)}\b", text):
+            guessed[name] = value
+    if not guessed:
+        return None
+    shown = ", ".join(f"{key}={value!r}" for key, value in guessed.items())
+    return Recipe("guessed arguments", f"{recipe.description}, with {shown} guessed from the names (left None, "
+                  f"the constructor used them as sizes)", args=recipe.args, kwargs={**recipe.kwargs, **guessed},
+                  config=recipe.config, guessed_sizes={**recipe.guessed_sizes, **guessed})
+
+
+def _constructor_line(target, error: BaseException) -> str | None:
+    """The source line of ``target``'s ``__init__`` (a comprehension in it too) innermost in ``error``'s
+    traceback."""
+    import linecache
+
+    init = getattr(target, "__init__", None)
+    code = getattr(init, "__code__", None)
+    if code is None:
+        return None
+    try:
+        lines, start = inspect.getsourcelines(init)
+    except (OSError, TypeError):
+        return None
+    found = None
+    tb = error.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == code.co_filename and start <= tb.tb_lineno < start + len(lines):
+            found = tb.tb_lineno
+        tb = tb.tb_next
+    return linecache.getline(code.co_filename, found).strip() if found else None
 
 
 def _asserted_values(target) -> dict:

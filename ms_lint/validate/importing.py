@@ -117,6 +117,7 @@ def import_with_stand_ins(worker, job: dict, outcome: Outcome):
     (``standins.armed``)."""
     from ms_lint.validate import standins
 
+    _install_known_stand_ins(worker, job)
     added = 0
     while True:
         try:
@@ -147,6 +148,24 @@ def import_with_stand_ins(worker, job: dict, outcome: Outcome):
         return module
 
 
+def _install_known_stand_ins(worker, job: dict) -> None:
+    """Stand-ins for the missing packages earlier jobs of the project needed (``known_stand_ins``, given by the
+    pool), before the first import: a fresh worker then imports a library's module once, not once per missing
+    package. Each is still a package installed nowhere (the job's own checks, as for one the import reports)."""
+    from ms_lint.validate import standins
+
+    folders = [job["import_root"], *job.get("namespace_roots", ()),
+               *_folders_up_to(job["import_root"], job.get("project_root"))]
+    known = worker.stand_ins.missing if getattr(worker, "stand_ins", None) is not None else []
+    for name in job.get("known_stand_ins") or ():
+        if name in known or standins.missing_package(ModuleNotFoundError(name=name), folders) != name:
+            continue
+        if getattr(worker, "stand_ins", None) is None:
+            worker.stand_ins = standins.install([])
+            known = worker.stand_ins.missing
+        worker.stand_ins.add(name)
+
+
 def _import_failure(raised: BaseException) -> BaseException | None:
     """The ``ImportError`` or ``AttributeError`` an import raised: ``raised`` itself, or the one a lazy loader
     wrapped (``RuntimeError: Failed to import x.loaders because of the following error``, raised from it)."""
@@ -175,10 +194,17 @@ def _record_import_failure(outcome: Outcome, exc: BaseException, missing: str) -
 
 
 def _name_stand_ins(worker, outcome: Outcome) -> bool:
-    """Name in the outcome the missing packages the import has stand-ins for; whether there are any."""
+    """Name in the outcome the missing packages the import has stand-ins for, and what the stand-ins answered in
+    their place (``standins.answers``); whether there are any."""
+    from ms_lint.validate import standins
+
     if getattr(worker, "stand_ins", None) is None:
         return False
     outcome.stand_ins = list(worker.stand_ins.missing)
+    answered = standins.answers()
+    if answered and not any(note.startswith("the stand-ins answered") for note in outcome.notes):
+        outcome.notes.append(f"the stand-ins answered the module's checks of its dependencies as an installed "
+                             f"release would: {', '.join(answered[:6])}{', ...' if len(answered) > 6 else ''}")
     return True
 
 

@@ -301,6 +301,8 @@ def construct(worker, state: "JobState", outcome: Outcome, target, required: lis
         outcome.built_lines = sorted(lines_run.ran)
         outcome.instance = "default" if recipe.how == "defaults" else recipe.how
         outcome.built = recipe.description + _on_host(state.host_used, worker.device)
+        if recipe.guessed_sizes:
+            outcome.guessed_sizes = [f"{name}={value!r}" for name, value in recipe.guessed_sizes.items()]
         if state.host_used:
             outcome.host_operators = sorted(state.host_used)
         if tried:
@@ -318,7 +320,8 @@ def construct(worker, state: "JobState", outcome: Outcome, target, required: lis
 
 def build_completing_config(worker, state: "JobState", target, recipe):
     """``(instance, the recipe that built it)``; a config field the defaults leave None that the constructor
-    reads as a mapping or a number is filled in and the build tried again (``building.completed_config``)."""
+    reads as a mapping or a number is filled in and the build tried again (``building.completed_config``), and so
+    is an optional argument left None that the constructor uses as a size (``building.completed_arguments``)."""
     from ms_lint.validate import building
 
     completions = 0
@@ -326,8 +329,9 @@ def build_completing_config(worker, state: "JobState", target, recipe):
         try:
             return build(worker, state, lambda: target(*recipe.args, **recipe.kwargs)), recipe
         except Exception as exc:  # noqa: BLE001 -- raised again unless a None field explains it
-            completed = building.completed_config(recipe, exc) \
-                if completions < building.MAX_COMPLETIONS else None
+            completed = None
+            if completions < building.MAX_COMPLETIONS:
+                completed = building.completed_config(recipe, exc) or building.completed_arguments(target, recipe, exc)
             if completed is None:
                 raise _BuildFailed(exc, recipe) from exc
             recipe, completions = completed, completions + 1

@@ -43,6 +43,7 @@ class Outcome:
     effective_level: str | None = None  # the level a @jit function compiles at
     instance: str | None = None  # "example", "default", or how it was built
     built: str | None = None  # the constructor call, in words
+    guessed_sizes: list[str] | None = None  # optional arguments left None that building gave guessed sizes
     tried: list[str] | None = None  # the ways of building it that raised
     built_lines: list[int] | None = None  # the construction finding lines building ran
     build_retries: list[dict] | None = None  # builds with the argument that runs skipped construction lines

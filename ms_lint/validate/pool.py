@@ -293,6 +293,9 @@ class WorkerPool:
         self.ready = threading.Event()
         self.ready_count = 0
         self.closing = False
+        # The missing packages earlier jobs of each project needed stand-ins for: given to the next job of the
+        # project, so that a fresh worker imports a library's module once, not once per missing package.
+        self.stand_ins: dict[str, list[str]] = {}
         self.threads = [
             threading.Thread(target=self._serve, args=(slot,), name=f"ms-lint-worker-{slot}", daemon=True)
             for slot in range(max(1, config.size))
@@ -371,6 +374,11 @@ class WorkerPool:
                             exit=f"no fresh worker could start ({start_error})", notes=[],
                         ))
                         continue
+                project = request.get("project_root") or request.get("import_root")
+                with self.lock:
+                    known = list(self.stand_ins.get(project, ()))
+                if known:
+                    request = {**request, "known_stand_ins": known}
                 try:
                     outcome = worker.run(request, request["timeout"])
                 except Exception as exc:  # noqa: BLE001 -- a pool bug must not hang the run
@@ -379,6 +387,9 @@ class WorkerPool:
                                       exit=f"ms-lint could not talk to the worker ({exc})", notes=[])
                 if outcome.worker_pid is None:
                     outcome.worker_pid = worker.process.pid
+                with self.lock:
+                    known = self.stand_ins.setdefault(project, [])
+                    known.extend(name for name in outcome.stand_ins or () if "." not in name and name not in known)
                 future.set_result(outcome)
         finally:
             with self.lock:

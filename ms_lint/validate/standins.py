@@ -20,6 +20,7 @@ which name it touched.
 """
 from __future__ import annotations
 
+import abc
 import importlib.abc
 import importlib.machinery
 import importlib.util
@@ -32,9 +33,24 @@ from contextlib import contextmanager
 
 MAX_STAND_INS = 12
 MARK = "stand-in for the missing package"
+# The version a stand-in package gives (``transformers.__version__``, read at a module's top and compared with the
+# release a feature came in): newer than any release, so that the module takes the path it takes with a current one.
+STAND_IN_VERSION = "9999.0.0"
 
 _state = {"armed": False}
 _uses: list[str] = []
+_answers: dict[str, str] = {}  # what a stand-in answered in the place of its package (``answers``)
+
+
+def answers() -> list[str]:
+    """What stand-ins answered to the checks a module makes of its dependencies (a version, an availability), in
+    order, once each: the verdict names them."""
+    return [f"{name} as {value}" for name, value in _answers.items()]
+
+
+def _answer(name: str, value):
+    _answers.setdefault(name, repr(value))
+    return value
 
 
 def uses() -> list[str]:
@@ -65,8 +81,14 @@ def armed(on: bool = True):
 
 
 def _touch(name: str) -> None:
-    if _state["armed"]:
+    if _state["armed"] and not _LOGGING.search(name):
         _uses.append(name)
+
+
+# A missing package's logger (``logger = transformers.utils.logging.get_logger(__name__)`` at a module's top, then
+# ``logger.warning(...)`` while building): what it prints changes nothing that is built or compiled, so using it
+# leaves a Cell decidable.
+_LOGGING = re.compile(r"(^|\.)(logging|get_logger)(\.|\(|$)")
 
 
 class StandInBase:
@@ -103,6 +125,14 @@ class StandInClassBase(StandInBase, metaclass=_StandInClass):
     Cell, keeps ``StandInBase``: two classes of classes would not combine)."""
 
 
+class _StandInAbstractClass(_StandInClass, abc.ABCMeta):
+    """``_StandInClass`` for a class whose other bases are abstract (``abc.ABC``)."""
+
+
+class StandInAbstractBase(StandInBase, metaclass=_StandInAbstractClass):
+    """``StandInClassBase`` for a class whose other bases are abstract."""
+
+
 class StandIn:
     """What a name of a missing package stands for."""
 
@@ -125,8 +155,12 @@ class StandIn:
         return _called(self._ms_lint_name, sys._getframe(1), args, kwargs)
 
     def __mro_entries__(self, bases):
-        plain = all(type(base) is type or isinstance(base, StandIn) for base in bases)
-        return (StandInClassBase if plain else StandInBase,)
+        kinds = {type(base) for base in bases if not isinstance(base, StandIn)}
+        if kinds <= {type}:
+            return (StandInClassBase,)
+        if kinds <= {type, abc.ABCMeta}:
+            return (StandInAbstractBase,)  # ``class Pipeline(_ScikitCompat, missing.PushToHubMixin)``
+        return (StandInBase,)
 
     def __iter__(self):
         _touch(f"iter({self._ms_lint_name})")
@@ -182,7 +216,15 @@ def _called(name: str, frame, args: tuple, kwargs: dict):
             return args[0]  # a decorator: the decorated class or function stays the user's
         return _Decorator(f"{name}(...)")
     _touch(f"{name}()")
+    if _AVAILABILITY_CHECK.fullmatch(name.rpartition(".")[2]) and not args and not kwargs:
+        return _answer(f"{name}()", True)
     return StandIn(f"{name}()")
+
+
+# A missing package's check of what is installed (``transformers.utils.is_vision_available()``): answered yes, so
+# that the module takes the path it takes with the package installed (importing ``PIL``, which it then uses
+# unguarded), and a package that is missing here too gets its own stand-in.
+_AVAILABILITY_CHECK = re.compile(r"is_\w+_available")
 
 
 def _decorator_factory_call(frame) -> bool:
@@ -196,7 +238,13 @@ def _decorator_factory_call(frame) -> bool:
 
 
 class StandInModule(types.ModuleType):
-    """The placeholder module of a missing package: every attribute is a stand-in (submodules too)."""
+    """The placeholder module of a missing package: every attribute is a stand-in (submodules too); its
+    ``__version__`` is ``STAND_IN_VERSION``."""
+
+    @property
+    def __version__(self) -> str:
+        _touch(f"{self.__name__}.__version__")
+        return _answer(f"{self.__name__}.__version__", STAND_IN_VERSION)
 
     def __getattr__(self, name: str):
         if name.startswith("_"):
@@ -269,6 +317,7 @@ def uninstall(finder: StandInFinder | None) -> None:
                 delattr(sys.modules[parent], child)
     _state["armed"] = False
     clear_uses()
+    _answers.clear()
 
 
 def missing_package(exc: BaseException, folders: list[str]) -> str | None:

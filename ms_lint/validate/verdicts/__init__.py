@@ -88,6 +88,11 @@ def decide(job, outcome: Outcome, device: str, level: str, cached: bool = False)
             verdict.notes.append(through)
         verdict.built = built
         verdict.inputs = list(outcome.inputs_how or [])
+        if outcome.guessed_sizes and verdict.verdict == CONFIRMED:
+            # The hazard showed on the line, in a Cell built with sizes the project never gave it.
+            verdict.verdict = CONFIRMED_BY_PROBE
+            verdict.notes.append(f"confirmed by probe, not confirmed: the Cell was built with "
+                                 f"{', '.join(outcome.guessed_sizes)} guessed (left None by default, used as sizes)")
         # A note the explanation already gives (the output limit) is not repeated.
         already_said = "output limit" in verdict.message
         verdict.notes.extend(note for note in notes if not (already_said and "output limit" in note))
