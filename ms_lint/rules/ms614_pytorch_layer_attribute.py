@@ -100,6 +100,7 @@ class PytorchLayerAttribute(Rule):
             return layers[key]
 
         referenced = None
+        built: list[set[str]] = []  # the layers the module builds (``_layers_built``), once it is asked
         for function, owner in module.function_nodes():
             if owner is not None and function.name.startswith("_") and not function.name.startswith("__"):
                 if referenced is None:
@@ -109,7 +110,7 @@ class PytorchLayerAttribute(Rule):
                     continue  # a private method nothing calls, overriding no method of a base outside MindSpore
             nodes = list(module.index.own_code(function))
             receiver = first_argument(function) if owner is not None else None
-            narrowed = _narrowed(module, nodes)
+            narrowed = _narrowed(module, nodes, built)
             guarded = _hasattr_guards(nodes)
             for node in nodes:
                 if not isinstance(node, ast.Attribute) or not isinstance(node.ctx, ast.Load):
@@ -186,12 +187,12 @@ def _layer_read(node: ast.Attribute, receiver: str | None, owner: ClassInfo | No
     return None
 
 
-def _narrowed(module: ModuleFacts, nodes) -> list[tuple[str, object, int, int]]:
+def _narrowed(module: ModuleFacts, nodes, built: list[set[str]]) -> list[tuple[str, object, int, int]]:
     """(name, what ``isinstance`` narrows it to, first and last line of the body) for each ``if isinstance(name,
     C):`` of a function, where ``C`` is one class of this module or one MindSpore layer the module builds (a
-    weight-initialising function's branch for a layer the model never holds does not run)."""
+    weight-initialising function's branch for a layer the model never holds does not run). ``built``: empty, or
+    holding ``_layers_built(module)``, found once per module for all its functions."""
     found = []
-    built = None
     for node in nodes:
         if not isinstance(node, ast.If) or not node.body:
             continue
@@ -200,10 +201,10 @@ def _narrowed(module: ModuleFacts, nodes) -> list[tuple[str, object, int, int]]:
                 and len(test.args) == 2 and isinstance(test.args[0], ast.Name)):
             continue
         qualname = module.qualname(test.args[1])
-        if built is None:
-            built = _layers_built(module)
+        if not built:
+            built.append(_layers_built(module))
         kind = module.local_class(qualname) or (qualname if qualname and qualname.startswith("mindspore.nn.")
-                                                and qualname in built and not _subclassed(module, qualname)
+                                                and qualname in built[0] and not _subclassed(module, qualname)
                                                 else None)
         if kind is not None:
             found.append((test.args[0].id, kind, node.body[0].lineno, node.body[-1].end_lineno or node.lineno))
@@ -223,7 +224,10 @@ def _bases_known(module: ModuleFacts, owner: ClassInfo) -> bool:
 
 def _layers_built(module: ModuleFacts) -> set[str]:
     """The qualified names of the MindSpore layers the module calls (builds) anywhere."""
-    return {qualname for node in ast.walk(module.tree) if isinstance(node, ast.Call)
+    index = module.index
+    calls = (map(index.nodes.__getitem__, index.positions_of(ast.Call)) if not index.outline
+             else (node for node in ast.walk(module.tree) if isinstance(node, ast.Call)))
+    return {qualname for node in calls
             for qualname in (module.qualname(node.func),) if qualname and qualname.startswith("mindspore.nn.")}
 
 
