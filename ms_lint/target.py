@@ -841,6 +841,9 @@ def _text(path: str) -> str | None:
 def _forget_modes() -> None:
     """Read every file again for the mode when next asked."""
     _texts.clear()
+    _code_texts.clear()
+    _nothing_imported.clear()
+    _loads_files.clear()
     _scripts.clear()
     _source_roots.clear()
     _application_words.clear()
@@ -1444,6 +1447,7 @@ MAX_NAMING_TEXT = 32_000_000
 
 
 _application_files: dict[str, tuple[tuple[str, ...], bool]] = {}
+_MAX_CODE_TEXTS = 8192
 # What a Python file says without running: a line that is only a comment, and a docstring (a triple-quoted string
 # that starts the file or a line after one ending in ``:``, alone on its lines). A class a docstring's example builds
 # (``>>> Residual(fn)``) is built by a reader of the documentation, not by the application.
@@ -1452,14 +1456,25 @@ _DOCSTRING = re.compile(r"(\A\s*|:[ \t]*(?:#[^\n]*)?\n\s*)[rRuU]?(\"\"\"|\'\'\')
                         r"(?=[ \t]*(?:#[^\n]*)?(?:\n|\Z))")
 
 
+_code_texts: dict[str, str] = {}  # a file's text -> ``_code_text`` of it, for the texts ``_text`` keeps
+
+
 def _code_text(text: str) -> str:
     """``text`` of a Python file with what runs nothing blanked out (``_COMMENT_LINE``, ``_DOCSTRING``), line for
-    line."""
-    if "#" in text:
-        text = _COMMENT_LINE.sub("", text)
-    if '"""' in text or "'''" in text:
-        text = _DOCSTRING.sub(lambda match: match.group(1) + "\n" * match.group(3).count("\n"), text)
-    return text
+    line; worked out once per text (the questions about one application ask it of the same files again and
+    again)."""
+    known = _code_texts.get(text)
+    if known is not None:
+        return known
+    code = text
+    if "#" in code:
+        code = _COMMENT_LINE.sub("", code)
+    if '"""' in code or "'''" in code:
+        code = _DOCSTRING.sub(lambda match: match.group(1) + "\n" * match.group(3).count("\n"), code)
+    if len(_code_texts) >= _MAX_CODE_TEXTS:
+        _code_texts.clear()
+    _code_texts[text] = code
+    return code
 
 
 def _naming_files(folder: str, complete: bool = True) -> tuple[str, ...] | None:
@@ -1868,6 +1883,10 @@ _COMPUTED_IMPORT = re.compile(r"(?:import_module|__import__)\(\s*(?![rbuRBU]?[\"
 _LISTS_FOLDER = re.compile(r"\b(?:listdir|scandir|glob|iglob|rglob|iterdir|walk)\(")
 
 
+# (absolute path, modification time) -> ``_nothing_imports``; application folder -> whether a Python file of it
+# imports modules it finds by listing a folder
+_nothing_imported: dict[tuple[str, float], bool] = {}
+_loads_files: dict[str, bool] = {}
 _FOUND_BY_TOOLS = frozenset({"__init__", "__main__", "conftest", "setup", "conf", "noxfile", "mindspore_hub_conf"})
 # What a script its users run by its path does: a statement at its top level that only calls a function
 # (``get_multicards_json(host_id)``, ``main()``; a module's setting up, ``sys.path.append(...)``, calls a method) or
@@ -1887,10 +1906,21 @@ def _nothing_imports(path: str) -> bool:
     users import it, and where the application's files cannot all be read."""
     if not path:
         return False
+    file = os.path.abspath(path)
+    try:
+        key = (file, os.stat(file).st_mtime)
+    except OSError:
+        key = (file, -1.0)
+    known = _nothing_imported.get(key)
+    if known is None:
+        known = _nothing_imported[key] = _find_nothing_imports(path, file)
+    return known
+
+
+def _find_nothing_imports(path: str, file: str) -> bool:
     application = _application_around(path, nested_in_any_project=True)
     if application is None:
         return False
-    file = os.path.abspath(path)
     if os.path.dirname(file) == os.path.abspath(application[0]):
         return False  # a module beside the entry scripts: one the user runs by its path, or is about to import
     stem = os.path.splitext(os.path.basename(file))[0]
@@ -1905,8 +1935,12 @@ def _nothing_imports(path: str) -> bool:
     own = len(re.findall(rf"\b{re.escape(stem)}\b", _code_text(text)))
     if read[0].get(stem, 0) > own or _composed(texts, stem):
         return False
-    return not any(_LOADS_FILES.search(code) or _COMPUTED_IMPORT.search(code) and _LISTS_FOLDER.search(code)
-                   for name, code in texts if name.endswith(".py"))
+    loads = _loads_files.get(application[0])
+    if loads is None:
+        loads = _loads_files[application[0]] = any(
+            _LOADS_FILES.search(code) or _COMPUTED_IMPORT.search(code) and _LISTS_FOLDER.search(code)
+            for name, code in texts if name.endswith(".py"))
+    return not loads
 
 
 def files_naming(path: str, name: str) -> tuple[tuple[str, str], ...] | None:

@@ -14,8 +14,11 @@ Layers, each asking only those above it in this list (and never the engine or a 
   files, argparse defaults and shell scripts agree);
 - ``construction``: the switches every place an application builds one of its Cells (or calls a function of the
   module) passes, read from the application's files;
+- ``handover``: which of its application's classes an entry point hands to MindSpore to compile in GRAPH_MODE;
 - ``classes``: Cell lineage, jit classes, user classes, what a Cell's attributes hold;
 - ``containers``: the plain lists, tuples and dicts of Cells or Parameters a Cell keeps unregistered;
+- ``layers``: which MindSpore layer an attribute read is made on (``self.fc.<name>``, ``m.<name>`` under an
+  ``isinstance`` test);
 - ``ranks``: the least number of dimensions a tensor value evidently has, from the calls that shaped it;
 - ``kinds``: what each expression of a function holds (tensor data, host array, constant), as its tensor-value
   environment says; the constants it folds and the branches they drop;

@@ -21,6 +21,7 @@ import bisect
 import json
 import os
 import re
+import weakref
 import zlib
 
 from ms_lint.model.values import UNKNOWN, literal
@@ -377,9 +378,17 @@ def configuration_keys(expr: ast.AST) -> tuple[str, ...] | None:
     return None
 
 
+_reads_configuration: "weakref.WeakKeyDictionary[ast.AST, bool]" = weakref.WeakKeyDictionary()
+
+
 def reads_configuration(function: ast.AST) -> bool:
-    """Whether ``function`` reads an attribute of a configuration (``if config.temporal_pool:``)."""
-    return any(isinstance(node, ast.Attribute) and configuration_keys(node) is not None for node in ast.walk(function))
+    """Whether ``function`` reads an attribute of a configuration (``if config.temporal_pool:``); walked once per
+    function (asked again for each class and caller that folds it)."""
+    known = _reads_configuration.get(function)
+    if known is None:
+        known = _reads_configuration[function] = any(
+            isinstance(node, ast.Attribute) and configuration_keys(node) is not None for node in ast.walk(function))
+    return known
 
 
 def configured_values(path: str, expr: ast.AST):

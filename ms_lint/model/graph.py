@@ -515,11 +515,7 @@ class GraphCode:
         derived = {base.key for info in self.classes.values() for base in info.local_bases}
         uses: dict[str, list[ast.Attribute]] = {}
         calls: dict[int, ast.Call] = {}
-        for node in ast.walk(self.tree):  # (one walk for both)
-            if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) and isinstance(node.value, ast.Name):
-                uses.setdefault(node.attr, []).append(node)
-            elif isinstance(node, ast.Call):
-                calls[id(node.func)] = node
+        walked = False
         for key, attributes in sub_cells.items():
             info = self.classes.get(key)
             if info is None or key in derived or "." in key:
@@ -527,6 +523,14 @@ class GraphCode:
             naming = files_naming(self.path, info.name)
             if naming is None or any(os.path.abspath(file) != own for file, _ in naming):
                 continue
+            if not walked:  # (one pass over the module's nodes for both, once a class may be one)
+                walked = True
+                for node in self.index.nodes if not self.index.outline else ast.walk(self.tree):
+                    if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) and isinstance(
+                            node.value, ast.Name):
+                        uses.setdefault(node.attr, []).append(node)
+                    elif isinstance(node, ast.Call):
+                        calls[id(node.func)] = node
             found = [use for attribute in attributes for use in uses.get(attribute, ())]
             if found and all(id(use) in calls and self._call_dropped(calls[id(use)]) for use in found):
                 yield info.name

@@ -15,6 +15,7 @@ from ms_lint.model.containers import PlainContainer, plain_containers
 from ms_lint.model.project import (answer, find_module_file, keep_checked, project_function, project_instance_method,
                                    use_module_facts)
 from ms_lint.model.graph import EagerFunction, GraphCode, GraphFunction
+from ms_lint.model.layers import LayerReads
 from ms_lint.model.scopes import ASSIGNMENT, CLASS, FUNCTION, Binding, Scope, Scopes, module_name_of
 from ms_lint.model.source import source_lines
 from ms_lint.model.syntax import (FunctionNode, NodeIndex, first_argument, holds_line, leaves_before, main_guard,
@@ -108,6 +109,7 @@ class ModuleFacts(ClassFacts, GraphCode):
         self._assignment_of_value: dict[int, ast.Assign] | None = None  # filed on first use
         self._setter_names_written: str | None = None  # see ClassFacts._setter_lines
         self.index = NodeIndex(tree, outline, _INDEXED_NODE_TYPES)
+        self._layer_reads: LayerReads | None = None
         self.scopes = Scopes(tree, self.local_prefix, self.package)
         self.qualname = self.scopes.qualname  # asked hundreds of times per file: no wrapper call in between
         self._start_answers()
@@ -290,6 +292,14 @@ class ModuleFacts(ClassFacts, GraphCode):
     def qualname(self, expr: ast.AST | None) -> str | None:
         """The qualified name ``expr`` (a Name or dotted Attribute) is bound to where it is used, or None."""
         return self.scopes.qualname(expr)
+
+    def layer_read(self, node: ast.Attribute, function: FunctionNode | None, owner: ClassInfo | None) -> str | None:
+        """The MindSpore layer the attribute read ``node`` (in ``function`` of ``owner``) is made on, where the code
+        says which (``LayerReads.layer_read``: ``self.fc.<name>`` of ``self.fc = nn.Dense(...)``, ``m.<name>`` in
+        ``if isinstance(m, nn.Dense):``)."""
+        if self._layer_reads is None:
+            self._layer_reads = LayerReads(self)
+        return self._layer_reads.layer_read(node, function, owner)
 
     def local_class(self, qualname: str | None) -> ClassInfo | None:
         """The class of this module that ``qualname`` names."""

@@ -11,8 +11,6 @@ from typing import Iterator
 from ms_lint.edits import Edit, FixContext
 from ms_lint.findings import Finding, FindingData, fact
 from ms_lint.model import ModuleFacts
-from ms_lint.model.classes import ClassInfo
-from ms_lint.model.syntax import first_argument, self_attribute
 from ms_lint.rules.base import Rule
 from ms_lint.settings import parse_version
 
@@ -91,23 +89,13 @@ class PytorchLayerAttribute(Rule):
         if not table:
             return
         version = module.target.version
-        layers: dict[tuple[str, str], str | None] = {}  # (class key, attribute) -> the layer it holds
-
-        def held(info: ClassInfo, attribute: str) -> str | None:
-            key = (info.key, attribute)
-            if key not in layers:
-                layers[key] = _one_layer(module, info, attribute)
-            return layers[key]
-
         for function, owner in module.function_nodes():
             nodes = list(module.index.own_code(function))
-            receiver = first_argument(function) if owner is not None else None
-            narrowed = _narrowed(module, nodes)
             guarded = _hasattr_guards(nodes)
             for node in nodes:
                 if not isinstance(node, ast.Attribute) or not isinstance(node.ctx, ast.Load):
                     continue
-                layer = _layer_read(node, receiver, owner, narrowed, held)
+                layer = module.layer_read(node, function, owner)
                 if layer is None or (ast.unparse(node.value), node.attr) in guarded:
                     continue
                 found = _missing(table, layer, version)
@@ -144,81 +132,6 @@ def _missing(table: dict, layer: str, version: str) -> tuple[str, dict[str, str 
     wanted = parse_version(version) if version else ()
     chosen = next((name for name in measured if wanted and parse_version(name) >= wanted), measured[-1])
     return chosen, row["missing"][chosen]
-
-
-def _one_layer(module: ModuleFacts, info: ClassInfo, attribute: str) -> str | None:
-    """The MindSpore layer every assignment of ``self.<attribute>`` in ``info`` and its bases builds; None when
-    another value, or nothing this module can read, is assigned."""
-    built = set()
-    for owner in info.lineage():
-        for _method, value in owner.attribute_writes.get(attribute, ()):
-            if not isinstance(value, ast.Call):
-                return None
-            built.add(module.qualname(value.func))
-    if len(built) != 1:
-        return None
-    qualname = built.pop()
-    return qualname if qualname and qualname.startswith("mindspore.nn.") else None
-
-
-def _layer_read(node: ast.Attribute, receiver: str | None, owner: ClassInfo | None, narrowed, held) -> str | None:
-    """The MindSpore layer ``node`` reads an attribute of: ``self.fc.<name>`` where every assignment of ``self.fc``
-    builds it, ``m.<name>`` inside ``if isinstance(m, nn.Dense):``, ``m.proj.<name>`` inside ``if isinstance(m,
-    Block):`` where ``Block`` builds ``self.proj`` so; None otherwise."""
-    value = node.value
-    if receiver is not None and owner is not None:
-        holder = self_attribute(value, receiver)
-        if holder is not None:
-            return held(owner, holder)
-    if isinstance(value, ast.Name):
-        kind = _narrowed_at(narrowed, value.id, node)
-        return kind if isinstance(kind, str) else None
-    if isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name):
-        kind = _narrowed_at(narrowed, value.value.id, node)
-        return held(kind, value.attr) if isinstance(kind, ClassInfo) else None
-    return None
-
-
-def _narrowed(module: ModuleFacts, nodes) -> list[tuple[str, object, int, int]]:
-    """(name, what ``isinstance`` narrows it to, first and last line of the body) for each ``if isinstance(name,
-    C):`` of a function, where ``C`` is one class of this module or one MindSpore layer the module builds (a
-    weight-initialising function's branch for a layer the model never holds does not run)."""
-    found = []
-    built = None
-    for node in nodes:
-        if not isinstance(node, ast.If) or not node.body:
-            continue
-        test = node.test
-        if not (isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "isinstance"
-                and len(test.args) == 2 and isinstance(test.args[0], ast.Name)):
-            continue
-        qualname = module.qualname(test.args[1])
-        if built is None:
-            built = _layers_built(module)
-        kind = module.local_class(qualname) or (qualname if qualname and qualname.startswith("mindspore.nn.")
-                                                and qualname in built and not _subclassed(module, qualname)
-                                                else None)
-        if kind is not None:
-            found.append((test.args[0].id, kind, node.body[0].lineno, node.body[-1].end_lineno or node.lineno))
-    return found
-
-
-def _layers_built(module: ModuleFacts) -> set[str]:
-    """The qualified names of the MindSpore layers the module calls (builds) anywhere."""
-    return {qualname for node in ast.walk(module.tree) if isinstance(node, ast.Call)
-            for qualname in (module.qualname(node.func),) if qualname and qualname.startswith("mindspore.nn.")}
-
-
-def _subclassed(module: ModuleFacts, qualname: str) -> bool:
-    """Whether a class of this module derives from the MindSpore layer ``qualname`` (its instances pass the
-    ``isinstance`` test and may set PyTorch's attributes themselves)."""
-    return any(qualname in (module.qualname(base) for base in info.node.bases) for info in module.classes.values())
-
-
-def _narrowed_at(narrowed, name: str, node: ast.AST):
-    """What the innermost ``isinstance`` test holding ``node`` narrows ``name`` to, or None."""
-    holding = [(start, kind) for bound, kind, start, end in narrowed if bound == name and start <= node.lineno <= end]
-    return max(holding, key=lambda pair: pair[0])[1] if holding else None
 
 
 def _hasattr_guards(nodes) -> set[tuple[str, str]]:

@@ -11,7 +11,6 @@ from ms_lint.model import ModuleFacts
 from ms_lint.model.classes import ClassInfo
 from ms_lint.model.syntax import first_argument, self_attribute
 from ms_lint.rules.base import Rule
-from ms_lint.rules.ms614_pytorch_layer_attribute import _layer_read, _narrowed, _one_layer
 
 
 # Attributes a MindSpore base class holds as a Parameter or as a Cell, by what it was given: ``nn.Optimizer`` keeps
@@ -99,14 +98,6 @@ class ParameterCalledAsFunction(Rule):
 
     def check(self, module: ModuleFacts) -> Iterator[Finding]:
         version = module.target.version
-        layers: dict[tuple[str, str], str | None] = {}
-
-        def held(info: ClassInfo, attribute: str) -> str | None:
-            key = (info.key, attribute)
-            if key not in layers:
-                layers[key] = _one_layer(module, info, attribute)
-            return layers[key]
-
         for function, owner in module.function_nodes():
             nodes = [node for node in module.index.own_code(function) if isinstance(node, ast.Call)
                      and isinstance(node.func, ast.Attribute)]
@@ -114,7 +105,6 @@ class ParameterCalledAsFunction(Rule):
                 continue
             receiver = first_argument(function) if owner is not None else None
             in_graph = module.is_graph_code(function)
-            narrowed = None
             for node in nodes:
                 func = node.func
                 if func.attr in _PARAMETER_OR_CELL:
@@ -123,9 +113,7 @@ class ParameterCalledAsFunction(Rule):
                 if owner is not None and self_attribute(func, receiver) is not None:
                     holder = _own_parameter(owner, func.attr)
                 if holder is None:
-                    if narrowed is None:
-                        narrowed = _narrowed(module, list(module.index.own_code(function)))
-                    layer = _layer_read(func, receiver, owner, narrowed, held)
+                    layer = module.layer_read(func, function, owner)
                     if layer is not None and func.attr in api.base_parameter_attributes(layer, version):
                         holder = layer
                 if holder is not None:
