@@ -1313,9 +1313,30 @@ class GraphCode:
     def call_never_runs(self, call: ast.Call) -> bool:
         """Whether a call of this module lies in a branch of a Cell's ``__init__`` or of a function of the module
         that no caller runs (``if SE_layer: self.se = SE(c)`` where every construction passes
-        ``SE_layer=False``)."""
+        ``SE_layer=False``), or in a top-level function of the module that no running code calls
+        (``_resnet(...)`` in ``resnext50_32x4d``, which nothing calls: ``called_nowhere``)."""
         folded = self._folded_around(call)
-        return folded is not None and folded.is_dead(call)
+        if folded is not None and folded.is_dead(call):
+            return True
+        top = self._top_block(call.lineno)
+        return isinstance(top, ast.FunctionDef | ast.AsyncFunctionDef) and self.called_nowhere(top.name)
+
+    def called_nowhere(self, name: str) -> bool:
+        """Whether the application never calls the top-level function ``name`` of this module: every word that
+        names it is one the model reads (``construction_sites``), none of them a call in code that may run, and
+        the module is no script (its ``__main__`` block may call it). False for a library's module."""
+        known = self._dead_built.get((name, -1))
+        if known is None:
+            self._dead_built[(name, -1)] = False
+            known = self._dead_built[(name, -1)] = self._find_called_nowhere(name)
+        return known
+
+    def _find_called_nowhere(self, name: str) -> bool:
+        if not self.path or self._runs_as_script() or not any(isinstance(
+                node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name == name for node in self.tree.body):
+            return False
+        found = construction_sites(self.path, name, (ast.FunctionDef, ast.AsyncFunctionDef))
+        return found is not None and not found[0]
 
     def _folded_around(self, call: ast.stmt | ast.expr) -> FunctionKinds | None:
         """The class's ``__init__``, another method of a plain class (folded by what its instance's attributes
