@@ -2018,6 +2018,27 @@ def _naming_texts(folder: str) -> tuple[tuple[str, str], ...] | None:
 # Looking a name up in a module's namespace: ``models.__dict__[name]``, ``vars(models)[name]``,
 # ``sys.modules[...]``, ``inspect.getmembers(models)``.
 _NAMESPACE_LOOKUP = re.compile(r"__dict__\s*(?:\[|\.get\()|\bvars\(\s*[\w.]|\bsys\.modules\b|\bgetmembers\(")
+# The object whose namespace ``vars(x)`` or ``x.__dict__[...]`` reads (None: no name: ``f().__dict__[k]``).
+_NAMESPACE_OF = re.compile(r"(?:(?<![\w.])([A-Za-z_]\w*)(?:\.\w+)*)?\.__dict__\s*(?:\[|\.get\()"
+                           r"|\bvars\(\s*([A-Za-z_]\w*)?")
+
+
+def _reads_a_module_namespace(text: str) -> bool:
+    """Whether a file's ``text`` may look a name up in a module's namespace (``_NAMESPACE_LOOKUP``): ``sys.modules``
+    and ``getmembers`` always; ``vars(x)`` and ``x.__dict__[...]`` where the file imports the name ``x`` starts
+    from (``vars(models)``), not where it reads a namespace of another object (``vars(args)`` of parsed
+    options, ``self.__dict__[key]``)."""
+    if not _NAMESPACE_LOOKUP.search(text):
+        return False
+    if re.search(r"\bsys\.modules\b|\bgetmembers\(", text):
+        return True
+    for match in _NAMESPACE_OF.finditer(text):
+        name = match.group(1) or match.group(2)
+        if name is None or name in ("sys", "globals", "locals") or re.search(
+                rf"\bimport\b[^\n]*\b{name}\b|\bimport\s*\([^)]*\b{name}\b|\b{name}\s*=\s*(?:__import__|"
+                rf"import_module|importlib)", text):
+            return True
+    return False
 
 
 _followed_lookups: dict[str, bool] = {}  # application folder -> ``lookups_followed``
@@ -2035,7 +2056,7 @@ def lookups_followed(path: str) -> bool:
     known = _followed_lookups.get(application[0])
     if known is None:
         known = _followed_lookups[application[0]] = _words_of(application[0]) is not None and _runs(
-            *application) is not None and not any(_NAMESPACE_LOOKUP.search(_text(file) or "") for file in
+            *application) is not None and not any(_reads_a_module_namespace(_text(file) or "") for file in
                                                   _naming_files(application[0]) or () if file.endswith(".py"))
     return known
 

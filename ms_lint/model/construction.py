@@ -16,6 +16,7 @@ import sys
 import tokenize
 import unicodedata
 from collections import Counter
+from collections.abc import Iterator
 from keyword import softkwlist
 
 from ms_lint.model.configuration import argument_values, value_sort
@@ -268,6 +269,7 @@ def _sites(path: str, name: str, defining, tree: ast.Module | None, dead):
     own = os.path.abspath(path)
     modules = application_modules(path) or frozenset()
     follows = lookups_followed(path)
+    exports_read = _exports_read(path)
     sites: list[tuple[str, ast.Call, bool, str | None]] = []
     definitions = unrun_sites = 0
     quoted = decorated = False
@@ -277,7 +279,7 @@ def _sites(path: str, name: str, defining, tree: ast.Module | None, dead):
         here = tree is not None and os.path.abspath(file) == own
         index = _index(file, text, tree if here else None)
         found = _sites_in(index, name, word, defining, modules, follows,
-                          None if os.path.abspath(file) == own else (file, own))
+                          None if os.path.abspath(file) == own else (file, own), exports_read)
         if found is None:
             return None
         definitions += found[0]
@@ -293,6 +295,19 @@ def _sites(path: str, name: str, defining, tree: ast.Module | None, dead):
     if definitions != 1 or (quoted and decorated):
         return None  # a decorator may register it, and the string find it
     return sites, unrun_sites
+
+
+def _exports_read(path: str) -> bool:
+    """Whether a file of the application that uses the module at ``path`` may read a module's ``__all__`` (as a
+    value: ``module.__all__``, ``for name in __all__``), or the files are not known."""
+    files = files_naming(path, "__all__")
+    if files is None:
+        return True
+    for file, text in files:
+        index = _index(file, text) if file.endswith(".py") else None
+        if index is None or index.reads_exports:
+            return True
+    return False
 
 
 def _constants(found, parameters: list[str], defaults: dict[str, object], fold,
@@ -406,8 +421,8 @@ def _passed(call: ast.Call, parameters: list[str], defaults: dict[str, object], 
 
 
 def _sites_in(index: "_FileIndex | None", name: str, word: re.Pattern, defining, modules: frozenset[str],
-              follows: bool = False,
-              other: tuple[str, str] | None = None) -> tuple[int, list[ast.Call], bool, bool] | None:
+              follows: bool = False, other: tuple[str, str] | None = None,
+              exports_read: bool = True) -> tuple[int, list[ast.Call], bool, bool] | None:
     """(definitions of ``name``, the calls of it, whether a string names it, whether a definition of it is
     decorated) in one Python file (its ``index``); None where the file names it
     in a way not understood (passed as a value, a base class, a string, imported under another name or from
@@ -417,17 +432,22 @@ def _sites_in(index: "_FileIndex | None", name: str, word: re.Pattern, defining,
     application looks no name up as its text cannot follow (``follows``) and no decorator registers it. In a file
     of another module (``other``: (that file, the module's own)), ``from .net_a import Net as NetA`` builds it as
     ``NetA(...)`` where that import names the module, and a file that defines its own top-level ``name`` names
-    that one (but where it imports ``name`` unrenamed or with ``*``)."""
+    that one (but where it imports ``name`` unrenamed or with ``*``). A string passed to a parameter its function
+    never reads names nothing, nor one of a module's ``__all__`` where no file reads ``__all__`` (``exports_read``
+    False): ``from module import *`` binds the name, which its users then write."""
     if index is None:
         return None
     named = index.names.get(name)  # (None: the text does not tokenize)
     foreign = index.foreign_names(modules)
     if name in foreign:
         return None  # the file's own ``name`` is another package's class
-    understood = sum(root in foreign for attribute, root in index.qualified if attribute == name)
+    understood = sum(root in foreign for attribute, root in index.qualified if attribute == name) + (
+        index.annotating.get(name, 0))
     quoted = decorated = False
     for node in index.strings:
         if name in node.value and _names_code(node.value, name, word):
+            if id(node) in index.unread or not exports_read and id(node) in index.exported:
+                continue  # (no code reads it: ``_resnet("resnet18", ...)``, ``__all__`` no code reads)
             if not follows or id(node) not in index.inert:
                 return None  # ``getattr(module, "Net")``, ``{"type": "Net"}``, ``eval("Net(3)")``
             quoted = True
@@ -568,7 +588,8 @@ class _FileIndex:
     (``_WrittenNames``), its strings that are no docstring, its definitions, imports and calls."""
 
     __slots__ = ("names", "strings", "definitions", "imports", "calls", "spans", "qualified", "_imported", "inert",
-                 "_bindings", "unrun", "_attribute_stores", "_other_instances")
+                 "_bindings", "unrun", "_attribute_stores", "_other_instances", "exported", "unread", "reads_exports",
+                 "annotating")
 
     def __init__(self, tree: ast.Module, text: str):
         nodes = module_preorder(tree)
@@ -614,6 +635,10 @@ class _FileIndex:
                     self.definitions.append(node)
                 if node.body and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant):
                     docstrings.add(id(node.body[0].value))
+        self.exported = set(_exported_names(tree))  # the strings of ``__all__``
+        self.unread = set(_unread_arguments(tree, self.calls))  # the strings a function never reads
+        self.reads_exports = _reads_exports(nodes)
+        self.annotating = _annotating_names(nodes)  # name -> how often an annotation writes it
 
     def bindings(self, tree: ast.Module) -> tuple[Counter, dict[str, ast.expr], frozenset[str] | None]:
         """(how often each name is stored to, the value the last ``name = value`` of the file's ``tree`` gives it,
@@ -674,6 +699,97 @@ class _FileIndex:
                     for alias in node.names:
                         self._imported[alias.asname or alias.name.split(".")[0]] = alias.name.split(".")[0]
         return frozenset(bound for bound, module in self._imported.items() if module not in modules)
+
+
+def _exported_names(tree: ast.Module) -> Iterator[int]:
+    """The strings of the module's top-level ``__all__`` (``__all__ = ["resnet18", ...]``, ``__all__ += [...]``): the
+    names ``from module import *`` binds, which its importers then write as names."""
+    for statement in tree.body:
+        target = statement.targets[0] if isinstance(statement, ast.Assign) and len(statement.targets) == 1 else (
+            statement.target if isinstance(statement, ast.AugAssign | ast.AnnAssign) else None)
+        if isinstance(target, ast.Name) and target.id == "__all__" and isinstance(statement.value, (
+                ast.List, ast.Tuple)):
+            yield from (id(element) for element in statement.value.elts if isinstance(element, ast.Constant))
+
+
+def _annotating_names(nodes: list[ast.AST]) -> Counter:
+    """How often the annotations of the file (``-> ResNet``, ``block: Type[Bottleneck]``, ``x: Net = ...``) write
+    each name: a type named there builds or calls nothing."""
+    found: Counter[str] = Counter()
+    for node in nodes:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            annotations = [node.returns]
+        elif isinstance(node, ast.arg | ast.AnnAssign):
+            annotations = [node.annotation]
+        else:
+            continue
+        for annotation in annotations:
+            for part in ast.walk(annotation) if annotation is not None else ():
+                if isinstance(part, ast.Name):
+                    found[part.id] += 1
+    return found
+
+
+def _is_exports(node: ast.AST) -> bool:
+    return isinstance(node, ast.Name) and node.id == "__all__" or isinstance(node, ast.Attribute) and (
+        node.attr == "__all__")
+
+
+def _reads_exports(nodes: list[ast.AST]) -> bool:
+    """Whether the file reads a module's ``__all__`` other than to build an ``__all__`` (``__all__ +=
+    other.__all__``, ``__all__.extend(...)``, ``module.__all__.append(name)``)."""
+    building: set[int] = set()
+    for node in nodes:  # (a statement before its parts)
+        if id(node) in building:
+            building.update(id(child) for child in ast.iter_child_nodes(node))
+            continue
+        if isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if targets and all(_is_exports(target) for target in targets):
+                building.update(id(child) for child in ast.iter_child_nodes(node))
+        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and isinstance(
+                node.value.func, ast.Attribute) and node.value.func.attr in ("append", "extend") and _is_exports(
+                    node.value.func.value):
+            building.update(id(child) for child in ast.iter_child_nodes(node))
+        elif _is_exports(node) and (isinstance(node, ast.Attribute) or isinstance(node.ctx, ast.Load)):
+            return True
+    return False
+
+
+def _unread_arguments(tree: ast.Module, calls: list[ast.Call]) -> Iterator[int]:
+    """The strings passed to a parameter that the module's top-level function never reads (``_resnet("resnet18",
+    BasicBlock, ...)`` where ``_resnet`` ignores ``arch``): the module defines the function once and binds its
+    name nowhere else, and the function reads no namespace (``locals()``) and passes no ``*args``/``**kwargs`` of
+    its own on."""
+    defined = Counter(node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)))
+    unread: dict[str, tuple[list[str], set[str]]] = {}
+    for function in tree.body:
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or defined[function.name] != 1 or (
+                function.decorator_list):
+            continue
+        arguments = function.args
+        positional = [argument.arg for argument in (*arguments.posonlyargs, *arguments.args)]
+        loaded = {node.id for node in ast.walk(function) if isinstance(node, ast.Name)}
+        if {"locals", "vars", "eval", "exec"} & loaded:
+            continue
+        unread[function.name] = (positional, {name for name in positional if name not in loaded})
+    if not unread:
+        return
+    rebound = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and not isinstance(
+        node.ctx, ast.Load)} | {alias.asname or alias.name for node in ast.walk(tree) if isinstance(
+            node, ast.Import | ast.ImportFrom) for alias in node.names}
+    for call in calls:
+        if not isinstance(call.func, ast.Name) or call.func.id not in unread or call.func.id in rebound:
+            continue
+        positional, names = unread[call.func.id]
+        for place, argument in enumerate(call.args):
+            if isinstance(argument, ast.Starred):
+                break
+            if place < len(positional) and positional[place] in names and isinstance(argument, ast.Constant):
+                yield id(argument)
+        for keyword in call.keywords:
+            if keyword.arg in names and isinstance(keyword.value, ast.Constant):
+                yield id(keyword.value)
 
 
 class _WrittenNames:

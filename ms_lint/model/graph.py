@@ -552,9 +552,11 @@ class GraphCode:
         of this module (``construction_sites``) lies in code no run of it reaches: a branch no run takes
         (``in_dead_branch``: ``if self.non_local:`` that every construction leaves False, ``if
         config.temporal_pool:`` that every configuration sets False), or a top-level class or function of its file
-        that is itself built only there (followed ``_MAX_DEAD_DEPTH`` deep), or in code the application never runs.
-        False where a site is not read, where none is found (``never_run`` answers for those) and for a library's
-        module."""
+        that is itself built only there (followed ``_MAX_DEAD_DEPTH`` deep), or in code the application never runs;
+        or no code builds or calls it (every word that names it read: an ``Attention`` where the one module that
+        builds an ``Attention`` defines its own), where it is not decorated (a decorator may register it) and the
+        application looks no name up as its text cannot follow (``lookups_followed``). False where a site is not
+        read and for a library's module."""
         known = self._dead_built.get((name, depth))
         if known is None:
             self._dead_built[(name, depth)] = False  # (a guard: a class built only inside itself)
@@ -572,7 +574,10 @@ class GraphCode:
             return False
         sites, unrun = found
         if not sites:
-            return unrun > 0  # every site lies in code the application never runs
+            # every site lies in code the application never runs, or no code builds or calls it where no name is
+            # looked up as the text cannot follow (``getattr(models, args.arch)`` may build it)
+            # (a decorator may register it: ``@clip_grad.register("Number", "Tensor")`` that ``hyper_map`` calls)
+            return unrun > 0 or not definition.decorator_list and lookups_followed(self.path)
         own = os.path.abspath(self.path)
         for file, call, around in sites:
             if around is None or around == name:
@@ -1351,9 +1356,14 @@ class GraphCode:
     def call_never_runs(self, call: ast.Call) -> bool:
         """Whether a call of this module lies in a branch of a Cell's ``__init__`` or of a function of the module
         that no caller runs (``if SE_layer: self.se = SE(c)`` where every construction passes
-        ``SE_layer=False``)."""
+        ``SE_layer=False``), or in a top-level function of the module that the application calls nowhere or only
+        in code no run reaches (``_resnet(...)`` in ``resnext50_32x4d``, which nothing calls:
+        ``built_only_in_dead_code``)."""
         folded = self._folded_around(call)
-        return folded is not None and folded.is_dead(call)
+        if folded is not None and folded.is_dead(call):
+            return True
+        top = self._top_block(call.lineno)
+        return isinstance(top, ast.FunctionDef | ast.AsyncFunctionDef) and self.built_only_in_dead_code(top.name)
 
     def _folded_around(self, call: ast.stmt | ast.expr) -> FunctionKinds | None:
         """The class's ``__init__``, another method of a plain class (folded by what its instance's attributes
