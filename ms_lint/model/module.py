@@ -200,6 +200,7 @@ class ModuleFacts(ClassFacts, GraphCode):
         self._cell_methods_named = {}
         self._imported_cell_classes = None
         self._call_graph = None
+        self._layer_reads = None
         keep_checked(self)
 
     # -- indexing: one walk over the module ---------------------------------------------------------------
