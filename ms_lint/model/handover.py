@@ -17,6 +17,7 @@ import builtins
 import functools
 import os
 
+from ms_lint.model.project import tree_of
 from ms_lint.model.syntax import instance_parameter, self_attribute
 from ms_lint.target import module_file_in, read_text, reached_from, source_root
 
@@ -675,10 +676,7 @@ def _module(path: str) -> _Module | None:
         if len(_modules) >= _MAX_KEPT:
             _modules.clear()
         text = read_text(path)
-        try:
-            tree = ast.parse(text) if text is not None else None
-        except (SyntaxError, ValueError):
-            tree = None
+        tree = tree_of(path, text) if text is not None else None  # (the tree the file's own check uses)
         known = _modules[path] = (modified, _Module(path, tree) if tree is not None else None)
     return known[1]
 
