@@ -167,3 +167,15 @@ def test_the_wrapper_called_in_graph_mode_is_graph_code(tmp_path, measured, leve
         "    ms.export(", "    wrapper(ms.Tensor(np.ones((2, 3), np.float32)))\n    ms.export(")
     findings, _ = _check(tmp_path, export, level)
     assert ("MS109", _TRY_LINE) in findings
+
+
+@pytest.mark.parametrize("level", ["STRICT", "LAX"])
+def test_a_wrapper_a_string_of_the_application_names_may_be_built_by_that_name(tmp_path, measured, level):
+    # ``EXPERIMENTS = ("models.Post", ...)``: code the reading does not follow may look the class up by its name and
+    # compile it; a docstring naming it is no such string
+    (tmp_path / "experiments.py").write_text('"""Post, the wrapper, is built by its own experiment."""\n')
+    findings, _ = _check(tmp_path, _EXPORT.format(binding="network, _", exported="network"), level)
+    assert ("MS109", _TRY_LINE) not in findings
+    (tmp_path / "experiments.py").write_text('EXPERIMENTS = ("models.Post",)\n')
+    findings, _ = _check(tmp_path, _EXPORT.format(binding="network, _", exported="network"), level)
+    assert ("MS109", _TRY_LINE) in findings

@@ -16,7 +16,7 @@ from ms_lint.model.classes import ClassInfo
 from ms_lint.model.configuration import configuration_key, reads_configuration
 from ms_lint.model.construction import OneOf, construction_sites, function_constants
 from ms_lint.model.kinds import FunctionKinds, parameter_kinds_of_call
-from ms_lint.model.project import answer, project_class_facts, project_function
+from ms_lint.model.project import answer, project_class_facts, project_function, tree_of
 from ms_lint.model.syntax import (FunctionNode, NodeIndex, conditional_arms, decorator_callee, first_argument,
                                   is_classmethod, is_static, main_guard, parameter_defaults, parameter_names,
                                   self_attribute)
@@ -260,6 +260,8 @@ class GraphCode:
         naming = files_naming(self.path, name)  # (None: a library's module, whose Cells its users build)
         if naming is None or any(not file.endswith(".py") for file, _ in naming):
             return False  # named where the reading does not follow (a configuration, a shell script)
+        if any(_named_in_a_string(file, text, name) for file, text in naming):
+            return False  # (``EXPERIMENTS = ("blocks.ScoreLogger", ...)``: code may build it by that name)
         for entry in entries:
             compiled = compiled_classes(entry)
             if compiled is None or name in compiled:
@@ -1521,6 +1523,16 @@ def _own_method_reads(tree: ast.AST, name: str, excluded: frozenset[int]) -> set
             receiver = first_argument(function)
             found.update(id(node) for node in ast.walk(function) if self_attribute(node, receiver) == name)
     return found
+
+
+def _named_in_a_string(file: str, text: str, name: str) -> bool:
+    """Whether the Python file ``file`` (its text ``text``) writes the word ``name`` inside a string its code holds
+    (not a docstring): a name code may look a class up by."""
+    if not any(token in text for token in (f'"{name}', f"'{name}", f".{name}")):
+        return False
+    tree = tree_of(file, text)
+    return tree is None or any(isinstance(node, ast.Constant) and _runs_code(statement)
+                               for node, statement in _written_names(tree, name))
 
 
 def _words_in_code(text: str, name: str) -> int:
