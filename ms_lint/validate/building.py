@@ -45,6 +45,7 @@ class Recipe:
     kwargs: dict = field(default_factory=dict)
     config: object = None
     guessed_sizes: dict = field(default_factory=dict)  # optional arguments left None, guessed (completed_arguments)
+    guessed: dict = field(default_factory=dict)  # required arguments guessed from their names (guessed_arguments)
 
 
 # -- 1. constructor calls in the module ---------------------------------------------------------------------------
@@ -251,10 +252,10 @@ def config_recipes(target, module, required: list[str]) -> list[Recipe]:
         shown = ", ".join(f"{key}={value}" for key, value in list(changed.items())[:6])
         more = ", ..." if len(changed) > 6 else ""
         recipes.append(Recipe("config", f"{config_class.__name__}() with its defaults, shrunk ({shown}{more}){also}",
-                              kwargs={name: shrunk_config, **others}, config=shrunk_config))
+                              kwargs={name: shrunk_config, **others}, config=shrunk_config, guessed=dict(others)))
     if not changed or estimated_parameters(default) <= _UNSHRUNK_LIMIT:
         recipes.append(Recipe("config", f"{config_class.__name__}() with its defaults{also}",
-                              kwargs={name: default, **others}, config=default))
+                              kwargs={name: default, **others}, config=default, guessed=dict(others)))
     return recipes
 
 
@@ -310,7 +311,7 @@ def completed_config(recipe: Recipe, error: BaseException) -> Recipe | None:
             # caller that passed it on): the fields behind the None locals the line reads.
             reads += [(holder is not None and holder == instance, field, None)
                       for holder, field in _fields_behind_none_locals(line, names, code)]
-        filled = []
+        filled, guessed = [], {}
         for on_self, name, read_with_get in reads:
             owner = names.get(instance) if on_self else names
             config = getattr(owner, "config", None) if on_self else names.get("config")
@@ -327,9 +328,12 @@ def completed_config(recipe: Recipe, error: BaseException) -> Recipe | None:
             except Exception:  # noqa: BLE001 -- a read-only property
                 return None
             filled.append(f"{name}={value!r}")
+            if kind == "number":
+                guessed[f"config.{name}"] = value
         if filled:  # every None field the frame's line reads at once: one rebuild, not one per field
             return Recipe(recipe.how, f"{recipe.description}, {', '.join(filled)} (None in the defaults)",
-                          recipe.args, recipe.kwargs, recipe.config)
+                          recipe.args, recipe.kwargs, recipe.config, recipe.guessed_sizes,
+                          {**recipe.guessed, **guessed})
     return None
 
 
@@ -350,7 +354,8 @@ def _completed_entries(recipe: Recipe, error: KeyError) -> Recipe | None:
                 for index, entry in enumerate(entries):
                     entry[key] = f"{key}{index}" if key == "name" else (_guess(key) or 1)
                 return Recipe(recipe.how, f"{recipe.description}, {name}[...][{key!r}] added (not in the "
-                              f"defaults)", recipe.args, recipe.kwargs, recipe.config)
+                              f"defaults)", recipe.args, recipe.kwargs, recipe.config, recipe.guessed_sizes,
+                              recipe.guessed)
     return None
 
 
@@ -530,15 +535,16 @@ def guessed_arguments(target, required: list[str]) -> Recipe | None:
     (``assert kernel_size == 3``, ``assert padding == 1``, optional ones too) takes that value instead."""
     asserted = _asserted_values(target)
     how = "their names and the constructor's asserts" if asserted else "their names"
-    kwargs = {}
+    kwargs, guessed = {}, {}
     for name in required:
-        value = asserted.pop(name) if name in asserted else _guess(name)
+        value = asserted.pop(name) if name in asserted else guessed.setdefault(name, _guess(name))
         if value is None:
             return None
         kwargs[name] = value
     kwargs.update(asserted)
     shown = ", ".join(f"{key}={value!r}" for key, value in kwargs.items())
-    return Recipe("guessed arguments", f"{target.__name__}({shown}), arguments guessed from {how}", kwargs=kwargs)
+    return Recipe("guessed arguments", f"{target.__name__}({shown}), arguments guessed from {how}", kwargs=kwargs,
+                  guessed=guessed)
 
 
 # A size the constructor was given as None (``nn.Linear(cross_attention_dim, ...)`` with ``cross_attention_dim=None``
@@ -573,7 +579,7 @@ def completed_arguments(target, recipe: Recipe, error: BaseException) -> Recipe 
     shown = ", ".join(f"{key}={value!r}" for key, value in guessed.items())
     return Recipe("guessed arguments", f"{recipe.description}, with {shown} guessed from the names (left None, "
                   f"the constructor used them as sizes)", args=recipe.args, kwargs={**recipe.kwargs, **guessed},
-                  config=recipe.config, guessed_sizes={**recipe.guessed_sizes, **guessed})
+                  config=recipe.config, guessed_sizes={**recipe.guessed_sizes, **guessed}, guessed=recipe.guessed)
 
 
 def _constructor_line(target, error: BaseException) -> str | None:

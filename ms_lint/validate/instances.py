@@ -303,6 +303,8 @@ def construct(worker, state: "JobState", outcome: Outcome, target, required: lis
         outcome.built = recipe.description + _on_host(state.host_used, worker.device)
         if recipe.guessed_sizes:
             outcome.guessed_sizes = [f"{name}={value!r}" for name, value in recipe.guessed_sizes.items()]
+        if recipe.guessed:
+            outcome.guessed_arguments = [f"{name}={value!r}" for name, value in recipe.guessed.items()]
         if state.host_used:
             outcome.host_operators = sorted(state.host_used)
         if tried:
