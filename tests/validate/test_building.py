@@ -11,7 +11,7 @@ import pytest
 
 from ms_lint import mindspore_api as api
 from ms_lint.validate.runner import ValidateOptions, validate_findings
-from ms_lint.validate.verdicts import CONFIRMED
+from ms_lint.validate.verdicts import CONFIRMED, CONFIRMED_BY_PROBE
 
 from .conftest import finding_at, needs_mindspore
 
@@ -56,7 +56,9 @@ def test_a_config_driven_model_is_built_from_its_config_class_shrunk(verdicts):
 
 def test_config_fields_the_defaults_leave_none_are_filled_in_as_the_constructor_reads_them(verdicts):
     model = verdicts["ScaledModel"]
-    assert model.verdict == CONFIRMED, model.message
+    # num_experts is no value of the project's: the hazard showed in a model built with a guess.
+    assert model.verdict == CONFIRMED_BY_PROBE, model.message
+    assert any("built with config.num_experts=1 guessed from the names" in note for note in model.notes)
     assert model.built == ("ScaledConfig() with its defaults, shrunk (hidden_size=32), rope_scaling={} (None in the "
                            "defaults), num_experts=1 (None in the defaults)")
     assert model.inputs == ["x: [batch, length, hidden_size] from the config"]
@@ -165,7 +167,10 @@ def test_config_fields_read_through_an_instance_parameter_not_named_self_are_fil
 
 def test_arguments_are_guessed_from_their_names_when_nothing_else_builds_it(verdicts):
     guessed = verdicts["Guessed"]
-    assert guessed.verdict == CONFIRMED
+    # The hazard showed on the line, in a Cell built with values the project never gave it.
+    assert guessed.verdict == CONFIRMED_BY_PROBE
+    assert "confirmed by probe, not confirmed: the Cell was built with in_channels=32, num_heads=2, eps=1e-05 " \
+           "guessed from the names (no example, default, docstring, test or config gives them)" in guessed.notes
     assert guessed.built == "Guessed(in_channels=32, num_heads=2, eps=1e-05), arguments guessed from their names"
     assert guessed.inputs == ["x: [2, 32, 16, 16], as its first layer is Conv2d(32, ...)"]
 
@@ -283,6 +288,19 @@ def test_a_module_is_imported_without_the_parent_package_init_that_fails(project
     assert any(note.startswith("imported with a stand-in for the missing package(s) ")
                and "a_module_nobody_installed" in note and note.endswith("(a placeholder: nothing of theirs ran)")
                for note in by_scope["Cosine"].notes), by_scope["Cosine"].notes
+
+
+def test_a_module_is_imported_with_the_parent_package_init_run_but_for_the_statement_that_fails(
+        projects, worker_pool):
+    package = projects / "cells" / "partialparent"
+    sine = finding_at(package / "models" / "sine.py", "np.sin(", "MS101", "Sine")
+    verdict = validate_findings([sine], ValidateOptions(use_cache=False), pool=worker_pool).verdicts[0]
+    # register (before the failing import) and SCALE (after it) are there: the module imports, the Cell compiles.
+    assert verdict.verdict == CONFIRMED, verdict.message
+    init = str(package / "__init__.py")
+    said = (f"imported with its parent packages' __init__ (partialparent) run except the statements that raised: "
+            f"{init}:14 (ImportError: cannot import name 'mesh_exporter'")
+    assert any(note.startswith(said) for note in verdict.notes), verdict.notes
 
 
 def test_a_sub_cell_is_built_as_its_owner_builds_it_from_the_config(built, worker_pool):
