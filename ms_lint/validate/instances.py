@@ -278,9 +278,11 @@ def construct(worker, state: "JobState", outcome: Outcome, target, required: lis
         recipes.append(building.Recipe("defaults", f"{job['qualname']}() (no arguments)"))
     else:
         recipes.extend(building.config_recipes(target, state.module, required))
-        guessed = building.guessed_arguments(target, required)
-        if guessed is not None:
-            recipes.append(guessed)
+        # A Cell taking Cells in a list (``MultiControlNetModel(controlnets)``): one element of the class named.
+        for recipe in (building.element_lists(target, state.module, required),
+                       building.guessed_arguments(target, required)):
+            if recipe is not None:
+                recipes.append(recipe)
     if not recipes:
         return None
     outcome.stage = "construction"

@@ -355,3 +355,23 @@ def test_a_config_that_names_no_attention_implementation_gets_the_one_the_model_
     assert config._attn_implementation == nested._attn_implementation == "eager"
     assert not _pick_attention(config)  # named now: left as it is
     assert not _pick_attention(_PatchConfig())  # not a transformers-style config
+
+
+def test_a_cell_taking_cells_in_a_list_is_built_with_one_element_of_the_class_it_names(projects, worker_pool):
+    path = projects / "cells" / "vcells" / "element_lists.py"
+    findings = [finding_at(path, "np.sin(x)", "MS101", "MultiBlock"),
+                finding_at(path, "np.cos(x)", "MS101", "MultiWide"), finding_at(path, "np.tan(x)", "MS101", "Unnamed")]
+    by_scope = {verdict.finding.scope: verdict
+                for verdict in validate_findings(findings, ValidateOptions(use_cache=False), pool=worker_pool).verdicts}
+    # The annotation names Block, which builds from its defaults: the project's own values.
+    block = by_scope["MultiBlock"]
+    assert block.verdict == CONFIRMED, block.message
+    assert block.built == "MultiBlock(blocks=[Block()]), a list of one element of the class its annotation or " \
+                          "docstring names"
+    # The docstring names Wide, whose width is guessed from its name: evidence by probe only.
+    wide = by_scope["MultiWide"]
+    assert wide.verdict == CONFIRMED_BY_PROBE, wide.message
+    assert wide.built.startswith("MultiWide(layers=[Wide(channels=32)])"), wide.built
+    assert any("Wide.channels=32 guessed from the names" in note for note in wide.notes), wide.notes
+    # Nothing names the class of the elements: nothing to build it with.
+    assert by_scope["Unnamed"].verdict not in (CONFIRMED, CONFIRMED_BY_PROBE)
