@@ -746,3 +746,39 @@ def test_short_circuits_the_instance_holds_decide_whether_the_line_is_compiled(p
     assert by_scope["SlicedAlways"].verdict == CONFIRMED, by_scope["SlicedAlways"].message
     assert by_scope["Picked"].verdict == NOT_REACHED and "`self.by_size` was False" in by_scope["Picked"].message
     assert by_scope["Either"].verdict == NOT_REACHED and "`self.fixed` was True" in by_scope["Either"].message
+
+
+@needs_mindspore
+@pytest.mark.parametrize("level", ["STRICT", "LAX"])
+def test_mindspore_leaves_out_what_a_constant_short_circuit_skips(level):
+    """What ``inline_conditions`` rests on, measured: a constant operand of ``and``/``or``/``if-else`` decides
+    whether the other one is compiled (``z.size(0)`` fails to compile wherever it is)."""
+    import mindspore as ms
+    from mindspore import nn
+
+    class Sliced(nn.Cell):
+        def __init__(self, flag):
+            super().__init__()
+            self.flag = flag
+
+        def construct(self, z):
+            if self.flag and z.size(0) > 1:  # noqa: MS602 -- the hazard, measured
+                return z * 2
+            return z
+
+    class Either(Sliced):
+        def construct(self, z):
+            if self.flag or z.size(0) > 1:  # noqa: MS602 -- the hazard, measured
+                return z * 2
+            return z
+
+    class Picked(Sliced):
+        def construct(self, z):
+            return z * (z.size(0) if self.flag else 3)  # noqa: MS602 -- the hazard, measured
+
+    ms.set_context(mode=ms.GRAPH_MODE, jit_syntax_level=getattr(ms, level))
+    x = ms.Tensor([[1.0, 2.0]])
+    for cell, skipped in ((Sliced, False), (Either, True), (Picked, False)):
+        cell(skipped)(x)  # compiles: the failing operand is left out
+        with pytest.raises(ValueError, match="not callable"):
+            cell(not skipped)(x)
