@@ -268,7 +268,7 @@ def make_inputs(worker, state: "JobState", outcome: Outcome, obj, call_parameter
 def construct(worker, state: "JobState", outcome: Outcome, target, required: list[str]):
     """Build the Cell the first way that works (see ``building``); None when there is no way to try. When
     every way raises, the first error is raised (a construction error is a result: MS205 raises there)."""
-    from ms_lint.validate import building
+    from ms_lint.validate import building, guessing
 
     job = state.job
     class_name = job["qualname"].split(".")[-1]
@@ -279,7 +279,7 @@ def construct(worker, state: "JobState", outcome: Outcome, target, required: lis
     else:
         recipes.extend(building.config_recipes(target, state.module, required))
         # A Cell taking Cells in a list (``MultiControlNetModel(controlnets)``): one element of the class named.
-        for recipe in (building.element_lists(target, state.module, required),
+        for recipe in (guessing.element_lists(target, state.module, required),
                        building.guessed_arguments(target, required)):
             if recipe is not None:
                 recipes.append(recipe)
