@@ -316,6 +316,8 @@ def construct(worker, state: "JobState", outcome: Outcome, target, required: lis
     state.failed_recipe = recipe
     outcome.instance = "default" if recipe.how == "defaults" else recipe.how
     outcome.built = recipe.description
+    if recipe.guessed:  # a line raising while building with guessed values shows the hazard by probe only
+        outcome.guessed_arguments = [f"{name}={value!r}" for name, value in recipe.guessed.items()]
     if state.host_kernels:
         outcome.host_operators = sorted(state.host_kernels)
     outcome.tried = tried

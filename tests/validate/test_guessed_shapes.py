@@ -116,9 +116,13 @@ def test_the_other_required_arguments_of_a_config_driven_cell_are_guessed():
 
 def test_a_hazard_shown_in_a_cell_built_from_guessed_arguments_is_confirmed_by_probe_only(projects, worker_pool):
     shapes = projects / "cells" / "vcells" / "shapes.py"
-    found = finding_at(shapes, "return z.size(0)", "MS602", "Channels")
-    verdict = verdicts_by_scope([found], worker_pool)[("Channels", "MS602")]
-    assert verdict.verdict == CONFIRMED_BY_PROBE, verdict.message
-    assert verdict.message.startswith("ValueError"), verdict.message
-    assert any(note.startswith("confirmed by probe, not confirmed: the Cell was built with channels=32 guessed from "
-                               "the names") for note in verdict.notes), verdict.notes
+    found = [finding_at(shapes, "return z.size(0)", "MS602", "Channels"),
+             finding_at(shapes, "nn.Conv2d(channels, channels, 3, padding=1)", "MS205", "PaddedChannels")]
+    verdicts = verdicts_by_scope(found, worker_pool)
+    # On the compile, and on the build itself: the line raised in a Cell built with a value of ms-lint's.
+    for verdict, error in ((verdicts[("Channels", "MS602")], "ValueError"),
+                           (verdicts[("PaddedChannels", "MS205")], "ValueError")):
+        assert verdict.verdict == CONFIRMED_BY_PROBE, verdict.message
+        assert verdict.message.startswith(error), verdict.message
+        assert any(note.startswith("confirmed by probe, not confirmed: the Cell was built with channels=32 guessed "
+                                   "from the names") for note in verdict.notes), verdict.notes

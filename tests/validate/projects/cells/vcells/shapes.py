@@ -77,3 +77,12 @@ class Channels(nn.Cell):
 
     def construct(self, z):
         return z.size(0)
+
+
+class PaddedChannels(nn.Cell):
+    def __init__(self, channels):
+        super().__init__()
+        self.conv = nn.Conv2d(channels, channels, 3, padding=1)
+
+    def construct(self, x):
+        return self.conv(x)
