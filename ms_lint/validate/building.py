@@ -12,7 +12,7 @@ Ways to build, tried in this order after a registered example:
    unshrunk if the shrunk one cannot build the model and the unshrunk one is not far too large to build; a field
    the defaults leave None that the constructor reads as a mapping or a number is filled in (``completed_config``);
 4. arguments guessed from their names (``in_channels``, ``dim``, ``num_heads``, ``eps``, ``*_bit``...), or from
-   the constructor's ``assert padding == 1``.
+   the constructor's ``assert padding == 1`` (``guessing``).
 
 Inputs: each ``construct`` parameter without a default gets a tensor whose dtype and shape come from its name
 (``input_ids``, ``attention_mask``: int64 ids; ``pixel_values``: images) or from the first layer it is given to
@@ -28,9 +28,11 @@ import ast
 import inspect
 import operator
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ms_lint.model.syntax import first_argument, self_attribute
+from ms_lint.validate.guessing import asserted_values as _asserted_values
+from ms_lint.validate.guessing import guess as _guess
 
 _MAX_CALLS = 4
 
@@ -39,12 +41,13 @@ _MAX_CALLS = 4
 class Recipe:
     """One way to build the instance: ``how`` is shown in the verdict."""
 
-    how: str  # "constructor call", "defaults", "config", "guessed arguments"
+    how: str  # "constructor call", "defaults", "config", "guessed arguments", "element list"
     description: str
     args: tuple = ()
     kwargs: dict = field(default_factory=dict)
     config: object = None
     guessed_sizes: dict = field(default_factory=dict)  # optional arguments left None, guessed (completed_arguments)
+    guessed: dict = field(default_factory=dict)  # required arguments (config fields) guessed from their names
 
 
 # -- 1. constructor calls in the module ---------------------------------------------------------------------------
@@ -251,10 +254,10 @@ def config_recipes(target, module, required: list[str]) -> list[Recipe]:
         shown = ", ".join(f"{key}={value}" for key, value in list(changed.items())[:6])
         more = ", ..." if len(changed) > 6 else ""
         recipes.append(Recipe("config", f"{config_class.__name__}() with its defaults, shrunk ({shown}{more}){also}",
-                              kwargs={name: shrunk_config, **others}, config=shrunk_config))
+                              kwargs={name: shrunk_config, **others}, config=shrunk_config, guessed=dict(others)))
     if not changed or estimated_parameters(default) <= _UNSHRUNK_LIMIT:
         recipes.append(Recipe("config", f"{config_class.__name__}() with its defaults{also}",
-                              kwargs={name: default, **others}, config=default))
+                              kwargs={name: default, **others}, config=default, guessed=dict(others)))
     return recipes
 
 
@@ -310,7 +313,7 @@ def completed_config(recipe: Recipe, error: BaseException) -> Recipe | None:
             # caller that passed it on): the fields behind the None locals the line reads.
             reads += [(holder is not None and holder == instance, field, None)
                       for holder, field in _fields_behind_none_locals(line, names, code)]
-        filled = []
+        filled, guessed = [], {}
         for on_self, name, read_with_get in reads:
             owner = names.get(instance) if on_self else names
             config = getattr(owner, "config", None) if on_self else names.get("config")
@@ -327,9 +330,10 @@ def completed_config(recipe: Recipe, error: BaseException) -> Recipe | None:
             except Exception:  # noqa: BLE001 -- a read-only property
                 return None
             filled.append(f"{name}={value!r}")
+            guessed.update({f"config.{name}": value} if kind == "number" else {})
         if filled:  # every None field the frame's line reads at once: one rebuild, not one per field
-            return Recipe(recipe.how, f"{recipe.description}, {', '.join(filled)} (None in the defaults)",
-                          recipe.args, recipe.kwargs, recipe.config)
+            return replace(recipe, description=f"{recipe.description}, {', '.join(filled)} (None in the defaults)",
+                           guessed={**recipe.guessed, **guessed})
     return None
 
 
@@ -349,8 +353,8 @@ def _completed_entries(recipe: Recipe, error: KeyError) -> Recipe | None:
                     continue
                 for index, entry in enumerate(entries):
                     entry[key] = f"{key}{index}" if key == "name" else (_guess(key) or 1)
-                return Recipe(recipe.how, f"{recipe.description}, {name}[...][{key!r}] added (not in the "
-                              f"defaults)", recipe.args, recipe.kwargs, recipe.config)
+                return replace(recipe, description=f"{recipe.description}, {name}[...][{key!r}] added (not in the "
+                                                   f"defaults)")
     return None
 
 
@@ -502,43 +506,21 @@ def shrink(config, depth: int = 0) -> dict:
 
 # -- 4. arguments guessed from their names --------------------------------------------------------------------------
 
-_GUESSES = (
-    (re.compile(r"(^|_)(bits?|bit_width)$|_bit$"), 8),
-    (re.compile(r"(^|_)eps(ilon)?$"), 1e-5),
-    (re.compile(r"head(er)?s?$"), 2),
-    (re.compile(r"^(h|w)$"), 8),  # a feature map's height and width
-    (re.compile(r"ratio$"), 0.25),  # a reduction (or expansion) ratio of channels
-    (re.compile(r"planes$"), 32),
-    (re.compile(r"(^|_)(dropout|drop(_path)?(_rate|_prob)?|attn_drop|proj_drop)$"), 0.0),  # a dropout probability
-    (re.compile(r"(^|_)(num_)?(layers?|blocks?|depth)$"), 1),
-    (re.compile(r"(^|_)(idx|index)$"), 0),
-    (re.compile(r"kernel(_size)?$"), 3),
-    (re.compile(r"stride$"), 1),
-    (re.compile(r"groups$"), 1),
-    (re.compile(r"(^|_)factor$"), 2),  # a scale, down- or upsampling factor
-    (re.compile(r"filters$"), 32),  # a convolution's output channels
-    (re.compile(r"(channels?|dims?|features|size|embeddings|positions|width|hidden|shape|units|tokens|length)$"), 32),
-)
-
-
-def _guess(name: str):
-    return next((guess for pattern, guess in _GUESSES if pattern.search(name.lower())), None)
-
-
 def guessed_arguments(target, required: list[str]) -> Recipe | None:
     """Each required argument guessed from its name; an argument the constructor asserts a constant value for
     (``assert kernel_size == 3``, ``assert padding == 1``, optional ones too) takes that value instead."""
     asserted = _asserted_values(target)
     how = "their names and the constructor's asserts" if asserted else "their names"
-    kwargs = {}
+    kwargs, guessed = {}, {}
     for name in required:
-        value = asserted.pop(name) if name in asserted else _guess(name)
+        value = asserted.pop(name) if name in asserted else guessed.setdefault(name, _guess(name))
         if value is None:
             return None
         kwargs[name] = value
     kwargs.update(asserted)
     shown = ", ".join(f"{key}={value!r}" for key, value in kwargs.items())
-    return Recipe("guessed arguments", f"{target.__name__}({shown}), arguments guessed from {how}", kwargs=kwargs)
+    return Recipe("guessed arguments", f"{target.__name__}({shown}), arguments guessed from {how}", kwargs=kwargs,
+                  guessed=guessed)
 
 
 # A size the constructor was given as None (``nn.Linear(cross_attention_dim, ...)`` with ``cross_attention_dim=None``
@@ -571,9 +553,9 @@ def completed_arguments(target, recipe: Recipe, error: BaseException) -> Recipe 
     if not guessed:
         return None
     shown = ", ".join(f"{key}={value!r}" for key, value in guessed.items())
-    return Recipe("guessed arguments", f"{recipe.description}, with {shown} guessed from the names (left None, "
-                  f"the constructor used them as sizes)", args=recipe.args, kwargs={**recipe.kwargs, **guessed},
-                  config=recipe.config, guessed_sizes={**recipe.guessed_sizes, **guessed})
+    return replace(recipe, how="guessed arguments", description=f"{recipe.description}, with {shown} guessed from "
+                   f"the names (left None, the constructor used them as sizes)", kwargs={**recipe.kwargs, **guessed},
+                   guessed_sizes={**recipe.guessed_sizes, **guessed})
 
 
 def _constructor_line(target, error: BaseException) -> str | None:
@@ -596,27 +578,6 @@ def _constructor_line(target, error: BaseException) -> str | None:
             found = tb.tb_lineno
         tb = tb.tb_next
     return linecache.getline(code.co_filename, found).strip() if found else None
-
-
-def _asserted_values(target) -> dict:
-    """``{parameter: value}`` for the ``assert parameter == constant`` statements at the top of ``__init__``."""
-    init = getattr(target, "__init__", None)
-    try:
-        tree = ast.parse(_dedent(inspect.getsource(init)))
-    except (OSError, TypeError, SyntaxError, ValueError):
-        return {}
-    function = tree.body[0] if tree.body and isinstance(tree.body[0], ast.FunctionDef) else None
-    if function is None:
-        return {}
-    parameters = {argument.arg for argument in function.args.args[1:] + function.args.kwonlyargs}
-    values = {}
-    for statement in function.body:
-        test = statement.test if isinstance(statement, ast.Assert) else None
-        if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq) \
-                and isinstance(test.left, ast.Name) and test.left.id in parameters \
-                and isinstance(test.comparators[0], ast.Constant):
-            values[test.left.id] = test.comparators[0].value
-    return values
 
 
 # -- inputs -----------------------------------------------------------------------------------------------------

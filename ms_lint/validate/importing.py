@@ -2,11 +2,13 @@
 (``stage_examples``), its target looked up (``stage_resolve``); and after each job, the process put back as it was
 (the user's modules forgotten when the next job has another import root, the environment restored).
 
-A module whose parent package's ``__init__`` fails to import (a private module an older MindSpore had) is imported
-with those ``__init__`` files left unrun, for that job only, and the outcome says so.
+A module whose parent package's ``__init__`` fails to import (a private module an older MindSpore had, a submodule
+the installed package lacks) is imported with those ``__init__`` files run statement by statement, the statements
+that raise left out, for that job only, and the outcome says which.
 """
 from __future__ import annotations
 
+import ast
 import importlib
 import importlib.util
 import os
@@ -85,11 +87,21 @@ def stage_import(worker, state: "JobState", outcome: Outcome) -> None:
         # not stop a module that does not use it: import it with its parent packages left unexecuted, for this
         # job only (the next one imports the package as Python does, and says so again).
         worker.bare_imports = (parents[0][0], set(sys.modules))
+        skipped, run = {}, []
         for name, directory in parents:
-            _bare_package(name, directory)
-        outcome.notes.append(
-            f"imported with its parent packages' __init__ not run ({', '.join(name for name, _ in parents)}): "
-            f"{first_line(exc)}")
+            if name not in sys.modules:  # the packages whose __init__ ran to its end stay as they are
+                run.append(name)
+                for path, line, error in _partial_package(name, directory):
+                    skipped.setdefault((path, line), error)
+        run = ", ".join(run)
+        if skipped:
+            left = "; ".join(f"{path}:{line} ({error})" for (path, line), error in list(skipped.items())[:4])
+            more = f"; {len(skipped) - 4} more" if len(skipped) > 4 else ""
+            outcome.notes.append(f"imported with its parent packages' __init__ ({run}) run except the statements "
+                                 f"that raised: {left}{more}")
+        else:
+            outcome.notes.append(f"imported with its parent packages' __init__ run statement by statement ({run}): "
+                                 f"{first_line(exc)}")
         # What a later install may change: the cache keeps the outcome only while it is so.
         outcome.parents_error = {"type": type(exc).__name__, "message": exception_message(exc),
                                  "first_line": first_line(exc)}
@@ -306,17 +318,41 @@ def _failing_parent_packages(exc: ImportError, name: str, path: str) -> list[tup
     return parents if inits & raised_in else []
 
 
-def _bare_package(name: str, directory: str) -> None:
-    """``sys.modules[name]``: the package at ``directory`` without its ``__init__`` run; its submodules import."""
+def _partial_package(name: str, directory: str) -> list[tuple[str, int, str]]:
+    """``sys.modules[name]``: the package at ``directory`` with its ``__init__`` run statement by statement, those
+    that raise left out (a ``from . import a, b, c`` that raises: each name on its own), so that what it defines
+    before and after the failing import (``threestudio.register``) is there for its submodules; its submodules
+    import. The statements left out: ``[(path, line, first line of the error)]``."""
+    init = os.path.join(directory, "__init__.py")
     module = types.ModuleType(name)
     module.__ms_lint_bare__ = True
     module.__path__ = [directory]
-    module.__file__ = os.path.join(directory, "__init__.py")
+    module.__file__ = init
     module.__package__ = name
+    module.__spec__ = importlib.util.spec_from_file_location(name, init, submodule_search_locations=[directory])
     sys.modules[name] = module
     parent, _, child = name.rpartition(".")
     if parent in sys.modules:
         setattr(sys.modules[parent], child, module)
+    try:
+        with open(init, encoding="utf-8") as handle:
+            tree = ast.parse(handle.read(), init)
+    except (OSError, SyntaxError, ValueError):
+        return []  # no __init__ to run (a namespace folder), or one that does not parse: left bare
+    skipped = []
+    for statement in tree.body:
+        parts = [statement]
+        if isinstance(statement, ast.ImportFrom) and len(statement.names) > 1:
+            parts = [ast.copy_location(ast.ImportFrom(statement.module, [alias], statement.level), statement)
+                     for alias in statement.names]
+        for part in parts:
+            try:
+                code = compile(ast.Module([part], []), init, "exec")
+                exec(code, module.__dict__)  # noqa: S102 -- the project's own __init__, as importing it runs it
+            except Exception as exc:  # noqa: BLE001 -- the statement is left out; the others still run
+                sys.modules[name] = module  # a failed import of a submodule may have taken the package out
+                skipped.append((init, statement.lineno, first_line(exc)))
+    return skipped
 
 
 def load_from_path(name: str, path: str):

@@ -12,6 +12,7 @@ with the lines that stopped it fixed.
 from __future__ import annotations
 
 import inspect
+import re
 import sys
 import time
 from typing import TYPE_CHECKING
@@ -278,9 +279,11 @@ def construct(worker, state: "JobState", outcome: Outcome, target, required: lis
         recipes.append(building.Recipe("defaults", f"{job['qualname']}() (no arguments)"))
     else:
         recipes.extend(building.config_recipes(target, state.module, required))
-        guessed = building.guessed_arguments(target, required)
-        if guessed is not None:
-            recipes.append(guessed)
+        # A Cell taking Cells in a list (``MultiControlNetModel(controlnets)``): one element of the class named.
+        for recipe in (element_lists(target, state.module, required),
+                       building.guessed_arguments(target, required)):
+            if recipe is not None:
+                recipes.append(recipe)
     if not recipes:
         return None
     outcome.stage = "construction"
@@ -303,6 +306,8 @@ def construct(worker, state: "JobState", outcome: Outcome, target, required: lis
         outcome.built = recipe.description + _on_host(state.host_used, worker.device)
         if recipe.guessed_sizes:
             outcome.guessed_sizes = [f"{name}={value!r}" for name, value in recipe.guessed_sizes.items()]
+        if recipe.guessed:
+            outcome.guessed_arguments = [f"{name}={value!r}" for name, value in recipe.guessed.items()]
         if state.host_used:
             outcome.host_operators = sorted(state.host_used)
         if tried:
@@ -312,6 +317,8 @@ def construct(worker, state: "JobState", outcome: Outcome, target, required: lis
     state.failed_recipe = recipe
     outcome.instance = "default" if recipe.how == "defaults" else recipe.how
     outcome.built = recipe.description
+    if recipe.guessed:  # a line raising while building with guessed values shows the hazard by probe only
+        outcome.guessed_arguments = [f"{name}={value!r}" for name, value in recipe.guessed.items()]
     if state.host_kernels:
         outcome.host_operators = sorted(state.host_kernels)
     outcome.tried = tried
@@ -495,3 +502,52 @@ def is_concrete(value) -> bool:
     if shape is None:
         return True
     return all(isinstance(dim, int) and dim >= 0 for dim in shape)
+
+
+# ``List[ControlNetModel]``, ``Tuple[X]``, ``Sequence[X]``: the class a list argument holds, in an annotation or in
+# the docstring's entry for the parameter (``controlnets (`List[SD3ControlNetModel]`):``)
+_LIST_OF = r"\b(?:List|Tuple|Sequence|list|tuple)\[\s*(?:[\w.]+\.)?(\w+)"
+
+
+def element_lists(target, module, required: list[str]):
+    """For a Cell that takes Cells in a list (``MultiControlNetModel(controlnets)``), each required argument a list
+    of one element of the class its annotation or its docstring names, built from its own defaults (or from
+    arguments guessed from their names: then the recipe says so), as a ``building.Recipe``; None when an argument
+    names no such class or its element cannot be built."""
+    from ms_lint.validate.building import Recipe, guessed_arguments
+
+    kwargs, shown, guessed = {}, [], {}
+    try:
+        parameters = inspect.signature(target.__init__).parameters
+    except (TypeError, ValueError):
+        return None
+    doc = inspect.getdoc(target) or ""
+    for name in required:
+        annotation = parameters[name].annotation if name in parameters else None
+        texts = [str(annotation) if annotation is not inspect.Parameter.empty else ""]
+        texts += re.findall(rf"^\s*{re.escape(name)}\s*\((.*)\)\s*:", doc, re.MULTILINE)
+        names = [match for text in texts for match in re.findall(_LIST_OF, text)]
+        namespace = vars(module) if module is not None else {}
+        element_class = next((namespace.get(found) or getattr(inspect.getmodule(target), found, None)
+                              for found in names), None)
+        if not isinstance(element_class, type) or not hasattr(element_class, "construct"):
+            return None
+        try:
+            items = list(inspect.signature(element_class.__init__).parameters.values())[1:]
+        except (TypeError, ValueError):
+            return None
+        element_required = [item.name for item in items
+                            if item.default is item.empty and item.kind not in (item.VAR_POSITIONAL, item.VAR_KEYWORD)]
+        recipe = guessed_arguments(element_class, element_required) if element_required else Recipe(
+            "defaults", f"{element_class.__name__}()")
+        if recipe is None:
+            return None
+        try:
+            element = element_class(*recipe.args, **recipe.kwargs)
+        except Exception:  # noqa: BLE001 -- the element's own constructor raised: no list to give
+            return None
+        kwargs[name] = [element]
+        guessed.update({f"{element_class.__name__}.{key}": value for key, value in recipe.guessed.items()})
+        shown.append(f"{name}=[{recipe.description.split(', arguments guessed')[0]}]")
+    return Recipe("element list", f"{target.__name__}({', '.join(shown)}), a list of one element of the class its "
+                  f"annotation or docstring names", kwargs=kwargs, guessed=guessed)

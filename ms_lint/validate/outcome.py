@@ -44,6 +44,7 @@ class Outcome:
     instance: str | None = None  # "example", "default", or how it was built
     built: str | None = None  # the constructor call, in words
     guessed_sizes: list[str] | None = None  # optional arguments left None that building gave guessed sizes
+    guessed_arguments: list[str] | None = None  # required arguments (or config fields) guessed from their names
     tried: list[str] | None = None  # the ways of building it that raised
     built_lines: list[int] | None = None  # the construction finding lines building ran
     build_retries: list[dict] | None = None  # builds with the argument that runs skipped construction lines

@@ -323,14 +323,16 @@ def _guards(path: str, scope: str, findings: list[Finding]) -> tuple[dict[int, d
     if tree is None:
         return {}, []
     by_scope: dict[str, set[int]] = {}
+    columns: dict[int, set[int]] = {}
     for finding in findings:
         if expectation_for(finding.code).check in (COMPILE, RANDOMNESS_PROBE):
             by_scope.setdefault(finding.scope, set()).add(finding.line)
+            columns.setdefault(finding.line, set()).add(finding.col)
     guards: dict[int, dict] = {}
     retries: list[dict] = []
     for name, lines in by_scope.items():
         # A helper function of the module is compiled through the class's construct, under its call's conditions.
-        found, wanted = guards_for(tree, name, lines, caller=scope if name != scope else None)
+        found, wanted = guards_for(tree, name, lines, caller=scope if name != scope else None, columns=columns)
         guards.update(found)
         if name == scope:
             retries = wanted

@@ -30,8 +30,8 @@ ARGUMENT_RETRY = "argument"
 BPROP = "bprop"
 
 
-def guards_for(tree: ast.Module, class_name: str, lines: set[int],
-               caller: str | None = None) -> tuple[dict[int, dict], list[dict]]:
+def guards_for(tree: ast.Module, class_name: str, lines: set[int], caller: str | None = None,
+               columns: dict[int, set[int]] | None = None) -> tuple[dict[int, dict], list[dict]]:
     """``(guards, retries)`` for the finding ``lines`` inside class ``class_name`` of ``tree``.
 
     ``guards[line]``: ``{"function": name, "called": bool | None, "conditions": [[source, wanted], ...]}``,
@@ -39,6 +39,9 @@ def guards_for(tree: ast.Module, class_name: str, lines: set[int],
     ``retries``: ``{"name": "train"}`` and ``{"name": "flag", "parameter": p, "value": v, "attribute": a}``.
     ``class_name`` may name a module-level function instead: a jit function, or (with ``caller``, the class
     compiled for it) a helper that class's construct calls, under the conditions over its least guarded call.
+    ``columns``: the findings' columns on each line (``col_offset``); a finding behind a short-circuit of its own
+    line (``self.use_slicing and z.size(0) > 1``, ``a if self.flag else b``) is under that operand too
+    (``inline_conditions``).
     """
     cls = _class_named(tree, class_name)
     if cls is None:
@@ -47,6 +50,7 @@ def guards_for(tree: ast.Module, class_name: str, lines: set[int],
         if function is None:
             return {}, []
         guards = _function_guards(function, lines)
+        _add_inline(guards, function, columns)
         if caller is not None:
             entries = _helper_entries(tree, caller, function.name)
             for guard in guards.values():
@@ -79,7 +83,51 @@ def guards_for(tree: ast.Module, class_name: str, lines: set[int],
                 "called": None if called is None else name in called,
                 "conditions": found.get(line, []),
             }
+        _add_inline({line: guards[line] for line in wanted}, method, columns)
     return guards, _retries(methods, guards)
+
+
+def _add_inline(guards: dict[int, dict], function, columns: dict[int, set[int]] | None) -> None:
+    """In place: each guard's conditions followed by the short-circuits of its own line over its findings."""
+    for line, guard in guards.items():
+        inline = inline_conditions(function, line, (columns or {}).get(line) or set(), guard["function"])
+        if inline:
+            guard["conditions"] = list(guard["conditions"]) + inline
+
+
+def inline_conditions(function, line: int, columns: set[int], name: str) -> list[list]:
+    """The operands a finding at ``line`` and each of ``columns`` sits behind within its own expression: the
+    operands before it in ``a and b`` (wanted True) or ``a or b`` (wanted False), the test of ``b if test else c``
+    (True for ``b``, False for ``c``). MindSpore folds a constant operand there as it folds an ``if`` (measured on
+    2.10 and 2.7.1, CPU, STRICT and LAX: ``self.flag and z.size(0) > 1`` with the flag False compiles, with it True
+    it fails at ``z.size``; so do ``z.size(0) if self.flag else 3`` and ``self.flag or z.size(0) > 1``). Only
+    the conditions every finding of the line sits behind are given, each marked inline (a fourth element True): an
+    operand ms-lint cannot evaluate leaves the line as it was."""
+    if not columns:
+        return []
+    per_column = [_behind(function, line, column, name) for column in sorted(columns)]
+    return [condition for condition in per_column[0] if all(condition in other for other in per_column[1:])]
+
+
+def _behind(function, line: int, column: int, name: str) -> list[list]:
+    def holds(node) -> bool:
+        start = (node.lineno, node.col_offset)
+        end = (getattr(node, "end_lineno", node.lineno) or node.lineno, getattr(node, "end_col_offset", 0) or 0)
+        return start <= (line, column) < end
+
+    conditions = []
+    for node in ast.walk(function):
+        if isinstance(node, ast.BoolOp):
+            for index, operand in enumerate(node.values):
+                if index and holds(operand):
+                    wanted = isinstance(node.op, ast.And)
+                    conditions.extend([ast.unparse(before), wanted, name, True] for before in node.values[:index])
+                    break
+        elif isinstance(node, ast.IfExp):
+            for branch, wanted in ((node.body, True), (node.orelse, False)):
+                if holds(branch):
+                    conditions.append([ast.unparse(node.test), wanted, name, True])
+    return conditions
 
 
 def instance_parameters(tree: ast.Module, class_name: str) -> dict[str, str]:
@@ -707,6 +755,8 @@ def _path_state(conditions: list, guard: dict, instance, instances: dict[str, st
         own = instance_names(instances, function, instance)
         value = condition_value(source, {**own, **defaults} if function == entry else own)
         if value is _UNKNOWN:
+            if len(condition) > 3 and condition[3]:
+                continue  # an operand of the line's own expression ms-lint cannot evaluate: as if it were not there
             if not (function == entry and is_tensor_condition(source, tensors)) and "unknown" not in state:
                 state = {"reached": None, "unknown": source}
             continue

@@ -11,7 +11,7 @@ import pytest
 
 from ms_lint import mindspore_api as api
 from ms_lint.validate.runner import ValidateOptions, validate_findings
-from ms_lint.validate.verdicts import CONFIRMED
+from ms_lint.validate.verdicts import CONFIRMED, CONFIRMED_BY_PROBE
 
 from .conftest import finding_at, needs_mindspore
 
@@ -56,7 +56,9 @@ def test_a_config_driven_model_is_built_from_its_config_class_shrunk(verdicts):
 
 def test_config_fields_the_defaults_leave_none_are_filled_in_as_the_constructor_reads_them(verdicts):
     model = verdicts["ScaledModel"]
-    assert model.verdict == CONFIRMED, model.message
+    # num_experts is no value of the project's: the hazard showed in a model built with a guess.
+    assert model.verdict == CONFIRMED_BY_PROBE, model.message
+    assert any("built with config.num_experts=1 guessed from the names" in note for note in model.notes)
     assert model.built == ("ScaledConfig() with its defaults, shrunk (hidden_size=32), rope_scaling={} (None in the "
                            "defaults), num_experts=1 (None in the defaults)")
     assert model.inputs == ["x: [batch, length, hidden_size] from the config"]
@@ -165,7 +167,10 @@ def test_config_fields_read_through_an_instance_parameter_not_named_self_are_fil
 
 def test_arguments_are_guessed_from_their_names_when_nothing_else_builds_it(verdicts):
     guessed = verdicts["Guessed"]
-    assert guessed.verdict == CONFIRMED
+    # The hazard showed on the line, in a Cell built with values the project never gave it.
+    assert guessed.verdict == CONFIRMED_BY_PROBE
+    assert "confirmed by probe, not confirmed: the Cell was built with in_channels=32, num_heads=2, eps=1e-05 " \
+           "guessed from the names (no example, default, docstring, test or config gives them)" in guessed.notes
     assert guessed.built == "Guessed(in_channels=32, num_heads=2, eps=1e-05), arguments guessed from their names"
     assert guessed.inputs == ["x: [2, 32, 16, 16], as its first layer is Conv2d(32, ...)"]
 
@@ -285,6 +290,19 @@ def test_a_module_is_imported_without_the_parent_package_init_that_fails(project
                for note in by_scope["Cosine"].notes), by_scope["Cosine"].notes
 
 
+def test_a_module_is_imported_with_the_parent_package_init_run_but_for_the_statement_that_fails(
+        projects, worker_pool):
+    package = projects / "cells" / "partialparent"
+    sine = finding_at(package / "models" / "sine.py", "np.sin(", "MS101", "Sine")
+    verdict = validate_findings([sine], ValidateOptions(use_cache=False), pool=worker_pool).verdicts[0]
+    # register (before the failing import) and SCALE (after it) are there: the module imports, the Cell compiles.
+    assert verdict.verdict == CONFIRMED, verdict.message
+    init = str(package / "__init__.py")
+    said = (f"imported with its parent packages' __init__ (partialparent) run except the statements that raised: "
+            f"{init}:14 (ImportError: cannot import name 'mesh_exporter'")
+    assert any(note.startswith(said) for note in verdict.notes), verdict.notes
+
+
 def test_a_sub_cell_is_built_as_its_owner_builds_it_from_the_config(built, worker_pool):
     # Guessed from its names, padding_idx would stay None and the compile stop at `ids + None`; the owner builds it
     # with config.pad_token_id: the owner is built and called, and the sub-cell's construction captured there.
@@ -337,3 +355,23 @@ def test_a_config_that_names_no_attention_implementation_gets_the_one_the_model_
     assert config._attn_implementation == nested._attn_implementation == "eager"
     assert not _pick_attention(config)  # named now: left as it is
     assert not _pick_attention(_PatchConfig())  # not a transformers-style config
+
+
+def test_a_cell_taking_cells_in_a_list_is_built_with_one_element_of_the_class_it_names(projects, worker_pool):
+    path = projects / "cells" / "vcells" / "element_lists.py"
+    findings = [finding_at(path, "np.sin(x)", "MS101", "MultiBlock"),
+                finding_at(path, "np.cos(x)", "MS101", "MultiWide"), finding_at(path, "np.tan(x)", "MS101", "Unnamed")]
+    by_scope = {verdict.finding.scope: verdict
+                for verdict in validate_findings(findings, ValidateOptions(use_cache=False), pool=worker_pool).verdicts}
+    # The annotation names Block, which builds from its defaults: the project's own values.
+    block = by_scope["MultiBlock"]
+    assert block.verdict == CONFIRMED, block.message
+    assert block.built == "MultiBlock(blocks=[Block()]), a list of one element of the class its annotation or " \
+                          "docstring names"
+    # The docstring names Wide, whose width is guessed from its name: evidence by probe only.
+    wide = by_scope["MultiWide"]
+    assert wide.verdict == CONFIRMED_BY_PROBE, wide.message
+    assert wide.built.startswith("MultiWide(layers=[Wide(channels=32)])"), wide.built
+    assert any("Wide.channels=32 guessed from the names" in note for note in wide.notes), wide.notes
+    # Nothing names the class of the elements: nothing to build it with.
+    assert by_scope["Unnamed"].verdict not in (CONFIRMED, CONFIRMED_BY_PROBE)

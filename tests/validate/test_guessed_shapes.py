@@ -8,7 +8,7 @@ from importlib.metadata import version
 import pytest
 
 from ms_lint import mindspore_api as api
-from ms_lint.validate.verdicts import CONFIRMED, NOT_REPRODUCED
+from ms_lint.validate.verdicts import CONFIRMED, CONFIRMED_BY_PROBE, NOT_REPRODUCED
 
 from .conftest import finding_at, needs_mindspore, verdicts_by_scope
 
@@ -111,3 +111,18 @@ def test_the_other_required_arguments_of_a_config_driven_cell_are_guessed():
     recipe = config_recipes(Attention, types.ModuleType("models"), ["config", "layer_idx"])[0]
     assert recipe.description == "TinyConfig() with its defaults, shrunk (hidden_size=32), layer_idx=0"
     assert recipe.kwargs["layer_idx"] == 0
+    assert recipe.guessed == {"layer_idx": 0}
+
+
+def test_a_hazard_shown_in_a_cell_built_from_guessed_arguments_is_confirmed_by_probe_only(projects, worker_pool):
+    shapes = projects / "cells" / "vcells" / "shapes.py"
+    found = [finding_at(shapes, "return z.size(0)", "MS602", "Channels"),
+             finding_at(shapes, "nn.Conv2d(channels, channels, 3, padding=1)", "MS205", "PaddedChannels")]
+    verdicts = verdicts_by_scope(found, worker_pool)
+    # On the compile, and on the build itself: the line raised in a Cell built with a value of ms-lint's.
+    for verdict, error in ((verdicts[("Channels", "MS602")], "ValueError"),
+                           (verdicts[("PaddedChannels", "MS205")], "ValueError")):
+        assert verdict.verdict == CONFIRMED_BY_PROBE, verdict.message
+        assert verdict.message.startswith(error), verdict.message
+        assert any(note.startswith("confirmed by probe, not confirmed: the Cell was built with channels=32 guessed "
+                                   "from the names") for note in verdict.notes), verdict.notes

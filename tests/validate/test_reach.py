@@ -683,3 +683,102 @@ def test_a_buffer_is_read_as_the_value_it_holds(held, source, expected):
     instance.flag = eval(held)  # noqa: S307 -- the parametrized literals above
     value = condition_value(source, instance_names({"construct": "self"}, "construct", instance))
     assert (value if isinstance(value, bool) else "unknown") == expected
+
+
+def test_a_finding_behind_a_short_circuit_of_its_own_line_is_under_that_operand():
+    source = textwrap.dedent("""\
+        class Net(nn.Cell):
+            def construct(self, z, mask=None):
+                if self.use_slicing and z.size(0) > 1:
+                    z = z * 2
+                y = z.size(0) if self.by_size else 3
+                w = self.fixed or z.size(0)
+                return self.use_slicing and z.size(0)
+    """)
+    tree = ast.parse(source)
+    columns = {3: {32}, 5: {12}, 6: {27}, 7: {35, 15}}
+    guards, _ = guards_for(tree, "Net", set(columns), columns=columns)
+    assert guards[3]["conditions"] == [["self.use_slicing", True, "construct", True]]
+    assert guards[5]["conditions"] == [["self.by_size", True, "construct", True]]
+    assert guards[6]["conditions"] == [["self.fixed", False, "construct", True]]
+    # Two findings on a line, one of them the first operand: only what both sit behind (nothing) counts.
+    assert guards[7]["conditions"] == []
+
+    class Off:
+        use_slicing = False
+        by_size = False
+        fixed = True
+
+    instances = instance_parameters(tree, "Net")
+    states = evaluate(guards, Off(), {}, instances=instances)
+    assert states["3"]["reached"] is False and states["3"]["condition"] == "self.use_slicing"
+    assert states["5"]["reached"] is False and states["6"]["reached"] is False
+    assert states["7"]["reached"] is True
+
+    class On:
+        use_slicing = True
+        by_size = True
+        fixed = False
+
+    assert all(state["reached"] is True for state in evaluate(guards, On(), {}, instances=instances).values())
+    # An operand ms-lint cannot read leaves the line as the statements over it say.
+    assert evaluate(guards, object(), {}, instances=instances)["3"]["reached"] is True
+    # Without the columns, nothing of the line's own expression counts.
+    plain, _ = guards_for(tree, "Net", {3})
+    assert plain[3]["conditions"] == []
+
+
+@needs_mindspore
+def test_short_circuits_the_instance_holds_decide_whether_the_line_is_compiled(projects, worker_pool):
+    path = projects / "cells" / "vcells" / "short_circuit.py"
+    findings = [
+        finding_at(path, "z.size(0) > 1", "MS602", "Sliced"),
+        finding_at(path, "z.size(0) > 1", "MS602", "SlicedAlways", occurrence=2),
+        # ms-lint drops this one too (the flag is False in __init__): made up for the validator to refute
+        finding_at(path, "z.size(0) if", "MS602", "Picked", reported=False),
+        finding_at(path, "z.size(0) > 1", "MS602", "Either", occurrence=3),
+    ]
+    report = validate_findings(findings, ValidateOptions(use_cache=False), pool=worker_pool)
+    by_scope = {verdict.finding.scope: verdict for verdict in report.verdicts}
+    sliced = by_scope["Sliced"]
+    assert sliced.verdict == NOT_REACHED, sliced.message
+    assert "`self.use_slicing` was False" in sliced.message
+    assert by_scope["SlicedAlways"].verdict == CONFIRMED, by_scope["SlicedAlways"].message
+    assert by_scope["Picked"].verdict == NOT_REACHED and "`self.by_size` was False" in by_scope["Picked"].message
+    assert by_scope["Either"].verdict == NOT_REACHED and "`self.fixed` was True" in by_scope["Either"].message
+
+
+@needs_mindspore
+@pytest.mark.parametrize("level", ["STRICT", "LAX"])
+def test_mindspore_leaves_out_what_a_constant_short_circuit_skips(level):
+    """What ``inline_conditions`` rests on, measured: a constant operand of ``and``/``or``/``if-else`` decides
+    whether the other one is compiled (``z.size(0)`` fails to compile wherever it is)."""
+    import mindspore as ms
+    from mindspore import nn
+
+    class Sliced(nn.Cell):
+        def __init__(self, flag):
+            super().__init__()
+            self.flag = flag
+
+        def construct(self, z):
+            if self.flag and z.size(0) > 1:  # noqa: MS602 -- the hazard, measured
+                return z * 2
+            return z
+
+    class Either(Sliced):
+        def construct(self, z):
+            if self.flag or z.size(0) > 1:  # noqa: MS602 -- the hazard, measured
+                return z * 2
+            return z
+
+    class Picked(Sliced):
+        def construct(self, z):
+            return z * (z.size(0) if self.flag else 3)  # noqa: MS602 -- the hazard, measured
+
+    ms.set_context(mode=ms.GRAPH_MODE, jit_syntax_level=getattr(ms, level))
+    x = ms.Tensor([[1.0, 2.0]])
+    for cell, skipped in ((Sliced, False), (Either, True), (Picked, False)):
+        cell(skipped)(x)  # compiles: the failing operand is left out
+        with pytest.raises(ValueError, match="not callable"):
+            cell(not skipped)(x)

@@ -36,6 +36,7 @@ from ms_lint.validate.verdicts.base import (
     NOT_REPRODUCED,
     VERDICTS,
     Verdict,
+    demote_guessed,
     module_level_verdict,
     not_checked_verdict,
 )
@@ -88,11 +89,7 @@ def decide(job, outcome: Outcome, device: str, level: str, cached: bool = False)
             verdict.notes.append(through)
         verdict.built = built
         verdict.inputs = list(outcome.inputs_how or [])
-        if outcome.guessed_sizes and verdict.verdict == CONFIRMED:
-            # The hazard showed on the line, in a Cell built with sizes the project never gave it.
-            verdict.verdict = CONFIRMED_BY_PROBE
-            verdict.notes.append(f"confirmed by probe, not confirmed: the Cell was built with "
-                                 f"{', '.join(outcome.guessed_sizes)} guessed (left None by default, used as sizes)")
+        demote_guessed(verdict, outcome)
         # A note the explanation already gives (the output limit) is not repeated.
         already_said = "output limit" in verdict.message
         verdict.notes.extend(note for note in notes if not (already_said and "output limit" in note))
@@ -114,11 +111,11 @@ def confirm_across_units(verdicts: list[Verdict], results: list) -> None:
         if stage == "compile" and not backend_kernel_failure(error.get("message") or ""):
             text = (error.get("message") or "") + "\n" + "\n".join(outcome.compile_log or [])
             for location in parse_locations(text):
-                evidence.append((location.path, location.start, error, job.target, "compiling"))
+                evidence.append((location.path, location.start, error, job.target, "compiling", outcome))
         elif stage in ("construction", "example"):
             frames = error.get("traceback") or []
             if frames and isinstance(frames[-1], (list, tuple)):
-                evidence.append((frames[-1][0], frames[-1][1], error, job.target, "building"))
+                evidence.append((frames[-1][0], frames[-1][1], error, job.target, "building", outcome))
     if not evidence:
         return
     for verdict in verdicts:
@@ -126,7 +123,7 @@ def confirm_across_units(verdicts: list[Verdict], results: list) -> None:
             continue
         finding = verdict.finding
         expectation = expectation_for(finding.code)
-        for path, line, error, target, doing in evidence:
+        for path, line, error, target, doing, outcome in evidence:
             if target == verdict.target or line != finding.line or not same_file(path, finding.path):
                 continue
             kind_matches = expectation.error_matches(error.get("type", ""), error.get("message", ""))
@@ -138,6 +135,7 @@ def confirm_across_units(verdicts: list[Verdict], results: list) -> None:
             verdict.compiler_message = first
             verdict.compiler_location = f"{path}:{line}"
             verdict.example = None
+            demote_guessed(verdict, outcome, target)
             break
 
 

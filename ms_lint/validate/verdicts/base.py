@@ -108,3 +108,20 @@ def last_line(text: str) -> str:
         return ""
     line = lines[-1]
     return line if len(line) <= 200 else line[:197] + "..."
+
+
+def demote_guessed(verdict: Verdict, outcome, cell: str = "the Cell") -> None:
+    """A confirmed ``verdict`` whose Cell was built with values the project never gave it (required arguments or
+    config fields guessed from their names, sizes left None guessed) becomes ``confirmed by probe``: the hazard
+    showed on the line, in a Cell the project may never build that way. The note names the guessed values."""
+    if verdict.verdict != CONFIRMED:
+        return
+    said = []
+    if outcome.guessed_arguments:
+        said.append(f"{', '.join(outcome.guessed_arguments)} guessed from the names (no example, default, "
+                    f"docstring, test or config gives them)")
+    if outcome.guessed_sizes:
+        said.append(f"{', '.join(outcome.guessed_sizes)} guessed (left None by default, used as sizes)")
+    if said:
+        verdict.verdict = CONFIRMED_BY_PROBE
+        verdict.notes.append(f"confirmed by probe, not confirmed: {cell} was built with {'; '.join(said)}")

@@ -17,6 +17,7 @@ from ms_lint.validate.verdicts.base import (
     NOT_REACHED,
     NOT_REPRODUCED,
     Verdict,
+    demote_guessed,
 )
 from ms_lint.validate.verdicts.context import _Context
 
@@ -34,6 +35,7 @@ def reached_verdicts(job, outcome, device: str, level: str, cached: bool = False
             verdict.built = built
             verdict.notes.append(f"{job.qualname} built as {built}")
         verdict.inputs = list(outcome.inputs_how or [])
+        demote_guessed(verdict, outcome, job.qualname)
         verdicts.append(verdict)
     return verdicts
 

@@ -68,3 +68,21 @@ class Repeated(nn.Cell):
         states = x.view((*x.shape[:-1], -1, 4)).swapaxes(1, 2)
         merged = repeat_heads(states)
         return Tensor(np.sin(merged))
+
+
+class Channels(nn.Cell):
+    def __init__(self, channels):
+        super().__init__()
+        self.dense = nn.Dense(channels, channels)
+
+    def construct(self, z):
+        return z.size(0)
+
+
+class PaddedChannels(nn.Cell):
+    def __init__(self, channels):
+        super().__init__()
+        self.conv = nn.Conv2d(channels, channels, 3, padding=1)
+
+    def construct(self, x):
+        return self.conv(x)
