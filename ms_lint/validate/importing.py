@@ -175,7 +175,7 @@ def _install_known_stand_ins(worker, job: dict) -> None:
         if getattr(worker, "stand_ins", None) is None:
             worker.stand_ins = standins.install([])
             known = worker.stand_ins.missing
-        worker.stand_ins.add(name)
+        worker.stand_ins.add(name, ahead=True)
 
 
 def _import_failure(raised: BaseException) -> BaseException | None:
@@ -212,7 +212,7 @@ def _name_stand_ins(worker, outcome: Outcome) -> bool:
 
     if getattr(worker, "stand_ins", None) is None:
         return False
-    outcome.stand_ins = list(worker.stand_ins.missing)
+    outcome.stand_ins = worker.stand_ins.used()
     answered = standins.answers()
     if answered and not any(note.startswith("the stand-ins answered") for note in outcome.notes):
         outcome.notes.append(f"the stand-ins answered the module's checks of its dependencies as an installed "

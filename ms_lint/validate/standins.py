@@ -276,20 +276,32 @@ class StandInFinder(importlib.abc.MetaPathFinder):
     def __init__(self, missing: list[str]):
         self.missing = missing
         self.names: list[tuple[types.ModuleType, str]] = []  # the names stood in for on installed modules
+        self.ahead: set[str] = set()  # the packages stood in for before any import asked for them
+        self.served: set[str] = set()  # of those, the ones an import has asked for since
 
-    def add(self, name: str) -> None:
+    def add(self, name: str, ahead: bool = False) -> None:
         """Stand in for ``name`` from now on: a package or module, or a name an installed module lacks
-        (``mindspore.common.api.ms_function``), which becomes that module's attribute until ``uninstall``."""
+        (``mindspore.common.api.ms_function``), which becomes that module's attribute until ``uninstall``.
+        ``ahead``: before any import asked for it (a package earlier jobs of the project needed), so that only an
+        import that asks for it makes it one the module used (``used``)."""
         self.missing.append(name)
+        if ahead:
+            self.ahead.add(name)
         parent, _, child = name.rpartition(".")
         module = sys.modules.get(parent)
         if module is not None and not getattr(module, "__ms_lint_stand_in__", False) and not hasattr(module, child):
             setattr(module, child, StandIn(name))
             self.names.append((module, child))
 
+    def used(self) -> list[str]:
+        """The packages and names stood in for that the imports used: each one an import asked for."""
+        return [name for name in self.missing if name not in self.ahead or name in self.served]
+
     def find_spec(self, fullname, path, target=None):
-        if not any(fullname == name or fullname.startswith(name + ".") for name in self.missing):
+        name = next((name for name in self.missing if fullname == name or fullname.startswith(name + ".")), None)
+        if name is None:
             return None
+        self.served.add(name)
         return importlib.machinery.ModuleSpec(fullname, _Loader(), is_package=True)
 
 

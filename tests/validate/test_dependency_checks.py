@@ -212,6 +212,11 @@ def test_a_job_starts_with_the_stand_ins_earlier_jobs_of_its_project_needed(tmp_
         assert worker.stand_ins.missing == ["ms_lint_absent_known"]
         _install_known_stand_ins(worker, job)
         assert worker.stand_ins.missing == ["ms_lint_absent_known"]
+        # Only an import that asks for it makes it a stand-in the job's module was imported with (its verdict
+        # names it): a module of the project that does not import it was not.
+        assert worker.stand_ins.used() == []
+        __import__("ms_lint_absent_known.sub")
+        assert worker.stand_ins.used() == ["ms_lint_absent_known"]
     finally:
         standins.uninstall(worker.stand_ins)
     nothing = SimpleNamespace(stand_ins=None)
