@@ -217,11 +217,11 @@ def _device(module: ModuleFacts, call: ast.Call, function, owner) -> str | None:
 
 def _cell(module: ModuleFacts, receiver: ast.AST, function, owner: ClassInfo | None, method: str) -> str | None:
     """The Cell class ``receiver`` holds (``self`` in a Cell's method, a name or ``self.x`` bound to a Cell built
-    here), unless that class defines ``method`` itself; None otherwise."""
+    here, the Cell built there: ``Net().cuda()``), unless that class defines ``method`` itself; None otherwise."""
     if (owner is not None and owner.is_cell and isinstance(receiver, ast.Name) and function is not None
             and receiver.id == first_argument(function)):
         return owner.name if owner.find_method(method) is None else None
-    origin = module.cell_origin(receiver, function, owner)
+    origin = receiver if module.builds_cell(receiver) else module.cell_origin(receiver, function, owner)
     while isinstance(origin, ast.Call) and isinstance(origin.func, ast.Attribute) and module.class_of_constructor(
             origin) is None:
         origin = origin.func.value  # ``Net().set_train()``: the Cell that was built
