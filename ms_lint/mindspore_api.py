@@ -400,6 +400,22 @@ def is_mindspore_cell_class(qualname: str | None) -> bool:
     return nn_cell_entry(qualname) is not None
 
 
+# Where MindSpore keeps its PyTorch-style optimizers (``mint.optim.AdamW``; the classes derive from
+# ``experimental.optim.Optimizer``, a Cell without ``zero_grad``: measured 2.10 and 2.7.1).
+_OPTIMIZER_PACKAGES = ("mindspore.mint.optim.", "mindspore.experimental.optim.")
+
+
+def is_optimizer_class(qualname: str | None) -> bool:
+    """Whether ``qualname`` is a MindSpore optimizer class: one of ``nn``'s (``nn_cell_entry`` says ``optimizer``)
+    or a class of ``mint.optim``/``experimental.optim`` (a capitalised name; ``lr_scheduler`` is a module)."""
+    if not qualname:
+        return False
+    if (nn_cell_entry(qualname) or {}).get("optimizer"):
+        return True
+    name = last_name(qualname)
+    return qualname.startswith(_OPTIMIZER_PACKAGES) and name[:1].isupper() and qualname.count(".") == 3
+
+
 def tensor_methods(version: str = "") -> NameSet:
     """Every public attribute of MindSpore ``version``'s ``Tensor`` and ``Parameter`` (generated)."""
     return _tensor_methods(tables_version(version))

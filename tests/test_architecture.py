@@ -184,9 +184,9 @@ def test_the_self_attribute_question_is_answered_once():
 
 
 # Rules that read graph code for another claim than "this fails where it is compiled": MS123's misspelt attribute
-# and MS602's missing method raise in PyNative too, as does MS132's float size and MS615's call of a Parameter (graph
-# code only changes the error it names); MS605 and MS112 are judged in both modes (or eagerly).
-_GRAPH_READERS_JUDGED_IN_BOTH_MODES = {"MS112", "MS123", "MS132", "MS602", "MS605", "MS615"}
+# and MS602's missing method raise in PyNative too, as does MS132's float size, MS615's call of a Parameter and MS616's
+# device move (graph code only changes the error it names); MS605 and MS112 are judged in both modes (or eagerly).
+_GRAPH_READERS_JUDGED_IN_BOTH_MODES = {"MS112", "MS123", "MS132", "MS602", "MS605", "MS615", "MS616"}
 
 
 def test_every_rule_that_reports_graph_code_asks_the_model_s_mode_answer():

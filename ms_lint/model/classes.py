@@ -352,6 +352,21 @@ class ClassFacts:
         qualname, info, _ = built
         return api.is_mindspore_cell_class(qualname) or bool(info and info.is_cell)
 
+    def builds_optimizer(self, expr: ast.AST | None) -> ClassInfo | str | None:
+        """For ``expr`` constructing a MindSpore optimizer (``nn.Adam(...)``, ``mint.optim.AdamW(...)``) or a
+        class of this module deriving from one: the project class (its own methods count), or the MindSpore class's
+        qualified name; None for any other value."""
+        built = self.class_of_constructor(expr)
+        if built is None:
+            return None
+        qualname, info, module = built
+        if api.is_optimizer_class(qualname):
+            return qualname
+        if module is self and info is not None and info.is_cell and any(
+                api.is_optimizer_class(base) for base in self.mindspore_bases(info)):
+            return info
+        return None
+
     def builds_parameter(self, expr: ast.AST | None) -> bool:
         return isinstance(expr, ast.Call) and api.is_mindspore_name(self.qualname(expr.func), "Parameter")
 

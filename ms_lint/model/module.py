@@ -500,6 +500,13 @@ class ModuleFacts(ClassFacts, GraphCode):
             built = built.func.value
         return value if built is not None and self.builds_cell(built) else None
 
+    def optimizer_origin(self, expr: ast.AST, function: FunctionNode | None, owner: ClassInfo | None
+                         ) -> ClassInfo | str | None:
+        """The optimizer class whose instance ``expr`` holds (``opt`` after ``opt = nn.Adam(...)``, ``self.opt``
+        after ``self.opt = mint.optim.AdamW(...)``): a project class (``builds_optimizer``) or a MindSpore class's
+        qualified name; None when ``expr`` is not known to hold an optimizer."""
+        return self.builds_optimizer(self.value_bound_to(expr, function, owner))
+
     # -- training scripts (MS401, MS402) ------------------------------------------------------------------
 
     def training_calls(self) -> list[CallSite]:

@@ -58,6 +58,7 @@ from ms_lint.rules.ms612_deprecated_api import DeprecatedApi
 from ms_lint.rules.ms613_removed_numpy_name import RemovedNumpyName
 from ms_lint.rules.ms614_pytorch_layer_attribute import PytorchLayerAttribute
 from ms_lint.rules.ms615_parameter_called import ParameterCalledAsFunction
+from ms_lint.rules.ms616_pytorch_device_or_optimizer_call import PytorchDeviceOrOptimizerCall
 from ms_lint.rules.ms701_ascend_float16_without_loss_scale import AscendFloat16WithoutLossScale
 from ms_lint.rules.ms702_ascend_stride_limits import AscendStrideLimits
 from ms_lint.rules.ms900_internal_error import InternalError
@@ -115,6 +116,7 @@ ALL_RULES: tuple[type[Rule], ...] = (
     RemovedNumpyName,
     PytorchLayerAttribute,
     ParameterCalledAsFunction,
+    PytorchDeviceOrOptimizerCall,
     AscendFloat16WithoutLossScale,
     AscendStrideLimits,
     InternalError,

@@ -422,6 +422,13 @@ EXPECTATIONS: dict[str, Expectation] = {
         patterns=(r"object is not callable", r"The object is not callable"),
         shows_eagerly=True,
     ),
+    "MS616": Expectation(
+        COMPILE,
+        error_types=("AttributeError", "ValueError"),
+        patterns=(r"has no attribute", r"Failed to convert the value"),
+        located="anywhere",
+        shows_eagerly=True,
+    ),
     "MS610": Expectation(
         COMPILE,
         error_types=("TypeError", "RuntimeError"),

@@ -1,4 +1,4 @@
-"""Single-card fine-tuning without a seed: not reproducible (MS402, off by default)."""
+"""Single-card fine-tuning without a seed: not reproducible (MS402, off by default); PyTorch's zero_grad (MS616)."""
 import mindspore
 from mindspore import nn
 
@@ -16,6 +16,7 @@ def finetune(dataset):
 
     grad_fn = mindspore.value_and_grad(forward, None, optimizer.parameters)
     for image, label in dataset:
+        optimizer.zero_grad()  # a PyTorch habit: MindSpore optimizers have no zero_grad (MS616)
         loss, grads = grad_fn(image, label)
         optimizer(grads)
 
