@@ -18,7 +18,7 @@ import functools
 import os
 
 from ms_lint.model.project import tree_of
-from ms_lint.model.syntax import instance_parameter, self_attribute
+from ms_lint.model.syntax import child_nodes, instance_parameter, self_attribute
 from ms_lint.target import module_file_in, read_text, reached_from, source_root
 
 UNKNOWN = ("?",)  # a value the reading does not know
@@ -65,7 +65,7 @@ class _Module:
                 self.callables.add(node.name)
             elif kind is ast.ClassDef:
                 self.classes.add(node.name)
-            for child in _children(node):
+            for child in child_nodes(node):
                 child.parent = node
                 pending.append(child)
         self.defs: dict[str, ast.AST] = {}
@@ -110,19 +110,6 @@ def _top_statements(body: list[ast.stmt]):
                 yield from _top_statements(handler.body)
 
 
-def _children(node: ast.AST) -> list[ast.AST]:
-    """The child nodes of ``node`` in the order of its fields, its expression contexts (``ast.Load``, shared by
-    every tree) left out."""
-    found = []
-    for field in node._fields:
-        value = getattr(node, field, None)
-        if value.__class__ is list:
-            found.extend(item for item in value if isinstance(item, ast.AST))
-        elif isinstance(value, ast.AST) and not isinstance(value, ast.expr_context):
-            found.append(value)
-    return found
-
-
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
 
@@ -132,12 +119,12 @@ def _own_nodes(function: ast.AST) -> list[ast.AST]:
     known = getattr(function, "_own", None)
     if known is None:
         known = []
-        pending = _children(function)[::-1]
+        pending = child_nodes(function)[::-1]
         while pending:
             node = pending.pop()
             known.append(node)
             if not isinstance(node, _SCOPES):
-                pending.extend(_children(node)[::-1])
+                pending.extend(child_nodes(node)[::-1])
         function._own = known
     return known
 
