@@ -762,22 +762,29 @@ def _unread_arguments(tree: ast.Module, calls: list[ast.Call]) -> Iterator[int]:
     name nowhere else, and the function reads no namespace (``locals()``) and passes no ``*args``/``**kwargs`` of
     its own on."""
     defined = Counter(node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)))
+    called = {call.func.id for call in calls if isinstance(call.func, ast.Name)}
     unread: dict[str, tuple[list[str], set[str]]] = {}
     for function in tree.body:
         if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or defined[function.name] != 1 or (
-                function.decorator_list):
+                function.decorator_list) or function.name not in called:
             continue
         arguments = function.args
         positional = [argument.arg for argument in (*arguments.posonlyargs, *arguments.args)]
         loaded = {node.id for node in ast.walk(function) if isinstance(node, ast.Name)}
         if {"locals", "vars", "eval", "exec"} & loaded:
             continue
-        unread[function.name] = (positional, {name for name in positional if name not in loaded})
+        names = {name for name in positional if name not in loaded}
+        if names:
+            unread[function.name] = (positional, names)
     if not unread:
         return
-    rebound = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and not isinstance(
-        node.ctx, ast.Load)} | {alias.asname or alias.name for node in ast.walk(tree) if isinstance(
-            node, ast.Import | ast.ImportFrom) for alias in node.names}
+    rebound: set[str] = set()
+    for node in module_preorder(tree):
+        if isinstance(node, ast.Name):
+            if not isinstance(node.ctx, ast.Load):
+                rebound.add(node.id)
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            rebound.update(alias.asname or alias.name for alias in node.names)
     for call in calls:
         if not isinstance(call.func, ast.Name) or call.func.id not in unread or call.func.id in rebound:
             continue

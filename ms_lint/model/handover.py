@@ -18,7 +18,7 @@ import functools
 import os
 
 from ms_lint.model.project import tree_of
-from ms_lint.model.syntax import instance_parameter, self_attribute
+from ms_lint.model.syntax import child_nodes, instance_parameter, self_attribute
 from ms_lint.target import module_file_in, read_text, reached_from, source_root
 
 UNKNOWN = ("?",)  # a value the reading does not know
@@ -57,13 +57,17 @@ class _Module:
         self.tree = tree
         self.callables: set[str] = set()  # the names of its functions and methods
         self.classes: set[str] = set()
-        for node in ast.walk(tree):
-            for child in ast.iter_child_nodes(node):
-                child.parent = node
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        pending: list[ast.AST] = [tree]
+        while pending:
+            node = pending.pop()
+            kind = node.__class__
+            if kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
                 self.callables.add(node.name)
-            elif isinstance(node, ast.ClassDef):
+            elif kind is ast.ClassDef:
                 self.classes.add(node.name)
+            for child in child_nodes(node):
+                child.parent = node
+                pending.append(child)
         self.defs: dict[str, ast.AST] = {}
         self.imports: dict[str, tuple[str, str | None, str | None]] = {}  # name -> (module, attribute, base)
         self.assigned: dict[str, list[ast.expr]] = {}
@@ -106,15 +110,23 @@ def _top_statements(body: list[ast.stmt]):
                 yield from _top_statements(handler.body)
 
 
-def _own_nodes(function: ast.AST):
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+
+
+def _own_nodes(function: ast.AST) -> list[ast.AST]:
     """The nodes of a function's body in the order of the source, not those of the functions and classes defined in
-    it."""
-    pending = list(ast.iter_child_nodes(function))[::-1]
-    while pending:
-        node = pending.pop()
-        yield node
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            pending.extend(list(ast.iter_child_nodes(node))[::-1])
+    it (no expression contexts); listed once per node."""
+    known = getattr(function, "_own", None)
+    if known is None:
+        known = []
+        pending = child_nodes(function)[::-1]
+        while pending:
+            node = pending.pop()
+            known.append(node)
+            if not isinstance(node, _SCOPES):
+                pending.extend(child_nodes(node)[::-1])
+        function._own = known
+    return known
 
 
 class _Reading:

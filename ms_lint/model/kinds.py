@@ -55,6 +55,7 @@ class FunctionKinds:
         self._dead: set[int] = set()  # ids of the nodes of branches MindSpore's parser drops
         self._folding: set[int] = set()  # bindings being folded (a guard against ``x = x``-style cycles)
         self._loops: list[tuple[int, int]] | None = None  # (first line, last line) of each loop of the function
+        self._statements: set[int] | None = None  # ids of the statements of the function's own body
         self._live: dict[tuple[type, ...], list[ast.AST]] = {}  # types -> the nodes of those types compiled
         self._returned_data: set[int] | None = None
         self._host_copy_names: dict | None = None
@@ -179,8 +180,8 @@ class FunctionKinds:
             return False
         loops = self._loops
         if loops is None:
-            loops = self._loops = [(node.lineno, node.end_lineno or node.lineno) for node in ast.walk(self.node)
-                                   if isinstance(node, (ast.For, ast.AsyncFor, ast.While))]
+            loops = self._loops = [(node.lineno, node.end_lineno or node.lineno) for node in
+                                   self.module.index.subtree_nodes_of(self.node, (ast.For, ast.AsyncFor, ast.While))]
         return not any(start <= use.lineno <= end and start <= binding.position[0] <= end for start, end in loops)
 
     def _straight_line(self, binding) -> bool:
@@ -188,7 +189,11 @@ class FunctionKinds:
         if binding.kind != ASSIGNMENT or binding.value is None:
             return False
         statement = self.module.assignment_of(binding.value)
-        return statement is not None and any(s is statement for s in self.node.body)
+        if statement is None:
+            return False
+        if self._statements is None:
+            self._statements = {id(s) for s in self.node.body}
+        return id(statement) in self._statements
 
     def _test_value(self, test: ast.expr):
         """The constant a branch's ``test`` folds to, or, where it reads one parameter that holds several known

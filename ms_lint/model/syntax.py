@@ -89,6 +89,19 @@ def written_name(callee: ast.AST) -> str | None:
     return callee.attr if callee_type is ast.Attribute else callee.id if callee_type is ast.Name else None
 
 
+def child_nodes(node: ast.AST) -> list[ast.AST]:
+    """The child nodes of ``node`` in the order of ``ast.iter_child_nodes``, expression contexts (``ast.Load``, one
+    object shared by every tree) left out."""
+    found = []
+    for field in node._fields:
+        value = getattr(node, field, None)
+        if value.__class__ is list:
+            found.extend(item for item in value if isinstance(item, ast.AST))
+        elif isinstance(value, ast.AST) and not isinstance(value, ast.expr_context):
+            found.append(value)
+    return found
+
+
 def preorder(root: ast.AST) -> list[ast.AST]:
     """The nodes of ``root``'s subtree in source order, ``root`` first (contexts left out)."""
     return _traverse(root, None)

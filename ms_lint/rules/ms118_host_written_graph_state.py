@@ -8,7 +8,7 @@ from typing import Iterator
 from ms_lint import mindspore_api as api
 from ms_lint.model import ClassInfo, FunctionNode, ModuleFacts
 from ms_lint.model.project import project_class_facts
-from ms_lint.model.syntax import instance_parameter, self_attribute
+from ms_lint.model.syntax import child_nodes, instance_parameter, self_attribute
 from ms_lint.findings import Finding, FindingData, fact
 from ms_lint.rules.base import Rule
 
@@ -310,9 +310,13 @@ def _untyped_setter_calls(module: ModuleFacts, instances: dict[tuple[int, str], 
             continue
         self_name = instance_parameter(node) if node is not None and owner is not None else None
         for loop in _loops(module, node):
-            rebound = {target.id for stmt in [loop, *_loop_body_nodes(loop)]
+            body = _loop_body_nodes(loop)
+            if all(id(stmt) in seen for stmt in body if isinstance(stmt, ast.Call) and isinstance(
+                    stmt.func, ast.Attribute)):
+                continue  # (a loop inside one read already)
+            rebound = {target.id for stmt in [loop, *body]
                        for target in _bound_targets(stmt) if isinstance(target, ast.Name)}
-            for stmt in _loop_body_nodes(loop):
+            for stmt in body:
                 if id(stmt) in seen or not (isinstance(stmt, ast.Call) and isinstance(stmt.func, ast.Attribute)):
                     continue
                 seen.add(id(stmt))
@@ -519,11 +523,14 @@ def _loops(module: ModuleFacts, function: FunctionNode | None) -> list[ast.AST]:
     return [n for n in module.tree.body if isinstance(n, (ast.For, ast.While))]
 
 
-def _loop_body_nodes(loop: ast.AST) -> Iterator[ast.AST]:
+def _loop_body_nodes(loop: ast.AST) -> list[ast.AST]:
+    """The nodes of a loop's body, not those of the functions and classes defined in it (no expression contexts)."""
+    found = []
     stack = list(loop.body)
     while stack:
         node = stack.pop()
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
             continue
-        yield node
-        stack.extend(ast.iter_child_nodes(node))
+        found.append(node)
+        stack.extend(child_nodes(node))
+    return found

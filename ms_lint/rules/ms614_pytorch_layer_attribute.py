@@ -89,14 +89,19 @@ class PytorchLayerAttribute(Rule):
         if not table:
             return
         version = module.target.version
+        named = _attributes_named()
         for function, owner in module.function_nodes():
             nodes = list(module.index.own_code(function))
-            guarded = _hasattr_guards(nodes)
+            guarded = None
             for node in nodes:
-                if not isinstance(node, ast.Attribute) or not isinstance(node.ctx, ast.Load):
+                if not isinstance(node, ast.Attribute) or node.attr not in named or not isinstance(node.ctx, ast.Load):
                     continue
                 layer = module.layer_read(node, function, owner)
-                if layer is None or (ast.unparse(node.value), node.attr) in guarded:
+                if layer is None:
+                    continue
+                if guarded is None:
+                    guarded = _hasattr_guards(nodes)
+                if (ast.unparse(node.value), node.attr) in guarded:
                     continue
                 found = _missing(table, layer, version)
                 if found is None or node.attr not in found[1]:
@@ -120,6 +125,13 @@ def _table() -> dict:
         return json.loads(_TABLE.read_text()).get("layers", {})
     except (OSError, ValueError):
         return {}
+
+
+@lru_cache(maxsize=1)
+def _attributes_named() -> frozenset[str]:
+    """Every attribute the table says some layer lacks at some release."""
+    return frozenset(attribute for row in _table().values() for missing in (row.get("missing") or {}).values()
+                     for attribute in missing)
 
 
 def _missing(table: dict, layer: str, version: str) -> tuple[str, dict[str, str | None]] | None:
