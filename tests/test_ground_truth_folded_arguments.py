@@ -2,7 +2,8 @@
 is not None:`` and ``if exists(mask):`` (a helper returning ``val is not None``), so the branch, which reassigns
 ``mask`` and calls ``mask.repeat(2, axis=0)`` (TypeError from 2.7.0), is never compiled; passing a mask compiles it
 and fails; callers that pass several constants (``"a"``, ``"b"``) leave ``if mask == "c":`` uncompiled, one that
-passes ``"c"`` compiles it. Checked with the real MindSpore compile (CPU, STRICT and LAX; measured alike on 2.10.0
+passes ``"c"`` compiles it; callers that all pass a tensor (``x * 2``) leave ``if mask is None:`` uncompiled.
+Checked with the real MindSpore compile (CPU, STRICT and LAX; measured alike on 2.10.0
 and 2.7.1), and ms-lint reports MS611 exactly where the branch is compiled."""
 from __future__ import annotations
 
@@ -25,6 +26,10 @@ CASES = [
     # callers that pass several constants: each call compiles with its own, and a branch none takes is compiled by none
     ("several-constants-none-takes", 'mask == "c"', 'self.attn(x, "a") + self.attn(x, "b")', True),
     ("several-constants-one-takes", 'mask == "c"', 'self.attn(x, "a") + self.attn(x, "c")', False),
+    # callers that pass a tensor: ``mask is None`` folds to False, so its branch is compiled by none
+    ("is-none-tensor-passed", "mask is None", "self.attn(x, x * 2)", True),
+    ("is-not-none-tensor-passed", "mask is not None", "self.attn(x, x * 2)", False),
+    ("is-none-tensor-or-nothing-passed", "mask is None", "self.attn(x) + self.attn(x, x * 2)", False),
 ]
 
 

@@ -21,7 +21,7 @@ from ms_lint.model.syntax import (FunctionNode, NodeIndex, conditional_arms, dec
                                   is_classmethod, is_static, main_guard, parameter_defaults, parameter_names,
                                   self_attribute)
 from ms_lint.model.scopes import PARAMETER
-from ms_lint.model.values import (TENSOR, UNKNOWN, annotates_python_value, flatten, join, join_parameters,
+from ms_lint.model.values import (TENSOR, TENSOR_DATA, UNKNOWN, annotates_python_value, flatten, join, join_parameters,
                                   join_structures, literal)
 from ms_lint.model.handover import compiled_classes
 from ms_lint.target import (composes_name, files_naming, graph_entries, lookups_followed, module_never_runs, never_run,
@@ -1449,7 +1449,37 @@ class GraphCode:
                             helper.output_of.append(info)
                             changed = True
         self._eager_functions = list(functions.values())
+        self._fold_sub_cells_by_callers(functions, sub_cells)
         return self._eager_functions
+
+    def _fold_sub_cells_by_callers(self, functions: dict[int, EagerFunction], sub_cells: dict[str, set[str]]) -> None:
+        """Fold the branches of each sub-cell's eager ``construct`` by what every call of it in the module passes
+        (``if nums is None:`` where each passes ``Tensor(counts)``): Python takes no branch that no passed value
+        takes. Only where every call of the attributes holding it is in eager code read here."""
+        passed: dict[int, dict[str, object]] = {}
+        seen: set[int] = set()
+        for function in functions.values():
+            for call, callee, _, kinds in self.calls_from(function):
+                target = functions.get(id(callee))
+                if target is None or target.owner is None or target.owner.key not in sub_cells or (
+                        callee.name != "construct") or id(call) in seen:
+                    continue
+                seen.add(id(call))
+                values = parameter_values_of_call(call, callee, kinds, function.constant)
+                known = passed.setdefault(id(callee), {})
+                for name, value in values.items():
+                    earlier = known.get(name)
+                    known[name] = value if earlier is None else UNKNOWN if UNKNOWN in (earlier, value) else (
+                        earlier | value)
+        for key, values in passed.items():
+            function = functions[key]
+            attributes = sub_cells[function.owner.key]
+            calls = [self.index.calls_written_in(self.tree, attribute) for attribute in sorted(attributes)]
+            if any(found is None or any(id(node) not in seen for node in found) for found in calls) or all(
+                    value is UNKNOWN for value in values.values()):
+                continue
+            function.parameter_values = {name: values.get(name, UNKNOWN) for name in parameter_names(function.node)}
+            function.find_dead_code()
 
 
 # The bases a class may have for the names of its methods to be all that calls them (with ``construct``, ``bprop``
@@ -1618,6 +1648,20 @@ def _range_bounds(node: FunctionNode, index: NodeIndex | None = None) -> set[str
     return names
 
 
+def builds_tensor(expr: ast.expr) -> bool:
+    """Whether ``expr`` is a tensor, never None, by its text: a ``Tensor(...)`` built from data, or arithmetic
+    (``x * 2``, ``-x``), which gives no None."""
+    if isinstance(expr, (ast.BinOp, ast.UnaryOp)) and not isinstance(expr.op, ast.Not):
+        return True
+    if not isinstance(expr, ast.Call) or not expr.args:
+        return False
+    func = expr.func
+    if isinstance(func, ast.Name):
+        return func.id == "Tensor"
+    return isinstance(func, ast.Attribute) and func.attr in ("Tensor", "tensor") and isinstance(
+        func.value, ast.Name) and func.value.id in ("ms", "mindspore")
+
+
 def _constants(value) -> object:
     """A constant as the set of constants a parameter is passed; UNKNOWN stays UNKNOWN."""
     return UNKNOWN if value is UNKNOWN else frozenset({(type(value).__name__, value)})
@@ -1665,7 +1709,8 @@ def parameter_values_of_call(call: ast.Call, target: FunctionNode, filled, const
     values: dict[str, object] = {}
     for name in filled:
         if name in passed:
-            values[name] = _constants(constant_of(passed[name]))
+            constant = constant_of(passed[name])
+            values[name] = _constants(TENSOR_DATA if constant is UNKNOWN and builds_tensor(passed[name]) else constant)
         elif not unpacked and name in defaults:
             values[name] = _constants(literal(defaults[name]))
         else:

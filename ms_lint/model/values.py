@@ -156,10 +156,27 @@ def literal(expr: ast.AST | None):
     return UNKNOWN
 
 
+class _TensorData:
+    def __repr__(self) -> str:
+        return "TENSOR_DATA"
+
+
+# What a parameter holds where every caller passes a tensor (``Tensor(counts)``, ``x * 2``): no constant, but never
+# None, so that ``x is None`` folds (to False) as MindSpore folds it for a tensor input; nothing else about it does.
+TENSOR_DATA = _TensorData()
+
+
 def constant_value(expr: ast.AST, lookup) -> object:
     """The value of ``expr`` when MindSpore's parser can fold it to a constant, else UNKNOWN. ``lookup(node)`` gives
-    the constant a Name, ``self.<attribute>`` or a call holds (or UNKNOWN); the rest is folded as Python would: ``not``,
-    ``and``/``or``, comparisons and ``is None`` on constants."""
+    the constant a Name, ``self.<attribute>`` or a call holds (or UNKNOWN; or TENSOR_DATA, which only ``is None`` and
+    ``is not None`` fold); the rest is folded as Python would: ``not``, ``and``/``or``, comparisons and ``is None``
+    on constants."""
+    value = _folded(expr, lookup)
+    return UNKNOWN if value is TENSOR_DATA else value
+
+
+def _folded(expr: ast.AST, lookup) -> object:
+    """``constant_value``, where a tensor a parameter is passed stays TENSOR_DATA (for a comparison with None)."""
     value = literal(expr)
     if value is not UNKNOWN:
         return value
@@ -179,14 +196,17 @@ def constant_value(expr: ast.AST, lookup) -> object:
         return UNKNOWN if UNKNOWN in values else values[-1]
     if isinstance(expr, ast.IfExp):
         test = constant_value(expr.test, lookup)
-        return UNKNOWN if test is UNKNOWN else constant_value(expr.body if test else expr.orelse, lookup)
+        return UNKNOWN if test is UNKNOWN else _folded(expr.body if test else expr.orelse, lookup)
     if isinstance(expr, ast.Compare):
-        left = constant_value(expr.left, lookup)
+        left = _folded(expr.left, lookup)
         for operator, comparator in zip(expr.ops, expr.comparators):
-            right = constant_value(comparator, lookup)
+            right = _folded(comparator, lookup)
             compare = _COMPARISONS.get(type(operator))
             if left is UNKNOWN or right is UNKNOWN or compare is None:
                 return UNKNOWN
+            if TENSOR_DATA in (left, right) and not (
+                    isinstance(operator, (ast.Is, ast.IsNot)) and None in (left, right)):
+                return UNKNOWN  # (a tensor's value is not known: only whether it is None is)
             try:
                 if not compare(left, right):
                     return False
